@@ -1,0 +1,52 @@
+import nx from '@nx/eslint-plugin';
+
+/** Packages that only make sense on a server; browser code must not pull them in. */
+const serverOnlyPackages = [
+  'typeorm', 'pg', 'ssh2', '@kubernetes/client-node', 'type-graphql', 'express', 'pino',
+  'prom-client', '@electric-sql/*', 'node:*', 'fs', 'path', 'child_process', 'net', 'crypto', 'os',
+];
+
+export default [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  { ignores: ['**/dist', '**/node_modules', '**/.angular', '**/tmp', '**/*.js', '**/*.mjs'] },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': ['error', {
+        enforceBuildableLibDependency: false,
+        allow: [],
+        banTransitiveDependencies: false,
+        depConstraints: [
+          // Layers point inward: app -> feature -> data-access/ui/util -> domain.
+          { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:ui', 'type:util', 'type:domain'] },
+          { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:data-access', 'type:ui', 'type:util', 'type:domain'] },
+          { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:domain'] },
+          { sourceTag: 'type:ui', onlyDependOnLibsWithTags: ['type:ui', 'type:util', 'type:domain'] },
+          { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:domain'] },
+          { sourceTag: 'type:domain', onlyDependOnLibsWithTags: [] },
+          { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:tool', 'type:util', 'type:domain'] },
+          { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:tool', 'type:util', 'type:domain', 'type:data-access'] },
+          // Scopes: the agent and the console reach the API only over GraphQL.
+          { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:api', 'scope:shared'] },
+          { sourceTag: 'scope:agent', onlyDependOnLibsWithTags: ['scope:agent', 'scope:shared'] },
+          { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['scope:console', 'scope:shared'] },
+          { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+          { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared'] },
+          { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared', 'scope:api'] },
+          // Platforms: browser code never imports server packages; node code never imports Angular.
+          { sourceTag: 'platform:browser', onlyDependOnLibsWithTags: ['platform:browser', 'platform:any'], bannedExternalImports: serverOnlyPackages },
+          { sourceTag: 'platform:node', onlyDependOnLibsWithTags: ['platform:node', 'platform:any'], bannedExternalImports: ['@angular/*', 'apollo-angular'] },
+          { sourceTag: 'platform:any', onlyDependOnLibsWithTags: ['platform:any'], bannedExternalImports: [...serverOnlyPackages, '@angular/*', 'apollo-angular'] },
+        ],
+      }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-exports': ['error', { restrictDefaultExports: { direct: true, named: true, defaultFrom: true, namedFrom: true, namespaceFrom: true } }],
+      'import/order': 'off',
+      curly: ['error', 'all'],
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+    },
+  },
+];

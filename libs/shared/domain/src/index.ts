@@ -1,0 +1,3 @@
+export * from './lib/node-lifecycle';
+export * from './lib/install-steps';
+export * from './lib/validation';

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkApiServerUrl, checkClusterName, checkHostname, checkIp, checkLabels, checkPort, checkSshUser, checkTaints,
+  type TaintEffect,
+} from './validation';
+
+describe('checkHostname (RFC 1123)', () => {
+  it.each(['worker-1', 'w1.example.com', 'a', '0node', `${'a'.repeat(63)}.b`])('accepts %s', (name) => {
+    expect(checkHostname(name)).toBeNull();
+  });
+  it.each([
+    ['', 'must not be empty'],
+    ['Worker', 'not a valid RFC 1123 label'],
+    ['-worker', 'not a valid RFC 1123 label'],
+    ['worker-', 'not a valid RFC 1123 label'],
+    ['w..x', 'not a valid RFC 1123 label'],
+    ['a'.repeat(64), 'not a valid RFC 1123 label'],
+    [`${'a.'.repeat(127)}a`, 'at most 253'],
+    ['w1;reboot', 'not a valid RFC 1123 label'],
+    ['$(id)', 'not a valid RFC 1123 label'],
+    ['w1\nw2', '\\n'],
+  ])('refuses %j with %s', (name, message) => {
+    expect(checkHostname(name)).toContain(message);
+  });
+});
+
+describe('checkIp', () => {
+  it.each(['198.18.0.11', '0.0.0.0', '255.255.255.255', '::1', '::', 'fe80::1', '2001:db8::8a2e:370:7334', '1:2:3:4:5:6:7:8', '::ffff:192.0.2.1', '1::'])(
+    'accepts %s',
+    (ip) => {
+      expect(checkIp(ip)).toBeNull();
+    },
+  );
+  it.each(['256.1.1.1', '1.2.3', '01.2.3.4', '1.2.3.4.5', '1:2:3:4:5:6:7:8:9', '1::2::3', 'fe80::1%eth0', 'localhost', '1.2.3.4; rm -rf /', '', ':::'])(
+    'refuses %j',
+    (ip) => {
+      expect(checkIp(ip)).toMatch(/is not an IPv4 or IPv6 address/);
+    },
+  );
+});
+
+describe('other inputs', () => {
+  it('checks ports', () => {
+    expect(checkPort(22)).toBeNull();
+    expect(checkPort(0)).toContain('not a TCP port');
+    expect(checkPort(65536)).toContain('not a TCP port');
+    expect(checkPort(22.5)).toContain('not a TCP port');
+  });
+
+  it('checks SSH user names and refuses shell syntax', () => {
+    expect(checkSshUser('root')).toBeNull();
+    expect(checkSshUser('core')).toBeNull();
+    for (const hostile of ['root;id', 'a b', '$(id)', '`id`', '-oProxyCommand=x', 'x'.repeat(40), 'root\n']) {
+      expect(checkSshUser(hostile)).toContain('not a valid user name');
+    }
+  });
+
+  it('checks labels as Kubernetes does', () => {
+    expect(checkLabels([{ key: 'node-role.kubernetes.io/worker', value: '' }, { key: 'disk-type', value: 'ssd' }])).toBeNull();
+    expect(checkLabels([{ key: 'bad key', value: 'x' }])).toContain('label key "bad key" is invalid');
+    expect(checkLabels([{ key: 'Bad_Prefix/x', value: 'x' }])).toContain('invalid prefix');
+    expect(checkLabels([{ key: 'zone', value: 'a;reboot' }])).toContain('label value "a;reboot" is invalid');
+    expect(checkLabels([{ key: 'zone', value: 'a' }, { key: 'zone', value: 'b' }])).toContain('appears twice');
+  });
+
+  it('checks taints', () => {
+    expect(checkTaints([{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }])).toBeNull();
+    expect(checkTaints([{ key: 'dedicated', effect: 'Sometimes' as TaintEffect }])).toContain('must be one of NoSchedule');
+    expect(checkTaints([{ key: '$x', effect: 'NoSchedule' }])).toContain('taint key "$x" is invalid');
+  });
+
+  it('checks cluster names and API server URLs', () => {
+    expect(checkClusterName('prod-east')).toBeNull();
+    expect(checkClusterName('Prod East')).toContain('not a valid name');
+    expect(checkApiServerUrl('https://api.example.com:6443')).toBeNull();
+    expect(checkApiServerUrl('https://198.18.0.2:6443/')).toBeNull();
+    expect(checkApiServerUrl('https://[2001:db8::1]:6443')).toBeNull();
+    expect(checkApiServerUrl('ftp://api.example.com')).toContain('not an API server URL');
+    expect(checkApiServerUrl('https://api.example.com:99999')).toContain('invalid port');
+    expect(checkApiServerUrl('https://-bad-:6443')).toContain('invalid host');
+  });
+});

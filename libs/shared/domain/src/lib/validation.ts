@@ -1,0 +1,168 @@
+/**
+ * Input rules shared by the API (authoritative) and the console (early feedback).
+ * Each check returns `null` when the value is fine, or a message that names the problem.
+ * Pure: no Node or browser APIs, so it runs anywhere.
+ */
+export type Problem = string | null;
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** RFC 1123 host name as Kubernetes requires for Node names: lower case, dot-separated labels. */
+export function checkHostname(value: string): Problem {
+  if (value.length === 0) {
+    return 'must not be empty';
+  }
+  if (value.length > 253) {
+    return `is ${value.length} characters long; at most 253 are allowed`;
+  }
+  const bad = value.split('.').find((label) => !DNS_LABEL.test(label));
+  if (bad !== undefined) {
+    return `"${shorten(bad)}" is not a valid RFC 1123 label (lower-case letters, digits and '-', 1–63 characters, starting and ending with a letter or digit)`;
+  }
+  return null;
+}
+
+/** Dotted-quad IPv4 without leading zeros. */
+export function isIPv4(value: string): boolean {
+  const parts = value.split('.');
+  return parts.length === 4 && parts.every((part) => /^(0|[1-9]\d{0,2})$/.test(part) && Number(part) <= 255);
+}
+
+/** IPv6 in any standard textual form, including `::` compression and an embedded IPv4 tail. No zone ids. */
+export function isIPv6(value: string): boolean {
+  if (value.length > 45 || !/^[0-9a-fA-F:.]+$/.test(value)) {
+    return false;
+  }
+  const halves = value.split('::');
+  if (halves.length > 2) {
+    return false;
+  }
+  const groups = (text: string): string[] | null => (text === '' ? [] : text.split(':'));
+  const head = groups(halves[0]);
+  const tail = halves.length === 2 ? groups(halves[1]) : [];
+  if (head === null || tail === null) {
+    return false;
+  }
+  const all = [...head, ...tail];
+  let width = 0;
+  for (let index = 0; index < all.length; index += 1) {
+    const group = all[index];
+    const last = index === all.length - 1;
+    if (last && group.includes('.')) {
+      if (!isIPv4(group)) {
+        return false;
+      }
+      width += 2;
+    } else if (/^[0-9a-fA-F]{1,4}$/.test(group)) {
+      width += 1;
+    } else {
+      return false;
+    }
+  }
+  return halves.length === 2 ? width < 8 : width === 8;
+}
+
+export function checkIp(value: string): Problem {
+  return isIPv4(value) || isIPv6(value) ? null : `"${shorten(value)}" is not an IPv4 or IPv6 address`;
+}
+
+export function checkPort(value: number): Problem {
+  return Number.isInteger(value) && value >= 1 && value <= 65535 ? null : `${value} is not a TCP port (1–65535)`;
+}
+
+/** A POSIX-style login name: what sshd and useradd accept, nothing a shell would interpret. */
+export function checkSshUser(value: string): Problem {
+  return /^[a-z_][a-z0-9_.-]{0,31}$/i.test(value)
+    ? null
+    : `"${shorten(value)}" is not a valid user name (letters, digits, '_', '.', '-', at most 32, not starting with a digit or '-')`;
+}
+
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+
+/** Kubernetes label key: optional DNS-subdomain prefix and '/', then a name of at most 63 characters. */
+export function checkLabelKey(key: string): Problem {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : null;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (prefix !== null && (prefix.length > 253 || checkHostname(prefix) !== null)) {
+    return `label key "${shorten(key)}" has an invalid prefix (must be a DNS subdomain)`;
+  }
+  if (!LABEL_NAME.test(name)) {
+    return `label key "${shorten(key)}" is invalid (alphanumerics, '-', '_', '.', at most 63, starting and ending alphanumeric)`;
+  }
+  return null;
+}
+
+export function checkLabelValue(value: string): Problem {
+  return LABEL_VALUE.test(value) ? null : `label value "${shorten(value)}" is invalid (at most 63 alphanumerics, '-', '_', '.', starting and ending alphanumeric)`;
+}
+
+export interface Label {
+  readonly key: string;
+  readonly value: string;
+}
+
+export function checkLabels(labels: readonly Label[]): Problem {
+  const seen = new Set<string>();
+  for (const label of labels) {
+    const problem = checkLabelKey(label.key) ?? checkLabelValue(label.value);
+    if (problem) {
+      return problem;
+    }
+    if (seen.has(label.key)) {
+      return `label key "${shorten(label.key)}" appears twice`;
+    }
+    seen.add(label.key);
+  }
+  return null;
+}
+
+export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
+export type TaintEffect = (typeof TAINT_EFFECTS)[number];
+
+export interface Taint {
+  readonly key: string;
+  readonly value?: string | null;
+  readonly effect: TaintEffect;
+}
+
+export function checkTaints(taints: readonly Taint[]): Problem {
+  for (const taint of taints) {
+    const problem = checkLabelKey(taint.key) ?? (taint.value ? checkLabelValue(taint.value) : null);
+    if (problem) {
+      return `taint ${problem.replace(/^label /, '')}`;
+    }
+    if (!(TAINT_EFFECTS as readonly string[]).includes(taint.effect)) {
+      return `taint effect "${shorten(String(taint.effect))}" must be one of ${TAINT_EFFECTS.join(', ')}`;
+    }
+  }
+  return null;
+}
+
+/** A cluster name: a DNS label, since it is shown in paths and used in resource names. */
+export function checkClusterName(value: string): Problem {
+  return DNS_LABEL.test(value) ? null : `"${shorten(value)}" is not a valid name (lower-case letters, digits and '-', 1–63 characters)`;
+}
+
+/** An API server URL: https (or http for a lab) with a host and an optional port, nothing else. */
+export function checkApiServerUrl(value: string): Problem {
+  const match = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?\/?$/.exec(value);
+  if (!match) {
+    return `"${shorten(value)}" is not an API server URL such as https://api.example.com:6443`;
+  }
+  const host = match[2].startsWith('[') ? match[2].slice(1, -1) : match[2];
+  if (match[2].startsWith('[') ? !isIPv6(host) : checkIp(host) !== null && checkHostname(host.toLowerCase()) !== null) {
+    return `"${shorten(value)}" has an invalid host`;
+  }
+  if (match[3] !== undefined && checkPort(Number(match[3])) !== null) {
+    return `"${shorten(value)}" has an invalid port`;
+  }
+  return null;
+}
+
+/** Shortens and escapes a hostile value before it is quoted back in a message. */
+export function shorten(value: string, max = 64): string {
+  const visible = JSON.stringify(value).slice(1, -1);
+  return visible.length > max ? `${visible.slice(0, max)}…` : visible;
+}

@@ -1,0 +1,41 @@
+import tsconfigPaths from 'vite-tsconfig-paths';
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Two kinds of tests:
+ * - `unit`: `*.spec.ts` beside the code (libs, apps, tools); they may use the real
+ *   Postgres on 127.0.0.1:5432 but start no external processes of their own.
+ * - `e2e`: `test/**\/*.test.ts`, cross-process tests against built artifacts, real
+ *   sshd hosts in network namespaces, kube-sim, kubectl and Chromium. They share
+ *   machine-wide resources, so they run one file at a time.
+ */
+export default defineConfig({
+  plugins: [tsconfigPaths({ projects: ['tsconfig.base.json'] })],
+  test: {
+    reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['{apps,libs,tools}/**/src/**/*.spec.ts'],
+          exclude: ['**/node_modules/**', 'apps/console/**', 'libs/console/**'],
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+});
