@@ -11,6 +11,12 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   plugins: [tsconfigPaths({ projects: ['tsconfig.base.json'] })],
+  resolve: {
+    // graphql 16 has no "exports": Node loads its CommonJS build for packages such as
+    // type-graphql, while Vite would pick the ESM build for our sources. Two copies of
+    // graphql cannot share a schema, so our sources get the CommonJS build too.
+    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+  },
   test: {
     reporters: ['default'],
     projects: [

@@ -1,3 +1,4 @@
 export * from './lib/node-lifecycle';
 export * from './lib/install-steps';
 export * from './lib/validation';
+export * from './lib/roles';

@@ -1,0 +1,270 @@
+import 'reflect-metadata';
+import { readFile } from 'node:fs/promises';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiHarness, ADMIN_PASSWORD, type GraphQLResponse, startApiHarness } from '../testing/api-test-harness';
+import { type ApiServices, buildApiSchema, printApiSchema } from './schema';
+import { createInProcessEventBus } from '@ccos/api/util-graphql';
+
+const KUBECONFIG = `apiVersion: v1
+kind: Config
+current-context: admin@prod
+contexts:
+- name: admin@prod
+  context: { cluster: prod, user: admin }
+clusters:
+- name: prod
+  cluster: { server: "https://api.prod.example.com:6443", certificate-authority-data: "Q0EK" }
+users:
+- name: admin
+  user: { token: "kube-admin-token-SECRET-4242" }
+`;
+
+const REGISTER = `mutation($input: RegisterClusterInput!) {
+  registerCluster(input: $input) { id name apiServerUrl vip csrAutoApprove bootstrapStyle credentialKind }
+}`;
+
+function clusterInput(overrides: Record<string, unknown> = {}) {
+  return { name: 'prod', apiServerUrl: 'https://api.prod.example.com:6443', vip: '198.18.0.2', kubeconfig: KUBECONFIG, ...overrides };
+}
+
+describe('installer service API', () => {
+  let harness: ApiHarness;
+  let admin: string;
+
+  beforeAll(async () => {
+    harness = await startApiHarness();
+    admin = await harness.tokenFor('ADMIN');
+  });
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  describe('health, readiness and metrics', () => {
+    it('answers /healthz and /readyz', async () => {
+      expect(await (await fetch(`${harness.url}/healthz`)).json()).toEqual({ status: 'ok' });
+      const ready = await fetch(`${harness.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ready' });
+    });
+
+    it('exposes process, HTTP and GraphQL metrics', async () => {
+      await harness.gql('query Clusters { clusters { id } }', {}, admin);
+      const text = await (await fetch(`${harness.url}/metrics`)).text();
+      expect(text).toContain('process_cpu_user_seconds_total');
+      expect(text).toMatch(/ccos_http_requests_total\{method="POST",route="\/graphql",status="200"\} \d+/);
+      expect(text).toMatch(/ccos_graphql_operations_total\{type="query",operation="Clusters",outcome="ok"\} \d+/);
+      expect(text).toContain('ccos_graphql_operation_duration_seconds_bucket');
+    });
+
+    it('tags every response with a request id', async () => {
+      const response = await fetch(`${harness.url}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
+      expect(response.headers.get('x-request-id')).toBe('trace-123');
+      const generated = await fetch(`${harness.url}/healthz`, { headers: { 'x-request-id': 'bad id; drop table' } });
+      expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  describe('clusters', () => {
+    it('registers a cluster, lists it, reads it and toggles auto-approve', async () => {
+      const registered = await harness.gql<{ registerCluster: { id: string } }>(REGISTER, { input: clusterInput({ csrAutoApprove: true }) }, admin);
+      expect(registered.errors).toBeUndefined();
+      expect(registered.data?.registerCluster).toMatchObject({
+        name: 'prod', apiServerUrl: 'https://api.prod.example.com:6443', vip: '198.18.0.2', csrAutoApprove: true, bootstrapStyle: 'OPENSHIFT', credentialKind: 'KUBECONFIG',
+      });
+      const id = registered.data?.registerCluster.id;
+      const listed = await harness.gql<{ clusters: Array<{ id: string; name: string }> }>('{ clusters { id name } }', {}, admin);
+      expect(listed.data?.clusters).toEqual([{ id, name: 'prod' }]);
+      const toggled = await harness.gql('mutation($id: ID!) { setCsrAutoApprove(clusterId: $id, enabled: false) { csrAutoApprove } }', { id }, admin);
+      expect(toggled.data).toEqual({ setCsrAutoApprove: { csrAutoApprove: false } });
+      const read = await harness.gql('query($id: ID!) { cluster(id: $id) { name csrAutoApprove } }', { id }, admin);
+      expect(read.data).toEqual({ cluster: { name: 'prod', csrAutoApprove: false } });
+    });
+
+    it('registers a cluster with a token and CA instead of a kubeconfig', async () => {
+      const ca = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n';
+      const result = await harness.gql(REGISTER, { input: clusterInput({ name: 'lab', kubeconfig: null, token: 'sa-token-SECRET-777', caCert: ca, bootstrapStyle: 'KUBEADM' }) }, admin);
+      expect(result.errors).toBeUndefined();
+      expect(result.data?.['registerCluster']).toMatchObject({ credentialKind: 'TOKEN', bootstrapStyle: 'KUBEADM' });
+    });
+
+    it.each([
+      ['a bad API server URL', { apiServerUrl: 'ftp://x' }, 'BAD_USER_INPUT', /^input\.apiServerUrl "ftp:\/\/x" is not an API server URL/],
+      ['a bad VIP', { vip: '10.0.0.300' }, 'BAD_USER_INPUT', /^input\.vip "10\.0\.0\.300" is not an IPv4 or IPv6 address/],
+      ['a bad name', { name: 'Prod East' }, 'BAD_USER_INPUT', /^input\.name "Prod East" is not a valid name/],
+      ['no credentials', { kubeconfig: null }, 'BAD_USER_INPUT', /^input\.kubeconfig or input\.token is required/],
+      ['both credentials', { token: 'x' }, 'BAD_USER_INPUT', /^input\.token must not be given together with input\.kubeconfig/],
+      ['a kubeconfig without a user', { kubeconfig: KUBECONFIG.replace(/users:[\s\S]*/, 'users: []\n') }, 'BAD_USER_INPUT', /^input\.kubeconfig has no credentials for user "admin"/],
+      ['a kubeconfig that is not YAML', { kubeconfig: '{ [' }, 'BAD_USER_INPUT', /^input\.kubeconfig is not valid YAML/],
+      ['a CA that is not PEM', { kubeconfig: null, token: 't', caCert: 'hello' }, 'BAD_USER_INPUT', /^input\.caCert is not a PEM certificate/],
+      ['a duplicate name', { name: 'prod' }, 'CONFLICT', /^input\.name "prod" is already registered/],
+    ])('refuses %s with a coded error naming the field, and stores nothing', async (_case, overrides, code, message) => {
+      const before = await harness.api.dataSource.query('SELECT count(*)::int AS n FROM clusters');
+      const result = await harness.gql(REGISTER, { input: clusterInput(overrides) }, admin);
+      expect(result.data).toBeNull();
+      expect(result.errors?.[0]?.extensions?.['code']).toBe(code);
+      expect(result.errors?.[0]?.message).toMatch(message);
+      expect(await harness.api.dataSource.query('SELECT count(*)::int AS n FROM clusters')).toEqual(before);
+    });
+
+    it('answers NOT_FOUND for a cluster that does not exist', async () => {
+      for (const id of ['6f1c1d7e-0000-4000-8000-000000000000', 'not-a-uuid']) {
+        const result = await harness.gql('query($id: ID!) { cluster(id: $id) { id } }', { id }, admin);
+        expect(result.errors?.[0]).toMatchObject({ message: `cluster ${id} does not exist`, extensions: { code: 'NOT_FOUND' } });
+      }
+    });
+  });
+
+  describe('credentials are write-only and encrypted at rest', () => {
+    it('stores ciphertext and never returns or logs the secret', async () => {
+      const rows: Array<{ credentials_sealed: string }> = await harness.api.dataSource.query('SELECT credentials_sealed FROM clusters');
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row.credentials_sealed).toMatch(/^v1\./);
+        expect(row.credentials_sealed).not.toContain('SECRET');
+      }
+      // Ask for everything a client can see.
+      const introspected = await harness.gql<{ __type: { fields: Array<{ name: string }> } }>('{ __type(name: "Cluster") { fields { name } } }', {}, admin);
+      const fields = introspected.data?.__type.fields.map((field) => field.name) ?? [];
+      expect(fields).not.toEqual(expect.arrayContaining(['kubeconfig']));
+      expect(fields.some((name) => /token|kubeconfig|caCert|credentials?$/i.test(name))).toBe(false);
+      const everything = await harness.gql(`{ clusters { ${fields.join(' ')} } }`, {}, admin);
+      const audit = await harness.api.dataSource.query('SELECT detail FROM audit_log');
+      for (const haystack of [JSON.stringify(everything), harness.logs.join('\n'), JSON.stringify(audit)]) {
+        expect(haystack).not.toContain('kube-admin-token-SECRET-4242');
+        expect(haystack).not.toContain('sa-token-SECRET-777');
+        expect(haystack).not.toContain(ADMIN_PASSWORD);
+      }
+      expect(JSON.stringify(audit)).toContain('[redacted]');
+    });
+  });
+
+  describe('authentication and roles', () => {
+    const operations: Array<{ name: string; needs: 'PUBLIC' | 'VIEWER' | 'OPERATOR' | 'ADMIN'; query: string; variables?: () => Record<string, unknown> }> = [
+      { name: 'clusters', needs: 'VIEWER', query: '{ clusters { id } }' },
+      { name: 'cluster', needs: 'VIEWER', query: 'query($id: ID!) { cluster(id: $id) { id } }', variables: () => ({ id: clusterId }) },
+      { name: 'me', needs: 'VIEWER', query: '{ me { username role } }' },
+      { name: 'changePassword', needs: 'VIEWER', query: 'mutation { changePassword(currentPassword: "wrong-password", newPassword: "another-password-1") }' },
+      { name: 'users', needs: 'ADMIN', query: '{ users { username } }' },
+      { name: 'createUser', needs: 'ADMIN', query: 'mutation($u: String!) { createUser(input: { username: $u, password: "long-enough-password", role: VIEWER }) { id } }', variables: () => ({ u: `u${Math.random().toString(36).slice(2, 10)}` }) },
+      { name: 'registerCluster', needs: 'ADMIN', query: REGISTER, variables: () => ({ input: clusterInput({ name: `c${Math.random().toString(36).slice(2, 10)}` }) }) },
+      { name: 'setCsrAutoApprove', needs: 'ADMIN', query: 'mutation($id: ID!) { setCsrAutoApprove(clusterId: $id, enabled: true) { id } }', variables: () => ({ id: clusterId }) },
+      { name: 'login', needs: 'PUBLIC', query: 'mutation { login(username: "admin", password: "wrong") { token } }' },
+    ];
+    const callers = ['anonymous', 'VIEWER', 'OPERATOR', 'ADMIN'] as const;
+    const rank = { PUBLIC: -1, VIEWER: 0, OPERATOR: 1, ADMIN: 2 } as const;
+    let clusterId = '';
+
+    beforeAll(async () => {
+      const list = await harness.gql<{ clusters: Array<{ id: string }> }>('{ clusters { id } }', {}, admin);
+      clusterId = list.data?.clusters[0]?.id ?? '';
+    });
+
+    const cases = operations.flatMap((operation) => callers.map((caller) => ({ ...operation, caller })));
+    it.each(cases)('$name as $caller', async ({ query, variables, needs, caller }) => {
+      const token = caller === 'anonymous' ? null : await harness.tokenFor(caller);
+      const result = await harness.gql(query, variables?.() ?? {}, token);
+      const code = result.errors?.[0]?.extensions?.['code'];
+      const callerRank = caller === 'anonymous' ? -1 : rank[caller];
+      if (callerRank < rank[needs]) {
+        expect(code).toBe(caller === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN');
+        if (caller !== 'anonymous') {
+          expect(result.errors?.[0]?.message).toBe(`this operation needs the ${needs} role; you are ${caller}`);
+        }
+      } else {
+        // Allowed: the resolver ran (it may still refuse the arguments, e.g. a wrong current password).
+        expect(code).not.toBe('FORBIDDEN');
+        expect(result.errors?.[0]?.message ?? '').not.toContain('sign in first');
+      }
+    });
+
+    it('refuses forged, expired and garbage tokens', async () => {
+      const token = await harness.tokenFor('VIEWER');
+      const [header, payload] = token.split('.');
+      const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), role: 'ADMIN' })).toString('base64url');
+      for (const bad of [`${header}.${forgedPayload}.${token.split('.')[2]}`, 'garbage', `${token}x`]) {
+        const result = await harness.gql('{ clusters { id } }', {}, bad);
+        expect(result.errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
+      }
+    });
+
+    it('locks a user name after repeated wrong passwords', async () => {
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const wrong = await harness.gql('mutation { login(username: "viewer", password: "nope") { token } }');
+        expect(wrong.errors?.[0]?.message).toBe('wrong user name or password');
+      }
+      const locked = await harness.gql('mutation { login(username: "viewer", password: "viewer-password-123") { token } }');
+      expect(locked.errors?.[0]?.message).toMatch(/^too many failed sign-ins for "viewer"; try again in \d+ s$/);
+    });
+
+    it('writes who did what to the audit log, including refusals', async () => {
+      const rows: Array<{ actor: string; action: string; result: string; target_id: string | null }> = await harness.api.dataSource.query(
+        'SELECT actor, action, result, target_id FROM audit_log ORDER BY id',
+      );
+      expect(rows).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ actor: 'admin', action: 'registerCluster', result: 'SUCCESS', target_id: 'prod' }),
+          expect.objectContaining({ actor: 'admin', action: 'registerCluster', result: 'FAILURE' }),
+          expect.objectContaining({ actor: 'viewer', action: 'registerCluster', result: 'DENIED' }),
+          expect.objectContaining({ actor: 'anonymous', action: 'setCsrAutoApprove', result: 'DENIED' }),
+          expect.objectContaining({ actor: 'admin', action: 'login', result: 'DENIED' }),
+          expect.objectContaining({ actor: 'admin', action: 'createUser', result: 'SUCCESS', target_id: 'viewer' }),
+        ]),
+      );
+    });
+  });
+
+  describe('hostile requests', () => {
+    it('refuses an oversized body with 413 and a malformed query with a parse error', async () => {
+      const big = await fetch(`${harness.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ clusters { id } } #${'x'.repeat(1_100_000)}` }) });
+      expect(big.status).toBe(413);
+      expect(((await big.json()) as GraphQLResponse).errors?.[0]?.message).toBe('request body is too large');
+      const malformed = await fetch(`${harness.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ clusters { id ' }) });
+      expect(malformed.status).toBe(400);
+      expect(((await malformed.json()) as GraphQLResponse).errors?.[0]?.extensions?.['code']).toBe('GRAPHQL_PARSE_FAILED');
+      const notJson = await fetch(`${harness.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+      expect(notJson.status).toBe(400);
+    });
+
+    it('refuses queries nested too deep or with too many aliases', async () => {
+      const deep = `{ __schema { types { fields { type ${'{ ofType '.repeat(10)}{ name }${' }'.repeat(10)} } } } }`;
+      const result = await harness.gql(deep, {}, admin);
+      expect(result.errors?.[0]?.message).toMatch(/^query is nested \d+ levels deep; at most 12 are allowed$/);
+      const aliases = `{ ${Array.from({ length: 70 }, (_, index) => `a${index}: clusters { id }`).join(' ')} }`;
+      expect((await harness.gql(aliases, {}, admin)).errors?.[0]?.message).toBe('query uses more than 64 aliases');
+    });
+  });
+
+  describe('WebSocket endpoint', () => {
+    const connect = (authorization?: string) =>
+      new Promise<{ connected: boolean; closeCode?: number }>((resolve) => {
+        const client = createClient({
+          url: `${harness.url.replace('http', 'ws')}/graphql`,
+          webSocketImpl: WebSocket,
+          lazy: false,
+          retryAttempts: 0,
+          connectionParams: authorization ? { authorization } : {},
+          on: {
+            connected: () => {
+              resolve({ connected: true });
+              void client.dispose();
+            },
+            closed: (event) => resolve({ connected: false, closeCode: (event as { code: number }).code }),
+          },
+        });
+      });
+
+    it('authenticates in connection_init', async () => {
+      expect(await connect()).toEqual({ connected: false, closeCode: 4403 });
+      expect(await connect('Bearer forged')).toEqual({ connected: false, closeCode: 4403 });
+      expect(await connect(`Bearer ${await harness.tokenFor('VIEWER')}`)).toEqual({ connected: true });
+    });
+  });
+
+  it('the committed schema.graphql matches the code (run `npx nx run api:emit-schema` after changing resolvers)', async () => {
+    const services = { users: {}, clusters: {}, audit: {}, events: createInProcessEventBus() } as unknown as ApiServices;
+    const committed = await readFile('libs/shared/api-schema/schema.graphql', 'utf8');
+    expect(printApiSchema(await buildApiSchema(services))).toBe(committed);
+  });
+});

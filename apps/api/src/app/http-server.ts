@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, specifiedRules, validate } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import { type AuthenticatedUser, type RequestContext, aliasLimit, depthLimit } from '@ccos/api/util-graphql';
+import type { ApiMetrics } from './metrics';
+
+export interface HttpServerOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly consoleDir: string;
+  readonly maxRequestBytes: number;
+  readonly schema: GraphQLSchema;
+  readonly logger: Logger;
+  readonly metrics: ApiMetrics;
+  /** Resolves a session bearer token to its user (null when invalid or expired). */
+  readonly authenticate: (token: string) => Promise<AuthenticatedUser | null>;
+  readonly ready: () => Promise<boolean>;
+  /** Extra routes (e.g. the artifact server) mounted before the console. */
+  readonly routes?: (app: express.Express) => void;
+}
+
+export interface HttpServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const MAX_QUERY_DEPTH = 12;
+const MAX_ALIASES = 64;
+/** Agent tokens carry this prefix; everything else is a session token. */
+export const AGENT_TOKEN_PREFIX = 'agt_';
+const extraRules = [depthLimit(MAX_QUERY_DEPTH), aliasLimit(MAX_ALIASES)];
+
+/** Serves /graphql (HTTP and graphql-ws on the same path), health, readiness, metrics and the console. */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const { logger, metrics, schema } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  const httpServer = createServer(app);
+
+  const contextFor = async (authorization: unknown, requestId: string): Promise<RequestContext> => {
+    const token = typeof authorization === 'string' ? /^Bearer\s+(\S+)$/i.exec(authorization.trim())?.[1] ?? null : null;
+    const isAgent = token?.startsWith(AGENT_TOKEN_PREFIX) ?? false;
+    const user = token && !isAgent ? await options.authenticate(token) : null;
+    return { requestId, user, agentToken: isAgent ? token : null, logger: logger.child({ requestId, user: user?.username }) };
+  };
+
+  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: options.maxRequestBytes });
+  const wsCleanup = useServer<{ authorization?: unknown }, { context?: RequestContext }>(
+    {
+      schema,
+      validate: (validationSchema, document) => validate(validationSchema, document, [...specifiedRules, ...extraRules]),
+      // Subscriptions need a signed-in user; the token comes in connection_init.
+      onConnect: async (ctx) => {
+        const context = await contextFor(ctx.connectionParams?.authorization, randomUUID());
+        if (!context.user) {
+          return false;
+        }
+        ctx.extra.context = context;
+        return true;
+      },
+      context: (ctx) => ctx.extra.context,
+    },
+    wsServer,
+  );
+
+  const apollo = new ApolloServer<RequestContext>({
+    schema,
+    validationRules: extraRules,
+    includeStacktraceInErrorResponses: false,
+    introspection: true,
+    formatError: (formatted, error) => maskUnexpected(formatted, error, logger),
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose(); } }; } },
+      metricsPlugin(metrics),
+    ],
+  });
+  await apollo.start();
+
+  app.use(requestIds(logger));
+  app.use(httpMetrics(metrics));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const ready = await options.ready();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'database unreachable' });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  app.use(
+    '/graphql',
+    express.json({ limit: options.maxRequestBytes }),
+    expressMiddleware(apollo, { context: async ({ req }) => contextFor(req.headers.authorization, String(res(req).locals['requestId'])) }),
+  );
+  options.routes?.(app);
+  serveConsole(app, options.consoleDir);
+  app.use(errorHandler(logger));
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port, options.host, resolve);
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
+  return {
+    url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
+    port,
+    async close() {
+      await apollo.stop();
+      wsServer.close();
+    },
+  };
+}
+
+function res(req: Request): Response {
+  return req.res as Response;
+}
+
+/** Every request gets an id (the caller's, if it sent a sane one), echoed in `x-request-id`. */
+function requestIds(logger: Logger) {
+  return (req: Request, response: Response, next: NextFunction) => {
+    const offered = req.header('x-request-id');
+    const requestId = offered && /^[\w.-]{1,64}$/.test(offered) ? offered : randomUUID();
+    response.locals['requestId'] = requestId;
+    response.setHeader('x-request-id', requestId);
+    const started = process.hrtime.bigint();
+    response.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.debug({ requestId, method: req.method, path: req.path, status: response.statusCode, ms }, 'request');
+    });
+    next();
+  };
+}
+
+function httpMetrics(metrics: ApiMetrics) {
+  return (req: Request, response: Response, next: NextFunction) => {
+    const end = metrics.httpDuration.startTimer();
+    response.on('finish', () => {
+      const route = routeLabel(req.originalUrl.split('?')[0] ?? '');
+      end({ method: req.method, route });
+      metrics.httpRequests.inc({ method: req.method, route, status: String(response.statusCode) });
+    });
+    next();
+  };
+}
+
+/** A bounded set of route labels, so odd paths cannot blow up the metric's cardinality. */
+function routeLabel(path: string): string {
+  const first = `/${path.split('/')[1] ?? ''}`;
+  return ['/graphql', '/healthz', '/readyz', '/metrics', '/artifacts', '/agent'].includes(first) ? first : 'console';
+}
+
+function metricsPlugin(metrics: ApiMetrics): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      const started = process.hrtime.bigint();
+      return {
+        async willSendResponse({ operation, operationName, errors }) {
+          const type = operation?.operation ?? 'unknown';
+          const name = operationName ?? 'anonymous';
+          metrics.graphqlDuration.observe({ type, operation: name }, Number(process.hrtime.bigint() - started) / 1e9);
+          metrics.graphqlOperations.inc({ type, operation: name, outcome: errors?.length ? 'error' : 'ok' });
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Errors we raised on purpose carry a code and pass through; anything else is logged
+ * with its request id and reaches the client as a bare INTERNAL_SERVER_ERROR, so no
+ * driver message or stack (which might quote a secret) leaks out.
+ */
+function maskUnexpected(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
+  const code = formatted.extensions?.['code'];
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  const deliberate = !original || original instanceof GraphQLError;
+  if (deliberate && code !== 'INTERNAL_SERVER_ERROR') {
+    return { message: formatted.message, path: formatted.path, locations: formatted.locations, extensions: { ...formatted.extensions, stacktrace: undefined } };
+  }
+  const errorId = randomUUID();
+  logger.error({ err: original, errorId, path: formatted.path }, 'unexpected error in a GraphQL operation');
+  return { message: `internal error (id ${errorId}); the service log has the details`, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR', errorId } };
+}
+
+/** The built console, with index.html for client-side routes. */
+function serveConsole(app: express.Express, consoleDir: string): void {
+  const index = join(consoleDir, 'index.html');
+  app.use(express.static(consoleDir, { index: false, maxAge: '1h' }));
+  app.get(/^\/(?!graphql|healthz|readyz|metrics|artifacts|agent).*/, (_req, response) => {
+    if (existsSync(index)) {
+      response.setHeader('cache-control', 'no-cache');
+      response.sendFile(index);
+    } else {
+      response.status(503).type('text/plain').send('The console is not built yet: run `npm run build` (npm start does it for you).\n');
+    }
+  });
+}
+
+function errorHandler(logger: Logger) {
+  return (error: Error & { status?: number; type?: string }, req: Request, response: Response, _next: NextFunction) => {
+    const status = error.status ?? 500;
+    if (status >= 500) {
+      logger.error({ err: error, path: req.path }, 'request failed');
+    }
+    const message = error.type === 'entity.too.large' ? 'request body is too large' : status >= 500 ? 'internal error' : error.message;
+    response.status(status).json({ errors: [{ message, extensions: { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' } }] });
+  };
+}

@@ -1,0 +1,36 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus metrics: default process metrics plus HTTP and GraphQL request counts and durations. */
+export class ApiMetrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'ccos_http_requests_total',
+    help: 'HTTP requests by method, route and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'ccos_http_request_duration_seconds',
+    help: 'HTTP request duration by method and route',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly graphqlOperations = new Counter({
+    name: 'ccos_graphql_operations_total',
+    help: 'GraphQL operations by type, name and outcome',
+    labelNames: ['type', 'operation', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly graphqlDuration = new Histogram({
+    name: 'ccos_graphql_operation_duration_seconds',
+    help: 'GraphQL operation duration by type and name',
+    labelNames: ['type', 'operation'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+}

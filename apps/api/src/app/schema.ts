@@ -1,0 +1,46 @@
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { buildSchema, type ContainerType } from 'type-graphql';
+import { AuthResolver, type UserService } from '@ccos/api/feature-auth';
+import { ClusterResolver, type ClusterService } from '@ccos/api/feature-clusters';
+import { type AuditSink, type EventBus, createAuditMiddleware, createAuthChecker, validateArguments } from '@ccos/api/util-graphql';
+
+/** The services resolvers are built from (the composition root creates them once). */
+export interface ApiServices {
+  readonly users: UserService;
+  readonly clusters: ClusterService;
+  readonly audit: AuditSink;
+  readonly events: EventBus;
+}
+
+/**
+ * Builds the GraphQL schema. Resolvers get their services through constructors; the
+ * container hands type-graphql those instances instead of constructing classes itself.
+ */
+export async function buildApiSchema(services: ApiServices): Promise<GraphQLSchema> {
+  const instances = new Map<unknown, object>([
+    [AuthResolver, new AuthResolver(services.users)],
+    [ClusterResolver, new ClusterResolver(services.clusters)],
+  ]);
+  const container: ContainerType = {
+    get(someClass) {
+      const instance = instances.get(someClass);
+      if (!instance) {
+        throw new Error(`no instance registered for ${String((someClass as { name?: string }).name)}`);
+      }
+      return instance;
+    },
+  };
+  return buildSchema({
+    resolvers: [AuthResolver, ClusterResolver],
+    container,
+    authChecker: createAuthChecker(services.audit),
+    validateFn: validateArguments,
+    globalMiddlewares: [createAuditMiddleware(services.audit)],
+    pubSub: services.events,
+  });
+}
+
+/** The schema as committed in libs/shared/api-schema/schema.graphql (sorted, so diffs stay readable). */
+export function printApiSchema(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

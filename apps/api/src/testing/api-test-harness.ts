@@ -1,0 +1,103 @@
+import { Writable } from 'node:stream';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { loadConfig, type Environment } from '../app/config';
+import { type RunningApi, startApi } from '../app/start-api';
+
+export const ADMIN_PASSWORD = 'admin-password-for-tests';
+export const TEST_SECRET_KEY = 'test-secret-key-0123456789-abcdefghijklmnop';
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  data?: T | null;
+  errors?: Array<{ message: string; extensions?: Record<string, unknown>; path?: unknown[] }>;
+}
+
+/** A running API on a fresh database of the real Postgres server, with its log lines captured. */
+export interface ApiHarness {
+  readonly api: RunningApi;
+  readonly url: string;
+  readonly database: TestDatabase;
+  /** Every log line written so far, raw. */
+  readonly logs: string[];
+  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GraphQLResponse<T>>;
+  /** Signs in and returns the bearer token. */
+  login(username: string, password: string): Promise<string>;
+  /** Creates a user with `role` (as admin) and returns its token. */
+  tokenFor(role: 'VIEWER' | 'OPERATOR' | 'ADMIN'): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startApiHarness(env: Environment = {}): Promise<ApiHarness> {
+  const database = await createTestDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'ccos-api-'));
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const config = await loadConfig({
+    DATABASE_URL: database.url,
+    SECRET_KEY: TEST_SECRET_KEY,
+    ADMIN_PASSWORD,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
+  const api = await startApi(config, { logDestination: sink });
+  const gql = async <T>(query: string, variables: Record<string, unknown> = {}, token: string | null = null): Promise<GraphQLResponse<T>> => {
+    const response = await fetch(`${api.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await response.json()) as GraphQLResponse<T>;
+  };
+  const login = async (username: string, password: string): Promise<string> => {
+    const result = await gql<{ login: { token: string } }>('mutation($u:String!,$p:String!){ login(username:$u,password:$p){ token } }', { u: username, p: password });
+    if (!result.data?.login) {
+      throw new Error(`login failed: ${JSON.stringify(result.errors)}`);
+    }
+    return result.data.login.token;
+  };
+  const tokens = new Map<string, string>();
+  const tokenFor = async (role: 'VIEWER' | 'OPERATOR' | 'ADMIN'): Promise<string> => {
+    const known = tokens.get(role);
+    if (known) {
+      return known;
+    }
+    const admin = await login('admin', ADMIN_PASSWORD);
+    if (role === 'ADMIN') {
+      tokens.set(role, admin);
+      return admin;
+    }
+    const username = role.toLowerCase();
+    const password = `${username}-password-123`;
+    const created = await gql('mutation($i:CreateUserInput!){ createUser(input:$i){ id } }', { i: { username, password, role } }, admin);
+    if (created.errors) {
+      throw new Error(JSON.stringify(created.errors));
+    }
+    const token = await login(username, password);
+    tokens.set(role, token);
+    return token;
+  };
+  return {
+    api,
+    url: api.url,
+    database,
+    logs,
+    gql,
+    login,
+    tokenFor,
+    async stop() {
+      await api.close();
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,12 @@
+export * from './lib/entities/audit-log.entity';
+export * from './lib/entities/cluster.entity';
+export * from './lib/entities/csr-decision.entity';
+export * from './lib/entities/install-run.entity';
+export * from './lib/entities/node.entity';
+export * from './lib/entities/step-event.entity';
+export * from './lib/entities/user.entity';
+export { ENTITIES } from './lib/entities';
+export { MIGRATIONS } from './lib/migrations';
+export * from './lib/data-source';
+export * from './lib/embedded-database';
+export * from './lib/audit-log.writer';

@@ -1,0 +1,44 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
+
+/** How the cluster's bootstrapping kubelets authenticate their first (client) CSR. */
+export type BootstrapStyle = 'OPENSHIFT' | 'KUBEADM';
+
+@Entity({ name: 'clusters' })
+export class ClusterEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ name: 'api_server_url', type: 'text' })
+  apiServerUrl!: string;
+
+  @Column({ type: 'text' })
+  vip!: string;
+
+  /** Sealed JSON `{ kubeconfig }` or `{ token, caCert }`; never leaves the service. */
+  @Column({ name: 'credentials_sealed', type: 'text' })
+  credentialsSealed!: string;
+
+  @Column({ name: 'credential_kind', type: 'text' })
+  credentialKind!: 'KUBECONFIG' | 'TOKEN';
+
+  @Column({ name: 'csr_auto_approve', type: 'boolean', default: false })
+  csrAutoApprove!: boolean;
+
+  @Column({ name: 'bootstrap_style', type: 'text', default: 'OPENSHIFT' })
+  bootstrapStyle!: BootstrapStyle;
+
+  @Column({ name: 'machine_config_ca_cert', type: 'text', nullable: true })
+  machineConfigCaCert!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @VersionColumn({ type: 'integer' })
+  version!: number;
+}

@@ -1,0 +1,40 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+export type CsrDecisionKind = 'APPROVED' | 'DENIED' | 'LEFT_PENDING';
+
+export interface CsrCheckRecord {
+  name: string;
+  passed: boolean;
+  detail: string;
+}
+
+@Entity({ name: 'csr_decisions' })
+export class CsrDecisionEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id!: string;
+
+  @Column({ name: 'cluster_id', type: 'uuid' })
+  clusterId!: string;
+
+  @Column({ name: 'csr_name', type: 'text' })
+  csrName!: string;
+
+  @Column({ name: 'node_id', type: 'uuid', nullable: true })
+  nodeId!: string | null;
+
+  @Column({ type: 'text' })
+  decision!: CsrDecisionKind;
+
+  /** A user name, or `auto-approver`. */
+  @Column({ type: 'text' })
+  actor!: string;
+
+  @Column({ type: 'text' })
+  reason!: string;
+
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  checks!: CsrCheckRecord[];
+
+  @CreateDateColumn({ name: 'decided_at', type: 'timestamptz' })
+  decidedAt!: Date;
+}

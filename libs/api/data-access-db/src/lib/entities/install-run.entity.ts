@@ -1,0 +1,46 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
+
+@Entity({ name: 'install_runs' })
+export class InstallRunEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ name: 'node_id', type: 'uuid' })
+  nodeId!: string;
+
+  @Column({ type: 'text' })
+  status!: InstallRunStatus;
+
+  /** sha256 of the one-run agent token; the token itself is never stored. */
+  @Column({ name: 'agent_token_hash', type: 'text', nullable: true })
+  agentTokenHash!: string | null;
+
+  @Column({ name: 'agent_token_expires_at', type: 'timestamptz', nullable: true })
+  agentTokenExpiresAt!: Date | null;
+
+  /** The step this run starts at: PREFLIGHT for a first run, the first unfinished step for a retry. */
+  @Column({ name: 'start_step', type: 'text', default: 'PREFLIGHT' })
+  startStep!: InstallStep;
+
+  @Column({ name: 'failed_step', type: 'text', nullable: true })
+  failedStep!: InstallStep | null;
+
+  @Column({ type: 'text', nullable: true })
+  reason!: string | null;
+
+  @Column({ name: 'requested_by', type: 'text' })
+  requestedBy!: string;
+
+  @Column({ name: 'last_event_at', type: 'timestamptz', nullable: true })
+  lastEventAt!: Date | null;
+
+  @CreateDateColumn({ name: 'started_at', type: 'timestamptz' })
+  startedAt!: Date;
+
+  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  finishedAt!: Date | null;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

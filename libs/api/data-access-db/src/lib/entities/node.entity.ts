@@ -1,0 +1,84 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
+import type { Label, NodeOrigin, NodeStatus, Taint } from '@ccos/shared/domain';
+
+/** What the installer service learned about the host when it connected. */
+export interface HostFacts {
+  arch?: string;
+  osRelease?: string;
+  kernel?: string;
+  freeDiskBytes?: number;
+}
+
+@Entity({ name: 'nodes' })
+export class NodeEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ name: 'cluster_id', type: 'uuid' })
+  clusterId!: string;
+
+  @Column({ type: 'text' })
+  hostname!: string;
+
+  @Column({ type: 'text', nullable: true })
+  ip!: string | null;
+
+  @Column({ name: 'ssh_port', type: 'integer', default: 22 })
+  sshPort!: number;
+
+  @Column({ name: 'ssh_user', type: 'text', nullable: true })
+  sshUser!: string | null;
+
+  /** Sealed JSON `{ password }` or `{ privateKey, passphrase? }`. */
+  @Column({ name: 'ssh_credentials_sealed', type: 'text', nullable: true })
+  sshCredentialsSealed!: string | null;
+
+  @Column({ name: 'host_key_fingerprint', type: 'text', nullable: true })
+  hostKeyFingerprint!: string | null;
+
+  /** A key the host presented that differs from the pinned one, kept until an admin accepts or rejects it. */
+  @Column({ name: 'offered_host_key_fingerprint', type: 'text', nullable: true })
+  offeredHostKeyFingerprint!: string | null;
+
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  labels!: Label[];
+
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  taints!: Taint[];
+
+  @Column({ type: 'text' })
+  status!: NodeStatus;
+
+  @Column({ name: 'status_reason', type: 'text', nullable: true })
+  statusReason!: string | null;
+
+  @Column({ type: 'text', default: 'ADDED' })
+  origin!: NodeOrigin;
+
+  @Column({ type: 'text', default: 'worker' })
+  role!: string;
+
+  @Column({ type: 'boolean', default: false })
+  ready!: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  unschedulable!: boolean;
+
+  @Column({ name: 'ever_joined', type: 'boolean', default: false })
+  everJoined!: boolean;
+
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  facts!: HostFacts;
+
+  @Column({ name: 'agent_sha256', type: 'text', nullable: true })
+  agentSha256!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @VersionColumn({ type: 'integer' })
+  version!: number;
+}

@@ -1,0 +1,4 @@
+export * from './lib/auth.resolver';
+export * from './lib/user.service';
+export * from './lib/session-tokens';
+export * from './lib/user.type';

@@ -1,0 +1,33 @@
+import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
+import type { Role } from '@ccos/shared/domain';
+import { RoleEnum } from '@ccos/api/util-graphql';
+
+@ObjectType('User')
+export class UserType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  username!: string;
+
+  @Field(() => RoleEnum)
+  role!: Role;
+
+  @Field(() => GraphQLISODateTime)
+  createdAt!: Date;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  lastLoginAt!: Date | null;
+}
+
+@ObjectType('Session')
+export class SessionType {
+  @Field(() => String, { description: 'Bearer token for the Authorization header and the WebSocket connection_init payload.' })
+  token!: string;
+
+  @Field(() => GraphQLISODateTime)
+  expiresAt!: Date;
+
+  @Field(() => UserType)
+  user!: UserType;
+}

@@ -1,0 +1,40 @@
+import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { ClusterEntity } from '@ccos/api/data-access-db';
+import { ClusterType } from './cluster.type';
+import type { ClusterService } from './cluster.service';
+import { RegisterClusterInput } from './register-cluster.input';
+
+@Resolver(() => ClusterType)
+export class ClusterResolver {
+  constructor(private readonly clusterService: ClusterService) {}
+
+  @Authorized('VIEWER')
+  @Query(() => [ClusterType])
+  async clusters(): Promise<ClusterType[]> {
+    return (await this.clusterService.list()).map(toClusterType);
+  }
+
+  @Authorized('VIEWER')
+  @Query(() => ClusterType)
+  async cluster(@Arg('id', () => ID) id: string): Promise<ClusterType> {
+    return toClusterType(await this.clusterService.get(id));
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => ClusterType)
+  async registerCluster(@Arg('input', () => RegisterClusterInput) input: RegisterClusterInput): Promise<ClusterType> {
+    return toClusterType(await this.clusterService.register(input));
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => ClusterType, { description: 'Turns the CSR auto-approver on or off for one cluster.' })
+  async setCsrAutoApprove(@Arg('clusterId', () => ID) clusterId: string, @Arg('enabled', () => Boolean) enabled: boolean): Promise<ClusterType> {
+    return toClusterType(await this.clusterService.setCsrAutoApprove(clusterId, enabled));
+  }
+}
+
+/** Copies only the public fields: sealed credentials never reach a response, even by accident. */
+function toClusterType(cluster: ClusterEntity): ClusterType {
+  const { id, name, apiServerUrl, vip, csrAutoApprove, bootstrapStyle, credentialKind, createdAt, updatedAt } = cluster;
+  return { id, name, apiServerUrl, vip, csrAutoApprove, bootstrapStyle, credentialKind, createdAt, updatedAt };
+}

@@ -1,0 +1,34 @@
+import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
+import { BootstrapStyleEnum } from '@ccos/api/util-graphql';
+import type { BootstrapStyle } from '@ccos/api/data-access-db';
+
+/** A registered cluster. Its credentials are write-only and have no field here. */
+@ObjectType('Cluster')
+export class ClusterType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String)
+  apiServerUrl!: string;
+
+  @Field(() => String)
+  vip!: string;
+
+  @Field(() => Boolean, { description: 'Whether the auto-approver signs CSRs that pass every policy check.' })
+  csrAutoApprove!: boolean;
+
+  @Field(() => BootstrapStyleEnum)
+  bootstrapStyle!: BootstrapStyle;
+
+  @Field(() => String, { description: 'KUBECONFIG or TOKEN: how the service authenticates (never the credential itself).' })
+  credentialKind!: string;
+
+  @Field(() => GraphQLISODateTime)
+  createdAt!: Date;
+
+  @Field(() => GraphQLISODateTime)
+  updatedAt!: Date;
+}

@@ -1,0 +1,46 @@
+import { IsOptional, MaxLength } from 'class-validator';
+import { Field, InputType } from 'type-graphql';
+import { checkApiServerUrl, checkClusterName, checkIp } from '@ccos/shared/domain';
+import { BootstrapStyleEnum, Satisfies } from '@ccos/api/util-graphql';
+import type { BootstrapStyle } from '@ccos/api/data-access-db';
+
+@InputType({ description: 'A cluster to manage: give either `kubeconfig`, or `token` (with `caCert` unless the API server certificate is publicly trusted).' })
+export class RegisterClusterInput {
+  @Field(() => String, { description: 'Short name, a DNS label (e.g. prod-east).' })
+  @Satisfies(checkClusterName)
+  name!: string;
+
+  @Field(() => String, { description: 'e.g. https://api.prod.example.com:6443' })
+  @Satisfies(checkApiServerUrl)
+  apiServerUrl!: string;
+
+  @Field(() => String, { description: 'The master VIP: where hosts reach the API (6443) and the machine config server (22623).' })
+  @Satisfies(checkIp)
+  vip!: string;
+
+  @Field(() => String, { nullable: true, description: 'Write-only.' })
+  @IsOptional()
+  @MaxLength(256 * 1024, { message: 'is larger than 256 KiB' })
+  kubeconfig?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Service-account bearer token. Write-only.' })
+  @IsOptional()
+  @MaxLength(16 * 1024, { message: 'is larger than 16 KiB' })
+  token?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'PEM CA bundle for the API server, with `token`.' })
+  @IsOptional()
+  @MaxLength(64 * 1024, { message: 'is larger than 64 KiB' })
+  caCert?: string | null;
+
+  @Field(() => Boolean, { defaultValue: false })
+  csrAutoApprove!: boolean;
+
+  @Field(() => BootstrapStyleEnum, { defaultValue: 'OPENSHIFT' })
+  bootstrapStyle!: BootstrapStyle;
+
+  @Field(() => String, { nullable: true, description: 'PEM CA of the machine config server (22623), if not the cluster CA.' })
+  @IsOptional()
+  @MaxLength(64 * 1024, { message: 'is larger than 64 KiB' })
+  machineConfigCaCert?: string | null;
+}

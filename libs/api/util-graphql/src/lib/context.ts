@@ -1,0 +1,23 @@
+import type { Logger } from 'pino';
+import type { Role } from '@ccos/shared/domain';
+
+export interface AuthenticatedUser {
+  readonly id: string;
+  readonly username: string;
+  readonly role: Role;
+}
+
+/** Per-request GraphQL context, for HTTP and WebSocket operations alike. */
+export interface RequestContext {
+  readonly requestId: string;
+  readonly logger: Logger;
+  /** The signed-in user, or null for anonymous callers. */
+  readonly user: AuthenticatedUser | null;
+  /** A raw agent bearer token, when the caller presented one instead of a session token. */
+  readonly agentToken: string | null;
+}
+
+/** The actor name written to the audit log. */
+export function actorOf(context: RequestContext): string {
+  return context.user?.username ?? (context.agentToken ? 'agent' : 'anonymous');
+}

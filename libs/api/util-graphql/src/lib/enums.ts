@@ -1,0 +1,28 @@
+import { registerEnumType } from 'type-graphql';
+import { INSTALL_RUN_STATUSES, INSTALL_STEPS, NODE_STATUSES, ROLES, STEP_EVENT_STATUSES } from '@ccos/shared/domain';
+
+/** Turns a domain list of names into the object form type-graphql registers as an enum. */
+function enumOf<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
+  return Object.fromEntries(values.map((value) => [value, value])) as { [K in T[number]]: K };
+}
+
+export const RoleEnum = enumOf(ROLES);
+export const NodeStatusEnum = enumOf(NODE_STATUSES);
+export const InstallStepEnum = enumOf(INSTALL_STEPS);
+export const StepEventStatusEnum = enumOf(STEP_EVENT_STATUSES);
+export const InstallRunStatusEnum = enumOf(INSTALL_RUN_STATUSES);
+export const StepStateEnum = enumOf(['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'] as const);
+export const NodeOriginEnum = enumOf(['ADDED', 'DISCOVERED'] as const);
+export const BootstrapStyleEnum = enumOf(['OPENSHIFT', 'KUBEADM'] as const);
+
+registerEnumType(RoleEnum, { name: 'Role', description: 'VIEWER reads; OPERATOR adds, installs and removes nodes and decides CSRs; ADMIN manages clusters, users and policy.' });
+registerEnumType(NodeStatusEnum, { name: 'NodeStatus' });
+registerEnumType(InstallStepEnum, { name: 'InstallStep' });
+registerEnumType(StepEventStatusEnum, { name: 'StepEventStatus' });
+registerEnumType(InstallRunStatusEnum, { name: 'InstallRunStatus' });
+registerEnumType(StepStateEnum, { name: 'StepState' });
+registerEnumType(NodeOriginEnum, { name: 'NodeOrigin', description: 'ADDED through this service, or DISCOVERED in the cluster.' });
+registerEnumType(BootstrapStyleEnum, {
+  name: 'BootstrapStyle',
+  description: 'Who requests kubelet client certificates: OPENSHIFT (node-bootstrapper service account) or KUBEADM (bootstrap tokens).',
+});

@@ -1,0 +1,97 @@
+import { createPubSub } from '@graphql-yoga/subscription';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { PubSub } from 'type-graphql';
+
+/**
+ * Events for subscriptions. Payloads must be plain JSON (ISO strings for dates): with
+ * several replicas they travel through Postgres NOTIFY, whose payload limit is 8000 bytes.
+ */
+export interface EventBus extends PubSub {
+  close(): Promise<void>;
+}
+
+/** One process: the embedded database cannot carry LISTEN/NOTIFY across connections. */
+export function createInProcessEventBus(): EventBus {
+  const local = createPubSub();
+  return {
+    publish: (routingKey, ...args) => local.publish(routingKey, ...(args as [])),
+    subscribe: (routingKey, dynamicId) => local.subscribe(routingKey, dynamicId as never),
+    close: async () => undefined,
+  };
+}
+
+const CHANNEL = 'ccos_events';
+const MAX_PAYLOAD = 7900;
+
+/**
+ * Several replicas: every publish goes through Postgres NOTIFY, and every replica
+ * (this one included) delivers what it hears to its own subscribers. The listening
+ * connection reconnects with backoff if it drops.
+ */
+export async function createPostgresEventBus(url: string, logger: Logger): Promise<EventBus> {
+  const local = createPubSub();
+  // One connection keeps NOTIFYs in publish order.
+  const publisher = new pg.Pool({ connectionString: url, max: 1 });
+  let listener: pg.Client | null = null;
+  let closed = false;
+  let backoffMs = 250;
+
+  const connect = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: url });
+    client.on('notification', (message) => {
+      if (message.channel !== CHANNEL || !message.payload) {
+        return;
+      }
+      try {
+        const { k, a } = JSON.parse(message.payload) as { k: string; a: unknown[] };
+        local.publish(k, ...(a as []));
+      } catch (error) {
+        logger.warn({ err: error }, 'ignored a malformed event notification');
+      }
+    });
+    client.on('error', (error) => {
+      logger.warn({ err: error }, 'event listener connection failed; reconnecting');
+      void client.end().catch(() => undefined);
+      scheduleReconnect();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    listener = client;
+    backoffMs = 250;
+  };
+  const scheduleReconnect = (): void => {
+    listener = null;
+    if (closed) {
+      return;
+    }
+    setTimeout(() => {
+      connect().catch((error: unknown) => {
+        logger.warn({ err: error }, 'event listener reconnect failed');
+        backoffMs = Math.min(backoffMs * 2, 10_000);
+        scheduleReconnect();
+      });
+    }, backoffMs).unref();
+  };
+  await connect();
+
+  return {
+    publish(routingKey, ...args) {
+      const payload = JSON.stringify({ k: routingKey, a: args });
+      if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
+        logger.error({ topic: routingKey, bytes: Buffer.byteLength(payload) }, 'event too large for NOTIFY; delivered to this replica only');
+        local.publish(routingKey, ...(args as []));
+        return;
+      }
+      publisher.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).catch((error: unknown) => {
+        logger.error({ err: error, topic: routingKey }, 'could not publish an event');
+      });
+    },
+    subscribe: (routingKey, dynamicId) => local.subscribe(routingKey, dynamicId as never),
+    async close() {
+      closed = true;
+      await (listener as pg.Client | null)?.end().catch(() => undefined);
+      await publisher.end();
+    },
+  };
+}
