@@ -9,7 +9,17 @@ const serverOnlyPackages = [
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
-  { ignores: ['**/dist', '**/node_modules', '**/.angular', '**/tmp', '**/*.js', '**/*.mjs'] },
+  { ignores: ['**/dist', '**/node_modules', '**/.angular', '**/tmp', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  ...nx.configs['flat/angular'].map((config) => ({ ...config, files: ['apps/console/**/*.ts', 'libs/console/**/*.ts'] })),
+  ...nx.configs['flat/angular-template'].map((config) => ({ ...config, files: ['apps/console/**/*.html', 'libs/console/**/*.html'] })),
+  {
+    files: ['apps/console/**/*.ts', 'libs/console/**/*.ts'],
+    rules: {
+      '@angular-eslint/component-selector': ['error', { type: 'element', prefix: 'ccos', style: 'kebab-case' }],
+      '@angular-eslint/directive-selector': ['error', { type: 'attribute', prefix: 'ccos', style: 'camelCase' }],
+      '@angular-eslint/prefer-on-push-component-change-detection': 'error',
+    },
+  },
   {
     files: ['**/*.ts'],
     rules: {

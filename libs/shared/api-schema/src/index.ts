@@ -1,0 +1,1 @@
+export * from './generated/operations';
