@@ -1,0 +1,72 @@
+import {
+  BRIDGE_NAME,
+  GATEWAY_IP,
+  SUBNET_PREFIX_LENGTH,
+  VIP,
+  netnsName,
+  vethName,
+} from './lab-layout';
+import { runCommand } from './run-command';
+
+/** One host's place on the lab network. */
+export interface HostLink {
+  readonly id: string;
+  readonly ip: string;
+}
+
+/**
+ * Creates the bridge with the gateway address and the VIP. IPv6 stays off on
+ * the lab links so the hosts send nothing but what the tests cause.
+ */
+export async function createBridge(): Promise<void> {
+  await runBatch(null, [
+    `link add ${BRIDGE_NAME} type bridge`,
+    `link set ${BRIDGE_NAME} addrgenmode none`,
+    `addr add ${GATEWAY_IP}/${SUBNET_PREFIX_LENGTH} dev ${BRIDGE_NAME}`,
+    `addr add ${VIP}/32 dev ${BRIDGE_NAME}`,
+    `link set ${BRIDGE_NAME} up`,
+  ]);
+}
+
+/**
+ * Creates the hosts' network namespaces and veth pairs: `eth0` inside with
+ * the host's address and a default route via the gateway, the other end
+ * enslaved to the bridge. Two `ip -batch` runs on the machine plus one per
+ * host keep this fast for many hosts.
+ */
+export async function createHostLinks(hosts: readonly HostLink[]): Promise<void> {
+  await runBatch(null, hosts.flatMap(({ id }) => [
+    `netns add ${netnsName(id)}`,
+    `link add ${vethName(id)} type veth peer name eth0 netns ${netnsName(id)}`,
+    `link set ${vethName(id)} addrgenmode none`,
+    `link set ${vethName(id)} master ${BRIDGE_NAME}`,
+    `link set ${vethName(id)} up`,
+  ]));
+  await Promise.all(hosts.map(({ id, ip }) => runBatch(netnsName(id), [
+    'link set lo up',
+    'link set eth0 addrgenmode none',
+    `addr add ${ip}/${SUBNET_PREFIX_LENGTH} dev eth0`,
+    'link set eth0 up',
+    `route add default via ${GATEWAY_IP}`,
+  ])));
+}
+
+/** Brings the machine-side end of a host's link down (`cut`) or up (`restore`). */
+export async function setHostLink(id: string, up: boolean): Promise<void> {
+  await runCommand(['ip', 'link', 'set', vethName(id), up ? 'up' : 'down']);
+}
+
+/** Removes a host's namespace; the kernel deletes its veth pair with it. */
+export async function deleteHostNetns(id: string): Promise<void> {
+  await runCommand(['ip', 'netns', 'del', netnsName(id)], { allowFailure: true });
+}
+
+async function runBatch(netns: string | null, lines: readonly string[]): Promise<void> {
+  if (lines.length === 0) {
+    return;
+  }
+  const namespaceArgs = netns === null ? [] : ['-n', netns];
+  // `ip -batch -` reads the commands from stdin; a failing line stops the batch.
+  await runCommand(['ip', ...namespaceArgs, '-batch', '-'], { input: `${lines.join('\n')}\n` });
+}
+
