@@ -1,0 +1,12 @@
+export { startKubeSim, type KubeSim, type KubeSimOptions } from './kube-sim';
+export { bootstrapTokenSecret, type BootstrapTokenOptions, BOOTSTRAP_TOKEN_SECRET_TYPE } from './bootstrap-token';
+export { buildKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig';
+export { CertificateAuthority, type KeyPairPem } from './certificate-authority';
+export { parseTokenFile, type StaticToken } from './token-file';
+export { parseSeed, type SeedInput } from './seed';
+export type { KubeObject, ObjectMeta, OwnerReference } from './kube-object';
+export type { ObjectApi, DeleteOptions, WriteOptions } from './object-api';
+export type { ObjectStore, StoreEvent, ChangeType } from './store';
+export type { ResourceDefinition } from './resource-definition';
+export type { UserInfo } from './user-info';
+export { SUPPORTED_SIGNERS } from './signer';

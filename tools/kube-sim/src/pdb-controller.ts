@@ -1,0 +1,126 @@
+import { cloneJson } from './json-value';
+import { controllerOf, type KubeObject } from './kube-object';
+import { computePdbStatus, DISRUPTED_POD_TIMEOUT_MS, pdbStatusChanged, type ControllerScale } from './pdb';
+import type { ResourceDefinition } from './resource-definition';
+import type { ObjectStore, StoreEvent } from './store';
+
+const WATCHED = new Set(['v1/pods', 'policy/v1/poddisruptionbudgets', 'apps/v1/replicasets', 'apps/v1/deployments', 'apps/v1/statefulsets']);
+
+function find(store: ObjectStore, group: string, resource: string): ResourceDefinition {
+  const def = store.definitions.find((d) => d.group === group && d.resource === resource);
+  if (!def) {
+    throw new Error(`${group}/${resource} is not served`);
+  }
+  return def;
+}
+
+function replicas(obj: KubeObject): number {
+  const value = obj.spec?.['replicas'];
+  return typeof value === 'number' ? value : 1;
+}
+
+/**
+ * The disruption controller: keeps every PodDisruptionBudget's status in step with the pods and
+ * controllers of its namespace, synchronously after each change (the real one is eventually
+ * consistent; here a status is never stale when an eviction reads it).
+ * @see https://github.com/kubernetes/kubernetes/blob/master/pkg/controller/disruption/disruption.go
+ */
+export class PdbController {
+  private readonly unsubscribe: () => void;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly pods: ResourceDefinition;
+  private readonly pdbs: ResourceDefinition;
+  private readonly replicaSets: ResourceDefinition;
+  private readonly deployments: ResourceDefinition;
+  private readonly statefulSets: ResourceDefinition;
+
+  constructor(private readonly store: ObjectStore) {
+    this.pods = find(store, '', 'pods');
+    this.pdbs = find(store, 'policy', 'poddisruptionbudgets');
+    this.replicaSets = find(store, 'apps', 'replicasets');
+    this.deployments = find(store, 'apps', 'deployments');
+    this.statefulSets = find(store, 'apps', 'statefulsets');
+    this.unsubscribe = store.subscribe((event) => this.onEvent(event));
+  }
+
+  private onEvent(event: StoreEvent): void {
+    const id = `${event.resource.group ? `${event.resource.group}/` : ''}${event.resource.version}/${event.resource.resource}`;
+    if (!WATCHED.has(id)) {
+      return;
+    }
+    if (event.resource === this.pdbs && event.type === 'MODIFIED' && event.previous && event.previous.metadata.generation === event.object.metadata.generation) {
+      // Our own status writes (and eviction's decrement) must not trigger another pass.
+      if (JSON.stringify(event.previous.spec) === JSON.stringify(event.object.spec)) {
+        return;
+      }
+    }
+    this.syncNamespace(event.object.metadata.namespace ?? '');
+  }
+
+  private scaleOf: ControllerScale = (pod) => {
+    const ref = controllerOf(pod);
+    const ns = pod.metadata.namespace;
+    if (!ref) {
+      return undefined;
+    }
+    if (ref.kind === 'ReplicaSet') {
+      const rs = this.store.get(this.replicaSets, ns, ref.name);
+      if (!rs || rs.metadata.uid !== ref.uid) {
+        return undefined;
+      }
+      const owner = controllerOf(rs);
+      if (owner?.kind === 'Deployment') {
+        const deployment = this.store.get(this.deployments, ns, owner.name);
+        return deployment && deployment.metadata.uid === owner.uid ? { uid: owner.uid, replicas: replicas(deployment) } : undefined;
+      }
+      return { uid: ref.uid, replicas: replicas(rs) };
+    }
+    if (ref.kind === 'StatefulSet') {
+      const sts = this.store.get(this.statefulSets, ns, ref.name);
+      return sts && sts.metadata.uid === ref.uid ? { uid: ref.uid, replicas: replicas(sts) } : undefined;
+    }
+    return undefined;
+  };
+
+  /** Recomputes the status of every budget in a namespace. */
+  syncNamespace(namespace: string): void {
+    const budgets = this.store.list(this.pdbs, { namespace });
+    if (budgets.length === 0) {
+      return;
+    }
+    const pods = this.store.list(this.pods, { namespace });
+    const now = new Date();
+    for (const pdb of budgets) {
+      const status = computePdbStatus(pdb, pods, this.scaleOf, now);
+      if (pdbStatusChanged(pdb.status, status)) {
+        const updated = cloneJson(pdb);
+        updated.status = status;
+        this.store.replace(this.pdbs, updated);
+      }
+      this.scheduleExpiry(namespace, status['disruptedPods']);
+    }
+  }
+
+  /** Evicted pods that never went away stop counting as disrupted after two minutes. */
+  private scheduleExpiry(namespace: string, disrupted: unknown): void {
+    if (typeof disrupted !== 'object' || disrupted === null || this.timers.has(namespace)) {
+      return;
+    }
+    const times = Object.values(disrupted as Record<string, string>).map((t) => Date.parse(t) + DISRUPTED_POD_TIMEOUT_MS);
+    const delay = Math.max(0, Math.min(...times) - Date.now()) + 50;
+    const timer = setTimeout(() => {
+      this.timers.delete(namespace);
+      this.syncNamespace(namespace);
+    }, delay);
+    timer.unref();
+    this.timers.set(namespace, timer);
+  }
+
+  stop(): void {
+    this.unsubscribe();
+    for (const timer of this.timers.values()) {
+      clearTimeout(timer);
+    }
+    this.timers.clear();
+  }
+}

@@ -1,0 +1,474 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { ApiError, badRequest, failureStatus, internalError, methodNotAllowed, resourceNotFound, unauthorized, unsupportedMediaType } from './api-error';
+import type { Authenticator } from './auth';
+import { negotiate } from './content-negotiation';
+import { aggregatedDiscovery, AGGREGATED_DISCOVERY_TYPE, apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery';
+import { evictPod } from './eviction';
+import { isJsonObject, type JsonObject, type JsonValue } from './json-value';
+import type { KubeObject } from './kube-object';
+import type { DeleteOptions, ObjectApi } from './object-api';
+import { subjectOf } from './object-api';
+import { PATCH_CONTENT_TYPES, type PatchType } from './patch';
+import { apiVersionOf, type ResourceDefinition } from './resource-definition';
+import { parseFieldSelector, parseLabelSelector } from './selectors';
+import { partialObjectMetadata, toTable, type IncludeObject } from './table';
+import { ANONYMOUS_USER, type UserInfo } from './user-info';
+import { serveWatch, type WatchHandle } from './watch';
+
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
+
+export interface ApiHandlerOptions {
+  api: ObjectApi;
+  authenticator: Authenticator;
+  /** Whether requests without credentials are served (as system:anonymous) instead of 401. */
+  allowAnonymous: boolean;
+  /** host:port reported in /api serverAddressByClientCIDRs. */
+  serverAddress: () => string;
+  /** Answer kubectl's aggregated discovery requests (apidiscovery.k8s.io/v2); legacy documents otherwise. */
+  aggregatedDiscovery: boolean;
+  bookmarkIntervalMs: number;
+  /** Called once per finished request (method, path, status, user). */
+  log?: (line: string) => void;
+}
+
+/** A parsed resource path. */
+interface ResourcePath {
+  group: string;
+  version: string;
+  namespace?: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
+}
+
+function parseResourcePath(parts: string[]): { group: string; version: string; rest: string[] } | undefined {
+  if (parts[0] === 'api' && parts.length >= 2) {
+    return { group: '', version: parts[1], rest: parts.slice(2) };
+  }
+  if (parts[0] === 'apis' && parts.length >= 3) {
+    return { group: parts[1], version: parts[2], rest: parts.slice(3) };
+  }
+  return undefined;
+}
+
+function toResourcePath(group: string, version: string, rest: string[]): ResourcePath | undefined {
+  if (rest.length === 0) {
+    return undefined;
+  }
+  if (rest[0] === 'namespaces' && group === '' && (rest.length === 2 || (rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize')))) {
+    return { group, version, resource: 'namespaces', name: rest[1], subresource: rest[2] };
+  }
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    return rest.length > 5 ? undefined : { group, version, namespace: rest[1], resource: rest[2], name: rest[3], subresource: rest[4] };
+  }
+  return rest.length > 3 ? undefined : { group, version, resource: rest[0], name: rest[1], subresource: rest[2] };
+}
+
+function parseBool(value: string | null): boolean {
+  return value !== null && ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value);
+}
+
+function optionalInt(value: string | null, name: string): number | undefined {
+  if (value === null || value === '') {
+    return undefined;
+  }
+  if (!/^-?\d+$/.test(value)) {
+    throw badRequest(`invalid value for ${name}: ${value}`);
+  }
+  return Number(value);
+}
+
+function encodeContinue(rv: number, lastKey: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: `${lastKey}\u0000` })).toString('base64');
+}
+
+function decodeContinue(token: string): string {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { v?: string; start?: string };
+    if (parsed.v !== 'meta.k8s.io/v1' || typeof parsed.start !== 'string') {
+      throw new Error('bad');
+    }
+    return parsed.start.endsWith('\u0000') ? parsed.start.slice(0, -1) : parsed.start;
+  } catch {
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+}
+
+function mediaType(header: string | undefined): string {
+  return (header ?? 'application/json').split(';')[0].trim().toLowerCase();
+}
+
+/**
+ * The HTTP face of the simulator: authentication, discovery, and the REST verbs of every served
+ * resource (get, list with selectors and pagination, watch, create, update, patch, delete,
+ * deletecollection, status/approval subresources, pods/eviction) with Status errors.
+ */
+export class ApiHandler {
+  private readonly watches = new Set<WatchHandle>();
+
+  constructor(private readonly options: ApiHandlerOptions) {}
+
+  /** Request listener for node:http / node:https. */
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    res.setHeader('Audit-Id', randomUUID());
+    res.setHeader('Cache-Control', 'no-cache, private');
+    let who = '-';
+    if (this.options.log) {
+      const log = this.options.log;
+      res.on('finish', () => log(`${req.method ?? ''} ${req.url ?? ''} ${res.statusCode} ${who}`));
+    }
+    this.route(req, res, (user) => {
+      who = user.username;
+    })
+      .catch((error: unknown) => {
+        const apiError = error instanceof ApiError ? error : internalError(error instanceof Error ? error.message : String(error));
+        if (!(error instanceof ApiError)) {
+          this.options.log?.(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        }
+        if (!res.headersSent) {
+          this.sendJson(res, apiError.status.code, apiError.status);
+        } else if (!res.writableEnded) {
+          res.end();
+        }
+      });
+  };
+
+  /** Ends every open watch (shutdown). */
+  closeWatches(): void {
+    for (const watch of [...this.watches]) {
+      watch.close();
+    }
+  }
+
+  private sendJson(res: ServerResponse, code: number, body: JsonValue | string, contentType = 'application/json'): void {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  private async readBody(req: IncomingMessage): Promise<JsonValue | undefined> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      const buf = chunk as Buffer;
+      size += buf.length;
+      if (size > MAX_BODY_BYTES) {
+        throw new ApiError(failureStatus(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'));
+      }
+      chunks.push(buf);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (text.trim() === '') {
+      return undefined;
+    }
+    const type = mediaType(req.headers['content-type']);
+    try {
+      return (type === 'application/yaml' ? parseYaml(text) : JSON.parse(text)) as JsonValue;
+    } catch (error) {
+      throw badRequest(`error decoding request body: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private authenticate(req: IncomingMessage, path: string): UserInfo {
+    const result = this.options.authenticator.authenticate(req);
+    if (result.kind === 'user') {
+      return result.user;
+    }
+    if (result.kind === 'anonymous' && (this.options.allowAnonymous || PUBLIC_PATHS.has(path))) {
+      return ANONYMOUS_USER;
+    }
+    throw unauthorized();
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse, identified: (user: UserInfo) => void): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://kube-sim');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const user = this.authenticate(req, path);
+    identified(user);
+    const method = req.method ?? 'GET';
+    if (PUBLIC_PATHS.has(path) && path !== '/version') {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('ok');
+      return;
+    }
+    if (path === '/version') {
+      this.sendJson(res, 200, versionInfo());
+      return;
+    }
+    const parts = path.split('/').filter(Boolean);
+    const defs = this.options.api.store.definitions;
+    if (method === 'GET' && (path === '/api' || path === '/apis')) {
+      const representation = negotiate(req.headers.accept, this.options.aggregatedDiscovery);
+      if (representation.kind === 'discovery') {
+        this.sendJson(res, 200, aggregatedDiscovery(defs, path === '/api'), AGGREGATED_DISCOVERY_TYPE);
+      } else {
+        this.sendJson(res, 200, path === '/api' ? coreVersions(this.options.serverAddress()) : groupList(defs));
+      }
+      return;
+    }
+    if (method === 'GET' && parts[0] === 'apis' && parts.length === 2) {
+      const group = apiGroup(defs, parts[1]);
+      if (!group) {
+        throw resourceNotFound();
+      }
+      this.sendJson(res, 200, group);
+      return;
+    }
+    const gv = parseResourcePath(parts);
+    if (!gv) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('404 page not found\n');
+      return;
+    }
+    if (gv.rest.length === 0) {
+      const list = method === 'GET' ? resourceList(defs, gv.group, gv.version) : undefined;
+      if (!list) {
+        throw resourceNotFound();
+      }
+      this.sendJson(res, 200, list);
+      return;
+    }
+    const target = toResourcePath(gv.group, gv.version, gv.rest);
+    if (!target) {
+      throw resourceNotFound();
+    }
+    await this.serveResource(req, res, url, target, user);
+  }
+
+  private async serveResource(req: IncomingMessage, res: ServerResponse, url: URL, target: ResourcePath, user: UserInfo): Promise<void> {
+    const { api } = this.options;
+    const def = api.resource(target.group, target.version, target.resource);
+    if (!def.namespaced && target.namespace !== undefined) {
+      throw resourceNotFound();
+    }
+    if (def.namespaced && target.name !== undefined && target.namespace === undefined) {
+      throw resourceNotFound();
+    }
+    const sub = target.subresource;
+    if (sub !== undefined && !def.subresources.some((s) => s.name === sub)) {
+      throw resourceNotFound();
+    }
+    const query = url.searchParams;
+    const dryRun = query.getAll('dryRun').includes('All');
+    const method = req.method ?? 'GET';
+    const name = target.name;
+    const ns = target.namespace;
+
+    if (method === 'GET') {
+      if (name === undefined) {
+        if (parseBool(query.get('watch'))) {
+          this.serveWatch(req, res, def, ns, query);
+        } else {
+          this.serveList(req, res, def, ns, query);
+        }
+        return;
+      }
+      if (sub !== undefined && sub !== 'status' && sub !== 'approval') {
+        throw methodNotAllowed('get', subjectOf(def, name));
+      }
+      this.sendRead(req, res, def, api.get(def, ns, name), query);
+      return;
+    }
+    if (method === 'POST') {
+      const body = await this.readBody(req);
+      if (name === undefined) {
+        if (def.namespaced && ns === undefined) {
+          throw resourceNotFound();
+        }
+        this.sendJson(res, 201, api.create(def, ns, body, { user, dryRun }) as unknown as JsonObject);
+        return;
+      }
+      if (sub === 'eviction' && def.resource === 'pods' && def.group === '') {
+        const status = evictPod(api, ns ?? '', name, body ?? {}, user, dryRun);
+        this.sendJson(res, 201, status);
+        return;
+      }
+      throw methodNotAllowed('create', subjectOf(def, name));
+    }
+    if (name === undefined && method !== 'DELETE') {
+      throw new ApiError(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+    }
+    if (method === 'PUT' && name !== undefined) {
+      const body = await this.readBody(req);
+      const subresource = sub === 'finalize' ? 'status' : sub;
+      this.sendJson(res, 200, api.update(def, ns, name, body, { user, dryRun, subresource }) as unknown as JsonObject);
+      return;
+    }
+    if (method === 'PATCH' && name !== undefined) {
+      const type = mediaType(req.headers['content-type']);
+      if (!(PATCH_CONTENT_TYPES as readonly string[]).includes(type)) {
+        throw unsupportedMediaType(type, PATCH_CONTENT_TYPES);
+      }
+      const body = await this.readBody(req);
+      if (body === undefined) {
+        throw badRequest('the body of the request was empty');
+      }
+      this.sendJson(res, 200, api.patch(def, ns, name, type as PatchType, body, { user, dryRun, subresource: sub }) as unknown as JsonObject);
+      return;
+    }
+    if (method === 'DELETE') {
+      const body = await this.readBody(req);
+      const options = this.deleteOptions(body, query, user, dryRun);
+      if (name !== undefined) {
+        this.sendJson(res, 200, api.delete(def, ns, name, options) as unknown as JsonObject);
+        return;
+      }
+      const selected = this.select(def, ns, query);
+      const deleted = api.deleteCollection(def, selected, options);
+      this.sendJson(res, 200, {
+        kind: `${def.kind}List`,
+        apiVersion: apiVersionOf(def),
+        metadata: { resourceVersion: String(api.store.resourceVersion) },
+        items: deleted as unknown as JsonObject[],
+      });
+      return;
+    }
+    throw new ApiError(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+  }
+
+  private deleteOptions(body: JsonValue | undefined, query: URLSearchParams, user: UserInfo, dryRun: boolean): DeleteOptions {
+    const raw: JsonObject = isJsonObject(body) ? body : {};
+    const options: DeleteOptions = { user, dryRun: dryRun || (Array.isArray(raw['dryRun']) && raw['dryRun'].includes('All')) };
+    const grace = typeof raw['gracePeriodSeconds'] === 'number' ? raw['gracePeriodSeconds'] : optionalInt(query.get('gracePeriodSeconds'), 'gracePeriodSeconds');
+    if (grace !== undefined) {
+      options.gracePeriodSeconds = grace;
+    }
+    const pre = raw['preconditions'];
+    if (isJsonObject(pre)) {
+      options.preconditions = {
+        uid: typeof pre['uid'] === 'string' ? pre['uid'] : undefined,
+        resourceVersion: typeof pre['resourceVersion'] === 'string' ? pre['resourceVersion'] : undefined,
+      };
+    }
+    const policy = raw['propagationPolicy'] ?? query.get('propagationPolicy');
+    if (policy === 'Orphan' || policy === 'Background' || policy === 'Foreground') {
+      options.propagationPolicy = policy;
+    } else if (raw['orphanDependents'] === true || query.get('orphanDependents') === 'true') {
+      options.propagationPolicy = 'Orphan';
+    }
+    return options;
+  }
+
+  private select(def: ResourceDefinition, ns: string | undefined, query: URLSearchParams, afterKey?: string): KubeObject[] {
+    const labels = parseLabelSelector(query.get('labelSelector') ?? undefined);
+    const fields = parseFieldSelector(query.get('fieldSelector') ?? undefined, def.fieldLabels);
+    const nodeName = def.group === '' && def.resource === 'pods' ? fields.equalityValue('spec.nodeName') : undefined;
+    return this.options.api.store
+      .list(def, { namespace: ns, nodeName, afterKey })
+      .filter((obj) => labels.matches(obj.metadata.labels) && fields.matches(obj));
+  }
+
+  private includeObject(query: URLSearchParams): IncludeObject {
+    const value = query.get('includeObject');
+    return value === 'None' || value === 'Object' ? value : 'Metadata';
+  }
+
+  private sendRead(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, obj: KubeObject, query: URLSearchParams): void {
+    const representation = negotiate(req.headers.accept);
+    const store = this.options.api.store;
+    if (representation.kind === 'table') {
+      const table = toTable(def, [obj], { includeObject: this.includeObject(query), resourceVersion: obj.metadata.resourceVersion ?? '' });
+      table['apiVersion'] = `meta.k8s.io/${representation.version}`;
+      this.sendJson(res, 200, table, `application/json;as=Table;v=${representation.version};g=meta.k8s.io`);
+    } else if (representation.kind === 'metadata') {
+      this.sendJson(res, 200, { ...partialObjectMetadata(obj), apiVersion: `meta.k8s.io/${representation.version}` }, `application/json;as=PartialObjectMetadata;v=${representation.version};g=meta.k8s.io`);
+    } else {
+      this.sendJson(res, 200, store.json(def, obj));
+    }
+  }
+
+  private serveList(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, ns: string | undefined, query: URLSearchParams): void {
+    const representation = negotiate(req.headers.accept);
+    const store = this.options.api.store;
+    const rv = store.resourceVersion;
+    const limit = optionalInt(query.get('limit'), 'limit');
+    const continueToken = query.get('continue');
+    const afterKey = continueToken ? decodeContinue(continueToken) : undefined;
+    const selected = this.select(def, ns, query, afterKey);
+    const page = limit !== undefined && limit > 0 && selected.length > limit ? selected.slice(0, limit) : selected;
+    const metadata: JsonObject = { resourceVersion: String(rv) };
+    if (page.length < selected.length) {
+      const last = page[page.length - 1];
+      metadata['continue'] = encodeContinue(rv, last.metadata.namespace && def.namespaced ? `${last.metadata.namespace}/${last.metadata.name ?? ''}` : (last.metadata.name ?? ''));
+      if (!query.get('labelSelector') && !query.get('fieldSelector')) {
+        metadata['remainingItemCount'] = selected.length - page.length;
+      }
+    }
+    if (representation.kind === 'table') {
+      const table = toTable(def, page, {
+        includeObject: this.includeObject(query),
+        resourceVersion: String(rv),
+        continueToken: typeof metadata['continue'] === 'string' ? metadata['continue'] : undefined,
+        remainingItemCount: typeof metadata['remainingItemCount'] === 'number' ? metadata['remainingItemCount'] : undefined,
+      });
+      table['apiVersion'] = `meta.k8s.io/${representation.version}`;
+      this.sendJson(res, 200, table, `application/json;as=Table;v=${representation.version};g=meta.k8s.io`);
+      return;
+    }
+    if (representation.kind === 'metadata') {
+      this.sendJson(
+        res,
+        200,
+        { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${representation.version}`, metadata, items: page.map(partialObjectMetadata) },
+        `application/json;as=PartialObjectMetadataList;v=${representation.version};g=meta.k8s.io`,
+      );
+      return;
+    }
+    const prefix = `{"apiVersion":"${apiVersionOf(def)}","kind":"${def.kind}",`;
+    const items = page.map((obj) => {
+      const json = store.json(def, obj);
+      return json.startsWith(prefix) ? `{${json.slice(prefix.length)}` : json;
+    });
+    const head = JSON.stringify({ kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata });
+    this.sendJson(res, 200, `${head.slice(0, -1)},"items":[${items.join(',')}]}`);
+  }
+
+  private serveWatch(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, ns: string | undefined, query: URLSearchParams): void {
+    const representation = negotiate(req.headers.accept);
+    const includeObject = this.includeObject(query);
+    const encode = (obj: KubeObject, rv: number, json?: string): string => {
+      if (representation.kind === 'table') {
+        const table = toTable(def, [obj], { includeObject, resourceVersion: String(rv) });
+        table['apiVersion'] = `meta.k8s.io/${representation.version}`;
+        return JSON.stringify(table);
+      }
+      if (representation.kind === 'metadata') {
+        return JSON.stringify({ ...partialObjectMetadata(obj), apiVersion: `meta.k8s.io/${representation.version}` });
+      }
+      return json ?? JSON.stringify(obj);
+    };
+    const sendInitial = query.get('sendInitialEvents');
+    let finished = false;
+    let handle: WatchHandle | undefined = undefined;
+    handle = serveWatch(
+      this.options.api.store,
+      req,
+      res,
+      {
+        def,
+        namespace: ns,
+        labelSelector: parseLabelSelector(query.get('labelSelector') ?? undefined),
+        fieldSelector: parseFieldSelector(query.get('fieldSelector') ?? undefined, def.fieldLabels),
+        resourceVersion: query.get('resourceVersion') ?? undefined,
+        timeoutSeconds: optionalInt(query.get('timeoutSeconds'), 'timeoutSeconds'),
+        allowBookmarks: parseBool(query.get('allowWatchBookmarks')),
+        sendInitialEvents: sendInitial === null ? undefined : parseBool(sendInitial),
+        encode,
+        contentType: 'application/json',
+      },
+      this.options.bookmarkIntervalMs,
+      () => {
+        finished = true;
+        if (handle) {
+          this.watches.delete(handle);
+        }
+      },
+    );
+    if (!finished) {
+      this.watches.add(handle);
+    }
+  }
+}
