@@ -6,6 +6,8 @@ import type { Authenticator } from './auth';
 import { negotiate } from './content-negotiation';
 import { aggregatedDiscovery, AGGREGATED_DISCOVERY_TYPE, apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery';
 import { evictPod } from './eviction';
+import { openApiGroupVersion, openApiRoot } from './openapi';
+import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from './protobuf';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-value';
 import type { KubeObject } from './kube-object';
 import type { DeleteOptions, ObjectApi } from './object-api';
@@ -165,6 +167,9 @@ export class ApiHandler {
       return undefined;
     }
     const type = mediaType(req.headers['content-type']);
+    if (type === PROTOBUF_CONTENT_TYPE) {
+      return decodeProtobufObject(Buffer.concat(chunks));
+    }
     try {
       return (type === 'application/yaml' ? parseYaml(text) : JSON.parse(text)) as JsonValue;
     } catch (error) {
@@ -215,6 +220,14 @@ export class ApiHandler {
         throw resourceNotFound();
       }
       this.sendJson(res, 200, group);
+      return;
+    }
+    if (method === 'GET' && parts[0] === 'openapi' && parts[1] === 'v3') {
+      const doc = parts.length === 2 ? openApiRoot(defs) : parts[2] === 'api' ? openApiGroupVersion(defs, '', parts[3] ?? '') : openApiGroupVersion(defs, parts[3] ?? '', parts[4] ?? '');
+      if (!doc) {
+        throw resourceNotFound();
+      }
+      this.sendJson(res, 200, doc);
       return;
     }
     const gv = parseResourcePath(parts);
