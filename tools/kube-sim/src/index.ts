@@ -10,3 +10,4 @@ export type { ObjectStore, StoreEvent, ChangeType } from './store';
 export type { ResourceDefinition } from './resource-definition';
 export type { UserInfo } from './user-info';
 export { SUPPORTED_SIGNERS } from './signer';
+export { generateCertificateRequest, type CertificateRequestOptions } from './certificate-request';
