@@ -1,4 +1,6 @@
 import { Agent, request } from 'node:https';
+import { isIP } from 'node:net';
+import { checkServerIdentity } from 'node:tls';
 import { request as httpRequest } from 'node:http';
 import type { KubeConnection } from './kubeconfig';
 
@@ -35,8 +37,13 @@ export class KubeClient {
         ca: connection.caPem,
         cert: connection.clientCertPem,
         key: connection.clientKeyPem,
-        servername: connection.tlsServerName,
         rejectUnauthorized: !connection.insecureSkipTlsVerify,
+        // tls-server-name: verify the certificate against that name (SNI only for DNS names).
+        ...(connection.tlsServerName === undefined ? {} : {
+          servername: isIP(connection.tlsServerName) ? undefined : connection.tlsServerName,
+          checkServerIdentity: (_host: string, cert: Parameters<typeof checkServerIdentity>[1]) =>
+            checkServerIdentity(connection.tlsServerName ?? _host, cert),
+        }),
       })
       : undefined;
   }

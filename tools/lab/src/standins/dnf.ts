@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { createInterface } from 'node:readline';
 import { nevra, type RpmMetadata } from './rpm/rpm-package';
 import { readInstalled, withTransactionLock, writeInstalled } from './rpm/rpm-database';

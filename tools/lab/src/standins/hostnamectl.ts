@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';

@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';

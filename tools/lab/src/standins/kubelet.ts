@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { KubeClient } from '../kube/kube-client';

@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { basename } from 'node:path';
 
 /**

@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { nevra, type RpmMetadata } from './rpm/rpm-package';
 import { readInstalled, withTransactionLock, writeInstalled, type InstalledPackage } from './rpm/rpm-database';
 import { loadPackageFiles } from './rpm/package-files';
@@ -168,12 +169,13 @@ async function install(flags: Flags, args: readonly string[]): Promise<number> {
       noDeps: flags.noDeps,
       replacePackages: flags.replacePackages,
     });
-    if (plan.missing.length > 0 || plan.alreadyInstalled.length > 0) {
+    if (plan.missing.length > 0) {
+      process.stderr.write(`error: Failed dependencies:\n${plan.missing.map((line) => `\t${line}\n`).join('')}`);
+      return 1;
+    }
+    if (plan.alreadyInstalled.length > 0) {
       if (flags.hash) {
         process.stdout.write(`${progressLine('Verifying...', 1, 1)}\n${progressLine('Preparing...', 1, 1)}\n`);
-      }
-      if (plan.missing.length > 0) {
-        process.stderr.write(`error: Failed dependencies:\n${plan.missing.map((line) => `\t${line}\n`).join('')}`);
       }
       for (const pkg of plan.alreadyInstalled) {
         process.stderr.write(`\tpackage ${nevra(pkg)} is already installed\n`);

@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { updateFaults } from './host-state';
 
 /** `swapoff` stand-in: `swapoff -a` turns the host's fake swap off. */

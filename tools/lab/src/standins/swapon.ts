@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { readFaults } from './host-state';
 
 /**

@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { STANDIN_FILES, onHost, readJson, statePath, writeJson } from './host-state';

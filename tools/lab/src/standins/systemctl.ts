@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { hostname } from 'node:os';

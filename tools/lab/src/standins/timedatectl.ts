@@ -1,3 +1,4 @@
+import './stdout-pipe';
 import { readFaults, updateFaults } from './host-state';
 
 /**

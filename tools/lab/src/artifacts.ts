@@ -1,0 +1,63 @@
+import { createCipheriv, createHash } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { kubeletUnit, nodeInitUnit } from './kubelet-files';
+import { RPM_CATALOGUE } from './rpm-catalogue';
+import { ARTIFACT_BINARIES, artifactEntry } from './standin-catalogue';
+import { bundleOf, bundleStandins, writeExecutable } from './standin-bundle';
+import { encodeRpm, rpmFileName } from './standins/rpm/rpm-package';
+
+/**
+ * The artifacts the installer service serves, laid out exactly as
+ * `DIR/<kind>/<name>` with kind binary|rpm|unit, plus `DIR/VERSION`:
+ * the eight release binaries (stand-ins; kubelet really joins), the 73
+ * stand-in rpms (~34 MiB, openshift-hyperkube alone 8 MiB) and the units.
+ * Contents are deterministic, so checksums are stable across runs.
+ */
+export const ARTIFACTS_VERSION = '4.12.0-lab.1';
+
+/** One written artifact. */
+export interface ArtifactFile {
+  readonly kind: 'binary' | 'rpm' | 'unit';
+  readonly name: string;
+  readonly size: number;
+}
+
+/** (Re)writes the artifacts folder. */
+export async function writeArtifacts(dir: string): Promise<ArtifactFile[]> {
+  await rm(dir, { recursive: true, force: true });
+  for (const kind of ['binary', 'rpm', 'unit']) {
+    await mkdir(join(dir, kind), { recursive: true });
+  }
+  const built = await bundleStandins();
+  const files: ArtifactFile[] = [];
+  for (const name of ARTIFACT_BINARIES) {
+    const bundle = Buffer.from(bundleOf(built, artifactEntry(name)));
+    // A line naming the binary keeps the release stand-ins' checksums distinct.
+    const contents = Buffer.concat([bundle, Buffer.from(`// ${name} ${ARTIFACTS_VERSION}\n`)]);
+    await writeExecutable(join(dir, 'binary', name), contents);
+    files.push({ kind: 'binary', name, size: contents.length });
+  }
+  await Promise.all(RPM_CATALOGUE.map(async (rpm) => {
+    const contents = encodeRpm(
+      { name: rpm.name, version: rpm.version, release: rpm.release, arch: rpm.arch, summary: `${rpm.name} (ccos lab stand-in)`, requires: rpm.requires },
+      payload(rpm.name, rpm.sizeKiB * 1024),
+    );
+    const name = rpmFileName(rpm);
+    await writeFile(join(dir, 'rpm', name), contents);
+    files.push({ kind: 'rpm', name, size: contents.length });
+  }));
+  for (const [name, text] of [['kubelet.service', kubeletUnit()], ['ccos-node-init.service', nodeInitUnit()]] as const) {
+    await writeFile(join(dir, 'unit', name), text);
+    files.push({ kind: 'unit', name, size: Buffer.byteLength(text) });
+  }
+  await writeFile(join(dir, 'VERSION'), `${ARTIFACTS_VERSION}\n`);
+  return files.sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
+}
+
+/** Deterministic incompressible bytes (an AES-CTR keystream keyed by the name). */
+function payload(name: string, size: number): Buffer {
+  const key = createHash('sha256').update(`ccos-lab-rpm:${name}`).digest();
+  const cipher = createCipheriv('aes-256-ctr', key, Buffer.alloc(16));
+  return Buffer.concat([cipher.update(Buffer.alloc(size)), cipher.final()]);
+}

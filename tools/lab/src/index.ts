@@ -1,0 +1,15 @@
+export { startLab, attachLab, stopLab, requireRoot, LabPermissionError, type Lab, type LabOptions } from './lab';
+export type { LabDescription } from './lab-state';
+export type { LabHost } from './lab-host';
+export type { LabFaults } from './faults';
+export { NetemUnavailableError, type Impairment } from './traffic-control';
+export type { MachineConfigServerMode } from './machine-config-server';
+export { writeArtifacts, ARTIFACTS_VERSION, type ArtifactFile } from './artifacts';
+export { RPM_CATALOGUE } from './rpm-catalogue';
+export { ARTIFACT_BINARIES } from './standin-catalogue';
+export { KUBELET_PATHS } from './kubelet-files';
+export { PRIVATE_PATHS } from './host-mounts';
+export { workerIgnitionConfig, IGNITION_VERSION, type IgnitionConfig } from './ignition';
+export { fingerprintOfKeyBlob, fingerprintOfPublicKey, type HostKeyType } from './sshd';
+export { cleanupLab, type CleanupReport } from './lab-cleanup';
+export { BRIDGE_NAME, GATEWAY_IP, VIP, LAB_PREFIX, LAB_STATE_DIR } from './lab-layout';

@@ -1,0 +1,133 @@
+import { copyFile, lstat, mkdir, readFile, stat, writeFile, chmod, chown } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { hostCommandPrefix, createHostNamespaces } from './host-namespaces';
+import { checkMountOrder, hostMountPlan, mountCommands, type HostDirs } from './host-mounts';
+import { statePaths } from './lab-layout';
+import { HOST_COMMANDS, SHADOWED_DIRS } from './standin-catalogue';
+import { STANDIN_FILES, type HostFaults, type HostLabConfig } from './standins/host-state';
+import { withRootPassword } from './password-hash';
+import { runCommand } from './run-command';
+import { generateHostKeys, sshdConfig, startSshd, type HostKeyType } from './sshd';
+
+/** How one lab host is reached over SSH (the shape of `hosts[]` in lab.json). */
+export interface LabHost {
+  /** Short id used by the lab's commands (`h1`). */
+  readonly id: string;
+  readonly hostname: string;
+  readonly ip: string;
+  readonly port: number;
+  readonly user: 'root';
+  readonly password: string;
+  /** The `ip netns` name holding the host's network. */
+  readonly netns: string;
+}
+
+/** Everything needed to build one host. */
+export interface HostSetup {
+  readonly host: LabHost;
+  readonly dirs: HostDirs;
+  readonly passwordHash: string;
+  readonly authorizedKeys: readonly string[];
+  readonly hostKeyTypes: readonly HostKeyType[];
+  readonly labConfig: HostLabConfig;
+  readonly standinsDir: string;
+  readonly shadowed: readonly { readonly path: string; readonly standin: string }[];
+}
+
+/** Machine commands (regular files, not symlinks) that the stand-ins cover inside hosts. */
+export async function shadowedCommands(standinsDir: string): Promise<{ path: string; standin: string }[]> {
+  const found: { path: string; standin: string }[] = [];
+  for (const { entry } of HOST_COMMANDS) {
+    for (const dir of SHADOWED_DIRS) {
+      const path = join(dir, entry);
+      const info = await lstat(path).catch(() => null);
+      if (info?.isFile()) {
+        found.push({ path, standin: join(standinsDir, entry) });
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Builds a host: its files on the machine, its namespaces and mounts, its
+ * hostname, and its sshd (listening when this returns).
+ */
+export async function createHost(setup: HostSetup, machineShadow: string): Promise<void> {
+  await writeHostFiles(setup, machineShadow);
+  await createHostNamespaces(setup.host.id);
+  const plan = hostMountPlan(setup.dirs, setup.standinsDir, setup.shadowed);
+  checkMountOrder(plan);
+  const prefix = hostCommandPrefix(setup.host.id);
+  // The namespace folder was copied into this mount namespace; detach it so
+  // the host holds no reference to other hosts' namespaces.
+  await runCommand([...prefix, 'umount', '-l', statePaths.namespaces]);
+  for (const mount of plan) {
+    for (const argv of mountCommands(mount)) {
+      await runCommand([...prefix, ...argv]);
+    }
+  }
+  await runCommand([...prefix, 'hostname', setup.host.hostname]);
+  await startSshd(setup.host.id, setup.dirs.run);
+}
+
+async function writeHostFiles(setup: HostSetup, machineShadow: string): Promise<void> {
+  const { dirs, host } = setup;
+  const folders: [string, number][] = [
+    [dirs.etcUpper, 0o755], [dirs.etcWork, 0o755], [dirs.varUpper, 0o755], [dirs.varWork, 0o755],
+    [join(dirs.etcUpper, 'systemd/system'), 0o755], [join(dirs.varUpper, 'lib/ccos-lab'), 0o755],
+    [dirs.ssh, 0o755], [dirs.systemd, 0o755], [dirs.labState, 0o755], [dirs.opt, 0o755],
+    [dirs.home, 0o700], [join(dirs.home, '.ssh'), 0o700], [dirs.tmp, 0o1777], [dirs.run, 0o755],
+    [join(dirs.run, 'sshd'), 0o755], [join(dirs.run, 'lock'), 0o755], [dirs.usrLocal, 0o755],
+    ...['bin', 'etc', 'games', 'include', 'lib', 'libexec', 'sbin', 'share', 'src'].map((name) => [join(dirs.usrLocal, name), 0o755] as [string, number]),
+  ];
+  for (const [folder, mode] of folders) {
+    await mkdir(folder, { recursive: true });
+    await chmod(folder, mode);
+  }
+  const shadowInfo = await stat('/etc/shadow');
+  const shadowPath = join(dirs.etcUpper, 'shadow');
+  await writeFile(shadowPath, withRootPassword(machineShadow, setup.passwordHash), { mode: 0o640 });
+  await chown(shadowPath, 0, shadowInfo.gid);
+  await chmod(shadowPath, shadowInfo.mode & 0o777);
+  await writeFile(join(dirs.etcUpper, 'hostname'), `${host.hostname}\n`);
+  await writeFile(join(dirs.etcUpper, 'hosts'), [
+    '127.0.0.1   localhost localhost.localdomain',
+    '::1         localhost localhost.localdomain ip6-localhost ip6-loopback',
+    `${host.ip} ${host.hostname}`,
+    '',
+  ].join('\n'));
+  await writeFile(join(dirs.etcUpper, 'machine-id'), `${randomBytes(16).toString('hex')}\n`, { mode: 0o444 });
+  await writeFile(join(dirs.etcUpper, 'os-release'), OS_RELEASE);
+  await writeFile(join(dirs.etcUpper, 'redhat-release'), 'CCOS release 4.12 (lab host)\n');
+  for (const file of ['moduli', 'ssh_config']) {
+    await copyFile(join('/etc/ssh', file), join(dirs.ssh, file)).catch(() => undefined);
+  }
+  await writeFile(join(dirs.ssh, 'sshd_config'), sshdConfig(host.ip, setup.hostKeyTypes));
+  await generateHostKeys(dirs.ssh, setup.hostKeyTypes);
+  await writeFile(join(dirs.home, '.ssh/authorized_keys'), setup.authorizedKeys.map((key) => `${key.trim()}\n`).join(''), { mode: 0o600 });
+  for (const file of ['.bashrc', '.profile']) {
+    await copyFile(join('/etc/skel', file), join(dirs.home, file)).catch(() => undefined);
+  }
+  await writeFile(join(dirs.labState, STANDIN_FILES.faults), `${JSON.stringify({} satisfies HostFaults)}\n`);
+  await writeFile(join(dirs.labState, STANDIN_FILES.config), `${JSON.stringify(setup.labConfig, null, 2)}\n`);
+}
+
+/** The host's /etc/os-release: an RPM-based CCOS worker, not the machine's Debian. */
+const OS_RELEASE = [
+  'NAME="CCOS"',
+  'VERSION="4.12 (lab host)"',
+  'ID="ccos"',
+  'ID_LIKE="rhel fedora"',
+  'VERSION_ID="4.12"',
+  'PLATFORM_ID="platform:el9"',
+  'PRETTY_NAME="CCOS 4.12 (lab host)"',
+  'ANSI_COLOR="0;31"',
+  '',
+].join('\n');
+
+/** The machine's /etc/shadow, read once per lab. */
+export function readMachineShadow(): Promise<string> {
+  return readFile('/etc/shadow', 'utf8');
+}
