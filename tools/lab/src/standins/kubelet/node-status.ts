@@ -151,7 +151,7 @@ export class NodeStatusReporter {
   private async updateStatus(signal: AbortSignal): Promise<void> {
     const path = `/api/v1/nodes/${this.options.nodeName}/status`;
     try {
-      await this.client.mergePatch(path, { status: nodeStatus(this.options, this.ready, new Date(), this.readySince) });
+      await this.client.strategicPatch(path, { status: nodeStatus(this.options, this.ready, new Date(), this.readySince) });
     } catch (cause) {
       if (cause instanceof KubeApiError && cause.status === 404) {
         error('kubelet_node_status.go:487', 'Error updating node status, will retry', {
