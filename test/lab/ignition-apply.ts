@@ -5,7 +5,7 @@ import type { SshSession } from './ssh-session';
 /** GETs `/config/worker` from the machine config server the way a host asks for it. */
 export function fetchWorkerConfig(url: string, caPem: string, accept = 'application/vnd.coreos.ignition+json;version=3.2.0'): Promise<{ status: number; contentType: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/config/worker`, { ca: caPem, headers: { Accept: accept }, timeout: 10_000 }, (res) => {
+    const req = request(`${url}/config/worker`, { ca: caPem, headers: { Accept: accept }, timeout: 10_000, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({

@@ -68,8 +68,8 @@ export function labFaults(
     await afterVipChange();
   };
   return {
-    cutLink: (ref) => setHostLink(findHost(hosts, ref).id, false),
-    restoreLink: (ref) => setHostLink(findHost(hosts, ref).id, true),
+    cutLink: (ref) => setHostLink(findHost(hosts, ref).id, findHost(hosts, ref).ip, false),
+    restoreLink: (ref) => setHostLink(findHost(hosts, ref).id, findHost(hosts, ref).ip, true),
     addLatency: (ref, impairment) => impairLink(findHost(hosts, ref).id, impairment),
     limitBandwidth: (ref, rate) => limitBandwidth(findHost(hosts, ref).id, rate),
     clearTrafficControl: (ref) => clearTrafficControl(findHost(hosts, ref).id),

@@ -51,9 +51,25 @@ export async function createHostLinks(hosts: readonly HostLink[]): Promise<void>
   ])));
 }
 
-/** Brings the machine-side end of a host's link down (`cut`) or up (`restore`). */
-export async function setHostLink(id: string, up: boolean): Promise<void> {
-  await runCommand(['ip', 'link', 'set', vethName(id), up ? 'up' : 'down']);
+/**
+ * Cuts (or restores) a host's link at the machine-side end. While cut, the
+ * host's address stays in the bridge's neighbour table, so packets are
+ * silently lost and connections time out as with a pulled cable, instead
+ * of failing fast with "no route to host" once ARP gives up.
+ */
+export async function setHostLink(id: string, ip: string, up: boolean): Promise<void> {
+  if (up) {
+    await runCommand(['ip', 'link', 'set', vethName(id), 'up']);
+    await runCommand(['ip', 'neigh', 'del', ip, 'dev', BRIDGE_NAME], { allowFailure: true });
+    return;
+  }
+  const { stdout } = await runCommand(['ip', '-n', netnsName(id), '-o', 'link', 'show', 'eth0']);
+  const mac = /link\/ether ([0-9a-f:]{17})/.exec(stdout)?.[1];
+  if (mac === undefined) {
+    throw new Error(`cannot read the MAC address of ${id}'s eth0`);
+  }
+  await runCommand(['ip', 'neigh', 'replace', ip, 'lladdr', mac, 'dev', BRIDGE_NAME, 'nud', 'permanent']);
+  await runCommand(['ip', 'link', 'set', vethName(id), 'down']);
 }
 
 /** Removes a host's namespace; the kernel deletes its veth pair with it. */
