@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LAB_STATE_DIR, stopLab, type LabDescription } from '@ccos/tools/lab';
+import { fetchWorkerConfig } from './ignition-apply';
+import { systemSsh } from './ssh-session';
+
+/**
+ * The CLI: `up` leaves a daemon serving the VIP and writes lab.json,
+ * `fault` reaches that daemon, `down` removes everything (lab.json too);
+ * without root it says so.
+ */
+function lab(args: readonly string[], asUser?: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  const node = [process.execPath, '--import', 'tsx', 'tools/lab/src/main.ts', ...args];
+  const command = asUser === undefined ? node : ['setpriv', `--reuid=${asUser}`, `--regid=${asUser}`, '--clear-groups', ...node];
+  return new Promise((resolve) => {
+    execFile(command[0] ?? 'node', command.slice(1), { timeout: 120_000, env: { ...process.env, HOME: tmpdir() } }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
+    });
+  });
+}
+
+describe('lab CLI', () => {
+  let dir = '';
+
+  afterAll(async () => {
+    await stopLab();
+    if (dir) {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('brings a lab up with a daemon, injects a fault through it, and takes it down', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ccos-lab-cli-'));
+    const out = join(dir, 'lab.json');
+    const up = await lab(['up', '--hosts', '2', '--password', 'cli-pass', '--out', out]);
+    expect(up, up.stderr).toMatchObject({ code: 0 });
+    const description = JSON.parse(await readFile(out, 'utf8')) as LabDescription;
+    expect(description).toMatchObject({ gateway: '198.18.0.1', vip: '198.18.0.2', artifactsDir: `${LAB_STATE_DIR}/artifacts` });
+    expect(description.hosts.map(({ hostname, ip, port, user, password }) => ({ hostname, ip, port, user, password }))).toEqual([
+      { hostname: 'h1', ip: '198.18.0.11', port: 22, user: 'root', password: 'cli-pass' },
+      { hostname: 'h2', ip: '198.18.0.12', port: 22, user: 'root', password: 'cli-pass' },
+    ]);
+    const host = description.hosts[1];
+    if (host === undefined) {
+      throw new Error('expected two hosts');
+    }
+    expect((await systemSsh(host, { password: 'cli-pass' }, 'hostname')).stdout).toBe('h2\n');
+
+    expect((await fetchWorkerConfig(description.machineConfigServer, description.machineConfigCaCert)).status).toBe(200);
+    expect((await lab(['fault', 'mcs', 'html', '--status', '503'])).code).toBe(0);
+    await expect.poll(async () => (await fetchWorkerConfig(description.machineConfigServer, description.machineConfigCaCert)).status, { timeout: 5000 }).toBe(503);
+    const swap = await lab(['fault', 'swap', 'on', 'h2']);
+    expect(swap.code).toBe(0);
+    expect((await lab(['exec', 'h2', '--', 'swapon', '--show'])).stdout).toContain('/dev/dm-1');
+    const latency = await lab(['fault', 'latency', 'h1', '100ms']);
+    expect(latency.code === 0 || /netem is not available/.test(latency.stderr)).toBe(true);
+
+    const down = await lab(['down']);
+    expect(down, down.stderr).toMatchObject({ code: 0 });
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(LAB_STATE_DIR)).toBe(false);
+    await expect(fetchWorkerConfig(description.machineConfigServer, description.machineConfigCaCert)).rejects.toThrow();
+  });
+
+  it('refuses to run without root, saying why', async () => {
+    const result = await lab(['up', '--hosts', '1'], 65534);
+    expect(result.code).toBe(77);
+    expect(result.stderr).toMatch(/needs root/);
+  });
+});
