@@ -249,6 +249,9 @@ async function start(unit: string): Promise<number> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const runtime = readRuntime(unit);
+    if (runtime.startedJob === job) {
+      return 0;
+    }
     if (runtime.job === job && runtime.activeState !== 'activating') {
       if (runtime.activeState === 'failed') {
         process.stderr.write(

@@ -74,9 +74,10 @@ export async function superviseService(unit: string, job: string): Promise<void>
       }
       log(`${unit}: Deactivated successfully.`);
       log(`Finished ${definition.description}.`);
-      updateRuntime(unit, definition.remainAfterExit
-        ? { activeState: 'active', subState: 'exited', result: 'success', job, supervisorPid: undefined, mainPid: undefined, nRestarts: restarts }
-        : { activeState: 'inactive', subState: 'dead', result: 'success', job, supervisorPid: undefined, mainPid: undefined, nRestarts: restarts });
+      updateRuntime(unit, {
+        ...(definition.remainAfterExit ? { activeState: 'active', subState: 'exited' } : { activeState: 'inactive', subState: 'dead' }),
+        result: 'success', job, startedJob: job, supervisorPid: undefined, mainPid: undefined, nRestarts: restarts,
+      });
       return;
     } else {
       const line = definition.execStart[definition.execStart.length - 1];
@@ -89,7 +90,7 @@ export async function superviseService(unit: string, job: string): Promise<void>
       const started = startProcess(unit, command, env, definition.workingDirectory);
       main = started.child;
       updateRuntime(unit, {
-        activeState: 'active', subState: 'running', result: 'success', job,
+        activeState: 'active', subState: 'running', result: 'success', job, startedJob: job,
         supervisorPid: process.pid, mainPid: main.pid, nRestarts: restarts,
       });
       log(`Started ${definition.description}.`);

@@ -24,6 +24,8 @@ export interface UnitRuntime {
   readonly execMainStatus?: number;
   /** Which `systemctl start` this state answers. */
   readonly job?: string;
+  /** The start job whose service got started (Type=simple: once forked, even if it fails right after). */
+  readonly startedJob?: string;
 }
 
 const INACTIVE: UnitRuntime = { activeState: 'inactive', subState: 'dead', since: '', result: 'success', nRestarts: 0 };
