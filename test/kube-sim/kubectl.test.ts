@@ -285,6 +285,22 @@ describe('the real kubectl against kube-sim', () => {
     expect((await core.readNamespacedConfigMap({ name: 'from-kubectl', namespace: 'default' })).data).toEqual({ k: 'v' });
   });
 
+  it('create namespace / secret (protobuf bodies) work, and a bootstrap token Secret made by kubectl authenticates', async () => {
+    expect((await kubectl(['create', 'namespace', 'team-a'])).code).toBe(0);
+    expect((await core.readNamespace({ name: 'team-a' })).status?.phase).toBe('Active');
+    const secret = await kubectl([
+      'create', 'secret', 'generic', 'bootstrap-token-k8s0sm', '-n', 'kube-system', '--type', 'bootstrap.kubernetes.io/token',
+      '--from-literal=token-id=k8s0sm', '--from-literal=token-secret=0123456789abcdef', '--from-literal=usage-bootstrap-authentication=true',
+    ]);
+    expect(secret.code, secret.stderr).toBe(0);
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfigFor({ token: 'k8s0sm.0123456789abcdef' }, 'bootstrap'));
+    const created = await csr('node-csr-kubectl-token', kc.makeApiClient(CertificatesV1Api), 'system:node:w5');
+    expect(created.spec?.username).toBe('system:bootstrap:k8s0sm');
+    expect((await kubectl(['delete', 'namespace', 'team-a'])).code).toBe(0);
+    expect(await exists(core.readNamespace({ name: 'team-a' }))).toBe(false);
+  });
+
   it('delete node removes the Node', async () => {
     const run = await kubectl(['delete', 'node', 'w3']);
     expect(run.stdout).toContain('node "w3" deleted');

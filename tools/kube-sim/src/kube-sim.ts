@@ -36,7 +36,11 @@ export interface KubeSimOptions {
   staticTokens?: StaticToken[];
   /** Bearer token of the admin user (`kube-sim-admin`, group system:masters); random when absent. */
   adminToken?: string;
-  /** Serve requests without credentials as system:anonymous instead of 401 (default false). */
+  /**
+   * Serve requests without credentials as system:anonymous instead of 401. Default: false over HTTPS;
+   * over plain HTTP true unless a token file, static tokens or an admin token are given (kubectl never
+   * sends credentials over plain HTTP, like the old insecure port of kube-apiserver).
+   */
   anonymousAuth?: boolean;
   /** Objects to start with: multi-document YAML text or objects. */
   seed?: SeedInput;
@@ -154,7 +158,9 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const handler = new ApiHandler({
     api,
     authenticator,
-    allowAnonymous: options.anonymousAuth ?? false,
+    allowAnonymous:
+      options.anonymousAuth ??
+      (options.insecureHttp === true && !options.tokenAuthFile && (options.staticTokens ?? []).length === 0 && options.adminToken === undefined),
     serverAddress: () => address,
     aggregatedDiscovery: options.aggregatedDiscovery ?? true,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,

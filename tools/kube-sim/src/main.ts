@@ -15,6 +15,7 @@ const USAGE = `Usage: npm run kube-sim -- [options]
   --bootstrap-token ID.SECRET  create this bootstrap token Secret (repeatable)
   --admin-token TOKEN      bearer token of the admin user (random by default)
   --anonymous-auth         serve unauthenticated requests as system:anonymous
+                           (default over --insecure-http without token auth)
   --watch-cache-size N     events kept per resource for watch resumption (default 5000)
   --verbose                log every request to stderr
 `;
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
       'tls-san': { type: 'string', multiple: true },
       'bootstrap-token': { type: 'string', multiple: true },
       'admin-token': { type: 'string' },
-      'anonymous-auth': { type: 'boolean', default: false },
+      'anonymous-auth': { type: 'boolean' },
       'watch-cache-size': { type: 'string' },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },

@@ -8,7 +8,7 @@ export const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 const GO_ZERO_TIME_SECONDS = -62135596800;
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-type FieldType = 'string' | 'bytes' | 'int' | 'bool' | 'time' | Message | { map: 'string' | Message };
+type FieldType = 'string' | 'bytes' | 'int' | 'bool' | 'time' | Message | { map: 'string' | 'bytes' | Message };
 interface Field {
   name: string;
   type: FieldType;
@@ -68,8 +68,33 @@ const CSR: Message = {
   3: { name: 'status', type: { 1: { name: 'conditions', type: CSR_CONDITION, repeated: true }, 2: { name: 'certificate', type: 'bytes' } } },
 };
 
+/** k8s.io/api/core/v1/generated.proto: the kinds `kubectl create namespace|configmap|secret` send. */
+const NAMESPACE: Message = {
+  1: { name: 'metadata', type: OBJECT_META },
+  2: { name: 'spec', type: { 1: { name: 'finalizers', type: 'string', repeated: true } } },
+  3: { name: 'status', type: { 1: { name: 'phase', type: 'string' } } },
+};
+const CONFIG_MAP: Message = {
+  1: { name: 'metadata', type: OBJECT_META },
+  2: { name: 'data', type: { map: 'string' } },
+  3: { name: 'binaryData', type: { map: 'bytes' } },
+  4: { name: 'immutable', type: 'bool' },
+};
+const SECRET: Message = {
+  1: { name: 'metadata', type: OBJECT_META },
+  2: { name: 'data', type: { map: 'bytes' } },
+  3: { name: 'type', type: 'string' },
+  4: { name: 'stringData', type: { map: 'string' } },
+  5: { name: 'immutable', type: 'bool' },
+};
+
 /** Kinds whose protobuf encoding the simulator decodes (what kubectl sends as protobuf). */
-const MESSAGES: Record<string, Message> = { 'certificates.k8s.io/v1/CertificateSigningRequest': CSR };
+const MESSAGES: Record<string, Message> = {
+  'certificates.k8s.io/v1/CertificateSigningRequest': CSR,
+  'v1/Namespace': NAMESPACE,
+  'v1/ConfigMap': CONFIG_MAP,
+  'v1/Secret': SECRET,
+};
 
 class Reader {
   pos = 0;
@@ -163,7 +188,8 @@ function decodeMessage(message: Message, buf: Buffer): JsonObject {
           key = entry.bytes().toString('utf8');
         } else if (entryTag >> 3 === 2) {
           const valueType = field.type.map;
-          value = valueType === 'string' ? entry.bytes().toString('utf8') : decodeMessage(valueType, entry.bytes());
+          const raw = entry.bytes();
+          value = valueType === 'string' ? raw.toString('utf8') : valueType === 'bytes' ? raw.toString('base64') : decodeMessage(valueType, raw);
           if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'items' in value) {
             value = value['items'];
           }
@@ -190,8 +216,8 @@ function decodeMessage(message: Message, buf: Buffer): JsonObject {
 
 /**
  * Decodes a request body in Kubernetes' protobuf envelope (`k8s\0` + runtime.Unknown) into the JSON
- * object, for the kinds kubectl sends that way (`kubectl certificate approve|deny` PUTs the CSR as
- * protobuf). Other kinds are 415.
+ * object, for the kinds kubectl sends that way (`kubectl certificate approve|deny` PUTs the CSR,
+ * `kubectl create namespace|configmap|secret` POST theirs). Other kinds are 415.
  * @see https://kubernetes.io/docs/reference/using-api/api-concepts/#protobuf-encoding
  */
 export function decodeProtobufObject(body: Buffer): JsonObject {
