@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BRIDGE_NAME, LAB_PREFIX, LAB_STATE_DIR, startLab, type Lab } from '@ccos/tools/lab';
+import { BRIDGE_NAME, LAB_PREFIX, LAB_STATE_DIR, startLab, type Lab, type LabHost } from '@ccos/tools/lab';
 import { connectSsh, systemSsh } from './ssh-session';
 
 /**
@@ -51,9 +51,10 @@ describe('lab hosts', () => {
         expect(result.stdout).toBe(`${host.hostname}\n/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nrun-sshd\n`);
       }
     }));
-    const wrong = await systemSsh(hosts[0] ?? hosts[1]!, { password: 'not-the-password' }, 'true');
+    const [first, second] = hosts as [LabHost, LabHost];
+    const wrong = await systemSsh(first, { password: 'not-the-password' }, 'true');
     expect(wrong.code).not.toBe(0);
-    await expect(connectSsh(hosts[1]!, { password: 'not-the-password' })).rejects.toThrow(/authentication/i);
+    await expect(connectSsh(second, { password: 'not-the-password' })).rejects.toThrow(/authentication/i);
     expect(new Set(hosts.map((host) => host.hostname)).size).toBe(3);
   });
 
