@@ -3,7 +3,7 @@ import { decodeRpm, encodeRpm, nevra, RpmFormatError } from './rpm-package';
 import { dependencyOrder, planTransaction } from './rpm-transaction';
 import type { InstalledPackage } from './rpm-database';
 
-const meta = (name: string, requires: string[] = []) => ({ name, version: '1.0', release: '1.el9', arch: 'x86_64', summary: name, requires });
+const meta = (name: string, requires: string[] = []) => ({ name, version: '1.0', release: '1.el9', arch: 'x86_64', summary: name, requires, payloadSize: 0, payloadSha256: '' });
 
 describe('stand-in rpm files', () => {
   it('round-trips and starts with the rpm lead magic', () => {
