@@ -11,7 +11,9 @@ import { CsrSigningController } from './csr-signing-controller';
 import type { KubeObject } from './kube-object';
 import { buildKubeconfig, type KubeconfigCredentials } from './kubeconfig';
 import { ObjectApi } from './object-api';
+import { NodeLifecycleController } from './node-lifecycle-controller';
 import { PdbController } from './pdb-controller';
+import { PodGcController } from './pod-gc-controller';
 import type { ResourceDefinition } from './resource-definition';
 import { RESOURCES } from './resource-registry';
 import { INITIAL_NAMESPACES } from './resources/namespaces';
@@ -54,6 +56,14 @@ export interface KubeSimOptions {
   watchCacheSize?: number;
   /** Interval of watch BOOKMARK events when asked for. Default 60 s. */
   bookmarkIntervalMs?: number;
+  /**
+   * Seconds without a kubelet heartbeat (Ready lastHeartbeatTime or kube-node-lease Lease renewTime)
+   * before a Node that has heartbeated turns Unknown and gets the unreachable taints. Default 50
+   * (kube-controller-manager 1.32's --node-monitor-grace-period); 0 disables.
+   */
+  nodeMonitorGracePeriodSeconds?: number;
+  /** Seconds after a Node's deletion before its pods are garbage-collected. Default 40; negative disables. */
+  orphanedPodGcSeconds?: number;
   /** Answer aggregated discovery (apidiscovery.k8s.io/v2) when asked; default true. */
   aggregatedDiscovery?: boolean;
   /** Receives one line per request and internal errors. */
@@ -150,6 +160,9 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const authenticator = new Authenticator({ store, staticTokens, adminToken });
   const pdbController = new PdbController(store);
   const signer = new CsrSigningController(store, ca);
+  const podGc = (options.orphanedPodGcSeconds ?? 40) >= 0 ? new PodGcController(api, (options.orphanedPodGcSeconds ?? 40) * 1000) : undefined;
+  const nodeGrace = options.nodeMonitorGracePeriodSeconds ?? 50;
+  const nodeLifecycle = nodeGrace > 0 ? new NodeLifecycleController(store, nodeGrace * 1000) : undefined;
   if (options.seed !== undefined) {
     loadSeed(api, options.seed);
   }
@@ -227,6 +240,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       handler.closeWatches();
       signer.stop();
       pdbController.stop();
+      podGc?.stop();
+      nodeLifecycle?.stop();
       api.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
