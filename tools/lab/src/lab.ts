@@ -116,18 +116,20 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   }
   await cleanupLab();
   await ensureTools(log);
-  let vipServices: VipServices | null = null;
+  const vip: { services: VipServices | null } = { services: null };
   try {
     await mkdir(statePaths.root, { recursive: true, mode: 0o700 });
     await prepareNamespaceFolder();
     const record = await build(options, log, (services) => {
-      vipServices = services;
+      vip.services = services;
     });
     return attach(record, async () => {
-      await (vipServices as VipServices | null)?.stop();
-    }, () => (vipServices as VipServices | null)?.refresh() ?? Promise.resolve());
+      await vip.services?.stop();
+    }, async () => {
+      await vip.services?.refresh();
+    });
   } catch (error) {
-    await (vipServices as VipServices | null)?.stop().catch(() => undefined);
+    await vip.services?.stop().catch(() => undefined);
     await cleanupLab().catch(() => undefined);
     throw error;
   }

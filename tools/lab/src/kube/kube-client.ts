@@ -29,7 +29,11 @@ export class KubeClient {
   private readonly agent: Agent | undefined;
   private readonly url: URL;
 
-  constructor(private readonly connection: KubeConnection, private readonly timeoutMs = 15_000) {
+  constructor(
+    private readonly connection: KubeConnection,
+    private readonly userAgent = 'ccos-lab',
+    private readonly timeoutMs = 15_000,
+  ) {
     this.url = new URL(connection.server);
     this.agent = this.url.protocol === 'https:'
       ? new Agent({
@@ -86,7 +90,7 @@ export class KubeClient {
 
   private call<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'kubelet/v1.25.4 (linux/amd64) lab' };
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.userAgent };
     if (payload !== undefined) {
       headers['Content-Type'] = contentType;
       headers['Content-Length'] = String(payload.length);

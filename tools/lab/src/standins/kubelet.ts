@@ -23,6 +23,8 @@ import { KUBELET_VERSION, NodeStatusReporter } from './kubelet/node-status';
  * made; real: 15m), KUBELET_READY_DELAY (seconds NotReady after
  * registering); defaults also come from the lab's per-host config.
  */
+const USER_AGENT = `kubelet/${KUBELET_VERSION} (linux/amd64) kubernetes/lab`;
+
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes('--version')) {
     process.stdout.write(`Kubernetes ${KUBELET_VERSION}\n`);
@@ -59,7 +61,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (connection === null) {
     return 1;
   }
-  const client = new KubeClient(connection);
+  const client = new KubeClient(connection, USER_AGENT);
   const reporter = new NodeStatusReporter(client, options);
   await reporter.register(stop.signal);
   if (options.serverTlsBootstrap) {
@@ -106,7 +108,7 @@ async function clientConnection(options: KubeletOptions, signal: AbortSignal): P
     return null;
   }
   info('bootstrap.go:101', 'Using bootstrap kubeconfig to generate TLS client cert, key and kubeconfig file');
-  const bootstrapClient = new KubeClient(bootstrap);
+  const bootstrapClient = new KubeClient(bootstrap, USER_AGENT);
   const issued = await obtainCertificate(bootstrapClient, {
     signerName: CLIENT_SIGNER,
     nodeName: options.nodeName,

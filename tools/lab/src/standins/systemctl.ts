@@ -290,7 +290,9 @@ async function stop(unit: string): Promise<number> {
       process.kill(-pid, 'SIGKILL');
     }
   }
-  if (isRunning(readRuntime(unit)) || readRuntime(unit).activeState === 'failed' && pid !== undefined) {
+  // A supervisor that died unseen (or a unit stopped while restarting) ends up stopped all the same.
+  const after = readRuntime(unit);
+  if (isRunning(after) || (after.activeState === 'failed' && pid !== undefined)) {
     updateRuntime(unit, { activeState: 'inactive', subState: 'dead', supervisorPid: undefined, mainPid: undefined });
   }
   return 0;
