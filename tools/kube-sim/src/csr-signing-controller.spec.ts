@@ -117,6 +117,14 @@ describe('authentication, CSRs and the signer (kubelet TLS bootstrap)', () => {
     expect(lease.spec?.holderIdentity).toBe('h1');
   });
 
+  it('tells callers who they are through SelfSubjectReview (kubectl auth whoami)', async () => {
+    const token = sim.createBootstrapToken({ id: 'who123', secret: 'abcdefabcdefabcd' });
+    const res = await rawRequest(sim, { method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', token, body: '{}', headers: { 'Content-Type': 'application/json' } });
+    expect(res.status).toBe(201);
+    expect(JSON.parse(res.body)).toMatchObject({ kind: 'SelfSubjectReview', status: { userInfo: { username: 'system:bootstrap:who123', groups: ['system:bootstrappers', 'system:authenticated'] } } });
+    expect((await rawRequest(sim, { path: '/apis/authentication.k8s.io/v1/selfsubjectreviews' })).status).toBe(405);
+  });
+
   it('stops accepting expired or non-authentication bootstrap tokens', async () => {
     const expiredToken = sim.createBootstrapToken({ expiration: new Date(Date.now() - 1000) });
     const signingOnly = sim.createBootstrapToken({ authentication: false, signing: true });

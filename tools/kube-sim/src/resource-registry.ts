@@ -81,6 +81,7 @@ export const RESOURCES: readonly ResourceDefinition[] = [
     subresources: [{ name: 'approval', kind: '', verbs: ['get', 'patch', 'update'] }, STATUS], fieldLabels: CSR_FIELD_LABELS, strategy: CSR_STRATEGY,
   }),
   define({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true }),
+  define({ group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] }),
 ];
 
 /** Group versions in the order discovery lists them (core first). */

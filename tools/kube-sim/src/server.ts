@@ -9,7 +9,7 @@ import { evictPod } from './eviction';
 import { openApiGroupVersion, openApiRoot } from './openapi';
 import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from './protobuf';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-value';
-import type { KubeObject } from './kube-object';
+import { kubeTime, type KubeObject } from './kube-object';
 import type { DeleteOptions, ObjectApi } from './object-api';
 import { subjectOf } from './object-api';
 import { PATCH_CONTENT_TYPES, type PatchType } from './patch';
@@ -269,6 +269,24 @@ export class ApiHandler {
     const method = req.method ?? 'GET';
     const name = target.name;
     const ns = target.namespace;
+    if (sub === undefined) {
+      const verb = this.verbOf(method, name, query);
+      if (!def.verbs.includes(verb)) {
+        throw methodNotAllowed(verb, subjectOf(def, name));
+      }
+    }
+    if (method === 'POST' && def.group === 'authentication.k8s.io' && def.resource === 'selfsubjectreviews') {
+      for await (const _chunk of req) {
+        // The review's body carries nothing; the answer is who is asking.
+      }
+      this.sendJson(res, 201, {
+        kind: 'SelfSubjectReview',
+        apiVersion: 'authentication.k8s.io/v1',
+        metadata: { creationTimestamp: kubeTime() },
+        status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } },
+      });
+      return;
+    }
 
     if (method === 'GET') {
       if (name === undefined) {
@@ -340,6 +358,23 @@ export class ApiHandler {
       return;
     }
     throw new ApiError(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+  }
+
+  private verbOf(method: string, name: string | undefined, query: URLSearchParams): string {
+    switch (method) {
+      case 'GET':
+        return name !== undefined ? 'get' : parseBool(query.get('watch')) ? 'watch' : 'list';
+      case 'POST':
+        return 'create';
+      case 'PUT':
+        return 'update';
+      case 'PATCH':
+        return 'patch';
+      case 'DELETE':
+        return name !== undefined ? 'delete' : 'deletecollection';
+      default:
+        return method.toLowerCase();
+    }
   }
 
   private deleteOptions(body: JsonValue | undefined, query: URLSearchParams, user: UserInfo, dryRun: boolean): DeleteOptions {
