@@ -51,6 +51,7 @@ function randomSerial(): string {
 /**
  * The simulator's cluster CA: signs its serving certificate, the admin client certificate and every
  * approved CSR; client certificates it issued authenticate (CN = user, O = groups).
+ * @see https://kubernetes.io/docs/setup/best-practices/certificates/
  */
 export class CertificateAuthority {
   private constructor(

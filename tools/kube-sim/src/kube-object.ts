@@ -38,7 +38,10 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
-/** Storage key of an object: `namespace/name` for namespaced objects, `name` otherwise. */
+/**
+ * Storage key of an object: `namespace/name` for namespaced objects, `name` otherwise.
+ * @see https://kubernetes.io/docs/concepts/overview/working-with-objects/names/
+ */
 export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }

@@ -22,7 +22,10 @@ function flatten(docs: readonly unknown[]): KubeObject[] {
   return out;
 }
 
-/** Parses seed text: ordinary multi-document Kubernetes YAML, `List` documents flattened. */
+/**
+ * Parses seed text: ordinary multi-document Kubernetes YAML, `List` documents flattened.
+ * @see https://kubernetes.io/docs/concepts/overview/working-with-objects/object-management/
+ */
 export function parseSeed(input: SeedInput): KubeObject[] {
   if (typeof input !== 'string') {
     return flatten(input);

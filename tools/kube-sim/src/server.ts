@@ -107,6 +107,7 @@ function mediaType(header: string | undefined): string {
  * The HTTP face of the simulator: authentication, discovery, and the REST verbs of every served
  * resource (get, list with selectors and pagination, watch, create, update, patch, delete,
  * deletecollection, status/approval subresources, pods/eviction) with Status errors.
+ * @see https://kubernetes.io/docs/reference/using-api/api-concepts/
  */
 export class ApiHandler {
   private readonly watches = new Set<WatchHandle>();

@@ -56,6 +56,7 @@ function nodeNameOf(obj: KubeObject): string {
  * one global monotonically increasing resourceVersion, a bounded per-resource event history for
  * watches, an index of pods by node and of objects by owner uid. It stores what it is given:
  * validation and admission happen in the request layer. Stored objects are never mutated in place.
+ * @see https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions
  */
 export class ObjectStore {
   private rv = 1;

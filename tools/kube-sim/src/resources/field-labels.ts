@@ -1,7 +1,10 @@
 import { readPath } from '../json-value';
 import type { FieldGetter } from '../selectors';
 
-/** A field getter that stringifies the value at a dotted path (`spec.unschedulable` → "true"/"false"). */
+/**
+ * A field getter that stringifies the value at a dotted path (`spec.unschedulable` → "true"/"false").
+ * @see https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors/
+ */
 export function fieldAt(path: string, whenMissing?: string): FieldGetter {
   const steps = path.split('.');
   return (obj) => {

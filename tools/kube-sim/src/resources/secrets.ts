@@ -44,7 +44,10 @@ export function secretData(secret: KubeObject): Record<string, string> {
   return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString('utf8')]));
 }
 
-/** Secret strategy: stringData folded in, type immutable. */
+/**
+ * Secret strategy: stringData folded in, type immutable.
+ * @see https://kubernetes.io/docs/concepts/configuration/secret/
+ */
 export const SECRET_STRATEGY: ResourceStrategy = {
   defaults: normalizeSecret,
   validateCreate: validateSecret,
