@@ -130,6 +130,16 @@ describe('kube-sim through @kubernetes/client-node', () => {
     expect(await apiFailure(core.readNamespacedPod({ name: 'fast', namespace: 'work' }))).toMatchObject({ code: 404 });
   });
 
+  it('lets a second delete only shorten the grace period', async () => {
+    await core.createNamespacedPod({ namespace: 'work', body: pod('twice', 'n1', {}, 30) });
+    await core.deleteNamespacedPod({ name: 'twice', namespace: 'work' });
+    const first = await core.readNamespacedPod({ name: 'twice', namespace: 'work' });
+    await core.deleteNamespacedPod({ name: 'twice', namespace: 'work', gracePeriodSeconds: 60 });
+    expect((await core.readNamespacedPod({ name: 'twice', namespace: 'work' })).metadata?.resourceVersion).toBe(first.metadata?.resourceVersion);
+    await core.deleteNamespacedPod({ name: 'twice', namespace: 'work', gracePeriodSeconds: 0 });
+    expect(await apiFailure(core.readNamespacedPod({ name: 'twice', namespace: 'work' }))).toMatchObject({ code: 404 });
+  });
+
   it('keeps finalized objects until their finalizers are removed', async () => {
     await core.createNamespacedConfigMap({ namespace: 'work', body: { metadata: { name: 'held', finalizers: ['example.com/hold'] } } });
     await core.deleteNamespacedConfigMap({ name: 'held', namespace: 'work' });

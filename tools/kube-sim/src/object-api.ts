@@ -331,8 +331,9 @@ export class ObjectApi {
       return current;
     }
     if (current.metadata.deletionTimestamp) {
+      // Already being deleted: a second delete may only shorten the grace period.
       const remaining = Math.max(0, (Date.parse(current.metadata.deletionTimestamp) - Date.now()) / 1000);
-      if (grace >= remaining && grace !== 0) {
+      if (grace >= remaining && (remaining > 0 || finalizers.length > 0)) {
         return current;
       }
     }
