@@ -79,6 +79,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     validationRules: extraRules,
     includeStacktraceInErrorResponses: false,
     introspection: true,
+    // main.ts owns the signals and stops everything in order; Apollo stopping on its own hangs a second stop().
+    stopOnTerminationSignals: false,
     formatError: (formatted, error) => maskUnexpected(formatted, error, logger),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
@@ -120,7 +122,6 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     port,
     async close() {
       await apollo.stop();
-      wsServer.close();
     },
   };
 }

@@ -29,26 +29,27 @@ export interface StartOptions {
 /** The composition root: database, services, schema, then the HTTP server. */
 export async function startApi(config: ApiConfig, options: StartOptions = {}): Promise<RunningApi> {
   const logger = createLogger(config.logLevel, options.logDestination);
-  const stack: Array<() => Promise<void>> = [];
+  const stack: Array<{ name: string; stop: () => Promise<void> }> = [];
   const close = async () => {
-    for (const step of stack.reverse()) {
-      await step().catch((error: unknown) => logger.warn({ err: error }, 'error while shutting down'));
+    for (const { name, stop } of stack.reverse()) {
+      logger.debug({ component: name }, 'stopping');
+      await stop().catch((error: unknown) => logger.warn({ err: error, component: name }, 'error while shutting down'));
     }
   };
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
       const embedded = await startEmbeddedDatabase(config.dataDir);
-      stack.push(() => embedded.stop());
+      stack.push({ name: 'embedded database', stop: () => embedded.stop() });
       databaseUrl = embedded.url;
       logger.info({ dataDir: config.dataDir }, 'using the embedded database (single process); set DATABASE_URL for a Postgres server');
     }
     const dataSource = await openDatabase({ url: databaseUrl, maxConnections: config.databaseUrl ? 10 : 1 });
-    stack.push(() => dataSource.destroy());
+    stack.push({ name: 'database connections', stop: () => dataSource.destroy() });
     logger.info({ database: redactUrl(databaseUrl) }, 'database ready, migrations applied');
 
     const events: EventBus = config.databaseUrl ? await createPostgresEventBus(config.databaseUrl, logger) : createInProcessEventBus();
-    stack.push(() => events.close());
+    stack.push({ name: 'event bus', stop: () => events.close() });
 
     const secrets = new SecretBox(config.secretKey);
     const audit = new AuditLogWriter(dataSource, logger);
@@ -72,7 +73,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       authenticate: (token) => users.authenticate(token),
       ready: () => databaseReachable(dataSource),
     });
-    stack.push(() => http.close());
+    stack.push({ name: 'HTTP server', stop: () => http.close() });
     logger.info({ url: http.url }, 'ccos-scaler API listening');
     return { url: http.url, port: http.port, dataSource, logger, close };
   } catch (error) {

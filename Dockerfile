@@ -1,0 +1,18 @@
+# Build stage: the API bundle, the console and the agent executable.
+FROM node:20-bookworm AS build
+WORKDIR /src
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN NX_DAEMON=false NX_TUI=false NX_NO_CLOUD=true npx nx run-many -t build --outputStyle=static
+
+# Runtime: production dependencies and the built output only.
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production PORT=4000 CONSOLE_DIR=/app/dist/apps/console/browser
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY --from=build /src/dist ./dist
+EXPOSE 4000
+USER node
+CMD ["node", "--enable-source-maps", "dist/apps/api/main.js"]

@@ -1,0 +1,44 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startApiProcess } from '../support/api-process';
+
+const REGISTER = `mutation($input: RegisterClusterInput!) { registerCluster(input: $input) { id name } }`;
+const KUBECONFIG = [
+  'apiVersion: v1', 'kind: Config', 'current-context: c',
+  'contexts: [{ name: c, context: { cluster: k, user: u } }]',
+  'clusters: [{ name: k, cluster: { server: "https://198.18.0.2:6443" } }]',
+  'users: [{ name: u, user: { token: "t0ken" } }]',
+].join('\n');
+
+describe('npm start on a fresh machine (embedded database, no environment)', () => {
+  const dataDir = mkdtemp(join(tmpdir(), 'ccos-start-'));
+  afterAll(async () => rm(await dataDir, { recursive: true, force: true }));
+
+  it('serves /healthz, keeps a registered cluster across a restart, and keeps its secret key private', async () => {
+    const api = await startApiProcess({ embedded: true, dataDir: await dataDir, env: { ADMIN_PASSWORD: '' } });
+    try {
+      expect(await (await fetch(`${api.url}/healthz`)).json()).toEqual({ status: 'ok' });
+      // No ADMIN_PASSWORD: the first start prints a generated one, once.
+      const printed = /created user "admin" with password\s+(\S+)/.exec(api.output());
+      expect(printed).not.toBeNull();
+      const token = await api.login('admin', printed?.[1]);
+      const registered = await api.gql(REGISTER, { input: { name: 'demo', apiServerUrl: 'https://198.18.0.2:6443', vip: '198.18.0.2', kubeconfig: KUBECONFIG } }, token);
+      expect(registered.errors).toBeUndefined();
+      expect((await stat(join(await dataDir, 'secret.key'))).mode & 0o777).toBe(0o600);
+
+      await api.restart();
+      expect(api.output().match(/created user "admin"/g)).toHaveLength(1);
+      const token2 = await api.login('admin', printed?.[1]);
+      const listed = await api.gql<{ clusters: Array<{ name: string }> }>('{ clusters { name } }', {}, token2);
+      expect(listed.data?.clusters).toEqual([{ name: 'demo' }]);
+      // The console is served at / (built by `npm run build`).
+      const page = await fetch(`${api.url}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<ccos-root>');
+    } finally {
+      await api.stop();
+    }
+  });
+});

@@ -1,0 +1,143 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+
+export const E2E_ADMIN_PASSWORD = 'e2e-admin-password';
+export const E2E_SECRET_KEY = 'e2e-secret-key-0123456789-abcdefghijklmnopq';
+export const API_BUNDLE = resolve('dist/apps/api/main.js');
+
+export interface ApiProcessOptions {
+  /** Extra environment; DATABASE_URL is set to a fresh test database unless `embedded` is true. */
+  readonly env?: Record<string, string>;
+  /** Run on the embedded database in `dataDir` instead of the real Postgres server. */
+  readonly embedded?: boolean;
+  readonly dataDir?: string;
+  readonly port?: number;
+  readonly host?: string;
+}
+
+/** The built API (`dist/apps/api/main.js`) running as its own process, as in production. */
+export interface ApiProcess {
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly database: TestDatabase | null;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<{ data?: T | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
+  login(username?: string, password?: string): Promise<string>;
+  /** Kills the process (SIGKILL when `hard`), keeping its database and data folder. */
+  kill(hard?: boolean): Promise<void>;
+  /** Starts it again on the same port, database and data folder. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startApiProcess(options: ApiProcessOptions = {}): Promise<ApiProcess> {
+  if (!existsSync(API_BUNDLE)) {
+    throw new Error(`${API_BUNDLE} is missing: build first (npx nx run api:build)`);
+  }
+  const database = options.embedded ? null : await createTestDatabase('ccos_e2e');
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'ccos-e2e-api-')));
+  const port = options.port ?? (await freePort());
+  const host = options.host ?? '127.0.0.1';
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? '/root',
+    PORT: String(port),
+    HOST: host,
+    DATA_DIR: dataDir,
+    ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
+    LOG_LEVEL: 'debug',
+    ...(database ? { DATABASE_URL: database.url, SECRET_KEY: E2E_SECRET_KEY } : {}),
+    ...options.env,
+  };
+  let child: ChildProcess | null = null;
+  let output = '';
+  const url = `http://${host}:${port}`;
+
+  const launch = async () => {
+    child = spawn(process.execPath, ['--enable-source-maps', API_BUNDLE], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const started = Date.now();
+    while (Date.now() - started < 60_000) {
+      if (child.exitCode !== null) {
+        throw new Error(`API exited with ${child.exitCode}:\n${output.slice(-4000)}`);
+      }
+      try {
+        if ((await fetch(`${url}/readyz`)).ok) {
+          return;
+        }
+      } catch {
+        // not listening yet
+      }
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    throw new Error(`API did not become ready within 60 s:\n${output.slice(-4000)}`);
+  };
+
+  const kill = async (hard = false) => {
+    const running = child;
+    if (!running || running.exitCode !== null) {
+      return;
+    }
+    const exited = new Promise((done) => running.once('exit', done));
+    running.kill(hard ? 'SIGKILL' : 'SIGTERM');
+    await exited;
+  };
+
+  const gql: ApiProcess['gql'] = async (query, variables = {}, token = null) => {
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await response.json()) as never;
+  };
+
+  await launch();
+  return {
+    url,
+    port,
+    dataDir,
+    database,
+    output: () => output,
+    gql,
+    async login(username = 'admin', password = E2E_ADMIN_PASSWORD) {
+      const result = await gql<{ login: { token: string } }>('mutation($u:String!,$p:String!){ login(username:$u,password:$p){ token } }', { u: username, p: password });
+      if (!result.data?.login) {
+        throw new Error(`login failed: ${JSON.stringify(result.errors)}`);
+      }
+      return result.data.login.token;
+    },
+    kill,
+    restart: async () => {
+      await kill();
+      await launch();
+    },
+    async stop() {
+      await kill();
+      await database?.drop();
+      if (!options.dataDir) {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** A TCP port nobody listens on right now. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
