@@ -2,3 +2,4 @@ export * from './lib/node-lifecycle';
 export * from './lib/install-steps';
 export * from './lib/validation';
 export * from './lib/roles';
+export * from './lib/csr-policy';

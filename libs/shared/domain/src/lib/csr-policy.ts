@@ -1,0 +1,634 @@
+/**
+ * The CSR auto-approve policy: which kubelet certificate requests the service may sign
+ * on its own. Approve only when every check holds; otherwise leave the request for an
+ * operator and say why. Every check is always listed with its result, so the console
+ * can show the whole verdict, not just the first failure.
+ *
+ * Pure: the caller parses the PKCS#10 request and gathers the cluster's state; this
+ * module only decides.
+ *
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/kubelet-tls-bootstrapping/
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/certificate-signing-requests/#kubernetes-signers
+ */
+import { checkHostname } from './validation';
+
+export const KUBELET_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
+export const KUBELET_SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
+
+/** Who asks for the first client certificate in an OpenShift-style cluster. */
+export const OPENSHIFT_NODE_BOOTSTRAPPER = 'system:serviceaccount:openshift-machine-config-operator:node-bootstrapper';
+/** The group every bootstrap-token user is in (kubeadm-style clusters). */
+export const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
+export const NODES_GROUP = 'system:nodes';
+export const NODE_USER_PREFIX = 'system:node:';
+
+/** How long after its kubelet started a node's CSRs may be approved automatically, unless configured. */
+export const DEFAULT_CSR_APPROVAL_WINDOW_MS = 60 * 60 * 1000;
+/** Tolerated difference between the clock that stamped the kubelet start and the API server's. */
+export const DEFAULT_CSR_CLOCK_SKEW_MS = 2 * 60 * 1000;
+
+export const CSR_STATES = ['PENDING', 'APPROVED', 'DENIED', 'FAILED'] as const;
+export type CsrState = (typeof CSR_STATES)[number];
+
+export const CSR_POLICY_DECISIONS = ['APPROVE', 'LEAVE_PENDING', 'DENY_SUPERSEDED'] as const;
+export type CsrPolicyDecision = (typeof CSR_POLICY_DECISIONS)[number];
+
+/** The two certificate kinds a kubelet asks for. */
+export type KubeletCsrKind = 'CLIENT' | 'SERVING';
+
+/** How a cluster's kubelets authenticate their first client CSR. */
+export type CsrBootstrapStyle = 'OPENSHIFT' | 'KUBEADM';
+
+/** The public key of a request, as parsed from its SubjectPublicKeyInfo. */
+export interface CsrKeyFacts {
+  /** `RSA`, `EC`, `Ed25519`, ... */
+  readonly algorithm: string;
+  /** Modulus length for RSA; curve size for EC. */
+  readonly bits: number | null;
+  /** `P-256`, `P-384`, ... for EC keys. */
+  readonly curve: string | null;
+}
+
+/** What the PKCS#10 request itself says. */
+export interface CsrRequestFacts {
+  /** Every CN attribute of the subject (a kubelet sends exactly one). */
+  readonly commonNames: readonly string[];
+  readonly organizations: readonly string[];
+  readonly dnsNames: readonly string[];
+  readonly ipAddresses: readonly string[];
+  readonly emailAddresses: readonly string[];
+  readonly uris: readonly string[];
+  readonly key: CsrKeyFacts;
+  /** Whether the request's self-signature verifies with its own key (proof of possession). */
+  readonly signatureValid: boolean;
+}
+
+/** One CertificateSigningRequest as the policy sees it. */
+export interface CsrFacts {
+  readonly name: string;
+  readonly signerName: string;
+  /** `spec.username` / `spec.groups`: set by the API server from the authenticated caller. */
+  readonly username: string;
+  readonly groups: readonly string[];
+  readonly usages: readonly string[];
+  readonly createdAt: Date;
+  readonly state: CsrState;
+  /** The parsed request, or null when it could not be parsed (see `parseError`). */
+  readonly request: CsrRequestFacts | null;
+  readonly parseError?: string | null;
+}
+
+/** A node of this cluster as this service knows it. */
+export interface InventoryNodeFacts {
+  readonly hostname: string;
+  /** The addresses entered for the node; the only IPs a serving certificate may name. */
+  readonly ips: readonly string[];
+  /** The node's latest install run, if any. */
+  readonly installRun: {
+    readonly status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+    /** When the run's START_KUBELET step started, or null before it. */
+    readonly kubeletStartedAt: Date | null;
+  } | null;
+}
+
+/** A Node object found in the cluster. */
+export interface ClusterNodeFacts {
+  readonly name: string;
+  readonly ready: boolean;
+  /** Whether the node's kubelet holds a client certificate that is still valid. */
+  readonly validClientCertificate: boolean;
+}
+
+export interface CsrPolicySettings {
+  readonly bootstrapStyle: CsrBootstrapStyle;
+  /** From the kubelet start until how long after it CSRs may be approved. */
+  readonly approvalWindowMs?: number;
+  readonly clockSkewMs?: number;
+}
+
+/** Everything besides the CSR itself that the decision depends on. */
+export interface CsrPolicyContext {
+  readonly settings: CsrPolicySettings;
+  readonly inventory: readonly InventoryNodeFacts[];
+  readonly clusterNodes: readonly ClusterNodeFacts[];
+  /** The cluster's CSRs (this one may be among them; it is skipped). */
+  readonly csrs: readonly CsrFacts[];
+  readonly now: Date;
+}
+
+export interface CsrCheck {
+  /** A stable identifier, e.g. `subject-organization`. */
+  readonly name: string;
+  readonly passed: boolean;
+  /** What was found, in words an operator understands. */
+  readonly detail: string;
+}
+
+export interface CsrVerdict {
+  readonly decision: CsrPolicyDecision;
+  /** The inventory node the request is for, or null when it names none. */
+  readonly node: string | null;
+  readonly kind: KubeletCsrKind | null;
+  /** One sentence: the first failed check, or why it is approved or superseded. */
+  readonly reason: string;
+  readonly checks: readonly CsrCheck[];
+}
+
+/** The checks of a client CSR, in the order a verdict lists them (the first five apply to any CSR). */
+export const CLIENT_CSR_CHECKS = [
+  'pending', 'request', 'signature', 'key', 'signer',
+  'subject-common-name', 'subject-organization', 'usages', 'requester', 'no-sans',
+  'inventory', 'install-run', 'approval-window', 'not-joined', 'first-of-install', 'single-pending',
+] as const;
+
+/** The checks of a serving CSR, in the order a verdict lists them. */
+export const SERVING_CSR_CHECKS = [
+  'pending', 'request', 'signature', 'key', 'signer',
+  'subject-common-name', 'subject-organization', 'usages', 'requester', 'san-dns', 'san-ip', 'san-other',
+  'inventory', 'install-run', 'approval-window', 'client-bootstrapped', 'first-of-install', 'single-pending',
+] as const;
+
+const NOT_PARSED = 'not evaluated: the request could not be parsed';
+
+/** Which of the two kubelet signers a CSR is for, or null for any other signer. */
+export function kubeletCsrKind(signerName: string): KubeletCsrKind | null {
+  return signerName === KUBELET_CLIENT_SIGNER ? 'CLIENT' : signerName === KUBELET_SERVING_SIGNER ? 'SERVING' : null;
+}
+
+/** The node name in `system:node:<name>`, or null when `value` is not of that form. */
+export function nodeNameOf(value: string): string | null {
+  return value.startsWith(NODE_USER_PREFIX) && value.length > NODE_USER_PREFIX.length ? value.slice(NODE_USER_PREFIX.length) : null;
+}
+
+/** The node a CSR claims to be for: from its subject CN. */
+export function claimedNodeName(csr: CsrFacts): string | null {
+  const names = csr.request?.commonNames ?? [];
+  return names.length === 1 ? nodeNameOf(names[0]) : null;
+}
+
+/** The usages a kubelet asks for with a key of `algorithm` (key encipherment only with RSA). */
+export function kubeletUsages(kind: KubeletCsrKind, algorithm: string): { readonly required: readonly string[]; readonly optional: readonly string[] } {
+  const purpose = kind === 'CLIENT' ? 'client auth' : 'server auth';
+  return { required: ['digital signature', purpose], optional: algorithm === 'RSA' ? ['key encipherment'] : [] };
+}
+
+/**
+ * Decides what to do with one CSR. Older pending duplicates of an approvable request
+ * (same node and signer) are DENY_SUPERSEDED; everything that fails a check stays pending.
+ */
+export function evaluateCsr(csr: CsrFacts, context: CsrPolicyContext): CsrVerdict {
+  const kind = kubeletCsrKind(csr.signerName);
+  const request = csr.request;
+  const claimed = claimedNodeName(csr);
+  const node = claimed === null ? undefined : context.inventory.find((entry) => sameHostname(entry.hostname, claimed));
+  const duplicates = claimed === null ? null : duplicatesOf(csr, claimed, context);
+  const checks: CsrCheck[] = [
+    checkState(csr),
+    checkParsed(csr),
+    checkSignature(request),
+    checkKey(request),
+    checkSigner(csr, kind),
+  ];
+  if (kind !== null) {
+    checks.push(...kindChecks(csr, kind, claimed, node, duplicates, context));
+  }
+  const failed = checks.filter((check) => !check.passed);
+  const nodeName = node?.hostname ?? null;
+  if (failed.length === 0) {
+    return { decision: 'APPROVE', node: nodeName, kind, reason: `all ${checks.length} checks passed`, checks };
+  }
+  // An older duplicate of an approvable request goes, whatever else is wrong with it.
+  if (csr.state === 'PENDING' && kind !== null && duplicates?.supersededBy) {
+    const check = checks.find((entry) => entry.name === 'single-pending');
+    return { decision: 'DENY_SUPERSEDED', node: nodeName, kind, reason: check?.detail ?? 'superseded', checks };
+  }
+  return { decision: 'LEAVE_PENDING', node: nodeName, kind, reason: failed[0].detail, checks };
+}
+
+/** Evaluates every pending CSR of a cluster (what a dry run or the auto-approver does). */
+export function evaluatePendingCsrs(context: CsrPolicyContext): Map<string, CsrVerdict> {
+  const verdicts = new Map<string, CsrVerdict>();
+  for (const csr of context.csrs) {
+    if (csr.state === 'PENDING') {
+      verdicts.set(csr.name, evaluateCsr(csr, context));
+    }
+  }
+  return verdicts;
+}
+
+function kindChecks(
+  csr: CsrFacts,
+  kind: KubeletCsrKind,
+  claimed: string | null,
+  node: InventoryNodeFacts | undefined,
+  duplicates: Duplicates | null,
+  context: CsrPolicyContext,
+): CsrCheck[] {
+  const request = csr.request;
+  const common = [checkCommonName(request), checkOrganization(request), checkUsages(csr, kind)];
+  if (kind === 'CLIENT') {
+    return [
+      ...common,
+      checkClientRequester(csr, claimed, context.settings.bootstrapStyle),
+      checkNoSans(request),
+      checkInventory(claimed, node),
+      checkInstallRun(kind, node),
+      checkWindow(csr, node, context),
+      checkNotJoined(claimed, context.clusterNodes),
+      checkFirstOfInstall(csr, kind, claimed, node, context),
+      checkSinglePending(claimed, duplicates),
+    ];
+  }
+  return [
+    ...common,
+    checkServingRequester(csr, claimed),
+    checkSanDns(request, node),
+    checkSanIps(request, node),
+    checkNoOtherSans(request),
+    checkInventory(claimed, node),
+    checkInstallRun(kind, node),
+    checkWindow(csr, node, context),
+    checkClientBootstrapped(claimed, node, context),
+    checkFirstOfInstall(csr, kind, claimed, node, context),
+    checkSinglePending(claimed, duplicates),
+  ];
+}
+
+function pass(name: string, detail: string): CsrCheck {
+  return { name, passed: true, detail };
+}
+
+function fail(name: string, detail: string): CsrCheck {
+  return { name, passed: false, detail };
+}
+
+function checkState(csr: CsrFacts): CsrCheck {
+  return csr.state === 'PENDING' ? pass('pending', 'the CSR is pending') : fail('pending', `the CSR is already ${csr.state.toLowerCase()}; nothing to decide`);
+}
+
+function checkParsed(csr: CsrFacts): CsrCheck {
+  return csr.request
+    ? pass('request', 'the request is a well-formed PKCS#10 certificate request')
+    : fail('request', `the request is not a parsable PKCS#10 certificate request${csr.parseError ? ` (${csr.parseError})` : ''}`);
+}
+
+function checkSignature(request: CsrRequestFacts | null): CsrCheck {
+  if (!request) {
+    return fail('signature', NOT_PARSED);
+  }
+  return request.signatureValid
+    ? pass('signature', 'the request is signed by its own key')
+    : fail('signature', 'the request signature does not verify with its public key; the requester does not prove it holds the key');
+}
+
+function checkKey(request: CsrRequestFacts | null): CsrCheck {
+  if (!request) {
+    return fail('key', NOT_PARSED);
+  }
+  const { algorithm, bits, curve } = request.key;
+  if (algorithm === 'RSA') {
+    return bits !== null && bits >= 2048
+      ? pass('key', `RSA ${bits}-bit key`)
+      : fail('key', `RSA key of ${bits ?? 'unknown'} bits is too weak; at least 2048 bits are required`);
+  }
+  if (algorithm === 'EC') {
+    return curve === 'P-256' || curve === 'P-384'
+      ? pass('key', `ECDSA ${curve} key`)
+      : fail('key', `ECDSA curve ${curve ?? 'unknown'} is not accepted; only P-256 and P-384 are`);
+  }
+  return fail('key', `${algorithm} keys are not accepted; only RSA (2048 bits or more) and ECDSA P-256/P-384 are`);
+}
+
+function checkSigner(csr: CsrFacts, kind: KubeletCsrKind | null): CsrCheck {
+  if (kind === 'CLIENT') {
+    return pass('signer', `${csr.signerName}: a kubelet client certificate`);
+  }
+  if (kind === 'SERVING') {
+    return pass('signer', `${csr.signerName}: a kubelet serving certificate`);
+  }
+  return fail('signer', `signer ${csr.signerName} is not a kubelet signer; only ${KUBELET_CLIENT_SIGNER} and ${KUBELET_SERVING_SIGNER} are auto-approved`);
+}
+
+function checkCommonName(request: CsrRequestFacts | null): CsrCheck {
+  if (!request) {
+    return fail('subject-common-name', NOT_PARSED);
+  }
+  const names = request.commonNames;
+  if (names.length !== 1) {
+    return fail('subject-common-name', `the subject has ${names.length} CN attributes; exactly one (system:node:<name>) is required`);
+  }
+  const name = nodeNameOf(names[0]);
+  if (name === null) {
+    return fail('subject-common-name', `CN "${names[0]}" is not of the form system:node:<name>`);
+  }
+  const problem = checkHostname(name);
+  return problem ? fail('subject-common-name', `CN "${names[0]}": node name ${problem}`) : pass('subject-common-name', `CN is ${names[0]}`);
+}
+
+function checkOrganization(request: CsrRequestFacts | null): CsrCheck {
+  if (!request) {
+    return fail('subject-organization', NOT_PARSED);
+  }
+  const orgs = request.organizations;
+  return orgs.length === 1 && orgs[0] === NODES_GROUP
+    ? pass('subject-organization', `O is ${NODES_GROUP}`)
+    : fail('subject-organization', `O is [${orgs.join(', ')}]; exactly [${NODES_GROUP}] is required`);
+}
+
+function checkUsages(csr: CsrFacts, kind: KubeletCsrKind): CsrCheck {
+  const algorithm = csr.request?.key.algorithm ?? 'unknown';
+  const { required, optional } = kubeletUsages(kind, algorithm);
+  const asked = csr.usages;
+  const duplicates = asked.filter((usage, index) => asked.indexOf(usage) !== index);
+  const missing = required.filter((usage) => !asked.includes(usage));
+  const extra = asked.filter((usage) => !required.includes(usage) && !optional.includes(usage));
+  const expected = `${required.join(', ')}${optional.length > 0 ? ` (and optionally ${optional.join(', ')})` : ''}`;
+  if (duplicates.length > 0 || missing.length > 0 || extra.length > 0) {
+    const problems = [
+      missing.length > 0 ? `missing ${missing.join(', ')}` : null,
+      extra.length > 0 ? `not allowed: ${extra.join(', ')}${extra.includes('key encipherment') ? ` (only with an RSA key; this key is ${algorithm})` : ''}` : null,
+      duplicates.length > 0 ? `repeated: ${duplicates.join(', ')}` : null,
+    ].filter((problem): problem is string => problem !== null);
+    return fail('usages', `usages [${asked.join(', ')}]: ${problems.join('; ')}; a kubelet asks for exactly ${expected}`);
+  }
+  return pass('usages', `usages [${asked.join(', ')}] are what a kubelet asks for`);
+}
+
+function checkClientRequester(csr: CsrFacts, claimed: string | null, style: CsrBootstrapStyle): CsrCheck {
+  const requester = csr.username;
+  const bootstrap = bootstrapIdentity(style);
+  if (isBootstrapIdentity(csr, style)) {
+    return pass('requester', `requested by the bootstrap identity ${requester}`);
+  }
+  const renewing = nodeNameOf(requester);
+  if (renewing !== null && claimed !== null && sameHostname(renewing, claimed) && csr.groups.includes(NODES_GROUP)) {
+    return pass('requester', `requested by the node itself (${requester}): a renewal`);
+  }
+  if (renewing !== null) {
+    return fail('requester', `requested by ${requester}, which is not the node the certificate is for; a node may only renew its own certificate`);
+  }
+  const otherStyle: CsrBootstrapStyle = style === 'OPENSHIFT' ? 'KUBEADM' : 'OPENSHIFT';
+  if (isBootstrapIdentity(csr, otherStyle)) {
+    return fail('requester', `requested by ${requester}, a ${otherStyle} bootstrap identity; this ${style} cluster's bootstrap identity is ${bootstrap}`);
+  }
+  return fail('requester', `requested by ${requester}, which is neither the bootstrap identity (${bootstrap}) nor the node itself`);
+}
+
+function checkServingRequester(csr: CsrFacts, claimed: string | null): CsrCheck {
+  const requester = csr.username;
+  const requesterNode = nodeNameOf(requester);
+  if (requesterNode === null) {
+    return fail('requester', `requested by ${requester}; a serving certificate must be requested by the node itself (system:node:<name>)`);
+  }
+  if (!csr.groups.includes(NODES_GROUP)) {
+    return fail('requester', `requested by ${requester} without the group ${NODES_GROUP}`);
+  }
+  if (claimed === null || !sameHostname(requesterNode, claimed)) {
+    return fail('requester', `requested by ${requester}, but the subject names another node`);
+  }
+  return pass('requester', `requested by the node itself (${requester})`);
+}
+
+function checkNoSans(request: CsrRequestFacts | null): CsrCheck {
+  if (!request) {
+    return fail('no-sans', NOT_PARSED);
+  }
+  const sans = allSans(request);
+  return sans.length === 0 ? pass('no-sans', 'no subject alternative names') : fail('no-sans', `a client certificate must not carry subject alternative names; found ${sans.join(', ')}`);
+}
+
+function checkSanDns(request: CsrRequestFacts | null, node: InventoryNodeFacts | undefined): CsrCheck {
+  if (!request) {
+    return fail('san-dns', NOT_PARSED);
+  }
+  if (!node) {
+    return fail('san-dns', 'no inventory node to compare the DNS names with');
+  }
+  const foreign = request.dnsNames.filter((name) => !sameHostname(name, node.hostname));
+  if (foreign.length > 0) {
+    return fail('san-dns', `DNS name ${foreign.join(', ')} is not the hostname of ${node.hostname} in the inventory`);
+  }
+  if (request.dnsNames.length === 0 && request.ipAddresses.length === 0) {
+    return fail('san-dns', 'a serving certificate needs at least one DNS name or IP address');
+  }
+  return pass('san-dns', request.dnsNames.length > 0 ? `DNS names [${request.dnsNames.join(', ')}] match the inventory` : 'no DNS names');
+}
+
+function checkSanIps(request: CsrRequestFacts | null, node: InventoryNodeFacts | undefined): CsrCheck {
+  if (!request) {
+    return fail('san-ip', NOT_PARSED);
+  }
+  if (!node) {
+    return fail('san-ip', 'no inventory node to compare the IP addresses with');
+  }
+  const known = new Set(node.ips.map(canonicalIp));
+  const foreign = request.ipAddresses.filter((ip) => !known.has(canonicalIp(ip)));
+  if (foreign.length > 0) {
+    return fail('san-ip', `IP address ${foreign.join(', ')} is not an address of ${node.hostname} in the inventory ([${node.ips.join(', ')}])`);
+  }
+  return pass('san-ip', request.ipAddresses.length > 0 ? `IP addresses [${request.ipAddresses.join(', ')}] match the inventory` : 'no IP addresses');
+}
+
+function checkNoOtherSans(request: CsrRequestFacts | null): CsrCheck {
+  if (!request) {
+    return fail('san-other', NOT_PARSED);
+  }
+  const other = [...request.emailAddresses.map((email) => `email ${email}`), ...request.uris.map((uri) => `URI ${uri}`)];
+  return other.length === 0
+    ? pass('san-other', 'no email or URI names')
+    : fail('san-other', `a serving certificate may name only DNS names and IPs; found ${other.join(', ')}`);
+}
+
+function checkInventory(claimed: string | null, node: InventoryNodeFacts | undefined): CsrCheck {
+  if (claimed === null) {
+    return fail('inventory', 'the subject names no node');
+  }
+  return node ? pass('inventory', `${node.hostname} is a node of this cluster in the inventory`) : fail('inventory', `${claimed} is not a node of this cluster in the inventory`);
+}
+
+function checkInstallRun(kind: KubeletCsrKind, node: InventoryNodeFacts | undefined): CsrCheck {
+  if (!node) {
+    return fail('install-run', 'no inventory node, so no install run');
+  }
+  const run = node.installRun;
+  if (run?.status === 'RUNNING') {
+    return pass('install-run', `${node.hostname} is being installed`);
+  }
+  // A kubelet asks for its serving certificate right after registering, so the run may
+  // already have succeeded (the Node turned Ready) when the serving CSR arrives.
+  if (kind === 'SERVING' && run?.status === 'SUCCEEDED') {
+    return pass('install-run', `${node.hostname} has just been installed`);
+  }
+  return fail('install-run', `${node.hostname} is not being installed (${run ? `its last install run is ${run.status.toLowerCase()}` : 'it has never been installed'}); only nodes in an active install run are auto-approved`);
+}
+
+function checkWindow(csr: CsrFacts, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrCheck {
+  const started = node?.installRun?.kubeletStartedAt ?? null;
+  if (!node || !started) {
+    return fail('approval-window', node ? `the kubelet of ${node.hostname} has not been started by an install run (no START_KUBELET step yet)` : 'no inventory node, so no approval window');
+  }
+  const { from, until } = windowOf(started, context.settings);
+  if (csr.createdAt.getTime() < from.getTime()) {
+    return fail('approval-window', `created at ${csr.createdAt.toISOString()}, before the kubelet of ${node.hostname} was started (${started.toISOString()})`);
+  }
+  if (context.now.getTime() > until.getTime() || csr.createdAt.getTime() > until.getTime()) {
+    return fail('approval-window', `the approval window of ${node.hostname} closed at ${until.toISOString()} (${minutes(context.settings.approvalWindowMs ?? DEFAULT_CSR_APPROVAL_WINDOW_MS)} after its kubelet started)`);
+  }
+  return pass('approval-window', `inside the approval window of ${node.hostname} (kubelet started ${started.toISOString()}, window open until ${until.toISOString()})`);
+}
+
+function checkNotJoined(claimed: string | null, clusterNodes: readonly ClusterNodeFacts[]): CsrCheck {
+  if (claimed === null) {
+    return fail('not-joined', 'the subject names no node');
+  }
+  const existing = clusterNodes.find((entry) => sameHostname(entry.name, claimed));
+  if (existing?.ready && existing.validClientCertificate) {
+    return fail('not-joined', `${claimed} is already a Ready node with a valid client certificate; a second client certificate for it is not auto-approved`);
+  }
+  return pass('not-joined', existing ? `${claimed} exists but is not Ready with a valid client certificate` : `${claimed} is not yet a node of the cluster`);
+}
+
+function checkClientBootstrapped(claimed: string | null, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrCheck {
+  const started = node?.installRun?.kubeletStartedAt ?? null;
+  if (claimed === null || !node || !started) {
+    return fail('client-bootstrapped', 'no install run to which a client certificate could belong');
+  }
+  const { from } = windowOf(started, context.settings);
+  const client = context.csrs.find(
+    (other) => other.signerName === KUBELET_CLIENT_SIGNER && other.state === 'APPROVED' && claimedNodeName(other) === claimed && other.createdAt.getTime() >= from.getTime(),
+  );
+  return client
+    ? pass('client-bootstrapped', `the node's client certificate came from ${client.name}, approved during this install`)
+    : fail('client-bootstrapped', `no client CSR of ${claimed} was approved during this install; its client certificate did not come from this install`);
+}
+
+function checkFirstOfInstall(csr: CsrFacts, kind: KubeletCsrKind, claimed: string | null, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrCheck {
+  const started = node?.installRun?.kubeletStartedAt ?? null;
+  if (claimed === null || !started) {
+    return fail('first-of-install', 'no install run to compare with');
+  }
+  const { from } = windowOf(started, context.settings);
+  const earlier = context.csrs.find(
+    (other) =>
+      other.name !== csr.name &&
+      other.signerName === csr.signerName &&
+      other.state === 'APPROVED' &&
+      claimedNodeName(other) === claimed &&
+      other.createdAt.getTime() >= from.getTime(),
+  );
+  const what = kind === 'CLIENT' ? 'client' : 'serving';
+  return earlier
+    ? fail('first-of-install', `a ${what} certificate for ${claimed} was already approved during this install (${earlier.name}); another one needs an operator`)
+    : pass('first-of-install', `the first ${what} certificate for ${claimed} in this install`);
+}
+
+function checkSinglePending(claimed: string | null, duplicates: Duplicates | null): CsrCheck {
+  if (claimed === null || duplicates === null) {
+    return fail('single-pending', 'the subject names no node');
+  }
+  const { rivals, newest, newestVerdict, supersededBy } = duplicates;
+  if (rivals.length === 0) {
+    return pass('single-pending', `the only pending CSR for ${claimed} with this signer`);
+  }
+  if (newest === null) {
+    return pass('single-pending', `the newest of ${rivals.length + 1} pending CSRs for ${claimed} with this signer; it supersedes ${rivals.map((other) => other.name).join(', ')}`);
+  }
+  if (supersededBy) {
+    return fail('single-pending', `superseded by the newer CSR ${newest.name} (created ${newest.createdAt.toISOString()}) for ${claimed} with the same signer`);
+  }
+  return fail(
+    'single-pending',
+    `another pending CSR for ${claimed} with this signer exists (${newest.name}, newer, not approvable: ${newestVerdict?.reason ?? 'unknown'}); only one pending CSR per node and signer is auto-approved, so an operator has to choose`,
+  );
+}
+
+/** Other pending CSRs for the same node and signer, and whether a newer approvable one supersedes this one. */
+interface Duplicates {
+  readonly rivals: readonly CsrFacts[];
+  /** The newest of them when it is newer than this CSR; null when this CSR is the newest. */
+  readonly newest: CsrFacts | null;
+  readonly newestVerdict: CsrVerdict | null;
+  readonly supersededBy: CsrFacts | null;
+}
+
+function duplicatesOf(csr: CsrFacts, claimed: string, context: CsrPolicyContext): Duplicates {
+  const rivals = context.csrs.filter(
+    (other) => other.name !== csr.name && other.state === 'PENDING' && other.signerName === csr.signerName && claimedNodeName(other) === claimed,
+  );
+  const newest = rivals.reduce((best, other) => (isNewer(other, best) ? other : best), csr);
+  if (newest === csr) {
+    return { rivals, newest: null, newestVerdict: null, supersededBy: null };
+  }
+  // The newest CSR is evaluated as the newest, so this recursion ends after one step.
+  const newestVerdict = evaluateCsr(newest, context);
+  return { rivals, newest, newestVerdict, supersededBy: newestVerdict.decision === 'APPROVE' ? newest : null };
+}
+
+/** Newer by creation time; the name breaks ties so every replica picks the same one. */
+function isNewer(a: CsrFacts, b: CsrFacts): boolean {
+  const delta = a.createdAt.getTime() - b.createdAt.getTime();
+  return delta > 0 || (delta === 0 && a.name > b.name);
+}
+
+function isBootstrapIdentity(csr: CsrFacts, style: CsrBootstrapStyle): boolean {
+  if (style === 'OPENSHIFT') {
+    return csr.username === OPENSHIFT_NODE_BOOTSTRAPPER;
+  }
+  return /^system:bootstrap:[a-z0-9]{6}$/.test(csr.username) && csr.groups.includes(BOOTSTRAPPERS_GROUP);
+}
+
+/** The bootstrap identity of a cluster style, as shown to operators. */
+export function bootstrapIdentity(style: CsrBootstrapStyle): string {
+  return style === 'OPENSHIFT' ? OPENSHIFT_NODE_BOOTSTRAPPER : `system:bootstrap:<token-id> in group ${BOOTSTRAPPERS_GROUP}`;
+}
+
+function windowOf(started: Date, settings: CsrPolicySettings): { from: Date; until: Date } {
+  const skew = settings.clockSkewMs ?? DEFAULT_CSR_CLOCK_SKEW_MS;
+  const length = settings.approvalWindowMs ?? DEFAULT_CSR_APPROVAL_WINDOW_MS;
+  return { from: new Date(started.getTime() - skew), until: new Date(started.getTime() + length) };
+}
+
+function allSans(request: CsrRequestFacts): string[] {
+  return [
+    ...request.dnsNames.map((name) => `DNS ${name}`),
+    ...request.ipAddresses.map((ip) => `IP ${ip}`),
+    ...request.emailAddresses.map((email) => `email ${email}`),
+    ...request.uris.map((uri) => `URI ${uri}`),
+  ];
+}
+
+function sameHostname(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+function minutes(ms: number): string {
+  return `${Math.round(ms / 60_000)} min`;
+}
+
+/**
+ * One spelling per address, so `2001:DB8::1` and `2001:db8:0:0:0:0:0:1` compare equal.
+ * IPv4-mapped IPv6 addresses stay distinct from IPv4: a certificate encodes them differently.
+ */
+export function canonicalIp(value: string): string {
+  const text = value.trim().toLowerCase();
+  if (!text.includes(':')) {
+    return text;
+  }
+  let tail: number[] = [];
+  let body = text;
+  const lastColon = text.lastIndexOf(':');
+  const lastPart = text.slice(lastColon + 1);
+  if (lastPart.includes('.')) {
+    const quad = lastPart.split('.').map(Number);
+    tail = [(quad[0] << 8) | quad[1], (quad[2] << 8) | quad[3]];
+    body = text.slice(0, lastColon + 1);
+    body = body.endsWith('::') ? body : body.slice(0, -1);
+  }
+  const halves = body.split('::');
+  const toGroups = (part: string): number[] => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
+  const head = toGroups(halves[0]);
+  const rest = halves.length > 1 ? toGroups(halves[1]) : [];
+  const missing = 8 - head.length - rest.length - tail.length;
+  const groups = [...head, ...(halves.length > 1 ? new Array<number>(Math.max(0, missing)).fill(0) : []), ...rest, ...tail];
+  return groups.map((group) => group.toString(16)).join(':');
+}
