@@ -32,6 +32,10 @@ export class CsrDecisionEntity {
   @Column({ type: 'text' })
   reason!: string;
 
+  /** An operator approved although the policy would not have: recorded so it stands out in reviews. */
+  @Column({ type: 'boolean', default: false })
+  forced!: boolean;
+
   @Column({ type: 'jsonb', default: () => "'[]'" })
   checks!: CsrCheckRecord[];
 
