@@ -1,0 +1,18 @@
+// Apollo and errors
+export { provideConsoleApollo } from './lib/apollo/provide-console-apollo';
+export { LiveConnection } from './lib/apollo/live-connection';
+export { LiveQuery, liveQuery } from './lib/apollo/live-query';
+export { type ApiProblem, type ProblemCode, type Outcome, problemsOf, fieldProblems } from './lib/errors/api-problem';
+export { ErrorReporter, type ErrorDisplay } from './lib/errors/error-reporter';
+export { ConsoleErrorHandler, provideConsoleErrorHandler } from './lib/errors/console-error-handler';
+export { Notifications, type Notification, type NotificationText, type NotificationTone } from './lib/notifications/notifications';
+// Session
+export { Session, type SessionData, type SessionUser, type SignedOutReason } from './lib/session/session';
+export { AuthStore } from './lib/session/auth.store';
+export { requireSignedIn, requireSignedOut, requireRole, safeReturnUrl, SIGN_IN_PATH } from './lib/session/guards';
+// Feature stores
+export { type Cluster } from './lib/clusters/cluster';
+export { ClusterListStore } from './lib/clusters/cluster-list.store';
+export { ClusterDetailStore } from './lib/clusters/cluster-detail.store';
+export { ClusterRegistrationStore } from './lib/clusters/cluster-registration.store';
+export { UsersStore, type User } from './lib/users/users.store';

@@ -1,0 +1,90 @@
+import { DOCUMENT } from '@angular/common';
+import { Injectable, effect, inject } from '@angular/core';
+import { type Client, createClient } from 'graphql-ws';
+import { Session } from '../session/session';
+import { GRAPHQL_PATH } from './graphql-path';
+
+/** The server refuses a connection_init without a valid token with this close code. */
+const CLOSE_FORBIDDEN = 4403;
+const CLOSE_PONG_TIMEOUT = 4408;
+const KEEP_ALIVE_MS = 15_000;
+const PONG_TIMEOUT_MS = 5_000;
+const MAX_RETRY_WAIT_MS = 30_000;
+
+/**
+ * The graphql-ws client for subscriptions (live install progress, node and CSR changes).
+ * It connects only while a subscription is active, reconnects with capped, jittered
+ * backoff, and sends the current token in `connection_init`; when the token changes
+ * (sign-in as someone else, sign-out) the socket is dropped so the next connection
+ * authenticates afresh.
+ */
+@Injectable({ providedIn: 'root' })
+export class LiveConnection {
+  private readonly session = inject(Session);
+  readonly client: Client;
+
+  constructor() {
+    const location = inject(DOCUMENT).location;
+    let socket: WebSocket | null = null;
+    let pongTimer: ReturnType<typeof setTimeout> | undefined;
+    this.client = createClient({
+      url: webSocketUrl(location, GRAPHQL_PATH),
+      lazy: true,
+      lazyCloseTimeout: 3_000,
+      keepAlive: KEEP_ALIVE_MS,
+      retryAttempts: Number.POSITIVE_INFINITY,
+      retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, retryDelayMs(retries))),
+      // A refused token will not get better by retrying; the error link then ends the session.
+      shouldRetry: (event) => !isCloseEvent(event) || event.code !== CLOSE_FORBIDDEN,
+      connectionParams: () => {
+        const token = this.session.token();
+        return token ? { authorization: `Bearer ${token}` } : {};
+      },
+      on: {
+        connected: (connected) => {
+          socket = connected as WebSocket;
+        },
+        closed: () => {
+          socket = null;
+          clearTimeout(pongTimer);
+        },
+        // A half-open connection (laptop lid, proxy) answers no ping: close it so graphql-ws reconnects.
+        ping: (received) => {
+          if (!received) {
+            pongTimer = setTimeout(() => socket?.readyState === WebSocket.OPEN && socket.close(CLOSE_PONG_TIMEOUT, 'Request Timeout'), PONG_TIMEOUT_MS);
+          }
+        },
+        pong: (received) => {
+          if (received) {
+            clearTimeout(pongTimer);
+          }
+        },
+      },
+    });
+
+    let previousToken = this.session.token();
+    effect(() => {
+      const token = this.session.token();
+      if (token !== previousToken) {
+        previousToken = token;
+        // Not fatal: active subscriptions reconnect at once with the new connectionParams.
+        this.client.terminate();
+      }
+    });
+  }
+}
+
+/** ws:// or wss:// to the same host as the page. */
+export function webSocketUrl(location: Pick<Location, 'protocol' | 'host'>, path: string): string {
+  return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${path}`;
+}
+
+/** 1 s, 2 s, 4 s … capped at 30 s, each between half and all of that (jitter spreads reconnecting consoles). */
+export function retryDelayMs(retries: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(MAX_RETRY_WAIT_MS, 1_000 * 2 ** Math.min(retries, 15));
+  return Math.round(ceiling * (0.5 + random() / 2));
+}
+
+function isCloseEvent(value: unknown): value is { code: number; reason: string } {
+  return typeof value === 'object' && value !== null && 'code' in value && 'reason' in value;
+}

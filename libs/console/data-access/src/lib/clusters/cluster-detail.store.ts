@@ -1,0 +1,50 @@
+import { Injectable, computed, inject, signal } from '@angular/core';
+import { Apollo } from 'apollo-angular';
+import { firstValueFrom } from 'rxjs';
+import { ClusterDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
+import { liveQuery } from '../apollo/live-query';
+import { type Outcome, problemsOf } from '../errors/api-problem';
+import type { Cluster } from './cluster';
+
+/** One cluster and its settings. Provide it in the cluster page; call {@link select} with the route's id. */
+@Injectable()
+export class ClusterDetailStore {
+  private readonly apollo = inject(Apollo);
+  private readonly query = liveQuery(ClusterDocument);
+  private selectedId: string | null = null;
+  private readonly savingAutoApprove = signal(false);
+
+  readonly cluster = computed(() => this.query.data()?.cluster ?? null);
+  readonly loading = computed(() => this.query.loading() && this.query.data() === undefined);
+  readonly problems = this.query.problems;
+  readonly saving = this.savingAutoApprove.asReadonly();
+
+  select(id: string): void {
+    if (id !== this.selectedId) {
+      this.selectedId = id;
+      this.query.watch({ id });
+    }
+  }
+
+  reload(): void {
+    this.query.refetch();
+  }
+
+  /** Turns the CSR auto-approver on or off; the cache (and so every page) takes the returned cluster. Errors are toasts. */
+  async setCsrAutoApprove(enabled: boolean): Promise<Outcome<Cluster>> {
+    const clusterId = this.selectedId;
+    if (!clusterId) {
+      return { ok: false, problems: [{ code: 'UNKNOWN', message: 'no cluster selected', field: null }] };
+    }
+    this.savingAutoApprove.set(true);
+    try {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: SetCsrAutoApproveDocument, variables: { clusterId, enabled } }));
+      const cluster = result.data?.setCsrAutoApprove;
+      return cluster ? { ok: true, value: cluster } : { ok: false, problems: problemsOf(result.error) };
+    } catch (error) {
+      return { ok: false, problems: problemsOf(error) };
+    } finally {
+      this.savingAutoApprove.set(false);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { CombinedGraphQLErrors, CombinedProtocolErrors, ServerError, ServerParseError } from '@apollo/client';
+
+/** The API's `extensions.code` values, plus what the console itself can tell apart. */
+export type ProblemCode =
+  | 'BAD_USER_INPUT'
+  | 'CONFLICT'
+  | 'NOT_FOUND'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'FAILED_PRECONDITION'
+  | 'HOST_KEY_CHANGED'
+  | 'UNAVAILABLE'
+  | 'INTERNAL_SERVER_ERROR'
+  /** The service could not be reached at all (no response). */
+  | 'NETWORK'
+  | 'UNKNOWN';
+
+const KNOWN_CODES: ReadonlySet<string> = new Set<ProblemCode>([
+  'BAD_USER_INPUT', 'CONFLICT', 'NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN', 'FAILED_PRECONDITION', 'HOST_KEY_CHANGED', 'UNAVAILABLE', 'INTERNAL_SERVER_ERROR',
+]);
+
+/** One thing that went wrong, as the console shows it. */
+export interface ApiProblem {
+  readonly code: ProblemCode;
+  /** The API's own (English) message, shown as it is; empty for NETWORK, which the console words itself. */
+  readonly message: string;
+  /** The input field the API blamed, e.g. `input.vip`, when it named one. */
+  readonly field: string | null;
+}
+
+/**
+ * Turns whatever an Apollo operation failed with into problems. GraphQL errors keep their
+ * code and field; transport failures become NETWORK or UNAVAILABLE.
+ */
+export function problemsOf(error: unknown): ApiProblem[] {
+  if (CombinedGraphQLErrors.is(error)) {
+    return error.errors.map((graphQLError) => {
+      const code = String(graphQLError.extensions?.['code'] ?? 'UNKNOWN');
+      const field = graphQLError.extensions?.['field'];
+      return {
+        code: KNOWN_CODES.has(code) ? (code as ProblemCode) : code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_REQUEST' ? 'BAD_USER_INPUT' : 'UNKNOWN',
+        message: graphQLError.message,
+        field: typeof field === 'string' ? field : null,
+      };
+    });
+  }
+  if (ServerError.is(error)) {
+    const code: ProblemCode = error.statusCode === 401 ? 'UNAUTHENTICATED' : error.statusCode >= 500 ? 'UNAVAILABLE' : 'UNKNOWN';
+    return [{ code, message: `HTTP ${error.statusCode}`, field: null }];
+  }
+  if (ServerParseError.is(error)) {
+    return [{ code: 'UNAVAILABLE', message: `HTTP ${error.statusCode}: the response was not GraphQL`, field: null }];
+  }
+  if (CombinedProtocolErrors.is(error)) {
+    return [{ code: 'NETWORK', message: error.message, field: null }];
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  // graphql-ws closes with 4403 when the server refuses the connection_init token.
+  if (/^Socket closed with event 4403\b/.test(message)) {
+    return [{ code: 'UNAUTHENTICATED', message, field: null }];
+  }
+  if (error instanceof TypeError || /^Socket closed\b/.test(message)) {
+    return [{ code: 'NETWORK', message: '', field: null }];
+  }
+  return [{ code: 'UNKNOWN', message, field: null }];
+}
+
+/**
+ * Problems that name a field, keyed by the field without the argument prefix
+ * (`input.vip` and `vip` both become `vip`), first message per field.
+ */
+export function fieldProblems(problems: readonly ApiProblem[]): Readonly<Partial<Record<string, string>>> {
+  const byField: Partial<Record<string, string>> = {};
+  for (const problem of problems) {
+    if (problem.field) {
+      const key = problem.field.replace(/^input\./, '');
+      byField[key] ??= problem.message;
+    }
+  }
+  return byField;
+}
+
+/** The outcome of a user-triggered operation: the caller shows why it failed, so it gets the problems, not an exception. */
+export type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: readonly ApiProblem[] };

@@ -1,0 +1,148 @@
+import { DOCUMENT } from '@angular/common';
+import { Injectable, computed, effect, inject, signal } from '@angular/core';
+import { ROLES, type Role, roleAllows } from '@ccos/shared/domain';
+
+export interface SessionUser {
+  readonly id: string;
+  readonly username: string;
+  readonly role: Role;
+}
+
+export interface SessionData {
+  readonly token: string;
+  /** ISO 8601 */
+  readonly expiresAt: string;
+  readonly user: SessionUser;
+}
+
+/** Why the user is signed out: never signed in, signed out on purpose, or the token ran out or was refused. */
+export type SignedOutReason = 'none' | 'signed-out' | 'expired';
+
+const STORAGE_KEY = 'ccos.session';
+/** setTimeout's limit; a longer session is re-armed on the next page load anyway. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The signed-in user and their bearer token, kept in sessionStorage so a reload keeps
+ * the session and closing the tab ends it. State only: no network, so the Apollo links
+ * can read it without a dependency cycle.
+ */
+@Injectable({ providedIn: 'root' })
+export class Session {
+  private readonly storage = sessionStorageOf(inject(DOCUMENT));
+  private readonly state = signal<SessionData | null>(this.restore());
+  private readonly reason = signal<SignedOutReason>('none');
+
+  readonly user = computed(() => this.state()?.user ?? null);
+  readonly token = computed(() => this.state()?.token ?? null);
+  readonly signedIn = computed(() => this.state() !== null);
+  readonly signedOutReason = this.reason.asReadonly();
+
+  constructor() {
+    // Ends the session when its token expires, so the user is asked to sign in before a request fails.
+    effect((onCleanup) => {
+      const session = this.state();
+      if (!session) {
+        return;
+      }
+      const timer = setTimeout(() => this.expire(), Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(session.expiresAt) - Date.now())));
+      onCleanup(() => clearTimeout(timer));
+    });
+  }
+
+  /** Whether the signed-in user holds `role` or a stronger one. */
+  allows(role: Role): boolean {
+    const user = this.user();
+    return user !== null && roleAllows(user.role, role);
+  }
+
+  start(session: SessionData): void {
+    this.write(session);
+    this.reason.set('none');
+    this.state.set(session);
+  }
+
+  /** Takes the user's current name and role from the API, keeping the token. */
+  updateUser(user: SessionUser): void {
+    const session = this.state();
+    if (!session || session.user.id !== user.id) {
+      return;
+    }
+    if (session.user.username !== user.username || session.user.role !== user.role) {
+      const updated = { ...session, user: { id: user.id, username: user.username, role: user.role } };
+      this.write(updated);
+      this.state.set(updated);
+    }
+  }
+
+  signOut(): void {
+    this.end('signed-out');
+  }
+
+  /** The token ran out or the API refused it. */
+  expire(): void {
+    if (this.state()) {
+      this.end('expired');
+    }
+  }
+
+  private end(reason: SignedOutReason): void {
+    this.write(null);
+    this.reason.set(reason);
+    this.state.set(null);
+  }
+
+  private write(session: SessionData | null): void {
+    try {
+      if (session) {
+        this.storage?.setItem(STORAGE_KEY, JSON.stringify(session));
+      } else {
+        this.storage?.removeItem(STORAGE_KEY);
+      }
+    } catch {
+      // Blocked storage: the session then lasts until the next reload.
+    }
+  }
+
+  private restore(): SessionData | null {
+    try {
+      const stored = parseSession(this.storage?.getItem(STORAGE_KEY) ?? null);
+      if (stored && Date.parse(stored.expiresAt) > Date.now()) {
+        return stored;
+      }
+      this.storage?.removeItem(STORAGE_KEY);
+    } catch {
+      // fall through: no usable session
+    }
+    return null;
+  }
+}
+
+/** Reads a stored session, rejecting anything that does not have the expected shape. */
+export function parseSession(text: string | null): SessionData | null {
+  if (!text) {
+    return null;
+  }
+  try {
+    const value = JSON.parse(text) as Partial<SessionData> | null;
+    const user = value?.user;
+    const valid =
+      typeof value?.token === 'string' &&
+      typeof value.expiresAt === 'string' &&
+      !Number.isNaN(Date.parse(value.expiresAt)) &&
+      typeof user?.id === 'string' &&
+      typeof user.username === 'string' &&
+      (ROLES as readonly string[]).includes(user.role as string);
+    return valid ? (value as SessionData) : null;
+  } catch {
+    return null;
+  }
+}
+
+function sessionStorageOf(document: Document): Storage | null {
+  try {
+    return document.defaultView?.sessionStorage ?? null;
+  } catch {
+    return null;
+  }
+}
