@@ -1,0 +1,14 @@
+export { ButtonDirective, type ButtonVariant } from './lib/button.directive';
+export { TextFieldComponent } from './lib/fields/text-field.component';
+export { SelectFieldComponent, type FieldOption } from './lib/fields/select-field.component';
+export { ChoiceFieldComponent } from './lib/fields/choice-field.component';
+export { CheckboxFieldComponent } from './lib/fields/checkbox-field.component';
+export { StatusBadgeComponent, type StatusTone } from './lib/status-badge.component';
+export { SwitchComponent } from './lib/switch.component';
+export { ConfirmDialogComponent } from './lib/confirm-dialog.component';
+export { ToastsComponent, type Toast } from './lib/toasts.component';
+export { LanguageSwitchComponent, type LanguageOption } from './lib/language-switch.component';
+export { DataStateComponent } from './lib/data-state.component';
+export { PageHeaderComponent } from './lib/page-header.component';
+export { UserMenuComponent } from './lib/user-menu.component';
+export { ClusterSwitcherComponent, type ClusterChoice } from './lib/cluster-switcher.component';
