@@ -1,0 +1,1 @@
+export { SignInPage } from './lib/sign-in.page';

@@ -1,0 +1,68 @@
+import { ChangeDetectionStrategy, Component, computed, inject, input, signal, viewChildren } from '@angular/core';
+import { Router } from '@angular/router';
+import { type ApiProblem, AuthStore, ErrorReporter, Session, safeReturnUrl } from '@ccos/console/data-access';
+import { ButtonDirective, LanguageSwitchComponent, TextFieldComponent } from '@ccos/console/ui';
+import { I18n, LANGUAGES, LANGUAGE_NAMES, commonMessages, isLanguage } from '@ccos/console/util-i18n';
+import { authMessages } from './auth.messages';
+
+/** The sign-in page; afterwards the user goes back to where they were sent from. */
+@Component({
+  selector: 'ccos-sign-in-page',
+  imports: [ButtonDirective, LanguageSwitchComponent, TextFieldComponent],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  templateUrl: './sign-in.page.html',
+  styleUrl: './sign-in.page.css',
+})
+export class SignInPage {
+  /** From the query string (`?returnUrl=/clusters/…`). */
+  readonly returnUrl = input<string | undefined>(undefined);
+
+  private readonly auth = inject(AuthStore);
+  private readonly session = inject(Session);
+  private readonly router = inject(Router);
+  private readonly errors = inject(ErrorReporter);
+  private readonly i18n = inject(I18n);
+  protected readonly t = this.i18n.translator(authMessages);
+  protected readonly common = this.i18n.translator(commonMessages);
+  protected readonly language = this.i18n.language;
+  protected readonly languages = LANGUAGES.map((code) => ({ code, name: LANGUAGE_NAMES[code], tag: code === 'zh' ? 'zh-CN' : 'en' }));
+
+  protected readonly username = signal('');
+  protected readonly password = signal('');
+  protected readonly submitted = signal(false);
+  protected readonly busy = this.auth.busy;
+  protected readonly problem = signal<ApiProblem | null>(null);
+  protected readonly sessionExpired = computed(() => this.session.signedOutReason() === 'expired' && !this.problem());
+
+  protected readonly usernameError = computed(() => (this.submitted() && !this.username().trim() ? this.t('required.username') : null));
+  protected readonly passwordError = computed(() => (this.submitted() && !this.password() ? this.t('required.password') : null));
+  protected readonly problemMessage = computed(() => {
+    const problem = this.problem();
+    return problem ? this.errors.messageOf(problem) : '';
+  });
+  private readonly fields = viewChildren(TextFieldComponent);
+
+  protected async signIn(event: Event): Promise<void> {
+    event.preventDefault();
+    this.submitted.set(true);
+    this.problem.set(null);
+    if (this.usernameError() || this.passwordError()) {
+      this.fields()[this.usernameError() ? 0 : 1]?.focus();
+      return;
+    }
+    const outcome = await this.auth.signIn(this.username().trim(), this.password());
+    if (outcome.ok) {
+      await this.router.navigateByUrl(safeReturnUrl(this.returnUrl()));
+      return;
+    }
+    this.problem.set(outcome.problems[0] ?? null);
+    this.password.set('');
+    this.fields()[1]?.focus();
+  }
+
+  protected switchLanguage(code: string): void {
+    if (isLanguage(code)) {
+      this.i18n.setLanguage(code);
+    }
+  }
+}

@@ -1,0 +1,1 @@
+export { CLUSTER_ROUTES } from './lib/clusters.routes';

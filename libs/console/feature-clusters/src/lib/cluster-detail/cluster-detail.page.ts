@@ -1,0 +1,64 @@
+import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal } from '@angular/core';
+import { ClusterDetailStore, ErrorReporter, Notifications, Session } from '@ccos/console/data-access';
+import { ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, StatusBadgeComponent, SwitchComponent } from '@ccos/console/ui';
+import { describeStep } from '@ccos/shared/domain';
+import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import { clustersMessages } from '../clusters.messages';
+
+/** One cluster: how the service reaches it, and its certificate handling (auto-approve, ADMIN may change it). */
+@Component({
+  selector: 'ccos-cluster-detail-page',
+  imports: [ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, StatusBadgeComponent, SwitchComponent],
+  providers: [ClusterDetailStore],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  templateUrl: './cluster-detail.page.html',
+  styleUrl: './cluster-detail.page.css',
+})
+export class ClusterDetailPage {
+  /** From the route (`/clusters/:clusterId`). */
+  readonly clusterId = input.required<string>();
+
+  private readonly session = inject(Session);
+  private readonly notifications = inject(Notifications);
+  private readonly errors = inject(ErrorReporter);
+  protected readonly i18n = inject(I18n);
+  protected readonly t = this.i18n.translator(clustersMessages);
+  protected readonly common = this.i18n.translator(commonMessages);
+  protected readonly store = inject(ClusterDetailStore);
+
+  protected readonly canChangePolicy = computed(() => this.session.allows('ADMIN'));
+  /** The auto-approve value waiting for confirmation, or null when no dialog is open. */
+  protected readonly pendingAutoApprove = signal<boolean | null>(null);
+  protected readonly problem = computed(() => {
+    const problem = this.store.problems()[0];
+    return problem ? this.errors.messageOf(problem) : null;
+  });
+  /** The install step that waits for approved certificates, in the current language. */
+  protected readonly kubeletStep = computed(() => describeStep('START_KUBELET').title[this.i18n.language()]);
+
+  constructor() {
+    effect(() => this.store.select(this.clusterId()));
+  }
+
+  protected askToSetAutoApprove(enabled: boolean): void {
+    this.pendingAutoApprove.set(enabled);
+  }
+
+  protected cancelAutoApproveChange(): void {
+    this.pendingAutoApprove.set(null);
+  }
+
+  protected async setAutoApprove(): Promise<void> {
+    const enabled = this.pendingAutoApprove();
+    if (enabled === null) {
+      return;
+    }
+    const outcome = await this.store.setCsrAutoApprove(enabled);
+    this.pendingAutoApprove.set(null);
+    if (outcome.ok) {
+      const name = outcome.value.name;
+      const enabledNow = outcome.value.csrAutoApprove;
+      this.notifications.show('success', () => (enabledNow ? this.t('autoApprove.changedOn', { name }) : this.t('autoApprove.changedOff', { name })));
+    }
+  }
+}

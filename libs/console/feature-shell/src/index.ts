@@ -1,0 +1,1 @@
+export { ShellComponent } from './lib/shell.component';

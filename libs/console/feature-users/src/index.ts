@@ -1,0 +1,1 @@
+export { USER_ROUTES } from './lib/users.routes';

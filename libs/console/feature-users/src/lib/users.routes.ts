@@ -1,0 +1,4 @@
+import type { Routes } from '@angular/router';
+
+/** /users (the app guards it for ADMIN). */
+export const USER_ROUTES: Routes = [{ path: '', loadComponent: () => import('./users.page').then((m) => m.UsersPage) }];
