@@ -1,3 +1,22 @@
 import type { Routes } from '@angular/router';
+import { requireRole, requireSignedIn, requireSignedOut } from '@ccos/console/data-access';
 
-export const routes: Routes = [];
+/**
+ * Each feature is its own lazy chunk. New features (nodes, certificates, …) add a child
+ * route under the shell here and a link in the shell's navigation.
+ */
+export const routes: Routes = [
+  { path: 'sign-in', canMatch: [requireSignedOut], loadComponent: () => import('@ccos/console/feature-auth').then((m) => m.SignInPage) },
+  {
+    path: '',
+    canMatch: [requireSignedIn],
+    loadComponent: () => import('@ccos/console/feature-shell').then((m) => m.ShellComponent),
+    children: [
+      { path: '', pathMatch: 'full', redirectTo: 'clusters' },
+      { path: 'clusters', loadChildren: () => import('@ccos/console/feature-clusters').then((m) => m.CLUSTER_ROUTES) },
+      { path: 'users', canMatch: [requireRole('ADMIN')], loadChildren: () => import('@ccos/console/feature-users').then((m) => m.USER_ROUTES) },
+      { path: '**', redirectTo: 'clusters' },
+    ],
+  },
+  { path: '**', redirectTo: 'sign-in' },
+];
