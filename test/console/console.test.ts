@@ -1,0 +1,238 @@
+import { mkdir } from 'node:fs/promises';
+import { type Browser, type Locator, type Page, type Request, chromium } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
+
+/**
+ * The console in Chromium against the built API (which serves it), driven as a person
+ * would: by roles and labels. Needs `dist/apps/console/browser` and `dist/apps/api/main.js`
+ * (`npx nx run-many -t build -p api console`). The tests run in order and share one page.
+ */
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const SCREENSHOTS = 'tmp/console-e2e';
+const KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters:
+- name: prod-east
+  cluster:
+    server: https://api.prod-east.example.com:6443
+contexts:
+- name: admin
+  context:
+    cluster: prod-east
+    user: admin
+current-context: admin
+users:
+- name: admin
+  user:
+    token: not-a-real-token
+`;
+
+let api: ApiProcess;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+const graphqlOperations: string[] = [];
+let clusterUrl = '';
+
+describe('console', () => {
+  beforeAll(async () => {
+    [api, browser] = await Promise.all([startApiProcess(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    context.setDefaultTimeout(10_000);
+    page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('request', (request) => {
+      const name = operationName(request);
+      if (name) {
+        graphqlOperations.push(name);
+      }
+    });
+  });
+
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail' && page) {
+      await mkdir(SCREENSHOTS, { recursive: true });
+      const file = `${SCREENSHOTS}/${context.task.name.replace(/[^\w-]+/g, '_')}.png`;
+      await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      console.error(`screenshot of the failure: ${file}\nAPI log tail:\n${api?.output().slice(-2000)}`);
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await api?.stop();
+  });
+
+  it('shows the API error for a wrong password, then signs the admin in', async () => {
+    await page.goto(api.url);
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
+    await page.getByLabel(/^Password/).fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Sign-in failed' });
+    expect(await alert.textContent()).toContain('wrong user name or password');
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+
+    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await page.getByText('No clusters registered yet').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/clusters');
+  });
+
+  it('catches an invalid VIP before sending, then registers the cluster', async () => {
+    await page.getByRole('link', { name: 'Register cluster' }).first().click();
+    await page.getByRole('heading', { name: 'Register cluster', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('prod-east');
+    await page.getByRole('textbox', { name: 'API server URL' }).fill('https://api.prod-east.example.com:6443');
+    const vip = page.getByRole('textbox', { name: 'Master VIP' });
+    await vip.fill('10.0.0.300');
+    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(KUBECONFIG);
+    await page.getByRole('button', { name: 'Register cluster' }).click();
+
+    await expect.poll(() => descriptionOf(vip)).toContain('Enter an IPv4 or IPv6 address');
+    expect(await vip.getAttribute('aria-invalid')).toBe('true');
+    expect(await isFocused(vip)).toBe(true);
+    expect(graphqlOperations).not.toContain('RegisterCluster');
+
+    await vip.fill('192.168.10.5');
+    await page.getByRole('button', { name: 'Register cluster' }).click();
+    await page.getByRole('heading', { name: 'prod-east', level: 1 }).waitFor();
+    await page.getByText('Cluster prod-east registered').first().waitFor();
+    clusterUrl = page.url();
+    expect(new URL(clusterUrl).pathname).toMatch(/^\/clusters\/[0-9a-f-]{36}$/);
+    expect(graphqlOperations.filter((name) => name === 'RegisterCluster')).toHaveLength(1);
+  });
+
+  it('shows the server error for a duplicate name next to the name field', async () => {
+    await page.goto(`${api.url}/clusters/new`);
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('prod-east');
+    await page.getByRole('textbox', { name: 'API server URL' }).fill('https://api.other.example.com:6443');
+    await page.getByRole('textbox', { name: 'Master VIP' }).fill('192.168.20.5');
+    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(KUBECONFIG);
+    await page.getByRole('button', { name: 'Register cluster' }).click();
+
+    const name = page.getByRole('textbox', { name: 'Name', exact: true });
+    await expect.poll(() => descriptionOf(name)).toContain('"prod-east" is already registered');
+    expect(await name.getAttribute('aria-invalid')).toBe('true');
+    expect(await descriptionOf(page.getByRole('textbox', { name: 'Master VIP' }))).not.toContain('already');
+    // Editing the field clears the server's complaint about it.
+    await name.fill('prod-west');
+    expect(await descriptionOf(name)).not.toContain('already registered');
+  });
+
+  it('lists the registered cluster', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: 'Clusters' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'prod-east' }) });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('192.168.10.5');
+    expect(await row.textContent()).toContain('Off');
+    expect(await page.getByRole('row').count()).toBe(2);
+  });
+
+  it('turns CSR auto-approve on after a confirmation that explains it, and keeps it after a reload', async () => {
+    await page.getByRole('link', { name: 'prod-east' }).click();
+    const toggle = page.getByRole('switch', { name: 'Approve node certificates automatically' });
+    expect(await toggle.getAttribute('aria-checked')).toBe('false');
+
+    await toggle.click();
+    const dialog = page.getByRole('dialog', { name: 'Turn on automatic certificate approval?' });
+    await dialog.waitFor();
+    const explanation = (await dialog.textContent()) ?? '';
+    expect(explanation).toContain('node name and IP addresses match');
+    expect(explanation).toContain('never approved');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await toggle.getAttribute('aria-checked')).toBe('false');
+
+    await toggle.click();
+    await dialog.getByRole('button', { name: 'Turn on' }).click();
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
+    await page.getByText('Automatic certificate approval is on for prod-east').first().waitFor();
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'prod-east', level: 1 }).waitFor();
+    expect(await page.getByRole('switch', { name: 'Approve node certificates automatically' }).getAttribute('aria-checked')).toBe('true');
+  });
+
+  it('switches to Chinese at runtime and stays Chinese after a reload', async () => {
+    await page.getByRole('button', { name: '简体中文' }).click();
+    await page.getByRole('heading', { name: '证书处理' }).waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: '集群' }).waitFor();
+    expect(await page.getByRole('switch').textContent()).toContain('自动批准节点证书');
+    expect(await page.getAttribute('html', 'lang')).toBe('zh-CN');
+
+    await page.reload();
+    await page.getByRole('heading', { name: '证书处理' }).waitFor();
+    expect(await page.getByRole('button', { name: '简体中文' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByRole('navigation').textContent()).toContain('用户');
+  });
+
+  it('creates a VIEWER user', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: '用户' }).click();
+    await page.getByRole('heading', { name: '用户', level: 1 }).waitFor();
+    await page.getByRole('button', { name: '创建用户' }).click();
+    await page.getByRole('textbox', { name: '用户名' }).fill('viewer1');
+    await page.getByLabel(/^初始密码/).fill('viewer1-password');
+    expect(await page.getByRole('combobox', { name: '角色' }).inputValue()).toBe('VIEWER');
+    await page.getByRole('button', { name: '创建用户' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'viewer1' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('只读用户');
+  });
+
+  it('signs in as the viewer, who sees no register button, no auto-approve switch and no users page', async () => {
+    await page.getByRole('button', { name: /^账户/ }).click();
+    await page.getByRole('button', { name: '退出登录' }).click();
+    await page.getByRole('heading', { name: '登录', level: 1 }).waitFor();
+
+    await page.getByRole('textbox', { name: '用户名' }).fill('viewer1');
+    await page.getByLabel(/^密码/).fill('viewer1-password');
+    await page.getByRole('button', { name: '登录' }).click();
+    await page.getByRole('heading', { name: '集群', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'prod-east' }).waitFor();
+    expect(await page.getByRole('link', { name: '注册集群' }).count()).toBe(0);
+    expect(await page.getByRole('navigation').getByRole('link', { name: '用户' }).count()).toBe(0);
+
+    await page.getByRole('link', { name: 'prod-east' }).click();
+    await page.getByRole('heading', { name: '证书处理' }).waitFor();
+    await page.getByText('仅管理员可以修改此设置。').waitFor();
+    expect(await page.getByRole('switch').count()).toBe(0);
+    expect(await page.getByRole('button', { name: /自动批准/ }).count()).toBe(0);
+
+    await page.goto(`${api.url}/users`);
+    await page.getByRole('heading', { name: '集群', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/clusters');
+  });
+
+  it('raised no uncaught errors in the page', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+function operationName(request: Request): string | null {
+  if (request.method() !== 'POST' || !request.url().endsWith('/graphql')) {
+    return null;
+  }
+  try {
+    return (JSON.parse(request.postData() ?? '{}') as { operationName?: string }).operationName ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The text a screen reader reads as the control's description (its hint and error, via aria-describedby). */
+async function descriptionOf(control: Locator): Promise<string> {
+  return control.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent?.trim() ?? '')
+      .join(' '),
+  );
+}
+
+async function isFocused(control: Locator): Promise<boolean> {
+  return control.evaluate((element) => element.ownerDocument.activeElement === element);
+}
