@@ -219,6 +219,17 @@ const HOSTILE: Record<string, Case> = {
     check: 'san-other',
     reason: 'found URI spiffe://cluster.local/ns/kube-system/sa/admin',
   },
+  'a directory-name SAN': {
+    csr: servingCsr({}, { otherNames: ['dn:CN=admin'] }),
+    context: servingContext,
+    check: 'san-other',
+    reason: 'found name dn:CN=admin',
+  },
+  'a client CSR with a registered-ID SAN': {
+    csr: clientCsr({}, { otherNames: ['id:1.2.3.4'] }),
+    check: 'no-sans',
+    reason: 'found name id:1.2.3.4',
+  },
   'a serving CSR without any SAN': {
     csr: servingCsr({}, { dnsNames: [], ipAddresses: [] }),
     context: servingContext,

@@ -58,6 +58,8 @@ export interface CsrRequestFacts {
   readonly ipAddresses: readonly string[];
   readonly emailAddresses: readonly string[];
   readonly uris: readonly string[];
+  /** SAN entries of any other kind (directory names, registered IDs, other names). */
+  readonly otherNames?: readonly string[];
   readonly key: CsrKeyFacts;
   /** Whether the request's self-signature verifies with its own key (proof of possession). */
   readonly signatureValid: boolean;
@@ -433,9 +435,13 @@ function checkNoOtherSans(request: CsrRequestFacts | null): CsrCheck {
   if (!request) {
     return fail('san-other', NOT_PARSED);
   }
-  const other = [...request.emailAddresses.map((email) => `email ${email}`), ...request.uris.map((uri) => `URI ${uri}`)];
+  const other = [
+    ...request.emailAddresses.map((email) => `email ${email}`),
+    ...request.uris.map((uri) => `URI ${uri}`),
+    ...(request.otherNames ?? []).map((name) => `name ${name}`),
+  ];
   return other.length === 0
-    ? pass('san-other', 'no email or URI names')
+    ? pass('san-other', 'no email, URI or other names')
     : fail('san-other', `a serving certificate may name only DNS names and IPs; found ${other.join(', ')}`);
 }
 
@@ -594,6 +600,7 @@ function allSans(request: CsrRequestFacts): string[] {
     ...request.ipAddresses.map((ip) => `IP ${ip}`),
     ...request.emailAddresses.map((email) => `email ${email}`),
     ...request.uris.map((uri) => `URI ${uri}`),
+    ...(request.otherNames ?? []).map((name) => `name ${name}`),
   ];
 }
 
