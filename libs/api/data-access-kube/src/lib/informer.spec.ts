@@ -1,0 +1,125 @@
+import type { ConfigurationOptions, V1Node } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { clientVia, CuttableProxy, eventually, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
+import { startInformer, type Informer, type InformerEvent } from './informer';
+import type { KubeClient } from './kube-client';
+
+const node = (name: string, labels: Record<string, string> = {}): V1Node => ({ metadata: { name, labels } });
+
+describe('startInformer', () => {
+  let world: SimWithClient | undefined;
+  let proxy: CuttableProxy | undefined;
+  let informer: Informer<V1Node> | undefined;
+  let viaProxy: KubeClient | undefined;
+
+  afterEach(async () => {
+    await informer?.stop();
+    viaProxy?.close();
+    await proxy?.stop();
+    await world?.stop();
+    informer = undefined;
+    viaProxy = undefined;
+    proxy = undefined;
+    world = undefined;
+  });
+
+  const nodesSource = (client: KubeClient) => ({
+    path: '/api/v1/nodes',
+    description: 'list nodes',
+    list: (page: { limit: number; _continue?: string }, options: ConfigurationOptions) => client.core.listNode(page, options),
+  });
+
+  const summary = (events: InformerEvent<V1Node>[]): string[] => events.map((e) => `${e.type} ${e.object.metadata?.name}`);
+
+  it('lists in pages, then watches from the list: every change once, in order', async () => {
+    const requests: string[] = [];
+    world = await startSimWithClient({ seed: [1, 2, 3].map((i) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: `n${i}` } })), log: (line) => requests.push(line) });
+    const events: InformerEvent<V1Node>[] = [];
+    informer = startInformer(world.client, nodesSource(world.client), (event) => events.push(event), { pageSize: 2 });
+    await informer.synced;
+    expect(summary(events)).toEqual(['ADDED n1', 'ADDED n2', 'ADDED n3']);
+    expect(requests.filter((line) => line.startsWith('GET /api/v1/nodes?') && !line.includes('watch=true'))).toHaveLength(2);
+
+    const { client } = world;
+    await client.call('create', (o) => client.core.createNode({ body: node('n4') }, o));
+    await client.call('label', (o) => client.core.replaceNode({ name: 'n1', body: { ...node('n1', { a: 'b' }), metadata: { name: 'n1', labels: { a: 'b' } } } }, o));
+    await client.call('delete', (o) => client.core.deleteNode({ name: 'n2' }, o));
+    await eventually(() => (events.length >= 6 ? true : undefined));
+    expect(summary(events.slice(3))).toEqual(['ADDED n4', 'MODIFIED n1', 'DELETED n2']);
+    expect(informer.list().map((n) => n.metadata?.name).sort()).toEqual(['n1', 'n3', 'n4']);
+  });
+
+  it('after a network outage longer than the watch history, lists again (410 Gone) and reports the difference', async () => {
+    const requests: string[] = [];
+    world = await startSimWithClient({ seed: ['a', 'b', 'c'].map((n) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: n } })), watchCacheSize: 2, log: (line) => requests.push(line) });
+    proxy = await CuttableProxy.start(world.sim);
+    viaProxy = clientVia(world.sim, proxy.url);
+    const events: InformerEvent<V1Node>[] = [];
+    const errors: Array<{ message: string; retryInMs: number }> = [];
+    informer = startInformer(viaProxy, nodesSource(viaProxy), (event) => events.push(event), {
+      initialBackoffMs: 50,
+      maxBackoffMs: 200,
+      onError: (error, retryInMs) => errors.push({ message: error.message, retryInMs }),
+    });
+    await informer.synced;
+    const uidOfC = informer.list().find((n) => n.metadata?.name === 'c')?.metadata?.uid;
+    events.length = 0;
+
+    proxy.cutLink();
+    const { client } = world;
+    await client.call('delete a', (o) => client.core.deleteNode({ name: 'a' }, o));
+    await client.call('create d', (o) => client.core.createNode({ body: node('d') }, o));
+    await client.call('label b', (o) => client.core.patchNode({ name: 'b', body: [{ op: 'add', path: '/metadata/labels', value: { x: 'y' } }] }, o));
+    // c deleted and created again: same name, new UID.
+    await client.call('delete c', (o) => client.core.deleteNode({ name: 'c' }, o));
+    await client.call('create c', (o) => client.core.createNode({ body: node('c') }, o));
+    await eventually(() => (errors.length >= 2 ? true : undefined), 5000, 'reconnect attempts');
+    proxy.restore();
+
+    await eventually(() => (events.length >= 5 ? true : undefined), 10_000, 'events after the re-list');
+    expect(summary(events).sort()).toEqual(['ADDED c', 'ADDED d', 'DELETED a', 'DELETED c', 'MODIFIED b']);
+    expect(events.find((e) => e.type === 'DELETED' && e.object.metadata?.name === 'c')?.object.metadata?.uid).toBe(uidOfC);
+    expect(informer.list().map((n) => n.metadata?.name).sort()).toEqual(['b', 'c', 'd']);
+    expect(errors[0].message).toMatch(/watch \/api\/v1\/nodes|cannot reach/);
+    expect(errors.every((e) => e.retryInMs <= 240)).toBe(true);
+    // Initial list, and the one after the 410.
+    expect(requests.filter((line) => line.startsWith('GET /api/v1/nodes?') && !line.includes('watch=true'))).toHaveLength(2);
+  });
+
+  it('resumes the watch without listing again when the outage is short', async () => {
+    const requests: string[] = [];
+    world = await startSimWithClient({ seed: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'a' } }], log: (line) => requests.push(line) });
+    proxy = await CuttableProxy.start(world.sim);
+    viaProxy = clientVia(world.sim, proxy.url);
+    const events: InformerEvent<V1Node>[] = [];
+    informer = startInformer(viaProxy, nodesSource(viaProxy), (event) => events.push(event), { initialBackoffMs: 50, maxBackoffMs: 100 });
+    await informer.synced;
+    proxy.cutLink();
+    const { client } = world;
+    await client.call('create b', (o) => client.core.createNode({ body: node('b') }, o));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    proxy.restore();
+    await eventually(() => (events.length >= 2 ? true : undefined), 5000);
+    expect(summary(events)).toEqual(['ADDED a', 'ADDED b']);
+    expect(requests.filter((line) => line.startsWith('GET /api/v1/nodes?') && !line.includes('watch=true'))).toHaveLength(1);
+  });
+
+  it('stops cleanly: no events after stop, and stop resolves while the API is unreachable', async () => {
+    world = await startSimWithClient();
+    proxy = await CuttableProxy.start(world.sim);
+    viaProxy = clientVia(world.sim, proxy.url);
+    const events: InformerEvent<V1Node>[] = [];
+    informer = startInformer(viaProxy, nodesSource(viaProxy), (event) => events.push(event), { initialBackoffMs: 5000 });
+    await informer.synced;
+    proxy.cutLink();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    await informer.stop();
+    expect(Date.now() - started).toBeLessThan(1000);
+    proxy.restore();
+    const { client } = world;
+    await client.call('create', (o) => client.core.createNode({ body: node('late') }, o));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(events).toEqual([]);
+  });
+});

@@ -1,0 +1,359 @@
+import { Agent as HttpsAgent } from 'node:https';
+import {
+  ApiException,
+  AppsV1Api,
+  CertificatesV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  KubeConfig,
+  Observable,
+  PolicyV1Api,
+  Watch,
+  type Cluster,
+  type ConfigurationOptions,
+  type ObservableMiddleware,
+  type RequestContext,
+  type ResponseContext,
+  type User,
+} from '@kubernetes/client-node';
+
+/**
+ * Stored credentials of a cluster, structurally the same as feature-clusters' `ClusterCredentials`
+ * (kept apart so data-access does not import a feature).
+ */
+export type KubeCredentials =
+  | { readonly kind: 'KUBECONFIG'; readonly kubeconfig: string }
+  | { readonly kind: 'TOKEN'; readonly token: string; readonly caCert: string | null };
+
+/** Input of {@link createKubeClient}. */
+export interface KubeClientOptions {
+  /** The cluster's registered API server URL; it replaces the server of the kubeconfig's current cluster. */
+  apiServerUrl: string;
+  credentials: KubeCredentials;
+  /** Upper bound of every non-watch request, in ms. Default 30 000. */
+  requestTimeoutMs?: number;
+}
+
+/** The parts of a Kubernetes `Status` object this library reads. */
+export interface KubeStatus {
+  readonly code?: number;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly details?: {
+    readonly name?: string;
+    readonly kind?: string;
+    readonly causes?: ReadonlyArray<{ readonly reason?: string; readonly message?: string; readonly field?: string }>;
+  };
+}
+
+/** Why a request failed: the API answered with an error, it took too long, the caller cancelled it, or the server was not reached. */
+export type KubeApiErrorKind = 'status' | 'timeout' | 'aborted' | 'network';
+
+/**
+ * A failed API request. The message names the operation and what the API (or the network) said;
+ * it never carries credentials. The original error is kept as `cause`.
+ */
+export class KubeApiError extends Error {
+  override readonly name = 'KubeApiError';
+
+  constructor(
+    message: string,
+    /** What was attempted, e.g. `evict pod shop/web-1`. */
+    readonly operation: string,
+    readonly kind: KubeApiErrorKind,
+    /** HTTP status code when the API answered. */
+    readonly statusCode: number | null,
+    /** The `Status` body the API answered with, when there was one. */
+    readonly status: KubeStatus | null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  /** `Status.reason` (`NotFound`, `Conflict`, `TooManyRequests`, ...), when the API answered. */
+  get reason(): string | null {
+    return this.status?.reason ?? null;
+  }
+}
+
+/** The credentials or the kubeconfig cannot be used. The message never contains their content. */
+export class KubeClientConfigError extends Error {
+  override readonly name = 'KubeClientConfigError';
+}
+
+/** Receives each line of a watch stream. */
+export type WatchLineHandler = (type: string, object: unknown) => void;
+
+/**
+ * Typed API groups of one cluster, plus {@link KubeClient.call} which every module uses so that
+ * requests have a timeout, honour an AbortSignal and fail with {@link KubeApiError}.
+ */
+export interface KubeClient {
+  /** The API server URL requests go to. */
+  readonly server: string;
+  readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
+  readonly policy: PolicyV1Api;
+  readonly certificates: CertificatesV1Api;
+  readonly coordination: CoordinationV1Api;
+  /**
+   * Runs one request: `run` receives the per-call options (timeout and cancellation) to pass to
+   * the client-node method. Failures are rethrown as {@link KubeApiError}.
+   */
+  call<T>(operation: string, run: (options: ConfigurationOptions) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /**
+   * Opens a watch (`?watch=true`) on a collection path and passes every line to `onLine` until the
+   * server closes the stream (resolves), the stream fails (rejects with {@link KubeApiError}) or
+   * `signal` aborts (resolves).
+   */
+  watch(path: string, query: Record<string, string | number | boolean | undefined>, onLine: WatchLineHandler, signal: AbortSignal): Promise<void>;
+  /** Closes idle keep-alive connections. */
+  close(): void;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+function passThrough<T>(value: T): Observable<T> {
+  return new Observable(Promise.resolve(value));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A Status from an ApiException body (JSON text, a Buffer or an object). */
+function statusFromBody(body: unknown): KubeStatus | null {
+  let value: unknown = body;
+  if (Buffer.isBuffer(value)) {
+    value = value.toString('utf8');
+  }
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return null;
+    }
+  }
+  return isRecord(value) && (value['kind'] === 'Status' || typeof value['message'] === 'string') ? (value as KubeStatus) : null;
+}
+
+/** Strings that must never appear in an error message: the token, keys, the kubeconfig itself. */
+function secretsOf(credentials: KubeCredentials, user: User | null): string[] {
+  const values = credentials.kind === 'TOKEN' ? [credentials.token] : [credentials.kubeconfig, user?.token, user?.password, user?.keyData, user?.certData];
+  return values.filter((value): value is string => typeof value === 'string' && value.length >= 6);
+}
+
+function redactor(secrets: readonly string[]): (text: string) => string {
+  return (text) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+}
+
+function networkCode(error: unknown): string | null {
+  for (let current: unknown = error; isRecord(current) || current instanceof Error; current = (current as { cause?: unknown }).cause) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      return code;
+    }
+    if ((current as { cause?: unknown }).cause === undefined) {
+      break;
+    }
+  }
+  return null;
+}
+
+/** The line and column of a YAML error, without the excerpt of the document js-yaml puts in its message. */
+function yamlPosition(error: unknown): string {
+  const mark = isRecord(error) && isRecord(error['mark']) ? error['mark'] : null;
+  return mark && typeof mark['line'] === 'number' && typeof mark['column'] === 'number' ? ` (line ${mark['line'] + 1}, column ${mark['column'] + 1})` : '';
+}
+
+function loadKubeconfig(options: KubeClientOptions): KubeConfig {
+  const { credentials, apiServerUrl } = options;
+  const kc = new KubeConfig();
+  if (credentials.kind === 'TOKEN') {
+    if (!apiServerUrl.startsWith('https://')) {
+      throw new KubeClientConfigError('a bearer token is only sent over HTTPS: the API server URL must start with https://');
+    }
+    kc.loadFromOptions({
+      clusters: [{ name: 'cluster', server: apiServerUrl, caData: credentials.caCert ? Buffer.from(credentials.caCert, 'utf8').toString('base64') : undefined, skipTLSVerify: false }],
+      users: [{ name: 'user', token: credentials.token }],
+      contexts: [{ name: 'context', cluster: 'cluster', user: 'user' }],
+      currentContext: 'context',
+    });
+    return kc;
+  }
+  try {
+    kc.loadFromString(credentials.kubeconfig);
+  } catch (error) {
+    const reason = isRecord(error) && typeof error['reason'] === 'string' ? error['reason'] : 'unreadable';
+    throw new KubeClientConfigError(`the kubeconfig is not valid YAML${yamlPosition(error)}`, { cause: new Error(reason) });
+  }
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (!cluster || !user) {
+    throw new KubeClientConfigError('the kubeconfig has no current context naming a cluster and a user');
+  }
+  // The kubeconfig is user-supplied content: running its exec plugins or reading files it names
+  // on this host would let whoever registers a cluster run commands or read files here.
+  if (user.exec || user.authProvider) {
+    throw new KubeClientConfigError(`the kubeconfig user "${user.name}" uses an exec or auth-provider plugin; use a token or a client certificate`);
+  }
+  if (user.certFile || user.keyFile || cluster.caFile) {
+    throw new KubeClientConfigError('the kubeconfig refers to files; embed the data (certificate-authority-data, client-certificate-data, client-key-data)');
+  }
+  const server: Cluster = { ...cluster, server: apiServerUrl };
+  kc.loadFromOptions({
+    clusters: kc.clusters.map((entry) => (entry.name === cluster.name ? server : entry)),
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.getCurrentContext(),
+  });
+  return kc;
+}
+
+/**
+ * One keep-alive agent for all requests. client-node builds a fresh agent (and TLS handshake) per
+ * request; a drain of hundreds of pods would pay that hundreds of times.
+ */
+function sharedAgent(kc: KubeConfig): HttpsAgent | null {
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (!cluster || !cluster.server.startsWith('https://') || cluster.proxyUrl) {
+    return null;
+  }
+  const fromBase64 = (data: string | undefined): Buffer | undefined => (data ? Buffer.from(data, 'base64') : undefined);
+  return new HttpsAgent({
+    keepAlive: true,
+    ca: fromBase64(cluster.caData),
+    cert: fromBase64(user?.certData),
+    key: fromBase64(user?.keyData),
+    rejectUnauthorized: !cluster.skipTLSVerify,
+    servername: cluster.tlsServerName,
+  });
+}
+
+/**
+ * Builds a client from a cluster's stored credentials (a kubeconfig, or a bearer token with an
+ * optional CA) and its registered API server URL. Throws {@link KubeClientConfigError} when the
+ * credentials cannot be used; never puts them into a message.
+ * @see https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/
+ * @see https://github.com/kubernetes-client/javascript
+ */
+export function createKubeClient(options: KubeClientOptions): KubeClient {
+  const kc = loadKubeconfig(options);
+  const redact = redactor(secretsOf(options.credentials, kc.getCurrentUser()));
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const agent = sharedAgent(kc);
+  const watcher = new Watch(kc);
+
+  const middleware = (signal: AbortSignal): ObservableMiddleware => ({
+    pre(context: RequestContext): Observable<RequestContext> {
+      context.setSignal(signal);
+      if (agent) {
+        context.setAgent(agent);
+      }
+      return passThrough(context);
+    },
+    post: (context: ResponseContext): Observable<ResponseContext> => passThrough(context),
+  });
+
+  const wrap = (operation: string, error: unknown, timedOut: boolean, aborted: boolean): KubeApiError => {
+    if (error instanceof KubeApiError) {
+      return error;
+    }
+    if (error instanceof ApiException) {
+      const status = statusFromBody(error.body);
+      const what = status?.message ?? status?.reason ?? (error.code === 401 ? 'Unauthorized' : `HTTP ${error.code}`);
+      const reason = status?.reason ? ` (${error.code} ${status.reason})` : ` (${error.code})`;
+      return new KubeApiError(redact(`${operation}: ${what}${reason}`), operation, 'status', error.code, status, { cause: error });
+    }
+    const statusCode = isRecord(error) && typeof error['statusCode'] === 'number' ? error['statusCode'] : null;
+    if (statusCode !== null) {
+      return new KubeApiError(redact(`${operation}: HTTP ${statusCode}`), operation, 'status', statusCode, null, { cause: error });
+    }
+    if (aborted) {
+      return new KubeApiError(`${operation}: cancelled`, operation, 'aborted', null, null, { cause: error });
+    }
+    if (timedOut) {
+      return new KubeApiError(`${operation}: no answer within ${requestTimeoutMs} ms`, operation, 'timeout', null, null, { cause: error });
+    }
+    const code = networkCode(error);
+    return new KubeApiError(redact(`${operation}: cannot reach the API server at ${kc.getCurrentCluster()?.server ?? '?'}${code ? ` (${code})` : ''}`), operation, 'network', null, null, { cause: error });
+  };
+
+  return {
+    server: kc.getCurrentCluster()?.server ?? options.apiServerUrl,
+    core: kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    policy: kc.makeApiClient(PolicyV1Api),
+    certificates: kc.makeApiClient(CertificatesV1Api),
+    coordination: kc.makeApiClient(CoordinationV1Api),
+
+    async call<T>(operation: string, run: (callOptions: ConfigurationOptions) => Promise<T>, signal?: AbortSignal): Promise<T> {
+      const timeout = AbortSignal.timeout(requestTimeoutMs);
+      const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+      try {
+        return await run({ middleware: [middleware(combined)], middlewareMergeStrategy: 'append' });
+      } catch (error) {
+        throw wrap(operation, error, timeout.aborted, signal?.aborted === true);
+      }
+    },
+
+    watch(path, query, onLine, signal): Promise<void> {
+      const operation = `watch ${path}`;
+      return new Promise<void>((resolve, reject) => {
+        let controller: AbortController | undefined;
+        let finished = false;
+        const finish = (error: unknown): void => {
+          if (finished) {
+            return;
+          }
+          finished = true;
+          signal.removeEventListener('abort', onAbort);
+          if (error && !signal.aborted) {
+            reject(wrap(operation, error, false, false));
+          } else {
+            resolve();
+          }
+        };
+        const onAbort = (): void => {
+          controller?.abort();
+          finish(null);
+        };
+        if (signal.aborted) {
+          resolve();
+          return;
+        }
+        signal.addEventListener('abort', onAbort, { once: true });
+        watcher
+          .watch(
+            path,
+            query,
+            (type: string, object: unknown) => {
+              if (!finished) {
+                onLine(type, object);
+              }
+            },
+            (error: unknown) => finish(error),
+          )
+          .then(
+            (started) => {
+              controller = started;
+              if (finished) {
+                started.abort();
+              }
+            },
+            (error: unknown) => finish(error),
+          );
+      });
+    },
+
+    close(): void {
+      agent?.destroy();
+    },
+  };
+}
+
+/** Whether an error is the API's answer with this HTTP status code. */
+export function isStatus(error: unknown, code: number): error is KubeApiError {
+  return error instanceof KubeApiError && error.statusCode === code;
+}
