@@ -13,3 +13,23 @@ export {
 export { startInformer, type Informer, type InformerEvent, type InformerObject, type InformerOptions, type InformerSource, type ListPage, type WatchEventType } from './lib/informer';
 export { listNodes, summarizeNode, watchNodes, isoTime, CONTROL_PLANE_TAINT_KEYS, NODE_ROLE_LABEL_PREFIX, type NodeEvent, type NodeInventory, type NodeSummary, type NodeTaint } from './lib/node-inventory';
 export { cpuMillicores, parseQuantity, wholeUnits } from './lib/quantity';
+export { cordonNode, uncordonNode, setUnschedulable, type CordonResult } from './lib/cordon';
+export {
+  DAEMONSET_FATAL,
+  DAEMONSET_WARNING,
+  LOCAL_STORAGE_FATAL,
+  LOCAL_STORAGE_WARNING,
+  MIRROR_POD_ANNOTATION,
+  UNMANAGED_FATAL,
+  UNMANAGED_WARNING,
+  listPodsOnNode,
+  refusalMessage,
+  type DrainAction,
+  type DrainOptions,
+  type DrainPlan,
+  type DrainPlanBudget,
+  type DrainPlanPod,
+  type DrainPodClass,
+} from './lib/drain-plan';
+export { drainNode, planDrain, type DrainBlockingPod, type DrainEvent, type DrainFailure, type DrainResult, type DrainSkippedPod } from './lib/drain';
+export { deleteNode, type DeleteNodeResult } from './lib/delete-node';

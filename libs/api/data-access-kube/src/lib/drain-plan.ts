@@ -1,0 +1,352 @@
+import type { V1OwnerReference, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import { KubeApiError, type KubeClient } from './kube-client';
+import { selectorMatches } from './label-selector';
+
+/** Options of a drain; the names follow `kubectl drain`'s flags. */
+export interface DrainOptions {
+  /** Also evict pods without a controller, and pods of a DaemonSet that no longer exists (`--force`). */
+  force?: boolean;
+  /** Also evict pods with emptyDir volumes, whose data is lost (`--delete-emptydir-data`). */
+  deleteEmptyDirData?: boolean;
+  /** Leave DaemonSet pods in place instead of refusing the drain (`--ignore-daemonsets`). */
+  ignoreDaemonSets?: boolean;
+  /** Grace period given to each pod; -1 (default) uses the pod's own (`--grace-period`). */
+  gracePeriodSeconds?: number;
+  /** Give up after this long; 0 (default) waits forever (`--timeout`). Covers the whole drain. */
+  timeoutSeconds?: number;
+  /** Eviction API requests in flight at once (kubectl has no bound). Default 10. */
+  evictionConcurrency?: number;
+  /** Wait before retrying an eviction a PodDisruptionBudget refused (429). Default 5000, like kubectl. */
+  retryIntervalMs?: number;
+  /** Interval of the "is the pod gone yet" check after an eviction. Default 1000, like kubectl. */
+  pollIntervalMs?: number;
+  /** Skip pods whose deletion started more than this many seconds ago; 0 (default) skips none (`--skip-wait-for-delete-timeout`). */
+  skipWaitForDeleteTimeoutSeconds?: number;
+  /**
+   * `kubectl drain --disable-eviction` deletes pods instead, bypassing PodDisruptionBudgets. Not
+   * supported: a drain with it set is refused, never silently turned into evictions.
+   */
+  disableEviction?: boolean;
+  /** Cancels the drain (the node stays cordoned). */
+  signal?: AbortSignal;
+}
+
+/** Why a pod is evicted, skipped or refused (the deciding one of kubectl's filters). */
+export type DrainPodClass =
+  /** Deletion started longer ago than skipWaitForDeleteTimeoutSeconds. */
+  | 'terminating'
+  /** Owned by an existing DaemonSet: never evicted. */
+  | 'daemonset'
+  /** Owned by a DaemonSet that no longer exists: evicted only with force. */
+  | 'orphaned-daemonset'
+  /** A static pod's mirror (annotation kubernetes.io/config.mirror): skipped silently. */
+  | 'mirror'
+  /** Has emptyDir volumes: evicted only with deleteEmptyDirData. */
+  | 'local-storage'
+  /** No controller ownerReference: evicted only with force. */
+  | 'unmanaged'
+  /** Succeeded or Failed: always evicted. */
+  | 'finished'
+  /** Has a controller that will replace it: evicted. */
+  | 'managed';
+
+export type DrainAction = 'evict' | 'skip' | 'refuse';
+
+/** One pod of the node and what a drain does with it. */
+export interface DrainPlanPod {
+  /** `namespace/name`. */
+  pod: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  class: DrainPodClass;
+  action: DrainAction;
+  /** kubectl's words for the decision (its error or warning text), or what owns the pod. */
+  reason: string;
+  /** `Kind/name` of the controller, if any. */
+  controller: string | null;
+  /** PodDisruptionBudgets covering the pod (more than one makes the Eviction API fail). */
+  pdbs: string[];
+}
+
+/** A PodDisruptionBudget that covers pods to be evicted. */
+export interface DrainPlanBudget {
+  namespace: string;
+  name: string;
+  disruptionsAllowed: number;
+  currentHealthy: number;
+  desiredHealthy: number;
+  /** `namespace/name` of the covered pods to be evicted. */
+  pods: string[];
+}
+
+/** What a drain of a node would do. */
+export interface DrainPlan {
+  node: string;
+  pods: DrainPlanPod[];
+  budgets: DrainPlanBudget[];
+  /** kubectl's warning lines, e.g. `ignoring DaemonSet-managed Pods: kube-system/agent-x`. */
+  warnings: string[];
+  /** kubectl's error lines, e.g. `cannot delete Pods that declare no controller (use --force to override): default/x`. */
+  refusals: string[];
+  /** No refusals: the drain may evict. */
+  allowed: boolean;
+  /** The refusals as one message, worded like kubectl's; null when allowed. */
+  refusal: string | null;
+}
+
+// kubectl's texts, verbatim, so an operator recognises them (k8s.io/kubectl/pkg/drain/filters.go).
+export const DAEMONSET_FATAL = 'DaemonSet-managed Pods (use --ignore-daemonsets to ignore)';
+export const DAEMONSET_WARNING = 'ignoring DaemonSet-managed Pods';
+export const LOCAL_STORAGE_FATAL = 'Pods with local storage (use --delete-emptydir-data to override)';
+export const LOCAL_STORAGE_WARNING = 'deleting Pods with local storage';
+export const UNMANAGED_FATAL = 'Pods that declare no controller (use --force to override)';
+export const UNMANAGED_WARNING = 'deleting Pods that declare no controller';
+export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+
+/** One filter's verdict, as kubectl's PodDeleteStatus. */
+interface FilterStatus {
+  delete: boolean;
+  kind: 'okay' | 'skip' | 'warning' | 'error';
+  message?: string;
+  class?: DrainPodClass;
+}
+
+const OKAY: FilterStatus = { delete: true, kind: 'okay' };
+
+/** Order in which refusal lines are listed (kubectl's order is a Go map's, i.e. random). */
+const REFUSAL_ORDER = [DAEMONSET_FATAL, LOCAL_STORAGE_FATAL, UNMANAGED_FATAL];
+
+export const podRef = (pod: V1Pod): string => `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+
+/** The controller ownerReference (controller: true), as metav1.GetControllerOf. */
+export function controllerOf(pod: V1Pod): V1OwnerReference | null {
+  return pod.metadata?.ownerReferences?.find((ref) => ref.controller === true) ?? null;
+}
+
+export function isFinished(pod: V1Pod): boolean {
+  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+}
+
+function deletionStartedMs(pod: V1Pod): number | null {
+  const value: unknown = pod.metadata?.deletionTimestamp;
+  const time = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN;
+  return Number.isNaN(time) ? null : time;
+}
+
+/**
+ * Lists the pods bound to a node, following `continue` like kubectl (pages of 500).
+ * @see https://github.com/kubernetes/kubectl/blob/master/pkg/drain/drain.go
+ */
+export async function listPodsOnNode(client: KubeClient, node: string, signal?: AbortSignal): Promise<V1Pod[]> {
+  const pods: V1Pod[] = [];
+  let next: string | undefined;
+  do {
+    const page = await client.call(
+      `list pods on node ${node}`,
+      (options) => client.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}`, limit: 500, _continue: next }, options),
+      signal,
+    );
+    pods.push(...page.items);
+    next = page.metadata?._continue || undefined;
+  } while (next);
+  return pods;
+}
+
+async function listBudgets(client: KubeClient, signal?: AbortSignal): Promise<V1PodDisruptionBudget[]> {
+  const budgets: V1PodDisruptionBudget[] = [];
+  let next: string | undefined;
+  do {
+    const page = await client.call(
+      'list poddisruptionbudgets',
+      (options) => client.policy.listPodDisruptionBudgetForAllNamespaces({ limit: 500, _continue: next }, options),
+      signal,
+    );
+    budgets.push(...page.items);
+    next = page.metadata?._continue || undefined;
+  } while (next);
+  return budgets;
+}
+
+function groupLines(entries: Array<{ message: string; pod: string }>, order: readonly string[], prefix: string): string[] {
+  const groups = new Map<string, string[]>();
+  const ranked = [...entries].sort((a, b) => rank(order, a.message) - rank(order, b.message));
+  for (const { message, pod } of ranked) {
+    groups.set(message, [...(groups.get(message) ?? []), pod]);
+  }
+  return [...groups].map(([message, pods]) => `${prefix}${message}: ${pods.join(', ')}`);
+}
+
+function rank(order: readonly string[], message: string): number {
+  const index = order.indexOf(message);
+  return index === -1 ? order.length : index;
+}
+
+/** One message for a refused drain, worded like kubectl's (`[a, b]` when there are several). */
+export function refusalMessage(node: string, refusals: readonly string[]): string {
+  const detail = refusals.length === 1 ? refusals[0] : `[${refusals.join(', ')}]`;
+  return `unable to drain node "${node}" due to error: ${detail}`;
+}
+
+/**
+ * Decides, for every pod on a node, what `kubectl drain` with the same options would do, running
+ * kubectl's filters in its order (already deleted, DaemonSet, mirror, local storage, unmanaged;
+ * finished pods pass) and stopping at the first that keeps a pod. Also lists the
+ * PodDisruptionBudgets covering the pods to be evicted. Reads only. Throws KubeApiError when the
+ * API cannot be read.
+ * @see https://github.com/kubernetes/kubectl/blob/master/pkg/drain/filters.go
+ * @see https://kubernetes.io/docs/tasks/administer-cluster/safely-drain-node/
+ */
+export async function planDrain(client: KubeClient, node: string, options: DrainOptions = {}): Promise<DrainPlan> {
+  return classifyPods(client, node, await listPodsOnNode(client, node, options.signal), options);
+}
+
+/** {@link planDrain} for pods already listed. */
+export async function classifyPods(client: KubeClient, node: string, pods: readonly V1Pod[], options: DrainOptions = {}): Promise<DrainPlan> {
+  const signal = options.signal;
+  const daemonSets = new Map<string, Promise<KubeApiError | null>>();
+  const daemonSetLookup = (namespace: string, name: string): Promise<KubeApiError | null> => {
+    const key = `${namespace}/${name}`;
+    let lookup = daemonSets.get(key);
+    if (!lookup) {
+      lookup = client.call(`read daemonset ${key}`, (callOptions) => client.apps.readNamespacedDaemonSet({ name, namespace }, callOptions), signal).then(
+        () => null,
+        (error: unknown) => {
+          if (error instanceof KubeApiError && error.kind === 'status') {
+            return error;
+          }
+          throw error;
+        },
+      );
+      daemonSets.set(key, lookup);
+    }
+    return lookup;
+  };
+
+  const skipDeleted = (pod: V1Pod): FilterStatus => {
+    const limit = options.skipWaitForDeleteTimeoutSeconds ?? 0;
+    const started = deletionStartedMs(pod);
+    if (limit > 0 && started !== null && Math.floor((Date.now() - started) / 1000) > limit) {
+      return { delete: false, kind: 'skip', message: `deletion started more than ${limit} s ago`, class: 'terminating' };
+    }
+    return OKAY;
+  };
+
+  const daemonSet = async (pod: V1Pod): Promise<FilterStatus> => {
+    const ref = controllerOf(pod);
+    if (!ref || ref.kind !== 'DaemonSet' || ref.apiVersion !== 'apps/v1' || isFinished(pod)) {
+      return OKAY;
+    }
+    const missing = await daemonSetLookup(pod.metadata?.namespace ?? '', ref.name);
+    if (missing) {
+      const text = missing.status?.message ?? `daemonsets.apps "${ref.name}" not found`;
+      if (missing.statusCode === 404 && options.force) {
+        return { delete: true, kind: 'warning', message: text, class: 'orphaned-daemonset' };
+      }
+      return { delete: false, kind: 'error', message: text, class: missing.statusCode === 404 ? 'orphaned-daemonset' : 'daemonset' };
+    }
+    return options.ignoreDaemonSets
+      ? { delete: false, kind: 'warning', message: DAEMONSET_WARNING, class: 'daemonset' }
+      : { delete: false, kind: 'error', message: DAEMONSET_FATAL, class: 'daemonset' };
+  };
+
+  const mirror = (pod: V1Pod): FilterStatus =>
+    pod.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined ? { delete: false, kind: 'skip', message: 'mirror pod of a static pod', class: 'mirror' } : OKAY;
+
+  const localStorage = (pod: V1Pod): FilterStatus => {
+    if (!(pod.spec?.volumes ?? []).some((volume) => volume.emptyDir) || isFinished(pod)) {
+      return OKAY;
+    }
+    return options.deleteEmptyDirData
+      ? { delete: true, kind: 'warning', message: LOCAL_STORAGE_WARNING, class: 'local-storage' }
+      : { delete: false, kind: 'error', message: LOCAL_STORAGE_FATAL, class: 'local-storage' };
+  };
+
+  const unreplicated = (pod: V1Pod): FilterStatus => {
+    if (isFinished(pod) || controllerOf(pod)) {
+      return OKAY;
+    }
+    return options.force
+      ? { delete: true, kind: 'warning', message: UNMANAGED_WARNING, class: 'unmanaged' }
+      : { delete: false, kind: 'error', message: UNMANAGED_FATAL, class: 'unmanaged' };
+  };
+
+  const filters: Array<(pod: V1Pod) => FilterStatus | Promise<FilterStatus>> = [skipDeleted, daemonSet, mirror, localStorage, unreplicated];
+
+  const planned = await Promise.all(
+    pods.map(async (pod): Promise<DrainPlanPod & { warnings: string[] }> => {
+      let status = OKAY;
+      let podClass: DrainPodClass | undefined;
+      const warnings: string[] = [];
+      for (const filter of filters) {
+        status = await filter(pod);
+        podClass = status.class ?? podClass;
+        if (status.kind === 'warning' && status.message) {
+          warnings.push(status.message);
+        }
+        if (!status.delete) {
+          break;
+        }
+      }
+      const controller = controllerOf(pod);
+      const action: DrainAction = status.delete ? 'evict' : status.kind === 'error' ? 'refuse' : 'skip';
+      const ownerText = controller ? `${controller.kind}/${controller.name}` : null;
+      const fallbackReason = isFinished(pod) ? `${pod.status?.phase} pod` : ownerText ? `managed by ${ownerText}` : '';
+      return {
+        pod: podRef(pod),
+        namespace: pod.metadata?.namespace ?? '',
+        name: pod.metadata?.name ?? '',
+        uid: pod.metadata?.uid ?? '',
+        class: podClass ?? (isFinished(pod) ? 'finished' : 'managed'),
+        action,
+        reason: action === 'evict' ? warnings.join('; ') || fallbackReason : (status.message ?? ''),
+        controller: ownerText,
+        pdbs: [],
+        warnings,
+      };
+    }),
+  );
+
+  const evicting = planned.filter((entry) => entry.action === 'evict');
+  const budgets: DrainPlanBudget[] = [];
+  if (evicting.length > 0) {
+    const byRef = new Map(pods.map((pod) => [podRef(pod), pod]));
+    for (const pdb of await listBudgets(client, signal)) {
+      const namespace = pdb.metadata?.namespace ?? '';
+      const covered = evicting.filter((entry) => entry.namespace === namespace && selectorMatches(pdb.spec?.selector, byRef.get(entry.pod)?.metadata?.labels));
+      if (covered.length === 0) {
+        continue;
+      }
+      const name = pdb.metadata?.name ?? '';
+      covered.forEach((entry) => entry.pdbs.push(name));
+      budgets.push({
+        namespace,
+        name,
+        disruptionsAllowed: pdb.status?.disruptionsAllowed ?? 0,
+        currentHealthy: pdb.status?.currentHealthy ?? 0,
+        desiredHealthy: pdb.status?.desiredHealthy ?? 0,
+        pods: covered.map((entry) => entry.pod),
+      });
+    }
+  }
+
+  const refusals = groupLines(
+    planned.filter((entry) => entry.action === 'refuse').map((entry) => ({ message: entry.reason || 'unexpected error', pod: entry.pod })),
+    REFUSAL_ORDER,
+    'cannot delete ',
+  );
+  const warnings = groupLines(
+    planned.flatMap((entry) => (entry.action === 'refuse' ? [] : entry.warnings.map((message) => ({ message, pod: entry.pod })))),
+    [DAEMONSET_WARNING, LOCAL_STORAGE_WARNING, UNMANAGED_WARNING],
+    '',
+  );
+  return {
+    node,
+    pods: planned.map(({ warnings: _warnings, ...entry }) => entry),
+    budgets,
+    warnings,
+    refusals,
+    allowed: refusals.length === 0,
+    refusal: refusals.length === 0 ? null : refusalMessage(node, refusals),
+  };
+}

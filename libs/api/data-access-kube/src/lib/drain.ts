@@ -1,0 +1,303 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { V1Eviction } from '@kubernetes/client-node';
+import { setUnschedulable } from './cordon';
+import { planDrain, type DrainOptions, type DrainPlan, type DrainPlanPod } from './drain-plan';
+import { isStatus, KubeApiError, type KubeClient } from './kube-client';
+
+export { planDrain } from './drain-plan';
+
+/** A pod a drain could not get rid of, and why. */
+export interface DrainBlockingPod {
+  /** `namespace/name`. */
+  pod: string;
+  /** The PodDisruptionBudget that refused its eviction, if one did. */
+  pdb?: string;
+  message: string;
+}
+
+/** A pod a drain left in place on purpose. */
+export interface DrainSkippedPod {
+  pod: string;
+  reason: string;
+}
+
+/** Why a drain did not finish. */
+export type DrainFailure =
+  /** Pods of a class the options do not allow (nothing was evicted). */
+  | 'REFUSED'
+  /** timeoutSeconds passed with pods still there. */
+  | 'TIMEOUT'
+  /** The Eviction API refused a pod for a reason other than a disruption budget. */
+  | 'EVICTION_FAILED'
+  /** The caller's AbortSignal fired. */
+  | 'CANCELLED'
+  /** An option this library does not support (disableEviction) or an invalid value. */
+  | 'UNSUPPORTED_OPTION'
+  | 'NODE_NOT_FOUND'
+  /** The API could not be read or written (network, authorisation, server error). */
+  | 'API_ERROR';
+
+/** Outcome of {@link drainNode}; failures are results, not exceptions. */
+export type DrainResult =
+  | { ok: true; evicted: string[]; skipped: DrainSkippedPod[] }
+  | { ok: false; failure: DrainFailure; reason: string; blocking: DrainBlockingPod[] };
+
+/** Progress of a drain, in the order things happen. */
+export type DrainEvent =
+  | { type: 'cordoned'; node: string; alreadyCordoned: boolean }
+  | { type: 'pod-skipped'; pod: string; reason: string }
+  | { type: 'pod-evicting'; pod: string; attempt: number }
+  /** The Eviction API answered 429: a PodDisruptionBudget allows no disruption now; retried after retryInMs. */
+  | { type: 'pod-blocked'; pod: string; pdb: string | null; message: string; detail: string | null; retryInMs: number }
+  /** The Eviction API accepted the eviction; the pod is terminating. */
+  | { type: 'pod-evicted'; pod: string }
+  /** The pod is gone (404, or a new pod of the same name has another UID). */
+  | { type: 'pod-deleted'; pod: string }
+  | { type: 'pod-failed'; pod: string; message: string }
+  | { type: 'timeout'; pending: DrainBlockingPod[] }
+  | { type: 'done'; result: DrainResult };
+
+const DEFAULT_CONCURRENCY = 10;
+const DEFAULT_RETRY_INTERVAL_MS = 5000;
+const DEFAULT_POLL_INTERVAL_MS = 1000;
+
+type Limiter = <T>(task: () => Promise<T>) => Promise<T>;
+
+/** At most `limit` tasks at once; a finishing task hands its slot straight to the next in line. */
+function createLimiter(limit: number): Limiter {
+  let active = 0;
+  const queue: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active < limit) {
+      active++;
+    } else {
+      await new Promise<void>((resolve) => queue.push(resolve));
+    }
+    try {
+      return await task();
+    } finally {
+      const next = queue.shift();
+      if (next) {
+        next();
+      } else {
+        active--;
+      }
+    }
+  };
+}
+
+/** The budget named in a 429's DisruptionBudget cause ("The disruption budget <name> needs ..."). */
+function budgetNamed(error: KubeApiError): { pdb: string | null; detail: string | null } {
+  const cause = error.status?.details?.causes?.find((entry) => entry.reason === 'DisruptionBudget') ?? error.status?.details?.causes?.[0];
+  const detail = cause?.message ?? null;
+  const match = detail ? /The disruption budget (\S+) /.exec(detail) : null;
+  return { pdb: match ? match[1] : null, detail };
+}
+
+function invalidOption(options: DrainOptions): string | null {
+  if (options.disableEviction) {
+    return 'disableEviction (deleting pods instead of evicting them, which bypasses PodDisruptionBudgets) is not supported';
+  }
+  const integer = (value: number | undefined, min: number): boolean => value === undefined || (Number.isInteger(value) && value >= min);
+  if (!integer(options.gracePeriodSeconds, -1)) {
+    return 'gracePeriodSeconds must be an integer of at least -1';
+  }
+  if (!integer(options.timeoutSeconds, 0) || !integer(options.skipWaitForDeleteTimeoutSeconds, 0)) {
+    return 'timeoutSeconds and skipWaitForDeleteTimeoutSeconds must be integers of at least 0';
+  }
+  if (!integer(options.evictionConcurrency, 1)) {
+    return 'evictionConcurrency must be an integer of at least 1';
+  }
+  if (!integer(options.retryIntervalMs, 0) || !integer(options.pollIntervalMs, 1)) {
+    return 'retryIntervalMs and pollIntervalMs must be positive integers';
+  }
+  return null;
+}
+
+/** State of one pod being evicted. */
+interface Eviction {
+  entry: DrainPlanPod;
+  uid: string;
+  state: 'pending' | 'terminating' | 'gone' | 'failed';
+  pdb?: string;
+  message: string;
+}
+
+/**
+ * Drains a node with the semantics of `kubectl drain`: cordon; classify the node's pods (see
+ * {@link planDrain}) and, if the options do not allow a class, stop with kubectl's list of
+ * refused pods (nothing evicted, the node stays cordoned, as kubectl leaves it); otherwise evict
+ * through the Eviction API (policy/v1) all pods in parallel with at most `evictionConcurrency`
+ * requests in flight, retrying evictions a PodDisruptionBudget refuses (429) every
+ * `retryIntervalMs`, and wait for each pod to be gone (404 or another UID). Never throws for what
+ * the user must see: every outcome is a {@link DrainResult}, also sent as the `done` event.
+ * @see https://github.com/kubernetes/kubectl/blob/master/pkg/drain/drain.go
+ * @see https://kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/
+ * @see https://kubernetes.io/docs/tasks/administer-cluster/safely-drain-node/
+ */
+export async function drainNode(client: KubeClient, node: string, options: DrainOptions = {}, onEvent: (event: DrainEvent) => void = () => undefined): Promise<DrainResult> {
+  const emit = (event: DrainEvent): void => {
+    try {
+      onEvent(event);
+    } catch {
+      // A listener's failure must not break the drain.
+    }
+  };
+  const finish = (result: DrainResult): DrainResult => {
+    emit({ type: 'done', result });
+    return result;
+  };
+  const fail = (failure: DrainFailure, reason: string, blocking: DrainBlockingPod[] = []): DrainResult => finish({ ok: false, failure, reason, blocking });
+
+  const invalid = invalidOption(options);
+  if (invalid) {
+    return fail('UNSUPPORTED_OPTION', invalid);
+  }
+  const timeoutSeconds = options.timeoutSeconds ?? 0;
+  const deadline = new AbortController();
+  const timer = timeoutSeconds > 0 ? setTimeout(() => deadline.abort(), timeoutSeconds * 1000) : undefined;
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  const stopped = (): DrainFailure | null => (options.signal?.aborted ? 'CANCELLED' : deadline.signal.aborted ? 'TIMEOUT' : null);
+  const stoppedReason = (failure: DrainFailure): string => (failure === 'CANCELLED' ? 'the drain was cancelled' : `the drain did not finish within ${timeoutSeconds} s`);
+
+  try {
+    let plan: DrainPlan;
+    try {
+      const cordon = await setUnschedulable(client, node, true, signal);
+      emit({ type: 'cordoned', node, alreadyCordoned: !cordon.changed });
+      plan = await planDrain(client, node, { ...options, signal });
+    } catch (error) {
+      const why = stopped();
+      if (why) {
+        return fail(why, stoppedReason(why));
+      }
+      if (isStatus(error, 404)) {
+        return fail('NODE_NOT_FOUND', error.status?.message ?? `nodes "${node}" not found`);
+      }
+      return fail('API_ERROR', error instanceof Error ? error.message : String(error));
+    }
+
+    if (!plan.allowed) {
+      return fail(
+        'REFUSED',
+        plan.refusal ?? 'refused',
+        plan.pods.filter((entry) => entry.action === 'refuse').map((entry) => ({ pod: entry.pod, message: entry.reason })),
+      );
+    }
+    const skipped = plan.pods.filter((entry) => entry.action === 'skip').map((entry) => ({ pod: entry.pod, reason: entry.reason }));
+    skipped.forEach((entry) => emit({ type: 'pod-skipped', ...entry }));
+
+    const limit = createLimiter(options.evictionConcurrency ?? DEFAULT_CONCURRENCY);
+    const evictions: Eviction[] = plan.pods
+      .filter((entry) => entry.action === 'evict')
+      .map((entry) => ({ entry, uid: entry.uid, state: 'pending', pdb: entry.pdbs[0], message: 'not evicted yet' }));
+    await Promise.all(evictions.map((eviction) => evictAndWait(client, eviction, options, signal, limit, emit)));
+
+    const leftover = (states: Eviction['state'][]): DrainBlockingPod[] =>
+      evictions.filter((e) => states.includes(e.state)).map((e) => ({ pod: e.entry.pod, ...(e.pdb ? { pdb: e.pdb } : {}), message: e.message }));
+    const why = stopped();
+    if (why) {
+      const pending = leftover(['pending', 'terminating']);
+      if (why === 'TIMEOUT') {
+        emit({ type: 'timeout', pending });
+      }
+      return fail(why, `${stoppedReason(why)}; still on the node: ${pending.map((p) => p.pod).join(', ') || 'none'}`, pending);
+    }
+    const failed = leftover(['failed']);
+    if (failed.length > 0) {
+      return fail('EVICTION_FAILED', failed.map((f) => f.message).join('; '), failed);
+    }
+    return finish({ ok: true, evicted: evictions.map((e) => e.entry.pod), skipped });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One pod: evict until accepted (retrying 429s), then poll until it is gone. Ends early when `signal` aborts. */
+async function evictAndWait(client: KubeClient, eviction: Eviction, options: DrainOptions, signal: AbortSignal, limit: Limiter, emit: (event: DrainEvent) => void): Promise<void> {
+  const { pod, namespace, name } = eviction.entry;
+  const retryIntervalMs = options.retryIntervalMs ?? DEFAULT_RETRY_INTERVAL_MS;
+  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  const grace = options.gracePeriodSeconds ?? -1;
+  const body: V1Eviction = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace }, deleteOptions: grace >= 0 ? { gracePeriodSeconds: grace } : {} };
+  const sleep = (ms: number): Promise<void> => delay(ms, undefined, { signal }).catch(() => undefined);
+  const gone = (): void => {
+    eviction.state = 'gone';
+    eviction.message = 'deleted';
+    emit({ type: 'pod-deleted', pod });
+  };
+  let deleting = false;
+
+  for (let attempt = 1; !signal.aborted; attempt++) {
+    emit({ type: 'pod-evicting', pod, attempt });
+    try {
+      await limit(() => client.call(`evict pod ${pod}`, (callOptions) => client.core.createNamespacedPodEviction({ name, namespace, body }, callOptions), signal));
+      break;
+    } catch (error) {
+      if (signal.aborted) {
+        return;
+      }
+      if (isStatus(error, 404)) {
+        gone();
+        return;
+      }
+      const terminatingNamespace = isStatus(error, 403) && (error.status?.details?.causes ?? []).some((cause) => cause.reason === 'NamespaceTerminating');
+      if (terminatingNamespace && deleting) {
+        // The namespace's deletion is removing the pod anyway; wait for it.
+        break;
+      }
+      if (!(error instanceof KubeApiError) || !(isStatus(error, 429) || terminatingNamespace)) {
+        eviction.state = 'failed';
+        eviction.message = error instanceof Error ? error.message : String(error);
+        emit({ type: 'pod-failed', pod, message: eviction.message });
+        return;
+      }
+      const { pdb, detail } = budgetNamed(error);
+      eviction.pdb = pdb ?? eviction.pdb;
+      eviction.message = [error.status?.message, detail].filter(Boolean).join(' ') || error.message;
+      emit({ type: 'pod-blocked', pod, pdb: pdb ?? eviction.pdb ?? null, message: error.status?.message ?? error.message, detail, retryInMs: retryIntervalMs });
+      await sleep(retryIntervalMs);
+      // Like kubectl, evict the fresh pod next time; errors here are left to the eviction to sort out.
+      try {
+        const fresh = await limit(() => client.call(`read pod ${pod}`, (callOptions) => client.core.readNamespacedPod({ name, namespace }, callOptions), signal));
+        eviction.uid = fresh.metadata?.uid ?? eviction.uid;
+        deleting = fresh.metadata?.deletionTimestamp != null;
+      } catch {
+        // The next eviction answers 404 if the pod is gone.
+      }
+    }
+  }
+  if (signal.aborted) {
+    return;
+  }
+  eviction.state = 'terminating';
+  eviction.pdb = undefined;
+  eviction.message = 'evicted; waiting for the pod to terminate';
+  emit({ type: 'pod-evicted', pod });
+
+  while (!signal.aborted) {
+    try {
+      const current = await limit(() => client.call(`read pod ${pod}`, (callOptions) => client.core.readNamespacedPod({ name, namespace }, callOptions), signal));
+      if (current.metadata?.uid !== eviction.uid) {
+        gone();
+        return;
+      }
+    } catch (error) {
+      if (signal.aborted) {
+        return;
+      }
+      if (isStatus(error, 404)) {
+        gone();
+        return;
+      }
+      if (error instanceof KubeApiError && error.kind === 'status') {
+        eviction.state = 'failed';
+        eviction.message = `waiting for the pod to terminate: ${error.message}`;
+        emit({ type: 'pod-failed', pod, message: eviction.message });
+        return;
+      }
+      // Network trouble: keep polling until the deadline.
+    }
+    await sleep(pollIntervalMs);
+  }
+}
