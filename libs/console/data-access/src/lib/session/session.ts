@@ -19,7 +19,7 @@ export interface SessionData {
 export type SignedOutReason = 'none' | 'signed-out' | 'expired';
 
 const STORAGE_KEY = 'ccos.session';
-/** setTimeout's limit; a longer session is re-armed on the next page load anyway. */
+/** setTimeout's limit (about 24.8 days); a longer session re-arms the timer when it fires. */
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
@@ -45,7 +45,16 @@ export class Session {
       if (!session) {
         return;
       }
-      const timer = setTimeout(() => this.expire(), Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(session.expiresAt) - Date.now())));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const arm = () => {
+        const left = Date.parse(session.expiresAt) - Date.now();
+        if (left <= 0) {
+          this.expire();
+        } else {
+          timer = setTimeout(arm, Math.min(MAX_TIMER_MS, left));
+        }
+      };
+      arm();
       onCleanup(() => clearTimeout(timer));
     });
   }
