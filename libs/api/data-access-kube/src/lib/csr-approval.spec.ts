@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCertificateRequest, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
+import { approveCsr, denyCsr } from './csr-approval';
+import type { KubeClient } from './kube-client';
+
+describe('approveCsr / denyCsr', () => {
+  let world: SimWithClient;
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    world = await startSimWithClient({ log: (line) => requests.push(line) });
+  });
+
+  afterAll(async () => {
+    await world?.stop();
+  });
+
+  const create = async (name: string): Promise<void> => {
+    const { csrPem } = await generateCertificateRequest({ commonName: `system:node:${name}`, organizations: ['system:nodes'] });
+    await world.client.call('create', (o) =>
+      world.client.certificates.createCertificateSigningRequest(
+        { body: { metadata: { name }, spec: { request: Buffer.from(csrPem).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'] } } },
+        o,
+      ),
+    );
+  };
+  const read = (name: string) => world.client.call('read', (o) => world.client.certificates.readCertificateSigningRequest({ name }, o));
+
+  it('approves through /approval with a complete condition; the signer then issues the certificate', async () => {
+    await create('a1');
+    const before = Date.now();
+    const result = await approveCsr(world.client, 'a1', { reason: 'AutoApproved', message: 'matches node a1 being installed' });
+    expect(result).toMatchObject({ ok: true, changed: true, csr: { name: 'a1', state: 'Approved' } });
+    expect(requests.some((line) => line.startsWith('PUT /apis/certificates.k8s.io/v1/certificatesigningrequests/a1/approval 200'))).toBe(true);
+    const [condition] = (await read('a1')).status?.conditions ?? [];
+    expect(condition).toMatchObject({ type: 'Approved', status: 'True', reason: 'AutoApproved', message: 'matches node a1 being installed' });
+    expect(new Date(condition.lastUpdateTime ?? 0).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    await world.sim.signingIdle();
+    expect(Buffer.from((await read('a1')).status?.certificate ?? '', 'base64').toString()).toContain('BEGIN CERTIFICATE');
+  });
+
+  it('uses default reasons, is idempotent, and refuses to flip a decision', async () => {
+    await create('b1');
+    expect(await denyCsr(world.client, 'b1')).toMatchObject({ ok: true, changed: true, csr: { state: 'Denied', conditions: [{ type: 'Denied', reason: 'CcosScalerDeny', message: 'This CSR was denied by ccos-scaler.' }] } });
+    expect(await denyCsr(world.client, 'b1')).toMatchObject({ ok: true, changed: false });
+    expect(await approveCsr(world.client, 'b1')).toEqual({ ok: false, reason: 'certificate signing request "b1" is already Denied' });
+    expect((await read('b1')).status?.conditions).toHaveLength(1);
+
+    await create('b2');
+    expect(await approveCsr(world.client, 'b2')).toMatchObject({ ok: true, changed: true, csr: { conditions: [{ reason: 'CcosScalerApprove' }] } });
+    expect(await approveCsr(world.client, 'b2')).toMatchObject({ ok: true, changed: false });
+    expect(await denyCsr(world.client, 'b2')).toEqual({ ok: false, reason: 'certificate signing request "b2" is already Approved' });
+    expect(await approveCsr(world.client, 'nope')).toEqual({ ok: false, reason: 'certificate signing request "nope" not found' });
+  });
+
+  it('re-reads and retries when someone else wrote the CSR in between (409 Conflict)', async () => {
+    await create('c1');
+    const inner = world.client;
+    let writes = 0;
+    const racing: KubeClient = {
+      ...inner,
+      call: async (operation, run, signal) => {
+        if (operation.startsWith('approve ') && writes++ === 0) {
+          // Another writer changes the object between our read and our write.
+          await inner.call('label', (o) => inner.certificates.patchCertificateSigningRequest({ name: 'c1', body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] }, o));
+        }
+        return inner.call(operation, run, signal);
+      },
+    };
+    const before = requests.length;
+    expect(await approveCsr(racing, 'c1')).toMatchObject({ ok: true, changed: true, csr: { state: 'Approved' } });
+    const approvals = requests.slice(before).filter((line) => line.startsWith('PUT /apis/certificates.k8s.io/v1/certificatesigningrequests/c1/approval'));
+    expect(approvals.map((line) => line.split(' ')[2])).toEqual(['409', '200']);
+    expect((await read('c1')).metadata?.labels).toEqual({ touched: 'yes' });
+  });
+});
