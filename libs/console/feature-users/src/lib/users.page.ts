@@ -49,7 +49,9 @@ export class UsersPage {
     username: USERNAME.test(this.username().trim()) ? null : this.t('invalid.username'),
     password: this.password().length >= PASSWORD_LENGTH.min && this.password().length <= PASSWORD_LENGTH.max ? null : this.t('invalid.password'),
   }));
-  protected readonly showInvalidSummary = computed(() => this.submitted() && Object.values(this.clientErrors()).some(Boolean));
+  private readonly clientInvalid = computed(() => Object.values(this.clientErrors()).some(Boolean));
+  /** Said once, by the submit button, when any field shows a problem (the console's or the API's). */
+  protected readonly showInvalidSummary = computed(() => this.submitted() && (['username', 'password'] as const).some((field) => this.errorFor(field) !== null));
 
   protected roleLabel(role: Role): string {
     return this.common(`role.${role}`);
@@ -91,7 +93,7 @@ export class UsersPage {
   protected async createUser(event: Event): Promise<void> {
     event.preventDefault();
     this.submitted.set(true);
-    if (this.showInvalidSummary()) {
+    if (this.clientInvalid()) {
       this.focusFirstError();
       return;
     }

@@ -3,6 +3,7 @@ import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
 import { LoginDocument, MeDocument } from '@ccos/shared/api-schema';
 import { type Outcome, problemsOf } from '../errors/api-problem';
+import { Notifications } from '../notifications/notifications';
 import { Session, type SessionUser } from './session';
 
 /** Signing in and out: the Login mutation, the session, and a clean Apollo cache per user. */
@@ -10,6 +11,7 @@ import { Session, type SessionUser } from './session';
 export class AuthStore {
   private readonly apollo = inject(Apollo);
   private readonly session = inject(Session);
+  private readonly notifications = inject(Notifications);
   private readonly signingIn = signal(false);
   readonly busy = this.signingIn.asReadonly();
 
@@ -25,6 +27,7 @@ export class AuthStore {
       }
       // Nothing the previous user saw may show for this one.
       await this.apollo.client.clearStore();
+      this.notifications.clear();
       this.session.start({ token: login.token, expiresAt: login.expiresAt, user: login.user });
       return { ok: true, value: login.user };
     } catch (error) {
