@@ -36,3 +36,4 @@ export { deleteNode, type DeleteNodeResult } from './lib/delete-node';
 export { parseCertificateRequest, type CertificateRequestParse, type ParsedCertificateRequest, type RequestPublicKey } from './lib/csr-request';
 export { csrState, listCsrs, summarizeCsr, watchCsrs, CsrRequestCache, type CsrCondition, type CsrEvent, type CsrState, type CsrSummary, type CsrWatch } from './lib/csr';
 export { approveCsr, denyCsr, type CsrDecisionOptions, type CsrDecisionResult } from './lib/csr-approval';
+export { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './lib/leases';
