@@ -37,3 +37,4 @@ export { parseCertificateRequest, type CertificateRequestParse, type ParsedCerti
 export { csrState, listCsrs, summarizeCsr, watchCsrs, CsrRequestCache, type CsrCondition, type CsrEvent, type CsrState, type CsrSummary, type CsrWatch } from './lib/csr';
 export { approveCsr, denyCsr, type CsrDecisionOptions, type CsrDecisionResult } from './lib/csr-approval';
 export { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './lib/leases';
+export { capacityCheck, podRequests, type CapacityCheck, type CapacityDetail, type PodRequests, type Resources } from './lib/capacity-check';
