@@ -1,0 +1,14 @@
+export { Backoff, DOWNLOAD_BACKOFF, EVENT_BACKOFF, type BackoffPolicy } from './lib/backoff';
+export { SystemClock, type Clock } from './lib/clock';
+export {
+  MAX_CAPTURED_BYTES, NodeExecutor, describeExit, formatCommand, succeeded,
+  type CommandResult, type Executor, type RunOptions,
+} from './lib/executor';
+export { NodeFileSystem, type FileSink, type FileSystem, type PathInfo, type WriteOptions } from './lib/file-system';
+export { HttpError, NodeHttp, isTlsErrorCode, readBody, type Http, type HttpRequest, type HttpResponse } from './lib/http';
+export { isJsonObject, type JsonObject, type JsonPrimitive, type JsonValue } from './lib/json';
+export { FileLogger, formatLogLine, type LogLevel, type Logger } from './lib/logger';
+export { NodeNetwork, type Network, type TcpProbe } from './lib/network';
+export { OUTPUT_TAIL_BYTES, headText, quoteForMessage, tailText } from './lib/output-tail';
+export { NodeSystemInfo, type SystemInfo } from './lib/system-info';
+export { createTar, createTarGz, type TarEntry } from './lib/tar';

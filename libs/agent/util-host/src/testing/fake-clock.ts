@@ -1,0 +1,114 @@
+import type { Clock } from '../lib/clock';
+
+interface Sleeper {
+  readonly wake: number;
+  readonly resolve: () => void;
+}
+
+/** Lets pending promise chains run (fakes resolve through microtasks and setImmediate). */
+export async function settle(rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i += 1) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * Virtual time. With `autoAdvance` (default), whenever everything is
+ * waiting on `sleep`, time jumps to the earliest wake-up, so a test of a
+ * 30-minute timeout runs in milliseconds and concurrent loops (sender,
+ * heartbeat, step) see one consistent timeline.
+ */
+export class FakeClock implements Clock {
+  /** Wall-clock origin; move it to simulate a skewed host clock. */
+  wallOriginMs: number;
+  private mono = 0;
+  private sleepers: Sleeper[] = [];
+  private ticking = false;
+
+  constructor(
+    start = '2026-12-01T00:00:00.000Z',
+    private readonly autoAdvance = true,
+  ) {
+    this.wallOriginMs = Date.parse(start);
+  }
+
+  now(): number {
+    return this.wallOriginMs + this.mono;
+  }
+
+  monotonic(): number {
+    return this.mono;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const sleeper: Sleeper = {
+        wake: this.mono + Math.max(0, ms),
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        this.sleepers = this.sleepers.filter((entry) => entry !== sleeper);
+        sleeper.resolve();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.sleepers.push(sleeper);
+      this.tick();
+    });
+  }
+
+  /** Moves time forward by `ms`, waking sleepers in order. */
+  async advance(ms: number): Promise<void> {
+    const target = this.mono + ms;
+    for (;;) {
+      await settle();
+      const next = this.earliest();
+      if (next === undefined || next.wake > target) {
+        break;
+      }
+      this.mono = Math.max(this.mono, next.wake);
+      this.wakeDue();
+    }
+    this.mono = target;
+    await settle();
+  }
+
+  /** How many sleeps are pending. */
+  get pendingSleeps(): number {
+    return this.sleepers.length;
+  }
+
+  private earliest(): Sleeper | undefined {
+    return [...this.sleepers].sort((a, b) => a.wake - b.wake)[0];
+  }
+
+  private wakeDue(): void {
+    const due = this.sleepers.filter((entry) => entry.wake <= this.mono);
+    this.sleepers = this.sleepers.filter((entry) => entry.wake > this.mono);
+    for (const sleeper of due) {
+      sleeper.resolve();
+    }
+  }
+
+  private tick(): void {
+    if (!this.autoAdvance || this.ticking) {
+      return;
+    }
+    this.ticking = true;
+    void (async () => {
+      await settle();
+      this.ticking = false;
+      const next = this.earliest();
+      if (next !== undefined) {
+        this.mono = Math.max(this.mono, next.wake);
+        this.wakeDue();
+        this.tick();
+      }
+    })();
+  }
+}
