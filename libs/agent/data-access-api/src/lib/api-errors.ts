@@ -1,0 +1,51 @@
+/**
+ * How a call to the installer service failed, which decides what the agent
+ * does next:
+ * - `transient`: the service or the link is down, busy or restarting — retry with backoff;
+ * - `unauthenticated`: the run's token is invalid or expired, the run is over — stop;
+ * - `rejected`: the service understood and refused — retrying the same request will not help.
+ */
+export type ApiFailureKind = 'transient' | 'unauthenticated' | 'rejected';
+
+export class ApiError extends Error {
+  constructor(
+    readonly kind: ApiFailureKind,
+    /** `extensions.code` of a GraphQL error, an HTTP status (`HTTP_503`) or a network code (`ECONNREFUSED`). */
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ApiError';
+  }
+}
+
+export function isUnauthenticated(error: unknown): boolean {
+  return error instanceof ApiError && error.kind === 'unauthenticated';
+}
+
+export function isTransient(error: unknown): boolean {
+  return error instanceof ApiError && error.kind === 'transient';
+}
+
+/** GraphQL `extensions.code` values worth retrying: the service is up but its backend is not. */
+const TRANSIENT_GRAPHQL_CODES = new Set(['INTERNAL_SERVER_ERROR', 'UNAVAILABLE', 'SERVICE_UNAVAILABLE']);
+
+/** Classifies a GraphQL error code. */
+export function graphqlFailureKind(code: string): ApiFailureKind {
+  if (code === 'UNAUTHENTICATED') {
+    return 'unauthenticated';
+  }
+  return TRANSIENT_GRAPHQL_CODES.has(code) ? 'transient' : 'rejected';
+}
+
+/** Classifies an HTTP status that is not a success. */
+export function httpFailureKind(status: number): ApiFailureKind {
+  if (status === 401) {
+    return 'unauthenticated';
+  }
+  if (status === 408 || status === 425 || status === 429 || status >= 500 || status === 0) {
+    return 'transient';
+  }
+  return 'rejected';
+}

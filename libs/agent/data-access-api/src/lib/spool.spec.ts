@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryFileSystem, MemoryLogger } from '@ccos/agent/util-host/testing';
+import { Spool } from './spool';
+
+const PATH = '/state/spool.jsonl';
+const event = (message: string) => ({ step: 'PREFLIGHT' as const, status: 'PROGRESS' as const, progress: 10, message, detail: null, occurredAt: '2026-12-01T00:00:00.000Z' });
+
+async function freshSpool(fs = new MemoryFileSystem().seed({ '/state/.keep': '' })) {
+  return { fs, spool: await Spool.open(fs, PATH, 'run-1', new MemoryLogger()) };
+}
+
+describe('Spool', () => {
+  it('numbers events from 1, in call order, fsynced before they are queued', async () => {
+    const { fs, spool } = await freshSpool();
+    const [a, b, c] = await Promise.all([spool.append(event('a')), spool.append(event('b')), spool.append(event('c'))]);
+    expect([a?.seq, b?.seq, c?.seq]).toEqual([1, 2, 3]);
+    expect(spool.undelivered().map((e) => e.message)).toEqual(['a', 'b', 'c']);
+    expect(fs.synced.filter((path) => path === PATH)).toHaveLength(3);
+    expect(fs.text(PATH)?.trim().split('\n')).toHaveLength(3);
+  });
+
+  it('after a restart, resends what was not delivered and continues numbering after the highest seq', async () => {
+    const { fs, spool } = await freshSpool();
+    for (const name of ['a', 'b', 'c', 'd']) {
+      await spool.append(event(name));
+    }
+    await spool.markDelivered(1, false, new Date());
+    await spool.markDelivered(2, true, new Date());
+    const restarted = await Spool.open(fs, PATH, 'run-1', new MemoryLogger());
+    expect(restarted.highestSeq).toBe(4);
+    expect(restarted.undelivered().map((e) => e.seq)).toEqual([3, 4]);
+    expect((await restarted.append(event('e'))).seq).toBe(5);
+  });
+
+  it('survives a torn last line (killed mid-write) and a foreign run', async () => {
+    const fs = new MemoryFileSystem().seed({ '/state/.keep': '' });
+    const { spool } = await freshSpool(fs);
+    await spool.append(event('a'));
+    await fs.appendFile(PATH, JSON.stringify({ type: 'event', event: { ...event('x'), runId: 'run-0', seq: 9 } }) + '\n');
+    await fs.appendFile(PATH, '{"type":"event","event":{"runId":"run-1","se');
+    const log = new MemoryLogger();
+    const restarted = await Spool.open(fs, PATH, 'run-1', log);
+    expect(restarted.highestSeq).toBe(1);
+    expect(log.text()).toContain('skipped 2');
+    await restarted.append(event('b'));
+    const reopened = await Spool.open(fs, PATH, 'run-1', new MemoryLogger());
+    expect(reopened.undelivered().map((e) => [e.seq, e.message])).toEqual([[1, 'a'], [2, 'b']]);
+  });
+
+  it('keeps a refused event in the file but does not send it again', async () => {
+    const { fs, spool } = await freshSpool();
+    await spool.append(event('a'));
+    await spool.markRejected(1, 'BAD_USER_INPUT', new Date());
+    expect(spool.undelivered()).toEqual([]);
+    expect((await Spool.open(fs, PATH, 'run-1', new MemoryLogger())).undelivered()).toEqual([]);
+  });
+
+  it('keeps going from memory when the disk is full', async () => {
+    const fs = new MemoryFileSystem().seed({ '/state/.keep': '' });
+    const log = new MemoryLogger();
+    const spool = await Spool.open(fs, PATH, 'run-1', log);
+    fs.failWith('ENOSPC', (path) => path === PATH);
+    const appended = await spool.append(event('a'));
+    expect(appended.seq).toBe(1);
+    expect(spool.undelivered()).toHaveLength(1);
+    expect(log.text()).toContain('could not record event 1: ENOSPC');
+  });
+});

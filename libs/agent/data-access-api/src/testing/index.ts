@@ -1,0 +1,1 @@
+export { FakeApiClient, unauthenticated, unreachable } from './fake-api-client';
