@@ -1,34 +1,21 @@
 import { mkdir } from 'node:fs/promises';
 import { type Browser, type Locator, type Page, type Request, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
 
 /**
  * The console in Chromium against the built API (which serves it), driven as a person
- * would: by roles and labels. Needs `dist/apps/console/browser` and `dist/apps/api/main.js`
+ * would: by roles and labels. The cluster it registers is a kube-sim API server, so the
+ * service's background work on registered clusters has a real endpoint to talk to.
+ * Needs `dist/apps/console/browser` and `dist/apps/api/main.js`
  * (`npx nx run-many -t build -p api console`). The tests run in order and share one page.
  */
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SCREENSHOTS = 'tmp/console-e2e';
-const KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters:
-- name: prod-east
-  cluster:
-    server: https://api.prod-east.example.com:6443
-contexts:
-- name: admin
-  context:
-    cluster: prod-east
-    user: admin
-current-context: admin
-users:
-- name: admin
-  user:
-    token: not-a-real-token
-`;
 
 let api: ApiProcess;
+let sim: KubeSim;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
@@ -37,7 +24,7 @@ let clusterUrl = '';
 
 describe('console', () => {
   beforeAll(async () => {
-    [api, browser] = await Promise.all([startApiProcess(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
+    [api, sim, browser] = await Promise.all([startApiProcess(), startKubeSim(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
@@ -62,6 +49,7 @@ describe('console', () => {
   afterAll(async () => {
     await browser?.close();
     await api?.stop();
+    await sim?.stop();
   });
 
   it('shows the API error for a wrong password, then signs the admin in', async () => {
@@ -85,10 +73,10 @@ describe('console', () => {
     await page.getByRole('link', { name: 'Register cluster' }).first().click();
     await page.getByRole('heading', { name: 'Register cluster', level: 1 }).waitFor();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('prod-east');
-    await page.getByRole('textbox', { name: 'API server URL' }).fill('https://api.prod-east.example.com:6443');
+    await page.getByRole('textbox', { name: 'API server URL' }).fill(sim.url);
     const vip = page.getByRole('textbox', { name: 'Master VIP' });
     await vip.fill('10.0.0.300');
-    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(KUBECONFIG);
+    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(sim.kubeconfig);
     await page.getByRole('button', { name: 'Register cluster' }).click();
 
     await expect.poll(() => descriptionOf(vip)).toContain('Enter an IPv4 or IPv6 address');
@@ -96,7 +84,7 @@ describe('console', () => {
     expect(await isFocused(vip)).toBe(true);
     expect(graphqlOperations).not.toContain('RegisterCluster');
 
-    await vip.fill('192.168.10.5');
+    await vip.fill('127.0.0.1');
     await page.getByRole('button', { name: 'Register cluster' }).click();
     await page.getByRole('heading', { name: 'prod-east', level: 1 }).waitFor();
     await page.getByText('Cluster prod-east registered').first().waitFor();
@@ -110,7 +98,7 @@ describe('console', () => {
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('prod-east');
     await page.getByRole('textbox', { name: 'API server URL' }).fill('https://api.other.example.com:6443');
     await page.getByRole('textbox', { name: 'Master VIP' }).fill('192.168.20.5');
-    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(KUBECONFIG);
+    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(sim.kubeconfig);
     await page.getByRole('button', { name: 'Register cluster' }).click();
 
     const name = page.getByRole('textbox', { name: 'Name', exact: true });
@@ -126,7 +114,7 @@ describe('console', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Clusters' }).click();
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'prod-east' }) });
     await row.waitFor();
-    expect(await row.textContent()).toContain('192.168.10.5');
+    expect(await row.textContent()).toContain(sim.url);
     expect(await row.textContent()).toContain('Off');
     expect(await page.getByRole('row').count()).toBe(2);
   });
