@@ -15,6 +15,24 @@ export interface ApiConfig {
   readonly consoleDir: string;
   readonly sessionTtlSeconds: number;
   readonly maxRequestBytes: number;
+  /** How long after a node's kubelet started its CSRs may be auto-approved. */
+  readonly csrApprovalWindowMinutes: number;
+  /** Namespace (in each cluster) of the Lease the CSR auto-approver replicas compete for. */
+  readonly csrApproverLeaseNamespace: string;
+  /** The agent executable copied to hosts. */
+  readonly agentBinary: string;
+  /** Files hosts download during an install: `<dir>/{binary,rpm,unit}/<name>`. */
+  readonly artifactsDir: string;
+  /** The service's URL as hosts reach it (the agent reports there); null = derived from the request host. */
+  readonly agentApiUrl: string | null;
+  readonly sshPoolSize: number;
+  readonly sshConnectTimeoutMs: number;
+  /** An install whose agent is silent this long is STALLED. */
+  readonly stallAfterSeconds: number;
+  /** How long START_KUBELET waits for the Node to be Ready. */
+  readonly nodeReadyTimeoutSeconds: number;
+  /** Preflight thresholds handed to the agent. */
+  readonly hostRequirements: { readonly minKernel: string; readonly minMemoryBytes: number; readonly minCpus: number; readonly maxClockSkewSeconds: number };
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -45,6 +63,21 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     consoleDir: resolve(env['CONSOLE_DIR'] ?? 'dist/apps/console/browser'),
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 12 * 3600, 60, 30 * 24 * 3600),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    csrApprovalWindowMinutes: integer(env, 'CSR_APPROVAL_WINDOW_MINUTES', 60, 1, 24 * 60),
+    csrApproverLeaseNamespace: env['CSR_APPROVER_LEASE_NAMESPACE']?.trim() || 'kube-system',
+    agentBinary: resolve(env['AGENT_BINARY'] ?? 'dist/apps/boot-worker/boot-worker'),
+    artifactsDir: resolve(env['ARTIFACTS_DIR'] ?? join(dataDir, 'artifacts')),
+    agentApiUrl: agentApiUrl(env['AGENT_API_URL']),
+    sshPoolSize: integer(env, 'SSH_POOL_SIZE', 10, 1, 200),
+    sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),
+    stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),
+    nodeReadyTimeoutSeconds: integer(env, 'NODE_READY_TIMEOUT_SECONDS', 1800, 10, 24 * 3600),
+    hostRequirements: {
+      minKernel: env['MIN_KERNEL'] ?? '4.18',
+      minMemoryBytes: integer(env, 'MIN_MEMORY_MB', 2048, 1, 1024 * 1024) * 1024 * 1024,
+      minCpus: integer(env, 'MIN_CPUS', 2, 1, 1024),
+      maxClockSkewSeconds: integer(env, 'MAX_CLOCK_SKEW_SECONDS', 5, 1, 3600),
+    },
   };
 }
 
@@ -62,6 +95,16 @@ async function embeddedSecretKey(dataDir: string): Promise<string> {
   await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
   await chmod(file, 0o600);
   return key;
+}
+
+function agentApiUrl(raw: string | undefined): string | null {
+  if (!raw) {
+    return null;
+  }
+  if (!/^https?:\/\/[^\s/]+(:\d+)?\/?$/.test(raw)) {
+    throw new Error(`AGENT_API_URL=${raw} is not a URL such as http://10.0.0.5:4000 (the address hosts reach the service at)`);
+  }
+  return raw.replace(/\/$/, '');
 }
 
 function integer(env: Environment, name: string, fallback: number, min: number, max: number): number {

@@ -11,7 +11,8 @@ import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, specified
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import { type AuthenticatedUser, type RequestContext, aliasLimit, depthLimit } from '@ccos/api/util-graphql';
+import { type AuthenticatedUser, type EventBus, type RequestContext, aliasLimit, depthLimit } from '@ccos/api/util-graphql';
+import { AGENT_TOKEN_PREFIX } from '@ccos/api/data-access-db';
 import type { ApiMetrics } from './metrics';
 
 export interface HttpServerOptions {
@@ -25,6 +26,7 @@ export interface HttpServerOptions {
   /** Resolves a session bearer token to its user (null when invalid or expired). */
   readonly authenticate: (token: string) => Promise<AuthenticatedUser | null>;
   readonly ready: () => Promise<boolean>;
+  readonly events: EventBus;
   /** Extra routes (e.g. the artifact server) mounted before the console. */
   readonly routes?: (app: express.Express) => void;
 }
@@ -37,8 +39,6 @@ export interface HttpServer {
 
 const MAX_QUERY_DEPTH = 12;
 const MAX_ALIASES = 64;
-/** Agent tokens carry this prefix; everything else is a session token. */
-export const AGENT_TOKEN_PREFIX = 'agt_';
 const extraRules = [depthLimit(MAX_QUERY_DEPTH), aliasLimit(MAX_ALIASES)];
 
 /** Serves /graphql (HTTP and graphql-ws on the same path), health, readiness, metrics and the console. */
@@ -50,9 +50,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   const contextFor = async (authorization: unknown, requestId: string): Promise<RequestContext> => {
     const token = typeof authorization === 'string' ? /^Bearer\s+(\S+)$/i.exec(authorization.trim())?.[1] ?? null : null;
-    const isAgent = token?.startsWith(AGENT_TOKEN_PREFIX) ?? false;
+    const isAgent = token?.startsWith(`${AGENT_TOKEN_PREFIX}_`) ?? false;
     const user = token && !isAgent ? await options.authenticate(token) : null;
-    return { requestId, user, agentToken: isAgent ? token : null, logger: logger.child({ requestId, user: user?.username }) };
+    return { requestId, user, agentToken: isAgent ? token : null, events: options.events, logger: logger.child({ requestId, user: user?.username }) };
   };
 
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: options.maxRequestBytes });

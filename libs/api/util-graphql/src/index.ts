@@ -6,3 +6,4 @@ export * from './lib/validation';
 export * from './lib/query-limits';
 export * from './lib/pubsub';
 export * from './lib/enums';
+export * from './lib/topics';

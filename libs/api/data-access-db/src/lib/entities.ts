@@ -1,9 +1,10 @@
 import { AuditLogEntity } from './entities/audit-log.entity';
 import { ClusterEntity } from './entities/cluster.entity';
 import { CsrDecisionEntity } from './entities/csr-decision.entity';
+import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity';
 import { InstallRunEntity } from './entities/install-run.entity';
 import { NodeEntity } from './entities/node.entity';
 import { StepEventEntity } from './entities/step-event.entity';
 import { UserEntity } from './entities/user.entity';
 
-export const ENTITIES = [ClusterEntity, NodeEntity, InstallRunEntity, StepEventEntity, CsrDecisionEntity, AuditLogEntity, UserEntity];
+export const ENTITIES = [ClusterEntity, NodeEntity, InstallRunEntity, InstallDiagnosticsEntity, StepEventEntity, CsrDecisionEntity, AuditLogEntity, UserEntity];

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, Repository } from 'typeorm';
-import { ClusterEntity } from '@ccos/api/data-access-db';
+import { ClusterEntity, isUuid } from '@ccos/api/data-access-db';
 import { BadUserInputError, ConflictError, NotFoundError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { CREDENTIALS_PURPOSE, type ClusterCredentials, checkKubeconfig, checkPem } from './cluster-credentials';
@@ -8,12 +8,16 @@ import type { RegisterClusterInput } from './register-cluster.input';
 
 const UNIQUE_VIOLATION = '23505';
 
+/** Told after a cluster was registered or its settings changed (the CSR auto-approver listens). */
+export type ClusterChangeListener = (cluster: ClusterEntity) => void;
+
 export class ClusterService {
   private readonly clusters: Repository<ClusterEntity>;
 
   constructor(
     dataSource: DataSource,
     private readonly secrets: SecretBox,
+    private readonly onChange: ClusterChangeListener = () => undefined,
   ) {
     this.clusters = dataSource.getRepository(ClusterEntity);
   }
@@ -35,7 +39,9 @@ export class ClusterService {
       machineConfigCaCert: input.machineConfigCaCert ?? null,
     });
     try {
-      return await this.clusters.save(cluster);
+      const saved = await this.clusters.save(cluster);
+      this.onChange(saved);
+      return saved;
     } catch (error) {
       // Two registrations of one name raced past the check above.
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
@@ -60,7 +66,9 @@ export class ClusterService {
   async setCsrAutoApprove(id: string, enabled: boolean): Promise<ClusterEntity> {
     const cluster = await this.get(id);
     cluster.csrAutoApprove = enabled;
-    return this.clusters.save(cluster);
+    const saved = await this.clusters.save(cluster);
+    this.onChange(saved);
+    return saved;
   }
 
   /** The decrypted credentials, for the Kubernetes client only. */
@@ -95,8 +103,4 @@ function credentialsFrom(input: RegisterClusterInput): ClusterCredentials {
 
 function duplicateName(name: string): ConflictError {
   return new ConflictError(`input.name "${name}" is already registered; choose another name`, { field: 'input.name' });
-}
-
-export function isUuid(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Role } from '@ccos/shared/domain';
+import type { EventBus } from './pubsub';
 
 export interface AuthenticatedUser {
   readonly id: string;
@@ -15,6 +16,8 @@ export interface RequestContext {
   readonly user: AuthenticatedUser | null;
   /** A raw agent bearer token, when the caller presented one instead of a session token. */
   readonly agentToken: string | null;
+  /** Subscription events, for resolvers that compose their own streams. */
+  readonly events: EventBus;
 }
 
 /** The actor name written to the audit log. */

@@ -95,3 +95,23 @@ export async function createPostgresEventBus(url: string, logger: Logger): Promi
     },
   };
 }
+
+/**
+ * Yields `first`, then everything `source` yields. The source is subscribed before
+ * `first` is produced, so nothing published in between is lost.
+ */
+export async function* startWith<T>(first: () => Promise<T> | T, source: AsyncIterable<T>): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    yield await first();
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) {
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}

@@ -42,6 +42,16 @@ describe('summariseSteps', () => {
     expect(retried[1]).toMatchObject({ state: 'RUNNING', progress: 0, finishedAt: null, startedAt: at(6) });
   });
 
+  it('counts the steps before where a resumed run started as done', () => {
+    const resumed = summariseSteps([
+      { seq: 1, step: 'INSTALL_PACKAGES', status: 'STARTED', at: at(1) },
+      { seq: 2, step: 'INSTALL_PACKAGES', status: 'SUCCEEDED', at: at(2) },
+      { seq: 3, step: 'INSTALL_SERVICES', status: 'FAILED', at: at(3) },
+    ]);
+    expect(resumeStep(resumed, 'INSTALL_PACKAGES')).toBe('INSTALL_SERVICES');
+    expect(resumeStep(resumed)).toBe('PREFLIGHT');
+  });
+
   it('has nothing to resume once every step succeeded', () => {
     const done = INSTALL_STEPS.map((step, index) => ({ seq: index + 1, step, status: 'SUCCEEDED' as const, at: at(index) }));
     expect(resumeStep(summariseSteps(done))).toBeNull();

@@ -143,9 +143,13 @@ export function summariseSteps(events: readonly StepEventLike[]): StepSummary[] 
   });
 }
 
-/** The first step that has not succeeded: where a retried run resumes. */
-export function resumeStep(summaries: readonly StepSummary[]): InstallStep | null {
-  return summaries.find((summary) => summary.state !== 'SUCCEEDED')?.step ?? null;
+/**
+ * The first step that has not succeeded: where a retried run resumes. Steps before
+ * `startedAt` (where the summarised run itself resumed) succeeded in an earlier run.
+ */
+export function resumeStep(summaries: readonly StepSummary[], startedAt: InstallStep = 'PREFLIGHT'): InstallStep | null {
+  const first = stepIndex(startedAt);
+  return summaries.find((summary) => stepIndex(summary.step) >= first && summary.state !== 'SUCCEEDED')?.step ?? null;
 }
 
 function clampProgress(value: number): number {

@@ -29,6 +29,10 @@ export class InstallRunEntity {
   @Column({ type: 'text', nullable: true })
   reason!: string | null;
 
+  /** The operator cancelled: the agent learns it from its next report and stops. */
+  @Column({ name: 'cancel_requested', type: 'boolean', default: false })
+  cancelRequested!: boolean;
+
   @Column({ name: 'requested_by', type: 'text' })
   requestedBy!: string;
 

@@ -33,8 +33,15 @@ export class NodeEntity {
   @Column({ name: 'ssh_credentials_sealed', type: 'text', nullable: true })
   sshCredentialsSealed!: string | null;
 
+  @Column({ name: 'ssh_auth_method', type: 'text', nullable: true })
+  sshAuthMethod!: 'PASSWORD' | 'PRIVATE_KEY' | null;
+
   @Column({ name: 'host_key_fingerprint', type: 'text', nullable: true })
   hostKeyFingerprint!: string | null;
+
+  /** The pinned key's type (e.g. ssh-ed25519), so later connections ask for that type only. */
+  @Column({ name: 'host_key_algorithm', type: 'text', nullable: true })
+  hostKeyAlgorithm!: string | null;
 
   /** A key the host presented that differs from the pinned one, kept until an admin accepts or rejects it. */
   @Column({ name: 'offered_host_key_fingerprint', type: 'text', nullable: true })

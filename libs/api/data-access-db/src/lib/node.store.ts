@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, Repository } from 'typeorm';
+import { type NodeEvent, transition } from '@ccos/shared/domain';
+import { type EventBus, NotFoundError, PreconditionError, TOPICS, type NodeChangedPayload } from '@ccos/api/util-graphql';
+import { NodeEntity } from './entities/node.entity';
+
+type NodeFields = Partial<Omit<NodeEntity, 'id' | 'status' | 'createdAt' | 'updatedAt' | 'version'>>;
+
+/**
+ * Node records and their status changes. Every status change goes through the domain
+ * state machine and a compare-and-set on the current status, so two concurrent actors
+ * (a background SSH job and an operator, or two replicas) cannot both move a node.
+ * Each change is published on `NODE_CHANGED`.
+ */
+export class NodeStore {
+  private readonly nodes: Repository<NodeEntity>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly events: EventBus,
+  ) {
+    this.nodes = dataSource.getRepository(NodeEntity);
+  }
+
+  get repository(): Repository<NodeEntity> {
+    return this.nodes;
+  }
+
+  async get(id: string): Promise<NodeEntity> {
+    const node = isUuid(id) ? await this.nodes.findOneBy({ id }) : null;
+    if (!node) {
+      throw new NotFoundError('node', id);
+    }
+    return node;
+  }
+
+  async create(fields: NodeFields & Pick<NodeEntity, 'clusterId' | 'hostname' | 'status'>): Promise<NodeEntity> {
+    const node = await this.nodes.save(this.nodes.create({ id: randomUUID(), ...fields }));
+    this.publish(node);
+    return node;
+  }
+
+  /**
+   * Applies `event` to the node if the state machine allows it from its current status,
+   * together with `fields`; throws FAILED_PRECONDITION (with the reason) otherwise.
+   */
+  async transition(id: string, event: NodeEvent, statusReason: string | null, fields: NodeFields = {}): Promise<NodeEntity> {
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const node = await this.get(id);
+      const result = transition(node.status, event);
+      if (!result.ok) {
+        throw new PreconditionError(`node ${node.hostname}: ${result.reason}`, { status: node.status });
+      }
+      const update = await this.nodes
+        .createQueryBuilder()
+        .update(NodeEntity)
+        .set({ ...fields, status: result.to, statusReason, everJoined: result.to === 'JOINED' ? true : node.everJoined } as never)
+        .where('id = :id AND status = :status', { id, status: node.status })
+        .execute();
+      if (update.affected === 1) {
+        const changed = await this.get(id);
+        this.publish(changed);
+        return changed;
+      }
+      // Someone else changed the status in between: decide again on the new status.
+    }
+    throw new PreconditionError(`node ${id} is changing too often to apply ${event}; try again`);
+  }
+
+  /** Changes fields other than the status, and tells subscribers. */
+  async update(id: string, fields: NodeFields): Promise<NodeEntity> {
+    await this.nodes.update(id, fields as never);
+    const node = await this.get(id);
+    this.publish(node);
+    return node;
+  }
+
+  /** Deletes the record (its runs and events go with it) and tells subscribers. */
+  async delete(node: NodeEntity): Promise<void> {
+    await this.nodes.delete({ id: node.id });
+    this.publish(node);
+  }
+
+  private publish(node: NodeEntity): void {
+    const payload: NodeChangedPayload = { clusterId: node.clusterId, nodeId: node.id, status: node.status, at: new Date().toISOString() };
+    this.events.publish(TOPICS.NODE_CHANGED, node.clusterId, payload);
+  }
+}
+
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}

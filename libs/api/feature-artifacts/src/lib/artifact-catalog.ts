@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export const ARTIFACT_KINDS = ['binary', 'rpm', 'unit'] as const;
+export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
+
+export interface Artifact {
+  readonly name: string;
+  readonly kind: ArtifactKind;
+  readonly size: number;
+  readonly sha256: string;
+  readonly version: string;
+  readonly path: string;
+  readonly modifiedAt: Date;
+}
+
+export interface ArtifactManifest {
+  readonly version: string;
+  readonly artifacts: ReadonlyArray<Omit<Artifact, 'path' | 'modifiedAt'>>;
+}
+
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,200}$/;
+
+/**
+ * The files hosts download during an install (the seed's "download from the installer
+ * service on the master"): `<dir>/<kind>/<name>` with kind binary, rpm or unit, and an
+ * optional `<dir>/VERSION`. Checksums are computed once per file version (size + mtime).
+ */
+export class ArtifactCatalog {
+  private readonly hashes = new Map<string, { size: number; mtimeMs: number; sha256: string }>();
+
+  constructor(readonly directory: string) {}
+
+  async manifest(): Promise<ArtifactManifest> {
+    const version = await this.version();
+    const artifacts: Array<Omit<Artifact, 'path' | 'modifiedAt'>> = [];
+    for (const kind of ARTIFACT_KINDS) {
+      const names = await readdir(join(this.directory, kind)).catch(() => [] as string[]);
+      for (const name of names.filter((entry) => SAFE_NAME.test(entry)).sort()) {
+        const artifact = await this.find(kind, name);
+        if (artifact) {
+          artifacts.push({ name: artifact.name, kind, size: artifact.size, sha256: artifact.sha256, version: artifact.version });
+        }
+      }
+    }
+    return { version, artifacts };
+  }
+
+  /** One artifact, or null when the kind or name is unknown (or unsafe: no path tricks). */
+  async find(kind: string, name: string): Promise<Artifact | null> {
+    if (!(ARTIFACT_KINDS as readonly string[]).includes(kind) || !SAFE_NAME.test(name)) {
+      return null;
+    }
+    const path = join(this.directory, kind, name);
+    const info = await stat(path).catch(() => null);
+    if (!info?.isFile()) {
+      return null;
+    }
+    return { name, kind: kind as ArtifactKind, size: info.size, sha256: await this.sha256Of(path, info.size, info.mtimeMs), version: await this.version(), path, modifiedAt: info.mtime };
+  }
+
+  private async version(): Promise<string> {
+    return (await readFile(join(this.directory, 'VERSION'), 'utf8').catch(() => 'unversioned')).trim();
+  }
+
+  private async sha256Of(path: string, size: number, mtimeMs: number): Promise<string> {
+    const known = this.hashes.get(path);
+    if (known && known.size === size && known.mtimeMs === mtimeMs) {
+      return known.sha256;
+    }
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(path)) {
+      hash.update(chunk as Buffer);
+    }
+    const sha256 = hash.digest('hex');
+    this.hashes.set(path, { size, mtimeMs, sha256 });
+    return sha256;
+  }
+}

@@ -1,0 +1,65 @@
+import { createReadStream } from 'node:fs';
+import { Router, type Request, type Response } from 'express';
+import type { ArtifactCatalog } from './artifact-catalog';
+import { parseRange } from './byte-range';
+
+/** Decides whether a request may download artifacts (a valid agent token, or a signed-in user). */
+export type ArtifactAccess = (authorization: string | undefined) => Promise<boolean>;
+
+/**
+ * `GET|HEAD /artifacts/manifest` and `GET|HEAD /artifacts/<kind>/<name>`, streamed from
+ * the catalog with a strong ETag (the sha256), `Range`/206 for resumed downloads,
+ * `If-Range` and `If-None-Match`.
+ */
+export function artifactRoutes(catalog: ArtifactCatalog, mayDownload: ArtifactAccess): Router {
+  const router = Router();
+  router.use(async (req, res, next) => {
+    if (await mayDownload(req.headers.authorization)) {
+      next();
+    } else {
+      res.status(401).setHeader('www-authenticate', 'Bearer').json({ error: 'a valid agent token is required to download artifacts' });
+    }
+  });
+  router.get('/manifest', async (_req, res) => {
+    res.setHeader('cache-control', 'no-store');
+    res.json(await catalog.manifest());
+  });
+  router.get('/:kind/:name', async (req: Request<{ kind: string; name: string }>, res: Response) => {
+    const artifact = await catalog.find(req.params.kind, req.params.name);
+    if (!artifact) {
+      res.status(404).json({ error: `no artifact ${req.params.kind}/${req.params.name}` });
+      return;
+    }
+    const etag = `"${artifact.sha256}"`;
+    res.setHeader('etag', etag);
+    res.setHeader('accept-ranges', 'bytes');
+    res.setHeader('last-modified', artifact.modifiedAt.toUTCString());
+    res.setHeader('content-type', 'application/octet-stream');
+    res.setHeader('cache-control', 'private, no-transform');
+    if (req.headers['if-none-match'] === etag) {
+      res.status(304).end();
+      return;
+    }
+    // A range only applies to the file version the client already has part of.
+    const ifRange = req.headers['if-range'];
+    const range = ifRange && ifRange !== etag ? null : parseRange(req.headers.range, artifact.size);
+    if (range === 'unsatisfiable') {
+      res.status(416).setHeader('content-range', `bytes */${artifact.size}`).end();
+      return;
+    }
+    const { start, end } = range ?? { start: 0, end: artifact.size - 1 };
+    if (range) {
+      res.status(206).setHeader('content-range', `bytes ${start}-${end}/${artifact.size}`);
+    }
+    res.setHeader('content-length', String(Math.max(0, end - start + 1)));
+    if (req.method === 'HEAD' || artifact.size === 0) {
+      res.end();
+      return;
+    }
+    const stream = createReadStream(artifact.path, { start, end });
+    stream.on('error', () => res.destroy());
+    res.on('close', () => stream.destroy());
+    stream.pipe(res);
+  });
+  return router;
+}

@@ -1,0 +1,47 @@
+import type { InstallStep, NodeStatus, StepEventStatus } from '@ccos/shared/domain';
+
+/**
+ * Subscription topics and their payloads. Payloads are plain JSON (ISO dates) because with
+ * several replicas they travel through Postgres NOTIFY; subscribers re-read what they need.
+ * Each topic is published with an id (the cluster or node it concerns) so subscribers
+ * only receive their own events.
+ */
+export const TOPICS = {
+  /** id: clusterId */
+  NODE_CHANGED: 'NODE_CHANGED',
+  /** id: nodeId */
+  INSTALL_PROGRESS: 'INSTALL_PROGRESS',
+  /** id: clusterId */
+  CSR_CHANGED: 'CSR_CHANGED',
+  /** id: nodeId */
+  REMOVAL_PROGRESS: 'REMOVAL_PROGRESS',
+} as const;
+
+export interface NodeChangedPayload {
+  readonly clusterId: string;
+  readonly nodeId: string;
+  readonly status: NodeStatus;
+  readonly at: string;
+}
+
+export interface InstallProgressPayload {
+  readonly nodeId: string;
+  readonly runId: string;
+  readonly seq: number;
+  readonly step: InstallStep | null;
+  readonly status: StepEventStatus | null;
+  /** Set when the run itself changed state (started, succeeded, failed, cancelled, stalled). */
+  readonly runStatus: string | null;
+}
+
+export interface CsrChangedPayload {
+  readonly clusterId: string;
+  readonly name: string;
+  readonly kind: 'ADDED' | 'MODIFIED' | 'DELETED';
+}
+
+export interface RemovalProgressPayload {
+  readonly nodeId: string;
+  readonly removalId: string;
+  readonly seq: number;
+}
