@@ -1,0 +1,79 @@
+import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
+import { Field, ID, InputType, Int } from 'type-graphql';
+import { type TaintEffect, checkHostname, checkIp, checkLabelKey, checkLabelValue, checkPort, checkSshUser } from '@ccos/shared/domain';
+import { Satisfies } from '@ccos/api/util-graphql';
+
+@InputType()
+export class LabelInput {
+  @Field(() => String)
+  @Satisfies(checkLabelKey)
+  key!: string;
+
+  @Field(() => String, { defaultValue: '' })
+  @Satisfies(checkLabelValue)
+  value!: string;
+}
+
+@InputType()
+export class TaintInput {
+  @Field(() => String)
+  @Satisfies(checkLabelKey)
+  key!: string;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Satisfies(checkLabelValue)
+  value?: string | null;
+
+  @Field(() => String, { description: 'NoSchedule, PreferNoSchedule or NoExecute' })
+  effect!: TaintEffect;
+}
+
+/** SSH credentials: a password, or a private key with an optional passphrase. Write-only. */
+@InputType()
+export class SshCredentialsInput {
+  @Field(() => String, { defaultValue: 'root' })
+  @Satisfies(checkSshUser)
+  sshUser!: string;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @MaxLength(1024, { message: 'is longer than 1024 characters' })
+  password?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'PEM or OpenSSH private key.' })
+  @IsOptional()
+  @MaxLength(32 * 1024, { message: 'is larger than 32 KiB' })
+  privateKey?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @MaxLength(1024, { message: 'is longer than 1024 characters' })
+  passphrase?: string | null;
+}
+
+@InputType({ description: 'A freshly installed host to become a worker (the seed\'s 录入节点).' })
+export class AddNodeInput extends SshCredentialsInput {
+  @Field(() => ID)
+  clusterId!: string;
+
+  @Field(() => String, { description: 'The node name: an RFC 1123 host name, lower case.' })
+  @Satisfies(checkHostname)
+  hostname!: string;
+
+  @Field(() => String)
+  @Satisfies(checkIp)
+  ip!: string;
+
+  @Field(() => Int, { defaultValue: 22 })
+  @Satisfies(checkPort)
+  sshPort!: number;
+
+  @Field(() => [LabelInput], { defaultValue: [] })
+  @ValidateNested({ each: true })
+  labels!: LabelInput[];
+
+  @Field(() => [TaintInput], { defaultValue: [] })
+  @ValidateNested({ each: true })
+  taints!: TaintInput[];
+}

@@ -1,0 +1,120 @@
+import type { Logger } from 'pino';
+import type { DataSource, Repository } from 'typeorm';
+import { describeStep } from '@ccos/shared/domain';
+import { type AgentTokens, type InstallRunEntity, type NodeStore, InstallRunEntity as InstallRunTable, StepEventEntity } from '@ccos/api/data-access-db';
+import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
+import type { ClusterProbe } from './cluster-probe';
+import type { InstallService } from './install.service';
+import type { AgentRunType, ReportStepInput, ReportStepResultType } from './report-step.input';
+
+/**
+ * The agent's side of an install: it reports step events (stored once per run and seq)
+ * and asks what it needs to know. A run ends with its first FAILED event or with
+ * START_KUBELET SUCCEEDED (the Node is Ready), and the node's status follows.
+ */
+export class AgentReportService {
+  private readonly events: Repository<StepEventEntity>;
+  private readonly runs: Repository<InstallRunEntity>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly tokens: AgentTokens,
+    private readonly nodes: NodeStore,
+    private readonly installs: InstallService,
+    private readonly probe: ClusterProbe,
+    private readonly bus: EventBus,
+    private readonly logger: Logger,
+  ) {
+    this.events = dataSource.getRepository(StepEventEntity);
+    this.runs = dataSource.getRepository(InstallRunTable);
+  }
+
+  async authenticate(token: string | null, runId?: string): Promise<InstallRunEntity> {
+    const run = await this.tokens.authenticate(token);
+    if (!run) {
+      throw new AppError('UNAUTHENTICATED', 'the agent token is not valid (unknown, expired or revoked): the run has ended');
+    }
+    if (runId !== undefined && run.id !== runId) {
+      throw new AppError('FORBIDDEN', `this agent token belongs to another run; it cannot report for run ${runId}`);
+    }
+    return run;
+  }
+
+  async report(token: string | null, input: ReportStepInput): Promise<ReportStepResultType> {
+    const run = await this.authenticate(token, input.runId);
+    const inserted = await this.events
+      .createQueryBuilder()
+      .insert()
+      .into(StepEventEntity)
+      .values({
+        runId: run.id,
+        seq: input.seq,
+        step: input.step,
+        status: input.status,
+        progress: input.progress ?? null,
+        message: input.message ?? null,
+        detail: (input.detail ?? null) as never,
+        occurredAt: input.occurredAt,
+      })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    const duplicate = (inserted.raw as unknown[]).length === 0;
+    if (!duplicate) {
+      await this.runs.update(run.id, { lastEventAt: new Date() });
+      const payload: InstallProgressPayload = { nodeId: run.nodeId, runId: run.id, seq: input.seq, step: input.step, status: input.status, runStatus: null };
+      this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
+      await this.follow(run, input).catch((error: unknown) => {
+        // The event is stored; a node that moved on meanwhile (e.g. cancelled) keeps its status.
+        this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'step event did not change the node');
+      });
+    }
+    const current = await this.runs.findOneByOrFail({ id: run.id });
+    return { accepted: true, duplicate, cancelRequested: current.cancelRequested || current.status === 'CANCELLED' };
+  }
+
+  async agentRun(token: string | null): Promise<AgentRunType> {
+    const run = await this.authenticate(token);
+    const node = await this.nodes.get(run.nodeId);
+    const [state, pendingCsrNames, conflicts] = await Promise.all([
+      this.probe.nodeState(node.clusterId, node.hostname),
+      this.probe.pendingCsrNames(node.clusterId, node.hostname),
+      this.probe.conflicts(node.clusterId, node.hostname, node.ip),
+    ]);
+    return {
+      runId: run.id,
+      nodeName: node.hostname,
+      serverTime: new Date(),
+      hostnameConflict: conflicts.hostname,
+      ipConflict: conflicts.ip,
+      nodeRegistered: state.registered,
+      nodeReady: state.ready,
+      pendingCsrNames,
+      cancelRequested: run.cancelRequested || run.status === 'CANCELLED',
+    };
+  }
+
+  /** Moves the run and the node along with what the agent said. */
+  private async follow(run: InstallRunEntity, input: ReportStepInput): Promise<void> {
+    if (run.status !== 'RUNNING') {
+      return;
+    }
+    const node = await this.nodes.get(run.nodeId);
+    if (node.status === 'STALLED') {
+      await this.nodes.transition(node.id, 'AGENT_HEARD', `the agent reports again (${describeStep(input.step).title.en})`);
+    }
+    const title = describeStep(input.step).title.en;
+    if (input.status === 'FAILED') {
+      const reason = `${title} failed: ${input.message ?? 'no reason given'}`;
+      await this.installs.finish(run, 'FAILED', input.step, reason);
+      await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
+      this.logger.info({ runId: run.id, step: input.step }, 'install run failed');
+    } else if (input.status === 'SUCCEEDED' && input.step === 'START_KUBELET') {
+      await this.installs.finish(run, 'SUCCEEDED', null, null);
+      await this.nodes.transition(node.id, 'NODE_READY', 'the Node is Ready in the cluster', { ready: true });
+      this.logger.info({ runId: run.id }, 'install run succeeded');
+    } else if (input.status === 'STARTED' || input.status === 'SUCCEEDED') {
+      await this.nodes.update(node.id, { statusReason: `${title}: ${input.status === 'STARTED' ? 'running' : 'done'}` });
+    }
+  }
+}

@@ -1,0 +1,115 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
+import type { InstallRunStatus, InstallStep, StepEventStatus, StepState } from '@ccos/shared/domain';
+import { InstallRunStatusEnum, InstallStepEnum, StepEventStatusEnum, StepStateEnum } from '@ccos/api/util-graphql';
+
+@ObjectType('InstallStepSummary', { description: 'One of the six steps, folded from its events.' })
+export class StepSummaryType {
+  @Field(() => InstallStepEnum)
+  step!: InstallStep;
+
+  @Field(() => StepStateEnum)
+  status!: StepState;
+
+  @Field(() => Int, { description: '0–100' })
+  progress!: number;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  startedAt!: Date | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  finishedAt!: Date | null;
+
+  @Field(() => String, { nullable: true })
+  message!: string | null;
+}
+
+@ObjectType('StepEvent', { description: 'One event the agent reported, in order (seq).' })
+export class StepEventType {
+  @Field(() => Int)
+  seq!: number;
+
+  @Field(() => InstallStepEnum)
+  step!: InstallStep;
+
+  @Field(() => StepEventStatusEnum)
+  status!: StepEventStatus;
+
+  @Field(() => Int, { nullable: true })
+  progress!: number | null;
+
+  @Field(() => String, { nullable: true })
+  message!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'Failing check or command, exit code, output tail, hint.' })
+  detail!: Record<string, unknown> | null;
+
+  @Field(() => GraphQLISODateTime)
+  occurredAt!: Date;
+}
+
+@ObjectType('InstallDiagnostics', { description: 'The agent\'s diagnostics bundle of a failed run (tar.gz).' })
+export class DiagnosticsType {
+  @Field(() => Int)
+  size!: number;
+
+  @Field(() => GraphQLISODateTime)
+  uploadedAt!: Date;
+
+  @Field(() => String, { description: 'Download path (GET with the bearer token).' })
+  url!: string;
+}
+
+@ObjectType('InstallRun')
+export class InstallRunType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => InstallRunStatusEnum)
+  status!: InstallRunStatus;
+
+  @Field(() => InstallStepEnum, { description: 'PREFLIGHT for a first run; the first unfinished step for a retry.' })
+  startStep!: InstallStep;
+
+  @Field(() => InstallStepEnum, { nullable: true })
+  failedStep!: InstallStep | null;
+
+  @Field(() => String, { nullable: true })
+  reason!: string | null;
+
+  @Field(() => String)
+  requestedBy!: string;
+
+  @Field(() => GraphQLISODateTime)
+  startedAt!: Date;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  finishedAt!: Date | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  lastEventAt!: Date | null;
+
+  @Field(() => [StepSummaryType])
+  steps!: StepSummaryType[];
+
+  @Field(() => [StepEventType])
+  events!: StepEventType[];
+
+  @Field(() => DiagnosticsType, { nullable: true })
+  diagnostics!: DiagnosticsType | null;
+}
+
+@ObjectType('InstallProgress', { description: 'The latest run as it is now, and the events this subscriber has not seen: all of them in the first message, then each new one.' })
+export class InstallProgressType {
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => InstallRunType, { nullable: true, description: 'Null while the node has no run.' })
+  run!: InstallRunType | null;
+
+  @Field(() => [StepEventType])
+  events!: StepEventType[];
+}

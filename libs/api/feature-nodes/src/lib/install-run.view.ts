@@ -1,0 +1,44 @@
+import type { DataSource } from 'typeorm';
+import { summariseSteps } from '@ccos/shared/domain';
+import { InstallDiagnosticsEntity, type InstallRunEntity, StepEventEntity } from '@ccos/api/data-access-db';
+import type { InstallRunType, StepEventType } from './install-run.type';
+
+/** Builds the GraphQL view of a run: its step summaries, its events in order and its diagnostics. */
+export class InstallRunView {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async of(run: InstallRunEntity): Promise<InstallRunType> {
+    const [events, diagnostics] = await Promise.all([
+      this.dataSource.getRepository(StepEventEntity).find({ where: { runId: run.id }, order: { seq: 'ASC' } }),
+      this.dataSource.getRepository(InstallDiagnosticsEntity).findOne({ where: { runId: run.id }, select: { runId: true, size: true, uploadedAt: true } }),
+    ]);
+    const steps = summariseSteps(events.map((event) => ({ ...event, at: event.occurredAt })));
+    return {
+      id: run.id,
+      nodeId: run.nodeId,
+      status: run.status,
+      startStep: run.startStep,
+      failedStep: run.failedStep,
+      reason: run.reason,
+      requestedBy: run.requestedBy,
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+      lastEventAt: run.lastEventAt,
+      steps: steps.map(({ step, state, progress, message, startedAt, finishedAt }) => ({ step, status: state, progress, message, startedAt, finishedAt })),
+      events: events.map(toStepEventType),
+      diagnostics: diagnostics ? { size: diagnostics.size, uploadedAt: diagnostics.uploadedAt, url: `/api/install-runs/${run.id}/diagnostics.tar.gz` } : null,
+    };
+  }
+}
+
+export function toStepEventType(event: StepEventEntity): StepEventType {
+  return {
+    seq: event.seq,
+    step: event.step,
+    status: event.status,
+    progress: event.progress,
+    message: event.message,
+    detail: event.detail,
+    occurredAt: event.occurredAt,
+  };
+}

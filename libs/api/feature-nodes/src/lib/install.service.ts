@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { DataSource, Repository } from 'typeorm';
+import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, summariseSteps } from '@ccos/shared/domain';
+import {
+  AGENT_TOKEN_GRACE_MS,
+  type AgentTokens,
+  InstallRunEntity,
+  type NodeEntity,
+  type NodeStore,
+  StepEventEntity,
+} from '@ccos/api/data-access-db';
+import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
+
+/** Starts and stops the agent on a host (over SSH). Throws an error whose message says what went wrong. */
+export interface AgentControl {
+  launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void>;
+  stop(node: NodeEntity, run: InstallRunEntity): Promise<void>;
+}
+
+/** What a failed launch means for the node: SSH trouble has its own statuses. */
+export interface LaunchFailure {
+  readonly message: string;
+  readonly kind?: 'AUTH_FAILED' | 'HOST_KEY_CHANGED' | 'UNREACHABLE' | 'OTHER';
+  readonly offeredFingerprint?: string;
+}
+
+/**
+ * Install runs (the seed's 安装节点): one run at a time per node, each with its own
+ * one-run agent token; a retry resumes at the first step that did not succeed.
+ */
+export class InstallService {
+  private readonly runs: Repository<InstallRunEntity>;
+  private readonly events: Repository<StepEventEntity>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly nodes: NodeStore,
+    private readonly tokens: AgentTokens,
+    private readonly agent: AgentControl,
+    private readonly bus: EventBus,
+    private readonly logger: Logger,
+  ) {
+    this.runs = dataSource.getRepository(InstallRunEntity);
+    this.events = dataSource.getRepository(StepEventEntity);
+  }
+
+  async install(nodeId: string, actor: string): Promise<InstallRunEntity> {
+    const node = await this.nodes.get(nodeId);
+    if (node.status !== 'READY_TO_INSTALL') {
+      throw new PreconditionError(`node ${node.hostname} is ${node.status}; an install needs READY_TO_INSTALL`, { status: node.status });
+    }
+    return this.start(node, 'PREFLIGHT', actor, 'INSTALL_STARTED');
+  }
+
+  async retry(nodeId: string, actor: string): Promise<InstallRunEntity> {
+    const node = await this.nodes.get(nodeId);
+    if (node.status !== 'INSTALL_FAILED' && node.status !== 'STALLED') {
+      throw new PreconditionError(`node ${node.hostname} is ${node.status}; a retry needs INSTALL_FAILED or STALLED`, { status: node.status });
+    }
+    const previous = await this.latestRun(node.id);
+    let from: InstallStep = 'PREFLIGHT';
+    if (previous) {
+      if (previous.status === 'RUNNING') {
+        // A stalled agent may come back: stop it so two agents never work on one host.
+        await this.agent.stop(node, previous).catch((error: unknown) => this.logger.warn({ err: error, runId: previous.id }, 'could not stop the stalled agent'));
+        await this.finish(previous, 'FAILED', null, 'superseded by a retry');
+      }
+      const events = await this.eventsOf(previous.id);
+      from = resumeStep(summariseSteps(events.map((event) => ({ ...event, at: event.occurredAt }))), previous.startStep) ?? previous.startStep;
+    }
+    return this.start(node, from, actor, 'INSTALL_RETRIED');
+  }
+
+  async cancel(nodeId: string, actor: string): Promise<InstallRunEntity> {
+    const node = await this.nodes.get(nodeId);
+    const run = await this.latestRun(node.id);
+    if (!run || run.status !== 'RUNNING') {
+      throw new PreconditionError(`node ${node.hostname} has no install running`);
+    }
+    await this.runs.update(run.id, { cancelRequested: true });
+    await this.agent.stop(node, run).catch((error: unknown) =>
+      this.logger.warn({ err: error, runId: run.id }, 'could not stop the agent; it stops at its next report'),
+    );
+    const finished = await this.finish(run, 'CANCELLED', null, `cancelled by ${actor}`);
+    await this.nodes.transition(node.id, 'INSTALL_CANCELLED', `install cancelled by ${actor}`);
+    return finished;
+  }
+
+  async runsOf(nodeId: string): Promise<InstallRunEntity[]> {
+    return this.runs.find({ where: { nodeId }, order: { startedAt: 'ASC' } });
+  }
+
+  async run(id: string): Promise<InstallRunEntity> {
+    const run = /^[0-9a-f-]{36}$/i.test(id) ? await this.runs.findOneBy({ id }) : null;
+    if (!run) {
+      throw new NotFoundError('install run', id);
+    }
+    return run;
+  }
+
+  latestRun(nodeId: string): Promise<InstallRunEntity | null> {
+    return this.runs.findOne({ where: { nodeId }, order: { startedAt: 'DESC' } });
+  }
+
+  /** Ends a run; its token keeps working a little longer for the agent's last words. */
+  async finish(run: InstallRunEntity, status: InstallRunStatus, failedStep: InstallStep | null, reason: string | null): Promise<InstallRunEntity> {
+    const now = new Date();
+    await this.runs.update(
+      { id: run.id, status: 'RUNNING' },
+      { status, failedStep, reason, finishedAt: now, agentTokenExpiresAt: new Date(now.getTime() + AGENT_TOKEN_GRACE_MS) },
+    );
+    const finished = await this.runs.findOneByOrFail({ id: run.id });
+    this.publishRun(finished);
+    return finished;
+  }
+
+  publishRun(run: InstallRunEntity, seq = 0): void {
+    const payload: InstallProgressPayload = { nodeId: run.nodeId, runId: run.id, seq, step: null, status: null, runStatus: run.status };
+    this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
+  }
+
+  private async start(node: NodeEntity, from: InstallStep, actor: string, event: 'INSTALL_STARTED' | 'INSTALL_RETRIED'): Promise<InstallRunEntity> {
+    const { token, hash } = this.tokens.issue();
+    const run = await this.runs.save(
+      this.runs.create({ id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: hash, startStep: from, requestedBy: actor }),
+    );
+    try {
+      await this.nodes.transition(node.id, event, from === 'PREFLIGHT' ? 'starting the agent' : `starting the agent at ${describeStep(from).title.en}`);
+    } catch (error) {
+      await this.runs.delete({ id: run.id });
+      throw error;
+    }
+    this.publishRun(run);
+    void this.launch(node, run, token);
+    return run;
+  }
+
+  private async launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void> {
+    try {
+      await this.agent.launch(node, run, token);
+      this.logger.info({ nodeId: node.id, runId: run.id, startStep: run.startStep }, 'agent started');
+    } catch (error) {
+      const failure = error as LaunchFailure;
+      this.logger.warn({ nodeId: node.id, runId: run.id, kind: failure.kind, reason: failure.message }, 'could not start the agent');
+      const reason = `could not start the agent: ${failure.message}`;
+      await this.finish(run, 'FAILED', null, reason);
+      const current = await this.nodes.get(node.id);
+      if (current.status !== 'INSTALLING') {
+        return;
+      }
+      if (failure.kind === 'HOST_KEY_CHANGED') {
+        await this.nodes.transition(node.id, 'HOST_KEY_MISMATCH', reason, { offeredHostKeyFingerprint: failure.offeredFingerprint ?? null });
+      } else if (failure.kind === 'AUTH_FAILED') {
+        await this.nodes.transition(node.id, 'SSH_AUTH_FAILED', reason);
+      } else {
+        await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
+      }
+    }
+  }
+
+  private eventsOf(runId: string): Promise<StepEventEntity[]> {
+    return this.events.find({ where: { runId }, order: { seq: 'ASC' } });
+  }
+}
+

@@ -1,0 +1,135 @@
+import type { Logger } from 'pino';
+import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts, remoteSha256, uploadFile } from '@ccos/api/data-access-ssh';
+import type { NodeStore } from '@ccos/api/data-access-db';
+import type { SecretBox } from '@ccos/api/util-secrets';
+import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary } from './agent-binary';
+import type { ProvisioningQueue } from './node.service';
+import { sshFailureOutcome, sshTargetOf } from './ssh-access';
+
+/** Room the agent needs beyond its own size (its run folders, downloaded rpms go elsewhere). */
+const DISK_MARGIN_BYTES = 64 * 1024 * 1024;
+/** `uname -m` values the agent executable runs on, by the Node.js architecture it was built for. */
+const HOST_ARCH: Record<string, string> = { x64: 'x86_64', arm64: 'aarch64' };
+
+/**
+ * The background half of addNode: connect (pinning the host key on first use), read the
+ * host's facts, copy the agent (sha256 checked on both ends), check that it runs, and
+ * move the node to READY_TO_INSTALL — or to AUTH_FAILED, UNREACHABLE, HOST_KEY_CHANGED or
+ * PRECHECK_FAILED with a reason. Failures are statuses, never retried in a loop.
+ */
+export class NodeProvisioner implements ProvisioningQueue {
+  private readonly running = new Set<string>();
+
+  constructor(
+    private readonly nodes: NodeStore,
+    private readonly secrets: SecretBox,
+    private readonly pool: SshPool,
+    private readonly agent: () => AgentBinary | null,
+    private readonly logger: Logger,
+  ) {}
+
+  schedule(nodeId: string): void {
+    if (this.running.has(nodeId)) {
+      return;
+    }
+    this.running.add(nodeId);
+    this.provision(nodeId)
+      .catch((error: unknown) => this.logger.error({ err: error, nodeId }, 'provisioning failed unexpectedly'))
+      .finally(() => this.running.delete(nodeId));
+  }
+
+  /** After a restart: picks up every node still being added. */
+  async resumePending(): Promise<number> {
+    const pending = await this.nodes.repository.findBy({ status: 'ADDING' });
+    pending.forEach((node) => this.schedule(node.id));
+    return pending.length;
+  }
+
+  /** Resolves when no provisioning is in flight (tests, shutdown). */
+  get busy(): boolean {
+    return this.running.size > 0;
+  }
+
+  private async provision(nodeId: string): Promise<void> {
+    const node = await this.nodes.get(nodeId);
+    if (node.status !== 'ADDING') {
+      return;
+    }
+    const agent = this.agent();
+    if (!agent) {
+      await this.nodes.transition(node.id, 'PRECHECK_FAILED', 'the installer service has no agent executable to copy; build it and retry');
+      return;
+    }
+    this.logger.info({ nodeId: node.id, host: node.ip, port: node.sshPort }, 'connecting over SSH to add the node');
+    try {
+      await this.pool.run(sshTargetOf(node, this.secrets), async (session) => {
+        if (session.hostKeyStatus === 'first-use') {
+          await this.nodes.update(node.id, { hostKeyFingerprint: session.hostKey.fingerprint, hostKeyAlgorithm: session.hostKey.algorithm, statusReason: 'connected; checking the host' });
+        }
+        const facts = await readRemoteFacts(session, { diskPath: AGENT_DIR });
+        await this.nodes.update(node.id, {
+          facts: { arch: facts.arch, kernel: facts.kernel, osRelease: facts.os.prettyName ?? facts.os.id ?? undefined, freeDiskBytes: facts.disk.freeBytes },
+        });
+        const problem = precheck(facts, agent);
+        if (problem) {
+          await this.nodes.transition(node.id, 'PRECHECK_FAILED', problem);
+          return;
+        }
+        await this.nodes.update(node.id, { statusReason: `copying the agent (${Math.round(agent.size / 1024 / 1024)} MiB)` });
+        await ensureAgent(session, agent);
+        const version = await session.exec([AGENT_REMOTE_PATH, 'version'], { timeoutMs: 30_000 });
+        if (version.exitCode !== 0) {
+          await this.nodes.transition(
+            node.id,
+            'PRECHECK_FAILED',
+            `the agent was copied but does not run on this host (exit ${String(version.exitCode)}): ${tail(version.stderr || version.stdout)}; check that ${AGENT_DIR} is not mounted noexec`,
+          );
+          return;
+        }
+        await this.nodes.transition(node.id, 'AGENT_COPIED', `agent ${tail(version.stdout)} copied and verified (sha256 ${agent.sha256.slice(0, 12)}…)`, {
+          agentSha256: agent.sha256,
+        });
+      });
+    } catch (error) {
+      const outcome = sshFailureOutcome(error);
+      if (outcome) {
+        await this.nodes.transition(node.id, outcome.event, outcome.reason, outcome.fields);
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ nodeId: node.id, reason: message }, 'could not copy the agent');
+      await this.nodes.transition(node.id, 'PRECHECK_FAILED', `could not copy the agent: ${message}`);
+    }
+  }
+}
+
+/** Copies the agent unless the host already has this exact executable. */
+export async function ensureAgent(session: SshSession, agent: AgentBinary): Promise<'copied' | 'present'> {
+  const present = await remoteSha256(session, AGENT_REMOTE_PATH).catch(() => null);
+  if (present?.sha256 === agent.sha256) {
+    return 'present';
+  }
+  await uploadFile(session, { source: agent.path, remotePath: AGENT_REMOTE_PATH, mode: 0o755, sha256: agent.sha256 });
+  return 'copied';
+}
+
+function precheck(facts: RemoteFacts, agent: AgentBinary): string | null {
+  const wanted = HOST_ARCH[process.arch] ?? process.arch;
+  if (facts.arch !== wanted) {
+    return `the host is ${facts.arch}, but the agent is built for ${wanted}`;
+  }
+  const needed = agent.size + DISK_MARGIN_BYTES;
+  if (facts.disk.freeBytes !== null && facts.disk.freeBytes < needed) {
+    return `${facts.disk.path} has ${mib(facts.disk.freeBytes)} MiB free on ${facts.disk.mountPoint ?? 'its file system'}; the agent needs ${mib(needed)} MiB`;
+  }
+  return null;
+}
+
+function mib(bytes: number): number {
+  return Math.round(bytes / 1024 / 1024);
+}
+
+function tail(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > 300 ? `…${trimmed.slice(-300)}` : trimmed;
+}

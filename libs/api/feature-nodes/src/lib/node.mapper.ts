@@ -1,0 +1,36 @@
+import { NEXT_STEP } from '@ccos/shared/domain';
+import type { NodeEntity } from '@ccos/api/data-access-db';
+import type { NodeType } from './node.type';
+
+/** Copies only public fields: sealed credentials never reach a response, even by accident. */
+export function toNodeType(node: NodeEntity): NodeType {
+  return {
+    id: node.id,
+    clusterId: node.clusterId,
+    hostname: node.hostname,
+    ip: node.ip,
+    sshPort: node.sshPort,
+    sshUser: node.sshUser,
+    sshAuthMethod: node.sshAuthMethod,
+    hostKeyFingerprint: node.hostKeyFingerprint,
+    offeredHostKeyFingerprint: node.offeredHostKeyFingerprint,
+    labels: node.labels.map(({ key, value }) => ({ key, value })),
+    taints: node.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
+    status: node.status,
+    statusReason: node.statusReason,
+    nextStep: NEXT_STEP[node.status] ?? null,
+    origin: node.origin,
+    role: node.role,
+    ready: node.ready,
+    unschedulable: node.unschedulable,
+    facts: {
+      arch: node.facts.arch ?? null,
+      osRelease: node.facts.osRelease ?? null,
+      kernel: node.facts.kernel ?? null,
+      freeDiskBytes: node.facts.freeDiskBytes ?? null,
+    },
+    agentSha256: node.agentSha256,
+    createdAt: node.createdAt,
+    updatedAt: node.updatedAt,
+  };
+}

@@ -1,0 +1,69 @@
+import { Arg, Authorized, Field, ID, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { type NodeChangedPayload, TOPICS } from '@ccos/api/util-graphql';
+import { AddNodeInput, SshCredentialsInput } from './add-node.input';
+import { toNodeType } from './node.mapper';
+import type { NodeService } from './node.service';
+import { NodeType } from './node.type';
+
+@ObjectType('NodeChange', { description: 'A node changed; `node` is null when its record was deleted.' })
+export class NodeChangeType {
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => NodeType, { nullable: true })
+  node!: NodeType | null;
+}
+
+@Resolver(() => NodeType)
+export class NodeResolver {
+  constructor(private readonly nodeService: NodeService) {}
+
+  @Authorized('VIEWER')
+  @Query(() => [NodeType], { description: 'Every node of a cluster: added here or discovered in it, removed ones included.' })
+  async nodes(@Arg('clusterId', () => ID) clusterId: string): Promise<NodeType[]> {
+    return (await this.nodeService.list(clusterId)).map(toNodeType);
+  }
+
+  @Authorized('VIEWER')
+  @Query(() => NodeType)
+  async node(@Arg('id', () => ID) id: string): Promise<NodeType> {
+    return toNodeType(await this.nodeService.get(id));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => NodeType, { description: 'Enters a host; the service then connects, checks it and copies the agent in the background (status ADDING → READY_TO_INSTALL).' })
+  async addNode(@Arg('input', () => AddNodeInput) input: AddNodeInput): Promise<NodeType> {
+    return toNodeType(await this.nodeService.add(input));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => NodeType)
+  async updateNodeCredentials(@Arg('nodeId', () => ID) nodeId: string, @Arg('input', () => SshCredentialsInput) input: SshCredentialsInput): Promise<NodeType> {
+    return toNodeType(await this.nodeService.updateCredentials(nodeId, input));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => NodeType, { description: 'Connects again, re-checks the host and copies the agent again.' })
+  async recopyAgent(@Arg('nodeId', () => ID) nodeId: string): Promise<NodeType> {
+    return toNodeType(await this.nodeService.recopyAgent(nodeId));
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => NodeType, { description: 'Trusts the host key the host now presents; repeat its fingerprint to confirm.' })
+  async acceptHostKey(@Arg('nodeId', () => ID) nodeId: string, @Arg('fingerprint', () => String) fingerprint: string): Promise<NodeType> {
+    return toNodeType(await this.nodeService.acceptHostKey(nodeId, fingerprint));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => NodeType, { description: 'Forgets a node that never joined the cluster (or was removed).' })
+  async deleteNodeRecord(@Arg('nodeId', () => ID) nodeId: string): Promise<NodeType> {
+    return toNodeType(await this.nodeService.deleteRecord(nodeId));
+  }
+
+  @Authorized('VIEWER')
+  @Subscription(() => NodeChangeType, { topics: TOPICS.NODE_CHANGED, topicId: ({ args }) => args['clusterId'] })
+  async nodeChanged(@Root() payload: NodeChangedPayload, @Arg('clusterId', () => ID) _clusterId: string): Promise<NodeChangeType> {
+    const node = await this.nodeService.find(payload.nodeId);
+    return { nodeId: payload.nodeId, node: node ? toNodeType(node) : null };
+  }
+}

@@ -1,0 +1,160 @@
+import type { DataSource, Repository } from 'typeorm';
+import { canDeleteRecord, checkLabels, checkTaints } from '@ccos/shared/domain';
+import { ClusterEntity, type NodeEntity, type NodeStore, isUuid } from '@ccos/api/data-access-db';
+import { BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
+import type { SecretBox } from '@ccos/api/util-secrets';
+import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
+import type { AgentBinary } from './agent-binary';
+import { credentialsFrom, sealCredentials } from './node-credentials';
+
+/** Runs the background part of adding a node (connect, check, copy the agent). */
+export interface ProvisioningQueue {
+  schedule(nodeId: string): void;
+}
+
+/**
+ * Entering hosts (the seed's 录入节点) and managing their records. The SSH work happens in
+ * the background; every outcome is a node status with a reason.
+ */
+export class NodeService {
+  private readonly clusters: Repository<ClusterEntity>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly nodes: NodeStore,
+    private readonly secrets: SecretBox,
+    private readonly provisioning: ProvisioningQueue,
+    private readonly agent: () => AgentBinary | null,
+  ) {
+    this.clusters = dataSource.getRepository(ClusterEntity);
+  }
+
+  async add(input: AddNodeInput): Promise<NodeEntity> {
+    const cluster = isUuid(input.clusterId) ? await this.clusters.findOneBy({ id: input.clusterId }) : null;
+    if (!cluster) {
+      throw new NotFoundError('cluster', input.clusterId);
+    }
+    const problem = checkLabels(input.labels) ?? checkTaints(input.taints);
+    if (problem) {
+      throw new BadUserInputError(problem.startsWith('taint') ? 'input.taints' : 'input.labels', problem);
+    }
+    const credentials = credentialsFrom(input);
+    this.requireAgent();
+    await this.refuseDuplicates(input.clusterId, input.hostname, input.ip);
+    const node = await this.nodes
+      .create({
+      clusterId: input.clusterId,
+      hostname: input.hostname,
+      ip: input.ip,
+      sshPort: input.sshPort,
+      sshUser: input.sshUser,
+      ...sealCredentials(this.secrets, credentials),
+      labels: input.labels.map(({ key, value }) => ({ key, value })),
+      taints: input.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
+      status: 'ADDING',
+      statusReason: 'connecting over SSH',
+      origin: 'ADDED',
+    })
+      .catch(async (error: unknown) => {
+        // Two entries of the same host raced past the check: the unique index stopped the second.
+        if ((error as { code?: string }).code === '23505') {
+          await this.refuseDuplicates(input.clusterId, input.hostname, input.ip);
+        }
+        throw error;
+      });
+    this.provisioning.schedule(node.id);
+    return node;
+  }
+
+  list(clusterId: string): Promise<NodeEntity[]> {
+    if (!isUuid(clusterId)) {
+      throw new NotFoundError('cluster', clusterId);
+    }
+    return this.nodes.repository.find({ where: { clusterId }, order: { hostname: 'ASC', createdAt: 'ASC' } });
+  }
+
+  get(id: string): Promise<NodeEntity> {
+    return this.nodes.get(id);
+  }
+
+  /** The node, or null when its record is gone. */
+  find(id: string): Promise<NodeEntity | null> {
+    return this.nodes.repository.findOneBy({ id });
+  }
+
+  /** New SSH credentials, then a fresh connection attempt. */
+  async updateCredentials(nodeId: string, input: SshCredentialsInput): Promise<NodeEntity> {
+    const node = await this.nodes.get(nodeId);
+    const credentials = credentialsFrom(input);
+    const changed = await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', 'connecting over SSH with the new credentials', {
+      sshUser: input.sshUser,
+      ...sealCredentials(this.secrets, credentials),
+    });
+    this.provisioning.schedule(changed.id);
+    return changed;
+  }
+
+  /** Connects again, checks the host and copies the agent again. */
+  async recopyAgent(nodeId: string): Promise<NodeEntity> {
+    this.requireAgent();
+    const changed = await this.nodes.transition(nodeId, 'RECONNECT_REQUESTED', 'connecting over SSH to copy the agent again');
+    this.provisioning.schedule(changed.id);
+    return changed;
+  }
+
+  /**
+   * Trusts the host key the host now presents. The caller repeats the fingerprint it saw,
+   * so a key that changed again in between is not accepted blindly.
+   */
+  async acceptHostKey(nodeId: string, fingerprint: string): Promise<NodeEntity> {
+    const node = await this.nodes.get(nodeId);
+    if (node.status !== 'HOST_KEY_CHANGED' || !node.offeredHostKeyFingerprint) {
+      throw new PreconditionError(`node ${node.hostname} has no changed host key to accept (status ${node.status})`);
+    }
+    if (fingerprint !== node.offeredHostKeyFingerprint) {
+      throw new BadUserInputError('fingerprint', `does not match the key the host presented (${node.offeredHostKeyFingerprint})`);
+    }
+    const changed = await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', 'new host key accepted; connecting again', {
+      hostKeyFingerprint: node.offeredHostKeyFingerprint,
+      offeredHostKeyFingerprint: null,
+    });
+    this.provisioning.schedule(changed.id);
+    return changed;
+  }
+
+  /** Forgets a node that never joined the cluster (or was removed). */
+  async deleteRecord(nodeId: string): Promise<NodeEntity> {
+    const node = await this.nodes.get(nodeId);
+    if (!canDeleteRecord(node.status, node.everJoined)) {
+      throw new PreconditionError(
+        node.everJoined
+          ? `node ${node.hostname} has joined the cluster: remove it (removeNode) instead of deleting its record`
+          : `node ${node.hostname} is ${node.status}; wait for it to finish or cancel it first`,
+      );
+    }
+    await this.nodes.delete(node);
+    return node;
+  }
+
+  private requireAgent(): AgentBinary {
+    const agent = this.agent();
+    if (!agent) {
+      throw new PreconditionError('the installer service has no agent executable to copy (AGENT_BINARY); build it with `npm run build`');
+    }
+    return agent;
+  }
+
+  private async refuseDuplicates(clusterId: string, hostname: string, ip: string): Promise<void> {
+    const clash = await this.nodes.repository
+      .createQueryBuilder('node')
+      .where('node.cluster_id = :clusterId AND node.status <> :removed', { clusterId, removed: 'REMOVED' })
+      .andWhere('(node.hostname = :hostname OR node.ip = :ip)', { hostname, ip })
+      .getOne();
+    if (clash?.hostname === hostname) {
+      throw new ConflictError(`input.hostname "${hostname}" is already a node of this cluster (${clash.status})`, { field: 'input.hostname', nodeId: clash.id });
+    }
+    if (clash) {
+      throw new ConflictError(`input.ip ${ip} is already used by node ${clash.hostname} of this cluster`, { field: 'input.ip', nodeId: clash.id });
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
+import type { NodeOrigin, NodeStatus, TaintEffect } from '@ccos/shared/domain';
+import { NodeOriginEnum, NodeStatusEnum } from '@ccos/api/util-graphql';
+
+@ObjectType('Label')
+export class LabelType {
+  @Field(() => String)
+  key!: string;
+
+  @Field(() => String)
+  value!: string;
+}
+
+@ObjectType('Taint')
+export class TaintType {
+  @Field(() => String)
+  key!: string;
+
+  @Field(() => String, { nullable: true })
+  value!: string | null;
+
+  @Field(() => String)
+  effect!: TaintEffect;
+}
+
+@ObjectType('HostFacts', { description: 'What the service found on the host when it connected.' })
+export class HostFactsType {
+  @Field(() => String, { nullable: true })
+  arch!: string | null;
+
+  @Field(() => String, { nullable: true })
+  osRelease!: string | null;
+
+  @Field(() => String, { nullable: true })
+  kernel!: string | null;
+
+  @Field(() => Number, { nullable: true, description: 'Free bytes in the agent folder.' })
+  freeDiskBytes!: number | null;
+}
+
+/** A worker node: one the service added, or one it found in the cluster. Credentials are never exposed. */
+@ObjectType('Node')
+export class NodeType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  clusterId!: string;
+
+  @Field(() => String)
+  hostname!: string;
+
+  @Field(() => String, { nullable: true })
+  ip!: string | null;
+
+  @Field(() => Int)
+  sshPort!: number;
+
+  @Field(() => String, { nullable: true })
+  sshUser!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'PASSWORD or PRIVATE_KEY; null for discovered nodes.' })
+  sshAuthMethod!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The pinned SSH host key (SHA256:…), trusted on first use.' })
+  hostKeyFingerprint!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'A different key the host presented; accept it with acceptHostKey once you trust it.' })
+  offeredHostKeyFingerprint!: string | null;
+
+  @Field(() => [LabelType])
+  labels!: LabelType[];
+
+  @Field(() => [TaintType])
+  taints!: TaintType[];
+
+  @Field(() => NodeStatusEnum)
+  status!: NodeStatus;
+
+  @Field(() => String, { nullable: true, description: 'Why the node is in its status, in words.' })
+  statusReason!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'What to try next, for failure statuses.' })
+  nextStep!: string | null;
+
+  @Field(() => NodeOriginEnum)
+  origin!: NodeOrigin;
+
+  @Field(() => String)
+  role!: string;
+
+  @Field(() => Boolean, { description: 'The Node object in the cluster is Ready.' })
+  ready!: boolean;
+
+  @Field(() => Boolean)
+  unschedulable!: boolean;
+
+  @Field(() => HostFactsType)
+  facts!: HostFactsType;
+
+  @Field(() => String, { nullable: true, description: 'sha256 of the agent copied to the host.' })
+  agentSha256!: string | null;
+
+  @Field(() => GraphQLISODateTime)
+  createdAt!: Date;
+
+  @Field(() => GraphQLISODateTime)
+  updatedAt!: Date;
+}

@@ -1,0 +1,83 @@
+import { IsOptional, Max, MaxLength, Min } from 'class-validator';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
+import { InstallStepEnum, StepEventStatusEnum } from '@ccos/api/util-graphql';
+
+/** One step event from the agent; (runId, seq) is stored once, so re-sending is safe. */
+@InputType()
+export class ReportStepInput {
+  @Field(() => ID)
+  runId!: string;
+
+  @Field(() => Int, { description: 'Starts at 1 for the run and grows by 1 per event.' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(1_000_000, { message: 'must be at most 1000000' })
+  seq!: number;
+
+  @Field(() => InstallStepEnum)
+  step!: InstallStep;
+
+  @Field(() => StepEventStatusEnum)
+  status!: StepEventStatus;
+
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @Min(0, { message: 'must be between 0 and 100' })
+  @Max(100, { message: 'must be between 0 and 100' })
+  progress?: number | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @MaxLength(4096, { message: 'is longer than 4096 characters' })
+  message?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  @IsOptional()
+  detail?: Record<string, unknown> | null;
+
+  @Field(() => GraphQLISODateTime, { description: 'When it happened, by the agent\'s clock.' })
+  occurredAt!: Date;
+}
+
+@ObjectType('ReportStepResult')
+export class ReportStepResultType {
+  @Field(() => Boolean)
+  accepted!: boolean;
+
+  @Field(() => Boolean, { description: 'This (runId, seq) was stored before; nothing changed.' })
+  duplicate!: boolean;
+
+  @Field(() => Boolean, { description: 'The operator cancelled the run: report FAILED and stop.' })
+  cancelRequested!: boolean;
+}
+
+@ObjectType('AgentRun', { description: 'What the agent of a run needs to know from the service.' })
+export class AgentRunType {
+  @Field(() => ID)
+  runId!: string;
+
+  @Field(() => String)
+  nodeName!: string;
+
+  @Field(() => GraphQLISODateTime, { description: 'The service\'s clock, for the skew check.' })
+  serverTime!: Date;
+
+  @Field(() => String, { nullable: true, description: 'Set when another Node of the cluster already has this name.' })
+  hostnameConflict!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Set when another Node of the cluster already has this IP.' })
+  ipConflict!: string | null;
+
+  @Field(() => Boolean)
+  nodeRegistered!: boolean;
+
+  @Field(() => Boolean)
+  nodeReady!: boolean;
+
+  @Field(() => [String], { description: 'CSRs of this node waiting for approval.' })
+  pendingCsrNames!: string[];
+
+  @Field(() => Boolean)
+  cancelRequested!: boolean;
+}

@@ -1,0 +1,106 @@
+import { type SshPool, type SshSession, defineScript, uploadFile } from '@ccos/api/data-access-ssh';
+import type { InstallRunEntity, NodeEntity } from '@ccos/api/data-access-db';
+import type { SecretBox } from '@ccos/api/util-secrets';
+import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary } from './agent-binary';
+import type { AgentControl, LaunchFailure } from './install.service';
+import { ensureAgent } from './node-provisioner';
+import { sshFailureOutcome, sshTargetOf } from './ssh-access';
+
+export interface AgentLaunchSettings {
+  /** The service as hosts reach it; null = the address the host sees our SSH connection come from. */
+  readonly agentApiUrl: string | null;
+  /** The port the service listens on, for the derived URL. */
+  readonly servicePort: () => number;
+  readonly machineConfigCaCert: (clusterId: string) => Promise<string | null>;
+  readonly vip: (clusterId: string) => Promise<string>;
+  readonly requirements: { readonly minKernel: string; readonly minMemoryBytes: number; readonly minCpus: number; readonly maxClockSkewSeconds: number };
+  readonly nodeReadyTimeoutSeconds: number;
+}
+
+/** `$SSH_CONNECTION` is "client-ip client-port server-ip server-port": the client is us, as the host sees us. */
+const SSH_CLIENT_ADDRESS = defineScript('ssh-client-address', 'set -- $SSH_CONNECTION; printf %s "$1"');
+
+export function runFolder(runId: string): string {
+  return `${AGENT_DIR}/runs/${runId}`;
+}
+
+/**
+ * Starts and stops boot-worker over SSH. The run's parameters, token included, go in a
+ * 0600 config file written over SFTP, never on a command line; `boot-worker start`
+ * detaches, so losing the SSH session does not stop the agent.
+ */
+export class SshAgentControl implements AgentControl {
+  constructor(
+    private readonly pool: SshPool,
+    private readonly secrets: SecretBox,
+    private readonly agent: () => AgentBinary | null,
+    private readonly settings: AgentLaunchSettings,
+  ) {}
+
+  async launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void> {
+    const agent = this.agent();
+    if (!agent) {
+      throw failure('the installer service has no agent executable (AGENT_BINARY)');
+    }
+    await this.withSession(node, async (session) => {
+      await ensureAgent(session, agent);
+      const configPath = `${runFolder(run.id)}/config.json`;
+      const config = {
+        apiUrl: this.settings.agentApiUrl ?? (await this.derivedApiUrl(session)),
+        runId: run.id,
+        token,
+        nodeName: node.hostname,
+        nodeIp: node.ip,
+        vip: await this.settings.vip(node.clusterId),
+        labels: node.labels,
+        taints: node.taints,
+        startStep: run.startStep,
+        machineConfigCaCert: await this.settings.machineConfigCaCert(node.clusterId),
+        stateDir: runFolder(run.id),
+        requirements: this.settings.requirements,
+        timeouts: { nodeReadySeconds: this.settings.nodeReadyTimeoutSeconds },
+      };
+      await uploadFile(session, { source: Buffer.from(JSON.stringify(config, null, 2)), remotePath: configPath, mode: 0o600 });
+      const started = await session.exec([AGENT_REMOTE_PATH, 'start', '--config', configPath], { timeoutMs: 60_000 });
+      if (started.exitCode !== 0) {
+        throw failure(`boot-worker start exited with ${String(started.exitCode)}: ${(started.stderr || started.stdout).trim().slice(-500)}`);
+      }
+    });
+  }
+
+  async stop(node: NodeEntity, run: InstallRunEntity): Promise<void> {
+    await this.withSession(node, async (session) => {
+      await session.exec([AGENT_REMOTE_PATH, 'stop', '--config', `${runFolder(run.id)}/config.json`], { timeoutMs: 60_000 });
+    });
+  }
+
+  private async derivedApiUrl(session: SshSession): Promise<string> {
+    const result = await session.runScript(SSH_CLIENT_ADDRESS, [], { timeoutMs: 10_000 });
+    const address = result.stdout.trim();
+    if (result.exitCode !== 0 || !address) {
+      throw failure('cannot tell which address the host reaches the service at; set AGENT_API_URL');
+    }
+    return `http://${address.includes(':') ? `[${address}]` : address}:${this.settings.servicePort()}`;
+  }
+
+  private async withSession(node: NodeEntity, work: (session: SshSession) => Promise<void>): Promise<void> {
+    try {
+      await this.pool.run(sshTargetOf(node, this.secrets), work);
+    } catch (error) {
+      const outcome = sshFailureOutcome(error);
+      if (outcome) {
+        const launchFailure: LaunchFailure = {
+          message: outcome.reason,
+          kind: outcome.event === 'SSH_AUTH_FAILED' ? 'AUTH_FAILED' : outcome.event === 'HOST_KEY_MISMATCH' ? 'HOST_KEY_CHANGED' : 'UNREACHABLE',
+          offeredFingerprint: outcome.fields.offeredHostKeyFingerprint ?? undefined,
+        };
+        throw Object.assign(new Error(launchFailure.message), launchFailure);
+      }
+      throw error;
+    }
+  }
+}
+
+function failure(message: string): Error & LaunchFailure {
+  return Object.assign(new Error(message), { kind: 'OTHER' as const });
+}

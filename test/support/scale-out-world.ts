@@ -1,0 +1,128 @@
+import { resolve } from 'node:path';
+import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
+import { type Lab, GATEWAY_IP, VIP, startLab } from '@ccos/tools/lab';
+import { type ApiProcess, freePort, startApiProcess } from './api-process';
+import { acquireLabLock } from './lab-lock';
+
+export const AGENT_EXECUTABLE = resolve('dist/apps/boot-worker/boot-worker');
+
+export interface ScaleOutWorldOptions {
+  readonly hosts: number;
+  readonly csrAutoApprove?: boolean;
+  /** Extra environment for the API process. */
+  readonly apiEnv?: Record<string, string>;
+  /** Stand-in kubelet settings. */
+  readonly kubelet?: { readonly csrTimeoutSeconds?: number; readonly heartbeatSeconds?: number; readonly readyDelaySeconds?: number };
+}
+
+export type NodeStatusView = { id: string; hostname: string; status: string; statusReason: string | null };
+
+/**
+ * Everything a scale-out test needs, real: kube-sim as the cluster, lab hosts running
+ * sshd, the built API process reachable from the hosts at the lab gateway, and a
+ * cluster registered with the VIP and the machine config server's CA.
+ */
+export interface ScaleOutWorld {
+  readonly sim: KubeSim;
+  readonly lab: Lab;
+  readonly api: ApiProcess;
+  readonly token: string;
+  readonly clusterId: string;
+  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<{ data?: T | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
+  /** addNode for lab host `index` (0-based) with its password; returns the node id. */
+  addHost(index: number, overrides?: Record<string, unknown>): Promise<string>;
+  /** Polls the node until its status is one of `statuses`. */
+  waitForStatus(nodeId: string, statuses: readonly string[], timeoutMs: number): Promise<NodeStatusView>;
+  stop(): Promise<void>;
+}
+
+export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise<ScaleOutWorld> {
+  const releaseLab = await acquireLabLock();
+  const cleanups: Array<() => Promise<void>> = [releaseLab];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch(() => undefined);
+    }
+  };
+  try {
+    const sim = await startKubeSim({ tlsSans: [VIP, GATEWAY_IP] });
+    cleanups.push(() => sim.stop());
+    const lab = await startLab({
+      hosts: options.hosts,
+      kubeconfig: sim.kubeconfig,
+      kubelet: { csrTimeoutSeconds: 600, heartbeatSeconds: 5, readyDelaySeconds: 1, ...options.kubelet },
+    });
+    cleanups.push(() => lab.stop());
+    const port = await freePort('0.0.0.0');
+    const api = await startApiProcess({
+      host: '0.0.0.0',
+      port,
+      env: {
+        AGENT_API_URL: `http://${lab.gateway}:${port}`,
+        ARTIFACTS_DIR: lab.artifactsDir,
+        AGENT_BINARY: AGENT_EXECUTABLE,
+        MIN_MEMORY_MB: '256',
+        MIN_CPUS: '1',
+        LOG_LEVEL: 'info',
+        ...options.apiEnv,
+      },
+    });
+    cleanups.push(() => api.stop());
+    const token = await api.login();
+    const gql: ScaleOutWorld['gql'] = (query, variables = {}) => api.gql(query, variables, token);
+    const registered = await gql<{ registerCluster: { id: string } }>(
+      'mutation($input: RegisterClusterInput!) { registerCluster(input: $input) { id } }',
+      {
+        input: {
+          name: 'lab',
+          apiServerUrl: sim.url,
+          vip: lab.vip,
+          kubeconfig: sim.kubeconfig,
+          bootstrapStyle: 'KUBEADM',
+          machineConfigCaCert: lab.machineConfigCaCert,
+          csrAutoApprove: options.csrAutoApprove ?? false,
+        },
+      },
+    );
+    const clusterId = registered.data?.registerCluster.id;
+    if (!clusterId) {
+      throw new Error(`registerCluster failed: ${JSON.stringify(registered.errors)}`);
+    }
+    const world: ScaleOutWorld = {
+      sim,
+      lab,
+      api,
+      token,
+      clusterId,
+      gql,
+      async addHost(index, overrides = {}) {
+        const host = lab.hosts[index];
+        const added = await gql<{ addNode: { id: string } }>('mutation($input: AddNodeInput!) { addNode(input: $input) { id } }', {
+          input: { clusterId, hostname: host.hostname, ip: host.ip, sshPort: host.port, sshUser: host.user, password: host.password, ...overrides },
+        });
+        if (!added.data?.addNode) {
+          throw new Error(`addNode ${host.hostname} failed: ${JSON.stringify(added.errors)}`);
+        }
+        return added.data.addNode.id;
+      },
+      async waitForStatus(nodeId, statuses, timeoutMs) {
+        const started = Date.now();
+        let last: NodeStatusView | null = null;
+        while (Date.now() - started < timeoutMs) {
+          const result = await gql<{ node: NodeStatusView }>('query($id: ID!) { node(id: $id) { id hostname status statusReason } }', { id: nodeId });
+          last = result.data?.node ?? null;
+          if (last && statuses.includes(last.status)) {
+            return last;
+          }
+          await new Promise((done) => setTimeout(done, 250));
+        }
+        throw new Error(`node ${nodeId} did not reach ${statuses.join('|')} within ${timeoutMs} ms; last: ${JSON.stringify(last)}\n${api.output().slice(-3000)}`);
+      },
+      stop,
+    };
+    return world;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
