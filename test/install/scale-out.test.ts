@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscribe } from '../support/graphql-subscriptions';
+import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
+
+const INSTALL_PROGRESS = `subscription($nodeId: ID!) {
+  installProgress(nodeId: $nodeId) {
+    nodeId
+    run { id status steps { step status progress } }
+    events { seq step status message }
+  }
+}`;
+const STEPS = ['PREFLIGHT', 'DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'APPLY_IGNITION', 'START_KUBELET'];
+
+interface ProgressMessage {
+  installProgress: {
+    nodeId: string;
+    run: { id: string; status: string; steps: Array<{ step: string; status: string }> } | null;
+    events: Array<{ seq: number; step: string; status: string; message: string | null }>;
+  };
+}
+
+/** Approves, through the API, every pending CSR the policy can tie to one of our nodes, until `done`. */
+async function approvePendingCsrs(world: ScaleOutWorld, done: () => boolean, timeoutMs: number): Promise<string[]> {
+  const approved: string[] = [];
+  const started = Date.now();
+  while (!done()) {
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(`CSRs still pending after ${timeoutMs} ms; approved ${approved.join(', ')}`);
+    }
+    const pending = await world.gql<{ csrs: Array<{ name: string; node: { hostname: string } | null }> }>(
+      'query($c: ID!) { csrs(clusterId: $c, pendingOnly: true) { name node { hostname } } }',
+      { c: world.clusterId },
+    );
+    for (const csr of pending.data?.csrs ?? []) {
+      const result = await world.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n) { name } }', { c: world.clusterId, n: csr.name });
+      if (!result.errors) {
+        approved.push(csr.name);
+      }
+    }
+    await new Promise((wake) => setTimeout(wake, 300));
+  }
+  return approved;
+}
+
+describe('scale-out: three hosts installed at once', () => {
+  let world: ScaleOutWorld;
+
+  beforeAll(async () => {
+    world = await startScaleOutWorld({ hosts: 3 });
+  }, 300_000);
+  afterAll(async () => {
+    await world?.stop();
+  });
+
+  it('adds three lab hosts, installs them at once, approves their CSRs through the API, and each Node is Ready', async () => {
+    const ids = await Promise.all([0, 1, 2].map((index) => world.addHost(index, { labels: [{ key: 'node-role.kubernetes.io/worker', value: '' }] })));
+    await Promise.all(ids.map((id) => world.waitForStatus(id, ['READY_TO_INSTALL'], 120_000)));
+
+    const streams = ids.map((nodeId) => subscribe<ProgressMessage>(world.api.url, world.token, INSTALL_PROGRESS, { nodeId }));
+    await Promise.all(streams.map((stream) => stream.until((messages) => messages.length > 0, 10_000)));
+
+    const started = await Promise.all(ids.map((nodeId) => world.gql<{ installNode: { id: string; status: string } }>('mutation($id: ID!) { installNode(nodeId: $id) { id status } }', { id: nodeId })));
+    expect(started.map((result) => result.errors)).toEqual([undefined, undefined, undefined]);
+    expect(started.map((result) => result.data?.installNode.status)).toEqual(['RUNNING', 'RUNNING', 'RUNNING']);
+
+    const statuses = new Map<string, string>();
+    const watchStatuses = setInterval(() => {
+      for (const id of ids) {
+        void world.gql<{ node: { status: string } }>('query($id: ID!) { node(id: $id) { status } }', { id }).then((result) => {
+          statuses.set(id, result.data?.node.status ?? '');
+        });
+      }
+    }, 500);
+    try {
+      const approved = await approvePendingCsrs(world, () => ids.every((id) => ['JOINED', 'INSTALL_FAILED', 'STALLED'].includes(statuses.get(id) ?? '')), 240_000);
+      // Each node asks for a client certificate, then a serving certificate.
+      expect(approved.length).toBeGreaterThanOrEqual(6);
+    } finally {
+      clearInterval(watchStatuses);
+    }
+    for (const id of ids) {
+      expect((await world.waitForStatus(id, ['JOINED', 'INSTALL_FAILED'], 10_000)).status).toBe('JOINED');
+    }
+
+    // The cluster agrees: three Ready Nodes with the labels we asked for.
+    const nodes = world.sim.store.list(world.sim.resource('nodes'));
+    for (const hostname of ['h1', 'h2', 'h3']) {
+      const node = nodes.find((candidate) => candidate.metadata.name === hostname) as unknown as
+        | { metadata: { labels?: Record<string, string> }; status?: { conditions?: Array<{ type: string; status: string }> } }
+        | undefined;
+      expect(node?.status?.conditions?.find((condition) => condition.type === 'Ready')?.status).toBe('True');
+      expect(node?.metadata.labels?.['node-role.kubernetes.io/worker']).toBe('');
+    }
+
+    // Each subscriber saw the six steps start and succeed, in order, with no gap or repeat.
+    for (const stream of streams) {
+      const messages = await stream.until((all) => all.at(-1)?.installProgress.run?.status === 'SUCCEEDED', 30_000);
+      const events = messages.flatMap((message) => message.installProgress.events);
+      const seqs = events.map((event) => event.seq);
+      expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+      expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, index) => index + 1));
+      const milestones = events.filter((event) => event.status !== 'PROGRESS').map((event) => `${event.step}:${event.status}`);
+      expect(milestones).toEqual(STEPS.flatMap((step) => [`${step}:STARTED`, `${step}:SUCCEEDED`]));
+      expect(messages.at(-1)?.installProgress.run?.steps.map((step) => step.status)).toEqual(Array(6).fill('SUCCEEDED'));
+      await stream.close();
+    }
+  }, 400_000);
+});
