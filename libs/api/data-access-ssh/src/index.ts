@@ -1,7 +1,11 @@
 export * from './lib/ssh-target';
+export * from './lib/ssh-connect';
+export type { SshSession, HostKeyStatus } from './lib/ssh-session';
 export * from './lib/ssh-errors';
 export * from './lib/host-key';
 export * from './lib/shell-quote';
 export { displayCommand, type RemoteCommandOptions } from './lib/remote-command';
 export * from './lib/remote-script';
+export type { ExecOptions, ExecResult } from './lib/remote-exec';
 export { DEFAULT_OUTPUT_TAIL_BYTES } from './lib/output-tail';
+export type { AuthMethodName } from './lib/single-attempt-auth';
