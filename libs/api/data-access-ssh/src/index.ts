@@ -9,3 +9,6 @@ export * from './lib/remote-script';
 export type { ExecOptions, ExecResult } from './lib/remote-exec';
 export { DEFAULT_OUTPUT_TAIL_BYTES } from './lib/output-tail';
 export type { AuthMethodName } from './lib/single-attempt-auth';
+export * from './lib/remote-checksum';
+export * from './lib/upload';
+export * from './lib/remote-facts';

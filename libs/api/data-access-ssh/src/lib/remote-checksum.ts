@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { defineScript } from './remote-script';
+import { checksumMismatch, readRawError, remoteFailed } from './ssh-errors';
+import type { SshSession } from './ssh-session';
+
+/** How a remote SHA-256 was computed. */
+export type ChecksumMethod = 'sha256sum' | 'shasum' | 'openssl' | 'read-back';
+
+/** A remote file's SHA-256 (lower-case hex). */
+export interface RemoteChecksum {
+  readonly sha256: string;
+  readonly method: ChecksumMethod;
+}
+
+/**
+ * Hashes on the host with whichever tool it has. The file is read through a
+ * redirect, so its name never appears in the tool's output (sha256sum
+ * escapes odd names).
+ */
+const SHA256 = defineScript('sha256', [
+  'f=$1',
+  '[ -f "$f" ] || { echo missing; exit 2; }',
+  '[ -r "$f" ] || { echo unreadable; exit 2; }',
+  'if command -v sha256sum >/dev/null 2>&1; then out=$(sha256sum < "$f") || exit 3; echo "sha256sum $out"',
+  'elif command -v shasum >/dev/null 2>&1; then out=$(shasum -a 256 < "$f") || exit 3; echo "shasum $out"',
+  'elif command -v openssl >/dev/null 2>&1; then out=$(openssl dgst -sha256 -r < "$f") || exit 3; echo "openssl $out"',
+  'else echo no-tool; exit 4; fi',
+].join('\n'));
+
+/**
+ * SHA-256 of a remote file, computed on the host (`sha256sum`, else `shasum`,
+ * else `openssl`). A host with none of them gets the file read back over
+ * SFTP and hashed here — slower, but still a real check; with `sudo` that
+ * fallback is not possible and the error says to install coreutils.
+ */
+export async function remoteSha256(session: SshSession, path: string, options: { readonly sudo?: boolean } = {}): Promise<RemoteChecksum> {
+  const result = await session.runScript(SHA256, [path], { sudo: options.sudo ?? session.sudo, timeoutMs: 300_000 });
+  const line = result.stdout.trim();
+  const match = /^(sha256sum|shasum|openssl) ([0-9a-f]{64})\b/.exec(line);
+  if (result.exitCode === 0 && match !== null) {
+    return { sha256: match[2] ?? '', method: match[1] as ChecksumMethod };
+  }
+  if (line === 'missing' || line === 'unreadable') {
+    throw remoteFailed(session.endpoint, `Checking ${path}`, `the file is ${line === 'missing' ? 'not there' : 'not readable by the SSH user (use sudo)'}.`);
+  }
+  if (line === 'no-tool') {
+    if (options.sudo ?? session.sudo) {
+      throw remoteFailed(session.endpoint, `Checking ${path}`,
+        'the host has no sha256sum, shasum or openssl, and the file cannot be read back without sudo. Install coreutils on the host.');
+    }
+    return { sha256: await readBackSha256(session, path), method: 'read-back' };
+  }
+  throw remoteFailed(session.endpoint, `Hashing ${path}`,
+    `exit ${result.exitCode ?? result.signal ?? 'unknown'}${result.timedOut ? ' (timed out)' : ''}: ${result.stderr.trim().slice(-300) || 'no output'}`);
+}
+
+/**
+ * Checks that a remote file has the expected SHA-256; throws
+ * `CHECKSUM_MISMATCH` (with both values) when it does not.
+ */
+export async function verifyRemoteSha256(
+  session: SshSession,
+  path: string,
+  expectedSha256: string,
+  options: { readonly sudo?: boolean } = {},
+): Promise<RemoteChecksum> {
+  const expected = expectedSha256.trim().toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(expected)) {
+    throw new RangeError('expected SHA-256 must be 64 hex digits');
+  }
+  const actual = await remoteSha256(session, path, options);
+  if (actual.sha256 !== expected) {
+    throw checksumMismatch(session.endpoint, path, expected, actual.sha256);
+  }
+  return actual;
+}
+
+async function readBackSha256(session: SshSession, path: string): Promise<string> {
+  const sftp = await session.sftp();
+  const hash = createHash('sha256');
+  await new Promise<void>((resolve, reject) => {
+    const stream = sftp.createReadStream(path);
+    stream.on('data', (chunk: Buffer) => hash.update(chunk));
+    stream.on('error', (error: unknown) => reject(remoteFailed(session.endpoint, `Reading back ${path}`, readRawError(error).message, error)));
+    stream.on('end', () => resolve());
+  });
+  return hash.digest('hex');
+}

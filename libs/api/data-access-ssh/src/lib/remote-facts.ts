@@ -1,0 +1,175 @@
+import { defineScript } from './remote-script';
+import { remoteFailed } from './ssh-errors';
+import type { SshSession } from './ssh-session';
+
+/** What the installer checks on a host before it copies the agent. */
+export interface RemoteFacts {
+  /** `uname -m`, e.g. `x86_64`, `aarch64`. */
+  readonly arch: string;
+  /** `uname -r`. */
+  readonly kernel: string;
+  /** The kernel's host name (`uname -n`). */
+  readonly hostname: string;
+  readonly os: OsRelease;
+  readonly disk: DiskSpace;
+}
+
+/** The fields of os-release(5) we use; null when the file lacks them. */
+export interface OsRelease {
+  readonly id: string | null;
+  readonly versionId: string | null;
+  readonly prettyName: string | null;
+  /** `ID_LIKE`, split on blanks (e.g. `["rhel", "fedora"]`). */
+  readonly idLike: readonly string[];
+}
+
+/** Free space of the file system holding a folder. */
+export interface DiskSpace {
+  /** The folder asked about. */
+  readonly path: string;
+  /** The nearest existing folder at or above it, which `df` measured. */
+  readonly measuredPath: string;
+  readonly mountPoint: string;
+  /** Bytes available to unprivileged users (`df`'s "Available"). */
+  readonly freeBytes: number;
+  readonly totalBytes: number;
+}
+
+/**
+ * One round trip for all facts. Sections are introduced by marker lines so
+ * that odd content (an os-release without a final newline, a file system
+ * name with spaces) cannot shift the parse. `df -P` keeps each file system
+ * on one line with 1024-byte blocks.
+ */
+const FACTS = defineScript('facts', [
+  'echo "@@arch"; uname -m',
+  'echo "@@kernel"; uname -r',
+  'echo "@@hostname"; uname -n',
+  'echo "@@os-release"',
+  'if [ -r /etc/os-release ]; then cat /etc/os-release; elif [ -r /usr/lib/os-release ]; then cat /usr/lib/os-release; fi',
+  'echo',
+  'd=$1',
+  'while [ ! -d "$d" ] && [ "$d" != / ]; do d=$(dirname -- "$d"); done',
+  'echo "@@measured"; printf "%s\\n" "$d"',
+  'echo "@@df"; df -Pk -- "$d"',
+  'echo "@@end"',
+].join('\n'));
+
+/**
+ * Reads arch, kernel, host name, OS release and the free space of
+ * `diskPath` (default `/`; a folder that does not exist yet is measured at
+ * its nearest existing parent).
+ */
+export async function readRemoteFacts(session: SshSession, options: { readonly diskPath?: string } = {}): Promise<RemoteFacts> {
+  const diskPath = options.diskPath ?? '/';
+  if (!diskPath.startsWith('/') || /[\0\n]/.test(diskPath)) {
+    throw new RangeError('diskPath must be an absolute path without newlines');
+  }
+  const result = await session.runScript(FACTS, [diskPath], { timeoutMs: 30_000, sudo: false });
+  if (result.exitCode !== 0 && !result.stdout.includes('@@end')) {
+    throw remoteFailed(session.endpoint, 'Reading host facts', `exit ${result.exitCode ?? result.signal ?? 'unknown'}: ${result.stderr.trim().slice(-300) || 'no output'}`);
+  }
+  try {
+    return parseRemoteFacts(result.stdout, diskPath);
+  } catch (error) {
+    throw remoteFailed(session.endpoint, 'Reading host facts', `${(error as Error).message}. Output: ${result.stdout.slice(0, 300)}`);
+  }
+}
+
+/** Parses the output of the facts script. Throws when a required section is missing or malformed. */
+export function parseRemoteFacts(output: string, diskPath: string): RemoteFacts {
+  const sections = splitSections(output);
+  const one = (name: string) => {
+    const value = (sections.get(name) ?? '').trim().split('\n')[0]?.trim() ?? '';
+    if (value === '') {
+      throw new Error(`no ${name} in the output`);
+    }
+    return value;
+  };
+  const measuredPath = one('measured');
+  const df = parseDf(sections.get('df') ?? '');
+  return {
+    arch: one('arch'),
+    kernel: one('kernel'),
+    hostname: one('hostname'),
+    os: parseOsRelease(sections.get('os-release') ?? ''),
+    disk: { path: diskPath, measuredPath, ...df },
+  };
+}
+
+function splitSections(output: string): Map<string, string> {
+  const sections = new Map<string, string>();
+  let current: string | null = null;
+  let lines: string[] = [];
+  for (const line of output.replace(/\r\n/g, '\n').split('\n')) {
+    const marker = /^@@([a-z-]+)$/.exec(line);
+    if (marker !== null) {
+      if (current !== null) {
+        sections.set(current, lines.join('\n'));
+      }
+      current = marker[1] ?? null;
+      lines = [];
+    } else if (current !== null) {
+      lines.push(line);
+    }
+  }
+  if (current !== null) {
+    sections.set(current, lines.join('\n'));
+  }
+  return sections;
+}
+
+/**
+ * Parses os-release(5): `KEY=value` lines, values optionally in double or
+ * single quotes, backslash escapes inside double quotes, `#` comments.
+ *
+ * @see https://www.freedesktop.org/software/systemd/man/latest/os-release.html
+ */
+export function parseOsRelease(text: string): OsRelease {
+  const values = new Map<string, string>();
+  for (const rawLine of text.split('\n')) {
+    const line = rawLine.trim();
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+    if (match === null) {
+      continue;
+    }
+    values.set(match[1] ?? '', unquote(match[2] ?? ''));
+  }
+  const get = (key: string) => {
+    const value = values.get(key);
+    return value === undefined || value === '' ? null : value;
+  };
+  return {
+    id: get('ID'),
+    versionId: get('VERSION_ID'),
+    prettyName: get('PRETTY_NAME'),
+    idLike: (get('ID_LIKE') ?? '').split(/\s+/).filter((part) => part !== ''),
+  };
+}
+
+function unquote(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"')) {
+    return trimmed.slice(1, -1).replace(/\\(["\\$`])/g, '$1');
+  }
+  if (trimmed.length >= 2 && trimmed.startsWith("'") && trimmed.endsWith("'")) {
+    return trimmed.slice(1, -1);
+  }
+  return trimmed;
+}
+
+/**
+ * Parses `df -Pk` output (header, then one line per file system:
+ * name, 1024-blocks, used, available, capacity%, mount point). The name
+ * and the mount point may contain spaces, so the numbers anchor the parse.
+ */
+export function parseDf(text: string): Pick<DiskSpace, 'mountPoint' | 'freeBytes' | 'totalBytes'> {
+  const lines = text.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '');
+  for (const line of lines.slice(1)) {
+    const match = /^(.+?)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+|-)%?\s+(\/.*)$/.exec(line);
+    if (match !== null) {
+      return { totalBytes: Number(match[2]) * 1024, freeBytes: Number(match[4]) * 1024, mountPoint: match[6] ?? '/' };
+    }
+  }
+  throw new Error(`cannot read df output "${lines.join(' | ').slice(0, 200)}"`);
+}
