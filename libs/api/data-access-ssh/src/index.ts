@@ -12,3 +12,4 @@ export type { AuthMethodName } from './lib/single-attempt-auth';
 export * from './lib/remote-checksum';
 export * from './lib/upload';
 export * from './lib/remote-facts';
+export * from './lib/ssh-pool';
