@@ -1,0 +1,178 @@
+import 'reflect-metadata';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
+import { createInProcessEventBus, type EventBus } from '@ccos/api/util-graphql';
+import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
+import { type AutoApproverOptions, announceClusterSettingsChanged } from './auto-approver';
+import { type CsrFeature, createCsrFeature } from './csr-feature';
+
+const logger = pino({ level: 'silent' });
+
+/** Short lease timings so a fail-over happens within the test. */
+const FAST_LEASE: AutoApproverOptions = { leaseDurationSeconds: 2, renewDeadlineSeconds: 1.5, retryPeriodSeconds: 0.25 };
+
+/** One replica of the service: its own watches, service and auto-approver. */
+function replica(world: CsrTestWorld, events: EventBus, identity: string, approver: AutoApproverOptions = FAST_LEASE): CsrFeature {
+  return createCsrFeature({ dataSource: world.dataSource, clusters: world.directory, events, logger, approver: { identity, ...approver } });
+}
+
+async function conditionOf(world: CsrTestWorld, name: string): Promise<string | undefined> {
+  const csr = await world.admin.certificates.readCertificateSigningRequest({ name });
+  return csr.status?.conditions?.map((condition) => condition.type).join(',') || undefined;
+}
+
+describe('CSR auto-approver against kube-sim', () => {
+  let world: CsrTestWorld;
+  let events: EventBus;
+  const running: CsrFeature[] = [];
+
+  beforeAll(async () => {
+    world = await startCsrTestWorld({ autoApprove: true });
+    events = createInProcessEventBus();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((feature) => feature.stop()));
+  });
+  afterAll(async () => {
+    await world?.stop();
+  });
+
+  it('approves a node\'s client and serving CSRs within a second and records why', async () => {
+    const a = replica(world, events, 'replica-a');
+    running.push(a);
+    await a.start();
+    await eventually(() => (a.autoApprover.isLeading(world.clusterId) ? true : undefined), 5000, 'leadership');
+    const nodeId = await world.addInstallingNode('worker-1', '198.18.0.11');
+
+    const client = await world.createCsr({ commonName: 'system:node:worker-1' });
+    await eventually(async () => ((await conditionOf(world, client.name))?.includes('Approved') ? true : undefined), 1000, 'client CSR approved within 1 s');
+    const serving = await world.createCsr({
+      as: { node: 'worker-1' },
+      signerName: KUBELET_SERVING_SIGNER,
+      commonName: 'system:node:worker-1',
+      dnsNames: ['worker-1'],
+      ipAddresses: ['198.18.0.11'],
+    });
+    await eventually(async () => ((await conditionOf(world, serving.name))?.includes('Approved') ? true : undefined), 1000, 'serving CSR approved within 1 s');
+
+    // The decision is written right after the approval; the test may see the condition first.
+    const rows = await eventually(async () => {
+      const found = await world.dataSource.query(`SELECT csr_name, node_id, decision, actor, reason, checks FROM csr_decisions WHERE cluster_id = $1 ORDER BY id`, [world.clusterId]);
+      return found.length === 2 ? found : undefined;
+    }, 1000, 'two decisions recorded');
+    expect(rows.map((row: { csr_name: string }) => row.csr_name)).toEqual([client.name, serving.name]);
+    expect(rows[0]).toMatchObject({ node_id: nodeId, decision: 'APPROVED', actor: 'auto-approver', reason: 'auto-approved: all 16 checks passed' });
+    expect(rows[0].checks).toHaveLength(16);
+    expect(rows[1]).toMatchObject({ decision: 'APPROVED', reason: 'auto-approved: all 18 checks passed' });
+    // The signer issued both certificates.
+    await world.sim.signingIdle?.();
+    const issued = await world.admin.certificates.readCertificateSigningRequest({ name: serving.name });
+    expect(issued.status?.certificate).toBeTruthy();
+  });
+
+  it('leaves a forged CSR pending, records the failing checks once, and tells the install step its name', async () => {
+    const a = replica(world, events, 'replica-a');
+    running.push(a);
+    await a.start();
+    await eventually(() => (a.autoApprover.isLeading(world.clusterId) ? true : undefined), 5000, 'leadership');
+    await world.addInstallingNode('worker-2', '198.18.0.12');
+    // A serving certificate for worker-2 that also claims the API server's service IP and name.
+    const forged = await world.createCsr({
+      as: { node: 'worker-2' },
+      signerName: KUBELET_SERVING_SIGNER,
+      commonName: 'system:node:worker-2',
+      dnsNames: ['worker-2', 'kubernetes.default.svc'],
+      ipAddresses: ['198.18.0.12', '10.96.0.1'],
+    });
+    const recorded = await eventually(async () => {
+      const rows = await world.dataSource.query(`SELECT decision, actor, reason, checks FROM csr_decisions WHERE csr_name = $1`, [forged.name]);
+      return rows.length > 0 ? rows : undefined;
+    }, 2000, 'LEFT_PENDING recorded');
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({ decision: 'LEFT_PENDING', actor: 'auto-approver', reason: 'DNS name kubernetes.default.svc is not the hostname of worker-2 in the inventory' });
+    const failing = (recorded[0].checks as Array<{ name: string; passed: boolean; detail: string }>).filter((check) => !check.passed);
+    expect(failing.map((check) => check.name)).toEqual(['san-dns', 'san-ip', 'client-bootstrapped']);
+    expect(failing[1].detail).toContain('IP address 10.96.0.1 is not an address of worker-2');
+    expect(await conditionOf(world, forged.name)).toBeUndefined();
+
+    // More events do not repeat the record.
+    await world.createCsr({ commonName: 'system:node:not-in-inventory' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const again = await world.dataSource.query(`SELECT count(*)::int AS n FROM csr_decisions WHERE csr_name = $1`, [forged.name]);
+    expect(again[0].n).toBe(1);
+    expect(await a.service.pendingCsrNamesFor(world.clusterId, 'worker-2')).toEqual([forged.name]);
+  });
+
+  it('denies an older duplicate as superseded when auto-approve is switched on, and reacts to the switch at once', async () => {
+    await world.setAutoApprove(false);
+    const a = replica(world, events, 'replica-a');
+    running.push(a);
+    await a.start();
+    await world.addInstallingNode('worker-3', '198.18.0.13');
+    const older = await world.createCsr({ commonName: 'system:node:worker-3' });
+    // creationTimestamp has a resolution of one second.
+    await new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
+    const newer = await world.createCsr({ commonName: 'system:node:worker-3' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await conditionOf(world, older.name)).toBeUndefined();
+
+    await world.setAutoApprove(true);
+    const switchedAt = performance.now();
+    announceClusterSettingsChanged(events, world.clusterId);
+    await eventually(async () => ((await conditionOf(world, newer.name)) === 'Approved' ? true : undefined), 5000, 'newer approved');
+    await eventually(async () => ((await conditionOf(world, older.name)) === 'Denied' ? true : undefined), 2000, 'older denied');
+    // Acquiring a fresh lease is the first attempt, so this is well inside a second.
+    expect(performance.now() - switchedAt).toBeLessThan(1500);
+    const denied = await world.admin.certificates.readCertificateSigningRequest({ name: older.name });
+    expect(denied.status?.conditions?.[0]).toMatchObject({ type: 'Denied', reason: 'CcosScalerSuperseded' });
+    expect(denied.status?.conditions?.[0]?.message).toMatch(new RegExp(`^superseded by the newer CSR ${newer.name} \\(created .*\\) for worker-3 with the same signer$`));
+  });
+
+  it('fails over: only the Lease holder decides, and a standby takes over when the leader dies', async () => {
+    const a = replica(world, events, 'replica-a', { ...FAST_LEASE, releaseOnStop: false });
+    const b = replica(world, events, 'replica-b', FAST_LEASE);
+    running.push(b);
+    await a.start();
+    await eventually(() => (a.autoApprover.isLeading(world.clusterId) ? true : undefined), 5000, 'a leads');
+    await b.start();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(b.autoApprover.isLeading(world.clusterId)).toBe(false);
+
+    await world.addInstallingNode('worker-4', '198.18.0.14');
+    const first = await world.createCsr({ commonName: 'system:node:worker-4' });
+    await eventually(async () => ((await conditionOf(world, first.name)) === 'Approved' ? true : undefined), 1000, 'approved by a');
+    await eventually(() => (a.autoApprover.counters(world.clusterId).approved === 1 ? true : undefined), 1000, 'a counted its approval');
+    expect(b.autoApprover.counters(world.clusterId).approved).toBe(0);
+
+    // a dies without releasing the Lease: b may take over only once the lease expired.
+    const diedAt = performance.now();
+    await a.stop();
+    await eventually(() => (b.autoApprover.isLeading(world.clusterId) ? true : undefined), 6000, 'b leads');
+    const takeover = performance.now() - diedAt;
+    expect(takeover).toBeGreaterThan(1000);
+    expect(takeover).toBeLessThan(4000);
+
+    await world.addInstallingNode('worker-5', '198.18.0.15');
+    const second = await world.createCsr({ commonName: 'system:node:worker-5' });
+    await eventually(async () => ((await conditionOf(world, second.name)) === 'Approved' ? true : undefined), 1000, 'approved by b');
+    await eventually(() => (b.autoApprover.counters(world.clusterId).approved === 1 ? true : undefined), 1000, 'b counted its approval');
+
+    const lease = await world.admin.coordination.readNamespacedLease({ name: 'ccos-scaler-csr-approver', namespace: 'kube-system' });
+    expect(lease.spec?.holderIdentity).toBe(`replica-b/${world.clusterId.slice(0, 8)}`);
+    expect(lease.spec?.leaseTransitions).toBeGreaterThanOrEqual(1);
+  });
+
+  it('hands the Lease over at once on a clean stop', async () => {
+    const a = replica(world, events, 'replica-a');
+    const b = replica(world, events, 'replica-b');
+    running.push(b);
+    await a.start();
+    await eventually(() => (a.autoApprover.isLeading(world.clusterId) ? true : undefined), 5000, 'a leads');
+    await b.start();
+    const stoppedAt = performance.now();
+    await a.stop();
+    await eventually(() => (b.autoApprover.isLeading(world.clusterId) ? true : undefined), 3000, 'b leads');
+    expect(performance.now() - stoppedAt).toBeLessThan(1000);
+  });
+});

@@ -1,0 +1,326 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { CsrVerdict } from '@ccos/shared/domain';
+import { type KubeClient, type LeaderElector, approveCsr, denyCsr, startLeaderElection } from '@ccos/api/data-access-kube';
+import type { EventBus } from '@ccos/api/util-graphql';
+import { AUTO_APPROVER_ACTOR, type CsrDecisionLog } from './csr-decision.log';
+import type { CsrService, CsrSnapshot } from './csr.service';
+import type { ClusterDirectory, CsrWatches } from './csr-watches';
+
+/** Topic on which any replica announces that a cluster was registered or its settings changed. */
+export const CLUSTER_SETTINGS_CHANGED = 'CLUSTER_SETTINGS_CHANGED';
+
+export interface ClusterSettingsChangedPayload {
+  readonly clusterId: string;
+}
+
+/** Tells the auto-approvers of every replica to look at a cluster again (wire it to ClusterService). */
+export function announceClusterSettingsChanged(events: EventBus, clusterId: string): void {
+  const payload: ClusterSettingsChangedPayload = { clusterId };
+  events.publish(CLUSTER_SETTINGS_CHANGED, payload);
+}
+
+/** The Lease the replicas compete for, in each cluster. */
+export const DEFAULT_APPROVER_LEASE_NAME = 'ccos-scaler-csr-approver';
+export const DEFAULT_APPROVER_LEASE_NAMESPACE = 'kube-system';
+
+export interface AutoApproverOptions {
+  /** Namespace of the Lease in each cluster. Default kube-system. */
+  readonly leaseNamespace?: string;
+  /** Default ccos-scaler-csr-approver. */
+  readonly leaseName?: string;
+  /** This replica's identity in the Lease. Default `<hostname>_<random>`. */
+  readonly identity?: string;
+  /** client-go's defaults: 15 s, 10 s, 2 s. */
+  readonly leaseDurationSeconds?: number;
+  readonly renewDeadlineSeconds?: number;
+  readonly retryPeriodSeconds?: number;
+  /** Clear the Lease holder on a clean stop, so another replica takes over at once. Default true. */
+  readonly releaseOnStop?: boolean;
+  /** Safety net for a missed settings announcement: re-read the cluster list this often. Default 30 s. */
+  readonly clusterResyncMs?: number;
+  /** While leading, decide again this often even without a CSR event. Default 60 s. */
+  readonly csrResyncMs?: number;
+}
+
+/** What one leading approver did, for tests and metrics. */
+export interface ApproverCounters {
+  approved: number;
+  denied: number;
+  leftPending: number;
+}
+
+/**
+ * The CSR auto-approver: for each cluster with csrAutoApprove on, a controller that decides
+ * every pending CSR as soon as the watch reports it (approve when every policy check holds,
+ * deny superseded duplicates, otherwise leave it pending and record why once). One replica
+ * at a time decides per cluster: the holder of the cluster's Lease (client-go leader
+ * election). Settings changes and new clusters are picked up from an announcement on the
+ * event bus; a slow resync of the cluster list covers a lost announcement.
+ */
+export class CsrAutoApprover {
+  private readonly approvers = new Map<string, ClusterApprover>();
+  private readonly identity: string;
+  private readonly log: Logger;
+  private stopListening: (() => void) | null = null;
+  private settingsLoop: Promise<void> | null = null;
+  private settingsIterator: AsyncIterator<ClusterSettingsChangedPayload> | null = null;
+  private resyncTimer: NodeJS.Timeout | null = null;
+  private reconciling: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly clusters: ClusterDirectory,
+    private readonly watches: CsrWatches,
+    private readonly csrs: CsrService,
+    private readonly decisions: CsrDecisionLog,
+    private readonly events: EventBus,
+    logger: Logger,
+    private readonly options: AutoApproverOptions = {},
+  ) {
+    this.identity = options.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
+    this.log = logger.child({ component: 'csr-auto-approver', identity: this.identity });
+  }
+
+  /** Starts watching every registered cluster and an approver for each with auto-approve on. */
+  async start(): Promise<void> {
+    this.stopListening = this.watches.onCsrEvent((clusterId) => this.approvers.get(clusterId)?.poke());
+    const iterable = this.events.subscribe(CLUSTER_SETTINGS_CHANGED) as AsyncIterable<ClusterSettingsChangedPayload>;
+    this.settingsIterator = iterable[Symbol.asyncIterator]();
+    this.settingsLoop = this.listenForSettings(this.settingsIterator);
+    this.resyncTimer = setInterval(() => void this.reconcileClusters(), this.options.clusterResyncMs ?? 30_000);
+    this.resyncTimer.unref();
+    await this.reconcileClusters();
+  }
+
+  /** Whether this replica currently decides the cluster's CSRs. */
+  isLeading(clusterId: string): boolean {
+    return this.approvers.get(clusterId)?.leading ?? false;
+  }
+
+  /** What this replica's approver of a cluster has done so far. */
+  counters(clusterId: string): ApproverCounters {
+    return { ...(this.approvers.get(clusterId)?.counters ?? { approved: 0, denied: 0, leftPending: 0 }) };
+  }
+
+  /** Re-reads the cluster list now: starts and stops approvers to match csrAutoApprove. */
+  reconcileClusters(): Promise<void> {
+    this.reconciling = this.reconciling.then(() => this.reconcileOnce()).catch((error: unknown) => this.log.warn({ err: error }, 'could not read the clusters'));
+    return this.reconciling;
+  }
+
+  /** Stops every approver (releasing its Lease) and the listeners. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.resyncTimer) {
+      clearInterval(this.resyncTimer);
+    }
+    this.stopListening?.();
+    await this.settingsIterator?.return?.();
+    await this.settingsLoop;
+    await this.reconciling;
+    await Promise.all([...this.approvers.values()].map((approver) => approver.stop()));
+    this.approvers.clear();
+  }
+
+  private async listenForSettings(iterator: AsyncIterator<ClusterSettingsChangedPayload>): Promise<void> {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done || this.stopped) {
+        return;
+      }
+      this.log.debug({ clusterId: next.value.clusterId }, 'cluster settings changed');
+      await this.reconcileClusters();
+    }
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    if (this.stopped) {
+      return;
+    }
+    const clusters = await this.clusters.list();
+    for (const cluster of clusters) {
+      // Every cluster is watched, so csrChanged and the install's pending-CSR names stay current.
+      const watch = await this.watches.ensure(cluster.id).catch((error: unknown) => {
+        this.log.warn({ err: error, clusterId: cluster.id }, 'cannot watch the cluster');
+        return null;
+      });
+      const running = this.approvers.get(cluster.id);
+      if (cluster.csrAutoApprove && !running && watch) {
+        const approver = new ClusterApprover(cluster.id, this.identity, watch.client, this.clusters, this.csrs, this.decisions, this.log, this.options);
+        this.approvers.set(cluster.id, approver);
+        approver.start();
+        this.log.info({ clusterId: cluster.id, cluster: cluster.name }, 'CSR auto-approve on: competing for the lease');
+      } else if (!cluster.csrAutoApprove && running) {
+        this.approvers.delete(cluster.id);
+        await running.stop();
+        this.log.info({ clusterId: cluster.id, cluster: cluster.name }, 'CSR auto-approve off: approver stopped');
+      } else if (running) {
+        // The bootstrap style may have changed: decide again.
+        running.poke();
+      }
+    }
+    const known = new Set(clusters.map((cluster) => cluster.id));
+    for (const [clusterId, approver] of this.approvers) {
+      if (!known.has(clusterId)) {
+        this.approvers.delete(clusterId);
+        await approver.stop();
+      }
+    }
+  }
+}
+
+const DECISION_CONCURRENCY = 8;
+
+/** The approver of one cluster: a Lease candidate that decides CSRs while it leads. */
+class ClusterApprover {
+  readonly counters: ApproverCounters = { approved: 0, denied: 0, leftPending: 0 };
+  private elector: LeaderElector | null = null;
+  private session: AbortSignal | null = null;
+  private running: Promise<void> | null = null;
+  private dirty = false;
+  /** CSRs decided (or recorded as left pending) during this leadership, so a stale cache is not acted on twice. */
+  private readonly handled = new Map<string, 'DECIDED' | 'LEFT_PENDING'>();
+  private readonly log: Logger;
+
+  constructor(
+    private readonly clusterId: string,
+    private readonly identity: string,
+    private readonly client: KubeClient,
+    private readonly clusters: ClusterDirectory,
+    private readonly csrs: CsrService,
+    private readonly decisions: CsrDecisionLog,
+    logger: Logger,
+    private readonly options: AutoApproverOptions,
+  ) {
+    this.log = logger.child({ clusterId });
+  }
+
+  get leading(): boolean {
+    return this.session !== null && !this.session.aborted;
+  }
+
+  start(): void {
+    this.elector = startLeaderElection(this.client, {
+      namespace: this.options.leaseNamespace ?? DEFAULT_APPROVER_LEASE_NAMESPACE,
+      name: this.options.leaseName ?? DEFAULT_APPROVER_LEASE_NAME,
+      // Two registrations of one real cluster in one process must not share a holder identity.
+      identity: `${this.identity}/${this.clusterId.slice(0, 8)}`,
+      leaseDurationSeconds: this.options.leaseDurationSeconds,
+      renewDeadlineSeconds: this.options.renewDeadlineSeconds,
+      retryPeriodSeconds: this.options.retryPeriodSeconds,
+      releaseOnStop: this.options.releaseOnStop,
+      onStartedLeading: (signal) => this.lead(signal),
+      onNewLeader: (leader) => this.log.info({ leader }, 'CSR approver leader'),
+      onError: (error) => this.log.warn({ err: error }, 'leader election request failed'),
+    });
+  }
+
+  /** Decide again soon (a CSR changed, or the settings did). */
+  poke(): void {
+    if (!this.leading) {
+      return;
+    }
+    if (this.running) {
+      this.dirty = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.elector?.stop();
+    await this.running;
+  }
+
+  private lead(signal: AbortSignal): void {
+    this.session = signal;
+    this.handled.clear();
+    this.log.info('leading: deciding CSRs');
+    const resync = setInterval(() => this.poke(), this.options.csrResyncMs ?? 60_000);
+    resync.unref();
+    signal.addEventListener('abort', () => {
+      clearInterval(resync);
+      this.log.info('no longer leading');
+    }, { once: true });
+    this.poke();
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.dirty = false;
+      try {
+        await this.reconcile();
+      } catch (error) {
+        this.log.warn({ err: error }, 'deciding CSRs failed; trying again with the next change');
+      }
+    } while (this.dirty && this.leading);
+  }
+
+  private async reconcile(): Promise<void> {
+    const cluster = await this.clusters.get(this.clusterId);
+    if (!cluster.csrAutoApprove || !this.leading) {
+      return;
+    }
+    const snapshot = await this.csrs.snapshot(this.clusterId);
+    const pending = snapshot.csrs.filter((csr) => csr.state === 'Pending' && this.handled.get(csr.name) !== 'DECIDED');
+    const work = pending.map((csr) => ({ name: csr.name, verdict: snapshot.verdictOf(csr.name) }));
+    // Approvals first: a superseded duplicate is denied only after its successor is approved.
+    work.sort((a, b) => rank(a.verdict) - rank(b.verdict));
+    for (let index = 0; index < work.length; index += DECISION_CONCURRENCY) {
+      if (!this.leading) {
+        return;
+      }
+      await Promise.all(work.slice(index, index + DECISION_CONCURRENCY).map(({ name, verdict }) => this.decide(snapshot, name, verdict)));
+    }
+  }
+
+  private async decide(snapshot: CsrSnapshot, name: string, verdict: CsrVerdict): Promise<void> {
+    const nodeId = snapshot.nodeIdOf(verdict);
+    const base = { clusterId: this.clusterId, csrName: name, nodeId, actor: AUTO_APPROVER_ACTOR, checks: verdict.checks };
+    try {
+      if (verdict.decision === 'APPROVE') {
+        const result = await approveCsr(snapshot.watch.client, name, {
+          reason: 'CcosScalerAutoApprove',
+          message: `Approved by the ccos-scaler auto-approver: ${verdict.reason}.`,
+          signal: this.session ?? undefined,
+        });
+        this.handled.set(name, 'DECIDED');
+        if (result.ok && result.changed) {
+          await this.decisions.record({ ...base, decision: 'APPROVED', reason: `auto-approved: ${verdict.reason}` });
+          this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
+          this.counters.approved += 1;
+          this.log.info({ csr: name, node: verdict.node }, 'CSR auto-approved');
+        } else if (!result.ok) {
+          this.log.info({ csr: name, reason: result.reason }, 'CSR could not be approved');
+        }
+      } else if (verdict.decision === 'DENY_SUPERSEDED') {
+        const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerSuperseded', message: verdict.reason, signal: this.session ?? undefined });
+        this.handled.set(name, 'DECIDED');
+        if (result.ok && result.changed) {
+          await this.decisions.record({ ...base, decision: 'DENIED', reason: verdict.reason });
+          this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
+          this.counters.denied += 1;
+          this.log.info({ csr: name, node: verdict.node, reason: verdict.reason }, 'superseded CSR denied');
+        }
+      } else if (!this.handled.has(name)) {
+        const written = await this.decisions.recordLeftPendingOnce({ ...base, reason: verdict.reason });
+        this.handled.set(name, 'LEFT_PENDING');
+        if (written) {
+          this.csrs.announce(this.clusterId, name, `left-pending`);
+          this.counters.leftPending += 1;
+          this.log.info({ csr: name, reason: verdict.reason }, 'CSR left pending for an operator');
+        }
+      }
+    } catch (error) {
+      this.log.warn({ err: error, csr: name }, 'could not decide a CSR');
+    }
+  }
+}
+
+function rank(verdict: CsrVerdict): number {
+  return verdict.decision === 'APPROVE' ? 0 : verdict.decision === 'DENY_SUPERSEDED' ? 1 : 2;
+}

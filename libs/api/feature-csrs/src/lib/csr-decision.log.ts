@@ -1,0 +1,75 @@
+import type { DataSource, Repository } from 'typeorm';
+import { In } from 'typeorm';
+import type { CsrCheck } from '@ccos/shared/domain';
+import { type CsrDecisionKind, CsrDecisionEntity } from '@ccos/api/data-access-db';
+
+/** One decision to write down. */
+export interface CsrDecisionInput {
+  readonly clusterId: string;
+  readonly csrName: string;
+  readonly nodeId: string | null;
+  readonly decision: CsrDecisionKind;
+  /** A user name, or `auto-approver`. */
+  readonly actor: string;
+  readonly reason: string;
+  readonly forced?: boolean;
+  readonly checks: readonly CsrCheck[];
+}
+
+/** The actor name of the auto-approver in csr_decisions and the audit trail. */
+export const AUTO_APPROVER_ACTOR = 'auto-approver';
+
+/** `csr_decisions`: every approval, denial and (once per CSR) why the auto-approver left one pending. */
+export class CsrDecisionLog {
+  private readonly decisions: Repository<CsrDecisionEntity>;
+
+  constructor(dataSource: DataSource) {
+    this.decisions = dataSource.getRepository(CsrDecisionEntity);
+  }
+
+  async record(input: CsrDecisionInput): Promise<CsrDecisionEntity> {
+    return this.decisions.save(this.decisions.create(toEntity(input)));
+  }
+
+  /**
+   * Records LEFT_PENDING unless this CSR already has such a record (a unique index makes
+   * that hold across replicas and fail-overs). Returns whether it was written.
+   */
+  async recordLeftPendingOnce(input: Omit<CsrDecisionInput, 'decision'>): Promise<boolean> {
+    const result = await this.decisions
+      .createQueryBuilder()
+      .insert()
+      .into(CsrDecisionEntity)
+      .values(toEntity({ ...input, decision: 'LEFT_PENDING' }))
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    return (result.raw as unknown[]).length > 0;
+  }
+
+  /** Decisions of these CSRs (all of the cluster's when `names` is absent), oldest first, by CSR name. */
+  async of(clusterId: string, names?: readonly string[]): Promise<Map<string, CsrDecisionEntity[]>> {
+    const found = await this.decisions.find({
+      where: names ? { clusterId, csrName: In([...names]) } : { clusterId },
+      order: { decidedAt: 'ASC', id: 'ASC' },
+    });
+    const byName = new Map<string, CsrDecisionEntity[]>();
+    for (const decision of found) {
+      byName.set(decision.csrName, [...(byName.get(decision.csrName) ?? []), decision]);
+    }
+    return byName;
+  }
+}
+
+function toEntity(input: CsrDecisionInput): Partial<CsrDecisionEntity> {
+  return {
+    clusterId: input.clusterId,
+    csrName: input.csrName,
+    nodeId: input.nodeId,
+    decision: input.decision,
+    actor: input.actor,
+    reason: input.reason,
+    forced: input.forced ?? false,
+    checks: input.checks.map(({ name, passed, detail }) => ({ name, passed, detail })),
+  };
+}

@@ -1,0 +1,25 @@
+import { Field, GraphQLISODateTime, ObjectType } from 'type-graphql';
+import type { CsrDecisionKind } from '@ccos/api/data-access-db';
+import { CsrDecisionKindEnum } from './csr.enums';
+import { CsrCheckType } from './csr-verdict.type';
+
+@ObjectType('CsrDecision', { description: 'A decision recorded in csr_decisions: who, what, why, and the checks at that moment.' })
+export class CsrDecisionType {
+  @Field(() => CsrDecisionKindEnum)
+  decision!: CsrDecisionKind;
+
+  @Field(() => String, { description: 'A user name, or auto-approver.' })
+  actor!: string;
+
+  @Field(() => String)
+  reason!: string;
+
+  @Field(() => Boolean, { description: 'An operator approved although the policy would not have.' })
+  forced!: boolean;
+
+  @Field(() => [CsrCheckType])
+  checks!: CsrCheckType[];
+
+  @Field(() => GraphQLISODateTime)
+  decidedAt!: Date;
+}

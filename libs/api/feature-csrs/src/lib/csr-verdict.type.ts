@@ -1,0 +1,36 @@
+import { Field, ObjectType } from 'type-graphql';
+import type { CsrPolicyDecision, KubeletCsrKind } from '@ccos/shared/domain';
+import { CsrPolicyDecisionEnum, KubeletCsrKindEnum } from './csr.enums';
+
+@ObjectType('CsrCheck', { description: 'One check of the auto-approve policy and what it found.' })
+export class CsrCheckType {
+  @Field(() => String, { description: 'A stable identifier, e.g. subject-organization or san-ip.' })
+  name!: string;
+
+  @Field(() => Boolean)
+  passed!: boolean;
+
+  @Field(() => String)
+  detail!: string;
+}
+
+@ObjectType('CsrVerdict', { description: 'What the auto-approve policy would do with a CSR, with every check it made.' })
+export class CsrVerdictType {
+  @Field(() => String)
+  csrName!: string;
+
+  @Field(() => CsrPolicyDecisionEnum)
+  decision!: CsrPolicyDecision;
+
+  @Field(() => KubeletCsrKindEnum, { nullable: true, description: 'Null for a signer that is not a kubelet signer.' })
+  kind!: KubeletCsrKind | null;
+
+  @Field(() => String, { nullable: true, description: 'The inventory node the CSR is for.' })
+  node!: string | null;
+
+  @Field(() => String, { description: 'The first failed check, or why it is approved or superseded.' })
+  reason!: string;
+
+  @Field(() => [CsrCheckType])
+  checks!: CsrCheckType[];
+}

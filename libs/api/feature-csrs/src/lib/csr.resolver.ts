@@ -1,0 +1,60 @@
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
+import { uniqueCsrChanges } from './csr-changes';
+import type { CsrService } from './csr.service';
+import { CsrChangeType, CsrType } from './csr.type';
+import { CsrVerdictType } from './csr-verdict.type';
+import type { CsrChangedMessage } from './csr-watches';
+import { CsrsArgs } from './csrs.args';
+
+@Resolver(() => CsrType)
+export class CsrResolver {
+  constructor(private readonly csrService: CsrService) {}
+
+  @Authorized('VIEWER')
+  @Query(() => [CsrType], { description: 'The cluster\'s CertificateSigningRequests, newest first, with the auto-approve policy\'s verdict on each.' })
+  async csrs(@Args(() => CsrsArgs) args: CsrsArgs): Promise<CsrType[]> {
+    return this.csrService.list(args.clusterId, args.pendingOnly);
+  }
+
+  @Authorized('VIEWER')
+  @Query(() => [CsrVerdictType], { description: 'Dry run: what the auto-approve policy would do with each CSR pending now (oldest first). Changes nothing.' })
+  async csrPolicyPreview(@Arg('clusterId', () => ID) clusterId: string): Promise<CsrVerdictType[]> {
+    return this.csrService.preview(clusterId);
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => CsrType, {
+    description: 'Approves a pending CSR. One the policy would not approve needs force: true, and is recorded as forced.',
+  })
+  async approveCsr(
+    @Arg('clusterId', () => ID) clusterId: string,
+    @Arg('name', () => String) name: string,
+    @Arg('force', () => Boolean, { defaultValue: false }) force: boolean,
+    @Ctx() context: RequestContext,
+  ): Promise<CsrType> {
+    return this.csrService.approve(clusterId, name, actorOf(context), force);
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => CsrType, { description: 'Denies a pending CSR; the reason goes into the Denied condition and csr_decisions.' })
+  async denyCsr(
+    @Arg('clusterId', () => ID) clusterId: string,
+    @Arg('name', () => String) name: string,
+    @Arg('reason', () => String) reason: string,
+    @Ctx() context: RequestContext,
+  ): Promise<CsrType> {
+    return this.csrService.deny(clusterId, name, actorOf(context), reason);
+  }
+
+  @Authorized('VIEWER')
+  @Subscription(() => CsrChangeType, {
+    description: 'One message per change of a CSR of the cluster (created, approved, denied, issued, deleted, or a decision recorded).',
+    subscribe: ({ args, context }) =>
+      uniqueCsrChanges((context as RequestContext).events.subscribe(TOPICS.CSR_CHANGED, String(args['clusterId'])) as AsyncIterable<CsrChangedMessage>),
+  })
+  async csrChanged(@Root() message: CsrChangedMessage, @Arg('clusterId', () => ID) _clusterId: string): Promise<CsrChangeType> {
+    const csr = message.kind === 'DELETED' ? null : await this.csrService.get(message.clusterId, message.name);
+    return { clusterId: message.clusterId, name: message.name, kind: message.kind, csr };
+  }
+}

@@ -1,0 +1,250 @@
+import type { Logger } from 'pino';
+import {
+  type CsrFacts, type CsrPolicyContext, type CsrVerdict,
+  claimedNodeName, evaluateCsr, nodeNameOf,
+} from '@ccos/shared/domain';
+import type { ClusterEntity } from '@ccos/api/data-access-db';
+import { type CsrSummary, approveCsr, denyCsr } from '@ccos/api/data-access-kube';
+import { BadUserInputError, type EventBus, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
+import type { CsrDecisionLog } from './csr-decision.log';
+import { clusterNodeFacts, csrFacts } from './csr-facts';
+import type { CsrInventory, InventoryNode } from './csr-inventory';
+import { toCsrType, toVerdictType } from './csr.mapper';
+import type { CsrType } from './csr.type';
+import type { CsrVerdictType } from './csr-verdict.type';
+import type { ClusterDirectory, ClusterWatch, CsrChangedMessage, CsrWatches } from './csr-watches';
+
+/** Tuning of the policy; the defaults come from the domain. */
+export interface CsrPolicyOptions {
+  /** From the kubelet start until how long after it CSRs are auto-approved. */
+  readonly approvalWindowMs?: number;
+  readonly clockSkewMs?: number;
+}
+
+/** A cluster's CSRs with everything the policy decides them on, at one moment. */
+export interface CsrSnapshot {
+  readonly cluster: ClusterEntity;
+  readonly watch: ClusterWatch;
+  readonly csrs: readonly CsrSummary[];
+  readonly inventory: readonly InventoryNode[];
+  readonly context: CsrPolicyContext;
+  verdictOf(name: string): CsrVerdict;
+  /** The inventory node id a verdict names, for csr_decisions. */
+  nodeIdOf(verdict: CsrVerdict): string | null;
+}
+
+const MAX_DENY_REASON = 1000;
+
+/**
+ * CSR review for operators: the cluster's CSRs with the policy's verdict, approval (forced
+ * past the policy only on request, and recorded so) and denial with a reason, each written
+ * to csr_decisions. Reads come from the watch cache; decisions go to the API server.
+ */
+export class CsrService {
+  constructor(
+    private readonly clusters: ClusterDirectory,
+    private readonly watches: CsrWatches,
+    private readonly inventory: CsrInventory,
+    private readonly decisions: CsrDecisionLog,
+    private readonly events: EventBus,
+    private readonly logger: Logger,
+    private readonly options: CsrPolicyOptions = {},
+  ) {}
+
+  /** Everything the policy needs about a cluster now. */
+  async snapshot(clusterId: string): Promise<CsrSnapshot> {
+    const cluster = await this.clusters.get(clusterId);
+    const [watch, inventory] = await Promise.all([this.watches.watch(clusterId), this.inventory.of(clusterId)]);
+    const csrs = watch.csrs();
+    const facts = new Map<string, CsrFacts>(csrs.map((csr) => [csr.name, csrFacts(csr)]));
+    const context: CsrPolicyContext = {
+      settings: { bootstrapStyle: cluster.bootstrapStyle, approvalWindowMs: this.options.approvalWindowMs, clockSkewMs: this.options.clockSkewMs },
+      inventory,
+      clusterNodes: watch.nodes().map(clusterNodeFacts),
+      csrs: [...facts.values()],
+      now: new Date(),
+    };
+    const verdicts = new Map<string, CsrVerdict>();
+    return {
+      cluster,
+      watch,
+      csrs,
+      inventory,
+      context,
+      verdictOf(name) {
+        let verdict = verdicts.get(name);
+        if (!verdict) {
+          const csr = facts.get(name);
+          if (!csr) {
+            throw new NotFoundError('certificate signing request', name);
+          }
+          verdict = evaluateCsr(csr, context);
+          verdicts.set(name, verdict);
+        }
+        return verdict;
+      },
+      nodeIdOf: (verdict) => inventory.find((node) => node.hostname === verdict.node)?.id ?? null,
+    };
+  }
+
+  /** The cluster's CSRs (only the pending ones on request), newest first. */
+  async list(clusterId: string, pendingOnly: boolean): Promise<CsrType[]> {
+    const snapshot = await this.snapshot(clusterId);
+    const shown = snapshot.csrs.filter((csr) => !pendingOnly || csr.state === 'Pending');
+    const decisions = await this.decisions.of(clusterId, shown.map((csr) => csr.name));
+    return shown
+      .map((csr) => toCsrType(clusterId, csr, snapshot.verdictOf(csr.name), decisions.get(csr.name) ?? [], snapshot.inventory, snapshot.context.now))
+      .sort((a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0) || a.name.localeCompare(b.name));
+  }
+
+  /** One CSR, or null when the cluster has none of that name (any more). */
+  async get(clusterId: string, name: string): Promise<CsrType | null> {
+    const snapshot = await this.snapshot(clusterId);
+    const csr = snapshot.csrs.find((entry) => entry.name === name);
+    if (!csr) {
+      return null;
+    }
+    const decisions = await this.decisions.of(clusterId, [name]);
+    return toCsrType(clusterId, csr, snapshot.verdictOf(name), decisions.get(name) ?? [], snapshot.inventory, snapshot.context.now);
+  }
+
+  /** A dry run: what the policy would do with each CSR pending now. */
+  async preview(clusterId: string): Promise<CsrVerdictType[]> {
+    const snapshot = await this.snapshot(clusterId);
+    return snapshot.csrs
+      .filter((csr) => csr.state === 'Pending')
+      .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.name.localeCompare(b.name))
+      .map((csr) => toVerdictType(csr.name, snapshot.verdictOf(csr.name)));
+  }
+
+  /**
+   * Approves a CSR for an operator. When the policy would not approve it, `force` must be
+   * set; the decision then says it was forced and what the policy objected to.
+   */
+  async approve(clusterId: string, name: string, actor: string, force: boolean): Promise<CsrType> {
+    const snapshot = await this.snapshot(clusterId);
+    const csr = this.pendingOrThrow(snapshot, name, 'approve');
+    if (!csr) {
+      return this.mustGet(clusterId, name);
+    }
+    const verdict = snapshot.verdictOf(name);
+    const approvable = verdict.decision === 'APPROVE';
+    if (!approvable && !force) {
+      const failed = verdict.checks.filter((check) => !check.passed);
+      throw new PreconditionError(`the CSR policy would not approve ${name}: ${verdict.reason}; approve with force: true to override it`, {
+        failedChecks: failed.map((check) => check.name),
+      });
+    }
+    const forced = !approvable;
+    const result = await approveCsr(snapshot.watch.client, name, {
+      reason: 'CcosScalerApprove',
+      message: `Approved by ${actor} through ccos-scaler${forced ? ', overriding the CSR policy' : ''}.`,
+    });
+    if (!result.ok) {
+      throw new PreconditionError(result.reason);
+    }
+    if (result.changed) {
+      await this.decisions.record({
+        clusterId,
+        csrName: name,
+        nodeId: snapshot.nodeIdOf(verdict),
+        decision: 'APPROVED',
+        actor,
+        reason: forced ? `forced by ${actor}; the policy said: ${verdict.reason}` : `approved by ${actor}; ${verdict.reason}`,
+        forced,
+        checks: verdict.checks,
+      });
+      this.announce(clusterId, name, result.csr.resourceVersion);
+      this.logger.info({ clusterId, csr: name, actor, forced }, 'CSR approved');
+    }
+    return this.viewOf(clusterId, result.csr, snapshot);
+  }
+
+  /** Denies a CSR for an operator, with the reason the kubelet (and the audit) will see. */
+  async deny(clusterId: string, name: string, actor: string, reason: string): Promise<CsrType> {
+    const why = reason.trim();
+    if (why.length === 0) {
+      throw new BadUserInputError('reason', 'must not be empty: say why the CSR is denied');
+    }
+    if (why.length > MAX_DENY_REASON) {
+      throw new BadUserInputError('reason', `is ${why.length} characters long; at most ${MAX_DENY_REASON} are allowed`);
+    }
+    const snapshot = await this.snapshot(clusterId);
+    const csr = this.pendingOrThrow(snapshot, name, 'deny');
+    if (!csr) {
+      return this.mustGet(clusterId, name);
+    }
+    const verdict = snapshot.verdictOf(name);
+    const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerDeny', message: `Denied by ${actor} through ccos-scaler: ${why}` });
+    if (!result.ok) {
+      throw new PreconditionError(result.reason);
+    }
+    if (result.changed) {
+      await this.decisions.record({ clusterId, csrName: name, nodeId: snapshot.nodeIdOf(verdict), decision: 'DENIED', actor, reason: why, checks: verdict.checks });
+      this.announce(clusterId, name, result.csr.resourceVersion);
+      this.logger.info({ clusterId, csr: name, actor }, 'CSR denied');
+    }
+    return this.viewOf(clusterId, result.csr, snapshot);
+  }
+
+  /**
+   * Names of a node's CSRs waiting for approval (client and serving), oldest first, from
+   * the watch cache: what the START_KUBELET step shows while it waits. Never throws: an
+   * unreachable cluster gives an empty list (and a warning in the log).
+   */
+  async pendingCsrNamesFor(clusterId: string, nodeName: string): Promise<string[]> {
+    try {
+      const watch = await this.watches.watch(clusterId);
+      return watch
+        .csrs()
+        .filter((csr) => csr.state === 'Pending')
+        .filter((csr) => {
+          const claimed = claimedNodeName(csrFacts(csr));
+          return claimed === nodeName || nodeNameOf(csr.username ?? '') === nodeName;
+        })
+        .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.name.localeCompare(b.name))
+        .map((csr) => csr.name);
+    } catch (error) {
+      this.logger.warn({ err: error, clusterId, nodeName }, 'could not read pending CSRs');
+      return [];
+    }
+  }
+
+  /** Tells csrChanged subscribers that a decision was recorded (the CSR's own change comes from the watch). */
+  announce(clusterId: string, name: string, resourceVersion: string): void {
+    const message: CsrChangedMessage = { clusterId, name, kind: 'MODIFIED', resourceVersion: `${resourceVersion}+decision` };
+    this.events.publish(TOPICS.CSR_CHANGED, clusterId, message);
+  }
+
+  /** The pending CSR; null when it already carries the decision asked for; throws otherwise. */
+  private pendingOrThrow(snapshot: CsrSnapshot, name: string, verb: 'approve' | 'deny'): CsrSummary | null {
+    const csr = snapshot.csrs.find((entry) => entry.name === name);
+    if (!csr) {
+      throw new NotFoundError('certificate signing request', name);
+    }
+    const wanted = verb === 'approve' ? ['Approved', 'Issued'] : ['Denied'];
+    if (wanted.includes(csr.state)) {
+      return null;
+    }
+    if (csr.state !== 'Pending') {
+      throw new PreconditionError(`${name} is already ${csr.state.toLowerCase()}; only a pending CSR can be ${verb === 'approve' ? 'approved' : 'denied'}`, { status: csr.state });
+    }
+    return csr;
+  }
+
+  private async mustGet(clusterId: string, name: string): Promise<CsrType> {
+    const view = await this.get(clusterId, name);
+    if (!view) {
+      throw new NotFoundError('certificate signing request', name);
+    }
+    return view;
+  }
+
+  /** The view of a CSR just written, judged against the snapshot it was decided on. */
+  private async viewOf(clusterId: string, csr: CsrSummary, snapshot: CsrSnapshot): Promise<CsrType> {
+    const decisions = await this.decisions.of(clusterId, [csr.name]);
+    const context = { ...snapshot.context, csrs: snapshot.context.csrs.map((entry) => (entry.name === csr.name ? csrFacts(csr) : entry)) };
+    const verdict = evaluateCsr(csrFacts(csr), context);
+    return toCsrType(clusterId, csr, verdict, decisions.get(csr.name) ?? [], snapshot.inventory, new Date());
+  }
+}

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
+import { ClusterEntity, openDatabase } from '@ccos/api/data-access-db';
+import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
+// Tests of this feature run against the in-process Kubernetes API simulator: a test-only
+// dependency on a tool, confined to this fixture.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
+import type { ClusterDirectory } from '../lib/csr-watches';
+
+/** The bearer token kube-sim maps to the OpenShift node-bootstrapper service account. */
+export const BOOTSTRAPPER_TOKEN = 'node-bootstrapper-token-for-tests';
+
+/** What a kubelet-style CSR asks for. */
+export interface KubeletCsrRequest {
+  readonly signerName?: string;
+  readonly commonName: string;
+  readonly organizations?: string[];
+  readonly dnsNames?: string[];
+  readonly ipAddresses?: string[];
+  readonly usages?: string[];
+  /** Who creates it: the bootstrapper (default), a node name (its own client certificate), or a kubeconfig. */
+  readonly as?: { readonly node: string } | { readonly kubeconfig: string };
+  /** A request made beforehand (then the name fields above are not used for it). */
+  readonly csrPem?: string;
+}
+
+/** The Kubernetes API the world talks to: kube-sim in this process, or one running elsewhere. */
+export interface SimEndpoint {
+  readonly url: string;
+  /** Admin kubeconfig. */
+  readonly kubeconfig: string;
+  /** A kubeconfig authenticating with the node-bootstrapper token. */
+  readonly bootstrapperKubeconfig: string;
+  /** A kubeconfig with a node's client certificate (in-process only). */
+  nodeKubeconfig?(node: string): Promise<string>;
+  /** Resolves once approved CSRs are signed (in-process only). */
+  signingIdle?(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A real Postgres database with the schema, a kube-sim, and a registered cluster pointing at it. */
+export interface CsrTestWorld {
+  readonly dataSource: DataSource;
+  readonly database: TestDatabase;
+  readonly sim: SimEndpoint;
+  readonly clusterId: string;
+  readonly directory: ClusterDirectory;
+  /** An admin client of the simulator. */
+  readonly admin: KubeClient;
+  /** Adds a node being installed whose START_KUBELET step started `kubeletStartedAgoMs` ago. */
+  addInstallingNode(hostname: string, ip: string, kubeletStartedAgoMs?: number): Promise<string>;
+  /** Creates a CSR the way a kubelet does; returns its name and when it was sent. */
+  createCsr(request: KubeletCsrRequest): Promise<{ name: string; sentAt: number }>;
+  setAutoApprove(enabled: boolean): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The node-bootstrapper's token line for kube-sim (`--token-auth-file` format: token,user,uid,"groups"). */
+export const BOOTSTRAPPER_TOKEN_LINE = `${BOOTSTRAPPER_TOKEN},${OPENSHIFT_NODE_BOOTSTRAPPER},node-bootstrapper,"system:serviceaccounts,system:serviceaccounts:openshift-machine-config-operator"`;
+
+/** kube-sim in this process, with the node-bootstrapper token. */
+export async function startInProcessSim(): Promise<SimEndpoint> {
+  const sim: KubeSim = await startKubeSim({
+    staticTokens: [
+      { token: BOOTSTRAPPER_TOKEN, user: OPENSHIFT_NODE_BOOTSTRAPPER, uid: 'node-bootstrapper', groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'] },
+    ],
+    nodeMonitorGracePeriodSeconds: 0,
+  });
+  return {
+    url: sim.url,
+    kubeconfig: sim.kubeconfig,
+    bootstrapperKubeconfig: sim.kubeconfigFor({ token: BOOTSTRAPPER_TOKEN }),
+    nodeKubeconfig: async (node) => sim.kubeconfigFor(await sim.issueClientCertificate(`system:node:${node}`, ['system:nodes'])),
+    signingIdle: () => sim.signingIdle(),
+    stop: () => sim.stop(),
+  };
+}
+
+export async function startCsrTestWorld(
+  options: { autoApprove?: boolean; bootstrapStyle?: 'OPENSHIFT' | 'KUBEADM'; sim?: SimEndpoint } = {},
+): Promise<CsrTestWorld> {
+  const database = await createTestDatabase('ccos_csrs');
+  const dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
+  const sim = options.sim ?? (await startInProcessSim());
+  const admin = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+  const clusters = dataSource.getRepository(ClusterEntity);
+  const clusterId = randomUUID();
+  await clusters.save(
+    clusters.create({
+      id: clusterId,
+      name: `sim-${clusterId.slice(0, 8)}`,
+      apiServerUrl: sim.url,
+      vip: '198.18.0.2',
+      credentialsSealed: 'not-sealed-in-tests',
+      credentialKind: 'KUBECONFIG',
+      csrAutoApprove: options.autoApprove ?? false,
+      bootstrapStyle: options.bootstrapStyle ?? 'OPENSHIFT',
+    }),
+  );
+  const directory: ClusterDirectory = {
+    get: (id) => clusters.findOneByOrFail({ id }),
+    list: () => clusters.find({ order: { name: 'ASC' } }),
+    credentialsOf: () => ({ kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }),
+  };
+  const requesters = new Map<string, KubeClient>();
+  const requester = async (as: KubeletCsrRequest['as']): Promise<KubeClient> => {
+    const key = as === undefined ? 'bootstrapper' : 'node' in as ? `node:${as.node}` : as.kubeconfig;
+    let client = requesters.get(key);
+    if (!client) {
+      let kubeconfig: string;
+      if (as === undefined) {
+        kubeconfig = sim.bootstrapperKubeconfig;
+      } else if ('node' in as) {
+        if (!sim.nodeKubeconfig) {
+          throw new Error('node identities need kube-sim in this process');
+        }
+        kubeconfig = await sim.nodeKubeconfig(as.node);
+      } else {
+        kubeconfig = as.kubeconfig;
+      }
+      client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig } });
+      requesters.set(key, client);
+    }
+    return client;
+  };
+  return {
+    dataSource,
+    database,
+    sim,
+    clusterId,
+    directory,
+    admin,
+    async addInstallingNode(hostname, ip, kubeletStartedAgoMs = 1000) {
+      const nodeId = randomUUID();
+      const runId = randomUUID();
+      await dataSource.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, hostname, ip]);
+      await dataSource.query(`INSERT INTO install_runs (id, node_id, status, requested_by) VALUES ($1, $2, 'RUNNING', 'operator')`, [runId, nodeId]);
+      const startedAt = new Date(Date.now() - kubeletStartedAgoMs);
+      await dataSource.query(
+        `INSERT INTO step_events (run_id, seq, step, status, occurred_at, received_at) VALUES ($1, 1, 'START_KUBELET', 'STARTED', $2, $2)`,
+        [runId, startedAt],
+      );
+      return nodeId;
+    },
+    async createCsr(request) {
+      const client = await requester(request.as);
+      const csrPem =
+        request.csrPem ??
+        (
+          await generateCertificateRequest({
+            commonName: request.commonName,
+            organizations: request.organizations ?? ['system:nodes'],
+            dnsNames: request.dnsNames,
+            ipAddresses: request.ipAddresses,
+          })
+        ).csrPem;
+      const signerName = request.signerName ?? KUBELET_CLIENT_SIGNER;
+      const sentAt = performance.now();
+      const created = await client.call('create csr', (callOptions) =>
+        client.certificates.createCertificateSigningRequest(
+          {
+            body: {
+              apiVersion: 'certificates.k8s.io/v1',
+              kind: 'CertificateSigningRequest',
+              metadata: { generateName: 'csr-' },
+              spec: {
+                request: Buffer.from(csrPem).toString('base64'),
+                signerName,
+                usages: request.usages ?? ['digital signature', signerName === KUBELET_CLIENT_SIGNER ? 'client auth' : 'server auth'],
+              },
+            },
+          },
+          callOptions,
+        ),
+      );
+      return { name: created.metadata?.name ?? '', sentAt };
+    },
+    async setAutoApprove(enabled) {
+      await clusters.update({ id: clusterId }, { csrAutoApprove: enabled });
+    },
+    async stop() {
+      for (const client of requesters.values()) {
+        client.close();
+      }
+      admin.close();
+      await sim.stop();
+      await dataSource.destroy();
+      await database.drop();
+    },
+  };
+}
+
+/** Polls until `check` returns something other than undefined. */
+export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what} not met within ${timeoutMs} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
