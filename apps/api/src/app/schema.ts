@@ -2,12 +2,14 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { buildSchema, type ContainerType } from 'type-graphql';
 import { AuthResolver, type UserService } from '@ccos/api/feature-auth';
 import { ClusterResolver, type ClusterService } from '@ccos/api/feature-clusters';
+import { CsrResolver, type CsrService } from '@ccos/api/feature-csrs';
 import { type AuditSink, type EventBus, createAuditMiddleware, createAuthChecker, validateArguments } from '@ccos/api/util-graphql';
 
 /** The services resolvers are built from (the composition root creates them once). */
 export interface ApiServices {
   readonly users: UserService;
   readonly clusters: ClusterService;
+  readonly csrs: CsrService;
   readonly audit: AuditSink;
   readonly events: EventBus;
 }
@@ -20,6 +22,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
   const instances = new Map<unknown, object>([
     [AuthResolver, new AuthResolver(services.users)],
     [ClusterResolver, new ClusterResolver(services.clusters)],
+    [CsrResolver, new CsrResolver(services.csrs)],
   ]);
   const container: ContainerType = {
     get(someClass) {
@@ -31,7 +34,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, ClusterResolver],
+    resolvers: [AuthResolver, ClusterResolver, CsrResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

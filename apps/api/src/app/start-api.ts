@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { AuditLogWriter, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
 import { SessionTokens, UserService } from '@ccos/api/feature-auth';
 import { ClusterService } from '@ccos/api/feature-clusters';
+import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import { type EventBus, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
@@ -54,14 +55,25 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const secrets = new SecretBox(config.secretKey);
     const audit = new AuditLogWriter(dataSource, logger);
     const users = new UserService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds));
-    const clusters = new ClusterService(dataSource, secrets);
+    const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id));
+    const certificates = createCsrFeature({
+      dataSource,
+      clusters,
+      events,
+      logger,
+      policy: { approvalWindowMs: config.csrApprovalWindowMinutes * 60_000 },
+      approver: { leaseNamespace: config.csrApproverLeaseNamespace },
+    });
 
     const admin = await users.ensureInitialAdmin(config.adminPassword);
     if (admin?.generatedPassword) {
       (options.onGeneratedAdminPassword ?? printGeneratedPassword)(admin.generatedPassword);
     }
 
-    const schema = await buildApiSchema({ users, clusters, audit, events });
+    await certificates.start();
+    stack.push({ name: 'CSR watches and auto-approver', stop: () => certificates.stop() });
+
+    const schema = await buildApiSchema({ users, clusters, csrs: certificates.service, audit, events });
     const http = await startHttpServer({
       port: config.port,
       host: config.host,

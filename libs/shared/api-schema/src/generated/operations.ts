@@ -3,6 +3,11 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 
 export type BootstrapStyle = 'KUBEADM' | 'OPENSHIFT';
+export type CsrChangeKind = 'ADDED' | 'DELETED' | 'MODIFIED';
+export type CsrDecisionKind = 'APPROVED' | 'DENIED' | 'LEFT_PENDING';
+export type CsrPolicyDecision = 'APPROVE' | 'DENY_SUPERSEDED' | 'LEAVE_PENDING';
+export type CsrStatus = 'APPROVED' | 'DENIED' | 'FAILED' | 'PENDING';
+export type KubeletCsrKind = 'CLIENT' | 'SERVING';
 export type Role = 'ADMIN' | 'OPERATOR' | 'VIEWER';
 
 export interface CreateUserInput {
@@ -120,6 +125,319 @@ export type SetCsrAutoApproveMutationVariables = {
   enabled: boolean;
 };
 export const SetCsrAutoApproveDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SetCsrAutoApprove"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"enabled"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"setCsrAutoApprove"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}},{"kind":"Argument","name":{"kind":"Name","value":"enabled"},"value":{"kind":"Variable","name":{"kind":"Name","value":"enabled"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ClusterFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ClusterFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Cluster"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"apiServerUrl"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"vip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"csrAutoApprove"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"bootstrapStyle"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"credentialKind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<SetCsrAutoApproveMutation, SetCsrAutoApproveMutationVariables>;
+
+export type CsrsQuery = {
+  csrs: Array<{
+    clusterId: string;
+    name: string;
+    signerName: string;
+    requester: {
+      username: string;
+      groups: Array<string>;
+    };
+    usages: Array<string>;
+    subject: {
+      text: string;
+      commonNames: Array<string>;
+      organizations: Array<string>;
+    } | null;
+    sans: {
+      dnsNames: Array<string>;
+      ipAddresses: Array<string>;
+      emailAddresses: Array<string>;
+      uris: Array<string>;
+      otherNames: Array<string>;
+    } | null;
+    key: {
+      algorithm: string;
+      bits: number | null;
+      curve: string | null;
+      signatureAlgorithm: string;
+      signatureValid: boolean;
+    } | null;
+    parseError: string | null;
+    createdAt: string | null;
+    ageSeconds: number | null;
+    status: CsrStatus;
+    issued: boolean;
+    decidedBy: string | null;
+    statusReason: string | null;
+    decisions: Array<{
+      decision: CsrDecisionKind;
+      actor: string;
+      reason: string;
+      forced: boolean;
+      decidedAt: string;
+      checks: Array<{
+        name: string;
+        passed: boolean;
+        detail: string;
+      }>;
+    }>;
+    node: {
+      id: string;
+      hostname: string;
+    } | null;
+    verdict: {
+      csrName: string;
+      decision: CsrPolicyDecision;
+      kind: KubeletCsrKind | null;
+      node: string | null;
+      reason: string;
+      checks: Array<{
+        name: string;
+        passed: boolean;
+        detail: string;
+      }>;
+    };
+  }>;
+};
+export type CsrsQueryVariables = {
+  clusterId: string;
+  pendingOnly?: boolean | null;
+};
+export const CsrsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Csrs"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"pendingOnly"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}},"defaultValue":{"kind":"BooleanValue","value":false},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"csrs"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}},{"kind":"Argument","name":{"kind":"Name","value":"pendingOnly"},"value":{"kind":"Variable","name":{"kind":"Name","value":"pendingOnly"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Csr"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signerName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requester"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"username"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"groups"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"usages"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"subject"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"text"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"commonNames"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"organizations"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"sans"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"dnsNames"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ipAddresses"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"emailAddresses"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uris"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"otherNames"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"algorithm"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"bits"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"curve"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signatureAlgorithm"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signatureValid"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"parseError"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ageSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"issued"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decidedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decisions"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"actor"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"forced"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"verdict"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrVerdictFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrCheckFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrCheck"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"passed"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrVerdictFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrVerdict"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"csrName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<CsrsQuery, CsrsQueryVariables>;
+
+export type CsrPolicyPreviewQuery = {
+  csrPolicyPreview: Array<{
+    csrName: string;
+    decision: CsrPolicyDecision;
+    kind: KubeletCsrKind | null;
+    node: string | null;
+    reason: string;
+    checks: Array<{
+      name: string;
+      passed: boolean;
+      detail: string;
+    }>;
+  }>;
+};
+export type CsrPolicyPreviewQueryVariables = {
+  clusterId: string;
+};
+export const CsrPolicyPreviewDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"CsrPolicyPreview"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"csrPolicyPreview"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrVerdictFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrVerdictFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrVerdict"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"csrName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrCheckFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrCheck"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"passed"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<CsrPolicyPreviewQuery, CsrPolicyPreviewQueryVariables>;
+
+export type ApproveCsrMutation = {
+  approveCsr: {
+    clusterId: string;
+    name: string;
+    signerName: string;
+    requester: {
+      username: string;
+      groups: Array<string>;
+    };
+    usages: Array<string>;
+    subject: {
+      text: string;
+      commonNames: Array<string>;
+      organizations: Array<string>;
+    } | null;
+    sans: {
+      dnsNames: Array<string>;
+      ipAddresses: Array<string>;
+      emailAddresses: Array<string>;
+      uris: Array<string>;
+      otherNames: Array<string>;
+    } | null;
+    key: {
+      algorithm: string;
+      bits: number | null;
+      curve: string | null;
+      signatureAlgorithm: string;
+      signatureValid: boolean;
+    } | null;
+    parseError: string | null;
+    createdAt: string | null;
+    ageSeconds: number | null;
+    status: CsrStatus;
+    issued: boolean;
+    decidedBy: string | null;
+    statusReason: string | null;
+    decisions: Array<{
+      decision: CsrDecisionKind;
+      actor: string;
+      reason: string;
+      forced: boolean;
+      decidedAt: string;
+      checks: Array<{
+        name: string;
+        passed: boolean;
+        detail: string;
+      }>;
+    }>;
+    node: {
+      id: string;
+      hostname: string;
+    } | null;
+    verdict: {
+      csrName: string;
+      decision: CsrPolicyDecision;
+      kind: KubeletCsrKind | null;
+      node: string | null;
+      reason: string;
+      checks: Array<{
+        name: string;
+        passed: boolean;
+        detail: string;
+      }>;
+    };
+  };
+};
+export type ApproveCsrMutationVariables = {
+  clusterId: string;
+  name: string;
+  force?: boolean | null;
+};
+export const ApproveCsrDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ApproveCsr"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"name"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"force"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}},"defaultValue":{"kind":"BooleanValue","value":false},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"approveCsr"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}},{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"name"}}},{"kind":"Argument","name":{"kind":"Name","value":"force"},"value":{"kind":"Variable","name":{"kind":"Name","value":"force"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Csr"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signerName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requester"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"username"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"groups"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"usages"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"subject"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"text"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"commonNames"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"organizations"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"sans"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"dnsNames"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ipAddresses"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"emailAddresses"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uris"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"otherNames"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"algorithm"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"bits"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"curve"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signatureAlgorithm"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signatureValid"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"parseError"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ageSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"issued"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decidedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decisions"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"actor"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"forced"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"verdict"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrVerdictFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrCheckFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrCheck"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"passed"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrVerdictFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrVerdict"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"csrName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<ApproveCsrMutation, ApproveCsrMutationVariables>;
+
+export type DenyCsrMutation = {
+  denyCsr: {
+    clusterId: string;
+    name: string;
+    signerName: string;
+    requester: {
+      username: string;
+      groups: Array<string>;
+    };
+    usages: Array<string>;
+    subject: {
+      text: string;
+      commonNames: Array<string>;
+      organizations: Array<string>;
+    } | null;
+    sans: {
+      dnsNames: Array<string>;
+      ipAddresses: Array<string>;
+      emailAddresses: Array<string>;
+      uris: Array<string>;
+      otherNames: Array<string>;
+    } | null;
+    key: {
+      algorithm: string;
+      bits: number | null;
+      curve: string | null;
+      signatureAlgorithm: string;
+      signatureValid: boolean;
+    } | null;
+    parseError: string | null;
+    createdAt: string | null;
+    ageSeconds: number | null;
+    status: CsrStatus;
+    issued: boolean;
+    decidedBy: string | null;
+    statusReason: string | null;
+    decisions: Array<{
+      decision: CsrDecisionKind;
+      actor: string;
+      reason: string;
+      forced: boolean;
+      decidedAt: string;
+      checks: Array<{
+        name: string;
+        passed: boolean;
+        detail: string;
+      }>;
+    }>;
+    node: {
+      id: string;
+      hostname: string;
+    } | null;
+    verdict: {
+      csrName: string;
+      decision: CsrPolicyDecision;
+      kind: KubeletCsrKind | null;
+      node: string | null;
+      reason: string;
+      checks: Array<{
+        name: string;
+        passed: boolean;
+        detail: string;
+      }>;
+    };
+  };
+};
+export type DenyCsrMutationVariables = {
+  clusterId: string;
+  name: string;
+  reason: string;
+};
+export const DenyCsrDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DenyCsr"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"name"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"reason"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"denyCsr"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}},{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"name"}}},{"kind":"Argument","name":{"kind":"Name","value":"reason"},"value":{"kind":"Variable","name":{"kind":"Name","value":"reason"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Csr"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signerName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requester"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"username"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"groups"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"usages"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"subject"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"text"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"commonNames"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"organizations"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"sans"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"dnsNames"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ipAddresses"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"emailAddresses"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uris"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"otherNames"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"algorithm"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"bits"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"curve"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signatureAlgorithm"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signatureValid"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"parseError"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ageSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"issued"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decidedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decisions"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"actor"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"forced"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"verdict"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrVerdictFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrCheckFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrCheck"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"passed"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrVerdictFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrVerdict"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"csrName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<DenyCsrMutation, DenyCsrMutationVariables>;
+
+export type CsrChangedSubscription = {
+  csrChanged: {
+    clusterId: string;
+    name: string;
+    kind: CsrChangeKind;
+    csr: {
+      clusterId: string;
+      name: string;
+      signerName: string;
+      requester: {
+        username: string;
+        groups: Array<string>;
+      };
+      usages: Array<string>;
+      subject: {
+        text: string;
+        commonNames: Array<string>;
+        organizations: Array<string>;
+      } | null;
+      sans: {
+        dnsNames: Array<string>;
+        ipAddresses: Array<string>;
+        emailAddresses: Array<string>;
+        uris: Array<string>;
+        otherNames: Array<string>;
+      } | null;
+      key: {
+        algorithm: string;
+        bits: number | null;
+        curve: string | null;
+        signatureAlgorithm: string;
+        signatureValid: boolean;
+      } | null;
+      parseError: string | null;
+      createdAt: string | null;
+      ageSeconds: number | null;
+      status: CsrStatus;
+      issued: boolean;
+      decidedBy: string | null;
+      statusReason: string | null;
+      decisions: Array<{
+        decision: CsrDecisionKind;
+        actor: string;
+        reason: string;
+        forced: boolean;
+        decidedAt: string;
+        checks: Array<{
+          name: string;
+          passed: boolean;
+          detail: string;
+        }>;
+      }>;
+      node: {
+        id: string;
+        hostname: string;
+      } | null;
+      verdict: {
+        csrName: string;
+        decision: CsrPolicyDecision;
+        kind: KubeletCsrKind | null;
+        node: string | null;
+        reason: string;
+        checks: Array<{
+          name: string;
+          passed: boolean;
+          detail: string;
+        }>;
+      };
+    } | null;
+  };
+};
+export type CsrChangedSubscriptionVariables = {
+  clusterId: string;
+};
+export const CsrChangedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"CsrChanged"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"csrChanged"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"csr"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrFields"},"directives":[]}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Csr"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signerName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requester"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"username"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"groups"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"usages"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"subject"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"text"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"commonNames"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"organizations"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"sans"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"dnsNames"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ipAddresses"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"emailAddresses"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uris"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"otherNames"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"algorithm"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"bits"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"curve"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signatureAlgorithm"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signatureValid"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"parseError"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ageSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"issued"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decidedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decisions"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"actor"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"forced"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"verdict"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrVerdictFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrCheckFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrCheck"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"passed"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrVerdictFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrVerdict"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"csrName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<CsrChangedSubscription, CsrChangedSubscriptionVariables>;
 
 export type UsersQuery = {
   users: Array<{

@@ -1,0 +1,426 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
+import { type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
+// The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
+import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
+
+const BOOTSTRAPPER_TOKEN = 'bootstrapper-token-for-api-tests';
+
+const CSR_FIELDS = `
+  name signerName status issued decidedBy statusReason usages createdAt ageSeconds parseError
+  requester { username groups }
+  subject { text commonNames organizations }
+  sans { dnsNames ipAddresses emailAddresses uris otherNames }
+  key { algorithm bits curve signatureAlgorithm signatureValid }
+  node { id hostname }
+  decisions { decision actor reason forced checks { name passed } }
+  verdict { csrName decision kind node reason checks { name passed detail } }`;
+
+interface CsrView {
+  name: string;
+  status: string;
+  issued: boolean;
+  decidedBy: string | null;
+  statusReason: string | null;
+  requester: { username: string; groups: string[] };
+  subject: { text: string; commonNames: string[]; organizations: string[] } | null;
+  sans: { dnsNames: string[]; ipAddresses: string[] } | null;
+  key: { algorithm: string; curve: string | null; signatureValid: boolean } | null;
+  node: { id: string; hostname: string } | null;
+  decisions: Array<{ decision: string; actor: string; reason: string; forced: boolean }>;
+  verdict: { decision: string; kind: string | null; node: string | null; reason: string; checks: Array<{ name: string; passed: boolean; detail: string }> };
+}
+
+interface CsrRequest {
+  commonName: string;
+  signerName?: string;
+  dnsNames?: string[];
+  ipAddresses?: string[];
+  organizations?: string[];
+  /** A node name: the CSR is made with that node's client certificate instead of the bootstrap token. */
+  asNode?: string;
+}
+
+describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
+  let harness: ApiHarness;
+  let sim: KubeSim;
+  let admin: string;
+  let operator: string;
+  let viewer: string;
+  let clusterId: string;
+  let kube: KubeClient;
+  const requesters = new Map<string, KubeClient>();
+
+  const createCsr = async (request: CsrRequest): Promise<string> => {
+    const key = request.asNode ?? 'bootstrapper';
+    let client = requesters.get(key);
+    if (!client) {
+      const kubeconfig = request.asNode
+        ? sim.kubeconfigFor(await sim.issueClientCertificate(`system:node:${request.asNode}`, ['system:nodes']))
+        : sim.kubeconfigFor({ token: BOOTSTRAPPER_TOKEN });
+      client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig } });
+      requesters.set(key, client);
+    }
+    const signerName = request.signerName ?? KUBELET_CLIENT_SIGNER;
+    const { csrPem } = await generateCertificateRequest({
+      commonName: request.commonName,
+      organizations: request.organizations ?? ['system:nodes'],
+      dnsNames: request.dnsNames,
+      ipAddresses: request.ipAddresses,
+    });
+    const requester = client;
+    const created = await requester.call('create csr', (options) =>
+      requester.certificates.createCertificateSigningRequest(
+        {
+          body: {
+            metadata: { generateName: 'csr-' },
+            spec: {
+              request: Buffer.from(csrPem).toString('base64'),
+              signerName,
+              usages: ['digital signature', signerName === KUBELET_CLIENT_SIGNER ? 'client auth' : 'server auth'],
+            },
+          },
+        },
+        options,
+      ),
+    );
+    return created.metadata?.name ?? '';
+  };
+
+  /** A node of the inventory whose install run is at START_KUBELET (started `agoMs` ago). */
+  const addInstallingNode = async (hostname: string, ip: string, agoMs = 1000): Promise<string> => {
+    const db = harness.api.dataSource;
+    const nodeId = randomUUID();
+    const runId = randomUUID();
+    await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, hostname, ip]);
+    await db.query(`INSERT INTO install_runs (id, node_id, status, requested_by) VALUES ($1, $2, 'RUNNING', 'operator')`, [runId, nodeId]);
+    const at = new Date(Date.now() - agoMs);
+    await db.query(`INSERT INTO step_events (run_id, seq, step, status, occurred_at, received_at) VALUES ($1, 1, 'START_KUBELET', 'STARTED', $2, $2)`, [runId, at]);
+    return nodeId;
+  };
+
+  const conditions = async (name: string): Promise<string[]> =>
+    ((await kube.certificates.readCertificateSigningRequest({ name })).status?.conditions ?? []).map((condition) => condition.type);
+
+  const listCsrs = async (token: string, pendingOnly = false): Promise<CsrView[]> => {
+    const result = await harness.gql<{ csrs: CsrView[] }>(`query($c: ID!, $p: Boolean) { csrs(clusterId: $c, pendingOnly: $p) { ${CSR_FIELDS} } }`, { c: clusterId, p: pendingOnly }, token);
+    expect(result.errors).toBeUndefined();
+    return result.data?.csrs ?? [];
+  };
+
+  const csrNamed = async (name: string): Promise<CsrView> => {
+    const found = (await listCsrs(viewer)).find((csr) => csr.name === name);
+    if (!found) {
+      throw new Error(`${name} not listed`);
+    }
+    return found;
+  };
+
+  /** Waits until the API's watch cache has the CSR. */
+  const listed = async (name: string): Promise<void> => {
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      if ((await listCsrs(viewer)).some((csr) => csr.name === name)) {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`${name} never listed`);
+  };
+
+  beforeAll(async () => {
+    sim = await startKubeSim({
+      staticTokens: [{ token: BOOTSTRAPPER_TOKEN, user: OPENSHIFT_NODE_BOOTSTRAPPER, uid: 'nb', groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'] }],
+      nodeMonitorGracePeriodSeconds: 0,
+    });
+    kube = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+    harness = await startApiHarness();
+    admin = await harness.tokenFor('ADMIN');
+    operator = await harness.tokenFor('OPERATOR');
+    viewer = await harness.tokenFor('VIEWER');
+    const registered = await harness.gql<{ registerCluster: { id: string } }>(
+      'mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }',
+      { i: { name: 'sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig: sim.kubeconfig, csrAutoApprove: false } },
+      admin,
+    );
+    expect(registered.errors).toBeUndefined();
+    clusterId = registered.data?.registerCluster.id ?? '';
+  });
+  afterAll(async () => {
+    for (const client of requesters.values()) {
+      client.close();
+    }
+    kube?.close();
+    await harness?.stop();
+    await sim?.stop();
+  });
+
+  describe('who may do what', () => {
+    const operations: Array<[string, string, Record<string, unknown>, 'VIEWER' | 'OPERATOR' | 'ADMIN']> = [
+      ['csrs', 'query($c: ID!) { csrs(clusterId: $c) { name } }', {}, 'VIEWER'],
+      ['csrPolicyPreview', 'query($c: ID!) { csrPolicyPreview(clusterId: $c) { csrName } }', {}, 'VIEWER'],
+      ['approveCsr', 'mutation($c: ID!) { approveCsr(clusterId: $c, name: "csr-nope") { name } }', {}, 'OPERATOR'],
+      ['approveCsr (forced)', 'mutation($c: ID!) { approveCsr(clusterId: $c, name: "csr-nope", force: true) { name } }', {}, 'OPERATOR'],
+      ['denyCsr', 'mutation($c: ID!) { denyCsr(clusterId: $c, name: "csr-nope", reason: "no") { name } }', {}, 'OPERATOR'],
+      ['setCsrAutoApprove', 'mutation($c: ID!) { setCsrAutoApprove(clusterId: $c, enabled: false) { id } }', {}, 'ADMIN'],
+    ];
+    const ROLES = ['VIEWER', 'OPERATOR', 'ADMIN'] as const;
+
+    it.each(operations)('%s needs %s', async (_name, query, variables, needed) => {
+      const anonymous = await harness.gql(query, { c: clusterId, ...variables });
+      expect(anonymous.errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
+      for (const role of ROLES) {
+        const result = await harness.gql(query, { c: clusterId, ...variables }, role === 'ADMIN' ? admin : role === 'OPERATOR' ? operator : viewer);
+        const code = result.errors?.[0]?.extensions?.['code'];
+        if (ROLES.indexOf(role) < ROLES.indexOf(needed)) {
+          expect(code, role).toBe('FORBIDDEN');
+          expect(result.errors?.[0]?.message).toBe(`this operation needs the ${needed} role; you are ${role}`);
+        } else {
+          // Allowed through: either an answer or an error about the CSR itself.
+          expect(code === undefined || code === 'NOT_FOUND', `${role}: ${JSON.stringify(result.errors)}`).toBe(true);
+        }
+      }
+    });
+
+    it('writes refused and failed CSR decisions to the audit log', async () => {
+      const rows: Array<{ actor: string; action: string; result: string }> = await harness.api.dataSource.query(
+        `SELECT actor, action, result FROM audit_log WHERE action IN ('approveCsr', 'denyCsr') ORDER BY id`,
+      );
+      expect(rows).toEqual(
+        expect.arrayContaining([
+          { actor: 'anonymous', action: 'approveCsr', result: 'DENIED' },
+          { actor: 'viewer', action: 'approveCsr', result: 'DENIED' },
+          { actor: 'viewer', action: 'denyCsr', result: 'DENIED' },
+          { actor: 'operator', action: 'approveCsr', result: 'FAILURE' },
+        ]),
+      );
+    });
+
+    it('answers NOT_FOUND for an unknown cluster', async () => {
+      const result = await harness.gql('query($c: ID!) { csrs(clusterId: $c) { name } }', { c: randomUUID() }, viewer);
+      expect(result.errors?.[0]?.extensions?.['code']).toBe('NOT_FOUND');
+    });
+  });
+
+  describe('review with auto-approve off', () => {
+    let legit: string;
+    let forged: string;
+    let workerId: string;
+
+    beforeAll(async () => {
+      workerId = await addInstallingNode('worker-1', '198.18.0.11');
+      legit = await createCsr({ commonName: 'system:node:worker-1' });
+      // creationTimestamp has a resolution of one second: make the forged CSR the newer one.
+      await new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
+      // A client CSR asking for an extra organisation: system:masters would make it cluster-admin.
+      forged = await createCsr({ commonName: 'system:node:worker-1', organizations: ['system:nodes', 'system:masters'] });
+      await listed(forged);
+    });
+
+    it('lists CSRs with what they claim, who asked, the node they belong to and every policy check', async () => {
+      const csrs = await listCsrs(viewer, true);
+      const view = csrs.find((csr) => csr.name === legit);
+      expect(view).toMatchObject({
+        status: 'PENDING',
+        issued: false,
+        decidedBy: null,
+        requester: { username: OPENSHIFT_NODE_BOOTSTRAPPER },
+        subject: { text: 'O=system:nodes, CN=system:node:worker-1', commonNames: ['system:node:worker-1'], organizations: ['system:nodes'] },
+        sans: { dnsNames: [], ipAddresses: [] },
+        key: { algorithm: 'EC', curve: 'P-256', signatureValid: true },
+        node: { id: workerId, hostname: 'worker-1' },
+      });
+      // Two pending client CSRs for worker-1: the newer (forged) one is not approvable, so the older waits for an operator.
+      expect(view?.verdict.decision).toBe('LEAVE_PENDING');
+      expect(view?.verdict.reason).toContain(`another pending CSR for worker-1 with this signer exists (${forged}, newer, not approvable: O is [system:nodes, system:masters]`);
+      expect(view?.verdict.checks).toHaveLength(16);
+      const forgedView = csrs.find((csr) => csr.name === forged);
+      expect(forgedView?.verdict.checks.filter((check) => !check.passed).map((check) => check.name)).toEqual(['subject-organization']);
+    });
+
+    it('previews what the policy would do without changing anything', async () => {
+      const result = await harness.gql<{ csrPolicyPreview: Array<{ csrName: string; decision: string; reason: string }> }>(
+        'query($c: ID!) { csrPolicyPreview(clusterId: $c) { csrName decision reason } }',
+        { c: clusterId },
+        viewer,
+      );
+      expect(result.data?.csrPolicyPreview).toEqual([
+        expect.objectContaining({ csrName: legit, decision: 'LEAVE_PENDING' }),
+        { csrName: forged, decision: 'LEAVE_PENDING', reason: 'O is [system:nodes, system:masters]; exactly [system:nodes] is required' },
+      ]);
+      expect(await conditions(legit)).toEqual([]);
+      expect(await harness.api.dataSource.query('SELECT count(*)::int AS n FROM csr_decisions')).toEqual([{ n: 0 }]);
+    });
+
+    it('refuses to approve what the policy would not, unless forced, and records the override', async () => {
+      const refused = await harness.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n) { name } }', { c: clusterId, n: forged }, operator);
+      expect(refused.errors?.[0]).toMatchObject({
+        message: `the CSR policy would not approve ${forged}: O is [system:nodes, system:masters]; exactly [system:nodes] is required; approve with force: true to override it`,
+        extensions: { code: 'FAILED_PRECONDITION', failedChecks: ['subject-organization'] },
+      });
+      expect(await conditions(forged)).toEqual([]);
+
+      const denied = await harness.gql<{ denyCsr: CsrView }>(
+        `mutation($c: ID!, $n: String!, $r: String!) { denyCsr(clusterId: $c, name: $n, reason: $r) { ${CSR_FIELDS} } }`,
+        { c: clusterId, n: forged, r: 'asks for system:masters' },
+        operator,
+      );
+      expect(denied.errors).toBeUndefined();
+      expect(denied.data?.denyCsr).toMatchObject({ status: 'DENIED', decidedBy: 'operator', statusReason: 'asks for system:masters' });
+      const condition = (await kube.certificates.readCertificateSigningRequest({ name: forged })).status?.conditions?.[0];
+      expect(condition).toMatchObject({ type: 'Denied', reason: 'CcosScalerDeny', message: 'Denied by operator through ccos-scaler: asks for system:masters' });
+
+      // With the forged duplicate gone, the legitimate CSR is approvable and an operator approves it without force.
+      const approved = await harness.gql<{ approveCsr: CsrView }>(
+        `mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n) { ${CSR_FIELDS} } }`,
+        { c: clusterId, n: legit },
+        operator,
+      );
+      expect(approved.errors).toBeUndefined();
+      expect(approved.data?.approveCsr).toMatchObject({ status: 'APPROVED', decidedBy: 'operator', statusReason: 'approved by operator; all 16 checks passed' });
+      expect(approved.data?.approveCsr.decisions).toEqual([expect.objectContaining({ decision: 'APPROVED', actor: 'operator', forced: false })]);
+
+      // A CSR for a node that is not in the inventory: only with force, and recorded so.
+      const stranger = await createCsr({ commonName: 'system:node:stranger' });
+      await listed(stranger);
+      const forcedResult = await harness.gql<{ approveCsr: CsrView }>(
+        `mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n, force: true) { ${CSR_FIELDS} } }`,
+        { c: clusterId, n: stranger },
+        operator,
+      );
+      expect(forcedResult.errors).toBeUndefined();
+      expect(forcedResult.data?.approveCsr.decisions[0]).toMatchObject({
+        decision: 'APPROVED',
+        actor: 'operator',
+        forced: true,
+        reason: 'forced by operator; the policy said: stranger is not a node of this cluster in the inventory',
+      });
+      const rows = await harness.api.dataSource.query(`SELECT csr_name, decision, actor, forced, node_id FROM csr_decisions ORDER BY id`);
+      expect(rows).toEqual([
+        { csr_name: forged, decision: 'DENIED', actor: 'operator', forced: false, node_id: workerId },
+        { csr_name: legit, decision: 'APPROVED', actor: 'operator', forced: false, node_id: workerId },
+        { csr_name: stranger, decision: 'APPROVED', actor: 'operator', forced: true, node_id: null },
+      ]);
+      const audit = await harness.api.dataSource.query(`SELECT actor, action, result, target_id FROM audit_log WHERE action IN ('approveCsr', 'denyCsr') AND result = 'SUCCESS' ORDER BY id`);
+      expect(audit).toEqual([
+        { actor: 'operator', action: 'denyCsr', result: 'SUCCESS', target_id: clusterId },
+        { actor: 'operator', action: 'approveCsr', result: 'SUCCESS', target_id: clusterId },
+        { actor: 'operator', action: 'approveCsr', result: 'SUCCESS', target_id: clusterId },
+      ]);
+    });
+
+    it('refuses contradictory and empty decisions', async () => {
+      const approveDenied = await harness.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n, force: true) { name } }', { c: clusterId, n: forged }, operator);
+      expect(approveDenied.errors?.[0]).toMatchObject({ message: `${forged} is already denied; only a pending CSR can be approved`, extensions: { code: 'FAILED_PRECONDITION' } });
+      const denyApproved = await harness.gql('mutation($c: ID!, $n: String!) { denyCsr(clusterId: $c, name: $n, reason: "late") { name } }', { c: clusterId, n: legit }, operator);
+      expect(denyApproved.errors?.[0]?.extensions?.['code']).toBe('FAILED_PRECONDITION');
+      const empty = await harness.gql('mutation($c: ID!, $n: String!) { denyCsr(clusterId: $c, name: $n, reason: "  ") { name } }', { c: clusterId, n: legit }, operator);
+      expect(empty.errors?.[0]).toMatchObject({ message: 'reason must not be empty: say why the CSR is denied', extensions: { code: 'BAD_USER_INPUT' } });
+      const missing = await harness.gql('mutation($c: ID!) { approveCsr(clusterId: $c, name: "csr-missing") { name } }', { c: clusterId }, operator);
+      expect(missing.errors?.[0]).toMatchObject({ message: 'certificate signing request csr-missing does not exist', extensions: { code: 'NOT_FOUND' } });
+    });
+  });
+
+  describe('auto-approve on', () => {
+    it('approves a CSR from a node in its approval window within a second, and leaves a forged one pending with its failing checks', async () => {
+      const toggled = await harness.gql('mutation($c: ID!) { setCsrAutoApprove(clusterId: $c, enabled: true) { csrAutoApprove } }', { c: clusterId }, admin);
+      expect(toggled.data).toEqual({ setCsrAutoApprove: { csrAutoApprove: true } });
+      // The first lease is taken on the first attempt; give the controller that moment.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      await addInstallingNode('worker-2', '198.18.0.12');
+      const started = performance.now();
+      const name = await createCsr({ commonName: 'system:node:worker-2' });
+      let elapsed = Infinity;
+      while (performance.now() - started < 3000) {
+        if ((await conditions(name)).includes('Approved')) {
+          elapsed = performance.now() - started;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(elapsed).toBeLessThan(1000);
+      const approved = await csrNamed(name);
+      expect(approved).toMatchObject({ status: 'APPROVED', decidedBy: 'auto-approver', statusReason: 'auto-approved: all 16 checks passed' });
+
+      // worker-2's serving CSR, but for an address that is not worker-2's.
+      const forged = await createCsr({
+        asNode: 'worker-2',
+        signerName: KUBELET_SERVING_SIGNER,
+        commonName: 'system:node:worker-2',
+        dnsNames: ['worker-2'],
+        ipAddresses: ['198.18.0.12', '198.18.0.1'],
+      });
+      let view: CsrView | undefined;
+      for (let attempt = 0; attempt < 100 && !view?.decisions.length; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        view = (await listCsrs(viewer)).find((csr) => csr.name === forged);
+      }
+      expect(view).toMatchObject({
+        status: 'PENDING',
+        decidedBy: 'auto-approver',
+        statusReason: 'IP address 198.18.0.1 is not an address of worker-2 in the inventory ([198.18.0.12])',
+        decisions: [{ decision: 'LEFT_PENDING', actor: 'auto-approver', forced: false }],
+      });
+      expect(view?.verdict.checks.filter((check) => !check.passed)).toEqual([
+        { name: 'san-ip', passed: false, detail: 'IP address 198.18.0.1 is not an address of worker-2 in the inventory ([198.18.0.12])' },
+      ]);
+      expect(await conditions(forged)).toEqual([]);
+    });
+
+    it('stops approving at once when switched off', async () => {
+      await harness.gql('mutation($c: ID!) { setCsrAutoApprove(clusterId: $c, enabled: false) { csrAutoApprove } }', { c: clusterId }, admin);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await addInstallingNode('worker-3', '198.18.0.13');
+      const name = await createCsr({ commonName: 'system:node:worker-3' });
+      await listed(name);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await conditions(name)).toEqual([]);
+      expect((await csrNamed(name)).verdict.decision).toBe('APPROVE');
+    });
+  });
+
+  describe('csrChanged subscription', () => {
+    it('tells subscribers about a new CSR and its approval, once each', async () => {
+      const client = createClient({ url: `${harness.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${viewer}` } });
+      const received: Array<{ kind: string; name: string; status: string | null }> = [];
+      const subscribed = new Promise<void>((resolve, reject) => {
+        const dispose = client.subscribe<{ csrChanged: { kind: string; name: string; csr: { status: string } | null } }>(
+          { query: 'subscription($c: ID!) { csrChanged(clusterId: $c) { kind name csr { status } } }', variables: { c: clusterId } },
+          {
+            next: (message) => {
+              const change = message.data?.csrChanged;
+              if (change) {
+                received.push({ kind: change.kind, name: change.name, status: change.csr?.status ?? null });
+              }
+            },
+            error: reject,
+            complete: () => resolve(),
+          },
+        );
+        setTimeout(() => resolve(), 200);
+        void dispose;
+      });
+      await subscribed;
+      await addInstallingNode('worker-4', '198.18.0.14');
+      const name = await createCsr({ commonName: 'system:node:worker-4' });
+      for (let attempt = 0; attempt < 100 && !received.some((change) => change.name === name); attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const approve = await harness.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n) { status } }', { c: clusterId, n: name }, operator);
+      expect(approve.errors).toBeUndefined();
+      for (let attempt = 0; attempt < 100 && !received.some((change) => change.name === name && change.status === 'APPROVED'); attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await client.dispose();
+      const mine = received.filter((change) => change.name === name);
+      expect(mine[0]).toEqual({ kind: 'ADDED', name, status: 'PENDING' });
+      expect(mine.some((change) => change.kind === 'MODIFIED' && change.status === 'APPROVED')).toBe(true);
+    });
+  });
+});
