@@ -1,0 +1,149 @@
+/**
+ * CSR approval latency of the watch-based auto-approver, next to the seed's alternative (b): a
+ * cronjob that approves every pending CSR every N minutes (the Red Hat solution the seed cites,
+ * https://access.redhat.com/solutions/6270481; typical schedules are every 5 minutes, some 30).
+ *
+ * Real Postgres (a fresh database), kube-sim in its own process (as an API server is; with
+ * `--in-process` it shares this process and its CPU), the CSR feature with its default Lease timings. 100 inventory nodes are put at START_KUBELET; for each one a kubelet-style client
+ * CSR is created with the OpenShift node-bootstrapper's token and the time until a separate watch
+ * sees its Approved condition is measured (kube-sim's creationTimestamp has one-second
+ * resolution, so both ends are timed here). Two runs: one CSR at a time (what an install sees) and
+ * all 100 at once (a burst, e.g. many nodes rebooting).
+ *
+ *   npx tsx bench/csr-approval-latency.ts [cronMinutes=5] [csrs=100] [--in-process]
+ *
+ * Prints figures; not part of the test suite.
+ */
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import pino from 'pino';
+import { parse } from 'yaml';
+import { createInProcessEventBus } from '@ccos/api/util-graphql';
+import { buildKubeconfig, generateCertificateRequest } from '@ccos/tools/kube-sim';
+import { createCsrFeature } from '../libs/api/feature-csrs/src/lib/csr-feature';
+import {
+  BOOTSTRAPPER_TOKEN, BOOTSTRAPPER_TOKEN_LINE, type SimEndpoint, eventually, startCsrTestWorld, startInProcessSim,
+} from '../libs/api/feature-csrs/src/testing/csr-test-world';
+
+const args = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const IN_PROCESS = process.argv.includes('--in-process');
+const CRON_MINUTES = Number(args[0] ?? 5);
+const COUNT = Number(args[1] ?? 100);
+
+/** kube-sim as its own process (`npm run kube-sim`), with the node-bootstrapper token. */
+async function startChildSim(): Promise<SimEndpoint> {
+  const dir = await mkdtemp(join(tmpdir(), 'csr-bench-'));
+  const tokens = join(dir, 'tokens.csv');
+  const kubeconfigPath = join(dir, 'admin.kubeconfig');
+  await writeFile(tokens, `${BOOTSTRAPPER_TOKEN_LINE}\n`);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'tools/kube-sim/src/main.ts', '--port', '0', '--token-auth-file', tokens, '--kubeconfig-out', kubeconfigPath], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const [url] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+  const kubeconfig = await readFile(kubeconfigPath, 'utf8');
+  const ca = (parse(kubeconfig) as { clusters: Array<{ cluster: { 'certificate-authority-data': string } }> }).clusters[0].cluster['certificate-authority-data'];
+  return {
+    url,
+    kubeconfig,
+    bootstrapperKubeconfig: buildKubeconfig({ server: url, caCertPem: Buffer.from(ca, 'base64').toString('utf8'), credentials: { token: BOOTSTRAPPER_TOKEN } }),
+    async stop() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function ms(value: number): string {
+  return value >= 10_000 ? `${Math.round(value).toLocaleString('en-US')} ms` : `${value.toFixed(1)} ms`;
+}
+
+async function main(): Promise<void> {
+  const world = await startCsrTestWorld({ autoApprove: true, sim: IN_PROCESS ? await startInProcessSim() : await startChildSim() });
+  const events = createInProcessEventBus();
+  const feature = createCsrFeature({ dataSource: world.dataSource, clusters: world.directory, events, logger: pino({ level: 'silent' }) });
+  const approvedAt = new Map<string, number>();
+  const stopWatch = new AbortController();
+  try {
+    await feature.start();
+    await eventually(() => (feature.autoApprover.isLeading(world.clusterId) ? true : undefined), 20_000, 'leadership');
+    // An observer separate from the approver: the time a kubelet polling its CSR would see it approved.
+    const watching = world.admin.watch(
+      '/apis/certificates.k8s.io/v1/certificatesigningrequests',
+      { resourceVersion: '0' },
+      (_type, object) => {
+        const csr = object as { metadata?: { name?: string }; status?: { conditions?: Array<{ type?: string }> } };
+        const name = csr.metadata?.name;
+        if (name && !approvedAt.has(name) && csr.status?.conditions?.some((condition) => condition.type === 'Approved')) {
+          approvedAt.set(name, performance.now());
+        }
+      },
+      stopWatch.signal,
+    );
+
+    const run = async (label: string, prefix: string, concurrent: boolean): Promise<number[]> => {
+      for (let index = 0; index < COUNT; index += 1) {
+        await world.addInstallingNode(`${prefix}-${index}`, `198.18.${prefix === 'seq' ? 1 : 2}.${index + 1}`);
+      }
+      // Keys and requests are made beforehand: their CPU is the kubelets', not the approver's.
+      const requests = await Promise.all(
+        Array.from({ length: COUNT }, async (_, index) => (await generateCertificateRequest({ commonName: `system:node:${prefix}-${index}`, organizations: ['system:nodes'] })).csrPem),
+      );
+      const sent = new Map<string, number>();
+      const create = async (index: number): Promise<void> => {
+        const { name, sentAt } = await world.createCsr({ commonName: `system:node:${prefix}-${index}`, csrPem: requests[index] });
+        sent.set(name, sentAt);
+        if (!concurrent) {
+          await eventually(() => (approvedAt.has(name) ? true : undefined), 10_000, `${name} approved`);
+        }
+      };
+      if (concurrent) {
+        await Promise.all(Array.from({ length: COUNT }, (_, index) => create(index)));
+        await eventually(() => ([...sent.keys()].every((name) => approvedAt.has(name)) ? true : undefined), 60_000, 'all approved');
+      } else {
+        for (let index = 0; index < COUNT; index += 1) {
+          await create(index);
+        }
+      }
+      const latencies = [...sent].map(([name, at]) => (approvedAt.get(name) ?? Number.NaN) - at).sort((a, b) => a - b);
+      const p50 = percentile(latencies, 50);
+      const p99 = percentile(latencies, 99);
+      console.log(`  ${label.padEnd(34)} p50 ${ms(p50).padStart(9)}   p99 ${ms(p99).padStart(9)}   max ${ms(latencies[latencies.length - 1]).padStart(9)}`);
+      return latencies;
+    };
+
+    console.log(
+      `CSR approval latency, creation → Approved condition (${COUNT} kubelet client CSRs, kube-sim ${IN_PROCESS ? 'in this process' : 'in its own process'}, Postgres, default Lease timings)`,
+    );
+    const sequential = await run(`one CSR at a time (${COUNT})`, 'seq', false);
+    const burst = await run(`all ${COUNT} created at once`, 'burst', true);
+
+    const cronAverage = (CRON_MINUTES * 60_000) / 2;
+    const cronWorst = CRON_MINUTES * 60_000;
+    console.log('');
+    console.log(`  cronjob approving every ${CRON_MINUTES} min:   expected average latency ${ms(cronAverage)} (N/2), worst ${ms(cronWorst)} (N)`);
+    const p50 = percentile(sequential, 50);
+    const p99 = percentile(sequential, 99);
+    console.log(`  ratio cronjob average / auto-approver p50: ${Math.round(cronAverage / p50).toLocaleString('en-US')}×   (cronjob worst / p99: ${Math.round(cronWorst / p99).toLocaleString('en-US')}×)`);
+    console.log(`  burst: cronjob average / p50 ${Math.round(cronAverage / percentile(burst, 50)).toLocaleString('en-US')}×, p99 ${ms(percentile(burst, 99))}`);
+    console.log('  (and the cronjob approves every pending CSR, forged SANs included; the auto-approver only those passing every policy check)');
+    stopWatch.abort();
+    await watching;
+  } finally {
+    stopWatch.abort();
+    await feature.stop();
+    await world.stop();
+  }
+}
+
+await main();
