@@ -71,6 +71,21 @@ describe('EventSender', () => {
     await sender.stop();
   });
 
+  it('retryNow cuts a long backoff short (the last flush before exiting)', async () => {
+    const { sender, api, clock } = await setup(() => 0.999);
+    let down = true;
+    api.failReportStep = () => (down ? unreachable() : null);
+    sender.start();
+    await sender.report(input('a'));
+    await clock.advance(60_000);
+    const before = clock.monotonic();
+    down = false;
+    sender.retryNow();
+    expect(await sender.drain(1_000)).toBe('drained');
+    expect(clock.monotonic() - before).toBeLessThan(1_000);
+    await sender.stop();
+  });
+
   it('stops for good when the token is refused', async () => {
     const { sender, api, refused } = await setup();
     api.failReportStep = () => unauthenticated();

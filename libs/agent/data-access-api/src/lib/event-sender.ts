@@ -33,6 +33,7 @@ export class EventSender {
   private wakeUp: (() => void) | null = null;
   private listeners: (() => void)[] = [];
   private loopDone: Promise<void> | null = null;
+  private nudge: AbortController | null = null;
   private rejectedAttempts = 0;
   private failing = false;
   private unauth = false;
@@ -88,6 +89,12 @@ export class EventSender {
       this.listeners.push(() => changed.abort());
       await clock.sleep(Math.min(remaining, 1_000), changed.signal);
     }
+  }
+
+  /** Cuts a backoff wait short and starts the delays over (a last flush before exiting). */
+  retryNow(): void {
+    this.backoff.reset();
+    this.nudge?.abort();
   }
 
   /** Stops after the attempt in flight. */
@@ -157,7 +164,9 @@ export class EventSender {
         const delay = this.backoff.next();
         log.warn(`event ${next.seq} not delivered (${(error as Error).message}); ${this.pendingCount} pending, retrying in ${(delay / 1000).toFixed(1)} s`);
         this.failing = true;
-        await clock.sleep(delay, signal);
+        this.nudge = new AbortController();
+        await clock.sleep(delay, AbortSignal.any([signal, this.nudge.signal]));
+        this.nudge = null;
       }
     }
   }

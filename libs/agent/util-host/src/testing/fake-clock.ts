@@ -78,6 +78,12 @@ export class FakeClock implements Clock {
     await settle();
   }
 
+  /** Moves time forward at once (as work that takes time would), waking sleepers that are due. */
+  elapse(ms: number): void {
+    this.mono += ms;
+    this.wakeDue();
+  }
+
   /** How many sleeps are pending. */
   get pendingSleeps(): number {
     return this.sleepers.length;
