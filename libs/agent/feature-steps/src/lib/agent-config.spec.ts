@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { parseAgentConfig } from './agent-config';
+
+const valid = {
+  apiUrl: 'http://198.18.0.1:4000/',
+  runId: '3f1c2a8e-1b2c-4d5e-8f90-123456789abc',
+  token: 'agt_0123456789abcdef',
+  nodeName: 'h1',
+  nodeIp: '198.18.0.11',
+  vip: '198.18.0.2',
+  labels: [{ key: 'disk-type', value: 'ssd' }, { key: 'topology.kubernetes.io/zone', value: 'zone-a' }],
+  taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }, { key: 'maintenance', value: null, effect: 'NoExecute' }],
+  startStep: 'PREFLIGHT',
+  machineConfigCaCert: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+  stateDir: '/opt/ccos-scaler/runs/3f1c2a8e-1b2c-4d5e-8f90-123456789abc',
+  requirements: { minKernel: '4.18', minMemoryBytes: 8589934592, minCpus: 2, maxClockSkewSeconds: 5 },
+  timeouts: { nodeReadySeconds: 1800 },
+};
+
+describe('parseAgentConfig', () => {
+  it('accepts the contract\'s config and trims the API URL', () => {
+    const parsed = parseAgentConfig(valid);
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) {
+      expect(parsed.config.apiUrl).toBe('http://198.18.0.1:4000');
+      expect(parsed.config.taints[1]).toEqual({ key: 'maintenance', value: null, effect: 'NoExecute' });
+      expect(parsed.ignoredKeys).toEqual([]);
+    }
+  });
+
+  it('allows a null CA, no labels/taints, and keys from a newer service', () => {
+    const parsed = parseAgentConfig({ ...valid, machineConfigCaCert: null, labels: [], taints: [], newField: 1 });
+    expect(parsed).toMatchObject({ ok: true, ignoredKeys: ['newField'] });
+  });
+
+  it.each([
+    [{ apiUrl: 'ftp://x' }, 'apiUrl must be an http or https URL'],
+    [{ apiUrl: 'not a url' }, 'apiUrl is not a URL'],
+    [{ token: '' }, 'token must be a non-empty string'],
+    [{ token: 'agt_has space inside' }, 'token must be 8..4096 printable characters'],
+    [{ nodeName: 'H1;reboot' }, 'nodeName'],
+    [{ nodeIp: '198.18.0.311' }, 'nodeIp "198.18.0.311" is not an IPv4 or IPv6 address'],
+    [{ vip: undefined }, 'vip must be a non-empty string'],
+    [{ startStep: 'REBOOT' }, 'startStep "REBOOT" is not an install step'],
+    [{ stateDir: 'relative/dir' }, 'stateDir "relative/dir" must be an absolute path'],
+    [{ stateDir: '/opt/../etc' }, 'must be an absolute path'],
+    [{ labels: [{ key: 'bad key', value: 'x' }] }, 'labels: label key "bad key" is invalid'],
+    [{ labels: [{ key: 'a', value: 'x"; rm -rf /' }] }, 'labels: label value'],
+    [{ taints: [{ key: 'a', value: 'b', effect: 'Sometimes' }] }, 'taint effect "Sometimes" must be one of'],
+    [{ machineConfigCaCert: 'hello' }, 'machineConfigCaCert must be a PEM certificate'],
+    [{ requirements: { ...valid.requirements, minKernel: 'four' } }, 'requirements.minKernel must be a version'],
+    [{ requirements: { ...valid.requirements, minCpus: 'two' } }, 'requirements.minCpus must be a non-negative whole number (got "two")'],
+    [{ requirements: { ...valid.requirements, maxClockSkewSeconds: 0 } }, 'requirements.maxClockSkewSeconds must be a positive number'],
+    [{ timeouts: {} }, 'timeouts.nodeReadySeconds must be a positive whole number'],
+  ])('refuses %j: %s', (change, message) => {
+    const parsed = parseAgentConfig({ ...valid, ...change });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(parsed.problems.join('\n')).toContain(message);
+    }
+  });
+
+  it('names every problem at once', () => {
+    const parsed = parseAgentConfig({ ...valid, token: 1, vip: 'x', timeouts: null });
+    expect(parsed.ok ? [] : parsed.problems).toHaveLength(3);
+    expect(parseAgentConfig([1])).toEqual({ ok: false, problems: ['the config must be a JSON object'] });
+  });
+});

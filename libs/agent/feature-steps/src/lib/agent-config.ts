@@ -1,0 +1,206 @@
+import { isJsonObject } from '@ccos/agent/util-host';
+import {
+  checkHostname, checkIp, checkLabels, checkTaints, isInstallStep, shorten,
+  type InstallStep, type Label, type Taint, type TaintEffect,
+} from '@ccos/shared/domain';
+
+/** What a run needs from the host, as the service decided. */
+export interface Requirements {
+  /** e.g. `4.18`: `uname -r` must be at least this. */
+  readonly minKernel: string;
+  readonly minMemoryBytes: number;
+  readonly minCpus: number;
+  readonly maxClockSkewSeconds: number;
+}
+
+/**
+ * `config.json`, written by the installer service next to the run's state
+ * (mode 0600: it holds the run's token).
+ */
+export interface AgentConfig {
+  /** Base URL of the installer service, without a trailing slash. */
+  readonly apiUrl: string;
+  readonly runId: string;
+  readonly token: string;
+  readonly nodeName: string;
+  readonly nodeIp: string;
+  readonly vip: string;
+  readonly labels: readonly Label[];
+  readonly taints: readonly Taint[];
+  readonly startStep: InstallStep;
+  /** PEM of the machine config server's CA; null means "use the system CAs". */
+  readonly machineConfigCaCert: string | null;
+  /** Absolute; holds agent.pid, agent.log, spool.jsonl, downloads. */
+  readonly stateDir: string;
+  readonly requirements: Requirements;
+  readonly timeouts: { readonly nodeReadySeconds: number };
+}
+
+export type ConfigParse =
+  | { readonly ok: true; readonly config: AgentConfig; readonly ignoredKeys: readonly string[] }
+  | { readonly ok: false; readonly problems: readonly string[] };
+
+const KNOWN_KEYS = [
+  'apiUrl', 'runId', 'token', 'nodeName', 'nodeIp', 'vip', 'labels', 'taints', 'startStep',
+  'machineConfigCaCert', 'stateDir', 'requirements', 'timeouts',
+];
+
+/**
+ * Checks a parsed config.json and names every problem (field and why),
+ * so a bad config ends with one clear message instead of a failure deep
+ * inside a step. Unknown keys are reported but allowed, so a newer service
+ * can add fields without breaking an older agent.
+ */
+export function parseAgentConfig(value: unknown): ConfigParse {
+  if (!isJsonObject(value)) {
+    return { ok: false, problems: ['the config must be a JSON object'] };
+  }
+  const problems: string[] = [];
+  const text = (key: string, check?: (v: string) => string | null): string => {
+    const v = value[key];
+    if (typeof v !== 'string' || v.length === 0) {
+      problems.push(`${key} must be a non-empty string`);
+      return '';
+    }
+    const problem = check?.(v) ?? null;
+    if (problem !== null) {
+      problems.push(`${key} ${problem}`);
+    }
+    return v;
+  };
+
+  const apiUrl = text('apiUrl', (v) => {
+    try {
+      const url = new URL(v);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        return `must be an http or https URL (got "${shorten(v)}")`;
+      }
+      if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+        return `must be a plain base URL without query, fragment or credentials (got "${shorten(v)}")`;
+      }
+      return null;
+    } catch {
+      return `is not a URL (got "${shorten(v)}")`;
+    }
+  }).replace(/\/+$/, '');
+  const runId = text('runId', (v) => (/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(v) ? null : `"${shorten(v)}" is not a run id (letters, digits, '-', '_')`));
+  const token = text('token', (v) => (/^[\x21-\x7e]{8,4096}$/.test(v) ? null : 'must be 8..4096 printable characters without spaces'));
+  const nodeName = text('nodeName', (v) => {
+    const problem = checkHostname(v);
+    return problem === null ? null : `"${shorten(v)}" ${problem}`;
+  });
+  const nodeIp = text('nodeIp', checkIp);
+  const vip = text('vip', checkIp);
+  const startStep = text('startStep', (v) => (isInstallStep(v) ? null : `"${shorten(v)}" is not an install step`)) as InstallStep;
+  const stateDir = text('stateDir', (v) =>
+    v.startsWith('/') && !v.split('/').includes('..') && v !== '/' && !/[\0\n]/.test(v) ? null : `"${shorten(v)}" must be an absolute path below /`,
+  ).replace(/\/+$/, '');
+
+  const labels = parseLabels(value['labels'], problems);
+  const taints = parseTaints(value['taints'], problems);
+
+  let machineConfigCaCert: string | null = null;
+  const ca = value['machineConfigCaCert'];
+  if (typeof ca === 'string' && ca.includes('-----BEGIN CERTIFICATE-----')) {
+    machineConfigCaCert = ca;
+  } else if (ca !== null && ca !== undefined) {
+    problems.push('machineConfigCaCert must be a PEM certificate ("-----BEGIN CERTIFICATE-----") or null');
+  }
+
+  const requirements = parseRequirements(value['requirements'], problems);
+  const timeouts = value['timeouts'];
+  let nodeReadySeconds = 0;
+  if (!isJsonObject(timeouts) || typeof timeouts['nodeReadySeconds'] !== 'number' || !Number.isInteger(timeouts['nodeReadySeconds']) || timeouts['nodeReadySeconds'] <= 0) {
+    problems.push('timeouts.nodeReadySeconds must be a positive whole number of seconds');
+  } else {
+    nodeReadySeconds = timeouts['nodeReadySeconds'];
+  }
+
+  if (problems.length > 0) {
+    return { ok: false, problems };
+  }
+  return {
+    ok: true,
+    config: {
+      apiUrl, runId, token, nodeName, nodeIp, vip, labels, taints, startStep, machineConfigCaCert, stateDir, requirements,
+      timeouts: { nodeReadySeconds },
+    },
+    ignoredKeys: Object.keys(value).filter((key) => !KNOWN_KEYS.includes(key)),
+  };
+}
+
+function parseLabels(value: unknown, problems: string[]): Label[] {
+  if (value === undefined || value === null) {
+    return [];
+  }
+  if (!Array.isArray(value)) {
+    problems.push('labels must be an array of { key, value }');
+    return [];
+  }
+  const labels: Label[] = [];
+  value.forEach((entry, index) => {
+    if (!isJsonObject(entry) || typeof entry['key'] !== 'string' || typeof entry['value'] !== 'string') {
+      problems.push(`labels[${index}] must be { "key": string, "value": string }`);
+      return;
+    }
+    labels.push({ key: entry['key'], value: entry['value'] });
+  });
+  const problem = checkLabels(labels);
+  if (problem !== null) {
+    problems.push(`labels: ${problem}`);
+  }
+  return labels;
+}
+
+function parseTaints(value: unknown, problems: string[]): Taint[] {
+  if (value === undefined || value === null) {
+    return [];
+  }
+  if (!Array.isArray(value)) {
+    problems.push('taints must be an array of { key, value, effect }');
+    return [];
+  }
+  const taints: Taint[] = [];
+  value.forEach((entry, index) => {
+    if (
+      !isJsonObject(entry) || typeof entry['key'] !== 'string' || typeof entry['effect'] !== 'string' ||
+      !(entry['value'] === null || entry['value'] === undefined || typeof entry['value'] === 'string')
+    ) {
+      problems.push(`taints[${index}] must be { "key": string, "value": string | null, "effect": string }`);
+      return;
+    }
+    const taintValue = entry['value'];
+    taints.push({ key: entry['key'], value: typeof taintValue === 'string' ? taintValue : null, effect: entry['effect'] as TaintEffect });
+  });
+  const problem = checkTaints(taints);
+  if (problem !== null) {
+    problems.push(`taints: ${problem}`);
+  }
+  return taints;
+}
+
+function parseRequirements(value: unknown, problems: string[]): Requirements {
+  const fallback: Requirements = { minKernel: '0', minMemoryBytes: 0, minCpus: 0, maxClockSkewSeconds: 0 };
+  if (!isJsonObject(value)) {
+    problems.push('requirements must be an object { minKernel, minMemoryBytes, minCpus, maxClockSkewSeconds }');
+    return fallback;
+  }
+  const minKernel = value['minKernel'];
+  if (typeof minKernel !== 'string' || !/^\d+(\.\d+){0,3}$/.test(minKernel)) {
+    problems.push('requirements.minKernel must be a version such as "4.18"');
+  }
+  const count = (key: string, positive: boolean): number => {
+    const v = value[key];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (positive && v === 0) || (key !== 'maxClockSkewSeconds' && !Number.isSafeInteger(v))) {
+      problems.push(`requirements.${key} must be a ${positive ? 'positive' : 'non-negative'} ${key === 'maxClockSkewSeconds' ? 'number' : 'whole number'} (got ${JSON.stringify(v) ?? 'nothing'})`);
+      return 0;
+    }
+    return v;
+  };
+  return {
+    minKernel: typeof minKernel === 'string' ? minKernel : '0',
+    minMemoryBytes: count('minMemoryBytes', false),
+    minCpus: count('minCpus', false),
+    maxClockSkewSeconds: count('maxClockSkewSeconds', true),
+  };
+}

@@ -1,0 +1,89 @@
+import { type JsonObject } from '@ccos/agent/util-host';
+import type { AgentConfig } from '../agent-config';
+import { HOST_PATHS } from '../host-paths';
+import { ApplyError, applyIgnitionPlan } from '../ignition/ignition-applier';
+import { IgnitionError, planIgnition } from '../ignition/ignition-config';
+import { kubeletExtraArgs, kubeletSysconfig, refusedKubeletLabels } from '../ignition/kubelet-extra-args';
+import { fetchWorkerConfig } from '../ignition/machine-config-fetch';
+import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+
+/**
+ * APPLY_IGNITION: fetches the worker config from the machine config server
+ * at https://<VIP>:22623/config/worker, applies its directories, files,
+ * links and systemd units, and writes the node's labels and taints into
+ * /etc/sysconfig/kubelet (KUBELET_EXTRA_ARGS) — a file, never a shell line.
+ */
+export class ApplyIgnitionStep implements StepHandler {
+  readonly step = 'APPLY_IGNITION' as const;
+
+  validate(config: AgentConfig): string[] {
+    const refused = refusedKubeletLabels(config.labels);
+    return refused.length === 0
+      ? []
+      : [`kubelet may not set labels ${refused.join(', ')} on its own Node: labels in the kubernetes.io/k8s.io namespaces must start with node-role.kubernetes.io/, node.kubernetes.io/ or kubelet.kubernetes.io/ (or be a well-known topology label)`];
+  }
+
+  async run(ctx: StepContext): Promise<StepResult> {
+    const caNote = ctx.config.machineConfigCaCert === null ? ' (TLS verified with the system CAs: no machineConfigCaCert in the config)' : '';
+    await ctx.progress({ message: `fetching the worker config from https://${ctx.config.vip}:22623/config/worker${caNote}`, progress: 10 });
+    const fetched = await fetchWorkerConfig(ctx);
+    if ('ok' in fetched) {
+      return fetched;
+    }
+    let plan;
+    try {
+      plan = planIgnition(fetched.document);
+    } catch (error) {
+      if (error instanceof IgnitionError) {
+        return failure(error.code, `the worker config cannot be applied: ${error.message}`, 'Check the machine config server\'s worker config (`curl` it from the host); the agent applies inline files, directories, links and systemd units.', {
+          detail: { fetch: fetched.status as unknown as JsonObject },
+        });
+      }
+      throw error;
+    }
+    await ctx.progress({
+      message: `applying Ignition ${fetched.version}: ${plan.directories.length} directories, ${plan.files.length} files, ${plan.links.length} links, ${plan.units.length} units`,
+      progress: 40,
+    });
+    let applied;
+    try {
+      applied = await applyIgnitionPlan(plan, ctx.fs, ctx.exec);
+    } catch (error) {
+      if (error instanceof ApplyError) {
+        return failure('IGNITION_APPLY_FAILED', `applying the worker config failed: ${error.message}`, 'Fix the path on the host (or the worker config), then retry from APPLY_IGNITION.', {
+          detail: { path: error.path },
+          ...(error.command === undefined ? {} : { command: error.command }),
+        });
+      }
+      const err = error as NodeJS.ErrnoException;
+      if (err.code !== undefined && err.path !== undefined) {
+        return failure(err.code === 'ENOSPC' ? 'DISK_FULL' : 'IGNITION_APPLY_FAILED', `applying the worker config failed at ${err.path}: ${err.message}`, 'Check the path and free disk space on the host, then retry from APPLY_IGNITION.', {
+          detail: { path: err.path, errno: err.code },
+        });
+      }
+      throw error;
+    }
+    const existing = await ctx.fs.readFile(HOST_PATHS.kubeletSysconfig).then((data) => data.toString('utf8'), () => null);
+    await ctx.fs.mkdir('/etc/sysconfig');
+    await ctx.fs.writeFileAtomic(HOST_PATHS.kubeletSysconfig, kubeletSysconfig(existing, ctx.config.labels, ctx.config.taints), { mode: 0o644, sync: true });
+    const extraArgs = kubeletExtraArgs(ctx.config.labels, ctx.config.taints);
+    const changed = applied.files.filter((file) => file.changed === true).length;
+    return success(
+      `applied Ignition ${fetched.version}: ${applied.files.length} files (${changed} changed), ${applied.directories.length} directories, ${applied.units.length} units${plan.skipped.length > 0 ? `; not applied on an installed host: ${plan.skipped.join(', ')}` : ''}${caNote}`,
+      {
+        url: fetched.status.url,
+        status: fetched.status.status,
+        contentType: fetched.status.contentType,
+        bytes: fetched.status.bytes,
+        ignitionVersion: fetched.version,
+        caSource: fetched.status.caSource,
+        directories: applied.directories,
+        files: applied.files,
+        links: applied.links,
+        units: applied.units,
+        skipped: [...plan.skipped],
+        kubeletExtraArgs: extraArgs,
+      },
+    );
+  }
+}

@@ -1,0 +1,53 @@
+import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
+import { HOST_PATHS } from '../host-paths';
+import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { formatBytes } from './preflight-checks';
+
+/** The release binaries a worker needs (architecture: DOWNLOAD_BINARIES). */
+export const REQUIRED_BINARIES = [
+  'oc', 'hyperkube', 'kubelet', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'ignition', 'coreos-installer',
+] as const;
+
+/**
+ * DOWNLOAD_BINARIES: every `binary` artifact of the manifest to
+ * /usr/local/bin/<name> (0755), resumable and sha256-verified; files
+ * already there with the right checksum are kept.
+ */
+export class DownloadBinariesStep implements StepHandler {
+  readonly step = 'DOWNLOAD_BINARIES' as const;
+
+  validate(): string[] {
+    return [];
+  }
+
+  async run(ctx: StepContext): Promise<StepResult> {
+    const manifest = await fetchManifest(ctx);
+    if ('ok' in manifest) {
+      return manifest;
+    }
+    const binaries = artifactsOfKind(manifest, 'binary');
+    const missing = REQUIRED_BINARIES.filter((name) => !binaries.some((artifact) => artifact.name === name));
+    if (missing.length > 0) {
+      return failure(
+        'ARTIFACT_MISSING',
+        `the artifact manifest (version ${manifest.version || 'unknown'}) has no binary ${missing.join(', ')}`,
+        'Add the missing binaries to the installer service\'s artifact folder (binary/<name>).',
+        { detail: { missing: [...missing], manifestVersion: manifest.version } },
+      );
+    }
+    await ctx.fs.mkdir(HOST_PATHS.binDir);
+    const batch = await downloadBatch(ctx, binaries, {
+      destination: (artifact) => `${HOST_PATHS.binDir}/${artifact.name}`,
+      mode: 0o755,
+      progressRange: [0, 100],
+      noun: 'binary',
+    });
+    if ('ok' in batch) {
+      return batch;
+    }
+    return success(
+      `${binaries.length} binaries in ${HOST_PATHS.binDir} (${formatBytes(batch.bytes)}; ${formatBytes(batch.received)} downloaded)`,
+      { manifestVersion: manifest.version, bytes: batch.bytes, total: batch.bytes, received: batch.received, files: batch.files },
+    );
+  }
+}

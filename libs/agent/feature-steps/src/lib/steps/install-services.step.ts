@@ -1,0 +1,69 @@
+import { describeExit, succeeded, type JsonObject } from '@ccos/agent/util-host';
+import { describeStep } from '@ccos/shared/domain';
+import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
+import { diagnose } from '../failure-codes';
+import { HOST_PATHS, statePaths } from '../host-paths';
+import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+
+/** A systemd unit file name (no path, a known unit type). */
+export const UNIT_NAME = /^[A-Za-z0-9:_.@\\-]{1,200}\.(service|socket|timer|target|path|mount|automount|slice)$/;
+
+/**
+ * INSTALL_SERVICES: the `unit` artifacts into /etc/systemd/system (only
+ * rewritten when their contents differ), `systemctl daemon-reload`,
+ * `systemctl enable` them. Nothing is started here: kubelet starts in
+ * START_KUBELET, once Ignition has written its configuration.
+ */
+export class InstallServicesStep implements StepHandler {
+  readonly step = 'INSTALL_SERVICES' as const;
+
+  validate(): string[] {
+    return [];
+  }
+
+  async run(ctx: StepContext): Promise<StepResult> {
+    const manifest = await fetchManifest(ctx);
+    if ('ok' in manifest) {
+      return manifest;
+    }
+    const units = artifactsOfKind(manifest, 'unit');
+    const badNames = units.filter((unit) => !UNIT_NAME.test(unit.name)).map((unit) => unit.name);
+    if (badNames.length > 0) {
+      return failure('MANIFEST_INVALID', `the manifest lists units with invalid names: ${badNames.join(', ')}`, 'Unit artifacts must be named like kubelet.service.');
+    }
+    if (units.length === 0) {
+      return success('the artifact set has no systemd units; nothing to install', { units: [] });
+    }
+    const dir = statePaths(ctx.config.stateDir).units;
+    await ctx.fs.mkdir(dir, { mode: 0o700 });
+    const batch = await downloadBatch(ctx, units, { destination: (unit) => `${dir}/${unit.name}`, mode: 0o644, progressRange: [0, 50], noun: 'unit' });
+    if ('ok' in batch) {
+      return batch;
+    }
+    await ctx.fs.mkdir(HOST_PATHS.systemdDir);
+    const installed: JsonObject[] = [];
+    for (const unit of units) {
+      const target = `${HOST_PATHS.systemdDir}/${unit.name}`;
+      const contents = await ctx.fs.readFile(`${dir}/${unit.name}`);
+      const current = await ctx.fs.readFile(target).catch(() => null);
+      const changed = current === null || !current.equals(contents);
+      if (changed) {
+        await ctx.fs.writeFileAtomic(target, contents, { mode: 0o644, sync: true });
+      }
+      installed.push({ name: unit.name, path: target, changed });
+    }
+    await ctx.progress({ message: `installed ${units.length} unit file(s); systemctl daemon-reload`, progress: 70 });
+    const reload = await ctx.exec.run(['systemctl', 'daemon-reload'], { timeoutMs: 120_000 });
+    if (!succeeded(reload)) {
+      const found = diagnose(this.step, reload.output, { code: 'SYSTEMCTL_FAILED', hint: describeStep(this.step).hint });
+      return failure(found.code, `systemctl daemon-reload failed: ${describeExit(reload)}`, found.hint, { command: reload });
+    }
+    const names = units.map((unit) => unit.name);
+    const enable = await ctx.exec.run(['systemctl', 'enable', ...names], { timeoutMs: 120_000 });
+    if (!succeeded(enable)) {
+      const found = diagnose(this.step, enable.output, { code: 'UNIT_REJECTED', hint: describeStep(this.step).hint });
+      return failure(found.code, `systemctl enable ${names.join(' ')} failed: ${describeExit(enable)}${found.evidence === null ? '' : ` — ${found.evidence}`}`, found.hint, { command: enable });
+    }
+    return success(`installed and enabled ${names.join(', ')}`, { units: installed, enabled: names });
+  }
+}

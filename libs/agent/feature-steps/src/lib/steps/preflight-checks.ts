@@ -1,0 +1,315 @@
+import { isTransient, type AgentRunReply } from '@ccos/agent/data-access-api';
+import { succeeded } from '@ccos/agent/util-host';
+import { HOST_PATHS } from '../host-paths';
+import type { StepContext } from '../step-handler';
+
+/** One check as reported in `detail.checks`. */
+export interface CheckResult {
+  readonly name: string;
+  readonly passed: boolean;
+  readonly observed: string;
+  readonly expected: string;
+  readonly hint: string;
+}
+
+/** A check's verdict plus the phrase the FAILED message uses for it. */
+export interface CheckOutcome extends Omit<CheckResult, 'name'> {
+  /** e.g. "swap is on (swapon --show lists /swapfile)"; only read when not passed. */
+  readonly problem: string;
+}
+
+/** Facts several checks share, fetched once. */
+export interface PreflightFacts {
+  agentRun(): Promise<AgentRunReply | { readonly error: string }>;
+}
+
+export interface PreflightCheck {
+  readonly name: string;
+  run(ctx: StepContext, facts: PreflightFacts): Promise<CheckOutcome>;
+}
+
+const TCP_TIMEOUT_MS = 5_000;
+
+/** Compares dotted versions numerically: `compareVersions('5.14.0', '4.18') > 0`. */
+export function compareVersions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i += 1) {
+    const diff = (a[i] ?? 0) - (b[i] ?? 0);
+    if (diff !== 0) {
+      return diff;
+    }
+  }
+  return 0;
+}
+
+/** `5.14.0-362.8.1.el9_3.x86_64` → [5, 14, 0]; null when it does not start with a version. */
+export function kernelVersion(release: string): number[] | null {
+  const match = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(release.trim());
+  return match === null ? null : [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)];
+}
+
+/** Bytes of `MemTotal` in /proc/meminfo text, or null. */
+export function memTotalBytes(meminfo: string): number | null {
+  const match = /^MemTotal:\s+(\d+)\s*kB/m.exec(meminfo);
+  return match === null ? null : Number(match[1]) * 1024;
+}
+
+export function formatBytes(bytes: number): string {
+  const gib = bytes / 1024 ** 3;
+  return gib >= 1 ? `${gib.toFixed(1)} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
+}
+
+function pass(observed: string, expected: string, hint: string): CheckOutcome {
+  return { passed: true, observed, expected, hint, problem: '' };
+}
+
+function fail(problem: string, observed: string, expected: string, hint: string): CheckOutcome {
+  return { passed: false, observed, expected, hint, problem };
+}
+
+async function tcpCheck(ctx: StepContext, port: number, role: string): Promise<CheckOutcome> {
+  const { vip } = ctx.config;
+  const expected = `TCP connect to ${vip}:${port} (${role}) within ${TCP_TIMEOUT_MS / 1000} s`;
+  const hint = `Open the firewall/load balancer from this host to ${vip}:${port} (check with \`nc -zv ${vip} ${port}\`).`;
+  let last = '';
+  for (let attempt = 1; attempt <= 2; attempt += 1) {
+    const probe = await ctx.net.tcpConnect(vip, port, TCP_TIMEOUT_MS);
+    if (probe.ok) {
+      return pass(`connected in ${probe.ms} ms`, expected, hint);
+    }
+    last = `${probe.code}: ${probe.message}`;
+    if (attempt < 2) {
+      await ctx.clock.sleep(1_000, ctx.signal);
+    }
+  }
+  return fail(`${vip}:${port} (${role}) is not reachable (${last})`, `${last} (2 attempts)`, expected, hint);
+}
+
+/**
+ * The preflight checklist: the seed guide's production checks (kernel,
+ * memory, `nc -zv <VIP> 6443`, `timedatectl | grep synchronized`,
+ * `swapon --show`) plus what this installer needs (machine config server,
+ * installer service, a unique, resolvable hostname). Order: local facts
+ * first, then the network.
+ */
+export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
+  {
+    name: 'kernel',
+    async run(ctx) {
+      const min = ctx.config.requirements.minKernel;
+      const expected = `>= ${min}`;
+      const hint = `Upgrade the host's kernel to ${min} or later (\`uname -r\`).`;
+      const result = await ctx.exec.run(['uname', '-r'], { timeoutMs: 10_000 });
+      const release = result.stdout.trim();
+      const version = kernelVersion(release);
+      if (!succeeded(result) || version === null) {
+        return fail(`kernel version unknown (uname -r: ${release || result.error || result.exitCode})`, release || 'unknown', expected, hint);
+      }
+      const wanted = min.split('.').map(Number);
+      return compareVersions(version, wanted) >= 0
+        ? pass(release, expected, hint)
+        : fail(`kernel ${release} is older than ${min}`, release, expected, hint);
+    },
+  },
+  {
+    name: 'memory',
+    async run(ctx) {
+      const min = ctx.config.requirements.minMemoryBytes;
+      const expected = `MemTotal >= ${min} bytes (${formatBytes(min)})`;
+      const hint = `Give the host at least ${formatBytes(min)} of memory.`;
+      const text = await ctx.fs.readFile(HOST_PATHS.meminfo).then((data) => data.toString('utf8'), () => '');
+      const total = memTotalBytes(text);
+      if (total === null) {
+        return fail('memory size unknown (no MemTotal in /proc/meminfo)', 'unknown', expected, hint);
+      }
+      const observed = `${total} bytes (${formatBytes(total)})`;
+      return total >= min ? pass(observed, expected, hint) : fail(`memory ${formatBytes(total)} is less than ${formatBytes(min)}`, observed, expected, hint);
+    },
+  },
+  {
+    name: 'cpus',
+    async run(ctx) {
+      const min = ctx.config.requirements.minCpus;
+      const count = ctx.system.cpuCount();
+      const hint = `Give the host at least ${min} CPUs.`;
+      return count >= min
+        ? pass(String(count), `>= ${min}`, hint)
+        : fail(`${count} CPU${count === 1 ? '' : 's'}, fewer than ${min}`, String(count), `>= ${min}`, hint);
+    },
+  },
+  {
+    name: 'swap',
+    async run(ctx) {
+      const expected = 'no active swap (`swapon --show` prints nothing)';
+      const hint = 'Run `swapoff -a` and remove the swap entries from /etc/fstab: kubelet refuses to run with swap on.';
+      const result = await ctx.exec.run(['swapon', '--show', '--noheadings'], { timeoutMs: 10_000 });
+      let devices: string[];
+      if (succeeded(result)) {
+        devices = result.stdout.split('\n').map((line) => line.trim().split(/\s+/)[0] ?? '').filter(Boolean);
+      } else {
+        // No swapon (minimal image): /proc/swaps lists active swap after its header line.
+        const text = await ctx.fs.readFile(HOST_PATHS.swaps).then((data) => data.toString('utf8'), () => null);
+        if (text === null) {
+          return fail(`swap state unknown (swapon: ${result.error ?? `exit ${result.exitCode}`})`, 'unknown', expected, hint);
+        }
+        devices = text.split('\n').slice(1).map((line) => line.trim().split(/\s+/)[0] ?? '').filter(Boolean);
+      }
+      return devices.length === 0
+        ? pass('swap is off', expected, hint)
+        : fail(`swap is on (swapon --show lists ${devices.join(', ')})`, `swap is on: ${devices.join(', ')}`, expected, hint);
+    },
+  },
+  {
+    name: 'timeSynchronized',
+    async run(ctx) {
+      const expected = 'System clock synchronized: yes';
+      const hint = 'Enable time synchronisation: `timedatectl set-ntp true` (and check chronyd/ntpd reaches its servers).';
+      const show = await ctx.exec.run(['timedatectl', 'show', '-p', 'NTPSynchronized', '--value'], { timeoutMs: 10_000 });
+      let value: string | null = null;
+      if (succeeded(show) && /^(yes|no)$/.test(show.stdout.trim())) {
+        value = show.stdout.trim();
+      } else if (show.error !== 'ENOENT') {
+        // Older systemd has no `show`: read the status page, as the seed's checklist does.
+        const status = await ctx.exec.run(['timedatectl'], { timeoutMs: 10_000 });
+        value = /(?:System clock|NTP) synchronized:\s*(yes|no)/.exec(status.stdout)?.[1] ?? null;
+      }
+      if (value === null) {
+        return fail(`time synchronisation unknown (timedatectl ${show.error === 'ENOENT' ? 'not found' : 'gave no answer'})`, 'unknown', expected, hint);
+      }
+      return value === 'yes'
+        ? pass('System clock synchronized: yes', expected, hint)
+        : fail('the clock is not synchronised (timedatectl: System clock synchronized: no)', 'System clock synchronized: no', expected, hint);
+    },
+  },
+  {
+    name: 'clockSkew',
+    async run(ctx, facts) {
+      const max = ctx.config.requirements.maxClockSkewSeconds;
+      const expected = `|host − service| <= ${max} s`;
+      const hint = 'Synchronise the host clock (`timedatectl set-ntp true`; chronyd): certificates the cluster issues are rejected when clocks disagree.';
+      const reply = await facts.agentRun();
+      if ('error' in reply) {
+        return fail(`clock skew unknown (${reply.error})`, `unknown: ${reply.error}`, expected, hint);
+      }
+      let server = Date.parse(reply.run.serverTime);
+      let source = 'agentRun.serverTime';
+      if (Number.isNaN(server) && reply.dateHeader !== null) {
+        server = Date.parse(reply.dateHeader);
+        source = 'Date header';
+      }
+      if (Number.isNaN(server)) {
+        return fail('clock skew unknown (the service sent no usable time)', 'unknown', expected, hint);
+      }
+      // The service read its clock somewhere between send and receive: compare with the midpoint.
+      const local = (reply.sentAt + reply.receivedAt) / 2;
+      const skew = (local - server) / 1000;
+      const observed = `${skew >= 0 ? '+' : ''}${skew.toFixed(1)} s (host ${skew >= 0 ? 'ahead of' : 'behind'} the service; ${source}, round trip ${reply.receivedAt - reply.sentAt} ms)`;
+      return Math.abs(skew) <= max
+        ? pass(observed, expected, hint)
+        : fail(`the host clock is ${Math.abs(skew).toFixed(1)} s ${skew >= 0 ? 'ahead of' : 'behind'} the installer service (max ${max} s)`, observed, expected, hint);
+    },
+  },
+  { name: 'apiServerReachable', run: (ctx) => tcpCheck(ctx, 6443, 'Kubernetes API') },
+  { name: 'machineConfigServerReachable', run: (ctx) => tcpCheck(ctx, 22623, 'machine config server') },
+  {
+    name: 'installerServiceReachable',
+    async run(ctx) {
+      const url = `${ctx.config.apiUrl}/healthz`;
+      const expected = `GET ${url} answers HTTP 200`;
+      const hint = `Check that this host reaches the installer service at ${ctx.config.apiUrl} (firewall, proxy, the service running).`;
+      let last = '';
+      for (let attempt = 1; attempt <= 3; attempt += 1) {
+        try {
+          const reply = await ctx.api.health(ctx.signal);
+          if (reply.status === 200) {
+            return pass(`HTTP 200 in ${reply.ms} ms`, expected, hint);
+          }
+          last = `HTTP ${reply.status}`;
+        } catch (error) {
+          last = (error as Error).message;
+        }
+        if (attempt < 3) {
+          await ctx.clock.sleep(attempt * 1_000, ctx.signal);
+        }
+      }
+      return fail(`the installer service is not reachable (${last})`, last, expected, hint);
+    },
+  },
+  {
+    name: 'hostnameResolvable',
+    async run(ctx) {
+      const name = ctx.system.hostname();
+      const expected = `getaddrinfo("${name}") returns an address`;
+      const hint = `Make the host name resolvable: add "${ctx.config.nodeIp} ${name}" to /etc/hosts or to DNS.`;
+      const found = await ctx.net.resolve(name);
+      if (found.addresses.length === 0) {
+        return fail(`the hostname "${name}" does not resolve (${found.code ?? 'no address'})`, `${found.code ?? 'no address'}`, expected, hint);
+      }
+      const note = found.addresses.includes(ctx.config.nodeIp) ? '' : ` (not the node IP ${ctx.config.nodeIp})`;
+      return pass(`${name} → ${found.addresses.join(', ')}${note}`, expected, hint);
+    },
+  },
+  {
+    name: 'hostnameMatchesNodeName',
+    async run(ctx) {
+      const name = ctx.system.hostname();
+      const expected = `"${ctx.config.nodeName}"`;
+      const hint = `Set the host name to the node name (\`hostnamectl set-hostname ${ctx.config.nodeName}\`) or add the node under its real host name: kubelet registers the Node as its hostname.`;
+      return name.toLowerCase() === ctx.config.nodeName
+        ? pass(`"${name}"`, expected, hint)
+        : fail(`the hostname "${name}" is not the node name "${ctx.config.nodeName}"`, `"${name}"`, expected, hint);
+    },
+  },
+  {
+    name: 'hostnameUnique',
+    async run(ctx, facts) {
+      const expected = `no other Node named "${ctx.config.nodeName}"`;
+      const hint = 'Pick another host name, or remove the old Node from the cluster first (a removed host must be installed from scratch).';
+      const reply = await facts.agentRun();
+      if ('error' in reply) {
+        return fail(`hostname uniqueness unknown (${reply.error})`, `unknown: ${reply.error}`, expected, hint);
+      }
+      return reply.run.hostnameConflict === null
+        ? pass('unique', expected, hint)
+        : fail(`the hostname is taken: ${reply.run.hostnameConflict}`, reply.run.hostnameConflict, expected, hint);
+    },
+  },
+  {
+    name: 'ipUnique',
+    async run(ctx, facts) {
+      const expected = `no other Node with address ${ctx.config.nodeIp}`;
+      const hint = 'Give the host another IP address, or remove the Node that holds it from the cluster first.';
+      const reply = await facts.agentRun();
+      if ('error' in reply) {
+        return fail(`IP uniqueness unknown (${reply.error})`, `unknown: ${reply.error}`, expected, hint);
+      }
+      return reply.run.ipConflict === null
+        ? pass('unique', expected, hint)
+        : fail(`the IP address is taken: ${reply.run.ipConflict}`, reply.run.ipConflict, expected, hint);
+    },
+  },
+];
+
+/** agentRun, retried briefly when the service is unreachable; errors become a sentence. */
+export function agentRunOnce(ctx: StepContext): PreflightFacts {
+  let cached: Promise<AgentRunReply | { readonly error: string }> | null = null;
+  return {
+    agentRun() {
+      cached ??= (async () => {
+        let last = '';
+        for (let attempt = 1; attempt <= 3; attempt += 1) {
+          try {
+            return await ctx.api.agentRun(ctx.signal);
+          } catch (error) {
+            last = (error as Error).message;
+            if (!isTransient(error)) {
+              break;
+            }
+            await ctx.clock.sleep(attempt * 1_000, ctx.signal);
+          }
+        }
+        return { error: `agentRun failed: ${last}` };
+      })();
+      return cached;
+    },
+  };
+}

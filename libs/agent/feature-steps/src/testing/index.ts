@@ -1,0 +1,2 @@
+export { FakeArtifactServer, artifactBytes, sha256 } from './artifact-server';
+export { API_URL, TOKEN, stepHarness, testConfig, type Route, type StepHarness } from './step-harness';
