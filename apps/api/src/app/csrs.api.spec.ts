@@ -347,6 +347,9 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       expect(elapsed).toBeLessThan(1000);
       const approved = await csrNamed(name);
       expect(approved).toMatchObject({ status: 'APPROVED', decidedBy: 'auto-approver', statusReason: 'auto-approved: all 16 checks passed' });
+      expect(await harness.api.dataSource.query(`SELECT actor, action, result, detail->>'node' AS node FROM audit_log WHERE target_id = $1`, [name])).toEqual([
+        { actor: 'auto-approver', action: 'approveCsr', result: 'SUCCESS', node: 'worker-2' },
+      ]);
 
       // worker-2's serving CSR, but for an address that is not worker-2's.
       const forged = await createCsr({

@@ -61,6 +61,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       clusters,
       events,
       logger,
+      audit,
       policy: { approvalWindowMs: config.csrApprovalWindowMinutes * 60_000 },
       approver: { leaseNamespace: config.csrApproverLeaseNamespace },
     });

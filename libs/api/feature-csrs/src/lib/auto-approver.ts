@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { CsrVerdict } from '@ccos/shared/domain';
 import { type KubeClient, type LeaderElector, approveCsr, denyCsr, startLeaderElection } from '@ccos/api/data-access-kube';
-import type { EventBus } from '@ccos/api/util-graphql';
+import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { AUTO_APPROVER_ACTOR, type CsrDecisionLog } from './csr-decision.log';
 import type { CsrService, CsrSnapshot } from './csr.service';
 import type { ClusterDirectory, CsrWatches } from './csr-watches';
@@ -42,6 +42,8 @@ export interface AutoApproverOptions {
   readonly clusterResyncMs?: number;
   /** While leading, decide again this often even without a CSR event. Default 60 s. */
   readonly csrResyncMs?: number;
+  /** Where approvals and denials of the auto-approver are written, next to the operators' mutations. */
+  readonly audit?: AuditSink;
 }
 
 /** What one leading approver did, for tests and metrics. */
@@ -290,6 +292,7 @@ class ClusterApprover {
         });
         this.handled.set(name, 'DECIDED');
         if (result.ok && result.changed) {
+          await this.audit('approveCsr', name, verdict);
           await this.decisions.record({ ...base, decision: 'APPROVED', reason: `auto-approved: ${verdict.reason}` });
           this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
           this.counters.approved += 1;
@@ -301,6 +304,7 @@ class ClusterApprover {
         const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerSuperseded', message: verdict.reason, signal: this.session ?? undefined });
         this.handled.set(name, 'DECIDED');
         if (result.ok && result.changed) {
+          await this.audit('denyCsr', name, verdict);
           await this.decisions.record({ ...base, decision: 'DENIED', reason: verdict.reason });
           this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
           this.counters.denied += 1;
@@ -318,6 +322,18 @@ class ClusterApprover {
     } catch (error) {
       this.log.warn({ err: error, csr: name }, 'could not decide a CSR');
     }
+  }
+
+  private async audit(action: 'approveCsr' | 'denyCsr', name: string, verdict: CsrVerdict): Promise<void> {
+    await this.options.audit?.record({
+      actor: AUTO_APPROVER_ACTOR,
+      action,
+      targetType: 'Csr',
+      targetId: name,
+      result: 'SUCCESS',
+      detail: { clusterId: this.clusterId, node: verdict.node, reason: verdict.reason },
+      requestId: null,
+    });
   }
 }
 

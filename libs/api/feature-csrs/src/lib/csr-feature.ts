@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import type { EventBus } from '@ccos/api/util-graphql';
+import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type AutoApproverOptions, CsrAutoApprover } from './auto-approver';
 import { CsrDecisionLog } from './csr-decision.log';
 import { CsrInventory } from './csr-inventory';
@@ -12,6 +12,8 @@ export interface CsrFeatureOptions {
   readonly clusters: ClusterDirectory;
   readonly events: EventBus;
   readonly logger: Logger;
+  /** The audit log, for the auto-approver's decisions (operators' are audited by the GraphQL middleware). */
+  readonly audit?: AuditSink;
   readonly policy?: CsrPolicyOptions;
   readonly approver?: AutoApproverOptions;
   readonly watches?: CsrWatchesOptions;
@@ -35,7 +37,7 @@ export function createCsrFeature(options: CsrFeatureOptions): CsrFeature {
   const watches = new CsrWatches(clusters, events, logger, options.watches);
   const decisions = new CsrDecisionLog(dataSource);
   const service = new CsrService(clusters, watches, new CsrInventory(dataSource), decisions, events, logger, options.policy);
-  const autoApprover = new CsrAutoApprover(clusters, watches, service, decisions, events, logger, options.approver);
+  const autoApprover = new CsrAutoApprover(clusters, watches, service, decisions, events, logger, { audit: options.audit, ...options.approver });
   return {
     service,
     watches,
