@@ -1,0 +1,141 @@
+/**
+ * drainNode against the real `kubectl drain` on the same kube-sim: two nodes seeded alike with N
+ * ReplicaSet-owned pods each (some under PodDisruptionBudgets that allow the evictions), one
+ * drained by drainNode, the other by
+ * `kubectl drain --ignore-daemonsets --delete-emptydir-data --force --grace-period=0`, one after
+ * the other; repeated for a few rounds on fresh nodes.
+ *
+ *   npx tsx bench/drain.ts [podsPerNode=300] [rounds=1] [evictionConcurrency=10]
+ *
+ * kube-sim runs in this process, so drainNode shares its CPU with the API server while kubectl has
+ * a process of its own. kubectl starts one goroutine per pod, but client-go's default client-side
+ * rate limit (5 requests/s, burst 10, per API group client: evictions and pod reads each) paces
+ * it; drainNode bounds requests in flight instead. Prints figures; not part of the test suite.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createKubeClient, drainNode } from '@ccos/api/data-access-kube';
+import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
+
+const PODS = Number(process.argv[2] ?? 300);
+const ROUNDS = Number(process.argv[3] ?? 1);
+const CONCURRENCY = Number(process.argv[4] ?? 10);
+const REPLICA_SETS = 10;
+const KUBECTL = '/usr/bin/kubectl';
+
+function kubectl(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(KUBECTL, args, { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+/** One node with PODS pods of REPLICA_SETS ReplicaSets; budgets on half of them, all allowing the drain. */
+function seedNode(sim: KubeSim, node: string): void {
+  const res = (name: string) => sim.resource(name);
+  sim.api.seed(res('nodes'), { apiVersion: 'v1', kind: 'Node', metadata: { name: node }, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+  for (let r = 0; r < REPLICA_SETS; r++) {
+    const app = `${node}-app-${r}`;
+    const perSet = Math.ceil(PODS / REPLICA_SETS);
+    const rs = sim.api.seed(res('replicasets'), {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: app, namespace: 'bench' },
+      spec: { replicas: perSet, selector: { matchLabels: { app } }, template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: 'app' }] } } },
+    });
+    if (r % 2 === 0) {
+      // Budgets that permit the drain: some absolute, some relative to the controller's scale.
+      sim.api.seed(res('poddisruptionbudgets'), {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: `${app}-budget`, namespace: 'bench' },
+        spec: { ...(r % 4 === 0 ? { minAvailable: 0 } : { maxUnavailable: '100%' }), selector: { matchLabels: { app } } },
+      });
+    }
+    for (let p = 0; p < perSet && r * perSet + p < PODS; p++) {
+      sim.api.seed(res('pods'), {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: `${app}-${p}`,
+          namespace: 'bench',
+          labels: { app },
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: app, uid: rs.metadata.uid ?? '', controller: true }],
+        },
+        spec: { nodeName: node, terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'app' }] },
+        status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+      });
+    }
+  }
+}
+
+function podsOn(sim: KubeSim, node: string): number {
+  return sim.store.list(sim.resource('pods'), { nodeName: node }).length;
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-drain-'));
+  const sim = await startKubeSim({ watchCacheSize: 1000 });
+  const client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+  const kubeconfig = join(dir, 'kubeconfig');
+  await writeFile(kubeconfig, sim.kubeconfig, { mode: 0o600 });
+  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache') };
+  try {
+    sim.api.seed(sim.resource('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
+    // Warm kubectl's discovery cache so both sides start with a known API.
+    await kubectl(env, ['get', 'nodes']);
+    const start = performance.now();
+    const noop = await kubectl(env, ['get', 'nodes', '-o', 'name']);
+    const kubectlStartMs = performance.now() - start;
+    if (noop.code !== 0) {
+      throw new Error(noop.stderr);
+    }
+    console.log(`kube-sim ${sim.url}; ${PODS} pods per node, ${REPLICA_SETS} ReplicaSets (${REPLICA_SETS / 2} with PDBs), ${ROUNDS} rounds; drainNode evictionConcurrency=${CONCURRENCY}`);
+    console.log(`kubectl process baseline (get nodes, warm cache): ${kubectlStartMs.toFixed(0)} ms`);
+
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const a = `round${round}-ours`;
+      const b = `round${round}-kubectl`;
+      seedNode(sim, a);
+      seedNode(sim, b);
+
+      let t = performance.now();
+      const result = await drainNode(client, a, { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, gracePeriodSeconds: 0, evictionConcurrency: CONCURRENCY });
+      const oursMs = performance.now() - t;
+      if (!result.ok || podsOn(sim, a) !== 0) {
+        throw new Error(`drainNode failed: ${JSON.stringify(result).slice(0, 500)}`);
+      }
+
+      t = performance.now();
+      const run = await kubectl(env, ['drain', b, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--grace-period=0']);
+      const kubectlMs = performance.now() - t;
+      if (run.code !== 0 || podsOn(sim, b) !== 0) {
+        throw new Error(`kubectl drain failed (${run.code}): ${run.stderr.slice(0, 500)}`);
+      }
+      ours.push(oursMs);
+      theirs.push(kubectlMs);
+      console.log(
+        `round ${round + 1}: drainNode ${oursMs.toFixed(0).padStart(6)} ms (${result.evicted.length} evicted)   kubectl drain ${kubectlMs.toFixed(0).padStart(6)} ms   kubectl/drainNode ${(kubectlMs / oursMs).toFixed(2)}`,
+      );
+    }
+    const [m1, m2] = [median(ours), median(theirs)];
+    console.log(`median: drainNode ${m1.toFixed(0)} ms, kubectl drain ${m2.toFixed(0)} ms; ratio kubectl/drainNode ${(m2 / m1).toFixed(2)} (drainNode/kubectl ${(m1 / m2).toFixed(2)})`);
+  } finally {
+    client.close();
+    await sim.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
