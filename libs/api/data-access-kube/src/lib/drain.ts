@@ -229,9 +229,12 @@ async function evictAndWait(client: KubeClient, eviction: Eviction, options: Dra
   let deleting = false;
 
   for (let attempt = 1; !signal.aborted; attempt++) {
-    emit({ type: 'pod-evicting', pod, attempt });
     try {
-      await limit(() => client.call(`evict pod ${pod}`, (callOptions) => client.core.createNamespacedPodEviction({ name, namespace, body }, callOptions), signal));
+      await limit(() => {
+        // Reported once a slot is free, so "evicting" means the request is on its way.
+        emit({ type: 'pod-evicting', pod, attempt });
+        return client.call(`evict pod ${pod}`, (callOptions) => client.core.createNamespacedPodEviction({ name, namespace, body }, callOptions), signal);
+      });
       break;
     } catch (error) {
       if (signal.aborted) {

@@ -147,15 +147,14 @@ function redactor(secrets: readonly string[]): (text: string) => string {
   return (text) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
 }
 
+/** The system error code (ECONNREFUSED, ...) of an error or one of its causes. */
 function networkCode(error: unknown): string | null {
-  for (let current: unknown = error; isRecord(current) || current instanceof Error; current = (current as { cause?: unknown }).cause) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') {
-      return code;
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && isRecord(current); depth++) {
+    if (typeof current['code'] === 'string') {
+      return current['code'];
     }
-    if ((current as { cause?: unknown }).cause === undefined) {
-      break;
-    }
+    current = current['cause'];
   }
   return null;
 }
