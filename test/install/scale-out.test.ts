@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../support/graphql-subscriptions';
-import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
+import { type ScaleOutWorld, approveUntilSettled, startScaleOutWorld } from '../support/scale-out-world';
 
 const INSTALL_PROGRESS = `subscription($nodeId: ID!) {
   installProgress(nodeId: $nodeId) {
@@ -17,29 +17,6 @@ interface ProgressMessage {
     run: { id: string; status: string; steps: Array<{ step: string; status: string }> } | null;
     events: Array<{ seq: number; step: string; status: string; message: string | null }>;
   };
-}
-
-/** Approves, through the API, every pending CSR the policy can tie to one of our nodes, until `done`. */
-async function approvePendingCsrs(world: ScaleOutWorld, done: () => boolean, timeoutMs: number): Promise<string[]> {
-  const approved: string[] = [];
-  const started = Date.now();
-  while (!done()) {
-    if (Date.now() - started > timeoutMs) {
-      throw new Error(`CSRs still pending after ${timeoutMs} ms; approved ${approved.join(', ')}`);
-    }
-    const pending = await world.gql<{ csrs: Array<{ name: string; node: { hostname: string } | null }> }>(
-      'query($c: ID!) { csrs(clusterId: $c, pendingOnly: true) { name node { hostname } } }',
-      { c: world.clusterId },
-    );
-    for (const csr of pending.data?.csrs ?? []) {
-      const result = await world.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n) { name } }', { c: world.clusterId, n: csr.name });
-      if (!result.errors) {
-        approved.push(csr.name);
-      }
-    }
-    await new Promise((wake) => setTimeout(wake, 300));
-  }
-  return approved;
 }
 
 describe('scale-out: three hosts installed at once', () => {
@@ -63,21 +40,10 @@ describe('scale-out: three hosts installed at once', () => {
     expect(started.map((result) => result.errors)).toEqual([undefined, undefined, undefined]);
     expect(started.map((result) => result.data?.installNode.status)).toEqual(['RUNNING', 'RUNNING', 'RUNNING']);
 
-    const statuses = new Map<string, string>();
-    const watchStatuses = setInterval(() => {
-      for (const id of ids) {
-        void world.gql<{ node: { status: string } }>('query($id: ID!) { node(id: $id) { status } }', { id }).then((result) => {
-          statuses.set(id, result.data?.node.status ?? '');
-        });
-      }
-    }, 500);
-    try {
-      const approved = await approvePendingCsrs(world, () => ids.every((id) => ['JOINED', 'INSTALL_FAILED', 'STALLED'].includes(statuses.get(id) ?? '')), 240_000);
-      // Each node asks for a client certificate, then a serving certificate.
-      expect(approved.length).toBeGreaterThanOrEqual(6);
-    } finally {
-      clearInterval(watchStatuses);
-    }
+    const { statuses, approved } = await approveUntilSettled(world, ids, ['JOINED', 'INSTALL_FAILED', 'STALLED'], 240_000);
+    expect(Object.values(statuses)).toEqual(['JOINED', 'JOINED', 'JOINED']);
+    // Each node asks for a client certificate, then a serving certificate.
+    expect(approved.length).toBeGreaterThanOrEqual(6);
     for (const id of ids) {
       expect((await world.waitForStatus(id, ['JOINED', 'INSTALL_FAILED'], 10_000)).status).toBe('JOINED');
     }

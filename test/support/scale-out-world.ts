@@ -126,3 +126,44 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
     throw error;
   }
 }
+
+/**
+ * Plays the operator while installs run: approves through the API every CSR pending in
+ * the cluster, until each node is in one of `settled` (e.g. JOINED or INSTALL_FAILED).
+ * Tolerates the API being down for a while (a test may restart it). Returns the final
+ * status of each node and the CSRs approved.
+ */
+export async function approveUntilSettled(
+  world: ScaleOutWorld,
+  nodeIds: readonly string[],
+  settled: readonly string[],
+  timeoutMs: number,
+): Promise<{ statuses: Record<string, string>; approved: string[] }> {
+  const approved: string[] = [];
+  const statuses: Record<string, string> = {};
+  const started = Date.now();
+  for (;;) {
+    try {
+      for (const id of nodeIds) {
+        const result = await world.gql<{ node: { status: string } }>('query($id: ID!) { node(id: $id) { status } }', { id });
+        statuses[id] = result.data?.node.status ?? statuses[id] ?? '';
+      }
+      if (nodeIds.every((id) => settled.includes(statuses[id] ?? ''))) {
+        return { statuses, approved };
+      }
+      const pending = await world.gql<{ csrs: Array<{ name: string }> }>('query($c: ID!) { csrs(clusterId: $c, pendingOnly: true) { name } }', { c: world.clusterId });
+      for (const csr of pending.data?.csrs ?? []) {
+        const result = await world.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n) { name } }', { c: world.clusterId, n: csr.name });
+        if (!result.errors) {
+          approved.push(csr.name);
+        }
+      }
+    } catch {
+      // The API is restarting; try again.
+    }
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(`nodes not settled after ${timeoutMs} ms: ${JSON.stringify(statuses)}; approved ${approved.join(', ')}\n${world.api.output().slice(-3000)}`);
+    }
+    await new Promise((wake) => setTimeout(wake, 300));
+  }
+}
