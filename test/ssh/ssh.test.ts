@@ -18,7 +18,7 @@ import {
   type SshTarget,
 } from '@ccos/api/data-access-ssh';
 import { startLab, type Lab, type LabHost } from '@ccos/tools/lab';
-import { acquireLabLock } from '../support/lab-lock';
+import { acquireLabLock, LAB_LOCK_TIMEOUT_MS } from '../support/lab-lock';
 
 /**
  * data-access-ssh against real OpenSSH sshd on lab hosts: login by password
@@ -69,7 +69,7 @@ describe('data-access-ssh against lab sshd', () => {
     releaseLab = await acquireLabLock({ onWait: (holder) => console.log(`waiting for the lab lock held by pid ${holder.pid} (${holder.command})`) });
     lab = await startLab({ hosts: 10, password: PASSWORD, authorizedKeys: [readFileSync(join(workDir, 'pem_rsa.pub'), 'utf8')], artifacts: false });
     labKey = readFileSync(lab.privateKeyPath, 'utf8');
-  });
+  }, LAB_LOCK_TIMEOUT_MS + 120_000);
 
   afterAll(async () => {
     try {
@@ -259,6 +259,47 @@ describe('data-access-ssh against lab sshd', () => {
       expect(replaced.bytes).toBe(small.length);
       expect(await inHost(h7, ['stat', '-c', '%a %s', remotePath])).toBe(`700 ${small.length}\n`);
       expect((await session.exec([remotePath])).stdout).toBe('hi\n');
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('runs commands and installs through sudo -n for a non-root user', async () => {
+    const h8 = host(8);
+    // The machine has no sudo; a stand-in on the host's private /usr/local/bin records how it is
+    // called and runs the command (without raising privileges), which is enough to prove the flow.
+    const fakeSudo = [
+      '#!/bin/sh',
+      'printf "%s %s %s\\n" "$1" "$2" "$3" >> /tmp/deploy/sudo.log',
+      '[ "$1" = -n ] || { echo "sudo: a password is required" >&2; exit 1; }',
+      'shift; [ "$1" = -- ] && shift',
+      'exec "$@"',
+      '',
+    ].join('\n');
+    await (lab as Lab).exec(h8.id, ['sh', '-c', [
+      'useradd -m -d /tmp/deploy -s /bin/sh deploy',
+      `printf 'deploy:%s\\n' "$1" | chpasswd`,
+      'cat > /usr/local/bin/sudo && chmod 755 /usr/local/bin/sudo',
+      'install -d -o deploy /opt/deploy-owned',
+    ].join(' && '), 'setup', PASSWORD], { input: fakeSudo });
+    const session = await openSshSession({ ...passwordTarget(h8), username: 'deploy', sudo: true });
+    try {
+      expect(session.sudo).toBe(true);
+      expect((await session.exec(['id', '-un'])).stdout).toBe('deploy\n');
+      expect((await session.exec(['id', '-un'], { sudo: false })).stdout).toBe('deploy\n');
+      const remotePath = '/opt/deploy-owned/bin/agent';
+      const uploaded = await uploadFile(session, { source: Buffer.from('#!/bin/sh\necho via-sudo\n'), remotePath, mode: 0o750 });
+      expect(uploaded.verifiedBy).toBe('sha256sum');
+      expect(await inHost(h8, ['stat', '-c', '%a', remotePath])).toBe('750\n');
+      expect(await inHost(h8, ['sh', '-c', 'ls -A /tmp | grep ccos-upload || true'])).toBe('');
+      const calls = (await inHost(h8, ['cat', '/tmp/deploy/sudo.log'])).trim().split('\n');
+      expect(calls[0]).toBe('-n -- id');
+      expect(calls.filter((line) => line === '-n -- sh').length).toBeGreaterThanOrEqual(4);
+      expect(calls.every((line) => line.startsWith('-n -- '))).toBe(true);
+
+      // Without sudo, SFTP as this user cannot write a root-owned folder: a clear REMOTE_FAILED.
+      const denied = await expectSshError(uploadFile(session, { source: Buffer.from('x'), remotePath: '/opt/agent', sudo: false }), 'REMOTE_FAILED');
+      expect(denied.message).toMatch(/Creating \/opt\/\.agent\.ccos-upload-[0-9a-f]+ on 198\.18\.0\.18:22 failed: Permission denied/);
     } finally {
       await session.close();
     }
