@@ -62,8 +62,15 @@ const KILL_GRACE_MS = 3_000;
 
 /** Runs `argv` on a new session channel. See {@link ExecResult}. */
 export function runRemoteCommand(context: ExecContext, argv: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
-  const command = displayCommand(argv, options);
-  const wire = buildRemoteCommand(argv, options);
+  let command: string;
+  let wire: string;
+  try {
+    command = displayCommand(argv, options);
+    wire = buildRemoteCommand(argv, options);
+  } catch (error) {
+    // Bad argv is reported like every other failure: as a rejection, never a synchronous throw.
+    return Promise.reject(error);
+  }
   const lostAlready = context.lost();
   if (lostAlready !== null) {
     return Promise.reject(lostAlready);
