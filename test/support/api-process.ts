@@ -65,7 +65,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const started = Date.now();
     while (Date.now() - started < 60_000) {
-      if (child.exitCode !== null) {
+      if (child.exitCode !== null || child.signalCode !== null) {
         throw new Error(`API exited with ${child.exitCode}:\n${output.slice(-4000)}`);
       }
       try {
@@ -82,7 +82,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
 
   const kill = async (hard = false) => {
     const running = child;
-    if (!running || running.exitCode !== null) {
+    if (!running || running.exitCode !== null || running.signalCode !== null) {
       return;
     }
     const exited = new Promise((done) => running.once('exit', done));

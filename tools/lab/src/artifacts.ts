@@ -10,11 +10,14 @@ import { encodeRpm, rpmFileName } from './standins/rpm/rpm-package';
 /**
  * The artifacts the installer service serves, laid out exactly as
  * `DIR/<kind>/<name>` with kind binary|rpm|unit, plus `DIR/VERSION`:
- * the eight release binaries (stand-ins; kubelet really joins), the 73
+ * the eight release binaries (stand-ins, ~11 MiB; kubelet really joins), the 73
  * stand-in rpms (~34 MiB, openshift-hyperkube alone 8 MiB) and the units.
  * Contents are deterministic, so checksums are stable across runs.
  */
 export const ARTIFACTS_VERSION = '4.12.0-lab.1';
+
+/** Extra MiB of the release binaries that are large in a real release (the real ones are 100+ MiB). */
+const BINARY_BALLAST_MIB: Partial<Record<(typeof ARTIFACT_BINARIES)[number], number>> = { hyperkube: 6, oc: 4 };
 
 /** One written artifact. */
 export interface ArtifactFile {
@@ -33,8 +36,14 @@ export async function writeArtifacts(dir: string): Promise<ArtifactFile[]> {
   const files: ArtifactFile[] = [];
   for (const name of ARTIFACT_BINARIES) {
     const bundle = Buffer.from(bundleOf(built, artifactEntry(name)));
-    // A line naming the binary keeps the release stand-ins' checksums distinct.
-    const contents = Buffer.concat([bundle, Buffer.from(`// ${name} ${ARTIFACTS_VERSION}\n`)]);
+    // A line naming the binary keeps the release stand-ins' checksums distinct; a comment
+    // line of ballast gives the big release binaries a size downloads can be cut in the middle of.
+    const ballast = BINARY_BALLAST_MIB[name] ?? 0;
+    const contents = Buffer.concat([
+      bundle,
+      Buffer.from(`// ${name} ${ARTIFACTS_VERSION}\n`),
+      ballast > 0 ? Buffer.from(`// ${payload(`binary:${name}`, (ballast * 1024 * 1024 * 3) / 4).toString('base64')}\n`) : Buffer.alloc(0),
+    ]);
     await writeExecutable(join(dir, 'binary', name), contents);
     files.push({ kind: 'binary', name, size: contents.length });
   }
