@@ -93,6 +93,8 @@ export class NodeHttp implements Http {
     const idleMs = req.idleTimeoutMs ?? 15_000;
     return new Promise((resolve, reject) => {
       let settled = false;
+      // Why we tore the connection down ourselves; the body stream then only says "aborted".
+      let cause: HttpError | null = null;
       const body = req.body === undefined ? undefined : Buffer.from(req.body);
       const client = send(url, {
         method: req.method,
@@ -106,6 +108,7 @@ export class NodeHttp implements Http {
         ...(url.protocol === 'https:' && req.ca !== undefined ? { ca: req.ca } : {}),
       });
       const fail = (error: HttpError) => {
+        cause ??= error;
         client.destroy(error);
         if (!settled) {
           settled = true;
@@ -144,7 +147,7 @@ export class NodeHttp implements Http {
         resolve({
           status: response.statusCode ?? 0,
           headers,
-          body: streamBody(response, () => req.signal?.removeEventListener('abort', onAbort)),
+          body: streamBody(response, () => cause, () => req.signal?.removeEventListener('abort', onAbort)),
           discard: () => {
             req.signal?.removeEventListener('abort', onAbort);
             response.destroy();
@@ -157,7 +160,7 @@ export class NodeHttp implements Http {
   }
 }
 
-async function* streamBody(response: IncomingMessage, done: () => void): AsyncGenerator<Uint8Array> {
+async function* streamBody(response: IncomingMessage, cause: () => HttpError | null, done: () => void): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of response) {
       yield chunk as Buffer;
@@ -166,7 +169,7 @@ async function* streamBody(response: IncomingMessage, done: () => void): AsyncGe
       throw new HttpError('connection closed before the whole body arrived', 'ECONNRESET');
     }
   } catch (error) {
-    throw toHttpError(error, 'ECONNRESET');
+    throw cause() ?? toHttpError(error, 'ECONNRESET');
   } finally {
     done();
   }

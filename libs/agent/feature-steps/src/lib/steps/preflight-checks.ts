@@ -55,7 +55,8 @@ export function memTotalBytes(meminfo: string): number | null {
 
 export function formatBytes(bytes: number): string {
   const gib = bytes / 1024 ** 3;
-  return gib >= 1 ? `${gib.toFixed(1)} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
+  const mib = bytes / 1024 ** 2;
+  return gib >= 1 ? `${gib.toFixed(1)} GiB` : mib >= 10 ? `${Math.round(mib)} MiB` : `${mib.toFixed(1)} MiB`;
 }
 
 function pass(observed: string, expected: string, hint: string): CheckOutcome {
