@@ -83,7 +83,7 @@ describe('artifact server', () => {
   });
 
   it('refuses requests without a valid agent token', async () => {
-    for (const headers of [{}, { authorization: 'Bearer agt_forged' }]) {
+    for (const headers of [{}, { authorization: 'Bearer agt_forged' }] as Array<Record<string, string>>) {
       expect((await fetch(`${base}/manifest`, { headers })).status).toBe(401);
       expect((await fetch(`${base}/binary/kubelet`, { headers })).status).toBe(401);
     }
