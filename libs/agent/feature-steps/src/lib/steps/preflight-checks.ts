@@ -215,14 +215,14 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     name: 'installerServiceReachable',
     async run(ctx) {
       const url = `${ctx.config.apiUrl}/healthz`;
-      const expected = `GET ${url} answers HTTP 200`;
+      const expected = `GET ${url} answers HTTP 2xx`;
       const hint = `Check that this host reaches the installer service at ${ctx.config.apiUrl} (firewall, proxy, the service running).`;
       let last = '';
       for (let attempt = 1; attempt <= 3; attempt += 1) {
         try {
           const reply = await ctx.api.health(ctx.signal);
-          if (reply.status === 200) {
-            return pass(`HTTP 200 in ${reply.ms} ms`, expected, hint);
+          if (reply.status >= 200 && reply.status < 300) {
+            return pass(`HTTP ${reply.status} in ${reply.ms} ms`, expected, hint);
           }
           last = `HTTP ${reply.status}`;
         } catch (error) {
