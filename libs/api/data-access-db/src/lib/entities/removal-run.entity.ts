@@ -1,0 +1,74 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { RemovalOptions, RemovalPhase, RemovalRunStatus } from '@ccos/shared/domain';
+
+/** A pod a drain could not get rid of, kept on a failed run and named in the node's status reason. */
+export interface RemovalBlockingPod {
+  pod: string;
+  /** The PodDisruptionBudget that refused its eviction, if one did. */
+  pdb?: string;
+  message: string;
+}
+
+/**
+ * One removal of a node (cordon, drain, stop the kubelet, delete the Node, ...). At most one
+ * run per node is RUNNING (a partial unique index), and the replica executing it renews
+ * `heartbeat_at`, so a run whose executor died is picked up again.
+ */
+@Entity({ name: 'removal_runs' })
+export class RemovalRunEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ name: 'node_id', type: 'uuid' })
+  nodeId!: string;
+
+  @Column({ name: 'cluster_id', type: 'uuid' })
+  clusterId!: string;
+
+  /** The Node object's name. */
+  @Column({ name: 'node_name', type: 'text' })
+  nodeName!: string;
+
+  /** The Node's UID when the run started: only that Node is deleted (a re-registered one is not). */
+  @Column({ name: 'node_uid', type: 'text', nullable: true })
+  nodeUid!: string | null;
+
+  @Column({ type: 'text' })
+  status!: RemovalRunStatus;
+
+  /** Where the run is (or stopped). */
+  @Column({ type: 'text' })
+  phase!: RemovalPhase;
+
+  @Column({ type: 'jsonb' })
+  options!: RemovalOptions;
+
+  @Column({ type: 'text', nullable: true })
+  reason!: string | null;
+
+  /** Pods still on the node when the drain failed. */
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  blocking!: RemovalBlockingPod[];
+
+  @Column({ name: 'cancel_requested', type: 'boolean', default: false })
+  cancelRequested!: boolean;
+
+  @Column({ name: 'requested_by', type: 'text' })
+  requestedBy!: string;
+
+  /** The replica executing the run (`host#pid`). */
+  @Column({ type: 'text', nullable: true })
+  owner!: string | null;
+
+  @Column({ name: 'heartbeat_at', type: 'timestamptz', nullable: true })
+  heartbeatAt!: Date | null;
+
+  @CreateDateColumn({ name: 'started_at', type: 'timestamptz' })
+  startedAt!: Date;
+
+  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  finishedAt!: Date | null;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}
