@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import {
-  type CsrEvent, type CsrSummary, type CsrWatch, type InformerOptions, type KubeClient, type KubeCredentials, type NodeInventory, type NodeSummary,
+  type CsrEvent, type CsrSummary, type CsrWatch, type InformerOptions, type KubeClient, type KubeCredentials, type NodeEvent, type NodeInventory, type NodeSummary,
   createKubeClient, watchCsrs, watchNodes,
 } from '@ccos/api/data-access-kube';
 import { AppError, type CsrChangedPayload, type EventBus, TOPICS } from '@ccos/api/util-graphql';
@@ -30,6 +30,9 @@ export interface ClusterWatch {
 /** Told about every CSR change of every watched cluster, in the API's order per cluster. */
 export type CsrEventListener = (clusterId: string, event: CsrEvent) => void;
 
+/** Told about every Node change of every watched cluster (not heartbeats), in the API's order per cluster. */
+export type NodeEventListener = (clusterId: string, event: NodeEvent) => void;
+
 export interface CsrWatchesOptions {
   /** How long a first request waits for the initial list before answering UNAVAILABLE. Default 10 s. */
   syncTimeoutMs?: number;
@@ -52,6 +55,7 @@ interface Running {
 export class CsrWatches {
   private readonly running = new Map<string, Running>();
   private readonly listeners = new Set<CsrEventListener>();
+  private readonly nodeListeners = new Set<NodeEventListener>();
   private closed = false;
 
   constructor(
@@ -65,6 +69,12 @@ export class CsrWatches {
   onCsrEvent(listener: CsrEventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Subscribes to Node changes of all watched clusters (the node inventory); returns the unsubscribe function. */
+  onNodeEvent(listener: NodeEventListener): () => void {
+    this.nodeListeners.add(listener);
+    return () => this.nodeListeners.delete(listener);
   }
 
   /** Starts watching a cluster unless it is watched already; does not wait for the first list. */
@@ -136,7 +146,7 @@ export class CsrWatches {
       },
     };
     const csrWatch: CsrWatch = watchCsrs(client, (event) => this.deliver(clusterId, event), informer);
-    const nodeWatch: NodeInventory = watchNodes(client, () => undefined, informer);
+    const nodeWatch: NodeInventory = watchNodes(client, (event) => this.deliverNode(clusterId, event), informer);
     const running: Running = {
       watch: {
         clusterId,
@@ -162,6 +172,16 @@ export class CsrWatches {
     this.running.set(clusterId, running);
     log.debug({ server: client.server }, 'watching CSRs and Nodes');
     return running;
+  }
+
+  private deliverNode(clusterId: string, event: NodeEvent): void {
+    for (const listener of this.nodeListeners) {
+      try {
+        listener(clusterId, event);
+      } catch (error) {
+        this.logger.error({ err: error, clusterId, node: event.node.name }, 'a Node listener failed');
+      }
+    }
   }
 
   private deliver(clusterId: string, event: CsrEvent): void {
