@@ -13,3 +13,4 @@ export * from './lib/node-provisioner';
 export * from './lib/ssh-agent-control';
 export * from './lib/stall-watchdog';
 export * from './lib/diagnostics-routes';
+export * from './lib/node-inventory-sync';

@@ -1,0 +1,223 @@
+import type { Logger } from 'pino';
+import { Not } from 'typeorm';
+import { allowedFrom, inventoryRole } from '@ccos/shared/domain';
+import type { NodeEntity, NodeStore } from '@ccos/api/data-access-db';
+import type { NodeEvent as KubeNodeEvent, NodeSummary } from '@ccos/api/data-access-kube';
+
+/**
+ * The per-cluster Node watches this sync listens to (feature-csrs' CsrWatches keeps one per
+ * registered cluster; passing it here saves a second watch).
+ */
+export interface ClusterNodeWatches {
+  /** Every Node change of every watched cluster; returns the unsubscribe function. */
+  onNodeEvent(listener: (clusterId: string, event: KubeNodeEvent) => void): () => void;
+  /** Resolves once the cluster's first lists arrived. */
+  synced(clusterId: string): Promise<void>;
+  /** The cluster's watch; `nodes()` is the current state of its Nodes. */
+  ensure(clusterId: string): Promise<{ nodes(): NodeSummary[] }>;
+}
+
+/** The registered clusters, to sync each one at start. */
+export interface ClusterList {
+  list(): Promise<ReadonlyArray<{ readonly id: string }>>;
+}
+
+interface ClusterSync {
+  /** Reconcile every Node and record of the cluster (first sync). */
+  full: boolean;
+  /** Names whose Node changed since the last pass. */
+  readonly dirty: Set<string>;
+  running: Promise<void> | null;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/** The address the inventory shows: the InternalIP, else the first one the kubelet reported. */
+function addressOf(node: NodeSummary): string | null {
+  return (node.addresses.find((address) => address.type === 'InternalIP') ?? node.addresses.find((address) => address.type !== 'Hostname'))?.address ?? null;
+}
+
+function constraintOf(error: unknown): string | null {
+  const failure = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const code = failure.code ?? failure.driverError?.code;
+  return code === UNIQUE_VIOLATION ? (failure.constraint ?? failure.driverError?.constraint ?? 'unique') : null;
+}
+
+/**
+ * Keeps the inventory in step with the Nodes of every registered cluster: a Node nobody added
+ * here becomes a DISCOVERED record (JOINED); every record follows its Node's role, Ready
+ * condition and cordon; a JOINED or DRAIN_FAILED node whose Node object was deleted outside
+ * this service becomes REMOVED (NODE_VANISHED). Each cluster is reconciled in full once its
+ * watch has listed, then by the names its Node events mention, one pass at a time; a pass
+ * reads the watch's current state, so events that arrive late never bring back a Node that is
+ * gone. Changes are published by the NodeStore.
+ */
+export class NodeInventorySync {
+  private readonly clusters = new Map<string, ClusterSync>();
+  private readonly log: Logger;
+  private unsubscribe: (() => void) | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly store: NodeStore,
+    private readonly watches: ClusterNodeWatches,
+    private readonly registered: ClusterList,
+    logger: Logger,
+  ) {
+    this.log = logger.child({ component: 'node-inventory-sync' });
+  }
+
+  /** Listens to Node events and schedules a full sync of every registered cluster. */
+  async start(): Promise<void> {
+    this.unsubscribe = this.watches.onNodeEvent((clusterId, event) => this.changed(clusterId, event.node.name));
+    for (const cluster of await this.registered.list()) {
+      this.stateOf(cluster.id);
+      this.kick(cluster.id);
+    }
+  }
+
+  /** Resolves once every pass scheduled so far has run (tests). */
+  async idle(): Promise<void> {
+    while ([...this.clusters.values()].some((cluster) => cluster.running)) {
+      await Promise.all([...this.clusters.values()].map((cluster) => cluster.running));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    await Promise.all([...this.clusters.values()].map((cluster) => cluster.running));
+  }
+
+  private changed(clusterId: string, name: string): void {
+    this.stateOf(clusterId).dirty.add(name);
+    this.kick(clusterId);
+  }
+
+  private stateOf(clusterId: string): ClusterSync {
+    let state = this.clusters.get(clusterId);
+    if (!state) {
+      // A cluster first heard of (registered just now): reconcile it in full first.
+      state = { full: true, dirty: new Set(), running: null };
+      this.clusters.set(clusterId, state);
+    }
+    return state;
+  }
+
+  private kick(clusterId: string): void {
+    const state = this.stateOf(clusterId);
+    if (state.running || this.stopped) {
+      return;
+    }
+    state.running = this.drain(clusterId, state).finally(() => {
+      state.running = null;
+      // A change heard between the last pass and now; after a failure, the next change retries.
+      if (state.dirty.size > 0) {
+        this.kick(clusterId);
+      }
+    });
+  }
+
+  private async drain(clusterId: string, state: ClusterSync): Promise<void> {
+    try {
+      while (!this.stopped && (state.full || state.dirty.size > 0)) {
+        if (state.full) {
+          await this.watches.synced(clusterId);
+          state.full = false;
+          state.dirty.clear();
+          await this.reconcile(clusterId, null);
+        } else {
+          const names = [...state.dirty];
+          state.dirty.clear();
+          await this.reconcile(clusterId, names);
+        }
+      }
+    } catch (error) {
+      this.log.warn({ err: error, clusterId }, 'could not sync the inventory with the cluster; trying again with the next change');
+      state.full = true;
+    }
+  }
+
+  /** Reconciles the named Nodes (all of the cluster's when `names` is null) with their records. */
+  private async reconcile(clusterId: string, names: readonly string[] | null): Promise<void> {
+    const current = new Map((await this.watches.ensure(clusterId)).nodes().map((node) => [node.name, node]));
+    const records = await this.store.repository.find({
+      where: names ? names.map((hostname) => ({ clusterId, hostname, status: Not('REMOVED' as const) })) : { clusterId, status: Not('REMOVED' as const) },
+    });
+    const byName = new Map(records.map((record) => [record.hostname, record]));
+    const all = names ?? [...new Set([...current.keys(), ...byName.keys()])];
+    for (const name of all) {
+      if (this.stopped) {
+        return;
+      }
+      await this.apply(clusterId, current.get(name), byName.get(name));
+    }
+  }
+
+  private async apply(clusterId: string, node: NodeSummary | undefined, record: NodeEntity | undefined): Promise<void> {
+    if (node && record) {
+      const fields: Partial<NodeEntity> = {};
+      const role = node.roles.length > 0 || node.controlPlaneTaints.length > 0 ? inventoryRole(node) : record.role;
+      if (role !== record.role) {
+        fields.role = role;
+      }
+      if (node.ready !== record.ready) {
+        fields.ready = node.ready;
+      }
+      if (node.unschedulable !== record.unschedulable) {
+        fields.unschedulable = node.unschedulable;
+      }
+      const ip = addressOf(node);
+      if (record.origin === 'DISCOVERED' && ip && ip !== record.ip) {
+        fields.ip = ip;
+      }
+      if (Object.keys(fields).length > 0) {
+        await this.store.update(record.id, fields).catch((error: unknown) => {
+          if (!constraintOf(error)) {
+            throw error;
+          }
+          this.log.warn({ nodeId: record.id, fields }, 'not updated: another node of the cluster has that address');
+        });
+      }
+      return;
+    }
+    if (node) {
+      await this.discover(clusterId, node);
+      return;
+    }
+    if (record && allowedFrom('NODE_VANISHED').includes(record.status)) {
+      await this.store
+        .transition(record.id, 'NODE_VANISHED', `the Node object ${record.hostname} was deleted from the cluster outside this service`, { ready: false })
+        .then(() => this.log.info({ nodeId: record.id, node: record.hostname }, 'Node deleted outside the service: record marked REMOVED'))
+        // A removal run or another replica changed the node meanwhile: theirs is the newer word.
+        .catch((error: unknown) => this.log.debug({ err: error, nodeId: record.id }, 'node vanished, but its status changed meanwhile'));
+    }
+  }
+
+  private async discover(clusterId: string, node: NodeSummary, withIp = true): Promise<void> {
+    try {
+      const created = await this.store.create({
+        clusterId,
+        hostname: node.name,
+        ip: withIp ? addressOf(node) : null,
+        status: 'JOINED',
+        statusReason: 'found in the cluster (not added through this service)',
+        origin: 'DISCOVERED',
+        role: inventoryRole(node),
+        ready: node.ready,
+        unschedulable: node.unschedulable,
+        everJoined: true,
+      });
+      this.log.info({ nodeId: created.id, node: node.name, role: created.role }, 'discovered a Node of the cluster');
+    } catch (error) {
+      const constraint = constraintOf(error);
+      if (constraint === 'nodes_cluster_ip_active' && withIp) {
+        // An added node (under another name) already claims that address: keep the record without it.
+        await this.discover(clusterId, node, false);
+      } else if (!constraint) {
+        throw error;
+      }
+      // Otherwise another replica recorded it first.
+    }
+  }
+}
