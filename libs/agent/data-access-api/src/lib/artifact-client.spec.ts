@@ -54,7 +54,7 @@ describe('ArtifactClient.download', () => {
     const { fs, artifacts } = client(http);
     const progress: number[] = [];
     const result = await artifacts.download(ARTIFACT, DEST, { mode: 0o755, onProgress: (p) => progress.push(p.bytes) });
-    expect(result).toMatchObject({ skipped: false, resumedFrom: 0, received: DATA.length, attempts: 1 });
+    expect(result).toMatchObject({ skipped: false, resumedFrom: 0, resumes: 0, received: DATA.length, attempts: 1 });
     expect(fs.node(DEST)).toMatchObject({ type: 'file', mode: 0o755 });
     expect(await fs.sha256(DEST)).toBe(SHA);
     expect(fs.node(`${DEST}.part`)).toBeUndefined();
@@ -72,6 +72,7 @@ describe('ArtifactClient.download', () => {
     expect(requestHeader(last, 'range')).toBe('bytes=100000-');
     expect(requestHeader(last, 'if-range')).toBe(`"${SHA}"`);
     expect(result.received).toBe(DATA.length);
+    expect(result).toMatchObject({ resumedFrom: 100_000, resumes: 1 });
     expect(retries).toHaveLength(3);
     expect(clock.monotonic()).toBeGreaterThan(0);
   });

@@ -25,8 +25,14 @@ export interface DownloadResult {
   readonly size: number;
   /** Nothing fetched: the file was already there with the right checksum. */
   readonly skipped: boolean;
-  /** Bytes taken over from a `.part` file left by an earlier attempt or run. */
+  /**
+   * The byte offset the download last resumed from with a Range request
+   * (after a broken connection, or a `.part` left by an earlier run); 0 when
+   * every byte came in one response.
+   */
   readonly resumedFrom: number;
+  /** How many times it resumed. */
+  readonly resumes: number;
   /** Bytes received over the network. */
   readonly received: number;
   readonly attempts: number;
@@ -117,7 +123,7 @@ export class ArtifactClient {
         await fs.chmod(dest, mode);
       }
       options.onProgress?.({ bytes: artifact.size, total: artifact.size });
-      return { path: dest, sha256: artifact.sha256, size: artifact.size, skipped: true, resumedFrom: 0, received: 0, attempts: 0 };
+      return { path: dest, sha256: artifact.sha256, size: artifact.size, skipped: true, resumedFrom: 0, resumes: 0, received: 0, attempts: 0 };
     }
     const part = `${dest}.part`;
     const backoff = new Backoff(this.options.backoff ?? DOWNLOAD_BACKOFF, this.options.random);
@@ -127,10 +133,15 @@ export class ArtifactClient {
     let attempts = 0;
     let mismatches = 0;
     const partInfo = await fs.stat(part);
-    let resumedFrom = partInfo?.type === 'file' && partInfo.size <= artifact.size ? partInfo.size : 0;
-    if (partInfo !== null && resumedFrom === 0) {
+    if (partInfo !== null && (partInfo.type !== 'file' || partInfo.size > artifact.size)) {
       await fs.remove(part);
     }
+    let resumedFrom = 0;
+    let resumes = 0;
+    const onResume = (offset: number) => {
+      resumedFrom = offset;
+      resumes += 1;
+    };
     for (;;) {
       if (options.signal?.aborted) {
         throw new DownloadError('CANCELLED', `download of ${artifact.name} cancelled`);
@@ -139,7 +150,7 @@ export class ArtifactClient {
       let failure: { reason: string; code: string } | null = null;
       try {
         const before = received;
-        received += await this.fetchInto(artifact, part, options);
+        received += await this.fetchInto(artifact, part, options, onResume);
         if (received > before) {
           lastProgressAt = clock.monotonic();
         }
@@ -163,7 +174,7 @@ export class ArtifactClient {
         if (actual === artifact.sha256) {
           await fs.chmod(part, mode);
           await fs.rename(part, dest);
-          return { path: dest, sha256: actual, size: artifact.size, skipped: false, resumedFrom, received, attempts };
+          return { path: dest, sha256: actual, size: artifact.size, skipped: false, resumedFrom, resumes, received, attempts };
         }
         mismatches += 1;
         await fs.remove(part);
@@ -175,7 +186,6 @@ export class ArtifactClient {
             { file: artifact.name, path: dest, expected: artifact.sha256, actual },
           );
         }
-        resumedFrom = 0;
         continue;
       }
       if (clock.monotonic() - lastProgressAt > stallLimit) {
@@ -196,7 +206,7 @@ export class ArtifactClient {
    * One request: continues `part` from its current size. Returns the bytes
    * received; a broken connection throws with `received` set.
    */
-  private async fetchInto(artifact: Artifact, part: string, options: DownloadOptions): Promise<number> {
+  private async fetchInto(artifact: Artifact, part: string, options: DownloadOptions, onResume: (offset: number) => void): Promise<number> {
     const { fs } = this.options;
     const info = await fs.stat(part);
     let offset = info?.type === 'file' ? info.size : 0;
@@ -238,6 +248,9 @@ export class ArtifactClient {
         await fs.remove(part);
         throw Object.assign(new Error(`server resumed at ${response.headers['content-range'] ?? '?'} instead of byte ${offset}`), { code: 'ERANGE' });
       }
+    }
+    if (start > 0) {
+      onResume(start);
     }
     // 200 to a range request: the file changed (If-Range) or ranges are unsupported; start over.
     const sink = await fs.openAppend(part, { truncate: start === 0 });

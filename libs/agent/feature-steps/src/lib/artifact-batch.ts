@@ -61,6 +61,7 @@ function fileDetail(result: DownloadResult, artifact: Artifact): JsonObject {
     sha256: artifact.sha256,
     skipped: result.skipped,
     resumedFrom: result.resumedFrom,
+    resumes: result.resumes,
     received: result.received,
   };
 }

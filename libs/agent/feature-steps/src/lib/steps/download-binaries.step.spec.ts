@@ -67,8 +67,8 @@ describe('DOWNLOAD_BINARIES', () => {
     h.server.refuse.push(0, 0, 0, 0, 0);
     const result = await new DownloadBinariesStep().run(h.ctx);
     expect(result.ok).toBe(true);
-    const first = (result.detail as { files: { name: string; received: number }[] }).files[0];
-    expect(first).toMatchObject({ name: 'oc', received: SIZE });
+    const first = (result.detail as { files: { name: string; received: number; resumedFrom: number }[] }).files[0];
+    expect(first).toMatchObject({ name: 'oc', received: SIZE, resumedFrom: 150_000, resumes: 1 });
     expect(h.progress.some((p) => p.message.startsWith('link interrupted'))).toBe(true);
     const resumed = h.server.seen.find((request) => Object.values(request.headers ?? {}).includes('bytes=150000-'));
     expect(resumed).toBeDefined();
