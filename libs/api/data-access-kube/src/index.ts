@@ -38,3 +38,4 @@ export { csrState, listCsrs, summarizeCsr, watchCsrs, CsrRequestCache, type CsrC
 export { approveCsr, denyCsr, type CsrDecisionOptions, type CsrDecisionResult } from './lib/csr-approval';
 export { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './lib/leases';
 export { capacityCheck, podRequests, type CapacityCheck, type CapacityDetail, type PodRequests, type Resources } from './lib/capacity-check';
+export { drainDeadNode, type DeadNodeDrainOptions } from './lib/ungraceful-drain';

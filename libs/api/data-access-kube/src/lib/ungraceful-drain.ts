@@ -1,0 +1,98 @@
+import { setUnschedulable } from './cordon';
+import { planDrain, type DrainOptions, type DrainPlan } from './drain-plan';
+import type { DrainBlockingPod, DrainEvent, DrainFailure, DrainResult } from './drain';
+import { isStatus, type KubeClient } from './kube-client';
+
+/** The options of {@link drainDeadNode}: kubectl's pod classes; no grace period, timeout or retries apply. */
+export type DeadNodeDrainOptions = Pick<DrainOptions, 'force' | 'deleteEmptyDirData' | 'ignoreDaemonSets' | 'evictionConcurrency' | 'signal'>;
+
+/**
+ * Empties a node whose kubelet is gone: cordon, classify the pods like `kubectl drain` (same
+ * refusals), then delete the pods a drain would evict with grace period 0, as `kubectl delete
+ * pod --force --grace-period=0` does — no Eviction API, so PodDisruptionBudgets are not
+ * consulted. An eviction would only mark them terminating: without a kubelet nothing confirms
+ * the termination, and a graceful drain would wait forever. Use it only for a node that is not
+ * Ready and whose host is known to be dead; the caller checks that. Events: `cordoned`,
+ * `pod-skipped`, `pod-deleted` (deleted now), `pod-failed`, `done`.
+ * @see https://kubernetes.io/docs/tasks/run-application/force-delete-stateful-set-pod/
+ * @see https://kubernetes.io/docs/reference/kubectl/generated/kubectl_delete/
+ */
+export async function drainDeadNode(client: KubeClient, node: string, options: DeadNodeDrainOptions = {}, onEvent: (event: DrainEvent) => void = () => undefined): Promise<DrainResult> {
+  const emit = (event: DrainEvent): void => {
+    try {
+      onEvent(event);
+    } catch {
+      // A listener's failure must not break the drain.
+    }
+  };
+  const finish = (result: DrainResult): DrainResult => {
+    emit({ type: 'done', result });
+    return result;
+  };
+  const fail = (failure: DrainFailure, reason: string, blocking: DrainBlockingPod[] = []): DrainResult => finish({ ok: false, failure, reason, blocking });
+  const signal = options.signal;
+
+  let plan: DrainPlan;
+  try {
+    const cordon = await setUnschedulable(client, node, true, signal);
+    emit({ type: 'cordoned', node, alreadyCordoned: !cordon.changed });
+    plan = await planDrain(client, node, options);
+  } catch (error) {
+    if (signal?.aborted) {
+      return fail('CANCELLED', 'the drain was cancelled');
+    }
+    if (isStatus(error, 404)) {
+      return fail('NODE_NOT_FOUND', error.status?.message ?? `nodes "${node}" not found`);
+    }
+    return fail('API_ERROR', error instanceof Error ? error.message : String(error));
+  }
+  if (!plan.allowed) {
+    return fail(
+      'REFUSED',
+      plan.refusal ?? 'refused',
+      plan.pods.filter((entry) => entry.action === 'refuse').map((entry) => ({ pod: entry.pod, message: entry.reason })),
+    );
+  }
+  const skipped = plan.pods.filter((entry) => entry.action === 'skip').map((entry) => ({ pod: entry.pod, reason: entry.reason }));
+  skipped.forEach((entry) => emit({ type: 'pod-skipped', ...entry }));
+
+  const queue = plan.pods.filter((entry) => entry.action === 'evict');
+  const failed: DrainBlockingPod[] = [];
+  const deleted: string[] = [];
+  const worker = async (): Promise<void> => {
+    for (let entry = queue.shift(); entry && !signal?.aborted; entry = queue.shift()) {
+      const { pod, name, namespace, uid } = entry;
+      try {
+        await client.call(
+          `force delete pod ${pod}`,
+          (callOptions) => client.core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0, body: { gracePeriodSeconds: 0, preconditions: { uid } } }, callOptions),
+          signal,
+        );
+        deleted.push(pod);
+        emit({ type: 'pod-deleted', pod });
+      } catch (error) {
+        if (signal?.aborted) {
+          return;
+        }
+        // Gone already, or replaced by a pod of the same name (another UID): nothing of ours is left.
+        if (isStatus(error, 404) || isStatus(error, 409)) {
+          deleted.push(pod);
+          emit({ type: 'pod-deleted', pod });
+          continue;
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        failed.push({ pod, message });
+        emit({ type: 'pod-failed', pod, message });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.evictionConcurrency ?? 10) }, worker));
+  if (signal?.aborted) {
+    const pending = [...queue.map((entry) => ({ pod: entry.pod, message: 'not deleted yet' }))];
+    return fail('CANCELLED', `the drain was cancelled; still on the node: ${pending.map((p) => p.pod).join(', ') || 'none'}`, pending);
+  }
+  if (failed.length > 0) {
+    return fail('EVICTION_FAILED', failed.map((f) => f.message).join('; '), failed);
+  }
+  return finish({ ok: true, evicted: deleted, skipped });
+}
