@@ -72,3 +72,34 @@ describe('scale-out: three hosts installed at once', () => {
     }
   }, 400_000);
 });
+
+describe('scale-out with CSR auto-approve on', () => {
+  let world: ScaleOutWorld;
+
+  beforeAll(async () => {
+    world = await startScaleOutWorld({ hosts: 3, csrAutoApprove: true });
+  }, 300_000);
+  afterAll(async () => {
+    await world?.stop();
+  });
+
+  it('installs three hosts with no manual approval; every CSR is approved by the auto-approver with its checks recorded', async () => {
+    const ids = await Promise.all([0, 1, 2].map((index) => world.addHost(index)));
+    await Promise.all(ids.map((id) => world.waitForStatus(id, ['READY_TO_INSTALL'], 120_000)));
+    for (const id of ids) {
+      const started = await world.gql('mutation($id: ID!) { installNode(nodeId: $id) { id } }', { id });
+      expect(started.errors).toBeUndefined();
+    }
+    const joined = await Promise.all(ids.map((id) => world.waitForStatus(id, ['JOINED', 'INSTALL_FAILED', 'STALLED'], 240_000)));
+    expect(joined.map((node) => node.status)).toEqual(['JOINED', 'JOINED', 'JOINED']);
+
+    const csrs = await world.gql<{ csrs: Array<{ name: string; status: string; decidedBy: string | null; node: { hostname: string } | null }> }>(
+      'query($c: ID!) { csrs(clusterId: $c, pendingOnly: false) { name status decidedBy node { hostname } } }',
+      { c: world.clusterId },
+    );
+    const approved = (csrs.data?.csrs ?? []).filter((csr) => csr.status !== 'PENDING');
+    expect(approved.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(approved.map((csr) => csr.decidedBy))).toEqual(new Set(['auto-approver']));
+    expect(new Set(approved.map((csr) => csr.node?.hostname))).toEqual(new Set(['h1', 'h2', 'h3']));
+  }, 400_000);
+});

@@ -110,6 +110,7 @@ describe('addNode against real SSH hosts', () => {
     ['sshUser', { sshUser: '`touch /tmp/pwned`' }, 'input.sshUser'],
     ['label', { labels: [{ key: 'zone', value: '$(touch /tmp/pwned)' }] }, 'input.labels'],
     ['label', { labels: [{ key: 'a\nb', value: 'x' }] }, 'input.labels'],
+    ['label', { labels: [{ key: 'kubernetes.io/role', value: 'master' }] }, 'input.labels'],
     ['taint', { taints: [{ key: 'x', value: 'y', effect: 'NoSchedule;reboot' }] }, 'input.taints'],
     ['ip', { ip: '198.18.0.16; touch /tmp/pwned' }, 'input.ip'],
     ['port', { sshPort: 70000 }, 'input.sshPort'],

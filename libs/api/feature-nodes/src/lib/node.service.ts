@@ -1,5 +1,5 @@
 import type { DataSource, Repository } from 'typeorm';
-import { canDeleteRecord, checkLabels, checkTaints } from '@ccos/shared/domain';
+import { canDeleteRecord, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
 import { ClusterEntity, type NodeEntity, type NodeStore, isUuid } from '@ccos/api/data-access-db';
 import { BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
@@ -34,7 +34,7 @@ export class NodeService {
     if (!cluster) {
       throw new NotFoundError('cluster', input.clusterId);
     }
-    const problem = checkLabels(input.labels) ?? checkTaints(input.taints);
+    const problem = checkNodeLabels(input.labels) ?? checkTaints(input.taints);
     if (problem) {
       throw new BadUserInputError(problem.startsWith('taint') ? 'input.taints' : 'input.labels', problem);
     }

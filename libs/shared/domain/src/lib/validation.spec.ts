@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  checkApiServerUrl, checkClusterName, checkHostname, checkIp, checkLabels, checkPort, checkSshUser, checkTaints,
+  checkApiServerUrl, checkClusterName, checkHostname, checkIp, checkLabels, checkNodeLabels, checkPort, checkSshUser, checkTaints, kubeletMaySetLabel,
   type TaintEffect,
 } from './validation';
 
@@ -61,6 +61,13 @@ describe('other inputs', () => {
     expect(checkLabels([{ key: 'Bad_Prefix/x', value: 'x' }])).toContain('invalid prefix');
     expect(checkLabels([{ key: 'zone', value: 'a;reboot' }])).toContain('label value "a;reboot" is invalid');
     expect(checkLabels([{ key: 'zone', value: 'a' }, { key: 'zone', value: 'b' }])).toContain('appears twice');
+  });
+
+  it('refuses labels a kubelet may not set on its own Node', () => {
+    expect(checkNodeLabels([{ key: 'node-role.kubernetes.io/worker', value: '' }, { key: 'topology.kubernetes.io/zone', value: 'a' }, { key: 'example.com/team', value: 'x' }])).toBeNull();
+    expect(checkNodeLabels([{ key: 'kubernetes.io/role', value: 'worker' }])).toContain('label key "kubernetes.io/role" is in the kubernetes.io namespace');
+    expect(checkNodeLabels([{ key: 'node-restriction.kubernetes.io/x', value: 'y' }])).toContain('may not set');
+    expect(kubeletMaySetLabel('sub.k8s.io/x')).toBe(false);
   });
 
   it('checks taints', () => {

@@ -118,6 +118,36 @@ export function checkLabels(labels: readonly Label[]): Problem {
   return null;
 }
 
+/**
+ * Label keys in the kubernetes.io / k8s.io namespaces a kubelet may set on its own Node
+ * with `--node-labels` (NodeRestriction); it refuses to start with any other. Like
+ * OpenShift's kubelet, node-role.kubernetes.io/ is allowed so workers can carry their role.
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#noderestriction
+ */
+const KUBELET_LABEL_PREFIXES = ['kubelet.kubernetes.io/', 'node.kubernetes.io/', 'node-role.kubernetes.io/'];
+const KUBELET_LABEL_KEYS = new Set([
+  'kubernetes.io/hostname', 'kubernetes.io/instance-type', 'kubernetes.io/os', 'kubernetes.io/arch',
+  'beta.kubernetes.io/instance-type', 'beta.kubernetes.io/os', 'beta.kubernetes.io/arch',
+  'failure-domain.beta.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/region',
+  'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'node.kubernetes.io/instance-type',
+]);
+
+/** Whether a kubelet may set this label on its own Node. */
+export function kubeletMaySetLabel(key: string): boolean {
+  const slash = key.indexOf('/');
+  const domain = slash >= 0 ? key.slice(0, slash) : '';
+  return !/(^|\.)(kubernetes\.io|k8s\.io)$/.test(domain) || KUBELET_LABEL_KEYS.has(key) || KUBELET_LABEL_PREFIXES.some((prefix) => key.startsWith(prefix));
+}
+
+/** Labels for a new node: valid, unique, and settable by its kubelet. */
+export function checkNodeLabels(labels: readonly Label[]): Problem {
+  const refused = labels.map((label) => label.key).filter((key) => !kubeletMaySetLabel(key));
+  if (refused.length > 0) {
+    return `label key "${shorten(refused[0])}" is in the kubernetes.io namespace, which a kubelet may not set (allowed: ${KUBELET_LABEL_PREFIXES.join(', ')} and the well-known topology labels)`;
+  }
+  return checkLabels(labels);
+}
+
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
 export type TaintEffect = (typeof TAINT_EFFECTS)[number];
 

@@ -1,26 +1,8 @@
-import type { Label, Taint } from '@ccos/shared/domain';
-
-/**
- * Label keys in the kubernetes.io / k8s.io namespaces a kubelet may set on
- * its own Node (NodeRestriction); kubelet refuses to start with any other.
- *
- * @see https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#noderestriction
- */
-const ALLOWED_PREFIXES = ['kubelet.kubernetes.io/', 'node.kubernetes.io/', 'node-role.kubernetes.io/'];
-const ALLOWED_KEYS = new Set([
-  'kubernetes.io/hostname', 'kubernetes.io/instance-type', 'kubernetes.io/os', 'kubernetes.io/arch',
-  'beta.kubernetes.io/instance-type', 'beta.kubernetes.io/os', 'beta.kubernetes.io/arch',
-  'failure-domain.beta.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/region',
-  'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'node.kubernetes.io/instance-type',
-]);
+import { type Label, type Taint, kubeletMaySetLabel } from '@ccos/shared/domain';
 
 /** Label keys kubelet would refuse in `--node-labels`. */
 export function refusedKubeletLabels(labels: readonly Label[]): string[] {
-  return labels.map((label) => label.key).filter((key) => {
-    const slash = key.indexOf('/');
-    const domain = slash >= 0 ? key.slice(0, slash) : '';
-    return /(^|\.)(kubernetes\.io|k8s\.io)$/.test(domain) && !ALLOWED_KEYS.has(key) && !ALLOWED_PREFIXES.some((prefix) => key.startsWith(prefix));
-  });
+  return labels.map((label) => label.key).filter((key) => !kubeletMaySetLabel(key));
 }
 
 /**
