@@ -92,7 +92,6 @@ describe('installs survive faults', () => {
     const run = (await runsOf(nodeId))?.installRuns.at(-1);
     const downloaded = run?.events.find((event) => event.step === 'DOWNLOAD_BINARIES' && event.status === 'SUCCEEDED');
     const files = (downloaded?.detail?.['files'] ?? []) as Array<{ name: string; resumedFrom: number }>;
-    console.log('DBG', JSON.stringify(run?.events.filter((event) => event.step === 'DOWNLOAD_BINARIES').map((e) => [e.seq, e.status, e.message, e.detail?.['bytes']])), JSON.stringify(files));
     expect(files.some((file) => file.resumedFrom > 0)).toBe(true);
   }, 400_000);
 
