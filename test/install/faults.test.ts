@@ -23,8 +23,8 @@ describe('installs survive faults', () => {
   const nodeIds: string[] = [];
 
   beforeAll(async () => {
-    world = await startScaleOutWorld({ hosts: 3 });
-    for (const index of [0, 1, 2]) {
+    world = await startScaleOutWorld({ hosts: 5, apiEnv: { STALL_AFTER_SECONDS: '30' } });
+    for (const index of [0, 1, 2, 3, 4]) {
       nodeIds.push(await world.addHost(index));
     }
     await Promise.all(nodeIds.map((id) => world.waitForStatus(id, ['READY_TO_INSTALL'], 120_000)));
@@ -133,6 +133,46 @@ describe('installs survive faults', () => {
     const runs = (await runsOf(nodeId))?.installRuns ?? [];
     expect(runs.map((run) => run.status)).toEqual(['FAILED', 'SUCCEEDED']);
     expect(runs[1].startStep).toBe('PREFLIGHT');
+  }, 400_000);
+
+  it('marks an install STALLED when its agent goes silent, and INSTALLING again when it speaks', async () => {
+    const nodeId = nodeIds[3];
+    const runId = await install(nodeId);
+    // Without CSR approval the agent waits in START_KUBELET, sending heartbeats.
+    await waitForEvent(nodeId, (event) => event.step === 'START_KUBELET' && event.status === 'STARTED', 120_000);
+    const pid = (await world.lab.exec('h4', ['cat', `/opt/ccos-scaler/runs/${runId}/agent.pid`])).stdout.trim();
+    await world.lab.exec('h4', ['kill', '-STOP', pid]);
+    try {
+      const stalled = await world.waitForStatus(nodeId, ['STALLED'], 90_000);
+      expect(stalled.statusReason).toMatch(/^the agent has not reported for \d+ s/);
+    } finally {
+      await world.lab.exec('h4', ['kill', '-CONT', pid]);
+    }
+    await world.waitForStatus(nodeId, ['INSTALLING'], 60_000);
+    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000);
+    expect(statuses[nodeId]).toBe('JOINED');
+  }, 400_000);
+
+  it('cancels a running install, stopping the agent, and a retry resumes where it stopped', async () => {
+    const nodeId = nodeIds[4];
+    await world.lab.faults.limitBandwidth('h5', '20mbit');
+    const runId = await install(nodeId);
+    await waitForEvent(nodeId, (event) => event.step === 'INSTALL_PACKAGES' && event.status === 'PROGRESS', 120_000);
+    const cancelled = await world.gql<{ cancelInstall: { status: string; reason: string } }>('mutation($id: ID!) { cancelInstall(nodeId: $id) { status reason } }', { id: nodeId });
+    expect(cancelled.data?.cancelInstall).toEqual({ status: 'CANCELLED', reason: 'cancelled by admin' });
+    const node = await runsOf(nodeId);
+    expect(node?.status).toBe('INSTALL_FAILED');
+    expect(node?.statusReason).toBe('install cancelled by admin');
+    // The agent is gone: no process runs with this run's config.
+    expect((await world.lab.exec('h5', ['pgrep', '-f', runId], { allowFailure: true })).code).toBe(1);
+
+    await world.lab.faults.clearTrafficControl('h5');
+    await install(nodeId, 'retryInstall');
+    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000);
+    expect(statuses[nodeId]).toBe('JOINED');
+    const runs = (await runsOf(nodeId))?.installRuns ?? [];
+    expect(runs.map((run) => run.status)).toEqual(['CANCELLED', 'SUCCEEDED']);
+    expect(runs[1].startStep).toBe('INSTALL_PACKAGES');
   }, 400_000);
 
   it('lets an agent token report for its own run only, and not after the run has ended', async () => {

@@ -78,12 +78,13 @@ export class InstallService {
     if (!run || run.status !== 'RUNNING') {
       throw new PreconditionError(`node ${node.hostname} has no install running`);
     }
+    // End the run first: the agent's own "cancelled" report then changes nothing.
     await this.runs.update(run.id, { cancelRequested: true });
+    const finished = await this.finish(run, 'CANCELLED', null, `cancelled by ${actor}`);
+    await this.nodes.transition(node.id, 'INSTALL_CANCELLED', `install cancelled by ${actor}`);
     await this.agent.stop(node, run).catch((error: unknown) =>
       this.logger.warn({ err: error, runId: run.id }, 'could not stop the agent; it stops at its next report'),
     );
-    const finished = await this.finish(run, 'CANCELLED', null, `cancelled by ${actor}`);
-    await this.nodes.transition(node.id, 'INSTALL_CANCELLED', `install cancelled by ${actor}`);
     return finished;
   }
 
