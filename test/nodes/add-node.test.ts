@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscribe } from '../support/graphql-subscriptions';
 import { AGENT_EXECUTABLE, type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 const HOSTS = 10;
@@ -26,9 +27,18 @@ describe('addNode against real SSH hosts', () => {
 
   const node = async (id: string) => (await world.gql<{ node: Record<string, unknown> & { facts: Record<string, unknown> } }>(NODE, { id })).data?.node;
 
-  it('adds a host with a password: pins its host key, checks it and copies the agent (sha256 verified)', async () => {
+  it('adds a host with a password: pins its host key, checks it and copies the agent (sha256 verified), live on nodeChanged', async () => {
+    const changes = subscribe<{ nodeChanged: { nodeId: string; node: { status: string } | null } }>(
+      world.api.url, world.token, 'subscription($c: ID!) { nodeChanged(clusterId: $c) { nodeId node { status } } }', { c: world.clusterId },
+    );
+    await new Promise((wake) => setTimeout(wake, 500));
     const id = await world.addHost(0, { labels: [{ key: 'disk-type', value: 'ssd' }] });
     await world.waitForStatus(id, ['READY_TO_INSTALL'], 60_000);
+    const seen = await changes.until((messages) => messages.some((message) => message.nodeChanged.node?.status === 'READY_TO_INSTALL'), 10_000);
+    const statuses = seen.filter((message) => message.nodeChanged.nodeId === id).map((message) => message.nodeChanged.node?.status);
+    expect(statuses[0]).toBe('ADDING');
+    expect(statuses.at(-1)).toBe('READY_TO_INSTALL');
+    await changes.close();
     const added = await node(id);
     expect(added).toMatchObject({
       hostname: 'h1', status: 'READY_TO_INSTALL', sshAuthMethod: 'PASSWORD', agentSha256, hostKeyFingerprint: world.lab.hostKeyFingerprints['h1']?.ed25519,
@@ -74,6 +84,11 @@ describe('addNode against real SSH hosts', () => {
       const failed = await world.waitForStatus(id, ['UNREACHABLE'], 20_000);
       expect(Date.now() - started).toBeLessThan(3000 + 3000);
       expect(failed.statusReason).toContain('198.18.0.14:22');
+      // A node that never joined can be forgotten.
+      const deleted = await world.gql('mutation($id: ID!) { deleteNodeRecord(nodeId: $id) { hostname } }', { id });
+      expect(deleted.errors).toBeUndefined();
+      const gone = await world.gql('query($id: ID!) { node(id: $id) { id } }', { id });
+      expect(gone.errors?.[0]?.extensions?.['code']).toBe('NOT_FOUND');
     } finally {
       await world.lab.faults.restoreLink('h4');
     }
