@@ -1,0 +1,96 @@
+import { type ExecResult, type SshPool, type SshTarget, defineScript, isSshError } from '@ccos/api/data-access-ssh';
+
+/** What stopping the kubelet came to. */
+export type KubeletStop =
+  | { readonly outcome: 'STOPPED'; readonly message: string }
+  /** No kubelet unit on the host: nothing can register the Node again. */
+  | { readonly outcome: 'NOT_INSTALLED'; readonly message: string }
+  /** The host cannot be reached (or logged in to): nothing was run. */
+  | { readonly outcome: 'UNREACHABLE'; readonly message: string }
+  /** Reached, but `systemctl stop kubelet` failed: the Node must not be deleted. */
+  | { readonly outcome: 'FAILED'; readonly message: string };
+
+/** What the agent installed on a host (the agent folder, bootstrap kubeconfig, kubelet credentials and unit). */
+export const HOST_CLEAN_PATHS = [
+  '/opt/ccos-scaler',
+  '/etc/kubernetes/kubeconfig',
+  '/var/lib/kubelet/kubeconfig',
+  '/var/lib/kubelet/pki',
+  '/etc/systemd/system/kubelet.service',
+  '/etc/systemd/system/kubelet.service.d',
+  '/etc/systemd/system/multi-user.target.wants/kubelet.service',
+] as const;
+
+/** Removes the paths it is given (fixed in code: HOST_CLEAN_PATHS), says which existed, and reloads systemd. */
+const CLEAN_HOST = defineScript(
+  'clean-host',
+  ['status=0', 'for p in "$@"; do', '  if [ -e "$p" ] || [ -L "$p" ]; then', '    rm -rf -- "$p" && echo "$p" || status=1', '  fi', 'done', 'systemctl daemon-reload >/dev/null 2>&1 || true', 'exit $status'].join('\n'),
+);
+
+const EXEC_TIMEOUT_MS = 60_000;
+
+const tail = (result: ExecResult): string => (result.stderr || result.stdout).trim().slice(-300) || `exit ${String(result.exitCode)}`;
+
+/** An SSH failure that means "not reached" (the kubelet may or may not run; nothing can be done over SSH). */
+function unreachable(error: unknown): string | null {
+  return isSshError(error) ? error.message : null;
+}
+
+/**
+ * `systemctl stop kubelet` and `systemctl disable kubelet` on the host, so the kubelet neither
+ * registers the Node again once it is deleted nor comes back at the next boot.
+ * @see https://kubernetes.io/docs/concepts/architecture/nodes/#self-registration-of-nodes
+ */
+export async function stopKubelet(pool: SshPool, target: SshTarget, signal?: AbortSignal): Promise<KubeletStop> {
+  try {
+    return await pool.run(
+      target,
+      async (session): Promise<KubeletStop> => {
+        const stop = await session.exec(['systemctl', 'stop', 'kubelet'], { timeoutMs: EXEC_TIMEOUT_MS, signal });
+        if (stop.exitCode === 5) {
+          return { outcome: 'NOT_INSTALLED', message: `no kubelet unit on ${session.endpoint}: ${tail(stop)}` };
+        }
+        if (stop.exitCode !== 0) {
+          return { outcome: 'FAILED', message: `systemctl stop kubelet on ${session.endpoint} failed: ${tail(stop)}` };
+        }
+        const disable = await session.exec(['systemctl', 'disable', 'kubelet'], { timeoutMs: EXEC_TIMEOUT_MS, signal });
+        const disabled = disable.exitCode === 0 ? 'and disabled' : `(disable failed: ${tail(disable)})`;
+        return { outcome: 'STOPPED', message: `kubelet stopped ${disabled} on ${session.endpoint}` };
+      },
+      { signal },
+    );
+  } catch (error) {
+    const why = unreachable(error);
+    if (why) {
+      return { outcome: 'UNREACHABLE', message: why };
+    }
+    return { outcome: 'FAILED', message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Removes {@link HOST_CLEAN_PATHS} from the host; what existed is listed. Never throws. */
+export async function cleanHost(pool: SshPool, target: SshTarget): Promise<{ ok: boolean; removed: string[]; message: string }> {
+  try {
+    return await pool.run(target, async (session) => {
+      const result = await session.runScript(CLEAN_HOST, [...HOST_CLEAN_PATHS], { timeoutMs: EXEC_TIMEOUT_MS });
+      const removed = result.stdout.split('\n').filter((line) => line.startsWith('/'));
+      return result.exitCode === 0
+        ? { ok: true, removed, message: removed.length > 0 ? `removed ${removed.join(', ')} on ${session.endpoint}` : `nothing of the agent was left on ${session.endpoint}` }
+        : { ok: false, removed, message: `cleaning ${session.endpoint} failed: ${tail(result)}` };
+    });
+  } catch (error) {
+    return { ok: false, removed: [], message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Whether a login works now (for the preview). */
+export async function probeHost(pool: SshPool, target: SshTarget): Promise<{ reachable: boolean; message: string }> {
+  try {
+    return await pool.run(target, async (session) => {
+      const result = await session.exec(['true'], { timeoutMs: 10_000 });
+      return result.exitCode === 0 ? { reachable: true, message: `${session.target} answers over SSH` } : { reachable: false, message: `${session.target}: ${tail(result)}` };
+    });
+  } catch (error) {
+    return { reachable: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}

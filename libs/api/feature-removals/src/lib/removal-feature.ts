@@ -1,0 +1,42 @@
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import type { AgentTokens, NodeStore } from '@ccos/api/data-access-db';
+import type { SshPool } from '@ccos/api/data-access-ssh';
+import type { EventBus } from '@ccos/api/util-graphql';
+import { RemovalLog } from './removal-log';
+import type { ClusterAccess, CsrLeftovers, HostAccess } from './removal-ports';
+import { RemovalRunner, type RemovalRunnerOptions } from './removal-runner';
+import { RemovalService } from './removal.service';
+
+export interface RemovalFeatureOptions {
+  readonly dataSource: DataSource;
+  readonly nodes: NodeStore;
+  readonly tokens: AgentTokens;
+  /** Per-cluster client and Node cache (feature-csrs' CsrWatches). */
+  readonly clusters: ClusterAccess;
+  /** Pending CSRs and their denial (feature-csrs' CsrService). */
+  readonly csrs: CsrLeftovers;
+  /** SSH access to a node's host (feature-nodes' sshTargetOf), null for discovered nodes. */
+  readonly hosts: HostAccess;
+  readonly ssh: SshPool;
+  readonly events: EventBus;
+  readonly logger: Logger;
+  readonly runner?: RemovalRunnerOptions;
+}
+
+/** The removal feature as the composition root sees it. */
+export interface RemovalFeature {
+  readonly service: RemovalService;
+  readonly runner: RemovalRunner;
+  /** Resumes runs a restart interrupted (their number) and watches for runs whose replica died. */
+  start(): Promise<number>;
+  /** Stops executing; running runs stay RUNNING for the next start. */
+  stop(): Promise<void>;
+}
+
+export function createRemovalFeature(options: RemovalFeatureOptions): RemovalFeature {
+  const log = new RemovalLog(options.dataSource, options.events, options.logger);
+  const runner = new RemovalRunner(options.dataSource, options.nodes, options.tokens, options.clusters, options.csrs, options.hosts, options.ssh, log, options.logger, options.runner);
+  const service = new RemovalService(options.dataSource, options.nodes, options.clusters, options.hosts, options.ssh, runner, log);
+  return { service, runner, start: () => runner.start(), stop: () => runner.stop() };
+}

@@ -1,0 +1,127 @@
+import type { Logger } from 'pino';
+import type { DataSource, Repository } from 'typeorm';
+import { MoreThan } from 'typeorm';
+import type { RemovalEventKind } from '@ccos/shared/domain';
+import { RemovalEventEntity, type RemovalRunEntity } from '@ccos/api/data-access-db';
+import { type EventBus, type RemovalProgressPayload, TOPICS } from '@ccos/api/util-graphql';
+
+/** An event to record. */
+export interface RemovalEventInput {
+  readonly kind: RemovalEventKind;
+  readonly message: string;
+  readonly pod?: string | null;
+  readonly pdb?: string | null;
+  readonly detail?: Record<string, unknown> | null;
+}
+
+/**
+ * The events of one run, numbered in the order they happen. `add` returns at once; the events
+ * are written in batches (a 300-pod drain makes hundreds) and each batch is published on
+ * REMOVAL_PROGRESS once stored, so a subscriber that hears of seq n can read everything up to n.
+ */
+export class RunEventWriter {
+  private queue: Array<RemovalEventInput & { seq: number; occurredAt: Date }> = [];
+  private writing: Promise<void> | null = null;
+
+  constructor(
+    private readonly run: RemovalRunEntity,
+    private seq: number,
+    private readonly events: Repository<RemovalEventEntity>,
+    private readonly bus: EventBus,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The last sequence number handed out. */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  add(event: RemovalEventInput): void {
+    this.seq += 1;
+    this.queue.push({ ...event, seq: this.seq, occurredAt: new Date() });
+    this.writing ??= this.write();
+  }
+
+  /** Resolves once every event added so far is stored and published. */
+  async flush(): Promise<void> {
+    while (this.writing) {
+      await this.writing;
+    }
+  }
+
+  /** Tells subscribers the run changed (status, phase) without a new event. */
+  announce(): void {
+    publishProgress(this.bus, this.run, this.seq);
+  }
+
+  private async write(): Promise<void> {
+    // Let the events of the same tick gather into one INSERT.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        await this.events
+          .createQueryBuilder()
+          .insert()
+          .into(RemovalEventEntity)
+          .values(
+            batch.map((event) => ({
+              runId: this.run.id,
+              seq: event.seq,
+              kind: event.kind,
+              pod: event.pod ?? null,
+              pdb: event.pdb ?? null,
+              message: event.message,
+              detail: event.detail ?? null,
+              occurredAt: event.occurredAt,
+            })) as never,
+          )
+          .orIgnore()
+          .execute();
+      } catch (error) {
+        this.logger.error({ err: error, runId: this.run.id, events: batch.length }, 'could not store removal events');
+      }
+      publishProgress(this.bus, this.run, batch[batch.length - 1].seq);
+    }
+    this.writing = null;
+  }
+}
+
+function publishProgress(bus: EventBus, run: RemovalRunEntity, seq: number): void {
+  const payload: RemovalProgressPayload = { nodeId: run.nodeId, removalId: run.id, seq };
+  bus.publish(TOPICS.REMOVAL_PROGRESS, run.nodeId, payload);
+}
+
+/** Reads and writes removal events. */
+export class RemovalLog {
+  private readonly events: Repository<RemovalEventEntity>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly bus: EventBus,
+    private readonly logger: Logger,
+  ) {
+    this.events = dataSource.getRepository(RemovalEventEntity);
+  }
+
+  /** A writer continuing after the run's last stored event. */
+  async writer(run: RemovalRunEntity): Promise<RunEventWriter> {
+    return new RunEventWriter(run, await this.lastSeq(run.id), this.events, this.bus, this.logger);
+  }
+
+  async lastSeq(runId: string): Promise<number> {
+    const row: Array<{ max: number | null }> = await this.events.query('SELECT max(seq) AS max FROM removal_events WHERE run_id = $1', [runId]);
+    return Number(row[0]?.max ?? 0);
+  }
+
+  /** Events after `afterSeq`, in order. */
+  after(runId: string, afterSeq = 0): Promise<RemovalEventEntity[]> {
+    return this.events.find({ where: { runId, seq: MoreThan(afterSeq) }, order: { seq: 'ASC' } });
+  }
+
+  /** Tells subscribers a run changed. */
+  announce(run: RemovalRunEntity, seq: number): void {
+    publishProgress(this.bus, run, seq);
+  }
+}

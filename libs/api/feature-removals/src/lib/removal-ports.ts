@@ -1,0 +1,22 @@
+import type { KubeClient, NodeSummary } from '@ccos/api/data-access-kube';
+import type { SshTarget } from '@ccos/api/data-access-ssh';
+import type { NodeEntity } from '@ccos/api/data-access-db';
+
+/**
+ * A cluster's API client and its Node cache. feature-csrs' CsrWatches provides it: the watch it
+ * keeps per registered cluster is reused instead of opening another.
+ */
+export interface ClusterAccess {
+  /** The cluster's watch once listed; answers UNAVAILABLE when the API server does not answer. */
+  watch(clusterId: string): Promise<{ readonly client: KubeClient; nodes(): NodeSummary[] }>;
+}
+
+/** The node's leftover CSRs; feature-csrs' CsrService provides it (denials are recorded in csr_decisions). */
+export interface CsrLeftovers {
+  /** Names of the node's pending CSRs (client and serving). */
+  pendingCsrNamesFor(clusterId: string, nodeName: string): Promise<string[]>;
+  deny(clusterId: string, name: string, actor: string, reason: string): Promise<unknown>;
+}
+
+/** How to log in to a node's host: null when no SSH access is recorded (a discovered node). */
+export type HostAccess = (node: NodeEntity) => SshTarget | null;

@@ -1,0 +1,183 @@
+import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import type { SafetyRule } from '@ccos/shared/domain';
+import { type DrainActionName, DrainActionEnum, type DrainPodClassName, DrainPodClassEnum, RemovalSafetyRuleEnum } from './removal.enums';
+
+@ObjectType('RemovalSafetyCheck', { description: "One rule's verdict on the removal." })
+export class SafetyCheckType {
+  @Field(() => RemovalSafetyRuleEnum)
+  rule!: SafetyRule;
+
+  @Field(() => Boolean)
+  passed!: boolean;
+
+  @Field(() => Boolean, { description: 'A failed blocking check refuses the removal; a failed non-blocking one is a warning.' })
+  blocking!: boolean;
+
+  @Field(() => String)
+  message!: string;
+}
+
+@ObjectType('DrainPodPreview', { description: 'A pod on the node and what the drain would do with it.' })
+export class DrainPodPreviewType {
+  @Field(() => String, { description: 'namespace/name' })
+  pod!: string;
+
+  @Field(() => String)
+  namespace!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => DrainPodClassEnum)
+  podClass!: DrainPodClassName;
+
+  @Field(() => DrainActionEnum)
+  action!: DrainActionName;
+
+  @Field(() => String, { description: "kubectl's words for the decision, or what owns the pod." })
+  reason!: string;
+
+  @Field(() => String, { nullable: true, description: 'Kind/name of the controller.' })
+  controller!: string | null;
+
+  @Field(() => [String], { description: 'PodDisruptionBudgets covering the pod.' })
+  pdbs!: string[];
+}
+
+@ObjectType('DrainPodCounts')
+export class DrainPodCountsType {
+  @Field(() => Int)
+  evict!: number;
+
+  @Field(() => Int)
+  skip!: number;
+
+  @Field(() => Int)
+  refuse!: number;
+}
+
+@ObjectType('DisruptionBudgetPreview', { description: 'A PodDisruptionBudget covering pods the drain would evict.' })
+export class DisruptionBudgetPreviewType {
+  @Field(() => String)
+  namespace!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Int)
+  disruptionsAllowed!: number;
+
+  @Field(() => Int)
+  currentHealthy!: number;
+
+  @Field(() => Int)
+  desiredHealthy!: number;
+
+  @Field(() => [String], { description: 'namespace/name of the covered pods on this node.' })
+  pods!: string[];
+
+  @Field(() => Boolean, { description: 'It allows fewer disruptions than it covers pods here: the drain will wait for it (reported live as POD_BLOCKED).' })
+  blocks!: boolean;
+}
+
+@ObjectType('CapacityPreview', { description: 'Whether the evicted pods fit on the other schedulable Ready nodes (requests only; not a scheduler).' })
+export class CapacityPreviewType {
+  @Field(() => Boolean)
+  fits!: boolean;
+
+  @Field(() => String)
+  message!: string;
+
+  @Field(() => Int)
+  requiredCpuMillicores!: number;
+
+  @Field(() => Float)
+  requiredMemoryBytes!: number;
+
+  @Field(() => Int)
+  requiredPods!: number;
+
+  @Field(() => Int)
+  availableCpuMillicores!: number;
+
+  @Field(() => Float)
+  availableMemoryBytes!: number;
+
+  @Field(() => Int)
+  availablePods!: number;
+
+  @Field(() => [String], { description: 'Schedulable Ready nodes the pods may go to.' })
+  candidates!: string[];
+
+  @Field(() => [String], { description: 'Pods that fit on no candidate.' })
+  unplaceable!: string[];
+
+  @Field(() => [String], { description: 'Evicted pods without a controller: nobody recreates them.' })
+  unmanaged!: string[];
+}
+
+@ObjectType('HostAccessPreview', { description: 'Whether the service can reach the host over SSH to stop its kubelet (and clean it).' })
+export class HostAccessPreviewType {
+  @Field(() => Boolean, { description: 'SSH credentials are recorded (nodes added here; discovered nodes have none).' })
+  credentials!: boolean;
+
+  @Field(() => Boolean, { nullable: true, description: 'A login succeeded just now; null when not tried.' })
+  reachable!: boolean | null;
+
+  @Field(() => String)
+  message!: string;
+}
+
+@ObjectType('RemovalPreview', { description: 'Everything the console shows before an operator confirms a removal. Changes nothing.' })
+export class RemovalPreviewType {
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => String)
+  nodeName!: string;
+
+  @Field(() => Boolean, { description: 'removeNode with these options would start, and its drain would not be refused.' })
+  allowed!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'Why not, in words.' })
+  refusal!: string | null;
+
+  @Field(() => Boolean, { description: 'The Node object exists in the cluster.' })
+  exists!: boolean;
+
+  @Field(() => [String])
+  roles!: string[];
+
+  @Field(() => Boolean)
+  ready!: boolean;
+
+  @Field(() => String, { description: 'True, False or Unknown.' })
+  readyStatus!: string;
+
+  @Field(() => Boolean)
+  unschedulable!: boolean;
+
+  @Field(() => [SafetyCheckType])
+  safety!: SafetyCheckType[];
+
+  @Field(() => [DrainPodPreviewType])
+  pods!: DrainPodPreviewType[];
+
+  @Field(() => DrainPodCountsType)
+  counts!: DrainPodCountsType;
+
+  @Field(() => [String], { description: "kubectl's warning lines (ignoring DaemonSet-managed Pods: ...)." })
+  warnings!: string[];
+
+  @Field(() => [String], { description: "kubectl's refusal lines (cannot delete Pods ... (use --force to override): ...)." })
+  refusals!: string[];
+
+  @Field(() => [DisruptionBudgetPreviewType])
+  budgets!: DisruptionBudgetPreviewType[];
+
+  @Field(() => CapacityPreviewType, { nullable: true, description: 'Null when the Node does not exist.' })
+  capacity!: CapacityPreviewType | null;
+
+  @Field(() => HostAccessPreviewType)
+  host!: HostAccessPreviewType;
+}

@@ -1,0 +1,148 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
+import type { NodeStatus, RemovalEventKind, RemovalPhase, RemovalRunStatus } from '@ccos/shared/domain';
+import { NodeStatusEnum } from '@ccos/api/util-graphql';
+import { RemovalEventKindEnum, RemovalPhaseEnum, RemovalRunStatusEnum } from './removal.enums';
+
+@ObjectType('RemovalOptions', { description: 'The options a run was started with.' })
+export class RemovalOptionsType {
+  @Field(() => Boolean)
+  force!: boolean;
+
+  @Field(() => Boolean)
+  deleteEmptyDirData!: boolean;
+
+  @Field(() => Boolean)
+  ignoreDaemonSets!: boolean;
+
+  @Field(() => Int)
+  gracePeriodSeconds!: number;
+
+  @Field(() => Int)
+  timeoutSeconds!: number;
+
+  @Field(() => Boolean)
+  allowLastWorker!: boolean;
+
+  @Field(() => Boolean)
+  ungraceful!: boolean;
+
+  @Field(() => Boolean)
+  cleanHost!: boolean;
+}
+
+@ObjectType('BlockingPod', { description: 'A pod still on the node when the drain stopped, and why.' })
+export class BlockingPodType {
+  @Field(() => String, { description: 'namespace/name' })
+  pod!: string;
+
+  @Field(() => String, { nullable: true, description: 'The PodDisruptionBudget that refused its eviction.' })
+  pdb!: string | null;
+
+  @Field(() => String, { description: "The API's words (or kubectl's refusal)." })
+  message!: string;
+}
+
+@ObjectType('RemovalEvent', { description: 'One thing a removal run did or saw, in order (seq).' })
+export class RemovalEventType {
+  @Field(() => Int)
+  seq!: number;
+
+  @Field(() => RemovalEventKindEnum)
+  kind!: RemovalEventKind;
+
+  @Field(() => String, { nullable: true, description: 'namespace/name, for pod events.' })
+  pod!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The PodDisruptionBudget involved (POD_BLOCKED).' })
+  pdb!: string | null;
+
+  @Field(() => String)
+  message!: string;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'E.g. the budget\'s "needs n healthy pods and has m" detail, CSR names, SSH output.' })
+  detail!: Record<string, unknown> | null;
+
+  @Field(() => GraphQLISODateTime)
+  occurredAt!: Date;
+}
+
+@ObjectType('RemovalRun', { description: 'One removal of a node: cordon, drain, stop the kubelet, delete the Node, deny CSRs, revoke tokens, clean the host.' })
+export class RemovalRunType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => ID)
+  clusterId!: string;
+
+  @Field(() => String, { description: 'The Node object\'s name.' })
+  nodeName!: string;
+
+  @Field(() => RemovalRunStatusEnum)
+  status!: RemovalRunStatus;
+
+  @Field(() => RemovalPhaseEnum, { description: 'The phase running now, or where the run stopped.' })
+  phase!: RemovalPhase;
+
+  @Field(() => RemovalOptionsType)
+  options!: RemovalOptionsType;
+
+  @Field(() => String, { nullable: true, description: 'Why the run failed or was cancelled; what it did when it succeeded.' })
+  reason!: string | null;
+
+  @Field(() => [BlockingPodType], { description: 'Pods still on the node when the drain stopped.' })
+  blocking!: BlockingPodType[];
+
+  @Field(() => Boolean)
+  cancelRequested!: boolean;
+
+  @Field(() => String)
+  requestedBy!: string;
+
+  @Field(() => GraphQLISODateTime)
+  startedAt!: Date;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  finishedAt!: Date | null;
+
+  @Field(() => Int, { description: 'Sequence number of the last event so far.' })
+  lastSeq!: number;
+
+  @Field(() => NodeStatusEnum, { description: "The node's status now." })
+  nodeStatus!: NodeStatus;
+
+  @Field(() => String, { nullable: true, description: "The node's status reason now (DRAIN_FAILED names the blocking pods and budgets)." })
+  nodeStatusReason!: string | null;
+}
+
+@ObjectType('RemovalProgress', {
+  description: 'The latest removal run of a node as it is now, with the events this subscriber has not seen: all of them in the first message, then the new ones.',
+})
+export class RemovalProgressType {
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => RemovalRunType, { nullable: true, description: 'Null while the node has no removal run.' })
+  run!: RemovalRunType | null;
+
+  @Field(() => [RemovalEventType])
+  events!: RemovalEventType[];
+}
+
+@ObjectType('UncordonResult', { description: 'A node made schedulable again after a failed or cancelled removal.' })
+export class UncordonResultType {
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => String)
+  hostname!: string;
+
+  @Field(() => NodeStatusEnum)
+  status!: NodeStatus;
+
+  @Field(() => Boolean, { description: 'Whether the Node was cordoned before (false: it already was schedulable).' })
+  changed!: boolean;
+}

@@ -1,0 +1,493 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { DataSource, Repository } from 'typeorm';
+import { type RemovalPhase, nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
+import { type AgentTokens, type NodeStore, type RemovalBlockingPod, RemovalRunEntity } from '@ccos/api/data-access-db';
+import { type DrainEvent, type DrainFailure, type DrainResult, deleteNode, drainDeadNode, drainNode } from '@ccos/api/data-access-kube';
+import type { SshPool } from '@ccos/api/data-access-ssh';
+import { cleanHost, stopKubelet } from './host-commands';
+import type { RemovalLog, RunEventWriter } from './removal-log';
+import type { ClusterAccess, CsrLeftovers, HostAccess } from './removal-ports';
+
+export interface RemovalRunnerOptions {
+  /** This replica in `removal_runs.owner`; default `<hostname>#<pid>`. */
+  readonly identity?: string;
+  /** How often the executing replica renews its claim and looks for a cancel from another replica. Default 5 s. */
+  readonly heartbeatMs?: number;
+  /** A RUNNING run whose heartbeat is older than this is taken over. Default 15 s. */
+  readonly staleAfterMs?: number;
+  /** Wait before retrying an eviction a PodDisruptionBudget refused. Default 5 s, like kubectl. */
+  readonly evictionRetryMs?: number;
+}
+
+/** What the denial of a removed node's leftover CSRs says. */
+export const CSR_DENY_REASON = 'node removed';
+
+interface ActiveRun {
+  run: RemovalRunEntity;
+  readonly writer: RunEventWriter;
+  /** Aborts the drain: an operator's cancel, or this replica shutting down. */
+  readonly abort: AbortController;
+  cancelled: boolean;
+  /** The drain found no Node: nothing to delete. */
+  nodeGone: boolean;
+  done: Promise<void>;
+}
+
+type PhaseOutcome = 'NEXT' | 'ENDED';
+
+const MAX_NAMED_PODS = 10;
+
+/** `ns/pod` (PodDisruptionBudget ns/budget: message), for the node's status reason. */
+function describeBlocking(blocking: readonly RemovalBlockingPod[]): string {
+  const named = blocking.slice(0, MAX_NAMED_PODS).map((entry) => {
+    const namespace = entry.pod.split('/')[0];
+    return `${entry.pod} (${entry.pdb ? `PodDisruptionBudget ${namespace}/${entry.pdb}: ` : ''}${entry.message})`;
+  });
+  const more = blocking.length > MAX_NAMED_PODS ? `, and ${blocking.length - MAX_NAMED_PODS} more` : '';
+  return `${named.join('; ')}${more}`;
+}
+
+/** The rows of a raw query: TypeORM answers UPDATE ... RETURNING with `[rows, count]`. */
+function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) && Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Executes removal runs, phase by phase (drain, stop the kubelet, delete the Node, deny the
+ * node's pending CSRs, revoke its agent tokens, clean the host), recording each step as an event.
+ * A run belongs to one replica at a time (`owner`, renewed by a heartbeat); a run whose owner
+ * stopped renewing — the service was restarted or a replica died — is taken over and continues
+ * at its phase (the drain cordons again and evicts what is left). The Node is deleted only after
+ * a finished drain and a stopped (or unreachable) kubelet.
+ */
+export class RemovalRunner {
+  readonly identity: string;
+  private readonly runs: Repository<RemovalRunEntity>;
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly log: Logger;
+  private readonly heartbeatMs: number;
+  private readonly staleAfterMs: number;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private stopping = false;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly nodes: NodeStore,
+    private readonly tokens: AgentTokens,
+    private readonly clusters: ClusterAccess,
+    private readonly csrs: CsrLeftovers,
+    private readonly hosts: HostAccess,
+    private readonly ssh: SshPool,
+    private readonly events: RemovalLog,
+    logger: Logger,
+    private readonly options: RemovalRunnerOptions = {},
+  ) {
+    this.runs = dataSource.getRepository(RemovalRunEntity);
+    this.identity = options.identity ?? `${hostname()}#${process.pid}`;
+    this.heartbeatMs = options.heartbeatMs ?? 5000;
+    this.staleAfterMs = options.staleAfterMs ?? 15_000;
+    this.log = logger.child({ component: 'removal-runner' });
+  }
+
+  /** Resumes the runs a restart interrupted, then keeps looking for runs whose replica died. */
+  async start(): Promise<number> {
+    const resumed = await this.adoptOrphans(true);
+    this.sweepTimer = setInterval(() => void this.adoptOrphans(false).catch((error: unknown) => this.log.warn({ err: error }, 'could not look for abandoned removal runs')), this.heartbeatMs);
+    this.sweepTimer.unref();
+    return resumed;
+  }
+
+  /**
+   * Stops executing without ending the runs: they stay RUNNING and the next start (or another
+   * replica) continues them.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.sweepTimer) {
+      clearInterval(this.sweepTimer);
+    }
+    for (const active of this.active.values()) {
+      active.abort.abort();
+    }
+    await Promise.all([...this.active.values()].map((active) => active.done));
+  }
+
+  /** Starts executing a run this replica owns. */
+  async launch(run: RemovalRunEntity, resumed: boolean): Promise<void> {
+    const writer = await this.events.writer(run);
+    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, nodeGone: false, done: Promise.resolve() };
+    this.active.set(run.id, active);
+    active.done = this.execute(active, resumed).finally(() => this.active.delete(run.id));
+  }
+
+  /** Cancels the drain of a run executing here; false when it runs elsewhere (its heartbeat notices the flag). */
+  cancelLocal(runId: string): boolean {
+    const active = this.active.get(runId);
+    if (!active) {
+      return false;
+    }
+    this.markCancelled(active);
+    return true;
+  }
+
+  /** Resolves when a run executing here ends (at once when it does not run here). */
+  async settled(runId: string): Promise<void> {
+    await this.active.get(runId)?.done;
+  }
+
+  /**
+   * Claims RUNNING runs nobody executes: a heartbeat older than staleAfterMs, no owner, or (at
+   * start) an owner on this host, i.e. this service before its restart.
+   */
+  async adoptOrphans(atStart: boolean): Promise<number> {
+    if (this.stopping) {
+      return 0;
+    }
+    const host = this.identity.split('#')[0];
+    const claimed: Array<{ id: string }> = await this.runs.query(
+      `UPDATE removal_runs SET owner = $1, heartbeat_at = now()
+        WHERE status = 'RUNNING' AND NOT (id = ANY($2::uuid[]))
+          AND (owner IS NULL OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $3)
+               OR ($4 AND split_part(owner, '#', 1) = $5))
+        RETURNING id`,
+      [this.identity, [...this.active.keys()], this.staleAfterMs / 1000, atStart, host],
+    ).then((result: unknown) => rowsOf<{ id: string }>(result));
+    for (const { id } of claimed) {
+      const run = await this.runs.findOneByOrFail({ id });
+      this.log.info({ runId: id, nodeId: run.nodeId, phase: run.phase, previousOwner: run.owner }, 'resuming a removal run');
+      await this.launch(run, true);
+    }
+    return claimed.length;
+  }
+
+  private markCancelled(active: ActiveRun): void {
+    if (active.cancelled || !removalCancellable(active.run.phase)) {
+      return;
+    }
+    active.cancelled = true;
+    active.writer.add({ kind: 'CANCEL_REQUESTED', message: `${active.run.reason ?? 'cancel requested'}: stopping the drain; the node stays cordoned` });
+    active.abort.abort();
+  }
+
+  private async execute(active: ActiveRun, resumed: boolean): Promise<void> {
+    const { writer } = active;
+    const heartbeat = setInterval(() => void this.beat(active), this.heartbeatMs);
+    heartbeat.unref();
+    try {
+      if (resumed) {
+        writer.add({ kind: 'RESUMED', message: `picked up again by ${this.identity} in phase ${active.run.phase}` });
+        const node = await this.nodes.get(active.run.nodeId);
+        if (node.status !== 'REMOVING') {
+          await this.end(active, 'FAILED', `the node is ${node.status}, not REMOVING: this run cannot continue`, []);
+          return;
+        }
+        if (active.run.cancelRequested && removalCancellable(active.run.phase)) {
+          await this.drainStopped(active, 'CANCELLED', 'the drain was cancelled', []);
+          return;
+        }
+      } else {
+        const options = active.run.options;
+        writer.add({
+          kind: 'STARTED',
+          message: `removal of ${active.run.nodeName} started by ${active.run.requestedBy}`,
+          detail: { options: { ...options, confirmHostname: undefined } },
+        });
+      }
+      let phase = active.run.phase;
+      while (phase !== 'DONE') {
+        const outcome = await this.runPhase(active, phase);
+        if (outcome === 'ENDED' || this.stopping) {
+          return;
+        }
+        phase = nextRemovalPhase(phase, active.run.options.cleanHost);
+        await this.save(active, { phase });
+      }
+      await this.succeed(active);
+    } catch (error) {
+      if (this.stopping) {
+        return;
+      }
+      this.log.error({ err: error, runId: active.run.id }, 'removal run failed unexpectedly');
+      await this.end(active, 'FAILED', `unexpected error in phase ${active.run.phase}: ${errorText(error)}`, []).catch((failure: unknown) =>
+        this.log.error({ err: failure, runId: active.run.id }, 'could not record the failed removal'),
+      );
+    } finally {
+      clearInterval(heartbeat);
+      await writer.flush();
+    }
+  }
+
+  private runPhase(active: ActiveRun, phase: RemovalPhase): Promise<PhaseOutcome> {
+    switch (phase) {
+      case 'DRAIN':
+        return this.drain(active);
+      case 'STOP_KUBELET':
+        return this.stopKubelet(active);
+      case 'DELETE_NODE':
+        return this.deleteNode(active);
+      case 'DENY_CSRS':
+        return this.denyCsrs(active);
+      case 'REVOKE_TOKENS':
+        return this.revokeTokens(active);
+      case 'CLEAN_HOST':
+        return this.cleanHost(active);
+      case 'DONE':
+        return Promise.resolve('NEXT');
+    }
+  }
+
+  private async drain(active: ActiveRun): Promise<PhaseOutcome> {
+    const { run, writer } = active;
+    const options = run.options;
+    let client;
+    try {
+      client = (await this.clusters.watch(run.clusterId)).client;
+    } catch (error) {
+      return this.drainStopped(active, 'API_ERROR', `cannot reach the cluster: ${errorText(error)}`, []);
+    }
+    const elapsedSeconds = (Date.now() - run.startedAt.getTime()) / 1000;
+    // The timeout counts from the start of the run, also across a restart.
+    const timeoutSeconds = options.timeoutSeconds > 0 ? Math.max(1, Math.ceil(options.timeoutSeconds - elapsedSeconds)) : 0;
+    const onEvent = this.drainListener(writer, options.ungraceful);
+    const signal = active.abort.signal;
+    const result: DrainResult = options.ungraceful
+      ? await drainDeadNode(client, run.nodeName, { force: options.force, deleteEmptyDirData: options.deleteEmptyDirData, ignoreDaemonSets: options.ignoreDaemonSets, signal }, onEvent)
+      : await drainNode(
+          client,
+          run.nodeName,
+          {
+            force: options.force,
+            deleteEmptyDirData: options.deleteEmptyDirData,
+            ignoreDaemonSets: options.ignoreDaemonSets,
+            gracePeriodSeconds: options.gracePeriodSeconds,
+            timeoutSeconds,
+            retryIntervalMs: this.options.evictionRetryMs,
+            signal,
+          },
+          onEvent,
+        );
+    if (this.stopping) {
+      return 'ENDED';
+    }
+    if (result.ok) {
+      writer.add({
+        kind: 'DRAIN_FINISHED',
+        message: `drained: ${result.evicted.length} pod${result.evicted.length === 1 ? '' : 's'} ${options.ungraceful ? 'deleted' : 'evicted'}, ${result.skipped.length} left on the node (DaemonSet and mirror pods)`,
+        detail: { evicted: result.evicted.length, skipped: result.skipped.length },
+      });
+      return 'NEXT';
+    }
+    if (result.failure === 'NODE_NOT_FOUND') {
+      active.nodeGone = true;
+      writer.add({ kind: 'DRAIN_FINISHED', message: `the Node ${run.nodeName} is not in the cluster any more: nothing to drain` });
+      return 'NEXT';
+    }
+    return this.drainStopped(active, active.cancelled ? 'CANCELLED' : result.failure, result.reason, result.blocking);
+  }
+
+  /** Records drain events: pods evicted, deleted, skipped, and each new reason a pod is blocked. */
+  private drainListener(writer: RunEventWriter, ungraceful: boolean): (event: DrainEvent) => void {
+    const lastBlock = new Map<string, string>();
+    return (event) => {
+      switch (event.type) {
+        case 'cordoned':
+          writer.add({ kind: 'CORDONED', message: `node/${event.node} ${event.alreadyCordoned ? 'was already cordoned' : 'cordoned'}` });
+          break;
+        case 'pod-skipped':
+          writer.add({ kind: 'POD_SKIPPED', pod: event.pod, message: event.reason });
+          break;
+        case 'pod-blocked': {
+          // The Eviction API is asked again every few seconds: record a block once per reason.
+          const key = `${event.pdb ?? ''}|${event.message}|${event.detail ?? ''}`;
+          if (lastBlock.get(event.pod) !== key) {
+            lastBlock.set(event.pod, key);
+            writer.add({
+              kind: 'POD_BLOCKED',
+              pod: event.pod,
+              pdb: event.pdb,
+              message: [event.message, event.detail].filter(Boolean).join(' '),
+              detail: { retryInMs: event.retryInMs, ...(event.detail ? { cause: event.detail } : {}) },
+            });
+          }
+          break;
+        }
+        case 'pod-evicted':
+          lastBlock.delete(event.pod);
+          writer.add({ kind: 'POD_EVICTED', pod: event.pod, message: 'evicted; the pod is terminating' });
+          break;
+        case 'pod-deleted':
+          writer.add(ungraceful ? { kind: 'POD_FORCE_DELETED', pod: event.pod, message: 'deleted with grace period 0 (no eviction)' } : { kind: 'POD_DELETED', pod: event.pod, message: 'gone' });
+          break;
+        case 'pod-failed':
+          writer.add({ kind: 'POD_FAILED', pod: event.pod, message: event.message });
+          break;
+        default:
+          break;
+      }
+    };
+  }
+
+  /** Ends the run at the drain: the node stays cordoned as DRAIN_FAILED (its reason names what blocked), the Node is kept. */
+  private async drainStopped(active: ActiveRun, failure: DrainFailure, reason: string, blocking: RemovalBlockingPod[]): Promise<PhaseOutcome> {
+    const cancelled = failure === 'CANCELLED';
+    const what = cancelled ? `${active.run.reason ?? 'cancelled'}` : `the drain did not finish (${failure}): ${reason}`;
+    const named = blocking.length > 0 ? `. Blocking: ${describeBlocking(blocking)}` : '';
+    active.writer.add({ kind: 'DRAIN_FAILED', message: `${what}${named}`, detail: { failure, blocking } });
+    await this.end(active, cancelled ? 'CANCELLED' : 'FAILED', `${what}${named}. The node stays cordoned and its Node object was not deleted.`, blocking);
+    return 'ENDED';
+  }
+
+  private async stopKubelet(active: ActiveRun): Promise<PhaseOutcome> {
+    const { run, writer } = active;
+    const node = await this.nodes.get(run.nodeId);
+    const target = this.hosts(node);
+    if (!target) {
+      writer.add({
+        kind: 'KUBELET_NOT_STOPPED',
+        message: `no SSH access is recorded for ${run.nodeName} (${node.origin === 'DISCOVERED' ? 'discovered in the cluster' : 'no credentials'}): stop its kubelet on the host, or it registers the Node again`,
+      });
+      return 'NEXT';
+    }
+    const result = await stopKubelet(this.ssh, target);
+    switch (result.outcome) {
+      case 'STOPPED':
+        writer.add({ kind: 'KUBELET_STOPPED', message: result.message });
+        return 'NEXT';
+      case 'NOT_INSTALLED':
+        writer.add({ kind: 'KUBELET_NOT_STOPPED', message: result.message });
+        return 'NEXT';
+      case 'UNREACHABLE':
+        writer.add({ kind: 'KUBELET_NOT_STOPPED', message: `the host is not reachable over SSH (${result.message}); if it comes back with its kubelet running, the Node registers again` });
+        return 'NEXT';
+      case 'FAILED':
+        writer.add({ kind: 'KUBELET_NOT_STOPPED', message: result.message });
+        await this.end(active, 'FAILED', `the kubelet could not be stopped, so the Node was not deleted (it would register again): ${result.message}`, []);
+        return 'ENDED';
+    }
+  }
+
+  private async deleteNode(active: ActiveRun): Promise<PhaseOutcome> {
+    const { run, writer } = active;
+    try {
+      const { client } = await this.clusters.watch(run.clusterId);
+      const result = await deleteNode(client, run.nodeName, { uid: run.nodeUid ?? undefined });
+      if (result.ok) {
+        writer.add({ kind: 'NODE_DELETED', message: result.existed ? `node/${run.nodeName} deleted` : `node/${run.nodeName} was already gone` });
+        return 'NEXT';
+      }
+      writer.add({ kind: 'NODE_NOT_DELETED', message: result.reason });
+      await this.end(active, 'FAILED', result.reason, []);
+    } catch (error) {
+      writer.add({ kind: 'NODE_NOT_DELETED', message: errorText(error) });
+      await this.end(active, 'FAILED', `the Node could not be deleted: ${errorText(error)}; remove the node again`, []);
+    }
+    return 'ENDED';
+  }
+
+  private async denyCsrs(active: ActiveRun): Promise<PhaseOutcome> {
+    const { run, writer } = active;
+    const names = await this.csrs.pendingCsrNamesFor(run.clusterId, run.nodeName);
+    const denied: string[] = [];
+    const failed: Array<{ name: string; error: string }> = [];
+    for (const name of names) {
+      try {
+        await this.csrs.deny(run.clusterId, name, run.requestedBy, CSR_DENY_REASON);
+        denied.push(name);
+      } catch (error) {
+        failed.push({ name, error: errorText(error) });
+      }
+    }
+    writer.add({
+      kind: 'CSRS_DENIED',
+      message:
+        names.length === 0
+          ? `no pending CSRs of ${run.nodeName}`
+          : `denied ${denied.length} pending CSR${denied.length === 1 ? '' : 's'} of ${run.nodeName}${denied.length > 0 ? `: ${denied.join(', ')}` : ''}${failed.length > 0 ? `; could not deny ${failed.map((f) => `${f.name} (${f.error})`).join(', ')}` : ''}`,
+      detail: { denied, failed },
+    });
+    return 'NEXT';
+  }
+
+  private async revokeTokens(active: ActiveRun): Promise<PhaseOutcome> {
+    const { run, writer } = active;
+    const live: Array<{ count: string }> = await this.runs.query(
+      `SELECT count(*) AS count FROM install_runs WHERE node_id = $1 AND agent_token_hash IS NOT NULL AND (agent_token_expires_at IS NULL OR agent_token_expires_at > now())`,
+      [run.nodeId],
+    );
+    await this.tokens.revokeForNode(run.nodeId);
+    const count = Number(live[0]?.count ?? 0);
+    writer.add({ kind: 'TOKENS_REVOKED', message: count > 0 ? `revoked ${count} agent token${count === 1 ? '' : 's'}` : 'no agent token was still valid', detail: { revoked: count } });
+    return 'NEXT';
+  }
+
+  private async cleanHost(active: ActiveRun): Promise<PhaseOutcome> {
+    const { run, writer } = active;
+    const target = this.hosts(await this.nodes.get(run.nodeId));
+    if (!target) {
+      writer.add({ kind: 'HOST_NOT_CLEANED', message: `no SSH access is recorded for ${run.nodeName}: clean the host by hand before reusing it` });
+      return 'NEXT';
+    }
+    const result = await cleanHost(this.ssh, target);
+    writer.add({ kind: result.ok ? 'HOST_CLEANED' : 'HOST_NOT_CLEANED', message: result.message, detail: { removed: result.removed } });
+    return 'NEXT';
+  }
+
+  private async succeed(active: ActiveRun): Promise<void> {
+    const { run } = active;
+    const reason = `removed by ${run.requestedBy}: drained, Node ${active.nodeGone ? 'already gone' : 'deleted'}`;
+    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', reason, finishedAt: new Date() });
+    await this.nodes
+      .transition(run.nodeId, 'REMOVAL_SUCCEEDED', `${reason}. To use the host again, add it and install it from scratch.`, { ready: false })
+      .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked REMOVED'));
+    active.writer.add({ kind: 'FINISHED', message: `${run.nodeName} removed` });
+  }
+
+  /** Ends the run as FAILED or CANCELLED; the node becomes DRAIN_FAILED (still cordoned). */
+  private async end(active: ActiveRun, status: 'FAILED' | 'CANCELLED', reason: string, blocking: RemovalBlockingPod[]): Promise<void> {
+    const { run } = active;
+    await this.save(active, { status, reason, blocking, finishedAt: new Date() });
+    await this.nodes
+      .transition(run.nodeId, 'DRAIN_FAILED', reason, { unschedulable: true })
+      .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked DRAIN_FAILED'));
+    active.writer.add({ kind: 'FINISHED', message: status === 'CANCELLED' ? 'removal cancelled' : 'removal failed', detail: { status } });
+  }
+
+  /** Updates the run while this replica owns it; a run taken over by another replica is left to it. */
+  private async save(active: ActiveRun, fields: Partial<Pick<RemovalRunEntity, 'status' | 'phase' | 'reason' | 'blocking' | 'finishedAt'>>): Promise<void> {
+    const update = await this.runs
+      .createQueryBuilder()
+      .update(RemovalRunEntity)
+      .set(fields as never)
+      .where('id = :id AND status = :running AND owner = :owner', { id: active.run.id, running: 'RUNNING', owner: this.identity })
+      .execute();
+    if (update.affected !== 1) {
+      throw new Error(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
+    }
+    active.run = await this.runs.findOneByOrFail({ id: active.run.id });
+    active.writer.announce();
+  }
+
+  /** Renews the claim; notices a cancel requested on another replica. */
+  private async beat(active: ActiveRun): Promise<void> {
+    try {
+      const rows: Array<{ cancel_requested: boolean; reason: string | null }> = await this.runs.query(
+        `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason`,
+        [active.run.id, this.identity],
+      ).then((result: unknown) => rowsOf<{ cancel_requested: boolean; reason: string | null }>(result));
+      if (rows.length === 0) {
+        return;
+      }
+      if (rows[0].cancel_requested && !active.cancelled) {
+        active.run.reason = rows[0].reason;
+        this.markCancelled(active);
+      }
+    } catch (error) {
+      this.log.warn({ err: error, runId: active.run.id }, 'could not renew the removal run heartbeat');
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { registerEnumType } from 'type-graphql';
+import { REMOVAL_EVENT_KINDS, REMOVAL_PHASES, REMOVAL_RUN_STATUSES, SAFETY_RULES } from '@ccos/shared/domain';
+
+/** Turns a list of names into the object form type-graphql registers as an enum. */
+function enumOf<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
+  return Object.fromEntries(values.map((value) => [value, value])) as { [K in T[number]]: K };
+}
+
+export const RemovalRunStatusEnum = enumOf(REMOVAL_RUN_STATUSES);
+export const RemovalPhaseEnum = enumOf(REMOVAL_PHASES);
+export const RemovalEventKindEnum = enumOf(REMOVAL_EVENT_KINDS);
+export const RemovalSafetyRuleEnum = enumOf(SAFETY_RULES);
+export const DrainPodClassEnum = enumOf(['TERMINATING', 'DAEMONSET', 'ORPHANED_DAEMONSET', 'MIRROR', 'LOCAL_STORAGE', 'UNMANAGED', 'FINISHED', 'MANAGED'] as const);
+export type DrainPodClassName = keyof typeof DrainPodClassEnum;
+export const DrainActionEnum = enumOf(['EVICT', 'SKIP', 'REFUSE'] as const);
+export type DrainActionName = keyof typeof DrainActionEnum;
+
+registerEnumType(RemovalRunStatusEnum, { name: 'RemovalRunStatus', description: 'RUNNING, then SUCCEEDED (Node deleted), FAILED (the node stays cordoned as DRAIN_FAILED) or CANCELLED.' });
+registerEnumType(RemovalPhaseEnum, {
+  name: 'RemovalPhase',
+  description: 'Where a run is: DRAIN (cordon + evict), STOP_KUBELET (over SSH), DELETE_NODE, DENY_CSRS, REVOKE_TOKENS, CLEAN_HOST (when asked), DONE.',
+});
+registerEnumType(RemovalEventKindEnum, { name: 'RemovalEventKind' });
+registerEnumType(RemovalSafetyRuleEnum, {
+  name: 'RemovalSafetyRule',
+  description: 'CONTROL_PLANE, LAST_WORKER, UNGRACEFUL_NEEDS_DEAD_NODE, CONFIRM_HOSTNAME (blocking) and NODE_NOT_READY (a warning).',
+});
+registerEnumType(DrainPodClassEnum, {
+  name: 'DrainPodClass',
+  description: "Why kubectl drain treats a pod as it does: a controller's pod (MANAGED), emptyDir (LOCAL_STORAGE), no controller (UNMANAGED), DAEMONSET, a DaemonSet that is gone (ORPHANED_DAEMONSET), MIRROR, FINISHED, TERMINATING.",
+});
+registerEnumType(DrainActionEnum, { name: 'DrainAction', description: 'What the drain does with a pod: EVICT, SKIP (left on the node) or REFUSE (the drain stops, nothing is evicted).' });

@@ -1,0 +1,78 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { type RemovalProgressPayload, type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
+import { RemoveNodeInput, removalOptionsOf } from './remove-node.input';
+import { type ProgressTick, progressTicks } from './removal-progress';
+import { RemovalPreviewType } from './removal-preview.type';
+import { RemovalEventType, RemovalProgressType, RemovalRunType, UncordonResultType } from './removal-run.type';
+import type { RemovalService } from './removal.service';
+
+@Resolver(() => RemovalRunType)
+export class RemovalResolver {
+  constructor(private readonly removals: RemovalService) {}
+
+  @Authorized('VIEWER')
+  @Query(() => RemovalPreviewType, {
+    description: 'What removeNode with these options would do: pods evicted, skipped or refused, budgets, room on the other workers, safety verdicts, SSH reachability. Changes nothing.',
+  })
+  async removalPreview(
+    @Arg('nodeId', () => ID) nodeId: string,
+    @Arg('options', () => RemoveNodeInput, { nullable: true }) options: RemoveNodeInput | null,
+  ): Promise<RemovalPreviewType> {
+    return this.removals.preview(nodeId, removalOptionsOf(options));
+  }
+
+  @Authorized('VIEWER')
+  @Query(() => [RemovalRunType], { description: "A node's removal runs, oldest first." })
+  async removalRuns(@Arg('nodeId', () => ID) nodeId: string): Promise<RemovalRunType[]> {
+    return Promise.all((await this.removals.runsOf(nodeId)).map((run) => this.removals.view(run)));
+  }
+
+  @Authorized('VIEWER')
+  @Query(() => RemovalRunType)
+  async removalRun(@Arg('id', () => ID) id: string): Promise<RemovalRunType> {
+    return this.removals.view(await this.removals.run(id));
+  }
+
+  @Authorized('VIEWER')
+  @FieldResolver(() => [RemovalEventType], { description: 'Everything the run did, in order.' })
+  async events(@Root() run: RemovalRunType): Promise<RemovalEventType[]> {
+    return this.removals.events(run.id);
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => RemovalRunType, {
+    description:
+      'Removes a worker (the seed\'s cordon, drain, delete node): starts a run and returns at once; follow it with removalProgress. A drain that does not finish leaves the node cordoned (DRAIN_FAILED) and the Node in place.',
+  })
+  async removeNode(
+    @Arg('nodeId', () => ID) nodeId: string,
+    @Arg('options', () => RemoveNodeInput, { nullable: true }) options: RemoveNodeInput | null,
+    @Ctx() context: RequestContext,
+  ): Promise<RemovalRunType> {
+    return this.removals.view(await this.removals.start(nodeId, removalOptionsOf(options), actorOf(context)));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => RemovalRunType, { description: 'Stops a removal while it drains; the node stays cordoned (DRAIN_FAILED) until uncordoned or removed again.' })
+  async cancelRemoval(@Arg('nodeId', () => ID) nodeId: string, @Ctx() context: RequestContext): Promise<RemovalRunType> {
+    return this.removals.view(await this.removals.cancel(nodeId, actorOf(context)));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => UncordonResultType, { description: 'Makes a node schedulable again after a removal that failed or was cancelled (DRAIN_FAILED → JOINED).' })
+  async uncordonNode(@Arg('nodeId', () => ID) nodeId: string, @Ctx() context: RequestContext): Promise<UncordonResultType> {
+    return this.removals.uncordon(nodeId, actorOf(context));
+  }
+
+  @Authorized('VIEWER')
+  @Subscription(() => RemovalProgressType, {
+    description: "The node's latest removal run as it is now with all its events, then the run and each new event as they happen, in order.",
+    subscribe: ({ args, context }) => {
+      const nodeId = String(args['nodeId']);
+      return progressTicks(nodeId, (context as RequestContext).events.subscribe(TOPICS.REMOVAL_PROGRESS, nodeId) as AsyncIterable<RemovalProgressPayload>);
+    },
+  })
+  async removalProgress(@Root() tick: ProgressTick, @Arg('nodeId', () => ID) _nodeId: string): Promise<RemovalProgressType> {
+    return this.removals.progressMessage(tick);
+  }
+}

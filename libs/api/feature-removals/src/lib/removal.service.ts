@@ -1,0 +1,370 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, Repository } from 'typeorm';
+import {
+  type RemovalOptions,
+  checkRemovalOptions,
+  removalCancellable,
+  removalSafety,
+  transition,
+} from '@ccos/shared/domain';
+import { type NodeEntity, type NodeStore, RemovalRunEntity, isUuid } from '@ccos/api/data-access-db';
+import { type KubeClient, type NodeSummary, capacityCheck, isStatus, planDrain, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
+import type { SshPool } from '@ccos/api/data-access-ssh';
+import { AppError, BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
+import { probeHost } from './host-commands';
+import type { RemovalLog } from './removal-log';
+import type { ProgressTick } from './removal-progress';
+import type { ClusterAccess, HostAccess } from './removal-ports';
+import type { RemovalPreviewType } from './removal-preview.type';
+import type { RemovalEventType, RemovalProgressType, RemovalRunType, UncordonResultType } from './removal-run.type';
+import type { RemovalRunner } from './removal-runner';
+import type { DrainActionName, DrainPodClassName } from './removal.enums';
+
+const UNIQUE_VIOLATION = '23505';
+
+/** How long cancelRemoval waits for the drain to stop before answering. */
+const CANCEL_WAIT_MS = 15_000;
+
+/** The Node object, or null when it does not exist. */
+async function readNode(client: KubeClient, name: string): Promise<NodeSummary | null> {
+  try {
+    return summarizeNode(await client.call(`read node ${name}`, (options) => client.core.readNode({ name }, options)));
+  } catch (error) {
+    if (isStatus(error, 404)) {
+      return null;
+    }
+    throw error;
+  }
+}
+
+function unavailable(what: string, error: unknown): AppError {
+  return error instanceof AppError ? error : new AppError('UNAVAILABLE', `${what}: ${error instanceof Error ? error.message : String(error)}`, {}, error);
+}
+
+/**
+ * Removing nodes (the seed's 三、如何移除节点): the preview the console shows before an operator
+ * confirms, starting a tracked run (executed by the RemovalRunner), cancelling its drain, and
+ * making a node schedulable again after a removal that did not finish.
+ */
+export class RemovalService {
+  private readonly runs: Repository<RemovalRunEntity>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly nodes: NodeStore,
+    private readonly clusters: ClusterAccess,
+    private readonly hosts: HostAccess,
+    private readonly ssh: SshPool,
+    private readonly runner: RemovalRunner,
+    private readonly log: RemovalLog,
+  ) {
+    this.runs = dataSource.getRepository(RemovalRunEntity);
+  }
+
+  /** What a removal with `options` would do and whether it may start. Reads only. */
+  async preview(nodeId: string, options: RemovalOptions): Promise<RemovalPreviewType> {
+    this.checkOptions(options);
+    const node = await this.nodes.get(nodeId);
+    const { client, nodes } = await this.clusterOf(node);
+    const [live, host] = await Promise.all([readNode(client, node.hostname).catch((error: unknown) => Promise.reject(unavailable('cannot read the Node', error))), this.hostPreview(node)]);
+    const statusProblem = transition(node.status, 'REMOVAL_STARTED');
+    if (!live) {
+      return {
+        nodeId,
+        nodeName: node.hostname,
+        allowed: false,
+        refusal: `the Node ${node.hostname} is not in the cluster${statusProblem.ok ? '' : `; ${statusProblem.reason}`}`,
+        exists: false,
+        roles: [],
+        ready: false,
+        readyStatus: 'Unknown',
+        unschedulable: false,
+        safety: [],
+        pods: [],
+        counts: { evict: 0, skip: 0, refuse: 0 },
+        warnings: [],
+        refusals: [],
+        budgets: [],
+        capacity: null,
+        host,
+      };
+    }
+    const drainOptions = { force: options.force, deleteEmptyDirData: options.deleteEmptyDirData, ignoreDaemonSets: options.ignoreDaemonSets };
+    const [plan, capacity] = await Promise.all([planDrain(client, node.hostname, drainOptions), capacityCheck(client, node.hostname, drainOptions)]).catch((error: unknown) =>
+      Promise.reject(unavailable('cannot read the pods of the node', error)),
+    );
+    const safety = removalSafety(live, nodes(), options);
+    const refusal = [statusProblem.ok ? null : statusProblem.reason, safety.refusal, plan.refusal].filter((part): part is string => part !== null).join('; ');
+    const count = (action: 'evict' | 'skip' | 'refuse') => plan.pods.filter((pod) => pod.action === action).length;
+    return {
+      nodeId,
+      nodeName: node.hostname,
+      allowed: refusal === '',
+      refusal: refusal === '' ? null : refusal,
+      exists: true,
+      roles: live.roles,
+      ready: live.ready,
+      readyStatus: live.readyStatus,
+      unschedulable: live.unschedulable,
+      safety: safety.checks.map((check) => ({ ...check })),
+      pods: plan.pods.map((pod) => ({
+        pod: pod.pod,
+        namespace: pod.namespace,
+        name: pod.name,
+        podClass: pod.class.toUpperCase().replace(/-/g, '_') as DrainPodClassName,
+        action: pod.action.toUpperCase() as DrainActionName,
+        reason: pod.reason,
+        controller: pod.controller,
+        pdbs: pod.pdbs,
+      })),
+      counts: { evict: count('evict'), skip: count('skip'), refuse: count('refuse') },
+      warnings: plan.warnings,
+      refusals: plan.refusals,
+      budgets: plan.budgets.map((budget) => ({ ...budget, blocks: budget.disruptionsAllowed < budget.pods.length })),
+      capacity: {
+        fits: capacity.fits,
+        message: capacity.detail.message,
+        requiredCpuMillicores: capacity.detail.required.cpuMillicores,
+        requiredMemoryBytes: capacity.detail.required.memoryBytes,
+        requiredPods: capacity.detail.required.pods,
+        availableCpuMillicores: capacity.detail.available.cpuMillicores,
+        availableMemoryBytes: capacity.detail.available.memoryBytes,
+        availablePods: capacity.detail.available.pods,
+        candidates: capacity.detail.candidates.map((candidate) => candidate.name),
+        unplaceable: capacity.detail.unplaceable,
+        unmanaged: capacity.detail.unmanaged,
+      },
+      host,
+    };
+  }
+
+  /**
+   * Starts a removal run and returns at once. Refused (FAILED_PRECONDITION, naming the rule) for
+   * a control-plane node, the last schedulable Ready worker without allowLastWorker, an
+   * ungraceful removal of a Ready node or without the typed name; CONFLICT when one runs already.
+   */
+  async start(nodeId: string, options: RemovalOptions, actor: string): Promise<RemovalRunEntity> {
+    this.checkOptions(options);
+    const node = await this.nodes.get(nodeId);
+    if (node.status === 'REMOVING') {
+      const running = await this.runs.findOneBy({ nodeId, status: 'RUNNING' });
+      throw new ConflictError(`a removal of ${node.hostname} is already running${running ? ` (run ${running.id}, phase ${running.phase})` : ''}`, { runId: running?.id ?? null });
+    }
+    const allowed = transition(node.status, 'REMOVAL_STARTED');
+    if (!allowed.ok) {
+      throw new PreconditionError(`node ${node.hostname}: ${allowed.reason}`, { status: node.status });
+    }
+    const { client, nodes } = await this.clusterOf(node);
+    const live = await readNode(client, node.hostname).catch((error: unknown) => Promise.reject(unavailable('cannot read the Node', error)));
+    if (!live) {
+      throw new PreconditionError(`the Node ${node.hostname} is not in the cluster (any more); there is nothing to remove`, { status: node.status });
+    }
+    const safety = removalSafety(live, nodes(), options);
+    if (!safety.allowed) {
+      const rules = safety.checks.filter((check) => check.blocking && !check.passed).map((check) => check.rule);
+      throw new PreconditionError(`cannot remove ${node.hostname}: ${safety.refusal}`, { rules });
+    }
+    const run = this.runs.create({
+      id: randomUUID(),
+      nodeId,
+      clusterId: node.clusterId,
+      nodeName: node.hostname,
+      nodeUid: live.uid || null,
+      status: 'RUNNING',
+      phase: 'DRAIN',
+      options,
+      requestedBy: actor,
+      owner: this.runner.identity,
+      heartbeatAt: new Date(),
+    });
+    try {
+      await this.runs.insert(run);
+    } catch (error) {
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION || (error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) {
+        throw new ConflictError(`a removal of ${node.hostname} is already running`);
+      }
+      throw error;
+    }
+    try {
+      await this.nodes.transition(nodeId, 'REMOVAL_STARTED', `removal started by ${actor}: cordoning and draining`);
+    } catch (error) {
+      await this.runs.delete({ id: run.id });
+      throw error;
+    }
+    const saved = await this.runs.findOneByOrFail({ id: run.id });
+    await this.runner.launch(saved, false);
+    return saved;
+  }
+
+  /**
+   * Stops the drain of the node's running removal; the run ends CANCELLED and the node stays
+   * cordoned (DRAIN_FAILED). Refused once the drain is over (the Node is being deleted).
+   */
+  async cancel(nodeId: string, actor: string): Promise<RemovalRunEntity> {
+    const node = await this.nodes.get(nodeId);
+    const run = await this.runs.findOneBy({ nodeId, status: 'RUNNING' });
+    if (!run) {
+      throw new PreconditionError(`no removal of ${node.hostname} is running`, { status: node.status });
+    }
+    if (!removalCancellable(run.phase)) {
+      throw new PreconditionError(`the drain of ${node.hostname} is over and the removal is in phase ${run.phase}: it can no longer be cancelled`, { phase: run.phase });
+    }
+    await this.runs.update({ id: run.id, status: 'RUNNING' }, { cancelRequested: true, reason: `cancelled by ${actor}` });
+    if (!this.runner.cancelLocal(run.id)) {
+      // Executing on another replica (its heartbeat sees the flag), or nowhere: adopt it then.
+      await this.runner.adoptOrphans(false);
+      this.runner.cancelLocal(run.id);
+    }
+    const deadline = Date.now() + CANCEL_WAIT_MS;
+    let current = await this.runs.findOneByOrFail({ id: run.id });
+    while (current.status === 'RUNNING' && Date.now() < deadline) {
+      await Promise.race([this.runner.settled(run.id), new Promise((resolve) => setTimeout(resolve, 200))]);
+      current = await this.runs.findOneByOrFail({ id: run.id });
+    }
+    return current;
+  }
+
+  /**
+   * Makes the node schedulable again: after a removal that failed or was cancelled
+   * (DRAIN_FAILED → JOINED), or for a JOINED node left cordoned.
+   */
+  async uncordon(nodeId: string, actor: string): Promise<UncordonResultType> {
+    const node = await this.nodes.get(nodeId);
+    if (node.status === 'REMOVING') {
+      throw new PreconditionError(`a removal of ${node.hostname} is running: cancel it first (cancelRemoval)`, { status: node.status });
+    }
+    if (node.status !== 'DRAIN_FAILED' && node.status !== 'JOINED') {
+      throw new PreconditionError(`node ${node.hostname} is ${node.status}; uncordoning needs DRAIN_FAILED or JOINED`, { status: node.status });
+    }
+    const { client } = await this.clusterOf(node);
+    let status: NodeEntity['status'] = node.status;
+    if (node.status === 'DRAIN_FAILED') {
+      // The state machine decides first, so a removal started meanwhile is not undermined.
+      status = (await this.nodes.transition(nodeId, 'UNCORDONED', `uncordoned by ${actor}; the removal did not go ahead`, { unschedulable: false })).status;
+    }
+    try {
+      const result = await uncordonNode(client, node.hostname);
+      return { nodeId, hostname: node.hostname, status, changed: result.changed };
+    } catch (error) {
+      if (isStatus(error, 404)) {
+        throw new PreconditionError(`the Node ${node.hostname} is not in the cluster any more`);
+      }
+      throw unavailable(`node ${node.hostname} is ${status}, but its Node could not be uncordoned; try again`, error);
+    }
+  }
+
+  runsOf(nodeId: string): Promise<RemovalRunEntity[]> {
+    if (!isUuid(nodeId)) {
+      throw new NotFoundError('node', nodeId);
+    }
+    return this.runs.find({ where: { nodeId }, order: { startedAt: 'ASC' } });
+  }
+
+  async run(id: string): Promise<RemovalRunEntity> {
+    const run = isUuid(id) ? await this.runs.findOneBy({ id }) : null;
+    if (!run) {
+      throw new NotFoundError('removal run', id);
+    }
+    return run;
+  }
+
+  latestRun(nodeId: string): Promise<RemovalRunEntity | null> {
+    return this.runs.findOne({ where: { nodeId }, order: { startedAt: 'DESC' } });
+  }
+
+  async events(runId: string, afterSeq = 0): Promise<RemovalEventType[]> {
+    return (await this.log.after(runId, afterSeq)).map((event) => ({
+      seq: event.seq,
+      kind: event.kind,
+      pod: event.pod,
+      pdb: event.pdb,
+      message: event.message,
+      detail: event.detail,
+      occurredAt: event.occurredAt,
+    }));
+  }
+
+  async view(run: RemovalRunEntity): Promise<RemovalRunType> {
+    const [node, lastSeq] = await Promise.all([this.nodes.repository.findOneBy({ id: run.nodeId }), this.log.lastSeq(run.id)]);
+    const { confirmHostname: _typed, ...options } = run.options;
+    return {
+      id: run.id,
+      nodeId: run.nodeId,
+      clusterId: run.clusterId,
+      nodeName: run.nodeName,
+      status: run.status,
+      phase: run.phase,
+      options,
+      reason: run.reason,
+      blocking: run.blocking.map((entry) => ({ pod: entry.pod, pdb: entry.pdb ?? null, message: entry.message })),
+      cancelRequested: run.cancelRequested,
+      requestedBy: run.requestedBy,
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+      lastSeq,
+      nodeStatus: node?.status ?? 'REMOVED',
+      nodeStatusReason: node?.statusReason ?? null,
+    };
+  }
+
+  /**
+   * One removalProgress message: the run as it is now (the node's latest run) and the events the
+   * subscriber has not had yet, per its cursor.
+   */
+  async progressMessage(tick: ProgressTick): Promise<RemovalProgressType> {
+    const { nodeId, cursor, payload } = tick;
+    let run: RemovalRunEntity | null;
+    if (!payload) {
+      run = await this.latestRun(nodeId);
+    } else if (payload.removalId === cursor.runId) {
+      run = await this.runs.findOneBy({ id: payload.removalId });
+    } else {
+      const other = await this.runs.findOneBy({ id: payload.removalId });
+      // A late announcement of an older run is not news.
+      const older = other && cursor.runId !== null && other.startedAt.getTime() < cursor.startedAt;
+      run = !other || older ? (cursor.runId ? await this.runs.findOneBy({ id: cursor.runId }) : null) : other;
+    }
+    if (run?.id !== cursor.runId) {
+      cursor.runId = run?.id ?? null;
+      cursor.startedAt = run?.startedAt.getTime() ?? 0;
+      cursor.lastSeq = 0;
+    }
+    const events = run ? await this.events(run.id, cursor.lastSeq) : [];
+    cursor.lastSeq = events.at(-1)?.seq ?? cursor.lastSeq;
+    return { nodeId, run: run ? await this.view(run) : null, events };
+  }
+
+  private checkOptions(options: RemovalOptions): void {
+    const problem = checkRemovalOptions(options);
+    if (problem) {
+      throw new BadUserInputError(`options.${problem.field}`, problem.problem);
+    }
+  }
+
+  private async clusterOf(node: NodeEntity): Promise<{ client: KubeClient; nodes(): NodeSummary[] }> {
+    try {
+      return await this.clusters.watch(node.clusterId);
+    } catch (error) {
+      throw unavailable(`cannot reach the cluster of ${node.hostname}`, error);
+    }
+  }
+
+  private async hostPreview(node: NodeEntity): Promise<RemovalPreviewType['host']> {
+    const target = this.hosts(node);
+    if (!target) {
+      return {
+        credentials: false,
+        reachable: null,
+        message: `no SSH access is recorded for ${node.hostname} (${node.origin === 'DISCOVERED' ? 'discovered in the cluster' : 'no credentials'}): the service cannot stop its kubelet; stop it on the host, or it registers the Node again`,
+      };
+    }
+    const probe = await probeHost(this.ssh, target);
+    return {
+      credentials: true,
+      reachable: probe.reachable,
+      message: probe.reachable
+        ? `${probe.message}: its kubelet will be stopped before the Node is deleted`
+        : `${probe.message}; the Node will be deleted without stopping its kubelet (if the host comes back with it running, the Node registers again)`,
+    };
+  }
+}
