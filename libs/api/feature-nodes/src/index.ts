@@ -14,3 +14,4 @@ export * from './lib/ssh-agent-control';
 export * from './lib/stall-watchdog';
 export * from './lib/diagnostics-routes';
 export * from './lib/node-inventory-sync';
+export { sshTargetOf } from './lib/ssh-access';
