@@ -3,6 +3,16 @@ import { buildSchema, type ContainerType } from 'type-graphql';
 import { AuthResolver, type UserService } from '@ccos/api/feature-auth';
 import { ClusterResolver, type ClusterService } from '@ccos/api/feature-clusters';
 import { CsrResolver, type CsrService } from '@ccos/api/feature-csrs';
+import {
+  AgentResolver,
+  type AgentReportService,
+  InstallResolver,
+  type InstallRunView,
+  type InstallService,
+  NodeResolver,
+  type NodeService,
+} from '@ccos/api/feature-nodes';
+import { RemovalResolver, type RemovalService } from '@ccos/api/feature-removals';
 import { type AuditSink, type EventBus, createAuditMiddleware, createAuthChecker, validateArguments } from '@ccos/api/util-graphql';
 
 /** The services resolvers are built from (the composition root creates them once). */
@@ -10,6 +20,11 @@ export interface ApiServices {
   readonly users: UserService;
   readonly clusters: ClusterService;
   readonly csrs: CsrService;
+  readonly nodes: NodeService;
+  readonly installs: InstallService;
+  readonly installRunView: InstallRunView;
+  readonly agentReports: AgentReportService;
+  readonly removals: RemovalService;
   readonly audit: AuditSink;
   readonly events: EventBus;
 }
@@ -23,6 +38,10 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [AuthResolver, new AuthResolver(services.users)],
     [ClusterResolver, new ClusterResolver(services.clusters)],
     [CsrResolver, new CsrResolver(services.csrs)],
+    [NodeResolver, new NodeResolver(services.nodes)],
+    [InstallResolver, new InstallResolver(services.installs, services.installRunView)],
+    [AgentResolver, new AgentResolver(services.agentReports)],
+    [RemovalResolver, new RemovalResolver(services.removals)],
   ]);
   const container: ContainerType = {
     get(someClass) {
@@ -34,7 +53,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, ClusterResolver, CsrResolver],
+    resolvers: [AuthResolver, ClusterResolver, CsrResolver, NodeResolver, InstallResolver, AgentResolver, RemovalResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

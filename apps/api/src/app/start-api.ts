@@ -1,15 +1,32 @@
 import type { DestinationStream, Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { AuditLogWriter, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
+import { AgentTokens, AuditLogWriter, NodeStore, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
+import { SshPool } from '@ccos/api/data-access-ssh';
+import { ArtifactCatalog, artifactRoutes } from '@ccos/api/feature-artifacts';
 import { SessionTokens, UserService } from '@ccos/api/feature-auth';
 import { ClusterService } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
+import {
+  AgentReportService,
+  InstallRunView,
+  InstallService,
+  NodeProvisioner,
+  NodeService,
+  SshAgentControl,
+  NodeInventorySync,
+  StallWatchdog,
+  diagnosticsRoutes,
+  loadAgentBinary,
+  sshTargetOf,
+} from '@ccos/api/feature-nodes';
+import { createRemovalFeature } from '@ccos/api/feature-removals';
 import { type EventBus, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { ApiMetrics } from './metrics';
+import { clusterProbeFrom } from './cluster-probe';
 import { buildApiSchema } from './schema';
 
 export interface RunningApi {
@@ -74,7 +91,60 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     await certificates.start();
     stack.push({ name: 'CSR watches and auto-approver', stop: () => certificates.stop() });
 
-    const schema = await buildApiSchema({ users, clusters, csrs: certificates.service, audit, events });
+    const agentBinary = await loadAgentBinary(config.agentBinary);
+    if (!agentBinary) {
+      logger.warn({ path: config.agentBinary }, 'no agent executable: nodes cannot be added until it is built (npm run build) or AGENT_BINARY points at it');
+    }
+    const nodeStore = new NodeStore(dataSource, events);
+    const agentTokens = new AgentTokens(dataSource);
+    const sshPool = new SshPool({ maxSessions: config.sshPoolSize, connect: { connectTimeoutMs: config.sshConnectTimeoutMs } });
+    stack.push({ name: 'SSH sessions', stop: () => sshPool.close() });
+    const provisioner = new NodeProvisioner(nodeStore, secrets, sshPool, () => agentBinary, logger);
+    const nodes = new NodeService(dataSource, nodeStore, secrets, provisioner, () => agentBinary);
+    let listeningPort = config.port;
+    const agentControl = new SshAgentControl(sshPool, secrets, () => agentBinary, {
+      agentApiUrl: config.agentApiUrl,
+      servicePort: () => listeningPort,
+      vip: async (clusterId) => (await clusters.get(clusterId)).vip,
+      machineConfigCaCert: async (clusterId) => (await clusters.get(clusterId)).machineConfigCaCert,
+      requirements: config.hostRequirements,
+      nodeReadyTimeoutSeconds: config.nodeReadyTimeoutSeconds,
+    });
+    const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, events, logger);
+    const agentReports = new AgentReportService(dataSource, agentTokens, nodeStore, installs, clusterProbeFrom(certificates), events, logger);
+    const watchdog = new StallWatchdog(dataSource, nodeStore, config.stallAfterSeconds, logger);
+    const inventorySync = new NodeInventorySync(nodeStore, certificates.watches, clusters, logger);
+    await inventorySync.start();
+    stack.push({ name: 'node inventory sync', stop: () => inventorySync.stop() });
+    const removals = createRemovalFeature({
+      dataSource,
+      nodes: nodeStore,
+      tokens: agentTokens,
+      clusters: certificates.watches,
+      csrs: certificates.service,
+      hosts: (node) => (node.sshCredentialsSealed ? sshTargetOf(node, secrets) : null),
+      ssh: sshPool,
+      events,
+      logger,
+    });
+
+    const schema = await buildApiSchema({
+      users,
+      clusters,
+      csrs: certificates.service,
+      nodes,
+      installs,
+      installRunView: new InstallRunView(dataSource),
+      agentReports,
+      removals: removals.service,
+      audit,
+      events,
+    });
+    const bearer = (header: string | undefined) => /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1] ?? null;
+    const sessionUser = async (header: string | undefined) => {
+      const token = bearer(header);
+      return token ? users.authenticate(token) : null;
+    };
     const http = await startHttpServer({
       port: config.port,
       host: config.host,
@@ -85,8 +155,29 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       metrics: new ApiMetrics(),
       authenticate: (token) => users.authenticate(token),
       ready: () => databaseReachable(dataSource),
+      events,
+      routes: (app) => {
+        const artifacts = new ArtifactCatalog(config.artifactsDir);
+        app.use(
+          '/artifacts',
+          artifactRoutes(artifacts, async (header) => (await agentTokens.authenticate(bearer(header))) !== null || (await sessionUser(header)) !== null),
+        );
+        app.use(diagnosticsRoutes(dataSource, agentTokens, async (header) => (await sessionUser(header))?.role ?? null));
+      },
     });
     stack.push({ name: 'HTTP server', stop: () => http.close() });
+    listeningPort = http.port;
+    watchdog.start();
+    stack.push({ name: 'stall watchdog', stop: async () => watchdog.stop() });
+    const resumed = await provisioner.resumePending();
+    if (resumed > 0) {
+      logger.info({ nodes: resumed }, 'resumed adding nodes interrupted by a restart');
+    }
+    const resumedRemovals = await removals.start();
+    stack.push({ name: 'removal runs', stop: () => removals.stop() });
+    if (resumedRemovals > 0) {
+      logger.info({ runs: resumedRemovals }, 'resumed removal runs interrupted by a restart');
+    }
     logger.info({ url: http.url }, 'ccos-scaler API listening');
     return { url: http.url, port: http.port, dataSource, logger, close };
   } catch (error) {

@@ -7,13 +7,43 @@ export type CsrChangeKind = 'ADDED' | 'DELETED' | 'MODIFIED';
 export type CsrDecisionKind = 'APPROVED' | 'DENIED' | 'LEFT_PENDING';
 export type CsrPolicyDecision = 'APPROVE' | 'DENY_SUPERSEDED' | 'LEAVE_PENDING';
 export type CsrStatus = 'APPROVED' | 'DENIED' | 'FAILED' | 'PENDING';
+export type DrainAction = 'EVICT' | 'REFUSE' | 'SKIP';
+export type DrainPodClass = 'DAEMONSET' | 'FINISHED' | 'LOCAL_STORAGE' | 'MANAGED' | 'MIRROR' | 'ORPHANED_DAEMONSET' | 'TERMINATING' | 'UNMANAGED';
+export type InstallRunStatus = 'CANCELLED' | 'FAILED' | 'RUNNING' | 'SUCCEEDED';
+export type InstallStep = 'APPLY_IGNITION' | 'DOWNLOAD_BINARIES' | 'INSTALL_PACKAGES' | 'INSTALL_SERVICES' | 'PREFLIGHT' | 'START_KUBELET';
 export type KubeletCsrKind = 'CLIENT' | 'SERVING';
+export type NodeOrigin = 'ADDED' | 'DISCOVERED';
+export type NodeStatus = 'ADDING' | 'AUTH_FAILED' | 'DRAIN_FAILED' | 'HOST_KEY_CHANGED' | 'INSTALLING' | 'INSTALL_FAILED' | 'JOINED' | 'PRECHECK_FAILED' | 'READY_TO_INSTALL' | 'REMOVED' | 'REMOVING' | 'STALLED' | 'UNREACHABLE';
+export type RemovalEventKind = 'CANCEL_REQUESTED' | 'CORDONED' | 'CSRS_DENIED' | 'DRAIN_FAILED' | 'DRAIN_FINISHED' | 'FINISHED' | 'HOST_CLEANED' | 'HOST_NOT_CLEANED' | 'KUBELET_NOT_STOPPED' | 'KUBELET_STOPPED' | 'NODE_DELETED' | 'NODE_NOT_DELETED' | 'POD_BLOCKED' | 'POD_DELETED' | 'POD_EVICTED' | 'POD_FAILED' | 'POD_FORCE_DELETED' | 'POD_SKIPPED' | 'RESUMED' | 'STARTED' | 'TOKENS_REVOKED';
+export type RemovalPhase = 'CLEAN_HOST' | 'DELETE_NODE' | 'DENY_CSRS' | 'DONE' | 'DRAIN' | 'REVOKE_TOKENS' | 'STOP_KUBELET';
+export type RemovalRunStatus = 'CANCELLED' | 'FAILED' | 'RUNNING' | 'SUCCEEDED';
+export type RemovalSafetyRule = 'CONFIRM_HOSTNAME' | 'CONTROL_PLANE' | 'LAST_WORKER' | 'NODE_NOT_READY' | 'UNGRACEFUL_NEEDS_DEAD_NODE';
 export type Role = 'ADMIN' | 'OPERATOR' | 'VIEWER';
+export type StepEventStatus = 'FAILED' | 'PROGRESS' | 'STARTED' | 'SUCCEEDED';
+export type StepState = 'FAILED' | 'PENDING' | 'RUNNING' | 'SUCCEEDED';
+
+export interface AddNodeInput {
+  clusterId: string;
+  hostname: string;
+  ip: string;
+  labels?: Array<LabelInput>;
+  passphrase?: string | null;
+  password?: string | null;
+  privateKey?: string | null;
+  sshPort?: number;
+  sshUser?: string;
+  taints?: Array<TaintInput>;
+}
 
 export interface CreateUserInput {
   password: string;
   role: Role;
   username: string;
+}
+
+export interface LabelInput {
+  key: string;
+  value?: string;
 }
 
 export interface RegisterClusterInput {
@@ -26,6 +56,31 @@ export interface RegisterClusterInput {
   name: string;
   token?: string | null;
   vip: string;
+}
+
+export interface RemoveNodeInput {
+  allowLastWorker?: boolean;
+  cleanHost?: boolean;
+  confirmHostname?: string | null;
+  deleteEmptyDirData?: boolean;
+  force?: boolean;
+  gracePeriodSeconds?: number;
+  ignoreDaemonSets?: boolean;
+  timeoutSeconds?: number;
+  ungraceful?: boolean;
+}
+
+export interface SshCredentialsInput {
+  passphrase?: string | null;
+  password?: string | null;
+  privateKey?: string | null;
+  sshUser?: string;
+}
+
+export interface TaintInput {
+  effect: string;
+  key: string;
+  value?: string | null;
 }
 
 export type LoginMutation = {
@@ -438,6 +493,744 @@ export type CsrChangedSubscriptionVariables = {
   clusterId: string;
 };
 export const CsrChangedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"CsrChanged"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"csrChanged"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"csr"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrFields"},"directives":[]}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Csr"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signerName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requester"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"username"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"groups"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"usages"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"subject"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"text"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"commonNames"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"organizations"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"sans"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"dnsNames"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ipAddresses"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"emailAddresses"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uris"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"otherNames"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"algorithm"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"bits"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"curve"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signatureAlgorithm"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"signatureValid"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"parseError"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ageSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"issued"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decidedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decisions"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"actor"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"forced"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"verdict"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrVerdictFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrCheckFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrCheck"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"passed"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"CsrVerdictFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"CsrVerdict"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"csrName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"decision"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"checks"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"CsrCheckFields"},"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<CsrChangedSubscription, CsrChangedSubscriptionVariables>;
+
+export type NodesQuery = {
+  nodes: Array<{
+    id: string;
+    clusterId: string;
+    hostname: string;
+    ip: string | null;
+    sshPort: number;
+    sshUser: string | null;
+    sshAuthMethod: string | null;
+    origin: NodeOrigin;
+    role: string;
+    status: NodeStatus;
+    statusReason: string | null;
+    nextStep: string | null;
+    ready: boolean;
+    unschedulable: boolean;
+    hostKeyFingerprint: string | null;
+    offeredHostKeyFingerprint: string | null;
+    labels: Array<{
+      key: string;
+      value: string;
+    }>;
+    taints: Array<{
+      key: string;
+      value: string | null;
+      effect: string;
+    }>;
+    createdAt: string;
+    updatedAt: string;
+  }>;
+};
+export type NodesQueryVariables = {
+  clusterId: string;
+};
+export const NodesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Nodes"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Node"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshPort"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshUser"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshAuthMethod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"origin"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nextStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"offeredHostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"labels"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"taints"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"effect"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<NodesQuery, NodesQueryVariables>;
+
+export type NodeQuery = {
+  node: {
+    id: string;
+    clusterId: string;
+    hostname: string;
+    ip: string | null;
+    sshPort: number;
+    sshUser: string | null;
+    sshAuthMethod: string | null;
+    origin: NodeOrigin;
+    role: string;
+    status: NodeStatus;
+    statusReason: string | null;
+    nextStep: string | null;
+    ready: boolean;
+    unschedulable: boolean;
+    hostKeyFingerprint: string | null;
+    offeredHostKeyFingerprint: string | null;
+    labels: Array<{
+      key: string;
+      value: string;
+    }>;
+    taints: Array<{
+      key: string;
+      value: string | null;
+      effect: string;
+    }>;
+    createdAt: string;
+    updatedAt: string;
+    agentSha256: string | null;
+    facts: {
+      arch: string | null;
+      osRelease: string | null;
+      kernel: string | null;
+      freeDiskBytes: number | null;
+    };
+    installRuns: Array<{
+      id: string;
+      nodeId: string;
+      status: InstallRunStatus;
+      startStep: InstallStep;
+      failedStep: InstallStep | null;
+      reason: string | null;
+      requestedBy: string;
+      startedAt: string;
+      finishedAt: string | null;
+      lastEventAt: string | null;
+      steps: Array<{
+        step: InstallStep;
+        status: StepState;
+        progress: number;
+        message: string | null;
+        startedAt: string | null;
+        finishedAt: string | null;
+      }>;
+      diagnostics: {
+        size: number;
+        url: string;
+        uploadedAt: string;
+      } | null;
+    }>;
+  };
+};
+export type NodeQueryVariables = {
+  id: string;
+};
+export const NodeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Node"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeFields"},"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"agentSha256"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"facts"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"arch"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"osRelease"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kernel"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"freeDiskBytes"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"installRuns"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"InstallRunFields"},"directives":[]}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Node"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshPort"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshUser"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshAuthMethod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"origin"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nextStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"offeredHostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"labels"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"taints"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"effect"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"},"arguments":[],"directives":[]}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"InstallRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"InstallRun"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"failedStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"lastEventAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"steps"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"step"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"progress"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"diagnostics"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"size"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"url"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uploadedAt"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<NodeQuery, NodeQueryVariables>;
+
+export type InstallRunQuery = {
+  installRun: {
+    id: string;
+    nodeId: string;
+    status: InstallRunStatus;
+    startStep: InstallStep;
+    failedStep: InstallStep | null;
+    reason: string | null;
+    requestedBy: string;
+    startedAt: string;
+    finishedAt: string | null;
+    lastEventAt: string | null;
+    steps: Array<{
+      step: InstallStep;
+      status: StepState;
+      progress: number;
+      message: string | null;
+      startedAt: string | null;
+      finishedAt: string | null;
+    }>;
+    diagnostics: {
+      size: number;
+      url: string;
+      uploadedAt: string;
+    } | null;
+    events: Array<{
+      seq: number;
+      step: InstallStep;
+      status: StepEventStatus;
+      progress: number | null;
+      message: string | null;
+      detail: Record<string, unknown> | null;
+      occurredAt: string;
+    }>;
+  };
+};
+export type InstallRunQueryVariables = {
+  id: string;
+};
+export const InstallRunDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"InstallRun"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"installRun"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"InstallRunFields"},"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"events"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StepEventFields"},"directives":[]}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"InstallRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"InstallRun"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"failedStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"lastEventAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"steps"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"step"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"progress"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"diagnostics"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"size"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"url"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uploadedAt"},"arguments":[],"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StepEventFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"StepEvent"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"seq"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"step"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"progress"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"occurredAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<InstallRunQuery, InstallRunQueryVariables>;
+
+export type AddNodeMutation = {
+  addNode: {
+    id: string;
+    clusterId: string;
+    hostname: string;
+    ip: string | null;
+    sshPort: number;
+    sshUser: string | null;
+    sshAuthMethod: string | null;
+    origin: NodeOrigin;
+    role: string;
+    status: NodeStatus;
+    statusReason: string | null;
+    nextStep: string | null;
+    ready: boolean;
+    unschedulable: boolean;
+    hostKeyFingerprint: string | null;
+    offeredHostKeyFingerprint: string | null;
+    labels: Array<{
+      key: string;
+      value: string;
+    }>;
+    taints: Array<{
+      key: string;
+      value: string | null;
+      effect: string;
+    }>;
+    createdAt: string;
+    updatedAt: string;
+  };
+};
+export type AddNodeMutationVariables = {
+  input: AddNodeInput;
+};
+export const AddNodeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"AddNode"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"AddNodeInput"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"addNode"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Node"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshPort"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshUser"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshAuthMethod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"origin"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nextStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"offeredHostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"labels"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"taints"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"effect"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<AddNodeMutation, AddNodeMutationVariables>;
+
+export type UpdateNodeCredentialsMutation = {
+  updateNodeCredentials: {
+    id: string;
+    clusterId: string;
+    hostname: string;
+    ip: string | null;
+    sshPort: number;
+    sshUser: string | null;
+    sshAuthMethod: string | null;
+    origin: NodeOrigin;
+    role: string;
+    status: NodeStatus;
+    statusReason: string | null;
+    nextStep: string | null;
+    ready: boolean;
+    unschedulable: boolean;
+    hostKeyFingerprint: string | null;
+    offeredHostKeyFingerprint: string | null;
+    labels: Array<{
+      key: string;
+      value: string;
+    }>;
+    taints: Array<{
+      key: string;
+      value: string | null;
+      effect: string;
+    }>;
+    createdAt: string;
+    updatedAt: string;
+  };
+};
+export type UpdateNodeCredentialsMutationVariables = {
+  nodeId: string;
+  input: SshCredentialsInput;
+};
+export const UpdateNodeCredentialsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateNodeCredentials"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"SshCredentialsInput"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateNodeCredentials"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Node"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshPort"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshUser"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshAuthMethod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"origin"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nextStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"offeredHostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"labels"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"taints"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"effect"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<UpdateNodeCredentialsMutation, UpdateNodeCredentialsMutationVariables>;
+
+export type RecopyAgentMutation = {
+  recopyAgent: {
+    id: string;
+    clusterId: string;
+    hostname: string;
+    ip: string | null;
+    sshPort: number;
+    sshUser: string | null;
+    sshAuthMethod: string | null;
+    origin: NodeOrigin;
+    role: string;
+    status: NodeStatus;
+    statusReason: string | null;
+    nextStep: string | null;
+    ready: boolean;
+    unschedulable: boolean;
+    hostKeyFingerprint: string | null;
+    offeredHostKeyFingerprint: string | null;
+    labels: Array<{
+      key: string;
+      value: string;
+    }>;
+    taints: Array<{
+      key: string;
+      value: string | null;
+      effect: string;
+    }>;
+    createdAt: string;
+    updatedAt: string;
+  };
+};
+export type RecopyAgentMutationVariables = {
+  nodeId: string;
+};
+export const RecopyAgentDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecopyAgent"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recopyAgent"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Node"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshPort"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshUser"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshAuthMethod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"origin"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nextStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"offeredHostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"labels"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"taints"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"effect"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<RecopyAgentMutation, RecopyAgentMutationVariables>;
+
+export type AcceptHostKeyMutation = {
+  acceptHostKey: {
+    id: string;
+    clusterId: string;
+    hostname: string;
+    ip: string | null;
+    sshPort: number;
+    sshUser: string | null;
+    sshAuthMethod: string | null;
+    origin: NodeOrigin;
+    role: string;
+    status: NodeStatus;
+    statusReason: string | null;
+    nextStep: string | null;
+    ready: boolean;
+    unschedulable: boolean;
+    hostKeyFingerprint: string | null;
+    offeredHostKeyFingerprint: string | null;
+    labels: Array<{
+      key: string;
+      value: string;
+    }>;
+    taints: Array<{
+      key: string;
+      value: string | null;
+      effect: string;
+    }>;
+    createdAt: string;
+    updatedAt: string;
+  };
+};
+export type AcceptHostKeyMutationVariables = {
+  nodeId: string;
+  fingerprint: string;
+};
+export const AcceptHostKeyDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"AcceptHostKey"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"fingerprint"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"acceptHostKey"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}},{"kind":"Argument","name":{"kind":"Name","value":"fingerprint"},"value":{"kind":"Variable","name":{"kind":"Name","value":"fingerprint"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Node"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshPort"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshUser"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshAuthMethod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"origin"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nextStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"offeredHostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"labels"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"taints"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"effect"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<AcceptHostKeyMutation, AcceptHostKeyMutationVariables>;
+
+export type DeleteNodeRecordMutation = {
+  deleteNodeRecord: {
+    id: string;
+    clusterId: string;
+    hostname: string;
+  };
+};
+export type DeleteNodeRecordMutationVariables = {
+  nodeId: string;
+};
+export const DeleteNodeRecordDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteNodeRecord"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteNodeRecord"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<DeleteNodeRecordMutation, DeleteNodeRecordMutationVariables>;
+
+export type InstallNodeMutation = {
+  installNode: {
+    id: string;
+    nodeId: string;
+    status: InstallRunStatus;
+    startStep: InstallStep;
+    failedStep: InstallStep | null;
+    reason: string | null;
+    requestedBy: string;
+    startedAt: string;
+    finishedAt: string | null;
+    lastEventAt: string | null;
+    steps: Array<{
+      step: InstallStep;
+      status: StepState;
+      progress: number;
+      message: string | null;
+      startedAt: string | null;
+      finishedAt: string | null;
+    }>;
+    diagnostics: {
+      size: number;
+      url: string;
+      uploadedAt: string;
+    } | null;
+  };
+};
+export type InstallNodeMutationVariables = {
+  nodeId: string;
+};
+export const InstallNodeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"InstallNode"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"installNode"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"InstallRunFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"InstallRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"InstallRun"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"failedStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"lastEventAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"steps"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"step"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"progress"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"diagnostics"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"size"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"url"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uploadedAt"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<InstallNodeMutation, InstallNodeMutationVariables>;
+
+export type RetryInstallMutation = {
+  retryInstall: {
+    id: string;
+    nodeId: string;
+    status: InstallRunStatus;
+    startStep: InstallStep;
+    failedStep: InstallStep | null;
+    reason: string | null;
+    requestedBy: string;
+    startedAt: string;
+    finishedAt: string | null;
+    lastEventAt: string | null;
+    steps: Array<{
+      step: InstallStep;
+      status: StepState;
+      progress: number;
+      message: string | null;
+      startedAt: string | null;
+      finishedAt: string | null;
+    }>;
+    diagnostics: {
+      size: number;
+      url: string;
+      uploadedAt: string;
+    } | null;
+  };
+};
+export type RetryInstallMutationVariables = {
+  nodeId: string;
+};
+export const RetryInstallDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RetryInstall"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"retryInstall"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"InstallRunFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"InstallRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"InstallRun"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"failedStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"lastEventAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"steps"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"step"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"progress"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"diagnostics"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"size"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"url"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uploadedAt"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<RetryInstallMutation, RetryInstallMutationVariables>;
+
+export type CancelInstallMutation = {
+  cancelInstall: {
+    id: string;
+    nodeId: string;
+    status: InstallRunStatus;
+    startStep: InstallStep;
+    failedStep: InstallStep | null;
+    reason: string | null;
+    requestedBy: string;
+    startedAt: string;
+    finishedAt: string | null;
+    lastEventAt: string | null;
+    steps: Array<{
+      step: InstallStep;
+      status: StepState;
+      progress: number;
+      message: string | null;
+      startedAt: string | null;
+      finishedAt: string | null;
+    }>;
+    diagnostics: {
+      size: number;
+      url: string;
+      uploadedAt: string;
+    } | null;
+  };
+};
+export type CancelInstallMutationVariables = {
+  nodeId: string;
+};
+export const CancelInstallDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CancelInstall"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cancelInstall"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"InstallRunFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"InstallRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"InstallRun"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"failedStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"lastEventAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"steps"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"step"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"progress"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"diagnostics"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"size"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"url"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uploadedAt"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<CancelInstallMutation, CancelInstallMutationVariables>;
+
+export type NodeChangedSubscription = {
+  nodeChanged: {
+    nodeId: string;
+    node: {
+      id: string;
+      clusterId: string;
+      hostname: string;
+      ip: string | null;
+      sshPort: number;
+      sshUser: string | null;
+      sshAuthMethod: string | null;
+      origin: NodeOrigin;
+      role: string;
+      status: NodeStatus;
+      statusReason: string | null;
+      nextStep: string | null;
+      ready: boolean;
+      unschedulable: boolean;
+      hostKeyFingerprint: string | null;
+      offeredHostKeyFingerprint: string | null;
+      labels: Array<{
+        key: string;
+        value: string;
+      }>;
+      taints: Array<{
+        key: string;
+        value: string | null;
+        effect: string;
+      }>;
+      createdAt: string;
+      updatedAt: string;
+    } | null;
+  };
+};
+export type NodeChangedSubscriptionVariables = {
+  clusterId: string;
+};
+export const NodeChangedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"NodeChanged"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeChanged"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"node"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeFields"},"directives":[]}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Node"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshPort"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshUser"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshAuthMethod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"origin"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nextStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"offeredHostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"labels"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"taints"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"effect"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<NodeChangedSubscription, NodeChangedSubscriptionVariables>;
+
+export type InstallProgressSubscription = {
+  installProgress: {
+    nodeId: string;
+    run: {
+      id: string;
+      nodeId: string;
+      status: InstallRunStatus;
+      startStep: InstallStep;
+      failedStep: InstallStep | null;
+      reason: string | null;
+      requestedBy: string;
+      startedAt: string;
+      finishedAt: string | null;
+      lastEventAt: string | null;
+      steps: Array<{
+        step: InstallStep;
+        status: StepState;
+        progress: number;
+        message: string | null;
+        startedAt: string | null;
+        finishedAt: string | null;
+      }>;
+      diagnostics: {
+        size: number;
+        url: string;
+        uploadedAt: string;
+      } | null;
+    } | null;
+    events: Array<{
+      seq: number;
+      step: InstallStep;
+      status: StepEventStatus;
+      progress: number | null;
+      message: string | null;
+      detail: Record<string, unknown> | null;
+      occurredAt: string;
+    }>;
+  };
+};
+export type InstallProgressSubscriptionVariables = {
+  nodeId: string;
+};
+export const InstallProgressDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"InstallProgress"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"installProgress"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"run"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"InstallRunFields"},"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"events"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StepEventFields"},"directives":[]}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"InstallRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"InstallRun"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"failedStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"lastEventAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"steps"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"step"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"progress"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"diagnostics"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"size"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"url"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"uploadedAt"},"arguments":[],"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StepEventFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"StepEvent"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"seq"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"step"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"progress"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"occurredAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<InstallProgressSubscription, InstallProgressSubscriptionVariables>;
+
+export type RemovalPreviewQuery = {
+  removalPreview: {
+    nodeId: string;
+    nodeName: string;
+    allowed: boolean;
+    refusal: string | null;
+    exists: boolean;
+    roles: Array<string>;
+    ready: boolean;
+    readyStatus: string;
+    unschedulable: boolean;
+    safety: Array<{
+      rule: RemovalSafetyRule;
+      passed: boolean;
+      blocking: boolean;
+      message: string;
+    }>;
+    pods: Array<{
+      pod: string;
+      namespace: string;
+      name: string;
+      podClass: DrainPodClass;
+      action: DrainAction;
+      reason: string;
+      controller: string | null;
+      pdbs: Array<string>;
+    }>;
+    counts: {
+      evict: number;
+      skip: number;
+      refuse: number;
+    };
+    warnings: Array<string>;
+    refusals: Array<string>;
+    budgets: Array<{
+      namespace: string;
+      name: string;
+      disruptionsAllowed: number;
+      currentHealthy: number;
+      desiredHealthy: number;
+      pods: Array<string>;
+      blocks: boolean;
+    }>;
+    capacity: {
+      fits: boolean;
+      message: string;
+      requiredCpuMillicores: number;
+      requiredMemoryBytes: number;
+      requiredPods: number;
+      availableCpuMillicores: number;
+      availableMemoryBytes: number;
+      availablePods: number;
+      candidates: Array<string>;
+      unplaceable: Array<string>;
+      unmanaged: Array<string>;
+    } | null;
+    host: {
+      credentials: boolean;
+      reachable: boolean | null;
+      message: string;
+    };
+  };
+};
+export type RemovalPreviewQueryVariables = {
+  nodeId: string;
+  options?: RemoveNodeInput | null;
+};
+export const RemovalPreviewDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"RemovalPreview"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"options"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"RemoveNodeInput"}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"removalPreview"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}},{"kind":"Argument","name":{"kind":"Name","value":"options"},"value":{"kind":"Variable","name":{"kind":"Name","value":"options"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"allowed"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"refusal"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"exists"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"roles"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"readyStatus"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"safety"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rule"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"passed"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"blocking"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"pods"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"pod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"namespace"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"podClass"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"action"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"controller"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"pdbs"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"counts"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"evict"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"skip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"refuse"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"refusals"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"budgets"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"namespace"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"disruptionsAllowed"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"currentHealthy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"desiredHealthy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"pods"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"blocks"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"capacity"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"fits"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requiredCpuMillicores"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requiredMemoryBytes"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requiredPods"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"availableCpuMillicores"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"availableMemoryBytes"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"availablePods"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"candidates"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unplaceable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unmanaged"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"host"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"credentials"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reachable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]}]}}]}}]}}]} as unknown as TypedDocumentNode<RemovalPreviewQuery, RemovalPreviewQueryVariables>;
+
+export type RemovalRunsQuery = {
+  removalRuns: Array<{
+    id: string;
+    nodeId: string;
+    clusterId: string;
+    nodeName: string;
+    status: RemovalRunStatus;
+    phase: RemovalPhase;
+    options: {
+      force: boolean;
+      deleteEmptyDirData: boolean;
+      ignoreDaemonSets: boolean;
+      gracePeriodSeconds: number;
+      timeoutSeconds: number;
+      allowLastWorker: boolean;
+      ungraceful: boolean;
+      cleanHost: boolean;
+    };
+    reason: string | null;
+    blocking: Array<{
+      pod: string;
+      pdb: string | null;
+      message: string;
+    }>;
+    cancelRequested: boolean;
+    requestedBy: string;
+    startedAt: string;
+    finishedAt: string | null;
+    lastSeq: number;
+    nodeStatus: NodeStatus;
+    nodeStatusReason: string | null;
+    events: Array<{
+      seq: number;
+      kind: RemovalEventKind;
+      pod: string | null;
+      pdb: string | null;
+      message: string;
+      detail: Record<string, unknown> | null;
+      occurredAt: string;
+    }>;
+  }>;
+};
+export type RemovalRunsQueryVariables = {
+  nodeId: string;
+};
+export const RemovalRunsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"RemovalRuns"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"removalRuns"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RemovalRunFields"},"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"events"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RemovalEventFields"},"directives":[]}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"RemovalRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"RemovalRun"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"phase"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"options"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"force"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"deleteEmptyDirData"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ignoreDaemonSets"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"gracePeriodSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"timeoutSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"allowLastWorker"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ungraceful"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"cleanHost"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"blocking"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"pod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"pdb"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"cancelRequested"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"lastSeq"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeStatus"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeStatusReason"},"arguments":[],"directives":[]}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"RemovalEventFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"RemovalEvent"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"seq"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"pod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"pdb"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"occurredAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<RemovalRunsQuery, RemovalRunsQueryVariables>;
+
+export type RemoveNodeMutation = {
+  removeNode: {
+    id: string;
+    nodeId: string;
+    clusterId: string;
+    nodeName: string;
+    status: RemovalRunStatus;
+    phase: RemovalPhase;
+    options: {
+      force: boolean;
+      deleteEmptyDirData: boolean;
+      ignoreDaemonSets: boolean;
+      gracePeriodSeconds: number;
+      timeoutSeconds: number;
+      allowLastWorker: boolean;
+      ungraceful: boolean;
+      cleanHost: boolean;
+    };
+    reason: string | null;
+    blocking: Array<{
+      pod: string;
+      pdb: string | null;
+      message: string;
+    }>;
+    cancelRequested: boolean;
+    requestedBy: string;
+    startedAt: string;
+    finishedAt: string | null;
+    lastSeq: number;
+    nodeStatus: NodeStatus;
+    nodeStatusReason: string | null;
+  };
+};
+export type RemoveNodeMutationVariables = {
+  nodeId: string;
+  options?: RemoveNodeInput | null;
+};
+export const RemoveNodeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RemoveNode"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"options"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"RemoveNodeInput"}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"removeNode"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}},{"kind":"Argument","name":{"kind":"Name","value":"options"},"value":{"kind":"Variable","name":{"kind":"Name","value":"options"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RemovalRunFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"RemovalRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"RemovalRun"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"phase"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"options"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"force"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"deleteEmptyDirData"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ignoreDaemonSets"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"gracePeriodSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"timeoutSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"allowLastWorker"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ungraceful"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"cleanHost"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"blocking"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"pod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"pdb"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"cancelRequested"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"lastSeq"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeStatus"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeStatusReason"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<RemoveNodeMutation, RemoveNodeMutationVariables>;
+
+export type CancelRemovalMutation = {
+  cancelRemoval: {
+    id: string;
+    nodeId: string;
+    clusterId: string;
+    nodeName: string;
+    status: RemovalRunStatus;
+    phase: RemovalPhase;
+    options: {
+      force: boolean;
+      deleteEmptyDirData: boolean;
+      ignoreDaemonSets: boolean;
+      gracePeriodSeconds: number;
+      timeoutSeconds: number;
+      allowLastWorker: boolean;
+      ungraceful: boolean;
+      cleanHost: boolean;
+    };
+    reason: string | null;
+    blocking: Array<{
+      pod: string;
+      pdb: string | null;
+      message: string;
+    }>;
+    cancelRequested: boolean;
+    requestedBy: string;
+    startedAt: string;
+    finishedAt: string | null;
+    lastSeq: number;
+    nodeStatus: NodeStatus;
+    nodeStatusReason: string | null;
+  };
+};
+export type CancelRemovalMutationVariables = {
+  nodeId: string;
+};
+export const CancelRemovalDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CancelRemoval"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cancelRemoval"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RemovalRunFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"RemovalRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"RemovalRun"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"phase"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"options"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"force"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"deleteEmptyDirData"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ignoreDaemonSets"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"gracePeriodSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"timeoutSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"allowLastWorker"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ungraceful"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"cleanHost"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"blocking"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"pod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"pdb"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"cancelRequested"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"lastSeq"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeStatus"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeStatusReason"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<CancelRemovalMutation, CancelRemovalMutationVariables>;
+
+export type UncordonNodeMutation = {
+  uncordonNode: {
+    nodeId: string;
+    hostname: string;
+    status: NodeStatus;
+    changed: boolean;
+  };
+};
+export type UncordonNodeMutationVariables = {
+  nodeId: string;
+};
+export const UncordonNodeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UncordonNode"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"uncordonNode"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"changed"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<UncordonNodeMutation, UncordonNodeMutationVariables>;
+
+export type RemovalProgressSubscription = {
+  removalProgress: {
+    nodeId: string;
+    run: {
+      id: string;
+      nodeId: string;
+      clusterId: string;
+      nodeName: string;
+      status: RemovalRunStatus;
+      phase: RemovalPhase;
+      options: {
+        force: boolean;
+        deleteEmptyDirData: boolean;
+        ignoreDaemonSets: boolean;
+        gracePeriodSeconds: number;
+        timeoutSeconds: number;
+        allowLastWorker: boolean;
+        ungraceful: boolean;
+        cleanHost: boolean;
+      };
+      reason: string | null;
+      blocking: Array<{
+        pod: string;
+        pdb: string | null;
+        message: string;
+      }>;
+      cancelRequested: boolean;
+      requestedBy: string;
+      startedAt: string;
+      finishedAt: string | null;
+      lastSeq: number;
+      nodeStatus: NodeStatus;
+      nodeStatusReason: string | null;
+    } | null;
+    events: Array<{
+      seq: number;
+      kind: RemovalEventKind;
+      pod: string | null;
+      pdb: string | null;
+      message: string;
+      detail: Record<string, unknown> | null;
+      occurredAt: string;
+    }>;
+  };
+};
+export type RemovalProgressSubscriptionVariables = {
+  nodeId: string;
+};
+export const RemovalProgressDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"RemovalProgress"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"removalProgress"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"nodeId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"nodeId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"run"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RemovalRunFields"},"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"events"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"RemovalEventFields"},"directives":[]}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"RemovalRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"RemovalRun"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeName"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"phase"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"options"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"force"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"deleteEmptyDirData"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ignoreDaemonSets"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"gracePeriodSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"timeoutSeconds"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"allowLastWorker"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ungraceful"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"cleanHost"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"blocking"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"pod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"pdb"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"cancelRequested"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"startedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"lastSeq"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeStatus"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeStatusReason"},"arguments":[],"directives":[]}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"RemovalEventFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"RemovalEvent"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"seq"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"pod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"pdb"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"message"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"occurredAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<RemovalProgressSubscription, RemovalProgressSubscriptionVariables>;
 
 export type UsersQuery = {
   users: Array<{

@@ -1,0 +1,26 @@
+import type { CsrFeature } from '@ccos/api/feature-csrs';
+import type { ClusterProbe } from '@ccos/api/feature-nodes';
+
+/**
+ * Answers the agent's questions about the cluster from the watch cache the certificate
+ * feature keeps per cluster (Nodes and CSRs), so an agent polling every few seconds
+ * costs the API server nothing.
+ */
+export function clusterProbeFrom(certificates: CsrFeature): ClusterProbe {
+  return {
+    async nodeState(clusterId, nodeName) {
+      const node = (await certificates.watches.watch(clusterId)).nodes().find((candidate) => candidate.name === nodeName);
+      return { registered: node !== undefined, ready: node?.ready ?? false };
+    },
+    pendingCsrNames: (clusterId, nodeName) => certificates.service.pendingCsrNamesFor(clusterId, nodeName),
+    async conflicts(clusterId, nodeName, ip) {
+      const nodes = (await certificates.watches.watch(clusterId)).nodes();
+      const sameName = nodes.find((node) => node.name === nodeName);
+      const sameIp = ip ? nodes.find((node) => node.name !== nodeName && node.addresses.some((address) => address.address === ip)) : undefined;
+      return {
+        hostname: sameName ? `a Node named ${nodeName} already exists in the cluster (${sameName.ready ? 'Ready' : 'not Ready'}); delete it first if it is a leftover of this host` : null,
+        ip: sameIp ? `Node ${sameIp.name} of the cluster already uses ${ip}` : null,
+      };
+    },
+  };
+}
