@@ -126,11 +126,12 @@ export class RemovalRunner {
   }
 
   /** Cancels the drain of a run executing here; false when it runs elsewhere (its heartbeat notices the flag). */
-  cancelLocal(runId: string): boolean {
+  cancelLocal(runId: string, reason: string): boolean {
     const active = this.active.get(runId);
     if (!active) {
       return false;
     }
+    active.run.reason = reason;
     this.markCancelled(active);
     return true;
   }
@@ -183,7 +184,10 @@ export class RemovalRunner {
         writer.add({ kind: 'RESUMED', message: `picked up again by ${this.identity} in phase ${active.run.phase}` });
         const node = await this.nodes.get(active.run.nodeId);
         if (node.status !== 'REMOVING') {
-          await this.end(active, 'FAILED', `the node is ${node.status}, not REMOVING: this run cannot continue`, []);
+          // Interrupted after the node got its final status: only the run is left to close.
+          const status = node.status === 'REMOVED' ? 'SUCCEEDED' : 'FAILED';
+          await this.save(active, { status, phase: status === 'SUCCEEDED' ? 'DONE' : active.run.phase, reason: node.statusReason ?? `the node is ${node.status}`, finishedAt: new Date() });
+          writer.add({ kind: 'FINISHED', message: `the node is ${node.status}: run closed`, detail: { status } });
           return;
         }
         if (active.run.cancelRequested && removalCancellable(active.run.phase)) {
@@ -440,20 +444,21 @@ export class RemovalRunner {
   private async succeed(active: ActiveRun): Promise<void> {
     const { run } = active;
     const reason = `removed by ${run.requestedBy}: drained, Node ${active.nodeGone ? 'already gone' : 'deleted'}`;
-    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', reason, finishedAt: new Date() });
+    // The node first: a restart between the two finds the node REMOVED and only closes the run.
     await this.nodes
       .transition(run.nodeId, 'REMOVAL_SUCCEEDED', `${reason}. To use the host again, add it and install it from scratch.`, { ready: false })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked REMOVED'));
+    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', reason, finishedAt: new Date() });
     active.writer.add({ kind: 'FINISHED', message: `${run.nodeName} removed` });
   }
 
   /** Ends the run as FAILED or CANCELLED; the node becomes DRAIN_FAILED (still cordoned). */
   private async end(active: ActiveRun, status: 'FAILED' | 'CANCELLED', reason: string, blocking: RemovalBlockingPod[]): Promise<void> {
     const { run } = active;
-    await this.save(active, { status, reason, blocking, finishedAt: new Date() });
     await this.nodes
       .transition(run.nodeId, 'DRAIN_FAILED', reason, { unschedulable: true })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked DRAIN_FAILED'));
+    await this.save(active, { status, reason, blocking, finishedAt: new Date() });
     active.writer.add({ kind: 'FINISHED', message: status === 'CANCELLED' ? 'removal cancelled' : 'removal failed', detail: { status } });
   }
 
@@ -483,7 +488,7 @@ export class RemovalRunner {
         return;
       }
       if (rows[0].cancel_requested && !active.cancelled) {
-        active.run.reason = rows[0].reason;
+        active.run.reason = rows[0].reason ?? active.run.reason;
         this.markCancelled(active);
       }
     } catch (error) {

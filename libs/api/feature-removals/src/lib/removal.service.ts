@@ -209,11 +209,12 @@ export class RemovalService {
     if (!removalCancellable(run.phase)) {
       throw new PreconditionError(`the drain of ${node.hostname} is over and the removal is in phase ${run.phase}: it can no longer be cancelled`, { phase: run.phase });
     }
-    await this.runs.update({ id: run.id, status: 'RUNNING' }, { cancelRequested: true, reason: `cancelled by ${actor}` });
-    if (!this.runner.cancelLocal(run.id)) {
+    const reason = `cancelled by ${actor}`;
+    await this.runs.update({ id: run.id, status: 'RUNNING' }, { cancelRequested: true, reason });
+    if (!this.runner.cancelLocal(run.id, reason)) {
       // Executing on another replica (its heartbeat sees the flag), or nowhere: adopt it then.
       await this.runner.adoptOrphans(false);
-      this.runner.cancelLocal(run.id);
+      this.runner.cancelLocal(run.id, reason);
     }
     const deadline = Date.now() + CANCEL_WAIT_MS;
     let current = await this.runs.findOneByOrFail({ id: run.id });
