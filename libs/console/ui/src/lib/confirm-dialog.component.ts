@@ -28,7 +28,7 @@ import { uniqueId } from './unique-id';
       </div>
       <footer>
         <button ccosButton type="button" autofocus [disabled]="busy()" (click)="cancelled.emit()">{{ cancelLabel() }}</button>
-        <button [ccosButton]="tone()" type="button" [busy]="busy()" [disabled]="busy()" (click)="confirmed.emit()">{{ confirmLabel() }}</button>
+        <button [ccosButton]="tone()" type="button" [busy]="busy()" [disabled]="busy() || confirmDisabled()" (click)="confirmed.emit()">{{ confirmLabel() }}</button>
       </footer>
     </dialog>
   `,
@@ -40,6 +40,8 @@ export class ConfirmDialogComponent {
   readonly cancelLabel = input.required<string>();
   readonly tone = input<'primary' | 'danger'>('primary');
   readonly busy = input(false, { transform: booleanAttribute });
+  /** Keeps the confirm button off until the body's own condition holds (e.g. a typed confirmation). */
+  readonly confirmDisabled = input(false, { transform: booleanAttribute });
   readonly confirmed = output();
   readonly cancelled = output();
 

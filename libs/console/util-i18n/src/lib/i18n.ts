@@ -7,6 +7,12 @@ const STORAGE_KEY = 'ccos.language';
 /** BCP 47 tags for `<html lang>` and Intl formatting. */
 const LOCALES: Record<Language, string> = { en: 'en', zh: 'zh-CN' };
 
+/** Duration units; Chinese writes them without spaces. */
+const UNITS: Record<Language, { readonly s: string; readonly min: string; readonly h: string; readonly d: string; readonly gap: string }> = {
+  en: { s: ' s', min: ' min', h: ' h', d: ' d', gap: ' ' },
+  zh: { s: ' 秒', min: ' 分', h: ' 小时', d: ' 天', gap: ' ' },
+};
+
 /**
  * The current language as a signal. Templates that call a translator re-render when it
  * changes, so switching needs no reload. The choice is remembered in localStorage;
@@ -17,6 +23,7 @@ export class I18n {
   private readonly document = inject(DOCUMENT);
   private readonly storage = storageOf(this.document);
   private readonly dateFormats = new Map<Language, Intl.DateTimeFormat>();
+  private readonly timeFormats = new Map<Language, Intl.DateTimeFormat>();
 
   private readonly current = signal<Language>(this.initialLanguage());
   readonly language = this.current.asReadonly();
@@ -60,6 +67,60 @@ export class I18n {
       this.dateFormats.set(language, format);
     }
     return format.format(date);
+  }
+
+  /** Time of day with seconds, e.g. "05:17:09", for event logs. */
+  formatTime(iso: string | null | undefined): string {
+    if (!iso) {
+      return '';
+    }
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime())) {
+      return iso;
+    }
+    const language = this.current();
+    let format = this.timeFormats.get(language);
+    if (!format) {
+      format = new Intl.DateTimeFormat(LOCALES[language], { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+      this.timeFormats.set(language, format);
+    }
+    return format.format(date);
+  }
+
+  /** A length of time, rounded to what matters: "42 s", "3 min 5 s", "2 h 10 min" (秒/分/小时 in Chinese). */
+  formatDuration(milliseconds: number): string {
+    const seconds = Math.max(0, Math.round(milliseconds / 1000));
+    const units = UNITS[this.current()];
+    if (seconds < 60) {
+      return `${seconds}${units.s}`;
+    }
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60) {
+      const rest = seconds % 60;
+      return rest ? `${minutes}${units.min}${units.gap}${rest}${units.s}` : `${minutes}${units.min}`;
+    }
+    const hours = Math.floor(minutes / 60);
+    if (hours < 48) {
+      const rest = minutes % 60;
+      return rest ? `${hours}${units.h}${units.gap}${rest}${units.min}` : `${hours}${units.h}`;
+    }
+    return `${Math.floor(hours / 24)}${units.d}`;
+  }
+
+  /** A byte count in binary units, e.g. "1.5 GiB". */
+  formatBytes(bytes: number | null | undefined): string {
+    if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) {
+      return '';
+    }
+    const steps = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let value = bytes;
+    let step = 0;
+    while (value >= 1024 && step < steps.length - 1) {
+      value /= 1024;
+      step += 1;
+    }
+    const digits = step === 0 || value >= 100 ? 0 : 1;
+    return `${new Intl.NumberFormat(LOCALES[this.current()], { maximumFractionDigits: digits }).format(value)} ${steps[step]}`;
   }
 
   private initialLanguage(): Language {
