@@ -1,7 +1,8 @@
 // Apollo and errors
 export { provideConsoleApollo } from './lib/apollo/provide-console-apollo';
-export { LiveConnection } from './lib/apollo/live-connection';
+export { LiveConnection, onReconnect } from './lib/apollo/live-connection';
 export { LiveQuery, liveQuery } from './lib/apollo/live-query';
+export { LiveSubscription, liveSubscription, type LiveSubscriptionHandlers } from './lib/apollo/live-subscription';
 export { type ApiProblem, type ProblemCode, type Outcome, problemsOf, fieldProblems } from './lib/errors/api-problem';
 export { ErrorReporter, type ErrorDisplay } from './lib/errors/error-reporter';
 export { ConsoleErrorHandler, provideConsoleErrorHandler } from './lib/errors/console-error-handler';
@@ -16,3 +17,9 @@ export { ClusterListStore } from './lib/clusters/cluster-list.store';
 export { ClusterDetailStore } from './lib/clusters/cluster-detail.store';
 export { ClusterRegistrationStore } from './lib/clusters/cluster-registration.store';
 export { UsersStore, type User } from './lib/users/users.store';
+export { type NodeSummary, type NodeDetail, type InstallRunView, type StepEventView, byHostname, mergeEvents } from './lib/nodes/node';
+export { NodeListStore } from './lib/nodes/node-list.store';
+export { NodeDetailStore, type NodeAction } from './lib/nodes/node-detail.store';
+export { NodeEntryStore } from './lib/nodes/node-entry.store';
+export { DiagnosticsDownload } from './lib/nodes/diagnostics-download';
+export { CsrReviewStore, type Csr, type CsrVerdictView } from './lib/csrs/csr-review.store';

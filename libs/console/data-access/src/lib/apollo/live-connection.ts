@@ -1,5 +1,5 @@
 import { DOCUMENT } from '@angular/common';
-import { Injectable, effect, inject } from '@angular/core';
+import { Injectable, effect, inject, signal } from '@angular/core';
 import { type Client, createClient } from 'graphql-ws';
 import { Session } from '../session/session';
 import { GRAPHQL_PATH } from './graphql-path';
@@ -21,7 +21,11 @@ const MAX_RETRY_WAIT_MS = 30_000;
 @Injectable({ providedIn: 'root' })
 export class LiveConnection {
   private readonly session = inject(Session);
+  private readonly open = signal(false);
+  private readonly reconnectListeners = new Set<() => void>();
   readonly client: Client;
+  /** Whether the socket is up (false while idle or reconnecting). */
+  readonly connected = this.open.asReadonly();
 
   constructor() {
     const location = inject(DOCUMENT).location;
@@ -43,9 +47,14 @@ export class LiveConnection {
       on: {
         connected: (connected) => {
           socket = connected as WebSocket;
+          this.open.set(true);
+          for (const listener of [...this.reconnectListeners]) {
+            listener();
+          }
         },
         closed: () => {
           socket = null;
+          this.open.set(false);
           clearTimeout(pongTimer);
         },
         // A half-open connection (laptop lid, proxy) answers no ping: close it so graphql-ws reconnects.
@@ -72,6 +81,33 @@ export class LiveConnection {
       }
     });
   }
+
+  /** See {@link onReconnect}. */
+  addReconnectListener(listener: () => void): void {
+    this.reconnectListeners.add(listener);
+  }
+
+  removeReconnectListener(listener: () => void): void {
+    this.reconnectListeners.delete(listener);
+  }
+}
+
+/**
+ * Calls `listener` whenever the socket comes up again after it was up while the listener
+ * was registered: events published meanwhile were missed, so the caller reloads what it
+ * shows. (The first connection of a new subscription is not a reconnect.) Returns the
+ * function that unregisters it.
+ */
+export function onReconnect(connection: LiveConnection, listener: () => void): () => void {
+  let seenUp = connection.connected();
+  const wrapped = () => {
+    if (seenUp) {
+      listener();
+    }
+    seenUp = true;
+  };
+  connection.addReconnectListener(wrapped);
+  return () => connection.removeReconnectListener(wrapped);
 }
 
 /** ws:// or wss:// to the same host as the page. */

@@ -52,7 +52,15 @@ function createApolloOptions(): ApolloClient.Options {
 
   return {
     link: ApolloLink.from([errors, authorization, transport]),
-    cache: new InMemoryCache(),
+    cache: new InMemoryCache({
+      typePolicies: {
+        // A CSR has no id; its name is unique within its cluster. Normalised, an approval's
+        // result or a csrChanged message updates every list that shows the CSR.
+        Csr: { keyFields: ['clusterId', 'name'] },
+        // A node's runs come whole from the server (oldest first); take the new list as it is.
+        Node: { fields: { installRuns: { merge: false } } },
+      },
+    }),
     defaultOptions: { watchQuery: { fetchPolicy: 'cache-and-network' } },
   };
 }

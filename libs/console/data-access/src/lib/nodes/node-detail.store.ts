@@ -1,0 +1,306 @@
+import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
+import type { ApolloCache } from '@apollo/client';
+import { Apollo } from 'apollo-angular';
+import { firstValueFrom } from 'rxjs';
+import {
+  AcceptHostKeyDocument,
+  CancelInstallDocument,
+  DeleteNodeRecordDocument,
+  InstallNodeDocument,
+  InstallProgressDocument,
+  type InstallProgressSubscription,
+  InstallRunDocument,
+  NodeChangedDocument,
+  NodeDocument,
+  NodesDocument,
+  RecopyAgentDocument,
+  RetryInstallDocument,
+  type SshCredentialsInput,
+  UpdateNodeCredentialsDocument,
+} from '@ccos/shared/api-schema';
+import { liveQuery } from '../apollo/live-query';
+import { liveSubscription } from '../apollo/live-subscription';
+import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
+import { type InstallRunView, type NodeSummary, type StepEventView, mergeEvents } from './node';
+
+/** One mutation for a node: its result (absent when it failed) and the error. */
+type Send<V> = (nodeId: string) => Promise<{ readonly value: V | null | undefined; readonly error: unknown }>;
+
+/**
+ * The agent uploads a failed run's diagnostics bundle after it reported the failure, and
+ * the API announces neither the upload nor a run change for it. So after a run fails
+ * without a bundle, the node is read again a bounded number of times (not a poll: two
+ * reads per failed run). Remove once the API publishes the upload on installProgress.
+ */
+const DIAGNOSTICS_FOLLOW_UP_MS = [3_000, 10_000] as const;
+
+/** What an operator can do to a node from its page. */
+export type NodeAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'credentials' | 'acceptHostKey' | 'delete';
+
+/**
+ * One node: its record (live through `nodeChanged`), its install runs, and the latest run's
+ * steps and events live through `installProgress` — the first message carries every event
+ * so far, each later one the new event and the run as it is now. No polling. Provide it
+ * in the node page; call {@link select} with the route's ids.
+ */
+@Injectable()
+export class NodeDetailStore {
+  private readonly apollo = inject(Apollo);
+  private readonly query = liveQuery(NodeDocument);
+  private readonly nodeChanges = liveSubscription(NodeChangedDocument);
+  private readonly progress = liveSubscription(InstallProgressDocument);
+  private nodeId: string | null = null;
+  private readonly latestRun = signal<InstallRunView | null>(null);
+  private readonly eventsByRun = signal<ReadonlyMap<string, readonly StepEventView[]>>(new Map());
+  private readonly runsLoading = signal<ReadonlySet<string>>(new Set());
+  private readonly running = signal<NodeAction | null>(null);
+  private readonly gone = signal(false);
+  private readonly dialogProblems = signal<readonly ApiProblem[]>([]);
+  private readonly followedUp = new Set<string>();
+  private readonly followUpTimers = new Set<ReturnType<typeof setTimeout>>();
+
+  readonly node = computed(() => this.query.data()?.node ?? null);
+  readonly loading = computed(() => this.query.loading() && this.query.data() === undefined);
+  readonly problems = this.query.problems;
+  /** The action being sent, for busy buttons. */
+  readonly busy = this.running.asReadonly();
+  /** The record was deleted (here or elsewhere). */
+  readonly deleted = this.gone.asReadonly();
+  /** Node changes and install progress are both arriving. */
+  readonly live = computed(() => this.nodeChanges.live() && this.progress.live());
+  readonly liveProblems = computed(() => [...this.nodeChanges.problems(), ...this.progress.problems()]);
+  /** The API's field problems of the last credentials or host-key action (`password`, `privateKey`, `fingerprint` …). */
+  readonly fieldErrors = computed(() => fieldProblems(this.dialogProblems()));
+
+  /** Every run of the node, oldest first; a run started since the page loaded is included. */
+  readonly runs = computed<readonly InstallRunView[]>(() => {
+    const listed = this.node()?.installRuns ?? [];
+    const latest = this.latestRun();
+    if (!latest || latest.nodeId !== this.nodeId || listed.some((run) => run.id === latest.id)) {
+      return listed;
+    }
+    return [...listed, latest];
+  });
+  readonly currentRun = computed(() => this.runs().at(-1) ?? null);
+  /** Earlier runs, newest first. */
+  readonly previousRuns = computed(() => this.runs().slice(0, -1).reverse());
+  readonly currentEvents = computed(() => {
+    const run = this.currentRun();
+    return run ? this.eventsOf(run.id) : [];
+  });
+
+  constructor() {
+    inject(DestroyRef).onDestroy(() => this.followUpTimers.forEach((timer) => clearTimeout(timer)));
+  }
+
+  select(clusterId: string, nodeId: string): void {
+    if (nodeId !== this.nodeId) {
+      this.nodeId = nodeId;
+      this.latestRun.set(null);
+      this.eventsByRun.set(new Map());
+      this.gone.set(false);
+      this.query.watch({ id: nodeId });
+      // On a reconnect graphql-ws subscribes again and the first message repeats every event; merging by seq drops the repeats.
+      this.progress.start({ nodeId }, { next: ({ installProgress }) => this.applyProgress(installProgress) });
+    }
+    // Same variables: nothing happens; another cluster (a corrected link): subscribed anew.
+    this.nodeChanges.start(
+      { clusterId },
+      {
+        next: ({ nodeChanged }) => {
+          if (nodeChanged.nodeId !== this.nodeId) {
+            return;
+          }
+          if (!nodeChanged.node) {
+            this.gone.set(true);
+            return;
+          }
+          // Apollo merged the node's own fields already; facts and runs change with its status.
+          this.query.refetch();
+        },
+        reconnected: () => this.query.refetch(),
+      },
+    );
+  }
+
+  reload(): void {
+    this.query.refetch();
+    this.nodeChanges.restart();
+    this.progress.restart();
+  }
+
+  eventsOf(runId: string): readonly StepEventView[] {
+    return this.eventsByRun().get(runId) ?? [];
+  }
+
+  hasEventsOf(runId: string): boolean {
+    return this.eventsByRun().has(runId);
+  }
+
+  isLoadingRun(runId: string): boolean {
+    return this.runsLoading().has(runId);
+  }
+
+  /** Fetches an earlier run's events (the live stream only carries the latest run's). */
+  async loadRun(runId: string): Promise<void> {
+    if (this.eventsByRun().has(runId) || this.runsLoading().has(runId)) {
+      return;
+    }
+    this.runsLoading.update((ids) => new Set(ids).add(runId));
+    try {
+      const result = await firstValueFrom(this.apollo.query({ query: InstallRunDocument, variables: { id: runId }, fetchPolicy: 'network-only' }));
+      const run = result.data?.installRun;
+      if (run) {
+        this.eventsByRun.update((map) => new Map(map).set(run.id, mergeEvents(map.get(run.id) ?? [], run.events)));
+      }
+    } catch {
+      // The error link showed it; the section offers loading again.
+    } finally {
+      this.runsLoading.update((ids) => {
+        const next = new Set(ids);
+        next.delete(runId);
+        return next;
+      });
+    }
+  }
+
+  clearDialogProblems(): void {
+    this.dialogProblems.set([]);
+  }
+
+  /** 安装节点: starts the agent on a READY_TO_INSTALL node. */
+  install(): Promise<Outcome<InstallRunView>> {
+    return this.startRun('install', async (nodeId) => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: InstallNodeDocument, variables: { nodeId } }));
+      return { value: result.data?.installNode, error: result.error };
+    });
+  }
+
+  /** A new run that resumes at the first step that did not succeed. */
+  retry(): Promise<Outcome<InstallRunView>> {
+    return this.startRun('retry', async (nodeId) => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: RetryInstallDocument, variables: { nodeId } }));
+      return { value: result.data?.retryInstall, error: result.error };
+    });
+  }
+
+  cancel(): Promise<Outcome<InstallRunView>> {
+    return this.perform('cancel', 'toast', async (nodeId) => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: CancelInstallDocument, variables: { nodeId } }));
+      return { value: result.data?.cancelInstall, error: result.error };
+    });
+  }
+
+  recopyAgent(): Promise<Outcome<NodeSummary>> {
+    return this.perform('recopy', 'toast', async (nodeId) => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: RecopyAgentDocument, variables: { nodeId } }));
+      return { value: result.data?.recopyAgent, error: result.error };
+    });
+  }
+
+  /** New SSH credentials; the caller drops the password or key whatever the outcome. */
+  updateCredentials(input: SshCredentialsInput): Promise<Outcome<NodeSummary>> {
+    return this.perform('credentials', 'fields', async (nodeId) => {
+      const result = await firstValueFrom(
+        this.apollo.mutate({ mutation: UpdateNodeCredentialsDocument, variables: { nodeId, input }, context: { errorDisplay: 'fields' } }),
+      );
+      return { value: result.data?.updateNodeCredentials, error: result.error };
+    });
+  }
+
+  /** Trusts the host key the host now presents (ADMIN); `fingerprint` repeats the one the user confirmed. */
+  acceptHostKey(fingerprint: string): Promise<Outcome<NodeSummary>> {
+    return this.perform('acceptHostKey', 'fields', async (nodeId) => {
+      const result = await firstValueFrom(
+        this.apollo.mutate({ mutation: AcceptHostKeyDocument, variables: { nodeId, fingerprint }, context: { errorDisplay: 'fields' } }),
+      );
+      return { value: result.data?.acceptHostKey, error: result.error };
+    });
+  }
+
+  /** Forgets a node that never joined (or was removed); it leaves the cluster's node list at once. */
+  async deleteRecord(): Promise<Outcome<{ readonly id: string; readonly hostname: string }>> {
+    const outcome = await this.perform('delete', 'toast', async (nodeId) => {
+      const result = await firstValueFrom(
+        this.apollo.mutate({
+          mutation: DeleteNodeRecordDocument,
+          variables: { nodeId },
+          update: (cache, { data }) => {
+            const deleted = data?.deleteNodeRecord;
+            if (deleted) {
+              dropFromNodeList(cache, deleted.clusterId, deleted.id);
+            }
+          },
+        }),
+      );
+      return { value: result.data?.deleteNodeRecord, error: result.error };
+    });
+    if (outcome.ok) {
+      this.gone.set(true);
+    }
+    return outcome;
+  }
+
+  private applyProgress(progress: InstallProgressSubscription['installProgress']): void {
+    const run = progress.run;
+    if (!run || progress.nodeId !== this.nodeId) {
+      return;
+    }
+    this.latestRun.set(run);
+    this.eventsByRun.update((map) => new Map(map).set(run.id, mergeEvents(map.get(run.id) ?? [], progress.events)));
+    if (run.status === 'FAILED' && !run.diagnostics && !this.followedUp.has(run.id)) {
+      this.followedUp.add(run.id);
+      for (const delay of DIAGNOSTICS_FOLLOW_UP_MS) {
+        const timer = setTimeout(() => {
+          this.followUpTimers.delete(timer);
+          if (!this.runs().find((known) => known.id === run.id)?.diagnostics) {
+            this.query.refetch();
+          }
+        }, delay);
+        this.followUpTimers.add(timer);
+      }
+    }
+  }
+
+  private async startRun(action: NodeAction, send: Send<InstallRunView>): Promise<Outcome<InstallRunView>> {
+    const outcome = await this.perform(action, 'toast', send);
+    if (outcome.ok) {
+      this.latestRun.set(outcome.value);
+      this.eventsByRun.update((map) => (map.has(outcome.value.id) ? map : new Map(map).set(outcome.value.id, [])));
+    }
+    return outcome;
+  }
+
+  /** Sends one mutation for the selected node; `display` says who shows its errors (see ErrorDisplay). */
+  private async perform<V>(action: NodeAction, display: 'toast' | 'fields', send: Send<V>): Promise<Outcome<V>> {
+    const nodeId = this.nodeId;
+    if (!nodeId) {
+      return { ok: false, problems: [{ code: 'UNKNOWN', message: 'no node selected', field: null }] };
+    }
+    this.running.set(action);
+    if (display === 'fields') {
+      this.dialogProblems.set([]);
+    }
+    try {
+      const { value, error } = await send(nodeId);
+      return value ? { ok: true, value } : this.failed(display, problemsOf(error));
+    } catch (error) {
+      return this.failed(display, problemsOf(error));
+    } finally {
+      this.running.set(null);
+    }
+  }
+
+  private failed<V>(display: 'toast' | 'fields', problems: readonly ApiProblem[]): Outcome<V> {
+    if (display === 'fields') {
+      this.dialogProblems.set(problems);
+    }
+    return { ok: false, problems };
+  }
+}
+
+function dropFromNodeList(cache: ApolloCache, clusterId: string, nodeId: string): void {
+  cache.updateQuery({ query: NodesDocument, variables: { clusterId } }, (existing) =>
+    existing ? { nodes: existing.nodes.filter((node) => node.id !== nodeId) } : existing,
+  );
+}
