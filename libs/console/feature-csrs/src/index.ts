@@ -1,0 +1,1 @@
+export { CSR_ROUTES } from './lib/csrs.routes';
