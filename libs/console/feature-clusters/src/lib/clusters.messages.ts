@@ -59,6 +59,9 @@ export const clustersMessages = defineCatalog({
     'detail.loading': 'Loading the cluster…',
     'detail.failed': 'Could not load the cluster',
     'detail.connection': 'Connection',
+    'detail.nodes': 'Nodes',
+    'detail.csrs': 'Certificates',
+    'autoApprove.review': 'Review certificate signing requests',
     'autoApprove.heading': 'Certificate handling',
     'autoApprove.switch': 'Approve node certificates automatically',
     'autoApprove.explainOn':
@@ -138,6 +141,9 @@ export const clustersMessages = defineCatalog({
     'detail.loading': '正在加载集群…',
     'detail.failed': '无法加载集群',
     'detail.connection': '连接',
+    'detail.nodes': '节点',
+    'detail.csrs': '证书处理',
+    'autoApprove.review': '审批证书签名请求',
     'autoApprove.heading': '证书处理',
     'autoApprove.switch': '自动批准节点证书',
     'autoApprove.explainOn':

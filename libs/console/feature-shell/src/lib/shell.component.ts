@@ -1,5 +1,5 @@
 import { DOCUMENT } from '@angular/common';
-import { ChangeDetectionStrategy, Component, Injector, afterNextRender, computed, effect, inject } from '@angular/core';
+import { ChangeDetectionStrategy, Component, Injector, afterNextRender, computed, effect, inject, signal } from '@angular/core';
 import { takeUntilDestroyed, toSignal } from '@angular/core/rxjs-interop';
 import { NavigationEnd, Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import { filter, map } from 'rxjs';
@@ -50,8 +50,22 @@ export class ShellComponent {
     const id = /^\/clusters\/([^/?#]+)/.exec(this.url())?.[1];
     return id && id !== 'new' ? decodeURIComponent(id) : null;
   });
+  /** The cluster of the last cluster page visited, so its pages stay one click away from elsewhere. */
+  private readonly lastClusterId = signal<string | null>(null);
+  /** The cluster whose nodes and certificates the navigation links to: the open one, the last one, or the only one. */
+  protected readonly navCluster = computed(() => {
+    const clusters = this.clusters.clusters();
+    const id = this.currentClusterId() ?? this.lastClusterId() ?? (clusters.length === 1 ? clusters[0].id : null);
+    return id ? (clusters.find((cluster) => cluster.id === id) ?? null) : null;
+  });
 
   constructor() {
+    effect(() => {
+      const id = this.currentClusterId();
+      if (id) {
+        this.lastClusterId.set(id);
+      }
+    });
     effect(() => {
       if (!this.session.signedIn()) {
         const expired = this.session.signedOutReason() === 'expired';
@@ -77,8 +91,10 @@ export class ShellComponent {
     return this.common(`role.${role}`);
   }
 
+  /** Switching clusters keeps the kind of page (nodes, certificates) when there is one. */
   protected openCluster(id: string | null): void {
-    void this.router.navigate(id ? ['/clusters', id] : ['/clusters']);
+    const page = /^\/clusters\/[^/?#]+\/(nodes|csrs)\b/.exec(this.url())?.[1];
+    void this.router.navigate(id ? ['/clusters', id, ...(page ? [page] : [])] : ['/clusters']);
   }
 
   protected focusMain(event: Event): void {

@@ -1,6 +1,7 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal } from '@angular/core';
+import { RouterLink } from '@angular/router';
 import { ClusterDetailStore, ErrorReporter, Notifications, Session } from '@ccos/console/data-access';
-import { ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, StatusBadgeComponent, SwitchComponent } from '@ccos/console/ui';
+import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, StatusBadgeComponent, SwitchComponent } from '@ccos/console/ui';
 import { describeStep } from '@ccos/shared/domain';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import { clustersMessages } from '../clusters.messages';
@@ -8,7 +9,7 @@ import { clustersMessages } from '../clusters.messages';
 /** One cluster: how the service reaches it, and its certificate handling (auto-approve, ADMIN may change it). */
 @Component({
   selector: 'ccos-cluster-detail-page',
-  imports: [ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, StatusBadgeComponent, SwitchComponent],
+  imports: [RouterLink, ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, StatusBadgeComponent, SwitchComponent],
   providers: [ClusterDetailStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './cluster-detail.page.html',

@@ -1,0 +1,1 @@
+export { NODE_ROUTES } from './lib/nodes.routes';

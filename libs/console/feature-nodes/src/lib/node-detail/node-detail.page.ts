@@ -1,0 +1,228 @@
+import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
+import { Router } from '@angular/router';
+import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeDetailStore, Notifications, Session } from '@ccos/console/data-access';
+import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
+import type { SshCredentialsInput } from '@ccos/shared/api-schema';
+import { INSTALL_STEPS, type InstallRunStatus, type NodeStatus } from '@ccos/shared/domain';
+import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import { InstallRunComponent } from '../install-run/install-run.component';
+import { stepTitle } from '../install-run/step-items';
+import { NO_ACTIONS, availableActions, hasAnyAction } from '../node-actions';
+import { statusTone } from '../node-status';
+import { nodesMessages } from '../nodes.messages';
+import { CredentialsDialogComponent } from './credentials-dialog.component';
+import { HostKeyDialogComponent } from './host-key-dialog.component';
+
+/** Actions confirmed in the plain confirmation dialog. */
+type ConfirmedAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'delete';
+
+/** Statuses the console words a next step for (the API's `nextStep` is English and names mutations). */
+const WITH_NEXT_STEP = ['READY_TO_INSTALL', 'AUTH_FAILED', 'UNREACHABLE', 'HOST_KEY_CHANGED', 'PRECHECK_FAILED', 'INSTALL_FAILED', 'STALLED', 'DRAIN_FAILED'] as const;
+type WithNextStep = (typeof WITH_NEXT_STEP)[number];
+
+function isWithNextStep(status: NodeStatus): status is WithNextStep {
+  return (WITH_NEXT_STEP as readonly string[]).includes(status);
+}
+
+const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'info', SUCCEEDED: 'ok', FAILED: 'error', CANCELLED: 'warn' };
+
+/**
+ * One node: its status with the reason and what to do next, the host as the service found
+ * it, the actions its status allows (安装节点, retry, cancel, re-copy the agent, new
+ * credentials, trust a new host key, delete the record), the latest install run live
+ * through `installProgress`, and earlier runs.
+ */
+@Component({
+  selector: 'ccos-node-detail-page',
+  imports: [
+    ButtonDirective,
+    ConfirmDialogComponent,
+    CredentialsDialogComponent,
+    DataStateComponent,
+    HostKeyDialogComponent,
+    InstallRunComponent,
+    LiveIndicatorComponent,
+    PageHeaderComponent,
+    StatusBadgeComponent,
+  ],
+  providers: [NodeDetailStore, ClusterDetailStore],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  templateUrl: './node-detail.page.html',
+  styleUrl: './node-detail.page.css',
+})
+export class NodeDetailPage {
+  /** From the route (`/clusters/:clusterId/nodes/:nodeId`). */
+  readonly clusterId = input.required<string>();
+  readonly nodeId = input.required<string>();
+
+  private readonly session = inject(Session);
+  private readonly router = inject(Router);
+  private readonly notifications = inject(Notifications);
+  private readonly errors = inject(ErrorReporter);
+  protected readonly i18n = inject(I18n);
+  protected readonly t = this.i18n.translator(nodesMessages);
+  protected readonly common = this.i18n.translator(commonMessages);
+  protected readonly store = inject(NodeDetailStore);
+  protected readonly cluster = inject(ClusterDetailStore);
+
+  protected readonly confirming = signal<ConfirmedAction | null>(null);
+  protected readonly editingCredentials = signal(false);
+  protected readonly acceptingHostKey = signal(false);
+  /** Ticks while a run is going, for elapsed times (local clock only; the data is pushed). */
+  protected readonly now = signal(Date.now());
+  /** Set when this user deleted the record, so its disappearance is not reported as someone else's. */
+  private deletedHere = false;
+
+  protected readonly isOperator = computed(() => this.session.allows('OPERATOR'));
+  protected readonly actions = computed(() => {
+    const node = this.store.node();
+    return node ? availableActions(node, { operator: this.isOperator(), admin: this.session.allows('ADMIN') }) : NO_ACTIONS;
+  });
+  protected readonly anyAction = computed(() => hasAnyAction(this.actions()));
+  protected readonly problem = computed(() => {
+    const problem = this.store.problems()[0];
+    return problem ? this.errors.messageOf(problem) : null;
+  });
+  protected readonly stepTitles = computed(() => INSTALL_STEPS.map((step) => stepTitle(step, this.i18n.language())));
+  protected readonly hostKeyError = computed(() => this.store.fieldErrors()['fingerprint'] ?? null);
+
+  constructor() {
+    effect(() => {
+      this.store.select(this.clusterId(), this.nodeId());
+      this.cluster.select(this.clusterId());
+    });
+    // A node link with another cluster's id would subscribe to the wrong cluster's changes.
+    effect(() => {
+      const node = this.store.node();
+      if (node && node.id === this.nodeId() && node.clusterId !== this.clusterId()) {
+        untracked(() => void this.router.navigate(['/clusters', node.clusterId, 'nodes', node.id], { replaceUrl: true }));
+      }
+    });
+    effect((onCleanup) => {
+      if (this.store.currentRun()?.status !== 'RUNNING') {
+        return;
+      }
+      const timer = setInterval(() => this.now.set(Date.now()), 1000);
+      onCleanup(() => clearInterval(timer));
+    });
+    effect(() => {
+      if (!this.store.deleted()) {
+        return;
+      }
+      untracked(() => {
+        if (!this.deletedHere) {
+          this.notifications.show('info', () => this.t('detail.deletedElsewhere'));
+        }
+        void this.router.navigate(['/clusters', this.clusterId(), 'nodes']);
+      });
+    });
+  }
+
+  protected statusLabel(status: NodeStatus): string {
+    return this.t(`status.${status}`);
+  }
+
+  protected tone(status: NodeStatus): StatusTone {
+    return statusTone(status);
+  }
+
+  protected runTone(run: InstallRunView): StatusTone {
+    return RUN_TONES[run.status];
+  }
+
+  protected runStatusLabel(run: InstallRunView): string {
+    return this.t(`runStatus.${run.status}`);
+  }
+
+  /** What to do next, in the user's language; the API's English text when the console has none for the status. */
+  protected nextStep(status: NodeStatus, apiText: string | null): string | null {
+    return isWithNextStep(status) ? this.t(`next.${status}`) : apiText;
+  }
+
+  protected confirmTitle(action: ConfirmedAction, hostname: string): string {
+    return this.t(`confirm.${action}.title`, { hostname });
+  }
+
+  protected confirmLabel(action: ConfirmedAction): string {
+    return this.t(`confirm.${action}.action`);
+  }
+
+  protected confirmBody(action: ConfirmedAction, hostname: string): string {
+    return this.t(`confirm.${action}.body`, { hostname });
+  }
+
+  protected ask(action: ConfirmedAction): void {
+    this.confirming.set(action);
+  }
+
+  protected closeConfirm(): void {
+    this.confirming.set(null);
+  }
+
+  protected async runConfirmed(): Promise<void> {
+    const action = this.confirming();
+    const hostname = this.store.node()?.hostname ?? '';
+    if (!action) {
+      return;
+    }
+    if (action === 'delete') {
+      this.deletedHere = true;
+    }
+    const outcome = await this.send(action);
+    this.confirming.set(null);
+    if (outcome) {
+      this.notifications.show('success', () => this.t(`done.${action}`, { hostname }));
+    } else if (action === 'delete') {
+      this.deletedHere = false;
+    }
+  }
+
+  protected openCredentials(): void {
+    this.store.clearDialogProblems();
+    this.editingCredentials.set(true);
+  }
+
+  protected async updateCredentials(input: SshCredentialsInput): Promise<void> {
+    const hostname = this.store.node()?.hostname ?? '';
+    const outcome = await this.store.updateCredentials(input);
+    if (outcome.ok) {
+      this.editingCredentials.set(false);
+      this.notifications.show('success', () => this.t('done.credentials', { hostname }));
+    }
+  }
+
+  protected openHostKey(): void {
+    this.store.clearDialogProblems();
+    this.acceptingHostKey.set(true);
+  }
+
+  protected async acceptHostKey(fingerprint: string): Promise<void> {
+    const hostname = this.store.node()?.hostname ?? '';
+    const outcome = await this.store.acceptHostKey(fingerprint);
+    if (outcome.ok) {
+      this.acceptingHostKey.set(false);
+      this.notifications.show('success', () => this.t('done.acceptHostKey', { hostname }));
+    }
+  }
+
+  protected loadRun(run: InstallRunView, event: Event): void {
+    if ((event.target as HTMLDetailsElement).open) {
+      void this.store.loadRun(run.id);
+    }
+  }
+
+  private async send(action: ConfirmedAction): Promise<boolean> {
+    switch (action) {
+      case 'install':
+        return (await this.store.install()).ok;
+      case 'retry':
+        return (await this.store.retry()).ok;
+      case 'cancel':
+        return (await this.store.cancel()).ok;
+      case 'recopy':
+        return (await this.store.recopyAgent()).ok;
+      case 'delete':
+        return (await this.store.deleteRecord()).ok;
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { ChangeDetectionStrategy, Component, computed, effect, inject, input } from '@angular/core';
+import { Router, RouterLink } from '@angular/router';
+import { ClusterDetailStore, ErrorReporter, type NodeSummary, NodeListStore, Session } from '@ccos/console/data-access';
+import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent } from '@ccos/console/ui';
+import { NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
+import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusFamily, statusTone } from '../node-status';
+import { nodesMessages } from '../nodes.messages';
+
+/**
+ * The nodes of one cluster, live through `nodeChanged`: added here or found in the cluster,
+ * with their status and why. OPERATOR adds hosts from here (录入节点). The status filter is
+ * in the URL (`?status=attention`), so a filtered view can be shared.
+ */
+@Component({
+  selector: 'ccos-node-list-page',
+  imports: [RouterLink, ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent],
+  providers: [NodeListStore, ClusterDetailStore],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  templateUrl: './node-list.page.html',
+  styleUrl: './node-list.page.css',
+})
+export class NodeListPage {
+  /** From the route (`/clusters/:clusterId/nodes`). */
+  readonly clusterId = input.required<string>();
+  /** `?status=` — a family (attention, progress …) or one status. */
+  readonly status = input<string | undefined>();
+
+  private readonly session = inject(Session);
+  private readonly errors = inject(ErrorReporter);
+  private readonly router = inject(Router);
+  protected readonly i18n = inject(I18n);
+  protected readonly t = this.i18n.translator(nodesMessages);
+  protected readonly common = this.i18n.translator(commonMessages);
+  protected readonly store = inject(NodeListStore);
+  protected readonly cluster = inject(ClusterDetailStore);
+
+  protected readonly canAdd = computed(() => this.session.allows('OPERATOR'));
+  protected readonly filter = computed<StatusFilter>(() => {
+    const value = this.status();
+    return isStatusFilter(value) ? value : 'all';
+  });
+  protected readonly shown = computed(() => this.store.nodes().filter((node) => matchesFilter(node.status, this.filter())));
+  protected readonly families = STATUS_FAMILIES;
+  /** Statuses that occur, in lifecycle order, for the exact-status options. */
+  protected readonly statusesPresent = computed(() => NODE_STATUSES.filter((status) => this.store.nodes().some((node) => node.status === status)));
+  protected readonly problem = computed(() => {
+    const problem = this.store.problems()[0];
+    return problem ? this.errors.messageOf(problem) : null;
+  });
+  protected readonly heading = computed(() => {
+    const name = this.cluster.cluster()?.name;
+    return name ? this.t('list.headingOf', { cluster: name }) : this.t('list.heading');
+  });
+
+  constructor() {
+    effect(() => {
+      this.store.select(this.clusterId());
+      this.cluster.select(this.clusterId());
+    });
+  }
+
+  protected countOf(filter: StatusFilter): number {
+    return this.store.nodes().filter((node) => matchesFilter(node.status, filter)).length;
+  }
+
+  protected familyLabel(family: StatusFamily): string {
+    return this.t(`family.${family}`, { count: this.countOf(family) });
+  }
+
+  protected statusLabel(status: NodeStatus): string {
+    return this.t(`status.${status}`);
+  }
+
+  protected tone(node: NodeSummary) {
+    return statusTone(node.status);
+  }
+
+  protected family(node: NodeSummary): StatusFamily {
+    return statusFamily(node.status);
+  }
+
+  protected chooseFilter(event: Event): void {
+    const value = (event.target as HTMLSelectElement).value;
+    void this.router.navigate([], { queryParams: { status: value === 'all' ? null : value }, queryParamsHandling: 'merge', replaceUrl: true });
+  }
+}

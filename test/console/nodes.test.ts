@@ -1,0 +1,405 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { type Browser, type Locator, type Page, type Request, chromium } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { INSTALL_STEPS, STEP_CATALOGUE, describeStep } from '@ccos/shared/domain';
+import { E2E_ADMIN_PASSWORD } from '../support/api-process';
+import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
+
+/**
+ * Scale-out through the console, against the real world: kube-sim as the cluster, a lab
+ * host running sshd, the built API and agent, Chromium. An operator adds the host with the
+ * 录入节点 form, watches it get ready and install live (no reload, no polling), approves
+ * its CSRs on the certificate page, and sees it join; then the page in Chinese, and a
+ * VIEWER who may look but not act. The tests run in order and share one page.
+ * Needs `npx nx run-many -t build -p api console boot-worker`.
+ */
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const SCREENSHOTS = 'tmp/console-nodes-e2e';
+const VIEWER = { username: 'viewer1', password: 'viewer1-password' };
+/** An address on the lab network with no host behind it. */
+const NOBODY_IP = '198.18.0.199';
+
+/** Browser-side snippets (strings, so this Node-side file needs no DOM types). */
+const MARK_DOCUMENT = 'window.__sameDocument = true';
+const SAME_DOCUMENT = 'window.__sameDocument === true';
+const KEEPS_SECRET = `(secret) =>
+  document.documentElement.outerHTML.includes(secret) ||
+  JSON.stringify({ ...sessionStorage }).includes(secret) ||
+  JSON.stringify({ ...localStorage }).includes(secret) ||
+  [...document.querySelectorAll('input, textarea')].some((field) => field.value === secret)`;
+/** Records every change of a step's state (data-state), to tell a live stepper from one that jumped to the end. */
+const RECORD_STEP_STATES = `(() => {
+  const seen = [];
+  window.__stepStates = seen;
+  new MutationObserver((records) => {
+    for (const record of records) {
+      seen.push(record.target.dataset.step + ':' + record.target.dataset.state);
+    }
+  }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
+})()`;
+
+let world: ScaleOutWorld;
+let browser: Browser;
+let page: Page;
+let baseUrl = '';
+let nodeUrl = '';
+const pageErrors: string[] = [];
+const graphqlOperations: string[] = [];
+
+describe('console: nodes and certificates', () => {
+  beforeAll(async () => {
+    // The lab lock may be held by another engineer's run; startScaleOutWorld waits for it.
+    [world, browser] = await Promise.all([
+      startScaleOutWorld({ hosts: 2, apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000' } }),
+      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+    ]);
+    baseUrl = `http://127.0.0.1:${world.api.port}`;
+    const created = await world.gql('mutation($input: CreateUserInput!) { createUser(input: $input) { id } }', { input: { ...VIEWER, role: 'VIEWER' } });
+    expect(created.errors).toBeUndefined();
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'en-US' });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('request', (request) => {
+      const name = operationName(request);
+      if (name) {
+        graphqlOperations.push(name);
+      }
+    });
+  }, 900_000);
+
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail' && page) {
+      await mkdir(SCREENSHOTS, { recursive: true });
+      const file = `${SCREENSHOTS}/failed-${context.task.name.replace(/[^\w-]+/g, '_')}.png`;
+      await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      console.error(`screenshot of the failure: ${file}\nAPI log tail:\n${world?.api.output().slice(-3000)}`);
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await world?.stop();
+  });
+
+  it('signs in and opens the cluster nodes page from the cluster page', async () => {
+    await page.goto(`${baseUrl}/sign-in`);
+    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
+    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'lab', exact: true }).click();
+    await page.getByRole('heading', { name: 'lab', level: 1 }).waitFor();
+    // The side navigation offers the open cluster's pages too.
+    await page.getByRole('navigation').getByRole('link', { name: 'Certificates' }).waitFor();
+    await page.getByRole('main').getByRole('link', { name: 'Nodes' }).click();
+    await page.getByRole('heading', { name: 'Nodes of lab', level: 1 }).waitFor();
+    await page.getByText('No nodes yet').waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/clusters/${world.clusterId}/nodes`);
+    await snap('nodes-empty-en');
+  });
+
+  it('adds the lab host through the form, checking the input first and keeping no password', async () => {
+    const host = world.lab.hosts[0];
+    await page.getByRole('main').getByRole('link', { name: 'Add node' }).first().click();
+    await page.getByRole('heading', { name: 'Add node', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: 'Host name' }).fill(host.hostname);
+    const ip = page.getByRole('textbox', { name: 'IP address' });
+    await ip.fill('198.18.0.300');
+    await page.getByRole('textbox', { name: 'SSH user' }).fill(host.user);
+    await page.getByRole('textbox', { name: 'SSH port' }).fill(String(host.port));
+    await page.getByLabel(/^Password/).fill(host.password);
+    await page.getByRole('button', { name: 'Add label' }).click();
+    await page.getByRole('group', { name: 'Label 1' }).getByLabel('Key').fill('disk-type');
+    await page.getByRole('group', { name: 'Label 1' }).getByLabel('Value').fill('ssd');
+    await snap('add-node-en');
+    await page.getByRole('button', { name: 'Add node' }).click();
+    await expect.poll(() => descriptionOf(ip)).toContain('Enter an IPv4 or IPv6 address');
+    expect(await ip.getAttribute('aria-invalid')).toBe('true');
+    expect(graphqlOperations).not.toContain('AddNode');
+
+    await ip.fill(host.ip);
+    await page.getByRole('button', { name: 'Add node' }).click();
+    await page.getByRole('heading', { name: host.hostname, level: 1 }).waitFor();
+    nodeUrl = page.url();
+    expect(new URL(nodeUrl).pathname).toMatch(new RegExp(`^/clusters/${world.clusterId}/nodes/[0-9a-f-]{36}$`));
+    expect(graphqlOperations.filter((name) => name === 'AddNode')).toHaveLength(1);
+    // The password went to the API once and stays nowhere in the page or its storage.
+    const kept = await page.evaluate(`(${KEEPS_SECRET})(${JSON.stringify(host.password)})`);
+    expect(kept).toBe(false);
+  });
+
+  it('shows the node reach READY_TO_INSTALL live, without a reload or polling', async () => {
+    await page.evaluate(MARK_DOCUMENT);
+    const nodeQueriesBefore = graphqlOperations.filter((name) => name === 'Node').length;
+    const status = page.getByTestId('node-status');
+    await expect.poll(() => status.getAttribute('data-status'), { timeout: 90_000 }).toBe('READY_TO_INSTALL');
+    expect(await page.evaluate(SAME_DOCUMENT)).toBe(true);
+    await page.getByText('Live', { exact: true }).waitFor();
+    const host = world.lab.hosts[0];
+    expect(await page.getByTestId('host-key').textContent()).toContain(world.lab.hostKeyFingerprints[host.id]?.ed25519 ?? 'SHA256:');
+    // The node is re-read when the service says it changed (ADDING → READY_TO_INSTALL), not on a timer.
+    expect(graphqlOperations.filter((name) => name === 'Node').length - nodeQueriesBefore).toBeLessThanOrEqual(4);
+    await snap('node-ready-en');
+  });
+
+  it('shows the server error for the same host name next to the field, and clears the password', async () => {
+    const host = world.lab.hosts[0];
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes/new`);
+    const hostname = page.getByRole('textbox', { name: 'Host name' });
+    await hostname.fill(host.hostname);
+    await page.getByRole('textbox', { name: 'IP address' }).fill('198.18.0.198');
+    const password = page.getByLabel(/^Password/);
+    await password.fill('whatever-password');
+    await page.getByRole('button', { name: 'Add node' }).click();
+    await expect.poll(() => descriptionOf(hostname)).toContain('is already a node of this cluster');
+    expect(await hostname.getAttribute('aria-invalid')).toBe('true');
+    expect(await password.inputValue()).toBe('');
+    await page.getByText('the password or key was cleared after sending').waitFor();
+    await page.goto(nodeUrl);
+    await page.getByTestId('node-status').waitFor();
+  });
+
+  it('installs the node and shows the six steps progress live', async () => {
+    await page.evaluate(MARK_DOCUMENT);
+    await page.evaluate(RECORD_STEP_STATES);
+    await page.getByRole('button', { name: 'Install', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: `Install ${world.lab.hosts[0].hostname}?` });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('Preflight checks');
+    await dialog.getByRole('button', { name: 'Install' }).click();
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 30_000 }).toBe('INSTALLING');
+
+    for (const step of INSTALL_STEPS.slice(0, 5)) {
+      await expect.poll(() => stepState(step), { timeout: 150_000 }).toBe('succeeded');
+    }
+    await expect.poll(() => stepState('START_KUBELET'), { timeout: 60_000 }).toBe('running');
+    const kubeletStep = page.locator('li[data-step="START_KUBELET"]');
+    await kubeletStep.getByRole('link', { name: /^Review csr-/ }).first().waitFor({ timeout: 60_000 });
+    await snap('node-installing-en');
+
+    const seen = (await page.evaluate('window.__stepStates')) as string[];
+    const succeededOrder = seen.filter((entry) => entry.endsWith(':succeeded')).map((entry) => entry.split(':')[0]);
+    expect([...new Set(succeededOrder)]).toEqual(INSTALL_STEPS.slice(0, 5));
+    expect(seen).toContain('START_KUBELET:running');
+    // The page followed the run as it went, not just its end.
+    expect(seen.filter((entry) => entry.endsWith(':running')).length).toBeGreaterThanOrEqual(2);
+    expect(await page.evaluate(SAME_DOCUMENT)).toBe(true);
+    const log = page.getByRole('region', { name: 'Event log' });
+    expect(await log.textContent()).toContain('Download binaries');
+  });
+
+  it('approves the client CSR, then the serving CSR, on the certificate page, and the node joins', async () => {
+    await page.locator('li[data-step="START_KUBELET"]').getByRole('link', { name: /^Review csr-/ }).first().click();
+    await page.getByRole('heading', { name: 'Certificates of lab', level: 1 }).waitFor();
+    await page.getByTestId('auto-approve-note').getByText('Auto-approve is off').waitFor();
+
+    const pending = page.getByRole('region', { name: /^Waiting for a decision/ });
+    const client = pending.locator('ccos-csr-card[data-kind="CLIENT"]');
+    await client.waitFor();
+    expect(await client.getByText('Policy would approve').count()).toBe(1);
+    expect(await client.locator('.failed').count()).toBe(0);
+    expect(await client.textContent()).toContain(world.lab.hosts[0].hostname);
+    await expect.poll(() => page.getByTestId('policy-preview').textContent()).toContain('Policy would approve');
+    await snap('csrs-client-pending-en');
+    await client.getByRole('button', { name: 'Approve' }).click();
+    const approveDialog = page.getByRole('dialog', { name: /^Approve csr-/ });
+    await approveDialog.getByRole('button', { name: 'Approve' }).click();
+    await approveDialog.waitFor({ state: 'hidden' });
+
+    // kubelet gets its client certificate, registers the Node and asks for a serving one: it appears by itself.
+    const serving = pending.locator('ccos-csr-card[data-kind="SERVING"]');
+    await serving.waitFor({ timeout: 60_000 });
+    expect(await serving.getByText('Policy would approve').count()).toBe(1);
+    expect(await serving.textContent()).toContain(world.lab.hosts[0].ip);
+    await serving.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('dialog', { name: /^Approve csr-/ }).getByRole('button', { name: 'Approve' }).click();
+
+    const decided = page.getByRole('region', { name: /^Recent decisions/ });
+    await expect.poll(() => decided.locator('ccos-csr-card [data-status="APPROVED"]').count(), { timeout: 20_000 }).toBe(2);
+    await pending.getByText('No CSR is waiting').waitFor();
+    // The preview is asked again after the changes: nothing is left to judge.
+    await page.getByTestId('policy-preview').getByText('No pending CSRs to judge.').waitFor();
+    await snap('csrs-decided-en');
+
+    await decided.locator('ccos-csr-card[data-kind="SERVING"]').getByRole('link', { name: world.lab.hosts[0].hostname }).first().click();
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 120_000 }).toBe('JOINED');
+    await expect.poll(() => page.getByTestId('run-status').first().getAttribute('data-status'), { timeout: 30_000 }).toBe('SUCCEEDED');
+    for (const step of INSTALL_STEPS) {
+      expect(await stepState(step)).toBe('succeeded');
+    }
+    await snap('node-joined-en');
+  });
+
+  it('asks an admin to type the new host key before trusting it', async () => {
+    const host = world.lab.hosts[1];
+    // Swap on: the host is accepted, and its install will fail at PREFLIGHT (next test).
+    await world.lab.faults.setSwap(host.id, true);
+    const id = await world.addHost(1);
+    await world.waitForStatus(id, ['READY_TO_INSTALL'], 90_000);
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes/${id}`);
+    await page.getByRole('heading', { name: host.hostname, level: 1 }).waitFor();
+    const fingerprints = await world.lab.faults.rekey(host.id);
+    await page.getByRole('button', { name: 'Re-copy agent' }).click();
+    await page.getByRole('dialog', { name: `Re-copy the agent to ${host.hostname}?` }).getByRole('button', { name: 'Re-copy agent' }).click();
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 30_000 }).toBe('HOST_KEY_CHANGED');
+
+    await page.getByRole('button', { name: 'Accept new host key' }).click();
+    const dialog = page.getByRole('dialog', { name: `Accept the new host key of ${host.hostname}?` });
+    await dialog.waitFor();
+    const offered = (await dialog.getByTestId('offered-fingerprint').textContent())?.trim() ?? '';
+    expect(offered).toBe(fingerprints.ed25519);
+    expect((await dialog.getByTestId('pinned-fingerprint').textContent())?.trim()).not.toBe(offered);
+    const accept = dialog.getByRole('button', { name: 'Accept new key' });
+    expect(await accept.isDisabled()).toBe(true);
+    const typed = dialog.getByRole('textbox', { name: 'Fingerprint read on the host' });
+    await typed.fill(offered.slice(0, -1) + (offered.endsWith('A') ? 'B' : 'A'));
+    expect(await accept.isDisabled()).toBe(true);
+    await typed.fill(offered);
+    await snap('host-key-dialog-en');
+    await accept.click();
+    await dialog.waitFor({ state: 'hidden' });
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('READY_TO_INSTALL');
+    expect((await page.getByTestId('host-key').textContent())?.trim()).toBe(offered);
+  });
+
+  it('shows a failed preflight with its hint and diagnostics, then retries and cancels, keeping the run history', async () => {
+    const host = world.lab.hosts[1];
+    await page.getByRole('button', { name: 'Install', exact: true }).click();
+    await page.getByRole('dialog', { name: `Install ${host.hostname}?` }).getByRole('button', { name: 'Install' }).click();
+
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('INSTALL_FAILED');
+    expect(await stepState('PREFLIGHT')).toBe('failed');
+    const preflight = page.locator('li[data-step="PREFLIGHT"]');
+    await preflight.getByText('How to fix it').waitFor();
+    // The catalogue's hint, its `commands` shown as code.
+    expect(await preflight.textContent()).toContain(describeStep('PREFLIGHT').hint.replaceAll('`', ''));
+    expect((await preflight.textContent())?.toLowerCase()).toContain('swap');
+    await page.getByText('What to do next').waitFor();
+
+    // The bundle arrives after the failure; the page picks it up without a reload.
+    const download = page.getByRole('button', { name: 'Download diagnostics' });
+    await download.waitFor({ timeout: 20_000 });
+    await snap('node-failed-en');
+    const [saved] = await Promise.all([page.waitForEvent('download'), download.click()]);
+    expect(saved.suggestedFilename()).toMatch(/^diagnostics-.+\.tar\.gz$/);
+    const bundle = await readFile((await saved.path()) ?? '');
+    expect([bundle[0], bundle[1]]).toEqual([0x1f, 0x8b]);
+
+    await world.lab.faults.setSwap(host.id, false);
+    await page.getByRole('button', { name: 'Retry install' }).click();
+    await page.getByRole('dialog', { name: `Retry the install of ${host.hostname}?` }).getByRole('button', { name: 'Retry install' }).click();
+    await expect.poll(() => stepState('START_KUBELET'), { timeout: 120_000 }).toBe('running');
+    await page.getByRole('button', { name: 'Cancel install' }).click();
+    await page.getByRole('dialog', { name: `Cancel the install of ${host.hostname}?` }).getByRole('button', { name: 'Cancel install' }).click();
+    await expect.poll(() => page.getByTestId('run-status').first().getAttribute('data-status'), { timeout: 30_000 }).toBe('CANCELLED');
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 30_000 }).toBe('INSTALL_FAILED');
+
+    const history = page.getByRole('region', { name: 'Earlier runs (1)' });
+    await history.locator('summary').first().click();
+    await expect.poll(() => history.locator('li[data-step="PREFLIGHT"]').getAttribute('data-state')).toBe('failed');
+    await snap('node-history-en');
+  });
+
+  it('shows the step titles in Chinese after switching language', async () => {
+    await page.goto(nodeUrl);
+    await page.getByTestId('node-status').waitFor();
+    await page.getByRole('button', { name: '简体中文' }).click();
+    await page.getByText('已加入', { exact: true }).first().waitFor();
+    const titles = await page.locator('li[data-step] .title').allTextContents();
+    expect(titles.map((title) => title.trim())).toEqual(STEP_CATALOGUE.map((entry) => entry.title.zh));
+    await page.getByRole('heading', { name: '安装', level: 2 }).waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: '证书处理' }).waitFor();
+    await snap('node-joined-zh');
+    await page.getByRole('navigation').getByRole('link', { name: '证书处理' }).click();
+    await page.getByRole('heading', { name: 'lab 的证书处理', level: 1 }).waitFor();
+    await snap('csrs-zh');
+    await page.getByRole('navigation').getByRole('link', { name: '节点' }).click();
+    await page.getByRole('heading', { name: 'lab 的节点', level: 1 }).waitFor();
+    await page.getByRole('link', { name: '录入节点' }).first().waitFor();
+    await snap('nodes-zh');
+  });
+
+  it('lets a VIEWER look at nodes but offers no action', async () => {
+    const added = await world.gql<{ addNode: { id: string } }>('mutation($input: AddNodeInput!) { addNode(input: $input) { id } }', {
+      input: { clusterId: world.clusterId, hostname: 'nobody', ip: NOBODY_IP, password: 'irrelevant' },
+    });
+    const nobodyId = added.data?.addNode.id;
+    expect(nobodyId).toBeTruthy();
+    await world.waitForStatus(nobodyId ?? '', ['UNREACHABLE'], 30_000);
+    const nobodyUrl = `${baseUrl}/clusters/${world.clusterId}/nodes/${nobodyId}`;
+    const actionNames = ['安装节点', '重试安装', '取消安装', '重新复制 agent', '更新凭据', '接受新的主机密钥', '删除记录'];
+    const actionButtons = () => page.getByRole('main').getByRole('button', { name: new RegExp(`^(${actionNames.join('|')})$`) });
+
+    // The list followed the new node by itself; the admin sees what may be done to it.
+    await page.getByRole('row').filter({ hasText: 'nobody' }).getByText('无法连接').waitFor();
+    await page.goto(nobodyUrl);
+    await page.getByRole('heading', { name: 'nobody', level: 1 }).waitFor();
+    await expect.poll(() => actionButtons().count()).toBe(3);
+    await snap('node-unreachable-zh');
+
+    await page.getByRole('button', { name: /^账户/ }).click();
+    await page.getByRole('button', { name: '退出登录' }).click();
+    await page.getByRole('heading', { name: '登录', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: '用户名' }).fill(VIEWER.username);
+    await page.getByLabel(/^密码/).fill(VIEWER.password);
+    await page.getByRole('button', { name: '登录' }).click();
+    await page.getByRole('heading', { name: '集群', level: 1 }).waitFor();
+
+    await page.goto(nobodyUrl);
+    await page.getByRole('heading', { name: 'nobody', level: 1 }).waitFor();
+    await page.getByText('您可以查看此节点；由操作员执行操作。').waitFor();
+    expect(await actionButtons().count()).toBe(0);
+    await page.goto(nodeUrl);
+    await page.getByRole('heading', { name: world.lab.hosts[0].hostname, level: 1 }).waitFor();
+    expect(await actionButtons().count()).toBe(0);
+    expect(await page.getByRole('button', { name: '下载诊断包' }).count()).toBe(0);
+
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes`);
+    await page.getByRole('heading', { name: 'lab 的节点', level: 1 }).waitFor();
+    expect(await page.getByRole('link', { name: '录入节点' }).count()).toBe(0);
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/csrs`);
+    await page.getByRole('heading', { name: 'lab 的证书处理', level: 1 }).waitFor();
+    await page.locator('ccos-csr-card').first().waitFor();
+    expect(await page.getByRole('button', { name: /^(批准|拒绝)$/ }).count()).toBe(0);
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes/new`);
+    await page.getByRole('heading', { name: '集群', level: 1 }).waitFor();
+    await snap('viewer-redirected-zh');
+  });
+
+  it('raised no uncaught errors in the page', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+async function stepState(step: string): Promise<string | null> {
+  return page.locator(`li[data-step="${step}"]`).first().getAttribute('data-state');
+}
+
+/** Keeps a picture of each page for review (tmp/ is not committed). */
+async function snap(name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+}
+
+function operationName(request: Request): string | null {
+  if (request.method() !== 'POST' || !request.url().endsWith('/graphql')) {
+    return null;
+  }
+  try {
+    return (JSON.parse(request.postData() ?? '{}') as { operationName?: string }).operationName ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The text a screen reader reads as the control's description (its hint and error, via aria-describedby). */
+async function descriptionOf(control: Locator): Promise<string> {
+  return control.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent?.trim() ?? '')
+      .join(' '),
+  );
+}
