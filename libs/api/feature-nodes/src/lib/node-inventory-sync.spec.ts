@@ -161,4 +161,11 @@ describe('node inventory sync', () => {
     await sync.idle();
     expect(await records()).toEqual([]);
   });
+
+  it('stops without waiting for a cluster whose API server never answers', async () => {
+    watches.synced = () => new Promise(() => undefined);
+    sync = new NodeInventorySync(store, watches, { list: async () => [{ id: clusterId }] }, pino({ level: 'silent' }));
+    await sync.start();
+    await expect(Promise.race([sync.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('hung'), 2000))])).resolves.toBe('stopped');
+  });
 });

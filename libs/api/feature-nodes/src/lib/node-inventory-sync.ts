@@ -57,6 +57,9 @@ export class NodeInventorySync {
   private readonly log: Logger;
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
+  /** Resolves on stop, so a pass waiting for a cluster that never answers does not hold the shutdown. */
+  private readonly stopping: Promise<void>;
+  private signalStop: () => void = () => undefined;
 
   constructor(
     private readonly store: NodeStore,
@@ -65,6 +68,9 @@ export class NodeInventorySync {
     logger: Logger,
   ) {
     this.log = logger.child({ component: 'node-inventory-sync' });
+    this.stopping = new Promise((resolve) => {
+      this.signalStop = resolve;
+    });
   }
 
   /** Listens to Node events and schedules a full sync of every registered cluster. */
@@ -85,6 +91,7 @@ export class NodeInventorySync {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.signalStop();
     this.unsubscribe?.();
     await Promise.all([...this.clusters.values()].map((cluster) => cluster.running));
   }
@@ -122,7 +129,10 @@ export class NodeInventorySync {
     try {
       while (!this.stopped && (state.full || state.dirty.size > 0)) {
         if (state.full) {
-          await this.watches.synced(clusterId);
+          await Promise.race([this.watches.synced(clusterId), this.stopping]);
+          if (this.stopped) {
+            return;
+          }
           state.full = false;
           state.dirty.clear();
           await this.reconcile(clusterId, null);
