@@ -1,129 +1,17 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKubeClient, drainNode, type DrainEvent, type DrainOptions, type DrainResult, type KubeClient } from '@ccos/api/data-access-kube';
 import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DRAIN_FLAG_COMBOS, DRAIN_SEED, KUBECTL, type KubectlRun, drainFlags, kubectl as runKubectl, refusedByReason } from '../support/kubectl-drain';
 
 /**
  * drainNode against the real kubectl: two simulators seeded with the same YAML, `kubectl drain`
  * on one, drainNode with the same options on the other, then the two clusters must look the same
  * (pods left, cordons) and both must agree on success and on the pods they refused.
  */
-
-const KUBECTL = '/usr/bin/kubectl';
-const RS_UID = 'd1f0c7e2-0000-4000-8000-0000000000a1';
-const CACHE_RS_UID = 'd1f0c7e2-0000-4000-8000-0000000000a2';
-const API_RS_UID = 'd1f0c7e2-0000-4000-8000-0000000000a3';
-const DB_RS_UID = 'd1f0c7e2-0000-4000-8000-0000000000db';
-const DS_UID = 'd1f0c7e2-0000-4000-8000-0000000000d5';
-const GONE_DS_UID = 'd1f0c7e2-0000-4000-8000-0000000000d6';
-
-const owner = (kind: string, name: string, uid: string) => `[{apiVersion: apps/v1, kind: ${kind}, name: ${name}, uid: ${uid}, controller: true, blockOwnerDeletion: true}]`;
-const ready = '{phase: Running, conditions: [{type: Ready, status: "True"}], containerStatuses: [{name: c, ready: true, restartCount: 0, image: x, imageID: x, state: {running: {}}}]}';
-const readyNode = (name: string) => `apiVersion: v1\nkind: Node\nmetadata: {name: ${name}, labels: {kubernetes.io/hostname: ${name}, node-role.kubernetes.io/worker: ""}}\nstatus: {conditions: [{type: Ready, status: "True"}]}`;
-
-/**
- * w1: one pod of every class kubectl drain tells apart (ReplicaSet under a PDB that allows it,
- * emptyDir, DaemonSet, DaemonSet gone, mirror, unmanaged, Succeeded); w3: ReplicaSet, DaemonSet
- * and mirror pods only; w2: a pod whose PDB allows no disruption; w4: spare.
- */
-const SEED = [
-  readyNode('w1'),
-  readyNode('w2'),
-  readyNode('w3'),
-  readyNode('w4'),
-  `apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: web-6d4f8, namespace: shop, uid: ${RS_UID}}
-spec: {replicas: 1, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: web}]}}}`,
-  `apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: cache-5b7c9, namespace: shop, uid: ${CACHE_RS_UID}}
-spec: {replicas: 1, selector: {matchLabels: {app: cache}}, template: {metadata: {labels: {app: cache}}, spec: {containers: [{name: c, image: cache}]}}}`,
-  `apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: api-7f9d2, namespace: shop, uid: ${API_RS_UID}}
-spec: {replicas: 1, selector: {matchLabels: {app: api}}, template: {metadata: {labels: {app: api}}, spec: {containers: [{name: c, image: api}]}}}`,
-  `apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: db-5c9b7, namespace: shop, uid: ${DB_RS_UID}}
-spec: {replicas: 1, selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: db}]}}}`,
-  `apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: node-agent, namespace: kube-system, uid: ${DS_UID}}
-spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {containers: [{name: c, image: agent}]}}}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: web-6d4f8-aaaaa, namespace: shop, labels: {app: web}, ownerReferences: ${owner('ReplicaSet', 'web-6d4f8', RS_UID)}}
-spec: {nodeName: w1, terminationGracePeriodSeconds: 1, containers: [{name: c, image: web}]}
-status: ${ready}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: cache-5b7c9-bbbbb, namespace: shop, labels: {app: cache}, ownerReferences: ${owner('ReplicaSet', 'cache-5b7c9', CACHE_RS_UID)}}
-spec: {nodeName: w1, terminationGracePeriodSeconds: 1, volumes: [{name: scratch, emptyDir: {}}], containers: [{name: c, image: cache}]}
-status: ${ready}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: node-agent-w1, namespace: kube-system, labels: {app: agent}, ownerReferences: ${owner('DaemonSet', 'node-agent', DS_UID)}}
-spec: {nodeName: w1, containers: [{name: c, image: agent}]}
-status: ${ready}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: old-agent-w1, namespace: kube-system, labels: {app: old-agent}, ownerReferences: ${owner('DaemonSet', 'old-agent', GONE_DS_UID)}}
-spec: {nodeName: w1, terminationGracePeriodSeconds: 1, containers: [{name: c, image: agent}]}
-status: ${ready}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: etcd-w1, namespace: kube-system, annotations: {kubernetes.io/config.mirror: 9f0c, kubernetes.io/config.source: file}}
-spec: {nodeName: w1, containers: [{name: c, image: etcd}]}
-status: ${ready}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: handmade, namespace: default}
-spec: {nodeName: w1, terminationGracePeriodSeconds: 1, containers: [{name: c, image: busybox}]}
-status: ${ready}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: report-job-done, namespace: default}
-spec: {nodeName: w1, restartPolicy: Never, volumes: [{name: tmp, emptyDir: {}}], containers: [{name: c, image: busybox}]}
-status: {phase: Succeeded}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: api-7f9d2-ccccc, namespace: shop, labels: {app: api}, ownerReferences: ${owner('ReplicaSet', 'api-7f9d2', API_RS_UID)}}
-spec: {nodeName: w3, terminationGracePeriodSeconds: 1, containers: [{name: c, image: api}]}
-status: ${ready}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: node-agent-w3, namespace: kube-system, labels: {app: agent}, ownerReferences: ${owner('DaemonSet', 'node-agent', DS_UID)}}
-spec: {nodeName: w3, containers: [{name: c, image: agent}]}
-status: ${ready}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: etcd-w3, namespace: kube-system, annotations: {kubernetes.io/config.mirror: 7a1b}}
-spec: {nodeName: w3, containers: [{name: c, image: etcd}]}
-status: ${ready}`,
-  `apiVersion: v1
-kind: Pod
-metadata: {name: db-5c9b7-00000, namespace: shop, labels: {app: db}, ownerReferences: ${owner('ReplicaSet', 'db-5c9b7', DB_RS_UID)}}
-spec: {nodeName: w2, terminationGracePeriodSeconds: 0, containers: [{name: c, image: db}]}
-status: ${ready}`,
-  `apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: web-budget, namespace: shop}
-spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}`,
-  `apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: db-budget, namespace: shop}
-spec: {minAvailable: 1, selector: {matchLabels: {app: db}}}`,
-].join('\n---\n');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /** One simulator seen through kubectl (its own kubeconfig and cache) and through our client. */
 interface Side {
@@ -136,7 +24,7 @@ let dir: string;
 let counter = 0;
 
 async function side(): Promise<Side> {
-  const sim = await startKubeSim({ seed: SEED });
+  const sim = await startKubeSim({ seed: DRAIN_SEED });
   const home = join(dir, `side-${counter++}`);
   const kubeconfig = `${home}.kubeconfig`;
   await writeFile(kubeconfig, sim.kubeconfig, { mode: 0o600 });
@@ -151,23 +39,8 @@ async function close(...sides: Side[]): Promise<void> {
   }
 }
 
-function kubectl(s: Side, args: string[], timeoutMs = 60_000): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(KUBECTL, args, { env: s.env, timeout: timeoutMs }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-function flags(options: DrainOptions): string[] {
-  return [
-    ...(options.force ? ['--force'] : []),
-    ...(options.deleteEmptyDirData ? ['--delete-emptydir-data'] : []),
-    ...(options.ignoreDaemonSets ? ['--ignore-daemonsets'] : []),
-    `--grace-period=${options.gracePeriodSeconds ?? -1}`,
-    `--timeout=${options.timeoutSeconds ?? 0}s`,
-  ];
-}
+const kubectl = (s: Side, args: string[], timeoutMs?: number): Promise<KubectlRun> => runKubectl(s.env, args, timeoutMs);
+const flags = drainFlags;
 
 /** Everything a drain can change: where every pod is, and which nodes are cordoned. */
 async function clusterState(s: Side): Promise<{ pods: string[]; cordoned: string[] }> {
@@ -179,28 +52,6 @@ async function clusterState(s: Side): Promise<{ pods: string[]; cordoned: string
   };
 }
 
-/**
- * The refused pods by reason, from kubectl's `unable to drain node "x" due to error: ...` line or
- * our refusal message (same shape). kubectl 1.32 doubles "cannot delete" for unmanaged pods.
- */
-function refusedByReason(text: string): Record<string, string[]> {
-  const match = /due to error: (.*?)(?:, continuing command\.\.\.)?$/m.exec(text);
-  if (!match) {
-    return {};
-  }
-  const body = match[1].replace(/^\[/, '').replace(/\]$/, '');
-  const out: Record<string, string[]> = {};
-  for (const part of body.split(/(?:^|, )cannot delete (?:cannot delete )?/).filter(Boolean)) {
-    const at = part.indexOf(': ');
-    out[part.slice(0, at)] = part.slice(at + 2).split(', ').sort();
-  }
-  return out;
-}
-
-const COMBOS: DrainOptions[] = [false, true].flatMap((force) =>
-  [false, true].flatMap((deleteEmptyDirData) => [false, true].map((ignoreDaemonSets) => ({ force, deleteEmptyDirData, ignoreDaemonSets }))),
-);
-
 describe('drainNode ends like kubectl drain', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'drain-vs-kubectl-'));
@@ -210,7 +61,7 @@ describe('drainNode ends like kubectl drain', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it.each(COMBOS)('force=$force deleteEmptyDirData=$deleteEmptyDirData ignoreDaemonSets=$ignoreDaemonSets', async (combo) => {
+  it.each(DRAIN_FLAG_COMBOS)('force=$force deleteEmptyDirData=$deleteEmptyDirData ignoreDaemonSets=$ignoreDaemonSets', async (combo) => {
     const options: DrainOptions = { ...combo, gracePeriodSeconds: 1, timeoutSeconds: 30 };
     const [viaKubectl, viaUs] = [await side(), await side()];
     try {
