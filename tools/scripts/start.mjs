@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npm start`: builds the API and the console if needed (Nx caches the builds), then runs
+// `npm start`: builds the API, the console and the agent if needed (Nx caches the builds), then runs
 // the API, which serves the console at / and uses the embedded database unless
 // DATABASE_URL is set.
 import { spawn, spawnSync } from 'node:child_process';
 
 const env = { ...process.env, NX_DAEMON: 'false', NX_TUI: 'false', NX_NO_CLOUD: 'true' };
-const build = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '-p', 'api', 'console', '--exclude-task-dependencies', '--outputStyle=static'], {
+const build = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '-p', 'api', 'console', 'boot-worker', '--exclude-task-dependencies', '--outputStyle=static'], {
   stdio: 'inherit',
   env,
 });
