@@ -2,7 +2,8 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startApiProcess } from '../support/api-process';
+import { spawn } from 'node:child_process';
+import { freePort, startApiProcess } from '../support/api-process';
 
 const REGISTER = `mutation($input: RegisterClusterInput!) { registerCluster(input: $input) { id name } }`;
 const KUBECONFIG = [
@@ -41,4 +42,29 @@ describe('npm start on a fresh machine (embedded database, no environment)', () 
       await api.stop();
     }
   });
+});
+
+describe('npm start', () => {
+  it('answers /healthz within 60 s with no environment at all', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'ccos-npm-start-'));
+    const port = await freePort();
+    const started = Date.now();
+    // PORT and DATA_DIR only keep this run off the developer's own .data and port 4000.
+    const child = spawn('npm', ['start'], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', PORT: String(port), DATA_DIR: dataDir }, stdio: 'ignore', detached: true });
+    try {
+      let healthy = false;
+      while (!healthy && Date.now() - started < 60_000) {
+        healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.ok, () => false);
+        if (!healthy) {
+          await new Promise((wake) => setTimeout(wake, 250));
+        }
+      }
+      expect(healthy).toBe(true);
+      expect(Date.now() - started).toBeLessThan(60_000);
+    } finally {
+      process.kill(-(child.pid ?? 0), 'SIGTERM');
+      await new Promise((done) => child.once('exit', done));
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
