@@ -23,3 +23,6 @@ export { NodeDetailStore, type NodeAction } from './lib/nodes/node-detail.store'
 export { NodeEntryStore } from './lib/nodes/node-entry.store';
 export { DiagnosticsDownload } from './lib/nodes/diagnostics-download';
 export { CsrReviewStore, type Csr, type CsrVerdictView } from './lib/csrs/csr-review.store';
+export { type RemovalPreviewView, type RemovalRunView, type RemovalEventView, mergeRemovalEvents } from './lib/removals/removal';
+export { RemovalProgressStore, type UncordonResult } from './lib/removals/removal-progress.store';
+export { NodeRemovalStore } from './lib/removals/node-removal.store';

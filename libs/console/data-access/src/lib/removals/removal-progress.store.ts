@@ -1,0 +1,107 @@
+import { Injectable, computed, inject, signal } from '@angular/core';
+import { Apollo } from 'apollo-angular';
+import { firstValueFrom } from 'rxjs';
+import { CancelRemovalDocument, RemovalProgressDocument, type RemovalProgressSubscription, RemovalRunsDocument, UncordonNodeDocument, type UncordonNodeMutation } from '@ccos/shared/api-schema';
+import { liveQuery } from '../apollo/live-query';
+import { liveSubscription } from '../apollo/live-subscription';
+import { type Outcome, problemsOf } from '../errors/api-problem';
+import { type RemovalEventView, type RemovalRunView, mergeRemovalEvents } from './removal';
+
+export type UncordonResult = UncordonNodeMutation['uncordonNode'];
+
+/**
+ * A node's removals (移除节点): its runs, and the latest one live through `removalProgress`
+ * (the first message carries every event so far, later ones the new events and the run as
+ * it is now; no polling). Cancelling a drain and uncordoning after a failed one. Provide it
+ * in the node page; call {@link select} with the node id.
+ */
+@Injectable()
+export class RemovalProgressStore {
+  private readonly apollo = inject(Apollo);
+  private readonly query = liveQuery(RemovalRunsDocument);
+  private readonly progress = liveSubscription(RemovalProgressDocument);
+  private nodeId: string | null = null;
+  private readonly latestRun = signal<RemovalRunView | null>(null);
+  private readonly liveEvents = signal<ReadonlyMap<string, readonly RemovalEventView[]>>(new Map());
+  private readonly sending = signal<'cancel' | 'uncordon' | null>(null);
+
+  readonly busy = this.sending.asReadonly();
+  readonly live = this.progress.live;
+  readonly liveProblems = this.progress.problems;
+  readonly problems = this.query.problems;
+
+  /** Every removal run of the node, oldest first; one started since the page loaded is included. */
+  readonly runs = computed<readonly RemovalRunView[]>(() => {
+    const listed = this.query.data()?.removalRuns ?? [];
+    const latest = this.latestRun();
+    if (!latest || latest.nodeId !== this.nodeId || listed.some((run) => run.id === latest.id)) {
+      return listed;
+    }
+    return [...listed, latest];
+  });
+  readonly currentRun = computed(() => this.runs().at(-1) ?? null);
+  readonly previousRuns = computed(() => this.runs().slice(0, -1).reverse());
+
+  select(nodeId: string): void {
+    if (nodeId === this.nodeId) {
+      return;
+    }
+    this.nodeId = nodeId;
+    this.latestRun.set(null);
+    this.liveEvents.set(new Map());
+    this.query.watch({ nodeId });
+    this.progress.start({ nodeId }, { next: ({ removalProgress }) => this.apply(removalProgress) });
+  }
+
+  reload(): void {
+    this.query.refetch();
+    this.progress.restart();
+  }
+
+  /** The run's events: those listed with it merged with those that arrived live. */
+  eventsOf(runId: string): readonly RemovalEventView[] {
+    const listed = this.query.data()?.removalRuns.find((run) => run.id === runId)?.events ?? [];
+    return mergeRemovalEvents(listed, this.liveEvents().get(runId) ?? []);
+  }
+
+  /** Stops a removal while it drains; the node stays cordoned (DRAIN_FAILED). */
+  cancel(): Promise<Outcome<RemovalRunView>> {
+    return this.send('cancel', async (nodeId) => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: CancelRemovalDocument, variables: { nodeId } }));
+      return { value: result.data?.cancelRemoval, error: result.error };
+    });
+  }
+
+  /** Makes the node schedulable again after a failed or cancelled removal (DRAIN_FAILED → JOINED). */
+  uncordon(): Promise<Outcome<UncordonResult>> {
+    return this.send('uncordon', async (nodeId) => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: UncordonNodeDocument, variables: { nodeId } }));
+      return { value: result.data?.uncordonNode, error: result.error };
+    });
+  }
+
+  private apply(progress: RemovalProgressSubscription['removalProgress']): void {
+    const run = progress.run;
+    if (!run || progress.nodeId !== this.nodeId) {
+      return;
+    }
+    this.latestRun.set(run);
+    this.liveEvents.update((map) => new Map(map).set(run.id, mergeRemovalEvents(map.get(run.id) ?? [], progress.events)));
+  }
+
+  private async send<V>(action: 'cancel' | 'uncordon', call: (nodeId: string) => Promise<{ readonly value: V | null | undefined; readonly error: unknown }>): Promise<Outcome<V>> {
+    const nodeId = this.nodeId;
+    if (!nodeId) {
+      return { ok: false, problems: [{ code: 'UNKNOWN', message: 'no node selected', field: null }] };
+    }
+    this.sending.set(action);
+    try {
+      const { value, error } = await call(nodeId);
+      return value ? { ok: true, value } : { ok: false, problems: problemsOf(error) };
+    } catch (error) {
+      return { ok: false, problems: problemsOf(error) };
+    } finally {
+      this.sending.set(null);
+    }
+  }
+}
