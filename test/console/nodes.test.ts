@@ -320,7 +320,43 @@ describe('console: nodes and certificates', () => {
     await snap('nodes-zh');
   });
 
+  it('removes the joined node (移除节点) after a preview and a typed confirmation, following it live', async () => {
+    const host = world.lab.hosts[0];
+    await page.goto(nodeUrl);
+    await page.getByRole('main').getByRole('link', { name: '移除节点' }).click();
+    await page.getByRole('heading', { name: `移除 ${host.hostname}`, level: 1 }).waitFor();
+    expect(await page.getByTestId('drain-command').textContent()).toBe(`oc adm drain ${host.hostname} --force --delete-emptydir-data --ignore-daemonsets`);
+    // h1 is the cluster's only worker: refused until that is allowed explicitly.
+    const preview = page.getByTestId('removal-preview');
+    await preview.getByText('仍有其他 worker').waitFor();
+    expect(await preview.locator('li.failed').count()).toBe(1);
+    const submit = page.getByRole('button', { name: '移除节点' });
+    await page.getByRole('textbox', { name: '输入节点名以确认' }).fill(host.hostname);
+    expect(await submit.isDisabled()).toBe(true);
+    await page.getByLabel('允许移除最后一个 worker').check();
+    await expect.poll(() => preview.locator('li.failed').count(), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => submit.isDisabled(), { timeout: 20_000 }).toBe(false);
+    await snap('remove-node-zh');
+    await page.getByRole('button', { name: 'English' }).click();
+    await snap('remove-node-en');
+    await page.getByRole('button', { name: '简体中文' }).click();
+
+    await page.evaluate(MARK_DOCUMENT);
+    await submit.click();
+    await page.getByRole('heading', { name: host.hostname, level: 1 }).waitFor();
+    await expect.poll(() => page.getByTestId('removal-status').getAttribute('data-status'), { timeout: 120_000 }).toBe('SUCCEEDED');
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 30_000 }).toBe('REMOVED');
+    expect(await page.evaluate(SAME_DOCUMENT)).toBe(true);
+    const phases = await page.locator('ccos-removal-run li[data-step]').evaluateAll((items) => items.map((item) => item.getAttribute('data-state')));
+    expect(phases.length).toBeGreaterThanOrEqual(5);
+    expect(phases.every((state) => state === 'succeeded')).toBe(true);
+    expect(world.sim.store.list(world.sim.resource('nodes')).some((node) => node.metadata.name === host.hostname)).toBe(false);
+    await snap('node-removed-zh');
+  });
+
   it('lets a VIEWER look at nodes but offers no action', async () => {
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes`);
+    await page.getByRole('heading', { name: 'lab 的节点', level: 1 }).waitFor();
     const added = await world.gql<{ addNode: { id: string } }>('mutation($input: AddNodeInput!) { addNode(input: $input) { id } }', {
       input: { clusterId: world.clusterId, hostname: 'nobody', ip: NOBODY_IP, password: 'irrelevant' },
     });

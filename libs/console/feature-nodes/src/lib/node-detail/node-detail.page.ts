@@ -1,20 +1,24 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
-import { Router } from '@angular/router';
-import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeDetailStore, Notifications, Session } from '@ccos/console/data-access';
+import { Router, RouterLink } from '@angular/router';
+import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeDetailStore, Notifications, RemovalProgressStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
-import { INSTALL_STEPS, type InstallRunStatus, type NodeStatus } from '@ccos/shared/domain';
+import { INSTALL_STEPS, type InstallRunStatus, type NodeStatus, removalCancellable } from '@ccos/shared/domain';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import { InstallRunComponent } from '../install-run/install-run.component';
 import { stepTitle } from '../install-run/step-items';
 import { NO_ACTIONS, availableActions, hasAnyAction } from '../node-actions';
 import { statusTone } from '../node-status';
 import { nodesMessages } from '../nodes.messages';
+import { RemovalRunComponent } from '../removal-run/removal-run.component';
+import { removalMessages } from '../removal.messages';
 import { CredentialsDialogComponent } from './credentials-dialog.component';
 import { HostKeyDialogComponent } from './host-key-dialog.component';
 
 /** Actions confirmed in the plain confirmation dialog. */
-type ConfirmedAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'delete';
+type ConfirmedAction = InstallAction | RemovalAction;
+type InstallAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'delete';
+type RemovalAction = 'cancelRemoval' | 'uncordon';
 
 /** Statuses the console words a next step for (the API's `nextStep` is English and names mutations). */
 const WITH_NEXT_STEP = ['READY_TO_INSTALL', 'AUTH_FAILED', 'UNREACHABLE', 'HOST_KEY_CHANGED', 'PRECHECK_FAILED', 'INSTALL_FAILED', 'STALLED', 'DRAIN_FAILED'] as const;
@@ -22,6 +26,14 @@ type WithNextStep = (typeof WITH_NEXT_STEP)[number];
 
 function isWithNextStep(status: NodeStatus): status is WithNextStep {
   return (WITH_NEXT_STEP as readonly string[]).includes(status);
+}
+
+function isRemovalAction(action: ConfirmedAction): action is RemovalAction {
+  return action === 'cancelRemoval' || action === 'uncordon';
+}
+
+function removalKey(action: RemovalAction): 'confirmCancel' | 'confirmUncordon' {
+  return action === 'uncordon' ? 'confirmUncordon' : 'confirmCancel';
 }
 
 const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'info', SUCCEEDED: 'ok', FAILED: 'error', CANCELLED: 'warn' };
@@ -35,6 +47,7 @@ const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'in
 @Component({
   selector: 'ccos-node-detail-page',
   imports: [
+    RouterLink,
     ButtonDirective,
     ConfirmDialogComponent,
     CredentialsDialogComponent,
@@ -43,9 +56,10 @@ const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'in
     InstallRunComponent,
     LiveIndicatorComponent,
     PageHeaderComponent,
+    RemovalRunComponent,
     StatusBadgeComponent,
   ],
-  providers: [NodeDetailStore, ClusterDetailStore],
+  providers: [NodeDetailStore, RemovalProgressStore, ClusterDetailStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './node-detail.page.html',
   styleUrl: './node-detail.page.css',
@@ -64,6 +78,8 @@ export class NodeDetailPage {
   protected readonly common = this.i18n.translator(commonMessages);
   protected readonly store = inject(NodeDetailStore);
   protected readonly cluster = inject(ClusterDetailStore);
+  protected readonly removal = inject(RemovalProgressStore);
+  protected readonly r = this.i18n.translator(removalMessages);
 
   protected readonly confirming = signal<ConfirmedAction | null>(null);
   protected readonly editingCredentials = signal(false);
@@ -76,7 +92,9 @@ export class NodeDetailPage {
   protected readonly isOperator = computed(() => this.session.allows('OPERATOR'));
   protected readonly actions = computed(() => {
     const node = this.store.node();
-    return node ? availableActions(node, { operator: this.isOperator(), admin: this.session.allows('ADMIN') }) : NO_ACTIONS;
+    const run = this.removal.currentRun();
+    const draining = run?.status === 'RUNNING' && removalCancellable(run.phase);
+    return node ? availableActions(node, { operator: this.isOperator(), admin: this.session.allows('ADMIN') }, draining) : NO_ACTIONS;
   });
   protected readonly anyAction = computed(() => hasAnyAction(this.actions()));
   protected readonly problem = computed(() => {
@@ -89,6 +107,7 @@ export class NodeDetailPage {
   constructor() {
     effect(() => {
       this.store.select(this.clusterId(), this.nodeId());
+      this.removal.select(this.nodeId());
       this.cluster.select(this.clusterId());
     });
     // A node link with another cluster's id would subscribe to the wrong cluster's changes.
@@ -140,15 +159,19 @@ export class NodeDetailPage {
   }
 
   protected confirmTitle(action: ConfirmedAction, hostname: string): string {
-    return this.t(`confirm.${action}.title`, { hostname });
+    return isRemovalAction(action) ? this.r(`${removalKey(action)}.title`, { hostname }) : this.t(`confirm.${action}.title`, { hostname });
   }
 
   protected confirmLabel(action: ConfirmedAction): string {
-    return this.t(`confirm.${action}.action`);
+    return isRemovalAction(action) ? this.r(`${removalKey(action)}.action`) : this.t(`confirm.${action}.action`);
   }
 
   protected confirmBody(action: ConfirmedAction, hostname: string): string {
-    return this.t(`confirm.${action}.body`, { hostname });
+    return isRemovalAction(action) ? this.r(`${removalKey(action)}.body`, { hostname }) : this.t(`confirm.${action}.body`, { hostname });
+  }
+
+  protected isBusy(): boolean {
+    return this.store.busy() !== null || this.removal.busy() !== null;
   }
 
   protected ask(action: ConfirmedAction): void {
@@ -171,7 +194,7 @@ export class NodeDetailPage {
     const outcome = await this.send(action);
     this.confirming.set(null);
     if (outcome) {
-      this.notifications.show('success', () => this.t(`done.${action}`, { hostname }));
+      this.notifications.show('success', () => (isRemovalAction(action) ? this.r(action === 'uncordon' ? 'done.uncordon' : 'done.cancel', { hostname }) : this.t(`done.${action}`, { hostname })));
     } else if (action === 'delete') {
       this.deletedHere = false;
     }
@@ -223,6 +246,10 @@ export class NodeDetailPage {
         return (await this.store.recopyAgent()).ok;
       case 'delete':
         return (await this.store.deleteRecord()).ok;
+      case 'cancelRemoval':
+        return (await this.removal.cancel()).ok;
+      case 'uncordon':
+        return (await this.removal.uncordon()).ok;
     }
   }
 }

@@ -1,0 +1,80 @@
+import type { RemovalEventView, RemovalRunView } from '@ccos/console/data-access';
+import type { StepItem, StepItemState } from '@ccos/console/ui';
+import type { RemovalEventKind, RemovalPhase } from '@ccos/shared/api-schema';
+import { REMOVAL_PHASES } from '@ccos/shared/domain';
+import type { I18n, Translate } from '@ccos/console/util-i18n';
+import type { removalMessages } from '../removal.messages';
+
+type RemovalTranslate = Translate<(typeof removalMessages)['en']>;
+
+/** Which events belong to which phase, for each phase's last word and time. */
+const PHASE_EVENTS: Readonly<Record<Exclude<RemovalPhase, 'DONE'>, readonly RemovalEventKind[]>> = {
+  DRAIN: ['STARTED', 'RESUMED', 'CORDONED', 'POD_EVICTED', 'POD_DELETED', 'POD_FORCE_DELETED', 'POD_SKIPPED', 'POD_BLOCKED', 'POD_FAILED', 'DRAIN_FINISHED', 'DRAIN_FAILED', 'CANCEL_REQUESTED'],
+  STOP_KUBELET: ['KUBELET_STOPPED', 'KUBELET_NOT_STOPPED'],
+  DELETE_NODE: ['NODE_DELETED', 'NODE_NOT_DELETED'],
+  DENY_CSRS: ['CSRS_DENIED'],
+  REVOKE_TOKENS: ['TOKENS_REVOKED'],
+  CLEAN_HOST: ['HOST_CLEANED', 'HOST_NOT_CLEANED'],
+};
+
+/** The phases a run goes through: cleaning the host only when asked for. */
+export function phasesOf(run: RemovalRunView): Exclude<RemovalPhase, 'DONE'>[] {
+  return REMOVAL_PHASES.filter((phase): phase is Exclude<RemovalPhase, 'DONE'> => phase !== 'DONE' && (phase !== 'CLEAN_HOST' || run.options.cleanHost));
+}
+
+/**
+ * A removal run's phases as the stepper shows them: done before the current one, the
+ * current one running, failed or cancelled, the rest waiting; all done once it succeeded.
+ */
+export function phaseItems(run: RemovalRunView, events: readonly RemovalEventView[], t: RemovalTranslate, i18n: I18n): StepItem[] {
+  const phases = phasesOf(run);
+  const current = run.phase === 'DONE' ? phases.length : phases.indexOf(run.phase);
+  return phases.map((phase, index) => {
+    let state: StepItemState;
+    let label: string;
+    if (run.status === 'SUCCEEDED' || index < current) {
+      state = 'succeeded';
+      label = t('phaseState.succeeded');
+    } else if (index > current) {
+      state = 'pending';
+      label = t('phaseState.pending');
+    } else if (run.status === 'RUNNING') {
+      state = 'running';
+      label = t('phaseState.running');
+    } else {
+      state = 'failed';
+      label = run.status === 'CANCELLED' ? t('phaseState.cancelled') : t('phaseState.failed');
+    }
+    const own = events.filter((event) => PHASE_EVENTS[phase].includes(event.kind));
+    const last = own.at(-1);
+    return {
+      id: phase,
+      title: t(`phase.${phase}`),
+      state,
+      stateLabel: label,
+      progress: null,
+      progressLabel: '',
+      timing: last ? i18n.formatTime(last.occurredAt) : '',
+      message: last ? last.message : null,
+      hint: null,
+      hintTitle: '',
+      links: [],
+    };
+  });
+}
+
+/** The run's options as kubectl flags and this service's own, for a one-line summary. */
+export function optionFlags(options: RemovalRunView['options']): string {
+  return [
+    options.ignoreDaemonSets ? '--ignore-daemonsets' : '',
+    options.deleteEmptyDirData ? '--delete-emptydir-data' : '',
+    options.force ? '--force' : '',
+    options.gracePeriodSeconds >= 0 ? `--grace-period=${options.gracePeriodSeconds}` : '',
+    options.timeoutSeconds > 0 ? `--timeout=${options.timeoutSeconds}s` : '',
+    options.ungraceful ? 'ungraceful' : '',
+    options.allowLastWorker ? 'allowLastWorker' : '',
+    options.cleanHost ? 'cleanHost' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
