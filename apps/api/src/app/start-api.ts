@@ -162,7 +162,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
           '/artifacts',
           artifactRoutes(artifacts, async (header) => (await agentTokens.authenticate(bearer(header))) !== null || (await sessionUser(header)) !== null),
         );
-        app.use(diagnosticsRoutes(dataSource, agentTokens, async (header) => (await sessionUser(header))?.role ?? null));
+        app.use(diagnosticsRoutes(dataSource, agentTokens, async (header) => (await sessionUser(header))?.role ?? null, (run) => installs.publishRun(run)));
       },
     });
     stack.push({ name: 'HTTP server', stop: () => http.close() });

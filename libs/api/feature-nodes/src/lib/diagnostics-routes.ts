@@ -12,7 +12,7 @@ export type SessionRole = (authorization: string | undefined) => Promise<Role | 
  * `POST /agent/diagnostics` — the agent of a failed run uploads its bundle (tar.gz, agent token);
  * `GET /api/install-runs/<id>/diagnostics.tar.gz` — an operator downloads it.
  */
-export function diagnosticsRoutes(dataSource: DataSource, tokens: AgentTokens, sessionRole: SessionRole): Router {
+export function diagnosticsRoutes(dataSource: DataSource, tokens: AgentTokens, sessionRole: SessionRole, onUploaded: (run: InstallRunEntity) => void): Router {
   const router = Router();
   const bundles = dataSource.getRepository(InstallDiagnosticsEntity);
 
@@ -32,6 +32,7 @@ export function diagnosticsRoutes(dataSource: DataSource, tokens: AgentTokens, s
         return;
       }
       await bundles.upsert({ runId: run.id, content, size: content.length, uploadedAt: new Date() }, ['runId']);
+      onUploaded(run);
       res.status(204).end();
     },
   );

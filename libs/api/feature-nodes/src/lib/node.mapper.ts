@@ -20,6 +20,7 @@ export function toNodeType(node: NodeEntity): NodeType {
     statusReason: node.statusReason,
     nextStep: NEXT_STEP[node.status] ?? null,
     origin: node.origin,
+    everJoined: node.everJoined,
     role: node.role,
     ready: node.ready,
     unschedulable: node.unschedulable,

@@ -89,6 +89,9 @@ export class NodeType {
   @Field(() => String)
   role!: string;
 
+  @Field(() => Boolean, { description: 'The node has been part of the cluster; its record can then only be deleted once it is REMOVED.' })
+  everJoined!: boolean;
+
   @Field(() => Boolean, { description: 'The Node object in the cluster is Ready.' })
   ready!: boolean;
 

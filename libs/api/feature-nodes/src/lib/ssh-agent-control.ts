@@ -70,7 +70,8 @@ export class SshAgentControl implements AgentControl {
 
   async stop(node: NodeEntity, run: InstallRunEntity): Promise<void> {
     await this.withSession(node, async (session) => {
-      await session.exec([AGENT_REMOTE_PATH, 'stop', '--config', `${runFolder(run.id)}/config.json`], { timeoutMs: 60_000 });
+      // A short grace: the agent only needs to send its last event; the host's SSH slot is held meanwhile.
+      await session.exec([AGENT_REMOTE_PATH, 'stop', '--config', `${runFolder(run.id)}/config.json`, '--grace', '10'], { timeoutMs: 30_000 });
     });
   }
 
