@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import type { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
+import { ClusterEntity, NodeEntity, RemovalRunEntity, openDatabase } from '@ccos/api/data-access-db';
+import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { type RemovalProgressPayload, TOPICS, createInProcessEventBus } from '@ccos/api/util-graphql';
+import { RemovalLog } from './removal-log';
+
+describe('removal log', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let run: RemovalRunEntity;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dataSource = await openDatabase({ url: database.url });
+    const clusterId = randomUUID();
+    const nodeId = randomUUID();
+    await dataSource.getRepository(ClusterEntity).insert({ id: clusterId, name: 'c', apiServerUrl: 'https://api:6443', vip: '198.18.0.2', credentialsSealed: 's', credentialKind: 'TOKEN' });
+    await dataSource.getRepository(NodeEntity).insert({ id: nodeId, clusterId, hostname: 'w1', status: 'REMOVING' });
+    run = await dataSource.getRepository(RemovalRunEntity).save({
+      id: randomUUID(),
+      nodeId,
+      clusterId,
+      nodeName: 'w1',
+      status: 'RUNNING' as const,
+      phase: 'DRAIN' as const,
+      options: DEFAULT_REMOVAL_OPTIONS,
+      requestedBy: 'operator',
+    });
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  it('numbers events in order, stores a burst in few writes and announces each write after it is stored', async () => {
+    const bus = createInProcessEventBus();
+    const log = new RemovalLog(dataSource, bus, pino({ level: 'silent' }));
+    const announced: number[] = [];
+    const stored: number[] = [];
+    const iterator = (bus.subscribe(TOPICS.REMOVAL_PROGRESS, run.nodeId) as AsyncIterable<RemovalProgressPayload>)[Symbol.asyncIterator]();
+    const listening = (async () => {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) {
+          return;
+        }
+        announced.push(next.value.seq);
+        // Everything up to the announced seq is readable when the announcement arrives.
+        stored.push((await log.after(run.id)).at(-1)?.seq ?? 0);
+        if (next.value.seq === 300) {
+          return;
+        }
+      }
+    })();
+    const writer = await log.writer(run);
+    for (let i = 1; i <= 300; i++) {
+      writer.add({ kind: 'POD_DELETED', pod: `shop/web-${i}`, message: 'gone' });
+    }
+    await writer.flush();
+    await listening;
+    expect((await log.after(run.id)).map((event) => event.seq)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    expect(announced.length).toBeLessThan(10);
+    expect(announced.at(-1)).toBe(300);
+    announced.forEach((seq, i) => expect(stored[i]).toBeGreaterThanOrEqual(seq));
+
+    // A writer for the same run (after a restart) continues the numbering.
+    const resumed = await log.writer(run);
+    resumed.add({ kind: 'RESUMED', message: 'picked up again' });
+    await resumed.flush();
+    expect((await log.after(run.id, 300)).map((event) => [event.seq, event.kind])).toEqual([[301, 'RESUMED']]);
+  });
+});
