@@ -23,12 +23,19 @@ export interface RemovalRunnerOptions {
 /** What the denial of a removed node's leftover CSRs says. */
 export const CSR_DENY_REASON = 'node removed';
 
+/** Another replica took the run over (this one looked dead to it): stop without touching the run or the node. */
+class RunTakenOver extends Error {
+  override readonly name = 'RunTakenOver';
+}
+
 interface ActiveRun {
   run: RemovalRunEntity;
   readonly writer: RunEventWriter;
   /** Aborts the drain: an operator's cancel, or this replica shutting down. */
   readonly abort: AbortController;
   cancelled: boolean;
+  /** The heartbeat found the run no longer ours. */
+  lost: boolean;
   /** The drain found no Node: nothing to delete. */
   nodeGone: boolean;
   done: Promise<void>;
@@ -120,7 +127,7 @@ export class RemovalRunner {
   /** Starts executing a run this replica owns. */
   async launch(run: RemovalRunEntity, resumed: boolean): Promise<void> {
     const writer = await this.events.writer(run);
-    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, nodeGone: false, done: Promise.resolve() };
+    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, done: Promise.resolve() };
     this.active.set(run.id, active);
     active.done = this.execute(active, resumed).finally(() => this.active.delete(run.id));
   }
@@ -205,7 +212,7 @@ export class RemovalRunner {
       let phase = active.run.phase;
       while (phase !== 'DONE') {
         const outcome = await this.runPhase(active, phase);
-        if (outcome === 'ENDED' || this.stopping) {
+        if (outcome === 'ENDED' || this.stopping || active.lost) {
           return;
         }
         phase = nextRemovalPhase(phase, active.run.options.cleanHost);
@@ -213,7 +220,8 @@ export class RemovalRunner {
       }
       await this.succeed(active);
     } catch (error) {
-      if (this.stopping) {
+      if (this.stopping || error instanceof RunTakenOver) {
+        this.log.info({ runId: active.run.id, reason: errorText(error) }, 'stopped executing a removal run');
         return;
       }
       this.log.error({ err: error, runId: active.run.id }, 'removal run failed unexpectedly');
@@ -275,7 +283,7 @@ export class RemovalRunner {
           },
           onEvent,
         );
-    if (this.stopping) {
+    if (this.stopping || active.lost) {
       return 'ENDED';
     }
     if (result.ok) {
@@ -445,6 +453,7 @@ export class RemovalRunner {
     const { run } = active;
     const reason = `removed by ${run.requestedBy}: drained, Node ${active.nodeGone ? 'already gone' : 'deleted'}`;
     // The node first: a restart between the two finds the node REMOVED and only closes the run.
+    await this.assertOwned(active);
     await this.nodes
       .transition(run.nodeId, 'REMOVAL_SUCCEEDED', `${reason}. To use the host again, add it and install it from scratch.`, { ready: false })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked REMOVED'));
@@ -455,6 +464,7 @@ export class RemovalRunner {
   /** Ends the run as FAILED or CANCELLED; the node becomes DRAIN_FAILED (still cordoned). */
   private async end(active: ActiveRun, status: 'FAILED' | 'CANCELLED', reason: string, blocking: RemovalBlockingPod[]): Promise<void> {
     const { run } = active;
+    await this.assertOwned(active);
     await this.nodes
       .transition(run.nodeId, 'DRAIN_FAILED', reason, { unschedulable: true })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked DRAIN_FAILED'));
@@ -471,13 +481,21 @@ export class RemovalRunner {
       .where('id = :id AND status = :running AND owner = :owner', { id: active.run.id, running: 'RUNNING', owner: this.identity })
       .execute();
     if (update.affected !== 1) {
-      throw new Error(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
+      throw new RunTakenOver(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
     }
     active.run = await this.runs.findOneByOrFail({ id: active.run.id });
     active.writer.announce();
   }
 
-  /** Renews the claim; notices a cancel requested on another replica. */
+  /** Throws RunTakenOver unless this replica still executes the run. */
+  private async assertOwned(active: ActiveRun): Promise<void> {
+    const owned = await this.runs.existsBy({ id: active.run.id, status: 'RUNNING', owner: this.identity });
+    if (!owned) {
+      throw new RunTakenOver(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
+    }
+  }
+
+  /** Renews the claim; notices a cancel requested on another replica, or that the run was taken over. */
   private async beat(active: ActiveRun): Promise<void> {
     try {
       const rows: Array<{ cancel_requested: boolean; reason: string | null }> = await this.runs.query(
@@ -485,6 +503,9 @@ export class RemovalRunner {
         [active.run.id, this.identity],
       ).then((result: unknown) => rowsOf<{ cancel_requested: boolean; reason: string | null }>(result));
       if (rows.length === 0) {
+        // Ended here meanwhile, or taken over by a replica that found our heartbeat stale.
+        active.lost = true;
+        active.abort.abort();
         return;
       }
       if (rows[0].cancel_requested && !active.cancelled) {
