@@ -25,6 +25,9 @@ const UNIQUE_VIOLATION = '23505';
 /** How long cancelRemoval waits for the drain to stop before answering. */
 const CANCEL_WAIT_MS = 15_000;
 
+/** The console asks for a preview whenever an option changes: an SSH login per answer (10 s for a dead host) is too much. */
+const HOST_PROBE_TTL_MS = 30_000;
+
 /** The Node object, or null when it does not exist. */
 async function readNode(client: KubeClient, name: string): Promise<NodeSummary | null> {
   try {
@@ -48,6 +51,7 @@ function unavailable(what: string, error: unknown): AppError {
  */
 export class RemovalService {
   private readonly runs: Repository<RemovalRunEntity>;
+  private readonly probes = new Map<string, { at: number; result: Promise<{ reachable: boolean; message: string }> }>();
 
   constructor(
     dataSource: DataSource,
@@ -359,7 +363,15 @@ export class RemovalService {
         message: `no SSH access is recorded for ${node.hostname} (${node.origin === 'DISCOVERED' ? 'discovered in the cluster' : 'no credentials'}): the service cannot stop its kubelet; stop it on the host, or it registers the Node again`,
       };
     }
-    const probe = await probeHost(this.ssh, target);
+    const cached = this.probes.get(node.id);
+    const fresh = cached && Date.now() - cached.at < HOST_PROBE_TTL_MS ? cached : { at: Date.now(), result: probeHost(this.ssh, target) };
+    this.probes.set(node.id, fresh);
+    for (const [id, entry] of this.probes) {
+      if (Date.now() - entry.at >= HOST_PROBE_TTL_MS) {
+        this.probes.delete(id);
+      }
+    }
+    const probe = await fresh.result;
     return {
       credentials: true,
       reachable: probe.reachable,
