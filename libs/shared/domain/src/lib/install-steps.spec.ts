@@ -10,7 +10,8 @@ describe('install step catalogue', () => {
     for (const entry of STEP_CATALOGUE) {
       expect(entry.title.en).not.toBe('');
       expect(entry.title.zh).toMatch(/[\u4e00-\u9fff]/);
-      expect(entry.hint.length).toBeGreaterThan(20);
+      expect(entry.hint.en.length).toBeGreaterThan(20);
+      expect(entry.hint.zh).toMatch(/[\u4e00-\u9fff]/);
     }
   });
 });

@@ -28,7 +28,7 @@ export interface StepDescription {
   readonly title: { readonly en: string; readonly zh: string };
   readonly summary: string;
   /** Shown when the step fails and the agent gave no more specific hint. */
-  readonly hint: string;
+  readonly hint: { readonly en: string; readonly zh: string };
 }
 
 export const STEP_CATALOGUE: readonly StepDescription[] = [
@@ -36,37 +36,55 @@ export const STEP_CATALOGUE: readonly StepDescription[] = [
     step: 'PREFLIGHT',
     title: { en: 'Preflight checks', zh: '预检' },
     summary: 'Kernel, memory, CPUs, swap off, time synchronised, VIP:6443, VIP:22623 and the installer service reachable, hostname resolvable and unique.',
-    hint: 'Fix the failed check on the host (e.g. `swapoff -a`, `timedatectl set-ntp true`, open the firewall to the VIP), then retry.',
+    hint: {
+      en: 'Fix the failed check on the host (e.g. `swapoff -a`, `timedatectl set-ntp true`, open the firewall to the VIP), then retry.',
+      zh: '在主机上修复未通过的检查项（例如 `swapoff -a`、`timedatectl set-ntp true`、放通到 VIP 的防火墙），然后重试。',
+    },
   },
   {
     step: 'DOWNLOAD_BINARIES',
     title: { en: 'Download binaries', zh: '获取二进制程序' },
     summary: 'oc, hyperkube, kubelet, kube-apiserver, kube-controller-manager, kube-scheduler, ignition and coreos-installer from the installer service, sha256 verified.',
-    hint: 'Check that the host reaches the installer service and has free disk; a checksum mismatch means the artifact folder changed during the download.',
+    hint: {
+      en: 'Check that the host reaches the installer service and has free disk; a checksum mismatch means the artifact folder changed during the download.',
+      zh: '确认主机能访问安装服务且有足够磁盘空间；校验和不一致说明下载期间制品目录发生了变化。',
+    },
   },
   {
     step: 'INSTALL_PACKAGES',
     title: { en: 'Install packages', zh: '安装rpm包' },
     summary: 'The rpm set from the installer service, installed with the host package tool.',
-    hint: 'Read the rpm output: a conflict with an installed package or a missing dependency must be fixed on the host.',
+    hint: {
+      en: 'Read the rpm output: a conflict with an installed package or a missing dependency must be fixed on the host.',
+      zh: '查看 rpm 的输出：与已安装软件包冲突或缺少依赖，需要在主机上修复。',
+    },
   },
   {
     step: 'INSTALL_SERVICES',
     title: { en: 'Install systemd services', zh: '安装systemd服务' },
     summary: 'The systemd units from the installer service, then daemon-reload and enable.',
-    hint: 'Run `systemctl daemon-reload` and `systemctl status <unit>` on the host to see why a unit is rejected.',
+    hint: {
+      en: 'Run `systemctl daemon-reload` and `systemctl status <unit>` on the host to see why a unit is rejected.',
+      zh: '在主机上执行 `systemctl daemon-reload` 和 `systemctl status <unit>`，查看服务单元被拒绝的原因。',
+    },
   },
   {
     step: 'APPLY_IGNITION',
     title: { en: 'Apply Ignition config', zh: '应用ignition配置' },
     summary: 'The worker Ignition config from the machine config server at https://<VIP>:22623/config/worker, applied to the host.',
-    hint: 'Check the machine config server through the VIP (`curl -k https://<VIP>:22623/config/worker`); an HTML answer usually comes from a load balancer.',
+    hint: {
+      en: 'Check the machine config server through the VIP (`curl -k https://<VIP>:22623/config/worker`); an HTML answer usually comes from a load balancer.',
+      zh: '通过 VIP 检查 machine config server（`curl -k https://<VIP>:22623/config/worker`）；返回 HTML 通常来自负载均衡器。',
+    },
   },
   {
     step: 'START_KUBELET',
     title: { en: 'Start kubelet and join', zh: '启动kubelet并加入集群' },
     summary: 'kubelet starts, asks for its client and serving certificates (CSRs), registers the Node; the step ends when the Node is Ready.',
-    hint: 'Approve the node\'s pending CSRs; if none appear, read `journalctl -u kubelet` on the host (certificates, API reachability, image pulls).',
+    hint: {
+      en: 'Approve the node\'s pending CSRs; if none appear, read `journalctl -u kubelet` on the host (certificates, API reachability, image pulls).',
+      zh: '批准该节点待处理的 CSR；如果没有出现 CSR，请在主机上查看 `journalctl -u kubelet`（证书、API 连通性、镜像拉取）。',
+    },
   },
 ];
 

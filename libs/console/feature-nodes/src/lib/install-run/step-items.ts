@@ -72,16 +72,16 @@ export function stepItems(run: InstallRunView, events: readonly StepEventView[],
       progressLabel: t('step.progress', { step: title, percent: summary?.progress ?? 0 }),
       timing: timing(summary?.startedAt ?? null, summary?.finishedAt ?? null, state, context),
       message: summary?.message ?? null,
-      hint: state === 'failed' && !cancelled ? [catalogueHint(step, language, t), agentHint ? t('step.agentHint', { hint: agentHint }) : ''].filter(Boolean).join(' ') : null,
+      hint: state === 'failed' && !cancelled ? [catalogueHint(step, language), agentHint ? t('step.agentHint', { hint: agentHint }) : ''].filter(Boolean).join(' ') : null,
       hintTitle: t('step.hintTitle'),
       links,
     };
   });
 }
 
-/** The step catalogue's hint: its own English, or the console's translation of it. */
-function catalogueHint(step: InstallStep, language: Language, t: NodesTranslate): string {
-  return language === 'en' ? describeStep(step).hint : t(`hint.${step}`);
+/** The step catalogue's hint, in the user's language. */
+function catalogueHint(step: InstallStep, language: Language): string {
+  return describeStep(step).hint[language];
 }
 
 function timing(startedAt: string | null, finishedAt: string | null, state: StepItemState, { t, i18n, now }: StepItemsContext): string {
