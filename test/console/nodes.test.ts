@@ -273,7 +273,7 @@ describe('console: nodes and certificates', () => {
     const preflight = page.locator('li[data-step="PREFLIGHT"]');
     await preflight.getByText('How to fix it').waitFor();
     // The catalogue's hint, its `commands` shown as code.
-    expect(await preflight.textContent()).toContain(describeStep('PREFLIGHT').hint.replaceAll('`', ''));
+    expect(await preflight.textContent()).toContain(describeStep('PREFLIGHT').hint.en.replaceAll('`', ''));
     expect((await preflight.textContent())?.toLowerCase()).toContain('swap');
     await page.getByText('What to do next').waitFor();
 

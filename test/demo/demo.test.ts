@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/api-process';
+import { acquireLabLock } from '../support/lab-lock';
+
+describe('npm run demo', () => {
+  let releaseLab: () => Promise<void> = async () => undefined;
+  beforeAll(async () => {
+    releaseLab = await acquireLabLock();
+  }, 700_000);
+  afterAll(async () => {
+    await releaseLab();
+  });
+
+  it('brings up the cluster, the hosts and the service with the cluster registered, and tears everything down on Ctrl+C', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'ccos-demo-'));
+    const port = await freePort('0.0.0.0');
+    const demo = spawn('npx', ['tsx', 'tools/demo/src/main.ts'], {
+      env: { ...process.env, PORT: String(port), DEMO_DATA_DIR: dataDir, DEMO_HOSTS: '2', ADMIN_PASSWORD: 'demo-test-password' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    demo.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    demo.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const started = Date.now();
+      while (!output.includes('demo is up') && Date.now() - started < 120_000 && demo.exitCode === null) {
+        await new Promise((wake) => setTimeout(wake, 200));
+      }
+      expect(output).toContain('demo is up');
+      expect(output).toMatch(/h1\s+198\.18\.0\.11\s+root \/ \S+/);
+      const gql = async (query: string, variables: Record<string, unknown>, token?: string) =>
+        (await (await fetch(`http://127.0.0.1:${port}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify({ query, variables }),
+        })).json()) as { data: Record<string, unknown> };
+      const login = await gql('mutation($p: String!) { login(username: "admin", password: $p) { token } }', { p: 'demo-test-password' });
+      const token = (login.data['login'] as { token: string }).token;
+      const clusters = await gql('{ clusters { name vip } }', {}, token);
+      expect(clusters.data['clusters']).toEqual([{ name: 'demo', vip: '198.18.0.2' }]);
+    } finally {
+      demo.kill('SIGINT');
+      await new Promise((done) => (demo.exitCode !== null ? done(null) : demo.once('exit', done)));
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    expect(execFileSync('ip', ['netns', 'list']).toString()).not.toContain('ccoslab');
+  }, 180_000);
+});
