@@ -22,16 +22,18 @@ describe('npm run demo', () => {
     const demo = spawn('npx', ['tsx', 'tools/demo/src/main.ts'], {
       env: { ...process.env, PORT: String(port), DEMO_DATA_DIR: dataDir, DEMO_HOSTS: '2', ADMIN_PASSWORD: 'demo-test-password' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so the test can send SIGINT to all of it as Ctrl+C does in a terminal.
+      detached: true,
     });
     let output = '';
     demo.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     demo.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
       const started = Date.now();
-      while (!output.includes('demo is up') && Date.now() - started < 120_000 && demo.exitCode === null) {
+      while (!output.includes('demo is up') && Date.now() - started < 150_000 && demo.exitCode === null) {
         await new Promise((wake) => setTimeout(wake, 200));
       }
-      expect(output).toContain('demo is up');
+      expect(output, output).toContain('demo is up');
       expect(output).toMatch(/h1\s+198\.18\.0\.11\s+root \/ \S+/);
       const gql = async (query: string, variables: Record<string, unknown>, token?: string) =>
         (await (await fetch(`http://127.0.0.1:${port}/graphql`, {
@@ -44,10 +46,15 @@ describe('npm run demo', () => {
       const clusters = await gql('{ clusters { name vip } }', {}, token);
       expect(clusters.data['clusters']).toEqual([{ name: 'demo', vip: '198.18.0.2' }]);
     } finally {
-      demo.kill('SIGINT');
-      await new Promise((done) => (demo.exitCode !== null ? done(null) : demo.once('exit', done)));
+      const exited = new Promise((done) => (demo.exitCode !== null ? done(null) : demo.once('exit', done)));
+      process.kill(-(demo.pid ?? 0), 'SIGINT');
+      const stopped = await Promise.race([exited.then(() => true), new Promise((wake) => setTimeout(() => wake(false), 30_000))]);
+      if (!stopped) {
+        process.kill(-(demo.pid ?? 0), 'SIGKILL');
+      }
+      expect(stopped, `the demo did not stop on SIGINT:\n${output}`).toBe(true);
       await rm(dataDir, { recursive: true, force: true });
     }
     expect(execFileSync('ip', ['netns', 'list']).toString()).not.toContain('ccoslab');
-  }, 180_000);
+  }, 240_000);
 });
