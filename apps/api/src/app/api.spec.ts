@@ -96,6 +96,7 @@ describe('installer service API', () => {
       ['no credentials', { kubeconfig: null }, 'BAD_USER_INPUT', /^input\.kubeconfig or input\.token is required/],
       ['both credentials', { token: 'x' }, 'BAD_USER_INPUT', /^input\.token must not be given together with input\.kubeconfig/],
       ['a kubeconfig without a user', { kubeconfig: KUBECONFIG.replace(/users:[\s\S]*/, 'users: []\n') }, 'BAD_USER_INPUT', /^input\.kubeconfig has no credentials for user "admin"/],
+      ['a kubeconfig that runs a command', { kubeconfig: KUBECONFIG.replace('user: { token: "kube-admin-token-SECRET-4242" }', 'user: { exec: { command: "/bin/sh", args: ["-c", "id"] } }') }, 'BAD_USER_INPUT', /^input\.kubeconfig user "admin" uses exec, which would run a command/],
       ['a kubeconfig that is not YAML', { kubeconfig: '{ [' }, 'BAD_USER_INPUT', /^input\.kubeconfig is not valid YAML/],
       ['a CA that is not PEM', { kubeconfig: null, token: 't', caCert: 'hello' }, 'BAD_USER_INPUT', /^input\.caCert is not a PEM certificate/],
       ['a duplicate name', { name: 'prod' }, 'CONFLICT', /^input\.name "prod" is already registered/],

@@ -10,7 +10,7 @@ export const CREDENTIALS_PURPOSE = 'cluster-credentials';
 interface KubeconfigShape {
   'current-context'?: string;
   contexts?: Array<{ name?: string; context?: { cluster?: string; user?: string } }>;
-  clusters?: Array<{ name?: string; cluster?: { server?: string } }>;
+  clusters?: Array<{ name?: string; cluster?: { server?: string; 'certificate-authority'?: string } }>;
   users?: Array<{ name?: string; user?: Record<string, unknown> }>;
 }
 
@@ -38,8 +38,16 @@ export function checkKubeconfig(text: string): string | null {
   if (!cluster?.server) {
     return `has no server for cluster "${context.cluster ?? ''}" of the current context`;
   }
+  if (cluster && 'certificate-authority' in cluster) {
+    return 'names its CA as a file (certificate-authority); embed it as certificate-authority-data, since the service cannot read files of your machine';
+  }
   const user = config.users?.find((entry) => entry.name === context.user)?.user;
-  const usable = user && ['token', 'client-certificate-data', 'client-certificate', 'username', 'exec', 'auth-provider', 'tokenFile'].some((key) => key in user);
+  // Plugins would run commands and file references would read files on the installer service.
+  const external = user && ['exec', 'auth-provider', 'tokenFile', 'client-certificate', 'client-key'].find((key) => key in user);
+  if (external) {
+    return `user "${context.user ?? ''}" uses ${external}, which would run a command or read a file on the installer service; embed a token or client-certificate-data and client-key-data instead`;
+  }
+  const usable = user && ['token', 'client-certificate-data', 'username'].some((key) => key in user);
   if (!usable) {
     return `has no credentials for user "${context.user ?? ''}" of the current context (token or client certificate)`;
   }
