@@ -190,6 +190,24 @@ describe('installer service API', () => {
       }
     });
 
+    it('ends every session of a user on sign-out and on a password change', async () => {
+      await harness.gql('mutation { createUser(input: { username: "leaver", password: "leaver-password-1", role: VIEWER }) { id } }', {}, admin);
+      expect((await harness.gql('mutation { logout }')).errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
+      const laptop = await harness.login('leaver', 'leaver-password-1');
+      const phone = await harness.login('leaver', 'leaver-password-1');
+      expect((await harness.gql('{ me { username } }', {}, phone)).data).toEqual({ me: { username: 'leaver' } });
+      expect((await harness.gql('mutation { logout }', {}, laptop)).data).toEqual({ logout: true });
+      for (const token of [laptop, phone]) {
+        expect((await harness.gql('{ me { username } }', {}, token)).errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
+      }
+      const again = await harness.login('leaver', 'leaver-password-1');
+      const changed = await harness.gql('mutation { changePassword(currentPassword: "leaver-password-1", newPassword: "leaver-password-2") }', {}, again);
+      expect(changed.data).toEqual({ changePassword: true });
+      expect((await harness.gql('{ me { username } }', {}, again)).errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
+      await expect(harness.login('leaver', 'leaver-password-1')).rejects.toThrow(/wrong user name or password/);
+      expect((await harness.gql('{ me { username } }', {}, await harness.login('leaver', 'leaver-password-2'))).data).toEqual({ me: { username: 'leaver' } });
+    });
+
     it('locks a user name after repeated wrong passwords', async () => {
       for (let attempt = 0; attempt < 5; attempt += 1) {
         const wrong = await harness.gql('mutation { login(username: "viewer", password: "nope") { token } }');

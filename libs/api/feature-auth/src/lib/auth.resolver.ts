@@ -37,7 +37,14 @@ export class AuthResolver {
   }
 
   @Authorized('VIEWER')
-  @Mutation(() => Boolean, { description: 'Changes the signed-in user\'s own password.' })
+  @Mutation(() => Boolean, { description: 'Signs out: ends every session of the signed-in user, on every device.' })
+  async logout(@Ctx() context: RequestContext): Promise<boolean> {
+    await this.userService.endSessions(context.user?.id ?? '');
+    return true;
+  }
+
+  @Authorized('VIEWER')
+  @Mutation(() => Boolean, { description: 'Changes the signed-in user\'s own password and ends all of their sessions (sign in again).' })
   async changePassword(
     @Ctx() context: RequestContext,
     @Arg('currentPassword', () => String) currentPassword: string,

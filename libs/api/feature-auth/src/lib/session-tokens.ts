@@ -5,6 +5,8 @@ export interface SessionClaims {
   readonly userId: string;
   readonly username: string;
   readonly role: Role;
+  /** The user's session generation when the token was issued. */
+  readonly generation: number;
 }
 
 const ISSUER = 'ccos-scaler';
@@ -19,7 +21,7 @@ export class SessionTokens {
 
   async issue(claims: SessionClaims): Promise<{ token: string; expiresAt: Date }> {
     const expiresAt = new Date(Date.now() + this.lifetimeSeconds * 1000);
-    const token = await new SignJWT({ name: claims.username, role: claims.role })
+    const token = await new SignJWT({ name: claims.username, role: claims.role, gen: claims.generation })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.userId)
       .setIssuer(ISSUER)
@@ -38,7 +40,7 @@ export class SessionTokens {
       if (!payload.sub || !isRole(role)) {
         return null;
       }
-      return { userId: payload.sub, username: String(payload['name']), role };
+      return { userId: payload.sub, username: String(payload['name']), role, generation: Number(payload['gen'] ?? -1) };
     } catch {
       return null;
     }

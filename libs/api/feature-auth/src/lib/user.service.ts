@@ -55,13 +55,14 @@ export class UserService {
     this.throttle.recordSuccess(username);
     user.lastLoginAt = new Date();
     await this.users.update(user.id, { lastLoginAt: user.lastLoginAt });
-    const session = await this.tokens.issue({ userId: user.id, username: user.username, role: user.role });
+    const session = await this.tokens.issue({ userId: user.id, username: user.username, role: user.role, generation: user.sessionGeneration });
     return { ...session, user };
   }
 
   /**
    * Resolves a bearer token to the user it names. The role comes from the database, so a
-   * changed role or a deleted user takes effect at once, not when the token expires.
+   * changed role, a deleted user, a sign-out or a password change takes effect at once,
+   * not when the token expires.
    */
   async authenticate(token: string): Promise<AuthenticatedUser | null> {
     const claims = await this.tokens.verify(token);
@@ -69,7 +70,8 @@ export class UserService {
       return null;
     }
     const user = await this.users.findOneBy({ id: claims.userId });
-    return user ? { id: user.id, username: user.username, role: user.role } : null;
+    // A token from before a sign-out or password change is no longer valid.
+    return user && user.sessionGeneration === claims.generation ? { id: user.id, username: user.username, role: user.role } : null;
   }
 
   findById(id: string): Promise<UserEntity | null> {
@@ -85,6 +87,11 @@ export class UserService {
     if (!(await verifyPassword(currentPassword, user.passwordHash))) {
       throw new BadUserInputError('currentPassword', 'is wrong');
     }
-    await this.users.update(user.id, { passwordHash: await hashPassword(newPassword) });
+    await this.users.update(user.id, { passwordHash: await hashPassword(newPassword), sessionGeneration: user.sessionGeneration + 1 });
+  }
+
+  /** Ends every session of a user (their sign-out, on every device). */
+  async endSessions(userId: string): Promise<void> {
+    await this.users.increment({ id: userId }, 'sessionGeneration', 1);
   }
 }

@@ -110,6 +110,12 @@ export type MeQuery = {
 export type MeQueryVariables = Record<string, never>;
 export const MeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Me"},"variableDefinitions":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"me"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"username"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<MeQuery, MeQueryVariables>;
 
+export type LogoutMutation = {
+  logout: boolean;
+};
+export type LogoutMutationVariables = Record<string, never>;
+export const LogoutDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Logout"},"variableDefinitions":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"logout"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<LogoutMutation, LogoutMutationVariables>;
+
 export type ClustersQuery = {
   clusters: Array<{
     id: string;

@@ -1,7 +1,7 @@
 import { Injectable, inject, signal } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
-import { LoginDocument, MeDocument } from '@ccos/shared/api-schema';
+import { LoginDocument, LogoutDocument, MeDocument } from '@ccos/shared/api-schema';
 import { type Outcome, problemsOf } from '../errors/api-problem';
 import { Notifications } from '../notifications/notifications';
 import { Session, type SessionUser } from './session';
@@ -37,7 +37,12 @@ export class AuthStore {
     }
   }
 
+  /** Ends the session on the server too (every device of this user), then forgets it here. */
   async signOut(): Promise<void> {
+    if (this.session.signedIn()) {
+      // Best effort: an unreachable API must not keep anyone signed in on this screen.
+      await firstValueFrom(this.apollo.mutate({ mutation: LogoutDocument, fetchPolicy: 'no-cache', context: { errorDisplay: 'caller' } })).catch(() => undefined);
+    }
     this.session.signOut();
     await this.apollo.client.clearStore();
   }
