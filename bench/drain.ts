@@ -12,72 +12,17 @@
  * rate limit (5 requests/s, burst 10, per API group client: evictions and pod reads each) paces
  * it; drainNode bounds requests in flight instead. Prints figures; not part of the test suite.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createKubeClient, drainNode } from '@ccos/api/data-access-kube';
-import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
+import { startKubeSim } from '@ccos/tools/kube-sim';
+import { REPLICA_SETS, kubectl, median, podsOn, seedNode } from './support/drain-seed';
 
 const PODS = Number(process.argv[2] ?? 300);
 const ROUNDS = Number(process.argv[3] ?? 1);
 const CONCURRENCY = Number(process.argv[4] ?? 10);
-const REPLICA_SETS = 10;
-const KUBECTL = '/usr/bin/kubectl';
-
-function kubectl(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(KUBECTL, args, { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-/** One node with PODS pods of REPLICA_SETS ReplicaSets; budgets on half of them, all allowing the drain. */
-function seedNode(sim: KubeSim, node: string): void {
-  const res = (name: string) => sim.resource(name);
-  sim.api.seed(res('nodes'), { apiVersion: 'v1', kind: 'Node', metadata: { name: node }, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
-  for (let r = 0; r < REPLICA_SETS; r++) {
-    const app = `${node}-app-${r}`;
-    const perSet = Math.ceil(PODS / REPLICA_SETS);
-    const rs = sim.api.seed(res('replicasets'), {
-      apiVersion: 'apps/v1',
-      kind: 'ReplicaSet',
-      metadata: { name: app, namespace: 'bench' },
-      spec: { replicas: perSet, selector: { matchLabels: { app } }, template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: 'app' }] } } },
-    });
-    if (r % 2 === 0) {
-      // Budgets that permit the drain: some absolute, some relative to the controller's scale.
-      sim.api.seed(res('poddisruptionbudgets'), {
-        apiVersion: 'policy/v1',
-        kind: 'PodDisruptionBudget',
-        metadata: { name: `${app}-budget`, namespace: 'bench' },
-        spec: { ...(r % 4 === 0 ? { minAvailable: 0 } : { maxUnavailable: '100%' }), selector: { matchLabels: { app } } },
-      });
-    }
-    for (let p = 0; p < perSet && r * perSet + p < PODS; p++) {
-      sim.api.seed(res('pods'), {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          name: `${app}-${p}`,
-          namespace: 'bench',
-          labels: { app },
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: app, uid: rs.metadata.uid ?? '', controller: true }],
-        },
-        spec: { nodeName: node, terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'app' }] },
-        status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-      });
-    }
-  }
-}
-
-function podsOn(sim: KubeSim, node: string): number {
-  return sim.store.list(sim.resource('pods'), { nodeName: node }).length;
-}
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-drain-'));
@@ -104,8 +49,8 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const a = `round${round}-ours`;
       const b = `round${round}-kubectl`;
-      seedNode(sim, a);
-      seedNode(sim, b);
+      seedNode(sim, a, PODS);
+      seedNode(sim, b, PODS);
 
       let t = performance.now();
       const result = await drainNode(client, a, { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, gracePeriodSeconds: 0, evictionConcurrency: CONCURRENCY });
