@@ -15,3 +15,4 @@ export * from './lib/embedded-database';
 export * from './lib/audit-log.writer';
 export * from './lib/node.store';
 export * from './lib/agent-tokens';
+export * from './lib/entity-changes';

@@ -3,6 +3,7 @@ import type { DataSource, Repository } from 'typeorm';
 import { type NodeEvent, transition } from '@ccos/shared/domain';
 import { type EventBus, NotFoundError, PreconditionError, TOPICS, type NodeChangedPayload } from '@ccos/api/util-graphql';
 import { NodeEntity } from './entities/node.entity';
+import { entityChanges } from './entity-changes';
 
 type NodeFields = Partial<Omit<NodeEntity, 'id' | 'status' | 'createdAt' | 'updatedAt' | 'version'>>;
 
@@ -54,7 +55,7 @@ export class NodeStore {
       const update = await this.nodes
         .createQueryBuilder()
         .update(NodeEntity)
-        .set({ ...fields, status: result.to, statusReason, everJoined: result.to === 'JOINED' ? true : node.everJoined } as never)
+        .set(entityChanges<NodeEntity>({ ...fields, status: result.to, statusReason, everJoined: result.to === 'JOINED' ? true : node.everJoined }))
         .where('id = :id AND status = :status', { id, status: node.status })
         .execute();
       if (update.affected === 1) {
@@ -69,7 +70,7 @@ export class NodeStore {
 
   /** Changes fields other than the status, and tells subscribers. */
   async update(id: string, fields: NodeFields): Promise<NodeEntity> {
-    await this.nodes.update(id, fields as never);
+    await this.nodes.update(id, entityChanges<NodeEntity>(fields));
     const node = await this.get(id);
     this.publish(node);
     return node;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { DataSource, Repository } from 'typeorm';
 import { describeStep } from '@ccos/shared/domain';
-import { type AgentTokens, type InstallRunEntity, type NodeStore, InstallRunEntity as InstallRunTable, StepEventEntity } from '@ccos/api/data-access-db';
+import { type AgentTokens, type InstallRunEntity, type NodeStore, InstallRunEntity as InstallRunTable, StepEventEntity, entityChanges } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
 import type { ClusterProbe } from './cluster-probe';
 import type { InstallService } from './install.service';
@@ -46,16 +46,18 @@ export class AgentReportService {
       .createQueryBuilder()
       .insert()
       .into(StepEventEntity)
-      .values({
-        runId: run.id,
-        seq: input.seq,
-        step: input.step,
-        status: input.status,
-        progress: input.progress ?? null,
-        message: input.message ?? null,
-        detail: (input.detail ?? null) as never,
-        occurredAt: input.occurredAt,
-      })
+      .values(
+        entityChanges<StepEventEntity>({
+          runId: run.id,
+          seq: input.seq,
+          step: input.step,
+          status: input.status,
+          progress: input.progress ?? null,
+          message: input.message ?? null,
+          detail: input.detail ?? null,
+          occurredAt: input.occurredAt,
+        }),
+      )
       .orIgnore()
       .returning(['id'])
       .execute();

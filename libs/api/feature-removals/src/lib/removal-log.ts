@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { DataSource, Repository } from 'typeorm';
 import { MoreThan } from 'typeorm';
 import type { RemovalEventKind } from '@ccos/shared/domain';
-import { RemovalEventEntity, type RemovalRunEntity } from '@ccos/api/data-access-db';
+import { RemovalEventEntity, type RemovalRunEntity, entityChanges } from '@ccos/api/data-access-db';
 import { type EventBus, type RemovalProgressPayload, TOPICS } from '@ccos/api/util-graphql';
 
 /** An event to record. */
@@ -66,16 +66,18 @@ export class RunEventWriter {
           .insert()
           .into(RemovalEventEntity)
           .values(
-            batch.map((event) => ({
-              runId: this.run.id,
-              seq: event.seq,
-              kind: event.kind,
-              pod: event.pod ?? null,
-              pdb: event.pdb ?? null,
-              message: event.message,
-              detail: event.detail ?? null,
-              occurredAt: event.occurredAt,
-            })) as never,
+            batch.map((event) =>
+              entityChanges<RemovalEventEntity>({
+                runId: this.run.id,
+                seq: event.seq,
+                kind: event.kind,
+                pod: event.pod ?? null,
+                pdb: event.pdb ?? null,
+                message: event.message,
+                detail: event.detail ?? null,
+                occurredAt: event.occurredAt,
+              }),
+            ),
           )
           .orIgnore()
           .execute();

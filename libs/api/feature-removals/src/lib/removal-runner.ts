@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { DataSource, Repository } from 'typeorm';
 import { type RemovalPhase, nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
-import { type AgentTokens, type NodeStore, type RemovalBlockingPod, RemovalRunEntity } from '@ccos/api/data-access-db';
+import { type AgentTokens, type NodeStore, type RemovalBlockingPod, RemovalRunEntity, entityChanges } from '@ccos/api/data-access-db';
 import { type DrainEvent, type DrainFailure, type DrainResult, deleteNode, drainDeadNode, drainNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { cleanHost, stopKubelet } from './host-commands';
@@ -477,7 +477,7 @@ export class RemovalRunner {
     const update = await this.runs
       .createQueryBuilder()
       .update(RemovalRunEntity)
-      .set(fields as never)
+      .set(entityChanges<RemovalRunEntity>(fields))
       .where('id = :id AND status = :running AND owner = :owner', { id: active.run.id, running: 'RUNNING', owner: this.identity })
       .execute();
     if (update.affected !== 1) {
