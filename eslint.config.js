@@ -37,6 +37,8 @@ export default [
           { sourceTag: 'type:domain', onlyDependOnLibsWithTags: [] },
           { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:tool', 'type:util', 'type:domain'] },
           { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:tool', 'type:util', 'type:domain', 'type:data-access'] },
+          // Benchmarks time one feature against its reference, so they may drive a feature library directly.
+          { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:feature', 'type:tool', 'type:util', 'type:domain', 'type:data-access'] },
           // Scopes: the agent and the console reach the API only over GraphQL.
           { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:api', 'scope:shared'] },
           { sourceTag: 'scope:agent', onlyDependOnLibsWithTags: ['scope:agent', 'scope:shared'] },
@@ -44,6 +46,7 @@ export default [
           { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
           { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared'] },
           { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared', 'scope:api'] },
+          { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared', 'scope:api'] },
           // Platforms: browser code never imports server packages; node code never imports Angular.
           { sourceTag: 'platform:browser', onlyDependOnLibsWithTags: ['platform:browser', 'platform:any'], bannedExternalImports: serverOnlyPackages },
           { sourceTag: 'platform:node', onlyDependOnLibsWithTags: ['platform:node', 'platform:any'], bannedExternalImports: ['@angular/*', 'apollo-angular'] },

@@ -26,10 +26,10 @@ import pino from 'pino';
 import { parse } from 'yaml';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
 import { buildKubeconfig, generateCertificateRequest } from '@ccos/tools/kube-sim';
-import { createCsrFeature } from '../libs/api/feature-csrs/src/lib/csr-feature';
+import { createCsrFeature } from '@ccos/api/feature-csrs';
 import {
   BOOTSTRAPPER_TOKEN, BOOTSTRAPPER_TOKEN_LINE, type SimEndpoint, eventually, startCsrTestWorld, startInProcessSim,
-} from '../libs/api/feature-csrs/src/testing/csr-test-world';
+} from '@ccos/api/feature-csrs/testing';
 
 const args = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const IN_PROCESS = process.argv.includes('--in-process');

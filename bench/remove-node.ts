@@ -9,25 +9,22 @@
  *
  *   npx tsx bench/remove-node.ts [podsPerNode=300] [rounds=1]
  *
- * The API runs in this process (started as `npm start` does, on a fresh database of the Postgres
- * server at 127.0.0.1:5432) and so does kube-sim, as in bench/drain.ts: the API and the API server
- * share this process's CPU while kubectl has a process of its own. The removal records every
+ * The built API runs in a process of its own, as `npm start` runs it (build it first:
+ * `npx nx run api:build`), on a fresh database of the Postgres server at 127.0.0.1:5432; kube-sim
+ * runs in this process, as in bench/drain.ts, and kubectl has a process of its own. The removal records every
  * eviction as an event (written in batches) and publishes it to subscribers. Prints figures; not
  * part of the test suite.
  */
-import 'reflect-metadata';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Writable } from 'node:stream';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createTestDatabase } from '@ccos/api/data-access-db/testing';
 import { startKubeSim } from '@ccos/tools/kube-sim';
+import { startBuiltApi } from './support/built-api';
 import { REPLICA_SETS, kubectl, median, podsOn, seedNode } from './support/drain-seed';
-import { loadConfig } from '../apps/api/src/app/config';
-import { startApi } from '../apps/api/src/app/start-api';
 
 const PODS = Number(process.argv[2] ?? 300);
 const ROUNDS = Number(process.argv[3] ?? 1);
@@ -37,8 +34,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-remove-node-'));
   const database = await createTestDatabase('ccos_bench');
   const sim = await startKubeSim({ watchCacheSize: 5000, orphanedPodGcSeconds: -1 });
-  const config = await loadConfig({ DATABASE_URL: database.url, SECRET_KEY: 'bench-secret-key-0123456789-abcdefghijklmnop', ADMIN_PASSWORD, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'warn' });
-  const api = await startApi(config, { logDestination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+  const api = await startBuiltApi({ DATABASE_URL: database.url, SECRET_KEY: 'bench-secret-key-0123456789-abcdefghijklmnop', ADMIN_PASSWORD, DATA_DIR: dir, LOG_LEVEL: 'warn' });
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, sim.kubeconfig, { mode: 0o600 });
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache') };

@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+const API_BUNDLE = 'dist/apps/api/main.js';
+
+export interface BuiltApi {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The built API (`npx nx run api:build`) in a process of its own, as `npm start` runs it. */
+export async function startBuiltApi(env: Record<string, string>): Promise<BuiltApi> {
+  if (!existsSync(API_BUNDLE)) {
+    throw new Error(`${API_BUNDLE} is missing: build it first (npx nx run api:build)`);
+  }
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [API_BUNDLE], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  for (const started = Date.now(); ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    if (child.exitCode !== null) {
+      throw new Error(`the API exited with ${child.exitCode}: ${stderr}`);
+    }
+    if (Date.now() - started > 60_000) {
+      child.kill('SIGKILL');
+      throw new Error(`the API was not ready within 60 s: ${stderr}`);
+    }
+    if (await fetch(`${url}/readyz`).then((response) => response.ok, () => false)) {
+      break;
+    }
+  }
+  return {
+    url,
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
