@@ -1,4 +1,4 @@
-import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
+import { Injectable, computed, inject, signal } from '@angular/core';
 import type { ApolloCache } from '@apollo/client';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
@@ -26,14 +26,6 @@ import { type InstallRunView, type NodeSummary, type StepEventView, mergeEvents 
 /** One mutation for a node: its result (absent when it failed) and the error. */
 type Send<V> = (nodeId: string) => Promise<{ readonly value: V | null | undefined; readonly error: unknown }>;
 
-/**
- * The agent uploads a failed run's diagnostics bundle after it reported the failure, and
- * the API announces neither the upload nor a run change for it. So after a run fails
- * without a bundle, the node is read again a bounded number of times (not a poll: two
- * reads per failed run). Remove once the API publishes the upload on installProgress.
- */
-const DIAGNOSTICS_FOLLOW_UP_MS = [3_000, 10_000] as const;
-
 /** What an operator can do to a node from its page. */
 export type NodeAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'credentials' | 'acceptHostKey' | 'delete';
 
@@ -56,8 +48,6 @@ export class NodeDetailStore {
   private readonly running = signal<NodeAction | null>(null);
   private readonly gone = signal(false);
   private readonly dialogProblems = signal<readonly ApiProblem[]>([]);
-  private readonly followedUp = new Set<string>();
-  private readonly followUpTimers = new Set<ReturnType<typeof setTimeout>>();
 
   readonly node = computed(() => this.query.data()?.node ?? null);
   readonly loading = computed(() => this.query.loading() && this.query.data() === undefined);
@@ -88,10 +78,6 @@ export class NodeDetailStore {
     const run = this.currentRun();
     return run ? this.eventsOf(run.id) : [];
   });
-
-  constructor() {
-    inject(DestroyRef).onDestroy(() => this.followUpTimers.forEach((timer) => clearTimeout(timer)));
-  }
 
   select(clusterId: string, nodeId: string): void {
     if (nodeId !== this.nodeId) {
@@ -248,18 +234,6 @@ export class NodeDetailStore {
     }
     this.latestRun.set(run);
     this.eventsByRun.update((map) => new Map(map).set(run.id, mergeEvents(map.get(run.id) ?? [], progress.events)));
-    if (run.status === 'FAILED' && !run.diagnostics && !this.followedUp.has(run.id)) {
-      this.followedUp.add(run.id);
-      for (const delay of DIAGNOSTICS_FOLLOW_UP_MS) {
-        const timer = setTimeout(() => {
-          this.followUpTimers.delete(timer);
-          if (!this.runs().find((known) => known.id === run.id)?.diagnostics) {
-            this.query.refetch();
-          }
-        }, delay);
-        this.followUpTimers.add(timer);
-      }
-    }
   }
 
   private async startRun(action: NodeAction, send: Send<InstallRunView>): Promise<Outcome<InstallRunView>> {
