@@ -1,26 +1,24 @@
-import { Injectable, computed, inject, signal } from '@angular/core';
+import { Injectable, inject } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
 import { ClustersDocument, RegisterClusterDocument, type RegisterClusterInput } from '@ccos/shared/api-schema';
-import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
+import type { Outcome } from '../errors/api-problem';
+import { FormSubmission } from '../forms/form-submission';
 import { type Cluster, byClusterName } from './cluster';
 
 /** The register-cluster form's server side: sending, and the API's problems per field. */
 @Injectable()
 export class ClusterRegistrationStore {
   private readonly apollo = inject(Apollo);
-  private readonly sending = signal(false);
-  private readonly lastProblems = signal<readonly ApiProblem[]>([]);
+  private readonly submission = new FormSubmission();
 
-  readonly saving = this.sending.asReadonly();
-  readonly problems = this.lastProblems.asReadonly();
+  readonly saving = this.submission.sending;
+  readonly problems = this.submission.problems;
   /** The API's messages keyed by input field (`name`, `vip`, `kubeconfig` …), shown next to the field. */
-  readonly fieldErrors = computed(() => fieldProblems(this.lastProblems()));
+  readonly fieldErrors = this.submission.fieldErrors;
 
-  async register(input: RegisterClusterInput): Promise<Outcome<Cluster>> {
-    this.sending.set(true);
-    this.lastProblems.set([]);
-    try {
+  register(input: RegisterClusterInput): Promise<Outcome<Cluster>> {
+    return this.submission.send(async () => {
       const result = await firstValueFrom(
         this.apollo.mutate({
           mutation: RegisterClusterDocument,
@@ -36,20 +34,7 @@ export class ClusterRegistrationStore {
           },
         }),
       );
-      const cluster = result.data?.registerCluster;
-      if (cluster) {
-        return { ok: true, value: cluster };
-      }
-      return this.failed(problemsOf(result.error));
-    } catch (error) {
-      return this.failed(problemsOf(error));
-    } finally {
-      this.sending.set(false);
-    }
-  }
-
-  private failed(problems: readonly ApiProblem[]): Outcome<Cluster> {
-    this.lastProblems.set(problems);
-    return { ok: false, problems };
+      return { value: result.data?.registerCluster, error: result.error };
+    });
   }
 }

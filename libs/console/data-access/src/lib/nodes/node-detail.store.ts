@@ -21,10 +21,11 @@ import {
 import { liveQuery } from '../apollo/live-query';
 import { liveSubscription } from '../apollo/live-subscription';
 import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
+import type { MutationAnswer } from '../forms/form-submission';
 import { type InstallRunView, type NodeSummary, type StepEventView, mergeEvents } from './node';
 
-/** One mutation for a node: its result (absent when it failed) and the error. */
-type Send<V> = (nodeId: string) => Promise<{ readonly value: V | null | undefined; readonly error: unknown }>;
+/** One mutation for a node. */
+type Send<V> = (nodeId: string) => Promise<MutationAnswer<V>>;
 
 /** What an operator can do to a node from its page. */
 export type NodeAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'credentials' | 'acceptHostKey' | 'delete';

@@ -1,8 +1,9 @@
-import { Injectable, computed, inject, signal } from '@angular/core';
+import { Injectable, inject } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
 import { AddNodeDocument, type AddNodeInput, NodesDocument } from '@ccos/shared/api-schema';
-import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
+import type { Outcome } from '../errors/api-problem';
+import { FormSubmission } from '../forms/form-submission';
 import { type NodeSummary, byHostname } from './node';
 
 /**
@@ -12,22 +13,19 @@ import { type NodeSummary, byHostname } from './node';
 @Injectable()
 export class NodeEntryStore {
   private readonly apollo = inject(Apollo);
-  private readonly sending = signal(false);
-  private readonly lastProblems = signal<readonly ApiProblem[]>([]);
+  private readonly submission = new FormSubmission();
 
-  readonly saving = this.sending.asReadonly();
-  readonly problems = this.lastProblems.asReadonly();
+  readonly saving = this.submission.sending;
+  readonly problems = this.submission.problems;
   /** The API's messages keyed by input field (`hostname`, `ip`, `labels`, `privateKey` …). */
-  readonly fieldErrors = computed(() => fieldProblems(this.lastProblems()));
+  readonly fieldErrors = this.submission.fieldErrors;
 
   clearProblems(): void {
-    this.lastProblems.set([]);
+    this.submission.clear();
   }
 
-  async add(input: AddNodeInput): Promise<Outcome<NodeSummary>> {
-    this.sending.set(true);
-    this.lastProblems.set([]);
-    try {
+  add(input: AddNodeInput): Promise<Outcome<NodeSummary>> {
+    return this.submission.send(async () => {
       const result = await firstValueFrom(
         this.apollo.mutate({
           mutation: AddNodeDocument,
@@ -43,20 +41,7 @@ export class NodeEntryStore {
           },
         }),
       );
-      const node = result.data?.addNode;
-      if (node) {
-        return { ok: true, value: node };
-      }
-      return this.failed(problemsOf(result.error));
-    } catch (error) {
-      return this.failed(problemsOf(error));
-    } finally {
-      this.sending.set(false);
-    }
-  }
-
-  private failed(problems: readonly ApiProblem[]): Outcome<NodeSummary> {
-    this.lastProblems.set(problems);
-    return { ok: false, problems };
+      return { value: result.data?.addNode, error: result.error };
+    });
   }
 }

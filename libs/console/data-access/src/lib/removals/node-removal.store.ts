@@ -3,6 +3,7 @@ import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
 import { NodeDocument, RemovalPreviewDocument, RemoveNodeDocument, type RemoveNodeInput } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
+import { FormSubmission } from '../forms/form-submission';
 import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
 import type { RemovalPreviewView, RemovalRunView } from './removal';
 
@@ -22,8 +23,7 @@ export class NodeRemovalStore {
     loading: false,
     problems: [],
   });
-  private readonly sending = signal(false);
-  private readonly lastProblems = signal<readonly ApiProblem[]>([]);
+  private readonly starting = new FormSubmission();
 
   readonly node = computed(() => this.nodeQuery.data()?.node ?? null);
   readonly loading = computed(() => this.nodeQuery.loading() && this.nodeQuery.data() === undefined);
@@ -31,10 +31,10 @@ export class NodeRemovalStore {
   readonly preview = computed(() => this.previewState().preview);
   readonly previewLoading = computed(() => this.previewState().loading);
   readonly previewProblems = computed(() => this.previewState().problems);
-  readonly saving = this.sending.asReadonly();
-  readonly startProblems = this.lastProblems.asReadonly();
+  readonly saving = this.starting.sending;
+  readonly startProblems = this.starting.problems;
   /** The API's problems by option (`confirmHostname`, `timeoutSeconds` …). */
-  readonly fieldErrors = computed(() => fieldProblems(this.lastProblems().map((problem) => ({ ...problem, field: problem.field?.replace(/^options\./, '') ?? null }))));
+  readonly fieldErrors = computed(() => fieldProblems(this.startProblems().map((problem) => ({ ...problem, field: problem.field?.replace(/^options\./, '') ?? null }))));
 
   select(nodeId: string): void {
     if (nodeId !== this.nodeId) {
@@ -75,24 +75,9 @@ export class NodeRemovalStore {
     if (!nodeId) {
       return { ok: false, problems: [{ code: 'UNKNOWN', message: 'no node selected', field: null }] };
     }
-    this.sending.set(true);
-    this.lastProblems.set([]);
-    try {
+    return this.starting.send(async () => {
       const result = await firstValueFrom(this.apollo.mutate({ mutation: RemoveNodeDocument, variables: { nodeId, options }, context: { errorDisplay: 'fields' } }));
-      const run = result.data?.removeNode;
-      if (run) {
-        return { ok: true, value: run };
-      }
-      return this.failed(problemsOf(result.error));
-    } catch (error) {
-      return this.failed(problemsOf(error));
-    } finally {
-      this.sending.set(false);
-    }
-  }
-
-  private failed(problems: readonly ApiProblem[]): Outcome<RemovalRunView> {
-    this.lastProblems.set(problems);
-    return { ok: false, problems };
+      return { value: result.data?.removeNode, error: result.error };
+    });
   }
 }

@@ -1,9 +1,10 @@
-import { Injectable, computed, inject, signal } from '@angular/core';
+import { Injectable, computed, inject } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
 import { CreateUserDocument, type CreateUserInput, type UsersQuery, UsersDocument } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
-import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
+import type { Outcome } from '../errors/api-problem';
+import { FormSubmission } from '../forms/form-submission';
 
 export type User = UsersQuery['users'][number];
 
@@ -12,15 +13,14 @@ export type User = UsersQuery['users'][number];
 export class UsersStore {
   private readonly apollo = inject(Apollo);
   private readonly query = liveQuery(UsersDocument);
-  private readonly creating = signal(false);
-  private readonly createProblems = signal<readonly ApiProblem[]>([]);
+  private readonly creation = new FormSubmission();
 
   readonly users = computed(() => this.query.data()?.users ?? []);
   readonly loading = computed(() => this.query.loading() && this.query.data() === undefined);
   readonly problems = this.query.problems;
-  readonly saving = this.creating.asReadonly();
+  readonly saving = this.creation.sending;
   /** The API's messages for the create form, keyed by field (`username`, `password`, `role`). */
-  readonly fieldErrors = computed(() => fieldProblems(this.createProblems()));
+  readonly fieldErrors = this.creation.fieldErrors;
 
   constructor() {
     this.query.watch({});
@@ -31,13 +31,11 @@ export class UsersStore {
   }
 
   clearProblems(): void {
-    this.createProblems.set([]);
+    this.creation.clear();
   }
 
-  async create(input: CreateUserInput): Promise<Outcome<User>> {
-    this.creating.set(true);
-    this.createProblems.set([]);
-    try {
+  create(input: CreateUserInput): Promise<Outcome<User>> {
+    return this.creation.send(async () => {
       const result = await firstValueFrom(
         this.apollo.mutate({
           mutation: CreateUserDocument,
@@ -53,20 +51,7 @@ export class UsersStore {
           },
         }),
       );
-      const user = result.data?.createUser;
-      if (user) {
-        return { ok: true, value: user };
-      }
-      return this.failed(problemsOf(result.error));
-    } catch (error) {
-      return this.failed(problemsOf(error));
-    } finally {
-      this.creating.set(false);
-    }
-  }
-
-  private failed(problems: readonly ApiProblem[]): Outcome<User> {
-    this.createProblems.set(problems);
-    return { ok: false, problems };
+      return { value: result.data?.createUser, error: result.error };
+    });
   }
 }

@@ -1,0 +1,43 @@
+import { computed, signal } from '@angular/core';
+import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
+
+/** What one mutation gave back: its result (absent when it failed) and the error. */
+export interface MutationAnswer<T> {
+  readonly value: T | null | undefined;
+  readonly error?: unknown;
+}
+
+/**
+ * A form's round trip to the API: whether it is being sent, and the API's problems from the
+ * last try, also keyed by input field (`input.vip` and `vip` both as `vip`) to show next to it.
+ */
+export class FormSubmission {
+  private readonly sendingState = signal(false);
+  private readonly problemsState = signal<readonly ApiProblem[]>([]);
+
+  readonly sending = this.sendingState.asReadonly();
+  readonly problems = this.problemsState.asReadonly();
+  readonly fieldErrors = computed(() => fieldProblems(this.problemsState()));
+
+  clear(): void {
+    this.problemsState.set([]);
+  }
+
+  async send<T>(mutate: () => Promise<MutationAnswer<T>>): Promise<Outcome<T>> {
+    this.sendingState.set(true);
+    this.problemsState.set([]);
+    try {
+      const { value, error } = await mutate();
+      return value ? { ok: true, value } : this.failed(problemsOf(error));
+    } catch (error) {
+      return this.failed(problemsOf(error));
+    } finally {
+      this.sendingState.set(false);
+    }
+  }
+
+  private failed<T>(problems: readonly ApiProblem[]): Outcome<T> {
+    this.problemsState.set(problems);
+    return { ok: false, problems };
+  }
+}
