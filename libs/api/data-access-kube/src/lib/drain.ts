@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { V1Eviction } from '@kubernetes/client-node';
-import { setUnschedulable } from './cordon';
-import { planDrain, type DrainOptions, type DrainPlan, type DrainPlanPod } from './drain-plan';
+import { cordonAndPlan, drainReport } from './drain-opening';
+import type { DrainOptions, DrainPlanPod } from './drain-plan';
 import { isStatus, KubeApiError, type KubeClient } from './kube-client';
 
 export { planDrain } from './drain-plan';
@@ -136,18 +136,8 @@ interface Eviction {
  * @see https://kubernetes.io/docs/tasks/administer-cluster/safely-drain-node/
  */
 export async function drainNode(client: KubeClient, node: string, options: DrainOptions = {}, onEvent: (event: DrainEvent) => void = () => undefined): Promise<DrainResult> {
-  const emit = (event: DrainEvent): void => {
-    try {
-      onEvent(event);
-    } catch {
-      // A listener's failure must not break the drain.
-    }
-  };
-  const finish = (result: DrainResult): DrainResult => {
-    emit({ type: 'done', result });
-    return result;
-  };
-  const fail = (failure: DrainFailure, reason: string, blocking: DrainBlockingPod[] = []): DrainResult => finish({ ok: false, failure, reason, blocking });
+  const report = drainReport(onEvent);
+  const { emit, finish, fail } = report;
 
   const invalid = invalidOption(options);
   if (invalid) {
@@ -161,36 +151,17 @@ export async function drainNode(client: KubeClient, node: string, options: Drain
   const stoppedReason = (failure: DrainFailure): string => (failure === 'CANCELLED' ? 'the drain was cancelled' : `the drain did not finish within ${timeoutSeconds} s`);
 
   try {
-    let plan: DrainPlan;
-    try {
-      const cordon = await setUnschedulable(client, node, true, signal);
-      emit({ type: 'cordoned', node, alreadyCordoned: !cordon.changed });
-      plan = await planDrain(client, node, { ...options, signal });
-    } catch (error) {
+    const opened = await cordonAndPlan(client, node, { ...options, signal }, report, () => {
       const why = stopped();
-      if (why) {
-        return fail(why, stoppedReason(why));
-      }
-      if (isStatus(error, 404)) {
-        return fail('NODE_NOT_FOUND', error.status?.message ?? `nodes "${node}" not found`);
-      }
-      return fail('API_ERROR', error instanceof Error ? error.message : String(error));
+      return why ? { failure: why, reason: stoppedReason(why) } : null;
+    });
+    if (!('remove' in opened)) {
+      return opened;
     }
-
-    if (!plan.allowed) {
-      return fail(
-        'REFUSED',
-        plan.refusal ?? 'refused',
-        plan.pods.filter((entry) => entry.action === 'refuse').map((entry) => ({ pod: entry.pod, message: entry.reason })),
-      );
-    }
-    const skipped = plan.pods.filter((entry) => entry.action === 'skip').map((entry) => ({ pod: entry.pod, reason: entry.reason }));
-    skipped.forEach((entry) => emit({ type: 'pod-skipped', ...entry }));
+    const { remove, skipped } = opened;
 
     const limit = createLimiter(options.evictionConcurrency ?? DEFAULT_CONCURRENCY);
-    const evictions: Eviction[] = plan.pods
-      .filter((entry) => entry.action === 'evict')
-      .map((entry) => ({ entry, uid: entry.uid, state: 'pending', pdb: entry.pdbs[0], message: 'not evicted yet' }));
+    const evictions: Eviction[] = remove.map((entry) => ({ entry, uid: entry.uid, state: 'pending', pdb: entry.pdbs[0], message: 'not evicted yet' }));
     await Promise.all(evictions.map((eviction) => evictAndWait(client, eviction, options, signal, limit, emit)));
 
     const leftover = (states: Eviction['state'][]): DrainBlockingPod[] =>

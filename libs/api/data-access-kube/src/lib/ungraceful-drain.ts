@@ -1,6 +1,6 @@
-import { setUnschedulable } from './cordon';
-import { planDrain, type DrainOptions, type DrainPlan } from './drain-plan';
-import type { DrainBlockingPod, DrainEvent, DrainFailure, DrainResult } from './drain';
+import type { DrainOptions } from './drain-plan';
+import type { DrainBlockingPod, DrainEvent, DrainResult } from './drain';
+import { cordonAndPlan, drainReport } from './drain-opening';
 import { isStatus, type KubeClient } from './kube-client';
 
 /** The options of {@link drainDeadNode}: kubectl's pod classes; no grace period, timeout or retries apply. */
@@ -18,45 +18,14 @@ export type DeadNodeDrainOptions = Pick<DrainOptions, 'force' | 'deleteEmptyDirD
  * @see https://kubernetes.io/docs/reference/kubectl/generated/kubectl_delete/
  */
 export async function drainDeadNode(client: KubeClient, node: string, options: DeadNodeDrainOptions = {}, onEvent: (event: DrainEvent) => void = () => undefined): Promise<DrainResult> {
-  const emit = (event: DrainEvent): void => {
-    try {
-      onEvent(event);
-    } catch {
-      // A listener's failure must not break the drain.
-    }
-  };
-  const finish = (result: DrainResult): DrainResult => {
-    emit({ type: 'done', result });
-    return result;
-  };
-  const fail = (failure: DrainFailure, reason: string, blocking: DrainBlockingPod[] = []): DrainResult => finish({ ok: false, failure, reason, blocking });
+  const report = drainReport(onEvent);
+  const { emit, finish, fail } = report;
   const signal = options.signal;
-
-  let plan: DrainPlan;
-  try {
-    const cordon = await setUnschedulable(client, node, true, signal);
-    emit({ type: 'cordoned', node, alreadyCordoned: !cordon.changed });
-    plan = await planDrain(client, node, options);
-  } catch (error) {
-    if (signal?.aborted) {
-      return fail('CANCELLED', 'the drain was cancelled');
-    }
-    if (isStatus(error, 404)) {
-      return fail('NODE_NOT_FOUND', error.status?.message ?? `nodes "${node}" not found`);
-    }
-    return fail('API_ERROR', error instanceof Error ? error.message : String(error));
+  const opened = await cordonAndPlan(client, node, options, report, () => (signal?.aborted ? { failure: 'CANCELLED', reason: 'the drain was cancelled' } : null));
+  if (!('remove' in opened)) {
+    return opened;
   }
-  if (!plan.allowed) {
-    return fail(
-      'REFUSED',
-      plan.refusal ?? 'refused',
-      plan.pods.filter((entry) => entry.action === 'refuse').map((entry) => ({ pod: entry.pod, message: entry.reason })),
-    );
-  }
-  const skipped = plan.pods.filter((entry) => entry.action === 'skip').map((entry) => ({ pod: entry.pod, reason: entry.reason }));
-  skipped.forEach((entry) => emit({ type: 'pod-skipped', ...entry }));
-
-  const queue = plan.pods.filter((entry) => entry.action === 'evict');
+  const { remove: queue, skipped } = opened;
   const failed: DrainBlockingPod[] = [];
   const deleted: string[] = [];
   const worker = async (): Promise<void> => {
