@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
-import { type Browser, type Locator, type Page, type Request, chromium } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
+import { type PageRecord, descriptionOf, launchChromium, recordPage, screenshot } from '../support/console-browser';
 
 /**
  * The console in Chromium against the built API (which serves it), driven as a person
@@ -11,37 +11,27 @@ import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support
  * Needs `dist/apps/console/browser` and `dist/apps/api/main.js`
  * (`npx nx run-many -t build -p api console`). The tests run in order and share one page.
  */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SCREENSHOTS = 'tmp/console-e2e';
 
 let api: ApiProcess;
 let sim: KubeSim;
 let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
-const graphqlOperations: string[] = [];
+let record: PageRecord;
 let clusterUrl = '';
 
 describe('console', () => {
   beforeAll(async () => {
-    [api, sim, browser] = await Promise.all([startApiProcess(), startKubeSim(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
+    [api, sim, browser] = await Promise.all([startApiProcess(), startKubeSim(), launchChromium()]);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('request', (request) => {
-      const name = operationName(request);
-      if (name) {
-        graphqlOperations.push(name);
-      }
-    });
+    record = recordPage(page);
   });
 
   afterEach(async (context) => {
     if (context.task.result?.state === 'fail' && page) {
-      await mkdir(SCREENSHOTS, { recursive: true });
-      const file = `${SCREENSHOTS}/${context.task.name.replace(/[^\w-]+/g, '_')}.png`;
-      await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      const file = await screenshot(page, SCREENSHOTS, context.task.name).catch(() => 'none');
       console.error(`screenshot of the failure: ${file}\nAPI log tail:\n${api?.output().slice(-2000)}`);
     }
   });
@@ -82,7 +72,7 @@ describe('console', () => {
     await expect.poll(() => descriptionOf(vip)).toContain('Enter an IPv4 or IPv6 address');
     expect(await vip.getAttribute('aria-invalid')).toBe('true');
     expect(await isFocused(vip)).toBe(true);
-    expect(graphqlOperations).not.toContain('RegisterCluster');
+    expect(record.graphqlOperations).not.toContain('RegisterCluster');
 
     await vip.fill('127.0.0.1');
     await page.getByRole('button', { name: 'Register cluster' }).click();
@@ -90,7 +80,7 @@ describe('console', () => {
     await page.getByText('Cluster prod-east registered').first().waitFor();
     clusterUrl = page.url();
     expect(new URL(clusterUrl).pathname).toMatch(/^\/clusters\/[0-9a-f-]{36}$/);
-    expect(graphqlOperations.filter((name) => name === 'RegisterCluster')).toHaveLength(1);
+    expect(record.graphqlOperations.filter((name) => name === 'RegisterCluster')).toHaveLength(1);
   });
 
   it('shows the server error for a duplicate name next to the name field', async () => {
@@ -195,31 +185,9 @@ describe('console', () => {
   });
 
   it('raised no uncaught errors in the page', () => {
-    expect(pageErrors).toEqual([]);
+    expect(record.pageErrors).toEqual([]);
   });
 });
-
-function operationName(request: Request): string | null {
-  if (request.method() !== 'POST' || !request.url().endsWith('/graphql')) {
-    return null;
-  }
-  try {
-    return (JSON.parse(request.postData() ?? '{}') as { operationName?: string }).operationName ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** The text a screen reader reads as the control's description (its hint and error, via aria-describedby). */
-async function descriptionOf(control: Locator): Promise<string> {
-  return control.evaluate((element) =>
-    (element.getAttribute('aria-describedby') ?? '')
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent?.trim() ?? '')
-      .join(' '),
-  );
-}
 
 async function isFocused(control: Locator): Promise<boolean> {
   return control.evaluate((element) => element.ownerDocument.activeElement === element);

@@ -1,8 +1,9 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { type Browser, type Locator, type Page, type Request, chromium } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INSTALL_STEPS, STEP_CATALOGUE, describeStep } from '@ccos/shared/domain';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
+import { type PageRecord, descriptionOf, launchChromium, recordPage, screenshot } from '../support/console-browser';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -13,7 +14,6 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
  * VIEWER who may look but not act. The tests run in order and share one page.
  * Needs `npx nx run-many -t build -p api console boot-worker`.
  */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SCREENSHOTS = 'tmp/console-nodes-e2e';
 const VIEWER = { username: 'viewer1', password: 'viewer1-password' };
 /** An address on the lab network with no host behind it. */
@@ -43,15 +43,14 @@ let browser: Browser;
 let page: Page;
 let baseUrl = '';
 let nodeUrl = '';
-const pageErrors: string[] = [];
-const graphqlOperations: string[] = [];
+let record: PageRecord;
 
 describe('console: nodes and certificates', () => {
   beforeAll(async () => {
     // The lab lock may be held by another engineer's run; startScaleOutWorld waits for it.
     [world, browser] = await Promise.all([
       startScaleOutWorld({ hosts: 2, apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000' } }),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+      launchChromium(),
     ]);
     baseUrl = `http://127.0.0.1:${world.api.port}`;
     const created = await world.gql('mutation($input: CreateUserInput!) { createUser(input: $input) { id } }', { input: { ...VIEWER, role: 'VIEWER' } });
@@ -59,20 +58,12 @@ describe('console: nodes and certificates', () => {
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'en-US' });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('request', (request) => {
-      const name = operationName(request);
-      if (name) {
-        graphqlOperations.push(name);
-      }
-    });
+    record = recordPage(page);
   }, 900_000);
 
   afterEach(async (context) => {
     if (context.task.result?.state === 'fail' && page) {
-      await mkdir(SCREENSHOTS, { recursive: true });
-      const file = `${SCREENSHOTS}/failed-${context.task.name.replace(/[^\w-]+/g, '_')}.png`;
-      await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      const file = await screenshot(page, SCREENSHOTS, `failed-${context.task.name}`).catch(() => 'none');
       console.error(`screenshot of the failure: ${file}\nAPI log tail:\n${world?.api.output().slice(-3000)}`);
     }
   });
@@ -116,14 +107,14 @@ describe('console: nodes and certificates', () => {
     await page.getByRole('button', { name: 'Add node' }).click();
     await expect.poll(() => descriptionOf(ip)).toContain('Enter an IPv4 or IPv6 address');
     expect(await ip.getAttribute('aria-invalid')).toBe('true');
-    expect(graphqlOperations).not.toContain('AddNode');
+    expect(record.graphqlOperations).not.toContain('AddNode');
 
     await ip.fill(host.ip);
     await page.getByRole('button', { name: 'Add node' }).click();
     await page.getByRole('heading', { name: host.hostname, level: 1 }).waitFor();
     nodeUrl = page.url();
     expect(new URL(nodeUrl).pathname).toMatch(new RegExp(`^/clusters/${world.clusterId}/nodes/[0-9a-f-]{36}$`));
-    expect(graphqlOperations.filter((name) => name === 'AddNode')).toHaveLength(1);
+    expect(record.graphqlOperations.filter((name) => name === 'AddNode')).toHaveLength(1);
     // The password went to the API once and stays nowhere in the page or its storage.
     const kept = await page.evaluate(`(${KEEPS_SECRET})(${JSON.stringify(host.password)})`);
     expect(kept).toBe(false);
@@ -131,7 +122,7 @@ describe('console: nodes and certificates', () => {
 
   it('shows the node reach READY_TO_INSTALL live, without a reload or polling', async () => {
     await page.evaluate(MARK_DOCUMENT);
-    const nodeQueriesBefore = graphqlOperations.filter((name) => name === 'Node').length;
+    const nodeQueriesBefore = record.graphqlOperations.filter((name) => name === 'Node').length;
     const status = page.getByTestId('node-status');
     await expect.poll(() => status.getAttribute('data-status'), { timeout: 90_000 }).toBe('READY_TO_INSTALL');
     expect(await page.evaluate(SAME_DOCUMENT)).toBe(true);
@@ -139,7 +130,7 @@ describe('console: nodes and certificates', () => {
     const host = world.lab.hosts[0];
     expect(await page.getByTestId('host-key').textContent()).toContain(world.lab.hostKeyFingerprints[host.id]?.ed25519 ?? 'SHA256:');
     // The node is re-read when the service says it changed (ADDING → READY_TO_INSTALL), not on a timer.
-    expect(graphqlOperations.filter((name) => name === 'Node').length - nodeQueriesBefore).toBeLessThanOrEqual(4);
+    expect(record.graphqlOperations.filter((name) => name === 'Node').length - nodeQueriesBefore).toBeLessThanOrEqual(4);
     await snap('node-ready-en');
   });
 
@@ -404,7 +395,7 @@ describe('console: nodes and certificates', () => {
   });
 
   it('raised no uncaught errors in the page', () => {
-    expect(pageErrors).toEqual([]);
+    expect(record.pageErrors).toEqual([]);
   });
 });
 
@@ -414,28 +405,6 @@ async function stepState(step: string): Promise<string | null> {
 
 /** Keeps a picture of each page for review (tmp/ is not committed). */
 async function snap(name: string): Promise<void> {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+  await screenshot(page, SCREENSHOTS, name);
 }
 
-function operationName(request: Request): string | null {
-  if (request.method() !== 'POST' || !request.url().endsWith('/graphql')) {
-    return null;
-  }
-  try {
-    return (JSON.parse(request.postData() ?? '{}') as { operationName?: string }).operationName ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** The text a screen reader reads as the control's description (its hint and error, via aria-describedby). */
-async function descriptionOf(control: Locator): Promise<string> {
-  return control.evaluate((element) =>
-    (element.getAttribute('aria-describedby') ?? '')
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent?.trim() ?? '')
-      .join(' '),
-  );
-}

@@ -1,0 +1,57 @@
+import { mkdir } from 'node:fs/promises';
+import { type Browser, type Locator, type Page, type Request, chromium } from 'playwright-core';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** Debian's Chromium, headless. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+/** What a page did that a test checks afterwards: uncaught errors, and the GraphQL operations it sent over HTTP. */
+export interface PageRecord {
+  readonly pageErrors: string[];
+  readonly graphqlOperations: string[];
+}
+
+export function recordPage(page: Page): PageRecord {
+  const record: PageRecord = { pageErrors: [], graphqlOperations: [] };
+  page.on('pageerror', (error) => record.pageErrors.push(error.message));
+  page.on('request', (request) => {
+    const name = operationName(request);
+    if (name) {
+      record.graphqlOperations.push(name);
+    }
+  });
+  return record;
+}
+
+/** Keeps a picture of the page in `folder` (under tmp/, not committed) and says where. */
+export async function screenshot(page: Page, folder: string, name: string): Promise<string> {
+  await mkdir(folder, { recursive: true });
+  const file = `${folder}/${name.replace(/[^\w-]+/g, '_')}.png`;
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** The text a screen reader reads as the control's description (its hint and error, via aria-describedby). */
+export async function descriptionOf(control: Locator): Promise<string> {
+  return control.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent?.trim() ?? '')
+      .join(' '),
+  );
+}
+
+function operationName(request: Request): string | null {
+  if (request.method() !== 'POST' || !request.url().endsWith('/graphql')) {
+    return null;
+  }
+  try {
+    return (JSON.parse(request.postData() ?? '{}') as { operationName?: string }).operationName ?? null;
+  } catch {
+    return null;
+  }
+}
