@@ -143,13 +143,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
     admin = await harness.tokenFor('ADMIN');
     operator = await harness.tokenFor('OPERATOR');
     viewer = await harness.tokenFor('VIEWER');
-    const registered = await harness.gql<{ registerCluster: { id: string } }>(
-      'mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }',
-      { i: { name: 'sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig: sim.kubeconfig, csrAutoApprove: false } },
-      admin,
-    );
-    expect(registered.errors).toBeUndefined();
-    clusterId = registered.data?.registerCluster.id ?? '';
+    clusterId = await harness.registerSimCluster(sim);
   });
   afterAll(async () => {
     for (const client of requesters.values()) {

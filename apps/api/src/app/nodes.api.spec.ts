@@ -17,13 +17,7 @@ describe('nodes and installs over GraphQL: roles and input checks', () => {
     sim = await startKubeSim();
     // No agent executable: addNode must refuse instead of storing a node it cannot provision.
     harness = await startApiHarness({ AGENT_BINARY: '/nonexistent/boot-worker' });
-    const admin = await harness.tokenFor('ADMIN');
-    const registered = await harness.gql<{ registerCluster: { id: string } }>(
-      'mutation($input: RegisterClusterInput!) { registerCluster(input: $input) { id } }',
-      { input: { name: 'sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig: sim.kubeconfig } },
-      admin,
-    );
-    clusterId = registered.data?.registerCluster.id ?? '';
+    clusterId = await harness.registerSimCluster(sim);
   });
   afterAll(async () => {
     await harness?.stop();

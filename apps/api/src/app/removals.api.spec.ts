@@ -99,7 +99,6 @@ describe('node removal over GraphQL, against kube-sim', () => {
   let harness: ApiHarness;
   let sim: KubeSim;
   let kube: KubeClient;
-  let admin: string;
   let operator: string;
   let viewer: string;
   let clusterId: string;
@@ -183,16 +182,9 @@ describe('node removal over GraphQL, against kube-sim', () => {
     });
     kube = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
     harness = await startApiHarness();
-    admin = await harness.tokenFor('ADMIN');
     operator = await harness.tokenFor('OPERATOR');
     viewer = await harness.tokenFor('VIEWER');
-    const registered = await harness.gql<{ registerCluster: { id: string } }>(
-      'mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }',
-      { i: { name: 'sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig: sim.kubeconfig, csrAutoApprove: false } },
-      admin,
-    );
-    expect(registered.errors).toBeUndefined();
-    clusterId = registered.data?.registerCluster.id ?? '';
+    clusterId = await harness.registerSimCluster(sim);
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.dispose()));

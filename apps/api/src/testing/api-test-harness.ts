@@ -26,6 +26,8 @@ export interface ApiHarness {
   login(username: string, password: string): Promise<string>;
   /** Creates a user with `role` (as admin) and returns its token. */
   tokenFor(role: 'VIEWER' | 'OPERATOR' | 'ADMIN'): Promise<string>;
+  /** Registers a kube-sim (by its URL and admin kubeconfig) as cluster `sim`, auto-approve off, and returns its id. */
+  registerSimCluster(sim: { readonly url: string; readonly kubeconfig: string }): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -86,6 +88,17 @@ export async function startApiHarness(env: Environment = {}): Promise<ApiHarness
     tokens.set(role, token);
     return token;
   };
+  const registerSimCluster = async (sim: { readonly url: string; readonly kubeconfig: string }): Promise<string> => {
+    const registered = await gql<{ registerCluster: { id: string } }>(
+      'mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }',
+      { i: { name: 'sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig: sim.kubeconfig, csrAutoApprove: false } },
+      await tokenFor('ADMIN'),
+    );
+    if (!registered.data?.registerCluster) {
+      throw new Error(`registerCluster failed: ${JSON.stringify(registered.errors)}`);
+    }
+    return registered.data.registerCluster.id;
+  };
   return {
     api,
     url: api.url,
@@ -94,6 +107,7 @@ export async function startApiHarness(env: Environment = {}): Promise<ApiHarness
     gql,
     login,
     tokenFor,
+    registerSimCluster,
     async stop() {
       await api.close();
       await database.drop();
