@@ -256,6 +256,10 @@ describe('installer service API', () => {
   });
 
   describe('WebSocket endpoint', () => {
+    const afterDisposals: Array<() => unknown> = [];
+    afterAll(async () => {
+      await Promise.all(afterDisposals.map((dispose) => dispose()));
+    });
     const connect = (authorization?: string) =>
       new Promise<{ connected: boolean; closeCode?: number }>((resolve) => {
         const client = createClient({
@@ -263,6 +267,7 @@ describe('installer service API', () => {
           webSocketImpl: WebSocket,
           lazy: false,
           retryAttempts: 0,
+          onNonLazyError: () => undefined,
           connectionParams: authorization ? { authorization } : {},
           on: {
             connected: () => {
@@ -278,6 +283,33 @@ describe('installer service API', () => {
       expect(await connect()).toEqual({ connected: false, closeCode: 4403 });
       expect(await connect('Bearer forged')).toEqual({ connected: false, closeCode: 4403 });
       expect(await connect(`Bearer ${await harness.tokenFor('VIEWER')}`)).toEqual({ connected: true });
+    });
+
+    it("closes a user's open connections when they sign out elsewhere, and no one else's", async () => {
+      await harness.gql('mutation { createUser(input: { username: "roamer", password: "roamer-password-1", role: VIEWER }) { id } }', {}, admin);
+      const open = (token: string) =>
+        new Promise<{ closed: Promise<number> }>((resolve) => {
+          let closed: (code: number) => void = () => undefined;
+          const client = createClient({
+            url: `${harness.url.replace('http', 'ws')}/graphql`,
+            webSocketImpl: WebSocket,
+            lazy: false,
+            retryAttempts: 0,
+            onNonLazyError: () => undefined,
+            connectionParams: { authorization: `Bearer ${token}` },
+            on: {
+              connected: () => resolve({ closed: new Promise<number>((done) => (closed = done)) }),
+              closed: (event) => closed((event as { code: number }).code),
+            },
+          });
+          afterDisposals.push(() => client.dispose());
+        });
+      const browser = await open(await harness.login('roamer', 'roamer-password-1'));
+      const bystander = await open(await harness.tokenFor('VIEWER'));
+      expect((await harness.gql('mutation { logout }', {}, await harness.login('roamer', 'roamer-password-1'))).data).toEqual({ logout: true });
+      expect(await browser.closed).toBe(4403);
+      const stillOpen = await Promise.race([bystander.closed, new Promise((done) => setTimeout(() => done('open'), 300))]);
+      expect(stillOpen).toBe('open');
     });
   });
 

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import { type AuthenticatedUser, type EventBus, type RequestContext, aliasLimit, depthLimit } from '@ccos/api/util-graphql';
 import { AGENT_TOKEN_PREFIX } from '@ccos/api/data-access-db';
+import { trackLiveSessions } from './live-sessions';
 import type { ApiMetrics } from './metrics';
 
 export interface HttpServerOptions {
@@ -56,6 +57,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   };
 
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: options.maxRequestBytes });
+  const liveSessions = trackLiveSessions(options.events, logger);
   const wsCleanup = useServer<{ authorization?: unknown }, { context?: RequestContext }>(
     {
       schema,
@@ -67,6 +69,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
           return false;
         }
         ctx.extra.context = context;
+        liveSessions.add(context.user, ctx.extra.socket);
         return true;
       },
       context: (ctx) => ctx.extra.context,
@@ -84,7 +87,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     formatError: (formatted, error) => maskUnexpected(formatted, error, logger),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
-      { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose(); } }; } },
+      { async serverWillStart() { return { async drainServer() { liveSessions.stop(); await wsCleanup.dispose(); } }; } },
       metricsPlugin(metrics),
     ],
   });

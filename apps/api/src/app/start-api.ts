@@ -20,7 +20,7 @@ import {
   sshTargetOf,
 } from '@ccos/api/feature-nodes';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
-import { type EventBus, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
+import { type EventBus, type SessionsEndedPayload, TOPICS, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
@@ -71,7 +71,9 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 
     const secrets = new SecretBox(config.secretKey);
     const audit = new AuditLogWriter(dataSource, logger);
-    const users = new UserService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds));
+    const users = new UserService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), (userId) =>
+      events.publish(TOPICS.SESSIONS_ENDED, { userId } satisfies SessionsEndedPayload),
+    );
     const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id));
     const certificates = createCsrFeature({
       dataSource,

@@ -32,15 +32,15 @@ export class SessionTokens {
     return { token, expiresAt };
   }
 
-  /** The claims of a valid token, or null for anything forged, expired or malformed. */
-  async verify(token: string): Promise<SessionClaims | null> {
+  /** The claims of a valid token and when it expires, or null for anything forged, expired or malformed. */
+  async verify(token: string): Promise<(SessionClaims & { readonly expiresAt: Date }) | null> {
     try {
       const { payload } = await jwtVerify(token, this.signingKey, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
       const role = String(payload['role']);
-      if (!payload.sub || !isRole(role)) {
+      if (!payload.sub || !isRole(role) || payload.exp === undefined) {
         return null;
       }
-      return { userId: payload.sub, username: String(payload['name']), role, generation: Number(payload['gen'] ?? -1) };
+      return { userId: payload.sub, username: String(payload['name']), role, generation: Number(payload['gen'] ?? -1), expiresAt: new Date(payload.exp * 1000) };
     } catch {
       return null;
     }

@@ -17,6 +17,8 @@ export class UserService {
   constructor(
     dataSource: DataSource,
     private readonly tokens: SessionTokens,
+    /** Told after a user's sessions ended, so live connections can close as well. */
+    private readonly onSessionsEnded: (userId: string) => void = () => undefined,
   ) {
     this.users = dataSource.getRepository(UserEntity);
   }
@@ -71,7 +73,7 @@ export class UserService {
     }
     const user = await this.users.findOneBy({ id: claims.userId });
     // A token from before a sign-out or password change is no longer valid.
-    return user && user.sessionGeneration === claims.generation ? { id: user.id, username: user.username, role: user.role } : null;
+    return user && user.sessionGeneration === claims.generation ? { id: user.id, username: user.username, role: user.role, sessionExpiresAt: claims.expiresAt } : null;
   }
 
   findById(id: string): Promise<UserEntity | null> {
@@ -88,10 +90,12 @@ export class UserService {
       throw new BadUserInputError('currentPassword', 'is wrong');
     }
     await this.users.update(user.id, { passwordHash: await hashPassword(newPassword), sessionGeneration: user.sessionGeneration + 1 });
+    this.onSessionsEnded(user.id);
   }
 
   /** Ends every session of a user (their sign-out, on every device). */
   async endSessions(userId: string): Promise<void> {
     await this.users.increment({ id: userId }, 'sessionGeneration', 1);
+    this.onSessionsEnded(userId);
   }
 }

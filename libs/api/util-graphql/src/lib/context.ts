@@ -6,6 +6,8 @@ export interface AuthenticatedUser {
   readonly id: string;
   readonly username: string;
   readonly role: Role;
+  /** When the session token expires; a live connection ends then too. */
+  readonly sessionExpiresAt?: Date;
 }
 
 /** Per-request GraphQL context, for HTTP and WebSocket operations alike. */

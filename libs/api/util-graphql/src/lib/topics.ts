@@ -15,7 +15,14 @@ export const TOPICS = {
   CSR_CHANGED: 'CSR_CHANGED',
   /** id: nodeId */
   REMOVAL_PROGRESS: 'REMOVAL_PROGRESS',
+  /** No id: every replica closes the live connections of the user it names. */
+  SESSIONS_ENDED: 'SESSIONS_ENDED',
 } as const;
+
+/** A user's sessions ended (sign-out, password change): their open WebSocket connections close too. */
+export interface SessionsEndedPayload {
+  readonly userId: string;
+}
 
 export interface NodeChangedPayload {
   readonly clusterId: string;

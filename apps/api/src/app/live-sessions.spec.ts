@@ -1,0 +1,56 @@
+import { EventEmitter } from 'node:events';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type EventBus, TOPICS, createInProcessEventBus } from '@ccos/api/util-graphql';
+import { type LiveSessions, type LiveSocket, trackLiveSessions } from './live-sessions';
+
+/** A socket that records how it was closed. */
+class FakeSocket extends EventEmitter implements LiveSocket {
+  readonly OPEN = 1;
+  readyState = 1;
+  closedWith: { code?: number; reason?: string } | null = null;
+
+  close(code: number, reason = ''): void {
+    this.closedWith = { code, reason };
+    this.readyState = 3;
+    this.emit('close');
+  }
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('live sessions', () => {
+  let bus: EventBus;
+  let sessions: LiveSessions;
+  const user = (id: string, sessionExpiresAt?: Date) => ({ id, username: id, role: 'VIEWER' as const, sessionExpiresAt });
+
+  afterEach(() => sessions?.stop());
+
+  it("closes every connection of a user whose sessions ended, and nobody else's", async () => {
+    bus = createInProcessEventBus();
+    sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
+    const [laptop, phone, other] = [new FakeSocket(), new FakeSocket(), new FakeSocket()];
+    sessions.add(user('u1'), laptop);
+    sessions.add(user('u1'), phone);
+    sessions.add(user('u2'), other);
+    await tick();
+    bus.publish(TOPICS.SESSIONS_ENDED, { userId: 'u1' });
+    await tick();
+    expect(laptop.closedWith).toEqual({ code: 4403, reason: 'Forbidden: the session has ended' });
+    expect(phone.closedWith?.code).toBe(4403);
+    expect(other.closedWith).toBeNull();
+  });
+
+  it('closes a connection when its session token expires', async () => {
+    bus = createInProcessEventBus();
+    sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
+    const expiring = new FakeSocket();
+    const lasting = new FakeSocket();
+    sessions.add(user('u1', new Date(Date.now() + 50)), expiring);
+    sessions.add(user('u2', new Date(Date.now() + 3_600_000)), lasting);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(expiring.closedWith).toEqual({ code: 4403, reason: 'Forbidden: the session has expired' });
+    expect(lasting.closedWith).toBeNull();
+    lasting.close(1000);
+  });
+});
