@@ -148,6 +148,7 @@ describe('installer service API', () => {
       { name: 'me', needs: 'VIEWER', query: '{ me { username role } }' },
       { name: 'changePassword', needs: 'VIEWER', query: 'mutation { changePassword(currentPassword: "wrong-password", newPassword: "another-password-1") }' },
       { name: 'users', needs: 'ADMIN', query: '{ users { username } }' },
+      { name: 'auditLog', needs: 'ADMIN', query: '{ auditLog(first: 5) { hasMore entries { id actor action } } }' },
       { name: 'createUser', needs: 'ADMIN', query: 'mutation($u: String!) { createUser(input: { username: $u, password: "long-enough-password", role: VIEWER }) { id } }', variables: () => ({ u: `u${Math.random().toString(36).slice(2, 10)}` }) },
       { name: 'registerCluster', needs: 'ADMIN', query: REGISTER, variables: () => ({ input: clusterInput({ name: `c${Math.random().toString(36).slice(2, 10)}` }) }) },
       { name: 'setCsrAutoApprove', needs: 'ADMIN', query: 'mutation($id: ID!) { setCsrAutoApprove(clusterId: $id, enabled: true) { id } }', variables: () => ({ id: clusterId }) },
@@ -252,6 +253,56 @@ describe('installer service API', () => {
       expect(result.errors?.[0]?.message).toMatch(/^query is nested \d+ levels deep; at most 12 are allowed$/);
       const aliases = `{ ${Array.from({ length: 70 }, (_, index) => `a${index}: clusters { id }`).join(' ')} }`;
       expect((await harness.gql(aliases, {}, admin)).errors?.[0]?.message).toBe('query uses more than 64 aliases');
+    });
+  });
+
+  describe('audit trail', () => {
+    type Entry = { id: string; at: string; actor: string; action: string; targetType: string; targetId: string | null; result: string; code: string | null; detail: Record<string, unknown> };
+    const AUDIT = 'query($f: AuditLogFilter, $n: Int, $b: ID) { auditLog(filter: $f, first: $n, before: $b) { hasMore entries { id at actor action targetType targetId result code detail } } }';
+    const page = async (variables: Record<string, unknown>) => {
+      const result = await harness.gql<{ auditLog: { hasMore: boolean; entries: Entry[] } }>(AUDIT, variables, admin);
+      expect(result.errors).toBeUndefined();
+      return result.data?.auditLog ?? { hasMore: false, entries: [] };
+    };
+
+    it('tells an admin who registered which cluster, with the credentials redacted', async () => {
+      const { entries } = await page({ f: { action: 'registerCluster', result: 'SUCCESS' } });
+      const prod = entries.find((entry) => entry.targetId === 'prod');
+      expect(prod).toMatchObject({ actor: 'admin', action: 'registerCluster', targetType: 'Cluster', result: 'SUCCESS', code: null });
+      expect(prod?.detail).toMatchObject({ args: { input: { name: 'prod', kubeconfig: '[redacted]' } } });
+      expect(JSON.stringify(entries)).not.toContain('kube-admin-token-SECRET-4242');
+    });
+
+    it('lists refusals and failures with their codes, filtered by actor and result', async () => {
+      const denied = await page({ f: { actor: 'viewer', result: 'DENIED' } });
+      expect(denied.entries.length).toBeGreaterThan(0);
+      // Refused for the role (FORBIDDEN), or a wrong password at sign-in (UNAUTHENTICATED).
+      expect(denied.entries.every((entry) => entry.actor === 'viewer' && entry.result === 'DENIED' && ['FORBIDDEN', 'UNAUTHENTICATED'].includes(entry.code ?? ''))).toBe(true);
+      expect(denied.entries).toContainEqual(expect.objectContaining({ action: 'createUser', code: 'FORBIDDEN' }));
+      const failed = await page({ f: { action: 'registerCluster', result: 'FAILURE' } });
+      expect(failed.entries.map((entry) => entry.code)).toContain('CONFLICT');
+    });
+
+    it('pages newest first without repeating or skipping an entry', async () => {
+      const all = await page({ n: 200 });
+      const ids = all.entries.map((entry) => Number(entry.id));
+      expect(ids).toEqual([...ids].sort((a, b) => b - a));
+      const seen: string[] = [];
+      let before: string | null = null;
+      for (let more = true; more; ) {
+        const next = await page({ n: 7, b: before });
+        seen.push(...next.entries.map((entry) => entry.id));
+        before = next.entries.at(-1)?.id ?? null;
+        more = next.hasMore;
+      }
+      expect(seen).toEqual(all.entries.map((entry) => entry.id));
+    });
+
+    it('refuses a page size out of range and a cursor that is not an entry id', async () => {
+      for (const [variables, field] of [[{ n: 0 }, 'first'], [{ n: 201 }, 'first'], [{ b: "1' OR 1=1" }, 'before']] as const) {
+        const result = await harness.gql(AUDIT, variables, admin);
+        expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+      }
     });
   });
 

@@ -1,6 +1,7 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema, type ContainerType } from 'type-graphql';
-import { AuthResolver, type UserService } from '@ccos/api/feature-auth';
+import type { AuditLog } from '@ccos/api/data-access-db';
+import { AuditLogResolver, AuthResolver, type UserService } from '@ccos/api/feature-auth';
 import { ClusterResolver, type ClusterService } from '@ccos/api/feature-clusters';
 import { CsrResolver, type CsrService } from '@ccos/api/feature-csrs';
 import {
@@ -13,7 +14,7 @@ import {
   type NodeService,
 } from '@ccos/api/feature-nodes';
 import { RemovalResolver, type RemovalService } from '@ccos/api/feature-removals';
-import { type AuditSink, type EventBus, createAuditMiddleware, createAuthChecker, validateArguments } from '@ccos/api/util-graphql';
+import { type EventBus, createAuditMiddleware, createAuthChecker, validateArguments } from '@ccos/api/util-graphql';
 
 /** The services resolvers are built from (the composition root creates them once). */
 export interface ApiServices {
@@ -25,7 +26,7 @@ export interface ApiServices {
   readonly installRunView: InstallRunView;
   readonly agentReports: AgentReportService;
   readonly removals: RemovalService;
-  readonly audit: AuditSink;
+  readonly audit: AuditLog;
   readonly events: EventBus;
 }
 
@@ -36,6 +37,7 @@ export interface ApiServices {
 export async function buildApiSchema(services: ApiServices): Promise<GraphQLSchema> {
   const instances = new Map<unknown, object>([
     [AuthResolver, new AuthResolver(services.users)],
+    [AuditLogResolver, new AuditLogResolver(services.audit)],
     [ClusterResolver, new ClusterResolver(services.clusters)],
     [CsrResolver, new CsrResolver(services.csrs)],
     [NodeResolver, new NodeResolver(services.nodes)],
@@ -53,7 +55,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, ClusterResolver, CsrResolver, NodeResolver, InstallResolver, AgentResolver, RemovalResolver],
+    resolvers: [AuthResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, InstallResolver, AgentResolver, RemovalResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

@@ -1,6 +1,6 @@
 import type { DestinationStream, Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { AgentTokens, AuditLogWriter, NodeStore, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
+import { AgentTokens, AuditLog, NodeStore, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { ArtifactCatalog, artifactRoutes } from '@ccos/api/feature-artifacts';
 import { SessionTokens, UserService } from '@ccos/api/feature-auth';
@@ -70,7 +70,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     stack.push({ name: 'event bus', stop: () => events.close() });
 
     const secrets = new SecretBox(config.secretKey);
-    const audit = new AuditLogWriter(dataSource, logger);
+    const audit = new AuditLog(dataSource, logger);
     const users = new UserService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), (userId) =>
       events.publish(TOPICS.SESSIONS_ENDED, { userId } satisfies SessionsEndedPayload),
     );

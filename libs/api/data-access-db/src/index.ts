@@ -12,7 +12,7 @@ export { ENTITIES } from './lib/entities';
 export { MIGRATIONS } from './lib/migrations';
 export * from './lib/data-source';
 export * from './lib/embedded-database';
-export * from './lib/audit-log.writer';
+export * from './lib/audit-log';
 export * from './lib/node.store';
 export * from './lib/agent-tokens';
 export * from './lib/entity-changes';

@@ -14,6 +14,7 @@ export const InstallRunStatusEnum = enumOf(INSTALL_RUN_STATUSES);
 export const StepStateEnum = enumOf(['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'] as const);
 export const NodeOriginEnum = enumOf(['ADDED', 'DISCOVERED'] as const);
 export const BootstrapStyleEnum = enumOf(['OPENSHIFT', 'KUBEADM'] as const);
+export const AuditResultEnum = enumOf(['SUCCESS', 'FAILURE', 'DENIED'] as const);
 
 registerEnumType(RoleEnum, { name: 'Role', description: 'VIEWER reads; OPERATOR adds, installs and removes nodes and decides CSRs; ADMIN manages clusters, users and policy.' });
 registerEnumType(NodeStatusEnum, { name: 'NodeStatus' });
@@ -26,3 +27,4 @@ registerEnumType(BootstrapStyleEnum, {
   name: 'BootstrapStyle',
   description: 'Who requests kubelet client certificates: OPENSHIFT (node-bootstrapper service account) or KUBEADM (bootstrap tokens).',
 });
+registerEnumType(AuditResultEnum, { name: 'AuditResult', description: 'SUCCESS; FAILURE (the action was tried and failed); DENIED (the caller was not allowed).' });

@@ -2,6 +2,7 @@
 // Do not edit: run `npm run codegen`.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 
+export type AuditResult = 'DENIED' | 'FAILURE' | 'SUCCESS';
 export type BootstrapStyle = 'KUBEADM' | 'OPENSHIFT';
 export type CsrChangeKind = 'ADDED' | 'DELETED' | 'MODIFIED';
 export type CsrDecisionKind = 'APPROVED' | 'DENIED' | 'LEFT_PENDING';
@@ -33,6 +34,13 @@ export interface AddNodeInput {
   sshPort?: number;
   sshUser?: string;
   taints?: Array<TaintInput>;
+}
+
+export interface AuditLogFilter {
+  action?: string | null;
+  actor?: string | null;
+  result?: AuditResult | null;
+  targetId?: string | null;
 }
 
 export interface CreateUserInput {
@@ -82,6 +90,29 @@ export interface TaintInput {
   key: string;
   value?: string | null;
 }
+
+export type AuditLogQuery = {
+  auditLog: {
+    hasMore: boolean;
+    entries: Array<{
+      id: string;
+      at: string;
+      actor: string;
+      action: string;
+      targetType: string;
+      targetId: string | null;
+      result: AuditResult;
+      code: string | null;
+      detail: Record<string, unknown>;
+    }>;
+  };
+};
+export type AuditLogQueryVariables = {
+  filter?: AuditLogFilter | null;
+  first?: number | null;
+  before?: string | null;
+};
+export const AuditLogDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AuditLog"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"AuditLogFilter"}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"before"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"auditLog"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"before"},"value":{"kind":"Variable","name":{"kind":"Name","value":"before"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasMore"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"entries"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"at"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"actor"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"action"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"targetType"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"targetId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"result"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"code"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"detail"},"arguments":[],"directives":[]}]}}]}}]}}]} as unknown as TypedDocumentNode<AuditLogQuery, AuditLogQueryVariables>;
 
 export type LoginMutation = {
   login: {
