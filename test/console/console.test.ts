@@ -160,7 +160,31 @@ describe('console', () => {
     expect(await row.textContent()).toContain('只读用户');
   });
 
-  it('signs in as the viewer, who sees no register button, no auto-approve switch and no users page', async () => {
+  it('shows the admin the audit log: who did what, the refused duplicate by its code, the credentials redacted', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: '审计日志' }).click();
+    await page.getByRole('heading', { name: '审计日志', level: 1 }).waitFor();
+    const log = page.getByTestId('audit-log');
+    const registered = log.locator('tr[data-action="registerCluster"][data-result="SUCCESS"]');
+    await registered.waitFor();
+    expect(await registered.textContent()).toMatch(/admin.*registerCluster.*prod-east.*成功/s);
+    expect(await log.locator('tr[data-action="createUser"]').textContent()).toContain('viewer1');
+
+    await page.getByRole('combobox', { name: '结果' }).selectOption({ label: '失败' });
+    await page.getByRole('button', { name: '搜索' }).click();
+    await expect.poll(() => log.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-result')))).toEqual(['FAILURE']);
+    const duplicate = log.locator('tr[data-action="registerCluster"]');
+    expect(await duplicate.textContent()).toContain('CONFLICT');
+    await duplicate.getByText('参数').click();
+    const args = (await duplicate.locator('pre').textContent()) ?? '';
+    expect(args).toContain('"kubeconfig": "[redacted]"');
+    await screenshot(page, SCREENSHOTS, 'audit-failures-zh');
+    expect(args).not.toContain(sim.kubeconfig.split('\n').find((line) => /token|key-data/.test(line))?.trim() ?? sim.kubeconfig);
+
+    await page.getByRole('button', { name: '清除' }).click();
+    await registered.waitFor();
+  });
+
+  it('signs in as the viewer, who sees no register button, no auto-approve switch, no users page and no audit log', async () => {
     await page.getByRole('button', { name: /^账户/ }).click();
     await page.getByRole('button', { name: '退出登录' }).click();
     await page.getByRole('heading', { name: '登录', level: 1 }).waitFor();
@@ -172,6 +196,7 @@ describe('console', () => {
     await page.getByRole('link', { name: 'prod-east' }).waitFor();
     expect(await page.getByRole('link', { name: '注册集群' }).count()).toBe(0);
     expect(await page.getByRole('navigation').getByRole('link', { name: '用户' }).count()).toBe(0);
+    expect(await page.getByRole('navigation').getByRole('link', { name: '审计日志' }).count()).toBe(0);
 
     await page.getByRole('link', { name: 'prod-east' }).click();
     await page.getByRole('heading', { name: '证书处理' }).waitFor();
@@ -179,9 +204,11 @@ describe('console', () => {
     expect(await page.getByRole('switch').count()).toBe(0);
     expect(await page.getByRole('button', { name: /自动批准/ }).count()).toBe(0);
 
-    await page.goto(`${api.url}/users`);
-    await page.getByRole('heading', { name: '集群', level: 1 }).waitFor();
-    expect(new URL(page.url()).pathname).toBe('/clusters');
+    for (const adminOnly of ['/users', '/audit']) {
+      await page.goto(`${api.url}${adminOnly}`);
+      await page.getByRole('heading', { name: '集群', level: 1 }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/clusters');
+    }
   });
 
   it('raised no uncaught errors in the page', () => {

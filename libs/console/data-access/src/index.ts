@@ -26,3 +26,4 @@ export { CsrReviewStore, type Csr, type CsrVerdictView } from './lib/csrs/csr-re
 export { type RemovalPreviewView, type RemovalRunView, type RemovalEventView, mergeRemovalEvents } from './lib/removals/removal';
 export { RemovalProgressStore, type UncordonResult } from './lib/removals/removal-progress.store';
 export { NodeRemovalStore } from './lib/removals/node-removal.store';
+export { AuditLogStore, type AuditEntry } from './lib/audit/audit-log.store';

@@ -58,7 +58,8 @@ export function redactSecrets(value: unknown): unknown {
   }
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([key, inner]) => [key, SECRET_ARGUMENTS.has(key) ? '[redacted]' : redactSecrets(inner)]),
+      // A secret that was not given stays null, so the entry still tells which kind of credential was used.
+      Object.entries(value as Record<string, unknown>).map(([key, inner]) => [key, SECRET_ARGUMENTS.has(key) && inner != null ? '[redacted]' : redactSecrets(inner)]),
     );
   }
   return value;
