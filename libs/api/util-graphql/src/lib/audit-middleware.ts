@@ -34,7 +34,7 @@ export function createAuditMiddleware(audit: AuditSink): MiddlewareFn<RequestCon
     const entry = (result: AuditEntry['result'], extra: Record<string, unknown>): AuditEntry => ({
       actor: actorOf(context) === 'anonymous' && typeof args['username'] === 'string' ? String(args['username']) : actorOf(context),
       action: info.fieldName,
-      targetType: info.returnType.toString().replace(/[![\]]/g, ''),
+      targetType: targetTypeOf(info),
       targetId: targetOf(args),
       result,
       detail: { args: redactSecrets(args), ...extra },
@@ -63,6 +63,11 @@ export function redactSecrets(value: unknown): unknown {
     );
   }
   return value;
+}
+
+/** What kind of thing a mutation acts on: the type it returns (`Node`, `Cluster`, `Csr` …). */
+export function targetTypeOf(info: { readonly returnType: { toString(): string } }): string {
+  return info.returnType.toString().replace(/[![\]]/g, '');
 }
 
 /** The id a mutation acts on, as far as its arguments tell. */

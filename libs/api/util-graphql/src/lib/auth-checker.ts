@@ -2,7 +2,7 @@ import type { AuthChecker } from 'type-graphql';
 import { isRole, roleAllows } from '@ccos/shared/domain';
 import type { RequestContext } from './context';
 import { ForbiddenError, UnauthenticatedError } from './errors';
-import { type AuditSink, targetOf } from './audit-middleware';
+import { type AuditSink, targetOf, targetTypeOf } from './audit-middleware';
 
 /**
  * The one auth checker: `@Authorized('OPERATOR')` lets OPERATOR and ADMIN through.
@@ -20,7 +20,7 @@ export function createAuthChecker(audit: AuditSink): AuthChecker<RequestContext,
       await audit.record({
         actor: user?.username ?? 'anonymous',
         action: info.fieldName,
-        targetType: 'mutation',
+        targetType: targetTypeOf(info),
         targetId: targetOf(args),
         result: 'DENIED',
         detail: { code: refusal.code },
