@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '@ccos/api/util-graphql';
 import { BadUserInputError, UnauthenticatedError } from '@ccos/api/util-graphql';
+import { checkPassword } from '@ccos/shared/domain';
 import { CreateUserInput } from './create-user.input';
 import { SessionType, UserType } from './user.type';
 import type { UserService } from './user.service';
@@ -50,8 +51,9 @@ export class AuthResolver {
     @Arg('currentPassword', () => String) currentPassword: string,
     @Arg('newPassword', () => String) newPassword: string,
   ): Promise<boolean> {
-    if (newPassword.length < 12 || newPassword.length > 256) {
-      throw new BadUserInputError('newPassword', 'must be 12 to 256 characters long');
+    const problem = checkPassword(newPassword);
+    if (problem) {
+      throw new BadUserInputError('newPassword', problem);
     }
     await this.userService.changePassword(context.user?.id ?? '', currentPassword, newPassword);
     return true;

@@ -1,18 +1,12 @@
 import { ChangeDetectionStrategy, Component, computed, inject, signal, viewChildren } from '@angular/core';
 import { ErrorReporter, Notifications, UsersStore } from '@ccos/console/data-access';
 import { ButtonDirective, DataStateComponent, type FieldOption, PageHeaderComponent, SelectFieldComponent, StatusBadgeComponent, type StatusTone, TextFieldComponent } from '@ccos/console/ui';
-import { ROLES, type Role, isRole } from '@ccos/shared/domain';
+import { ROLES, type Role, checkPassword, checkUsername, isRole } from '@ccos/shared/domain';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import { usersMessages } from './users.messages';
 
 type UserField = 'username' | 'password';
 
-/**
- * The API's rule for user names (CreateUserInput). TODO(console): take it from
- * @ccos/shared/domain once the domain exports a checkUsername, so both sides share it.
- */
-const USERNAME = /^[a-z][a-z0-9._-]{1,31}$/;
-const PASSWORD_LENGTH = { min: 12, max: 256 } as const;
 const ROLE_TONES: Record<Role, StatusTone> = { ADMIN: 'info', OPERATOR: 'ok', VIEWER: 'neutral' };
 
 /** Users (ADMIN): the list, and a form to create one with a role. */
@@ -46,8 +40,8 @@ export class UsersPage {
     return problem ? this.errors.messageOf(problem) : null;
   });
   private readonly clientErrors = computed(() => ({
-    username: USERNAME.test(this.username().trim()) ? null : this.t('invalid.username'),
-    password: this.password().length >= PASSWORD_LENGTH.min && this.password().length <= PASSWORD_LENGTH.max ? null : this.t('invalid.password'),
+    username: checkUsername(this.username().trim()) === null ? null : this.t('invalid.username'),
+    password: checkPassword(this.password()) === null ? null : this.t('invalid.password'),
   }));
   private readonly clientInvalid = computed(() => Object.values(this.clientErrors()).some(Boolean));
   /** Said once, by the submit button, when any field shows a problem (the console's or the API's). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  checkApiServerUrl, checkClusterName, checkHostname, checkIp, checkLabels, checkNodeLabels, checkPort, checkSshUser, checkTaints, kubeletMaySetLabel,
+  checkApiServerUrl, checkClusterName, checkHostname, checkIp, checkLabels, checkNodeLabels, checkPassword, checkPort, checkSshUser, checkTaints, checkUsername, kubeletMaySetLabel,
   type TaintEffect,
 } from './validation';
 
@@ -45,6 +45,16 @@ describe('other inputs', () => {
     expect(checkPort(0)).toContain('not a TCP port');
     expect(checkPort(65536)).toContain('not a TCP port');
     expect(checkPort(22.5)).toContain('not a TCP port');
+  });
+
+  it('checks console user names and password lengths', () => {
+    expect(checkUsername('ops.lead-1')).toBeNull();
+    for (const bad of ['a', 'Admin', '1ops', 'ops lead', 'x'.repeat(33), 'ops;id']) {
+      expect(checkUsername(bad)).toContain('must be 2–32 lower-case letters');
+    }
+    expect(checkPassword('x'.repeat(12))).toBeNull();
+    expect(checkPassword('x'.repeat(11))).toBe('must be 12 to 256 characters long');
+    expect(checkPassword('x'.repeat(257))).toBe('must be 12 to 256 characters long');
   });
 
   it('checks SSH user names and refuses shell syntax', () => {

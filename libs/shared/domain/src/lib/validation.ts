@@ -191,6 +191,18 @@ export function checkApiServerUrl(value: string): Problem {
   return null;
 }
 
+/** A console user name: 2–32 lower-case letters, digits, '.', '_' or '-', starting with a letter. */
+export function checkUsername(value: string): Problem {
+  return /^[a-z][a-z0-9._-]{1,31}$/.test(value) ? null : 'must be 2–32 lower-case letters, digits, ".", "_" or "-", starting with a letter';
+}
+
+/** How long a console password may be. */
+export const PASSWORD_LENGTH = { min: 12, max: 256 } as const;
+
+export function checkPassword(value: string): Problem {
+  return value.length >= PASSWORD_LENGTH.min && value.length <= PASSWORD_LENGTH.max ? null : `must be ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters long`;
+}
+
 /** Shortens and escapes a hostile value before it is quoted back in a message. */
 export function shorten(value: string, max = 64): string {
   const visible = JSON.stringify(value).slice(1, -1);
