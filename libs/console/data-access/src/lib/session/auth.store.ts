@@ -37,13 +37,19 @@ export class AuthStore {
     }
   }
 
-  /** Ends the session on the server too (every device of this user), then forgets it here. */
+  /**
+   * Ends the session on the server too (every device of this user), then forgets it here.
+   * Forgotten here first: the server then closes this user's live connections, and that
+   * must not read as an expired session.
+   */
   async signOut(): Promise<void> {
-    if (this.session.signedIn()) {
-      // Best effort: an unreachable API must not keep anyone signed in on this screen.
-      await firstValueFrom(this.apollo.mutate({ mutation: LogoutDocument, fetchPolicy: 'no-cache', context: { errorDisplay: 'caller' } })).catch(() => undefined);
-    }
+    const token = this.session.token();
     this.session.signOut();
+    if (token) {
+      // Best effort: an unreachable API must not keep anyone signed in on this screen.
+      const context = { errorDisplay: 'caller' as const, headers: { authorization: `Bearer ${token}` } };
+      await firstValueFrom(this.apollo.mutate({ mutation: LogoutDocument, fetchPolicy: 'no-cache', context })).catch(() => undefined);
+    }
     await this.apollo.client.clearStore();
   }
 
