@@ -311,24 +311,38 @@ describe('installer service API', () => {
     afterAll(async () => {
       await Promise.all(afterDisposals.map((dispose) => dispose()));
     });
-    const connect = (authorization?: string) =>
-      new Promise<{ connected: boolean; closeCode?: number }>((resolve) => {
-        const client = createClient({
-          url: `${harness.url.replace('http', 'ws')}/graphql`,
-          webSocketImpl: WebSocket,
-          lazy: false,
-          retryAttempts: 0,
-          onNonLazyError: () => undefined,
-          connectionParams: authorization ? { authorization } : {},
-          on: {
-            connected: () => {
-              resolve({ connected: true });
-              void client.dispose();
-            },
-            closed: (event) => resolve({ connected: false, closeCode: (event as { code: number }).code }),
+    /** A graphql-ws connection: whether connection_init was accepted, and its close code once it closes. */
+    const openSocket = (authorization?: string) => {
+      let opened: (connected: boolean) => void = () => undefined;
+      let closedWith: (code: number) => void = () => undefined;
+      const connected = new Promise<boolean>((resolve) => (opened = resolve));
+      const closed = new Promise<number>((resolve) => (closedWith = resolve));
+      const client = createClient({
+        url: `${harness.url.replace('http', 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        lazy: false,
+        retryAttempts: 0,
+        onNonLazyError: () => undefined,
+        connectionParams: authorization ? { authorization } : {},
+        on: {
+          connected: () => opened(true),
+          closed: (event) => {
+            opened(false);
+            closedWith((event as { code: number }).code);
           },
-        });
+        },
       });
+      afterDisposals.push(() => client.dispose());
+      return { connected, closed, dispose: () => client.dispose() };
+    };
+    const connect = async (authorization?: string) => {
+      const socket = openSocket(authorization);
+      if (await socket.connected) {
+        await socket.dispose();
+        return { connected: true };
+      }
+      return { connected: false, closeCode: await socket.closed };
+    };
 
     it('authenticates in connection_init', async () => {
       expect(await connect()).toEqual({ connected: false, closeCode: 4403 });
@@ -338,25 +352,9 @@ describe('installer service API', () => {
 
     it("closes a user's open connections when they sign out elsewhere, and no one else's", async () => {
       await harness.gql('mutation { createUser(input: { username: "roamer", password: "roamer-password-1", role: VIEWER }) { id } }', {}, admin);
-      const open = (token: string) =>
-        new Promise<{ closed: Promise<number> }>((resolve) => {
-          let closed: (code: number) => void = () => undefined;
-          const client = createClient({
-            url: `${harness.url.replace('http', 'ws')}/graphql`,
-            webSocketImpl: WebSocket,
-            lazy: false,
-            retryAttempts: 0,
-            onNonLazyError: () => undefined,
-            connectionParams: { authorization: `Bearer ${token}` },
-            on: {
-              connected: () => resolve({ closed: new Promise<number>((done) => (closed = done)) }),
-              closed: (event) => closed((event as { code: number }).code),
-            },
-          });
-          afterDisposals.push(() => client.dispose());
-        });
-      const browser = await open(await harness.login('roamer', 'roamer-password-1'));
-      const bystander = await open(await harness.tokenFor('VIEWER'));
+      const browser = openSocket(`Bearer ${await harness.login('roamer', 'roamer-password-1')}`);
+      const bystander = openSocket(`Bearer ${await harness.tokenFor('VIEWER')}`);
+      expect([await browser.connected, await bystander.connected]).toEqual([true, true]);
       expect((await harness.gql('mutation { logout }', {}, await harness.login('roamer', 'roamer-password-1'))).data).toEqual({ logout: true });
       expect(await browser.closed).toBe(4403);
       const stillOpen = await Promise.race([bystander.closed, new Promise((done) => setTimeout(() => done('open'), 300))]);
