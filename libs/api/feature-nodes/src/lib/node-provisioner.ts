@@ -19,6 +19,8 @@ const HOST_ARCH: Record<string, string> = { x64: 'x86_64', arm64: 'aarch64' };
  */
 export class NodeProvisioner implements ProvisioningQueue {
   private readonly running = new Set<string>();
+  /** Nodes asked for again while their provisioning was still finishing. */
+  private readonly askedAgain = new Set<string>();
 
   constructor(
     private readonly nodes: NodeStore,
@@ -28,14 +30,25 @@ export class NodeProvisioner implements ProvisioningQueue {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Provisions the node in the background. Asked again while a provisioning of the node is
+   * still finishing (its status already changed, its SSH session still closing), it runs once
+   * more afterwards instead of being dropped, which would leave the node ADDING for good.
+   */
   schedule(nodeId: string): void {
     if (this.running.has(nodeId)) {
+      this.askedAgain.add(nodeId);
       return;
     }
     this.running.add(nodeId);
     this.provision(nodeId)
       .catch((error: unknown) => this.logger.error({ err: error, nodeId }, 'provisioning failed unexpectedly'))
-      .finally(() => this.running.delete(nodeId));
+      .finally(() => {
+        this.running.delete(nodeId);
+        if (this.askedAgain.delete(nodeId)) {
+          this.schedule(nodeId);
+        }
+      });
   }
 
   /** After a restart: picks up every node still being added. */
