@@ -271,6 +271,9 @@ describe('installer service API', () => {
       expect(prod).toMatchObject({ actor: 'admin', action: 'registerCluster', targetType: 'Cluster', result: 'SUCCESS', code: null });
       expect(prod?.detail).toMatchObject({ args: { input: { name: 'prod', kubeconfig: '[redacted]' } } });
       expect(JSON.stringify(entries)).not.toContain('kube-admin-token-SECRET-4242');
+      const byTarget = await page({ f: { targetId: 'prod' } });
+      expect(byTarget.entries.length).toBeGreaterThan(0);
+      expect(byTarget.entries.every((entry) => entry.targetId === 'prod')).toBe(true);
     });
 
     it('lists refusals and failures with their codes, filtered by actor and result', async () => {
