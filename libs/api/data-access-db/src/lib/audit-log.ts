@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import type { AuditEntry, AuditSink } from '@ccos/api/util-graphql';
-import { type AuditResult, AuditLogEntity } from './entities/audit-log.entity';
+import type { AuditEntry, AuditResult, AuditSink } from '@ccos/api/util-graphql';
+import { AuditLogEntity } from './entities/audit-log.entity';
 
 /** Which entries to read, newest first; every given field must match. */
 export interface AuditLogSearch {

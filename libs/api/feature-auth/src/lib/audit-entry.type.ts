@@ -1,8 +1,7 @@
 import { IsOptional, MaxLength } from 'class-validator';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, InputType, ObjectType } from 'type-graphql';
-import type { AuditResult } from '@ccos/api/data-access-db';
-import { AuditResultEnum } from '@ccos/api/util-graphql';
+import { type AuditResult, AuditResultEnum } from '@ccos/api/util-graphql';
 
 @ObjectType('AuditEntry', { description: 'One action: who did what to which target, and how it ended. Secrets are never recorded.' })
 export class AuditEntryType {

@@ -2,12 +2,16 @@ import type { MiddlewareFn } from 'type-graphql';
 import { actorOf, type RequestContext } from './context';
 import { AppError } from './errors';
 
+/** How an audited action ended: done, tried and failed, or refused to the caller. */
+export const AUDIT_RESULTS = ['SUCCESS', 'FAILURE', 'DENIED'] as const;
+export type AuditResult = (typeof AUDIT_RESULTS)[number];
+
 export interface AuditEntry {
   actor: string;
   action: string;
   targetType: string;
   targetId: string | null;
-  result: 'SUCCESS' | 'FAILURE' | 'DENIED';
+  result: AuditResult;
   detail: Record<string, unknown>;
   requestId: string | null;
 }

@@ -1,4 +1,5 @@
 import { registerEnumType } from 'type-graphql';
+import { AUDIT_RESULTS } from './audit-middleware';
 import { INSTALL_RUN_STATUSES, INSTALL_STEPS, NODE_STATUSES, ROLES, STEP_EVENT_STATUSES } from '@ccos/shared/domain';
 
 /** Turns a domain list of names into the object form type-graphql registers as an enum. */
@@ -14,7 +15,7 @@ export const InstallRunStatusEnum = enumOf(INSTALL_RUN_STATUSES);
 export const StepStateEnum = enumOf(['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'] as const);
 export const NodeOriginEnum = enumOf(['ADDED', 'DISCOVERED'] as const);
 export const BootstrapStyleEnum = enumOf(['OPENSHIFT', 'KUBEADM'] as const);
-export const AuditResultEnum = enumOf(['SUCCESS', 'FAILURE', 'DENIED'] as const);
+export const AuditResultEnum = enumOf(AUDIT_RESULTS);
 
 registerEnumType(RoleEnum, { name: 'Role', description: 'VIEWER reads; OPERATOR adds, installs and removes nodes and decides CSRs; ADMIN manages clusters, users and policy.' });
 registerEnumType(NodeStatusEnum, { name: 'NodeStatus' });

@@ -5,8 +5,8 @@ import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import type { AuditResult } from '@ccos/shared/api-schema';
 import { auditMessages } from './audit.messages';
 
-const RESULTS: readonly AuditResult[] = ['SUCCESS', 'FAILURE', 'DENIED'];
 const RESULT_TONES: Record<AuditResult, StatusTone> = { SUCCESS: 'ok', FAILURE: 'error', DENIED: 'warn' };
+const RESULTS = Object.keys(RESULT_TONES) as AuditResult[];
 
 /** The audit log (ADMIN): who did what, newest first, with a filter and older pages on demand. */
 @Component({

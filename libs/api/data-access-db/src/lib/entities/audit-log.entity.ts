@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { AuditResult } from '@ccos/api/util-graphql';
 
-export type AuditResult = 'SUCCESS' | 'FAILURE' | 'DENIED';
 
 /** Who did what to which target, and how it ended. Details never hold secrets. */
 @Entity({ name: 'audit_log' })
