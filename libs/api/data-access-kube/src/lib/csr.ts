@@ -1,6 +1,6 @@
 import type { V1CertificateSigningRequest } from '@kubernetes/client-node';
 import { parseCertificateRequest, type CertificateRequestParse } from './csr-request';
-import { startInformer, type InformerOptions, type WatchEventType } from './informer';
+import { listAll, startInformer, type InformerOptions, type WatchEventType } from './informer';
 import type { KubeClient } from './kube-client';
 import { isoTime } from './node-inventory';
 
@@ -123,13 +123,7 @@ export async function summarizeCsr(csr: V1CertificateSigningRequest, cache?: Csr
  * @see https://kubernetes.io/docs/reference/kubernetes-api/authentication-resources/certificate-signing-request-v1/#list-list-or-watch-objects-of-kind-certificatesigningrequest
  */
 export async function listCsrs(client: KubeClient, signal?: AbortSignal): Promise<CsrSummary[]> {
-  const items: V1CertificateSigningRequest[] = [];
-  let next: string | undefined;
-  do {
-    const page = await client.call('list certificatesigningrequests', (options) => client.certificates.listCertificateSigningRequest({ limit: 500, _continue: next }, options), signal);
-    items.push(...page.items);
-    next = page.metadata?._continue || undefined;
-  } while (next);
+  const { items } = await listAll(client, 'list certificatesigningrequests', (page, options) => client.certificates.listCertificateSigningRequest(page, options), signal);
   const cache = new CsrRequestCache();
   return Promise.all(items.map((csr) => summarizeCsr(csr, cache)));
 }

@@ -1,5 +1,6 @@
 import type { V1OwnerReference, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { KubeApiError, type KubeClient } from './kube-client';
+import { listAll } from './informer';
 import { selectorMatches } from './label-selector';
 
 /** Options of a drain; the names follow `kubectl drain`'s flags. */
@@ -139,33 +140,13 @@ function deletionStartedMs(pod: V1Pod): number | null {
  * @see https://github.com/kubernetes/kubectl/blob/master/pkg/drain/drain.go
  */
 export async function listPodsOnNode(client: KubeClient, node: string, signal?: AbortSignal): Promise<V1Pod[]> {
-  const pods: V1Pod[] = [];
-  let next: string | undefined;
-  do {
-    const page = await client.call(
-      `list pods on node ${node}`,
-      (options) => client.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}`, limit: 500, _continue: next }, options),
-      signal,
-    );
-    pods.push(...page.items);
-    next = page.metadata?._continue || undefined;
-  } while (next);
-  return pods;
+  const { items } = await listAll(client, `list pods on node ${node}`, (page, options) => client.core.listPodForAllNamespaces({ ...page, fieldSelector: `spec.nodeName=${node}` }, options), signal);
+  return items;
 }
 
 async function listBudgets(client: KubeClient, signal?: AbortSignal): Promise<V1PodDisruptionBudget[]> {
-  const budgets: V1PodDisruptionBudget[] = [];
-  let next: string | undefined;
-  do {
-    const page = await client.call(
-      'list poddisruptionbudgets',
-      (options) => client.policy.listPodDisruptionBudgetForAllNamespaces({ limit: 500, _continue: next }, options),
-      signal,
-    );
-    budgets.push(...page.items);
-    next = page.metadata?._continue || undefined;
-  } while (next);
-  return budgets;
+  const { items } = await listAll(client, 'list poddisruptionbudgets', (page, options) => client.policy.listPodDisruptionBudgetForAllNamespaces(page, options), signal);
+  return items;
 }
 
 function groupLines(entries: Array<{ message: string; pod: string }>, order: readonly string[], prefix: string): string[] {

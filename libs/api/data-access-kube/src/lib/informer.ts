@@ -22,14 +22,34 @@ export interface ListPage<T> {
   metadata?: { resourceVersion?: string; _continue?: string };
 }
 
+/** One list call of a collection, a page at a time (client-node call with the given per-call options). */
+export type PagedList<T> = (page: { limit: number; _continue?: string }, options: ConfigurationOptions) => Promise<ListPage<T>>;
+
+/**
+ * Every item of a collection, following `continue` like kubectl (pages of 500), and the
+ * resourceVersion of the snapshot (every page belongs to the first one's).
+ */
+export async function listAll<T>(client: KubeClient, description: string, list: PagedList<T>, signal?: AbortSignal, pageSize = 500): Promise<{ items: T[]; resourceVersion: string }> {
+  const items: T[] = [];
+  let resourceVersion = '';
+  let next: string | undefined;
+  do {
+    const page = await client.call(description, (options) => list({ limit: pageSize, _continue: next }, options), signal);
+    items.push(...page.items);
+    resourceVersion ||= page.metadata?.resourceVersion ?? '';
+    next = page.metadata?._continue || undefined;
+  } while (next);
+  return { items, resourceVersion };
+}
+
 /** Where an informer lists and watches. */
 export interface InformerSource<T extends InformerObject> {
   /** Collection path for the watch, e.g. `/api/v1/nodes`. */
   path: string;
   /** What the list call is, for error messages, e.g. `list nodes`. */
   description: string;
-  /** One page of the list (client-node call with the given per-call options). */
-  list(page: { limit: number; _continue?: string }, options: ConfigurationOptions): Promise<ListPage<T>>;
+  /** One page of the list. */
+  list: PagedList<T>;
   labelSelector?: string;
   fieldSelector?: string;
 }
@@ -125,16 +145,8 @@ export function startInformer<T extends InformerObject>(
   };
 
   const relist = async (): Promise<string> => {
-    const items: T[] = [];
-    let listVersion = '';
-    let next: string | undefined;
-    do {
-      const page = await client.call(source.description, (callOptions) => source.list({ limit: pageSize, _continue: next }, callOptions), stopping.signal);
-      items.push(...page.items);
-      // Every page belongs to the snapshot of the first one; the watch resumes from it.
-      listVersion ||= page.metadata?.resourceVersion ?? '';
-      next = page.metadata?._continue || undefined;
-    } while (next);
+    // The watch resumes from the list's snapshot.
+    const { items, resourceVersion: listVersion } = await listAll(client, source.description, source.list, stopping.signal, pageSize);
     const fresh = new Map(items.map((item) => [keyOf(item), item]));
     for (const [key, cached] of [...cache]) {
       if (!fresh.has(key)) {

@@ -1,5 +1,5 @@
 import type { V1Node } from '@kubernetes/client-node';
-import { startInformer, type InformerOptions, type WatchEventType } from './informer';
+import { listAll, startInformer, type InformerOptions, type WatchEventType } from './informer';
 import type { KubeClient } from './kube-client';
 import { cpuMillicores, wholeUnits } from './quantity';
 
@@ -110,14 +110,8 @@ export function summarizeNode(node: V1Node): NodeSummary {
  * @see https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/#list-list-or-watch-objects-of-kind-node
  */
 export async function listNodes(client: KubeClient, signal?: AbortSignal): Promise<NodeSummary[]> {
-  const nodes: NodeSummary[] = [];
-  let next: string | undefined;
-  do {
-    const page = await client.call('list nodes', (options) => client.core.listNode({ limit: 500, _continue: next }, options), signal);
-    nodes.push(...page.items.map(summarizeNode));
-    next = page.metadata?._continue || undefined;
-  } while (next);
-  return nodes;
+  const { items } = await listAll(client, 'list nodes', (page, options) => client.core.listNode(page, options), signal);
+  return items.map(summarizeNode);
 }
 
 /**
