@@ -1,17 +1,11 @@
 import { registerEnumType } from 'type-graphql';
 import { CSR_POLICY_DECISIONS, CSR_STATES } from '@ccos/shared/domain';
 import type { CsrDecisionKind } from '@ccos/api/data-access-db';
-
-/** Turns a list of names into the object form type-graphql registers as an enum. */
-function enumOf<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
-  return Object.fromEntries(values.map((value) => [value, value])) as { [K in T[number]]: K };
-}
-
-export const CSR_DECISION_KINDS: readonly CsrDecisionKind[] = ['APPROVED', 'DENIED', 'LEFT_PENDING'];
+import { enumOf } from '@ccos/api/util-graphql';
 
 export const CsrStatusEnum = enumOf(CSR_STATES);
 export const CsrPolicyDecisionEnum = enumOf(CSR_POLICY_DECISIONS);
-export const CsrDecisionKindEnum = enumOf(['APPROVED', 'DENIED', 'LEFT_PENDING'] as const);
+export const CsrDecisionKindEnum = enumOf(['APPROVED', 'DENIED', 'LEFT_PENDING'] as const satisfies readonly CsrDecisionKind[]);
 export const KubeletCsrKindEnum = enumOf(['CLIENT', 'SERVING'] as const);
 export const CsrChangeKindEnum = enumOf(['ADDED', 'MODIFIED', 'DELETED'] as const);
 

@@ -1,10 +1,6 @@
 import { registerEnumType } from 'type-graphql';
 import { REMOVAL_EVENT_KINDS, REMOVAL_PHASES, REMOVAL_RUN_STATUSES, SAFETY_RULES } from '@ccos/shared/domain';
-
-/** Turns a list of names into the object form type-graphql registers as an enum. */
-function enumOf<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
-  return Object.fromEntries(values.map((value) => [value, value])) as { [K in T[number]]: K };
-}
+import { enumOf } from '@ccos/api/util-graphql';
 
 export const RemovalRunStatusEnum = enumOf(REMOVAL_RUN_STATUSES);
 export const RemovalPhaseEnum = enumOf(REMOVAL_PHASES);

@@ -3,7 +3,7 @@ import { AUDIT_RESULTS } from './audit-middleware';
 import { INSTALL_RUN_STATUSES, INSTALL_STEPS, NODE_STATUSES, ROLES, STEP_EVENT_STATUSES } from '@ccos/shared/domain';
 
 /** Turns a domain list of names into the object form type-graphql registers as an enum. */
-function enumOf<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
+export function enumOf<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
   return Object.fromEntries(values.map((value) => [value, value])) as { [K in T[number]]: K };
 }
 
