@@ -54,13 +54,6 @@ export function checkKubeconfig(text: string): string | null {
   return null;
 }
 
-/** The API server named by a kubeconfig's current context. */
-export function kubeconfigServer(text: string): string | null {
-  const config = parse(text) as KubeconfigShape;
-  const context = config.contexts?.find((entry) => entry.name === config['current-context'])?.context;
-  return config.clusters?.find((entry) => entry.name === context?.cluster)?.cluster?.server ?? null;
-}
-
 export function checkPem(text: string, label: string): string | null {
   const pattern = new RegExp(`^-----BEGIN ${label}-----\\r?\\n[A-Za-z0-9+/=\\r\\n]+-----END ${label}-----\\s*$`);
   const blocks = text.trim().split(/(?<=-----END [A-Z ]+-----)\s*/).filter(Boolean);
