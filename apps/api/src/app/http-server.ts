@@ -11,7 +11,7 @@ import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, specified
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import { type AuthenticatedUser, type EventBus, type RequestContext, aliasLimit, depthLimit } from '@ccos/api/util-graphql';
+import { type AuthenticatedUser, type EventBus, type RequestContext, aliasLimit, bearerToken, depthLimit } from '@ccos/api/util-graphql';
 import { AGENT_TOKEN_PREFIX } from '@ccos/api/data-access-db';
 import { trackLiveSessions } from './live-sessions';
 import type { ApiMetrics } from './metrics';
@@ -50,7 +50,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const httpServer = createServer(app);
 
   const contextFor = async (authorization: unknown, requestId: string): Promise<RequestContext> => {
-    const token = typeof authorization === 'string' ? /^Bearer\s+(\S+)$/i.exec(authorization.trim())?.[1] ?? null : null;
+    const token = bearerToken(authorization);
     const isAgent = token?.startsWith(`${AGENT_TOKEN_PREFIX}_`) ?? false;
     const user = token && !isAgent ? await options.authenticate(token) : null;
     return { requestId, user, agentToken: isAgent ? token : null, events: options.events, logger: logger.child({ requestId, user: user?.username }) };

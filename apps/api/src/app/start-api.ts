@@ -20,7 +20,7 @@ import {
   sshTargetOf,
 } from '@ccos/api/feature-nodes';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
-import { type EventBus, type SessionsEndedPayload, TOPICS, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
+import { type EventBus, type SessionsEndedPayload, TOPICS, bearerToken, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
@@ -142,9 +142,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       audit,
       events,
     });
-    const bearer = (header: string | undefined) => /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1] ?? null;
     const sessionUser = async (header: string | undefined) => {
-      const token = bearer(header);
+      const token = bearerToken(header);
       return token ? users.authenticate(token) : null;
     };
     const http = await startHttpServer({
@@ -162,7 +161,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
         const artifacts = new ArtifactCatalog(config.artifactsDir);
         app.use(
           '/artifacts',
-          artifactRoutes(artifacts, async (header) => (await agentTokens.authenticate(bearer(header))) !== null || (await sessionUser(header)) !== null),
+          artifactRoutes(artifacts, async (header) => (await agentTokens.authenticate(bearerToken(header))) !== null || (await sessionUser(header)) !== null),
         );
         app.use(diagnosticsRoutes(dataSource, agentTokens, async (header) => (await sessionUser(header))?.role ?? null, (run) => installs.publishRun(run)));
       },

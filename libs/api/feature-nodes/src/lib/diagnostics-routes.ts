@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import type { DataSource } from 'typeorm';
-import { type AgentTokens, InstallDiagnosticsEntity, InstallRunEntity } from '@ccos/api/data-access-db';
+import { type AgentTokens, InstallDiagnosticsEntity, InstallRunEntity, isUuid } from '@ccos/api/data-access-db';
+import { bearerToken } from '@ccos/api/util-graphql';
 import { roleAllows, type Role } from '@ccos/shared/domain';
 
 export const MAX_DIAGNOSTICS_BYTES = 8 * 1024 * 1024;
@@ -20,7 +21,7 @@ export function diagnosticsRoutes(dataSource: DataSource, tokens: AgentTokens, s
     '/agent/diagnostics',
     express.raw({ type: () => true, limit: MAX_DIAGNOSTICS_BYTES }),
     async (req, res) => {
-      const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? null;
+      const token = bearerToken(req.headers.authorization);
       const run = await tokens.authenticate(token);
       if (!run) {
         res.status(401).json({ error: 'a valid agent token is required' });
@@ -48,7 +49,7 @@ export function diagnosticsRoutes(dataSource: DataSource, tokens: AgentTokens, s
       return;
     }
     const id = String(req.params['id']);
-    const bundle = /^[0-9a-f-]{36}$/i.test(id) ? await bundles.findOneBy({ runId: id }) : null;
+    const bundle = isUuid(id) ? await bundles.findOneBy({ runId: id }) : null;
     if (!bundle) {
       res.status(404).json({ error: `no diagnostics for install run ${id}` });
       return;

@@ -9,6 +9,7 @@ import {
   type NodeEntity,
   type NodeStore,
   StepEventEntity,
+  isUuid,
 } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
 
@@ -93,7 +94,7 @@ export class InstallService {
   }
 
   async run(id: string): Promise<InstallRunEntity> {
-    const run = /^[0-9a-f-]{36}$/i.test(id) ? await this.runs.findOneBy({ id }) : null;
+    const run = isUuid(id) ? await this.runs.findOneBy({ id }) : null;
     if (!run) {
       throw new NotFoundError('install run', id);
     }

@@ -22,6 +22,11 @@ export interface RequestContext {
   readonly events: EventBus;
 }
 
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+export function bearerToken(header: unknown): string | null {
+  return typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1] ?? null : null;
+}
+
 /** The actor name written to the audit log. */
 export function actorOf(context: RequestContext): string {
   return context.user?.username ?? (context.agentToken ? 'agent' : 'anonymous');
