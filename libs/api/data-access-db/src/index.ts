@@ -16,3 +16,4 @@ export * from './lib/audit-log';
 export * from './lib/node.store';
 export * from './lib/agent-tokens';
 export * from './lib/entity-changes';
+export * from './lib/unique-violation';

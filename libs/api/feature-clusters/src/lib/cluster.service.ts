@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, Repository } from 'typeorm';
-import { ClusterEntity, isUuid } from '@ccos/api/data-access-db';
+import { ClusterEntity, isUuid, uniqueViolationOf } from '@ccos/api/data-access-db';
 import { BadUserInputError, ConflictError, NotFoundError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { CREDENTIALS_PURPOSE, type ClusterCredentials, checkKubeconfig, checkPem } from './cluster-credentials';
 import type { RegisterClusterInput } from './register-cluster.input';
 
-const UNIQUE_VIOLATION = '23505';
 
 /** Told after a cluster was registered or its settings changed (the CSR auto-approver listens). */
 export type ClusterChangeListener = (cluster: ClusterEntity) => void;
@@ -44,7 +43,7 @@ export class ClusterService {
       return saved;
     } catch (error) {
       // Two registrations of one name raced past the check above.
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+      if (uniqueViolationOf(error)) {
         throw duplicateName(input.name);
       }
       throw error;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { Not } from 'typeorm';
 import { allowedFrom, inventoryRole } from '@ccos/shared/domain';
-import type { NodeEntity, NodeStore } from '@ccos/api/data-access-db';
+import { type NodeEntity, type NodeStore, uniqueViolationOf } from '@ccos/api/data-access-db';
 import type { NodeEvent as KubeNodeEvent, NodeSummary } from '@ccos/api/data-access-kube';
 
 /**
@@ -30,17 +30,9 @@ interface ClusterSync {
   running: Promise<void> | null;
 }
 
-const UNIQUE_VIOLATION = '23505';
-
 /** The address the inventory shows: the InternalIP, else the first one the kubelet reported. */
 function addressOf(node: NodeSummary): string | null {
   return (node.addresses.find((address) => address.type === 'InternalIP') ?? node.addresses.find((address) => address.type !== 'Hostname'))?.address ?? null;
-}
-
-function constraintOf(error: unknown): string | null {
-  const failure = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
-  const code = failure.code ?? failure.driverError?.code;
-  return code === UNIQUE_VIOLATION ? (failure.constraint ?? failure.driverError?.constraint ?? 'unique') : null;
 }
 
 /**
@@ -183,7 +175,7 @@ export class NodeInventorySync {
       }
       if (Object.keys(fields).length > 0) {
         await this.store.update(record.id, fields).catch((error: unknown) => {
-          if (!constraintOf(error)) {
+          if (!uniqueViolationOf(error)) {
             throw error;
           }
           this.log.warn({ nodeId: record.id, fields }, 'not updated: another node of the cluster has that address');
@@ -220,7 +212,7 @@ export class NodeInventorySync {
       });
       this.log.info({ nodeId: created.id, node: node.name, role: created.role }, 'discovered a Node of the cluster');
     } catch (error) {
-      const constraint = constraintOf(error);
+      const constraint = uniqueViolationOf(error);
       if (constraint === 'nodes_cluster_ip_active' && withIp) {
         // An added node (under another name) already claims that address: keep the record without it.
         await this.discover(clusterId, node, false);

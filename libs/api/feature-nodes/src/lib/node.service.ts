@@ -1,6 +1,6 @@
 import type { DataSource, Repository } from 'typeorm';
 import { canDeleteRecord, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
-import { ClusterEntity, type NodeEntity, type NodeStore, isUuid } from '@ccos/api/data-access-db';
+import { ClusterEntity, type NodeEntity, type NodeStore, isUuid, uniqueViolationOf } from '@ccos/api/data-access-db';
 import { BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
@@ -57,7 +57,7 @@ export class NodeService {
     })
       .catch(async (error: unknown) => {
         // Two entries of the same host raced past the check: the unique index stopped the second.
-        if ((error as { code?: string }).code === '23505') {
+        if (uniqueViolationOf(error)) {
           await this.refuseDuplicates(input.clusterId, input.hostname, input.ip);
         }
         throw error;

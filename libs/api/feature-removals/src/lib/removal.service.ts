@@ -7,7 +7,7 @@ import {
   removalSafety,
   transition,
 } from '@ccos/shared/domain';
-import { type NodeEntity, type NodeStore, RemovalRunEntity, isUuid } from '@ccos/api/data-access-db';
+import { type NodeEntity, type NodeStore, RemovalRunEntity, isUuid, uniqueViolationOf } from '@ccos/api/data-access-db';
 import { type KubeClient, type NodeSummary, capacityCheck, isStatus, planDrain, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { AppError, BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
@@ -20,7 +20,6 @@ import type { RemovalEventType, RemovalProgressType, RemovalRunType, UncordonRes
 import type { RemovalRunner } from './removal-runner';
 import type { DrainActionName, DrainPodClassName } from './removal.enums';
 
-const UNIQUE_VIOLATION = '23505';
 
 /** How long cancelRemoval waits for the drain to stop before answering. */
 const CANCEL_WAIT_MS = 15_000;
@@ -184,7 +183,7 @@ export class RemovalService {
     try {
       await this.runs.insert(run);
     } catch (error) {
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION || (error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) {
+      if (uniqueViolationOf(error)) {
         throw new ConflictError(`a removal of ${node.hostname} is already running`);
       }
       throw error;
