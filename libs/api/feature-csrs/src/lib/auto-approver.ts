@@ -150,7 +150,7 @@ export class CsrAutoApprover {
       });
       const running = this.approvers.get(cluster.id);
       if (cluster.csrAutoApprove && !running && watch) {
-        const approver = new ClusterApprover(cluster.id, this.identity, watch.client, this.clusters, this.csrs, this.decisions, this.log, this.options);
+        const approver = new ClusterApprover(cluster.id, this.identity, watch.client, this.csrs, this.decisions, this.log, this.options);
         this.approvers.set(cluster.id, approver);
         approver.start();
         this.log.info({ clusterId: cluster.id, cluster: cluster.name }, 'CSR auto-approve on: competing for the lease');
@@ -190,7 +190,6 @@ class ClusterApprover {
     private readonly clusterId: string,
     private readonly identity: string,
     private readonly client: KubeClient,
-    private readonly clusters: ClusterDirectory,
     private readonly csrs: CsrService,
     private readonly decisions: CsrDecisionLog,
     logger: Logger,
@@ -263,11 +262,14 @@ class ClusterApprover {
   }
 
   private async reconcile(): Promise<void> {
-    const cluster = await this.clusters.get(this.clusterId);
-    if (!cluster.csrAutoApprove || !this.leading) {
+    if (!this.leading) {
       return;
     }
+    // The snapshot reads the cluster's settings too: auto-approve may have been turned off meanwhile.
     const snapshot = await this.csrs.snapshot(this.clusterId);
+    if (!snapshot.cluster.csrAutoApprove) {
+      return;
+    }
     const pending = snapshot.csrs.filter((csr) => csr.state === 'Pending' && this.handled.get(csr.name) !== 'DECIDED');
     const work = pending.map((csr) => ({ name: csr.name, verdict: snapshot.verdictOf(csr.name) }));
     // Approvals first: a superseded duplicate is denied only after its successor is approved.
