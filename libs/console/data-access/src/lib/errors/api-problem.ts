@@ -67,13 +67,13 @@ export function problemsOf(error: unknown): ApiProblem[] {
 
 /**
  * Problems that name a field, keyed by the field without the argument prefix
- * (`input.vip` and `vip` both become `vip`), first message per field.
+ * (`input.vip`, `options.timeoutSeconds` and `vip` become `vip` and `timeoutSeconds`), first message per field.
  */
 export function fieldProblems(problems: readonly ApiProblem[]): Readonly<Partial<Record<string, string>>> {
   const byField: Partial<Record<string, string>> = {};
   for (const problem of problems) {
     if (problem.field) {
-      const key = problem.field.replace(/^input\./, '');
+      const key = problem.field.replace(/^(input|options)\./, '');
       byField[key] ??= problem.message;
     }
   }

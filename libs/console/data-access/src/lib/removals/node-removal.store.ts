@@ -4,7 +4,7 @@ import { firstValueFrom } from 'rxjs';
 import { NodeDocument, RemovalPreviewDocument, RemoveNodeDocument, type RemoveNodeInput } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
 import { FormSubmission } from '../forms/form-submission';
-import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
+import { type ApiProblem, type Outcome, problemsOf } from '../errors/api-problem';
 import type { RemovalPreviewView, RemovalRunView } from './removal';
 
 /**
@@ -34,7 +34,7 @@ export class NodeRemovalStore {
   readonly saving = this.starting.sending;
   readonly startProblems = this.starting.problems;
   /** The API's problems by option (`confirmHostname`, `timeoutSeconds` …). */
-  readonly fieldErrors = computed(() => fieldProblems(this.startProblems().map((problem) => ({ ...problem, field: problem.field?.replace(/^options\./, '') ?? null }))));
+  readonly fieldErrors = this.starting.fieldErrors;
 
   select(nodeId: string): void {
     if (nodeId !== this.nodeId) {

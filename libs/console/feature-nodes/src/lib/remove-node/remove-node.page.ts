@@ -78,7 +78,7 @@ export class RemoveNodePage {
     const typed = this.form.confirmHostname().trim();
     return typed && !this.nameConfirmed() && typed.length >= this.hostname().length ? this.t('confirm.mismatch') : null;
   });
-  /** Problems that name no option shown here: above the button. */
+  /** The API's problems with the options, above the button (the typed name shows its own; problems naming no field are toasts). */
   protected readonly startProblems = computed(() => this.store.startProblems().filter((problem) => problem.field !== null && !problem.field.endsWith('confirmHostname')));
 
   constructor() {
