@@ -1,9 +1,10 @@
-import { Injectable, computed, inject, signal } from '@angular/core';
+import { Injectable, computed, inject } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
 import { ClusterDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
-import { type Outcome, problemsOf } from '../errors/api-problem';
+import type { Outcome } from '../errors/api-problem';
+import { FormSubmission } from '../forms/form-submission';
 import type { Cluster } from './cluster';
 
 /** One cluster and its settings. Provide it in the cluster page; call {@link select} with the route's id. */
@@ -12,12 +13,12 @@ export class ClusterDetailStore {
   private readonly apollo = inject(Apollo);
   private readonly query = liveQuery(ClusterDocument);
   private selectedId: string | null = null;
-  private readonly savingAutoApprove = signal(false);
+  private readonly autoApproveChange = new FormSubmission();
 
   readonly cluster = computed(() => this.query.data()?.cluster ?? null);
   readonly loading = computed(() => this.query.loading() && this.query.data() === undefined);
   readonly problems = this.query.problems;
-  readonly saving = this.savingAutoApprove.asReadonly();
+  readonly saving = this.autoApproveChange.sending;
 
   select(id: string): void {
     if (id !== this.selectedId) {
@@ -36,15 +37,9 @@ export class ClusterDetailStore {
     if (!clusterId) {
       return { ok: false, problems: [{ code: 'UNKNOWN', message: 'no cluster selected', field: null }] };
     }
-    this.savingAutoApprove.set(true);
-    try {
+    return this.autoApproveChange.send(async () => {
       const result = await firstValueFrom(this.apollo.mutate({ mutation: SetCsrAutoApproveDocument, variables: { clusterId, enabled } }));
-      const cluster = result.data?.setCsrAutoApprove;
-      return cluster ? { ok: true, value: cluster } : { ok: false, problems: problemsOf(result.error) };
-    } catch (error) {
-      return { ok: false, problems: problemsOf(error) };
-    } finally {
-      this.savingAutoApprove.set(false);
-    }
+      return { value: result.data?.setCsrAutoApprove, error: result.error };
+    });
   }
 }
