@@ -87,16 +87,6 @@ export async function acquireLabLock(options: LabLockOptions = {}): Promise<() =
   }
 }
 
-/** Runs `fn` while holding the lab lock. */
-export async function withLabLock<T>(fn: () => Promise<T>, options: LabLockOptions = {}): Promise<T> {
-  const release = await acquireLabLock(options);
-  try {
-    return await fn();
-  } finally {
-    await release();
-  }
-}
-
 function releaser(path: string, token: string): () => Promise<void> {
   let released = false;
   return async () => {

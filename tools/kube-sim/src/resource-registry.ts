@@ -84,15 +84,6 @@ export const RESOURCES: readonly ResourceDefinition[] = [
   define({ group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] }),
 ];
 
-/** Group versions in the order discovery lists them (core first). */
-export function groupVersions(resources: readonly ResourceDefinition[] = RESOURCES): { group: string; version: string }[] {
-  const seen = new Map<string, { group: string; version: string }>();
-  for (const def of resources) {
-    seen.set(`${def.group}/${def.version}`, { group: def.group, version: def.version });
-  }
-  return [...seen.values()];
-}
-
 /** Looks a resource up by group, version and plural name; 404 when it is not served. */
 export function findResource(group: string, version: string, resource: string, resources: readonly ResourceDefinition[] = RESOURCES): ResourceDefinition {
   const def = resources.find((d) => d.group === group && d.version === version && d.resource === resource);

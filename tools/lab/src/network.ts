@@ -72,11 +72,6 @@ export async function setHostLink(id: string, ip: string, up: boolean): Promise<
   await runCommand(['ip', 'link', 'set', vethName(id), 'down']);
 }
 
-/** Removes a host's namespace; the kernel deletes its veth pair with it. */
-export async function deleteHostNetns(id: string): Promise<void> {
-  await runCommand(['ip', 'netns', 'del', netnsName(id)], { allowFailure: true });
-}
-
 async function runBatch(netns: string | null, lines: readonly string[]): Promise<void> {
   if (lines.length === 0) {
     return;

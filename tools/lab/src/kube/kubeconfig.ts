@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 
 /**
@@ -55,11 +55,6 @@ export function parseKubeconfig(text: string, baseDir = '/'): KubeConnection {
     tlsServerName: typeof cluster['tls-server-name'] === 'string' ? cluster['tls-server-name'] : undefined,
     insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
   };
-}
-
-/** Reads and parses a kubeconfig file. */
-export function readKubeconfig(path: string): KubeConnection {
-  return parseKubeconfig(readFileSync(path, 'utf8'), dirname(path));
 }
 
 /** How a written kubeconfig names its credentials. */
