@@ -22,6 +22,7 @@ export {
   MIRROR_POD_ANNOTATION,
   UNMANAGED_FATAL,
   UNMANAGED_WARNING,
+  classifyPods,
   listPodsOnNode,
   refusalMessage,
   type DrainAction,

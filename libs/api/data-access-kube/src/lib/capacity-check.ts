@@ -1,5 +1,5 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { classifyPods, isFinished, listPodsOnNode, podRef, type DrainOptions } from './drain-plan';
+import { classifyPods, isFinished, listPodsOnNode, podRef, type DrainOptions, type DrainPlan } from './drain-plan';
 import type { KubeClient } from './kube-client';
 import { listNodes, type NodeSummary } from './node-inventory';
 import { cpuMillicores, wholeUnits } from './quantity';
@@ -114,11 +114,17 @@ const amount = (r: Resources): string => `${r.cpuMillicores}m CPU, ${mib(r.memor
  * @see https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/
  * @see https://kubernetes.io/docs/tasks/administer-cluster/reserve-compute-resources/#node-allocatable
  */
-export async function capacityCheck(client: KubeClient, nodeName: string, options: DrainOptions = {}): Promise<CapacityCheck> {
+export async function capacityCheck(
+  client: KubeClient,
+  nodeName: string,
+  options: DrainOptions = {},
+  /** The node's pods and their plan when the caller has them already (a preview plans once). */
+  planned?: { readonly onNode: V1Pod[]; readonly plan: DrainPlan },
+): Promise<CapacityCheck> {
   const signal = options.signal;
   const drainOptions: DrainOptions = { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, ...options };
-  const [onNode, nodes] = await Promise.all([listPodsOnNode(client, nodeName, signal), listNodes(client, signal)]);
-  const plan = await classifyPods(client, nodeName, onNode, drainOptions);
+  const [onNode, nodes] = await Promise.all([planned?.onNode ?? listPodsOnNode(client, nodeName, signal), listNodes(client, signal)]);
+  const plan = planned?.plan ?? (await classifyPods(client, nodeName, onNode, drainOptions));
   const evicted = new Set(plan.pods.filter((entry) => entry.action === 'evict').map((entry) => entry.pod));
   const moving = onNode.filter((pod) => evicted.has(podRef(pod)) && !isFinished(pod)).map((pod) => ({ pod: podRef(pod), requests: podRequests(pod) }));
 

@@ -8,7 +8,7 @@ import {
   transition,
 } from '@ccos/shared/domain';
 import { type NodeEntity, type NodeStore, RemovalRunEntity, isUuid, uniqueViolationOf } from '@ccos/api/data-access-db';
-import { type KubeClient, type NodeSummary, capacityCheck, isStatus, planDrain, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
+import { type CapacityCheck, type DrainPlan, type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { AppError, BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import { probeHost } from './host-commands';
@@ -93,9 +93,16 @@ export class RemovalService {
       };
     }
     const drainOptions = { force: options.force, deleteEmptyDirData: options.deleteEmptyDirData, ignoreDaemonSets: options.ignoreDaemonSets };
-    const [plan, capacity] = await Promise.all([planDrain(client, node.hostname, drainOptions), capacityCheck(client, node.hostname, drainOptions)]).catch((error: unknown) =>
-      Promise.reject(unavailable('cannot read the pods of the node', error)),
-    );
+    // One list of the node's pods and one plan serve both the pod table and the capacity check.
+    let plan: DrainPlan;
+    let capacity: CapacityCheck;
+    try {
+      const onNode = await listPodsOnNode(client, node.hostname);
+      plan = await classifyPods(client, node.hostname, onNode, drainOptions);
+      capacity = await capacityCheck(client, node.hostname, drainOptions, { onNode, plan });
+    } catch (error) {
+      throw unavailable('cannot read the pods of the node', error);
+    }
     const safety = removalSafety(live, nodes(), options);
     const refusal = [statusProblem.ok ? null : statusProblem.reason, safety.refusal, plan.refusal].filter((part): part is string => part !== null).join('; ');
     const count = (action: 'evict' | 'skip' | 'refuse') => plan.pods.filter((pod) => pod.action === action).length;
