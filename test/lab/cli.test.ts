@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAB_STATE_DIR, stopLab, type LabDescription } from '@ccos/tools/lab';
 import { fetchWorkerConfig } from './ignition-apply';
@@ -21,6 +21,32 @@ function lab(args: readonly string[], asUser?: number): Promise<{ code: number; 
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
     });
   });
+}
+
+/**
+ * Lets other users reach the checkout while `run` runs: a checkout under a 0700 folder (such as
+ * one from `mktemp -d`) is out of an unprivileged user's reach, who then could not even start
+ * the CLI to be refused.
+ */
+async function withCheckoutReachable<T>(run: () => Promise<T>): Promise<T> {
+  const changed: Array<{ path: string; mode: number }> = [];
+  for (let path = process.cwd(); ; path = dirname(path)) {
+    const mode = (await stat(path)).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      changed.push({ path, mode });
+      await chmod(path, mode | 0o001);
+    }
+    if (dirname(path) === path) {
+      break;
+    }
+  }
+  try {
+    return await run();
+  } finally {
+    for (const { path, mode } of changed) {
+      await chmod(path, mode);
+    }
+  }
 }
 
 describe('lab CLI', () => {
@@ -67,7 +93,7 @@ describe('lab CLI', () => {
   });
 
   it('refuses to run without root, saying why', async () => {
-    const result = await lab(['up', '--hosts', '1'], 65534);
+    const result = await withCheckoutReachable(() => lab(['up', '--hosts', '1'], 65534));
     expect(result.code).toBe(77);
     expect(result.stderr).toMatch(/needs root/);
   });
