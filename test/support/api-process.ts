@@ -52,6 +52,8 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     DATA_DIR: dataDir,
     ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
     LOG_LEVEL: 'debug',
+    // kube-sim listens on 127.0.0.1; tests that check the refusal set ALLOW_CLUSTER_ADDRESSES themselves.
+    ALLOW_CLUSTER_ADDRESSES: 'loopback',
     ...(database ? { DATABASE_URL: database.url, SECRET_KEY: E2E_SECRET_KEY } : {}),
     ...options.env,
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { type ClusterAddressPolicy, parseAddressPolicy } from '@ccos/api/data-access-kube';
 
 /** Everything the service reads from its environment. README.md documents each variable. */
 export interface ApiConfig {
@@ -31,6 +32,8 @@ export interface ApiConfig {
   readonly stallAfterSeconds: number;
   /** How long START_KUBELET waits for the Node to be Ready. */
   readonly nodeReadyTimeoutSeconds: number;
+  /** Loopback, link-local and metadata ranges (or networks) the service may still connect to as a cluster's API server. */
+  readonly clusterAddresses: ClusterAddressPolicy;
   /** Preflight thresholds handed to the agent. */
   readonly hostRequirements: { readonly minKernel: string; readonly minMemoryBytes: number; readonly minCpus: number; readonly maxClockSkewSeconds: number };
 }
@@ -72,6 +75,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),
     stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),
     nodeReadyTimeoutSeconds: integer(env, 'NODE_READY_TIMEOUT_SECONDS', 1800, 10, 24 * 3600),
+    clusterAddresses: parseAddressPolicy(env['ALLOW_CLUSTER_ADDRESSES']),
     hostRequirements: {
       minKernel: env['MIN_KERNEL'] ?? '4.18',
       minMemoryBytes: integer(env, 'MIN_MEMORY_MB', 2048, 1, 1024 * 1024) * 1024 * 1024,

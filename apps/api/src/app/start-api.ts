@@ -1,6 +1,7 @@
 import type { DestinationStream, Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AgentTokens, AuditLog, NodeStore, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
+import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { ArtifactCatalog, artifactRoutes } from '@ccos/api/feature-artifacts';
 import { SessionTokens, UserService } from '@ccos/api/feature-auth';
@@ -74,7 +75,10 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const users = new UserService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), (userId) =>
       events.publish(TOPICS.SESSIONS_ENDED, { userId } satisfies SessionsEndedPayload),
     );
-    const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id));
+    const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id), new ClusterAddressGuard(config.clusterAddresses));
+    if (config.clusterAddresses.ranges.length > 0 || config.clusterAddresses.networks.length > 0) {
+      logger.warn({ allowed: [...config.clusterAddresses.ranges, ...config.clusterAddresses.networks] }, 'ALLOW_CLUSTER_ADDRESSES: cluster API servers may be at these otherwise refused addresses');
+    }
     const certificates = createCsrFeature({
       dataSource,
       clusters,

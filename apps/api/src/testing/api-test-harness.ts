@@ -49,6 +49,8 @@ export async function startApiHarness(env: Environment = {}): Promise<ApiHarness
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'debug',
+    // The specs' kube-sim listens on 127.0.0.1.
+    ALLOW_CLUSTER_ADDRESSES: 'loopback',
     ...env,
   });
   const api = await startApi(config, { logDestination: sink });
