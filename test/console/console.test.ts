@@ -184,6 +184,32 @@ describe('console', () => {
     await registered.waitFor();
   });
 
+  it('registers an http:// cluster only with insecure transport allowed, and both cluster pages say how they connect', async () => {
+    await page.goto(`${api.url}/clusters/new`);
+    await page.getByRole('heading', { name: '注册集群', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: '名称', exact: true }).fill('lab-http');
+    const url = page.getByRole('textbox', { name: 'API 服务器地址' });
+    await url.fill('http://127.0.0.1:8080');
+    await page.getByRole('textbox', { name: 'Master VIP' }).fill('127.0.0.1');
+    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(sim.kubeconfig);
+    await page.getByRole('button', { name: '注册集群' }).click();
+    await expect.poll(() => descriptionOf(url)).toContain('uses http://, which would send the cluster credentials unencrypted');
+
+    await page.getByRole('checkbox', { name: '允许不安全传输（http:// 或 insecure-skip-tls-verify）' }).check();
+    await page.getByRole('button', { name: '注册集群' }).click();
+    await page.getByRole('heading', { name: 'lab-http', level: 1 }).waitFor();
+    expect(await page.getByTestId('transport').textContent()).toContain('允许不安全传输');
+    expect(await page.getByTestId('transport').textContent()).toContain('集群凭据可能在网络路径上被读取或截获');
+
+    await page.getByRole('button', { name: 'English' }).click();
+    await expect.poll(async () => page.getByTestId('transport').textContent()).toContain('Insecure transport allowed');
+    await page.goto(clusterUrl);
+    await page.getByRole('heading', { name: 'prod-east', level: 1 }).waitFor();
+    expect(await page.getByTestId('transport').textContent()).toContain('TLS, API server certificate verified');
+    await page.getByRole('button', { name: '简体中文' }).click();
+    await expect.poll(async () => page.getByTestId('transport').textContent()).toContain('TLS，已校验 API 服务器证书');
+  });
+
   it('signs in as the viewer, who sees no register button, no auto-approve switch, no users page and no audit log', async () => {
     await page.getByRole('button', { name: /^账户/ }).click();
     await page.getByRole('button', { name: '退出登录' }).click();
