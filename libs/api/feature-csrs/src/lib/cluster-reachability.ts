@@ -61,10 +61,4 @@ export class ClusterReachability {
   isDown(clusterId: string): boolean {
     return this.outages.has(clusterId);
   }
-
-  /** The recorded outage, without moving its next try. */
-  peek(clusterId: string): ClusterOutage | null {
-    const outage = this.outages.get(clusterId);
-    return outage ? { ...outage } : null;
-  }
 }

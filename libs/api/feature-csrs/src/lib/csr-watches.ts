@@ -137,7 +137,7 @@ export class CsrWatches {
     });
     try {
       if ((await Promise.race([running.untilHealthy().then(() => 'healthy' as const), timedOut])) === 'timeout') {
-        const outage = this.reachability.failed(clusterId, running.lastError ?? new Error(`no answer within ${timeoutMs / 1000} s`));
+        const outage = this.reachability.failed(clusterId, running.lastError ?? new Error(`no complete answer within ${timeoutMs / 1000} s (the first list of its CSRs and Nodes has not arrived)`));
         throw this.outageError(clusterId, running, outage);
       }
     } finally {
@@ -168,11 +168,6 @@ export class CsrWatches {
       const running = await this.start(clusterId);
       throw this.outageError(clusterId, running, this.reachability.failed(clusterId, cause));
     }
-  }
-
-  /** Whether the cluster is remembered as not answering (for status views). */
-  isDown(clusterId: string): boolean {
-    return this.reachability.isDown(clusterId);
   }
 
   /** Stops every watch. */
