@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import proxyaddr from 'proxy-addr';
 
@@ -68,7 +69,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     consoleDir: resolve(env['CONSOLE_DIR'] ?? 'dist/apps/console/browser'),
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 12 * 3600, 60, 30 * 24 * 3600),
     trustedProxies: trustedProxies(env['TRUSTED_PROXIES']),
-    passwordChecksAtOnce: integer(env, 'PASSWORD_CHECKS_AT_ONCE', 4, 1, 64),
+    passwordChecksAtOnce: integer(env, 'PASSWORD_CHECKS_AT_ONCE', Math.min(4, availableParallelism()), 1, 64),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     csrApprovalWindowMinutes: integer(env, 'CSR_APPROVAL_WINDOW_MINUTES', 60, 1, 24 * 60),
     csrApproverLeaseNamespace: env['CSR_APPROVER_LEASE_NAMESPACE']?.trim() || 'kube-system',

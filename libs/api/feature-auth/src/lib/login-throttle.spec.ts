@@ -81,6 +81,18 @@ describe('login throttle', () => {
     expect(await throttle.waitFor('another', '10.0.3.1')).toBeNull();
   });
 
+  it('knows a user name that signed in from an address, there only', async () => {
+    const throttle = new LoginThrottle(dataSource);
+    expect(await throttle.assess('erin', '10.0.6.1')).toEqual({ wait: null, known: false });
+    await throttle.recordSuccess('erin', '10.0.6.1');
+    expect(await throttle.assess('erin', '10.0.6.1')).toEqual({ wait: null, known: true });
+    expect(await throttle.assess('erin', '10.0.6.2')).toEqual({ wait: null, known: false });
+    expect(await throttle.assess('frank', '10.0.6.1')).toEqual({ wait: null, known: false });
+    // Known or not, failures still slow the pair down.
+    await failTimes(throttle, 'erin', '10.0.6.1', 5);
+    expect(await throttle.assess('erin', '10.0.6.1')).toEqual({ wait: { scope: 'USER', seconds: 15 }, known: true });
+  });
+
   it('is shared by every replica on the database', async () => {
     const here = new LoginThrottle(dataSource);
     const there = new LoginThrottle(otherReplica);

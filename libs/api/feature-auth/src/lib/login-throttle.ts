@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
 
 /** How hard password guessing is made. */
@@ -15,6 +15,8 @@ export interface LoginLimits {
   /** Failed sign-ins from one address, whatever the user name, within `addressWindowSeconds`. */
   readonly addressFailures: number;
   readonly addressWindowSeconds: number;
+  /** How long a user name that signed in from an address is remembered as known there (it goes first when checks queue up). */
+  readonly knownPairSeconds: number;
 }
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
@@ -24,12 +26,21 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
   failureMemorySeconds: 24 * 3600,
   addressFailures: 30,
   addressWindowSeconds: 10 * 60,
+  knownPairSeconds: 30 * 24 * 3600,
 };
 
 /** Why an attempt has to wait: failures for this user name from this address, or from this address at all. */
 export interface LoginWait {
   readonly scope: 'USER' | 'ADDRESS';
   readonly seconds: number;
+}
+
+/** What the throttle knows about an attempt before its password is checked. */
+export interface LoginAssessment {
+  /** Set when the attempt must wait instead. */
+  readonly wait: LoginWait | null;
+  /** Whether this user name has signed in from this address lately: such attempts go first when checks queue up. */
+  readonly known: boolean;
 }
 
 /** The table of the migration UserSessionsAndLoginLimits1765100000000, in rate-limiter-flexible's layout. */
@@ -46,6 +57,7 @@ export class LoginThrottle {
   private readonly failures: RateLimiterPostgres;
   private readonly locks: RateLimiterPostgres;
   private readonly addresses: RateLimiterPostgres;
+  private readonly knownPairs: RateLimiterPostgres;
 
   constructor(
     dataSource: DataSource,
@@ -57,18 +69,20 @@ export class LoginThrottle {
     this.failures = new RateLimiterPostgres({ ...store, keyPrefix: 'fail', points: limits.freeFailures, duration: limits.failureMemorySeconds });
     this.locks = new RateLimiterPostgres({ ...store, keyPrefix: 'lock', points: 1, duration: limits.maxLockSeconds });
     this.addresses = new RateLimiterPostgres({ ...store, keyPrefix: 'addr', points: limits.addressFailures, duration: limits.addressWindowSeconds });
+    this.knownPairs = new RateLimiterPostgres({ ...store, keyPrefix: 'known', points: 1, duration: limits.knownPairSeconds });
+  }
+
+  /** Whether an attempt for `username` from `address` must wait, and whether the pair is a known one. */
+  async assess(username: string, address: string): Promise<LoginAssessment> {
+    const key = pairKey(username, address);
+    const [lock, fromAddress, known] = await Promise.all([this.locks.get(key), this.addresses.get(addressKey(address)), this.knownPairs.get(key)]);
+    return { wait: waitOf(lock, fromAddress, this.limits), known: known !== null };
   }
 
   /** How long an attempt for `username` from `address` must wait, or null when it may go ahead. */
   async waitFor(username: string, address: string): Promise<LoginWait | null> {
     const [lock, fromAddress] = await Promise.all([this.locks.get(pairKey(username, address)), this.addresses.get(addressKey(address))]);
-    if (fromAddress && fromAddress.consumedPoints >= this.limits.addressFailures && fromAddress.msBeforeNext > 0) {
-      return { scope: 'ADDRESS', seconds: Math.ceil(fromAddress.msBeforeNext / 1000) };
-    }
-    if (lock && lock.msBeforeNext > 0) {
-      return { scope: 'USER', seconds: Math.ceil(lock.msBeforeNext / 1000) };
-    }
-    return null;
+    return waitOf(lock, fromAddress, this.limits);
   }
 
   /** Counts a wrong password; past the free failures the pair waits, twice as long each time. */
@@ -82,11 +96,21 @@ export class LoginThrottle {
     }
   }
 
-  /** A right password forgets the pair's failures (the address's budget stays spent). */
+  /** A right password forgets the pair's failures (the address's budget stays spent) and makes the pair a known one. */
   async recordSuccess(username: string, address: string): Promise<void> {
     const key = pairKey(username, address);
-    await Promise.all([this.failures.delete(key), this.locks.delete(key)]);
+    await Promise.all([this.failures.delete(key), this.locks.delete(key), this.knownPairs.set(key, 1, this.limits.knownPairSeconds)]);
   }
+}
+
+function waitOf(lock: RateLimiterRes | null, fromAddress: RateLimiterRes | null, limits: LoginLimits): LoginWait | null {
+  if (fromAddress && fromAddress.consumedPoints >= limits.addressFailures && fromAddress.msBeforeNext > 0) {
+    return { scope: 'ADDRESS', seconds: Math.ceil(fromAddress.msBeforeNext / 1000) };
+  }
+  if (lock && lock.msBeforeNext > 0) {
+    return { scope: 'USER', seconds: Math.ceil(lock.msBeforeNext / 1000) };
+  }
+  return null;
 }
 
 /** Keys fit the store's varchar(255) whatever a caller sends as a user name (length, NUL bytes …). */

@@ -220,19 +220,27 @@ export class UserService {
     origin: RequestOrigin,
     load: () => Promise<{ user: UserEntity | null; hash: string | null }>,
   ): Promise<{ user: UserEntity | null; valid: boolean }> {
-    await this.refuseWhileThrottled(username, origin.address);
+    const { wait, known } = await this.throttle.assess(username, origin.address);
+    if (wait) {
+      this.onLogin('THROTTLED');
+      throw throttled(wait);
+    }
     let checked: { user: UserEntity | null; valid: boolean };
     try {
-      checked = await this.slots.run(origin.address, async () => {
-        // Again: failures may have been counted while this attempt waited for its slot.
-        await this.refuseWhileThrottled(username, origin.address);
-        const { user, hash } = await load();
-        return { user, valid: await verifyPassword(password, hash ?? (await (decoyHash ??= hashPassword(randomUUID())))) };
-      });
+      checked = await this.slots.run(
+        origin.address,
+        async () => {
+          // Again: failures may have been counted while this attempt waited for its slot.
+          await this.refuseWhileThrottled(username, origin.address);
+          const { user, hash } = await load();
+          return { user, valid: await verifyPassword(password, hash ?? (await (decoyHash ??= hashPassword(randomUUID())))) };
+        },
+        known,
+      );
     } catch (error) {
       if (error instanceof NoPasswordCheckSlot) {
         this.onLogin('BUSY');
-        throw new AppError('LOGIN_BUSY', 'too many sign-in attempts in progress; try again in 1 s', { retryAfterSeconds: 1 });
+        throw new AppError('LOGIN_BUSY', 'too many sign-in attempts in progress; try again in 1 s', { retryAfterSeconds: 1, reason: error.reason });
       }
       throw error;
     }
