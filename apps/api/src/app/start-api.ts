@@ -76,7 +76,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const sessions = new SessionService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), events);
     const stopFollowingSessions = sessions.follow((error) => logger.error({ err: error }, 'stopped following ended sessions'));
     stack.push({ name: 'session cache', stop: async () => stopFollowingSessions() });
-    const slots = new PasswordCheckSlots({ ...DEFAULT_PASSWORD_CHECK_LIMITS, concurrent: config.passwordChecksAtOnce, queued: 8 * config.passwordChecksAtOnce, perAddress: config.passwordChecksAtOnce });
+    const slots = new PasswordCheckSlots({ ...DEFAULT_PASSWORD_CHECK_LIMITS, concurrent: config.passwordChecksAtOnce, queued: 8 * config.passwordChecksAtOnce, perAddress: 2 * config.passwordChecksAtOnce });
     metrics.followPasswordChecks(() => slots.stats);
     const users = new UserService(dataSource, { sessions, throttle: new LoginThrottle(dataSource), slots, onLogin: (outcome) => metrics.loginAttempts.inc({ outcome }) });
     const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id));
