@@ -153,11 +153,13 @@ describe('console', () => {
     await page.getByRole('button', { name: '创建用户' }).click();
     await page.getByRole('textbox', { name: '用户名' }).fill('viewer1');
     await page.getByLabel(/^初始密码/).fill('viewer1-password');
-    expect(await page.getByRole('combobox', { name: '角色' }).inputValue()).toBe('VIEWER');
+    expect(await page.getByRole('combobox', { name: '角色', exact: true }).inputValue()).toBe('VIEWER');
     await page.getByRole('button', { name: '创建用户' }).click();
     const row = page.getByRole('row').filter({ hasText: 'viewer1' });
     await row.waitFor();
-    expect(await row.textContent()).toContain('只读用户');
+    const role = row.getByRole('combobox', { name: 'viewer1 的角色' });
+    expect(await role.inputValue()).toBe('VIEWER');
+    expect(await role.locator('option:checked').textContent()).toBe('只读用户');
   });
 
   it('shows the admin the audit log: who did what, the refused duplicate by its code, the credentials redacted', async () => {

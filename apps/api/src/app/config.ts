@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type ClusterAddressPolicy, parseAddressPolicy } from '@ccos/api/data-access-kube';
+import proxyaddr from 'proxy-addr';
 
 /** Everything the service reads from its environment. README.md documents each variable. */
 export interface ApiConfig {
@@ -15,6 +17,10 @@ export interface ApiConfig {
   readonly logLevel: string;
   readonly consoleDir: string;
   readonly sessionTtlSeconds: number;
+  /** Peers whose X-Forwarded-For is believed (addresses, CIDR ranges, or loopback/linklocal/uniquelocal); empty: none. */
+  readonly trustedProxies: readonly string[];
+  /** Password checks (64 MiB scrypt each) one process runs at once. */
+  readonly passwordChecksAtOnce: number;
   readonly maxRequestBytes: number;
   /** How long after a node's kubelet started its CSRs may be auto-approved. */
   readonly csrApprovalWindowMinutes: number;
@@ -65,6 +71,8 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     logLevel: env['LOG_LEVEL'] ?? 'info',
     consoleDir: resolve(env['CONSOLE_DIR'] ?? 'dist/apps/console/browser'),
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 12 * 3600, 60, 30 * 24 * 3600),
+    trustedProxies: trustedProxies(env['TRUSTED_PROXIES']),
+    passwordChecksAtOnce: integer(env, 'PASSWORD_CHECKS_AT_ONCE', Math.min(4, availableParallelism()), 1, 64),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     csrApprovalWindowMinutes: integer(env, 'CSR_APPROVAL_WINDOW_MINUTES', 60, 1, 24 * 60),
     csrApproverLeaseNamespace: env['CSR_APPROVER_LEASE_NAMESPACE']?.trim() || 'kube-system',
@@ -109,6 +117,16 @@ function agentApiUrl(raw: string | undefined): string | null {
     throw new Error(`AGENT_API_URL=${raw} is not a URL such as http://10.0.0.5:4000 (the address hosts reach the service at)`);
   }
   return raw.replace(/\/$/, '');
+}
+
+function trustedProxies(raw: string | undefined): string[] {
+  const entries = (raw ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  try {
+    proxyaddr.compile(entries);
+  } catch (error) {
+    throw new Error(`TRUSTED_PROXIES=${raw} is not a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal: ${(error as Error).message}`);
+  }
+  return entries;
 }
 
 function integer(env: Environment, name: string, fallback: number, min: number, max: number): number {

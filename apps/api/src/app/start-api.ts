@@ -4,7 +4,7 @@ import { AgentTokens, AuditLog, NodeStore, databaseReachable, openDatabase, reda
 import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { ArtifactCatalog, artifactRoutes } from '@ccos/api/feature-artifacts';
-import { SessionTokens, UserService } from '@ccos/api/feature-auth';
+import { LoginThrottle, PasswordCheckSlots, DEFAULT_PASSWORD_CHECK_LIMITS, SessionService, SessionTokens, UserService } from '@ccos/api/feature-auth';
 import { ClusterService } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import {
@@ -21,13 +21,14 @@ import {
   sshTargetOf,
 } from '@ccos/api/feature-nodes';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
-import { type EventBus, type SessionsEndedPayload, TOPICS, bearerToken, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
+import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { ApiMetrics } from './metrics';
 import { clusterProbeFrom } from './cluster-probe';
+import { requestOrigins } from './request-origin';
 import { buildApiSchema } from './schema';
 
 export interface RunningApi {
@@ -72,9 +73,13 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 
     const secrets = new SecretBox(config.secretKey);
     const audit = new AuditLog(dataSource, logger);
-    const users = new UserService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), (userId) =>
-      events.publish(TOPICS.SESSIONS_ENDED, { userId } satisfies SessionsEndedPayload),
-    );
+    const metrics = new ApiMetrics();
+    const sessions = new SessionService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), events);
+    const stopFollowingSessions = sessions.follow((error) => logger.error({ err: error }, 'stopped following ended sessions'));
+    stack.push({ name: 'session cache', stop: async () => stopFollowingSessions() });
+    const slots = new PasswordCheckSlots({ ...DEFAULT_PASSWORD_CHECK_LIMITS, concurrent: config.passwordChecksAtOnce, queued: 8 * config.passwordChecksAtOnce, perAddress: 2 * config.passwordChecksAtOnce });
+    metrics.followPasswordChecks(() => slots.stats);
+    const users = new UserService(dataSource, { sessions, throttle: new LoginThrottle(dataSource), slots, onLogin: (outcome) => metrics.loginAttempts.inc({ outcome }) });
     const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id), new ClusterAddressGuard(config.clusterAddresses));
     if (config.clusterAddresses.ranges.length > 0 || config.clusterAddresses.networks.length > 0) {
       logger.warn({ allowed: [...config.clusterAddresses.ranges, ...config.clusterAddresses.networks] }, 'ALLOW_CLUSTER_ADDRESSES: cluster API servers may be at these otherwise refused addresses');
@@ -136,6 +141,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 
     const schema = await buildApiSchema({
       users,
+      sessions,
       clusters,
       csrs: certificates.service,
       nodes,
@@ -157,8 +163,9 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       maxRequestBytes: config.maxRequestBytes,
       schema,
       logger,
-      metrics: new ApiMetrics(),
+      metrics,
       authenticate: (token) => users.authenticate(token),
+      origin: requestOrigins(config.trustedProxies, logger),
       ready: () => databaseReachable(dataSource),
       events,
       routes: (app) => {

@@ -31,8 +31,13 @@ export interface ApiHarness {
   stop(): Promise<void>;
 }
 
-export async function startApiHarness(env: Environment = {}): Promise<ApiHarness> {
-  const database = await createTestDatabase();
+export interface ApiHarnessOptions {
+  /** Another replica: the database of a running harness, which stays its owner's to drop. */
+  readonly database?: TestDatabase;
+}
+
+export async function startApiHarness(env: Environment = {}, options: ApiHarnessOptions = {}): Promise<ApiHarness> {
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = await mkdtemp(join(tmpdir(), 'ccos-api-'));
   const logs: string[] = [];
   const sink = new Writable({
@@ -112,7 +117,9 @@ export async function startApiHarness(env: Environment = {}): Promise<ApiHarness
     registerSimCluster,
     async stop() {
       await api.close();
-      await database.drop();
+      if (!options.database) {
+        await database.drop();
+      }
       await rm(dataDir, { recursive: true, force: true });
     },
   };
