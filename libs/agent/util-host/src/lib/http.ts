@@ -102,7 +102,8 @@ export class NodeHttp implements Http {
           ? { agent: false }
           : {
               createConnection: (_options: ClientRequestArgs, connected: (error: Error | null, socket: Duplex) => void) => {
-                pending = connectPinned({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443) }, pin, (error, socket) => {
+                const target = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443), idleTimeoutMs: idleMs };
+                pending = connectPinned(target, pin, (error, socket) => {
                   pending = null;
                   connected(error, socket);
                 });

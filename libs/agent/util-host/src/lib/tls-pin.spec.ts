@@ -115,6 +115,26 @@ describe('pinned HTTPS (real TLS servers on loopback)', () => {
     expect(server.received()).toBe('');
   });
 
+  it('gives up on a body that stalls after the pin held (a cut link), as on plain HTTP', async () => {
+    const stalling = createServer({ cert: service.certPem, key: service.keyPem }, (socket) => {
+      socket.once('data', () => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n0123456789'));
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    servers.push({ close: () => new Promise((resolve) => stalling.close(() => resolve())) });
+    const url = `https://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+    const response = await http.request({ method: 'GET', url, pin: { caCertificates: serviceCa.certPem }, idleTimeoutMs: 200 });
+    const error = await readBody(response).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ETIMEDOUT' });
+    // And a server that never finishes the handshake.
+    const silent = createServer({ cert: service.certPem, key: service.keyPem });
+    silent.on('connection', (socket: Socket) => socket.pause());
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    servers.push({ close: () => new Promise((resolve) => silent.close(() => resolve())) });
+    const mute = await http.request({ method: 'GET', url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, pin: { caCertificates: serviceCa.certPem }, idleTimeoutMs: 200 }).catch((e: unknown) => e);
+    expect(mute).toMatchObject({ code: 'ETIMEDOUT', message: expect.stringContaining('silent for') });
+  });
+
   it('names a refused connection as before (no TLS involved)', async () => {
     const server = await serve(service);
     const port = new URL(server.url).port;

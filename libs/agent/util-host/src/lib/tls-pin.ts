@@ -89,7 +89,7 @@ function describeCertificate(peer: PeerCertificate | undefined): string {
  * {@link pinProblem} said yes.
  */
 export function connectPinned(
-  target: { readonly host: string; readonly port: number },
+  target: { readonly host: string; readonly port: number; readonly idleTimeoutMs: number },
   pin: TlsPin,
   /** Called once: with the checked socket, or with the error and the (destroyed) socket. */
   done: (error: HttpError | null, socket: TLSSocket) => void,
@@ -104,6 +104,8 @@ export function connectPinned(
     rejectUnauthorized: false,
     checkServerIdentity: () => undefined,
   });
+  // Silence ends the connection, during the handshake and after: a cut link must not hang a download.
+  socket.setTimeout(target.idleTimeoutMs);
   let settled = false;
   const settle = (error: HttpError | null) => {
     if (settled) {
@@ -111,13 +113,16 @@ export function connectPinned(
     }
     settled = true;
     socket.off('error', onError);
+    socket.off('timeout', onTimeout);
     if (error) {
       socket.destroy();
     }
     done(error, socket);
   };
   const onError = (error: NodeJS.ErrnoException) => settle(new HttpError(error.message, error.code ?? 'ECONNRESET', { cause: error }));
+  const onTimeout = () => settle(new HttpError(`TLS connection to ${target.host}:${target.port} silent for ${Math.round(target.idleTimeoutMs / 1000)} s`, 'ETIMEDOUT'));
   socket.once('error', onError);
+  socket.once('timeout', onTimeout);
   socket.once('secureConnect', () => {
     const problem = pinProblem(socket, target.host, pin);
     if (problem === null) {
