@@ -184,6 +184,7 @@ function requestIds(logger: Logger) {
  */
 function agentTokensNeedTls(allowPlain: boolean, logger: Logger) {
   return (req: Request, response: Response, next: NextFunction) => {
+    // req.secure is the socket's own TLS: the app trusts no proxy, so no X-Forwarded-Proto can claim it.
     if (allowPlain || req.secure || !bearerToken(req.headers.authorization)?.startsWith(`${AGENT_TOKEN_PREFIX}_`)) {
       next();
       return;

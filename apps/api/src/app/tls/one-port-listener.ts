@@ -45,11 +45,14 @@ export async function listenOnOnePort(options: {
         onEmpty?.();
       }
     });
-    socket.setTimeout(firstByteTimeoutMs, () => socket.destroy());
+    const silent = () => socket.destroy();
+    socket.setTimeout(firstByteTimeoutMs, silent);
     socket.once('error', () => socket.destroy());
     socket.once('data', (chunk: Buffer) => {
       socket.pause();
+      // From here on the servers' own timeouts apply (keep-alive, headers, handshake).
       socket.setTimeout(0);
+      socket.off('timeout', silent);
       socket.unshift(chunk);
       const secure = chunk[0] === TLS_HANDSHAKE;
       if (secure) {

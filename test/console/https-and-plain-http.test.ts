@@ -1,32 +1,44 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
 import { launchChromium, recordPage } from '../support/console-browser';
 
 /**
- * The console warns on every page while the service lets install agents use plain HTTP
- * (AGENT_PLAIN_HTTP=allow), in English and Chinese, and says nothing when it does not.
+ * The console on both protocols of the one port: https:// with live updates over wss://,
+ * plain http:// as ever; and the warning on every page while the service lets install
+ * agents use plain HTTP (AGENT_PLAIN_HTTP=allow), in English and Chinese.
  */
-describe('console: the plain-HTTP warning', () => {
+describe('console: HTTPS, plain HTTP and the plain-HTTP warning', () => {
   let browser: Browser;
   let allowing: ApiProcess;
   let refusing: ApiProcess;
+  let sim: KubeSim;
+  let clusterId = '';
 
   beforeAll(async () => {
-    [browser, allowing, refusing] = await Promise.all([launchChromium(), startApiProcess({ env: { AGENT_PLAIN_HTTP: 'allow' } }), startApiProcess()]);
+    [browser, allowing, refusing, sim] = await Promise.all([launchChromium(), startApiProcess({ env: { AGENT_PLAIN_HTTP: 'allow' } }), startApiProcess(), startKubeSim()]);
+    const registered = await refusing.gql<{ registerCluster: { id: string } }>(
+      'mutation($input: RegisterClusterInput!) { registerCluster(input: $input) { id } }',
+      { input: { name: 'tls', apiServerUrl: sim.url, vip: '127.0.0.1', kubeconfig: sim.kubeconfig } },
+      await refusing.login(),
+    );
+    clusterId = registered.data?.registerCluster.id ?? '';
   });
   afterAll(async () => {
     await browser?.close();
     await allowing?.stop();
     await refusing?.stop();
+    await sim?.stop();
   });
 
-  const signIn = async (api: ApiProcess): Promise<Page> => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+  const signIn = async (api: ApiProcess, url = api.url): Promise<Page> => {
+    // The service's own CA is not in Chromium's store; what matters here is that the same port speaks TLS.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', ignoreHTTPSErrors: true });
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
     const record = recordPage(page);
-    await page.goto(api.url);
+    await page.goto(url);
     await page.getByRole('textbox', { name: 'User name' }).fill('admin');
     await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
     const settings = page.waitForResponse((response) => response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes('"operationName":"AgentChannel"'));
@@ -50,6 +62,19 @@ describe('console: the plain-HTTP warning', () => {
     const chinese = page.getByRole('alert').filter({ hasText: '安装代理可以使用明文 HTTP。' });
     await chinese.waitFor();
     expect(await chinese.textContent()).toContain('AGENT_PLAIN_HTTP=allow');
+    await page.context().close();
+  });
+
+  it('serves the console over HTTPS on the same port, with its live updates over wss://', async () => {
+    const page = await signIn(refusing, refusing.url.replace('http://', 'https://'));
+    expect(new URL(page.url()).protocol).toBe('https:');
+    const socket = page.waitForEvent('websocket');
+    await page.goto(`${refusing.url.replace('http://', 'https://')}/clusters/${clusterId}/nodes`);
+    await page.getByRole('heading', { name: 'Nodes of tls', level: 1 }).waitFor();
+    const opened = await socket;
+    expect(opened.url()).toBe(`wss://127.0.0.1:${refusing.port}/graphql`);
+    // The subscription is acknowledged: graphql-ws answers connection_init over the TLS socket.
+    await opened.waitForEvent('framereceived', { predicate: (frame) => String(frame.payload).includes('connection_ack') });
     await page.context().close();
   });
 
