@@ -58,7 +58,7 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
       host: '0.0.0.0',
       port,
       env: {
-        AGENT_API_URL: `http://${lab.gateway}:${port}`,
+        AGENT_API_URL: `https://${lab.gateway}:${port}`,
         ARTIFACTS_DIR: lab.artifactsDir,
         AGENT_BINARY: AGENT_EXECUTABLE,
         MIN_MEMORY_MB: '256',

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
       HOST: '0.0.0.0',
       DATA_DIR,
       ADMIN_PASSWORD,
-      AGENT_API_URL: `http://${lab.gateway}:${PORT}`,
+      AGENT_API_URL: `https://${lab.gateway}:${PORT}`,
       ARTIFACTS_DIR: lab.artifactsDir,
       MIN_MEMORY_MB: '256',
       MIN_CPUS: '1',

@@ -13,3 +13,4 @@ export { workerIgnitionConfig, IGNITION_VERSION, type IgnitionConfig } from './i
 export { fingerprintOfKeyBlob, fingerprintOfPublicKey, type HostKeyType } from './sshd';
 export { cleanupLab, type CleanupReport } from './lab-cleanup';
 export { BRIDGE_NAME, GATEWAY_IP, VIP, LAB_PREFIX, LAB_STATE_DIR } from './lab-layout';
+export { createCertificateAuthority, issueServerCertificate, type CertifiedKey } from './pki';

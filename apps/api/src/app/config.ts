@@ -32,6 +32,10 @@ export interface ApiConfig {
   readonly artifactsDir: string;
   /** The service's URL as hosts reach it (the agent reports there); null = derived from the request host. */
   readonly agentApiUrl: string | null;
+  /** The operator's certificate and key (PEM files, reloaded on change); null = issue one from the service's own CA. */
+  readonly tls: { readonly certFile: string; readonly keyFile: string; readonly caFile: string | null } | null;
+  /** Agents may use plain HTTP (AGENT_PLAIN_HTTP=allow): their token and the answers then cross the network unprotected. */
+  readonly agentPlainHttp: boolean;
   readonly sshPoolSize: number;
   readonly sshConnectTimeoutMs: number;
   /** An install whose agent is silent this long is STALLED. */
@@ -61,6 +65,13 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     }
     secretKey = await embeddedSecretKey(dataDir);
   }
+  const agentPlainHttp = plainHttpSetting(env['AGENT_PLAIN_HTTP']);
+  const agentApiUrl = parseAgentApiUrl(env['AGENT_API_URL']);
+  if (agentApiUrl?.startsWith('http:') && !agentPlainHttp) {
+    throw new Error(
+      `AGENT_API_URL=${agentApiUrl} is plain HTTP: hosts would send their run token in clear and could be handed forged artifacts. Use https:// (the service serves TLS on PORT), or set AGENT_PLAIN_HTTP=allow to accept the risk`,
+    );
+  }
   return {
     port: integer(env, 'PORT', 4000, 0, 65535),
     host: env['HOST'] ?? '0.0.0.0',
@@ -78,7 +89,9 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     csrApproverLeaseNamespace: env['CSR_APPROVER_LEASE_NAMESPACE']?.trim() || 'kube-system',
     agentBinary: resolve(env['AGENT_BINARY'] ?? 'dist/apps/boot-worker/boot-worker'),
     artifactsDir: resolve(env['ARTIFACTS_DIR'] ?? join(dataDir, 'artifacts')),
-    agentApiUrl: agentApiUrl(env['AGENT_API_URL']),
+    agentApiUrl,
+    tls: tlsFiles(env),
+    agentPlainHttp,
     sshPoolSize: integer(env, 'SSH_POOL_SIZE', 10, 1, 200),
     sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),
     stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),
@@ -109,12 +122,12 @@ async function embeddedSecretKey(dataDir: string): Promise<string> {
   return key;
 }
 
-function agentApiUrl(raw: string | undefined): string | null {
+function parseAgentApiUrl(raw: string | undefined): string | null {
   if (!raw) {
     return null;
   }
   if (!/^https?:\/\/[^\s/]+(:\d+)?\/?$/.test(raw)) {
-    throw new Error(`AGENT_API_URL=${raw} is not a URL such as http://10.0.0.5:4000 (the address hosts reach the service at)`);
+    throw new Error(`AGENT_API_URL=${raw} is not a URL such as https://10.0.0.5:4000 (the address hosts reach the service at)`);
   }
   return raw.replace(/\/$/, '');
 }
@@ -127,6 +140,33 @@ function trustedProxies(raw: string | undefined): string[] {
     throw new Error(`TRUSTED_PROXIES=${raw} is not a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal: ${(error as Error).message}`);
   }
   return entries;
+}
+
+function plainHttpSetting(raw: string | undefined): boolean {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'refuse') {
+    return false;
+  }
+  if (value === 'allow') {
+    return true;
+  }
+  throw new Error(`AGENT_PLAIN_HTTP=${raw} is not "allow" or "refuse"`);
+}
+
+function tlsFiles(env: Environment): ApiConfig['tls'] {
+  const certFile = env['TLS_CERT_FILE']?.trim() || null;
+  const keyFile = env['TLS_KEY_FILE']?.trim() || null;
+  const caFile = env['TLS_CA_FILE']?.trim() || null;
+  if (certFile === null && keyFile === null) {
+    if (caFile !== null) {
+      throw new Error('TLS_CA_FILE names the CA of TLS_CERT_FILE: set TLS_CERT_FILE and TLS_KEY_FILE too (without them the service issues its own certificate)');
+    }
+    return null;
+  }
+  if (certFile === null || keyFile === null) {
+    throw new Error(`TLS_CERT_FILE and TLS_KEY_FILE go together (${certFile === null ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'} is missing)`);
+  }
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile), caFile: caFile === null ? null : resolve(caFile) };
 }
 
 function integer(env: Environment, name: string, fallback: number, min: number, max: number): number {

@@ -5,6 +5,8 @@ import { AuditLogResolver, AuthResolver, SessionResolver, type SessionService, U
 import { ClusterResolver, type ClusterService } from '@ccos/api/feature-clusters';
 import { CsrResolver, type CsrService } from '@ccos/api/feature-csrs';
 import {
+  AgentChannelResolver,
+  type AgentChannelSettings,
   AgentResolver,
   type AgentReportService,
   InstallResolver,
@@ -29,6 +31,7 @@ export interface ApiServices {
   readonly removals: RemovalService;
   readonly audit: AuditLog;
   readonly events: EventBus;
+  readonly agentChannel: AgentChannelSettings;
 }
 
 /**
@@ -46,6 +49,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [NodeResolver, new NodeResolver(services.nodes)],
     [InstallResolver, new InstallResolver(services.installs, services.installRunView)],
     [AgentResolver, new AgentResolver(services.agentReports)],
+    [AgentChannelResolver, new AgentChannelResolver(services.agentChannel)],
     [RemovalResolver, new RemovalResolver(services.removals)],
   ]);
   const container: ContainerType = {
@@ -58,7 +62,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, InstallResolver, AgentResolver, RemovalResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

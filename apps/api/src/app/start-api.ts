@@ -30,9 +30,17 @@ import { ApiMetrics } from './metrics';
 import { clusterProbeFrom } from './cluster-probe';
 import { requestOrigins } from './request-origin';
 import { buildApiSchema } from './schema';
+import { loadOrCreateServiceCa } from './tls/service-ca.store';
+import { ServiceTls } from './tls/service-tls';
+import { serverNames } from './tls/server-names';
 
 export interface RunningApi {
+  /** Plain HTTP (people, local tools). */
   readonly url: string;
+  /** The same port over TLS (agents, and anyone who trusts the CA). */
+  readonly httpsUrl: string;
+  /** The certificate served now and what agents pin. */
+  readonly tls: ServiceTls;
   readonly port: number;
   readonly dataSource: DataSource;
   readonly logger: Logger;
@@ -72,6 +80,13 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     stack.push({ name: 'event bus', stop: () => events.close() });
 
     const secrets = new SecretBox(config.secretKey);
+    const tls = config.tls
+      ? await ServiceTls.fromFiles(config.tls, logger)
+      : await ServiceTls.generated(await loadOrCreateServiceCa(dataSource, secrets), serverNames(config), logger);
+    stack.push({ name: 'TLS certificate', stop: async () => tls.close() });
+    if (config.agentPlainHttp) {
+      logger.warn('AGENT_PLAIN_HTTP=allow: agents may reach the service over plain HTTP, where their run token and the service\'s answers are unprotected');
+    }
     const audit = new AuditLog(dataSource, logger);
     const metrics = new ApiMetrics();
     const sessions = new SessionService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), events);
@@ -113,8 +128,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const provisioner = new NodeProvisioner(nodeStore, secrets, sshPool, () => agentBinary, logger);
     const nodes = new NodeService(dataSource, nodeStore, secrets, provisioner, () => agentBinary);
     let listeningPort = config.port;
+    const artifacts = new ArtifactCatalog(config.artifactsDir);
     const agentControl = new SshAgentControl(sshPool, secrets, () => agentBinary, {
       agentApiUrl: config.agentApiUrl,
+      serviceTls: (apiUrl) => tls.agentPin(apiUrl),
+      artifactManifestSha256: async () => (await artifacts.manifestDocument()).sha256,
       servicePort: () => listeningPort,
       vip: async (clusterId) => (await clusters.get(clusterId)).vip,
       machineConfigCaCert: async (clusterId) => (await clusters.get(clusterId)).machineConfigCaCert,
@@ -151,6 +169,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       removals: removals.service,
       audit,
       events,
+      agentChannel: { plainHttpAllowed: config.agentPlainHttp, certificateSource: tls.source, caCertificates: () => tls.caCertificates() },
     });
     const sessionUser = async (header: string | undefined) => {
       const token = bearerToken(header);
@@ -168,8 +187,9 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       origin: requestOrigins(config.trustedProxies, logger),
       ready: () => databaseReachable(dataSource),
       events,
+      certificate: tls,
+      agentPlainHttp: config.agentPlainHttp,
       routes: (app) => {
-        const artifacts = new ArtifactCatalog(config.artifactsDir);
         app.use(
           '/artifacts',
           artifactRoutes(artifacts, async (header) => (await agentTokens.authenticate(bearerToken(header))) !== null || (await sessionUser(header)) !== null),
@@ -190,8 +210,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     if (resumedRemovals > 0) {
       logger.info({ runs: resumedRemovals }, 'resumed removal runs interrupted by a restart');
     }
-    logger.info({ url: http.url }, 'ccos-scaler API listening');
-    return { url: http.url, port: http.port, dataSource, logger, close };
+    logger.info({ url: http.url, httpsUrl: http.httpsUrl, certificateSource: tls.source, agentPlainHttp: config.agentPlainHttp }, 'ccos-scaler API listening (HTTPS and plain HTTP on one port)');
+    return { url: http.url, httpsUrl: http.httpsUrl, tls, port: http.port, dataSource, logger, close };
   } catch (error) {
     await close();
     throw error;

@@ -29,3 +29,4 @@ export { type RemovalPreviewView, type RemovalRunView, type RemovalEventView, me
 export { RemovalProgressStore, type UncordonResult } from './lib/removals/removal-progress.store';
 export { NodeRemovalStore } from './lib/removals/node-removal.store';
 export { AuditLogStore, type AuditEntry } from './lib/audit/audit-log.store';
+export { AgentChannelStore } from './lib/agent-channel/agent-channel.store';

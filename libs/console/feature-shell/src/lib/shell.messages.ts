@@ -17,6 +17,8 @@ export const shellMessages = defineCatalog({
     'account.sessions': 'My sessions',
     signOut: 'Sign out',
     signedOut: 'Signed out',
+    'plainHttp.title': 'Install agents may use plain HTTP.',
+    'plainHttp.body': 'The service is started with AGENT_PLAIN_HTTP=allow: a new host\'s run token and the service\'s answers can then be read and changed on the network. Artifacts are still checked against the manifest checksum sent over SSH. Serve agents over HTTPS and remove the setting.',
   },
   zh: {
     skipToContent: '跳到主要内容',
@@ -34,5 +36,7 @@ export const shellMessages = defineCatalog({
     'account.sessions': '我的会话',
     signOut: '退出登录',
     signedOut: '已退出登录',
+    'plainHttp.title': '安装代理可以使用明文 HTTP。',
+    'plainHttp.body': '服务以 AGENT_PLAIN_HTTP=allow 启动：新主机的运行令牌和服务的应答在网络上可能被读取和篡改。制品仍会按通过 SSH 下发的清单校验和进行校验。请让代理通过 HTTPS 访问服务，并去掉该设置。',
   },
 });
