@@ -17,8 +17,7 @@ import {
   type SshConnectOptions,
   type SshTarget,
 } from '@ccos/api/data-access-ssh';
-import { startLab, type Lab, type LabHost } from '@ccos/tools/lab';
-import { acquireLabLock, LAB_LOCK_TIMEOUT_MS } from '../support/lab-lock';
+import { LAB_LOCK_TIMEOUT_MS, startLab, type Lab, type LabHost } from '@ccos/tools/lab';
 
 /**
  * data-access-ssh against real OpenSSH sshd on lab hosts: login by password
@@ -32,7 +31,6 @@ const WRONG_PASSWORD = 'e2e-Wrong-Guess-71ab';
 const PASSPHRASE = 'e2e-key-Passphrase-5d2e';
 
 let lab: Lab | undefined;
-let releaseLab: () => Promise<void> = async () => undefined;
 let workDir = '';
 let labKey = '';
 let pemKey = '';
@@ -66,8 +64,18 @@ describe('data-access-ssh against lab sshd', () => {
     workDir = await mkdtemp(join(tmpdir(), 'ccos-ssh-e2e-'));
     execFileSync('ssh-keygen', ['-q', '-t', 'rsa', '-b', '2048', '-m', 'PEM', '-N', PASSPHRASE, '-C', 'e2e-pem', '-f', join(workDir, 'pem_rsa')]);
     pemKey = readFileSync(join(workDir, 'pem_rsa'), 'utf8');
-    releaseLab = await acquireLabLock({ onWait: (holder) => console.log(`waiting for the lab lock held by pid ${holder.pid} (${holder.command})`) });
-    lab = await startLab({ hosts: 10, password: PASSWORD, authorizedKeys: [readFileSync(join(workDir, 'pem_rsa.pub'), 'utf8')], artifacts: false });
+    lab = await startLab({
+      hosts: 10,
+      password: PASSWORD,
+      authorizedKeys: [readFileSync(join(workDir, 'pem_rsa.pub'), 'utf8')],
+      artifacts: false,
+      name: 'test/ssh',
+      log: (message) => {
+        if (message.startsWith('waiting')) {
+          console.log(message);
+        }
+      },
+    });
     labKey = readFileSync(lab.privateKeyPath, 'utf8');
   }, LAB_LOCK_TIMEOUT_MS + 120_000);
 
@@ -75,7 +83,6 @@ describe('data-access-ssh against lab sshd', () => {
     try {
       await lab?.stop();
     } finally {
-      await releaseLab();
       await rm(workDir, { recursive: true, force: true });
     }
   });

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { startKubeSim } from '@ccos/tools/kube-sim';
-import { GATEWAY_IP, VIP, requireRoot, startLab } from '@ccos/tools/lab';
+import { requireRoot, startLab } from '@ccos/tools/lab';
 
 /**
  * `npm run demo`: the whole product on one machine, to click through by hand.
@@ -26,8 +26,9 @@ async function main(): Promise<void> {
   // Every demo starts from scratch: a new simulated cluster, new hosts, an empty inventory.
   await rm(DATA_DIR, { recursive: true, force: true });
   await mkdir(DATA_DIR, { recursive: true });
-  const sim = await startKubeSim({ tlsSans: [VIP, GATEWAY_IP], kubeconfigOut: resolve(DATA_DIR, 'kubeconfig') });
-  const lab = await startLab({ hosts: HOSTS, kubeconfig: sim.kubeconfig, log: (message) => console.log(`lab: ${message}`) });
+  // The lab's VIP is not known before the lab starts; the lab gives its kubelets tls-server-name.
+  const sim = await startKubeSim({ kubeconfigOut: resolve(DATA_DIR, 'kubeconfig') });
+  const lab = await startLab({ hosts: HOSTS, kubeconfig: sim.kubeconfig, name: `demo :${PORT}`, log: (message) => console.log(`lab: ${message}`) });
   const api = spawn(process.execPath, ['--enable-source-maps', 'dist/apps/api/main.js'], {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: {
