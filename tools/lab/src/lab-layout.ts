@@ -21,6 +21,13 @@ export const LAB_ROOT = process.env['CCOS_LAB_STATE_DIR'] ?? '/run/cclab';
 /** Which lab owns which slice: one file per lab (see lab-registry.ts). */
 export const REGISTRY_DIR = join(LAB_ROOT, 'registry');
 
+/**
+ * Held, inside the lab lock, while the registry is read and changed. The lab
+ * lock may be shared with a parent process; this one never is, so two
+ * processes never pick a slice at once.
+ */
+export const REGISTRY_LOCK = join(LAB_ROOT, 'registry.lock');
+
 /** Lab ids: a letter, then a letter or digit. */
 export const LAB_ID_PATTERN = /^[a-z][a-z0-9]$/;
 

@@ -37,6 +37,8 @@ export interface LabLockOptions {
   readonly timeoutMs?: number;
   /** Told once when the lock is held by someone else, so a slow start has a reason in the log. */
   readonly onWait?: (holder: LabLockHolder) => void;
+  /** Whether the processes this one starts while holding it share it (default true). */
+  readonly inheritable?: boolean;
 }
 
 /** Who holds the lock. */
@@ -58,7 +60,7 @@ const HALF_WRITTEN_GRACE_MS = 5_000;
  */
 const INHERITED_TOKEN_ENV = 'CCOS_LAB_LOCK_TOKEN';
 
-const held = new Map<string, { count: number; token: string }>();
+const held = new Map<string, { count: number; token: string; inheritedBefore: string | undefined }>();
 
 /**
  * Takes the machine-wide lab lock, waiting up to 10 minutes for another
@@ -72,7 +74,8 @@ export async function acquireLabLock(options: LabLockOptions = {}): Promise<() =
     mine.count += 1;
     return releaser(path, mine.token);
   }
-  if (heldByAncestor(path)) {
+  const inheritable = options.inheritable ?? true;
+  if (inheritable && heldByAncestor(path)) {
     return async () => undefined;
   }
   const deadline = Date.now() + (options.timeoutMs ?? LAB_LOCK_TIMEOUT_MS);
@@ -80,8 +83,10 @@ export async function acquireLabLock(options: LabLockOptions = {}): Promise<() =
   let told = false;
   for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
     if (tryCreate(path, token)) {
-      held.set(path, { count: 1, token });
-      process.env[INHERITED_TOKEN_ENV] = token;
+      held.set(path, { count: 1, token, inheritedBefore: process.env[INHERITED_TOKEN_ENV] });
+      if (inheritable) {
+        process.env[INHERITED_TOKEN_ENV] = token;
+      }
       process.once('exit', () => removeIfMine(path, token));
       return releaser(path, token);
     }
@@ -120,7 +125,11 @@ function releaser(path: string, token: string): () => Promise<void> {
     if (mine.count === 0) {
       held.delete(path);
       if (process.env[INHERITED_TOKEN_ENV] === token) {
-        delete process.env[INHERITED_TOKEN_ENV];
+        if (mine.inheritedBefore === undefined) {
+          delete process.env[INHERITED_TOKEN_ENV];
+        } else {
+          process.env[INHERITED_TOKEN_ENV] = mine.inheritedBefore;
+        }
       }
       removeIfMine(path, token);
     }

@@ -14,8 +14,8 @@ import { KubeClient } from './kube/kube-client';
 import { kubeconfigYaml, parseKubeconfig, type KubeConnection } from './kube/kubeconfig';
 import { cleanupLab, removeDeadLabs } from './lab-cleanup';
 import { createHost, readMachineShadow, shadowedCommands, type LabHost } from './lab-host';
-import { API_PORT, MACHINE_CONFIG_PORT, hostId, labLayout, type LabLayout } from './lab-layout';
-import { LAB_LOCK_PATH, LAB_LOCK_TIMEOUT_MS, acquireLabLock } from './lab-lock';
+import { API_PORT, LAB_ROOT, MACHINE_CONFIG_PORT, REGISTRY_LOCK, hostId, labLayout, type LabLayout } from './lab-layout';
+import { LAB_LOCK_PATH, LAB_LOCK_TIMEOUT_MS, acquireLabLock, type LabLockHolder } from './lab-lock';
 import { MAX_HOSTS } from './lab-network';
 import { ownerAlive, readEntry, readRegistry, registerLab, writeEntry, type LabRegistryEntry } from './lab-registry';
 import { describeLab, readLabRecord, writeLabRecord, type LabDescription, type LabRecord } from './lab-state';
@@ -249,13 +249,18 @@ async function onlyLab(): Promise<LabRegistryEntry | null> {
   throw new Error(`${registry.length} labs are up (${registry.map((entry) => `${entry.id}${entry.name === undefined ? '' : ` ${entry.name}`}`).join(', ')}): say which one`);
 }
 
+/** Runs `action` holding the lab lock and, inside it, the registry lock. */
 async function underLabLock<T>(log: (message: string) => void, timeoutMs: number | undefined, action: () => Promise<T>): Promise<T> {
-  const release = await acquireLabLock({
-    timeoutMs: timeoutMs ?? LAB_LOCK_TIMEOUT_MS,
-    onWait: (holder) => log(`waiting for the lab lock ${LAB_LOCK_PATH}, held by pid ${holder.pid} (${holder.command}) since ${holder.since}`),
-  });
+  const onWait = (what: string) => (holder: LabLockHolder) => log(`waiting for the ${what}, held by pid ${holder.pid} (${holder.command}) since ${holder.since}`);
+  const release = await acquireLabLock({ timeoutMs: timeoutMs ?? LAB_LOCK_TIMEOUT_MS, onWait: onWait(`lab lock ${LAB_LOCK_PATH}`) });
   try {
-    return await action();
+    await mkdir(LAB_ROOT, { recursive: true, mode: 0o755 });
+    const releaseRegistry = await acquireLabLock({ path: REGISTRY_LOCK, inheritable: false, onWait: onWait('lab registry') });
+    try {
+      return await action();
+    } finally {
+      await releaseRegistry();
+    }
   } finally {
     await release();
   }
