@@ -37,6 +37,8 @@ let pemKey = '';
 const caught: unknown[] = [];
 const hosts = (): LabHost[] => (lab as Lab).hosts as LabHost[];
 const host = (n: number): LabHost => hosts()[n - 1] as LabHost;
+/** A host's address as a regular expression part. */
+const ipPattern = (h: LabHost): string => h.ip.replaceAll('.', '\\.');
 
 function passwordTarget(h: LabHost, change: Partial<SshTarget> = {}): SshTarget {
   return { host: h.ip, port: h.port, username: h.user, auth: { kind: 'password', password: PASSWORD }, ...change };
@@ -143,7 +145,7 @@ describe('data-access-ssh against lab sshd', () => {
       const elapsed = Date.now() - started;
       console.log(`wrong password: AUTH_FAILED after ${elapsed} ms (sshd's PAM delays a failure by about 2 s)`);
       expect(elapsed).toBeLessThan(5_000);
-      expect(error.message).toMatch(/root@?.*198\.18\.0\.12:2222 failed: the server rejected the password/);
+      expect(error.message).toMatch(new RegExp(`root@?.*${ipPattern(h2)}:2222 failed: the server rejected the password`));
       expect(attempts).toEqual(['none', 'password']);
       // sshd writes the failure after it answers; give it a moment.
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -170,7 +172,7 @@ describe('data-access-ssh against lab sshd', () => {
       console.log(`cut link: UNREACHABLE after ${elapsed} ms (connect timeout 1500 ms)`);
       expect(elapsed).toBeGreaterThanOrEqual(1_400);
       expect(elapsed).toBeLessThan(1_500 + 2_000);
-      expect(error.message).toMatch(/Cannot reach SSH at 198\.18\.0\.13:22: no answer within 1\.5 s/);
+      expect(error.message).toMatch(new RegExp(`Cannot reach SSH at ${ipPattern(h3)}:22: no answer within 1\\.5 s`));
     } finally {
       await (lab as Lab).faults.restoreLink(h3.id);
     }
@@ -184,7 +186,7 @@ describe('data-access-ssh against lab sshd', () => {
       const error = await expectSshError(openSshSession(passwordTarget(h4)), 'UNREACHABLE');
       expect(Date.now() - started).toBeLessThan(1_000);
       expect(error.code).toBe('ECONNREFUSED');
-      expect(error.message).toMatch(/198\.18\.0\.14:22: connection refused.*sshd is running/);
+      expect(error.message).toMatch(new RegExp(`${ipPattern(h4)}:22: connection refused.*sshd is running`));
     } finally {
       await (lab as Lab).faults.startSshd(h4.id);
     }
@@ -306,7 +308,7 @@ describe('data-access-ssh against lab sshd', () => {
 
       // Without sudo, SFTP as this user cannot write a root-owned folder: a clear REMOTE_FAILED.
       const denied = await expectSshError(uploadFile(session, { source: Buffer.from('x'), remotePath: '/opt/agent', sudo: false }), 'REMOTE_FAILED');
-      expect(denied.message).toMatch(/Creating \/opt\/\.agent\.ccos-upload-[0-9a-f]+ on 198\.18\.0\.18:22 failed: Permission denied/);
+      expect(denied.message).toMatch(new RegExp(`Creating /opt/\\.agent\\.ccos-upload-[0-9a-f]+ on ${ipPattern(h8)}:22 failed: Permission denied`));
     } finally {
       await session.close();
     }
