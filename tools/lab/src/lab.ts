@@ -189,14 +189,14 @@ export async function stopLab(id?: string, log: (message: string) => void = () =
     if (entry === null) {
       return [];
     }
-    if (ownerAlive(entry) && entry.owner.pid !== process.pid && !isDaemonOf(entry)) {
+    if (ownerAlive(entry) && !ownedHere(entry) && !isDaemonOf(entry)) {
       throw new Error(`lab ${id} belongs to pid ${entry.owner.pid} (${entry.owner.command}), which still runs: stop it there, or end that process (the next lab start then removes what it leaves)`);
     }
     await removeLab(entry, log);
     return [id];
   }
   const removed: string[] = [];
-  for (const entry of (await readRegistry()).filter((candidate) => candidate.owner.pid === process.pid && identityAlive(candidate.owner))) {
+  for (const entry of (await readRegistry()).filter(ownedHere)) {
     await removeLab(entry, log);
     removed.push(entry.id);
   }
@@ -229,11 +229,16 @@ export async function listLabs(): Promise<LabSummary[]> {
 async function removeLab(entry: LabRegistryEntry, log: (message: string) => void): Promise<void> {
   const layout = labLayout(entry.id, entry.subnet);
   await inProcessServices.get(entry.id)?.();
-  if (entry.owner.pid === process.pid) {
+  if (ownedHere(entry)) {
     await cleanupLab(layout);
     return;
   }
   await underLabLock(log, undefined, () => cleanupLab(layout));
+}
+
+/** Whether this process owns the lab (not just an earlier process with the same pid). */
+function ownedHere(entry: LabRegistryEntry): boolean {
+  return entry.owner.pid === process.pid && identityAlive(entry.owner);
 }
 
 /** Whether the entry's owner is the lab's own daemon (a lab `up` started). */

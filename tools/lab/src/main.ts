@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeArtifacts } from './artifacts';
@@ -147,16 +147,20 @@ async function status(args: readonly string[]): Promise<number> {
     return 0;
   }
   const labs = await listLabs();
-  if (labs.length === 0) {
-    process.stdout.write('no lab is up\n');
-    return 1;
-  }
   for (const lab of labs) {
     const owner = `${lab.owner.alive ? 'pid' : 'dead pid'} ${lab.owner.pid} (${lab.owner.command.slice(0, 60)})`;
     const hosts = lab.description === null ? 'being built' : `${lab.description.hosts.length} hosts, gateway ${lab.description.gateway}, VIP ${lab.description.vip}`;
     process.stdout.write(`${lab.id}  ${lab.subnet.padEnd(16)} ${(lab.name ?? '').padEnd(16)} ${hosts}; ${owner}\n`);
   }
-  return 0;
+  if (labs.length === 0) {
+    process.stdout.write('no lab is up\n');
+  }
+  // The earlier version kept one lab per machine under fixed names; this code leaves it alone.
+  const legacy = (await readdir('/run/netns').catch(() => [] as string[])).filter((name) => name.startsWith('ccoslab-'));
+  if (legacy.length > 0) {
+    process.stdout.write(`(also ${legacy.length} hosts of a lab of the earlier version: bridge ccoslab0, ${legacy.join(' ')}; not managed here)\n`);
+  }
+  return labs.length === 0 ? 1 : 0;
 }
 
 async function artifacts(args: readonly string[]): Promise<number> {
