@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { namespaceMountPoints } from './host-namespaces';
 
 describe('namespace files a new host detaches', () => {
-  it('finds nsfs files and the folders holding persisted namespaces, deepest first, and nothing else', () => {
+  it('detaches the folders holding namespace files and any nsfs file outside them, and nothing else', () => {
     const mountinfo = [
       '22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/sda1 rw',
       '30 22 0:25 / /run rw,nosuid shared:5 - tmpfs tmpfs rw',
@@ -16,12 +16,10 @@ describe('namespace files a new host detaches', () => {
       '',
     ].join('\n');
     expect(namespaceMountPoints(mountinfo)).toEqual([
-      '/run/cclab/m2/ns/h1.mnt',
-      '/run/netns/cclabk7-h1',
-      '/run/netns/ccoslab-h1',
       '/run/cclab/m2/ns',
       '/run/ccos-lab/ns',
       '/run/netns',
     ]);
+    expect(namespaceMountPoints('90 22 0:4 net:[4026532500] /var/run/docker/netns/abc rw - nsfs nsfs rw\n')).toEqual(['/var/run/docker/netns/abc']);
   });
 });

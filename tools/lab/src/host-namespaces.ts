@@ -51,36 +51,40 @@ export async function createHostNamespaces(layout: LabLayout, id: string): Promi
  * namespace file on the machine (`/run/netns/*`, every lab's persisted
  * namespaces, of this lab and of others) and of the folders holding them. A
  * copy would keep that namespace alive as long as this host lives: another
- * lab's hosts (and their veth pairs) would outlive that lab's cleanup.
+ * lab's hosts (and their veth pairs) would outlive that lab's cleanup. A lazy
+ * unmount detaches everything below a mount point too, so one command does it.
  */
 export async function detachNamespaceFiles(layout: LabLayout, id: string): Promise<void> {
   const prefix = hostCommandPrefix(layout, id, { network: false });
   const { stdout } = await runCommand([...prefix, 'cat', '/proc/self/mountinfo']);
   const points = namespaceMountPoints(stdout);
-  for (const point of points) {
-    await runCommand([...prefix, 'umount', '-l', point], { allowFailure: true });
+  if (points.length > 0) {
+    await runCommand([...prefix, 'umount', '-l', ...points]);
   }
 }
 
 /**
- * Mount points (deepest first) of nsfs files in a mountinfo text, and of the
- * folders that hold persisted namespaces (a bind mount of a folder onto
- * itself, as {@link prepareNamespaceFolder} makes, under `/run`).
+ * The mount points to detach so that no nsfs file of a mountinfo text stays
+ * mounted: the folders holding persisted namespaces under `/run` (`/run/netns`,
+ * a lab's `ns` folder, which {@link prepareNamespaceFolder} bind-mounts onto
+ * itself) and any nsfs file outside them; none lies below another.
  */
 export function namespaceMountPoints(mountinfo: string): string[] {
-  const points = new Set<string>();
+  const points: string[] = [];
   for (const line of mountinfo.split('\n')) {
     const fields = line.split(' ');
-    const point = fields[4];
-    const fsType = fields[fields.indexOf('-') + 1];
-    if (point === undefined || fields.indexOf('-') < 0) {
+    const separator = fields.indexOf('-');
+    const point = fields[4]?.replace(/\\040/g, ' ');
+    if (point === undefined || separator < 0) {
       continue;
     }
-    if (fsType === 'nsfs' || (point.startsWith('/run/') && (point === '/run/netns' || /\/ns$/.test(point)))) {
-      points.add(point.replace(/\\040/g, ' '));
+    const folder = point.startsWith('/run/') && (point === '/run/netns' || /\/ns$/.test(point));
+    if (folder || fields[separator + 1] === 'nsfs') {
+      points.push(point);
     }
   }
-  return [...points].sort((a, b) => b.length - a.length);
+  const unique = [...new Set(points)].sort();
+  return unique.filter((point) => !unique.some((other) => other !== point && point.startsWith(`${other}/`)));
 }
 
 /** The argv prefix that runs a command inside a host's namespaces. */
