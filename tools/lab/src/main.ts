@@ -158,7 +158,7 @@ async function status(args: readonly string[]): Promise<number> {
   // The earlier version kept one lab per machine under fixed names; this code leaves it alone.
   const legacy = (await readdir('/run/netns').catch(() => [] as string[])).filter((name) => name.startsWith('ccoslab-'));
   if (legacy.length > 0) {
-    process.stdout.write(`(also ${legacy.length} hosts of a lab of the earlier version: bridge ccoslab0, ${legacy.join(' ')}; not managed here)\n`);
+    process.stdout.write(`(also ${legacy.length} host${legacy.length === 1 ? '' : 's'} of a lab of the earlier version: bridge ccoslab0, ${legacy.join(' ')}; not managed here)\n`);
   }
   return labs.length === 0 ? 1 : 0;
 }
