@@ -47,7 +47,7 @@ describe('a man in the middle on plain HTTP (allowed explicitly) cannot get a ch
 
   beforeAll(async () => {
     const proxyPort = await freePort('0.0.0.0');
-    world = await startScaleOutWorld({ hosts: 2, apiEnv: { AGENT_PLAIN_HTTP: 'allow', AGENT_API_URL: `http://198.18.0.1:${proxyPort}` } });
+    world = await startScaleOutWorld({ hosts: 2, apiEnv: (lab) => ({ AGENT_PLAIN_HTTP: 'allow', AGENT_API_URL: `http://${lab.gateway}:${proxyPort}` }) });
     genuineKubelet = await readFile(join(world.lab.artifactsDir, 'binary', 'kubelet'));
     const [h1, h2] = world.lab.hosts;
     proxy = await startTamperingProxy(
@@ -126,7 +126,7 @@ describe('a man in the middle presenting another certificate gets nothing from t
 
   beforeAll(async () => {
     const port = await freePort('0.0.0.0');
-    world = await startScaleOutWorld({ hosts: 1, apiEnv: { AGENT_API_URL: `https://198.18.0.1:${port}` } });
+    world = await startScaleOutWorld({ hosts: 1, apiEnv: (lab) => ({ AGENT_API_URL: `https://${lab.gateway}:${port}` }) });
     // As convincing as it gets without the service's CA key: the same CA name, the service's name, the address the host dials.
     const lookalikeCa = await createCertificateAuthority('ccos-scaler agent channel CA');
     const forged = await issueServerCertificate(lookalikeCa, { commonName: 'ccos-scaler', dnsNames: ['localhost'], ips: [world.lab.gateway] });
