@@ -86,7 +86,8 @@ describe('limits on what an agent (or anyone) can send', () => {
   let token: string;
 
   beforeAll(async () => {
-    harness = await startApiHarness();
+    // The limits do not depend on the channel; plain HTTP keeps these raw-socket tests simple.
+    harness = await startApiHarness({ AGENT_PLAIN_HTTP: 'allow' });
     port = Number(new URL(harness.url).port);
     const db = harness.api.dataSource;
     const clusterId = randomUUID();
