@@ -3,10 +3,11 @@ import { ClusterEntity } from './entities/cluster.entity';
 import { CsrDecisionEntity } from './entities/csr-decision.entity';
 import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity';
 import { InstallRunEntity } from './entities/install-run.entity';
+import { InstallRunNoticeEntity } from './entities/install-run-notice.entity';
 import { NodeEntity } from './entities/node.entity';
 import { RemovalEventEntity } from './entities/removal-event.entity';
 import { RemovalRunEntity } from './entities/removal-run.entity';
 import { StepEventEntity } from './entities/step-event.entity';
 import { UserEntity } from './entities/user.entity';
 
-export const ENTITIES = [ClusterEntity, NodeEntity, InstallRunEntity, InstallDiagnosticsEntity, StepEventEntity, CsrDecisionEntity, AuditLogEntity, UserEntity, RemovalRunEntity, RemovalEventEntity];
+export const ENTITIES = [ClusterEntity, NodeEntity, InstallRunEntity, InstallDiagnosticsEntity, StepEventEntity, CsrDecisionEntity, AuditLogEntity, UserEntity, RemovalRunEntity, RemovalEventEntity, InstallRunNoticeEntity];
