@@ -1,4 +1,4 @@
-import { CSR_CHECK_OVERRIDES, type CsrCheckName, type CsrVerdict } from '@ccos/shared/domain';
+import { CSR_CHECK_OVERRIDES, type CsrCheckName, type CsrVerdict, isImpostor } from '@ccos/shared/domain';
 import type { CsrDecisionEntity } from '@ccos/api/data-access-db';
 import type { CsrSummary } from '@ccos/api/data-access-kube';
 import { commonNamesOf, policyState } from './csr-facts';
@@ -43,6 +43,7 @@ export function toCsrType(
     statusReason,
     decisions: decisions.map(toDecisionType),
     node: node ? { id: node.id, hostname: node.hostname } : null,
+    impostor: isImpostor(verdict),
     verdict: toVerdictType(csr.name, verdict),
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type ClusterNodeFacts, type CsrFacts, type CsrPolicyContext, type CsrRequestFacts, type InventoryNodeFacts, type RunBootstrapIdentity,
   CLIENT_CSR_CHECKS, CSR_CHECK_OVERRIDES, FORCE_REASON_MAX_LENGTH, KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER, SERVING_CSR_CHECKS,
-  canonicalIp, checkForceReason, evaluateCsr, evaluatePendingCsrs, forceBlockers,
+  canonicalIp, checkForceReason, evaluateCsr, evaluatePendingCsrs, forceBlockers, isImpostor,
 } from './csr-policy';
 
 const NOW = new Date('2025-06-01T12:00:00Z');
@@ -596,6 +596,9 @@ describe('CSR policy: impostors', () => {
     const requester = verdict.checks.find((check) => check.name === 'requester');
     expect(requester).toMatchObject({ passed: false, overridable: false });
     expect(forceBlockers(verdict).map((check) => check.name)).toContain('requester');
+    expect(isImpostor(verdict)).toBe(true);
+    // Still an impostor's once decided.
+    expect(isImpostor(evaluateCsr({ ...csr, state: 'DENIED' }, context()))).toBe(true);
   });
 
   it('lets neither a newer nor an older impostor touch the real kubelet\'s CSR', () => {
@@ -620,6 +623,8 @@ describe('CSR policy: impostors', () => {
   it('treats a CSR for a node installed without an identity of its own as an operator\'s matter, not an impostor', () => {
     const verdict = evaluateCsr(clientCsr(SHARED_OPENSHIFT_BOOTSTRAPPER, { commonNames: ['system:node:worker-6'] }), context());
     expect(verdict.decision).toBe('LEAVE_PENDING');
+    expect(isImpostor(verdict)).toBe(false);
+    expect(isImpostor(evaluateCsr(clientCsr(), context()))).toBe(false);
   });
 });
 

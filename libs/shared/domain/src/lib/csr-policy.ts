@@ -221,6 +221,16 @@ export function checkForceReason(reason: string | null | undefined): string | nu
   return null;
 }
 
+/**
+ * Whether a verdict is about an impostor: a client CSR for a node this service installs with an
+ * identity of its own, filed by someone else. Holds once the CSR is decided too (the requester
+ * check does not depend on the CSR being pending).
+ */
+export function isImpostor(verdict: Pick<CsrVerdict, 'kind' | 'checks'>): boolean {
+  const requester = verdict.checks.find((check) => check.name === 'requester');
+  return verdict.kind === 'CLIENT' && requester !== undefined && !requester.passed && !requester.overridable;
+}
+
 /** The failed checks that no forced approval may go past; empty when force may approve the CSR. */
 export function forceBlockers(verdict: Pick<CsrVerdict, 'checks'>): CsrCheck[] {
   return verdict.checks.filter((check) => !check.passed && !check.overridable);
