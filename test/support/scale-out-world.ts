@@ -5,6 +5,8 @@ import { type ApiProcess, freePort, startApiProcess } from './api-process';
 import { acquireLabLock } from './lab-lock';
 
 export const AGENT_EXECUTABLE = resolve('dist/apps/boot-worker/boot-worker');
+export const BOOTSTRAP_NAMESPACE = 'ccos-scaler-bootstrap';
+const BOOTSTRAP_NAMESPACE_SEED = `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${BOOTSTRAP_NAMESPACE}}\n`;
 
 export interface ScaleOutWorldOptions {
   readonly hosts: number;
@@ -45,7 +47,8 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
     }
   };
   try {
-    const sim = await startKubeSim({ tlsSans: [VIP, GATEWAY_IP] });
+    // The namespace of the installs' bootstrap identities, which the deployment's RBAC manifest ships on a real cluster.
+    const sim = await startKubeSim({ tlsSans: [VIP, GATEWAY_IP], seed: BOOTSTRAP_NAMESPACE_SEED });
     cleanups.push(() => sim.stop());
     const lab = await startLab({
       hosts: options.hosts,

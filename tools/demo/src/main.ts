@@ -15,6 +15,7 @@ const PORT = Number(process.env['PORT'] ?? 4000);
 const HOSTS = Number(process.env['DEMO_HOSTS'] ?? 3);
 const DATA_DIR = resolve(process.env['DEMO_DATA_DIR'] ?? '.data-demo');
 const ADMIN_PASSWORD = process.env['ADMIN_PASSWORD'] ?? 'demo-admin-password';
+const BOOTSTRAP_NAMESPACE_SEED = 'apiVersion: v1\nkind: Namespace\nmetadata: {name: ccos-scaler-bootstrap}\n';
 
 async function main(): Promise<void> {
   requireRoot();
@@ -26,7 +27,8 @@ async function main(): Promise<void> {
   // Every demo starts from scratch: a new simulated cluster, new hosts, an empty inventory.
   await rm(DATA_DIR, { recursive: true, force: true });
   await mkdir(DATA_DIR, { recursive: true });
-  const sim = await startKubeSim({ tlsSans: [VIP, GATEWAY_IP], kubeconfigOut: resolve(DATA_DIR, 'kubeconfig') });
+  // The namespace of the installs' bootstrap identities comes with the deployment on a real cluster.
+  const sim = await startKubeSim({ tlsSans: [VIP, GATEWAY_IP], kubeconfigOut: resolve(DATA_DIR, 'kubeconfig'), seed: BOOTSTRAP_NAMESPACE_SEED });
   const lab = await startLab({ hosts: HOSTS, kubeconfig: sim.kubeconfig, log: (message) => console.log(`lab: ${message}`) });
   const api = spawn(process.execPath, ['--enable-source-maps', 'dist/apps/api/main.js'], {
     stdio: ['ignore', 'inherit', 'inherit'],
