@@ -43,6 +43,7 @@ export { drainDeadNode, type DeadNodeDrainOptions } from './lib/ungraceful-drain
 export {
   MIN_TOKEN_EXPIRATION_SECONDS,
   listBootstrapIdentities,
+  mayFileCsrs,
   mintBootstrapIdentity,
   parseServiceAccountUsername,
   revokeBootstrapIdentity,

@@ -121,3 +121,27 @@ export async function listBootstrapIdentities(
   const list = await client.call(`list serviceaccounts in ${namespace}`, (callOptions) => client.core.listNamespacedServiceAccount({ namespace, labelSelector }, callOptions), signal);
   return list.items.map((account) => ({ name: account.metadata?.name ?? '', uid: account.metadata?.uid ?? '', labels: account.metadata?.labels ?? {} }));
 }
+
+/**
+ * Whether an identity may file CSRs, asked as the identity itself (a SelfSubjectAccessReview
+ * needs no permission of its own): `denied` when the cluster's RBAC does not let it, which is
+ * what a missing binding to system:node-bootstrapper looks like; `unknown` when the API server
+ * does not answer the review (it does not serve the authorization API, or did not answer).
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/authorization/#checking-api-access
+ */
+export async function mayFileCsrs(asIdentity: KubeClient, signal?: AbortSignal): Promise<{ verdict: 'allowed' | 'denied' | 'unknown'; reason: string | null }> {
+  try {
+    const review = await asIdentity.call(
+      'review whether the identity may create certificatesigningrequests',
+      (callOptions) =>
+        asIdentity.authorization.createSelfSubjectAccessReview(
+          { body: { spec: { resourceAttributes: { group: 'certificates.k8s.io', resource: 'certificatesigningrequests', verb: 'create' } } } },
+          callOptions,
+        ),
+      signal,
+    );
+    return { verdict: review.status?.allowed ? 'allowed' : 'denied', reason: review.status?.reason ?? null };
+  } catch (error) {
+    return { verdict: 'unknown', reason: (error as Error).message };
+  }
+}

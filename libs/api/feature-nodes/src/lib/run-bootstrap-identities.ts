@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { DataSource, Repository } from 'typeorm';
 import { InstallRunEntity, type NodeEntity } from '@ccos/api/data-access-db';
 import {
-  type KubeClient, KubeApiError, mintBootstrapIdentity, parseServiceAccountUsername, revokeBootstrapIdentity, serviceAccountUsername,
+  type KubeClient, KubeApiError, mayFileCsrs, mintBootstrapIdentity, parseServiceAccountUsername, revokeBootstrapIdentity, serviceAccountUsername,
 } from '@ccos/api/data-access-kube';
 
 /** Labels of every ServiceAccount this service mints, so an operator can find (and clean up) them. */
@@ -69,6 +69,18 @@ export class RunBootstrapIdentities implements RunIdentityIssuer {
       });
     } catch (error) {
       throw new Error(this.explain(error), { cause: error });
+    }
+    // A missing binding to system:node-bootstrapper would only show as a kubelet that never joins: say so now.
+    const asIdentity = client.withToken(identity.token);
+    const access = await mayFileCsrs(asIdentity).finally(() => asIdentity.close());
+    if (access.verdict === 'denied') {
+      await this.revoke(await this.runs.findOneByOrFail({ id: run.id })).catch(() => undefined);
+      throw new Error(
+        `could not mint the run's bootstrap identity: ${identity.username} may not create certificatesigningrequests${access.reason ? ` (${access.reason})` : ''}; bind system:node-bootstrapper to the group system:serviceaccounts:${this.namespace} (a ClusterRoleBinding)`,
+      );
+    }
+    if (access.verdict === 'unknown') {
+      this.logger.debug({ runId: run.id, reason: access.reason }, 'could not check that the bootstrap identity may file CSRs');
     }
     const stored = await this.runs.update(
       { id: run.id, status: 'RUNNING' },
