@@ -53,6 +53,8 @@ describe('CSR race: an impostor with the shared bootstrap credential cannot take
   let world: ScaleOutWorld;
   let browser: Browser;
   let page: Page;
+  /** The attacker's client: the worker Ignition's bootstrap kubeconfig, used as it is. */
+  let attacker: CertificatesV1Api;
 
   beforeAll(async () => {
     [world, browser] = await Promise.all([startScaleOutWorld({ hosts: 1, csrAutoApprove: true }), launchChromium()]);
@@ -73,7 +75,7 @@ describe('CSR race: an impostor with the shared bootstrap credential cannot take
     attackerConfig.loadFromString(sharedKubeconfig);
     const sharedToken = attackerConfig.getCurrentUser()?.token ?? '';
     expect(sharedToken).toMatch(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
-    const attacker = attackerConfig.makeApiClient(CertificatesV1Api);
+    attacker = attackerConfig.makeApiClient(CertificatesV1Api);
 
     // Who files what, and when each CSR was first seen and first seen approved or denied.
     const admin = new KubeConfig();
@@ -210,4 +212,36 @@ describe('CSR race: an impostor with the shared bootstrap credential cannot take
     );
     watching.abort();
   }, 600_000);
+
+  it('lets an ADMIN force, on the certificates page, a CSR of a host this service did not install, only with a written reason, and shows it', async () => {
+    // A host joined by hand with the shared credential: not in the inventory, so its requester may be forced past.
+    const { csrPem } = await generateCertificateRequest({ commonName: 'system:node:handmade', organizations: ['system:nodes'] });
+    const created = await attacker.createCertificateSigningRequest({
+      body: { metadata: { generateName: 'csr-' }, spec: { request: Buffer.from(csrPem).toString('base64'), signerName: CLIENT_SIGNER, usages: ['digital signature', 'client auth'] } },
+    });
+    const name = created.metadata?.name ?? '';
+    await page.goto(`http://127.0.0.1:${world.api.port}/clusters/${world.clusterId}/csrs?csr=${name}`);
+    const card = page.locator(`ccos-csr-card[data-csr="${name}"]`);
+    await card.getByRole('button', { name: 'Approve' }).click();
+    const dialog = page.getByRole('dialog', { name: `Approve ${name} although the policy objects?` });
+    await dialog.getByRole('checkbox').check();
+    await dialog.getByRole('button', { name: 'Approve anyway' }).click();
+    await dialog.getByText('Write why you approve this request against the policy.').waitFor();
+    const admin = new KubeConfig();
+    admin.loadFromString(world.sim.kubeconfig);
+    const certificates = admin.makeApiClient(CertificatesV1Api);
+    expect(conditionTypes(await certificates.readCertificateSigningRequest({ name }))).toEqual([]);
+
+    const reason = 'handmade was joined by hand before this service managed the cluster (OPS-4711)';
+    await dialog.getByRole('textbox', { name: /^Why approve it against the policy\?/ }).fill(reason);
+    await screenshot(page, SCREENSHOTS, 'force-with-reason-en');
+    await dialog.getByRole('button', { name: 'Approve anyway' }).click();
+    await expect.poll(() => card.locator('[data-status]').first().getAttribute('data-status'), { timeout: 15_000 }).toBe('APPROVED');
+    expect(await card.getByTestId('force-reason').textContent()).toBe(`Reason given: “${reason}”`);
+    expect(conditionTypes(await certificates.readCertificateSigningRequest({ name }))).toEqual(['Approved']);
+    const audit = await world.gql<{ auditLog: { entries: Array<{ actor: string; detail: { args: Record<string, unknown> } }> } }>(
+      'query { auditLog(filter: { action: "approveCsr", result: SUCCESS }, first: 50) { entries { actor detail } } }',
+    );
+    expect(audit.data?.auditLog.entries.find((entry) => entry.detail.args['name'] === name)).toMatchObject({ actor: 'admin', detail: { args: { force: true, reason } } });
+  }, 120_000);
 });
