@@ -43,6 +43,8 @@ async function main(): Promise<void> {
       MIN_MEMORY_MB: '256',
       MIN_CPUS: '1',
       LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
+      // The demo's kube-sim listens on 127.0.0.1, an address the service refuses by default.
+      ALLOW_CLUSTER_ADDRESSES: 'loopback',
     },
   });
   const stop = async () => {

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { type ClusterAddressPolicy, parseAddressPolicy } from '@ccos/api/data-access-kube';
+import proxyaddr from 'proxy-addr';
 
 /** Everything the service reads from its environment. README.md documents each variable. */
 export interface ApiConfig {
@@ -14,6 +17,10 @@ export interface ApiConfig {
   readonly logLevel: string;
   readonly consoleDir: string;
   readonly sessionTtlSeconds: number;
+  /** Peers whose X-Forwarded-For is believed (addresses, CIDR ranges, or loopback/linklocal/uniquelocal); empty: none. */
+  readonly trustedProxies: readonly string[];
+  /** Password checks (64 MiB scrypt each) one process runs at once. */
+  readonly passwordChecksAtOnce: number;
   readonly maxRequestBytes: number;
   /** How long after a node's kubelet started its CSRs may be auto-approved. */
   readonly csrApprovalWindowMinutes: number;
@@ -35,6 +42,8 @@ export interface ApiConfig {
   readonly installRunDeadlineMinutes: number;
   /** Namespace (in each cluster) of the per-run bootstrap identities (ServiceAccounts). */
   readonly bootstrapNamespace: string;
+  /** Loopback, link-local and metadata ranges (or networks) the service may still connect to as a cluster's API server. */
+  readonly clusterAddresses: ClusterAddressPolicy;
   /** Preflight thresholds handed to the agent. */
   readonly hostRequirements: { readonly minKernel: string; readonly minMemoryBytes: number; readonly minCpus: number; readonly maxClockSkewSeconds: number };
 }
@@ -73,6 +82,8 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     logLevel: env['LOG_LEVEL'] ?? 'info',
     consoleDir: resolve(env['CONSOLE_DIR'] ?? 'dist/apps/console/browser'),
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 12 * 3600, 60, 30 * 24 * 3600),
+    trustedProxies: trustedProxies(env['TRUSTED_PROXIES']),
+    passwordChecksAtOnce: integer(env, 'PASSWORD_CHECKS_AT_ONCE', Math.min(4, availableParallelism()), 1, 64),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     csrApprovalWindowMinutes: integer(env, 'CSR_APPROVAL_WINDOW_MINUTES', 60, 1, 24 * 60),
     csrApproverLeaseNamespace: env['CSR_APPROVER_LEASE_NAMESPACE']?.trim() || 'kube-system',
@@ -85,6 +96,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     nodeReadyTimeoutSeconds,
     installRunDeadlineMinutes,
     bootstrapNamespace: dnsLabel(env, 'BOOTSTRAP_NAMESPACE', 'ccos-scaler-bootstrap'),
+    clusterAddresses: parseAddressPolicy(env['ALLOW_CLUSTER_ADDRESSES']),
     hostRequirements: {
       minKernel: env['MIN_KERNEL'] ?? '4.18',
       minMemoryBytes: integer(env, 'MIN_MEMORY_MB', 2048, 1, 1024 * 1024) * 1024 * 1024,
@@ -126,6 +138,16 @@ function dnsLabel(env: Environment, name: string, fallback: string): string {
     throw new Error(`${name}=${value} is not a Kubernetes namespace name (lower-case letters, digits and '-', at most 63)`);
   }
   return value;
+}
+
+function trustedProxies(raw: string | undefined): string[] {
+  const entries = (raw ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  try {
+    proxyaddr.compile(entries);
+  } catch (error) {
+    throw new Error(`TRUSTED_PROXIES=${raw} is not a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal: ${(error as Error).message}`);
+  }
+  return entries;
 }
 
 function integer(env: Environment, name: string, fallback: number, min: number, max: number): number {

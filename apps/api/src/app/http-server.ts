@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { type IncomingMessage, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
@@ -11,7 +11,7 @@ import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, specified
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import { type AuthenticatedUser, type EventBus, type RequestContext, aliasLimit, bearerToken, depthLimit } from '@ccos/api/util-graphql';
+import { type AuthenticatedUser, type EventBus, type RequestContext, type RequestOrigin, aliasLimit, bearerToken, depthLimit } from '@ccos/api/util-graphql';
 import { AGENT_TOKEN_PREFIX } from '@ccos/api/data-access-db';
 import { trackLiveSessions } from './live-sessions';
 import type { ApiMetrics } from './metrics';
@@ -26,6 +26,8 @@ export interface HttpServerOptions {
   readonly metrics: ApiMetrics;
   /** Resolves a session bearer token to its user (null when invalid or expired). */
   readonly authenticate: (token: string) => Promise<AuthenticatedUser | null>;
+  /** Where a request came from (the peer, or the client behind a trusted proxy). */
+  readonly origin: (request: IncomingMessage) => RequestOrigin;
   readonly ready: () => Promise<boolean>;
   readonly events: EventBus;
   /** Extra routes (e.g. the artifact server) mounted before the console. */
@@ -49,11 +51,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   app.disable('x-powered-by');
   const httpServer = createServer(app);
 
-  const contextFor = async (authorization: unknown, requestId: string): Promise<RequestContext> => {
+  const contextFor = async (authorization: unknown, requestId: string, request: IncomingMessage): Promise<RequestContext> => {
     const token = bearerToken(authorization);
     const isAgent = token?.startsWith(`${AGENT_TOKEN_PREFIX}_`) ?? false;
     const user = token && !isAgent ? await options.authenticate(token) : null;
-    return { requestId, user, agentToken: isAgent ? token : null, events: options.events, logger: logger.child({ requestId, user: user?.username }) };
+    const origin = options.origin(request);
+    return { requestId, user, agentToken: isAgent ? token : null, events: options.events, origin, logger: logger.child({ requestId, user: user?.username }) };
   };
 
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: options.maxRequestBytes });
@@ -64,7 +67,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       validate: (validationSchema, document) => validate(validationSchema, document, [...specifiedRules, ...extraRules]),
       // Subscriptions need a signed-in user; the token comes in connection_init.
       onConnect: async (ctx) => {
-        const context = await contextFor(ctx.connectionParams?.authorization, randomUUID());
+        const context = await contextFor(ctx.connectionParams?.authorization, randomUUID(), ctx.extra.request);
         if (!context.user) {
           return false;
         }
@@ -108,7 +111,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   app.use(
     '/graphql',
     express.json({ limit: options.maxRequestBytes }),
-    expressMiddleware(apollo, { context: async ({ req }) => contextFor(req.headers.authorization, String(res(req).locals['requestId'])) }),
+    expressMiddleware(apollo, { context: async ({ req }) => contextFor(req.headers.authorization, String(res(req).locals['requestId']), req) }),
   );
   options.routes?.(app);
   serveConsole(app, options.consoleDir);

@@ -1,9 +1,10 @@
 import type { DestinationStream, Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AgentTokens, AuditLog, NodeStore, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
+import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { ArtifactCatalog, artifactRoutes } from '@ccos/api/feature-artifacts';
-import { SessionTokens, UserService } from '@ccos/api/feature-auth';
+import { LoginThrottle, PasswordCheckSlots, DEFAULT_PASSWORD_CHECK_LIMITS, SessionService, SessionTokens, UserService } from '@ccos/api/feature-auth';
 import { ClusterService } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import {
@@ -22,13 +23,14 @@ import {
   sshTargetOf,
 } from '@ccos/api/feature-nodes';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
-import { type EventBus, type SessionsEndedPayload, TOPICS, bearerToken, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
+import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { ApiMetrics } from './metrics';
 import { clusterProbeFrom } from './cluster-probe';
+import { requestOrigins } from './request-origin';
 import { buildApiSchema } from './schema';
 
 export interface RunningApi {
@@ -73,11 +75,17 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 
     const secrets = new SecretBox(config.secretKey);
     const audit = new AuditLog(dataSource, logger);
-    const users = new UserService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), (userId) =>
-      events.publish(TOPICS.SESSIONS_ENDED, { userId } satisfies SessionsEndedPayload),
-    );
-    const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id));
     const metrics = new ApiMetrics();
+    const sessions = new SessionService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), events);
+    const stopFollowingSessions = sessions.follow((error) => logger.error({ err: error }, 'stopped following ended sessions'));
+    stack.push({ name: 'session cache', stop: async () => stopFollowingSessions() });
+    const slots = new PasswordCheckSlots({ ...DEFAULT_PASSWORD_CHECK_LIMITS, concurrent: config.passwordChecksAtOnce, queued: 8 * config.passwordChecksAtOnce, perAddress: 2 * config.passwordChecksAtOnce });
+    metrics.followPasswordChecks(() => slots.stats);
+    const users = new UserService(dataSource, { sessions, throttle: new LoginThrottle(dataSource), slots, onLogin: (outcome) => metrics.loginAttempts.inc({ outcome }) });
+    const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id), new ClusterAddressGuard(config.clusterAddresses));
+    if (config.clusterAddresses.ranges.length > 0 || config.clusterAddresses.networks.length > 0) {
+      logger.warn({ allowed: [...config.clusterAddresses.ranges, ...config.clusterAddresses.networks] }, 'ALLOW_CLUSTER_ADDRESSES: cluster API servers may be at these otherwise refused addresses');
+    }
     const certificates = createCsrFeature({
       dataSource,
       clusters,
@@ -144,6 +152,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 
     const schema = await buildApiSchema({
       users,
+      sessions,
       clusters,
       csrs: certificates.service,
       nodes,
@@ -167,6 +176,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger,
       metrics,
       authenticate: (token) => users.authenticate(token),
+      origin: requestOrigins(config.trustedProxies, logger),
       ready: () => databaseReachable(dataSource),
       events,
       routes: (app) => {

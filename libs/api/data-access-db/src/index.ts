@@ -9,6 +9,7 @@ export * from './lib/entities/removal-run.entity';
 export * from './lib/entities/removal-event.entity';
 export * from './lib/entities/step-event.entity';
 export * from './lib/entities/user.entity';
+export * from './lib/entities/user-session.entity';
 export { ENTITIES } from './lib/entities';
 export { MIGRATIONS } from './lib/migrations';
 export * from './lib/data-source';

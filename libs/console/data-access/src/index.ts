@@ -10,6 +10,8 @@ export { Notifications, type Notification, type NotificationText, type Notificat
 // Session
 export { Session, type SessionData, type SessionUser, type SignedOutReason } from './lib/session/session';
 export { AuthStore } from './lib/session/auth.store';
+export { MySessionsStore, type UserSessionView } from './lib/session/my-sessions.store';
+export { userAgentSummary } from './lib/session/user-agent';
 export { requireSignedIn, requireSignedOut, requireRole, safeReturnUrl, SIGN_IN_PATH } from './lib/session/guards';
 // Feature stores
 export { type Cluster } from './lib/clusters/cluster';

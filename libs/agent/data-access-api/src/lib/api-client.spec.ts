@@ -45,6 +45,7 @@ describe('GraphqlApiClient', () => {
     ['UNAUTHENTICATED', 401, 'unauthenticated'],
     ['INTERNAL_SERVER_ERROR', 500, 'transient'],
     ['UNAVAILABLE', 200, 'transient'],
+    ['CLUSTER_UNREACHABLE', 200, 'transient'],
     ['BAD_USER_INPUT', 400, 'rejected'],
     ['GRAPHQL_VALIDATION_FAILED', 400, 'rejected'],
   ])('classifies a GraphQL error %s (HTTP %i) as %s', async (code, status, kind) => {

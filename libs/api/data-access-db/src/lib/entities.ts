@@ -9,5 +9,9 @@ import { RemovalEventEntity } from './entities/removal-event.entity';
 import { RemovalRunEntity } from './entities/removal-run.entity';
 import { StepEventEntity } from './entities/step-event.entity';
 import { UserEntity } from './entities/user.entity';
+import { UserSessionEntity } from './entities/user-session.entity';
 
-export const ENTITIES = [ClusterEntity, NodeEntity, InstallRunEntity, InstallDiagnosticsEntity, StepEventEntity, CsrDecisionEntity, AuditLogEntity, UserEntity, RemovalRunEntity, RemovalEventEntity, InstallRunNoticeEntity];
+export const ENTITIES = [
+  ClusterEntity, NodeEntity, InstallRunEntity, InstallDiagnosticsEntity, StepEventEntity, CsrDecisionEntity, AuditLogEntity, UserEntity, UserSessionEntity, RemovalRunEntity, RemovalEventEntity,
+  InstallRunNoticeEntity,
+];

@@ -3,7 +3,14 @@ import { InstallRunsAndDiagnostics1764547200000 } from './migrations/17645472000
 import { CsrDecisionsForced1764633600000 } from './migrations/1764633600000-csr-decisions-forced';
 import { RemovalRuns1764720000000 } from './migrations/1764720000000-removal-runs';
 import { UserSessionGeneration1764806400000 } from './migrations/1764806400000-user-session-generation';
+import { UserSessionsAndLoginLimits1765100000000 } from './migrations/1765100000000-user-sessions-and-login-limits';
 import { RunBoundBootstrapIdentities1765200000000 } from './migrations/1765200000000-run-bound-bootstrap-identities';
+import { ClusterInsecureTransport1765300000000 } from './migrations/1765300000000-cluster-insecure-transport';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
-export const MIGRATIONS = [InitialSchema1764460800000, InstallRunsAndDiagnostics1764547200000, CsrDecisionsForced1764633600000, RemovalRuns1764720000000, UserSessionGeneration1764806400000, RunBoundBootstrapIdentities1765200000000];
+export const MIGRATIONS = [
+  InitialSchema1764460800000, InstallRunsAndDiagnostics1764547200000, CsrDecisionsForced1764633600000, RemovalRuns1764720000000, UserSessionGeneration1764806400000,
+  UserSessionsAndLoginLimits1765100000000,
+  RunBoundBootstrapIdentities1765200000000,
+  ClusterInsecureTransport1765300000000,
+];

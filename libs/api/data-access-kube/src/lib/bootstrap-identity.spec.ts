@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCertificateRequest, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { listBootstrapIdentities, mintBootstrapIdentity, parseServiceAccountUsername, revokeBootstrapIdentity } from './bootstrap-identity';
+import { ClusterAddressGuard } from './cluster-address';
 import { KubeApiError, createKubeClient, type KubeClient } from './kube-client';
 
 const NAMESPACE = 'ccos-scaler-bootstrap';
@@ -18,7 +19,7 @@ describe('bootstrap identities (ServiceAccount + TokenRequest)', () => {
   });
 
   /** A client that authenticates with nothing but the token, as a kubelet's bootstrap kubeconfig does. */
-  const asToken = (token: string): KubeClient => createKubeClient({ apiServerUrl: world.sim.url, credentials: { kind: 'TOKEN', token, caCert: world.sim.caCertPem } });
+  const asToken = (token: string): KubeClient => createKubeClient({ addresses: ClusterAddressGuard.allowing('loopback'), apiServerUrl: world.sim.url, credentials: { kind: 'TOKEN', token, caCert: world.sim.caCertPem } });
 
   /** Files a kubelet client CSR with the token; returns who the API server says filed it. */
   const fileCsr = async (token: string): Promise<{ username?: string; uid?: string }> => {

@@ -4,12 +4,15 @@ import { parse } from 'yaml';
 import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
 import { ClusterEntity, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
-import { type BootstrapIdentity, type KubeClient, createKubeClient, isStatus, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
+import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, isStatus, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
 // Tests of this feature run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this fixture.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import type { ClusterDirectory } from '../lib/csr-watches';
+
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 /** The bearer token kube-sim maps to the OpenShift node-bootstrapper service account: the credential every worker shares. */
 export const BOOTSTRAPPER_TOKEN = 'node-bootstrapper-token-for-tests';
@@ -98,7 +101,7 @@ export async function startCsrTestWorld(
   const database = await createTestDatabase('ccos_csrs');
   const dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
   const sim = options.sim ?? (await startInProcessSim());
-  const admin = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+  const admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
   // What the deployment's RBAC manifest ships on a real cluster.
   await admin.call('create namespace', (callOptions) => admin.core.createNamespace({ body: { metadata: { name: TEST_BOOTSTRAP_NAMESPACE } } }, callOptions)).catch((error: unknown) => {
     if (!isStatus(error, 409)) {
@@ -124,6 +127,7 @@ export async function startCsrTestWorld(
     get: (id) => clusters.findOneByOrFail({ id }),
     list: () => clusters.find({ order: { name: 'ASC' } }),
     credentialsOf: () => ({ kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }),
+    clientOptionsOf: () => ({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }, addresses: LOOPBACK }),
   };
   const requesters = new Map<string, KubeClient>();
   const requester = async (as: Exclude<KubeletCsrRequest['as'], undefined>): Promise<KubeClient> => {
@@ -138,7 +142,7 @@ export async function startCsrTestWorld(
         if (!identity) {
           throw new Error(`${as.run} has no install run identity`);
         }
-        client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'TOKEN', token: identity.token, caCert: caOf(sim.kubeconfig) } });
+        client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'TOKEN', token: identity.token, caCert: caOf(sim.kubeconfig) } });
         requesters.set(key, client);
         return client;
       } else if ('node' in as) {
@@ -149,7 +153,7 @@ export async function startCsrTestWorld(
       } else {
         kubeconfig = as.kubeconfig;
       }
-      client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig } });
+      client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig } });
       requesters.set(key, client);
     }
     return client;

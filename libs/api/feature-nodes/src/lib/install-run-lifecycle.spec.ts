@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTokens, InstallRunEntity, type NodeEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
-import { type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
+import { ClusterAddressGuard, type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
 // The cluster of these specs is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -16,6 +16,8 @@ import { RunBootstrapIdentities } from './run-bootstrap-identities';
 const NAMESPACE = 'ccos-scaler-bootstrap';
 const DEADLINE_MS = 90 * 60_000;
 const logger = pino({ level: 'silent' });
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 /** The SSH side of an install, recorded: what the service would write into the agent's 0600 config. */
 class RecordingAgent implements AgentControl {
@@ -46,7 +48,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     database = await createTestDatabase('ccos_install_runs');
     dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
     sim = await startKubeSim();
-    admin = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+    admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
     await admin.call('create namespace', (o) => admin.core.createNamespace({ body: { metadata: { name: NAMESPACE } } }, o));
     clusterId = randomUUID();
     await dataSource.query(`INSERT INTO clusters (id, name, api_server_url, vip, credentials_sealed, credential_kind) VALUES ($1, 'sim', $2, '198.18.0.2', 'x', 'KUBECONFIG')`, [clusterId, sim.url]);
@@ -76,7 +78,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
   };
   /** Who the API server says filed a client CSR made with `token`, or the HTTP status it refused it with. */
   const fileCsrWith = async (token: string): Promise<string | number> => {
-    const client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'TOKEN', token, caCert: sim.caCertPem } });
+    const client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'TOKEN', token, caCert: sim.caCertPem } });
     try {
       const { csrPem } = await generateCertificateRequest({ commonName: 'system:node:h', organizations: ['system:nodes'] });
       const created = await client.call('create csr', (o) =>
