@@ -34,7 +34,13 @@ describe('authentication, CSRs and the signer (kubelet TLS bootstrap)', () => {
     dir = await mkdtemp(join(tmpdir(), 'kube-sim-auth-'));
     const tokenFile = join(dir, 'tokens.csv');
     await writeFile(tokenFile, 'static-token-1,ops-alice,uid-42,"ops,system:nodes-admins"\n');
-    sim = await startKubeSim({ tokenAuthFile: tokenFile, stateDir: join(dir, 'state') });
+    // The ops group may create CSRs, as a ClusterRoleBinding to system:node-bootstrapper grants.
+    const seed = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: ops-csr-creators}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:node-bootstrapper}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: ops}]`;
+    sim = await startKubeSim({ tokenAuthFile: tokenFile, stateDir: join(dir, 'state'), seed });
     admin = kubeConfigFor(sim).makeApiClient(CertificatesV1Api);
   });
   afterAll(async () => {

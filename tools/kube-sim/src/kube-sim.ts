@@ -5,6 +5,12 @@ import { createServer as createHttpsServer } from 'node:https';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Authenticator } from './auth';
+import { Authorizer } from './authorization/authorizer';
+import { defaultClusterRoleBindings, defaultClusterRoles, kubeadmBootstrapPolicy } from './authorization/bootstrap-policy';
+import { certificateAdmission } from './authorization/certificate-admission';
+import { ClusterRoleAggregationController } from './authorization/cluster-role-aggregation';
+import { nodeRestriction } from './authorization/node-restriction';
+import { rbacEscalationPrevention } from './authorization/rbac-escalation';
 import { bootstrapTokenSecret, type BootstrapTokenOptions } from './bootstrap-token';
 import { CertificateAuthority, type KeyPairPem } from './certificate-authority';
 import { CsrSigningController } from './csr-signing-controller';
@@ -15,14 +21,14 @@ import { NodeLifecycleController } from './node-lifecycle-controller';
 import { PdbController } from './pdb-controller';
 import { PodGcController } from './pod-gc-controller';
 import type { ResourceDefinition } from './resource-definition';
-import { RESOURCES } from './resource-registry';
+import { RESOURCES, resourceForKind } from './resource-registry';
 import { INITIAL_NAMESPACES } from './resources/namespaces';
 import { loadSeed, type SeedInput } from './seed';
 import { ApiHandler } from './server';
 import { ObjectStore } from './store';
 import { x509 } from './x509';
 import { readTokenFile, type StaticToken } from './token-file';
-import type { UserInfo } from './user-info';
+import { ANONYMOUS_USER, type UserInfo } from './user-info';
 
 /** Options of {@link startKubeSim}. */
 export interface KubeSimOptions {
@@ -64,6 +70,11 @@ export interface KubeSimOptions {
   nodeMonitorGracePeriodSeconds?: number;
   /** Seconds after a Node's deletion before its pods are garbage-collected. Default 40; negative disables. */
   orphanedPodGcSeconds?: number;
+  /**
+   * Add what `kubeadm init` binds for node bootstrap tokens (CSR creation for
+   * system:bootstrappers:kubeadm:default-node-token, the nodeclient/selfnodeclient bindings). Default true.
+   */
+  kubeadmBootstrapPolicy?: boolean;
   /** Answer aggregated discovery (apidiscovery.k8s.io/v2) when asked; default true. */
   aggregatedDiscovery?: boolean;
   /** Receives one line per request and internal errors. */
@@ -158,6 +169,9 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const adminToken = options.adminToken ?? randomBytes(24).toString('hex');
   const staticTokens = [...(options.tokenAuthFile ? await readTokenFile(options.tokenAuthFile) : []), ...(options.staticTokens ?? [])];
   const authenticator = new Authenticator({ store, staticTokens, adminToken });
+  const authorizer = new Authorizer(store);
+  api.admission.push(nodeRestriction, rbacEscalationPrevention(authorizer), certificateAdmission(authorizer));
+  const aggregation = new ClusterRoleAggregationController(store);
   const pdbController = new PdbController(store);
   const signer = new CsrSigningController(store, ca);
   const podGc = (options.orphanedPodGcSeconds ?? 40) >= 0 ? new PodGcController(api, (options.orphanedPodGcSeconds ?? 40) * 1000) : undefined;
@@ -166,14 +180,24 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   if (options.seed !== undefined) {
     loadSeed(api, options.seed);
   }
+  const policy = [...defaultClusterRoles(), ...defaultClusterRoleBindings(), ...(options.kubeadmBootstrapPolicy === false ? [] : kubeadmBootstrapPolicy())];
+  for (const obj of policy) {
+    const def = resourceForKind(String(obj.apiVersion), String(obj.kind), store.definitions);
+    if (def && !store.get(def, undefined, obj.metadata.name ?? '')) {
+      api.seed(def, obj);
+    }
+  }
 
   let address = `${host}:${options.port ?? 0}`;
+  // Like the old insecure port of kube-apiserver, plain HTTP without any token authentication serves
+  // everyone as system:unsecured, a member of system:masters.
+  const insecurePort = options.anonymousAuth === undefined && options.insecureHttp === true && !options.tokenAuthFile && (options.staticTokens ?? []).length === 0 && options.adminToken === undefined;
   const handler = new ApiHandler({
     api,
     authenticator,
-    allowAnonymous:
-      options.anonymousAuth ??
-      (options.insecureHttp === true && !options.tokenAuthFile && (options.staticTokens ?? []).length === 0 && options.adminToken === undefined),
+    authorizer,
+    allowAnonymous: options.anonymousAuth ?? insecurePort,
+    anonymousUser: insecurePort ? { username: 'system:unsecured', groups: ['system:masters', 'system:authenticated'] } : ANONYMOUS_USER,
     serverAddress: () => address,
     aggregatedDiscovery: options.aggregatedDiscovery ?? true,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
@@ -240,6 +264,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       handler.closeWatches();
       signer.stop();
       pdbController.stop();
+      aggregation.stop();
       podGc?.stop();
       nodeLifecycle?.stop();
       api.stop();

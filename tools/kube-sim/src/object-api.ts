@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AdmissionPlugin, AdmissionRequest } from './admission';
 import {
   ApiError,
   alreadyExists,
@@ -69,8 +70,17 @@ function withoutVersion(obj: KubeObject): KubeObject {
  */
 export class ObjectApi {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Validating admission plugins, run in order before every create, update and delete. */
+  readonly admission: AdmissionPlugin[] = [];
 
   constructor(readonly store: ObjectStore) {}
+
+  /** Runs the admission plugins; the first refusal is thrown. */
+  admit(request: AdmissionRequest): void {
+    for (const plugin of this.admission) {
+      plugin(request);
+    }
+  }
 
   /** Looks a served resource up. */
   resource(group: string, version: string, resource: string): ResourceDefinition {
@@ -173,6 +183,7 @@ export class ObjectApi {
       throw invalid(subjectOf(def, meta.name), errors);
     }
     this.admitNamespace(def, meta.namespace);
+    this.admit({ operation: 'CREATE', def, subresource: '', namespace: meta.namespace ?? '', name: meta.name, object: obj, user: options.user, dryRun: options.dryRun === true });
     if (this.store.get(def, meta.namespace, meta.name)) {
       throw alreadyExists(subjectOf(def, meta.name));
     }
@@ -272,6 +283,17 @@ export class ObjectApi {
     if (jsonEqual(withoutVersion(candidate), withoutVersion(current))) {
       return current;
     }
+    this.admit({
+      operation: 'UPDATE',
+      def,
+      subresource: options.subresource ?? '',
+      namespace: current.metadata.namespace ?? '',
+      name: current.metadata.name ?? '',
+      object: candidate,
+      oldObject: current,
+      user: options.user,
+      dryRun: options.dryRun === true,
+    });
     if (options.dryRun) {
       return candidate;
     }
@@ -327,6 +349,7 @@ export class ObjectApi {
     }
     const grace = def.strategy.deletionGracePeriod?.(current, options.gracePeriodSeconds) ?? 0;
     const finalizers = current.metadata.finalizers ?? [];
+    this.admit({ operation: 'DELETE', def, subresource: '', namespace: current.metadata.namespace ?? '', name, oldObject: current, user: options.user, dryRun: options.dryRun === true });
     if (options.dryRun) {
       return current;
     }

@@ -3,6 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, badRequest, failureStatus, internalError, methodNotAllowed, resourceNotFound, unauthorized, unsupportedMediaType } from './api-error';
 import type { Authenticator } from './auth';
+import { ACCESS_REVIEW_KINDS, answerAccessReview } from './authorization/access-reviews';
+import type { Authorizer } from './authorization/authorizer';
+import { impersonate } from './authorization/impersonation';
+import { requestAttributes } from './authorization/request-info';
 import { negotiate } from './content-negotiation';
 import { aggregatedDiscovery, AGGREGATED_DISCOVERY_TYPE, apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery';
 import { evictPod } from './eviction';
@@ -16,7 +20,7 @@ import { PATCH_CONTENT_TYPES, type PatchType } from './patch';
 import { apiVersionOf, type ResourceDefinition } from './resource-definition';
 import { parseFieldSelector, parseLabelSelector } from './selectors';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table';
-import { ANONYMOUS_USER, type UserInfo } from './user-info';
+import type { UserInfo } from './user-info';
 import { serveWatch, type WatchHandle } from './watch';
 
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -25,8 +29,11 @@ const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
 export interface ApiHandlerOptions {
   api: ObjectApi;
   authenticator: Authenticator;
-  /** Whether requests without credentials are served (as system:anonymous) instead of 401. */
+  authorizer: Authorizer;
+  /** Whether requests without credentials are served (as `anonymousUser`) instead of 401. */
   allowAnonymous: boolean;
+  /** Who a request without credentials is: system:anonymous, or the old insecure port's system:unsecured. */
+  anonymousUser: UserInfo;
   /** host:port reported in /api serverAddressByClientCIDRs. */
   serverAddress: () => string;
   /** Answer kubectl's aggregated discovery requests (apidiscovery.k8s.io/v2); legacy documents otherwise. */
@@ -184,7 +191,7 @@ export class ApiHandler {
       return result.user;
     }
     if (result.kind === 'anonymous' && (this.options.allowAnonymous || PUBLIC_PATHS.has(path))) {
-      return ANONYMOUS_USER;
+      return this.options.anonymousUser;
     }
     throw unauthorized();
   }
@@ -192,9 +199,10 @@ export class ApiHandler {
   private async route(req: IncomingMessage, res: ServerResponse, identified: (user: UserInfo) => void): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://kube-sim');
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    const user = this.authenticate(req, path);
-    identified(user);
     const method = req.method ?? 'GET';
+    const user = impersonate(this.authenticate(req, path), req.headers, this.options.authorizer);
+    identified(user);
+    this.options.authorizer.check(requestAttributes(user, method, path, url.searchParams));
     if (PUBLIC_PATHS.has(path) && path !== '/version') {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('ok');
@@ -275,6 +283,11 @@ export class ApiHandler {
       if (!def.verbs.includes(verb)) {
         throw methodNotAllowed(verb, subjectOf(def, name));
       }
+    }
+    if (method === 'POST' && def.group === 'authorization.k8s.io' && ACCESS_REVIEW_KINDS[def.resource] !== undefined) {
+      const body = await this.readBody(req);
+      this.sendJson(res, 201, answerAccessReview(this.options.authorizer, def.resource, ns, user, body));
+      return;
     }
     if (method === 'POST' && def.group === 'authentication.k8s.io' && def.resource === 'selfsubjectreviews') {
       for await (const _chunk of req) {
