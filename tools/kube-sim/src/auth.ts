@@ -16,6 +16,8 @@ export interface AuthenticatorOptions {
   staticTokens?: readonly StaticToken[];
   /** Token of the built-in admin (`kube-sim-admin`, group `system:masters`). */
   adminToken?: string;
+  /** Further bearer-token authenticators (legacy ServiceAccount tokens), tried after the built-in ones. */
+  tokenAuthenticators?: readonly ((token: string) => UserInfo | undefined)[];
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -85,7 +87,17 @@ export class Authenticator {
     if (this.options.adminToken && sameSecret(this.options.adminToken, token)) {
       return { username: 'kube-sim-admin', groups: ['system:masters'] };
     }
-    return this.bootstrapToken(token);
+    const bootstrap = this.bootstrapToken(token);
+    if (bootstrap) {
+      return bootstrap;
+    }
+    for (const authenticate of this.options.tokenAuthenticators ?? []) {
+      const user = authenticate(token);
+      if (user) {
+        return user;
+      }
+    }
+    return undefined;
   }
 
   /**

@@ -15,6 +15,7 @@ import { bootstrapTokenSecret, type BootstrapTokenOptions } from './bootstrap-to
 import { CertificateAuthority, type KeyPairPem } from './certificate-authority';
 import { CsrSigningController } from './csr-signing-controller';
 import type { KubeObject } from './kube-object';
+import { createIdentity, type Identity, type IdentityOptions } from './identity';
 import { buildKubeconfig, type KubeconfigCredentials } from './kubeconfig';
 import { ObjectApi } from './object-api';
 import { NodeLifecycleController } from './node-lifecycle-controller';
@@ -25,6 +26,7 @@ import { RESOURCES, resourceForKind } from './resource-registry';
 import { INITIAL_NAMESPACES } from './resources/namespaces';
 import { loadSeed, type SeedInput } from './seed';
 import { ApiHandler } from './server';
+import { LegacyServiceAccountTokens, ServiceAccountsController } from './service-accounts';
 import { ObjectStore } from './store';
 import { x509 } from './x509';
 import { readTokenFile, type StaticToken } from './token-file';
@@ -44,6 +46,19 @@ export interface KubeSimOptions {
   staticTokens?: StaticToken[];
   /** Bearer token of the admin user (`kube-sim-admin`, group system:masters); random when absent. */
   adminToken?: string;
+  /**
+   * Serve the all-powerful admin (`kube-sim-admin` in system:masters: its client certificate and
+   * token). Default true. With false no credential of kube-sim's grants system:masters (tests still
+   * set the cluster up in-process through `api`), and `kubeconfig` is `identity`'s, or has no user.
+   */
+  admin?: boolean;
+  /**
+   * Create this identity (bound to its ClusterRoles and Roles) at start and make `kubeconfig` (and
+   * `kubeconfigOut`) its kubeconfig instead of the admin's, which stays in `adminKubeconfig`.
+   */
+  identity?: IdentityOptions;
+  /** Write the admin kubeconfig here (when `kubeconfigOut` holds the identity's). */
+  adminKubeconfigOut?: string;
   /**
    * Serve requests without credentials as system:anonymous instead of 401. Default: false over HTTPS;
    * over plain HTTP true unless a token file, static tokens or an admin token are given (kubectl never
@@ -87,10 +102,18 @@ export interface KubeSim {
   url: string;
   host: string;
   port: number;
-  /** Admin kubeconfig YAML (client certificate over HTTPS, admin token over HTTP). */
+  /**
+   * The kubeconfig to hand to the software under test: the admin's (client certificate over HTTPS,
+   * admin token over HTTP), or the `identity`'s when one was asked for.
+   */
   kubeconfig: string;
   kubeconfigPath?: string;
+  /** The admin's kubeconfig; undefined with `admin: false`. */
+  adminKubeconfig?: string;
+  /** The identity of the `identity` option. */
+  identity?: Identity;
   caCertPem: string;
+  /** The admin's bearer token; empty with `admin: false`. */
   adminToken: string;
   /** The admin's client certificate (HTTPS only). */
   adminClientCert?: KeyPairPem;
@@ -105,6 +128,11 @@ export interface KubeSim {
   issueClientCertificate(username: string, groups?: string[]): Promise<KeyPairPem>;
   /** A kubeconfig for this server with other credentials. */
   kubeconfigFor(credentials: KubeconfigCredentials, userName?: string): string;
+  /**
+   * Creates a ServiceAccount (or certificate user) bound to the given ClusterRoles/Roles and returns
+   * its kubeconfig, e.g. `createIdentity({ roleFiles: ['deploy/rbac/cluster-role.yaml'] })`.
+   */
+  createIdentity(options: IdentityOptions): Promise<Identity>;
   /** Resolves once every approved CSR being signed has its certificate or Failed condition. */
   signingIdle(): Promise<void>;
   stop(): Promise<void>;
@@ -166,9 +194,12 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     api.seed(resource('namespaces'), { metadata: { name } });
   }
   const ca = options.stateDir ? await CertificateAuthority.loadOrCreate(options.stateDir) : await CertificateAuthority.create();
-  const adminToken = options.adminToken ?? randomBytes(24).toString('hex');
+  const withAdmin = options.admin !== false;
+  const adminToken = withAdmin ? (options.adminToken ?? randomBytes(24).toString('hex')) : '';
   const staticTokens = [...(options.tokenAuthFile ? await readTokenFile(options.tokenAuthFile) : []), ...(options.staticTokens ?? [])];
-  const authenticator = new Authenticator({ store, staticTokens, adminToken });
+  const serviceAccounts = new ServiceAccountsController(api, ca.certPem);
+  const legacyTokens = new LegacyServiceAccountTokens(api, ca.certPem);
+  const authenticator = new Authenticator({ store, staticTokens, adminToken: withAdmin ? adminToken : undefined, tokenAuthenticators: [legacyTokens.authenticate] });
   const authorizer = new Authorizer(store);
   api.admission.push(nodeRestriction, rbacEscalationPrevention(authorizer), certificateAdmission(authorizer));
   const aggregation = new ClusterRoleAggregationController(store);
@@ -191,7 +222,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   let address = `${host}:${options.port ?? 0}`;
   // Like the old insecure port of kube-apiserver, plain HTTP without any token authentication serves
   // everyone as system:unsecured, a member of system:masters.
-  const insecurePort = options.anonymousAuth === undefined && options.insecureHttp === true && !options.tokenAuthFile && (options.staticTokens ?? []).length === 0 && options.adminToken === undefined;
+  const insecurePort = withAdmin && options.anonymousAuth === undefined && options.insecureHttp === true && !options.tokenAuthFile && (options.staticTokens ?? []).length === 0 && options.adminToken === undefined;
   const handler = new ApiHandler({
     api,
     authenticator,
@@ -209,7 +240,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     server = createHttpServer(handler.handle);
   } else {
     const serving = await ca.issueKeyPair('CN=kube-apiserver', { sans: servingSans(host, options.tlsSans ?? []), server: true });
-    adminClientCert = await ca.issueKeyPair('CN=kube-sim-admin, O=system:masters', { client: true });
+    adminClientCert = withAdmin ? await ca.issueKeyPair('CN=kube-sim-admin, O=system:masters', { client: true }) : undefined;
     server = createHttpsServer({ key: serving.keyPem, cert: serving.certPem, ca: [ca.certPem], requestCert: true, rejectUnauthorized: false }, handler.handle);
   }
   server.keepAliveTimeout = 30_000;
@@ -226,9 +257,19 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const url = `${options.insecureHttp ? 'http' : 'https'}://${urlHost(host)}:${port}`;
   const kubeconfigFor = (credentials: KubeconfigCredentials, userName?: string): string =>
     buildKubeconfig({ server: url, caCertPem: options.insecureHttp ? undefined : ca.certPem, credentials, userName });
-  const kubeconfig = kubeconfigFor(adminClientCert ?? { token: adminToken });
+  const adminKubeconfig = withAdmin ? kubeconfigFor(adminClientCert ?? { token: adminToken }) : undefined;
+  const issueClientCertificate = (username: string, groups: string[] = []): Promise<KeyPairPem> => {
+    const subject = new x509.Name([{ CN: [username] }, ...groups.map((g) => ({ O: [g] }))]);
+    return ca.issueKeyPair(subject, { client: true });
+  };
+  const identityContext = { api, admin: ADMIN, issueClientCertificate, kubeconfigFor };
+  const identity = options.identity ? await createIdentity(identityContext, options.identity) : undefined;
+  const kubeconfig = identity?.kubeconfig ?? adminKubeconfig ?? kubeconfigFor({});
   if (options.kubeconfigOut) {
     await writeFile(options.kubeconfigOut, kubeconfig, { mode: 0o600 });
+  }
+  if (options.adminKubeconfigOut && adminKubeconfig) {
+    await writeFile(options.adminKubeconfigOut, adminKubeconfig, { mode: 0o600 });
   }
 
   let stopped = false;
@@ -238,6 +279,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     port,
     kubeconfig,
     kubeconfigPath: options.kubeconfigOut,
+    adminKubeconfig,
+    identity,
     caCertPem: ca.certPem,
     adminToken,
     adminClientCert,
@@ -250,11 +293,9 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       api.create(resource('secrets'), 'kube-system', secret as KubeObject, { user: ADMIN });
       return token;
     },
-    issueClientCertificate(username: string, groups: string[] = []): Promise<KeyPairPem> {
-      const subject = new x509.Name([{ CN: [username] }, ...groups.map((g) => ({ O: [g] }))]);
-      return ca.issueKeyPair(subject, { client: true });
-    },
+    issueClientCertificate,
     kubeconfigFor,
+    createIdentity: (identityOptions: IdentityOptions) => createIdentity(identityContext, identityOptions),
     signingIdle: () => signer.idle(),
     async stop(): Promise<void> {
       if (stopped) {
@@ -265,6 +306,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       signer.stop();
       pdbController.stop();
       aggregation.stop();
+      serviceAccounts.stop();
+      legacyTokens.stop();
       podGc?.stop();
       nodeLifecycle?.stop();
       api.stop();
