@@ -101,6 +101,11 @@ export class ObjectApi {
   }
 
   private validateName(def: ResourceDefinition, name: string): FieldError[] {
+    if (def.group === 'rbac.authorization.k8s.io') {
+      // RBAC names only have to be path segments (ValidateRBACName), so `system:node` is valid.
+      const problem = name === '.' || name === '..' ? `may not be '${name}'` : name.includes('/') ? "may not contain '/'" : name.includes('%') ? "may not contain '%'" : undefined;
+      return problem ? [{ type: 'Invalid', field: 'metadata.name', value: name, detail: problem }] : [];
+    }
     const pattern = def.resource === 'namespaces' ? DNS_LABEL : DNS_SUBDOMAIN;
     if (name.length > 253 || !pattern.test(name)) {
       const detail =
