@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CertificatesV1Api, CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type V1CertificateSigningRequest } from '@kubernetes/client-node';
+import { CertificatesV1Api, CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, V1MicroTime, type V1CertificateSigningRequest } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CertificateAuthority } from './certificate-authority';
 import { generateCertificateRequest } from './certificate-request';
@@ -119,7 +119,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: ops}]`;
       setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
     );
     expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
-    const lease = await kubelet.makeApiClient(CoordinationV1Api).createNamespacedLease({ namespace: 'kube-node-lease', body: { metadata: { name: 'h1' }, spec: { holderIdentity: 'h1', leaseDurationSeconds: 40, renewTime: new Date() } } });
+    const lease = await kubelet.makeApiClient(CoordinationV1Api).createNamespacedLease({ namespace: 'kube-node-lease', body: { metadata: { name: 'h1' }, spec: { holderIdentity: 'h1', leaseDurationSeconds: 40, renewTime: new V1MicroTime() } } });
     expect(lease.spec?.holderIdentity).toBe('h1');
   });
 

@@ -27,7 +27,7 @@ import { INITIAL_NAMESPACES } from './resources/namespaces';
 import { loadSeed, type SeedInput } from './seed';
 import { ApiHandler } from './server';
 import { LegacyServiceAccountTokens, ServiceAccountsController } from './service-accounts';
-import { ObjectStore } from './store';
+import { ObjectStore, type WatchCacheOptions } from './store';
 import { x509 } from './x509';
 import { readTokenFile, type StaticToken } from './token-file';
 import { ANONYMOUS_USER, type UserInfo } from './user-info';
@@ -73,8 +73,23 @@ export interface KubeSimOptions {
   kubeconfigOut?: string;
   /** Extra DNS names or IPs for the serving certificate (a VIP, a forwarded address). */
   tlsSans?: string[];
-  /** Events kept per resource for resuming watches (older resourceVersions get 410 Gone). Default 5000. */
+  /**
+   * A fixed watch cache of this many events per resource. By default the cache adapts as the API
+   * server's does (`watchCache`): older resourceVersions are 410 Gone for watches.
+   */
   watchCacheSize?: number;
+  /** The adaptive watch cache: 100 to 102400 events per resource, growing while its oldest event is younger than 75 s. */
+  watchCache?: WatchCacheOptions;
+  /**
+   * Interval of etcd compaction (default 5 minutes, kube-apiserver's --etcd-compaction-interval):
+   * each compacts history to the resourceVersion of the previous one, after which continue tokens
+   * and `resourceVersionMatch=Exact` lists that old are 410. 0 disables; `compact()` compacts now.
+   */
+  compactionIntervalMs?: number;
+  /** The server's --min-request-timeout: watches without timeoutSeconds end after this × rand[1, 2) seconds. Default 1800. */
+  minRequestTimeoutSeconds?: number;
+  /** How long a list or watch at a resourceVersion not reached yet waits before its 504. Default 3000. */
+  tooLargeResourceVersionWaitMs?: number;
   /** Interval of watch BOOKMARK events when asked for. Default 60 s. */
   bookmarkIntervalMs?: number;
   /**
@@ -133,6 +148,8 @@ export interface KubeSim {
    * its kubeconfig, e.g. `createIdentity({ roleFiles: ['deploy/rbac/cluster-role.yaml'] })`.
    */
   createIdentity(options: IdentityOptions): Promise<Identity>;
+  /** Compacts the history now (continue tokens and exact-resourceVersion lists from before are 410). */
+  compact(): void;
   /** Resolves once every approved CSR being signed has its certificate or Failed condition. */
   signingIdle(): Promise<void>;
   stop(): Promise<void>;
@@ -181,7 +198,7 @@ function urlHost(host: string): string {
  */
 export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
   const host = options.host ?? '127.0.0.1';
-  const store = new ObjectStore(RESOURCES, { historySize: options.watchCacheSize });
+  const store = new ObjectStore(RESOURCES, { historySize: options.watchCacheSize, watchCache: options.watchCache });
   const api = new ObjectApi(store);
   const resource = (name: string): ResourceDefinition => {
     const def = store.definitions.find((d) => d.resource === name);
@@ -218,6 +235,18 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       api.seed(def, obj);
     }
   }
+  store.startWatchCaches();
+  // kube-apiserver's compactor: every interval, compact to the resourceVersion seen at the previous one.
+  const compactionMs = options.compactionIntervalMs ?? 300_000;
+  let compactTo = store.resourceVersion;
+  const compactor =
+    compactionMs > 0
+      ? setInterval(() => {
+          store.compact(compactTo);
+          compactTo = store.resourceVersion;
+        }, compactionMs)
+      : undefined;
+  compactor?.unref();
 
   let address = `${host}:${options.port ?? 0}`;
   // Like the old insecure port of kube-apiserver, plain HTTP without any token authentication serves
@@ -232,6 +261,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     serverAddress: () => address,
     aggregatedDiscovery: options.aggregatedDiscovery ?? true,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 3000,
+    minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     log: options.log,
   });
   let server: Server;
@@ -297,12 +328,14 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     kubeconfigFor,
     createIdentity: (identityOptions: IdentityOptions) => createIdentity(identityContext, identityOptions),
     signingIdle: () => signer.idle(),
+    compact: () => store.compact(),
     async stop(): Promise<void> {
       if (stopped) {
         return;
       }
       stopped = true;
       handler.closeWatches();
+      clearInterval(compactor);
       signer.stop();
       pdbController.stop();
       aggregation.stop();

@@ -19,6 +19,7 @@ import { apiVersionOf, type ResourceDefinition, type StrategyContext } from './r
 import { findResource } from './resource-registry';
 import { UNDELETABLE_NAMESPACES } from './resources/namespaces';
 import type { ObjectStore } from './store';
+import { decodeTimes } from './time-fields';
 import type { UserInfo } from './user-info';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -157,7 +158,9 @@ export class ObjectApi {
     } else {
       delete obj.metadata.namespace;
     }
-    return normalizeObject(def, obj);
+    const normalized = normalizeObject(def, obj);
+    decodeTimes(def, normalized);
+    return normalized;
   }
 
   /** POST: creates an object (201). */
@@ -205,6 +208,7 @@ export class ObjectApi {
    */
   seed(def: ResourceDefinition, body: KubeObject): KubeObject {
     const obj = normalizeObject(def, cloneJson(body));
+    decodeTimes(def, obj);
     const meta = obj.metadata;
     if (!meta.name) {
       throw new Error(`seed ${def.kind} has no metadata.name`);
