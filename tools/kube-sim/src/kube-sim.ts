@@ -21,6 +21,8 @@ import { ObjectApi } from './object-api';
 import { NodeLifecycleController } from './node-lifecycle-controller';
 import { PdbController } from './pdb-controller';
 import { PodGcController } from './pod-gc-controller';
+import { Scheduler } from './scheduler';
+import { DeploymentController, PodStarter, ReplicaSetController } from './workload-controllers';
 import type { ResourceDefinition } from './resource-definition';
 import { RESOURCES, resourceForKind } from './resource-registry';
 import { INITIAL_NAMESPACES } from './resources/namespaces';
@@ -105,6 +107,22 @@ export interface KubeSimOptions {
    * system:bootstrappers:kubeadm:default-node-token, the nodeclient/selfnodeclient bindings). Default true.
    */
   kubeadmBootstrapPolicy?: boolean;
+  /**
+   * Run the ReplicaSet and Deployment controllers and the scheduler: deleted or evicted pods of a
+   * ReplicaSet are replaced, pods without a node are bound to one that fits. Default false, because
+   * tests that compare two clusters pod by pod (the replacements get random names) and seeds whose
+   * ReplicaSets do not match their pods would change; see the README.
+   */
+  workloadControllers?: boolean;
+  /** How long controllers (workload, scheduler, disruption) wait after a change before acting. Default 0 (the next turn of the event loop). */
+  controllerDelayMs?: number;
+  /** The disruption controller's delay alone (default `controllerDelayMs`): until it acts, a changed budget's observedGeneration lags. */
+  pdbSyncDelayMs?: number;
+  /**
+   * Stand in for kubelets: a pod bound to a Ready node after start becomes Running and Ready this
+   * many seconds later. Off by default (pods stay as written, as with no kubelet).
+   */
+  podStartupSeconds?: number;
   /** Answer aggregated discovery (apidiscovery.k8s.io/v2) when asked; default true. */
   aggregatedDiscovery?: boolean;
   /** Receives one line per request and internal errors. */
@@ -148,6 +166,8 @@ export interface KubeSim {
    * its kubeconfig, e.g. `createIdentity({ roleFiles: ['deploy/rbac/cluster-role.yaml'] })`.
    */
   createIdentity(options: IdentityOptions): Promise<Identity>;
+  /** Resolves once the controllers (disruption, ReplicaSet, Deployment, scheduler) have nothing left to do. */
+  controllersIdle(): Promise<void>;
   /** Compacts the history now (continue tokens and exact-resourceVersion lists from before are 410). */
   compact(): void;
   /** Resolves once every approved CSR being signed has its certificate or Failed condition. */
@@ -220,7 +240,9 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const authorizer = new Authorizer(store);
   api.admission.push(nodeRestriction, rbacEscalationPrevention(authorizer), certificateAdmission(authorizer));
   const aggregation = new ClusterRoleAggregationController(store);
-  const pdbController = new PdbController(store);
+  const controllerDelay = options.controllerDelayMs ?? 0;
+  const controllerError = (error: unknown): void => options.log?.(`controller error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const pdbController = new PdbController(store, options.pdbSyncDelayMs ?? controllerDelay, controllerError);
   const signer = new CsrSigningController(store, ca);
   const podGc = (options.orphanedPodGcSeconds ?? 40) >= 0 ? new PodGcController(api, (options.orphanedPodGcSeconds ?? 40) * 1000) : undefined;
   const nodeGrace = options.nodeMonitorGracePeriodSeconds ?? 50;
@@ -236,6 +258,20 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     }
   }
   store.startWatchCaches();
+  pdbController.syncAll();
+  const workloads = options.workloadControllers !== true ? [] : [new ReplicaSetController(api, controllerDelay, controllerError), new DeploymentController(api, controllerDelay, controllerError), new Scheduler(store, controllerDelay, controllerError)];
+  const podStarter = options.podStartupSeconds !== undefined ? new PodStarter(api, options.podStartupSeconds * 1000) : undefined;
+  const controllersIdle = async (): Promise<void> => {
+    const queues = [pdbController, ...workloads];
+    // One controller's work is another's trigger: done when a whole round leaves nothing queued.
+    for (let round = 0; round < 50; round++) {
+      await Promise.all(queues.map((q) => q.idle()));
+      await new Promise((resolve) => setImmediate(resolve));
+      if (queues.every((q) => !q.busy)) {
+        return;
+      }
+    }
+  };
   // kube-apiserver's compactor: every interval, compact to the resourceVersion seen at the previous one.
   const compactionMs = options.compactionIntervalMs ?? 300_000;
   let compactTo = store.resourceVersion;
@@ -329,6 +365,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     createIdentity: (identityOptions: IdentityOptions) => createIdentity(identityContext, identityOptions),
     signingIdle: () => signer.idle(),
     compact: () => store.compact(),
+    controllersIdle,
     async stop(): Promise<void> {
       if (stopped) {
         return;
@@ -338,6 +375,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       clearInterval(compactor);
       signer.stop();
       pdbController.stop();
+      workloads.forEach((controller) => controller.stop());
+      podStarter?.stop();
       aggregation.stop();
       serviceAccounts.stop();
       legacyTokens.stop();

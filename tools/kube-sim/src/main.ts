@@ -26,7 +26,11 @@ const USAGE = `Usage: npm run kube-sim -- [options]
   --admin-kubeconfig-out FILE  write the admin kubeconfig there
   --anonymous-auth         serve unauthenticated requests as system:anonymous
                            (default over --insecure-http without token auth)
-  --watch-cache-size N     events kept per resource for watch resumption (default 5000)
+  --watch-cache-size N     a fixed watch cache of N events per resource (default: adaptive,
+                           100..102400 events, like kube-apiserver's)
+  --workload-controllers   run the ReplicaSet and Deployment controllers and the scheduler
+  --pod-startup-seconds N  pods bound to a Ready node become Running/Ready N s later
+  --min-request-timeout S  watches without timeoutSeconds last S × rand[1,2) s (default 1800)
   --verbose                log every request to stderr
 `;
 
@@ -51,6 +55,9 @@ async function main(): Promise<void> {
       'admin-kubeconfig-out': { type: 'string' },
       'anonymous-auth': { type: 'boolean' },
       'watch-cache-size': { type: 'string' },
+      'workload-controllers': { type: 'boolean', default: false },
+      'pod-startup-seconds': { type: 'string' },
+      'min-request-timeout': { type: 'string' },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -86,6 +93,9 @@ async function main(): Promise<void> {
       : undefined,
     anonymousAuth: values['anonymous-auth'],
     watchCacheSize: values['watch-cache-size'] ? Number(values['watch-cache-size']) : undefined,
+    workloadControllers: values['workload-controllers'],
+    podStartupSeconds: values['pod-startup-seconds'] ? Number(values['pod-startup-seconds']) : undefined,
+    minRequestTimeoutSeconds: values['min-request-timeout'] ? Number(values['min-request-timeout']) : undefined,
     log: values.verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
   });
   for (const token of values['bootstrap-token'] ?? []) {
