@@ -41,13 +41,14 @@ function unfit(pod: KubeObject, node: KubeObject): string | undefined {
   if (node.spec?.['unschedulable'] === true && !tolerations.some((t) => tolerates(t, { key: UNSCHEDULABLE_TAINT, effect: 'NoSchedule' }))) {
     return 'node(s) were unschedulable';
   }
-  const selector = pod.spec?.['nodeSelector'];
-  if (isJsonObject(selector) && Object.entries(selector).some(([key, value]) => node.metadata.labels?.[key] !== value)) {
-    return "node(s) didn't match Pod's node affinity/selector";
-  }
+  // In the order of the default profile's filters: NodeUnschedulable, TaintToleration, NodeAffinity.
   const taint = schedulingTaints(node).find((t) => !tolerations.some((tol) => tolerates(tol, t)));
   if (taint) {
     return `node(s) had untolerated taint {${String(taint['key'])}: ${String(taint['value'] ?? '')}}`;
+  }
+  const selector = pod.spec?.['nodeSelector'];
+  if (isJsonObject(selector) && Object.entries(selector).some(([key, value]) => node.metadata.labels?.[key] !== value)) {
+    return "node(s) didn't match Pod's node affinity/selector";
   }
   return undefined;
 }
