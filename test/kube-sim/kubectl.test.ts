@@ -291,6 +291,8 @@ describe('the real kubectl against kube-sim', () => {
     const secret = await kubectl([
       'create', 'secret', 'generic', 'bootstrap-token-k8s0sm', '-n', 'kube-system', '--type', 'bootstrap.kubernetes.io/token',
       '--from-literal=token-id=k8s0sm', '--from-literal=token-secret=0123456789abcdef', '--from-literal=usage-bootstrap-authentication=true',
+      // kubeadm's bindings let this group create CSRs; a token without it may not (RBAC).
+      '--from-literal=auth-extra-groups=system:bootstrappers:kubeadm:default-node-token',
     ]);
     expect(secret.code, secret.stderr).toBe(0);
     const kc = new KubeConfig();
