@@ -61,9 +61,20 @@ export interface CsrTestWorld {
 /** The node-bootstrapper's token line for kube-sim (`--token-auth-file` format: token,user,uid,"groups"). */
 export const BOOTSTRAPPER_TOKEN_LINE = `${BOOTSTRAPPER_TOKEN},${OPENSHIFT_NODE_BOOTSTRAPPER},node-bootstrapper,"system:serviceaccounts,system:serviceaccounts:openshift-machine-config-operator"`;
 
+/**
+ * What the machine-config-operator applies on an OpenShift cluster so that its node-bootstrapper
+ * ServiceAccount may create CSRs; kube-sim authorizes with RBAC, so the test cluster needs it too.
+ */
+export const NODE_BOOTSTRAPPER_BINDING = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: system-bootstrap-node-bootstrapper}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:node-bootstrapper}
+subjects: [{kind: ServiceAccount, name: node-bootstrapper, namespace: openshift-machine-config-operator}]`;
+
 /** kube-sim in this process, with the node-bootstrapper token. */
 export async function startInProcessSim(): Promise<SimEndpoint> {
   const sim: KubeSim = await startKubeSim({
+    seed: NODE_BOOTSTRAPPER_BINDING,
     staticTokens: [
       { token: BOOTSTRAPPER_TOKEN, user: OPENSHIFT_NODE_BOOTSTRAPPER, uid: 'node-bootstrapper', groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'] },
     ],
