@@ -11,3 +11,8 @@ export type { ResourceDefinition } from './resource-definition';
 export type { UserInfo } from './user-info';
 export { SUPPORTED_SIGNERS } from './signer';
 export { generateCertificateRequest, type CertificateRequestOptions } from './certificate-request';
+export type { Identity, IdentityOptions } from './identity';
+export type { WatchCacheOptions } from './store';
+export type { AdmissionPlugin, AdmissionRequest } from './admission';
+export { SERVICE_ACCOUNT_TOKEN_TYPE, SERVICE_ACCOUNT_NAME_ANNOTATION } from './service-accounts';
+export { KUBEADM_NODE_TOKEN_GROUP } from './authorization/bootstrap-policy';
