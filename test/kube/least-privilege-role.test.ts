@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  ClusterAddressGuard,
   approveCsr,
   cordonNode,
   createKubeClient,
@@ -29,6 +30,7 @@ import { parseAllDocuments, stringify } from 'yaml';
  * dead weight.
  */
 
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 const ROLE_FILES = [join(__dirname, '../../deploy/rbac/cluster-role.yaml'), join(__dirname, '../../deploy/rbac/role.yaml')];
 const ADMIN = { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] };
 const RS_UID = 'e1f0c7e2-0000-4000-8000-0000000000a1';
@@ -248,7 +250,7 @@ async function runAs(manifests: Manifest[]): Promise<Outcomes> {
   const client = await (async () => {
     await createCsrs(sim);
     const identity = await sim.createIdentity({ roles: manifests.map((m) => stringify(m)).join('---\n'), serviceAccount: { namespace: 'ccos-scaler', name: 'ccos-scaler' } });
-    return createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: identity.kubeconfig }, requestTimeoutMs: 5000 });
+    return createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: identity.kubeconfig }, requestTimeoutMs: 5000 });
   })();
   try {
     return await productOperations(sim, client);

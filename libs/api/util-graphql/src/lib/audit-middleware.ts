@@ -23,6 +23,9 @@ export interface AuditSink {
 /** Argument names whose values are never written anywhere. */
 const SECRET_ARGUMENTS = new Set(['password', 'privateKey', 'passphrase', 'kubeconfig', 'token', 'caCert', 'newPassword']);
 
+/** Codes that mean the caller was refused, not that the action was tried and failed. */
+const DENIED_CODES: ReadonlySet<string> = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'LOGIN_THROTTLED', 'LOGIN_BUSY']);
+
 /** Mutations the agent calls many times per run; their events are their own record. */
 const NOT_AUDITED = new Set(['reportStep']);
 
@@ -50,7 +53,7 @@ export function createAuditMiddleware(audit: AuditSink): MiddlewareFn<RequestCon
       return value;
     } catch (error) {
       const code = error instanceof AppError ? error.code : 'INTERNAL_SERVER_ERROR';
-      await audit.record(entry(code === 'UNAUTHENTICATED' || code === 'FORBIDDEN' ? 'DENIED' : 'FAILURE', { code }));
+      await audit.record(entry(DENIED_CODES.has(code) ? 'DENIED' : 'FAILURE', { code }));
       throw error;
     }
   };
