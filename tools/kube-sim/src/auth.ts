@@ -18,6 +18,8 @@ export interface AuthenticatorOptions {
   adminToken?: string;
   /** Further bearer-token authenticators (legacy ServiceAccount tokens), tried after the built-in ones. */
   tokenAuthenticators?: readonly ((token: string) => UserInfo | undefined)[];
+  /** The service-account token authenticator (tokens from the TokenRequest API). */
+  serviceAccountTokens?: { authenticate(token: string): UserInfo | undefined };
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -41,7 +43,7 @@ function fieldValues(value: string | string[] | undefined): string[] {
 /**
  * The API server's authenticator chain: x509 client certificates verified against the cluster CA
  * (CN = user, O = groups), then bearer tokens — the static token file, the admin token, bootstrap
- * token Secrets in kube-system. Every authenticated user gets `system:authenticated`. Presented but
+ * token Secrets in kube-system, service-account tokens. Every authenticated user gets `system:authenticated`. Presented but
  * invalid credentials are rejected (401), never downgraded to anonymous.
  * @see https://kubernetes.io/docs/reference/access-authn-authz/authentication/
  */
@@ -87,9 +89,9 @@ export class Authenticator {
     if (this.options.adminToken && sameSecret(this.options.adminToken, token)) {
       return { username: 'kube-sim-admin', groups: ['system:masters'] };
     }
-    const bootstrap = this.bootstrapToken(token);
-    if (bootstrap) {
-      return bootstrap;
+    const known = this.bootstrapToken(token) ?? this.options.serviceAccountTokens?.authenticate(token);
+    if (known) {
+      return known;
     }
     for (const authenticate of this.options.tokenAuthenticators ?? []) {
       const user = authenticate(token);

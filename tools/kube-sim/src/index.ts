@@ -16,3 +16,4 @@ export type { WatchCacheOptions } from './store';
 export type { AdmissionPlugin, AdmissionRequest } from './admission';
 export { SERVICE_ACCOUNT_TOKEN_TYPE, SERVICE_ACCOUNT_NAME_ANNOTATION } from './service-accounts';
 export { KUBEADM_NODE_TOKEN_GROUP } from './authorization/bootstrap-policy';
+export { DEFAULT_SERVICE_ACCOUNT_ISSUER, type ServiceAccountTokenOptions } from './service-account-tokens';

@@ -28,6 +28,7 @@ import { RESOURCES, resourceForKind } from './resource-registry';
 import { INITIAL_NAMESPACES } from './resources/namespaces';
 import { loadSeed, type SeedInput } from './seed';
 import { ApiHandler } from './server';
+import { ServiceAccountTokens, type ServiceAccountTokenOptions } from './service-account-tokens';
 import { LegacyServiceAccountTokens, ServiceAccountsController } from './service-accounts';
 import { ObjectStore, type WatchCacheOptions } from './store';
 import { x509 } from './x509';
@@ -125,6 +126,8 @@ export interface KubeSimOptions {
   podStartupSeconds?: number;
   /** Answer aggregated discovery (apidiscovery.k8s.io/v2) when asked; default true. */
   aggregatedDiscovery?: boolean;
+  /** Issuer, API audiences and clock of service-account tokens (TokenRequest). */
+  serviceAccountTokens?: ServiceAccountTokenOptions;
   /** Receives one line per request and internal errors. */
   log?: (line: string) => void;
 }
@@ -157,6 +160,8 @@ export interface KubeSim {
   resource(name: string): ResourceDefinition;
   /** Creates a bootstrap token Secret through the API and returns the `<id>.<secret>` bearer token. */
   createBootstrapToken(options?: BootstrapTokenOptions): string;
+  /** A TokenRequest for an existing ServiceAccount (what `kubectl create token` does); returns the bearer token. */
+  requestServiceAccountToken(namespace: string, name: string, spec?: { expirationSeconds?: number; audiences?: string[] }): string;
   /** Issues a client certificate from the simulator's CA (CN = user, O = groups). */
   issueClientCertificate(username: string, groups?: string[]): Promise<KeyPairPem>;
   /** A kubeconfig for this server with other credentials. */
@@ -212,7 +217,7 @@ function urlHost(host: string): string {
 
 /**
  * Starts a Kubernetes API simulator in this process: HTTPS with its own CA (or plain HTTP),
- * client-certificate, bootstrap-token and static-token authentication, the resources of
+ * client-certificate, bootstrap-token, service-account-token and static-token authentication, the resources of
  * RESOURCES with watch, eviction with PodDisruptionBudgets and a CSR signer.
  * @see https://kubernetes.io/docs/reference/using-api/api-concepts/
  */
@@ -236,7 +241,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const staticTokens = [...(options.tokenAuthFile ? await readTokenFile(options.tokenAuthFile) : []), ...(options.staticTokens ?? [])];
   const serviceAccounts = new ServiceAccountsController(api, ca.certPem);
   const legacyTokens = new LegacyServiceAccountTokens(api, ca.certPem);
-  const authenticator = new Authenticator({ store, staticTokens, adminToken: withAdmin ? adminToken : undefined, tokenAuthenticators: [legacyTokens.authenticate] });
+  const serviceAccountTokens = new ServiceAccountTokens(store, resource('serviceaccounts'), options.serviceAccountTokens);
+  const authenticator = new Authenticator({ store, staticTokens, adminToken: withAdmin ? adminToken : undefined, serviceAccountTokens, tokenAuthenticators: [legacyTokens.authenticate] });
   const authorizer = new Authorizer(store);
   api.admission.push(nodeRestriction, rbacEscalationPrevention(authorizer), certificateAdmission(authorizer));
   const aggregation = new ClusterRoleAggregationController(store);
@@ -299,6 +305,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 3000,
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+    tokenRequests: serviceAccountTokens,
     log: options.log,
   });
   let server: Server;
@@ -361,6 +368,10 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       return token;
     },
     issueClientCertificate,
+    requestServiceAccountToken(namespace: string, name: string, spec = {}): string {
+      const answer = serviceAccountTokens.request(namespace, name, { spec });
+      return String((answer['status'] as { token: string }).token);
+    },
     kubeconfigFor,
     createIdentity: (identityOptions: IdentityOptions) => createIdentity(identityContext, identityOptions),
     signingIdle: () => signer.idle(),
