@@ -44,6 +44,7 @@ interface Observed {
   watchExpired: { status: number | null; reason: string };
   eviction: { status: number; message?: string; cause?: string };
   csr: { conditions: string[] };
+  tokenRequest: { status: number; message?: string; expires?: boolean };
 }
 
 describe('the official Python client (python3-kubernetes) against kube-sim', () => {
@@ -99,6 +100,14 @@ describe('the official Python client (python3-kubernetes) against kube-sim', () 
       cause: 'The disruption budget db-budget needs 1 healthy pods and has 1 currently',
     });
     expect(sim.store.get(sim.resource('pods'), 'shop', 'db-0')?.metadata.deletionTimestamp).toBeUndefined();
+  });
+
+  it('requests a ServiceAccount token (TokenRequest) that authenticates as the account, which RBAC then refuses', () => {
+    expect(observed.tokenRequest).toEqual({
+      status: 403,
+      message: 'nodes is forbidden: User "system:serviceaccount:default:py-robot" cannot list resource "nodes" in API group "" at the cluster scope',
+      expires: true,
+    });
   });
 
   it('approves a CSR through the approval subresource, which the signer then signs', async () => {

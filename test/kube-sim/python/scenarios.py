@@ -58,6 +58,22 @@ def approve_csr(certificates, name):
     return {'conditions': [c.type for c in approved.status.conditions]}
 
 
+def token_request(core):
+    core.create_namespaced_service_account('default', client.V1ServiceAccount(metadata=client.V1ObjectMeta(name='py-robot')))
+    spec = client.V1TokenRequestSpec(audiences=[], expiration_seconds=600)
+    issued = core.create_namespaced_service_account_token('py-robot', 'default', client.AuthenticationV1TokenRequest(spec=spec))
+    configuration = client.Configuration.get_default_copy()
+    configuration.api_key = {'authorization': 'Bearer ' + issued.status.token}
+    configuration.cert_file = None
+    configuration.key_file = None
+    as_robot = client.CoreV1Api(client.ApiClient(configuration))
+    try:
+        as_robot.list_node()
+        return {'status': 200}
+    except ApiException as error:
+        return {'status': error.status, 'message': json.loads(error.body).get('message'), 'expires': issued.status.expiration_timestamp is not None}
+
+
 def main():
     config.load_kube_config(config_file=sys.argv[1])
     core = client.CoreV1Api()
@@ -70,6 +86,7 @@ def main():
         'watchExpired': watch_expired(core, old),
         'eviction': evict_under_budget(core),
         'csr': approve_csr(certificates, 'python-csr'),
+        'tokenRequest': token_request(core),
     }))
 
 
