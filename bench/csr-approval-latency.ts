@@ -29,7 +29,7 @@ import { createInProcessEventBus } from '@ccos/api/util-graphql';
 import { buildKubeconfig, generateCertificateRequest } from '@ccos/tools/kube-sim';
 import { createCsrFeature } from '@ccos/api/feature-csrs';
 import {
-  BOOTSTRAPPER_TOKEN, BOOTSTRAPPER_TOKEN_LINE, type SimEndpoint, eventually, startCsrTestWorld, startInProcessSim,
+  BOOTSTRAPPER_TOKEN, BOOTSTRAPPER_TOKEN_LINE, CSR_TEST_SEED, type SimEndpoint, eventually, startCsrTestWorld, startInProcessSim,
 } from '@ccos/api/feature-csrs/testing';
 
 const args = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
@@ -43,7 +43,9 @@ async function startChildSim(): Promise<SimEndpoint> {
   const tokens = join(dir, 'tokens.csv');
   const kubeconfigPath = join(dir, 'admin.kubeconfig');
   await writeFile(tokens, `${BOOTSTRAPPER_TOKEN_LINE}\n`);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'tools/kube-sim/src/main.ts', '--port', '0', '--token-auth-file', tokens, '--kubeconfig-out', kubeconfigPath], {
+  const seed = join(dir, 'seed.yaml');
+  await writeFile(seed, CSR_TEST_SEED);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'tools/kube-sim/src/main.ts', '--port', '0', '--token-auth-file', tokens, '--kubeconfig-out', kubeconfigPath, '--seed', seed], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const [url] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];

@@ -291,6 +291,8 @@ describe('the real kubectl against kube-sim', () => {
     const secret = await kubectl([
       'create', 'secret', 'generic', 'bootstrap-token-k8s0sm', '-n', 'kube-system', '--type', 'bootstrap.kubernetes.io/token',
       '--from-literal=token-id=k8s0sm', '--from-literal=token-secret=0123456789abcdef', '--from-literal=usage-bootstrap-authentication=true',
+      // kubeadm's bindings let this group create CSRs; a token without it may not (RBAC).
+      '--from-literal=auth-extra-groups=system:bootstrappers:kubeadm:default-node-token',
     ]);
     expect(secret.code, secret.stderr).toBe(0);
     const kc = new KubeConfig();
@@ -321,7 +323,10 @@ describe('the real kubectl against kube-sim', () => {
       username: 'system:serviceaccount:ccos-scaler-bootstrap:run-1',
       groups: ['system:serviceaccounts', 'system:serviceaccounts:ccos-scaler-bootstrap', 'system:authenticated'],
     });
-    // What a kubelet does with it: its client CSR carries the account as the requester.
+    // What a kubelet does with it: its client CSR carries the account as the requester. RBAC lets
+    // the namespace's accounts create CSRs only once they are bound to system:node-bootstrapper.
+    const binding = await kubectl(['create', 'clusterrolebinding', 'bootstrap-accounts-create-csrs', '--clusterrole=system:node-bootstrapper', '--group=system:serviceaccounts:ccos-scaler-bootstrap']);
+    expect(binding.code, binding.stderr).toBe(0);
     const kc = new KubeConfig();
     kc.loadFromString(sim.kubeconfigFor({ token }, 'run-1'));
     const created = await csr('node-csr-service-account', kc.makeApiClient(CertificatesV1Api), 'system:node:w6');

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
+import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type Lab, startLab } from '@ccos/tools/lab';
 import { type ApiProcess, freePort, startApiProcess } from './api-process';
 
 export const AGENT_EXECUTABLE = resolve('dist/apps/boot-worker/boot-worker');
 export const BOOTSTRAP_NAMESPACE = 'ccos-scaler-bootstrap';
-const BOOTSTRAP_NAMESPACE_SEED = `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${BOOTSTRAP_NAMESPACE}}\n`;
 
 export interface ScaleOutWorldOptions {
   readonly hosts: number;
@@ -51,7 +51,7 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
     // The lab's VIP is not known before the lab starts, so the certificate does not name it;
     // the lab then gives the kubelets tls-server-name. The namespace of the installs' bootstrap
     // identities is one the deployment's RBAC manifest ships on a real cluster.
-    const sim = await startKubeSim({ seed: BOOTSTRAP_NAMESPACE_SEED });
+    const sim = await startKubeSim({ seed: BOOTSTRAP_IDENTITIES_RBAC });
     cleanups.push(() => sim.stop());
     const lab = await startLab({
       hosts: options.hosts,

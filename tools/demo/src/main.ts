@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { startKubeSim } from '@ccos/tools/kube-sim';
@@ -61,7 +61,8 @@ function onSignal(signal: string): void {
     process.exit(130);
   }
 }
-const BOOTSTRAP_NAMESPACE_SEED = 'apiVersion: v1\nkind: Namespace\nmetadata: {name: ccos-scaler-bootstrap}\n';
+/** The namespace and binding the installs' bootstrap identities need, as the deployment ships them. */
+const BOOTSTRAP_IDENTITIES_SEED = readFileSync(resolve('deploy/rbac/bootstrap-identities.yaml'), 'utf8');
 
 async function main(): Promise<void> {
   requireRoot();
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
   say('demo: starting kube-sim (the cluster) with the sample workloads of tools/demo/src/demo-workloads.yaml');
   // The namespace of the installs' bootstrap identities comes with the deployment on a real cluster.
   // The lab's VIP is not known before the lab starts; the lab gives its kubelets tls-server-name.
-  const sim = await step(startKubeSim({ kubeconfigOut: resolve(DATA_DIR, 'kubeconfig'), seed: `${BOOTSTRAP_NAMESPACE_SEED}---\n${DEMO_WORKLOADS_SEED}` }));
+  const sim = await step(startKubeSim({ kubeconfigOut: resolve(DATA_DIR, 'kubeconfig'), seed: `${BOOTSTRAP_IDENTITIES_SEED}\n---\n${DEMO_WORKLOADS_SEED}` }));
   cleanups.push({ what: 'stopping kube-sim', undo: () => sim.stop() });
   say(`demo: starting a lab of ${HOSTS} hosts of its own (labs of others on this machine are left alone)`);
   const lab = await step(startLab({ hosts: HOSTS, kubeconfig: sim.kubeconfig, name: `demo :${PORT}`, log: (message) => say(`lab: ${message}`) }));

@@ -181,6 +181,19 @@ export function expired(message: string): ApiError {
   return new ApiError(failureStatus(410, 'Expired', message));
 }
 
+/**
+ * 504 for a list or watch at a resourceVersion the server has not reached (ResourceVersionTooLarge).
+ * @see https://github.com/kubernetes/apiserver/blob/master/pkg/storage/errors.go
+ */
+export function tooLargeResourceVersion(wanted: number, current: number): ApiError {
+  return new ApiError(
+    failureStatus(504, 'Timeout', `Timeout: Too large resource version: ${wanted}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    }),
+  );
+}
+
 /** 500 InternalError. */
 export function internalError(message: string): ApiError {
   return new ApiError(failureStatus(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));

@@ -16,6 +16,8 @@ export interface AuthenticatorOptions {
   staticTokens?: readonly StaticToken[];
   /** Token of the built-in admin (`kube-sim-admin`, group `system:masters`). */
   adminToken?: string;
+  /** Further bearer-token authenticators (legacy ServiceAccount tokens), tried after the built-in ones. */
+  tokenAuthenticators?: readonly ((token: string) => UserInfo | undefined)[];
   /** The service-account token authenticator (tokens from the TokenRequest API). */
   serviceAccountTokens?: { authenticate(token: string): UserInfo | undefined };
 }
@@ -87,7 +89,17 @@ export class Authenticator {
     if (this.options.adminToken && sameSecret(this.options.adminToken, token)) {
       return { username: 'kube-sim-admin', groups: ['system:masters'] };
     }
-    return this.bootstrapToken(token) ?? this.options.serviceAccountTokens?.authenticate(token);
+    const known = this.bootstrapToken(token) ?? this.options.serviceAccountTokens?.authenticate(token);
+    if (known) {
+      return known;
+    }
+    for (const authenticate of this.options.tokenAuthenticators ?? []) {
+      const user = authenticate(token);
+      if (user) {
+        return user;
+      }
+    }
+    return undefined;
   }
 
   /**

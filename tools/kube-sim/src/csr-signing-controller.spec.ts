@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CertificatesV1Api, CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type V1CertificateSigningRequest } from '@kubernetes/client-node';
+import { CertificatesV1Api, CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, V1MicroTime, type V1CertificateSigningRequest } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CertificateAuthority } from './certificate-authority';
 import { generateCertificateRequest } from './certificate-request';
@@ -34,7 +34,13 @@ describe('authentication, CSRs and the signer (kubelet TLS bootstrap)', () => {
     dir = await mkdtemp(join(tmpdir(), 'kube-sim-auth-'));
     const tokenFile = join(dir, 'tokens.csv');
     await writeFile(tokenFile, 'static-token-1,ops-alice,uid-42,"ops,system:nodes-admins"\n');
-    sim = await startKubeSim({ tokenAuthFile: tokenFile, stateDir: join(dir, 'state') });
+    // The ops group may create CSRs, as a ClusterRoleBinding to system:node-bootstrapper grants.
+    const seed = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: ops-csr-creators}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:node-bootstrapper}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: ops}]`;
+    sim = await startKubeSim({ tokenAuthFile: tokenFile, stateDir: join(dir, 'state'), seed });
     admin = kubeConfigFor(sim).makeApiClient(CertificatesV1Api);
   });
   afterAll(async () => {
@@ -113,7 +119,7 @@ describe('authentication, CSRs and the signer (kubelet TLS bootstrap)', () => {
       setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
     );
     expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
-    const lease = await kubelet.makeApiClient(CoordinationV1Api).createNamespacedLease({ namespace: 'kube-node-lease', body: { metadata: { name: 'h1' }, spec: { holderIdentity: 'h1', leaseDurationSeconds: 40, renewTime: new Date() } } });
+    const lease = await kubelet.makeApiClient(CoordinationV1Api).createNamespacedLease({ namespace: 'kube-node-lease', body: { metadata: { name: 'h1' }, spec: { holderIdentity: 'h1', leaseDurationSeconds: 40, renewTime: new V1MicroTime() } } });
     expect(lease.spec?.holderIdentity).toBe('h1');
   });
 

@@ -60,6 +60,7 @@ export function evictPod(api: ObjectApi, namespace: string, name: string, body: 
   const pdbDef = api.resource('policy', 'v1', 'poddisruptionbudgets');
   const pod = api.get(podDef, namespace, name);
   const options = deleteOptionsOf(body, user, dryRun);
+  api.admit({ operation: 'CREATE', def: podDef, subresource: 'eviction', namespace, name, object: body as unknown as KubeObject, oldObject: pod, user, dryRun: options.dryRun === true });
   const success: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: '', reason: '', code: 201 };
   delete (success as Partial<Status>).message;
   delete (success as Partial<Status>).reason;

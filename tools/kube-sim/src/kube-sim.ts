@@ -5,25 +5,35 @@ import { createServer as createHttpsServer } from 'node:https';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Authenticator } from './auth';
+import { Authorizer } from './authorization/authorizer';
+import { defaultClusterRoleBindings, defaultClusterRoles, kubeadmBootstrapPolicy } from './authorization/bootstrap-policy';
+import { certificateAdmission } from './authorization/certificate-admission';
+import { ClusterRoleAggregationController } from './authorization/cluster-role-aggregation';
+import { nodeRestriction } from './authorization/node-restriction';
+import { rbacEscalationPrevention } from './authorization/rbac-escalation';
 import { bootstrapTokenSecret, type BootstrapTokenOptions } from './bootstrap-token';
 import { CertificateAuthority, type KeyPairPem } from './certificate-authority';
 import { CsrSigningController } from './csr-signing-controller';
 import type { KubeObject } from './kube-object';
+import { createIdentity, type Identity, type IdentityOptions } from './identity';
 import { buildKubeconfig, type KubeconfigCredentials } from './kubeconfig';
 import { ObjectApi } from './object-api';
 import { NodeLifecycleController } from './node-lifecycle-controller';
 import { PdbController } from './pdb-controller';
 import { PodGcController } from './pod-gc-controller';
+import { Scheduler } from './scheduler';
+import { DeploymentController, PodStarter, ReplicaSetController } from './workload-controllers';
 import type { ResourceDefinition } from './resource-definition';
-import { RESOURCES } from './resource-registry';
+import { RESOURCES, resourceForKind } from './resource-registry';
 import { INITIAL_NAMESPACES } from './resources/namespaces';
 import { loadSeed, type SeedInput } from './seed';
 import { ApiHandler } from './server';
 import { ServiceAccountTokens, type ServiceAccountTokenOptions } from './service-account-tokens';
-import { ObjectStore } from './store';
+import { LegacyServiceAccountTokens, ServiceAccountsController } from './service-accounts';
+import { ObjectStore, type WatchCacheOptions } from './store';
 import { x509 } from './x509';
 import { readTokenFile, type StaticToken } from './token-file';
-import type { UserInfo } from './user-info';
+import { ANONYMOUS_USER, type UserInfo } from './user-info';
 
 /** Options of {@link startKubeSim}. */
 export interface KubeSimOptions {
@@ -40,6 +50,19 @@ export interface KubeSimOptions {
   /** Bearer token of the admin user (`kube-sim-admin`, group system:masters); random when absent. */
   adminToken?: string;
   /**
+   * Serve the all-powerful admin (`kube-sim-admin` in system:masters: its client certificate and
+   * token). Default true. With false no credential of kube-sim's grants system:masters (tests still
+   * set the cluster up in-process through `api`), and `kubeconfig` is `identity`'s, or has no user.
+   */
+  admin?: boolean;
+  /**
+   * Create this identity (bound to its ClusterRoles and Roles) at start and make `kubeconfig` (and
+   * `kubeconfigOut`) its kubeconfig instead of the admin's, which stays in `adminKubeconfig`.
+   */
+  identity?: IdentityOptions;
+  /** Write the admin kubeconfig here (when `kubeconfigOut` holds the identity's). */
+  adminKubeconfigOut?: string;
+  /**
    * Serve requests without credentials as system:anonymous instead of 401. Default: false over HTTPS;
    * over plain HTTP true unless a token file, static tokens or an admin token are given (kubectl never
    * sends credentials over plain HTTP, like the old insecure port of kube-apiserver).
@@ -53,8 +76,23 @@ export interface KubeSimOptions {
   kubeconfigOut?: string;
   /** Extra DNS names or IPs for the serving certificate (a VIP, a forwarded address). */
   tlsSans?: string[];
-  /** Events kept per resource for resuming watches (older resourceVersions get 410 Gone). Default 5000. */
+  /**
+   * A fixed watch cache of this many events per resource. By default the cache adapts as the API
+   * server's does (`watchCache`): older resourceVersions are 410 Gone for watches.
+   */
   watchCacheSize?: number;
+  /** The adaptive watch cache: 100 to 102400 events per resource, growing while its oldest event is younger than 75 s. */
+  watchCache?: WatchCacheOptions;
+  /**
+   * Interval of etcd compaction (default 5 minutes, kube-apiserver's --etcd-compaction-interval):
+   * each compacts history to the resourceVersion of the previous one, after which continue tokens
+   * and `resourceVersionMatch=Exact` lists that old are 410. 0 disables; `compact()` compacts now.
+   */
+  compactionIntervalMs?: number;
+  /** The server's --min-request-timeout: watches without timeoutSeconds end after this × rand[1, 2) seconds. Default 1800. */
+  minRequestTimeoutSeconds?: number;
+  /** How long a list or watch at a resourceVersion not reached yet waits before its 504. Default 3000. */
+  tooLargeResourceVersionWaitMs?: number;
   /** Interval of watch BOOKMARK events when asked for. Default 60 s. */
   bookmarkIntervalMs?: number;
   /**
@@ -65,6 +103,27 @@ export interface KubeSimOptions {
   nodeMonitorGracePeriodSeconds?: number;
   /** Seconds after a Node's deletion before its pods are garbage-collected. Default 40; negative disables. */
   orphanedPodGcSeconds?: number;
+  /**
+   * Add what `kubeadm init` binds for node bootstrap tokens (CSR creation for
+   * system:bootstrappers:kubeadm:default-node-token, the nodeclient/selfnodeclient bindings). Default true.
+   */
+  kubeadmBootstrapPolicy?: boolean;
+  /**
+   * Run the ReplicaSet and Deployment controllers and the scheduler: deleted or evicted pods of a
+   * ReplicaSet are replaced, pods without a node are bound to one that fits. Default false, because
+   * tests that compare two clusters pod by pod (the replacements get random names) and seeds whose
+   * ReplicaSets do not match their pods would change; see the README.
+   */
+  workloadControllers?: boolean;
+  /** How long controllers (workload, scheduler, disruption) wait after a change before acting. Default 0 (the next turn of the event loop). */
+  controllerDelayMs?: number;
+  /** The disruption controller's delay alone (default `controllerDelayMs`): until it acts, a changed budget's observedGeneration lags. */
+  pdbSyncDelayMs?: number;
+  /**
+   * Stand in for kubelets: a pod bound to a Ready node after start becomes Running and Ready this
+   * many seconds later. Off by default (pods stay as written, as with no kubelet).
+   */
+  podStartupSeconds?: number;
   /** Answer aggregated discovery (apidiscovery.k8s.io/v2) when asked; default true. */
   aggregatedDiscovery?: boolean;
   /** Issuer, API audiences and clock of service-account tokens (TokenRequest). */
@@ -79,10 +138,18 @@ export interface KubeSim {
   url: string;
   host: string;
   port: number;
-  /** Admin kubeconfig YAML (client certificate over HTTPS, admin token over HTTP). */
+  /**
+   * The kubeconfig to hand to the software under test: the admin's (client certificate over HTTPS,
+   * admin token over HTTP), or the `identity`'s when one was asked for.
+   */
   kubeconfig: string;
   kubeconfigPath?: string;
+  /** The admin's kubeconfig; undefined with `admin: false`. */
+  adminKubeconfig?: string;
+  /** The identity of the `identity` option. */
+  identity?: Identity;
   caCertPem: string;
+  /** The admin's bearer token; empty with `admin: false`. */
   adminToken: string;
   /** The admin's client certificate (HTTPS only). */
   adminClientCert?: KeyPairPem;
@@ -99,6 +166,15 @@ export interface KubeSim {
   issueClientCertificate(username: string, groups?: string[]): Promise<KeyPairPem>;
   /** A kubeconfig for this server with other credentials. */
   kubeconfigFor(credentials: KubeconfigCredentials, userName?: string): string;
+  /**
+   * Creates a ServiceAccount (or certificate user) bound to the given ClusterRoles/Roles and returns
+   * its kubeconfig, e.g. `createIdentity({ roleFiles: ['deploy/rbac/cluster-role.yaml'] })`.
+   */
+  createIdentity(options: IdentityOptions): Promise<Identity>;
+  /** Resolves once the controllers (disruption, ReplicaSet, Deployment, scheduler) have nothing left to do. */
+  controllersIdle(): Promise<void>;
+  /** Compacts the history now (continue tokens and exact-resourceVersion lists from before are 410). */
+  compact(): void;
   /** Resolves once every approved CSR being signed has its certificate or Failed condition. */
   signingIdle(): Promise<void>;
   stop(): Promise<void>;
@@ -147,7 +223,7 @@ function urlHost(host: string): string {
  */
 export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
   const host = options.host ?? '127.0.0.1';
-  const store = new ObjectStore(RESOURCES, { historySize: options.watchCacheSize });
+  const store = new ObjectStore(RESOURCES, { historySize: options.watchCacheSize, watchCache: options.watchCache });
   const api = new ObjectApi(store);
   const resource = (name: string): ResourceDefinition => {
     const def = store.definitions.find((d) => d.resource === name);
@@ -160,11 +236,19 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     api.seed(resource('namespaces'), { metadata: { name } });
   }
   const ca = options.stateDir ? await CertificateAuthority.loadOrCreate(options.stateDir) : await CertificateAuthority.create();
-  const adminToken = options.adminToken ?? randomBytes(24).toString('hex');
+  const withAdmin = options.admin !== false;
+  const adminToken = withAdmin ? (options.adminToken ?? randomBytes(24).toString('hex')) : '';
   const staticTokens = [...(options.tokenAuthFile ? await readTokenFile(options.tokenAuthFile) : []), ...(options.staticTokens ?? [])];
+  const serviceAccounts = new ServiceAccountsController(api, ca.certPem);
+  const legacyTokens = new LegacyServiceAccountTokens(api, ca.certPem);
   const serviceAccountTokens = new ServiceAccountTokens(store, resource('serviceaccounts'), options.serviceAccountTokens);
-  const authenticator = new Authenticator({ store, staticTokens, adminToken, serviceAccountTokens });
-  const pdbController = new PdbController(store);
+  const authenticator = new Authenticator({ store, staticTokens, adminToken: withAdmin ? adminToken : undefined, serviceAccountTokens, tokenAuthenticators: [legacyTokens.authenticate] });
+  const authorizer = new Authorizer(store);
+  api.admission.push(nodeRestriction, rbacEscalationPrevention(authorizer), certificateAdmission(authorizer));
+  const aggregation = new ClusterRoleAggregationController(store);
+  const controllerDelay = options.controllerDelayMs ?? 0;
+  const controllerError = (error: unknown): void => options.log?.(`controller error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const pdbController = new PdbController(store, options.pdbSyncDelayMs ?? controllerDelay, controllerError);
   const signer = new CsrSigningController(store, ca);
   const podGc = (options.orphanedPodGcSeconds ?? 40) >= 0 ? new PodGcController(api, (options.orphanedPodGcSeconds ?? 40) * 1000) : undefined;
   const nodeGrace = options.nodeMonitorGracePeriodSeconds ?? 50;
@@ -172,17 +256,55 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   if (options.seed !== undefined) {
     loadSeed(api, options.seed);
   }
+  const policy = [...defaultClusterRoles(), ...defaultClusterRoleBindings(), ...(options.kubeadmBootstrapPolicy === false ? [] : kubeadmBootstrapPolicy())];
+  for (const obj of policy) {
+    const def = resourceForKind(String(obj.apiVersion), String(obj.kind), store.definitions);
+    if (def && !store.get(def, undefined, obj.metadata.name ?? '')) {
+      api.seed(def, obj);
+    }
+  }
+  store.startWatchCaches();
+  pdbController.syncAll();
+  const workloads = options.workloadControllers !== true ? [] : [new ReplicaSetController(api, controllerDelay, controllerError), new DeploymentController(api, controllerDelay, controllerError), new Scheduler(store, controllerDelay, controllerError)];
+  const podStarter = options.podStartupSeconds !== undefined ? new PodStarter(api, options.podStartupSeconds * 1000) : undefined;
+  const controllersIdle = async (): Promise<void> => {
+    const queues = [pdbController, ...workloads];
+    // One controller's work is another's trigger: done when a whole round leaves nothing queued.
+    for (let round = 0; round < 50; round++) {
+      await Promise.all(queues.map((q) => q.idle()));
+      await new Promise((resolve) => setImmediate(resolve));
+      if (queues.every((q) => !q.busy)) {
+        return;
+      }
+    }
+  };
+  // kube-apiserver's compactor: every interval, compact to the resourceVersion seen at the previous one.
+  const compactionMs = options.compactionIntervalMs ?? 300_000;
+  let compactTo = store.resourceVersion;
+  const compactor =
+    compactionMs > 0
+      ? setInterval(() => {
+          store.compact(compactTo);
+          compactTo = store.resourceVersion;
+        }, compactionMs)
+      : undefined;
+  compactor?.unref();
 
   let address = `${host}:${options.port ?? 0}`;
+  // Like the old insecure port of kube-apiserver, plain HTTP without any token authentication serves
+  // everyone as system:unsecured, a member of system:masters.
+  const insecurePort = withAdmin && options.anonymousAuth === undefined && options.insecureHttp === true && !options.tokenAuthFile && (options.staticTokens ?? []).length === 0 && options.adminToken === undefined;
   const handler = new ApiHandler({
     api,
     authenticator,
-    allowAnonymous:
-      options.anonymousAuth ??
-      (options.insecureHttp === true && !options.tokenAuthFile && (options.staticTokens ?? []).length === 0 && options.adminToken === undefined),
+    authorizer,
+    allowAnonymous: options.anonymousAuth ?? insecurePort,
+    anonymousUser: insecurePort ? { username: 'system:unsecured', groups: ['system:masters', 'system:authenticated'] } : ANONYMOUS_USER,
     serverAddress: () => address,
     aggregatedDiscovery: options.aggregatedDiscovery ?? true,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 3000,
+    minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     tokenRequests: serviceAccountTokens,
     log: options.log,
   });
@@ -192,7 +314,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     server = createHttpServer(handler.handle);
   } else {
     const serving = await ca.issueKeyPair('CN=kube-apiserver', { sans: servingSans(host, options.tlsSans ?? []), server: true });
-    adminClientCert = await ca.issueKeyPair('CN=kube-sim-admin, O=system:masters', { client: true });
+    adminClientCert = withAdmin ? await ca.issueKeyPair('CN=kube-sim-admin, O=system:masters', { client: true }) : undefined;
     server = createHttpsServer({ key: serving.keyPem, cert: serving.certPem, ca: [ca.certPem], requestCert: true, rejectUnauthorized: false }, handler.handle);
   }
   server.keepAliveTimeout = 30_000;
@@ -209,9 +331,19 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const url = `${options.insecureHttp ? 'http' : 'https'}://${urlHost(host)}:${port}`;
   const kubeconfigFor = (credentials: KubeconfigCredentials, userName?: string): string =>
     buildKubeconfig({ server: url, caCertPem: options.insecureHttp ? undefined : ca.certPem, credentials, userName });
-  const kubeconfig = kubeconfigFor(adminClientCert ?? { token: adminToken });
+  const adminKubeconfig = withAdmin ? kubeconfigFor(adminClientCert ?? { token: adminToken }) : undefined;
+  const issueClientCertificate = (username: string, groups: string[] = []): Promise<KeyPairPem> => {
+    const subject = new x509.Name([{ CN: [username] }, ...groups.map((g) => ({ O: [g] }))]);
+    return ca.issueKeyPair(subject, { client: true });
+  };
+  const identityContext = { api, admin: ADMIN, issueClientCertificate, kubeconfigFor };
+  const identity = options.identity ? await createIdentity(identityContext, options.identity) : undefined;
+  const kubeconfig = identity?.kubeconfig ?? adminKubeconfig ?? kubeconfigFor({});
   if (options.kubeconfigOut) {
     await writeFile(options.kubeconfigOut, kubeconfig, { mode: 0o600 });
+  }
+  if (options.adminKubeconfigOut && adminKubeconfig) {
+    await writeFile(options.adminKubeconfigOut, adminKubeconfig, { mode: 0o600 });
   }
 
   let stopped = false;
@@ -221,6 +353,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     port,
     kubeconfig,
     kubeconfigPath: options.kubeconfigOut,
+    adminKubeconfig,
+    identity,
     caCertPem: ca.certPem,
     adminToken,
     adminClientCert,
@@ -233,24 +367,30 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       api.create(resource('secrets'), 'kube-system', secret as KubeObject, { user: ADMIN });
       return token;
     },
+    issueClientCertificate,
     requestServiceAccountToken(namespace: string, name: string, spec = {}): string {
       const answer = serviceAccountTokens.request(namespace, name, { spec });
       return String((answer['status'] as { token: string }).token);
     },
-    issueClientCertificate(username: string, groups: string[] = []): Promise<KeyPairPem> {
-      const subject = new x509.Name([{ CN: [username] }, ...groups.map((g) => ({ O: [g] }))]);
-      return ca.issueKeyPair(subject, { client: true });
-    },
     kubeconfigFor,
+    createIdentity: (identityOptions: IdentityOptions) => createIdentity(identityContext, identityOptions),
     signingIdle: () => signer.idle(),
+    compact: () => store.compact(),
+    controllersIdle,
     async stop(): Promise<void> {
       if (stopped) {
         return;
       }
       stopped = true;
       handler.closeWatches();
+      clearInterval(compactor);
       signer.stop();
       pdbController.stop();
+      workloads.forEach((controller) => controller.stop());
+      podStarter?.stop();
+      aggregation.stop();
+      serviceAccounts.stop();
+      legacyTokens.stop();
       podGc?.stop();
       nodeLifecycle?.stop();
       api.stop();

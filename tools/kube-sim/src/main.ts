@@ -14,9 +14,23 @@ const USAGE = `Usage: npm run kube-sim -- [options]
   --tls-san NAME|IP        extra serving-certificate SAN (repeatable)
   --bootstrap-token ID.SECRET  create this bootstrap token Secret (repeatable)
   --admin-token TOKEN      bearer token of the admin user (random by default)
+  --no-admin               serve no system:masters credential at all (no admin
+                           certificate or token); --kubeconfig-out then holds the
+                           identity's kubeconfig (see below), or one without a user
+  --identity-role FILE     ClusterRole/Role manifests to bind to an identity made at
+                           start (repeatable); --kubeconfig-out gets its kubeconfig
+  --identity-service-account NS/NAME  that identity as a ServiceAccount with a legacy
+                           token (default default/kube-sim-identity)
+  --identity-user NAME     that identity as a client-certificate user instead
+  --identity-group GROUP   groups of --identity-user (repeatable)
+  --admin-kubeconfig-out FILE  write the admin kubeconfig there
   --anonymous-auth         serve unauthenticated requests as system:anonymous
                            (default over --insecure-http without token auth)
-  --watch-cache-size N     events kept per resource for watch resumption (default 5000)
+  --watch-cache-size N     a fixed watch cache of N events per resource (default: adaptive,
+                           100..102400 events, like kube-apiserver's)
+  --workload-controllers   run the ReplicaSet and Deployment controllers and the scheduler
+  --pod-startup-seconds N  pods bound to a Ready node become Running/Ready N s later
+  --min-request-timeout S  watches without timeoutSeconds last S × rand[1,2) s (default 1800)
   --verbose                log every request to stderr
 `;
 
@@ -33,8 +47,17 @@ async function main(): Promise<void> {
       'tls-san': { type: 'string', multiple: true },
       'bootstrap-token': { type: 'string', multiple: true },
       'admin-token': { type: 'string' },
+      'no-admin': { type: 'boolean', default: false },
+      'identity-role': { type: 'string', multiple: true },
+      'identity-service-account': { type: 'string' },
+      'identity-user': { type: 'string' },
+      'identity-group': { type: 'string', multiple: true },
+      'admin-kubeconfig-out': { type: 'string' },
       'anonymous-auth': { type: 'boolean' },
       'watch-cache-size': { type: 'string' },
+      'workload-controllers': { type: 'boolean', default: false },
+      'pod-startup-seconds': { type: 'string' },
+      'min-request-timeout': { type: 'string' },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -44,6 +67,11 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  const serviceAccount = values['identity-service-account'];
+  if (serviceAccount !== undefined && !/^[^/]+\/[^/]+$/.test(serviceAccount)) {
+    throw new Error(`--identity-service-account must be NAMESPACE/NAME, not ${serviceAccount}`);
+  }
+  const wantsIdentity = (values['identity-role'] ?? []).length > 0 || serviceAccount !== undefined || values['identity-user'] !== undefined;
   const sim = await startKubeSim({
     port: Number(values.port),
     host: values.host,
@@ -54,20 +82,35 @@ async function main(): Promise<void> {
     stateDir: values['state-dir'],
     tlsSans: values['tls-san'],
     adminToken: values['admin-token'],
+    admin: !values['no-admin'],
+    adminKubeconfigOut: values['admin-kubeconfig-out'],
+    identity: wantsIdentity
+      ? {
+          roleFiles: values['identity-role'] ?? [],
+          serviceAccount: serviceAccount ? { namespace: serviceAccount.split('/')[0], name: serviceAccount.split('/')[1] } : undefined,
+          user: values['identity-user'] ? { name: values['identity-user'], groups: values['identity-group'] ?? [] } : undefined,
+        }
+      : undefined,
     anonymousAuth: values['anonymous-auth'],
     watchCacheSize: values['watch-cache-size'] ? Number(values['watch-cache-size']) : undefined,
+    workloadControllers: values['workload-controllers'],
+    podStartupSeconds: values['pod-startup-seconds'] ? Number(values['pod-startup-seconds']) : undefined,
+    minRequestTimeoutSeconds: values['min-request-timeout'] ? Number(values['min-request-timeout']) : undefined,
     log: values.verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
   });
   for (const token of values['bootstrap-token'] ?? []) {
     const [id, secret] = token.split('.');
-    sim.createBootstrapToken({ id, secret });
+    // Like `kubeadm token create`: the token's extra group is the one kubeadm's bindings name.
+    sim.createBootstrapToken({ id, secret, extraGroups: ['system:bootstrappers:kubeadm:default-node-token'] });
   }
   process.stdout.write(`${sim.url}\n`);
   process.stderr.write(`kube-sim: serving the Kubernetes API on ${sim.url}\n`);
   if (sim.kubeconfigPath) {
-    process.stderr.write(`kube-sim: admin kubeconfig written to ${sim.kubeconfigPath}\n`);
+    process.stderr.write(`kube-sim: ${sim.identity ? `kubeconfig of ${sim.identity.username}` : sim.adminKubeconfig ? 'admin kubeconfig' : 'kubeconfig without credentials'} written to ${sim.kubeconfigPath}\n`);
   }
-  process.stderr.write(`kube-sim: admin bearer token ${sim.adminToken}\n`);
+  if (sim.adminToken) {
+    process.stderr.write(`kube-sim: admin bearer token ${sim.adminToken}\n`);
+  }
   const shutdown = (): void => {
     void sim.stop().then(() => process.exit(0));
   };

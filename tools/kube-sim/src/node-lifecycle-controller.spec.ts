@@ -1,4 +1,4 @@
-import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, V1MicroTime } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubeSim, type KubeSim } from './kube-sim';
 import { eventually, kubeConfigFor } from './testing/kube-clients';
@@ -43,7 +43,7 @@ metadata: {name: gone}
       );
     await heartbeat();
     const leases = kubeConfigFor(sim).makeApiClient(CoordinationV1Api);
-    await leases.createNamespacedLease({ namespace: 'kube-node-lease', body: { metadata: { name: 'beating' }, spec: { holderIdentity: 'beating', renewTime: new Date() } } });
+    await leases.createNamespacedLease({ namespace: 'kube-node-lease', body: { metadata: { name: 'beating' }, spec: { holderIdentity: 'beating', renewTime: new V1MicroTime() } } });
     await new Promise((r) => setTimeout(r, 200));
     expect((await core.readNode({ name: 'beating' })).status?.conditions?.[0].status).toBe('True');
 
@@ -54,8 +54,13 @@ metadata: {name: gone}
     expect(unknown.status?.conditions?.[0]).toMatchObject({ reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' });
     expect(unknown.spec?.taints?.map((t) => `${t.key}:${t.effect}`)).toEqual(['node.kubernetes.io/unreachable:NoSchedule', 'node.kubernetes.io/unreachable:NoExecute']);
 
-    await heartbeat();
-    await eventually(async () => ((await core.readNode({ name: 'beating' })).spec?.taints?.length === 0 ? true : undefined));
+    // The kubelet is back and keeps heartbeating, as a kubelet does.
+    const beating = setInterval(() => void heartbeat(), 100);
+    try {
+      await eventually(async () => ((await core.readNode({ name: 'beating' })).spec?.taints?.length === 0 ? true : undefined));
+    } finally {
+      clearInterval(beating);
+    }
     expect((await core.readNode({ name: 'quiet' })).status?.conditions?.[0].status).toBe('True');
   });
 

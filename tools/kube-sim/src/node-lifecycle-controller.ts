@@ -28,6 +28,7 @@ export class NodeLifecycleController {
   private readonly timer: NodeJS.Timeout;
   private readonly nodes: ResourceDefinition;
   private readonly leases: ResourceDefinition;
+  private readonly probes = new Map<string, { signature: string; seenAt: number }>();
 
   constructor(private readonly store: ObjectStore, private readonly gracePeriodMs: number, checkIntervalMs = Math.min(5000, Math.max(100, gracePeriodMs / 4))) {
     const find = (group: string, resource: string): ResourceDefinition => {
@@ -43,25 +44,34 @@ export class NodeLifecycleController {
     this.timer.unref();
   }
 
-  private lastSeen(node: KubeObject): number | undefined {
+  /**
+   * When this controller last saw the node's heartbeat (Ready lastHeartbeatTime or Lease renewTime)
+   * change — its own observation time, as the real controller's probeTimestamp, so that a kubelet's
+   * clock or the seconds precision of lastHeartbeatTime do not matter. Undefined for a node that
+   * never heartbeated.
+   */
+  private lastSeen(node: KubeObject, now: number): number | undefined {
     const ready = conditionsOf(node).find((c) => c['type'] === 'Ready');
-    const times: number[] = [];
-    if (ready && typeof ready['lastHeartbeatTime'] === 'string') {
-      times.push(Date.parse(ready['lastHeartbeatTime']));
+    const heartbeat = typeof ready?.['lastHeartbeatTime'] === 'string' ? ready['lastHeartbeatTime'] : undefined;
+    const renew = this.store.get(this.leases, 'kube-node-lease', node.metadata.name ?? '')?.spec?.['renewTime'];
+    const renewTime = typeof renew === 'string' ? renew : undefined;
+    if (heartbeat === undefined && renewTime === undefined) {
+      return undefined;
     }
-    const lease = this.store.get(this.leases, 'kube-node-lease', node.metadata.name ?? '');
-    const renew = lease?.spec?.['renewTime'];
-    if (typeof renew === 'string') {
-      times.push(Date.parse(renew));
+    const name = node.metadata.name ?? '';
+    const signature = `${heartbeat ?? ''}|${renewTime ?? ''}`;
+    const probe = this.probes.get(name);
+    if (!probe || probe.signature !== signature) {
+      this.probes.set(name, { signature, seenAt: now });
+      return now;
     }
-    const valid = times.filter((t) => !Number.isNaN(t));
-    return valid.length > 0 ? Math.max(...valid) : undefined;
+    return probe.seenAt;
   }
 
   /** One pass over every node. */
   check(now = Date.now()): void {
     for (const node of this.store.list(this.nodes)) {
-      const seen = this.lastSeen(node);
+      const seen = this.lastSeen(node, now);
       const ready = conditionsOf(node).find((c) => c['type'] === 'Ready');
       const tainted = taintsOf(node).some((t) => t['key'] === UNREACHABLE_TAINT);
       if (seen !== undefined && now - seen > this.gracePeriodMs && ready?.['status'] !== 'Unknown') {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AdmissionPlugin, AdmissionRequest } from './admission';
 import {
   ApiError,
   alreadyExists,
@@ -18,6 +19,7 @@ import { apiVersionOf, type ResourceDefinition, type StrategyContext } from './r
 import { findResource } from './resource-registry';
 import { UNDELETABLE_NAMESPACES } from './resources/namespaces';
 import type { ObjectStore } from './store';
+import { decodeTimes } from './time-fields';
 import type { UserInfo } from './user-info';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -69,8 +71,17 @@ function withoutVersion(obj: KubeObject): KubeObject {
  */
 export class ObjectApi {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Validating admission plugins, run in order before every create, update and delete. */
+  readonly admission: AdmissionPlugin[] = [];
 
   constructor(readonly store: ObjectStore) {}
+
+  /** Runs the admission plugins; the first refusal is thrown. */
+  admit(request: AdmissionRequest): void {
+    for (const plugin of this.admission) {
+      plugin(request);
+    }
+  }
 
   /** Looks a served resource up. */
   resource(group: string, version: string, resource: string): ResourceDefinition {
@@ -91,6 +102,11 @@ export class ObjectApi {
   }
 
   private validateName(def: ResourceDefinition, name: string): FieldError[] {
+    if (def.group === 'rbac.authorization.k8s.io') {
+      // RBAC names only have to be path segments (ValidateRBACName), so `system:node` is valid.
+      const problem = name === '.' || name === '..' ? `may not be '${name}'` : name.includes('/') ? "may not contain '/'" : name.includes('%') ? "may not contain '%'" : undefined;
+      return problem ? [{ type: 'Invalid', field: 'metadata.name', value: name, detail: problem }] : [];
+    }
     const pattern = def.resource === 'namespaces' ? DNS_LABEL : DNS_SUBDOMAIN;
     if (name.length > 253 || !pattern.test(name)) {
       const detail =
@@ -142,7 +158,9 @@ export class ObjectApi {
     } else {
       delete obj.metadata.namespace;
     }
-    return normalizeObject(def, obj);
+    const normalized = normalizeObject(def, obj);
+    decodeTimes(def, normalized);
+    return normalized;
   }
 
   /** POST: creates an object (201). */
@@ -173,6 +191,7 @@ export class ObjectApi {
       throw invalid(subjectOf(def, meta.name), errors);
     }
     this.admitNamespace(def, meta.namespace);
+    this.admit({ operation: 'CREATE', def, subresource: '', namespace: meta.namespace ?? '', name: meta.name, object: obj, user: options.user, dryRun: options.dryRun === true });
     if (this.store.get(def, meta.namespace, meta.name)) {
       throw alreadyExists(subjectOf(def, meta.name));
     }
@@ -189,6 +208,7 @@ export class ObjectApi {
    */
   seed(def: ResourceDefinition, body: KubeObject): KubeObject {
     const obj = normalizeObject(def, cloneJson(body));
+    decodeTimes(def, obj);
     const meta = obj.metadata;
     if (!meta.name) {
       throw new Error(`seed ${def.kind} has no metadata.name`);
@@ -272,6 +292,17 @@ export class ObjectApi {
     if (jsonEqual(withoutVersion(candidate), withoutVersion(current))) {
       return current;
     }
+    this.admit({
+      operation: 'UPDATE',
+      def,
+      subresource: options.subresource ?? '',
+      namespace: current.metadata.namespace ?? '',
+      name: current.metadata.name ?? '',
+      object: candidate,
+      oldObject: current,
+      user: options.user,
+      dryRun: options.dryRun === true,
+    });
     if (options.dryRun) {
       return candidate;
     }
@@ -327,6 +358,7 @@ export class ObjectApi {
     }
     const grace = def.strategy.deletionGracePeriod?.(current, options.gracePeriodSeconds) ?? 0;
     const finalizers = current.metadata.finalizers ?? [];
+    this.admit({ operation: 'DELETE', def, subresource: '', namespace: current.metadata.namespace ?? '', name, oldObject: current, user: options.user, dryRun: options.dryRun === true });
     if (options.dryRun) {
       return current;
     }

@@ -3,6 +3,7 @@ import { controllerOf, type KubeObject } from './kube-object';
 import { computePdbStatus, DISRUPTED_POD_TIMEOUT_MS, pdbStatusChanged, type ControllerScale } from './pdb';
 import type { ResourceDefinition } from './resource-definition';
 import type { ObjectStore, StoreEvent } from './store';
+import { WorkQueue } from './work-queue';
 
 const WATCHED = new Set(['v1/pods', 'policy/v1/poddisruptionbudgets', 'apps/v1/replicasets', 'apps/v1/deployments', 'apps/v1/statefulsets']);
 
@@ -21,8 +22,9 @@ function replicas(obj: KubeObject): number {
 
 /**
  * The disruption controller: keeps every PodDisruptionBudget's status in step with the pods and
- * controllers of its namespace, synchronously after each change (the real one is eventually
- * consistent; here a status is never stale when an eviction reads it).
+ * controllers of its namespace, through a work queue shortly after each change (`delayMs`; all
+ * budgets at start), so a budget whose spec just changed has an old `observedGeneration` until then
+ * and evictions meanwhile get the real "still being processed" 429.
  * @see https://github.com/kubernetes/kubernetes/blob/master/pkg/controller/disruption/disruption.go
  */
 export class PdbController {
@@ -34,13 +36,32 @@ export class PdbController {
   private readonly deployments: ResourceDefinition;
   private readonly statefulSets: ResourceDefinition;
 
-  constructor(private readonly store: ObjectStore) {
+  private readonly queue: WorkQueue;
+
+  constructor(private readonly store: ObjectStore, delayMs = 0, onError?: (error: unknown) => void) {
+    this.queue = new WorkQueue((namespace) => this.syncNamespace(namespace), delayMs, onError);
     this.pods = find(store, '', 'pods');
     this.pdbs = find(store, 'policy', 'poddisruptionbudgets');
     this.replicaSets = find(store, 'apps', 'replicasets');
     this.deployments = find(store, 'apps', 'deployments');
     this.statefulSets = find(store, 'apps', 'statefulsets');
     this.unsubscribe = store.subscribe((event) => this.onEvent(event));
+  }
+
+  /** Brings every budget up to date now (at start, so seeded budgets have their status at once). */
+  syncAll(): void {
+    for (const namespace of new Set(this.store.list(this.pdbs).map((pdb) => pdb.metadata.namespace ?? ''))) {
+      this.syncNamespace(namespace);
+    }
+  }
+
+  /** Resolves once no change waits to be processed. */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  get busy(): boolean {
+    return this.queue.busy;
   }
 
   private onEvent(event: StoreEvent): void {
@@ -54,7 +75,7 @@ export class PdbController {
         return;
       }
     }
-    this.syncNamespace(event.object.metadata.namespace ?? '');
+    this.queue.add(event.object.metadata.namespace ?? '');
   }
 
   private scaleOf: ControllerScale = (pod) => {
@@ -118,6 +139,7 @@ export class PdbController {
 
   stop(): void {
     this.unsubscribe();
+    this.queue.stop();
     for (const timer of this.timers.values()) {
       clearTimeout(timer);
     }

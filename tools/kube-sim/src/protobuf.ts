@@ -1,132 +1,16 @@
 import { badRequest, unsupportedMediaType } from './api-error';
-import { kubeTime } from './kube-object';
 import type { JsonObject, JsonValue } from './json-value';
+import { PROTOBUF_KINDS, PROTOBUF_MESSAGES, type ProtoField } from './protobuf-schema';
 
 /** Media type of Kubernetes' protobuf encoding. */
 export const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 /** Unix seconds of Go's zero time.Time, what an unset metav1.Time encodes as. */
 const GO_ZERO_TIME_SECONDS = -62135596800;
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-
-type FieldType = 'string' | 'bytes' | 'int' | 'bool' | 'time' | Message | { map: 'string' | 'bytes' | Message };
-interface Field {
-  name: string;
-  type: FieldType;
-  repeated?: boolean;
-}
-type Message = Record<number, Field>;
-
-const TIME: Message = { 1: { name: 'seconds', type: 'int' }, 2: { name: 'nanos', type: 'int' } };
-const OWNER_REFERENCE: Message = {
-  1: { name: 'kind', type: 'string' },
-  3: { name: 'name', type: 'string' },
-  4: { name: 'uid', type: 'string' },
-  5: { name: 'apiVersion', type: 'string' },
-  6: { name: 'controller', type: 'bool' },
-  7: { name: 'blockOwnerDeletion', type: 'bool' },
-};
-const OBJECT_META: Message = {
-  1: { name: 'name', type: 'string' },
-  2: { name: 'generateName', type: 'string' },
-  3: { name: 'namespace', type: 'string' },
-  5: { name: 'uid', type: 'string' },
-  6: { name: 'resourceVersion', type: 'string' },
-  7: { name: 'generation', type: 'int' },
-  8: { name: 'creationTimestamp', type: 'time' },
-  9: { name: 'deletionTimestamp', type: 'time' },
-  10: { name: 'deletionGracePeriodSeconds', type: 'int' },
-  11: { name: 'labels', type: { map: 'string' } },
-  12: { name: 'annotations', type: { map: 'string' } },
-  13: { name: 'ownerReferences', type: OWNER_REFERENCE, repeated: true },
-  14: { name: 'finalizers', type: 'string', repeated: true },
-};
-const EXTRA_VALUE: Message = { 1: { name: 'items', type: 'string', repeated: true } };
-const CSR_CONDITION: Message = {
-  1: { name: 'type', type: 'string' },
-  6: { name: 'status', type: 'string' },
-  2: { name: 'reason', type: 'string' },
-  3: { name: 'message', type: 'string' },
-  4: { name: 'lastUpdateTime', type: 'time' },
-  5: { name: 'lastTransitionTime', type: 'time' },
-};
-/** certificates.k8s.io/v1 CertificateSigningRequest (k8s.io/api/certificates/v1/generated.proto). */
-const CSR: Message = {
-  1: { name: 'metadata', type: OBJECT_META },
-  2: {
-    name: 'spec',
-    type: {
-      1: { name: 'request', type: 'bytes' },
-      7: { name: 'signerName', type: 'string' },
-      8: { name: 'expirationSeconds', type: 'int' },
-      5: { name: 'usages', type: 'string', repeated: true },
-      2: { name: 'username', type: 'string' },
-      3: { name: 'uid', type: 'string' },
-      4: { name: 'groups', type: 'string', repeated: true },
-      6: { name: 'extra', type: { map: EXTRA_VALUE } },
-    },
-  },
-  3: { name: 'status', type: { 1: { name: 'conditions', type: CSR_CONDITION, repeated: true }, 2: { name: 'certificate', type: 'bytes' } } },
-};
-
-/** k8s.io/api/core/v1/generated.proto: the kinds `kubectl create namespace|configmap|secret` send. */
-const NAMESPACE: Message = {
-  1: { name: 'metadata', type: OBJECT_META },
-  2: { name: 'spec', type: { 1: { name: 'finalizers', type: 'string', repeated: true } } },
-  3: { name: 'status', type: { 1: { name: 'phase', type: 'string' } } },
-};
-const CONFIG_MAP: Message = {
-  1: { name: 'metadata', type: OBJECT_META },
-  2: { name: 'data', type: { map: 'string' } },
-  3: { name: 'binaryData', type: { map: 'bytes' } },
-  4: { name: 'immutable', type: 'bool' },
-};
-const SECRET: Message = {
-  1: { name: 'metadata', type: OBJECT_META },
-  2: { name: 'data', type: { map: 'bytes' } },
-  3: { name: 'type', type: 'string' },
-  4: { name: 'stringData', type: { map: 'string' } },
-  5: { name: 'immutable', type: 'bool' },
-};
-
-const OBJECT_REFERENCE: Message = {
-  1: { name: 'kind', type: 'string' },
-  2: { name: 'namespace', type: 'string' },
-  3: { name: 'name', type: 'string' },
-  4: { name: 'uid', type: 'string' },
-  5: { name: 'apiVersion', type: 'string' },
-  6: { name: 'resourceVersion', type: 'string' },
-  7: { name: 'fieldPath', type: 'string' },
-};
-/** What `kubectl create serviceaccount` sends. */
-const SERVICE_ACCOUNT: Message = {
-  1: { name: 'metadata', type: OBJECT_META },
-  2: { name: 'secrets', type: OBJECT_REFERENCE, repeated: true },
-  3: { name: 'imagePullSecrets', type: { 1: { name: 'name', type: 'string' } }, repeated: true },
-  4: { name: 'automountServiceAccountToken', type: 'bool' },
-};
-/** authentication.k8s.io/v1 TokenRequest (k8s.io/api/authentication/v1/generated.proto): what `kubectl create token` sends. */
-const TOKEN_REQUEST: Message = {
-  1: { name: 'metadata', type: OBJECT_META },
-  2: {
-    name: 'spec',
-    type: {
-      1: { name: 'audiences', type: 'string', repeated: true },
-      4: { name: 'expirationSeconds', type: 'int' },
-      3: { name: 'boundObjectRef', type: { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiVersion', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'uid', type: 'string' } } },
-    },
-  },
-  3: { name: 'status', type: { 1: { name: 'token', type: 'string' }, 2: { name: 'expirationTimestamp', type: 'time' } } },
-};
-
-/** Kinds whose protobuf encoding the simulator decodes (what kubectl sends as protobuf). */
-const MESSAGES: Record<string, Message> = {
-  'certificates.k8s.io/v1/CertificateSigningRequest': CSR,
-  'v1/Namespace': NAMESPACE,
-  'v1/ConfigMap': CONFIG_MAP,
-  'v1/Secret': SECRET,
-  'v1/ServiceAccount': SERVICE_ACCOUNT,
-  'authentication.k8s.io/v1/TokenRequest': TOKEN_REQUEST,
-};
+const FLAG_REPEATED = 1;
+const FLAG_KEEP_ZERO = 2;
+const FLAG_INLINE = 4;
+const SCALARS = new Set(['int', 'bool', 'double']);
 
 class Reader {
   pos = 0;
@@ -151,8 +35,16 @@ class Reader {
   }
   bytes(): Buffer {
     const length = Number(this.varint());
+    if (this.pos + length > this.buf.length) {
+      throw badRequest('truncated protobuf field');
+    }
     const out = this.buf.subarray(this.pos, this.pos + length);
     this.pos += length;
+    return out;
+  }
+  fixed(size: 4 | 8): Buffer {
+    const out = this.buf.subarray(this.pos, this.pos + size);
+    this.pos += size;
     return out;
   }
   skip(wireType: number): void {
@@ -170,16 +62,93 @@ class Reader {
   }
 }
 
-function signed(value: bigint): number {
-  return Number(BigInt.asIntN(64, value));
+/** Fields of a small message by number: `{1: ..., 2: ...}` with raw values. */
+function rawFields(buf: Buffer): Map<number, { wireType: number; value: bigint | Buffer }> {
+  const reader = new Reader(buf);
+  const out = new Map<number, { wireType: number; value: bigint | Buffer }>();
+  while (!reader.done) {
+    const tag = Number(reader.varint());
+    const wireType = tag & 7;
+    if (wireType === 0) {
+      out.set(tag >> 3, { wireType, value: reader.varint() });
+    } else if (wireType === 2) {
+      out.set(tag >> 3, { wireType, value: reader.bytes() });
+    } else {
+      reader.skip(wireType);
+    }
+  }
+  return out;
 }
 
-function decodeValue(type: FieldType, reader: Reader, wireType: number): JsonValue {
-  if (type === 'int') {
-    return signed(reader.varint());
+function int(fields: ReturnType<typeof rawFields>, n: number): number {
+  const value = fields.get(n)?.value;
+  return typeof value === 'bigint' ? Number(BigInt.asIntN(64, value)) : 0;
+}
+
+function text(fields: ReturnType<typeof rawFields>, n: number): string {
+  const value = fields.get(n)?.value;
+  return Buffer.isBuffer(value) ? value.toString('utf8') : '';
+}
+
+/** metav1.Time (seconds precision) or metav1.MicroTime (microseconds) from a Timestamp message. */
+function timestamp(buf: Buffer, micro: boolean): JsonValue {
+  const fields = rawFields(buf);
+  const seconds = fields.has(1) ? int(fields, 1) : GO_ZERO_TIME_SECONDS;
+  if (seconds <= GO_ZERO_TIME_SECONDS) {
+    return null;
   }
-  if (type === 'bool') {
-    return reader.varint() !== 0n;
+  const iso = new Date(seconds * 1000).toISOString().slice(0, 19);
+  if (!micro) {
+    return `${iso}Z`;
+  }
+  const micros = Math.floor(int(fields, 2) / 1000);
+  return `${iso}.${String(micros).padStart(6, '0')}Z`;
+}
+
+function decodeSpecial(type: string, raw: Buffer): JsonValue {
+  switch (type) {
+    case 'time':
+      return timestamp(raw, false);
+    case 'microtime':
+      return timestamp(raw, true);
+    case 'duration':
+    case 'quantity':
+      return text(rawFields(raw), 1);
+    case 'intorstring': {
+      const fields = rawFields(raw);
+      return int(fields, 1) === 1 ? text(fields, 3) : int(fields, 2);
+    }
+    case 'raw': {
+      const body = rawFields(raw).get(1)?.value;
+      if (!Buffer.isBuffer(body) || body.length === 0) {
+        return null;
+      }
+      try {
+        return JSON.parse(body.toString('utf8')) as JsonValue;
+      } catch {
+        return body.toString('base64');
+      }
+    }
+    default:
+      throw badRequest(`unknown protobuf field type ${type}`);
+  }
+}
+
+function decodeScalar(type: string, reader: Reader, wireType: number): JsonValue {
+  if (type === 'double') {
+    return wireType === 1 ? reader.fixed(8).readDoubleLE(0) : reader.fixed(4).readFloatLE(0);
+  }
+  const value = reader.varint();
+  return type === 'bool' ? value !== 0n : Number(BigInt.asIntN(64, value));
+}
+
+/** Decodes one value of a (non-repeated-scalar) field whose payload is length-delimited or a varint. */
+function decodeValue(type: string, reader: Reader, wireType: number): JsonValue {
+  if (SCALARS.has(type)) {
+    return decodeScalar(type, reader, wireType);
+  }
+  if (wireType !== 2) {
+    throw badRequest(`unexpected protobuf wire type ${wireType} for a ${type} field`);
   }
   const raw = reader.bytes();
   if (type === 'string') {
@@ -188,82 +157,106 @@ function decodeValue(type: FieldType, reader: Reader, wireType: number): JsonVal
   if (type === 'bytes') {
     return raw.toString('base64');
   }
-  if (type === 'time') {
-    const seconds = Number(decodeMessage(TIME, raw)['seconds'] ?? GO_ZERO_TIME_SECONDS);
-    return seconds <= GO_ZERO_TIME_SECONDS ? null : kubeTime(new Date(seconds * 1000));
+  if (type.startsWith('wrapped:')) {
+    const items = decodeMessage(type.slice(8), raw)['items'];
+    return Array.isArray(items) ? items : [];
   }
-  if (wireType !== 2) {
-    throw badRequest('unexpected protobuf wire type for a message');
+  if (PROTOBUF_MESSAGES[type] !== undefined) {
+    return decodeMessage(type, raw);
   }
-  return decodeMessage(type as Message, raw);
+  return decodeSpecial(type, raw);
 }
 
-function decodeMessage(message: Message, buf: Buffer): JsonObject {
+function isZero(value: JsonValue): boolean {
+  return value === '' || value === 0 || value === false;
+}
+
+/**
+ * Decodes a message of the generated schema into the JSON the real server would have read: JSON
+ * field names, inlined structs merged, Go zero values of omitempty fields dropped.
+ */
+function decodeMessage(key: string, buf: Buffer): JsonObject {
+  const fields = PROTOBUF_MESSAGES[key];
+  if (!fields) {
+    throw badRequest(`no protobuf schema for ${key}`);
+  }
+  const byNumber = new Map<number, ProtoField>(fields.map((f) => [f[0], f]));
   const reader = new Reader(buf);
   const out: JsonObject = {};
   while (!reader.done) {
     const tag = Number(reader.varint());
-    const fieldNumber = tag >> 3;
+    const field = byNumber.get(tag >> 3);
     const wireType = tag & 7;
-    const field = message[fieldNumber];
     if (!field) {
       reader.skip(wireType);
       continue;
     }
-    if (typeof field.type === 'object' && 'map' in field.type) {
+    const [, name, type, flags] = field;
+    if (type.startsWith('map:')) {
       const entry = new Reader(reader.bytes());
-      let key = '';
-      let value: JsonValue = '';
+      let mapKey = '';
+      let value: JsonValue = null;
       while (!entry.done) {
         const entryTag = Number(entry.varint());
         if (entryTag >> 3 === 1) {
-          key = entry.bytes().toString('utf8');
+          mapKey = entry.bytes().toString('utf8');
         } else if (entryTag >> 3 === 2) {
-          const valueType = field.type.map;
-          const raw = entry.bytes();
-          value = valueType === 'string' ? raw.toString('utf8') : valueType === 'bytes' ? raw.toString('base64') : decodeMessage(valueType, raw);
-          if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'items' in value) {
-            value = value['items'];
-          }
+          value = decodeValue(type.slice(4), entry, entryTag & 7);
         } else {
           entry.skip(entryTag & 7);
         }
       }
-      const map = (out[field.name] ?? {}) as JsonObject;
-      map[key] = value;
-      out[field.name] = map;
+      const map = (out[name] ?? {}) as JsonObject;
+      map[mapKey] = value ?? (type === 'map:string' || type === 'map:bytes' ? '' : null);
+      out[name] = map;
       continue;
     }
-    const value = decodeValue(field.type, reader, wireType);
-    if (field.repeated) {
-      const list = (out[field.name] ?? []) as JsonValue[];
-      list.push(value);
-      out[field.name] = list;
-    } else {
-      out[field.name] = value;
+    if (flags & FLAG_INLINE) {
+      Object.assign(out, decodeValue(type, reader, wireType) as JsonObject);
+      continue;
     }
+    if (flags & FLAG_REPEATED) {
+      const list = (out[name] ?? []) as JsonValue[];
+      if (SCALARS.has(type) && wireType === 2) {
+        const packed = new Reader(reader.bytes());
+        while (!packed.done) {
+          list.push(decodeScalar(type, packed, type === 'double' ? 1 : 0));
+        }
+      } else {
+        list.push(decodeValue(type, reader, wireType));
+      }
+      out[name] = list;
+      continue;
+    }
+    const value = decodeValue(type, reader, wireType);
+    if ((flags & FLAG_KEEP_ZERO) === 0 && isZero(value)) {
+      continue;
+    }
+    out[name] = value;
   }
   return out;
 }
 
 /**
  * Decodes a request body in Kubernetes' protobuf envelope (`k8s\0` + runtime.Unknown) into the JSON
- * object, for the kinds kubectl sends that way (`kubectl certificate approve|deny` PUTs the CSR,
- * `kubectl create namespace|configmap|secret` POST theirs). Other kinds are 415.
+ * object, for every kind kube-sim serves and for DeleteOptions (what client-go sends as protobuf:
+ * `kubectl drain --disable-eviction`'s deletes, `kubectl auth can-i`'s reviews, `kubectl create`'s
+ * objects). A kind without a schema is 415, as an unknown type would be.
  * @see https://kubernetes.io/docs/reference/using-api/api-concepts/#protobuf-encoding
  */
 export function decodeProtobufObject(body: Buffer): JsonObject {
   if (body.length < 4 || !body.subarray(0, 4).equals(MAGIC)) {
     throw badRequest('protobuf body is missing the k8s envelope');
   }
-  const unknown = decodeMessage({ 1: { name: 'typeMeta', type: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } } }, 2: { name: 'raw', type: 'bytes' } }, body.subarray(4));
-  const typeMeta = (unknown['typeMeta'] ?? {}) as JsonObject;
-  const apiVersion = String(typeMeta['apiVersion'] ?? '');
-  const kind = String(typeMeta['kind'] ?? '');
-  const message = MESSAGES[`${apiVersion}/${kind}`];
+  const unknown = rawFields(body.subarray(4));
+  const typeMeta = rawFields(Buffer.isBuffer(unknown.get(1)?.value) ? (unknown.get(1)?.value as Buffer) : Buffer.alloc(0));
+  const apiVersion = text(typeMeta, 1);
+  const kind = text(typeMeta, 2);
+  const message = PROTOBUF_KINDS[kind === 'DeleteOptions' ? kind : `${apiVersion}/${kind}`];
   if (!message) {
     throw unsupportedMediaType(PROTOBUF_CONTENT_TYPE, ['application/json', 'application/yaml']);
   }
-  const obj = decodeMessage(message, Buffer.from(String(unknown['raw'] ?? ''), 'base64'));
+  const raw = unknown.get(2)?.value;
+  const obj = decodeMessage(message, Buffer.isBuffer(raw) ? raw : Buffer.alloc(0));
   return { apiVersion, kind, ...obj };
 }

@@ -5,6 +5,7 @@ import { fieldAt, metadataFieldLabels } from './resources/field-labels';
 import { NAMESPACE_FIELD_LABELS, NAMESPACE_STRATEGY } from './resources/namespaces';
 import { NODE_FIELD_LABELS, NODE_STRATEGY } from './resources/nodes';
 import { PDB_STRATEGY } from './resources/pod-disruption-budgets';
+import { bindingStrategy, roleStrategy } from './resources/rbac';
 import { POD_FIELD_LABELS, POD_STRATEGY } from './resources/pods';
 import { SECRET_FIELD_LABELS, SECRET_STRATEGY } from './resources/secrets';
 import { workloadStrategy } from './resources/workloads';
@@ -85,6 +86,14 @@ export const RESOURCES: readonly ResourceDefinition[] = [
   }),
   define({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true }),
   define({ group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] }),
+  define({ group: 'authorization.k8s.io', version: 'v1', resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', namespaced: true, verbs: ['create'] }),
+  define({ group: 'authorization.k8s.io', version: 'v1', resource: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', namespaced: false, verbs: ['create'] }),
+  define({ group: 'authorization.k8s.io', version: 'v1', resource: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', namespaced: false, verbs: ['create'] }),
+  define({ group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false, verbs: ['create'] }),
+  define({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, strategy: bindingStrategy(false) }),
+  define({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, strategy: roleStrategy(false) }),
+  define({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, strategy: bindingStrategy(true) }),
+  define({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true, strategy: roleStrategy(true) }),
 ];
 
 /** Looks a resource up by group, version and plural name; 404 when it is not served. */

@@ -1,8 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { ApiError, badRequest, failureStatus, internalError, methodNotAllowed, resourceNotFound, unauthorized, unsupportedMediaType } from './api-error';
+import {
+  ApiError,
+  badRequest,
+  expired,
+  failureStatus,
+  internalError,
+  invalid,
+  methodNotAllowed,
+  resourceNotFound,
+  tooLargeResourceVersion,
+  unauthorized,
+  unsupportedMediaType,
+  type FieldError,
+} from './api-error';
 import type { Authenticator } from './auth';
+import { ACCESS_REVIEW_KINDS, answerAccessReview } from './authorization/access-reviews';
+import type { Authorizer } from './authorization/authorizer';
+import { impersonate } from './authorization/impersonation';
+import { requestAttributes } from './authorization/request-info';
 import { negotiate } from './content-negotiation';
 import { aggregatedDiscovery, AGGREGATED_DISCOVERY_TYPE, apiGroup, coreVersions, groupList, resourceList, versionInfo } from './discovery';
 import { evictPod } from './eviction';
@@ -16,7 +33,7 @@ import { PATCH_CONTENT_TYPES, type PatchType } from './patch';
 import { apiVersionOf, type ResourceDefinition } from './resource-definition';
 import { parseFieldSelector, parseLabelSelector } from './selectors';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table';
-import { ANONYMOUS_USER, type UserInfo } from './user-info';
+import type { UserInfo } from './user-info';
 import { serveWatch, type WatchHandle } from './watch';
 
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -25,13 +42,20 @@ const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
 export interface ApiHandlerOptions {
   api: ObjectApi;
   authenticator: Authenticator;
-  /** Whether requests without credentials are served (as system:anonymous) instead of 401. */
+  authorizer: Authorizer;
+  /** Whether requests without credentials are served (as `anonymousUser`) instead of 401. */
   allowAnonymous: boolean;
+  /** Who a request without credentials is: system:anonymous, or the old insecure port's system:unsecured. */
+  anonymousUser: UserInfo;
   /** host:port reported in /api serverAddressByClientCIDRs. */
   serverAddress: () => string;
   /** Answer kubectl's aggregated discovery requests (apidiscovery.k8s.io/v2); legacy documents otherwise. */
   aggregatedDiscovery: boolean;
   bookmarkIntervalMs: number;
+  /** How long a list or watch at a resourceVersion the store has not reached yet waits for it (504 after). */
+  tooLargeResourceVersionWaitMs: number;
+  /** The server's --min-request-timeout: a watch without timeoutSeconds lasts this × rand[1, 2) seconds. */
+  minRequestTimeoutSeconds: number;
   /** Answers `serviceaccounts/<name>/token` (TokenRequest). */
   tokenRequests?: { request(namespace: string, name: string, body: JsonValue | undefined): JsonObject };
   /** Called once per finished request (method, path, status, user). */
@@ -89,17 +113,21 @@ function encodeContinue(rv: number, lastKey: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: `${lastKey}\u0000` })).toString('base64');
 }
 
-function decodeContinue(token: string): string {
+/** A continue token: the resourceVersion of the list's first page (-1: continue at the latest) and the key to start after. */
+function decodeContinue(token: string): { rv: number; afterKey: string } {
   try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { v?: string; start?: string };
-    if (parsed.v !== 'meta.k8s.io/v1' || typeof parsed.start !== 'string') {
+    const parsed = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { v?: string; rv?: number; start?: string };
+    if (parsed.v !== 'meta.k8s.io/v1' || typeof parsed.start !== 'string' || typeof parsed.rv !== 'number' || parsed.rv === 0) {
       throw new Error('bad');
     }
-    return parsed.start.endsWith('\u0000') ? parsed.start.slice(0, -1) : parsed.start;
+    return { rv: parsed.rv, afterKey: parsed.start.endsWith('\u0000') ? parsed.start.slice(0, -1) : parsed.start };
   } catch {
     throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   }
 }
+
+const CONTINUE_EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
 function mediaType(header: string | undefined): string {
   return (header ?? 'application/json').split(';')[0].trim().toLowerCase();
@@ -186,7 +214,7 @@ export class ApiHandler {
       return result.user;
     }
     if (result.kind === 'anonymous' && (this.options.allowAnonymous || PUBLIC_PATHS.has(path))) {
-      return ANONYMOUS_USER;
+      return this.options.anonymousUser;
     }
     throw unauthorized();
   }
@@ -194,9 +222,10 @@ export class ApiHandler {
   private async route(req: IncomingMessage, res: ServerResponse, identified: (user: UserInfo) => void): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://kube-sim');
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    const user = this.authenticate(req, path);
-    identified(user);
     const method = req.method ?? 'GET';
+    const user = impersonate(this.authenticate(req, path), req.headers, this.options.authorizer);
+    identified(user);
+    this.options.authorizer.check(requestAttributes(user, method, path, url.searchParams));
     if (PUBLIC_PATHS.has(path) && path !== '/version') {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('ok');
@@ -278,6 +307,11 @@ export class ApiHandler {
         throw methodNotAllowed(verb, subjectOf(def, name));
       }
     }
+    if (method === 'POST' && def.group === 'authorization.k8s.io' && ACCESS_REVIEW_KINDS[def.resource] !== undefined) {
+      const body = await this.readBody(req);
+      this.sendJson(res, 201, answerAccessReview(this.options.authorizer, def.resource, ns, user, body));
+      return;
+    }
     if (method === 'POST' && def.group === 'authentication.k8s.io' && def.resource === 'selfsubjectreviews') {
       for await (const _chunk of req) {
         // The review's body carries nothing; the answer is who is asking.
@@ -294,9 +328,9 @@ export class ApiHandler {
     if (method === 'GET') {
       if (name === undefined) {
         if (parseBool(query.get('watch'))) {
-          this.serveWatch(req, res, def, ns, query);
+          await this.serveWatch(req, res, def, ns, query);
         } else {
-          this.serveList(req, res, def, ns, query);
+          await this.serveList(req, res, def, ns, query);
         }
         return;
       }
@@ -407,13 +441,75 @@ export class ApiHandler {
     return options;
   }
 
-  private select(def: ResourceDefinition, ns: string | undefined, query: URLSearchParams, afterKey?: string): KubeObject[] {
+  private select(def: ResourceDefinition, ns: string | undefined, query: URLSearchParams, afterKey?: string, atRv?: number): KubeObject[] {
     const labels = parseLabelSelector(query.get('labelSelector') ?? undefined);
     const fields = parseFieldSelector(query.get('fieldSelector') ?? undefined, def.fieldLabels);
     const nodeName = def.group === '' && def.resource === 'pods' ? fields.equalityValue('spec.nodeName') : undefined;
-    return this.options.api.store
-      .list(def, { namespace: ns, nodeName, afterKey })
-      .filter((obj) => labels.matches(obj.metadata.labels) && fields.matches(obj));
+    const store = this.options.api.store;
+    const objects = atRv === undefined ? store.list(def, { namespace: ns, nodeName, afterKey }) : store.listAt(def, atRv, { namespace: ns, nodeName, afterKey });
+    return objects.filter((obj) => labels.matches(obj.metadata.labels) && fields.matches(obj));
+  }
+
+  /**
+   * The resourceVersion a list is served at and where it starts, from `continue`, `resourceVersion`
+   * and `resourceVersionMatch` as the etcd3 store reads them: a continue token is served at its
+   * first page's resourceVersion (410 with a token to go on inconsistently once that is
+   * compacted), `resourceVersionMatch=Exact` at the given one, anything else at the latest.
+   */
+  private async listPosition(query: URLSearchParams): Promise<{ rv: number; afterKey?: string }> {
+    const store = this.options.api.store;
+    const continueToken = query.get('continue');
+    const rvParam = query.get('resourceVersion') ?? '';
+    const match = query.get('resourceVersionMatch') ?? '';
+    const problems: FieldError[] = [];
+    if (match !== '') {
+      if (rvParam === '') {
+        problems.push({ type: 'Forbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden unless resourceVersion is provided' });
+      }
+      if (continueToken) {
+        problems.push({ type: 'Forbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden when continue is provided' });
+      }
+      if (match !== 'Exact' && match !== 'NotOlderThan') {
+        problems.push({ type: 'NotSupported', field: 'resourceVersionMatch', value: match, detail: 'supported values: "Exact", "NotOlderThan", ""' });
+      } else if (match === 'Exact' && rvParam === '0') {
+        problems.push({ type: 'Forbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' });
+      }
+    }
+    if (problems.length > 0) {
+      throw invalid({ resource: 'ListOptions', group: 'meta.k8s.io', kind: 'ListOptions', name: '' }, problems);
+    }
+    if (continueToken) {
+      if (rvParam !== '' && rvParam !== '0') {
+        throw badRequest('specifying resource version is not allowed when using continue');
+      }
+      const position = decodeContinue(continueToken);
+      if (position.rv === -1) {
+        return { rv: store.resourceVersion, afterKey: position.afterKey };
+      }
+      if (position.rv < store.compactedResourceVersion) {
+        const status = expired(CONTINUE_EXPIRED).status;
+        status.metadata = { continue: encodeContinue(-1, position.afterKey) };
+        throw new ApiError(status);
+      }
+      return position;
+    }
+    if (rvParam === '' || rvParam === '0') {
+      return { rv: store.resourceVersion };
+    }
+    if (!/^\d+$/.test(rvParam)) {
+      throw badRequest(`invalid resource version "${rvParam}"`);
+    }
+    const wanted = Number(rvParam);
+    if (wanted > store.resourceVersion && !(await store.waitForResourceVersion(wanted, this.options.tooLargeResourceVersionWaitMs))) {
+      throw tooLargeResourceVersion(wanted, store.resourceVersion);
+    }
+    if (match === 'Exact') {
+      if (wanted < store.compactedResourceVersion) {
+        throw expired('The resourceVersion for the provided list is too old.');
+      }
+      return { rv: wanted };
+    }
+    return { rv: store.resourceVersion };
   }
 
   private includeObject(query: URLSearchParams): IncludeObject {
@@ -435,14 +531,12 @@ export class ApiHandler {
     }
   }
 
-  private serveList(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, ns: string | undefined, query: URLSearchParams): void {
+  private async serveList(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, ns: string | undefined, query: URLSearchParams): Promise<void> {
     const representation = negotiate(req.headers.accept);
-    const store = this.options.api.store;
-    const rv = store.resourceVersion;
     const limit = optionalInt(query.get('limit'), 'limit');
-    const continueToken = query.get('continue');
-    const afterKey = continueToken ? decodeContinue(continueToken) : undefined;
-    const selected = this.select(def, ns, query, afterKey);
+    const position = await this.listPosition(query);
+    const rv = position.rv;
+    const selected = this.select(def, ns, query, position.afterKey, rv < this.options.api.store.resourceVersion ? rv : undefined);
     const page = limit !== undefined && limit > 0 && selected.length > limit ? selected.slice(0, limit) : selected;
     const metadata: JsonObject = { resourceVersion: String(rv) };
     if (page.length < selected.length) {
@@ -472,6 +566,7 @@ export class ApiHandler {
       );
       return;
     }
+    const store = this.options.api.store;
     const prefix = `{"apiVersion":"${apiVersionOf(def)}","kind":"${def.kind}",`;
     const items = page.map((obj) => {
       const json = store.json(def, obj);
@@ -481,8 +576,15 @@ export class ApiHandler {
     this.sendJson(res, 200, `${head.slice(0, -1)},"items":[${items.join(',')}]}`);
   }
 
-  private serveWatch(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, ns: string | undefined, query: URLSearchParams): void {
+  private async serveWatch(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, ns: string | undefined, query: URLSearchParams): Promise<void> {
     const representation = negotiate(req.headers.accept);
+    const store = this.options.api.store;
+    const rvParam = query.get('resourceVersion') ?? '';
+    if (/^\d+$/.test(rvParam) && Number(rvParam) > store.resourceVersion && !(await store.waitForResourceVersion(Number(rvParam), this.options.tooLargeResourceVersionWaitMs))) {
+      throw tooLargeResourceVersion(Number(rvParam), store.resourceVersion);
+    }
+    // Like the API server: the client's timeoutSeconds, else --min-request-timeout × rand[1, 2).
+    const timeoutSeconds = optionalInt(query.get('timeoutSeconds'), 'timeoutSeconds') ?? this.options.minRequestTimeoutSeconds * (1 + Math.random());
     const includeObject = this.includeObject(query);
     const encode = (obj: KubeObject, rv: number, json?: string): string => {
       if (representation.kind === 'table') {
@@ -508,7 +610,7 @@ export class ApiHandler {
         labelSelector: parseLabelSelector(query.get('labelSelector') ?? undefined),
         fieldSelector: parseFieldSelector(query.get('fieldSelector') ?? undefined, def.fieldLabels),
         resourceVersion: query.get('resourceVersion') ?? undefined,
-        timeoutSeconds: optionalInt(query.get('timeoutSeconds'), 'timeoutSeconds'),
+        timeoutSeconds,
         allowBookmarks: parseBool(query.get('allowWatchBookmarks')),
         sendInitialEvents: sendInitial === null ? undefined : parseBool(sendInitial),
         encode,

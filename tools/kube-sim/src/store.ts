@@ -26,24 +26,44 @@ interface Entry {
 class ResourceTable {
   readonly objects = new Map<string, Entry>();
   sortedKeys: string[] | undefined;
-  readonly history: StoreEvent[] = [];
-  historyHead = 0;
-  /** Events with rv at or below this were dropped from history: watching from older is 410 Gone. */
+  /** Committed events in rv order from `logStart` on: the watch cache's window and etcd's uncompacted history. */
+  log: StoreEvent[] = [];
+  /** Record time (ms) of each event in `log`, for the watch cache's freshness rule. */
+  logTimes: number[] = [];
+  /** Index into `log` of the oldest event the watch cache still holds. */
+  windowStart = 0;
+  /** Size the watch cache has grown or shrunk to. */
+  capacity: number;
+  /** Events with rv at or below this are out of the watch cache: watching from older is 410 Gone. */
   evictedRv: number;
   /** Pods by `spec.nodeName` (empty string for unscheduled pods). */
   readonly byNodeName = new Map<string, Set<string>>();
 
-  constructor(readonly def: ResourceDefinition, startRv: number) {
+  constructor(readonly def: ResourceDefinition, startRv: number, capacity: number) {
     this.evictedRv = startRv;
+    this.capacity = capacity;
   }
+}
+
+/** Sizing of the watch cache, as kube-apiserver's cacher sizes it per resource. */
+export interface WatchCacheOptions {
+  /** Fewest events kept (the cache never shrinks below). Default 100. */
+  lowerBound?: number;
+  /** Most events kept. Default 102400. */
+  upperBound?: number;
+  /** The cache grows (up to upperBound) rather than drop an event younger than this. Default 75 s. */
+  eventFreshMs?: number;
 }
 
 /** Listener of committed changes. */
 export type StoreListener = (event: StoreEvent) => void;
 
 export interface StoreOptions {
-  /** Events kept per resource for watches that resume from a resourceVersion (the watch cache). */
+  /** A fixed watch cache of this many events per resource (lower = upper bound), instead of the adaptive one. */
   historySize?: number;
+  watchCache?: WatchCacheOptions;
+  /** Clock of the watch cache's freshness rule (ms). */
+  now?: () => number;
 }
 
 function nodeNameOf(obj: KubeObject): string {
@@ -64,15 +84,30 @@ export class ObjectStore {
   private readonly listeners = new Set<StoreListener>();
   private readonly queue: StoreEvent[] = [];
   private dispatching = false;
-  private readonly historySize: number;
+  private readonly lowerBound: number;
+  private readonly upperBound: number;
+  private readonly eventFreshMs: number;
+  private readonly now: () => number;
+  /** History at or below this resourceVersion is compacted away (as etcd compaction does). */
+  private compactedRv = 0;
   /** owner uid -> `resourceId|key` of dependents, for garbage collection. */
   private readonly dependents = new Map<string, Set<string>>();
+  private readonly rvWaiters = new Set<{ rv: number; resolve: () => void }>();
 
   constructor(definitions: readonly ResourceDefinition[], options: StoreOptions = {}) {
-    this.historySize = Math.max(1, options.historySize ?? 5000);
+    const fixed = options.historySize !== undefined ? Math.max(1, options.historySize) : undefined;
+    this.lowerBound = fixed ?? Math.max(1, options.watchCache?.lowerBound ?? 100);
+    this.upperBound = fixed ?? Math.max(this.lowerBound, options.watchCache?.upperBound ?? 102_400);
+    this.eventFreshMs = options.watchCache?.eventFreshMs ?? 75_000;
+    this.now = options.now ?? Date.now;
     for (const def of definitions) {
-      this.tables.set(resourceId(def), new ResourceTable(def, this.rv));
+      this.tables.set(resourceId(def), new ResourceTable(def, this.rv, this.lowerBound));
     }
+  }
+
+  /** The oldest resourceVersion whose state a list (continue token, resourceVersionMatch=Exact) can still be served at. */
+  get compactedResourceVersion(): number {
+    return this.compactedRv;
   }
 
   /** The latest committed resourceVersion. */
@@ -252,12 +287,12 @@ export class ObjectStore {
   }
 
   private emit(table: ResourceTable, event: StoreEvent): void {
-    if (table.history.length < this.historySize) {
-      table.history.push(event);
-    } else {
-      table.evictedRv = table.history[table.historyHead].rv;
-      table.history[table.historyHead] = event;
-      table.historyHead = (table.historyHead + 1) % this.historySize;
+    this.append(table, event);
+    for (const waiter of [...this.rvWaiters]) {
+      if (this.rv >= waiter.rv) {
+        this.rvWaiters.delete(waiter);
+        waiter.resolve();
+      }
     }
     this.queue.push(event);
     if (this.dispatching) {
@@ -276,21 +311,148 @@ export class ObjectStore {
   }
 
   /**
-   * Events of a resource after `rv`, in order, or `undefined` when history no longer reaches back
-   * that far (the caller answers 410 Gone).
+   * Appends to the resource's log and keeps the watch cache window the way the cacher does: when
+   * full, it doubles (up to the upper bound) if its oldest event is still fresh, halves (down to the
+   * lower bound) if even the newest quarter is stale, and otherwise drops its oldest event.
+   * @see https://github.com/kubernetes/apiserver/blob/master/pkg/storage/cacher/watch_cache.go (resizeCacheLocked)
+   */
+  private append(table: ResourceTable, event: StoreEvent): void {
+    const time = this.now();
+    const size = table.log.length - table.windowStart;
+    if (size >= table.capacity) {
+      if (time - table.logTimes[table.windowStart] < this.eventFreshMs) {
+        table.capacity = Math.min(table.capacity * 2, this.upperBound);
+      } else if (time - table.logTimes[table.log.length - Math.max(1, Math.floor(table.capacity / 4))] > this.eventFreshMs) {
+        table.capacity = Math.max(Math.floor(table.capacity / 2), this.lowerBound);
+      }
+      while (table.log.length - table.windowStart >= table.capacity) {
+        table.evictedRv = table.log[table.windowStart].rv;
+        table.windowStart++;
+      }
+    }
+    table.log.push(event);
+    table.logTimes.push(time);
+    this.trim(table);
+  }
+
+  /** Forgets events that neither the watch cache nor an uncompacted list needs. */
+  private trim(table: ResourceTable): void {
+    let drop = 0;
+    while (drop < table.windowStart && table.log[drop].rv <= this.compactedRv) {
+      drop++;
+    }
+    if (drop > 1024 || (drop > 0 && drop === table.log.length)) {
+      table.log = table.log.slice(drop);
+      table.logTimes = table.logTimes.slice(drop);
+      table.windowStart -= drop;
+    }
+  }
+
+  /** Index of the first event of the log with rv above `rv`. */
+  private firstAfter(table: ResourceTable, rv: number): number {
+    let lo = 0;
+    let hi = table.log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (table.log[mid].rv <= rv) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * Events of a resource after `rv`, in order, or `undefined` when the watch cache no longer
+   * reaches back that far (the caller answers 410 Gone).
    */
   eventsSince(def: ResourceDefinition, rv: number): StoreEvent[] | undefined {
     const table = this.table(def);
     if (rv < table.evictedRv) {
       return undefined;
     }
-    const ordered = [...table.history.slice(table.historyHead), ...table.history.slice(0, table.historyHead)];
-    return ordered.filter((e) => e.rv > rv);
+    return table.log.slice(Math.max(table.windowStart, this.firstAfter(table, rv)));
   }
 
   /** The oldest resourceVersion a watch of this resource may resume from. */
   oldestWatchable(def: ResourceDefinition): number {
     return this.table(def).evictedRv;
+  }
+
+  /**
+   * Starts every resource's watch cache at the current resourceVersion, as an API server's cache
+   * starts from its initial list: older resourceVersions are 410 Gone for watches.
+   */
+  startWatchCaches(): void {
+    for (const table of this.tables.values()) {
+      table.evictedRv = this.rv;
+      table.windowStart = table.log.length;
+      table.capacity = this.lowerBound;
+    }
+  }
+
+  /** Compacts history up to `rv` (default: now), like etcd compaction: lists at older resourceVersions are 410 Gone. */
+  compact(rv = this.rv): void {
+    this.compactedRv = Math.max(this.compactedRv, Math.min(rv, this.rv));
+    for (const table of this.tables.values()) {
+      this.trim(table);
+    }
+  }
+
+  /**
+   * The objects of a resource as they were at `rv` (which must not be compacted), in key order,
+   * filtered like {@link list}: the current objects with every change after `rv` undone.
+   */
+  listAt(def: ResourceDefinition, rv: number, filter: { namespace?: string; nodeName?: string; afterKey?: string } = {}): KubeObject[] {
+    if (rv >= this.rv) {
+      return this.list(def, filter);
+    }
+    const table = this.table(def);
+    const before = new Map<string, KubeObject | undefined>();
+    for (let i = this.firstAfter(table, rv); i < table.log.length; i++) {
+      const event = table.log[i];
+      if (!before.has(event.key)) {
+        before.set(event.key, event.type === 'ADDED' ? undefined : event.previous);
+      }
+    }
+    const current = this.list(def, filter);
+    const prefix = def.namespaced && filter.namespace ? `${filter.namespace}/` : undefined;
+    const merged = new Map<string, KubeObject>();
+    for (const obj of current) {
+      const key = objectKey(def.namespaced ? obj.metadata.namespace : undefined, obj.metadata.name ?? '');
+      if (!before.has(key)) {
+        merged.set(key, obj);
+      }
+    }
+    for (const [key, obj] of before) {
+      if (obj && (prefix === undefined || key.startsWith(prefix)) && (filter.afterKey === undefined || key > filter.afterKey)) {
+        merged.set(key, obj);
+      }
+    }
+    return [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, obj]) => obj);
+  }
+
+  /** Resolves true once the store's resourceVersion reaches `rv`, false after `timeoutMs`. */
+  waitForResourceVersion(rv: number, timeoutMs: number): Promise<boolean> {
+    if (this.rv >= rv) {
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const waiter = {
+        rv,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.rvWaiters.delete(waiter);
+        resolve(false);
+      }, timeoutMs);
+      timer.unref();
+      this.rvWaiters.add(waiter);
+    });
   }
 
   /** Subscribes to committed changes of every resource, delivered in commit order. */

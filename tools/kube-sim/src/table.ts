@@ -32,6 +32,20 @@ function str(value: unknown, fallback = '<none>'): string {
 const NAME: Column = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', cell: (o) => o.metadata.name ?? '' };
 const AGE: Column = { name: 'Age', type: 'string', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', cell: age };
 
+function subjectNames(binding: KubeObject, kind: string): string {
+  const names = list(binding['subjects']).filter((s) => s['kind'] === kind).map((s) => (kind === 'ServiceAccount' ? `${String(s['namespace'] ?? '')}/${String(s['name'] ?? '')}` : String(s['name'] ?? '')));
+  return names.length > 0 ? names.join(', ') : '';
+}
+
+const BINDING_COLUMNS: Column[] = [
+  NAME,
+  { name: 'Role', type: 'string', description: 'RoleRef is the reference to the role.', cell: (b) => { const ref = b['roleRef'] as JsonObject | undefined; return `${String(ref?.['kind'] ?? '')}/${String(ref?.['name'] ?? '')}`; } },
+  AGE,
+  { name: 'Users', type: 'string', description: 'Users in the binding.', priority: 1, cell: (b) => subjectNames(b, 'User') },
+  { name: 'Groups', type: 'string', description: 'Groups in the binding.', priority: 1, cell: (b) => subjectNames(b, 'Group') },
+  { name: 'ServiceAccounts', type: 'string', description: 'ServiceAccounts in the binding.', priority: 1, cell: (b) => subjectNames(b, 'ServiceAccount') },
+];
+
 function nodeStatus(node: KubeObject): string {
   const ready = list(node.status?.['conditions']).find((c) => c['type'] === 'Ready');
   const states = [ready?.['status'] === 'True' ? 'Ready' : ready?.['status'] === 'False' ? 'NotReady' : 'Unknown'];
@@ -183,6 +197,8 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Allowed Disruptions', type: 'integer', description: 'Allowed disruptions', cell: (p) => num(p, 'status', 'disruptionsAllowed') },
     AGE,
   ],
+  'rbac.authorization.k8s.io/v1/rolebindings': BINDING_COLUMNS,
+  'rbac.authorization.k8s.io/v1/clusterrolebindings': BINDING_COLUMNS,
   'coordination.k8s.io/v1/leases': [NAME, { name: 'Holder', type: 'string', description: 'Holder identity.', cell: (l) => str(l.spec?.['holderIdentity'], '') }, AGE],
 };
 

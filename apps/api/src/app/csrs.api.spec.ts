@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
 import { AgentTokens } from '@ccos/api/data-access-db';
 import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
+import { CSR_TEST_SEED } from '@ccos/api/feature-csrs/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
@@ -154,13 +155,13 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
 
   beforeAll(async () => {
     sim = await startKubeSim({
+      seed: CSR_TEST_SEED,
       staticTokens: [{ token: BOOTSTRAPPER_TOKEN, user: OPENSHIFT_NODE_BOOTSTRAPPER, uid: 'nb', groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'] }],
       nodeMonitorGracePeriodSeconds: 0,
     });
     kube = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
-    // What the deployment's RBAC manifest ships.
-    await kube.call('create namespace', (options) => kube.core.createNamespace({ body: { metadata: { name: BOOTSTRAP_NAMESPACE } } }, options));
-    harness = await startApiHarness();
+    // The window test reports as an agent over plain HTTP; the channel is not what it checks.
+    harness = await startApiHarness({ AGENT_PLAIN_HTTP: 'allow' });
     admin = await harness.tokenFor('ADMIN');
     operator = await harness.tokenFor('OPERATOR');
     viewer = await harness.tokenFor('VIEWER');

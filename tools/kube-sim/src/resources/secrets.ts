@@ -33,9 +33,13 @@ function normalizeSecret(secret: KubeObject): void {
 
 function validateSecret(secret: KubeObject): FieldError[] {
   const data = isJsonObject(secret['data']) ? secret['data'] : {};
-  return Object.keys(data)
+  const errors: FieldError[] = Object.keys(data)
     .filter((key) => !DATA_KEY.test(key))
     .map((key) => ({ type: 'Invalid', field: `data[${key}]`, value: key, detail: "a valid config key must consist of alphanumeric characters, '-', '_' or '.'" }));
+  if (secret['type'] === 'kubernetes.io/service-account-token' && !secret.metadata.annotations?.['kubernetes.io/service-account.name']) {
+    errors.push({ type: 'Required', field: 'metadata.annotations[kubernetes.io/service-account.name]' });
+  }
+  return errors;
 }
 
 /** Decoded `data` of a Secret (utf-8). */

@@ -38,7 +38,12 @@ export function rawRequest(
         ca: sim.caCertPem,
         cert: cert?.certPem,
         key: cert?.keyPem,
-        headers: { ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}), ...options.headers },
+        headers: {
+          ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
+          // Node frames no body of a DELETE unless told its length.
+          ...(options.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(options.body)) } : {}),
+          ...options.headers,
+        },
         agent: false,
       },
       (res) => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BOOTSTRAP_IDENTITIES_RBAC } from '../testing/bootstrap-identities-rbac';
 import { generateCertificateRequest, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { listBootstrapIdentities, mintBootstrapIdentity, parseServiceAccountUsername, revokeBootstrapIdentity } from './bootstrap-identity';
 import { ClusterAddressGuard } from './cluster-address';
@@ -11,8 +12,7 @@ describe('bootstrap identities (ServiceAccount + TokenRequest)', () => {
   let now = Date.parse('2026-12-01T10:00:00Z');
 
   beforeAll(async () => {
-    world = await startSimWithClient({ serviceAccountTokens: { now: () => now } });
-    await world.client.call('create namespace', (o) => world.client.core.createNamespace({ body: { metadata: { name: NAMESPACE } } }, o));
+    world = await startSimWithClient({ seed: BOOTSTRAP_IDENTITIES_RBAC, serviceAccountTokens: { now: () => now } });
   });
   afterAll(async () => {
     await world?.stop();

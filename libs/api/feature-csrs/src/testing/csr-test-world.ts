@@ -4,7 +4,8 @@ import { parse } from 'yaml';
 import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
 import { ClusterEntity, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
-import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, isStatus, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
+import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
+import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
 // Tests of this feature run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this fixture.
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -77,9 +78,23 @@ export interface CsrTestWorld {
 /** The node-bootstrapper's token line for kube-sim (`--token-auth-file` format: token,user,uid,"groups"). */
 export const BOOTSTRAPPER_TOKEN_LINE = `${BOOTSTRAPPER_TOKEN},${OPENSHIFT_NODE_BOOTSTRAPPER},node-bootstrapper,"system:serviceaccounts,system:serviceaccounts:openshift-machine-config-operator"`;
 
+/**
+ * What the machine-config-operator applies on an OpenShift cluster so that its node-bootstrapper
+ * ServiceAccount may create CSRs; kube-sim authorizes with RBAC, so the test cluster needs it too.
+ */
+export const NODE_BOOTSTRAPPER_BINDING = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: system-bootstrap-node-bootstrapper}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:node-bootstrapper}
+subjects: [{kind: ServiceAccount, name: node-bootstrapper, namespace: openshift-machine-config-operator}]`;
+
+/** What a CSR test cluster starts with: OpenShift's node-bootstrapper binding and what the deployment ships for the runs' identities. */
+export const CSR_TEST_SEED = `${NODE_BOOTSTRAPPER_BINDING}\n---\n${BOOTSTRAP_IDENTITIES_RBAC}`;
+
 /** kube-sim in this process, with the node-bootstrapper token. */
 export async function startInProcessSim(): Promise<SimEndpoint> {
   const sim: KubeSim = await startKubeSim({
+    seed: CSR_TEST_SEED,
     staticTokens: [
       { token: BOOTSTRAPPER_TOKEN, user: OPENSHIFT_NODE_BOOTSTRAPPER, uid: 'node-bootstrapper', groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'] },
     ],
@@ -102,12 +117,6 @@ export async function startCsrTestWorld(
   const dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
   const sim = options.sim ?? (await startInProcessSim());
   const admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
-  // What the deployment's RBAC manifest ships on a real cluster.
-  await admin.call('create namespace', (callOptions) => admin.core.createNamespace({ body: { metadata: { name: TEST_BOOTSTRAP_NAMESPACE } } }, callOptions)).catch((error: unknown) => {
-    if (!isStatus(error, 409)) {
-      throw error;
-    }
-  });
   const identities = new Map<string, BootstrapIdentity>();
   const clusters = dataSource.getRepository(ClusterEntity);
   const clusterId = randomUUID();

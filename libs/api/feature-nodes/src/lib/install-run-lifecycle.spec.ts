@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTokens, InstallRunEntity, type NodeEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { ClusterAddressGuard, type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
+import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
 // The cluster of these specs is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -48,9 +49,8 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
   beforeAll(async () => {
     database = await createTestDatabase('ccos_install_runs');
     dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
-    sim = await startKubeSim();
+    sim = await startKubeSim({ seed: BOOTSTRAP_IDENTITIES_RBAC });
     admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
-    await admin.call('create namespace', (o) => admin.core.createNamespace({ body: { metadata: { name: NAMESPACE } } }, o));
     clusterId = randomUUID();
     await dataSource.query(`INSERT INTO clusters (id, name, api_server_url, vip, credentials_sealed, credential_kind) VALUES ($1, 'sim', $2, '198.18.0.2', 'x', 'KUBECONFIG')`, [clusterId, sim.url]);
     nodes = new NodeStore(dataSource, createInProcessEventBus());

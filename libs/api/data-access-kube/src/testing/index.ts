@@ -1,0 +1,2 @@
+export * from './bootstrap-identities-rbac';
+export * from './kube-sim-fixture';
