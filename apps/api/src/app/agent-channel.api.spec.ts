@@ -62,7 +62,7 @@ describe('the agent channel: HTTPS and plain HTTP on one port', () => {
     const runId = randomUUID();
     const { token, hash } = new AgentTokens(db).issue();
     await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, 'w1', '198.18.0.11', 'INSTALLING')`, [nodeId, clusterId]);
-    await db.query(`INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, agent_channel) VALUES ($1, $2, 'RUNNING', 'operator', $3, 'HTTPS')`, [runId, nodeId, hash]);
+    await db.query(`INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, agent_channel, agent_token_expires_at, deadline_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, 'HTTPS', now() + interval '2 hours', now() + interval '2 hours')`, [runId, nodeId, hash]);
     return { token, runId };
   };
 

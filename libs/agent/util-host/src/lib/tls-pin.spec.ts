@@ -40,6 +40,23 @@ async function tlsServer(certificate: TestCertificate): Promise<{ url: string; r
   };
 }
 
+/** Closes `server` without waiting for connections a test left hanging (a paused socket never notices the client left). */
+function closer(server: Server): { close: () => Promise<void> } {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return {
+    close: () => new Promise((resolve) => {
+      for (const socket of sockets) {
+        socket.destroy();
+      }
+      server.close(() => resolve());
+    }),
+  };
+}
+
 describe('pinned HTTPS (real TLS servers on loopback)', () => {
   const http = new NodeHttp('test/1');
   let serviceCa: TestCertificate;
@@ -124,7 +141,7 @@ describe('pinned HTTPS (real TLS servers on loopback)', () => {
       socket.on('error', () => undefined);
     });
     await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
-    servers.push({ close: () => new Promise((resolve) => stalling.close(() => resolve())) });
+    servers.push(closer(stalling));
     const url = `https://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
     const response = await http.request({ method: 'GET', url, pin: { caCertificates: serviceCa.certPem }, idleTimeoutMs: 200 });
     const error = await readBody(response).catch((e: unknown) => e);
@@ -133,7 +150,7 @@ describe('pinned HTTPS (real TLS servers on loopback)', () => {
     const silent = createServer({ cert: service.certPem, key: service.keyPem });
     silent.on('connection', (socket: Socket) => socket.pause());
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    servers.push({ close: () => new Promise((resolve) => silent.close(() => resolve())) });
+    servers.push(closer(silent));
     const mute = await http.request({ method: 'GET', url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, pin: { caCertificates: serviceCa.certPem }, idleTimeoutMs: 200 }).catch((e: unknown) => e);
     expect(mute).toMatchObject({ code: 'ETIMEDOUT', message: expect.stringContaining('silent for') });
   });
