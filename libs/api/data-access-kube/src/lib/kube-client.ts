@@ -16,6 +16,7 @@ import {
   type ResponseContext,
   type User,
 } from '@kubernetes/client-node';
+import { scrubSecretsDeep } from '@ccos/shared/util-redaction';
 
 /**
  * Stored credentials of a cluster, structurally the same as feature-clusters' `ClusterCredentials`
@@ -260,7 +261,9 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       return error;
     }
     if (error instanceof ApiException) {
-      const status = statusFromBody(error.body);
+      // The answer is the cluster's (or a proxy's) words: scrubbed before it becomes a message anyone sees.
+      const answered = statusFromBody(error.body);
+      const status = answered ? scrubSecretsDeep(answered) : null;
       const what = status?.message ?? status?.reason ?? (error.code === 401 ? 'Unauthorized' : `HTTP ${error.code}`);
       const reason = status?.reason ? ` (${error.code} ${status.reason})` : ` (${error.code})`;
       return new KubeApiError(redact(`${operation}: ${what}${reason}`), operation, 'status', error.code, status, { cause: error });
