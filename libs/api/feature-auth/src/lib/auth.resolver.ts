@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '@ccos/api/util-graphql';
-import { BadUserInputError, UnauthenticatedError } from '@ccos/api/util-graphql';
+import { BadUserInputError, Secret, UnauthenticatedError } from '@ccos/api/util-graphql';
 import { checkPassword } from '@ccos/shared/domain';
 import { CreateUserInput } from './create-user.input';
 import { SessionType, UserType } from './user.type';
@@ -11,7 +11,7 @@ export class AuthResolver {
   constructor(private readonly userService: UserService) {}
 
   @Mutation(() => SessionType, { description: 'Signs in; the token goes in `Authorization: Bearer <token>`.' })
-  async login(@Arg('username', () => String) username: string, @Arg('password', () => String) password: string): Promise<SessionType> {
+  async login(@Arg('username', () => String) username: string, @Arg('password', () => String) @Secret() password: string): Promise<SessionType> {
     return this.userService.login(username, password);
   }
 
@@ -48,8 +48,8 @@ export class AuthResolver {
   @Mutation(() => Boolean, { description: 'Changes the signed-in user\'s own password and ends all of their sessions (sign in again).' })
   async changePassword(
     @Ctx() context: RequestContext,
-    @Arg('currentPassword', () => String) currentPassword: string,
-    @Arg('newPassword', () => String) newPassword: string,
+    @Arg('currentPassword', () => String) @Secret() currentPassword: string,
+    @Arg('newPassword', () => String) @Secret() newPassword: string,
   ): Promise<boolean> {
     const problem = checkPassword(newPassword);
     if (problem) {

@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
+import { MultiLine, type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
 import { uniqueCsrChanges } from './csr-changes';
 import type { CsrService } from './csr.service';
 import { CsrChangeType, CsrType } from './csr.type';
@@ -41,7 +41,7 @@ export class CsrResolver {
   async denyCsr(
     @Arg('clusterId', () => ID) clusterId: string,
     @Arg('name', () => String) name: string,
-    @Arg('reason', () => String) reason: string,
+    @Arg('reason', () => String) @MultiLine() reason: string,
     @Ctx() context: RequestContext,
   ): Promise<CsrType> {
     return this.csrService.deny(clusterId, name, actorOf(context), reason);

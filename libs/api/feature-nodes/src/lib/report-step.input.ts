@@ -2,7 +2,7 @@ import { IsOptional, Max, MaxLength, Min } from 'class-validator';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
-import { InstallStepEnum, StepEventStatusEnum } from '@ccos/api/util-graphql';
+import { InstallStepEnum, MultiLine, StepEventStatusEnum } from '@ccos/api/util-graphql';
 
 /** One step event from the agent; (runId, seq) is stored once, so re-sending is safe. */
 @InputType()
@@ -28,6 +28,7 @@ export class ReportStepInput {
   progress?: number | null;
 
   @Field(() => String, { nullable: true })
+  @MultiLine()
   @IsOptional()
   @MaxLength(4096, { message: 'is longer than 4096 characters' })
   message?: string | null;

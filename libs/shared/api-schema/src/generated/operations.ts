@@ -2,7 +2,7 @@
 // Do not edit: run `npm run codegen`.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 
-export type AuditResult = 'DENIED' | 'FAILURE' | 'SUCCESS';
+export type AuditResult = 'DENIED' | 'FAILURE' | 'PENDING' | 'SUCCESS';
 export type BootstrapStyle = 'KUBEADM' | 'OPENSHIFT';
 export type CsrChangeKind = 'ADDED' | 'DELETED' | 'MODIFIED';
 export type CsrDecisionKind = 'APPROVED' | 'DENIED' | 'LEFT_PENDING';
