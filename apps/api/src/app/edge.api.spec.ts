@@ -26,13 +26,16 @@ describe('the API edge', () => {
   });
 
   const post = async (body: unknown, token: string | null = null) => {
+    harness.secrets.noteRequest(body);
     const started = performance.now();
     const response = await fetch(`${harness.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as GraphQLResponse, ms: performance.now() - started };
+    const text = await response.text();
+    harness.secrets.noteResponse(text);
+    return { status: response.status, body: JSON.parse(text) as GraphQLResponse, ms: performance.now() - started };
   };
 
   describe('documents', () => {
