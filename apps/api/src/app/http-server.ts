@@ -235,6 +235,10 @@ function maskUnexpected(formatted: GraphQLFormattedError, error: unknown, logger
   const code = formatted.extensions?.['code'];
   const original = error instanceof GraphQLError ? error.originalError : error;
   const deliberate = !original || original instanceof GraphQLError;
+  // graphql's own refusal of a request (e.g. "Too many errors processing variables") has no code, no cause and no path.
+  if (!original && !formatted.path && code === 'INTERNAL_SERVER_ERROR') {
+    return { message: formatted.message, locations: formatted.locations, extensions: { code: 'BAD_USER_INPUT' } };
+  }
   if (deliberate && code !== 'INTERNAL_SERVER_ERROR') {
     return { message: formatted.message, path: formatted.path, locations: formatted.locations, extensions: { ...formatted.extensions, stacktrace: undefined } };
   }
