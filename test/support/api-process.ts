@@ -38,6 +38,8 @@ export interface ApiProcess {
   observe(requestBody: string, responseText: string): void;
   gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<{ data?: T | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
   login(username?: string, password?: string): Promise<string>;
+  /** Whether the process is still alive (it has not exited since it last started). */
+  running(): boolean;
   /** Kills the process (SIGKILL when `hard`), keeping its database and data folder. */
   kill(hard?: boolean): Promise<void>;
   /** Starts it again on the same port, database and data folder. */
@@ -100,7 +102,10 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     }
     const exited = new Promise((done) => running.once('exit', done));
     running.kill(hard ? 'SIGKILL' : 'SIGTERM');
+    // A process whose event loop is stuck never runs its SIGTERM handler.
+    const stuck = setTimeout(() => running.kill('SIGKILL'), 15_000);
     await exited;
+    clearTimeout(stuck);
   };
 
   const observe = (requestBody: string, responseText: string) => {
@@ -152,6 +157,10 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     secrets,
     observe,
     gql,
+    running: () => {
+      const current = child as ChildProcess | null;
+      return current !== null && current.exitCode === null && current.signalCode === null;
+    },
     async login(username = 'admin', password = E2E_ADMIN_PASSWORD) {
       const result = await gql<{ login: { token: string } }>('mutation($u:String!,$p:String!){ login(username:$u,password:$p){ token } }', { u: username, p: password });
       if (!result.data?.login) {
