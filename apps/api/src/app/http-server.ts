@@ -149,7 +149,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   app.use(
     '/graphql',
     express.json({ limit: options.maxRequestBytes }),
-    // After the body is read: the request's secret values are then known to its logs and errors (see withRequestSecrets).
+    // The request's own scope of secret values for its logs and errors; opened after the body is read, as its stream callbacks would not carry it.
     (_req: Request, _res: Response, next: NextFunction) => withRequestSecrets(next),
     expressMiddleware(apollo, { context: async ({ req }) => contextFor(req.headers.authorization, String(res(req).locals['requestId'])) }),
   );
