@@ -1,16 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  type GraphQLArgument,
-  type GraphQLInputType,
-  getNullableType,
-  isInputObjectType,
-  isListType,
-} from 'graphql';
+import type { GraphQLArgument } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { SecretLedger } from '@ccos/api/util-graphql/testing';
 import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
-import { type RootField, emittedSchema, isSecretMarked, operationFor, rootFields, selectionOf } from '../support/schema-requests';
+import { emittedSchema, isSecretMarked, operationFor, rootFields, secretPositions, selectionOf, takesCredential } from '../support/schema-requests';
 import { Random, plausibleValue } from '../support/schema-values';
 
 /**
@@ -21,23 +15,6 @@ import { Random, plausibleValue } from '../support/schema-values';
  * harness), over whatever those tests sent; this file makes sure every mark is exercised.
  */
 const schema = emittedSchema();
-
-/** The `@secret` positions an argument reaches, directly or through its input types. */
-function secretPositions(type: GraphQLInputType, seen = new Set<string>()): string[] {
-  const nullable = getNullableType(type);
-  if (isListType(nullable)) {
-    return secretPositions(nullable.ofType, seen);
-  }
-  if (!isInputObjectType(nullable) || seen.has(nullable.name)) {
-    return [];
-  }
-  seen.add(nullable.name);
-  return Object.values(nullable.getFields()).flatMap((field) => [...(isSecretMarked(field) ? [`${nullable.name}.${field.name}`] : []), ...secretPositions(field.type, seen)]);
-}
-
-function carriesSecrets(root: RootField): boolean {
-  return root.field.args.some((arg) => isSecretMarked(arg) || secretPositions(arg.type).length > 0);
-}
 
 describe('secrets marked @secret in the schema', () => {
   let api: ApiProcess;
@@ -81,7 +58,7 @@ describe('secrets marked @secret in the schema', () => {
       kubeconfigWith: (token: string) => sim.kubeconfigFor({ token }),
     });
 
-    const roots = rootFields(schema).filter((root) => root.kind !== 'subscription' && carriesSecrets(root));
+    const roots = rootFields(schema).filter((root) => root.kind !== 'subscription' && takesCredential(root));
     expect(roots.map((root) => root.field.name)).toEqual(expect.arrayContaining(['login', 'changePassword', 'createUser', 'registerCluster', 'addNode', 'updateNodeCredentials']));
     for (const root of roots) {
       const optionalSecrets = root.field.args.flatMap((arg) => secretPositions(arg.type));

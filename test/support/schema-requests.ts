@@ -51,6 +51,24 @@ export function isSecretMarked(definition: GraphQLArgument | GraphQLInputField):
   return definition.astNode?.directives?.some((directive) => directive.name.value === 'secret') ?? false;
 }
 
+/** The `@secret` input fields (`Type.field`) a type reaches through its input objects and lists. */
+export function secretPositions(type: GraphQLInputType, seen = new Set<string>()): string[] {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) {
+    return secretPositions(nullable.ofType, seen);
+  }
+  if (!isInputObjectType(nullable) || seen.has(nullable.name)) {
+    return [];
+  }
+  seen.add(nullable.name);
+  return Object.values(nullable.getFields()).flatMap((field) => [...(isSecretMarked(field) ? [`${nullable.name}.${field.name}`] : []), ...secretPositions(field.type, seen)]);
+}
+
+/** Whether a root field takes a credential: an argument marked `@secret`, or one whose input type has such a field. */
+export function takesCredential(root: RootField): boolean {
+  return root.field.args.some((arg) => isSecretMarked(arg) || secretPositions(arg.type).length > 0);
+}
+
 /**
  * A selection of everything a type has that needs no arguments, `depth` object levels down:
  * leaf fields always, object fields while depth remains. Empty for leaf types.
