@@ -16,9 +16,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createKubeClient, drainNode } from '@ccos/api/data-access-kube';
+import { createKubeClient, drainNode, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { startKubeSim } from '@ccos/tools/kube-sim';
 import { REPLICA_SETS, kubectl, median, podsOn, seedNode } from './support/drain-seed';
+
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 const PODS = Number(process.argv[2] ?? 300);
 const ROUNDS = Number(process.argv[3] ?? 1);
@@ -27,7 +30,7 @@ const CONCURRENCY = Number(process.argv[4] ?? 10);
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-drain-'));
   const sim = await startKubeSim({ watchCacheSize: 1000 });
-  const client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+  const client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, sim.kubeconfig, { mode: 0o600 });
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache') };

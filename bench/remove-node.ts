@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-remove-node-'));
   const database = await createTestDatabase('ccos_bench');
   const sim = await startKubeSim({ watchCacheSize: 5000, orphanedPodGcSeconds: -1 });
-  const api = await startBuiltApi({ DATABASE_URL: database.url, SECRET_KEY: 'bench-secret-key-0123456789-abcdefghijklmnop', ADMIN_PASSWORD, DATA_DIR: dir, LOG_LEVEL: 'warn' });
+  const api = await startBuiltApi({ DATABASE_URL: database.url, SECRET_KEY: 'bench-secret-key-0123456789-abcdefghijklmnop', ADMIN_PASSWORD, DATA_DIR: dir, LOG_LEVEL: 'warn', ALLOW_CLUSTER_ADDRESSES: 'loopback' });
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, sim.kubeconfig, { mode: 0o600 });
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache') };

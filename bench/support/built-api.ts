@@ -6,13 +6,22 @@ const API_BUNDLE = 'dist/apps/api/main.js';
 
 export interface BuiltApi {
   readonly url: string;
+  readonly pid: number;
   close(): Promise<void>;
 }
 
+export interface BuiltApiOptions {
+  /** Another build of the API (e.g. a copy of main's, to compare against). */
+  readonly bundle?: string;
+  /** Node options before the bundle, e.g. `--require` of a measuring preload. */
+  readonly nodeArgs?: readonly string[];
+}
+
 /** The built API (`npx nx run api:build`) in a process of its own, as `npm start` runs it. */
-export async function startBuiltApi(env: Record<string, string>): Promise<BuiltApi> {
-  if (!existsSync(API_BUNDLE)) {
-    throw new Error(`${API_BUNDLE} is missing: build it first (npx nx run api:build)`);
+export async function startBuiltApi(env: Record<string, string>, options: BuiltApiOptions = {}): Promise<BuiltApi> {
+  const bundle = options.bundle ?? API_BUNDLE;
+  if (!existsSync(bundle)) {
+    throw new Error(`${bundle} is missing: build it first (npx nx run api:build)`);
   }
   const port = await new Promise<number>((resolve, reject) => {
     const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
@@ -21,7 +30,10 @@ export async function startBuiltApi(env: Record<string, string>): Promise<BuiltA
     });
   });
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [API_BUNDLE], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bundle], {
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -39,6 +51,7 @@ export async function startBuiltApi(env: Record<string, string>): Promise<BuiltA
   }
   return {
     url,
+    pid: child.pid ?? 0,
     close: async () => {
       child.kill('SIGTERM');
       await exited;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCertificateAuthority } from '@ccos/tools/lab';
 
 /**
  * The built agent executable as the installer service drives it over SSH:
@@ -54,6 +55,7 @@ async function closedPort(): Promise<number> {
 
 describe('boot-worker executable', () => {
   let dir = '';
+  let serviceCa = '';
   const pids: number[] = [];
 
   beforeAll(async () => {
@@ -66,6 +68,7 @@ describe('boot-worker executable', () => {
       });
     }
     dir = await mkdtemp(join(tmpdir(), 'ccos-agent-cli-'));
+    serviceCa = (await createCertificateAuthority('ccos-scaler agent channel')).certPem;
   });
 
   afterAll(async () => {
@@ -79,7 +82,9 @@ describe('boot-worker executable', () => {
     const stateDir = join(dir, name);
     const file = join(dir, `${name}.json`);
     await writeFile(file, JSON.stringify({
-      apiUrl: `http://127.0.0.1:${await closedPort()}`,
+      apiUrl: `https://127.0.0.1:${await closedPort()}`,
+      serviceTls: { caCertificates: serviceCa },
+      artifactManifestSha256: '0'.repeat(64),
       runId: `run-${name}`,
       token: 'agt_e2e-test-token-0001',
       nodeName: 'h1',

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,14 @@ const KUBECONFIG = [
   'clusters: [{ name: k, cluster: { server: "https://198.18.0.2:6443" } }]',
   'users: [{ name: u, user: { token: "t0ken" } }]',
 ].join('\n');
+
+/** Paths under `root` that group or others may read, write or enter. */
+async function notPrivate(root: string): Promise<string[]> {
+  const info = await lstat(root);
+  const own = (info.mode & 0o077) !== 0 && !info.isSymbolicLink() ? [`${root} ${(info.mode & 0o777).toString(8)}`] : [];
+  const children = info.isDirectory() ? await Promise.all((await readdir(root)).map((entry) => notPrivate(join(root, entry)))) : [];
+  return [...own, ...children.flat()];
+}
 
 describe('npm start on a fresh machine (embedded database, no environment)', () => {
   const dataDir = mkdtemp(join(tmpdir(), 'ccos-start-'));
@@ -28,6 +36,10 @@ describe('npm start on a fresh machine (embedded database, no environment)', () 
       const registered = await api.gql(REGISTER, { input: { name: 'demo', apiServerUrl: 'https://198.18.0.2:6443', vip: '198.18.0.2', kubeconfig: KUBECONFIG } }, token);
       expect(registered.errors).toBeUndefined();
       expect((await stat(join(await dataDir, 'secret.key'))).mode & 0o777).toBe(0o600);
+      // The embedded database's password sits beside it; nothing in the data folder is open to others.
+      expect((await stat(join(await dataDir, 'database.password'))).mode & 0o777).toBe(0o600);
+      expect((await stat(await dataDir)).mode & 0o777).toBe(0o700);
+      expect(await notPrivate(await dataDir)).toEqual([]);
 
       await api.restart();
       expect(api.output().match(/created user "admin"/g)).toHaveLength(1);

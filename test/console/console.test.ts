@@ -153,11 +153,13 @@ describe('console', () => {
     await page.getByRole('button', { name: '创建用户' }).click();
     await page.getByRole('textbox', { name: '用户名' }).fill('viewer1');
     await page.getByLabel(/^初始密码/).fill('viewer1-password');
-    expect(await page.getByRole('combobox', { name: '角色' }).inputValue()).toBe('VIEWER');
+    expect(await page.getByRole('combobox', { name: '角色', exact: true }).inputValue()).toBe('VIEWER');
     await page.getByRole('button', { name: '创建用户' }).click();
     const row = page.getByRole('row').filter({ hasText: 'viewer1' });
     await row.waitFor();
-    expect(await row.textContent()).toContain('只读用户');
+    const role = row.getByRole('combobox', { name: 'viewer1 的角色' });
+    expect(await role.inputValue()).toBe('VIEWER');
+    expect(await role.locator('option:checked').textContent()).toBe('只读用户');
   });
 
   it('shows the admin the audit log: who did what, the refused duplicate by its code, the credentials redacted', async () => {
@@ -182,6 +184,32 @@ describe('console', () => {
 
     await page.getByRole('button', { name: '清除' }).click();
     await registered.waitFor();
+  });
+
+  it('registers an http:// cluster only with insecure transport allowed, and both cluster pages say how they connect', async () => {
+    await page.goto(`${api.url}/clusters/new`);
+    await page.getByRole('heading', { name: '注册集群', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: '名称', exact: true }).fill('lab-http');
+    const url = page.getByRole('textbox', { name: 'API 服务器地址' });
+    await url.fill('http://127.0.0.1:8080');
+    await page.getByRole('textbox', { name: 'Master VIP' }).fill('127.0.0.1');
+    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(sim.kubeconfig);
+    await page.getByRole('button', { name: '注册集群' }).click();
+    await expect.poll(() => descriptionOf(url)).toContain('uses http://, which would send the cluster credentials unencrypted');
+
+    await page.getByRole('checkbox', { name: '允许不安全传输（http:// 或 insecure-skip-tls-verify）' }).check();
+    await page.getByRole('button', { name: '注册集群' }).click();
+    await page.getByRole('heading', { name: 'lab-http', level: 1 }).waitFor();
+    expect(await page.getByTestId('transport').textContent()).toContain('允许不安全传输');
+    expect(await page.getByTestId('transport').textContent()).toContain('集群凭据可能在网络路径上被读取或截获');
+
+    await page.getByRole('button', { name: 'English' }).click();
+    await expect.poll(async () => page.getByTestId('transport').textContent()).toContain('Insecure transport allowed');
+    await page.goto(clusterUrl);
+    await page.getByRole('heading', { name: 'prod-east', level: 1 }).waitFor();
+    expect(await page.getByTestId('transport').textContent()).toContain('TLS, API server certificate verified');
+    await page.getByRole('button', { name: '简体中文' }).click();
+    await expect.poll(async () => page.getByTestId('transport').textContent()).toContain('TLS，已校验 API 服务器证书');
   });
 
   it('signs in as the viewer, who sees no register button, no auto-approve switch, no users page and no audit log', async () => {

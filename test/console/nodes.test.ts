@@ -16,8 +16,6 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
  */
 const SCREENSHOTS = 'tmp/console-nodes-e2e';
 const VIEWER = { username: 'viewer1', password: 'viewer1-password' };
-/** An address on the lab network with no host behind it. */
-const NOBODY_IP = '198.18.0.199';
 
 /** Browser-side snippets (strings, so this Node-side file needs no DOM types). */
 const MARK_DOCUMENT = 'window.__sameDocument = true';
@@ -139,7 +137,7 @@ describe('console: nodes and certificates', () => {
     await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes/new`);
     const hostname = page.getByRole('textbox', { name: 'Host name' });
     await hostname.fill(host.hostname);
-    await page.getByRole('textbox', { name: 'IP address' }).fill('198.18.0.198');
+    await page.getByRole('textbox', { name: 'IP address' }).fill(world.lab.unassignedIps[1]);
     const password = page.getByLabel(/^Password/);
     await password.fill('whatever-password');
     await page.getByRole('button', { name: 'Add node' }).click();
@@ -349,7 +347,7 @@ describe('console: nodes and certificates', () => {
     await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes`);
     await page.getByRole('heading', { name: 'lab 的节点', level: 1 }).waitFor();
     const added = await world.gql<{ addNode: { id: string } }>('mutation($input: AddNodeInput!) { addNode(input: $input) { id } }', {
-      input: { clusterId: world.clusterId, hostname: 'nobody', ip: NOBODY_IP, password: 'irrelevant' },
+      input: { clusterId: world.clusterId, hostname: 'nobody', ip: world.lab.unassignedIps[0], password: 'irrelevant' },
     });
     const nobodyId = added.data?.addNode.id;
     expect(nobodyId).toBeTruthy();

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScaleOutWorld, approveUntilSettled, startScaleOutWorld } from '../support/scale-out-world';
+import { overHttps } from '../support/service-https';
 
 const RUN = `query($id: ID!) { node(id: $id) {
   status statusReason
@@ -175,32 +176,38 @@ describe('installs survive faults', () => {
     expect(runs[1].startStep).toBe('INSTALL_PACKAGES');
   }, 400_000);
 
-  it('lets an agent token report for its own run only, and not after the run has ended', async () => {
+  it('lets an agent token report for its own run only, over TLS only, and not after the run has ended', async () => {
     const [first, second] = await Promise.all(nodeIds.slice(0, 2).map(async (id) => (await runsOf(id))?.installRuns.at(-1)?.id ?? ''));
     const config = await world.lab.exec('h1', ['cat', `/opt/ccos-scaler/runs/${first}/config.json`]);
-    const token = (JSON.parse(config.stdout) as { token: string }).token;
+    const { token, apiUrl, serviceTls } = JSON.parse(config.stdout) as { token: string; apiUrl: string; serviceTls: { caCertificates: string } };
     expect(token).toMatch(/^agt_/);
-    const report = (runId: string, seq: number) =>
-      fetch(`${world.api.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({
-          query: 'mutation($input: ReportStepInput!) { reportStep(input: $input) { accepted duplicate } }',
-          variables: { input: { runId, seq, step: 'PREFLIGHT', status: 'STARTED', occurredAt: new Date().toISOString() } },
-        }),
-      }).then((response) => response.json() as Promise<{ errors?: Array<{ message: string; extensions: { code: string } }> }>);
+    expect(apiUrl).toBe(`https://${world.lab.gateway}:${world.api.port}`);
+    const ca = serviceTls.caCertificates;
+    const reportBody = (runId: string, seq: number) => JSON.stringify({
+      query: 'mutation($input: ReportStepInput!) { reportStep(input: $input) { accepted duplicate } }',
+      variables: { input: { runId, seq, step: 'PREFLIGHT', status: 'STARTED', occurredAt: new Date().toISOString() } },
+    });
+    const report = async (runId: string, seq: number) =>
+      (await overHttps(`${apiUrl}/graphql`, { ca, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: reportBody(runId, seq) }))
+        .json<{ errors?: Array<{ message: string; extensions: { code: string } }> }>();
     const forOther = await report(second, 999);
     expect(forOther.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
     expect(await storedEvents(second)).not.toContain(999);
+    // The same token on plain HTTP is refused whatever it asks.
+    const plain = await fetch(`${world.api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: reportBody(first, 998) });
+    expect(plain.status).toBe(403);
+    expect(((await plain.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]?.extensions.code).toBe('HTTPS_REQUIRED');
+    expect(await storedEvents(first)).not.toContain(998);
     // Its own run is over: a re-sent event is a harmless duplicate, and the node's status does not move.
     const resent = await report(first, 1);
     expect(resent).toMatchObject({ data: { reportStep: { accepted: true, duplicate: true } } });
-    const forged = await fetch(`${world.api.url}/graphql`, {
+    const forged = await overHttps(`${apiUrl}/graphql`, {
+      ca,
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer agt_forged' },
       body: JSON.stringify({ query: '{ agentRun { runId } }' }),
-    }).then((response) => response.json() as Promise<{ errors?: Array<{ extensions: { code: string } }> }>);
-    expect(forged.errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
-    expect((await fetch(`${world.api.url}/artifacts/manifest`, { headers: { authorization: 'Bearer agt_forged' } })).status).toBe(401);
+    });
+    expect(forged.json<{ errors?: Array<{ extensions: { code: string } }> }>().errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
+    expect((await overHttps(`${apiUrl}/artifacts/manifest`, { ca, headers: { authorization: 'Bearer agt_forged' } })).status).toBe(401);
   });
 });

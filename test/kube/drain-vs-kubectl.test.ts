@@ -2,10 +2,13 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKubeClient, drainNode, type DrainEvent, type DrainOptions, type DrainResult, type KubeClient } from '@ccos/api/data-access-kube';
+import { createKubeClient, drainNode, type DrainEvent, type DrainOptions, type DrainResult, type KubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRAIN_FLAG_COMBOS, DRAIN_SEED, KUBECTL, type KubectlRun, drainFlags, kubectl as runKubectl, refusedByReason } from '../support/kubectl-drain';
+
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 /**
  * drainNode against the real kubectl: two simulators seeded with the same YAML, `kubectl drain`
@@ -28,7 +31,7 @@ async function side(): Promise<Side> {
   const home = join(dir, `side-${counter++}`);
   const kubeconfig = `${home}.kubeconfig`;
   await writeFile(kubeconfig, sim.kubeconfig, { mode: 0o600 });
-  const client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+  const client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
   return { sim, client, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache') } };
 }
 

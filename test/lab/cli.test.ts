@@ -4,14 +4,15 @@ import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LAB_STATE_DIR, stopLab, type LabDescription } from '@ccos/tools/lab';
+import { listLabs, stopLab, subnetContains, type LabDescription } from '@ccos/tools/lab';
+import { labTraces, netnsInodes } from './lab-process';
 import { fetchWorkerConfig } from './ignition-apply';
 import { systemSsh } from './ssh-session';
 
 /**
  * The CLI: `up` leaves a daemon serving the VIP and writes lab.json,
- * `fault` reaches that daemon, `down` removes everything (lab.json too);
- * without root it says so.
+ * `status` lists it, `fault` reaches that daemon, `down` removes all of it
+ * (lab.json too); without root it says so.
  */
 function lab(args: readonly string[], asUser?: number): Promise<{ code: number; stdout: string; stderr: string }> {
   const node = [process.execPath, '--import', 'tsx', 'tools/lab/src/main.ts', ...args];
@@ -51,9 +52,12 @@ async function withCheckoutReachable<T>(run: () => Promise<T>): Promise<T> {
 
 describe('lab CLI', () => {
   let dir = '';
+  let labId: string | undefined;
 
   afterAll(async () => {
-    await stopLab();
+    if (labId !== undefined) {
+      await stopLab(labId);
+    }
     if (dir) {
       await rm(dir, { recursive: true, force: true });
     }
@@ -62,34 +66,47 @@ describe('lab CLI', () => {
   it('brings a lab up with a daemon, injects a fault through it, and takes it down', async () => {
     dir = await mkdtemp(join(tmpdir(), 'ccos-lab-cli-'));
     const out = join(dir, 'lab.json');
-    const up = await lab(['up', '--hosts', '2', '--password', 'cli-pass', '--out', out]);
+    const up = await lab(['up', '--hosts', '2', '--password', 'cli-pass', '--out', out, '--name', 'cli-test']);
     expect(up, up.stderr).toMatchObject({ code: 0 });
     const description = JSON.parse(await readFile(out, 'utf8')) as LabDescription;
-    expect(description).toMatchObject({ gateway: '198.18.0.1', vip: '198.18.0.2', artifactsDir: `${LAB_STATE_DIR}/artifacts` });
-    expect(description.hosts.map(({ hostname, ip, port, user, password }) => ({ hostname, ip, port, user, password }))).toEqual([
-      { hostname: 'h1', ip: '198.18.0.11', port: 22, user: 'root', password: 'cli-pass' },
-      { hostname: 'h2', ip: '198.18.0.12', port: 22, user: 'root', password: 'cli-pass' },
+    labId = description.id;
+    expect(up.stdout).toContain(`lab ${description.id} up`);
+    expect(description).toMatchObject({ name: 'cli-test', artifactsDir: `${description.stateDir}/artifacts` });
+    for (const ip of [description.gateway, description.vip, ...description.hosts.map((host) => host.ip)]) {
+      expect(subnetContains(description.subnet, ip)).toBe(true);
+    }
+    expect(description.hosts.map(({ hostname, port, user, password }) => ({ hostname, port, user, password }))).toEqual([
+      { hostname: 'h1', port: 22, user: 'root', password: 'cli-pass' },
+      { hostname: 'h2', port: 22, user: 'root', password: 'cli-pass' },
     ]);
     const host = description.hosts[1];
     if (host === undefined) {
       throw new Error('expected two hosts');
     }
     expect((await systemSsh(host, { password: 'cli-pass' }, 'hostname')).stdout).toBe('h2\n');
+    // The daemon owns the lab now that `up` has exited; status lists it and prints its lab.json.
+    expect((await listLabs()).find((entry) => entry.id === description.id)?.owner).toMatchObject({ alive: true, command: expect.stringContaining('lab-daemon.cjs') });
+    const listed = await lab(['status']);
+    expect(listed.stdout).toMatch(new RegExp(`^${description.id}\\s+${description.subnet.replaceAll('.', '\\.')}\\s+cli-test\\s+2 hosts`, 'm'));
+    expect(JSON.parse((await lab(['status', description.id])).stdout)).toEqual(description);
 
     expect((await fetchWorkerConfig(description.machineConfigServer, description.machineConfigCaCert)).status).toBe(200);
-    expect((await lab(['fault', 'mcs', 'html', '--status', '503'])).code).toBe(0);
+    expect((await lab(['fault', '--lab', description.id, 'mcs', 'html', '--status', '503'])).code).toBe(0);
     await expect.poll(async () => (await fetchWorkerConfig(description.machineConfigServer, description.machineConfigCaCert)).status, { timeout: 5000 }).toBe(503);
-    const swap = await lab(['fault', 'swap', 'on', 'h2']);
+    const swap = await lab(['fault', '--lab', description.id, 'swap', 'on', 'h2']);
     expect(swap.code).toBe(0);
-    expect((await lab(['exec', 'h2', '--', 'swapon', '--show'])).stdout).toContain('/dev/dm-1');
-    const latency = await lab(['fault', 'latency', 'h1', '100ms']);
+    expect((await lab(['exec', '--lab', description.id, 'h2', '--', 'swapon', '--show'])).stdout).toContain('/dev/dm-1');
+    const latency = await lab(['fault', '--lab', description.id, 'latency', 'h1', '100ms']);
     expect(latency.code === 0 || /netem is not available/.test(latency.stderr)).toBe(true);
 
-    const down = await lab(['down']);
+    const inodes = netnsInodes(description);
+    const down = await lab(['down', description.id]);
     expect(down, down.stderr).toMatchObject({ code: 0 });
+    labId = undefined;
     expect(existsSync(out)).toBe(false);
-    expect(existsSync(LAB_STATE_DIR)).toBe(false);
+    expect(labTraces(description, inodes)).toEqual([]);
     await expect(fetchWorkerConfig(description.machineConfigServer, description.machineConfigCaCert)).rejects.toThrow();
+    expect((await lab(['down', description.id])).code).toBe(1);
   });
 
   it('refuses to run without root, saying why', async () => {

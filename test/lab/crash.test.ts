@@ -1,46 +1,64 @@
-import { spawn } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LAB_PREFIX, LAB_STATE_DIR, startLab, stopLab } from '@ccos/tools/lab';
+import { listLabs, startLab, stopLab } from '@ccos/tools/lab';
+import { type LabProcess, labTraces, netnsInodes, startLabProcess } from './lab-process';
 import { systemSsh } from './ssh-session';
 
-/** A lab whose owner died (SIGKILL) is cleaned up by the next `up`, and by `down`. */
-function startAndKill(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/lab/fixtures/start-lab-and-wait.ts', '2'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString().startsWith('up')) {
-        child.kill('SIGKILL');
-      }
-    });
-    child.on('exit', () => resolve());
-    child.on('error', reject);
-  });
-}
-
+/**
+ * A lab whose owner died (SIGKILL) is cleaned up by the next start, and by
+ * `lab prune` (stopLab without an id); a lab whose owner still runs is left
+ * alone by both.
+ */
 describe('lab after a crash', () => {
+  let survivor: LabProcess | undefined;
+
   afterAll(async () => {
+    await survivor?.stop();
     await stopLab();
   });
 
-  it('removes the leftovers of a killed lab on the next up and on down', async () => {
-    await startAndKill();
-    // The owner is dead but its hosts live on.
-    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).toContain(`${LAB_PREFIX}-h2`);
-    const lab = await startLab({ hosts: 1 });
-    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(`${LAB_PREFIX}-h2`);
-    const host = lab.hosts[0];
-    expect(host).toBeDefined();
-    if (host !== undefined) {
-      expect((await systemSsh(host, { identityFile: lab.privateKeyPath }, 'hostname')).stdout).toBe('h1\n');
+  it('removes only the dead lab: on the next start and on prune', async () => {
+    survivor = await startLabProcess(1, 'crash-survivor');
+    const alive = survivor.lab;
+    const aliveHost = alive.hosts[0];
+    if (aliveHost === undefined) {
+      throw new Error('expected a host');
     }
-    await lab.stop();
+    const hostname = async () => (await systemSsh(aliveHost, { identityFile: alive.privateKeyPath }, 'hostname')).stdout;
+    expect(await hostname()).toBe(`${aliveHost.hostname}\n`);
 
-    await startAndKill();
-    await stopLab();
-    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(LAB_PREFIX);
-    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(LAB_STATE_DIR);
-    expect(existsSync(LAB_STATE_DIR)).toBe(false);
+    const crashed = await startLabProcess(2, 'crash-victim');
+    const crashedInodes = netnsInodes(crashed.lab);
+    await crashed.kill();
+    // The owner is dead but its hosts live on.
+    expect(labTraces(crashed.lab, crashedInodes)).toEqual(expect.arrayContaining([`netns ${crashed.lab.namePrefix}h2`, `link ${crashed.lab.bridge}`]));
+    expect((await listLabs()).find((lab) => lab.id === crashed.lab.id)?.owner.alive).toBe(false);
+
+    const logged: string[] = [];
+    const next = await startLab({ hosts: 1, name: 'crash-next', log: (message) => logged.push(message) });
+    try {
+      expect(logged.join('\n')).toContain(`removing the leftovers of lab ${crashed.lab.id}`);
+      expect(labTraces(crashed.lab, crashedInodes)).toEqual([]);
+      expect((await listLabs()).map((lab) => lab.id)).not.toContain(crashed.lab.id);
+      expect(await hostname()).toBe(`${aliveHost.hostname}\n`);
+      const nextHost = next.hosts[0];
+      if (nextHost !== undefined) {
+        expect((await systemSsh(nextHost, { identityFile: next.privateKeyPath }, 'hostname')).stdout).toBe('h1\n');
+      }
+    } finally {
+      await next.stop();
+    }
+
+    const pruned = await startLabProcess(2, 'crash-pruned');
+    const prunedInodes = netnsInodes(pruned.lab);
+    await pruned.kill();
+    expect(await stopLab()).toEqual([pruned.lab.id]);
+    expect(labTraces(pruned.lab, prunedInodes)).toEqual([]);
+    expect(await hostname()).toBe(`${aliveHost.hostname}\n`);
+    await expect(stopLab(alive.id)).rejects.toThrow(/still runs/);
+
+    const aliveInodes = netnsInodes(alive);
+    await survivor.stop();
+    survivor = undefined;
+    expect(labTraces(alive, aliveInodes)).toEqual([]);
   });
 });

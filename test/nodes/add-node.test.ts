@@ -83,7 +83,7 @@ describe('addNode against real SSH hosts', () => {
       const id = await world.addHost(3);
       const failed = await world.waitForStatus(id, ['UNREACHABLE'], 20_000);
       expect(Date.now() - started).toBeLessThan(3000 + 3000);
-      expect(failed.statusReason).toContain('198.18.0.14:22');
+      expect(failed.statusReason).toContain(`${world.lab.hosts[3].ip}:22`);
       // A node that never joined can be forgotten.
       const deleted = await world.gql('mutation($id: ID!) { deleteNodeRecord(nodeId: $id) { hostname } }', { id });
       expect(deleted.errors).toBeUndefined();
@@ -147,7 +147,7 @@ describe('addNode against real SSH hosts', () => {
 
   it('refuses a second node with the same hostname or IP in the cluster', async () => {
     const host = world.lab.hosts[0];
-    const sameName = await world.gql(ADD, { input: { clusterId: world.clusterId, hostname: 'h1', ip: '198.18.0.99', sshUser: 'root', password: 'x' } });
+    const sameName = await world.gql(ADD, { input: { clusterId: world.clusterId, hostname: 'h1', ip: world.lab.unassignedIps[0], sshUser: 'root', password: 'x' } });
     expect(sameName.errors?.[0]).toMatchObject({ extensions: { code: 'CONFLICT', field: 'input.hostname' } });
     const sameIp = await world.gql(ADD, { input: { clusterId: world.clusterId, hostname: 'other', ip: host.ip, sshUser: 'root', password: 'x' } });
     expect(sameIp.errors?.[0]).toMatchObject({ extensions: { code: 'CONFLICT', field: 'input.ip' } });

@@ -1,8 +1,11 @@
 import pg from 'pg';
-import { createKubeClient, type KubeClient } from '@ccos/api/data-access-kube';
+import { createKubeClient, type KubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { generateCertificateRequest } from '@ccos/tools/kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScaleOutWorld, approveUntilSettled, startScaleOutWorld } from '../support/scale-out-world';
+
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 /**
  * Removal of a host the real agent installed on a lab host (sshd in a namespace, stand-in
@@ -86,7 +89,7 @@ describe('removing a node the agent installed on a lab host', () => {
 
   beforeAll(async () => {
     world = await startScaleOutWorld({ hosts: 1 });
-    kube = createKubeClient({ apiServerUrl: world.sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: world.sim.kubeconfig } });
+    kube = createKubeClient({ addresses: LOOPBACK, apiServerUrl: world.sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: world.sim.kubeconfig } });
     // Another worker, so h1 is not the last one.
     world.sim.api.seed(world.sim.resource('nodes'), {
       apiVersion: 'v1',

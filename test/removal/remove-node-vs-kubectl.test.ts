@@ -1,11 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKubeClient, type KubeClient } from '@ccos/api/data-access-kube';
+import { createKubeClient, type KubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiProcess, startApiProcess } from '../support/api-process';
 import { DRAIN_FLAG_COMBOS, DRAIN_SEED, type DrainFlagOptions, drainFlags, kubectl, refusedByReason } from '../support/kubectl-drain';
+
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 /**
  * removeNode, through the built API over GraphQL, against the seed's manual procedure with the
@@ -42,7 +45,7 @@ async function side(): Promise<Side> {
   const sim = await startKubeSim({ seed: DRAIN_SEED, orphanedPodGcSeconds: -1 });
   const kubeconfig = join(dir, `side-${counter++}.kubeconfig`);
   await writeFile(kubeconfig, sim.kubeconfig, { mode: 0o600 });
-  const client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+  const client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
   return { sim, client, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache') } };
 }
 

@@ -17,8 +17,7 @@ import {
   type SshConnectOptions,
   type SshTarget,
 } from '@ccos/api/data-access-ssh';
-import { startLab, type Lab, type LabHost } from '@ccos/tools/lab';
-import { acquireLabLock, LAB_LOCK_TIMEOUT_MS } from '../support/lab-lock';
+import { LAB_LOCK_TIMEOUT_MS, startLab, type Lab, type LabHost } from '@ccos/tools/lab';
 
 /**
  * data-access-ssh against real OpenSSH sshd on lab hosts: login by password
@@ -32,13 +31,14 @@ const WRONG_PASSWORD = 'e2e-Wrong-Guess-71ab';
 const PASSPHRASE = 'e2e-key-Passphrase-5d2e';
 
 let lab: Lab | undefined;
-let releaseLab: () => Promise<void> = async () => undefined;
 let workDir = '';
 let labKey = '';
 let pemKey = '';
 const caught: unknown[] = [];
 const hosts = (): LabHost[] => (lab as Lab).hosts as LabHost[];
 const host = (n: number): LabHost => hosts()[n - 1] as LabHost;
+/** A host's address as a regular expression part. */
+const ipPattern = (h: LabHost): string => h.ip.replaceAll('.', '\\.');
 
 function passwordTarget(h: LabHost, change: Partial<SshTarget> = {}): SshTarget {
   return { host: h.ip, port: h.port, username: h.user, auth: { kind: 'password', password: PASSWORD }, ...change };
@@ -66,8 +66,18 @@ describe('data-access-ssh against lab sshd', () => {
     workDir = await mkdtemp(join(tmpdir(), 'ccos-ssh-e2e-'));
     execFileSync('ssh-keygen', ['-q', '-t', 'rsa', '-b', '2048', '-m', 'PEM', '-N', PASSPHRASE, '-C', 'e2e-pem', '-f', join(workDir, 'pem_rsa')]);
     pemKey = readFileSync(join(workDir, 'pem_rsa'), 'utf8');
-    releaseLab = await acquireLabLock({ onWait: (holder) => console.log(`waiting for the lab lock held by pid ${holder.pid} (${holder.command})`) });
-    lab = await startLab({ hosts: 10, password: PASSWORD, authorizedKeys: [readFileSync(join(workDir, 'pem_rsa.pub'), 'utf8')], artifacts: false });
+    lab = await startLab({
+      hosts: 10,
+      password: PASSWORD,
+      authorizedKeys: [readFileSync(join(workDir, 'pem_rsa.pub'), 'utf8')],
+      artifacts: false,
+      name: 'test/ssh',
+      log: (message) => {
+        if (message.startsWith('waiting')) {
+          console.log(message);
+        }
+      },
+    });
     labKey = readFileSync(lab.privateKeyPath, 'utf8');
   }, LAB_LOCK_TIMEOUT_MS + 120_000);
 
@@ -75,7 +85,6 @@ describe('data-access-ssh against lab sshd', () => {
     try {
       await lab?.stop();
     } finally {
-      await releaseLab();
       await rm(workDir, { recursive: true, force: true });
     }
   });
@@ -136,7 +145,7 @@ describe('data-access-ssh against lab sshd', () => {
       const elapsed = Date.now() - started;
       console.log(`wrong password: AUTH_FAILED after ${elapsed} ms (sshd's PAM delays a failure by about 2 s)`);
       expect(elapsed).toBeLessThan(5_000);
-      expect(error.message).toMatch(/root@?.*198\.18\.0\.12:2222 failed: the server rejected the password/);
+      expect(error.message).toMatch(new RegExp(`root@?.*${ipPattern(h2)}:2222 failed: the server rejected the password`));
       expect(attempts).toEqual(['none', 'password']);
       // sshd writes the failure after it answers; give it a moment.
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -163,7 +172,7 @@ describe('data-access-ssh against lab sshd', () => {
       console.log(`cut link: UNREACHABLE after ${elapsed} ms (connect timeout 1500 ms)`);
       expect(elapsed).toBeGreaterThanOrEqual(1_400);
       expect(elapsed).toBeLessThan(1_500 + 2_000);
-      expect(error.message).toMatch(/Cannot reach SSH at 198\.18\.0\.13:22: no answer within 1\.5 s/);
+      expect(error.message).toMatch(new RegExp(`Cannot reach SSH at ${ipPattern(h3)}:22: no answer within 1\\.5 s`));
     } finally {
       await (lab as Lab).faults.restoreLink(h3.id);
     }
@@ -177,7 +186,7 @@ describe('data-access-ssh against lab sshd', () => {
       const error = await expectSshError(openSshSession(passwordTarget(h4)), 'UNREACHABLE');
       expect(Date.now() - started).toBeLessThan(1_000);
       expect(error.code).toBe('ECONNREFUSED');
-      expect(error.message).toMatch(/198\.18\.0\.14:22: connection refused.*sshd is running/);
+      expect(error.message).toMatch(new RegExp(`${ipPattern(h4)}:22: connection refused.*sshd is running`));
     } finally {
       await (lab as Lab).faults.startSshd(h4.id);
     }
@@ -299,7 +308,7 @@ describe('data-access-ssh against lab sshd', () => {
 
       // Without sudo, SFTP as this user cannot write a root-owned folder: a clear REMOTE_FAILED.
       const denied = await expectSshError(uploadFile(session, { source: Buffer.from('x'), remotePath: '/opt/agent', sudo: false }), 'REMOTE_FAILED');
-      expect(denied.message).toMatch(/Creating \/opt\/\.agent\.ccos-upload-[0-9a-f]+ on 198\.18\.0\.18:22 failed: Permission denied/);
+      expect(denied.message).toMatch(new RegExp(`Creating /opt/\\.agent\\.ccos-upload-[0-9a-f]+ on ${ipPattern(h8)}:22 failed: Permission denied`));
     } finally {
       await session.close();
     }

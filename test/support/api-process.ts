@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,6 +15,8 @@ export const API_BUNDLE = resolve('dist/apps/api/main.js');
 export interface ApiProcessOptions {
   /** Extra environment; DATABASE_URL is set to a fresh test database unless `embedded` is true. */
   readonly env?: Record<string, string>;
+  /** Another replica: run on this database (another process's), which stays its owner's to drop. */
+  readonly database?: TestDatabase;
   /** Run on the embedded database in `dataDir` instead of the real Postgres server. */
   readonly embedded?: boolean;
   readonly dataDir?: string;
@@ -51,7 +54,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   if (!existsSync(API_BUNDLE)) {
     throw new Error(`${API_BUNDLE} is missing: build first (npx nx run api:build)`);
   }
-  const database = options.embedded ? null : await createTestDatabase('ccos_e2e');
+  const database = options.embedded ? null : (options.database ?? (await createTestDatabase('ccos_e2e')));
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'ccos-e2e-api-')));
   const port = options.port ?? (await freePort());
   const host = options.host ?? '127.0.0.1';
@@ -63,6 +66,8 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     DATA_DIR: dataDir,
     ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
     LOG_LEVEL: 'debug',
+    // kube-sim listens on 127.0.0.1; tests that check the refusal set ALLOW_CLUSTER_ADDRESSES themselves.
+    ALLOW_CLUSTER_ADDRESSES: 'loopback',
     ...(database ? { DATABASE_URL: database.url, SECRET_KEY: E2E_SECRET_KEY } : {}),
     ...options.env,
   };
@@ -177,7 +182,9 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
       await kill();
       // On the embedded database the audit rows go with the process; the log and responses are still checked.
       const rows = await auditRows();
-      await database?.drop();
+      if (!options.database) {
+        await database?.drop();
+      }
       if (!options.dataDir) {
         await rm(dataDir, { recursive: true, force: true });
       }
@@ -196,5 +203,44 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
       const address = server.address();
       server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
     });
+  });
+}
+
+export interface GraphqlAnswer<T> {
+  readonly status: number;
+  readonly data?: T | null;
+  readonly errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+}
+
+/**
+ * A GraphQL request over a TCP connection of its own from `localAddress` (any 127.x.y.z
+ * works on loopback), so a test can play clients at different addresses.
+ */
+export function graphqlFrom<T = Record<string, unknown>>(
+  url: string,
+  localAddress: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<GraphqlAnswer<T>> {
+  const body = JSON.stringify({ query, variables });
+  return new Promise((resolveAnswer, reject) => {
+    const call = request(
+      `${url}/graphql`,
+      { method: 'POST', localAddress, agent: false, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => {
+          try {
+            resolveAnswer({ status: response.statusCode ?? 0, ...(JSON.parse(text) as Omit<GraphqlAnswer<T>, 'status'>) });
+          } catch {
+            reject(new Error(`HTTP ${response.statusCode}: not GraphQL: ${text.slice(0, 200)}`));
+          }
+        });
+      },
+    );
+    call.on('error', reject);
+    call.end(body);
   });
 }

@@ -1,16 +1,17 @@
 import { resolve } from 'node:path';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
-import { type Lab, GATEWAY_IP, VIP, startLab } from '@ccos/tools/lab';
+import { type Lab, startLab } from '@ccos/tools/lab';
 import { type ApiProcess, freePort, startApiProcess } from './api-process';
-import { acquireLabLock } from './lab-lock';
 
 export const AGENT_EXECUTABLE = resolve('dist/apps/boot-worker/boot-worker');
 
 export interface ScaleOutWorldOptions {
   readonly hosts: number;
+  /** What the lab is for, shown by `npm run lab -- status` (default `scale-out-world`). */
+  readonly name?: string;
   readonly csrAutoApprove?: boolean;
-  /** Extra environment for the API process. */
-  readonly apiEnv?: Record<string, string>;
+  /** Extra environment for the API process (a function of the lab when it needs the lab's addresses). */
+  readonly apiEnv?: Record<string, string> | ((lab: Lab) => Record<string, string>);
   /** Stand-in kubelet settings. */
   readonly kubelet?: { readonly csrTimeoutSeconds?: number; readonly heartbeatSeconds?: number; readonly readyDelaySeconds?: number };
 }
@@ -20,7 +21,8 @@ export type NodeStatusView = { id: string; hostname: string; status: string; sta
 /**
  * Everything a scale-out test needs, real: kube-sim as the cluster, lab hosts running
  * sshd, the built API process reachable from the hosts at the lab gateway, and a
- * cluster registered with the VIP and the machine config server's CA.
+ * cluster registered with the VIP and the machine config server's CA. The lab is the
+ * test's own, next to any others on the machine, so tests need not wait for each other.
  */
 export interface ScaleOutWorld {
   readonly sim: KubeSim;
@@ -37,18 +39,20 @@ export interface ScaleOutWorld {
 }
 
 export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise<ScaleOutWorld> {
-  const releaseLab = await acquireLabLock();
-  const cleanups: Array<() => Promise<void>> = [releaseLab];
+  const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) {
       await cleanup().catch(() => undefined);
     }
   };
   try {
-    const sim = await startKubeSim({ tlsSans: [VIP, GATEWAY_IP] });
+    // The lab's VIP is not known before the lab starts, so the certificate does not name it;
+    // the lab then gives the kubelets tls-server-name.
+    const sim = await startKubeSim();
     cleanups.push(() => sim.stop());
     const lab = await startLab({
       hosts: options.hosts,
+      name: options.name ?? 'scale-out-world',
       kubeconfig: sim.kubeconfig,
       kubelet: { csrTimeoutSeconds: 600, heartbeatSeconds: 5, readyDelaySeconds: 1, ...options.kubelet },
     });
@@ -58,13 +62,13 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
       host: '0.0.0.0',
       port,
       env: {
-        AGENT_API_URL: `http://${lab.gateway}:${port}`,
+        AGENT_API_URL: `https://${lab.gateway}:${port}`,
         ARTIFACTS_DIR: lab.artifactsDir,
         AGENT_BINARY: AGENT_EXECUTABLE,
         MIN_MEMORY_MB: '256',
         MIN_CPUS: '1',
         LOG_LEVEL: 'info',
-        ...options.apiEnv,
+        ...(typeof options.apiEnv === 'function' ? options.apiEnv(lab) : options.apiEnv),
       },
     });
     cleanups.push(() => api.stop());

@@ -8,6 +8,6 @@ import type { ApiServices } from './app/schema';
 export const SCHEMA_FILE = 'libs/shared/api-schema/schema.graphql';
 
 const unused = new Proxy({}, { get: () => { throw new Error('emitting the schema runs no resolver'); } });
-const services = { users: unused, clusters: unused, audit: unused, events: createInProcessEventBus() } as unknown as ApiServices;
+const services = { users: unused, sessions: unused, clusters: unused, audit: unused, events: createInProcessEventBus() } as unknown as ApiServices;
 await writeFile(SCHEMA_FILE, printApiSchema(await buildApiSchema(services)));
 console.log(`wrote ${SCHEMA_FILE}`);

@@ -1,20 +1,66 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { startKubeSim } from '@ccos/tools/kube-sim';
-import { GATEWAY_IP, VIP, requireRoot, startLab } from '@ccos/tools/lab';
+import { requireRoot, startLab } from '@ccos/tools/lab';
+import { DEMO_WORKLOADS_SEED, startDemoWorkloads } from './demo-workloads';
 
 /**
  * `npm run demo`: the whole product on one machine, to click through by hand.
- * kube-sim plays the cluster, lab hosts (real sshd in network namespaces) play freshly
- * installed servers, and the installer service runs with its embedded database and
- * the cluster already registered. Needs root (for the lab). Ctrl+C tears it all down.
+ * kube-sim plays the cluster (with sample workloads that show up on the nodes you
+ * install), a lab of its own (real sshd in network namespaces, next to any other labs
+ * on the machine) plays freshly installed servers, and the installer service runs with
+ * its embedded database and the cluster already registered. Needs root (for the lab).
+ * Ctrl+C tears down what this demo started, and nothing else.
  */
 const PORT = Number(process.env['PORT'] ?? 4000);
 const HOSTS = Number(process.env['DEMO_HOSTS'] ?? 3);
 const DATA_DIR = resolve(process.env['DEMO_DATA_DIR'] ?? '.data-demo');
 const ADMIN_PASSWORD = process.env['ADMIN_PASSWORD'] ?? 'demo-admin-password';
+const POD_READY_SECONDS = Number(process.env['DEMO_POD_READY_SECONDS'] ?? 10);
+
+const say = (message: string) => console.log(message);
+
+/** What to undo on the way out, last first. */
+const cleanups: Array<{ what: string; undo: () => Promise<unknown> }> = [];
+/** The start-up step under way: a stop waits for it, so what it makes is undone too. */
+let starting: Promise<unknown> = Promise.resolve();
+let stopping: Promise<void> | null = null;
+let stopAsked = 0;
+
+function step<T>(work: Promise<T>): Promise<T> {
+  starting = work.catch(() => undefined);
+  return work;
+}
+
+function stop(code: number): Promise<void> {
+  stopping ??= (async () => {
+    await starting;
+    for (const { what, undo } of cleanups.reverse()) {
+      say(`demo: ${what}`);
+      await undo().catch((error: unknown) => say(`demo: ${what} failed: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    say('demo: stopped');
+    process.exit(code);
+  })();
+  return stopping;
+}
+
+/**
+ * A terminal's Ctrl+C reaches this process twice (tsx passes it on as well), so a
+ * second signal counts only a while after the first.
+ */
+function onSignal(signal: string): void {
+  if (stopping === null) {
+    stopAsked = Date.now();
+    say(`demo: ${signal}: stopping (Ctrl+C again in a few seconds leaves at once)`);
+    void stop(0);
+  } else if (Date.now() - stopAsked > 2000) {
+    say(`demo: ${signal} again: leaving at once; the next lab start removes what this lab leaves`);
+    process.exit(130);
+  }
+}
 
 async function main(): Promise<void> {
   requireRoot();
@@ -23,11 +69,24 @@ async function main(): Promise<void> {
       throw new Error(`${built} is missing: run \`npm run build\` first`);
     }
   }
-  // Every demo starts from scratch: a new simulated cluster, new hosts, an empty inventory.
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+
+  say(`demo: starting from scratch in ${DATA_DIR}`);
   await rm(DATA_DIR, { recursive: true, force: true });
   await mkdir(DATA_DIR, { recursive: true });
-  const sim = await startKubeSim({ tlsSans: [VIP, GATEWAY_IP], kubeconfigOut: resolve(DATA_DIR, 'kubeconfig') });
-  const lab = await startLab({ hosts: HOSTS, kubeconfig: sim.kubeconfig, log: (message) => console.log(`lab: ${message}`) });
+  say('demo: starting kube-sim (the cluster) with the sample workloads of tools/demo/src/demo-workloads.yaml');
+  // The lab's VIP is not known before the lab starts; the lab gives its kubelets tls-server-name.
+  const sim = await step(startKubeSim({ kubeconfigOut: resolve(DATA_DIR, 'kubeconfig'), seed: DEMO_WORKLOADS_SEED }));
+  cleanups.push({ what: 'stopping kube-sim', undo: () => sim.stop() });
+  say(`demo: starting a lab of ${HOSTS} hosts of its own (labs of others on this machine are left alone)`);
+  const lab = await step(startLab({ hosts: HOSTS, kubeconfig: sim.kubeconfig, name: `demo :${PORT}`, log: (message) => say(`lab: ${message}`) }));
+  cleanups.push({ what: `removing lab ${lab.id} (its own hosts, bridge and folder only)`, undo: () => lab.stop() });
+  await writeFile(resolve(DATA_DIR, 'lab.json'), `${JSON.stringify(lab.description, null, 2)}\n`, { mode: 0o600 });
+  const workloads = startDemoWorkloads({ kubeconfig: sim.kubeconfig, podReadySeconds: POD_READY_SECONDS, log: (message) => say(`workloads: ${message}`) });
+  cleanups.push({ what: 'stopping the sample workloads\' controllers', undo: () => workloads.stop() });
+
+  say(`demo: starting the installer service on port ${PORT}`);
   const api = spawn(process.execPath, ['--enable-source-maps', 'dist/apps/api/main.js'], {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: {
@@ -36,41 +95,54 @@ async function main(): Promise<void> {
       HOST: '0.0.0.0',
       DATA_DIR,
       ADMIN_PASSWORD,
-      AGENT_API_URL: `http://${lab.gateway}:${PORT}`,
+      AGENT_API_URL: `https://${lab.gateway}:${PORT}`,
       ARTIFACTS_DIR: lab.artifactsDir,
       MIN_MEMORY_MB: '256',
       MIN_CPUS: '1',
       LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
+      // The demo's kube-sim listens on 127.0.0.1, an address the service refuses by default.
+      ALLOW_CLUSTER_ADDRESSES: 'loopback',
     },
   });
-  const stop = async () => {
-    api.kill('SIGTERM');
-    await new Promise((done) => api.once('exit', done));
-    await lab.stop();
-    await sim.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  cleanups.push({ what: 'stopping the installer service', undo: () => stopProcess(api) });
+  api.once('exit', (code, signal) => {
+    if (stopping === null) {
+      say(`demo: the installer service exited (${signal ?? `code ${code ?? '?'}`}); stopping the rest`);
+      void stop(1);
+    }
+  });
 
   const url = `http://localhost:${PORT}`;
-  await waitForReady(url);
-  const token = await login(url);
-  await registerCluster(url, token, { sim, lab });
+  await step(waitForReady(url));
+  const token = await step(login(url));
+  await step(registerCluster(url, token, { sim, lab }));
   const hostsFile = resolve(DATA_DIR, 'demo-hosts.json');
   await writeFile(hostsFile, JSON.stringify(lab.hosts.map(({ hostname, ip, port, user, password }) => ({ hostname, ip, port, user, password })), null, 2));
-  console.log(
+  say(
     [
       '',
       `  ccos-scaler demo is up: ${url}  (user admin, password ${ADMIN_PASSWORD})`,
       `  cluster "demo" (kube-sim at ${sim.url}, VIP ${lab.vip}) is registered.`,
+      `  lab ${lab.id} on ${lab.subnet} (gateway ${lab.gateway}); its description is in ${resolve(DATA_DIR, 'lab.json')}.`,
       '  Hosts to add (录入节点) — hostname, IP, SSH user and password:',
       ...lab.hosts.map((host) => `    ${host.hostname.padEnd(6)} ${host.ip.padEnd(14)} ${host.user} / ${host.password}`),
-      `  (also in ${hostsFile}). kubectl: KUBECONFIG=${sim.kubeconfigPath ?? '(in memory)'} kubectl get nodes`,
-      '  Ctrl+C stops everything.',
+      `  (also in ${hostsFile}). kubectl: KUBECONFIG=${sim.kubeconfigPath ?? '(in memory)'} kubectl get pods -A -o wide`,
+      '  Sample workloads (shop/web with a PodDisruptionBudget, shop/cache with an emptyDir, shop/debug-shell',
+      '  without a controller, the DaemonSet monitoring/node-exporter) land on the first nodes you install:',
+      '  remove one of those to see the removal preview, the drain and the budget at work.',
+      '  Ctrl+C stops everything this demo started.',
       '',
     ].join('\n'),
   );
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 async function waitForReady(url: string): Promise<void> {
@@ -111,7 +183,6 @@ async function registerCluster(url: string, token: string, { sim, lab }: { sim: 
 }
 
 main().catch(async (error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+  say(`demo: failed: ${error instanceof Error ? error.message : String(error)}`);
+  await stop(1);
 });
-

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hostDirs } from './host-mounts';
 import type { LabHost } from './lab-host';
-import { statePaths } from './lab-layout';
+import type { LabLayout } from './lab-layout';
 import { setHostLink } from './network';
 import { generateHostKeys, hostKeyFingerprints, startSshd, stopSshd, type HostKeyType } from './sshd';
 import { STANDIN_FILES, readJson, type HostFaults } from './standins/host-state';
@@ -54,35 +54,36 @@ export function findHost(hosts: readonly LabHost[], ref: string): LabHost {
 
 /** Fault helpers for a lab's hosts. `afterVipChange` lets in-process services apply a VIP fault at once. */
 export function labFaults(
+  layout: LabLayout,
   hosts: readonly LabHost[],
   hostKeyTypes: readonly HostKeyType[],
   afterVipChange: () => Promise<void> = async () => undefined,
 ): LabFaults {
-  const dirsOf = (ref: string) => hostDirs(statePaths.host(findHost(hosts, ref).id));
+  const dirsOf = (ref: string) => hostDirs(layout.paths.host(findHost(hosts, ref).id));
   const updateHostFaults = async (ref: string, change: HostFaults) => {
     const file = join(dirsOf(ref).labState, STANDIN_FILES.faults);
     await writeFile(file, `${JSON.stringify({ ...readJson<HostFaults>(file, {}), ...change })}\n`);
   };
   const updateVip = async (change: (faults: VipFaults) => VipFaults) => {
-    writeVipFaults(statePaths.vipFaults, change(readVipFaults(statePaths.vipFaults)));
+    writeVipFaults(layout.paths.vipFaults, change(readVipFaults(layout.paths.vipFaults)));
     await afterVipChange();
   };
   return {
-    cutLink: (ref) => setHostLink(findHost(hosts, ref).id, findHost(hosts, ref).ip, false),
-    restoreLink: (ref) => setHostLink(findHost(hosts, ref).id, findHost(hosts, ref).ip, true),
-    addLatency: (ref, impairment) => impairLink(findHost(hosts, ref).id, impairment),
-    limitBandwidth: (ref, rate) => limitBandwidth(findHost(hosts, ref).id, rate),
-    clearTrafficControl: (ref) => clearTrafficControl(findHost(hosts, ref).id),
+    cutLink: (ref) => setHostLink(layout, findHost(hosts, ref).id, findHost(hosts, ref).ip, false),
+    restoreLink: (ref) => setHostLink(layout, findHost(hosts, ref).id, findHost(hosts, ref).ip, true),
+    addLatency: (ref, impairment) => impairLink(layout, findHost(hosts, ref).id, impairment),
+    limitBandwidth: (ref, rate) => limitBandwidth(layout, findHost(hosts, ref).id, rate),
+    clearTrafficControl: (ref) => clearTrafficControl(layout, findHost(hosts, ref).id),
     stopSshd: (ref) => stopSshd(dirsOf(ref).run),
     startSshd: async (ref) => {
-      await startSshd(findHost(hosts, ref).id, dirsOf(ref).run);
+      await startSshd(layout, findHost(hosts, ref).id, dirsOf(ref).run);
     },
     rekey: async (ref) => {
       const host = findHost(hosts, ref);
       const dirs = dirsOf(ref);
       await generateHostKeys(dirs.ssh, hostKeyTypes);
       await stopSshd(dirs.run);
-      await startSshd(host.id, dirs.run);
+      await startSshd(layout, host.id, dirs.run);
       return hostKeyFingerprints(dirs.ssh, hostKeyTypes);
     },
     setSwap: (ref, on) => updateHostFaults(ref, { swap: on }),

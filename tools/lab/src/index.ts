@@ -1,4 +1,4 @@
-export { startLab, attachLab, stopLab, requireRoot, LabPermissionError, type Lab, type LabOptions } from './lab';
+export { startLab, attachLab, stopLab, listLabs, requireRoot, LabPermissionError, type Lab, type LabOptions, type LabSummary } from './lab';
 export type { LabDescription } from './lab-state';
 export type { LabHost } from './lab-host';
 export type { LabFaults } from './faults';
@@ -11,5 +11,7 @@ export { KUBELET_PATHS } from './kubelet-files';
 export { PRIVATE_PATHS } from './host-mounts';
 export { workerIgnitionConfig, IGNITION_VERSION, type IgnitionConfig } from './ignition';
 export { fingerprintOfKeyBlob, fingerprintOfPublicKey, type HostKeyType } from './sshd';
-export { cleanupLab, type CleanupReport } from './lab-cleanup';
-export { BRIDGE_NAME, GATEWAY_IP, VIP, LAB_PREFIX, LAB_STATE_DIR } from './lab-layout';
+export { LAB_NAME_PREFIX, LAB_ROOT } from './lab-layout';
+export { LAB_RANGE, MAX_HOSTS, subnetContains } from './lab-network';
+export { LAB_LOCK_PATH, LAB_LOCK_TIMEOUT_MS, acquireLabLock, type LabLockHolder, type LabLockOptions } from './lab-lock';
+export { createCertificateAuthority, issueServerCertificate, type CertifiedKey } from './pki';

@@ -1,9 +1,9 @@
 import { copyFile, lstat, mkdir, readFile, stat, writeFile, chmod, chown } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { hostCommandPrefix, createHostNamespaces } from './host-namespaces';
+import { createHostNamespaces, detachNamespaceFiles, hostCommandPrefix } from './host-namespaces';
 import { checkMountOrder, hostMountPlan, mountCommands, type HostDirs } from './host-mounts';
-import { statePaths } from './lab-layout';
+import type { LabLayout } from './lab-layout';
 import { HOST_COMMANDS, SHADOWED_DIRS } from './standin-catalogue';
 import { STANDIN_FILES, type HostFaults, type HostLabConfig } from './standins/host-state';
 import { withRootPassword } from './password-hash';
@@ -25,6 +25,7 @@ export interface LabHost {
 
 /** Everything needed to build one host. */
 export interface HostSetup {
+  readonly layout: LabLayout;
   readonly host: LabHost;
   readonly dirs: HostDirs;
   readonly passwordHash: string;
@@ -56,20 +57,19 @@ export async function shadowedCommands(standinsDir: string): Promise<{ path: str
  */
 export async function createHost(setup: HostSetup, machineShadow: string): Promise<void> {
   await writeHostFiles(setup, machineShadow);
-  await createHostNamespaces(setup.host.id);
+  const { layout } = setup;
+  await createHostNamespaces(layout, setup.host.id);
   const plan = hostMountPlan(setup.dirs, setup.standinsDir, setup.shadowed);
   checkMountOrder(plan);
-  const prefix = hostCommandPrefix(setup.host.id);
-  // The namespace folder was copied into this mount namespace; detach it so
-  // the host holds no reference to other hosts' namespaces.
-  await runCommand([...prefix, 'umount', '-l', statePaths.namespaces]);
+  const prefix = hostCommandPrefix(layout, setup.host.id);
+  await detachNamespaceFiles(layout, setup.host.id);
   for (const mount of plan) {
     for (const argv of mountCommands(mount)) {
       await runCommand([...prefix, ...argv]);
     }
   }
   await runCommand([...prefix, 'hostname', setup.host.hostname]);
-  await startSshd(setup.host.id, setup.dirs.run);
+  await startSshd(layout, setup.host.id, setup.dirs.run);
 }
 
 async function writeHostFiles(setup: HostSetup, machineShadow: string): Promise<void> {

@@ -1,28 +1,35 @@
 import { join } from 'node:path';
+import { labNetwork, type LabNetwork } from './lab-network';
 
 /**
- * Names and addresses the lab owns on the machine. Everything it creates
- * carries the `ccoslab` prefix or lives in {@link LAB_STATE_DIR}, so cleanup
- * can find leftovers of a crashed run without any other record.
+ * Names and folders of the labs on a machine. Each lab has a two-character
+ * id; everything it creates on the machine carries `cclab<id>` (its bridge,
+ * its hosts' network namespaces and veth ends, at most 12 characters, within
+ * Linux's 15 for interfaces) or lives in its folder `<root>/<id>`, so its
+ * leftovers can be found from its id alone, and no lab's names are a prefix
+ * of another's.
+ *
+ * Labs of earlier versions of this code used `ccoslab0`, `ccoslab-h<N>` and
+ * `/run/ccos-lab`; none of those names matches these, so neither version's
+ * cleanup removes the other's labs.
  */
-export const LAB_PREFIX = 'ccoslab';
+export const LAB_NAME_PREFIX = 'cclab';
 
-/** The machine-side folder holding every host's files, keys, logs and the lab's own state. */
-export const LAB_STATE_DIR = process.env['CCOS_LAB_STATE_DIR'] ?? '/run/ccos-lab';
+/** The machine-side folder holding every lab's folder and the registry. */
+export const LAB_ROOT = process.env['CCOS_LAB_STATE_DIR'] ?? '/run/cclab';
 
-/** The bridge joining all hosts; it carries the gateway address and the VIP. */
-export const BRIDGE_NAME = `${LAB_PREFIX}0`;
+/** Which lab owns which slice: one file per lab (see lab-registry.ts). */
+export const REGISTRY_DIR = join(LAB_ROOT, 'registry');
 
-/** The test range. Nothing outside it is ever addressed. */
-export const SUBNET = '198.18.0.0/24';
-export const SUBNET_PREFIX_LENGTH = 24;
-/** The machine as the hosts see it: installer service, kube-sim forward. */
-export const GATEWAY_IP = '198.18.0.1';
-/** The cluster VIP: machine config server (22623) and the API forward (6443). */
-export const VIP = '198.18.0.2';
-/** Host N gets 198.18.0.(10+N). */
-export const FIRST_HOST_OCTET = 11;
-export const MAX_HOSTS = 240;
+/**
+ * Held, inside the lab lock, while the registry is read and changed. The lab
+ * lock may be shared with a parent process; this one never is, so two
+ * processes never pick a slice at once.
+ */
+export const REGISTRY_LOCK = join(LAB_ROOT, 'registry.lock');
+
+/** Lab ids: a letter, then a letter or digit. */
+export const LAB_ID_PATTERN = /^[a-z][a-z0-9]$/;
 
 export const API_PORT = 6443;
 export const MACHINE_CONFIG_PORT = 22623;
@@ -38,41 +45,73 @@ export function hostId(n: number): string {
   return `h${n}`;
 }
 
-/** The address of host number `n` (1-based). */
-export function hostIp(n: number): string {
-  if (!Number.isInteger(n) || n < 1 || n > MAX_HOSTS) {
-    throw new RangeError(`host number ${n} is outside 1..${MAX_HOSTS}`);
-  }
-  return `198.18.0.${FIRST_HOST_OCTET + n - 1}`;
+/** Everything one lab names on the machine. */
+export interface LabLayout {
+  readonly id: string;
+  readonly network: LabNetwork;
+  /** The lab's bridge: the gateway and the VIP live on it. */
+  readonly bridge: string;
+  /** What every network namespace and veth of the lab starts with (`cclab<id>-`). */
+  readonly namePrefix: string;
+  /** The `ip netns` name of a host. */
+  netnsName(hostId: string): string;
+  /** The machine-side end of a host's veth pair. */
+  vethName(hostId: string): string;
+  readonly paths: LabPaths;
 }
 
-/** The network namespace of a host (`ip netns` name). */
-export function netnsName(id: string): string {
-  return `${LAB_PREFIX}-${id}`;
-}
-
-/** The machine-side end of a host's veth pair (at most 15 characters). */
-export function vethName(id: string): string {
-  return `${LAB_PREFIX}-${id}`;
-}
-
-/** Paths inside {@link LAB_STATE_DIR}. */
-export const statePaths = {
-  root: LAB_STATE_DIR,
+/** Folders and files of one lab, all under its own folder. */
+export interface LabPaths {
+  readonly root: string;
   /** Persisted mount and UTS namespaces (a private bind mount of its own). */
-  namespaces: join(LAB_STATE_DIR, 'ns'),
-  hosts: join(LAB_STATE_DIR, 'hosts'),
-  standins: join(LAB_STATE_DIR, 'standins'),
-  bin: join(LAB_STATE_DIR, 'bin'),
-  pki: join(LAB_STATE_DIR, 'pki'),
-  artifacts: join(LAB_STATE_DIR, 'artifacts'),
-  state: join(LAB_STATE_DIR, 'state.json'),
-  daemonPid: join(LAB_STATE_DIR, 'daemon.pid'),
-  daemonLog: join(LAB_STATE_DIR, 'daemon.log'),
-  vipFaults: join(LAB_STATE_DIR, 'vip-faults.json'),
-  clientKey: join(LAB_STATE_DIR, 'id_ed25519'),
-  hostKubeconfig: join(LAB_STATE_DIR, 'kubeconfig-vip'),
-  host: (id: string) => join(LAB_STATE_DIR, 'hosts', id),
-  mountNamespace: (id: string) => join(LAB_STATE_DIR, 'ns', `${id}.mnt`),
-  utsNamespace: (id: string) => join(LAB_STATE_DIR, 'ns', `${id}.uts`),
-} as const;
+  readonly namespaces: string;
+  readonly hosts: string;
+  readonly standins: string;
+  readonly bin: string;
+  readonly pki: string;
+  readonly artifacts: string;
+  readonly state: string;
+  readonly daemonPid: string;
+  readonly daemonLog: string;
+  readonly vipFaults: string;
+  readonly clientKey: string;
+  readonly hostKubeconfig: string;
+  host(id: string): string;
+  mountNamespace(id: string): string;
+  utsNamespace(id: string): string;
+}
+
+/** The layout of lab `id` on `subnet`. */
+export function labLayout(id: string, subnet: string): LabLayout {
+  if (!LAB_ID_PATTERN.test(id)) {
+    throw new RangeError(`lab id ${JSON.stringify(id)} is not a letter followed by a letter or digit`);
+  }
+  const name = `${LAB_NAME_PREFIX}${id}`;
+  const root = join(LAB_ROOT, id);
+  return {
+    id,
+    network: labNetwork(subnet),
+    bridge: name,
+    namePrefix: `${name}-`,
+    netnsName: (host) => `${name}-${host}`,
+    vethName: (host) => `${name}-${host}`,
+    paths: {
+      root,
+      namespaces: join(root, 'ns'),
+      hosts: join(root, 'hosts'),
+      standins: join(root, 'standins'),
+      bin: join(root, 'bin'),
+      pki: join(root, 'pki'),
+      artifacts: join(root, 'artifacts'),
+      state: join(root, 'state.json'),
+      daemonPid: join(root, 'daemon.pid'),
+      daemonLog: join(root, 'daemon.log'),
+      vipFaults: join(root, 'vip-faults.json'),
+      clientKey: join(root, 'id_ed25519'),
+      hostKubeconfig: join(root, 'kubeconfig-vip'),
+      host: (host) => join(root, 'hosts', host),
+      mountNamespace: (host) => join(root, 'ns', `${host}.mnt`),
+      utsNamespace: (host) => join(root, 'ns', `${host}.uts`),
+    },
+  };
+}

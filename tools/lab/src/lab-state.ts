@@ -1,19 +1,33 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { LabHost } from './lab-host';
-import { statePaths } from './lab-layout';
+import type { LabLayout } from './lab-layout';
 import type { HostKeyType } from './sshd';
 
 /**
- * What `lab.json` holds: how to reach the hosts and the cluster endpoints
- * behind the VIP.
+ * What `lab.json` holds: which lab this is, how to reach the hosts and the
+ * cluster endpoints behind the VIP.
  */
 export interface LabDescription {
+  /** The lab's id: its names on the machine start with `cclab<id>`. */
+  readonly id: string;
+  /** What the lab is for (LabOptions.name), shown by `lab status`. */
+  readonly name?: string;
+  /** The lab's bridge (holds the gateway and the VIP). */
+  readonly bridge: string;
+  /** What the lab's network namespaces and veth ends are called (`cclab<id>-h1`, ...). */
+  readonly namePrefix: string;
   /** The machine as the hosts see it (installer service, kube-sim forward). */
   readonly gateway: string;
   /** The cluster VIP: machine config server on 22623, API forward on 6443. */
   readonly vip: string;
+  /** The lab's slice of 198.18.0.0/24, e.g. `198.18.0.64/27`. */
   readonly subnet: string;
   readonly hosts: readonly LabHost[];
+  /**
+   * Addresses on the lab's network that no host has: nothing answers there
+   * (for tests of an unreachable host), and no other lab uses them.
+   */
+  readonly unassignedIps: readonly string[];
   /** `https://<vip>:22623`; the worker config is at `/config/worker`. */
   readonly machineConfigServer: string;
   /** PEM of the CA that signed the machine config server's certificate. */
@@ -48,14 +62,14 @@ export interface LabRecord extends LabDescription {
 }
 
 /** Writes the lab's record. */
-export async function writeLabRecord(record: LabRecord): Promise<void> {
-  await writeFile(statePaths.state, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+export async function writeLabRecord(layout: LabLayout, record: LabRecord): Promise<void> {
+  await writeFile(layout.paths.state, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
 }
 
-/** Reads the lab's record, or null when no lab is up. */
-export async function readLabRecord(): Promise<LabRecord | null> {
+/** Reads the lab's record, or null when it is not (fully) up. */
+export async function readLabRecord(layout: LabLayout): Promise<LabRecord | null> {
   try {
-    return JSON.parse(await readFile(statePaths.state, 'utf8')) as LabRecord;
+    return JSON.parse(await readFile(layout.paths.state, 'utf8')) as LabRecord;
   } catch {
     return null;
   }

@@ -1,32 +1,36 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeArtifacts } from './artifacts';
 import { parseDuration } from './standins/kubelet/kubelet-options';
-import { LabPermissionError, attachLab, requireRoot, startLab, stopLab, type Lab } from './lab';
+import { LabPermissionError, attachLab, listLabs, requireRoot, startLab, stopLab, type Lab, type LabSummary } from './lab';
 import { NetemUnavailableError } from './traffic-control';
 
 /**
  * `npm run lab -- <command>`: bring test hosts up and down, write the
- * artifacts, inject faults. See tools/lab/README.md.
+ * artifacts, inject faults. Labs started here, by tests and by the demo run
+ * side by side. See tools/lab/README.md.
  */
 const USAGE = `usage: npm run lab -- <command>
 
   up --hosts N [--password P] [--authorized-key FILE]... [--kubeconfig FILE]
-     [--out lab.json] [--hostname-prefix h] [--csr-timeout 15m]
-                        bring up N hosts (cleans up any earlier lab first)
-  down                  remove everything the lab created
-  status                print the lab's description (lab.json) if one is up
+     [--out lab.json] [--hostname-prefix h] [--csr-timeout 15m] [--name NAME]
+                        bring up a lab of N hosts next to the others (first
+                        removes what labs whose owner died left)
+  down [LAB]            remove a lab \`up\` started (without LAB: the only one)
+  prune                 remove what labs whose owner died left
+  status [LAB]          list the labs on this machine, or print one's lab.json
   artifacts --out DIR   write the artifacts the installer service serves
-  exec HOST -- CMD...   run a command inside a host (as root, no SSH)
-  fault cut HOST | restore HOST
+  exec [--lab LAB] HOST -- CMD...   run a command inside a host (as root, no SSH)
+  fault [--lab LAB] cut HOST | restore HOST
   fault latency HOST 200ms [--loss 5%] [--jitter 10ms]   (needs tc netem)
   fault bandwidth HOST 1mbit | fault clear HOST
   fault sshd stop|start HOST | fault rekey HOST
   fault swap on|off HOST | fault time unsync|sync HOST
   fault mcs html|ok [--status 503] | fault port close|open 6443|22623
 
-HOST is an id (h1), a hostname or an IP.`;
+LAB is a lab id (\`status\` lists them); without --lab, exec and fault act on
+the only lab up. HOST is an id (h1), a hostname or an IP.`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -34,12 +38,15 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'up':
       return up(rest);
     case 'down':
+      return down(rest);
+    case 'prune': {
       requireRoot();
-      await stopLab();
-      process.stdout.write('lab down: nothing left\n');
+      const removed = await stopLab(undefined, (message) => process.stderr.write(`lab: ${message}\n`));
+      process.stdout.write(removed.length === 0 ? 'lab prune: no lab had lost its owner\n' : `lab prune: removed ${removed.join(', ')}\n`);
       return 0;
+    }
     case 'status':
-      return status();
+      return status(rest);
     case 'artifacts':
       return artifacts(rest);
     case 'exec':
@@ -69,6 +76,7 @@ async function up(args: readonly string[]): Promise<number> {
       out: { type: 'string', default: 'lab.json' },
       'hostname-prefix': { type: 'string' },
       'csr-timeout': { type: 'string' },
+      name: { type: 'string' },
     },
   });
   const hosts = Number(values.hosts);
@@ -89,25 +97,70 @@ async function up(args: readonly string[]): Promise<number> {
     ...(values['csr-timeout'] === undefined ? {} : { kubelet: { csrTimeoutSeconds: parseDuration(values['csr-timeout']) } }),
     vipServices: 'daemon',
     outFile,
+    name: values.name ?? 'npm run lab',
     log: (message) => process.stderr.write(`lab: ${message}\n`),
   });
   process.stdout.write(
-    `lab up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${lab.hosts.map((h) => `${h.hostname}=${h.ip}`).join(' ')}\n` +
+    `lab ${lab.id} up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${lab.hosts.map((h) => `${h.hostname}=${h.ip}`).join(' ')}\n` +
     `gateway ${lab.gateway}, VIP ${lab.vip} (machine config server ${lab.machineConfigServer}${lab.apiServer ? `, API ${lab.apiServer}` : ''})\n` +
     `ssh: ssh -i ${lab.privateKeyPath} root@${lab.hosts[0]?.ip ?? ''} (password: ${lab.hosts[0]?.password ?? ''})\n` +
-    `wrote ${outFile}${lab.netem ? '' : '; note: tc netem is not available here, so `fault latency` cannot work'}\n`,
+    `wrote ${outFile}${lab.netem ? '' : '; note: tc netem is not available here, so `fault latency` cannot work'}\n` +
+    `take it down with: npm run lab -- down ${lab.id}\n`,
   );
   return 0;
 }
 
-async function status(): Promise<number> {
-  const lab = await attachLab();
-  if (lab === null) {
-    process.stdout.write('no lab is up\n');
+async function down(args: readonly string[]): Promise<number> {
+  requireRoot();
+  const labs = await listLabs();
+  const id = args[0] ?? onlyCliLab(labs);
+  const removed = await stopLab(id, (message) => process.stderr.write(`lab: ${message}\n`));
+  if (removed.length === 0) {
+    process.stderr.write(`lab down: there is no lab ${id}\n`);
     return 1;
   }
-  process.stdout.write(`${JSON.stringify(lab.description, null, 2)}\n`);
+  process.stdout.write(`lab down: lab ${id} removed, nothing of it left\n`);
   return 0;
+}
+
+/** The one lab `up` started (its owner is its daemon), for `down` without an id. */
+function onlyCliLab(labs: readonly LabSummary[]): string {
+  const cli = labs.filter((lab) => lab.owner.command.includes('lab-daemon.cjs'));
+  if (cli.length === 1 && cli[0] !== undefined) {
+    return cli[0].id;
+  }
+  if (cli.length === 0) {
+    throw new Error(`no lab started by \`up\` is up${labs.length === 0 ? '' : ` (other labs: ${labs.map((lab) => lab.id).join(', ')}, see \`status\`)`}`);
+  }
+  throw new Error(`${cli.length} labs started by \`up\` are up (${cli.map((lab) => lab.id).join(', ')}): say which one, e.g. \`down ${cli[0]?.id ?? ''}\``);
+}
+
+async function status(args: readonly string[]): Promise<number> {
+  const [id] = args;
+  if (id !== undefined) {
+    const lab = await attachLab(id);
+    if (lab === null) {
+      process.stdout.write(`no lab ${id} is up\n`);
+      return 1;
+    }
+    process.stdout.write(`${JSON.stringify(lab.description, null, 2)}\n`);
+    return 0;
+  }
+  const labs = await listLabs();
+  for (const lab of labs) {
+    const owner = `${lab.owner.alive ? 'pid' : 'dead pid'} ${lab.owner.pid} (${lab.owner.command.slice(0, 60)})`;
+    const hosts = lab.description === null ? 'being built' : `${lab.description.hosts.length} hosts, gateway ${lab.description.gateway}, VIP ${lab.description.vip}`;
+    process.stdout.write(`${lab.id}  ${lab.subnet.padEnd(16)} ${(lab.name ?? '').padEnd(16)} ${hosts}; ${owner}\n`);
+  }
+  if (labs.length === 0) {
+    process.stdout.write('no lab is up\n');
+  }
+  // The earlier version kept one lab per machine under fixed names; this code leaves it alone.
+  const legacy = (await readdir('/run/netns').catch(() => [] as string[])).filter((name) => name.startsWith('ccoslab-'));
+  if (legacy.length > 0) {
+    process.stdout.write(`(also ${legacy.length} host${legacy.length === 1 ? '' : 's'} of a lab of the earlier version: bridge ccoslab0, ${legacy.join(' ')}; not managed here)\n`);
+  }
+  return labs.length === 0 ? 1 : 0;
 }
 
 async function artifacts(args: readonly string[]): Promise<number> {
@@ -122,16 +175,22 @@ async function artifacts(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-async function requireLab(): Promise<Lab> {
+async function requireLab(id: string | undefined): Promise<Lab> {
   requireRoot();
-  const lab = await attachLab();
+  const lab = await attachLab(id);
   if (lab === null) {
-    throw new Error('no lab is up (run `npm run lab -- up --hosts N` first)');
+    throw new Error(id === undefined ? 'no lab is up (run `npm run lab -- up --hosts N` first)' : `no lab ${id} is up (see \`npm run lab -- status\`)`);
   }
   return lab;
 }
 
-async function exec(args: readonly string[]): Promise<number> {
+/** `--lab ID` in front of a command's arguments. */
+function labOption(args: readonly string[]): { id: string | undefined; rest: readonly string[] } {
+  return args[0] === '--lab' ? { id: args[1], rest: args.slice(2) } : { id: undefined, rest: args };
+}
+
+async function exec(allArgs: readonly string[]): Promise<number> {
+  const { id, rest: args } = labOption(allArgs);
   const separator = args.indexOf('--');
   const host = args[0];
   const argv = separator >= 0 ? args.slice(separator + 1) : args.slice(1);
@@ -139,7 +198,7 @@ async function exec(args: readonly string[]): Promise<number> {
     process.stderr.write('usage: exec HOST -- CMD [ARGS...]\n');
     return 1;
   }
-  const lab = await requireLab();
+  const lab = await requireLab(id);
   const result = await lab.exec(host, argv, { allowFailure: true });
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
@@ -150,10 +209,10 @@ async function fault(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
-    options: { loss: { type: 'string' }, jitter: { type: 'string' }, status: { type: 'string' } },
+    options: { loss: { type: 'string' }, jitter: { type: 'string' }, status: { type: 'string' }, lab: { type: 'string' } },
   });
   const [kind, first, second] = positionals;
-  const lab = await requireLab();
+  const lab = await requireLab(values.lab);
   const { faults } = lab;
   const need = (value: string | undefined, what: string): string => {
     if (value === undefined) {

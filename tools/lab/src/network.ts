@@ -1,11 +1,4 @@
-import {
-  BRIDGE_NAME,
-  GATEWAY_IP,
-  SUBNET_PREFIX_LENGTH,
-  VIP,
-  netnsName,
-  vethName,
-} from './lab-layout';
+import type { LabLayout } from './lab-layout';
 import { runCommand } from './run-command';
 
 /** One host's place on the lab network. */
@@ -15,16 +8,18 @@ export interface HostLink {
 }
 
 /**
- * Creates the bridge with the gateway address and the VIP. IPv6 stays off on
- * the lab links so the hosts send nothing but what the tests cause.
+ * Creates the lab's bridge with the gateway address (and with it the route
+ * to the lab's slice only) and the VIP. IPv6 stays off on the lab links so
+ * the hosts send nothing but what the tests cause.
  */
-export async function createBridge(): Promise<void> {
+export async function createBridge(layout: LabLayout): Promise<void> {
+  const { bridge, network } = layout;
   await runBatch(null, [
-    `link add ${BRIDGE_NAME} type bridge`,
-    `link set ${BRIDGE_NAME} addrgenmode none`,
-    `addr add ${GATEWAY_IP}/${SUBNET_PREFIX_LENGTH} dev ${BRIDGE_NAME}`,
-    `addr add ${VIP}/32 dev ${BRIDGE_NAME}`,
-    `link set ${BRIDGE_NAME} up`,
+    `link add ${bridge} type bridge`,
+    `link set ${bridge} addrgenmode none`,
+    `addr add ${network.gateway}/${network.prefixLength} dev ${bridge}`,
+    `addr add ${network.vip}/32 dev ${bridge}`,
+    `link set ${bridge} up`,
   ]);
 }
 
@@ -34,20 +29,21 @@ export async function createBridge(): Promise<void> {
  * enslaved to the bridge. Two `ip -batch` runs on the machine plus one per
  * host keep this fast for many hosts.
  */
-export async function createHostLinks(hosts: readonly HostLink[]): Promise<void> {
+export async function createHostLinks(layout: LabLayout, hosts: readonly HostLink[]): Promise<void> {
+  const { bridge, network, netnsName, vethName } = layout;
   await runBatch(null, hosts.flatMap(({ id }) => [
     `netns add ${netnsName(id)}`,
     `link add ${vethName(id)} type veth peer name eth0 netns ${netnsName(id)}`,
     `link set ${vethName(id)} addrgenmode none`,
-    `link set ${vethName(id)} master ${BRIDGE_NAME}`,
+    `link set ${vethName(id)} master ${bridge}`,
     `link set ${vethName(id)} up`,
   ]));
   await Promise.all(hosts.map(({ id, ip }) => runBatch(netnsName(id), [
     'link set lo up',
     'link set eth0 addrgenmode none',
-    `addr add ${ip}/${SUBNET_PREFIX_LENGTH} dev eth0`,
+    `addr add ${ip}/${network.prefixLength} dev eth0`,
     'link set eth0 up',
-    `route add default via ${GATEWAY_IP}`,
+    `route add default via ${network.gateway}`,
   ])));
 }
 
@@ -57,10 +53,11 @@ export async function createHostLinks(hosts: readonly HostLink[]): Promise<void>
  * silently lost and connections time out as with a pulled cable, instead
  * of failing fast with "no route to host" once ARP gives up.
  */
-export async function setHostLink(id: string, ip: string, up: boolean): Promise<void> {
+export async function setHostLink(layout: LabLayout, id: string, ip: string, up: boolean): Promise<void> {
+  const { bridge, netnsName, vethName } = layout;
   if (up) {
     await runCommand(['ip', 'link', 'set', vethName(id), 'up']);
-    await runCommand(['ip', 'neigh', 'del', ip, 'dev', BRIDGE_NAME], { allowFailure: true });
+    await runCommand(['ip', 'neigh', 'del', ip, 'dev', bridge], { allowFailure: true });
     return;
   }
   const { stdout } = await runCommand(['ip', '-n', netnsName(id), '-o', 'link', 'show', 'eth0']);
@@ -68,7 +65,7 @@ export async function setHostLink(id: string, ip: string, up: boolean): Promise<
   if (mac === undefined) {
     throw new Error(`cannot read the MAC address of ${id}'s eth0`);
   }
-  await runCommand(['ip', 'neigh', 'replace', ip, 'lladdr', mac, 'dev', BRIDGE_NAME, 'nud', 'permanent']);
+  await runCommand(['ip', 'neigh', 'replace', ip, 'lladdr', mac, 'dev', bridge, 'nud', 'permanent']);
   await runCommand(['ip', 'link', 'set', vethName(id), 'down']);
 }
 

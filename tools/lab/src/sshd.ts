@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HOST_PATH } from './lab-layout';
+import { HOST_PATH, type LabLayout } from './lab-layout';
 import { runInHost } from './host-namespaces';
 import { processAlive } from './standins/process-state';
 import { runCommand } from './run-command';
@@ -82,8 +82,8 @@ export function fingerprintOfKeyBlob(blob: Buffer): string {
  * systemd-started sshd has, so sessions get a host-like PATH. sshd listens
  * before it detaches, so the port is open when this returns.
  */
-export async function startSshd(id: string, runDir: string): Promise<number> {
-  await runInHost(id, ['env', '-i', `PATH=${HOST_PATH}`, 'LANG=C.UTF-8', '/usr/sbin/sshd']);
+export async function startSshd(layout: LabLayout, id: string, runDir: string): Promise<number> {
+  await runInHost(layout, id, ['env', '-i', `PATH=${HOST_PATH}`, 'LANG=C.UTF-8', '/usr/sbin/sshd']);
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const pid = await readSshdPid(runDir);
     if (pid !== null) {

@@ -1,4 +1,4 @@
-import { BRIDGE_NAME, netnsName, vethName } from './lab-layout';
+import type { LabLayout } from './lab-layout';
 import { runCommand } from './run-command';
 
 /**
@@ -23,25 +23,25 @@ export interface Impairment {
   readonly lossPercent?: number;
 }
 
-/** Whether this kernel has netem (probed on the lab bridge, left unchanged). */
-export async function netemAvailable(): Promise<boolean> {
-  const added = await runCommand(['tc', 'qdisc', 'add', 'dev', BRIDGE_NAME, 'root', 'netem', 'delay', '0ms'], { allowFailure: true });
+/** Whether this kernel has netem (probed on the lab's bridge, left unchanged). */
+export async function netemAvailable(layout: LabLayout): Promise<boolean> {
+  const added = await runCommand(['tc', 'qdisc', 'add', 'dev', layout.bridge, 'root', 'netem', 'delay', '0ms'], { allowFailure: true });
   if (added.code !== 0) {
     return false;
   }
-  await runCommand(['tc', 'qdisc', 'del', 'dev', BRIDGE_NAME, 'root'], { allowFailure: true });
+  await runCommand(['tc', 'qdisc', 'del', 'dev', layout.bridge, 'root'], { allowFailure: true });
   return true;
 }
 
 /** Adds latency/loss to a host's link (replacing earlier traffic control). */
-export async function impairLink(id: string, impairment: Impairment): Promise<void> {
+export async function impairLink(layout: LabLayout, id: string, impairment: Impairment): Promise<void> {
   const half = impairment.delayMs / 2;
   const netem = (delay: number) => [
     'netem', 'delay', `${delay}ms`,
     ...(impairment.jitterMs ? [`${impairment.jitterMs / 2}ms`] : []),
     ...(impairment.lossPercent ? ['loss', `${impairment.lossPercent}%`] : []),
   ];
-  for (const [prefix, dev] of linkEnds(id)) {
+  for (const [prefix, dev] of linkEnds(layout, id)) {
     const result = await runCommand([...prefix, 'qdisc', 'replace', 'dev', dev, 'root', ...netem(half)], { allowFailure: true });
     if (result.code !== 0) {
       if (/unknown|not found|No such file/i.test(result.stderr)) {
@@ -53,24 +53,24 @@ export async function impairLink(id: string, impairment: Impairment): Promise<vo
 }
 
 /** Limits a host's bandwidth in both directions (`rate` in tc units, e.g. `1mbit`). */
-export async function limitBandwidth(id: string, rate: string): Promise<void> {
-  for (const [prefix, dev] of linkEnds(id)) {
+export async function limitBandwidth(layout: LabLayout, id: string, rate: string): Promise<void> {
+  for (const [prefix, dev] of linkEnds(layout, id)) {
     await runCommand([...prefix, 'qdisc', 'replace', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '10']);
     await runCommand([...prefix, 'class', 'replace', 'dev', dev, 'parent', '1:', 'classid', '1:10', 'htb', 'rate', rate, 'ceil', rate]);
   }
 }
 
 /** Removes latency, loss and bandwidth limits from a host's link. */
-export async function clearTrafficControl(id: string): Promise<void> {
-  for (const [prefix, dev] of linkEnds(id)) {
+export async function clearTrafficControl(layout: LabLayout, id: string): Promise<void> {
+  for (const [prefix, dev] of linkEnds(layout, id)) {
     await runCommand([...prefix, 'qdisc', 'del', 'dev', dev, 'root'], { allowFailure: true });
   }
 }
 
 /** `tc` for the machine side (towards the host) and the host side (towards the machine) of the link. */
-function linkEnds(id: string): [string[], string][] {
+function linkEnds(layout: LabLayout, id: string): [string[], string][] {
   return [
-    [['tc'], vethName(id)],
-    [['tc', '-n', netnsName(id)], 'eth0'],
+    [['tc'], layout.vethName(id)],
+    [['tc', '-n', layout.netnsName(id)], 'eth0'],
   ];
 }

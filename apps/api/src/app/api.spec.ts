@@ -191,31 +191,47 @@ describe('installer service API', () => {
       }
     });
 
-    it('ends every session of a user on sign-out and on a password change', async () => {
+    it('signs out one session on logout, the others on revokeAllSessions, and the others on a password change', async () => {
       await harness.gql('mutation { createUser(input: { username: "leaver", password: "leaver-password-1", role: VIEWER }) { id } }', {}, admin);
       expect((await harness.gql('mutation { logout }')).errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
+      const me = (token: string) => harness.gql('{ me { username } }', {}, token);
+      const refused = async (token: string) => (await me(token)).errors?.[0]?.extensions?.['code'] === 'UNAUTHENTICATED';
       const laptop = await harness.login('leaver', 'leaver-password-1');
       const phone = await harness.login('leaver', 'leaver-password-1');
-      expect((await harness.gql('{ me { username } }', {}, phone)).data).toEqual({ me: { username: 'leaver' } });
       expect((await harness.gql('mutation { logout }', {}, laptop)).data).toEqual({ logout: true });
-      for (const token of [laptop, phone]) {
-        expect((await harness.gql('{ me { username } }', {}, token)).errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
-      }
-      const again = await harness.login('leaver', 'leaver-password-1');
-      const changed = await harness.gql('mutation { changePassword(currentPassword: "leaver-password-1", newPassword: "leaver-password-2") }', {}, again);
+      expect([await refused(laptop), await refused(phone)]).toEqual([true, false]);
+
+      const tablet = await harness.login('leaver', 'leaver-password-1');
+      expect((await harness.gql('mutation { revokeAllSessions(keepCurrent: true) { username } }', {}, tablet)).data).toEqual({ revokeAllSessions: { username: 'leaver' } });
+      expect([await refused(phone), await refused(tablet)]).toEqual([true, false]);
+
+      const desktop = await harness.login('leaver', 'leaver-password-1');
+      const changed = await harness.gql('mutation { changePassword(currentPassword: "leaver-password-1", newPassword: "leaver-password-2") }', {}, tablet);
       expect(changed.data).toEqual({ changePassword: true });
-      expect((await harness.gql('{ me { username } }', {}, again)).errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
+      expect([await refused(desktop), await refused(tablet)]).toEqual([true, false]);
       await expect(harness.login('leaver', 'leaver-password-1')).rejects.toThrow(/wrong user name or password/);
-      expect((await harness.gql('{ me { username } }', {}, await harness.login('leaver', 'leaver-password-2'))).data).toEqual({ me: { username: 'leaver' } });
+      expect((await me(await harness.login('leaver', 'leaver-password-2'))).data).toEqual({ me: { username: 'leaver' } });
+
+      expect((await harness.gql('mutation { revokeAllSessions { username } }', {}, tablet)).data).toEqual({ revokeAllSessions: { username: 'leaver' } });
+      expect(await refused(tablet)).toBe(true);
     });
 
-    it('locks a user name after repeated wrong passwords', async () => {
+    it('slows wrong passwords for a user name from one address, with a coded error that says when to try again', async () => {
+      await harness.gql('mutation { createUser(input: { username: "guesser", password: "guesser-password-1", role: VIEWER }) { id } }', {}, admin);
       for (let attempt = 0; attempt < 5; attempt += 1) {
-        const wrong = await harness.gql('mutation { login(username: "viewer", password: "nope") { token } }');
-        expect(wrong.errors?.[0]?.message).toBe('wrong user name or password');
+        const wrong = await harness.gql('mutation { login(username: "guesser", password: "nope") { token } }');
+        expect(wrong.errors?.[0]).toMatchObject({ message: 'wrong user name or password', extensions: { code: 'UNAUTHENTICATED' } });
       }
-      const locked = await harness.gql('mutation { login(username: "viewer", password: "viewer-password-123") { token } }');
-      expect(locked.errors?.[0]?.message).toMatch(/^too many failed sign-ins for "viewer"; try again in \d+ s$/);
+      const locked = await harness.gql('mutation { login(username: "guesser", password: "guesser-password-1") { token } }');
+      expect(locked.errors?.[0]).toMatchObject({
+        message: 'too many failed sign-ins for this user from your address; try again in 15 s',
+        extensions: { code: 'LOGIN_THROTTLED', retryAfterSeconds: 15, scope: 'USER' },
+      });
+    });
+
+    it('answers a user name Postgres cannot store like any wrong one', async () => {
+      const result = await harness.gql('mutation($u: String!) { login(username: $u, password: "whatever-password") { token } }', { u: 'ad\u0000min' });
+      expect(result.errors?.[0]).toMatchObject({ message: 'wrong user name or password', extensions: { code: 'UNAUTHENTICATED' } });
     });
 
     it('writes who did what to the audit log, including refusals', async () => {
@@ -279,8 +295,8 @@ describe('installer service API', () => {
     it('lists refusals and failures with their codes, filtered by actor and result', async () => {
       const denied = await page({ f: { actor: 'viewer', result: 'DENIED' } });
       expect(denied.entries.length).toBeGreaterThan(0);
-      // Refused for the role (FORBIDDEN), or a wrong password at sign-in (UNAUTHENTICATED).
-      expect(denied.entries.every((entry) => entry.actor === 'viewer' && entry.result === 'DENIED' && ['FORBIDDEN', 'UNAUTHENTICATED'].includes(entry.code ?? ''))).toBe(true);
+      // Refused for the role (FORBIDDEN), a wrong password at sign-in (UNAUTHENTICATED) or sign-ins slowed down (LOGIN_THROTTLED).
+      expect(denied.entries.every((entry) => entry.actor === 'viewer' && entry.result === 'DENIED' && ['FORBIDDEN', 'UNAUTHENTICATED', 'LOGIN_THROTTLED'].includes(entry.code ?? ''))).toBe(true);
       expect(denied.entries).toContainEqual(expect.objectContaining({ action: 'createUser', code: 'FORBIDDEN' }));
       const failed = await page({ f: { action: 'registerCluster', result: 'FAILURE' } });
       expect(failed.entries.map((entry) => entry.code)).toContain('CONFLICT');
@@ -353,15 +369,31 @@ describe('installer service API', () => {
       expect(await connect(`Bearer ${await harness.tokenFor('VIEWER')}`)).toEqual({ connected: true });
     });
 
-    it("closes a user's open connections when they sign out elsewhere, and no one else's", async () => {
+    it('closes the connection of a session signed out elsewhere, and no other', async () => {
       await harness.gql('mutation { createUser(input: { username: "roamer", password: "roamer-password-1", role: VIEWER }) { id } }', {}, admin);
-      const browser = openSocket(`Bearer ${await harness.login('roamer', 'roamer-password-1')}`);
+      const browserToken = await harness.login('roamer', 'roamer-password-1');
+      const browser = openSocket(`Bearer ${browserToken}`);
+      const phone = openSocket(`Bearer ${await harness.login('roamer', 'roamer-password-1')}`);
       const bystander = openSocket(`Bearer ${await harness.tokenFor('VIEWER')}`);
-      expect([await browser.connected, await bystander.connected]).toEqual([true, true]);
-      expect((await harness.gql('mutation { logout }', {}, await harness.login('roamer', 'roamer-password-1'))).data).toEqual({ logout: true });
+      expect([await browser.connected, await phone.connected, await bystander.connected]).toEqual([true, true, true]);
+      const elsewhere = await harness.login('roamer', 'roamer-password-1');
+      const sessions = await harness.gql<{ mySessions: Array<{ id: string; current: boolean }> }>('{ mySessions { id current } }', {}, browserToken);
+      const browserSession = sessions.data?.mySessions.find((session) => session.current)?.id;
+      expect((await harness.gql('mutation($id: ID!) { revokeSession(id: $id) { id } }', { id: browserSession }, elsewhere)).data).toEqual({ revokeSession: { id: browserSession } });
       expect(await browser.closed).toBe(4403);
-      const stillOpen = await Promise.race([bystander.closed, new Promise((done) => setTimeout(() => done('open'), 300))]);
+      const stillOpen = await Promise.race([Promise.race([phone.closed, bystander.closed]), new Promise((done) => setTimeout(() => done('open'), 300))]);
       expect(stillOpen).toBe('open');
+      expect((await harness.gql('mutation { logout }', {}, elsewhere)).data).toEqual({ logout: true });
+      expect((await harness.gql('mutation { revokeAllSessions { username } }', {}, await harness.login('roamer', 'roamer-password-1'))).errors).toBeUndefined();
+      expect(await phone.closed).toBe(4403);
+    });
+
+    it("asks a user's connections to reconnect when their role changes, so they run with the new role", async () => {
+      await harness.gql('mutation { createUser(input: { username: "promoted", password: "promoted-password-1", role: VIEWER }) { id } }', {}, admin);
+      const socket = openSocket(`Bearer ${await harness.login('promoted', 'promoted-password-1')}`);
+      expect(await socket.connected).toBe(true);
+      expect((await harness.gql('mutation { setUserRole(username: "promoted", role: OPERATOR) { role } }', {}, admin)).data).toEqual({ setUserRole: { role: 'OPERATOR' } });
+      expect(await socket.closed).toBe(1012);
     });
   });
 

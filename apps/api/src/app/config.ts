@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { type ClusterAddressPolicy, parseAddressPolicy } from '@ccos/api/data-access-kube';
+import proxyaddr from 'proxy-addr';
 
 /** Everything the service reads from its environment. README.md documents each variable. */
 export interface ApiConfig {
@@ -14,6 +17,10 @@ export interface ApiConfig {
   readonly logLevel: string;
   readonly consoleDir: string;
   readonly sessionTtlSeconds: number;
+  /** Peers whose X-Forwarded-For is believed (addresses, CIDR ranges, or loopback/linklocal/uniquelocal); empty: none. */
+  readonly trustedProxies: readonly string[];
+  /** Password checks (64 MiB scrypt each) one process runs at once. */
+  readonly passwordChecksAtOnce: number;
   readonly maxRequestBytes: number;
   /** How long after a node's kubelet started its CSRs may be auto-approved. */
   readonly csrApprovalWindowMinutes: number;
@@ -25,12 +32,18 @@ export interface ApiConfig {
   readonly artifactsDir: string;
   /** The service's URL as hosts reach it (the agent reports there); null = derived from the request host. */
   readonly agentApiUrl: string | null;
+  /** The operator's certificate and key (PEM files, reloaded on change); null = issue one from the service's own CA. */
+  readonly tls: { readonly certFile: string; readonly keyFile: string; readonly caFile: string | null } | null;
+  /** Agents may use plain HTTP (AGENT_PLAIN_HTTP=allow): their token and the answers then cross the network unprotected. */
+  readonly agentPlainHttp: boolean;
   readonly sshPoolSize: number;
   readonly sshConnectTimeoutMs: number;
   /** An install whose agent is silent this long is STALLED. */
   readonly stallAfterSeconds: number;
   /** How long START_KUBELET waits for the Node to be Ready. */
   readonly nodeReadyTimeoutSeconds: number;
+  /** Loopback, link-local and metadata ranges (or networks) the service may still connect to as a cluster's API server. */
+  readonly clusterAddresses: ClusterAddressPolicy;
   /** Preflight thresholds handed to the agent. */
   readonly hostRequirements: { readonly minKernel: string; readonly minMemoryBytes: number; readonly minCpus: number; readonly maxClockSkewSeconds: number };
 }
@@ -52,6 +65,13 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     }
     secretKey = await embeddedSecretKey(dataDir);
   }
+  const agentPlainHttp = plainHttpSetting(env['AGENT_PLAIN_HTTP']);
+  const agentApiUrl = parseAgentApiUrl(env['AGENT_API_URL']);
+  if (agentApiUrl?.startsWith('http:') && !agentPlainHttp) {
+    throw new Error(
+      `AGENT_API_URL=${agentApiUrl} is plain HTTP: hosts would send their run token in clear and could be handed forged artifacts. Use https:// (the service serves TLS on PORT), or set AGENT_PLAIN_HTTP=allow to accept the risk`,
+    );
+  }
   return {
     port: integer(env, 'PORT', 4000, 0, 65535),
     host: env['HOST'] ?? '0.0.0.0',
@@ -62,16 +82,21 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     logLevel: env['LOG_LEVEL'] ?? 'info',
     consoleDir: resolve(env['CONSOLE_DIR'] ?? 'dist/apps/console/browser'),
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 12 * 3600, 60, 30 * 24 * 3600),
+    trustedProxies: trustedProxies(env['TRUSTED_PROXIES']),
+    passwordChecksAtOnce: integer(env, 'PASSWORD_CHECKS_AT_ONCE', Math.min(4, availableParallelism()), 1, 64),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     csrApprovalWindowMinutes: integer(env, 'CSR_APPROVAL_WINDOW_MINUTES', 60, 1, 24 * 60),
     csrApproverLeaseNamespace: env['CSR_APPROVER_LEASE_NAMESPACE']?.trim() || 'kube-system',
     agentBinary: resolve(env['AGENT_BINARY'] ?? 'dist/apps/boot-worker/boot-worker'),
     artifactsDir: resolve(env['ARTIFACTS_DIR'] ?? join(dataDir, 'artifacts')),
-    agentApiUrl: agentApiUrl(env['AGENT_API_URL']),
+    agentApiUrl,
+    tls: tlsFiles(env),
+    agentPlainHttp,
     sshPoolSize: integer(env, 'SSH_POOL_SIZE', 10, 1, 200),
     sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),
     stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),
     nodeReadyTimeoutSeconds: integer(env, 'NODE_READY_TIMEOUT_SECONDS', 1800, 10, 24 * 3600),
+    clusterAddresses: parseAddressPolicy(env['ALLOW_CLUSTER_ADDRESSES']),
     hostRequirements: {
       minKernel: env['MIN_KERNEL'] ?? '4.18',
       minMemoryBytes: integer(env, 'MIN_MEMORY_MB', 2048, 1, 1024 * 1024) * 1024 * 1024,
@@ -97,14 +122,51 @@ async function embeddedSecretKey(dataDir: string): Promise<string> {
   return key;
 }
 
-function agentApiUrl(raw: string | undefined): string | null {
+function parseAgentApiUrl(raw: string | undefined): string | null {
   if (!raw) {
     return null;
   }
   if (!/^https?:\/\/[^\s/]+(:\d+)?\/?$/.test(raw)) {
-    throw new Error(`AGENT_API_URL=${raw} is not a URL such as http://10.0.0.5:4000 (the address hosts reach the service at)`);
+    throw new Error(`AGENT_API_URL=${raw} is not a URL such as https://10.0.0.5:4000 (the address hosts reach the service at)`);
   }
   return raw.replace(/\/$/, '');
+}
+
+function trustedProxies(raw: string | undefined): string[] {
+  const entries = (raw ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  try {
+    proxyaddr.compile(entries);
+  } catch (error) {
+    throw new Error(`TRUSTED_PROXIES=${raw} is not a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal: ${(error as Error).message}`);
+  }
+  return entries;
+}
+
+function plainHttpSetting(raw: string | undefined): boolean {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'refuse') {
+    return false;
+  }
+  if (value === 'allow') {
+    return true;
+  }
+  throw new Error(`AGENT_PLAIN_HTTP=${raw} is not "allow" or "refuse"`);
+}
+
+function tlsFiles(env: Environment): ApiConfig['tls'] {
+  const certFile = env['TLS_CERT_FILE']?.trim() || null;
+  const keyFile = env['TLS_KEY_FILE']?.trim() || null;
+  const caFile = env['TLS_CA_FILE']?.trim() || null;
+  if (certFile === null && keyFile === null) {
+    if (caFile !== null) {
+      throw new Error('TLS_CA_FILE names the CA of TLS_CERT_FILE: set TLS_CERT_FILE and TLS_KEY_FILE too (without them the service issues its own certificate)');
+    }
+    return null;
+  }
+  if (certFile === null || keyFile === null) {
+    throw new Error(`TLS_CERT_FILE and TLS_KEY_FILE go together (${certFile === null ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'} is missing)`);
+  }
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile), caFile: caFile === null ? null : resolve(caFile) };
 }
 
 function integer(env: Environment, name: string, fallback: number, min: number, max: number): number {

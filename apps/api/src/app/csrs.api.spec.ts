@@ -4,11 +4,14 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
-import { type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
+import { type KubeClient, createKubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
+
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 const BOOTSTRAPPER_TOKEN = 'bootstrapper-token-for-api-tests';
 
@@ -64,7 +67,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       const kubeconfig = request.asNode
         ? sim.kubeconfigFor(await sim.issueClientCertificate(`system:node:${request.asNode}`, ['system:nodes']))
         : sim.kubeconfigFor({ token: BOOTSTRAPPER_TOKEN });
-      client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig } });
+      client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig } });
       requesters.set(key, client);
     }
     const signerName = request.signerName ?? KUBELET_CLIENT_SIGNER;
@@ -138,7 +141,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       staticTokens: [{ token: BOOTSTRAPPER_TOKEN, user: OPENSHIFT_NODE_BOOTSTRAPPER, uid: 'nb', groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'] }],
       nodeMonitorGracePeriodSeconds: 0,
     });
-    kube = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+    kube = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
     harness = await startApiHarness();
     admin = await harness.tokenFor('ADMIN');
     operator = await harness.tokenFor('OPERATOR');

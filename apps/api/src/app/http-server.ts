@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type IncomingMessage, type Server as PlainServer, createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { join } from 'node:path';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
@@ -28,6 +28,7 @@ import {
   type EventBus,
   QUERY_LIMITS,
   type RequestContext,
+  type RequestOrigin,
   bearerToken,
   costRefusal,
   operationCost,
@@ -42,6 +43,13 @@ import { scrubSecrets } from '@ccos/shared/util-redaction';
 import { AGENT_TOKEN_PREFIX } from '@ccos/api/data-access-db';
 import { trackLiveSessions } from './live-sessions';
 import type { ApiMetrics } from './metrics';
+import { type OnePortListener, listenOnOnePort } from './tls/one-port-listener';
+
+/** The certificate to serve, and word when it changes (see ServiceTls). */
+export interface ServerCertificate {
+  serverOptions(): { readonly cert: string; readonly key: string };
+  onChange(listener: () => void): () => void;
+}
 
 export interface HttpServerOptions {
   readonly port: number;
@@ -53,17 +61,28 @@ export interface HttpServerOptions {
   readonly metrics: ApiMetrics;
   /** Resolves a session bearer token to its user (null when invalid or expired). */
   readonly authenticate: (token: string) => Promise<AuthenticatedUser | null>;
+  /** Where a request came from (the peer, or the client behind a trusted proxy). */
+  readonly origin: (request: IncomingMessage) => RequestOrigin;
   readonly ready: () => Promise<boolean>;
   readonly events: EventBus;
   /** Extra routes (e.g. the artifact server) mounted before the console. */
   readonly routes?: (app: express.Express) => void;
+  /** Served to clients that open with a TLS handshake; the others get plain HTTP on the same port. */
+  readonly certificate: ServerCertificate;
+  /** Accept agent tokens on plain HTTP connections too (AGENT_PLAIN_HTTP=allow). */
+  readonly agentPlainHttp: boolean;
 }
 
 export interface HttpServer {
+  /** Plain HTTP, as people and local tools use it. */
   readonly url: string;
+  /** The same port over TLS. */
+  readonly httpsUrl: string;
   readonly port: number;
   close(): Promise<void>;
 }
+
+const MIN_TLS_VERSION = 'TLSv1.2';
 
 const extraRules = queryLimitRules(QUERY_LIMITS);
 
@@ -81,25 +100,34 @@ const CLOSE_TOO_MANY_OPERATIONS = 4429;
 /** Serves /graphql (HTTP and graphql-ws on the same path), health, readiness, metrics and the console. */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { logger, metrics, schema } = options;
+  let listener: OnePortListener | null = null;
   const app = express();
   app.disable('x-powered-by');
+  // Both servers share the app; neither listens: listenOnOnePort hands each its connections.
   const httpServer = createServer(app);
+  const tlsServer = createTlsServer({ ...options.certificate.serverOptions(), minVersion: MIN_TLS_VERSION }, app);
+  // New handshakes get the new certificate; connections already open keep theirs.
+  const stopCertificateUpdates = options.certificate.onChange(() => tlsServer.setSecureContext({ ...options.certificate.serverOptions(), minVersion: MIN_TLS_VERSION }));
 
-  const contextFor = async (authorization: unknown, requestId: string): Promise<RequestContext> => {
+  const contextFor = async (authorization: unknown, requestId: string, request: IncomingMessage): Promise<RequestContext> => {
     const token = bearerToken(authorization);
     const isAgent = token?.startsWith(`${AGENT_TOKEN_PREFIX}_`) ?? false;
     const user = token && !isAgent ? await options.authenticate(token) : null;
-    return { requestId, user, agentToken: isAgent ? token : null, events: options.events, logger: logger.child({ requestId, user: user?.username }) };
+    const origin = options.origin(request);
+    return { requestId, user, agentToken: isAgent ? token : null, events: options.events, origin, logger: logger.child({ requestId, user: user?.username }) };
   };
 
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: options.maxRequestBytes });
+  const wsServer = new WebSocketServer({ noServer: true, path: '/graphql', maxPayload: options.maxRequestBytes });
+  for (const server of [httpServer, tlsServer]) {
+    server.on('upgrade', (req, socket, head) => wsServer.handleUpgrade(req, socket, head, (ws) => wsServer.emit('connection', ws, req)));
+  }
   const liveSessions = trackLiveSessions(options.events, logger);
   const wsCleanup = useServer<{ authorization?: unknown }, WebSocketState>(
     {
       schema,
       // Subscriptions need a signed-in user; the token comes in connection_init.
       onConnect: async (ctx) => {
-        const context = await contextFor(ctx.connectionParams?.authorization, randomUUID());
+        const context = await contextFor(ctx.connectionParams?.authorization, randomUUID(), ctx.extra.request);
         if (!context.user) {
           return false;
         }
@@ -127,7 +155,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     formatError: (formatted, error) => withoutSecrets(maskUnexpected(formatted, error, logger)),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
+      // Apollo's stopper handles https.Server too (it listens for secureConnection); only its type says http.Server.
+      ApolloServerPluginDrainHttpServer({ httpServer: tlsServer as unknown as PlainServer }),
       { async serverWillStart() { return { async drainServer() { liveSessions.stop(); await wsCleanup.dispose(); } }; } },
+      { async serverWillStart() { return { async drainServer() { stopCertificateUpdates(); await listener?.close(10_000); } }; } },
       metricsPlugin(metrics),
       operationGate(schema),
     ],
@@ -136,6 +167,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   app.use(requestIds(logger));
   app.use(httpMetrics(metrics));
+  app.use(agentTokensNeedTls(options.agentPlainHttp, logger));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -151,20 +183,19 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     express.json({ limit: options.maxRequestBytes }),
     // The request's own scope of secret values for its logs and errors; opened after the body is read, as its stream callbacks would not carry it.
     (_req: Request, _res: Response, next: NextFunction) => withRequestSecrets(next),
-    expressMiddleware(apollo, { context: async ({ req }) => contextFor(req.headers.authorization, String(res(req).locals['requestId'])) }),
+    expressMiddleware(apollo, { context: async ({ req }) => contextFor(req.headers.authorization, String(res(req).locals['requestId']), req) }),
   );
   options.routes?.(app);
   serveConsole(app, options.consoleDir);
   app.use(errorHandler(logger));
 
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(options.port, options.host, resolve);
-  });
-  const port = (httpServer.address() as AddressInfo).port;
+  listener = await listenOnOnePort({ port: options.port, host: options.host, tls: tlsServer, plain: httpServer });
+  const port = listener.port;
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
+  const authority = `${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
   return {
-    url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
+    url: `http://${authority}`,
+    httpsUrl: `https://${authority}`,
     port,
     async close() {
       await apollo.stop();
@@ -189,6 +220,26 @@ function requestIds(logger: Logger) {
       logger.debug({ requestId, method: req.method, path: req.path, status: response.statusCode, ms }, 'request');
     });
     next();
+  };
+}
+
+/**
+ * An agent token travels only over TLS unless the operator said otherwise: on a plain
+ * connection anyone on the path could read it (and the answers could be forged), so the
+ * request is refused whatever it asks for. People's sessions on plain http://localhost
+ * are not affected.
+ */
+function agentTokensNeedTls(allowPlain: boolean, logger: Logger) {
+  return (req: Request, response: Response, next: NextFunction) => {
+    // req.secure is the socket's own TLS: the app trusts no proxy, so no X-Forwarded-Proto can claim it.
+    if (allowPlain || req.secure || !bearerToken(req.headers.authorization)?.startsWith(`${AGENT_TOKEN_PREFIX}_`)) {
+      next();
+      return;
+    }
+    logger.warn({ path: req.path, remote: req.socket.remoteAddress }, 'refused an agent token sent over plain HTTP');
+    response.status(403).json({
+      errors: [{ message: 'agent tokens are accepted over HTTPS only; plain HTTP for agents needs AGENT_PLAIN_HTTP=allow on the service', extensions: { code: 'HTTPS_REQUIRED' } }],
+    });
   };
 }
 

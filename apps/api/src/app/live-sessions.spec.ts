@@ -22,7 +22,7 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 describe('live sessions', () => {
   let bus: EventBus;
   let sessions: LiveSessions;
-  const user = (id: string, sessionExpiresAt?: Date) => ({ id, username: id, role: 'VIEWER' as const, sessionExpiresAt });
+  const user = (id: string, sessionExpiresAt?: Date, sessionId?: string) => ({ id, username: id, role: 'VIEWER' as const, sessionExpiresAt, sessionId });
 
   afterEach(() => sessions?.stop());
 
@@ -39,6 +39,36 @@ describe('live sessions', () => {
     expect(laptop.closedWith).toEqual({ code: 4403, reason: 'Forbidden: the session has ended' });
     expect(phone.closedWith?.code).toBe(4403);
     expect(other.closedWith).toBeNull();
+  });
+
+  it("closes only the connections of the sessions that ended, when they are named", async () => {
+    bus = createInProcessEventBus();
+    sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
+    const [laptop, laptopTab, phone] = [new FakeSocket(), new FakeSocket(), new FakeSocket()];
+    sessions.add(user('u1', undefined, 's-laptop'), laptop);
+    sessions.add(user('u1', undefined, 's-laptop'), laptopTab);
+    sessions.add(user('u1', undefined, 's-phone'), phone);
+    await tick();
+    bus.publish(TOPICS.SESSIONS_ENDED, { userId: 'u1', sessionIds: ['s-laptop'] });
+    await tick();
+    expect([laptop.closedWith?.code, laptopTab.closedWith?.code, phone.closedWith]).toEqual([4403, 4403, null]);
+    bus.publish(TOPICS.SESSIONS_ENDED, { userId: 'u1' });
+    await tick();
+    expect(phone.closedWith?.code).toBe(4403);
+  });
+
+  it("asks a user's connections to reconnect when their role changed", async () => {
+    bus = createInProcessEventBus();
+    sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
+    const [mine, theirs] = [new FakeSocket(), new FakeSocket()];
+    sessions.add(user('u1', undefined, 's1'), mine);
+    sessions.add(user('u2', undefined, 's2'), theirs);
+    await tick();
+    bus.publish(TOPICS.USER_CHANGED, { userId: 'u1' });
+    await tick();
+    expect(mine.closedWith).toEqual({ code: 1012, reason: "the user's role changed; reconnect" });
+    expect(theirs.closedWith).toBeNull();
+    theirs.close(1000);
   });
 
   it('closes a connection when its session token expires', async () => {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type AuthenticatedUser, type EventBus, type SessionsEndedPayload, TOPICS } from '@ccos/api/util-graphql';
+import { type AuthenticatedUser, type EventBus, type SessionsEndedPayload, TOPICS, type UserChangedPayload } from '@ccos/api/util-graphql';
 
 /** What of a WebSocket (ws) this needs. */
 export interface LiveSocket {
@@ -17,48 +17,66 @@ export interface LiveSessions {
 
 /** graphql-ws's close code for a connection whose token is refused; the console then ends its session. */
 const CLOSE_FORBIDDEN = 4403;
+/** "Service Restart": graphql-ws clients reconnect, and connection_init reads the user afresh. */
+const CLOSE_RECONNECT = 1012;
 /** setTimeout's longest delay. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface Connection {
+  readonly socket: LiveSocket;
+  readonly sessionId: string | undefined;
+}
 
 /**
  * The users behind open WebSocket connections. A connection authenticates once, in
  * connection_init, so without this it would outlive its session: it is closed when the
- * session token expires and when the user's sessions end (sign-out, password change) on
- * any replica.
+ * session token expires and when its session ends (sign-out of that device, of all devices,
+ * a password change, the user disabled or deleted) on any replica. A changed role closes the
+ * user's connections with "reconnect", so the next connection_init runs with the new role.
  */
 export function trackLiveSessions(events: EventBus, logger: Logger): LiveSessions {
-  const socketsByUser = new Map<string, Set<LiveSocket>>();
-  const end = (socket: LiveSocket, why: string): void => {
+  const byUser = new Map<string, Set<Connection>>();
+  const end = (socket: LiveSocket, code: number, why: string): void => {
     if (socket.readyState === socket.OPEN) {
-      socket.close(CLOSE_FORBIDDEN, `Forbidden: ${why}`);
+      socket.close(code, why);
     }
   };
-  const ended = events.subscribe(TOPICS.SESSIONS_ENDED)[Symbol.asyncIterator]();
-  void (async () => {
-    for (let next = await ended.next(); !next.done; next = await ended.next()) {
-      const { userId } = next.value as SessionsEndedPayload;
-      const sockets = socketsByUser.get(userId);
-      logger.debug({ userId, connections: sockets?.size ?? 0 }, 'sessions ended; closing live connections');
-      sockets?.forEach((socket) => end(socket, 'the session has ended'));
-    }
-  })().catch((error: unknown) => logger.error({ err: error }, 'stopped following ended sessions'));
+  const follow = <T>(topic: string, handle: (payload: T) => void): AsyncIterator<unknown> => {
+    const iterator = events.subscribe(topic)[Symbol.asyncIterator]();
+    void (async () => {
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+        handle(next.value as T);
+      }
+    })().catch((error: unknown) => logger.error({ err: error, topic }, 'stopped following session changes'));
+    return iterator;
+  };
+  const ended = follow<SessionsEndedPayload>(TOPICS.SESSIONS_ENDED, ({ userId, sessionIds }) => {
+    const closing = [...(byUser.get(userId) ?? [])].filter((connection) => !sessionIds || (connection.sessionId !== undefined && sessionIds.includes(connection.sessionId)));
+    logger.debug({ userId, sessions: sessionIds?.length ?? 'all', connections: closing.length }, 'sessions ended; closing their live connections');
+    closing.forEach((connection) => end(connection.socket, CLOSE_FORBIDDEN, 'Forbidden: the session has ended'));
+  });
+  const changed = follow<UserChangedPayload>(TOPICS.USER_CHANGED, ({ userId }) => {
+    byUser.get(userId)?.forEach((connection) => end(connection.socket, CLOSE_RECONNECT, "the user's role changed; reconnect"));
+  });
   return {
     add(user, socket) {
-      const sockets = socketsByUser.get(user.id) ?? new Set<LiveSocket>();
-      socketsByUser.set(user.id, sockets.add(socket));
+      const connections = byUser.get(user.id) ?? new Set<Connection>();
+      const connection: Connection = { socket, sessionId: user.sessionId };
+      byUser.set(user.id, connections.add(connection));
       const expiry = user.sessionExpiresAt
-        ? setTimeout(() => end(socket, 'the session has expired'), Math.min(Math.max(0, user.sessionExpiresAt.getTime() - Date.now()), MAX_TIMER_MS))
+        ? setTimeout(() => end(socket, CLOSE_FORBIDDEN, 'Forbidden: the session has expired'), Math.min(Math.max(0, user.sessionExpiresAt.getTime() - Date.now()), MAX_TIMER_MS))
         : undefined;
       socket.once('close', () => {
         clearTimeout(expiry);
-        sockets.delete(socket);
-        if (sockets.size === 0 && socketsByUser.get(user.id) === sockets) {
-          socketsByUser.delete(user.id);
+        connections.delete(connection);
+        if (connections.size === 0 && byUser.get(user.id) === connections) {
+          byUser.delete(user.id);
         }
       });
     },
     stop() {
       void ended.return?.();
+      void changed.return?.();
     },
   };
 }

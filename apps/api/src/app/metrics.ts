@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus metrics: default process metrics plus HTTP and GraphQL request counts and durations. */
 export class ApiMetrics {
@@ -30,7 +30,23 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
+  readonly loginAttempts = new Counter({
+    name: 'ccos_login_attempts_total',
+    help: 'Sign-in attempts by outcome: SUCCESS, WRONG_PASSWORD, DISABLED, THROTTLED (refused before a password check), BUSY (no check slot)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Exposes the password-check slots: how many run and wait now, and the most that ever ran at once. */
+  followPasswordChecks(stats: () => { readonly running: number; readonly waiting: number; readonly peak: number }): void {
+    const gauge = (name: string, help: string, read: (current: ReturnType<typeof stats>) => number) =>
+      new Gauge({ name, help, registers: [this.registry], collect() { this.set(read(stats())); } });
+    gauge('ccos_password_checks_running', 'Password checks (scrypt) running now', (current) => current.running);
+    gauge('ccos_password_checks_waiting', 'Sign-in attempts waiting for a password check slot', (current) => current.waiting);
+    gauge('ccos_password_checks_peak', 'The most password checks that ran at once since the process started', (current) => current.peak);
   }
 }

@@ -4,11 +4,14 @@ import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
-import { type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
+import { type KubeClient, createKubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
+
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 const BOOTSTRAPPER_TOKEN = 'bootstrapper-token-for-removal-tests';
 const uid = (n: number) => `e1f0c7e2-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -180,7 +183,7 @@ describe('node removal over GraphQL, against kube-sim', () => {
       orphanedPodGcSeconds: -1,
       staticTokens: [{ token: BOOTSTRAPPER_TOKEN, user: OPENSHIFT_NODE_BOOTSTRAPPER, uid: 'nb', groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'] }],
     });
-    kube = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+    kube = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
     harness = await startApiHarness();
     operator = await harness.tokenFor('OPERATOR');
     viewer = await harness.tokenFor('VIEWER');
@@ -287,7 +290,7 @@ describe('node removal over GraphQL, against kube-sim', () => {
     const w1 = await active('w1');
     // Leftovers a removal must clean up: a pending CSR for the node and an agent token.
     const { csrPem } = await generateCertificateRequest({ commonName: 'system:node:w1', organizations: ['system:nodes'] });
-    const requester = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfigFor({ token: BOOTSTRAPPER_TOKEN }) } });
+    const requester = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfigFor({ token: BOOTSTRAPPER_TOKEN }) } });
     const csr = await requester.call('create csr', (o) =>
       requester.certificates.createCertificateSigningRequest(
         { body: { metadata: { generateName: 'csr-' }, spec: { request: Buffer.from(csrPem).toString('base64'), signerName: KUBELET_CLIENT_SIGNER, usages: ['digital signature', 'client auth'] } } },

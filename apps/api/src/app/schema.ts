@@ -15,10 +15,12 @@ import {
 } from 'graphql';
 import { buildSchema, type ContainerType } from 'type-graphql';
 import type { AuditLog } from '@ccos/api/data-access-db';
-import { AuditLogResolver, AuthResolver, type UserService } from '@ccos/api/feature-auth';
+import { AuditLogResolver, AuthResolver, SessionResolver, type SessionService, UserResolver, type UserService } from '@ccos/api/feature-auth';
 import { ClusterResolver, type ClusterService } from '@ccos/api/feature-clusters';
 import { CsrResolver, type CsrService } from '@ccos/api/feature-csrs';
 import {
+  AgentChannelResolver,
+  type AgentChannelSettings,
   AgentResolver,
   type AgentReportService,
   InstallResolver,
@@ -42,6 +44,7 @@ import {
 /** The services resolvers are built from (the composition root creates them once). */
 export interface ApiServices {
   readonly users: UserService;
+  readonly sessions: SessionService;
   readonly clusters: ClusterService;
   readonly csrs: CsrService;
   readonly nodes: NodeService;
@@ -51,6 +54,7 @@ export interface ApiServices {
   readonly removals: RemovalService;
   readonly audit: AuditLog;
   readonly events: EventBus;
+  readonly agentChannel: AgentChannelSettings;
 }
 
 /**
@@ -60,12 +64,15 @@ export interface ApiServices {
 export async function buildApiSchema(services: ApiServices): Promise<GraphQLSchema> {
   const instances = new Map<unknown, object>([
     [AuthResolver, new AuthResolver(services.users)],
+    [UserResolver, new UserResolver(services.users)],
+    [SessionResolver, new SessionResolver(services.users, services.sessions)],
     [AuditLogResolver, new AuditLogResolver(services.audit)],
     [ClusterResolver, new ClusterResolver(services.clusters)],
     [CsrResolver, new CsrResolver(services.csrs)],
     [NodeResolver, new NodeResolver(services.nodes)],
     [InstallResolver, new InstallResolver(services.installs, services.installRunView)],
     [AgentResolver, new AgentResolver(services.agentReports)],
+    [AgentChannelResolver, new AgentChannelResolver(services.agentChannel)],
     [RemovalResolver, new RemovalResolver(services.removals)],
   ]);
   const container: ContainerType = {
@@ -78,7 +85,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, InstallResolver, AgentResolver, RemovalResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

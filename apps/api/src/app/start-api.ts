@@ -1,9 +1,10 @@
 import type { DestinationStream, Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AgentTokens, AuditLog, NodeStore, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
+import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { ArtifactCatalog, artifactRoutes } from '@ccos/api/feature-artifacts';
-import { SessionTokens, UserService } from '@ccos/api/feature-auth';
+import { LoginThrottle, PasswordCheckSlots, DEFAULT_PASSWORD_CHECK_LIMITS, SessionService, SessionTokens, UserService } from '@ccos/api/feature-auth';
 import { ClusterService } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import {
@@ -20,17 +21,26 @@ import {
   sshTargetOf,
 } from '@ccos/api/feature-nodes';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
-import { type EventBus, type SessionsEndedPayload, TOPICS, bearerToken, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
+import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { ApiMetrics } from './metrics';
 import { clusterProbeFrom } from './cluster-probe';
+import { requestOrigins } from './request-origin';
 import { buildApiSchema } from './schema';
+import { loadOrCreateServiceCa } from './tls/service-ca.store';
+import { ServiceTls } from './tls/service-tls';
+import { serverNames } from './tls/server-names';
 
 export interface RunningApi {
+  /** Plain HTTP (people, local tools). */
   readonly url: string;
+  /** The same port over TLS (agents, and anyone who trusts the CA). */
+  readonly httpsUrl: string;
+  /** The certificate served now and what agents pin. */
+  readonly tls: ServiceTls;
   readonly port: number;
   readonly dataSource: DataSource;
   readonly logger: Logger;
@@ -70,11 +80,25 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     stack.push({ name: 'event bus', stop: () => events.close() });
 
     const secrets = new SecretBox(config.secretKey);
+    const tls = config.tls
+      ? await ServiceTls.fromFiles(config.tls, logger)
+      : await ServiceTls.generated(await loadOrCreateServiceCa(dataSource, secrets), serverNames(config), logger);
+    stack.push({ name: 'TLS certificate', stop: async () => tls.close() });
+    if (config.agentPlainHttp) {
+      logger.warn('AGENT_PLAIN_HTTP=allow: agents may reach the service over plain HTTP, where their run token and the service\'s answers are unprotected');
+    }
     const audit = new AuditLog(dataSource, logger);
-    const users = new UserService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), (userId) =>
-      events.publish(TOPICS.SESSIONS_ENDED, { userId } satisfies SessionsEndedPayload),
-    );
-    const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id));
+    const metrics = new ApiMetrics();
+    const sessions = new SessionService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), events);
+    const stopFollowingSessions = sessions.follow((error) => logger.error({ err: error }, 'stopped following ended sessions'));
+    stack.push({ name: 'session cache', stop: async () => stopFollowingSessions() });
+    const slots = new PasswordCheckSlots({ ...DEFAULT_PASSWORD_CHECK_LIMITS, concurrent: config.passwordChecksAtOnce, queued: 8 * config.passwordChecksAtOnce, perAddress: 2 * config.passwordChecksAtOnce });
+    metrics.followPasswordChecks(() => slots.stats);
+    const users = new UserService(dataSource, { sessions, throttle: new LoginThrottle(dataSource), slots, onLogin: (outcome) => metrics.loginAttempts.inc({ outcome }) });
+    const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id), new ClusterAddressGuard(config.clusterAddresses));
+    if (config.clusterAddresses.ranges.length > 0 || config.clusterAddresses.networks.length > 0) {
+      logger.warn({ allowed: [...config.clusterAddresses.ranges, ...config.clusterAddresses.networks] }, 'ALLOW_CLUSTER_ADDRESSES: cluster API servers may be at these otherwise refused addresses');
+    }
     const certificates = createCsrFeature({
       dataSource,
       clusters,
@@ -104,8 +128,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const provisioner = new NodeProvisioner(nodeStore, secrets, sshPool, () => agentBinary, logger);
     const nodes = new NodeService(dataSource, nodeStore, secrets, provisioner, () => agentBinary);
     let listeningPort = config.port;
+    const artifacts = new ArtifactCatalog(config.artifactsDir);
     const agentControl = new SshAgentControl(sshPool, secrets, () => agentBinary, {
       agentApiUrl: config.agentApiUrl,
+      serviceTls: (apiUrl) => tls.agentPin(apiUrl),
+      artifactManifestSha256: async () => (await artifacts.manifestDocument()).sha256,
       servicePort: () => listeningPort,
       vip: async (clusterId) => (await clusters.get(clusterId)).vip,
       machineConfigCaCert: async (clusterId) => (await clusters.get(clusterId)).machineConfigCaCert,
@@ -132,6 +159,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 
     const schema = await buildApiSchema({
       users,
+      sessions,
       clusters,
       csrs: certificates.service,
       nodes,
@@ -141,6 +169,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       removals: removals.service,
       audit,
       events,
+      agentChannel: { plainHttpAllowed: config.agentPlainHttp, certificateSource: tls.source, caCertificates: () => tls.caCertificates() },
     });
     const sessionUser = async (header: string | undefined) => {
       const token = bearerToken(header);
@@ -153,12 +182,14 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       maxRequestBytes: config.maxRequestBytes,
       schema,
       logger,
-      metrics: new ApiMetrics(),
+      metrics,
       authenticate: (token) => users.authenticate(token),
+      origin: requestOrigins(config.trustedProxies, logger),
       ready: () => databaseReachable(dataSource),
       events,
+      certificate: tls,
+      agentPlainHttp: config.agentPlainHttp,
       routes: (app) => {
-        const artifacts = new ArtifactCatalog(config.artifactsDir);
         app.use(
           '/artifacts',
           artifactRoutes(artifacts, async (header) => (await agentTokens.authenticate(bearerToken(header))) !== null || (await sessionUser(header)) !== null),
@@ -179,8 +210,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     if (resumedRemovals > 0) {
       logger.info({ runs: resumedRemovals }, 'resumed removal runs interrupted by a restart');
     }
-    logger.info({ url: http.url }, 'ccos-scaler API listening');
-    return { url: http.url, port: http.port, dataSource, logger, close };
+    logger.info({ url: http.url, httpsUrl: http.httpsUrl, certificateSource: tls.source, agentPlainHttp: config.agentPlainHttp }, 'ccos-scaler API listening (HTTPS and plain HTTP on one port)');
+    return { url: http.url, httpsUrl: http.httpsUrl, tls, port: http.port, dataSource, logger, close };
   } catch (error) {
     await close();
     throw error;

@@ -38,8 +38,13 @@ export interface ApiHarness {
   stop(): Promise<void>;
 }
 
-export async function startApiHarness(env: Environment = {}): Promise<ApiHarness> {
-  const database = await createTestDatabase();
+export interface ApiHarnessOptions {
+  /** Another replica: the database of a running harness, which stays its owner's to drop. */
+  readonly database?: TestDatabase;
+}
+
+export async function startApiHarness(env: Environment = {}, options: ApiHarnessOptions = {}): Promise<ApiHarness> {
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = await mkdtemp(join(tmpdir(), 'ccos-api-'));
   const logs: string[] = [];
   const sink = new Writable({
@@ -56,6 +61,8 @@ export async function startApiHarness(env: Environment = {}): Promise<ApiHarness
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'debug',
+    // The specs' kube-sim listens on 127.0.0.1.
+    ALLOW_CLUSTER_ADDRESSES: 'loopback',
     ...env,
   });
   const api = await startApi(config, { logDestination: sink });
@@ -125,7 +132,9 @@ export async function startApiHarness(env: Environment = {}): Promise<ApiHarness
     async stop() {
       const auditRows: unknown[] = await api.dataSource.query('SELECT * FROM audit_log').catch(() => []);
       await api.close();
-      await database.drop();
+      if (!options.database) {
+        await database.drop();
+      }
       await rm(dataDir, { recursive: true, force: true });
       secrets.assertNoLeaks({ log: logText(), auditRows }, 'API harness');
     },

@@ -4,11 +4,24 @@ import {
   EXIT_CODES, InstallRunner, RunControl, defaultStepRegistry, statePaths,
 } from '@ccos/agent/feature-steps';
 import {
-  FileLogger, NodeExecutor, NodeFileSystem, NodeHttp, NodeNetwork, NodeSystemInfo, SystemClock,
+  FileLogger, NodeExecutor, NodeFileSystem, NodeHttp, NodeNetwork, NodeSystemInfo, SystemClock, type TlsPin,
 } from '@ccos/agent/util-host';
 import { loadConfig } from './load-config';
 import { isAgentFor, processAlive, readPid, removePid, writePid } from './pid-file';
 import { AGENT_VERSION } from './version';
+
+/** How the service is recognised, for the log's first line. */
+function describeServiceTrust(pin: TlsPin | null): string {
+  if (pin === null) {
+    return 'plain HTTP: not authenticated';
+  }
+  const parts = [
+    pin.caCertificates === undefined ? null : 'certificate chain to the pinned CA',
+    pin.verifyHostname === true ? 'name checked' : null,
+    pin.publicKeySha256 === undefined ? null : `public key pinned (${pin.publicKeySha256.length})`,
+  ];
+  return `TLS: ${parts.filter((part) => part !== null).join(', ')}`;
+}
 
 /** Set by `start` for the detached agent: its stdout/stderr already are agent.log. */
 export const DETACHED_ENV = 'BOOT_WORKER_DETACHED';
@@ -34,7 +47,7 @@ export async function runAgent(configFile: string): Promise<number> {
   }
   writePid(paths.pid, process.pid);
   const log = new FileLogger(paths.log, process.env[DETACHED_ENV] !== '1');
-  log.info(`boot-worker ${AGENT_VERSION} (node ${process.version}) pid ${process.pid}: run ${config.runId}, node ${config.nodeName} (${config.nodeIp}), service ${config.apiUrl}, from ${config.startStep}`);
+  log.info(`boot-worker ${AGENT_VERSION} (node ${process.version}) pid ${process.pid}: run ${config.runId}, node ${config.nodeName} (${config.nodeIp}), service ${config.apiUrl} (${describeServiceTrust(config.serviceTls)}), from ${config.startStep}`);
   for (const warning of loaded.warnings) {
     log.warn(warning);
   }
@@ -61,7 +74,7 @@ export async function runAgent(configFile: string): Promise<number> {
   const fs = new NodeFileSystem();
   const http = new NodeHttp(`boot-worker/${AGENT_VERSION}`);
   const control = new RunControl();
-  const api = control.observe(new GraphqlApiClient({ apiUrl: config.apiUrl, token: config.token, http, clock }));
+  const api = control.observe(new GraphqlApiClient({ apiUrl: config.apiUrl, token: config.token, serviceTls: config.serviceTls, http, clock }));
   const spool = await Spool.open(fs, paths.spool, config.runId, log);
   const sender = new EventSender({
     spool,
@@ -81,7 +94,9 @@ export async function runAgent(configFile: string): Promise<number> {
     http,
     net: new NodeNetwork(),
     system: new NodeSystemInfo(),
-    artifacts: new ArtifactClient({ apiUrl: config.apiUrl, token: config.token, http, fs, clock, log }),
+    artifacts: new ArtifactClient({
+      apiUrl: config.apiUrl, token: config.token, serviceTls: config.serviceTls, manifestSha256: config.artifactManifestSha256, http, fs, clock, log,
+    }),
     log,
     sender,
     control,

@@ -2,7 +2,7 @@ export { ApiError, isTransient, isUnauthenticated, type ApiFailureKind } from '.
 export { GraphqlApiClient, type AgentRunReply, type ApiClient, type GraphqlApiClientOptions, type HealthReply } from './lib/api-client';
 export { ARTIFACT_KINDS, parseManifest, type Artifact, type ArtifactKind, type ArtifactManifest } from './lib/artifact-manifest';
 export {
-  ArtifactClient, DownloadError,
+  ArtifactClient, DownloadError, MANIFEST_MISMATCH,
   type ArtifactClientOptions, type DownloadOptions, type DownloadProgress, type DownloadResult,
 } from './lib/artifact-client';
 export { MAX_DIAGNOSTICS_BYTES, uploadDiagnostics, type UploadOutcome } from './lib/diagnostics-upload';

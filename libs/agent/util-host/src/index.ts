@@ -6,6 +6,7 @@ export {
 } from './lib/executor';
 export { NodeFileSystem, type FileSink, type FileSystem, type PathInfo, type WriteOptions } from './lib/file-system';
 export { HttpError, NodeHttp, isTlsErrorCode, readBody, type Http, type HttpRequest, type HttpResponse } from './lib/http';
+export { CERT_NOT_PINNED, publicKeySha256, type TlsPin } from './lib/tls-pin';
 export { isJsonObject, type JsonObject, type JsonPrimitive, type JsonValue } from './lib/json';
 export { FileLogger, formatLogLine, type LogLevel, type Logger } from './lib/logger';
 export { NodeNetwork, type Network, type TcpProbe } from './lib/network';

@@ -10,6 +10,20 @@ export {
   type KubeStatus,
   type WatchLineHandler,
 } from './lib/kube-client';
+export {
+  ADDRESS_POLICY_VARIABLE,
+  ClusterAddressGuard,
+  ClusterAddressRefusedError,
+  STRICT_ADDRESS_POLICY,
+  hostOf,
+  parseAddressPolicy,
+  refusedRangeOf,
+  resolveClusterHost,
+  type AddressVerdict,
+  type ClusterAddressPolicy,
+  type HostCheck,
+  type RefusedAddressRange,
+} from './lib/cluster-address';
 export { startInformer, type Informer, type InformerEvent, type InformerObject, type InformerOptions, type InformerSource, type ListPage, type WatchEventType } from './lib/informer';
 export { listNodes, summarizeNode, watchNodes, isoTime, CONTROL_PLANE_TAINT_KEYS, NODE_ROLE_LABEL_PREFIX, type NodeEvent, type NodeInventory, type NodeSummary, type NodeTaint } from './lib/node-inventory';
 export { cpuMillicores, parseQuantity, wholeUnits } from './lib/quantity';

@@ -5,6 +5,7 @@ export * from './lib/csr-verdict.type';
 export * from './lib/csr-decision.type';
 export * from './lib/csr.enums';
 export * from './lib/csr-watches';
+export * from './lib/cluster-reachability';
 export * from './lib/csr-decision.log';
 export * from './lib/csr-inventory';
 export * from './lib/auto-approver';

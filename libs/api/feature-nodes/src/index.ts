@@ -15,3 +15,5 @@ export * from './lib/stall-watchdog';
 export * from './lib/diagnostics-routes';
 export * from './lib/node-inventory-sync';
 export { sshTargetOf } from './lib/ssh-access';
+export * from './lib/agent-channel.type';
+export * from './lib/agent-channel.resolver';

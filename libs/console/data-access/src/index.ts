@@ -10,6 +10,8 @@ export { Notifications, type Notification, type NotificationText, type Notificat
 // Session
 export { Session, type SessionData, type SessionUser, type SignedOutReason } from './lib/session/session';
 export { AuthStore } from './lib/session/auth.store';
+export { MySessionsStore, type UserSessionView } from './lib/session/my-sessions.store';
+export { userAgentSummary } from './lib/session/user-agent';
 export { requireSignedIn, requireSignedOut, requireRole, safeReturnUrl, SIGN_IN_PATH } from './lib/session/guards';
 // Feature stores
 export { type Cluster } from './lib/clusters/cluster';
@@ -27,3 +29,4 @@ export { type RemovalPreviewView, type RemovalRunView, type RemovalEventView, me
 export { RemovalProgressStore, type UncordonResult } from './lib/removals/removal-progress.store';
 export { NodeRemovalStore } from './lib/removals/node-removal.store';
 export { AuditLogStore, type AuditEntry } from './lib/audit/audit-log.store';
+export { AgentChannelStore } from './lib/agent-channel/agent-channel.store';

@@ -11,6 +11,7 @@ export { LanguageSwitchComponent, type LanguageOption } from './lib/language-swi
 export { DataStateComponent } from './lib/data-state.component';
 export { PageHeaderComponent } from './lib/page-header.component';
 export { UserMenuComponent } from './lib/user-menu.component';
+export { SessionListComponent, type SessionRow, type SessionListLabels } from './lib/session-list.component';
 export { ClusterSwitcherComponent, type ClusterChoice } from './lib/cluster-switcher.component';
 export { ProgressBarComponent, type ProgressTone } from './lib/progress-bar.component';
 export { StepListComponent, type StepItem, type StepItemState, type StepItemLink } from './lib/step-list.component';

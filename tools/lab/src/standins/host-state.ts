@@ -35,6 +35,8 @@ export interface HostLabConfig {
   readonly kubeletHeartbeatSeconds?: number;
   /** Seconds the Node stays NotReady (network plugin not ready) after registering. */
   readonly kubeletReadyDelaySeconds?: number;
+  /** The time server `timedatectl timesync-status` names: the lab's gateway. */
+  readonly ntpServer?: string;
 }
 
 /** File names inside {@link STANDIN_STATE_DIR}. */

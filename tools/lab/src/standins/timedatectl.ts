@@ -1,5 +1,5 @@
 import './stdout-pipe';
-import { readFaults, updateFaults } from './host-state';
+import { readFaults, readLabConfig, updateFaults } from './host-state';
 
 /**
  * `timedatectl` stand-in: reports the clock as synchronised unless the lab
@@ -27,7 +27,7 @@ function main(args: readonly string[]): number {
       return 0;
     }
     case 'timesync-status':
-      process.stdout.write(synced ? '       Server: 198.18.0.1\n Poll interval: 1min 4s\n         Leap: normal\n' : '       Server: n/a\n         Leap: not synchronized\n');
+      process.stdout.write(synced ? `       Server: ${readLabConfig().ntpServer ?? 'n/a'}\n Poll interval: 1min 4s\n         Leap: normal\n` : '       Server: n/a\n         Leap: not synchronized\n');
       return 0;
     default:
       process.stderr.write(`Unknown command verb '${command}'.\n`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError, type HttpRequest } from '@ccos/agent/util-host';
+import { CERT_NOT_PINNED, HttpError, type HttpRequest } from '@ccos/agent/util-host';
 import { FakeClock, FakeHttp, requestHeader, type FakeHttpReply } from '@ccos/agent/util-host/testing';
 import { GraphqlApiClient } from './api-client';
 import type { StepEvent } from './operations';
@@ -12,7 +12,7 @@ const EVENT: StepEvent = {
 
 function api(reply: FakeHttpReply | (() => FakeHttpReply)) {
   const http = new FakeHttp(() => (typeof reply === 'function' ? reply() : reply));
-  return { http, client: new GraphqlApiClient({ apiUrl: API, token: 'agt_token-1234', http, clock: new FakeClock() }) };
+  return { http, client: new GraphqlApiClient({ apiUrl: API, token: 'agt_token-1234', serviceTls: null, http, clock: new FakeClock() }) };
 }
 
 const json = (body: unknown, status = 200): FakeHttpReply => ({ status, headers: { 'content-type': 'application/json', date: 'Tue, 01 Dec 2026 00:00:03 GMT' }, body: JSON.stringify(body) });
@@ -45,6 +45,7 @@ describe('GraphqlApiClient', () => {
     ['UNAUTHENTICATED', 401, 'unauthenticated'],
     ['INTERNAL_SERVER_ERROR', 500, 'transient'],
     ['UNAVAILABLE', 200, 'transient'],
+    ['CLUSTER_UNREACHABLE', 200, 'transient'],
     ['BAD_USER_INPUT', 400, 'rejected'],
     ['GRAPHQL_VALIDATION_FAILED', 400, 'rejected'],
   ])('classifies a GraphQL error %s (HTTP %i) as %s', async (code, status, kind) => {
@@ -66,8 +67,21 @@ describe('GraphqlApiClient', () => {
     const http = new FakeHttp(() => {
       throw new HttpError('connect EHOSTUNREACH', 'EHOSTUNREACH');
     });
-    const client = new GraphqlApiClient({ apiUrl: API, token: 'agt_token-1234', http, clock: new FakeClock() });
+    const client = new GraphqlApiClient({ apiUrl: API, token: 'agt_token-1234', serviceTls: null, http, clock: new FakeClock() });
     await expect(client.agentRun()).rejects.toMatchObject({ kind: 'transient', code: 'EHOSTUNREACH' });
+  });
+
+  it('sends the service pin on every call (events, run state, health, diagnostics); a refused certificate is retried later, like a link down', async () => {
+    const pin = { publicKeySha256: ['47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='] };
+    const http = new FakeHttp(() => {
+      throw new HttpError("the service's certificate at 198.18.0.1:4000 (…) is not the pinned one", CERT_NOT_PINNED);
+    });
+    const client = new GraphqlApiClient({ apiUrl: 'https://198.18.0.1:4000', token: 'agt_token-1234', serviceTls: pin, http, clock: new FakeClock() });
+    await expect(client.reportStep(EVENT)).rejects.toMatchObject({ kind: 'transient', code: CERT_NOT_PINNED, message: expect.stringContaining('is not the pinned one') });
+    await expect(client.agentRun()).rejects.toMatchObject({ code: CERT_NOT_PINNED });
+    await expect(client.health()).rejects.toMatchObject({ code: CERT_NOT_PINNED });
+    await expect(client.uploadDiagnostics(Buffer.from([0x1f, 0x8b]))).rejects.toMatchObject({ code: CERT_NOT_PINNED });
+    expect(http.requests.map((request) => request.pin)).toEqual([pin, pin, pin, pin]);
   });
 
   it('uploads diagnostics as application/gzip and health-checks /healthz', async () => {

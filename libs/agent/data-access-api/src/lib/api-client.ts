@@ -1,4 +1,4 @@
-import { HttpError, isJsonObject, readBody, type Clock, type Http, type HttpResponse, type JsonObject } from '@ccos/agent/util-host';
+import { HttpError, isJsonObject, readBody, type Clock, type Http, type HttpResponse, type JsonObject, type TlsPin } from '@ccos/agent/util-host';
 import { ApiError, graphqlFailureKind, httpFailureKind } from './api-errors';
 import { AGENT_RUN, REPORT_STEP, type AgentRun, type ReportStepResult, type StepEvent } from './operations';
 
@@ -35,6 +35,8 @@ export interface GraphqlApiClientOptions {
   /** e.g. `http://198.18.0.1:4000`, no trailing slash. */
   readonly apiUrl: string;
   readonly token: string;
+  /** How to recognise the service on https (see AgentConfig.serviceTls); null on http. */
+  readonly serviceTls: TlsPin | null;
   readonly http: Http;
   readonly clock: Clock;
 }
@@ -184,12 +186,15 @@ export class GraphqlApiClient implements ApiClient {
           ...(request.contentType === undefined ? {} : { 'content-type': request.contentType }),
         },
         body: request.body,
+        ...(this.options.serviceTls === null ? {} : { pin: this.options.serviceTls }),
         timeoutMs: request.timeoutMs,
         idleTimeoutMs: 15_000,
         signal: request.signal,
       });
     } catch (error) {
       const code = error instanceof HttpError ? error.code : 'EREQUEST';
+      // Transient even for a refused certificate: events wait in the spool until the
+      // real service answers again, and are never handed to whoever answered instead.
       throw new ApiError('transient', code, `${request.method} ${request.path}: ${(error as Error).message} (${code})`, { cause: error });
     }
   }

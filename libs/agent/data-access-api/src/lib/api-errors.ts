@@ -28,8 +28,8 @@ export function isTransient(error: unknown): boolean {
   return error instanceof ApiError && error.kind === 'transient';
 }
 
-/** GraphQL `extensions.code` values worth retrying: the service is up but its backend is not. */
-const TRANSIENT_GRAPHQL_CODES = new Set(['INTERNAL_SERVER_ERROR', 'UNAVAILABLE', 'SERVICE_UNAVAILABLE']);
+/** GraphQL `extensions.code` values worth retrying: the service is up but its backend (database, the cluster's API server) is not. */
+const TRANSIENT_GRAPHQL_CODES = new Set(['INTERNAL_SERVER_ERROR', 'UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'CLUSTER_UNREACHABLE']);
 
 /** Classifies a GraphQL error code. */
 export function graphqlFailureKind(code: string): ApiFailureKind {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HttpError, type HttpRequest } from '@ccos/agent/util-host';
+import { CERT_NOT_PINNED, HttpError, type HttpRequest, type TlsPin } from '@ccos/agent/util-host';
 import { FakeClock, FakeHttp, MemoryFileSystem, MemoryLogger, requestHeader, type FakeHttpReply } from '@ccos/agent/util-host/testing';
 import { ApiError } from './api-errors';
-import { ArtifactClient, DownloadError } from './artifact-client';
+import { ArtifactClient, DownloadError, MANIFEST_MISMATCH } from './artifact-client';
 import type { Artifact } from './artifact-manifest';
 
 const API = 'http://198.18.0.1:4000';
@@ -43,9 +43,17 @@ function serve(request: HttpRequest, data: Buffer, breakAfterBytes?: number): Fa
   return { status: 200, headers: { etag: `"${sha}"` }, body: data, chunkSize: 32_768, ...(breakAfterBytes === undefined ? {} : { breakAfterBytes }) };
 }
 
-function client(http: FakeHttp, fs = new MemoryFileSystem().seed({ '/usr/local/bin/.keep': '' }), clock = new FakeClock()) {
+const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
+const MANIFEST = JSON.stringify({ version: '1', artifacts: [{ name: 'kubelet', kind: 'binary', size: DATA.length, sha256: SHA, version: '1' }] });
+
+function client(http: FakeHttp, fs = new MemoryFileSystem().seed({ '/usr/local/bin/.keep': '' }), clock = new FakeClock(), pins: { manifestSha256?: string; serviceTls?: TlsPin | null } = {}) {
   const log = new MemoryLogger();
-  return { fs, clock, log, artifacts: new ArtifactClient({ apiUrl: API, token: TOKEN, http, fs, clock, log, random: () => 0.5 }) };
+  const artifacts = new ArtifactClient({
+    apiUrl: API, token: TOKEN, http, fs, clock, log, random: () => 0.5,
+    serviceTls: pins.serviceTls ?? null,
+    manifestSha256: pins.manifestSha256 ?? sha256(MANIFEST),
+  });
+  return { fs, clock, log, artifacts };
 }
 
 describe('ArtifactClient.download', () => {
@@ -169,13 +177,42 @@ describe('ArtifactClient.download', () => {
 });
 
 describe('ArtifactClient.manifest', () => {
-  it('parses the manifest and classifies failures', async () => {
-    const manifest = { version: '1', artifacts: [{ name: 'kubelet', kind: 'binary', size: 1, sha256: SHA, version: '1' }] };
-    const ok = client(new FakeHttp(() => ({ status: 200, body: JSON.stringify(manifest) })));
-    expect((await ok.artifacts.manifest()).artifacts).toHaveLength(1);
+  it('parses the manifest whose bytes are the pinned ones, and classifies failures', async () => {
+    const ok = client(new FakeHttp(() => ({ status: 200, body: MANIFEST })));
+    expect((await ok.artifacts.manifest()).artifacts).toEqual([expect.objectContaining({ name: 'kubelet', sha256: SHA })]);
     const down = client(new FakeHttp(() => ({ status: 503, body: 'restarting' })));
     await expect(down.artifacts.manifest()).rejects.toMatchObject({ kind: 'transient' });
-    const bad = client(new FakeHttp(() => ({ status: 200, body: '{"artifacts":[{"name":"../x"}]}' })));
+    const invalid = '{"artifacts":[{"name":"../x"}]}';
+    const bad = client(new FakeHttp(() => ({ status: 200, body: invalid })), undefined, undefined, { manifestSha256: sha256(invalid) });
     await expect(bad.artifacts.manifest()).rejects.toMatchObject({ kind: 'rejected', code: 'BAD_MANIFEST' });
+  });
+
+  it.each([
+    ['another checksum for kubelet (to match an altered file)', MANIFEST.replace(SHA, sha256('evil kubelet'))],
+    ['the same content, re-serialised', JSON.stringify(JSON.parse(MANIFEST), null, 1)],
+    ['one more artifact', MANIFEST.replace(']}', ',{"name":"backdoor","kind":"unit","size":1,"sha256":"' + 'b'.repeat(64) + '","version":"1"}]}')],
+  ])('refuses a manifest with %s: its bytes are not the ones pinned over SSH', async (_name, served) => {
+    const { artifacts } = client(new FakeHttp(() => ({ status: 200, body: served })));
+    const error = await artifacts.manifest().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({
+      kind: 'rejected',
+      code: MANIFEST_MISMATCH,
+      message: `artifact manifest sha256 ${sha256(served)} does not match the one received over SSH (${sha256(MANIFEST)}); none of its checksums is used`,
+    });
+  });
+
+  it('sends the service pin with every request and does not wait out a refused certificate', async () => {
+    const pin: TlsPin = { caCertificates: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' };
+    const refusing = new FakeHttp(() => {
+      throw new HttpError("the service's certificate at 198.18.0.1:4000 (…) is not the pinned one: its chain does not lead to the pinned CA", CERT_NOT_PINNED);
+    });
+    const { artifacts, clock } = client(refusing, undefined, undefined, { serviceTls: pin });
+    await expect(artifacts.manifest()).rejects.toMatchObject({ kind: 'rejected', code: CERT_NOT_PINNED, message: expect.stringContaining('is not the pinned one') });
+    const download = await artifacts.download(ARTIFACT, DEST).catch((e: unknown) => e);
+    expect(download).toBeInstanceOf(DownloadError);
+    expect(download).toMatchObject({ code: 'SERVICE_CERT_REFUSED', message: expect.stringContaining('kubelet: the service\'s certificate') });
+    expect(refusing.requests.map((request) => request.pin)).toEqual([pin, pin]);
+    expect(clock.monotonic()).toBe(0);
   });
 });

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import {
-  Backoff, DOWNLOAD_BACKOFF, HttpError, readBody, type BackoffPolicy, type Clock, type FileSystem, type Http, type Logger,
+  Backoff, CERT_NOT_PINNED, DOWNLOAD_BACKOFF, HttpError, readBody,
+  type BackoffPolicy, type Clock, type FileSystem, type Http, type Logger, type TlsPin,
 } from '@ccos/agent/util-host';
 import { ApiError, httpFailureKind } from './api-errors';
 import { parseManifest, type Artifact, type ArtifactManifest } from './artifact-manifest';
@@ -41,7 +43,7 @@ export interface DownloadResult {
 /** Why a download gave up; `code` is one of the agent's known failure codes. */
 export class DownloadError extends Error {
   constructor(
-    readonly code: 'CHECKSUM_MISMATCH' | 'ARTIFACT_NOT_FOUND' | 'DOWNLOAD_REFUSED' | 'NETWORK_UNREACHABLE' | 'DISK_WRITE_FAILED' | 'CANCELLED',
+    readonly code: 'CHECKSUM_MISMATCH' | 'ARTIFACT_NOT_FOUND' | 'DOWNLOAD_REFUSED' | 'NETWORK_UNREACHABLE' | 'DISK_WRITE_FAILED' | 'SERVICE_CERT_REFUSED' | 'CANCELLED',
     message: string,
     readonly detail: Readonly<Record<string, string | number>> = {},
     options?: { cause?: unknown },
@@ -51,9 +53,19 @@ export class DownloadError extends Error {
   }
 }
 
+/** `ApiError.code` when the manifest's bytes are not the ones pinned over SSH. */
+export const MANIFEST_MISMATCH = 'MANIFEST_MISMATCH';
+
 export interface ArtifactClientOptions {
   readonly apiUrl: string;
   readonly token: string;
+  /** How to recognise the service on https (see AgentConfig.serviceTls); null on http. */
+  readonly serviceTls: TlsPin | null;
+  /**
+   * sha256 (hex) the manifest's bytes must have: it came over SSH, so a manifest
+   * altered on the way (with checksums to match altered files) is refused.
+   */
+  readonly manifestSha256: string;
   readonly http: Http;
   readonly fs: FileSystem;
   readonly clock: Clock;
@@ -76,15 +88,32 @@ const DISK_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO
 export class ArtifactClient {
   constructor(private readonly options: ArtifactClientOptions) {}
 
+  /**
+   * The manifest, only if its bytes are the pinned ones: the checksums in it are what
+   * every download is verified against, so they must not come from the network alone.
+   */
   async manifest(signal?: AbortSignal): Promise<ArtifactManifest> {
     const response = await this.get('/artifacts/manifest', {}, signal).catch((error: unknown) => {
-      throw error instanceof HttpError ? new ApiError('transient', error.code, `GET /artifacts/manifest: ${error.message}`, { cause: error }) : error;
+      if (error instanceof HttpError) {
+        // Another certificate is not a glitch to wait out: whoever answers is not the service.
+        const kind = error.code === CERT_NOT_PINNED ? 'rejected' : 'transient';
+        throw new ApiError(kind, error.code, `GET /artifacts/manifest: ${error.message}`, { cause: error });
+      }
+      throw error;
     });
     const body = await readBody(response, 8 * 1024 * 1024).catch((error: unknown) => {
       throw new ApiError('transient', error instanceof HttpError ? error.code : 'EREAD', `reading the manifest failed: ${(error as Error).message}`);
     });
     if (response.status !== 200) {
       throw new ApiError(httpFailureKind(response.status), `HTTP_${response.status}`, `GET /artifacts/manifest answered HTTP ${response.status}`);
+    }
+    const actual = createHash('sha256').update(body).digest('hex');
+    if (actual !== this.options.manifestSha256) {
+      throw new ApiError(
+        'rejected',
+        MANIFEST_MISMATCH,
+        `artifact manifest sha256 ${actual} does not match the one received over SSH (${this.options.manifestSha256}); none of its checksums is used`,
+      );
     }
     let parsed: unknown;
     try {
@@ -157,6 +186,9 @@ export class ArtifactClient {
       } catch (error) {
         if (error instanceof DownloadError || error instanceof ApiError) {
           throw error;
+        }
+        if (error instanceof HttpError && error.code === CERT_NOT_PINNED) {
+          throw new DownloadError('SERVICE_CERT_REFUSED', `${artifact.name}: ${error.message}`, { file: artifact.name }, { cause: error });
         }
         const err = error as NodeJS.ErrnoException & { received?: number };
         if (err.received !== undefined && err.received > 0) {
@@ -279,6 +311,7 @@ export class ArtifactClient {
       method: 'GET',
       url: `${this.options.apiUrl}${path}`,
       headers: { authorization: `Bearer ${this.options.token}`, ...headers },
+      ...(this.options.serviceTls === null ? {} : { pin: this.options.serviceTls }),
       timeoutMs: 30_000,
       idleTimeoutMs: 15_000,
       signal,

@@ -98,16 +98,50 @@ describe('EventSender', () => {
     await sender.stop();
   });
 
-  it('sets aside an event the service refuses three times, then goes on', async () => {
-    const { sender, api, log } = await setup();
-    api.failReportStep = (event) => (event.seq === 1 ? new ApiError('rejected', 'BAD_USER_INPUT', 'detail is too large') : null);
+  it('sends a refused event again at once without its detail, keeping its place, code and hint', async () => {
+    const { sender, api, log, clock, fs } = await setup();
+    const tooLarge = new ApiError('rejected', 'BAD_USER_INPUT', 'input.detail is 40000 bytes as JSON; at most 16384 are accepted');
+    api.failReportStep = (event) => (event.detail?.['outputTail'] !== undefined ? tooLarge : null);
     sender.start();
+    const started = clock.monotonic();
+    await sender.report({ step: 'START_KUBELET', status: 'FAILED', progress: 40, message: 'kubelet died', detail: { code: 'KUBELET_DIED', hint: 'Read the journal.', outputTail: 'x'.repeat(40_000) } });
+    await sender.report(input('after'));
+    expect(await sender.drain(60_000)).toBe('drained');
+    // No backoff and no loop: one refusal, one stand-in.
+    expect(clock.monotonic() - started).toBeLessThan(1_000);
+    expect(api.attempts.map((e) => e.seq)).toEqual([1, 1, 2]);
+    expect(api.events()[0]).toMatchObject({
+      seq: 1,
+      step: 'START_KUBELET',
+      status: 'FAILED',
+      message: 'kubelet died',
+      detail: { code: 'KUBELET_DIED', hint: 'Read the journal.', detailRefused: expect.stringContaining('the service refused this event (BAD_USER_INPUT: input.detail is 40000 bytes') },
+    });
+    expect(api.events()[0]?.detail).not.toHaveProperty('outputTail');
+    expect(log.text()).toContain('sending it again without its detail');
+    // The spool holds the stand-in too, so an agent started before the ack would send it, not the original.
+    const lines = (await fs.readFile('/state/spool.jsonl')).toString('utf8').trim().split('\n');
+    expect(lines.filter((line) => line.includes('"type":"event"') && line.includes('"seq":1,')).map((line) => line.includes('detailRefused'))).toEqual([false, true]);
+    await sender.stop();
+  });
+
+  it('drops a stand-in the service refuses too (e.g. over the run\'s limit), notes it, and goes on without retrying', async () => {
+    const { sender, api, log, fs, clock } = await setup();
+    const limit = new ApiError('rejected', 'LIMIT_EXCEEDED', 'run run-1 already has 5000 step events');
+    api.failReportStep = (event) => (event.seq === 1 ? limit : null);
+    sender.start();
+    const started = clock.monotonic();
     await sender.report(input('a'));
     await sender.report(input('b'));
     expect(await sender.drain(60_000)).toBe('drained');
-    expect(api.attempts.filter((e) => e.seq === 1)).toHaveLength(3);
+    expect(clock.monotonic() - started).toBeLessThan(1_000);
+    expect(api.attempts.filter((e) => e.seq === 1)).toHaveLength(2);
     expect(api.events().map((e) => e.seq)).toEqual([2]);
-    expect(log.text()).toContain('setting it aside');
+    expect(log.text()).toContain('dropped, noted in the spool');
+    const lines = (await fs.readFile('/state/spool.jsonl')).toString('utf8');
+    expect(lines).toContain('"type":"rejected","seq":1,"error":"run run-1 already has 5000 step events"');
+    const reopened = await Spool.open(fs, '/state/spool.jsonl', 'run-1', log);
+    expect(reopened.undelivered()).toEqual([]);
     await sender.stop();
   });
 

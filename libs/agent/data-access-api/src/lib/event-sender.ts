@@ -1,4 +1,4 @@
-import { Backoff, EVENT_BACKOFF, type BackoffPolicy, type Clock, type Logger } from '@ccos/agent/util-host';
+import { Backoff, EVENT_BACKOFF, type BackoffPolicy, type Clock, type JsonObject, type Logger } from '@ccos/agent/util-host';
 import { ApiError, isUnauthenticated } from './api-errors';
 import type { ApiClient } from './api-client';
 import type { StepEvent, StepEventInput } from './operations';
@@ -11,8 +11,6 @@ export interface EventSenderOptions {
   readonly log: Logger;
   readonly backoff?: BackoffPolicy;
   readonly random?: () => number;
-  /** Attempts before an event the service refuses (not UNAUTHENTICATED) is set aside (default 3). */
-  readonly maxRejections?: number;
   /** The service answered `cancelRequested: true`. */
   readonly onCancelRequested?: () => void;
   /** The token was refused: the run is over on the service's side. */
@@ -21,11 +19,44 @@ export interface EventSenderOptions {
 
 export type DrainOutcome = 'drained' | 'timeout' | 'unauthenticated';
 
+/** The key of a stand-in's detail: it says why the original detail is missing. */
+export const REFUSED_DETAIL_KEY = 'detailRefused';
+
+const MAX_STAND_IN_MESSAGE = 1000;
+const MAX_KEPT_FIELD = 500;
+
+/** The event as sent again after the service refused it: same place in the run, the detail replaced by why it is missing. */
+function standInFor(event: StepEvent, refusal: ApiError): StepEvent {
+  const kept: JsonObject = {};
+  // A failure's code and hint are what the console shows first; keep them when they are small.
+  for (const key of ['code', 'hint']) {
+    const value = event.detail?.[key];
+    if (typeof value === 'string' && value.length <= MAX_KEPT_FIELD) {
+      kept[key] = value;
+    }
+  }
+  const message = event.message ?? null;
+  return {
+    ...event,
+    message: message !== null && message.length > MAX_STAND_IN_MESSAGE ? `${message.slice(0, MAX_STAND_IN_MESSAGE)}…` : message,
+    detail: { ...kept, [REFUSED_DETAIL_KEY]: `the service refused this event (${refusal.code}: ${refusal.message.slice(0, MAX_KEPT_FIELD)}); it was sent again without its detail` },
+  };
+}
+
+function isStandIn(event: StepEvent): boolean {
+  return typeof event.detail?.[REFUSED_DETAIL_KEY] === 'string';
+}
+
 /**
  * Delivers spooled events to the service, one at a time and in sequence
  * order, for as long as it takes: while the service is unreachable it
  * retries with capped exponential backoff and jitter (0.5 s → 30 s). It
  * stops only when the token is refused or it is told to.
+ *
+ * An event the service refuses (too large, over the run's limit, invalid)
+ * is not retried as it is: it goes again at once as a stand-in without its
+ * detail (saying why), so the run's history keeps the step's outcome; a
+ * refused stand-in is dropped, noted in the spool and the log.
  */
 export class EventSender {
   private readonly backoff: Backoff;
@@ -34,7 +65,6 @@ export class EventSender {
   private listeners: (() => void)[] = [];
   private loopDone: Promise<void> | null = null;
   private nudge: AbortController | null = null;
-  private rejectedAttempts = 0;
   private failing = false;
   private unauth = false;
 
@@ -135,7 +165,6 @@ export class EventSender {
         }
         this.failing = false;
         this.backoff.reset();
-        this.rejectedAttempts = 0;
         this.notify();
         if (result.cancelRequested) {
           this.options.onCancelRequested?.();
@@ -152,14 +181,15 @@ export class EventSender {
           return;
         }
         if (error instanceof ApiError && error.kind === 'rejected') {
-          this.rejectedAttempts += 1;
-          if (this.rejectedAttempts >= (this.options.maxRejections ?? 3)) {
-            log.error(`service refused event ${next.seq} ${this.rejectedAttempts} times (${error.message}); setting it aside`);
+          if (isStandIn(next)) {
+            log.error(`service refused event ${next.seq} (${next.step} ${next.status}) again without its detail (${error.message}); dropped, noted in the spool`);
             await spool.markRejected(next.seq, error.message, new Date(clock.now()));
-            this.rejectedAttempts = 0;
             this.notify();
             continue;
           }
+          log.warn(`service refused event ${next.seq} (${next.step} ${next.status}): ${error.message}; sending it again without its detail`);
+          await spool.replace(standInFor(next, error));
+          continue;
         }
         const delay = this.backoff.next();
         log.warn(`event ${next.seq} not delivered (${(error as Error).message}); ${this.pendingCount} pending, retrying in ${(delay / 1000).toFixed(1)} s`);

@@ -55,6 +55,17 @@ describe('Spool', () => {
     expect((await Spool.open(fs, PATH, 'run-1', new MemoryLogger())).undelivered()).toEqual([]);
   });
 
+  it('replaces an undelivered event under its seq, also for an agent started again', async () => {
+    const { fs, spool } = await freshSpool();
+    const original = await spool.append(event('big'));
+    await spool.append(event('next'));
+    await spool.replace({ ...original, message: 'stand-in', detail: { detailRefused: 'too large' } });
+    expect(spool.undelivered().map((e) => [e.seq, e.message])).toEqual([[1, 'stand-in'], [2, 'next']]);
+    const restarted = await Spool.open(fs, PATH, 'run-1', new MemoryLogger());
+    expect(restarted.undelivered().map((e) => [e.seq, e.message, e.detail])).toEqual([[1, 'stand-in', { detailRefused: 'too large' }], [2, 'next', null]]);
+    expect(restarted.highestSeq).toBe(2);
+  });
+
   it('keeps going from memory when the disk is full', async () => {
     const fs = new MemoryFileSystem().seed({ '/state/.keep': '' });
     const log = new MemoryLogger();

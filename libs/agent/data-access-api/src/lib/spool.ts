@@ -98,6 +98,20 @@ export class Spool {
     });
   }
 
+  /**
+   * Stores (fsynced) a new version of an undelivered event, under the same sequence number;
+   * it is what is sent from now on, also by an agent started again (the last version wins).
+   */
+  replace(event: StepEvent): Promise<void> {
+    return this.serial(async () => {
+      await this.write({ type: 'event', event }, `event ${event.seq} again`);
+      const index = this.pending.findIndex((entry) => entry.seq === event.seq);
+      if (index >= 0) {
+        this.pending[index] = event;
+      }
+    });
+  }
+
   markDelivered(seq: number, duplicate: boolean, at: Date): Promise<void> {
     return this.serial(async () => {
       await this.write({ type: 'ack', seq, duplicate, at: at.toISOString() }, `delivery of ${seq}`);

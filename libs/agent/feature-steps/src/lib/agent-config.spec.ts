@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseAgentConfig } from './agent-config';
 
+const SERVICE_CA = '-----BEGIN CERTIFICATE-----\nMIIBservice\n-----END CERTIFICATE-----\n';
+const MANIFEST_SHA256 = 'a'.repeat(64);
+
 const valid = {
-  apiUrl: 'http://198.18.0.1:4000/',
+  apiUrl: 'https://198.18.0.1:4000/',
+  serviceTls: { caCertificates: SERVICE_CA },
+  artifactManifestSha256: MANIFEST_SHA256,
   runId: '3f1c2a8e-1b2c-4d5e-8f90-123456789abc',
   token: 'agt_0123456789abcdef',
   nodeName: 'h1',
@@ -22,7 +27,9 @@ describe('parseAgentConfig', () => {
     const parsed = parseAgentConfig(valid);
     expect(parsed.ok).toBe(true);
     if (parsed.ok) {
-      expect(parsed.config.apiUrl).toBe('http://198.18.0.1:4000');
+      expect(parsed.config.apiUrl).toBe('https://198.18.0.1:4000');
+      expect(parsed.config.serviceTls).toEqual({ caCertificates: SERVICE_CA });
+      expect(parsed.config.artifactManifestSha256).toBe(MANIFEST_SHA256);
       expect(parsed.config.taints[1]).toEqual({ key: 'maintenance', value: null, effect: 'NoExecute' });
       expect(parsed.ignoredKeys).toEqual([]);
     }
@@ -34,7 +41,23 @@ describe('parseAgentConfig', () => {
   });
 
   it.each([
+    ['a plain http service (plain HTTP allowed by its operator)', { apiUrl: 'http://198.18.0.1:4000', serviceTls: null }, null],
+    ['a pinned leaf key with the name checked', { serviceTls: { publicKeySha256: ['47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='], verifyHostname: true } }, { publicKeySha256: ['47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='], verifyHostname: true }],
+  ])('accepts %s', (_name, change, serviceTls) => {
+    const parsed = parseAgentConfig({ ...valid, ...change });
+    expect(parsed).toMatchObject({ ok: true, config: { serviceTls } });
+  });
+
+  it.each([
     [{ apiUrl: 'ftp://x' }, 'apiUrl must be an http or https URL'],
+    [{ serviceTls: undefined }, 'serviceTls is required with an https apiUrl'],
+    [{ apiUrl: 'http://198.18.0.1:4000' }, 'serviceTls is set but apiUrl is not https'],
+    [{ serviceTls: {} }, 'serviceTls needs caCertificates or publicKeySha256'],
+    [{ serviceTls: { caCertificates: 'trust me' } }, 'serviceTls.caCertificates must be PEM certificates'],
+    [{ serviceTls: { publicKeySha256: ['deadbeef'] } }, 'serviceTls.publicKeySha256 must be a list of base64 sha256 digests'],
+    [{ serviceTls: { caCertificates: SERVICE_CA, verifyHostname: 'yes' } }, 'serviceTls.verifyHostname must be true or false'],
+    [{ artifactManifestSha256: undefined }, 'artifactManifestSha256 must be a non-empty string'],
+    [{ artifactManifestSha256: 'A'.repeat(64) }, 'artifactManifestSha256 must be 64 lower-case hex digits'],
     [{ apiUrl: 'not a url' }, 'apiUrl is not a URL'],
     [{ token: '' }, 'token must be a non-empty string'],
     [{ token: 'agt_has space inside' }, 'token must be 8..4096 printable characters'],

@@ -1,4 +1,4 @@
-import { isJsonObject } from '@ccos/agent/util-host';
+import { isJsonObject, type TlsPin } from '@ccos/agent/util-host';
 import {
   checkHostname, checkIp, checkLabels, checkTaints, isInstallStep, shorten,
   type InstallStep, type Label, type Taint, type TaintEffect,
@@ -20,6 +20,19 @@ export interface Requirements {
 export interface AgentConfig {
   /** Base URL of the installer service, without a trailing slash. */
   readonly apiUrl: string;
+  /**
+   * How to recognise the installer service on an https `apiUrl` (null on http, which
+   * the service writes only when its operator allowed plain HTTP). Every request to
+   * the service (events, run state, artifacts, diagnostics) is checked against it,
+   * never against the system CAs.
+   */
+  readonly serviceTls: TlsPin | null;
+  /**
+   * sha256 (hex) of the exact bytes of `GET /artifacts/manifest` when the run started.
+   * The manifest's checksums are trusted only after its bytes match this, so every
+   * file the agent installs is tied to what came over SSH.
+   */
+  readonly artifactManifestSha256: string;
   readonly runId: string;
   readonly token: string;
   readonly nodeName: string;
@@ -41,7 +54,7 @@ export type ConfigParse =
   | { readonly ok: false; readonly problems: readonly string[] };
 
 const KNOWN_KEYS = [
-  'apiUrl', 'runId', 'token', 'nodeName', 'nodeIp', 'vip', 'labels', 'taints', 'startStep',
+  'apiUrl', 'serviceTls', 'artifactManifestSha256', 'runId', 'token', 'nodeName', 'nodeIp', 'vip', 'labels', 'taints', 'startStep',
   'machineConfigCaCert', 'stateDir', 'requirements', 'timeouts',
 ];
 
@@ -83,6 +96,8 @@ export function parseAgentConfig(value: unknown): ConfigParse {
       return `is not a URL (got "${shorten(v)}")`;
     }
   }).replace(/\/+$/, '');
+  const serviceTls = parseServiceTls(value['serviceTls'], apiUrl, problems);
+  const artifactManifestSha256 = text('artifactManifestSha256', (v) => (/^[0-9a-f]{64}$/.test(v) ? null : 'must be 64 lower-case hex digits (a sha256)'));
   const runId = text('runId', (v) => (/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(v) ? null : `"${shorten(v)}" is not a run id (letters, digits, '-', '_')`));
   const token = text('token', (v) => (/^[\x21-\x7e]{8,4096}$/.test(v) ? null : 'must be 8..4096 printable characters without spaces'));
   const nodeName = text('nodeName', (v) => {
@@ -122,10 +137,50 @@ export function parseAgentConfig(value: unknown): ConfigParse {
   return {
     ok: true,
     config: {
-      apiUrl, runId, token, nodeName, nodeIp, vip, labels, taints, startStep, machineConfigCaCert, stateDir, requirements,
+      apiUrl, serviceTls, artifactManifestSha256, runId, token, nodeName, nodeIp, vip, labels, taints, startStep, machineConfigCaCert, stateDir, requirements,
       timeouts: { nodeReadySeconds },
     },
     ignoredKeys: Object.keys(value).filter((key) => !KNOWN_KEYS.includes(key)),
+  };
+}
+
+const PEM_CERTIFICATE = /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----/;
+
+/** `serviceTls`: required for an https apiUrl, absent (or null) for http. */
+function parseServiceTls(value: unknown, apiUrl: string, problems: string[]): TlsPin | null {
+  const https = apiUrl.startsWith('https:');
+  if (value === undefined || value === null) {
+    if (https) {
+      problems.push('serviceTls is required with an https apiUrl: the agent trusts the service only through it');
+    }
+    return null;
+  }
+  if (!https) {
+    problems.push('serviceTls is set but apiUrl is not https: the service would not be authenticated');
+    return null;
+  }
+  if (!isJsonObject(value)) {
+    problems.push('serviceTls must be an object { caCertificates?, verifyHostname?, publicKeySha256? }');
+    return null;
+  }
+  const { caCertificates, verifyHostname, publicKeySha256 } = value;
+  if (caCertificates !== undefined && (typeof caCertificates !== 'string' || !PEM_CERTIFICATE.test(caCertificates.trim()))) {
+    problems.push('serviceTls.caCertificates must be PEM certificates ("-----BEGIN CERTIFICATE-----")');
+  }
+  if (verifyHostname !== undefined && typeof verifyHostname !== 'boolean') {
+    problems.push('serviceTls.verifyHostname must be true or false');
+  }
+  const pins = publicKeySha256 === undefined ? [] : publicKeySha256;
+  if (!Array.isArray(pins) || !pins.every((pin) => typeof pin === 'string' && /^[A-Za-z0-9+/]{43}=$/.test(pin))) {
+    problems.push('serviceTls.publicKeySha256 must be a list of base64 sha256 digests (44 characters)');
+  }
+  if (caCertificates === undefined && (!Array.isArray(pins) || pins.length === 0)) {
+    problems.push('serviceTls needs caCertificates or publicKeySha256: something to recognise the service by');
+  }
+  return {
+    ...(typeof caCertificates === 'string' ? { caCertificates } : {}),
+    ...(verifyHostname === true ? { verifyHostname } : {}),
+    ...(Array.isArray(pins) && pins.length > 0 ? { publicKeySha256: pins.filter((pin): pin is string => typeof pin === 'string') } : {}),
   };
 }
 

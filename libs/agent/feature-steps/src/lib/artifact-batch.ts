@@ -1,8 +1,8 @@
 import {
-  ApiError, DownloadError, isTransient, isUnauthenticated,
+  ApiError, DownloadError, MANIFEST_MISMATCH, isTransient, isUnauthenticated,
   type Artifact, type ArtifactKind, type ArtifactManifest, type DownloadResult,
 } from '@ccos/agent/data-access-api';
-import { Backoff, DOWNLOAD_BACKOFF, type JsonObject } from '@ccos/agent/util-host';
+import { Backoff, CERT_NOT_PINNED, DOWNLOAD_BACKOFF, type JsonObject } from '@ccos/agent/util-host';
 import { formatBytes } from './steps/preflight-checks';
 import { failure, type StepContext, type StepFailure } from './step-handler';
 
@@ -24,6 +24,16 @@ export async function fetchManifest(ctx: StepContext, limitMs = 10 * 60_000): Pr
         throw error;
       }
       const message = (error as Error).message;
+      if (error instanceof ApiError && error.code === MANIFEST_MISMATCH) {
+        return failure(
+          'MANIFEST_MISMATCH',
+          message,
+          'Something between this host and the installer service altered the manifest, or the service\'s artifact folder changed since the run started. Check the path (proxies) and the artifact folder, then retry: a new run pins the manifest as it is then.',
+        );
+      }
+      if (error instanceof ApiError && error.code === CERT_NOT_PINNED) {
+        return failure('SERVICE_CERT_REFUSED', message, serviceCertHint(ctx));
+      }
       if (!isTransient(error)) {
         return failure('MANIFEST_INVALID', `the artifact manifest cannot be used: ${message}`, 'Check the installer service\'s artifact folder and its logs; the manifest must list kind, name, size and sha256 of every artifact.');
       }
@@ -35,6 +45,11 @@ export async function fetchManifest(ctx: StepContext, limitMs = 10 * 60_000): Pr
       await ctx.clock.sleep(delay, ctx.signal);
     }
   }
+}
+
+/** What to do when whoever answered at the service's address is not the pinned service. */
+export function serviceCertHint(ctx: StepContext): string {
+  return `Something between this host and ${ctx.config.apiUrl} answers with another certificate (a man in the middle, or a TLS-inspecting proxy), or the service's certificate changed since the run started. Nothing was sent to it. Let this host reach the service directly, then retry.`;
 }
 
 /** The manifest's artifacts of one kind, in manifest order. */
@@ -118,13 +133,13 @@ export async function downloadBatch(
         if (error.code === 'CANCELLED') {
           throw error;
         }
-        const hint = error.code === 'CHECKSUM_MISMATCH'
-          ? 'The artifact changed on the installer service during the download, or something on the path alters it (proxy): check the service\'s artifact folder, then retry.'
-          : error.code === 'DISK_WRITE_FAILED'
-            ? `Free disk space / check permissions where ${dest} is written, then retry.`
-            : error.code === 'NETWORK_UNREACHABLE'
-              ? `Check the link between this host and ${ctx.config.apiUrl}; the download resumes where it stopped on retry.`
-              : 'Check the installer service\'s artifact folder and logs.';
+        const hints: Partial<Record<DownloadError['code'], string>> = {
+          SERVICE_CERT_REFUSED: serviceCertHint(ctx),
+          CHECKSUM_MISMATCH: 'The artifact changed on the installer service during the download, or something on the path alters it (proxy): check the service\'s artifact folder, then retry.',
+          DISK_WRITE_FAILED: `Free disk space / check permissions where ${dest} is written, then retry.`,
+          NETWORK_UNREACHABLE: `Check the link between this host and ${ctx.config.apiUrl}; the download resumes where it stopped on retry.`,
+        };
+        const hint = hints[error.code] ?? 'Check the installer service\'s artifact folder and logs.';
         const code = error.code === 'DISK_WRITE_FAILED' && /ENOSPC|EDQUOT/.test(String(error.detail['errno'])) ? 'DISK_FULL' : error.code;
         return failure(code, `${options.noun} ${artifact.name}: ${error.message}`, hint, { detail: { file: artifact.name, path: dest, ...error.detail } });
       }

@@ -56,7 +56,7 @@ async function world(registry: StepRegistry, options: { config?: Partial<AgentCo
     config, registry, exec, fs, clock, api, http, log, sender, control,
     net: new FakeNetwork(),
     system: new FakeSystemInfo(),
-    artifacts: new ArtifactClient({ apiUrl: config.apiUrl, token: config.token, http, fs, clock, log }),
+    artifacts: new ArtifactClient({ apiUrl: config.apiUrl, token: config.token, serviceTls: config.serviceTls, manifestSha256: config.artifactManifestSha256, http, fs, clock, log }),
     agentVersion: '0.1.0+test',
     ...options.deps,
   });
@@ -78,6 +78,20 @@ describe('InstallRunner', () => {
     expect(events[0]).toMatchObject({ runId: 'run-1', progress: 0, message: 'Preflight checks: started', detail: { agentVersion: '0.1.0+test' } });
     expect(events[2]).toMatchObject({ progress: 100, message: 'PREFLIGHT done' });
     expect(events.every((e) => !Number.isNaN(Date.parse(e.occurredAt)))).toBe(true);
+  });
+
+  it('says once, in the run\'s own events, that the service is reached over plain HTTP when it is', async () => {
+    const { registry } = stubRegistry();
+    const { runner, api, log } = await world(registry, { config: { apiUrl: 'http://198.18.0.1:4000', serviceTls: null, startStep: 'INSTALL_SERVICES' } });
+    await runner.run(new AbortController().signal);
+    const warnings = api.events().filter((event) => event.detail?.['warning'] === 'PLAIN_HTTP');
+    expect(warnings).toEqual([expect.objectContaining({ seq: 2, step: 'INSTALL_SERVICES', status: 'PROGRESS', progress: 0 })]);
+    expect(warnings[0]?.message).toMatch(/^warning: this run talks to the installer service over plain HTTP \(http:\/\/198\.18\.0\.1:4000\), as its operator allowed \(AGENT_PLAIN_HTTP=allow\)/);
+    expect(log.text()).toContain('reached over plain HTTP');
+
+    const pinned = await world(stubRegistry().registry);
+    await pinned.runner.run(new AbortController().signal);
+    expect(pinned.api.events().some((event) => event.detail?.['warning'] !== undefined)).toBe(false);
   });
 
   it('starts at startStep and sends nothing for the steps before it', async () => {

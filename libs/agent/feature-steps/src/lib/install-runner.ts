@@ -81,6 +81,7 @@ export class InstallRunner {
   private lastEventAt = 0;
   private lastProgress = 0;
   private lastMessage = '';
+  private plainHttpNoted = false;
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -107,6 +108,16 @@ export class InstallRunner {
     this.lastProgress = 0;
     if (!(await this.report(step, 'STARTED', { message: `${title}: started`, progress: 0, detail: { agentVersion: this.deps.agentVersion } }))) {
       return { kind: 'unauthenticated', exitCode: 4 };
+    }
+    if (!this.plainHttpNoted && config.serviceTls === null) {
+      // Said once per run, in the run's own record, so nobody reads this install as protected.
+      this.plainHttpNoted = true;
+      log.warn(`the installer service is reached over plain HTTP (${config.apiUrl})`);
+      await this.report(step, 'PROGRESS', {
+        message: `warning: this run talks to the installer service over plain HTTP (${config.apiUrl}), as its operator allowed (AGENT_PLAIN_HTTP=allow): the run's token and the service's answers cross the network unprotected; artifacts are still checked against the manifest sha256 received over SSH`,
+        progress: 0,
+        detail: { warning: 'PLAIN_HTTP', apiUrl: config.apiUrl },
+      });
     }
     const abort = AbortSignal.any([terminate, ...control.signals]);
     let result: StepResult;

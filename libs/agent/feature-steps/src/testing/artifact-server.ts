@@ -30,6 +30,7 @@ export class FakeArtifactServer {
   /** When set, the manifest advertises this sha256 for every file (a changed/corrupt artifact). */
   manifestSha: ((name: string) => string | undefined) | null = null;
   readonly seen: HttpRequest[] = [];
+  private pinned: string | null = null;
 
   constructor(
     readonly apiUrl: string,
@@ -51,6 +52,22 @@ export class FakeArtifactServer {
     }));
   }
 
+  /** The exact bytes `GET /artifacts/manifest` answers now. */
+  manifestBody(): string {
+    return JSON.stringify({ version: '4.12.0-lab.1', artifacts: this.manifestArtifacts() });
+  }
+
+  /** The sha256 the run's config pins: the current manifest's, or the one frozen by {@link pinManifest}. */
+  pinnedManifestSha256(): string {
+    return this.pinned ?? sha256(Buffer.from(this.manifestBody()));
+  }
+
+  /** Pins the manifest as it is now; a later change (an attacker's, say) no longer matches. */
+  pinManifest(): this {
+    this.pinned = sha256(Buffer.from(this.manifestBody()));
+    return this;
+  }
+
   /** A FakeHttp route: the reply, or undefined for URLs it does not serve. */
   handle(request: HttpRequest): FakeHttpReply | undefined {
     if (!request.url.startsWith(`${this.apiUrl}/artifacts/`)) {
@@ -63,7 +80,7 @@ export class FakeArtifactServer {
     }
     const path = request.url.slice(`${this.apiUrl}/artifacts/`.length);
     if (path === 'manifest') {
-      return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ version: '4.12.0-lab.1', artifacts: this.manifestArtifacts() }) };
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: this.manifestBody() };
     }
     const file = this.files.get(decodeURIComponent(path));
     if (file === undefined) {

@@ -8,13 +8,17 @@ import type { AgentConfig } from '../lib/agent-config';
 import type { ProgressUpdate, StepContext } from '../lib/step-handler';
 import { FakeArtifactServer } from './artifact-server';
 
-export const API_URL = 'http://198.18.0.1:4000';
+export const API_URL = 'https://198.18.0.1:4000';
+/** Stands for the service CA's PEM in configs (the fakes do no TLS). */
+export const SERVICE_CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBservice\n-----END CERTIFICATE-----\n';
 export const TOKEN = 'agt_test-token-0123456789';
 
 /** A valid config for host h1 of the lab. */
 export function testConfig(overrides: Partial<AgentConfig> = {}): AgentConfig {
   return {
     apiUrl: API_URL,
+    serviceTls: { caCertificates: SERVICE_CA_PEM },
+    artifactManifestSha256: '0'.repeat(64),
     runId: 'run-1',
     token: TOKEN,
     nodeName: 'h1',
@@ -84,7 +88,13 @@ export function stepHarness(configOverrides: Partial<AgentConfig> = {}): StepHar
   const system = new FakeSystemInfo('h1', 4);
   const abort = new AbortController();
   const progress: (ProgressUpdate & { readonly at: number })[] = [];
-  const artifacts = new ArtifactClient({ apiUrl: config.apiUrl, token: config.token, http, fs, clock, log, random: () => 0.5 });
+  const artifacts = new ArtifactClient({
+    apiUrl: config.apiUrl, token: config.token, serviceTls: config.serviceTls, http, fs, clock, log, random: () => 0.5,
+    // The pin follows what the fake serves until a test freezes it (server.pinManifest()).
+    get manifestSha256() {
+      return server.pinnedManifestSha256();
+    },
+  });
   const ctx: StepContext = {
     config, exec, fs, clock, api, http, net, system, artifacts, log,
     signal: abort.signal,

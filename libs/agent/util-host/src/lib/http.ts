@@ -1,13 +1,24 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { type ClientRequestArgs, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { HttpError } from './http-error';
+import { CERT_NOT_PINNED, type TlsPin, connectPinned } from './tls-pin';
+
+export { HttpError } from './http-error';
 
 export interface HttpRequest {
   readonly method: 'GET' | 'POST' | 'HEAD';
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array;
-  /** PEM CA bundle to verify an https server with; the system CAs when absent. */
+  /** PEM CA bundle to verify an https server with (and its name); the system CAs when absent. */
   readonly ca?: string;
+  /**
+   * Recognise the https server by this pin instead (see {@link TlsPin}); `ca` is then
+   * ignored. The request is written only after the pin held.
+   */
+  readonly pin?: TlsPin;
   /** Give up when no response headers arrived within this long (default 30 s). */
   readonly timeoutMs?: number;
   /** Give up when the connection stays silent this long, while connecting or reading the body (default 15 s). */
@@ -30,28 +41,12 @@ export interface Http {
   request(request: HttpRequest): Promise<HttpResponse>;
 }
 
-/**
- * A request that failed below HTTP: `code` is Node's (`ECONNREFUSED`,
- * `ETIMEDOUT`, `ECONNRESET`, `EHOSTUNREACH`, `ENOTFOUND`, a TLS code such as
- * `UNABLE_TO_VERIFY_LEAF_SIGNATURE`) or `ABORTED`.
- */
-export class HttpError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'HttpError';
-  }
-}
-
 /** TLS verification failures: retrying does not help, the CA or the certificate is wrong. */
 const TLS_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID',
   'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED', 'CERT_REJECTED',
-  'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO',
+  'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO', CERT_NOT_PINNED,
 ]);
 
 /** Whether an error code is a TLS verification or handshake failure. */
@@ -89,26 +84,43 @@ export class NodeHttp implements Http {
 
   request(req: HttpRequest): Promise<HttpResponse> {
     const url = new URL(req.url);
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const secure = url.protocol === 'https:';
+    const send = secure ? httpsRequest : httpRequest;
     const idleMs = req.idleTimeoutMs ?? 15_000;
+    const pin = secure ? req.pin : undefined;
     return new Promise((resolve, reject) => {
       let settled = false;
+      // The pinned connection while it is being checked (the request does not own it yet).
+      let pending: Socket | null = null;
       // Why we tore the connection down ourselves; the body stream then only says "aborted".
       let cause: HttpError | null = null;
       const body = req.body === undefined ? undefined : Buffer.from(req.body);
       const client = send(url, {
         method: req.method,
-        agent: false,
+        // No agent with a pin: Node then asks createConnection for the socket and waits for it.
+        ...(pin === undefined
+          ? { agent: false }
+          : {
+              createConnection: (_options: ClientRequestArgs, connected: (error: Error | null, socket: Duplex) => void) => {
+                const target = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443), idleTimeoutMs: idleMs };
+                pending = connectPinned(target, pin, (error, socket) => {
+                  pending = null;
+                  connected(error, socket);
+                });
+                return undefined;
+              },
+            }),
         timeout: idleMs,
         headers: {
           'user-agent': this.userAgent,
           ...(body === undefined ? {} : { 'content-length': String(body.length) }),
           ...req.headers,
         },
-        ...(url.protocol === 'https:' && req.ca !== undefined ? { ca: req.ca } : {}),
+        ...(secure && pin === undefined && req.ca !== undefined ? { ca: req.ca } : {}),
       });
       const fail = (error: HttpError) => {
         cause ??= error;
+        pending?.destroy();
         client.destroy(error);
         if (!settled) {
           settled = true;

@@ -5,3 +5,4 @@ export { FakeNetwork } from './fake-network';
 export { FakeSystemInfo } from './fake-system-info';
 export { MemoryFileSystem } from './memory-file-system';
 export { MemoryLogger } from './memory-logger';
+export { testCertificate, type TestCertificate } from './test-certificates';

@@ -6,7 +6,12 @@ import { InstallRunEntity } from './entities/install-run.entity';
 import { NodeEntity } from './entities/node.entity';
 import { RemovalEventEntity } from './entities/removal-event.entity';
 import { RemovalRunEntity } from './entities/removal-run.entity';
+import { ServiceCertificateAuthorityEntity } from './entities/service-certificate-authority.entity';
 import { StepEventEntity } from './entities/step-event.entity';
 import { UserEntity } from './entities/user.entity';
+import { UserSessionEntity } from './entities/user-session.entity';
 
-export const ENTITIES = [ClusterEntity, NodeEntity, InstallRunEntity, InstallDiagnosticsEntity, StepEventEntity, CsrDecisionEntity, AuditLogEntity, UserEntity, RemovalRunEntity, RemovalEventEntity];
+export const ENTITIES = [
+  ClusterEntity, NodeEntity, InstallRunEntity, InstallDiagnosticsEntity, StepEventEntity, CsrDecisionEntity, AuditLogEntity, UserEntity, UserSessionEntity, RemovalRunEntity, RemovalEventEntity,
+  ServiceCertificateAuthorityEntity,
+];

@@ -3,6 +3,10 @@ import { eventually, generateCertificateRequest, startSimWithClient, type SimWit
 import { approveCsr, denyCsr } from './csr-approval';
 import { listCsrs, watchCsrs, type CsrEvent } from './csr';
 import { createKubeClient, type KubeClient } from './kube-client';
+import { ClusterAddressGuard } from './cluster-address';
+
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 const CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
 const SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
@@ -14,7 +18,7 @@ describe('CSR list and watch', () => {
   beforeAll(async () => {
     world = await startSimWithClient();
     const token = world.sim.createBootstrapToken({ id: 'abcdef', secret: '0123456789abcdef', extraGroups: ['system:bootstrappers:kubeadm:default-node-token'] });
-    bootstrap = createKubeClient({ apiServerUrl: world.sim.url, credentials: { kind: 'TOKEN', token, caCert: world.sim.caCertPem } });
+    bootstrap = createKubeClient({ addresses: LOOPBACK, apiServerUrl: world.sim.url, credentials: { kind: 'TOKEN', token, caCert: world.sim.caCertPem } });
   });
 
   afterAll(async () => {

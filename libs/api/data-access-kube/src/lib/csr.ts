@@ -45,6 +45,8 @@ export interface CsrWatch {
   /** Resolves once the initial list has been reported (parsed) as ADDED events. */
   readonly synced: Promise<void>;
   csrs(): CsrSummary[];
+  /** Cuts the informer's wait after a failure short. */
+  retryNow(): void;
   stop(): Promise<void>;
 }
 
@@ -167,6 +169,7 @@ export function watchCsrs(client: KubeClient, onEvent: (event: CsrEvent) => void
   return {
     synced: informer.synced.then(() => queue),
     csrs: () => [...current.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    retryNow: () => informer.retryNow(),
     async stop() {
       await informer.stop();
       await queue;

@@ -122,4 +122,31 @@ describe('startInformer', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(events).toEqual([]);
   });
+
+  it('says when the API answers again, and retryNow cuts a long backoff short', async () => {
+    world = await startSimWithClient({ seed: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'a' } }] });
+    proxy = await CuttableProxy.start(world.sim);
+    viaProxy = clientVia(world.sim, proxy.url);
+    const healthy: number[] = [];
+    const errors: number[] = [];
+    informer = startInformer(viaProxy, nodesSource(viaProxy), () => undefined, {
+      // Long waits after a failure: only retryNow can make the next attempt come soon.
+      initialBackoffMs: 60_000,
+      maxBackoffMs: 60_000,
+      onError: () => errors.push(performance.now()),
+      onHealthy: () => healthy.push(performance.now()),
+    });
+    await informer.synced;
+    // The list, then the watch stream opening.
+    await eventually(() => (healthy.length >= 2 ? true : undefined));
+    proxy.cutLink();
+    await eventually(() => (errors.length >= 1 ? true : undefined));
+    const before = healthy.length;
+    proxy.restore();
+    const retried = performance.now();
+    informer.retryNow();
+    await eventually(() => (healthy.length > before ? true : undefined), 5_000);
+    expect((healthy.at(-1) ?? 0) - retried).toBeLessThan(5_000);
+  });
 });
+

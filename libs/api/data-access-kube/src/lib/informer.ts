@@ -66,6 +66,8 @@ export interface InformerOptions {
   maxBackoffMs?: number;
   /** Told about every failure (list, watch, handler) and how long until the next attempt. */
   onError?: (error: Error, retryInMs: number) => void;
+  /** Told whenever the API answered: a list arrived or a watch stream opened (so after a failure, that it is over). */
+  onHealthy?: () => void;
 }
 
 /** A running informer. */
@@ -74,6 +76,8 @@ export interface Informer<T> {
   readonly synced: Promise<void>;
   /** The cached objects. */
   list(): T[];
+  /** Cuts a wait after a failure short: the next attempt starts now (the backoff itself carries on). */
+  retryNow(): void;
   /** Stops watching; resolves when nothing is running any more. */
   stop(): Promise<void>;
 }
@@ -105,6 +109,7 @@ export function startInformer<T extends InformerObject>(
   const initialBackoffMs = options.initialBackoffMs ?? 500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   const stopping = new AbortController();
+  let backingOff: AbortController | null = null;
   const cache = new Map<string, T>();
   let resourceVersion = '';
   let markSynced: () => void = () => undefined;
@@ -192,6 +197,7 @@ export function startInformer<T extends InformerObject>(
           }
         },
         local.signal,
+        () => options.onHealthy?.(),
       );
     } finally {
       clearTimeout(guard);
@@ -217,6 +223,7 @@ export function startInformer<T extends InformerObject>(
         if (!resourceVersion) {
           resourceVersion = await relist();
           markSynced();
+          options.onHealthy?.();
         }
         const started = Date.now();
         const { outcome, delivered } = await watchOnce();
@@ -241,7 +248,9 @@ export function startInformer<T extends InformerObject>(
         failures++;
         const wait = Math.round(Math.min(maxBackoffMs, initialBackoffMs * 2 ** (failures - 1)) * (0.8 + Math.random() * 0.4));
         options.onError?.(error instanceof Error ? error : new Error(String(error)), wait);
-        await delay(wait, undefined, { signal: stopping.signal }).catch(() => undefined);
+        backingOff = new AbortController();
+        await delay(wait, undefined, { signal: AbortSignal.any([stopping.signal, backingOff.signal]) }).catch(() => undefined);
+        backingOff = null;
       }
     }
   };
@@ -250,6 +259,9 @@ export function startInformer<T extends InformerObject>(
   return {
     synced,
     list: () => [...cache.values()],
+    retryNow() {
+      backingOff?.abort();
+    },
     async stop() {
       stopping.abort();
       await running;

@@ -1,4 +1,6 @@
+import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { isIP } from 'node:net';
 import {
   ApiException,
   AppsV1Api,
@@ -17,6 +19,7 @@ import {
   type User,
 } from '@kubernetes/client-node';
 import { scrubSecretsDeep } from '@ccos/shared/util-redaction';
+import { ClusterAddressGuard, type ClusterAddressRefusedError, hostOf } from './cluster-address';
 
 /**
  * Stored credentials of a cluster, structurally the same as feature-clusters' `ClusterCredentials`
@@ -33,6 +36,13 @@ export interface KubeClientOptions {
   credentials: KubeCredentials;
   /** Upper bound of every non-watch request, in ms. Default 30 000. */
   requestTimeoutMs?: number;
+  /**
+   * Permits `http://` and a kubeconfig's `insecure-skip-tls-verify`, which the client refuses
+   * otherwise: the cluster's registration says so explicitly. Default false.
+   */
+  allowInsecureTransport?: boolean;
+  /** Which addresses the client may connect to; checked on every connection. Default: no loopback, link-local or metadata address. */
+  addresses?: ClusterAddressGuard;
 }
 
 /** The parts of a Kubernetes `Status` object this library reads. */
@@ -105,9 +115,9 @@ export interface KubeClient {
   /**
    * Opens a watch (`?watch=true`) on a collection path and passes every line to `onLine` until the
    * server closes the stream (resolves), the stream fails (rejects with {@link KubeApiError}) or
-   * `signal` aborts (resolves).
+   * `signal` aborts (resolves). `onOpen` is told once the server answered 200 (the stream is open).
    */
-  watch(path: string, query: Record<string, string | number | boolean | undefined>, onLine: WatchLineHandler, signal: AbortSignal): Promise<void>;
+  watch(path: string, query: Record<string, string | number | boolean | undefined>, onLine: WatchLineHandler, signal: AbortSignal, onOpen?: () => void): Promise<void>;
   /** Closes idle keep-alive connections. */
   close(): void;
 }
@@ -135,7 +145,42 @@ function statusFromBody(body: unknown): KubeStatus | null {
       return null;
     }
   }
-  return isRecord(value) && (value['kind'] === 'Status' || typeof value['message'] === 'string') ? (value as KubeStatus) : null;
+  return isRecord(value) && (value['kind'] === 'Status' || typeof value['message'] === 'string') ? sanitizedStatus(value as KubeStatus) : null;
+}
+
+/** The most of a foreign message (the API server's `Status.message`) a client error carries. */
+const MAX_EXCERPT = 300;
+
+/**
+ * A bounded, one-line excerpt of text the API server sent, without what looks like a key,
+ * a certificate or a token: a server (or whatever answers at its address) decides what it says.
+ */
+export function excerptOf(text: string, max = MAX_EXCERPT): string {
+  const scrubbed = text
+    .replace(/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g, '[pem removed]')
+    .replace(/\b(bearer|basic|token|password|secret)([\s:="']+)[^\s,;"'[]{6,}/gi, '$1$2[removed]')
+    .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, '[token removed]')
+    .replace(/\b[a-z0-9]{6}\.[a-z0-9]{16}\b/g, '[token removed]');
+  const oneLine = Array.from(scrubbed, (char) => (char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f ? ' ' : char)).join('');
+  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
+}
+
+/** Only the fields this library reads, each message an {@link excerptOf} excerpt, at most 20 causes. */
+function sanitizedStatus(status: KubeStatus): KubeStatus {
+  const text = (value: unknown): string | undefined => (typeof value === 'string' ? excerptOf(value) : undefined);
+  const details = isRecord(status.details) ? status.details : undefined;
+  return {
+    code: typeof status.code === 'number' ? status.code : undefined,
+    reason: text(status.reason),
+    message: text(status.message),
+    details: details
+      ? {
+          name: text(details.name),
+          kind: text(details.kind),
+          causes: Array.isArray(details.causes) ? details.causes.slice(0, 20).map((cause) => ({ reason: text(cause?.reason), message: text(cause?.message), field: text(cause?.field) })) : undefined,
+        }
+      : undefined,
+  };
 }
 
 /** Strings that must never appear in an error message: the token, keys, the kubeconfig itself. */
@@ -166,15 +211,41 @@ function yamlPosition(error: unknown): string {
   return mark && typeof mark['line'] === 'number' && typeof mark['column'] === 'number' ? ` (line ${mark['line'] + 1}, column ${mark['column'] + 1})` : '';
 }
 
-function loadKubeconfig(options: KubeClientOptions): KubeConfig {
+/**
+ * client-node opens a watch with an agent of its own making; this one hands out the client's
+ * agent instead, so watches connect through the same address checks and keep-alive pool.
+ */
+class GuardedKubeConfig extends KubeConfig {
+  agent: HttpAgent | HttpsAgent | null = null;
+
+  override async applyToFetchOptions(opts: Parameters<KubeConfig['applyToFetchOptions']>[0]): ReturnType<KubeConfig['applyToFetchOptions']> {
+    const init = await super.applyToFetchOptions(opts);
+    return this.agent ? { ...init, agent: this.agent } : init;
+  }
+}
+
+const INSECURE_HINT = 'register the cluster with allowInsecureTransport: true only if it really has no verifiable TLS';
+
+function loadKubeconfig(options: KubeClientOptions): GuardedKubeConfig {
   const { credentials, apiServerUrl } = options;
-  const kc = new KubeConfig();
-  if (credentials.kind === 'TOKEN') {
-    if (!apiServerUrl.startsWith('https://')) {
-      throw new KubeClientConfigError('a bearer token is only sent over HTTPS: the API server URL must start with https://');
+  const insecureAllowed = options.allowInsecureTransport === true;
+  const plainHttp = apiServerUrl.startsWith('http://');
+  if (plainHttp && !insecureAllowed) {
+    throw new KubeClientConfigError(`the API server URL ${apiServerUrl} uses http://, which sends the cluster credentials unencrypted; use its https:// URL, or ${INSECURE_HINT}`);
+  }
+  const host = hostOf(apiServerUrl);
+  if (isIP(host) !== 0) {
+    // Names are checked on every connection (the agent's lookup); an address literal is never looked up.
+    const verdict = (options.addresses ?? new ClusterAddressGuard()).check(host);
+    if (!verdict.ok) {
+      throw new KubeClientConfigError(`the API server URL ${apiServerUrl} is refused: ${verdict.reason}`);
     }
+  }
+  const kc = new GuardedKubeConfig();
+  if (credentials.kind === 'TOKEN') {
     kc.loadFromOptions({
-      clusters: [{ name: 'cluster', server: apiServerUrl, caData: credentials.caCert ? Buffer.from(credentials.caCert, 'utf8').toString('base64') : undefined, skipTLSVerify: false }],
+      // client-node refuses http:// unless skipTLSVerify is set; it has no other meaning there.
+      clusters: [{ name: 'cluster', server: apiServerUrl, caData: credentials.caCert ? Buffer.from(credentials.caCert, 'utf8').toString('base64') : undefined, skipTLSVerify: plainHttp }],
       users: [{ name: 'user', token: credentials.token }],
       contexts: [{ name: 'context', cluster: 'cluster', user: 'user' }],
       currentContext: 'context',
@@ -200,7 +271,13 @@ function loadKubeconfig(options: KubeClientOptions): KubeConfig {
   if (user.certFile || user.keyFile || cluster.caFile) {
     throw new KubeClientConfigError('the kubeconfig refers to files; embed the data (certificate-authority-data, client-certificate-data, client-key-data)');
   }
-  const server: Cluster = { ...cluster, server: apiServerUrl };
+  if (cluster.proxyUrl) {
+    throw new KubeClientConfigError(`the kubeconfig cluster "${cluster.name}" sets proxy-url, which the service does not use: it connects to the API server directly and checks the address it connects to; remove proxy-url`);
+  }
+  if (cluster.skipTLSVerify && !insecureAllowed) {
+    throw new KubeClientConfigError(`the kubeconfig cluster "${cluster.name}" sets insecure-skip-tls-verify, so anyone on the network path could pose as the API server and receive the credentials; give the API server's CA as certificate-authority-data instead, or ${INSECURE_HINT}`);
+  }
+  const server: Cluster = { ...cluster, server: apiServerUrl, skipTLSVerify: cluster.skipTLSVerify || plainHttp };
   kc.loadFromOptions({
     clusters: kc.clusters.map((entry) => (entry.name === cluster.name ? server : entry)),
     users: kc.users,
@@ -211,23 +288,26 @@ function loadKubeconfig(options: KubeClientOptions): KubeConfig {
 }
 
 /**
- * One keep-alive agent for all requests. client-node builds a fresh agent (and TLS handshake) per
- * request; a drain of hundreds of pods would pay that hundreds of times.
+ * One keep-alive agent for all requests and watches. client-node builds a fresh agent (and TLS
+ * handshake) per request; a drain of hundreds of pods would pay that hundreds of times. Its
+ * lookup checks the addresses a name resolves to on every new connection.
  */
-function sharedAgent(kc: KubeConfig): HttpsAgent | null {
+function sharedAgent(kc: KubeConfig, guard: ClusterAddressGuard, onRefused: (refusal: ClusterAddressRefusedError) => void): HttpAgent | HttpsAgent {
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
-  if (!cluster || !cluster.server.startsWith('https://') || cluster.proxyUrl) {
-    return null;
+  const lookup = guard.lookup(onRefused);
+  if (cluster?.server.startsWith('http://')) {
+    return new HttpAgent({ keepAlive: true, lookup });
   }
   const fromBase64 = (data: string | undefined): Buffer | undefined => (data ? Buffer.from(data, 'base64') : undefined);
   return new HttpsAgent({
     keepAlive: true,
-    ca: fromBase64(cluster.caData),
+    lookup,
+    ca: fromBase64(cluster?.caData),
     cert: fromBase64(user?.certData),
     key: fromBase64(user?.keyData),
-    rejectUnauthorized: !cluster.skipTLSVerify,
-    servername: cluster.tlsServerName,
+    rejectUnauthorized: !cluster?.skipTLSVerify,
+    servername: cluster?.tlsServerName,
   });
 }
 
@@ -242,15 +322,18 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   const kc = loadKubeconfig(options);
   const redact = redactor(secretsOf(options.credentials, kc.getCurrentUser()));
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const agent = sharedAgent(kc);
+  // The lookup's refusal reaches us only as an error code through node-fetch; its words are kept here.
+  let lastRefusal: ClusterAddressRefusedError | null = null;
+  const agent = sharedAgent(kc, options.addresses ?? new ClusterAddressGuard(), (refusal) => {
+    lastRefusal = refusal;
+  });
+  kc.agent = agent;
   const watcher = new Watch(kc);
 
   const middleware = (signal: AbortSignal): ObservableMiddleware => ({
     pre(context: RequestContext): Observable<RequestContext> {
       context.setSignal(signal);
-      if (agent) {
-        context.setAgent(agent);
-      }
+      context.setAgent(agent);
       return passThrough(context);
     },
     post: (context: ResponseContext): Observable<ResponseContext> => passThrough(context),
@@ -266,7 +349,8 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       const status = answered ? scrubSecretsDeep(answered) : null;
       const what = status?.message ?? status?.reason ?? (error.code === 401 ? 'Unauthorized' : `HTTP ${error.code}`);
       const reason = status?.reason ? ` (${error.code} ${status.reason})` : ` (${error.code})`;
-      return new KubeApiError(redact(`${operation}: ${what}${reason}`), operation, 'status', error.code, status, { cause: error });
+      // The ApiException holds the whole response body and headers; they stay out of the error (and so out of logs).
+      return new KubeApiError(redact(`${operation}: ${what}${reason}`), operation, 'status', error.code, status, { cause: new Error(`HTTP ${error.code}`) });
     }
     const statusCode = isRecord(error) && typeof error['statusCode'] === 'number' ? error['statusCode'] : null;
     if (statusCode !== null) {
@@ -277,6 +361,10 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     }
     if (timedOut) {
       return new KubeApiError(`${operation}: no answer within ${requestTimeoutMs} ms`, operation, 'timeout', null, null, { cause: error });
+    }
+    const refusal = networkCode(error) === 'ECLUSTERADDRESS' ? lastRefusal : null;
+    if (refusal) {
+      return new KubeApiError(`${operation}: not connecting to the API server at ${kc.getCurrentCluster()?.server ?? '?'}: ${refusal.message}`, operation, 'network', null, null, { cause: refusal });
     }
     const code = networkCode(error);
     return new KubeApiError(redact(`${operation}: cannot reach the API server at ${kc.getCurrentCluster()?.server ?? '?'}${code ? ` (${code})` : ''}`), operation, 'network', null, null, { cause: error });
@@ -300,7 +388,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       }
     },
 
-    watch(path, query, onLine, signal): Promise<void> {
+    watch(path, query, onLine, signal, onOpen): Promise<void> {
       const operation = `watch ${path}`;
       return new Promise<void>((resolve, reject) => {
         let controller: AbortController | undefined;
@@ -342,6 +430,8 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
               controller = started;
               if (finished) {
                 started.abort();
+              } else {
+                onOpen?.();
               }
             },
             (error: unknown) => finish(error),
@@ -350,7 +440,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     },
 
     close(): void {
-      agent?.destroy();
+      agent.destroy();
     },
   };
 }

@@ -52,6 +52,8 @@ export interface NodeInventory {
   readonly synced: Promise<void>;
   /** The current Nodes, by name. */
   nodes(): NodeSummary[];
+  /** Cuts the informer's wait after a failure short. */
+  retryNow(): void;
   stop(): Promise<void>;
 }
 
@@ -145,6 +147,7 @@ export function watchNodes(client: KubeClient, onEvent: (event: NodeEvent) => vo
   return {
     synced: informer.synced,
     nodes: () => [...summaries.values()].map((entry) => entry.node).sort((a, b) => a.name.localeCompare(b.name)),
+    retryNow: () => informer.retryNow(),
     stop: () => informer.stop(),
   };
 }

@@ -4,8 +4,12 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { generateCertificateRequest, startKubeSim, type KubeSim, type KubeSimOptions } from '@ccos/tools/kube-sim';
 import { createKubeClient, type KubeClient } from '../lib/kube-client';
+import { ClusterAddressGuard } from '../lib/cluster-address';
 
-export { generateCertificateRequest, type KubeSim };
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
+
+export { generateCertificateRequest, startKubeSim, type KubeSim };
 
 /** A simulator and an admin client for it. */
 export interface SimWithClient {
@@ -17,7 +21,7 @@ export interface SimWithClient {
 /** Starts kube-sim in this process and a client authenticated by the admin kubeconfig. */
 export async function startSimWithClient(options: KubeSimOptions = {}, requestTimeoutMs?: number): Promise<SimWithClient> {
   const sim = await startKubeSim(options);
-  const client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }, requestTimeoutMs });
+  const client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }, requestTimeoutMs });
   return {
     sim,
     client,
@@ -30,7 +34,7 @@ export async function startSimWithClient(options: KubeSimOptions = {}, requestTi
 
 /** A client for `sim` that goes through `url` (e.g. a {@link CuttableProxy}). */
 export function clientVia(sim: KubeSim, url: string, requestTimeoutMs?: number): KubeClient {
-  return createKubeClient({ apiServerUrl: url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }, requestTimeoutMs });
+  return createKubeClient({ addresses: LOOPBACK, apiServerUrl: url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }, requestTimeoutMs });
 }
 
 /**

@@ -21,6 +21,13 @@ export interface ArtifactManifest {
   readonly artifacts: ReadonlyArray<Omit<Artifact, 'path' | 'modifiedAt'>>;
 }
 
+/** The manifest exactly as `GET /artifacts/manifest` sends it, and the sha256 of those bytes. */
+export interface ManifestDocument {
+  readonly bytes: Buffer;
+  /** Lower-case hex. */
+  readonly sha256: string;
+}
+
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,200}$/;
 
 /**
@@ -46,6 +53,16 @@ export class ArtifactCatalog {
       }
     }
     return { version, artifacts };
+  }
+
+  /**
+   * The serialised manifest. Its sha256 goes to the agent over SSH and the agent
+   * compares the bytes it downloads with it, so the route must send these very bytes:
+   * the same folder always serialises the same way (sorted names, fixed key order).
+   */
+  async manifestDocument(): Promise<ManifestDocument> {
+    const bytes = Buffer.from(JSON.stringify(await this.manifest()), 'utf8');
+    return { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
   }
 
   /** One artifact, or null when the kind or name is unknown (or unsafe: no path tricks). */

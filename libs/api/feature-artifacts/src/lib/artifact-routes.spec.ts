@@ -51,6 +51,20 @@ describe('artifact server', () => {
     });
   });
 
+  it('sends the manifest as the very bytes whose sha256 the catalog gives (what the agent is told over SSH)', async () => {
+    const catalog = new ArtifactCatalog(dir);
+    const document = await catalog.manifestDocument();
+    const response = await fetch(`${base}/manifest`, { headers: auth });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(sha256(bytes)).toBe(document.sha256);
+    expect(response.headers.get('etag')).toBe(`"${document.sha256}"`);
+    // The same folder serialises the same way every time, in any process.
+    expect((await new ArtifactCatalog(dir).manifestDocument()).sha256).toBe(document.sha256);
+    await writeFile(join(dir, 'unit', 'extra.service'), '[Service]\n');
+    expect((await catalog.manifestDocument()).sha256).not.toBe(document.sha256);
+    await rm(join(dir, 'unit', 'extra.service'));
+  });
+
   it('serves a download in two halves with Range, matching the manifest sha256', async () => {
     const half = Math.floor(kubelet.length / 2);
     const first = await fetch(`${base}/binary/kubelet`, { headers: { ...auth, range: `bytes=0-${half - 1}` } });

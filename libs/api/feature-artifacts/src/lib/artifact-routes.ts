@@ -21,8 +21,10 @@ export function artifactRoutes(catalog: ArtifactCatalog, mayDownload: ArtifactAc
     }
   });
   router.get('/manifest', async (_req, res) => {
-    res.setHeader('cache-control', 'no-store');
-    res.json(await catalog.manifest());
+    const document = await catalog.manifestDocument();
+    res.setHeader('cache-control', 'no-store, no-transform');
+    res.setHeader('etag', `"${document.sha256}"`);
+    res.type('application/json').send(document.bytes);
   });
   router.get('/:kind/:name', async (req: Request<{ kind: string; name: string }>, res: Response) => {
     const artifact = await catalog.find(req.params.kind, req.params.name);

@@ -1,27 +1,27 @@
 import { SignJWT, jwtVerify } from 'jose';
-import { isRole, type Role } from '@ccos/shared/domain';
 
 export interface SessionClaims {
   readonly userId: string;
-  readonly username: string;
-  readonly role: Role;
-  /** The user's session generation when the token was issued. */
-  readonly generation: number;
+  /** The row in user_sessions; revoking it ends the token however long it has left. */
+  readonly sessionId: string;
 }
 
 const ISSUER = 'ccos-scaler';
 const AUDIENCE = 'ccos-scaler-api';
 
-/** Signed, expiring bearer tokens for signed-in users (HS256 with a key derived from SECRET_KEY). */
+/**
+ * Signed, expiring bearer tokens for signed-in users (HS256 with a key derived from SECRET_KEY).
+ * A token names its user and session only; the role and whether the session still stands
+ * come from the database.
+ */
 export class SessionTokens {
   constructor(
     private readonly signingKey: Uint8Array,
-    private readonly lifetimeSeconds: number,
+    readonly lifetimeSeconds: number,
   ) {}
 
-  async issue(claims: SessionClaims): Promise<{ token: string; expiresAt: Date }> {
-    const expiresAt = new Date(Date.now() + this.lifetimeSeconds * 1000);
-    const token = await new SignJWT({ name: claims.username, role: claims.role, gen: claims.generation })
+  async issue(claims: SessionClaims, expiresAt: Date): Promise<string> {
+    return new SignJWT({ sid: claims.sessionId })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.userId)
       .setIssuer(ISSUER)
@@ -29,20 +29,21 @@ export class SessionTokens {
       .setIssuedAt()
       .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
       .sign(this.signingKey);
-    return { token, expiresAt };
   }
 
   /** The claims of a valid token and when it expires, or null for anything forged, expired or malformed. */
   async verify(token: string): Promise<(SessionClaims & { readonly expiresAt: Date }) | null> {
     try {
       const { payload } = await jwtVerify(token, this.signingKey, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
-      const role = String(payload['role']);
-      if (!payload.sub || !isRole(role) || payload.exp === undefined) {
+      const sessionId = payload['sid'];
+      if (!payload.sub || typeof sessionId !== 'string' || !UUID.test(sessionId) || !UUID.test(payload.sub) || payload.exp === undefined) {
         return null;
       }
-      return { userId: payload.sub, username: String(payload['name']), role, generation: Number(payload['gen'] ?? -1), expiresAt: new Date(payload.exp * 1000) };
+      return { userId: payload.sub, sessionId, expiresAt: new Date(payload.exp * 1000) };
     } catch {
       return null;
     }
   }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

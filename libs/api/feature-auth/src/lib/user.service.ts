@@ -1,26 +1,52 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { DataSource, Repository } from 'typeorm';
-import type { Role } from '@ccos/shared/domain';
-import { UserEntity } from '@ccos/api/data-access-db';
-import { AppError, BadUserInputError, ConflictError, UnauthenticatedError, type AuthenticatedUser } from '@ccos/api/util-graphql';
+import type { DataSource, EntityManager, Repository } from 'typeorm';
+import { type Role, checkUsername } from '@ccos/shared/domain';
+import { UserEntity, type UserSessionEntity } from '@ccos/api/data-access-db';
+import {
+  AppError,
+  type AuthenticatedUser,
+  BadUserInputError,
+  ConflictError,
+  NotFoundError,
+  PreconditionError,
+  type RequestOrigin,
+  UnauthenticatedError,
+} from '@ccos/api/util-graphql';
 import { hashPassword, verifyPassword } from '@ccos/api/util-secrets';
-import { LoginThrottle } from './login-throttle';
-import type { SessionTokens } from './session-tokens';
+import type { LoginThrottle, LoginWait } from './login-throttle';
+import { NoPasswordCheckSlot, type PasswordCheckSlots } from './password-check-slots';
+import type { SessionService } from './session.service';
 
 /** A stored hash nobody's password matches, so unknown users take as long as known ones. */
 let decoyHash: Promise<string> | null = null;
 
+/** Told how sign-ins went, for metrics. */
+export type LoginOutcome = 'SUCCESS' | 'WRONG_PASSWORD' | 'DISABLED' | 'THROTTLED' | 'BUSY';
+
+export interface UserServiceParts {
+  readonly sessions: SessionService;
+  readonly throttle: LoginThrottle;
+  readonly slots: PasswordCheckSlots;
+  readonly onLogin?: (outcome: LoginOutcome) => void;
+}
+
+/** Users, sign-in and what admins do to users. Every rule that keeps an admin in charge lives here. */
 export class UserService {
   private readonly users: Repository<UserEntity>;
-  private readonly throttle = new LoginThrottle();
+  private readonly sessions: SessionService;
+  private readonly throttle: LoginThrottle;
+  private readonly slots: PasswordCheckSlots;
+  private readonly onLogin: (outcome: LoginOutcome) => void;
 
   constructor(
-    dataSource: DataSource,
-    private readonly tokens: SessionTokens,
-    /** Told after a user's sessions ended, so live connections can close as well. */
-    private readonly onSessionsEnded: (userId: string) => void = () => undefined,
+    private readonly dataSource: DataSource,
+    parts: UserServiceParts,
   ) {
     this.users = dataSource.getRepository(UserEntity);
+    this.sessions = parts.sessions;
+    this.throttle = parts.throttle;
+    this.slots = parts.slots;
+    this.onLogin = parts.onLogin ?? (() => undefined);
   }
 
   /**
@@ -40,40 +66,41 @@ export class UserService {
     if (await this.users.existsBy({ username })) {
       throw new ConflictError(`username "${username}" is already taken`, { field: 'username' });
     }
-    return this.users.save(this.users.create({ id: randomUUID(), username, passwordHash: await hashPassword(password), role }));
-  }
-
-  async login(username: string, password: string): Promise<{ token: string; expiresAt: Date; user: UserEntity }> {
-    const wait = this.throttle.lockedFor(username);
-    if (wait > 0) {
-      throw new AppError('UNAUTHENTICATED', `too many failed sign-ins for "${username}"; try again in ${wait} s`, { retryAfterSeconds: wait });
-    }
-    const user = await this.users.findOneBy({ username });
-    const valid = await verifyPassword(password, user?.passwordHash ?? (await (decoyHash ??= hashPassword(randomUUID()))));
-    if (!user || !valid) {
-      this.throttle.recordFailure(username);
-      throw new UnauthenticatedError('wrong user name or password');
-    }
-    this.throttle.recordSuccess(username);
-    user.lastLoginAt = new Date();
-    await this.users.update(user.id, { lastLoginAt: user.lastLoginAt });
-    const session = await this.tokens.issue({ userId: user.id, username: user.username, role: user.role, generation: user.sessionGeneration });
-    return { ...session, user };
+    return this.users.save(this.users.create({ id: randomUUID(), username, passwordHash: await hashPassword(password), role, disabledAt: null }));
   }
 
   /**
-   * Resolves a bearer token to the user it names. The role comes from the database, so a
-   * changed role, a deleted user, a sign-out or a password change takes effect at once,
-   * not when the token expires.
+   * Checks a password and opens a session. Throttled per (user name, address) and per
+   * address before any hash is computed; the hash itself waits for one of a few slots.
    */
-  async authenticate(token: string): Promise<AuthenticatedUser | null> {
-    const claims = await this.tokens.verify(token);
-    if (!claims) {
-      return null;
+  async login(username: string, password: string, origin: RequestOrigin): Promise<{ token: string; expiresAt: Date; user: UserEntity; session: UserSessionEntity }> {
+    const { user, valid } = await this.checkPassword(username, password, origin, async () => {
+      // A name that is not a valid user name cannot be one (and may hold bytes Postgres refuses).
+      const found = checkUsername(username) === null ? await this.users.findOneBy({ username }) : null;
+      return { user: found, hash: found?.passwordHash ?? null };
+    });
+    if (!user || !valid) {
+      this.onLogin('WRONG_PASSWORD');
+      throw new UnauthenticatedError('wrong user name or password');
     }
-    const user = await this.users.findOneBy({ id: claims.userId });
-    // A token from before a sign-out or password change is no longer valid.
-    return user && user.sessionGeneration === claims.generation ? { id: user.id, username: user.username, role: user.role, sessionExpiresAt: claims.expiresAt } : null;
+    if (user.disabledAt) {
+      this.onLogin('DISABLED');
+      throw new UnauthenticatedError(`user "${user.username}" is disabled; an administrator can enable it again`);
+    }
+    user.lastLoginAt = new Date();
+    await this.users.update(user.id, { lastLoginAt: user.lastLoginAt });
+    const started = await this.sessions.start(user, origin);
+    this.onLogin('SUCCESS');
+    return { ...started, user };
+  }
+
+  /**
+   * Resolves a bearer token to the user it names, while its session is open. The role
+   * comes from the database, so a changed role, a disabled or deleted user, a sign-out or a
+   * password change takes effect at once, not when the token expires.
+   */
+  authenticate(token: string): Promise<AuthenticatedUser | null> {
+    return this.sessions.authenticate(token);
   }
 
   findById(id: string): Promise<UserEntity | null> {
@@ -84,18 +111,157 @@ export class UserService {
     return this.users.find({ order: { username: 'ASC' } });
   }
 
-  async changePassword(userId: string, currentPassword: string, newPassword: string): Promise<void> {
-    const user = await this.users.findOneByOrFail({ id: userId });
-    if (!(await verifyPassword(currentPassword, user.passwordHash))) {
-      throw new BadUserInputError('currentPassword', 'is wrong');
+  /** The user called `username`; NOT_FOUND for anyone else (a malformed name cannot belong to anyone). */
+  async get(username: string): Promise<UserEntity> {
+    const user = checkUsername(username) === null ? await this.users.findOneBy({ username }) : null;
+    if (!user) {
+      throw new NotFoundError('user', JSON.stringify(username.slice(0, 64)));
     }
-    await this.users.update(user.id, { passwordHash: await hashPassword(newPassword), sessionGeneration: user.sessionGeneration + 1 });
-    this.onSessionsEnded(user.id);
+    return user;
   }
 
-  /** Ends every session of a user (their sign-out, on every device). */
-  async endSessions(userId: string): Promise<void> {
-    await this.users.increment({ id: userId }, 'sessionGeneration', 1);
-    this.onSessionsEnded(userId);
+  /**
+   * Changes the caller's own password after checking the current one (throttled like a
+   * sign-in: a stolen session must not become a way to guess it). The caller's session
+   * stays open; every other session of theirs ends.
+   */
+  async changePassword(caller: AuthenticatedUser, currentPassword: string, newPassword: string, origin: RequestOrigin): Promise<void> {
+    const { user, valid } = await this.checkPassword(caller.username, currentPassword, origin, async () => {
+      const found = await this.users.findOneBy({ id: caller.id });
+      return { user: found, hash: found?.passwordHash ?? null };
+    });
+    if (!user) {
+      throw new UnauthenticatedError();
+    }
+    if (!valid) {
+      throw new BadUserInputError('currentPassword', 'is wrong');
+    }
+    await this.users.update(user.id, { passwordHash: await hashPassword(newPassword) });
+    await this.sessions.end(user.id, 'ALL', 'password changed', caller.sessionId);
   }
+
+  /** Ends the caller's own session (this device). */
+  async signOut(caller: AuthenticatedUser): Promise<void> {
+    if (caller.sessionId) {
+      await this.sessions.end(caller.id, [caller.sessionId], 'signed out');
+    }
+  }
+
+  async setRole(username: string, role: Role): Promise<UserEntity> {
+    const changed = await this.changeUser(username, (user) => user.role === 'ADMIN' && role !== 'ADMIN' && !user.disabledAt, `make ${username} ${role}`, async (manager, user) => {
+      await manager.update(UserEntity, user.id, { role });
+      return { ...user, role };
+    });
+    if (changed.before.role !== role) {
+      this.sessions.announceChanged(changed.after.id);
+    }
+    return changed.after;
+  }
+
+  /** Disables a user: no sign-in, and every session ends at once. */
+  async disable(username: string): Promise<UserEntity> {
+    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, `disable ${username}`, async (manager, user) => {
+      const disabledAt = user.disabledAt ?? new Date();
+      await manager.update(UserEntity, user.id, { disabledAt });
+      return { ...user, disabledAt };
+    });
+    await this.sessions.end(after.id, 'ALL', 'user disabled');
+    return after;
+  }
+
+  async enable(username: string): Promise<UserEntity> {
+    const user = await this.get(username);
+    await this.users.update(user.id, { disabledAt: null });
+    return { ...user, disabledAt: null };
+  }
+
+  /** Deletes a user and their sessions; the audit log keeps their name. */
+  async delete(username: string): Promise<UserEntity> {
+    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, `delete ${username}`, async (manager, user) => {
+      await manager.delete(UserEntity, user.id);
+      return user;
+    });
+    this.sessions.announceEnded(after.id);
+    return after;
+  }
+
+  /**
+   * Applies a change to one user in a transaction that first locks every active admin, so
+   * two admins demoting each other at once cannot both succeed: the second sees the first's
+   * change and is refused. `removesAnAdmin` says whether the change takes an active admin away.
+   */
+  private async changeUser(
+    username: string,
+    removesAnAdmin: (user: UserEntity) => boolean,
+    what: string,
+    apply: (manager: EntityManager, user: UserEntity) => Promise<UserEntity>,
+  ): Promise<{ before: UserEntity; after: UserEntity }> {
+    await this.get(username);
+    return this.dataSource.transaction(async (manager) => {
+      const admins = (await manager.query(`SELECT id FROM users WHERE role = 'ADMIN' AND disabled_at IS NULL ORDER BY id FOR UPDATE`)) as Array<{ id: string }>;
+      const user = await manager.findOne(UserEntity, { where: { username }, lock: { mode: 'pessimistic_write' } });
+      if (!user) {
+        throw new NotFoundError('user', JSON.stringify(username));
+      }
+      if (removesAnAdmin(user) && admins.every((admin) => admin.id === user.id)) {
+        throw new PreconditionError(`cannot ${what}: ${username} is the last active ADMIN; make another user ADMIN first`, { reason: 'LAST_ADMIN' });
+      }
+      return { before: user, after: await apply(manager, user) };
+    });
+  }
+
+  /**
+   * Checks a password the throttled way: refused while the (user name, address) pair or the
+   * address must wait; then in a slot; a wrong password counts against both.
+   */
+  private async checkPassword(
+    username: string,
+    password: string,
+    origin: RequestOrigin,
+    load: () => Promise<{ user: UserEntity | null; hash: string | null }>,
+  ): Promise<{ user: UserEntity | null; valid: boolean }> {
+    const { wait, known } = await this.throttle.assess(username, origin.address);
+    if (wait) {
+      this.onLogin('THROTTLED');
+      throw throttled(wait);
+    }
+    let checked: { user: UserEntity | null; valid: boolean };
+    try {
+      checked = await this.slots.run(
+        origin.address,
+        async () => {
+          // Again: failures may have been counted while this attempt waited for its slot.
+          await this.refuseWhileThrottled(username, origin.address);
+          const { user, hash } = await load();
+          return { user, valid: await verifyPassword(password, hash ?? (await (decoyHash ??= hashPassword(randomUUID())))) };
+        },
+        known,
+      );
+    } catch (error) {
+      if (error instanceof NoPasswordCheckSlot) {
+        this.onLogin('BUSY');
+        throw new AppError('LOGIN_BUSY', 'too many sign-in attempts in progress; try again in 1 s', { retryAfterSeconds: 1, reason: error.reason });
+      }
+      throw error;
+    }
+    if (checked.valid) {
+      await this.throttle.recordSuccess(username, origin.address);
+    } else {
+      await this.throttle.recordFailure(username, origin.address);
+    }
+    return checked;
+  }
+
+  private async refuseWhileThrottled(username: string, address: string): Promise<void> {
+    const wait = await this.throttle.waitFor(username, address);
+    if (wait) {
+      this.onLogin('THROTTLED');
+      throw throttled(wait);
+    }
+  }
+}
+
+function throttled(wait: LoginWait): AppError {
+  const what = wait.scope === 'ADDRESS' ? 'too many failed sign-ins from your address' : 'too many failed sign-ins for this user from your address';
+  return new AppError('LOGIN_THROTTLED', `${what}; try again in ${wait.seconds} s`, { retryAfterSeconds: wait.seconds, scope: wait.scope });
 }

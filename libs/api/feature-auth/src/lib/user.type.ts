@@ -18,6 +18,9 @@ export class UserType {
 
   @Field(() => GraphQLISODateTime, { nullable: true })
   lastLoginAt!: Date | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'Since when an admin has disabled the user (no sign-in, no session); null while enabled.' })
+  disabledAt!: Date | null;
 }
 
 @ObjectType('Session')

@@ -10,7 +10,7 @@ export const CREDENTIALS_PURPOSE = 'cluster-credentials';
 interface KubeconfigShape {
   'current-context'?: string;
   contexts?: Array<{ name?: string; context?: { cluster?: string; user?: string } }>;
-  clusters?: Array<{ name?: string; cluster?: { server?: string; 'certificate-authority'?: string } }>;
+  clusters?: Array<{ name?: string; cluster?: { server?: string; 'certificate-authority'?: string; 'insecure-skip-tls-verify'?: unknown; 'proxy-url'?: unknown } }>;
   users?: Array<{ name?: string; user?: Record<string, unknown> }>;
 }
 
@@ -38,6 +38,9 @@ export function checkKubeconfig(text: string): string | null {
   if (!cluster?.server) {
     return `has no server for cluster "${context.cluster ?? ''}" of the current context`;
   }
+  if ('proxy-url' in cluster) {
+    return 'sets proxy-url, which the service does not use: it connects to the API server directly and checks the address it connects to; remove proxy-url';
+  }
   if (cluster && 'certificate-authority' in cluster) {
     return 'names its CA as a file (certificate-authority); embed it as certificate-authority-data, since the service cannot read files of your machine';
   }
@@ -52,6 +55,15 @@ export function checkKubeconfig(text: string): string | null {
     return `has no credentials for user "${context.user ?? ''}" of the current context (token or client certificate)`;
   }
   return null;
+}
+
+/** Whether the current context's cluster sets `insecure-skip-tls-verify: true` (the document passed {@link checkKubeconfig}). */
+export function kubeconfigSkipsTlsVerify(text: string): boolean {
+  const config = parse(text) as KubeconfigShape;
+  const contextName = config['current-context'];
+  const clusterName = config.contexts?.find((entry) => entry.name === contextName)?.context?.cluster;
+  const value = config.clusters?.find((entry) => entry.name === clusterName)?.cluster?.['insecure-skip-tls-verify'];
+  return value === true || value === 'true';
 }
 
 export function checkPem(text: string, label: string): string | null {

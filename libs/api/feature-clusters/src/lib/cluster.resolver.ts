@@ -35,6 +35,6 @@ export class ClusterResolver {
 
 /** Copies only the public fields: sealed credentials never reach a response, even by accident. */
 function toClusterType(cluster: ClusterEntity): ClusterType {
-  const { id, name, apiServerUrl, vip, csrAutoApprove, bootstrapStyle, credentialKind, createdAt, updatedAt } = cluster;
-  return { id, name, apiServerUrl, vip, csrAutoApprove, bootstrapStyle, credentialKind, createdAt, updatedAt };
+  const { id, name, apiServerUrl, vip, csrAutoApprove, bootstrapStyle, allowInsecureTransport, credentialKind, createdAt, updatedAt } = cluster;
+  return { id, name, apiServerUrl, vip, csrAutoApprove, bootstrapStyle, allowInsecureTransport, credentialKind, createdAt, updatedAt };
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, Repository } from 'typeorm';
 import { ClusterEntity, isUuid, uniqueViolationOf } from '@ccos/api/data-access-db';
+import { ClusterAddressGuard, KubeClientConfigError, type KubeClientOptions, createKubeClient, resolveClusterHost } from '@ccos/api/data-access-kube';
 import { BadUserInputError, ConflictError, NotFoundError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { CREDENTIALS_PURPOSE, type ClusterCredentials, checkKubeconfig, checkPem } from './cluster-credentials';
+import { CREDENTIALS_PURPOSE, type ClusterCredentials, checkKubeconfig, checkPem, kubeconfigSkipsTlsVerify } from './cluster-credentials';
 import type { RegisterClusterInput } from './register-cluster.input';
-
 
 /** Told after a cluster was registered or its settings changed (the CSR auto-approver listens). */
 export type ClusterChangeListener = (cluster: ClusterEntity) => void;
@@ -17,20 +17,38 @@ export class ClusterService {
     dataSource: DataSource,
     private readonly secrets: SecretBox,
     private readonly onChange: ClusterChangeListener = () => undefined,
+    /** Which API server addresses the service connects to (ALLOW_CLUSTER_ADDRESSES); none of loopback, link-local or metadata by default. */
+    private readonly addresses: ClusterAddressGuard = new ClusterAddressGuard(),
   ) {
     this.clusters = dataSource.getRepository(ClusterEntity);
   }
 
+  /**
+   * Registers a cluster after checking that the service would connect to it as given: the
+   * credentials are usable, travel over verified TLS (unless `allowInsecureTransport`), and the
+   * API server's address (every address its name resolves to now) is not a refused one. A
+   * refused registration stores nothing and contacts nobody. A name that does not resolve now
+   * is accepted: each connection resolves it again and refuses what the policy refuses.
+   */
   async register(input: RegisterClusterInput): Promise<ClusterEntity> {
     const credentials = credentialsFrom(input);
+    const apiServerUrl = input.apiServerUrl.replace(/\/$/, '');
+    checkTransport(input, apiServerUrl, credentials);
+    // A name that does not resolve (yet) is let through: every connection resolves and checks it again.
+    const host = await resolveClusterHost(apiServerUrl, this.addresses);
+    if (!host.ok && host.kind === 'refused') {
+      throw new BadUserInputError('input.apiServerUrl', host.message);
+    }
+    checkClientAccepts({ apiServerUrl, credentials, allowInsecureTransport: input.allowInsecureTransport, addresses: this.addresses });
     if (await this.clusters.existsBy({ name: input.name })) {
       throw duplicateName(input.name);
     }
     const cluster = this.clusters.create({
       id: randomUUID(),
       name: input.name,
-      apiServerUrl: input.apiServerUrl.replace(/\/$/, ''),
+      apiServerUrl,
       vip: input.vip,
+      allowInsecureTransport: input.allowInsecureTransport,
       credentialsSealed: this.secrets.sealJson(credentials, CREDENTIALS_PURPOSE),
       credentialKind: credentials.kind,
       csrAutoApprove: input.csrAutoApprove,
@@ -73,6 +91,41 @@ export class ClusterService {
   /** The decrypted credentials, for the Kubernetes client only. */
   credentialsOf(cluster: ClusterEntity): ClusterCredentials {
     return this.secrets.openJson<ClusterCredentials>(cluster.credentialsSealed, CREDENTIALS_PURPOSE);
+  }
+
+  /** Everything {@link createKubeClient} needs to reach the cluster as registered, address checks included. */
+  clientOptionsOf(cluster: ClusterEntity): KubeClientOptions {
+    return { apiServerUrl: cluster.apiServerUrl, credentials: this.credentialsOf(cluster), allowInsecureTransport: cluster.allowInsecureTransport, addresses: this.addresses };
+  }
+}
+
+const INSECURE_OPT_IN = 'set input.allowInsecureTransport: true only if the cluster really has no verifiable TLS';
+
+/** Plain HTTP and unverified TLS only when the registration asks for them by name. */
+function checkTransport(input: RegisterClusterInput, apiServerUrl: string, credentials: ClusterCredentials): void {
+  if (input.allowInsecureTransport) {
+    return;
+  }
+  if (apiServerUrl.startsWith('http://')) {
+    throw new BadUserInputError('input.apiServerUrl', `uses http://, which would send the cluster credentials unencrypted; give the API server's https:// URL, or ${INSECURE_OPT_IN}`);
+  }
+  if (credentials.kind === 'KUBECONFIG' && kubeconfigSkipsTlsVerify(credentials.kubeconfig)) {
+    throw new BadUserInputError(
+      'input.kubeconfig',
+      `sets insecure-skip-tls-verify, so anyone on the network path could pose as the API server and receive the credentials; put the API server's CA into certificate-authority-data instead, or ${INSECURE_OPT_IN}`,
+    );
+  }
+}
+
+/** What the Kubernetes client would refuse when connecting is refused now, before anything is stored. */
+function checkClientAccepts(options: KubeClientOptions): void {
+  try {
+    createKubeClient(options).close();
+  } catch (error) {
+    if (error instanceof KubeClientConfigError) {
+      throw new BadUserInputError(options.credentials.kind === 'TOKEN' ? 'input.token' : 'input.kubeconfig', `cannot be used: ${error.message}`);
+    }
+    throw error;
   }
 }
 

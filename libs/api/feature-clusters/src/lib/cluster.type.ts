@@ -23,6 +23,9 @@ export class ClusterType {
   @Field(() => BootstrapStyleEnum)
   bootstrapStyle!: BootstrapStyle;
 
+  @Field(() => Boolean, { description: 'Whether plain HTTP or unverified TLS to the API server was allowed at registration.' })
+  allowInsecureTransport!: boolean;
+
   @Field(() => String, { description: 'KUBECONFIG or TOKEN: how the service authenticates (never the credential itself).' })
   credentialKind!: string;
 

@@ -40,6 +40,13 @@ export class RegisterClusterInput {
   @Field(() => Boolean, { defaultValue: false })
   csrAutoApprove!: boolean;
 
+  @Field(() => Boolean, {
+    defaultValue: false,
+    description:
+      'Accept an http:// API server URL or a kubeconfig with insecure-skip-tls-verify. Without it both are refused: the credentials would travel in clear or to whoever poses as the API server. Shown on the cluster.',
+  })
+  allowInsecureTransport!: boolean;
+
   @Field(() => BootstrapStyleEnum, { defaultValue: 'OPENSHIFT' })
   bootstrapStyle!: BootstrapStyle;
 

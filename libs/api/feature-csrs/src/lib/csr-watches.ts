@@ -1,16 +1,19 @@
 import type { Logger } from 'pino';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import {
-  type CsrEvent, type CsrSummary, type CsrWatch, type InformerOptions, type KubeClient, type KubeCredentials, type NodeEvent, type NodeInventory, type NodeSummary,
-  createKubeClient, watchCsrs, watchNodes,
+  type CsrEvent, type CsrSummary, type CsrWatch, type InformerOptions, type KubeClient, type KubeClientOptions, type KubeCredentials, type NodeEvent, type NodeInventory, type NodeSummary,
+  KubeApiError, createKubeClient, watchCsrs, watchNodes,
 } from '@ccos/api/data-access-kube';
 import { AppError, type CsrChangedPayload, type EventBus, TOPICS } from '@ccos/api/util-graphql';
+import { type ClusterOutage, ClusterReachability } from './cluster-reachability';
 
 /** What this feature needs of the registered clusters; ClusterService provides it. */
 export interface ClusterDirectory {
   get(id: string): Promise<ClusterEntity>;
   list(): Promise<ClusterEntity[]>;
   credentialsOf(cluster: ClusterEntity): KubeCredentials;
+  /** How to connect to the cluster: URL, credentials, transport and address rules. */
+  clientOptionsOf(cluster: ClusterEntity): KubeClientOptions;
 }
 
 /** A CSR_CHANGED payload with the resourceVersion, so subscribers can drop the same change heard twice. */
@@ -34,16 +37,35 @@ export type CsrEventListener = (clusterId: string, event: CsrEvent) => void;
 export type NodeEventListener = (clusterId: string, event: NodeEvent) => void;
 
 export interface CsrWatchesOptions {
-  /** How long a first request waits for the initial list before answering UNAVAILABLE. Default 10 s. */
-  syncTimeoutMs?: number;
+  /**
+   * How long a read waits for a cluster that has not answered yet (first list, or reconnecting
+   * after a failure), and how long a direct read ({@link CsrWatches.read}) may take, before it
+   * answers CLUSTER_UNREACHABLE. Default 2 s.
+   */
+  readTimeoutMs?: number;
+  /** How long a cluster that did not answer is answered from memory before a read tries it again. Default 5 s. */
+  retryUnreachableAfterMs?: number;
   informer?: InformerOptions;
 }
 
+type WatchSource = 'csrs' | 'nodes';
+
 interface Running {
+  readonly clusterName: string;
   readonly watch: ClusterWatch;
   readonly synced: Promise<void>;
   lastError: Error | null;
+  /** Listed, and neither watch failing since it last heard from the API server. */
+  healthy(): boolean;
+  /** Resolves the next time {@link healthy} becomes true (at once when it is). */
+  untilHealthy(): Promise<void>;
+  retryNow(): void;
   stop(): Promise<void>;
+}
+
+/** The cluster's answer was an error (it is up); anything else means it was not reached. */
+function answeredWithError(error: Error): boolean {
+  return error instanceof KubeApiError && error.kind === 'status';
 }
 
 /**
@@ -56,6 +78,8 @@ export class CsrWatches {
   private readonly running = new Map<string, Running>();
   private readonly listeners = new Set<CsrEventListener>();
   private readonly nodeListeners = new Set<NodeEventListener>();
+  private readonly reachability: ClusterReachability;
+  private readonly readTimeoutMs: number;
   private closed = false;
 
   constructor(
@@ -63,7 +87,10 @@ export class CsrWatches {
     private readonly events: EventBus,
     private readonly logger: Logger,
     private readonly options: CsrWatchesOptions = {},
-  ) {}
+  ) {
+    this.reachability = new ClusterReachability({ retryAfterMs: options.retryUnreachableAfterMs });
+    this.readTimeoutMs = options.readTimeoutMs ?? 2_000;
+  }
 
   /** Subscribes to CSR changes of all watched clusters; returns the unsubscribe function. */
   onCsrEvent(listener: CsrEventListener): () => void {
@@ -88,24 +115,59 @@ export class CsrWatches {
   }
 
   /**
-   * The cluster's watch once its first list arrived. Answers UNAVAILABLE (naming the last
-   * error) when the API server does not answer in time; the watch keeps trying meanwhile.
+   * The cluster's watch, for a read. A cluster remembered as down answers CLUSTER_UNREACHABLE
+   * (UNAVAILABLE when it answered with an error) at once; otherwise a cluster not yet listed, or
+   * reconnecting after a failure, gets `readTimeoutMs` to answer. Either way a read is bounded.
    */
   async watch(clusterId: string): Promise<ClusterWatch> {
     const running = await this.start(clusterId);
-    const timeoutMs = this.options.syncTimeoutMs ?? 10_000;
+    const remembered = this.reachability.outage(clusterId);
+    if (remembered) {
+      throw this.outageError(clusterId, running, remembered);
+    }
+    if (running.healthy()) {
+      this.reachability.answered(clusterId);
+      return running.watch;
+    }
+    running.retryNow();
+    const timeoutMs = this.readTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
     });
     try {
-      if ((await Promise.race([running.synced.then(() => 'synced' as const), timedOut])) === 'timeout') {
-        throw new AppError('UNAVAILABLE', `the cluster's API server did not answer within ${timeoutMs / 1000} s${running.lastError ? `: ${running.lastError.message}` : ''}`, { clusterId });
+      if ((await Promise.race([running.untilHealthy().then(() => 'healthy' as const), timedOut])) === 'timeout') {
+        const outage = this.reachability.failed(clusterId, running.lastError ?? new Error(`no complete answer within ${timeoutMs / 1000} s (the first list of its CSRs and Nodes has not arrived)`));
+        throw this.outageError(clusterId, running, outage);
       }
     } finally {
       clearTimeout(timer);
     }
     return running.watch;
+  }
+
+  /**
+   * A read that goes to the API server (not only the watch cache), bounded like {@link watch}:
+   * `run` gets a signal that aborts after `readTimeoutMs`; a cluster that does not answer in
+   * time, or cannot be reached, is remembered as down and the read answers CLUSTER_UNREACHABLE.
+   * Errors the API server answered with, and the caller's own, pass through.
+   */
+  async read<T>(clusterId: string, run: (watch: ClusterWatch, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const watch = await this.watch(clusterId);
+    const signal = AbortSignal.timeout(this.readTimeoutMs);
+    try {
+      const result = await run(watch, signal);
+      this.reachability.answered(clusterId);
+      return result;
+    } catch (error) {
+      const unreached = error instanceof KubeApiError && (error.kind === 'network' || error.kind === 'timeout' || (error.kind === 'aborted' && signal.aborted));
+      if (!unreached) {
+        throw error;
+      }
+      const cause = error.kind === 'aborted' ? new Error(`${error.operation}: no answer within ${this.readTimeoutMs / 1000} s`) : error;
+      const running = await this.start(clusterId);
+      throw this.outageError(clusterId, running, this.reachability.failed(clusterId, cause));
+    }
   }
 
   /** Stops every watch. */
@@ -132,22 +194,52 @@ export class CsrWatches {
     }
     let client: KubeClient;
     try {
-      client = createKubeClient({ apiServerUrl: cluster.apiServerUrl, credentials: this.clusters.credentialsOf(cluster) });
+      client = createKubeClient(this.clusters.clientOptionsOf(cluster));
     } catch (error) {
       throw new AppError('FAILED_PRECONDITION', `cluster ${cluster.name}: ${(error as Error).message}`, { clusterId }, error);
     }
     const log = this.logger.child({ component: 'csr-watch', clusterId });
-    const state: { lastError: Error | null } = { lastError: null };
-    const informer: InformerOptions = {
+    const state: { lastError: Error | null; synced: boolean; failures: Map<WatchSource, Error>; waiting: Array<() => void> } = { lastError: null, synced: false, failures: new Map(), waiting: [] };
+    const healthy = (): boolean => state.synced && state.failures.size === 0;
+    const wakeIfHealthy = (): void => {
+      if (healthy()) {
+        state.lastError = null;
+        this.reachability.answered(clusterId);
+        const waiting = state.waiting;
+        state.waiting = [];
+        for (const wake of waiting) {
+          wake();
+        }
+      }
+    };
+    const informerFor = (source: WatchSource): InformerOptions => ({
       ...this.options.informer,
       onError: (error, retryInMs) => {
-        state.lastError = error;
-        log.warn({ err: error, retryInMs }, 'watch failed; retrying');
+        this.options.informer?.onError?.(error, retryInMs);
+        // A listener that threw is this service's problem, not the cluster's.
+        if (error instanceof KubeApiError) {
+          state.lastError = error;
+          state.failures.set(source, error);
+          this.reachability.failed(clusterId, error);
+        }
+        log.warn({ err: error, retryInMs, source }, 'watch failed; retrying');
       },
-    };
-    const csrWatch: CsrWatch = watchCsrs(client, (event) => this.deliver(clusterId, event), informer);
-    const nodeWatch: NodeInventory = watchNodes(client, (event) => this.deliverNode(clusterId, event), informer);
+      onHealthy: () => {
+        this.options.informer?.onHealthy?.();
+        if (state.failures.delete(source)) {
+          log.info({ source }, 'watch reconnected');
+        }
+        wakeIfHealthy();
+      },
+    });
+    const csrWatch: CsrWatch = watchCsrs(client, (event) => this.deliver(clusterId, event), informerFor('csrs'));
+    const nodeWatch: NodeInventory = watchNodes(client, (event) => this.deliverNode(clusterId, event), informerFor('nodes'));
+    const synced = Promise.all([csrWatch.synced, nodeWatch.synced]).then(() => {
+      state.synced = true;
+      wakeIfHealthy();
+    });
     const running: Running = {
+      clusterName: cluster.name,
       watch: {
         clusterId,
         client,
@@ -155,23 +247,51 @@ export class CsrWatches {
         csr: (name) => csrWatch.csrs().find((csr) => csr.name === name),
         nodes: () => nodeWatch.nodes(),
       },
-      synced: Promise.all([csrWatch.synced, nodeWatch.synced]).then(() => {
-        state.lastError = null;
-      }),
+      synced,
       get lastError() {
         return state.lastError;
       },
       set lastError(value) {
         state.lastError = value;
       },
+      healthy,
+      untilHealthy: () => (healthy() ? Promise.resolve() : new Promise<void>((resolve) => state.waiting.push(resolve))),
+      retryNow() {
+        csrWatch.retryNow();
+        nodeWatch.retryNow();
+      },
       async stop() {
         await Promise.all([csrWatch.stop(), nodeWatch.stop()]);
         client.close();
+        const waiting = state.waiting;
+        state.waiting = [];
+        for (const wake of waiting) {
+          wake();
+        }
       },
     };
     this.running.set(clusterId, running);
     log.debug({ server: client.server }, 'watching CSRs and Nodes');
     return running;
+  }
+
+  /** CLUSTER_UNREACHABLE for an outage (UNAVAILABLE when the cluster answered with an error), saying what happened and when the next try is. */
+  private outageError(clusterId: string, running: Running, outage: ClusterOutage): AppError {
+    const now = Date.now();
+    const retryInSeconds = Math.max(0, Math.ceil((outage.retryAt - now) / 1000));
+    const downFor = Math.max(0, Math.round((now - outage.since) / 1000));
+    const status = answeredWithError(outage.error);
+    const what = status
+      ? `the API server of cluster ${running.clusterName} answers with an error`
+      : `cluster ${running.clusterName} is unreachable`;
+    const next = status
+      ? 'check the credentials and the permissions of the service account the cluster was registered with'
+      : "check that its API server is up and that the installer service can reach it (network, firewall, the API server's address)";
+    return new AppError(
+      status ? 'UNAVAILABLE' : 'CLUSTER_UNREACHABLE',
+      `${what}: ${outage.error.message} (for ${downFor} s; the next try is in ${retryInSeconds} s). ${next[0]?.toUpperCase()}${next.slice(1)}.`,
+      { clusterId, retryInSeconds },
+    );
   }
 
   private deliverNode(clusterId: string, event: NodeEvent): void {

@@ -3,12 +3,15 @@ import type { DataSource } from 'typeorm';
 import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
 import { ClusterEntity, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
-import { type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
+import { type KubeClient, createKubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 // Tests of this feature run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this fixture.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import type { ClusterDirectory } from '../lib/csr-watches';
+
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 /** The bearer token kube-sim maps to the OpenShift node-bootstrapper service account. */
 export const BOOTSTRAPPER_TOKEN = 'node-bootstrapper-token-for-tests';
@@ -85,7 +88,7 @@ export async function startCsrTestWorld(
   const database = await createTestDatabase('ccos_csrs');
   const dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
   const sim = options.sim ?? (await startInProcessSim());
-  const admin = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+  const admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
   const clusters = dataSource.getRepository(ClusterEntity);
   const clusterId = randomUUID();
   await clusters.save(
@@ -104,6 +107,7 @@ export async function startCsrTestWorld(
     get: (id) => clusters.findOneByOrFail({ id }),
     list: () => clusters.find({ order: { name: 'ASC' } }),
     credentialsOf: () => ({ kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }),
+    clientOptionsOf: () => ({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }, addresses: LOOPBACK }),
   };
   const requesters = new Map<string, KubeClient>();
   const requester = async (as: KubeletCsrRequest['as']): Promise<KubeClient> => {
@@ -121,7 +125,7 @@ export async function startCsrTestWorld(
       } else {
         kubeconfig = as.kubeconfig;
       }
-      client = createKubeClient({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig } });
+      client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig } });
       requesters.set(key, client);
     }
     return client;

@@ -5,7 +5,7 @@ import { type AgentTokens, type InstallRunEntity, type NodeStore, InstallRunEnti
 import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
 import type { ClusterProbe } from './cluster-probe';
 import type { InstallService } from './install.service';
-import type { AgentRunType, ReportStepInput, ReportStepResultType } from './report-step.input';
+import { type AgentRunType, MAX_STEP_EVENTS_PER_RUN, type ReportStepInput, type ReportStepResultType, STEP_EVENT_RESERVE } from './report-step.input';
 
 /**
  * The agent's side of an install: it reports step events (stored once per run and seq)
@@ -42,6 +42,7 @@ export class AgentReportService {
 
   async report(token: string | null, input: ReportStepInput): Promise<ReportStepResultType> {
     const run = await this.authenticate(token, input.runId);
+    await this.checkEventLimit(run, input);
     const inserted = await this.events
       .createQueryBuilder()
       .insert()
@@ -94,6 +95,26 @@ export class AgentReportService {
       pendingCsrNames,
       cancelRequested: run.cancelRequested || run.status === 'CANCELLED',
     };
+  }
+
+  /**
+   * Refuses an event past the run's limit (LIMIT_EXCEEDED), unless it was stored before (a
+   * re-send is answered as a duplicate). PROGRESS events stop first, so STARTED, SUCCEEDED
+   * and FAILED still fit and the run can finish.
+   */
+  private async checkEventLimit(run: InstallRunEntity, input: ReportStepInput): Promise<void> {
+    const limit = input.status === 'PROGRESS' ? MAX_STEP_EVENTS_PER_RUN : MAX_STEP_EVENTS_PER_RUN + STEP_EVENT_RESERVE;
+    const stored = await this.events.countBy({ runId: run.id });
+    if (stored < limit || (await this.events.existsBy({ runId: run.id, seq: input.seq }))) {
+      return;
+    }
+    throw new AppError(
+      'LIMIT_EXCEEDED',
+      `run ${run.id} already has ${stored} step events, the most one run may report${input.status === 'PROGRESS' ? ' with progress' : ''}; this ${input.status} event of ${input.step} was not stored. ${
+        input.status === 'PROGRESS' ? 'The step can still report STARTED, SUCCEEDED or FAILED.' : 'Retry the install to start a new run.'
+      }`,
+      { limit },
+    );
   }
 
   /** Moves the run and the node along with what the agent said. */

@@ -1,42 +1,93 @@
-import express, { Router } from 'express';
+import type { IncomingMessage } from 'node:http';
+import { Router, type Response } from 'express';
 import type { DataSource } from 'typeorm';
 import { type AgentTokens, InstallDiagnosticsEntity, InstallRunEntity, isUuid } from '@ccos/api/data-access-db';
 import { bearerToken } from '@ccos/api/util-graphql';
 import { roleAllows, type Role } from '@ccos/shared/domain';
 
+/** The largest diagnostics bundle accepted (the agent cuts its bundle to fit). */
 export const MAX_DIAGNOSTICS_BYTES = 8 * 1024 * 1024;
 
 /** Resolves a session bearer header to the user's role, or null. */
 export type SessionRole = (authorization: string | undefined) => Promise<Role | null>;
 
+class BodyTooLarge extends Error {}
+
+/**
+ * Answers without reading the request body: the connection is closed after the answer, so
+ * the rest of the body is never pulled off the wire (Node would otherwise read and discard it).
+ */
+function refuseUnread(res: Response, status: number, error: string): void {
+  res.setHeader('connection', 'close');
+  res.status(status).json({ error });
+}
+
+/** The request body, read only up to `max` bytes; more is a {@link BodyTooLarge} and the reading stops. */
+function readCapped(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > max) {
+        req.off('data', onData);
+        req.pause();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks, size)));
+    req.once('error', reject);
+  });
+}
+
+function tooLarge(size: number | null): string {
+  const what = size === null ? `is larger than ${MAX_DIAGNOSTICS_BYTES} bytes` : `is ${size} bytes`;
+  return `the diagnostics bundle ${what}; at most ${MAX_DIAGNOSTICS_BYTES} bytes (8 MiB) are accepted: cut the logs it carries (the agent does so itself)`;
+}
+
 /**
  * `POST /agent/diagnostics` — the agent of a failed run uploads its bundle (tar.gz, agent token);
  * `GET /api/install-runs/<id>/diagnostics.tar.gz` — an operator downloads it.
+ *
+ * The upload checks the token and the declared size before it reads a byte of the body, and
+ * reads at most {@link MAX_DIAGNOSTICS_BYTES}: an anonymous or oversized upload costs nothing.
  */
 export function diagnosticsRoutes(dataSource: DataSource, tokens: AgentTokens, sessionRole: SessionRole, onUploaded: (run: InstallRunEntity) => void): Router {
   const router = Router();
   const bundles = dataSource.getRepository(InstallDiagnosticsEntity);
 
-  router.post(
-    '/agent/diagnostics',
-    express.raw({ type: () => true, limit: MAX_DIAGNOSTICS_BYTES }),
-    async (req, res) => {
-      const token = bearerToken(req.headers.authorization);
-      const run = await tokens.authenticate(token);
-      if (!run) {
-        res.status(401).json({ error: 'a valid agent token is required' });
+  router.post('/agent/diagnostics', async (req, res) => {
+    const run = await tokens.authenticate(bearerToken(req.headers.authorization));
+    if (!run) {
+      refuseUnread(res, 401, 'a valid agent token is required');
+      return;
+    }
+    const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
+    if (declared !== null && declared > MAX_DIAGNOSTICS_BYTES) {
+      refuseUnread(res, 413, tooLarge(declared));
+      return;
+    }
+    let content: Buffer;
+    try {
+      content = await readCapped(req, MAX_DIAGNOSTICS_BYTES);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        refuseUnread(res, 413, tooLarge(null));
         return;
       }
-      const content = req.body as Buffer;
-      if (!Buffer.isBuffer(content) || content.length < 2 || content[0] !== 0x1f || content[1] !== 0x8b) {
-        res.status(400).json({ error: 'the diagnostics bundle must be a gzip file (tar.gz)' });
-        return;
-      }
-      await bundles.upsert({ runId: run.id, content, size: content.length, uploadedAt: new Date() }, ['runId']);
-      onUploaded(run);
-      res.status(204).end();
-    },
-  );
+      throw error;
+    }
+    if (content.length < 2 || content[0] !== 0x1f || content[1] !== 0x8b) {
+      res.status(400).json({ error: 'the diagnostics bundle must be a gzip file (tar.gz)' });
+      return;
+    }
+    await bundles.upsert({ runId: run.id, content, size: content.length, uploadedAt: new Date() }, ['runId']);
+    onUploaded(run);
+    res.status(204).end();
+  });
 
   router.get('/api/install-runs/:id/diagnostics.tar.gz', async (req, res) => {
     const role = await sessionRole(req.headers.authorization);

@@ -1,7 +1,18 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { AgentChannel } from '@ccos/api/data-access-db';
 import type { InstallRunStatus, InstallStep, StepEventStatus, StepState } from '@ccos/shared/domain';
 import { InstallRunStatusEnum, InstallStepEnum, StepEventStatusEnum, StepStateEnum } from '@ccos/api/util-graphql';
+
+export const AgentChannelEnum = { HTTPS: 'HTTPS', PLAIN_HTTP: 'PLAIN_HTTP' } as const satisfies Record<AgentChannel, AgentChannel>;
+registerEnumType(AgentChannelEnum, {
+  name: 'AgentChannel',
+  description: 'How an install run\'s agent reaches the service.',
+  valuesConfig: {
+    HTTPS: { description: 'TLS, the service recognised by the pin the agent got over SSH; artifacts checked against the manifest sha256 from SSH.' },
+    PLAIN_HTTP: { description: 'Plain HTTP, allowed by AGENT_PLAIN_HTTP=allow: the run\'s token and the service\'s answers cross the network unprotected (artifacts are still checked against the manifest sha256 from SSH).' },
+  },
+});
 
 @ObjectType('InstallStepSummary', { description: 'One of the six steps, folded from its events.' })
 export class StepSummaryType {
@@ -82,6 +93,9 @@ export class InstallRunType {
 
   @Field(() => String)
   requestedBy!: string;
+
+  @Field(() => AgentChannelEnum, { description: 'PLAIN_HTTP is a warning: this run was not protected against the network.' })
+  agentChannel!: AgentChannel;
 
   @Field(() => GraphQLISODateTime)
   startedAt!: Date;

@@ -21,6 +21,7 @@ export class InstallRunView {
       failedStep: run.failedStep,
       reason: run.reason,
       requestedBy: run.requestedBy,
+      agentChannel: run.agentChannel,
       startedAt: run.startedAt,
       finishedAt: run.finishedAt,
       lastEventAt: run.lastEventAt,

@@ -4,6 +4,7 @@ import type { DataSource, Repository } from 'typeorm';
 import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, summariseSteps } from '@ccos/shared/domain';
 import {
   AGENT_TOKEN_GRACE_MS,
+  type AgentChannel,
   type AgentTokens,
   InstallRunEntity,
   type NodeEntity,
@@ -15,6 +16,8 @@ import { type EventBus, type InstallProgressPayload, NotFoundError, Precondition
 
 /** Starts and stops the agent on a host (over SSH). Throws an error whose message says what went wrong. */
 export interface AgentControl {
+  /** How agents started now reach the service (recorded on each run). */
+  readonly channel: AgentChannel;
   launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void>;
   stop(node: NodeEntity, run: InstallRunEntity): Promise<void>;
 }
@@ -125,7 +128,7 @@ export class InstallService {
   private async start(node: NodeEntity, from: InstallStep, actor: string, event: 'INSTALL_STARTED' | 'INSTALL_RETRIED'): Promise<InstallRunEntity> {
     const { token, hash } = this.tokens.issue();
     const run = await this.runs.save(
-      this.runs.create({ id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: hash, startStep: from, requestedBy: actor }),
+      this.runs.create({ id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: hash, startStep: from, requestedBy: actor, agentChannel: this.agent.channel }),
     );
     try {
       await this.nodes.transition(node.id, event, from === 'PREFLIGHT' ? 'starting the agent' : `starting the agent at ${describeStep(from).title.en}`);
@@ -134,6 +137,9 @@ export class InstallService {
       throw error;
     }
     this.publishRun(run);
+    if (run.agentChannel === 'PLAIN_HTTP') {
+      this.logger.warn({ nodeId: node.id, runId: run.id }, 'this install run\'s agent reaches the service over plain HTTP (AGENT_PLAIN_HTTP=allow)');
+    }
     void this.launch(node, run, token);
     return run;
   }

@@ -1,8 +1,20 @@
 import { IsOptional, Max, MaxLength, Min } from 'class-validator';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
-import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
-import { InstallStepEnum, MultiLine, StepEventStatusEnum } from '@ccos/api/util-graphql';
+import type { InstallStep, Problem, StepEventStatus } from '@ccos/shared/domain';
+import { InstallStepEnum, MultiLine, Satisfies, StepEventStatusEnum } from '@ccos/api/util-graphql';
+
+/** The most a step event's `detail` may take, as JSON (the agent's largest, a failure with a 4 KiB output tail, is far below). */
+export const MAX_STEP_DETAIL_BYTES = 16 * 1024;
+
+/** PROGRESS events one run may report; STARTED, SUCCEEDED and FAILED events have {@link STEP_EVENT_RESERVE} more, so a run can always finish. */
+export const MAX_STEP_EVENTS_PER_RUN = 5_000;
+export const STEP_EVENT_RESERVE = 50;
+
+function checkDetailSize(detail: Record<string, unknown>): Problem {
+  const bytes = Buffer.byteLength(JSON.stringify(detail), 'utf8');
+  return bytes > MAX_STEP_DETAIL_BYTES ? `is ${bytes} bytes as JSON; at most ${MAX_STEP_DETAIL_BYTES} are accepted: send a shorter excerpt (e.g. a shorter output tail)` : null;
+}
 
 /** One step event from the agent; (runId, seq) is stored once, so re-sending is safe. */
 @InputType()
@@ -33,8 +45,9 @@ export class ReportStepInput {
   @MaxLength(4096, { message: 'is longer than 4096 characters' })
   message?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: `At most ${MAX_STEP_DETAIL_BYTES} bytes as JSON.` })
   @IsOptional()
+  @Satisfies(checkDetailSize)
   detail?: Record<string, unknown> | null;
 
   @Field(() => GraphQLISODateTime, { description: 'When it happened, by the agent\'s clock.' })

@@ -1,14 +1,31 @@
 import { type SshPool, type SshSession, defineScript, uploadFile } from '@ccos/api/data-access-ssh';
-import type { InstallRunEntity, NodeEntity } from '@ccos/api/data-access-db';
+import type { AgentChannel, InstallRunEntity, NodeEntity } from '@ccos/api/data-access-db';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary } from './agent-binary';
 import type { AgentControl, LaunchFailure } from './install.service';
 import { ensureAgent } from './node-provisioner';
 import { sshFailureOutcome, sshTargetOf } from './ssh-access';
 
+/**
+ * `serviceTls` of the agent's config: how the agent recognises the service (its
+ * `TlsPin`; the agent checks every field, see libs/agent/util-host tls-pin.ts).
+ */
+export interface AgentServiceTls {
+  /** PEM CA certificates the chain must end at; they replace the system CAs. */
+  readonly caCertificates?: string;
+  /** Also check that the certificate names the apiUrl's host. */
+  readonly verifyHostname?: boolean;
+  /** base64 sha256 of the leaf's SubjectPublicKeyInfo, any of. */
+  readonly publicKeySha256?: readonly string[];
+}
+
 export interface AgentLaunchSettings {
-  /** The service as hosts reach it; null = the address the host sees our SSH connection come from. */
+  /** The service as hosts reach it; null = https:// at the address the host sees our SSH connection come from. */
   readonly agentApiUrl: string | null;
+  /** What the agent of a run reaching the service at this https URL must pin. */
+  readonly serviceTls: (apiUrl: string) => AgentServiceTls;
+  /** sha256 (hex) of the artifact manifest's bytes as the service serves them now. */
+  readonly artifactManifestSha256: () => Promise<string>;
   /** The port the service listens on, for the derived URL. */
   readonly servicePort: () => number;
   readonly machineConfigCaCert: (clusterId: string) => Promise<string | null>;
@@ -28,6 +45,11 @@ export function runFolder(runId: string): string {
  * Starts and stops boot-worker over SSH. The run's parameters, token included, go in a
  * 0600 config file written over SFTP, never on a command line; `boot-worker start`
  * detaches, so losing the SSH session does not stop the agent.
+ *
+ * That session is authenticated (the host key is pinned), which makes it the one place
+ * to hand the agent what it must trust on the network it cannot trust: the service's
+ * TLS pin and the sha256 of the artifact manifest. With both, every byte the agent runs
+ * is checked against something that never crossed the network unauthenticated.
  */
 export class SshAgentControl implements AgentControl {
   constructor(
@@ -37,6 +59,11 @@ export class SshAgentControl implements AgentControl {
     private readonly settings: AgentLaunchSettings,
   ) {}
 
+  /** Plain HTTP only when the operator gave an http:// AGENT_API_URL (which needs AGENT_PLAIN_HTTP=allow). */
+  get channel(): AgentChannel {
+    return this.settings.agentApiUrl?.startsWith('http:') ? 'PLAIN_HTTP' : 'HTTPS';
+  }
+
   async launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void> {
     const agent = this.agent();
     if (!agent) {
@@ -45,8 +72,11 @@ export class SshAgentControl implements AgentControl {
     await this.withSession(node, async (session) => {
       await ensureAgent(session, agent);
       const configPath = `${runFolder(run.id)}/config.json`;
+      const apiUrl = this.settings.agentApiUrl ?? (await this.derivedApiUrl(session));
       const config = {
-        apiUrl: this.settings.agentApiUrl ?? (await this.derivedApiUrl(session)),
+        apiUrl,
+        serviceTls: apiUrl.startsWith('https:') ? this.settings.serviceTls(apiUrl) : null,
+        artifactManifestSha256: await this.settings.artifactManifestSha256(),
         runId: run.id,
         token,
         nodeName: node.hostname,
@@ -81,7 +111,7 @@ export class SshAgentControl implements AgentControl {
     if (result.exitCode !== 0 || !address) {
       throw failure('cannot tell which address the host reaches the service at; set AGENT_API_URL');
     }
-    return `http://${address.includes(':') ? `[${address}]` : address}:${this.settings.servicePort()}`;
+    return `https://${address.includes(':') ? `[${address}]` : address}:${this.settings.servicePort()}`;
   }
 
   private async withSession(node: NodeEntity, work: (session: SshSession) => Promise<void>): Promise<void> {

@@ -7,8 +7,13 @@ import type { NodeEntity } from '@ccos/api/data-access-db';
  * keeps per registered cluster is reused instead of opening another.
  */
 export interface ClusterAccess {
-  /** The cluster's watch once listed; answers UNAVAILABLE when the API server does not answer. */
+  /** The cluster's watch once listed; answers CLUSTER_UNREACHABLE within a few seconds when the API server does not answer. */
   watch(clusterId: string): Promise<{ readonly client: KubeClient; nodes(): NodeSummary[] }>;
+  /**
+   * A bounded read against the API server: `run` gets a signal that aborts when the read takes
+   * too long; a cluster that does not answer (now, or recently) answers CLUSTER_UNREACHABLE.
+   */
+  read<T>(clusterId: string, run: (cluster: { readonly client: KubeClient; nodes(): NodeSummary[] }, signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
 /** The node's leftover CSRs; feature-csrs' CsrService provides it (denials are recorded in csr_decisions). */

@@ -24,7 +24,7 @@ describe('removal runner: taking runs over', () => {
       dataSource,
       store,
       new AgentTokens(dataSource),
-      { watch: async () => Promise.reject(new Error('no API server in this test')) },
+      { watch: async () => Promise.reject(new Error('no API server in this test')), read: async () => Promise.reject(new Error('no API server in this test')) },
       { pendingCsrNamesFor: async () => [], deny: async () => undefined },
       () => null,
       ssh,

@@ -8,7 +8,7 @@ import {
   transition,
 } from '@ccos/shared/domain';
 import { type NodeEntity, type NodeStore, RemovalRunEntity, isUuid, uniqueViolationOf } from '@ccos/api/data-access-db';
-import { type CapacityCheck, type DrainPlan, type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
+import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { AppError, BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import { probeHost } from './host-commands';
@@ -28,9 +28,9 @@ const CANCEL_WAIT_MS = 15_000;
 const HOST_PROBE_TTL_MS = 30_000;
 
 /** The Node object, or null when it does not exist. */
-async function readNode(client: KubeClient, name: string): Promise<NodeSummary | null> {
+async function readNode(client: KubeClient, name: string, signal?: AbortSignal): Promise<NodeSummary | null> {
   try {
-    return summarizeNode(await client.call(`read node ${name}`, (options) => client.core.readNode({ name }, options)));
+    return summarizeNode(await client.call(`read node ${name}`, (options) => client.core.readNode({ name }, options), signal));
   } catch (error) {
     if (isStatus(error, 404)) {
       return null;
@@ -64,14 +64,30 @@ export class RemovalService {
     this.runs = dataSource.getRepository(RemovalRunEntity);
   }
 
-  /** What a removal with `options` would do and whether it may start. Reads only. */
+  /**
+   * What a removal with `options` would do and whether it may start. Reads only, within a few
+   * seconds: a cluster that does not answer gives CLUSTER_UNREACHABLE rather than a wait.
+   */
   async preview(nodeId: string, options: RemovalOptions): Promise<RemovalPreviewType> {
     this.checkOptions(options);
     const node = await this.nodes.get(nodeId);
-    const { client, nodes } = await this.clusterOf(node);
-    const [live, host] = await Promise.all([readNode(client, node.hostname).catch((error: unknown) => Promise.reject(unavailable('cannot read the Node', error))), this.hostPreview(node)]);
+    const drainOptions = { force: options.force, deleteEmptyDirData: options.deleteEmptyDirData, ignoreDaemonSets: options.ignoreDaemonSets };
+    const clusterSide = this.clusters
+      .read(node.clusterId, async ({ client, nodes }, signal) => {
+        const live = await readNode(client, node.hostname, signal);
+        if (!live) {
+          return null;
+        }
+        // One list of the node's pods and one plan serve both the pod table and the capacity check.
+        const onNode = await listPodsOnNode(client, node.hostname, signal);
+        const plan = await classifyPods(client, node.hostname, onNode, { ...drainOptions, signal });
+        const capacity = await capacityCheck(client, node.hostname, { ...drainOptions, signal }, { onNode, plan });
+        return { live, nodes: nodes(), plan, capacity };
+      })
+      .catch((error: unknown) => Promise.reject(unavailable(`cannot read the Node ${node.hostname} and its pods`, error)));
+    const [cluster, host] = await Promise.all([clusterSide, this.hostPreview(node)]);
     const statusProblem = transition(node.status, 'REMOVAL_STARTED');
-    if (!live) {
+    if (!cluster) {
       return {
         nodeId,
         nodeName: node.hostname,
@@ -92,18 +108,8 @@ export class RemovalService {
         host,
       };
     }
-    const drainOptions = { force: options.force, deleteEmptyDirData: options.deleteEmptyDirData, ignoreDaemonSets: options.ignoreDaemonSets };
-    // One list of the node's pods and one plan serve both the pod table and the capacity check.
-    let plan: DrainPlan;
-    let capacity: CapacityCheck;
-    try {
-      const onNode = await listPodsOnNode(client, node.hostname);
-      plan = await classifyPods(client, node.hostname, onNode, drainOptions);
-      capacity = await capacityCheck(client, node.hostname, drainOptions, { onNode, plan });
-    } catch (error) {
-      throw unavailable('cannot read the pods of the node', error);
-    }
-    const safety = removalSafety(live, nodes(), options);
+    const { live, plan, capacity } = cluster;
+    const safety = removalSafety(live, cluster.nodes, options);
     const refusal = [statusProblem.ok ? null : statusProblem.reason, safety.refusal, plan.refusal].filter((part): part is string => part !== null).join('; ');
     const count = (action: 'evict' | 'skip' | 'refuse') => plan.pods.filter((pod) => pod.action === action).length;
     return {

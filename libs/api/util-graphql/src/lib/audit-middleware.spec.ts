@@ -76,7 +76,14 @@ async function setUp() {
     directives: [...specifiedDirectives, ...INPUT_MARK_DIRECTIVES],
     validate: false,
   });
-  const context: RequestContext = { requestId: 'r-1', logger: pino({ level: 'silent' }), user: { id: 'u', username: 'alice', role: 'ADMIN' }, agentToken: null, events: createInProcessEventBus() };
+  const context: RequestContext = {
+    requestId: 'r-1',
+    logger: pino({ level: 'silent' }),
+    user: { id: 'u', username: 'alice', role: 'ADMIN' },
+    agentToken: null,
+    events: createInProcessEventBus(),
+    origin: { address: '198.18.0.50', userAgent: null },
+  };
   const run = (source: string, variableValues: Record<string, unknown> = {}) => graphql({ schema, source, variableValues, contextValue: context });
   return { trail, run };
 }

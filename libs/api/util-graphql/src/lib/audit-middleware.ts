@@ -38,6 +38,9 @@ export interface AuditTrail extends AuditSink {
   complete(id: string, result: Exclude<AuditResult, 'PENDING'>, extra: Record<string, unknown>): Promise<void>;
 }
 
+/** Codes that mean the caller was refused, not that the action was tried and failed. */
+const DENIED_CODES: ReadonlySet<string> = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'LOGIN_THROTTLED', 'LOGIN_BUSY']);
+
 /** Mutations the agent calls many times per run; their events are their own record. */
 const NOT_AUDITED = new Set(['reportStep']);
 
@@ -79,7 +82,7 @@ export function createAuditMiddleware(audit: AuditTrail): MiddlewareFn<RequestCo
       return value;
     } catch (error) {
       const code = error instanceof AppError ? error.code : 'INTERNAL_SERVER_ERROR';
-      await audit.complete(id, code === 'UNAUTHENTICATED' || code === 'FORBIDDEN' ? 'DENIED' : 'FAILURE', { code });
+      await audit.complete(id, DENIED_CODES.has(code) ? 'DENIED' : 'FAILURE', { code });
       throw error;
     }
   };

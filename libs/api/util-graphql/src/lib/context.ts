@@ -8,6 +8,15 @@ export interface AuthenticatedUser {
   readonly role: Role;
   /** When the session token expires; a live connection ends then too. */
   readonly sessionExpiresAt?: Date;
+  /** The session the bearer token names; revoking it ends this caller's access. */
+  readonly sessionId?: string;
+}
+
+/** Where a request came from, as sign-in throttling and the session list record it. */
+export interface RequestOrigin {
+  /** The peer's address, or the client's from X-Forwarded-For when the peer is a trusted proxy. */
+  readonly address: string;
+  readonly userAgent: string | null;
 }
 
 /** Per-request GraphQL context, for HTTP and WebSocket operations alike. */
@@ -20,6 +29,7 @@ export interface RequestContext {
   readonly agentToken: string | null;
   /** Subscription events, for resolvers that compose their own streams. */
   readonly events: EventBus;
+  readonly origin: RequestOrigin;
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */

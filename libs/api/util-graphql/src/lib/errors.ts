@@ -11,6 +11,14 @@ export type ErrorCode =
   | 'FAILED_PRECONDITION'
   | 'HOST_KEY_CHANGED'
   | 'UNAVAILABLE'
+  /** A cluster's API server did not answer (now, or recently: the service remembers it for a few seconds). */
+  | 'CLUSTER_UNREACHABLE'
+  /** A per-run or per-request limit was reached (e.g. events per install run). */
+  | 'LIMIT_EXCEEDED'
+  /** Too many failed sign-ins for this user from this address, or from this address at all; `retryAfterSeconds` says when to try again. */
+  | 'LOGIN_THROTTLED'
+  /** Too many sign-ins are being checked at once; `retryAfterSeconds` says when to try again. */
+  | 'LOGIN_BUSY'
   | 'INTERNAL_SERVER_ERROR';
 
 /** An error meant for the client: a literal code and a message that says what to fix. */

@@ -15,12 +15,20 @@ export const TOPICS = {
   CSR_CHANGED: 'CSR_CHANGED',
   /** id: nodeId */
   REMOVAL_PROGRESS: 'REMOVAL_PROGRESS',
-  /** No id: every replica closes the live connections of the user it names. */
+  /** No id: every replica forgets the sessions it names and closes their live connections. */
   SESSIONS_ENDED: 'SESSIONS_ENDED',
+  /** No id: a user's role changed; every replica re-reads them and reconnects their live connections. */
+  USER_CHANGED: 'USER_CHANGED',
 } as const;
 
-/** A user's sessions ended (sign-out, password change): their open WebSocket connections close too. */
+/** Sessions ended (sign-out, revocation, password change, user disabled or deleted): their open WebSocket connections close too. */
 export interface SessionsEndedPayload {
+  readonly userId: string;
+  /** The sessions that ended; absent when every session of the user ended. */
+  readonly sessionIds?: readonly string[];
+}
+
+export interface UserChangedPayload {
   readonly userId: string;
 }
 

@@ -1,4 +1,4 @@
-import { ChangeDetectionStrategy, Component, computed, inject, input, signal, viewChildren } from '@angular/core';
+import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked, viewChildren } from '@angular/core';
 import { Router } from '@angular/router';
 import { type ApiProblem, AuthStore, ErrorReporter, Session, safeReturnUrl } from '@ccos/console/data-access';
 import { ButtonDirective, LanguageSwitchComponent, TextFieldComponent } from '@ccos/console/ui';
@@ -41,6 +41,16 @@ export class SignInPage {
     return problem ? this.errors.messageOf(problem) : '';
   });
   private readonly fields = viewChildren(TextFieldComponent);
+  private signingInHere = false;
+
+  constructor() {
+    // Signed in in another tab of this browser: this one follows.
+    effect(() => {
+      if (this.session.signedIn() && !this.signingInHere) {
+        void this.router.navigateByUrl(safeReturnUrl(untracked(this.returnUrl)));
+      }
+    });
+  }
 
   protected async signIn(event: Event): Promise<void> {
     event.preventDefault();
@@ -50,11 +60,13 @@ export class SignInPage {
       this.fields()[this.usernameError() ? 0 : 1]?.focus();
       return;
     }
+    this.signingInHere = true;
     const outcome = await this.auth.signIn(this.username().trim(), this.password());
     if (outcome.ok) {
       await this.router.navigateByUrl(safeReturnUrl(this.returnUrl()));
       return;
     }
+    this.signingInHere = false;
     this.problem.set(outcome.problems[0] ?? null);
     this.password.set('');
     this.fields()[1]?.focus();

@@ -3,7 +3,7 @@ import { ChangeDetectionStrategy, Component, Injector, afterNextRender, computed
 import { takeUntilDestroyed, toSignal } from '@angular/core/rxjs-interop';
 import { NavigationEnd, Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import { filter, map } from 'rxjs';
-import { AuthStore, ClusterListStore, Notifications, SIGN_IN_PATH, Session } from '@ccos/console/data-access';
+import { AgentChannelStore, AuthStore, ClusterListStore, Notifications, SIGN_IN_PATH, Session } from '@ccos/console/data-access';
 import { ClusterSwitcherComponent, LanguageSwitchComponent, UserMenuComponent } from '@ccos/console/ui';
 import type { Role } from '@ccos/shared/domain';
 import { I18n, LANGUAGES, LANGUAGE_NAMES, type Language, commonMessages, isLanguage } from '@ccos/console/util-i18n';
@@ -17,7 +17,7 @@ import { shellMessages } from './shell.messages';
 @Component({
   selector: 'ccos-shell',
   imports: [RouterOutlet, RouterLink, RouterLinkActive, ClusterSwitcherComponent, LanguageSwitchComponent, UserMenuComponent],
-  providers: [ClusterListStore],
+  providers: [ClusterListStore, AgentChannelStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './shell.component.html',
   styleUrl: './shell.component.css',
@@ -33,6 +33,7 @@ export class ShellComponent {
   protected readonly t = this.i18n.translator(shellMessages);
   protected readonly common = this.i18n.translator(commonMessages);
   protected readonly clusters = inject(ClusterListStore);
+  protected readonly agentChannel = inject(AgentChannelStore);
 
   protected readonly user = this.session.user;
   protected readonly isAdmin = computed(() => this.session.allows('ADMIN'));

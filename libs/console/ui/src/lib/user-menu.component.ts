@@ -2,13 +2,13 @@ import { ChangeDetectionStrategy, Component, ElementRef, inject, input, output, 
 import { uniqueId } from './unique-id';
 
 /**
- * The signed-in user's name and role behind a disclosure button, with sign-out inside.
- * Escape and a click elsewhere close it.
+ * The signed-in user's name and role behind a disclosure button, with the projected
+ * account links and sign-out inside. Escape, a click elsewhere and following a link close it.
  */
 @Component({
   selector: 'ccos-user-menu',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  host: { '(document:click)': 'closeWhenOutside($event)', '(keydown.escape)': 'closeAndFocusButton()' },
+  host: { '(document:click)': 'closeWhenOutside($event)', '(keydown.escape)': 'closeAndFocusButton()', '(click)': 'closeAfterLink($event)' },
   styles: `
     :host { position: relative; display: inline-block; }
     .trigger {
@@ -42,6 +42,7 @@ import { uniqueId } from './unique-id';
           <span class="name">{{ username() }}</span>
           <span class="role">{{ roleLabel() }}</span>
         </div>
+        <ng-content />
         <button class="sign-out" type="button" (click)="signOutRequested.emit()">{{ signOutLabel() }}</button>
       </div>
     }
@@ -64,6 +65,12 @@ export class UserMenuComponent {
 
   protected closeWhenOutside(event: MouseEvent): void {
     if (this.open() && !this.host.nativeElement.contains(event.target as Node)) {
+      this.open.set(false);
+    }
+  }
+
+  protected closeAfterLink(event: MouseEvent): void {
+    if ((event.target as Element | null)?.closest('a')) {
       this.open.set(false);
     }
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CERT_NOT_PINNED, HttpError } from '@ccos/agent/util-host';
 import { artifactBytes, sha256 } from '../../testing/artifact-server';
 import { stepHarness, type StepHarness } from '../../testing/step-harness';
 import { DownloadBinariesStep, REQUIRED_BINARIES } from './download-binaries.step';
@@ -85,6 +86,31 @@ describe('DOWNLOAD_BINARIES', () => {
       expect(result.detail).toMatchObject({ file: 'hyperkube', expected: 'f'.repeat(64), actual: sha256(artifactBytes('hyperkube', SIZE)) });
     }
     expect(h.fs.node('/usr/local/bin/hyperkube')).toBeUndefined();
+  });
+
+  it('refuses a manifest changed on the way (checksums to match changed files) and downloads nothing', async () => {
+    const h = withBinaries();
+    h.server.pinManifest();
+    h.server.files.get('binary/kubelet')?.data.fill(0x90, 0, 16);
+    h.server.manifestSha = (name) => (name === 'kubelet' ? sha256(h.server.files.get('binary/kubelet')?.data ?? Buffer.alloc(0)) : undefined);
+    const result = await new DownloadBinariesStep().run(h.ctx);
+    expect(result).toMatchObject({ ok: false, code: 'MANIFEST_MISMATCH' });
+    expect(result.ok ? '' : result.message).toMatch(/^artifact manifest sha256 [0-9a-f]{64} does not match the one received over SSH \([0-9a-f]{64}\)/);
+    expect(result.ok ? '' : result.hint).toContain('a new run pins the manifest');
+    expect(h.server.seen.map((request) => request.url)).toEqual([`${h.config.apiUrl}/artifacts/manifest`]);
+    expect(h.fs.paths().filter((path) => path.startsWith('/usr/local/bin/'))).toEqual([]);
+  });
+
+  it('fails at once, naming the certificate, when whoever answers is not the pinned service', async () => {
+    const h = withBinaries();
+    h.routes.push(() => {
+      throw new HttpError("the service's certificate at 198.18.0.1:4000 (sha256 fingerprint AA:BB, subject \"CN=mitm\", issuer \"CN=mitm\") is not the pinned one: its chain does not lead to the pinned CA", CERT_NOT_PINNED);
+    });
+    const result = await new DownloadBinariesStep().run(h.ctx);
+    expect(result).toMatchObject({ ok: false, code: 'SERVICE_CERT_REFUSED', message: expect.stringContaining("the service's certificate at 198.18.0.1:4000") });
+    expect(result.ok ? '' : result.hint).toContain('Nothing was sent to it');
+    expect(h.clock.monotonic()).toBe(0);
+    expect(h.fs.paths().filter((path) => path.startsWith('/usr/local/bin/'))).toEqual([]);
   });
 
   it('fails when the manifest lacks a required binary', async () => {

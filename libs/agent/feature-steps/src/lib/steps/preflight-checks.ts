@@ -1,5 +1,5 @@
-import { isTransient, type AgentRunReply } from '@ccos/agent/data-access-api';
-import { succeeded } from '@ccos/agent/util-host';
+import { ApiError, isTransient, type AgentRunReply } from '@ccos/agent/data-access-api';
+import { CERT_NOT_PINNED, succeeded } from '@ccos/agent/util-host';
 import { HOST_PATHS } from '../host-paths';
 import type { StepContext } from '../step-handler';
 
@@ -227,6 +227,14 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
           last = `HTTP ${reply.status}`;
         } catch (error) {
           last = (error as Error).message;
+          if (error instanceof ApiError && error.code === CERT_NOT_PINNED) {
+            return fail(
+              `the installer service's certificate was refused (${last})`,
+              last,
+              expected,
+              `Something between this host and ${ctx.config.apiUrl} answers with another certificate (a man in the middle, or a TLS-inspecting proxy); nothing was sent to it. Let this host reach the service directly, then retry.`,
+            );
+          }
         }
         if (attempt < 3) {
           await ctx.clock.sleep(attempt * 1_000, ctx.signal);

@@ -30,6 +30,10 @@ export class ClusterEntity {
   @Column({ name: 'bootstrap_style', type: 'text', default: 'OPENSHIFT' })
   bootstrapStyle!: BootstrapStyle;
 
+  /** Whether `http://` and a kubeconfig's `insecure-skip-tls-verify` are accepted for this cluster (set explicitly at registration). */
+  @Column({ name: 'allow_insecure_transport', type: 'boolean', default: false })
+  allowInsecureTransport!: boolean;
+
   @Column({ name: 'machine_config_ca_cert', type: 'text', nullable: true })
   machineConfigCaCert!: string | null;
 

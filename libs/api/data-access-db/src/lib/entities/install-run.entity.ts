@@ -1,6 +1,9 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
 
+/** How a run's agent reaches the service: HTTPS with the pin from its config, or plain HTTP (allowed explicitly). */
+export type AgentChannel = 'HTTPS' | 'PLAIN_HTTP';
+
 @Entity({ name: 'install_runs' })
 export class InstallRunEntity {
   @PrimaryColumn({ type: 'uuid' })
@@ -32,6 +35,9 @@ export class InstallRunEntity {
   /** The operator cancelled: the agent learns it from its next report and stops. */
   @Column({ name: 'cancel_requested', type: 'boolean', default: false })
   cancelRequested!: boolean;
+
+  @Column({ name: 'agent_channel', type: 'text', default: 'PLAIN_HTTP' })
+  agentChannel!: AgentChannel;
 
   @Column({ name: 'requested_by', type: 'text' })
   requestedBy!: string;

@@ -18,10 +18,10 @@ export class UserEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 
-  /** Sessions carry the generation they were issued in; bumping it ends them all. */
-  @Column({ name: 'session_generation', type: 'integer', default: 0 })
-  sessionGeneration!: number;
-
   @Column({ name: 'last_login_at', type: 'timestamptz', nullable: true })
   lastLoginAt!: Date | null;
+
+  /** Set while an admin has disabled the user: no sign-in, no session. */
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt!: Date | null;
 }

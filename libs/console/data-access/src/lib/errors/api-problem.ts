@@ -10,13 +10,18 @@ export type ProblemCode =
   | 'FAILED_PRECONDITION'
   | 'HOST_KEY_CHANGED'
   | 'UNAVAILABLE'
+  /** Too many failed sign-ins for this user (or at all) from this address; `retryAfterSeconds` says when to try again. */
+  | 'LOGIN_THROTTLED'
+  /** Too many sign-ins being checked at once; `retryAfterSeconds` says when to try again. */
+  | 'LOGIN_BUSY'
   | 'INTERNAL_SERVER_ERROR'
   /** The service could not be reached at all (no response). */
   | 'NETWORK'
   | 'UNKNOWN';
 
 const KNOWN_CODES: ReadonlySet<string> = new Set<ProblemCode>([
-  'BAD_USER_INPUT', 'CONFLICT', 'NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN', 'FAILED_PRECONDITION', 'HOST_KEY_CHANGED', 'UNAVAILABLE', 'INTERNAL_SERVER_ERROR',
+  'BAD_USER_INPUT', 'CONFLICT', 'NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN', 'FAILED_PRECONDITION', 'HOST_KEY_CHANGED', 'UNAVAILABLE', 'LOGIN_THROTTLED', 'LOGIN_BUSY',
+  'INTERNAL_SERVER_ERROR',
 ]);
 
 /** One thing that went wrong, as the console shows it. */
@@ -26,6 +31,10 @@ export interface ApiProblem {
   readonly message: string;
   /** The input field the API blamed, e.g. `input.vip`, when it named one. */
   readonly field: string | null;
+  /** When the API says to try again (LOGIN_THROTTLED, LOGIN_BUSY), in seconds. */
+  readonly retryAfterSeconds?: number;
+  /** For LOGIN_THROTTLED: whether this user from this address (USER) or this address at all (ADDRESS) must wait. */
+  readonly scope?: string;
 }
 
 /**
@@ -37,10 +46,14 @@ export function problemsOf(error: unknown): ApiProblem[] {
     return error.errors.map((graphQLError) => {
       const code = String(graphQLError.extensions?.['code'] ?? 'UNKNOWN');
       const field = graphQLError.extensions?.['field'];
+      const retryAfterSeconds = graphQLError.extensions?.['retryAfterSeconds'];
+      const scope = graphQLError.extensions?.['scope'];
       return {
         code: KNOWN_CODES.has(code) ? (code as ProblemCode) : code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_REQUEST' ? 'BAD_USER_INPUT' : 'UNKNOWN',
         message: graphQLError.message,
         field: typeof field === 'string' ? field : null,
+        ...(typeof retryAfterSeconds === 'number' ? { retryAfterSeconds } : {}),
+        ...(typeof scope === 'string' ? { scope } : {}),
       };
     });
   }

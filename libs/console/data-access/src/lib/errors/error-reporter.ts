@@ -67,8 +67,18 @@ export class ErrorReporter {
     return this.t(`title.${problem.code}`);
   }
 
-  /** The API's message as it is; the console words the problems it detects itself. */
+  /**
+   * The API's message as it is; the console words the problems it detects itself, and those
+   * it can say in the user's language from their code (sign-in throttling and its wait).
+   */
   messageOf(problem: ApiProblem): string {
+    const seconds = problem.retryAfterSeconds;
+    if (problem.code === 'LOGIN_THROTTLED' && seconds !== undefined) {
+      return this.t(problem.scope === 'ADDRESS' ? 'message.LOGIN_THROTTLED.ADDRESS' : 'message.LOGIN_THROTTLED.USER', { seconds });
+    }
+    if (problem.code === 'LOGIN_BUSY' && seconds !== undefined) {
+      return this.t('message.LOGIN_BUSY', { seconds });
+    }
     return problem.code === 'NETWORK' ? this.t('message.NETWORK') : problem.message;
   }
 }

@@ -1,19 +1,37 @@
-import { Injectable, inject, signal } from '@angular/core';
+import { Injectable, effect, inject, signal } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
-import { LoginDocument, LogoutDocument, MeDocument } from '@ccos/shared/api-schema';
+import { ChangePasswordDocument, LoginDocument, LogoutDocument, MeDocument } from '@ccos/shared/api-schema';
 import { type Outcome, problemsOf } from '../errors/api-problem';
+import { FormSubmission } from '../forms/form-submission';
 import { Notifications } from '../notifications/notifications';
 import { Session, type SessionUser } from './session';
 
-/** Signing in and out: the Login mutation, the session, and a clean Apollo cache per user. */
+/** Signing in and out, changing one's password: the session, and a clean Apollo cache per user. */
 @Injectable({ providedIn: 'root' })
 export class AuthStore {
   private readonly apollo = inject(Apollo);
   private readonly session = inject(Session);
   private readonly notifications = inject(Notifications);
   private readonly signingIn = signal(false);
+  private readonly passwordChange = new FormSubmission();
   readonly busy = this.signingIn.asReadonly();
+  readonly changingPassword = this.passwordChange.sending;
+  /** The API's messages for the password form, keyed by field (`currentPassword`, `newPassword`). */
+  readonly passwordFieldErrors = this.passwordChange.fieldErrors;
+
+  constructor() {
+    // Another tab signed in as someone else, or out: nothing cached here may show for the next user.
+    let seen = this.session.otherTabChanges();
+    effect(() => {
+      const changes = this.session.otherTabChanges();
+      if (changes !== seen) {
+        seen = changes;
+        this.notifications.clear();
+        void this.apollo.client.clearStore();
+      }
+    });
+  }
 
   async signIn(username: string, password: string): Promise<Outcome<SessionUser>> {
     this.signingIn.set(true);
@@ -38,9 +56,9 @@ export class AuthStore {
   }
 
   /**
-   * Ends the session on the server too (every device of this user), then forgets it here.
-   * Forgotten here first: the server then closes this user's live connections, and that
-   * must not read as an expired session.
+   * Ends this session on the server too (the user's other devices stay signed in), then
+   * forgets it here and so in every tab of this browser. Forgotten here first: the server
+   * then closes the session's live connections, and that must not read as an expired session.
    */
   async signOut(): Promise<void> {
     const token = this.session.token();
@@ -51,6 +69,20 @@ export class AuthStore {
       await firstValueFrom(this.apollo.mutate({ mutation: LogoutDocument, fetchPolicy: 'no-cache', context })).catch(() => undefined);
     }
     await this.apollo.client.clearStore();
+  }
+
+  /** Changes the signed-in user's password; this session stays, the user's other sessions end. Field problems show by the fields. */
+  changePassword(currentPassword: string, newPassword: string): Promise<Outcome<true>> {
+    return this.passwordChange.send(async () => {
+      const result = await firstValueFrom(
+        this.apollo.mutate({ mutation: ChangePasswordDocument, variables: { currentPassword, newPassword }, fetchPolicy: 'no-cache', context: { errorDisplay: 'fields' } }),
+      );
+      return { value: result.data?.changePassword ? (true as const) : null, error: result.error };
+    });
+  }
+
+  clearPasswordProblems(): void {
+    this.passwordChange.clear();
   }
 
   /**

@@ -1,5 +1,5 @@
 import { DOCUMENT } from '@angular/common';
-import { Injectable, computed, effect, inject, signal } from '@angular/core';
+import { DestroyRef, Injectable, computed, effect, inject, signal } from '@angular/core';
 import { ROLES, type Role, roleAllows } from '@ccos/shared/domain';
 
 export interface SessionUser {
@@ -19,17 +19,21 @@ export interface SessionData {
 export type SignedOutReason = 'none' | 'signed-out' | 'expired';
 
 const STORAGE_KEY = 'ccos.session';
+/** Why the last session ended, written before the session is removed so the other tabs can tell. */
+const ENDED_KEY = 'ccos.session.ended';
 /** setTimeout's limit (about 24.8 days); a longer session re-arms the timer when it fires. */
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * The signed-in user and their bearer token, kept in sessionStorage so a reload keeps
- * the session and closing the tab ends it. State only: no network, so the Apollo links
- * can read it without a dependency cycle.
+ * The signed-in user and their bearer token, kept in localStorage so every tab of the
+ * browser shares one session: signing in or out in one tab does so in all of them (the
+ * others hear of it through the `storage` event), and a reload keeps it. State only: no
+ * network, so the Apollo links can read it without a dependency cycle.
  */
 @Injectable({ providedIn: 'root' })
 export class Session {
-  private readonly storage = sessionStorageOf(inject(DOCUMENT));
+  private readonly window = inject(DOCUMENT).defaultView;
+  private readonly storage = localStorageOf(this.window);
   private readonly state = signal<SessionData | null>(this.restore());
   private readonly reason = signal<SignedOutReason>('none');
 
@@ -37,8 +41,18 @@ export class Session {
   readonly token = computed(() => this.state()?.token ?? null);
   readonly signedIn = computed(() => this.state() !== null);
   readonly signedOutReason = this.reason.asReadonly();
+  /** Counts the times another tab signed in as someone else (or out): what this tab has cached is not this user's. */
+  readonly otherTabChanges = signal(0);
 
   constructor() {
+    // Another tab signed in, out, or took the current role: so does this one.
+    const followOtherTabs = (event: StorageEvent) => {
+      if (event.storageArea === this.storage && (event.key === STORAGE_KEY || event.key === null)) {
+        this.adopt(parseSession(event.newValue));
+      }
+    };
+    this.window?.addEventListener('storage', followOtherTabs);
+    inject(DestroyRef).onDestroy(() => this.window?.removeEventListener('storage', followOtherTabs));
     // Ends the session when its token expires, so the user is asked to sign in before a request fails.
     effect((onCleanup) => {
       const session = this.state();
@@ -96,20 +110,42 @@ export class Session {
   }
 
   private end(reason: SignedOutReason): void {
-    this.write(null);
+    this.write(null, reason);
     this.reason.set(reason);
     this.state.set(null);
   }
 
-  private write(session: SessionData | null): void {
+  /** What another tab stored: its session (the same or a new one), or none any more. */
+  private adopt(stored: SessionData | null): void {
+    const current = this.state();
+    if (stored && Date.parse(stored.expiresAt) > Date.now()) {
+      if (stored.token !== current?.token || stored.user.role !== current.user.role || stored.user.username !== current.user.username) {
+        if (stored.user.id !== current?.user.id) {
+          this.otherTabChanges.update((count) => count + 1);
+        }
+        this.reason.set('none');
+        this.state.set(stored);
+      }
+      return;
+    }
+    if (current) {
+      this.otherTabChanges.update((count) => count + 1);
+      this.reason.set(this.storage?.getItem(ENDED_KEY) === 'expired' ? 'expired' : 'signed-out');
+      this.state.set(null);
+    }
+  }
+
+  private write(session: SessionData | null, reason: SignedOutReason = 'none'): void {
     try {
       if (session) {
         this.storage?.setItem(STORAGE_KEY, JSON.stringify(session));
+        this.storage?.removeItem(ENDED_KEY);
       } else {
+        this.storage?.setItem(ENDED_KEY, reason);
         this.storage?.removeItem(STORAGE_KEY);
       }
     } catch {
-      // Blocked storage: the session then lasts until the next reload.
+      // Blocked storage: the session then lasts until the next reload, in this tab only.
     }
   }
 
@@ -148,9 +184,9 @@ export function parseSession(text: string | null): SessionData | null {
   }
 }
 
-function sessionStorageOf(document: Document): Storage | null {
+function localStorageOf(window: Window | null): Storage | null {
   try {
-    return document.defaultView?.sessionStorage ?? null;
+    return window?.localStorage ?? null;
   } catch {
     return null;
   }

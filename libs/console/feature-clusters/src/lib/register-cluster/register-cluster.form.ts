@@ -5,7 +5,7 @@ import { checkApiServerUrl, checkClusterName, checkIp } from '@ccos/shared/domai
 export type CredentialKind = 'KUBECONFIG' | 'TOKEN';
 
 /** The fields the form shows, named as the API names them (so `input.vip` errors land on `vip`). */
-export type RegisterField = 'name' | 'apiServerUrl' | 'vip' | 'kubeconfig' | 'token' | 'caCert' | 'machineConfigCaCert' | 'bootstrapStyle' | 'csrAutoApprove';
+export type RegisterField = 'name' | 'apiServerUrl' | 'vip' | 'kubeconfig' | 'token' | 'caCert' | 'machineConfigCaCert' | 'bootstrapStyle' | 'csrAutoApprove' | 'allowInsecureTransport';
 
 /** Which client-side rule a field breaks; the page words it in the current language. */
 export type ClientProblem = 'invalid.name' | 'invalid.apiServerUrl' | 'invalid.vip' | 'required.kubeconfig' | 'required.token';
@@ -25,6 +25,7 @@ export class RegisterClusterForm {
   readonly machineConfigCaCert = signal('');
   readonly bootstrapStyle = signal<BootstrapStyle>('OPENSHIFT');
   readonly csrAutoApprove = signal(false);
+  readonly allowInsecureTransport = signal(false);
 
   /** Problems per field, in the order the fields appear. */
   readonly problems: Signal<Partial<Record<RegisterField, ClientProblem>>> = computed(() => {
@@ -63,6 +64,7 @@ export class RegisterClusterForm {
       machineConfigCaCert: optional(this.machineConfigCaCert()),
       bootstrapStyle: this.bootstrapStyle(),
       csrAutoApprove: this.csrAutoApprove(),
+      allowInsecureTransport: this.allowInsecureTransport(),
     };
   }
 

@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { type DataSource, In, IsNull, LessThan, MoreThan, Not, type Repository } from 'typeorm';
+import type { Role } from '@ccos/shared/domain';
+import { UserSessionEntity, type UserEntity } from '@ccos/api/data-access-db';
+import { type AuthenticatedUser, type EventBus, type RequestOrigin, type SessionsEndedPayload, TOPICS, type UserChangedPayload } from '@ccos/api/util-graphql';
+import type { SessionTokens } from './session-tokens';
+
+export interface SessionLimits {
+  /** How long `authenticate` trusts what it read about a session; revocations announced on the event bus take effect at once. */
+  readonly cacheMs: number;
+  /** Sessions cached at most (oldest forgotten first). */
+  readonly cacheEntries: number;
+  /** `last_used_at` is written at most this often per session. */
+  readonly lastUsedWriteMs: number;
+  /** Open sessions per user; a new sign-in beyond it ends the least recently used one. */
+  readonly activePerUser: number;
+  /** Ended sessions are kept this long (they show when and why a device was signed out), then deleted. */
+  readonly keepEndedMs: number;
+}
+
+export const DEFAULT_SESSION_LIMITS: SessionLimits = {
+  cacheMs: 5_000,
+  cacheEntries: 10_000,
+  lastUsedWriteMs: 60_000,
+  activePerUser: 50,
+  keepEndedMs: 7 * 24 * 3600_000,
+};
+
+/** Why a session ended before its time, as stored and shown. */
+export type SessionEndReason = 'signed out' | 'signed out by an administrator' | 'signed out elsewhere' | 'password changed' | 'user disabled' | 'too many sessions';
+
+interface CachedSession {
+  readonly user: AuthenticatedUser;
+  readonly cachedAt: number;
+  lastUsedAt: number;
+}
+
+interface SessionRow {
+  id: string;
+  user_id: string;
+  expires_at: Date;
+  last_used_at: Date;
+  revoked_at: Date | null;
+  username: string;
+  role: Role;
+  disabled_at: Date | null;
+}
+
+/**
+ * Sessions: one row per sign-in, named by the bearer token. `authenticate` runs on every
+ * request, so it keeps what it read for a few seconds; every revocation is announced on the
+ * event bus (SESSIONS_ENDED, USER_CHANGED for a role change) and each replica forgets the
+ * sessions concerned at once and closes their live connections.
+ */
+export class SessionService {
+  private readonly sessions: Repository<UserSessionEntity>;
+  private readonly cache = new Map<string, CachedSession>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tokens: SessionTokens,
+    private readonly events: EventBus,
+    private readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.sessions = dataSource.getRepository(UserSessionEntity);
+  }
+
+  /** Forgets cached sessions whenever any replica announces they ended or their user changed. Returns the function that stops it. */
+  follow(onError: (error: unknown) => void): () => void {
+    const ended = this.events.subscribe(TOPICS.SESSIONS_ENDED)[Symbol.asyncIterator]();
+    const changed = this.events.subscribe(TOPICS.USER_CHANGED)[Symbol.asyncIterator]();
+    const drain = async (iterator: AsyncIterator<unknown>, handle: (payload: unknown) => void) => {
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+        handle(next.value);
+      }
+    };
+    void drain(ended, (payload) => {
+      const { userId, sessionIds } = payload as SessionsEndedPayload;
+      this.forget(userId, sessionIds);
+    }).catch(onError);
+    void drain(changed, (payload) => this.forget((payload as UserChangedPayload).userId)).catch(onError);
+    return () => {
+      void ended.return?.();
+      void changed.return?.();
+    };
+  }
+
+  /** A new session for `user`, who has just proven their password. */
+  async start(user: UserEntity, origin: RequestOrigin): Promise<{ token: string; expiresAt: Date; session: UserSessionEntity }> {
+    const now = new Date(this.now());
+    const expiresAt = new Date(now.getTime() + this.tokens.lifetimeSeconds * 1000);
+    await this.sessions.delete({ userId: user.id, expiresAt: LessThan(new Date(now.getTime() - this.limits.keepEndedMs)) });
+    await this.sessions.delete({ userId: user.id, revokedAt: LessThan(new Date(now.getTime() - this.limits.keepEndedMs)) });
+    const session = await this.sessions.save(
+      this.sessions.create({
+        id: randomUUID(),
+        userId: user.id,
+        createdAt: now,
+        lastUsedAt: now,
+        expiresAt,
+        sourceAddress: storable(origin.address, 64) ?? 'unknown',
+        userAgent: storable(origin.userAgent, 512),
+        revokedAt: null,
+        revokedReason: null,
+      }),
+    );
+    const open = await this.active(user.id);
+    const surplus = open.slice(this.limits.activePerUser).map((excess) => excess.id);
+    if (surplus.length > 0) {
+      await this.end(user.id, surplus, 'too many sessions');
+    }
+    return { token: await this.tokens.issue({ userId: user.id, sessionId: session.id }, expiresAt), expiresAt, session };
+  }
+
+  /**
+   * The user a bearer token stands for, while its session is open and its user enabled. The
+   * role is the current one (a changed role counts from the next request, at most
+   * `cacheMs` later on a replica that missed the announcement).
+   */
+  async authenticate(token: string): Promise<AuthenticatedUser | null> {
+    const claims = await this.tokens.verify(token);
+    if (!claims) {
+      return null;
+    }
+    const now = this.now();
+    const cached = this.cache.get(claims.sessionId);
+    if (cached && now - cached.cachedAt < this.limits.cacheMs && cached.user.id === claims.userId && (cached.user.sessionExpiresAt?.getTime() ?? 0) > now) {
+      return cached.user;
+    }
+    this.cache.delete(claims.sessionId);
+    const [row] = (await this.dataSource.query(
+      `SELECT s.id, s.user_id, s.expires_at, s.last_used_at, s.revoked_at, u.username, u.role, u.disabled_at
+         FROM user_sessions s JOIN users u ON u.id = s.user_id
+        WHERE s.id = $1`,
+      [claims.sessionId],
+    )) as SessionRow[];
+    if (!row || row.user_id !== claims.userId || row.revoked_at !== null || row.disabled_at !== null || row.expires_at.getTime() <= now) {
+      return null;
+    }
+    const user: AuthenticatedUser = { id: row.user_id, username: row.username, role: row.role, sessionId: row.id, sessionExpiresAt: row.expires_at };
+    const entry: CachedSession = { user, cachedAt: now, lastUsedAt: row.last_used_at.getTime() };
+    this.remember(row.id, entry);
+    if (now - entry.lastUsedAt >= this.limits.lastUsedWriteMs) {
+      entry.lastUsedAt = now;
+      await this.sessions.update(row.id, { lastUsedAt: new Date(now) });
+    }
+    return user;
+  }
+
+  /** Open sessions of a user, most recently used first. */
+  active(userId: string): Promise<UserSessionEntity[]> {
+    return this.sessions.find({ where: { userId, revokedAt: IsNull(), expiresAt: MoreThan(new Date(this.now())) }, order: { lastUsedAt: 'DESC', createdAt: 'DESC' } });
+  }
+
+  findOpen(sessionId: string): Promise<UserSessionEntity | null> {
+    return this.sessions.findOne({ where: { id: sessionId, revokedAt: IsNull(), expiresAt: MoreThan(new Date(this.now())) } });
+  }
+
+  /**
+   * Ends sessions of `userId`: the given ones, or every open one (but `except`). Returns the
+   * ids it ended, after telling every replica.
+   */
+  async end(userId: string, sessionIds: readonly string[] | 'ALL', reason: SessionEndReason, except?: string): Promise<string[]> {
+    const listed = sessionIds === 'ALL' ? null : sessionIds.filter((id) => id !== except);
+    if (listed?.length === 0) {
+      return [];
+    }
+    const which = listed ? { id: In(listed) } : except ? { id: Not(except) } : {};
+    const { raw } = await this.sessions
+      .createQueryBuilder()
+      .update(UserSessionEntity)
+      .set({ revokedAt: new Date(this.now()), revokedReason: reason })
+      .where({ userId, revokedAt: IsNull(), ...which })
+      .returning('id')
+      .execute();
+    const ended = (raw as Array<{ id: string }>).map((row) => row.id);
+    this.announceEnded(userId, listed || except ? ended : undefined);
+    return ended;
+  }
+
+  /** Every session of a user ended without a row to mark (the user was deleted), or the user was disabled. */
+  announceEnded(userId: string, sessionIds?: readonly string[]): void {
+    if (sessionIds?.length === 0) {
+      return;
+    }
+    this.forget(userId, sessionIds);
+    this.events.publish(TOPICS.SESSIONS_ENDED, (sessionIds ? { userId, sessionIds } : { userId }) satisfies SessionsEndedPayload);
+  }
+
+  /** A user's role changed: every replica reads it again. */
+  announceChanged(userId: string): void {
+    this.forget(userId);
+    this.events.publish(TOPICS.USER_CHANGED, { userId } satisfies UserChangedPayload);
+  }
+
+  private forget(userId: string, sessionIds?: readonly string[]): void {
+    if (sessionIds) {
+      sessionIds.forEach((id) => this.cache.delete(id));
+      return;
+    }
+    for (const [id, entry] of this.cache) {
+      if (entry.user.id === userId) {
+        this.cache.delete(id);
+      }
+    }
+  }
+
+  private remember(sessionId: string, entry: CachedSession): void {
+    this.cache.delete(sessionId);
+    this.cache.set(sessionId, entry);
+    while (this.cache.size > this.limits.cacheEntries) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest === undefined) {
+        break;
+      }
+      this.cache.delete(oldest);
+    }
+  }
+}
+
+/** Text Postgres can store (no control characters, no lone surrogates), cut to `max` characters; null when nothing is left. */
+function storable(value: string | null, max: number): string | null {
+  const cleaned = value
+    ?.replace(/\p{Cc}/gu, '')
+    .slice(0, max)
+    // Also the half of a pair the cut may have left.
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '')
+    .trim();
+  return cleaned ? cleaned : null;
+}
