@@ -4,8 +4,9 @@
  * https://access.redhat.com/solutions/6270481; typical schedules are every 5 minutes, some 30).
  *
  * Real Postgres (a fresh database), kube-sim in its own process (as an API server is; with
- * `--in-process` it shares this process and its CPU), the CSR feature with its default Lease timings. 100 inventory nodes are put at START_KUBELET; for each one a kubelet-style client
- * CSR is created with the OpenShift node-bootstrapper's token and the time until a separate watch
+ * `--in-process` it shares this process and its CPU), the CSR feature with its default Lease timings. 100 inventory nodes are put at START_KUBELET, each install run with a bootstrap
+ * identity of its own (a ServiceAccount token, as the service mints them); for each one a kubelet-style client
+ * CSR is created with its run's token and the time until a separate watch
  * sees its Approved condition is measured (kube-sim's creationTimestamp has one-second
  * resolution, so both ends are timed here). Two runs: one CSR at a time (what an install sees) and
  * all 100 at once (a burst, e.g. many nodes rebooting).

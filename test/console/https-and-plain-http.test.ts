@@ -68,13 +68,16 @@ describe('console: HTTPS, plain HTTP and the plain-HTTP warning', () => {
   it('serves the console over HTTPS on the same port, with its live updates over wss://', async () => {
     const page = await signIn(refusing, refusing.url.replace('http://', 'https://'));
     expect(new URL(page.url()).protocol).toBe('https:');
-    const socket = page.waitForEvent('websocket');
+    // Listen for the acknowledgement as soon as the socket opens: it may arrive before the page has rendered.
+    const acknowledged = page.waitForEvent('websocket').then(async (socket) => {
+      await socket.waitForEvent('framereceived', { predicate: (frame) => String(frame.payload).includes('connection_ack') });
+      return socket;
+    });
     await page.goto(`${refusing.url.replace('http://', 'https://')}/clusters/${clusterId}/nodes`);
     await page.getByRole('heading', { name: 'Nodes of tls', level: 1 }).waitFor();
-    const opened = await socket;
-    expect(opened.url()).toBe(`wss://127.0.0.1:${refusing.port}/graphql`);
     // The subscription is acknowledged: graphql-ws answers connection_init over the TLS socket.
-    await opened.waitForEvent('framereceived', { predicate: (frame) => String(frame.payload).includes('connection_ack') });
+    const opened = await acknowledged;
+    expect(opened.url()).toBe(`wss://127.0.0.1:${refusing.port}/graphql`);
     await page.context().close();
   });
 

@@ -301,6 +301,38 @@ describe('the real kubectl against kube-sim', () => {
     expect(await exists(core.readNamespace({ name: 'team-a' }))).toBe(false);
   });
 
+  it('create serviceaccount / create token (TokenRequest) issue a token that is the account until the account is deleted', async () => {
+    expect((await kubectl(['create', 'namespace', 'ccos-scaler-bootstrap'])).code).toBe(0);
+    const account = await kubectl(['create', 'serviceaccount', 'run-1', '-n', 'ccos-scaler-bootstrap']);
+    expect(account.code, account.stderr).toBe(0);
+    const tooShort = await kubectl(['create', 'token', 'run-1', '-n', 'ccos-scaler-bootstrap', '--duration=5m']);
+    expect(tooShort.code).not.toBe(0);
+    expect(tooShort.stderr).toContain('may not specify a duration less than 10 minutes');
+    const issued = await kubectl(['create', 'token', 'run-1', '-n', 'ccos-scaler-bootstrap', '--duration=20m']);
+    expect(issued.code, issued.stderr).toBe(0);
+    const token = issued.stdout.trim();
+    expect(token.split('.')).toHaveLength(3);
+
+    const asAccount = join(dir, 'run-1.kubeconfig');
+    await writeFile(asAccount, sim.kubeconfigFor({ token }, 'run-1'), { mode: 0o600 });
+    const whoami = await kubectl(['--kubeconfig', asAccount, 'auth', 'whoami', '-o', 'json']);
+    expect(whoami.code, whoami.stderr).toBe(0);
+    expect((JSON.parse(whoami.stdout) as { status: { userInfo: unknown } }).status.userInfo).toMatchObject({
+      username: 'system:serviceaccount:ccos-scaler-bootstrap:run-1',
+      groups: ['system:serviceaccounts', 'system:serviceaccounts:ccos-scaler-bootstrap', 'system:authenticated'],
+    });
+    // What a kubelet does with it: its client CSR carries the account as the requester.
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfigFor({ token }, 'run-1'));
+    const created = await csr('node-csr-service-account', kc.makeApiClient(CertificatesV1Api), 'system:node:w6');
+    expect(created.spec).toMatchObject({ username: 'system:serviceaccount:ccos-scaler-bootstrap:run-1', groups: ['system:serviceaccounts', 'system:serviceaccounts:ccos-scaler-bootstrap', 'system:authenticated'] });
+
+    expect((await kubectl(['delete', 'serviceaccount', 'run-1', '-n', 'ccos-scaler-bootstrap'])).code).toBe(0);
+    const revoked = await kubectl(['--kubeconfig', asAccount, 'auth', 'whoami']);
+    expect(revoked.code).not.toBe(0);
+    expect(revoked.stderr).toContain('Unauthorized');
+  });
+
   it('delete node removes the Node', async () => {
     const run = await kubectl(['delete', 'node', 'w3']);
     expect(run.stdout).toContain('node "w3" deleted');

@@ -59,7 +59,11 @@ describe('removing a node the agent installed on a lab host', () => {
       }
       const pending = await world.gql<{ csrs: Array<{ name: string }> }>('query($c: ID!) { csrs(clusterId: $c, pendingOnly: true) { name } }', { c: world.clusterId });
       for (const csr of pending.data?.csrs ?? []) {
-        const result = await world.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n, force: true) { name } }', { c: world.clusterId, n: csr.name });
+        const result = await world.gql('mutation($c: ID!, $n: String!, $r: String) { approveCsr(clusterId: $c, name: $n, force: true, reason: $r) { name } }', {
+          c: world.clusterId,
+          n: csr.name,
+          r: 'h1 was removed and is installed again from scratch minutes later',
+        });
         if (!result.errors) {
           approved.push(csr.name);
         }

@@ -4,6 +4,8 @@ import { type Lab, startLab } from '@ccos/tools/lab';
 import { type ApiProcess, freePort, startApiProcess } from './api-process';
 
 export const AGENT_EXECUTABLE = resolve('dist/apps/boot-worker/boot-worker');
+export const BOOTSTRAP_NAMESPACE = 'ccos-scaler-bootstrap';
+const BOOTSTRAP_NAMESPACE_SEED = `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${BOOTSTRAP_NAMESPACE}}\n`;
 
 export interface ScaleOutWorldOptions {
   readonly hosts: number;
@@ -47,8 +49,9 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
   };
   try {
     // The lab's VIP is not known before the lab starts, so the certificate does not name it;
-    // the lab then gives the kubelets tls-server-name.
-    const sim = await startKubeSim();
+    // the lab then gives the kubelets tls-server-name. The namespace of the installs' bootstrap
+    // identities is one the deployment's RBAC manifest ships on a real cluster.
+    const sim = await startKubeSim({ seed: BOOTSTRAP_NAMESPACE_SEED });
     cleanups.push(() => sim.stop());
     const lab = await startLab({
       hosts: options.hosts,

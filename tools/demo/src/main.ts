@@ -61,6 +61,7 @@ function onSignal(signal: string): void {
     process.exit(130);
   }
 }
+const BOOTSTRAP_NAMESPACE_SEED = 'apiVersion: v1\nkind: Namespace\nmetadata: {name: ccos-scaler-bootstrap}\n';
 
 async function main(): Promise<void> {
   requireRoot();
@@ -76,8 +77,9 @@ async function main(): Promise<void> {
   await rm(DATA_DIR, { recursive: true, force: true });
   await mkdir(DATA_DIR, { recursive: true });
   say('demo: starting kube-sim (the cluster) with the sample workloads of tools/demo/src/demo-workloads.yaml');
+  // The namespace of the installs' bootstrap identities comes with the deployment on a real cluster.
   // The lab's VIP is not known before the lab starts; the lab gives its kubelets tls-server-name.
-  const sim = await step(startKubeSim({ kubeconfigOut: resolve(DATA_DIR, 'kubeconfig'), seed: DEMO_WORKLOADS_SEED }));
+  const sim = await step(startKubeSim({ kubeconfigOut: resolve(DATA_DIR, 'kubeconfig'), seed: `${BOOTSTRAP_NAMESPACE_SEED}---\n${DEMO_WORKLOADS_SEED}` }));
   cleanups.push({ what: 'stopping kube-sim', undo: () => sim.stop() });
   say(`demo: starting a lab of ${HOSTS} hosts of its own (labs of others on this machine are left alone)`);
   const lab = await step(startLab({ hosts: HOSTS, kubeconfig: sim.kubeconfig, name: `demo :${PORT}`, log: (message) => say(`lab: ${message}`) }));

@@ -16,6 +16,8 @@ export interface AuthenticatorOptions {
   staticTokens?: readonly StaticToken[];
   /** Token of the built-in admin (`kube-sim-admin`, group `system:masters`). */
   adminToken?: string;
+  /** The service-account token authenticator (tokens from the TokenRequest API). */
+  serviceAccountTokens?: { authenticate(token: string): UserInfo | undefined };
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -39,7 +41,7 @@ function fieldValues(value: string | string[] | undefined): string[] {
 /**
  * The API server's authenticator chain: x509 client certificates verified against the cluster CA
  * (CN = user, O = groups), then bearer tokens — the static token file, the admin token, bootstrap
- * token Secrets in kube-system. Every authenticated user gets `system:authenticated`. Presented but
+ * token Secrets in kube-system, service-account tokens. Every authenticated user gets `system:authenticated`. Presented but
  * invalid credentials are rejected (401), never downgraded to anonymous.
  * @see https://kubernetes.io/docs/reference/access-authn-authz/authentication/
  */
@@ -85,7 +87,7 @@ export class Authenticator {
     if (this.options.adminToken && sameSecret(this.options.adminToken, token)) {
       return { username: 'kube-sim-admin', groups: ['system:masters'] };
     }
-    return this.bootstrapToken(token);
+    return this.bootstrapToken(token) ?? this.options.serviceAccountTokens?.authenticate(token);
   }
 
   /**

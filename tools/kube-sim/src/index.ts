@@ -11,3 +11,4 @@ export type { ResourceDefinition } from './resource-definition';
 export type { UserInfo } from './user-info';
 export { SUPPORTED_SIGNERS } from './signer';
 export { generateCertificateRequest, type CertificateRequestOptions } from './certificate-request';
+export { DEFAULT_SERVICE_ACCOUNT_ISSUER, type ServiceAccountTokenOptions } from './service-account-tokens';

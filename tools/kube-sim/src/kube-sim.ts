@@ -19,6 +19,7 @@ import { RESOURCES } from './resource-registry';
 import { INITIAL_NAMESPACES } from './resources/namespaces';
 import { loadSeed, type SeedInput } from './seed';
 import { ApiHandler } from './server';
+import { ServiceAccountTokens, type ServiceAccountTokenOptions } from './service-account-tokens';
 import { ObjectStore } from './store';
 import { x509 } from './x509';
 import { readTokenFile, type StaticToken } from './token-file';
@@ -66,6 +67,8 @@ export interface KubeSimOptions {
   orphanedPodGcSeconds?: number;
   /** Answer aggregated discovery (apidiscovery.k8s.io/v2) when asked; default true. */
   aggregatedDiscovery?: boolean;
+  /** Issuer, API audiences and clock of service-account tokens (TokenRequest). */
+  serviceAccountTokens?: ServiceAccountTokenOptions;
   /** Receives one line per request and internal errors. */
   log?: (line: string) => void;
 }
@@ -90,6 +93,8 @@ export interface KubeSim {
   resource(name: string): ResourceDefinition;
   /** Creates a bootstrap token Secret through the API and returns the `<id>.<secret>` bearer token. */
   createBootstrapToken(options?: BootstrapTokenOptions): string;
+  /** A TokenRequest for an existing ServiceAccount (what `kubectl create token` does); returns the bearer token. */
+  requestServiceAccountToken(namespace: string, name: string, spec?: { expirationSeconds?: number; audiences?: string[] }): string;
   /** Issues a client certificate from the simulator's CA (CN = user, O = groups). */
   issueClientCertificate(username: string, groups?: string[]): Promise<KeyPairPem>;
   /** A kubeconfig for this server with other credentials. */
@@ -136,7 +141,7 @@ function urlHost(host: string): string {
 
 /**
  * Starts a Kubernetes API simulator in this process: HTTPS with its own CA (or plain HTTP),
- * client-certificate, bootstrap-token and static-token authentication, the resources of
+ * client-certificate, bootstrap-token, service-account-token and static-token authentication, the resources of
  * RESOURCES with watch, eviction with PodDisruptionBudgets and a CSR signer.
  * @see https://kubernetes.io/docs/reference/using-api/api-concepts/
  */
@@ -157,7 +162,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const ca = options.stateDir ? await CertificateAuthority.loadOrCreate(options.stateDir) : await CertificateAuthority.create();
   const adminToken = options.adminToken ?? randomBytes(24).toString('hex');
   const staticTokens = [...(options.tokenAuthFile ? await readTokenFile(options.tokenAuthFile) : []), ...(options.staticTokens ?? [])];
-  const authenticator = new Authenticator({ store, staticTokens, adminToken });
+  const serviceAccountTokens = new ServiceAccountTokens(store, resource('serviceaccounts'), options.serviceAccountTokens);
+  const authenticator = new Authenticator({ store, staticTokens, adminToken, serviceAccountTokens });
   const pdbController = new PdbController(store);
   const signer = new CsrSigningController(store, ca);
   const podGc = (options.orphanedPodGcSeconds ?? 40) >= 0 ? new PodGcController(api, (options.orphanedPodGcSeconds ?? 40) * 1000) : undefined;
@@ -177,6 +183,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     serverAddress: () => address,
     aggregatedDiscovery: options.aggregatedDiscovery ?? true,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    tokenRequests: serviceAccountTokens,
     log: options.log,
   });
   let server: Server;
@@ -225,6 +232,10 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       const { token, secret } = bootstrapTokenSecret(tokenOptions);
       api.create(resource('secrets'), 'kube-system', secret as KubeObject, { user: ADMIN });
       return token;
+    },
+    requestServiceAccountToken(namespace: string, name: string, spec = {}): string {
+      const answer = serviceAccountTokens.request(namespace, name, { spec });
+      return String((answer['status'] as { token: string }).token);
     },
     issueClientCertificate(username: string, groups: string[] = []): Promise<KeyPairPem> {
       const subject = new x509.Name([{ CN: [username] }, ...groups.map((g) => ({ O: [g] }))]);

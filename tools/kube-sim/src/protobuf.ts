@@ -88,12 +88,44 @@ const SECRET: Message = {
   5: { name: 'immutable', type: 'bool' },
 };
 
+const OBJECT_REFERENCE: Message = {
+  1: { name: 'kind', type: 'string' },
+  2: { name: 'namespace', type: 'string' },
+  3: { name: 'name', type: 'string' },
+  4: { name: 'uid', type: 'string' },
+  5: { name: 'apiVersion', type: 'string' },
+  6: { name: 'resourceVersion', type: 'string' },
+  7: { name: 'fieldPath', type: 'string' },
+};
+/** What `kubectl create serviceaccount` sends. */
+const SERVICE_ACCOUNT: Message = {
+  1: { name: 'metadata', type: OBJECT_META },
+  2: { name: 'secrets', type: OBJECT_REFERENCE, repeated: true },
+  3: { name: 'imagePullSecrets', type: { 1: { name: 'name', type: 'string' } }, repeated: true },
+  4: { name: 'automountServiceAccountToken', type: 'bool' },
+};
+/** authentication.k8s.io/v1 TokenRequest (k8s.io/api/authentication/v1/generated.proto): what `kubectl create token` sends. */
+const TOKEN_REQUEST: Message = {
+  1: { name: 'metadata', type: OBJECT_META },
+  2: {
+    name: 'spec',
+    type: {
+      1: { name: 'audiences', type: 'string', repeated: true },
+      4: { name: 'expirationSeconds', type: 'int' },
+      3: { name: 'boundObjectRef', type: { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiVersion', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'uid', type: 'string' } } },
+    },
+  },
+  3: { name: 'status', type: { 1: { name: 'token', type: 'string' }, 2: { name: 'expirationTimestamp', type: 'time' } } },
+};
+
 /** Kinds whose protobuf encoding the simulator decodes (what kubectl sends as protobuf). */
 const MESSAGES: Record<string, Message> = {
   'certificates.k8s.io/v1/CertificateSigningRequest': CSR,
   'v1/Namespace': NAMESPACE,
   'v1/ConfigMap': CONFIG_MAP,
   'v1/Secret': SECRET,
+  'v1/ServiceAccount': SERVICE_ACCOUNT,
+  'authentication.k8s.io/v1/TokenRequest': TOKEN_REQUEST,
 };
 
 class Reader {

@@ -60,7 +60,10 @@ export const RESOURCES: readonly ResourceDefinition[] = [
   }),
   define({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true, fieldLabels: SECRET_FIELD_LABELS, strategy: SECRET_STRATEGY }),
   define({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] }),
-  define({ group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'] }),
+  define({
+    group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'],
+    subresources: [{ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] }],
+  }),
   define({
     group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'],
     fieldLabels: {

@@ -32,6 +32,8 @@ export interface ApiHandlerOptions {
   /** Answer kubectl's aggregated discovery requests (apidiscovery.k8s.io/v2); legacy documents otherwise. */
   aggregatedDiscovery: boolean;
   bookmarkIntervalMs: number;
+  /** Answers `serviceaccounts/<name>/token` (TokenRequest). */
+  tokenRequests?: { request(namespace: string, name: string, body: JsonValue | undefined): JsonObject };
   /** Called once per finished request (method, path, status, user). */
   log?: (line: string) => void;
 }
@@ -311,6 +313,10 @@ export class ApiHandler {
           throw resourceNotFound();
         }
         this.sendJson(res, 201, api.create(def, ns, body, { user, dryRun }) as unknown as JsonObject);
+        return;
+      }
+      if (sub === 'token' && def.resource === 'serviceaccounts' && def.group === '' && this.options.tokenRequests) {
+        this.sendJson(res, 201, this.options.tokenRequests.request(ns ?? '', name, body));
         return;
       }
       if (sub === 'eviction' && def.resource === 'pods' && def.group === '') {

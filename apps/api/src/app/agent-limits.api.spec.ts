@@ -86,7 +86,8 @@ describe('limits on what an agent (or anyone) can send', () => {
   let token: string;
 
   beforeAll(async () => {
-    harness = await startApiHarness();
+    // The limits do not depend on the channel; plain HTTP keeps these raw-socket tests simple.
+    harness = await startApiHarness({ AGENT_PLAIN_HTTP: 'allow' });
     port = Number(new URL(harness.url).port);
     const db = harness.api.dataSource;
     const clusterId = randomUUID();
@@ -96,7 +97,11 @@ describe('limits on what an agent (or anyone) can send', () => {
     await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, 'w1', '10.0.0.11', 'INSTALLING')`, [nodeId, clusterId]);
     const issued = new AgentTokens(db).issue();
     token = issued.token;
-    await db.query(`INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash) VALUES ($1, $2, 'RUNNING', 'operator', $3)`, [runId, nodeId, issued.hash]);
+    // As the service creates runs: the agent token ends with the run's deadline.
+    await db.query(
+      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours')`,
+      [runId, nodeId, issued.hash],
+    );
   });
 
   afterAll(async () => {

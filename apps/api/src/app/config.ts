@@ -42,6 +42,10 @@ export interface ApiConfig {
   readonly stallAfterSeconds: number;
   /** How long START_KUBELET waits for the Node to be Ready. */
   readonly nodeReadyTimeoutSeconds: number;
+  /** An install run still running this long after it started is ended; its agent token and bootstrap identity end with it. */
+  readonly installRunDeadlineMinutes: number;
+  /** Namespace (in each cluster) of the per-run bootstrap identities (ServiceAccounts). */
+  readonly bootstrapNamespace: string;
   /** Loopback, link-local and metadata ranges (or networks) the service may still connect to as a cluster's API server. */
   readonly clusterAddresses: ClusterAddressPolicy;
   /** Preflight thresholds handed to the agent. */
@@ -72,6 +76,13 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
       `AGENT_API_URL=${agentApiUrl} is plain HTTP: hosts would send their run token in clear and could be handed forged artifacts. Use https:// (the service serves TLS on PORT), or set AGENT_PLAIN_HTTP=allow to accept the risk`,
     );
   }
+  const nodeReadyTimeoutSeconds = integer(env, 'NODE_READY_TIMEOUT_SECONDS', 1800, 10, 24 * 3600);
+  const installRunDeadlineMinutes = integer(env, 'INSTALL_RUN_DEADLINE_MINUTES', 120, 1, 7 * 24 * 60);
+  if (installRunDeadlineMinutes * 60 <= nodeReadyTimeoutSeconds) {
+    throw new Error(
+      `INSTALL_RUN_DEADLINE_MINUTES=${installRunDeadlineMinutes} ends every run before START_KUBELET could wait its NODE_READY_TIMEOUT_SECONDS=${nodeReadyTimeoutSeconds}; make the deadline longer`,
+    );
+  }
   return {
     port: integer(env, 'PORT', 4000, 0, 65535),
     host: env['HOST'] ?? '0.0.0.0',
@@ -95,7 +106,9 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     sshPoolSize: integer(env, 'SSH_POOL_SIZE', 10, 1, 200),
     sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),
     stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),
-    nodeReadyTimeoutSeconds: integer(env, 'NODE_READY_TIMEOUT_SECONDS', 1800, 10, 24 * 3600),
+    nodeReadyTimeoutSeconds,
+    installRunDeadlineMinutes,
+    bootstrapNamespace: dnsLabel(env, 'BOOTSTRAP_NAMESPACE', 'ccos-scaler-bootstrap'),
     clusterAddresses: parseAddressPolicy(env['ALLOW_CLUSTER_ADDRESSES']),
     hostRequirements: {
       minKernel: env['MIN_KERNEL'] ?? '4.18',
@@ -130,6 +143,14 @@ function parseAgentApiUrl(raw: string | undefined): string | null {
     throw new Error(`AGENT_API_URL=${raw} is not a URL such as https://10.0.0.5:4000 (the address hosts reach the service at)`);
   }
   return raw.replace(/\/$/, '');
+}
+
+function dnsLabel(env: Environment, name: string, fallback: string): string {
+  const value = env[name]?.trim() || fallback;
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) {
+    throw new Error(`${name}=${value} is not a Kubernetes namespace name (lower-case letters, digits and '-', at most 63)`);
+  }
+  return value;
 }
 
 function trustedProxies(raw: string | undefined): string[] {

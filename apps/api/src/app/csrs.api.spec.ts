@@ -4,7 +4,8 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
-import { type KubeClient, createKubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
+import { AgentTokens } from '@ccos/api/data-access-db';
+import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
@@ -13,7 +14,10 @@ import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
+/** The shared credential every worker's Ignition carries (the OpenShift node-bootstrapper). */
 const BOOTSTRAPPER_TOKEN = 'bootstrapper-token-for-api-tests';
+/** Where the service mints install runs' identities (BOOTSTRAP_NAMESPACE's default). */
+const BOOTSTRAP_NAMESPACE = 'ccos-scaler-bootstrap';
 
 const CSR_FIELDS = `
   name signerName status issued decidedBy statusReason usages createdAt ageSeconds parseError
@@ -22,8 +26,8 @@ const CSR_FIELDS = `
   sans { dnsNames ipAddresses emailAddresses uris otherNames }
   key { algorithm bits curve signatureAlgorithm signatureValid }
   node { id hostname }
-  decisions { decision actor reason forced checks { name passed } }
-  verdict { csrName decision kind node reason checks { name passed detail } }`;
+  decisions { decision actor reason forced forceReason checks { name passed overridable } }
+  verdict { csrName decision kind node reason checks { name passed detail overridable } }`;
 
 interface CsrView {
   name: string;
@@ -36,8 +40,8 @@ interface CsrView {
   sans: { dnsNames: string[]; ipAddresses: string[] } | null;
   key: { algorithm: string; curve: string | null; signatureValid: boolean } | null;
   node: { id: string; hostname: string } | null;
-  decisions: Array<{ decision: string; actor: string; reason: string; forced: boolean }>;
-  verdict: { decision: string; kind: string | null; node: string | null; reason: string; checks: Array<{ name: string; passed: boolean; detail: string }> };
+  decisions: Array<{ decision: string; actor: string; reason: string; forced: boolean; forceReason: string | null }>;
+  verdict: { decision: string; kind: string | null; node: string | null; reason: string; checks: Array<{ name: string; passed: boolean; detail: string; overridable: boolean }> };
 }
 
 interface CsrRequest {
@@ -48,6 +52,9 @@ interface CsrRequest {
   organizations?: string[];
   /** A node name: the CSR is made with that node's client certificate instead of the bootstrap token. */
   asNode?: string;
+  /** Made with the shared bootstrap credential instead of the run identity of the node the CN names. */
+  shared?: boolean;
+  usages?: string[];
 }
 
 describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
@@ -59,14 +66,18 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
   let clusterId: string;
   let kube: KubeClient;
   const requesters = new Map<string, KubeClient>();
+  /** The identity the service would have minted for each node's install run (minted here the same way). */
+  const identities = new Map<string, BootstrapIdentity>();
 
   const createCsr = async (request: CsrRequest): Promise<string> => {
-    const key = request.asNode ?? 'bootstrapper';
+    const named = request.commonName.replace(/^system:node:/, '');
+    const identity = request.asNode || request.shared ? undefined : identities.get(named);
+    const key = request.asNode ?? (identity ? `run:${named}` : 'bootstrapper');
     let client = requesters.get(key);
     if (!client) {
       const kubeconfig = request.asNode
         ? sim.kubeconfigFor(await sim.issueClientCertificate(`system:node:${request.asNode}`, ['system:nodes']))
-        : sim.kubeconfigFor({ token: BOOTSTRAPPER_TOKEN });
+        : sim.kubeconfigFor({ token: identity?.token ?? BOOTSTRAPPER_TOKEN });
       client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig } });
       requesters.set(key, client);
     }
@@ -86,7 +97,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
             spec: {
               request: Buffer.from(csrPem).toString('base64'),
               signerName,
-              usages: ['digital signature', signerName === KUBELET_CLIENT_SIGNER ? 'client auth' : 'server auth'],
+              usages: request.usages ?? ['digital signature', signerName === KUBELET_CLIENT_SIGNER ? 'client auth' : 'server auth'],
             },
           },
         },
@@ -96,13 +107,18 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
     return created.metadata?.name ?? '';
   };
 
-  /** A node of the inventory whose install run is at START_KUBELET (started `agoMs` ago). */
+  /** A node of the inventory whose install run is at START_KUBELET (started `agoMs` ago), with its own bootstrap identity. */
   const addInstallingNode = async (hostname: string, ip: string, agoMs = 1000): Promise<string> => {
     const db = harness.api.dataSource;
     const nodeId = randomUUID();
     const runId = randomUUID();
     await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, hostname, ip]);
-    await db.query(`INSERT INTO install_runs (id, node_id, status, requested_by) VALUES ($1, $2, 'RUNNING', 'operator')`, [runId, nodeId]);
+    const identity = await mintBootstrapIdentity(kube, { namespace: BOOTSTRAP_NAMESPACE, name: `run-${runId}`, expiresAt: new Date(Date.now() + 3600_000) });
+    identities.set(hostname, identity);
+    await db.query(
+      `INSERT INTO install_runs (id, node_id, status, requested_by, deadline_at, bootstrap_identity, bootstrap_identity_uid) VALUES ($1, $2, 'RUNNING', 'operator', now() + interval '1 hour', $3, $4)`,
+      [runId, nodeId, identity.username, identity.uid],
+    );
     const at = new Date(Date.now() - agoMs);
     await db.query(`INSERT INTO step_events (run_id, seq, step, status, occurred_at, received_at) VALUES ($1, 1, 'START_KUBELET', 'STARTED', $2, $2)`, [runId, at]);
     return nodeId;
@@ -142,6 +158,8 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       nodeMonitorGracePeriodSeconds: 0,
     });
     kube = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+    // What the deployment's RBAC manifest ships.
+    await kube.call('create namespace', (options) => kube.core.createNamespace({ body: { metadata: { name: BOOTSTRAP_NAMESPACE } } }, options));
     harness = await startApiHarness();
     admin = await harness.tokenFor('ADMIN');
     operator = await harness.tokenFor('OPERATOR');
@@ -162,7 +180,6 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       ['csrs', 'query($c: ID!) { csrs(clusterId: $c) { name } }', {}, 'VIEWER'],
       ['csrPolicyPreview', 'query($c: ID!) { csrPolicyPreview(clusterId: $c) { csrName } }', {}, 'VIEWER'],
       ['approveCsr', 'mutation($c: ID!) { approveCsr(clusterId: $c, name: "csr-nope") { name } }', {}, 'OPERATOR'],
-      ['approveCsr (forced)', 'mutation($c: ID!) { approveCsr(clusterId: $c, name: "csr-nope", force: true) { name } }', {}, 'OPERATOR'],
       ['denyCsr', 'mutation($c: ID!) { denyCsr(clusterId: $c, name: "csr-nope", reason: "no") { name } }', {}, 'OPERATOR'],
       ['setCsrAutoApprove', 'mutation($c: ID!) { setCsrAutoApprove(clusterId: $c, enabled: false) { id } }', {}, 'ADMIN'],
     ];
@@ -226,7 +243,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
         status: 'PENDING',
         issued: false,
         decidedBy: null,
-        requester: { username: OPENSHIFT_NODE_BOOTSTRAPPER },
+        requester: { username: identities.get('worker-1')?.username, groups: ['system:serviceaccounts', `system:serviceaccounts:${BOOTSTRAP_NAMESPACE}`, 'system:authenticated'] },
         subject: { text: 'O=system:nodes, CN=system:node:worker-1', commonNames: ['system:node:worker-1'], organizations: ['system:nodes'] },
         sans: { dnsNames: [], ipAddresses: [] },
         key: { algorithm: 'EC', curve: 'P-256', signatureValid: true },
@@ -254,11 +271,11 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       expect(await harness.api.dataSource.query('SELECT count(*)::int AS n FROM csr_decisions')).toEqual([{ n: 0 }]);
     });
 
-    it('refuses to approve what the policy would not, unless forced, and records the override', async () => {
+    it('refuses to approve what the policy would not, names what force cannot override, and records the override', async () => {
       const refused = await harness.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n) { name } }', { c: clusterId, n: forged }, operator);
       expect(refused.errors?.[0]).toMatchObject({
-        message: `the CSR policy would not approve ${forged}: O is [system:nodes, system:masters]; exactly [system:nodes] is required; approve with force: true to override it`,
-        extensions: { code: 'FAILED_PRECONDITION', failedChecks: ['subject-organization'] },
+        message: `the CSR policy would not approve ${forged}: O is [system:nodes, system:masters]; exactly [system:nodes] is required; force cannot override subject-organization`,
+        extensions: { code: 'FAILED_PRECONDITION', failedChecks: ['subject-organization'], blockingChecks: ['subject-organization'] },
       });
       expect(await conditions(forged)).toEqual([]);
 
@@ -282,37 +299,46 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       expect(approved.data?.approveCsr).toMatchObject({ status: 'APPROVED', decidedBy: 'operator', statusReason: 'approved by operator; all 16 checks passed' });
       expect(approved.data?.approveCsr.decisions).toEqual([expect.objectContaining({ decision: 'APPROVED', actor: 'operator', forced: false })]);
 
-      // A CSR for a node that is not in the inventory: only with force, and recorded so.
+      // A host this service did not install (not in the inventory), joining with the shared credential: only an ADMIN's force, with a reason, recorded so.
       const stranger = await createCsr({ commonName: 'system:node:stranger' });
       await listed(stranger);
+      const reason = 'stranger was installed by hand before this service managed the cluster (OPS-1234)';
       const forcedResult = await harness.gql<{ approveCsr: CsrView }>(
-        `mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n, force: true) { ${CSR_FIELDS} } }`,
-        { c: clusterId, n: stranger },
-        operator,
+        `mutation($c: ID!, $n: String!, $r: String) { approveCsr(clusterId: $c, name: $n, force: true, reason: $r) { ${CSR_FIELDS} } }`,
+        { c: clusterId, n: stranger, r: reason },
+        admin,
       );
       expect(forcedResult.errors).toBeUndefined();
       expect(forcedResult.data?.approveCsr.decisions[0]).toMatchObject({
         decision: 'APPROVED',
-        actor: 'operator',
+        actor: 'admin',
         forced: true,
-        reason: 'forced by operator; the policy said: stranger is not a node of this cluster in the inventory',
+        forceReason: reason,
+        reason: `forced by admin: ${reason}; the policy said: requested by the shared bootstrap identity ${OPENSHIFT_NODE_BOOTSTRAPPER}; only the identity of the node's own install run is trusted, and the node is not in the inventory`,
       });
-      const rows = await harness.api.dataSource.query(`SELECT csr_name, decision, actor, forced, node_id FROM csr_decisions ORDER BY id`);
+      expect((await kube.certificates.readCertificateSigningRequest({ name: stranger })).status?.conditions?.[0]).toMatchObject({
+        type: 'Approved',
+        reason: 'CcosScalerForcedApprove',
+        message: `Approved by admin through ccos-scaler, overriding the CSR policy: ${reason}`,
+      });
+      const rows = await harness.api.dataSource.query(`SELECT csr_name, decision, actor, forced, force_reason, node_id FROM csr_decisions ORDER BY id`);
       expect(rows).toEqual([
-        { csr_name: forged, decision: 'DENIED', actor: 'operator', forced: false, node_id: workerId },
-        { csr_name: legit, decision: 'APPROVED', actor: 'operator', forced: false, node_id: workerId },
-        { csr_name: stranger, decision: 'APPROVED', actor: 'operator', forced: true, node_id: null },
+        { csr_name: forged, decision: 'DENIED', actor: 'operator', forced: false, force_reason: null, node_id: workerId },
+        { csr_name: legit, decision: 'APPROVED', actor: 'operator', forced: false, force_reason: null, node_id: workerId },
+        { csr_name: stranger, decision: 'APPROVED', actor: 'admin', forced: true, force_reason: reason, node_id: null },
       ]);
-      const audit = await harness.api.dataSource.query(`SELECT actor, action, result, target_id FROM audit_log WHERE action IN ('approveCsr', 'denyCsr') AND result = 'SUCCESS' ORDER BY id`);
+      const audit = await harness.api.dataSource.query(
+        `SELECT actor, action, result, target_id, detail->'args'->>'reason' AS reason FROM audit_log WHERE action IN ('approveCsr', 'denyCsr') AND result = 'SUCCESS' ORDER BY id`,
+      );
       expect(audit).toEqual([
-        { actor: 'operator', action: 'denyCsr', result: 'SUCCESS', target_id: clusterId },
-        { actor: 'operator', action: 'approveCsr', result: 'SUCCESS', target_id: clusterId },
-        { actor: 'operator', action: 'approveCsr', result: 'SUCCESS', target_id: clusterId },
+        { actor: 'operator', action: 'denyCsr', result: 'SUCCESS', target_id: clusterId, reason: 'asks for system:masters' },
+        { actor: 'operator', action: 'approveCsr', result: 'SUCCESS', target_id: clusterId, reason: null },
+        { actor: 'admin', action: 'approveCsr', result: 'SUCCESS', target_id: clusterId, reason },
       ]);
     });
 
     it('refuses contradictory and empty decisions', async () => {
-      const approveDenied = await harness.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n, force: true) { name } }', { c: clusterId, n: forged }, operator);
+      const approveDenied = await harness.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n) { name } }', { c: clusterId, n: forged }, operator);
       expect(approveDenied.errors?.[0]).toMatchObject({ message: `${forged} is already denied; only a pending CSR can be approved`, extensions: { code: 'FAILED_PRECONDITION' } });
       const denyApproved = await harness.gql('mutation($c: ID!, $n: String!) { denyCsr(clusterId: $c, name: $n, reason: "late") { name } }', { c: clusterId, n: legit }, operator);
       expect(denyApproved.errors?.[0]?.extensions?.['code']).toBe('FAILED_PRECONDITION');
@@ -320,6 +346,123 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       expect(empty.errors?.[0]).toMatchObject({ message: 'reason must not be empty: say why the CSR is denied', extensions: { code: 'BAD_USER_INPUT' } });
       const missing = await harness.gql('mutation($c: ID!) { approveCsr(clusterId: $c, name: "csr-missing") { name } }', { c: clusterId }, operator);
       expect(missing.errors?.[0]).toMatchObject({ message: 'certificate signing request csr-missing does not exist', extensions: { code: 'NOT_FOUND' } });
+    });
+  });
+
+  describe('forced approvals: an ADMIN, a written reason, and never past the certificate\'s own form', () => {
+    let outside: string;
+    let masters: string;
+    let foreign: string;
+    let impostor: string;
+    const FORCE = `mutation($c: ID!, $n: String!, $r: String) { approveCsr(clusterId: $c, name: $n, force: true, reason: $r) { ${CSR_FIELDS} } }`;
+
+    beforeAll(async () => {
+      await addInstallingNode('worker-8', '198.18.0.18');
+      // Its kubelet started two hours ago: the 60-minute approval window has closed.
+      await addInstallingNode('worker-9', '198.18.0.19', 2 * 3600_000);
+      outside = await createCsr({ commonName: 'system:node:worker-9' });
+      masters = await createCsr({ commonName: 'system:node:worker-8', organizations: ['system:nodes', 'system:masters'] });
+      foreign = await createCsr({ commonName: 'system:node:worker-8', signerName: 'kubernetes.io/kube-apiserver-client' });
+      impostor = await createCsr({ commonName: 'system:node:worker-8', shared: true });
+      await listed(impostor);
+    });
+
+    it('refuses force: true from an OPERATOR, whatever the CSR, and audits the refusal', async () => {
+      for (const name of [outside, masters]) {
+        const result = await harness.gql(FORCE, { c: clusterId, n: name, r: 'I know what I am doing' }, operator);
+        expect(result.errors?.[0]).toMatchObject({ message: 'approving with force needs the ADMIN role; you are OPERATOR', extensions: { code: 'FORBIDDEN', requiredRole: 'ADMIN' } });
+        expect(await conditions(name)).toEqual([]);
+      }
+      const audit = await harness.api.dataSource.query(
+        `SELECT actor, result, detail->>'code' AS code FROM audit_log WHERE action = 'approveCsr' AND detail->'args'->>'force' = 'true' AND detail->'args'->>'name' = ANY($1)`,
+        [[outside, masters]],
+      );
+      expect(audit).toEqual([{ actor: 'operator', result: 'DENIED', code: 'FORBIDDEN' }, { actor: 'operator', result: 'DENIED', code: 'FORBIDDEN' }]);
+    });
+
+    it.each([
+      ['a system:masters subject', () => masters, 'subject-organization', 'O is [system:nodes, system:masters]; exactly [system:nodes] is required'],
+      ['a signer that is not a kubelet signer', () => foreign, 'signer', 'signer kubernetes.io/kube-apiserver-client is not a kubelet signer'],
+      ['an impostor (the shared bootstrap credential for a node this service installs)', () => impostor, 'requester', `impostor: a client CSR for worker-8 requested by ${OPENSHIFT_NODE_BOOTSTRAPPER}`],
+    ])('refuses an ADMIN\'s force for %s, naming the check', async (_what, name, check, detail) => {
+      const result = await harness.gql(FORCE, { c: clusterId, n: name(), r: 'approve it anyway' }, admin);
+      expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', blockingChecks: [check] });
+      expect(result.errors?.[0]?.message).toMatch(new RegExp(`^force cannot approve ${name()}: ${check} \\(`));
+      expect(result.errors?.[0]?.message).toContain(detail);
+      expect(await conditions(name())).toEqual([]);
+      const shown = await csrNamed(name());
+      expect(shown.verdict.checks.find((entry) => entry.name === check)).toMatchObject({ passed: false, overridable: false });
+      expect(shown.decisions).toEqual([]);
+    });
+
+    it('shows an impostor\'s CSR as one the policy denies, naming who filed it', async () => {
+      const shown = await csrNamed(impostor);
+      expect(shown.verdict).toMatchObject({ decision: 'DENY_IMPOSTOR', node: 'worker-8' });
+      expect(shown.verdict.reason).toBe(
+        `impostor: a client CSR for worker-8 requested by ${OPENSHIFT_NODE_BOOTSTRAPPER}, not by the bootstrap identity of the install run of worker-8 (${identities.get('worker-8')?.username}) nor by the node itself`,
+      );
+    });
+
+    it.each([
+      ['no reason', undefined, 'reason is required with force: say why the CSR is approved against the policy'],
+      ['a blank reason', '  ', 'reason is required with force: say why the CSR is approved against the policy'],
+      ['a reason of 501 characters', 'x'.repeat(501), 'reason is 501 characters long; at most 500 are allowed'],
+    ])('refuses an ADMIN\'s force with %s', async (_what, reason, message) => {
+      const result = await harness.gql(FORCE, { c: clusterId, n: outside, r: reason }, admin);
+      expect(result.errors?.[0]).toMatchObject({ message, extensions: { code: 'BAD_USER_INPUT', field: 'reason' } });
+      expect(await conditions(outside)).toEqual([]);
+    });
+
+    it('refuses a reason without force', async () => {
+      const result = await harness.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n, reason: "because") { name } }', { c: clusterId, n: outside }, admin);
+      expect(result.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'reason' } });
+    });
+
+    it('approves, for an ADMIN with a reason, a CSR that is valid but for its closed approval window, keeping the reason in the decision and the audit log', async () => {
+      const before = await csrNamed(outside);
+      expect(before.verdict.checks.filter((check) => !check.passed)).toEqual([expect.objectContaining({ name: 'approval-window', overridable: true })]);
+      const reason = 'kubelet waited on a storage outage; the host is the one we installed (INC-77)';
+      const result = await harness.gql<{ approveCsr: CsrView }>(FORCE, { c: clusterId, n: outside, r: `  ${reason}  ` }, admin);
+      expect(result.errors).toBeUndefined();
+      expect(result.data?.approveCsr).toMatchObject({ status: 'APPROVED', decidedBy: 'admin' });
+      expect(result.data?.approveCsr.decisions).toEqual([expect.objectContaining({ decision: 'APPROVED', actor: 'admin', forced: true, forceReason: reason })]);
+      expect(result.data?.approveCsr.decisions[0]?.reason).toMatch(new RegExp(`^forced by admin: ${reason.replace(/[()]/g, '\\$&')}; the policy said: the approval window of worker-9 closed at `));
+      expect(await conditions(outside)).toEqual(['Approved']);
+      const audit = await harness.api.dataSource.query(`SELECT actor, result, detail->'args' AS args FROM audit_log WHERE action = 'approveCsr' AND detail->'args'->>'name' = $1 AND result = 'SUCCESS'`, [outside]);
+      expect(audit).toEqual([{ actor: 'admin', result: 'SUCCESS', args: { clusterId, name: outside, force: true, reason: `  ${reason}  ` } }]);
+    });
+  });
+
+  describe('the approval window opens once per run', () => {
+    it('does not move when START_KUBELET STARTED is re-sent or sent again later', async () => {
+      const db = harness.api.dataSource;
+      const nodeId = randomUUID();
+      const runId = randomUUID();
+      await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, 'worker-10', '198.18.0.20', 'INSTALLING')`, [nodeId, clusterId]);
+      const identity = await mintBootstrapIdentity(kube, { namespace: BOOTSTRAP_NAMESPACE, name: `run-${runId}`, expiresAt: new Date(Date.now() + 3600_000) });
+      identities.set('worker-10', identity);
+      const { token, hash } = new AgentTokens(db).issue();
+      await db.query(
+        `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, agent_token_expires_at, deadline_at, bootstrap_identity, bootstrap_identity_uid)
+         VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '3 hours', now() + interval '3 hours', $4, $5)`,
+        [runId, nodeId, hash, identity.username, identity.uid],
+      );
+      const report = (seq: number) =>
+        harness.gql<{ reportStep: { accepted: boolean; duplicate: boolean } }>(
+          'mutation($i: ReportStepInput!) { reportStep(input: $i) { accepted duplicate } }',
+          { i: { runId, seq, step: 'START_KUBELET', status: 'STARTED', occurredAt: new Date().toISOString() } },
+          token,
+        );
+      expect((await report(1)).data?.reportStep).toEqual({ accepted: true, duplicate: false });
+      // Two hours pass: the window (60 min) of this run closes.
+      await db.query(`UPDATE step_events SET received_at = received_at - interval '2 hours' WHERE run_id = $1`, [runId]);
+      expect((await report(1)).data?.reportStep).toEqual({ accepted: true, duplicate: true });
+      expect((await report(2)).data?.reportStep).toEqual({ accepted: true, duplicate: false });
+      const late = await createCsr({ commonName: 'system:node:worker-10' });
+      await listed(late);
+      const verdict = (await csrNamed(late)).verdict;
+      expect(verdict.decision).toBe('LEAVE_PENDING');
+      expect(verdict.checks.find((check) => check.name === 'approval-window')?.detail).toMatch(/^the approval window of worker-10 closed at /);
     });
   });
 
@@ -368,9 +511,39 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
         decisions: [{ decision: 'LEFT_PENDING', actor: 'auto-approver', forced: false }],
       });
       expect(view?.verdict.checks.filter((check) => !check.passed)).toEqual([
-        { name: 'san-ip', passed: false, detail: 'IP address 198.18.0.1 is not an address of worker-2 in the inventory ([198.18.0.12])' },
+        { name: 'san-ip', passed: false, detail: 'IP address 198.18.0.1 is not an address of worker-2 in the inventory ([198.18.0.12])', overridable: true },
       ]);
       expect(await conditions(forged)).toEqual([]);
+    });
+
+    it('denies an impostor\'s client CSR at once and raises it: the node\'s install run, the audit log and the metric', async () => {
+      const nodeId = await addInstallingNode('worker-11', '198.18.0.21');
+      const name = await createCsr({ commonName: 'system:node:worker-11', shared: true });
+      for (let attempt = 0; attempt < 150 && !(await conditions(name)).includes('Denied'); attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(await conditions(name)).toEqual(['Denied']);
+      const view = await csrNamed(name);
+      expect(view).toMatchObject({ status: 'DENIED', decidedBy: 'auto-approver', decisions: [{ decision: 'DENIED', actor: 'auto-approver', forced: false }] });
+      expect(view.statusReason).toMatch(new RegExp(`^impostor: a client CSR for worker-11 requested by ${OPENSHIFT_NODE_BOOTSTRAPPER}, `));
+      const runs = await harness.gql<{ node: { installRuns: Array<{ bootstrapIdentity: string | null; notices: Array<{ kind: string; subject: string; count: number; message: string }> }> } }>(
+        'query($id: ID!) { node(id: $id) { installRuns { bootstrapIdentity notices { kind subject count message } } } }',
+        { id: nodeId },
+        viewer,
+      );
+      expect(runs.data?.node.installRuns).toEqual([
+        { bootstrapIdentity: identities.get('worker-11')?.username, notices: [{ kind: 'CSR_IMPOSTOR', subject: OPENSHIFT_NODE_BOOTSTRAPPER, count: 1, message: `denied ${name}: ${view.statusReason}` }] },
+      ]);
+      const audit = await harness.api.dataSource.query(`SELECT actor, action, result, detail->>'requester' AS requester, detail->>'impostor' AS impostor FROM audit_log WHERE target_id = $1`, [name]);
+      expect(audit).toEqual([{ actor: 'auto-approver', action: 'denyCsr', result: 'SUCCESS', requester: OPENSHIFT_NODE_BOOTSTRAPPER, impostor: 'true' }]);
+      // worker-8's impostor, left pending while auto-approve was off, was denied the moment it was switched on: 2 in all.
+      let value = 0;
+      for (let attempt = 0; attempt < 50 && value < 2; attempt += 1) {
+        const text = await (await fetch(`${harness.url}/metrics`)).text();
+        value = Number(/^ccos_csr_impostors_denied_total\{cluster="sim"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(value).toBe(2);
     });
 
     it('stops approving at once when switched off', async () => {

@@ -22,6 +22,12 @@ export class ApiMetrics {
     labelNames: ['type', 'operation', 'outcome'] as const,
     registers: [this.registry],
   });
+  readonly impostorCsrs = new Counter({
+    name: 'ccos_csr_impostors_denied_total',
+    help: 'Client CSRs for a node being installed, filed by someone other than its install run\'s bootstrap identity, denied by the auto-approver',
+    labelNames: ['cluster'] as const,
+    registers: [this.registry],
+  });
   readonly graphqlDuration = new Histogram({
     name: 'ccos_graphql_operation_duration_seconds',
     help: 'GraphQL operation duration by type and name',

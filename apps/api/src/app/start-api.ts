@@ -9,8 +9,10 @@ import { ClusterService } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import {
   AgentReportService,
+  InstallRunSweeper,
   InstallRunView,
   InstallService,
+  RunBootstrapIdentities,
   NodeProvisioner,
   NodeService,
   SshAgentControl,
@@ -106,7 +108,15 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger,
       audit,
       policy: { approvalWindowMs: config.csrApprovalWindowMinutes * 60_000 },
-      approver: { leaseNamespace: config.csrApproverLeaseNamespace },
+      approver: {
+        leaseNamespace: config.csrApproverLeaseNamespace,
+        onImpostorDenied: (event) => {
+          void clusters.get(event.clusterId).then(
+            (cluster) => metrics.impostorCsrs.inc({ cluster: cluster.name }),
+            () => metrics.impostorCsrs.inc({ cluster: event.clusterId }),
+          );
+        },
+      },
     });
 
     const admin = await users.ensureInitialAdmin(config.adminPassword);
@@ -139,7 +149,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       requirements: config.hostRequirements,
       nodeReadyTimeoutSeconds: config.nodeReadyTimeoutSeconds,
     });
-    const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, events, logger);
+    const identities = new RunBootstrapIdentities(dataSource, { clientFor: async (clusterId) => (await certificates.watches.ensure(clusterId)).client }, config.bootstrapNamespace, logger);
+    const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, identities, events, logger, config.installRunDeadlineMinutes * 60_000);
     const agentReports = new AgentReportService(dataSource, agentTokens, nodeStore, installs, clusterProbeFrom(certificates), events, logger);
     const watchdog = new StallWatchdog(dataSource, nodeStore, config.stallAfterSeconds, logger);
     const inventorySync = new NodeInventorySync(nodeStore, certificates.watches, clusters, logger);
@@ -201,6 +212,10 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     listeningPort = http.port;
     watchdog.start();
     stack.push({ name: 'stall watchdog', stop: async () => watchdog.stop() });
+    // Also ends what ended while the service was down: overdue runs, identities of ended runs.
+    const sweeper = new InstallRunSweeper(dataSource, nodeStore, installs, agentControl, identities, logger);
+    await sweeper.start();
+    stack.push({ name: 'install run sweeper', stop: () => sweeper.stop() });
     const resumed = await provisioner.resumePending();
     if (resumed > 0) {
       logger.info({ nodes: resumed }, 'resumed adding nodes interrupted by a restart');

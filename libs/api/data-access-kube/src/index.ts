@@ -54,3 +54,14 @@ export { approveCsr, denyCsr, type CsrDecisionOptions, type CsrDecisionResult } 
 export { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './lib/leases';
 export { capacityCheck, podRequests, type CapacityCheck, type CapacityDetail, type PodRequests, type Resources } from './lib/capacity-check';
 export { drainDeadNode, type DeadNodeDrainOptions } from './lib/ungraceful-drain';
+export {
+  MIN_TOKEN_EXPIRATION_SECONDS,
+  listBootstrapIdentities,
+  mayFileCsrs,
+  mintBootstrapIdentity,
+  parseServiceAccountUsername,
+  revokeBootstrapIdentity,
+  serviceAccountUsername,
+  type BootstrapIdentity,
+  type MintOptions,
+} from './lib/bootstrap-identity';

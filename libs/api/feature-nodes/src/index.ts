@@ -12,6 +12,8 @@ export * from './lib/cluster-probe';
 export * from './lib/node-provisioner';
 export * from './lib/ssh-agent-control';
 export * from './lib/stall-watchdog';
+export * from './lib/run-bootstrap-identities';
+export * from './lib/install-run-sweeper';
 export * from './lib/diagnostics-routes';
 export * from './lib/node-inventory-sync';
 export { sshTargetOf } from './lib/ssh-access';

@@ -35,6 +35,14 @@ describe('parseAgentConfig', () => {
     }
   });
 
+  it('takes the run\'s kubelet bootstrap token, and refuses a malformed one without echoing it', () => {
+    const parsed = parseAgentConfig({ ...valid, kubeletBootstrapToken: 'eyJhbGciOiJFUzI1NiJ9.payload.signature' });
+    expect(parsed).toMatchObject({ ok: true, config: { kubeletBootstrapToken: 'eyJhbGciOiJFUzI1NiJ9.payload.signature' }, ignoredKeys: [] });
+    expect(parseAgentConfig(valid)).toMatchObject({ ok: true, config: { kubeletBootstrapToken: null } });
+    const refused = parseAgentConfig({ ...valid, kubeletBootstrapToken: 'secret with spaces inside it' });
+    expect(refused).toEqual({ ok: false, problems: ['kubeletBootstrapToken must be null or 16..8192 printable characters without spaces'] });
+  });
+
   it('allows a null CA, no labels/taints, and keys from a newer service', () => {
     const parsed = parseAgentConfig({ ...valid, machineConfigCaCert: null, labels: [], taints: [], newField: 1 });
     expect(parsed).toMatchObject({ ok: true, ignoredKeys: ['newField'] });

@@ -47,6 +47,12 @@ export interface AgentConfig {
   readonly stateDir: string;
   readonly requirements: Requirements;
   readonly timeouts: { readonly nodeReadySeconds: number };
+  /**
+   * The bearer token of the bootstrap identity the service minted for this run alone;
+   * START_KUBELET puts it into kubelet's bootstrap kubeconfig in place of the Ignition's shared
+   * credential. Null (or absent): the Ignition's kubeconfig is left as it is.
+   */
+  readonly kubeletBootstrapToken: string | null;
 }
 
 export type ConfigParse =
@@ -55,7 +61,7 @@ export type ConfigParse =
 
 const KNOWN_KEYS = [
   'apiUrl', 'serviceTls', 'artifactManifestSha256', 'runId', 'token', 'nodeName', 'nodeIp', 'vip', 'labels', 'taints', 'startStep',
-  'machineConfigCaCert', 'stateDir', 'requirements', 'timeouts',
+  'machineConfigCaCert', 'stateDir', 'requirements', 'timeouts', 'kubeletBootstrapToken',
 ];
 
 /**
@@ -122,6 +128,15 @@ export function parseAgentConfig(value: unknown): ConfigParse {
     problems.push('machineConfigCaCert must be a PEM certificate ("-----BEGIN CERTIFICATE-----") or null');
   }
 
+  let kubeletBootstrapToken: string | null = null;
+  const bootstrapToken = value['kubeletBootstrapToken'];
+  if (typeof bootstrapToken === 'string' && /^[\x21-\x7e]{16,8192}$/.test(bootstrapToken)) {
+    kubeletBootstrapToken = bootstrapToken;
+  } else if (bootstrapToken !== null && bootstrapToken !== undefined) {
+    // Never echoes the value: it is a credential.
+    problems.push('kubeletBootstrapToken must be null or 16..8192 printable characters without spaces');
+  }
+
   const requirements = parseRequirements(value['requirements'], problems);
   const timeouts = value['timeouts'];
   let nodeReadySeconds = 0;
@@ -139,6 +154,7 @@ export function parseAgentConfig(value: unknown): ConfigParse {
     config: {
       apiUrl, serviceTls, artifactManifestSha256, runId, token, nodeName, nodeIp, vip, labels, taints, startStep, machineConfigCaCert, stateDir, requirements,
       timeouts: { nodeReadySeconds },
+      kubeletBootstrapToken,
     },
     ignoredKeys: Object.keys(value).filter((key) => !KNOWN_KEYS.includes(key)),
   };

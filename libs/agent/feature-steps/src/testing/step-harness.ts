@@ -31,6 +31,7 @@ export function testConfig(overrides: Partial<AgentConfig> = {}): AgentConfig {
     stateDir: '/opt/ccos-scaler/runs/run-1',
     requirements: { minKernel: '4.18', minMemoryBytes: 8 * 1024 ** 3, minCpus: 2, maxClockSkewSeconds: 5 },
     timeouts: { nodeReadySeconds: 1800 },
+    kubeletBootstrapToken: null,
     ...overrides,
   };
 }

@@ -24,6 +24,9 @@ async function tlsServer(certificate: TestCertificate): Promise<{ url: string; r
     });
     socket.on('error', () => undefined);
   });
+  // A client that refuses the certificate may leave its TCP connection mid-handshake, where the
+  // secure-connection handler never sees it; close() would wait for it forever.
+  server.on('connection', (socket: Socket) => sockets.add(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -9,13 +9,18 @@ export const AGENT_TOKEN_PREFIX = 'agt';
 export const AGENT_TOKEN_GRACE_MS = 10 * 60 * 1000;
 
 /**
- * One-run agent tokens. Only the sha256 of a token is stored; a token authenticates for
- * its own run only, and stops working shortly after the run ends or at once when revoked.
+ * One-run agent tokens. Only the sha256 of a token is stored; a token authenticates for its
+ * own run only, until its expiry: the run's deadline while it runs (stalled or not), shortly
+ * after the run ended (never past the deadline), or at once when revoked. A run without an
+ * expiry is refused.
  */
 export class AgentTokens {
   private readonly runs: Repository<InstallRunEntity>;
 
-  constructor(dataSource: DataSource) {
+  constructor(
+    dataSource: DataSource,
+    private readonly now: () => Date = () => new Date(),
+  ) {
     this.runs = dataSource.getRepository(InstallRunEntity);
   }
 
@@ -30,14 +35,20 @@ export class AgentTokens {
       return null;
     }
     const run = await this.runs.findOneBy({ agentTokenHash: hashOpaqueToken(token) });
-    if (!run || (run.agentTokenExpiresAt && run.agentTokenExpiresAt.getTime() < Date.now())) {
+    if (!run?.agentTokenExpiresAt || run.agentTokenExpiresAt.getTime() <= this.now().getTime()) {
       return null;
     }
     return run;
   }
 
+  /** When the token of a run that ends at `endedAt` stops working: after the grace, but never past the deadline. */
+  static expiryAfterEnd(endedAt: Date, deadline: Date | null): Date {
+    const afterGrace = endedAt.getTime() + AGENT_TOKEN_GRACE_MS;
+    return new Date(deadline ? Math.min(afterGrace, deadline.getTime()) : afterGrace);
+  }
+
   /** Revokes every token of a node's runs (removal, credentials reset). */
   async revokeForNode(nodeId: string): Promise<void> {
-    await this.runs.update({ nodeId }, { agentTokenHash: null, agentTokenExpiresAt: new Date() });
+    await this.runs.update({ nodeId }, { agentTokenHash: null, agentTokenExpiresAt: this.now() });
   }
 }

@@ -3,6 +3,7 @@ import { ClusterEntity } from './entities/cluster.entity';
 import { CsrDecisionEntity } from './entities/csr-decision.entity';
 import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity';
 import { InstallRunEntity } from './entities/install-run.entity';
+import { InstallRunNoticeEntity } from './entities/install-run-notice.entity';
 import { NodeEntity } from './entities/node.entity';
 import { RemovalEventEntity } from './entities/removal-event.entity';
 import { RemovalRunEntity } from './entities/removal-run.entity';
@@ -14,4 +15,5 @@ import { UserSessionEntity } from './entities/user-session.entity';
 export const ENTITIES = [
   ClusterEntity, NodeEntity, InstallRunEntity, InstallDiagnosticsEntity, StepEventEntity, CsrDecisionEntity, AuditLogEntity, UserEntity, UserSessionEntity, RemovalRunEntity, RemovalEventEntity,
   ServiceCertificateAuthorityEntity,
+  InstallRunNoticeEntity,
 ];

@@ -5,6 +5,7 @@ import { RemovalRuns1764720000000 } from './migrations/1764720000000-removal-run
 import { UserSessionGeneration1764806400000 } from './migrations/1764806400000-user-session-generation';
 import { AgentChannel1765000000000 } from './migrations/1765000000000-agent-channel';
 import { UserSessionsAndLoginLimits1765100000000 } from './migrations/1765100000000-user-sessions-and-login-limits';
+import { RunBoundBootstrapIdentities1765200000000 } from './migrations/1765200000000-run-bound-bootstrap-identities';
 import { ClusterInsecureTransport1765300000000 } from './migrations/1765300000000-cluster-insecure-transport';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
@@ -12,5 +13,6 @@ export const MIGRATIONS = [
   InitialSchema1764460800000, InstallRunsAndDiagnostics1764547200000, CsrDecisionsForced1764633600000, RemovalRuns1764720000000, UserSessionGeneration1764806400000,
   AgentChannel1765000000000,
   UserSessionsAndLoginLimits1765100000000,
+  RunBoundBootstrapIdentities1765200000000,
   ClusterInsecureTransport1765300000000,
 ];

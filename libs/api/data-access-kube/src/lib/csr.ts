@@ -25,6 +25,8 @@ export interface CsrSummary {
   signerName: string;
   /** Who created it, as the API server authenticated them (never taken from the request body). */
   username: string | null;
+  /** `spec.uid` of the requester (a ServiceAccount's UID tells a re-created account from the original). */
+  requesterUid: string | null;
   groups: string[];
   usages: string[];
   expirationSeconds: number | null;
@@ -105,6 +107,7 @@ export async function summarizeCsr(csr: V1CertificateSigningRequest, cache?: Csr
     createdAt: isoTime(csr.metadata?.creationTimestamp),
     signerName: csr.spec?.signerName ?? '',
     username: csr.spec?.username ?? null,
+    requesterUid: csr.spec?.uid ?? null,
     groups: csr.spec?.groups ?? [],
     usages: csr.spec?.usages ?? [],
     expirationSeconds: csr.spec?.expirationSeconds ?? null,

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import {
   ApiException,
   AppsV1Api,
+  AuthorizationV1Api,
   CertificatesV1Api,
   CoordinationV1Api,
   CoreV1Api,
@@ -107,6 +108,7 @@ export interface KubeClient {
   readonly policy: PolicyV1Api;
   readonly certificates: CertificatesV1Api;
   readonly coordination: CoordinationV1Api;
+  readonly authorization: AuthorizationV1Api;
   /**
    * Runs one request: `run` receives the per-call options (timeout and cancellation) to pass to
    * the client-node method. Failures are rethrown as {@link KubeApiError}.
@@ -118,6 +120,11 @@ export interface KubeClient {
    * `signal` aborts (resolves). `onOpen` is told once the server answered 200 (the stream is open).
    */
   watch(path: string, query: Record<string, string | number | boolean | undefined>, onLine: WatchLineHandler, signal: AbortSignal, onOpen?: () => void): Promise<void>;
+  /**
+   * A client of the same API server (same CA and TLS settings) that authenticates with `token`
+   * instead, e.g. to ask what an identity this service minted may do. Close it when done.
+   */
+  withToken(token: string): KubeClient;
   /** Closes idle keep-alive connections. */
   close(): void;
 }
@@ -320,7 +327,11 @@ function sharedAgent(kc: KubeConfig, guard: ClusterAddressGuard, onRefused: (ref
  */
 export function createKubeClient(options: KubeClientOptions): KubeClient {
   const kc = loadKubeconfig(options);
-  const redact = redactor(secretsOf(options.credentials, kc.getCurrentUser()));
+  return clientFor(kc, secretsOf(options.credentials, kc.getCurrentUser()), options);
+}
+
+function clientFor(kc: GuardedKubeConfig, secrets: readonly string[], options: KubeClientOptions): KubeClient {
+  const redact = redactor(secrets);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // The lookup's refusal reaches us only as an error code through node-fetch; its words are kept here.
   let lastRefusal: ClusterAddressRefusedError | null = null;
@@ -377,6 +388,22 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     policy: kc.makeApiClient(PolicyV1Api),
     certificates: kc.makeApiClient(CertificatesV1Api),
     coordination: kc.makeApiClient(CoordinationV1Api),
+    authorization: kc.makeApiClient(AuthorizationV1Api),
+
+    withToken(token: string): KubeClient {
+      const cluster = kc.getCurrentCluster();
+      if (!cluster) {
+        throw new KubeClientConfigError('the client has no cluster');
+      }
+      const other = new GuardedKubeConfig();
+      other.loadFromOptions({
+        clusters: [cluster],
+        users: [{ name: 'token', token }],
+        contexts: [{ name: 'token', cluster: cluster.name, user: 'token' }],
+        currentContext: 'token',
+      });
+      return clientFor(other, [token], options);
+    },
 
     async call<T>(operation: string, run: (callOptions: ConfigurationOptions) => Promise<T>, signal?: AbortSignal): Promise<T> {
       const timeout = AbortSignal.timeout(requestTimeoutMs);

@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
-import { createInProcessEventBus, type EventBus } from '@ccos/api/util-graphql';
+import { type AuditEntry, type AuditSink, createInProcessEventBus, type EventBus, TOPICS } from '@ccos/api/util-graphql';
 import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
-import { type AutoApproverOptions, announceClusterSettingsChanged } from './auto-approver';
+import { type AutoApproverOptions, type ImpostorDenied, announceClusterSettingsChanged } from './auto-approver';
 import { type CsrFeature, createCsrFeature } from './csr-feature';
 
 const logger = pino({ level: 'silent' });
@@ -13,8 +13,8 @@ const logger = pino({ level: 'silent' });
 const FAST_LEASE: AutoApproverOptions = { leaseDurationSeconds: 2, renewDeadlineSeconds: 1.5, retryPeriodSeconds: 0.25 };
 
 /** One replica of the service: its own watches, service and auto-approver. */
-function replica(world: CsrTestWorld, events: EventBus, identity: string, approver: AutoApproverOptions = FAST_LEASE): CsrFeature {
-  return createCsrFeature({ dataSource: world.dataSource, clusters: world.directory, events, logger, approver: { identity, ...approver } });
+function replica(world: CsrTestWorld, events: EventBus, identity: string, approver: AutoApproverOptions = FAST_LEASE, audit?: AuditSink): CsrFeature {
+  return createCsrFeature({ dataSource: world.dataSource, clusters: world.directory, events, logger, audit, approver: { identity, ...approver } });
 }
 
 async function conditionOf(world: CsrTestWorld, name: string): Promise<string | undefined> {
@@ -64,7 +64,7 @@ describe('CSR auto-approver against kube-sim', () => {
     expect(rows.map((row: { csr_name: string }) => row.csr_name)).toEqual([client.name, serving.name]);
     expect(rows[0]).toMatchObject({ node_id: nodeId, decision: 'APPROVED', actor: 'auto-approver', reason: 'auto-approved: all 16 checks passed' });
     expect(rows[0].checks).toHaveLength(16);
-    expect(rows[1]).toMatchObject({ decision: 'APPROVED', reason: 'auto-approved: all 18 checks passed' });
+    expect(rows[1]).toMatchObject({ decision: 'APPROVED', reason: 'auto-approved: all 19 checks passed' });
     // The signer issued both certificates.
     await world.sim.signingIdle?.();
     const issued = await world.admin.certificates.readCertificateSigningRequest({ name: serving.name });
@@ -127,6 +127,47 @@ describe('CSR auto-approver against kube-sim', () => {
     const denied = await world.admin.certificates.readCertificateSigningRequest({ name: older.name });
     expect(denied.status?.conditions?.[0]).toMatchObject({ type: 'Denied', reason: 'CcosScalerSuperseded' });
     expect(denied.status?.conditions?.[0]?.message).toMatch(new RegExp(`^superseded by the newer CSR ${newer.name} \\(created .*\\) for worker-3 with the same signer$`));
+  });
+
+  it('denies impostors filing for a node with the shared credential, every time, naming them, and approves the real kubelet\'s CSR', async () => {
+    const audited: AuditEntry[] = [];
+    const impostors: ImpostorDenied[] = [];
+    const a = replica(world, events, 'replica-a', { ...FAST_LEASE, onImpostorDenied: (event) => impostors.push(event) }, { record: async (entry) => void audited.push(entry) });
+    running.push(a);
+    await a.start();
+    await eventually(() => (a.autoApprover.isLeading(world.clusterId) ? true : undefined), 5000, 'leadership');
+    const nodeId = await world.addInstallingNode('worker-7', '198.18.0.17');
+    const runId: string = (await world.dataSource.query(`SELECT id FROM install_runs WHERE node_id = $1`, [nodeId]))[0].id;
+    const progress: unknown[] = [];
+    const listening = (async () => {
+      for await (const message of events.subscribe(TOPICS.INSTALL_PROGRESS, nodeId) as AsyncIterable<unknown>) {
+        progress.push(message);
+        return;
+      }
+    })();
+
+    // The impostor races the kubelet: one CSR before it, two after, all with the shared credential.
+    const before = await world.createCsr({ commonName: 'system:node:worker-7', as: { shared: true } });
+    const real = await world.createCsr({ commonName: 'system:node:worker-7' });
+    const after = await world.createCsr({ commonName: 'system:node:worker-7', as: { shared: true } });
+    const later = await world.createCsr({ commonName: 'system:node:worker-7', as: { shared: true }, organizations: ['system:nodes', 'system:masters'] });
+    await eventually(async () => ((await conditionOf(world, real.name)) === 'Approved' ? true : undefined), 2000, 'the real CSR approved');
+    for (const impostor of [before, after, later]) {
+      await eventually(async () => ((await conditionOf(world, impostor.name)) === 'Denied' ? true : undefined), 2000, `${impostor.name} denied`);
+      const denied = await world.admin.certificates.readCertificateSigningRequest({ name: impostor.name });
+      expect(denied.status?.conditions?.[0]).toMatchObject({ type: 'Denied', reason: 'CcosScalerImpostor' });
+      expect(denied.status?.conditions?.[0]?.message).toBe(
+        `impostor: a client CSR for worker-7 requested by system:serviceaccount:openshift-machine-config-operator:node-bootstrapper, not by the bootstrap identity of the install run of worker-7 (${world.identityOf('worker-7')?.username}) nor by the node itself`,
+      );
+    }
+    await eventually(() => (impostors.length === 3 ? true : undefined), 2000, 'three impostors raised');
+    expect(new Set(impostors.map((event) => event.requester))).toEqual(new Set(['system:serviceaccount:openshift-machine-config-operator:node-bootstrapper']));
+    expect(audited.filter((entry) => entry.detail['impostor'] === true).map((entry) => entry.targetId).sort()).toEqual([before.name, after.name, later.name].sort());
+    const notices = await world.dataSource.query(`SELECT kind, subject, count, message FROM install_run_notices WHERE run_id = $1`, [runId]);
+    expect(notices).toEqual([{ kind: 'CSR_IMPOSTOR', subject: 'system:serviceaccount:openshift-machine-config-operator:node-bootstrapper', count: 3, message: expect.stringMatching(/^denied csr-/) }]);
+    await listening;
+    expect(progress[0]).toMatchObject({ nodeId, runId, step: null });
+    expect(a.autoApprover.counters(world.clusterId)).toMatchObject({ approved: 1, impostors: 3 });
   });
 
   it('fails over: only the Lease holder decides, and a standby takes over when the leader dies', async () => {

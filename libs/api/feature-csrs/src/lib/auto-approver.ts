@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { CsrVerdict } from '@ccos/shared/domain';
+import type { InstallRunNotices } from '@ccos/api/data-access-db';
 import { type KubeClient, type LeaderElector, approveCsr, denyCsr, startLeaderElection } from '@ccos/api/data-access-kube';
-import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
+import { type AuditSink, type EventBus, type InstallProgressPayload, TOPICS } from '@ccos/api/util-graphql';
 import { AUTO_APPROVER_ACTOR, type CsrDecisionLog } from './csr-decision.log';
 import type { CsrService, CsrSnapshot } from './csr.service';
 import type { ClusterDirectory, CsrWatches } from './csr-watches';
@@ -44,6 +45,19 @@ export interface AutoApproverOptions {
   readonly csrResyncMs?: number;
   /** Where approvals and denials of the auto-approver are written, next to the operators' mutations. */
   readonly audit?: AuditSink;
+  /** Where an impostor's denied CSR is raised on the node's install run. */
+  readonly notices?: InstallRunNotices;
+  /** Told about every impostor's CSR denied (the metric). */
+  readonly onImpostorDenied?: (event: ImpostorDenied) => void;
+}
+
+/** A client CSR for a node being installed here, filed by someone other than its run's identity, and denied. */
+export interface ImpostorDenied {
+  readonly clusterId: string;
+  readonly csr: string;
+  readonly node: string | null;
+  /** `spec.username` of the CSR: who filed it, as the API server authenticated them. */
+  readonly requester: string;
 }
 
 /** What one leading approver did, for tests and metrics. */
@@ -51,6 +65,8 @@ export interface ApproverCounters {
   approved: number;
   denied: number;
   leftPending: number;
+  /** Of the denied: impostors. */
+  impostors: number;
 }
 
 /**
@@ -103,7 +119,7 @@ export class CsrAutoApprover {
 
   /** What this replica's approver of a cluster has done so far. */
   counters(clusterId: string): ApproverCounters {
-    return { ...(this.approvers.get(clusterId)?.counters ?? { approved: 0, denied: 0, leftPending: 0 }) };
+    return { ...(this.approvers.get(clusterId)?.counters ?? { approved: 0, denied: 0, leftPending: 0, impostors: 0 }) };
   }
 
   /** Re-reads the cluster list now: starts and stops approvers to match csrAutoApprove. */
@@ -150,7 +166,7 @@ export class CsrAutoApprover {
       });
       const running = this.approvers.get(cluster.id);
       if (cluster.csrAutoApprove && !running && watch) {
-        const approver = new ClusterApprover(cluster.id, this.identity, watch.client, this.csrs, this.decisions, this.log, this.options);
+        const approver = new ClusterApprover(cluster.id, this.identity, watch.client, this.csrs, this.decisions, this.events, this.log, this.options);
         this.approvers.set(cluster.id, approver);
         approver.start();
         this.log.info({ clusterId: cluster.id, cluster: cluster.name }, 'CSR auto-approve on: competing for the lease');
@@ -177,7 +193,7 @@ const DECISION_CONCURRENCY = 8;
 
 /** The approver of one cluster: a Lease candidate that decides CSRs while it leads. */
 class ClusterApprover {
-  readonly counters: ApproverCounters = { approved: 0, denied: 0, leftPending: 0 };
+  readonly counters: ApproverCounters = { approved: 0, denied: 0, leftPending: 0, impostors: 0 };
   private elector: LeaderElector | null = null;
   private session: AbortSignal | null = null;
   private running: Promise<void> | null = null;
@@ -192,6 +208,7 @@ class ClusterApprover {
     private readonly client: KubeClient,
     private readonly csrs: CsrService,
     private readonly decisions: CsrDecisionLog,
+    private readonly events: EventBus,
     logger: Logger,
     private readonly options: AutoApproverOptions,
   ) {
@@ -302,6 +319,17 @@ class ClusterApprover {
         } else if (!result.ok) {
           this.log.info({ csr: name, reason: result.reason }, 'CSR could not be approved');
         }
+      } else if (verdict.decision === 'DENY_IMPOSTOR') {
+        const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerImpostor', message: verdict.reason, signal: this.session ?? undefined });
+        this.handled.set(name, 'DECIDED');
+        if (result.ok && result.changed) {
+          await this.decisions.record({ ...base, decision: 'DENIED', reason: verdict.reason });
+          await this.raiseImpostor(snapshot, name, verdict, result.csr.username ?? '');
+          this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
+          this.counters.denied += 1;
+          this.counters.impostors += 1;
+          this.log.warn({ csr: name, node: verdict.node, requester: result.csr.username, reason: verdict.reason }, 'impostor CSR denied');
+        }
       } else if (verdict.decision === 'DENY_SUPERSEDED') {
         const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerSuperseded', message: verdict.reason, signal: this.session ?? undefined });
         this.handled.set(name, 'DECIDED');
@@ -326,19 +354,37 @@ class ClusterApprover {
     }
   }
 
-  private async audit(action: 'approveCsr' | 'denyCsr', name: string, verdict: CsrVerdict): Promise<void> {
+  private async audit(action: 'approveCsr' | 'denyCsr', name: string, verdict: CsrVerdict, extra: Record<string, unknown> = {}): Promise<void> {
     await this.options.audit?.record({
       actor: AUTO_APPROVER_ACTOR,
       action,
       targetType: 'Csr',
       targetId: name,
       result: 'SUCCESS',
-      detail: { clusterId: this.clusterId, node: verdict.node, reason: verdict.reason },
+      detail: { clusterId: this.clusterId, node: verdict.node, reason: verdict.reason, ...extra },
       requestId: null,
     });
+  }
+
+  /** An impostor's CSR was denied: the audit log, the node's install run and the metric hear of it. */
+  private async raiseImpostor(snapshot: CsrSnapshot, name: string, verdict: CsrVerdict, requester: string): Promise<void> {
+    await this.audit('denyCsr', name, verdict, { impostor: true, requester });
+    const node = snapshot.inventory.find((entry) => entry.hostname === verdict.node);
+    if (node?.runId) {
+      await this.options.notices?.raise({
+        runId: node.runId,
+        kind: 'CSR_IMPOSTOR',
+        subject: requester,
+        message: `denied ${name}: ${verdict.reason}`,
+        detail: { csr: name, requester },
+      });
+      const payload: InstallProgressPayload = { nodeId: node.id, runId: node.runId, seq: 0, step: null, status: null, runStatus: null };
+      this.events.publish(TOPICS.INSTALL_PROGRESS, node.id, payload);
+    }
+    this.options.onImpostorDenied?.({ clusterId: this.clusterId, csr: name, node: verdict.node, requester });
   }
 }
 
 function rank(verdict: CsrVerdict): number {
-  return verdict.decision === 'APPROVE' ? 0 : verdict.decision === 'DENY_SUPERSEDED' ? 1 : 2;
+  return verdict.decision === 'APPROVE' ? 0 : verdict.decision === 'DENY_SUPERSEDED' || verdict.decision === 'DENY_IMPOSTOR' ? 1 : 2;
 }

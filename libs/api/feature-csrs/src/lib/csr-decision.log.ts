@@ -13,6 +13,8 @@ export interface CsrDecisionInput {
   readonly actor: string;
   readonly reason: string;
   readonly forced?: boolean;
+  /** The ADMIN's written reason for a forced approval. */
+  readonly forceReason?: string | null;
   readonly checks: readonly CsrCheck[];
 }
 
@@ -70,6 +72,7 @@ function toEntity(input: CsrDecisionInput): Partial<CsrDecisionEntity> {
     actor: input.actor,
     reason: input.reason,
     forced: input.forced ?? false,
-    checks: input.checks.map(({ name, passed, detail }) => ({ name, passed, detail })),
+    forceReason: input.forceReason ?? null,
+    checks: input.checks.map(({ name, passed, detail, overridable }) => ({ name, passed, detail, overridable })),
   };
 }

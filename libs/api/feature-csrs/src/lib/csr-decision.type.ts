@@ -14,8 +14,11 @@ export class CsrDecisionType {
   @Field(() => String)
   reason!: string;
 
-  @Field(() => Boolean, { description: 'An operator approved although the policy would not have.' })
+  @Field(() => Boolean, { description: 'An ADMIN approved although the policy would not have.' })
   forced!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'The reason the ADMIN wrote for a forced approval.' })
+  forceReason!: string | null;
 
   @Field(() => [CsrCheckType])
   checks!: CsrCheckType[];

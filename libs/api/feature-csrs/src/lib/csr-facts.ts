@@ -23,6 +23,7 @@ export function csrFacts(csr: CsrSummary): CsrFacts {
     name: csr.name,
     signerName: csr.signerName,
     username: csr.username ?? '',
+    uid: csr.requesterUid,
     groups: csr.groups,
     usages: csr.usages,
     createdAt,

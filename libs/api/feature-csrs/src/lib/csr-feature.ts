@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
+import { InstallRunNotices } from '@ccos/api/data-access-db';
 import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type AutoApproverOptions, CsrAutoApprover } from './auto-approver';
 import { CsrDecisionLog } from './csr-decision.log';
@@ -37,7 +38,11 @@ export function createCsrFeature(options: CsrFeatureOptions): CsrFeature {
   const watches = new CsrWatches(clusters, events, logger, options.watches);
   const decisions = new CsrDecisionLog(dataSource);
   const service = new CsrService(clusters, watches, new CsrInventory(dataSource), decisions, events, logger, options.policy);
-  const autoApprover = new CsrAutoApprover(clusters, watches, service, decisions, events, logger, { audit: options.audit, ...options.approver });
+  const autoApprover = new CsrAutoApprover(clusters, watches, service, decisions, events, logger, {
+    audit: options.audit,
+    notices: new InstallRunNotices(dataSource),
+    ...options.approver,
+  });
   return {
     service,
     watches,

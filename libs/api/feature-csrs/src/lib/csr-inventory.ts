@@ -1,37 +1,43 @@
 import type { DataSource } from 'typeorm';
 import type { InventoryNodeFacts } from '@ccos/shared/domain';
 
-/** A node of the inventory as the CSR policy sees it, with its id. */
+/** A node of the inventory as the CSR policy sees it, with its id and its latest run's. */
 export interface InventoryNode extends InventoryNodeFacts {
   readonly id: string;
+  readonly runId: string | null;
 }
 
 interface InventoryRow {
   id: string;
   hostname: string;
   ip: string | null;
+  run_id: string | null;
   run_status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED' | null;
   kubelet_started_at: Date | null;
+  bootstrap_identity: string | null;
+  bootstrap_identity_uid: string | null;
 }
 
 /**
  * What this service knows about a cluster's nodes for the CSR policy: hostnames, the IPs
- * entered for them, their latest install run and when its START_KUBELET step started.
- * Removed nodes are left out: a removed host has to be installed from scratch to join again.
+ * entered for them, their latest install run, when its START_KUBELET step first started and
+ * the bootstrap identity minted for it. Removed nodes are left out: a removed host has to be
+ * installed from scratch to join again.
  */
 export class CsrInventory {
   constructor(private readonly dataSource: DataSource) {}
 
   async of(clusterId: string): Promise<InventoryNode[]> {
     // The kubelet start is taken from the service's clock (received_at), the same kind of
-    // clock as the API server's creationTimestamp; the host's clock may be off.
+    // clock as the API server's creationTimestamp; the host's clock may be off. The first
+    // STARTED opens the window: a re-sent or repeated event cannot move it.
     const rows: InventoryRow[] = await this.dataSource.query(
-      `SELECT n.id, n.hostname, n.ip, r.status AS run_status,
-              (SELECT max(e.received_at) FROM step_events e
+      `SELECT n.id, n.hostname, n.ip, r.id AS run_id, r.status AS run_status, r.bootstrap_identity, r.bootstrap_identity_uid,
+              (SELECT min(e.received_at) FROM step_events e
                 WHERE e.run_id = r.id AND e.step = 'START_KUBELET' AND e.status = 'STARTED') AS kubelet_started_at
          FROM nodes n
          LEFT JOIN LATERAL (
-           SELECT id, status FROM install_runs WHERE node_id = n.id ORDER BY started_at DESC LIMIT 1
+           SELECT id, status, bootstrap_identity, bootstrap_identity_uid FROM install_runs WHERE node_id = n.id ORDER BY started_at DESC LIMIT 1
          ) r ON true
         WHERE n.cluster_id = $1 AND n.status <> 'REMOVED'
         ORDER BY n.hostname`,
@@ -41,7 +47,14 @@ export class CsrInventory {
       id: row.id,
       hostname: row.hostname,
       ips: row.ip ? [row.ip] : [],
-      installRun: row.run_status ? { status: row.run_status, kubeletStartedAt: row.kubelet_started_at ? new Date(row.kubelet_started_at) : null } : null,
+      runId: row.run_id,
+      installRun: row.run_status
+        ? {
+            status: row.run_status,
+            kubeletStartedAt: row.kubelet_started_at ? new Date(row.kubelet_started_at) : null,
+            bootstrapIdentity: row.bootstrap_identity ? { username: row.bootstrap_identity, uid: row.bootstrap_identity_uid } : null,
+          }
+        : null,
     }));
   }
 }

@@ -12,6 +12,9 @@ export class CsrCheckType {
 
   @Field(() => String)
   detail!: string;
+
+  @Field(() => Boolean, { description: 'Whether an ADMIN\'s forced approval may go past this check when it fails. Signer, usages, subject, key, signature and SAN form never; the requester never for a host this service installs.' })
+  overridable!: boolean;
 }
 
 @ObjectType('CsrVerdict', { description: 'What the auto-approve policy would do with a CSR, with every check it made.' })

@@ -15,7 +15,8 @@ registerEnumType(CsrStatusEnum, {
 });
 registerEnumType(CsrPolicyDecisionEnum, {
   name: 'CsrPolicyDecision',
-  description: 'What the auto-approve policy does with a CSR: APPROVE, LEAVE_PENDING for an operator, or DENY_SUPERSEDED (an older duplicate).',
+  description:
+    'What the auto-approve policy does with a CSR: APPROVE, LEAVE_PENDING for an operator, DENY_SUPERSEDED (an older duplicate), or DENY_IMPOSTOR (a client CSR for a node this service installs, filed by anyone but its install run\'s identity or the node itself).',
 });
 registerEnumType(CsrDecisionKindEnum, { name: 'CsrDecisionKind', description: 'A recorded decision: APPROVED, DENIED, or LEFT_PENDING by the auto-approver.' });
 registerEnumType(KubeletCsrKindEnum, { name: 'KubeletCsrKind', description: 'CLIENT (kube-apiserver-client-kubelet) or SERVING (kubelet-serving).' });

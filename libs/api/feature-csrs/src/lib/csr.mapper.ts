@@ -1,4 +1,4 @@
-import type { CsrVerdict } from '@ccos/shared/domain';
+import { CSR_CHECK_OVERRIDES, type CsrCheckName, type CsrVerdict, isImpostor } from '@ccos/shared/domain';
 import type { CsrDecisionEntity } from '@ccos/api/data-access-db';
 import type { CsrSummary } from '@ccos/api/data-access-kube';
 import { commonNamesOf, policyState } from './csr-facts';
@@ -43,6 +43,7 @@ export function toCsrType(
     statusReason,
     decisions: decisions.map(toDecisionType),
     node: node ? { id: node.id, hostname: node.hostname } : null,
+    impostor: isImpostor(verdict),
     verdict: toVerdictType(csr.name, verdict),
   };
 }
@@ -54,7 +55,7 @@ export function toVerdictType(csrName: string, verdict: CsrVerdict): CsrVerdictT
     kind: verdict.kind,
     node: verdict.node,
     reason: verdict.reason,
-    checks: verdict.checks.map(({ name, passed, detail }) => ({ name, passed, detail })),
+    checks: verdict.checks.map(({ name, passed, detail, overridable }) => ({ name, passed, detail, overridable })),
   };
 }
 
@@ -64,7 +65,9 @@ export function toDecisionType(decision: CsrDecisionEntity): CsrDecisionType {
     actor: decision.actor,
     reason: decision.reason,
     forced: decision.forced,
-    checks: decision.checks,
+    forceReason: decision.forceReason,
+    // Records from before the rule was declared say nothing; the declaration answers for them.
+    checks: decision.checks.map((check) => ({ ...check, overridable: check.overridable ?? CSR_CHECK_OVERRIDES[check.name as CsrCheckName] === 'FORCE' })),
     decidedAt: decision.decidedAt,
   };
 }

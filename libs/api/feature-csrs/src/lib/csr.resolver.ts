@@ -25,15 +25,18 @@ export class CsrResolver {
 
   @Authorized('OPERATOR')
   @Mutation(() => CsrType, {
-    description: 'Approves a pending CSR. One the policy would not approve needs force: true, and is recorded as forced.',
+    description:
+      'Approves a pending CSR. One the policy would not approve needs force: true, the ADMIN role and a reason, and is recorded as forced; force never goes past the signer, usages, subject, key, signature or SAN-form checks, nor past the requester of a host this service installs.',
   })
   async approveCsr(
     @Arg('clusterId', () => ID) clusterId: string,
     @Arg('name', () => String) name: string,
     @Arg('force', () => Boolean, { defaultValue: false }) force: boolean,
+    @Arg('reason', () => String, { nullable: true, description: 'Why the policy is overridden (with force: true; at most 500 characters). Stored in the decision and the audit log.' })
+    reason: string | null | undefined,
     @Ctx() context: RequestContext,
   ): Promise<CsrType> {
-    return this.csrService.approve(clusterId, name, actorOf(context), force);
+    return this.csrService.approve(clusterId, name, { username: actorOf(context), role: context.user?.role ?? 'VIEWER' }, { force, reason: reason ?? null });
   }
 
   @Authorized('OPERATOR')

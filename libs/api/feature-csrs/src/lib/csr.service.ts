@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import {
-  type CsrFacts, type CsrPolicyContext, type CsrVerdict,
-  claimedNodeName, evaluateCsr, nodeNameOf,
+  type CsrFacts, type CsrPolicyContext, type CsrVerdict, type Role,
+  checkForceReason, claimedNodeName, evaluateCsr, forceBlockers, nodeNameOf,
 } from '@ccos/shared/domain';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import { type CsrSummary, approveCsr, denyCsr } from '@ccos/api/data-access-kube';
-import { BadUserInputError, type EventBus, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
+import { AppError, BadUserInputError, type EventBus, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
 import type { CsrDecisionLog } from './csr-decision.log';
 import { clusterNodeFacts, csrFacts } from './csr-facts';
 import type { CsrInventory, InventoryNode } from './csr-inventory';
@@ -34,6 +34,18 @@ export interface CsrSnapshot {
 }
 
 const MAX_DENY_REASON = 1000;
+
+/** Who decides: the user name written to the records, and the role that bounds what they may force. */
+export interface CsrActor {
+  readonly username: string;
+  readonly role: Role;
+}
+
+/** `force` overrides what the policy lets it (see CSR_CHECK_OVERRIDES), and needs a written reason. */
+export interface ApproveOptions {
+  readonly force: boolean;
+  readonly reason?: string | null;
+}
 
 /**
  * CSR review for operators: the cluster's CSRs with the policy's verdict, approval (forced
@@ -118,10 +130,24 @@ export class CsrService {
   }
 
   /**
-   * Approves a CSR for an operator. When the policy would not approve it, `force` must be
-   * set; the decision then says it was forced and what the policy objected to.
+   * Approves a CSR for an operator. When the policy would not approve it, an ADMIN may force
+   * it with a written reason, past the checks the policy lets force override and no others;
+   * the decision then says it was forced, why, and what the policy objected to.
    */
-  async approve(clusterId: string, name: string, actor: string, force: boolean): Promise<CsrType> {
+  async approve(clusterId: string, name: string, actor: CsrActor, options: ApproveOptions): Promise<CsrType> {
+    const { force } = options;
+    const why = options.reason?.trim() ?? '';
+    if (force && actor.role !== 'ADMIN') {
+      throw new AppError('FORBIDDEN', `approving with force needs the ADMIN role; you are ${actor.role}`, { requiredRole: 'ADMIN' });
+    }
+    if (force) {
+      const problem = checkForceReason(why);
+      if (problem) {
+        throw new BadUserInputError('reason', problem);
+      }
+    } else if (options.reason != null) {
+      throw new BadUserInputError('reason', 'applies only to force: true (a forced approval); an approval the policy allows needs none');
+    }
     const snapshot = await this.snapshot(clusterId);
     const csr = this.pendingOrThrow(snapshot, name, 'approve');
     if (!csr) {
@@ -129,16 +155,25 @@ export class CsrService {
     }
     const verdict = snapshot.verdictOf(name);
     const approvable = verdict.decision === 'APPROVE';
+    const failed = verdict.checks.filter((check) => !check.passed);
+    const blockers = forceBlockers(verdict);
     if (!approvable && !force) {
-      const failed = verdict.checks.filter((check) => !check.passed);
-      throw new PreconditionError(`the CSR policy would not approve ${name}: ${verdict.reason}; approve with force: true to override it`, {
+      const hint = blockers.length > 0 ? `force cannot override ${blockers.map((check) => check.name).join(', ')}` : 'an ADMIN may approve with force: true and a reason';
+      throw new PreconditionError(`the CSR policy would not approve ${name}: ${verdict.reason}; ${hint}`, {
         failedChecks: failed.map((check) => check.name),
+        blockingChecks: blockers.map((check) => check.name),
       });
+    }
+    if (!approvable && blockers.length > 0) {
+      throw new PreconditionError(
+        `force cannot approve ${name}: ${blockers.map((check) => `${check.name} (${check.detail})`).join('; ')}; no approval goes past ${blockers.length === 1 ? 'this check' : 'these checks'}`,
+        { failedChecks: failed.map((check) => check.name), blockingChecks: blockers.map((check) => check.name) },
+      );
     }
     const forced = !approvable;
     const result = await approveCsr(snapshot.watch.client, name, {
-      reason: 'CcosScalerApprove',
-      message: `Approved by ${actor} through ccos-scaler${forced ? ', overriding the CSR policy' : ''}.`,
+      reason: forced ? 'CcosScalerForcedApprove' : 'CcosScalerApprove',
+      message: forced ? `Approved by ${actor.username} through ccos-scaler, overriding the CSR policy: ${why}` : `Approved by ${actor.username} through ccos-scaler.`,
     });
     if (!result.ok) {
       throw new PreconditionError(result.reason);
@@ -149,13 +184,14 @@ export class CsrService {
         csrName: name,
         nodeId: snapshot.nodeIdOf(verdict),
         decision: 'APPROVED',
-        actor,
-        reason: forced ? `forced by ${actor}; the policy said: ${verdict.reason}` : `approved by ${actor}; ${verdict.reason}`,
+        actor: actor.username,
+        reason: forced ? `forced by ${actor.username}: ${why}; the policy said: ${verdict.reason}` : `approved by ${actor.username}; ${verdict.reason}`,
         forced,
+        forceReason: force ? why : null,
         checks: verdict.checks,
       });
       this.announce(clusterId, name, result.csr.resourceVersion);
-      this.logger.info({ clusterId, csr: name, actor, forced }, 'CSR approved');
+      this.logger.info({ clusterId, csr: name, actor: actor.username, forced, overridden: forced ? failed.map((check) => check.name) : [] }, 'CSR approved');
     }
     return this.viewOf(clusterId, result.csr, snapshot);
   }

@@ -123,6 +123,9 @@ export class CsrType {
   @Field(() => CsrNodeType, { nullable: true, description: 'The inventory node the CSR is for, if any.' })
   node!: CsrNodeType | null;
 
+  @Field(() => Boolean, { description: 'A client CSR for a node this service installs, filed by someone other than its install run\'s bootstrap identity or the node itself: never approved, denied by the auto-approver.' })
+  impostor!: boolean;
+
   @Field(() => CsrVerdictType, { description: 'What the auto-approve policy says about it now.' })
   verdict!: CsrVerdictType;
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { parse } from 'yaml';
 import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
 import { ClusterEntity, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
-import { type KubeClient, createKubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
+import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, isStatus, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
 // Tests of this feature run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this fixture.
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -13,8 +14,11 @@ import type { ClusterDirectory } from '../lib/csr-watches';
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
-/** The bearer token kube-sim maps to the OpenShift node-bootstrapper service account. */
+/** The bearer token kube-sim maps to the OpenShift node-bootstrapper service account: the credential every worker shares. */
 export const BOOTSTRAPPER_TOKEN = 'node-bootstrapper-token-for-tests';
+
+/** Where the test world mints install runs' bootstrap identities, as the service does. */
+export const TEST_BOOTSTRAP_NAMESPACE = 'ccos-scaler-bootstrap';
 
 /** What a kubelet-style CSR asks for. */
 export interface KubeletCsrRequest {
@@ -24,8 +28,12 @@ export interface KubeletCsrRequest {
   readonly dnsNames?: string[];
   readonly ipAddresses?: string[];
   readonly usages?: string[];
-  /** Who creates it: the bootstrapper (default), a node name (its own client certificate), or a kubeconfig. */
-  readonly as?: { readonly node: string } | { readonly kubeconfig: string };
+  /**
+   * Who creates it: the install run's own identity of the node the CN names (default, when that
+   * node was added with one), the shared node-bootstrapper (`{ shared: true }`, the default for
+   * any other CN), a node name (its own client certificate), or a kubeconfig.
+   */
+  readonly as?: { readonly node: string } | { readonly kubeconfig: string } | { readonly shared: true } | { readonly run: string };
   /** A request made beforehand (then the name fields above are not used for it). */
   readonly csrPem?: string;
 }
@@ -53,8 +61,13 @@ export interface CsrTestWorld {
   readonly directory: ClusterDirectory;
   /** An admin client of the simulator. */
   readonly admin: KubeClient;
-  /** Adds a node being installed whose START_KUBELET step started `kubeletStartedAgoMs` ago. */
-  addInstallingNode(hostname: string, ip: string, kubeletStartedAgoMs?: number): Promise<string>;
+  /**
+   * Adds a node being installed whose START_KUBELET step started `kubeletStartedAgoMs` ago, with
+   * a bootstrap identity minted in the cluster for its run (unless `withIdentity` is false).
+   */
+  addInstallingNode(hostname: string, ip: string, kubeletStartedAgoMs?: number, options?: { readonly withIdentity?: boolean }): Promise<string>;
+  /** The identity minted for a node's run by addInstallingNode. */
+  identityOf(hostname: string): BootstrapIdentity | undefined;
   /** Creates a CSR the way a kubelet does; returns its name and when it was sent. */
   createCsr(request: KubeletCsrRequest): Promise<{ name: string; sentAt: number }>;
   setAutoApprove(enabled: boolean): Promise<void>;
@@ -89,6 +102,13 @@ export async function startCsrTestWorld(
   const dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
   const sim = options.sim ?? (await startInProcessSim());
   const admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+  // What the deployment's RBAC manifest ships on a real cluster.
+  await admin.call('create namespace', (callOptions) => admin.core.createNamespace({ body: { metadata: { name: TEST_BOOTSTRAP_NAMESPACE } } }, callOptions)).catch((error: unknown) => {
+    if (!isStatus(error, 409)) {
+      throw error;
+    }
+  });
+  const identities = new Map<string, BootstrapIdentity>();
   const clusters = dataSource.getRepository(ClusterEntity);
   const clusterId = randomUUID();
   await clusters.save(
@@ -110,13 +130,21 @@ export async function startCsrTestWorld(
     clientOptionsOf: () => ({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }, addresses: LOOPBACK }),
   };
   const requesters = new Map<string, KubeClient>();
-  const requester = async (as: KubeletCsrRequest['as']): Promise<KubeClient> => {
-    const key = as === undefined ? 'bootstrapper' : 'node' in as ? `node:${as.node}` : as.kubeconfig;
+  const requester = async (as: Exclude<KubeletCsrRequest['as'], undefined>): Promise<KubeClient> => {
+    const key = 'shared' in as ? 'bootstrapper' : 'run' in as ? `run:${as.run}` : 'node' in as ? `node:${as.node}` : as.kubeconfig;
     let client = requesters.get(key);
     if (!client) {
       let kubeconfig: string;
-      if (as === undefined) {
+      if ('shared' in as) {
         kubeconfig = sim.bootstrapperKubeconfig;
+      } else if ('run' in as) {
+        const identity = identities.get(as.run);
+        if (!identity) {
+          throw new Error(`${as.run} has no install run identity`);
+        }
+        client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'TOKEN', token: identity.token, caCert: caOf(sim.kubeconfig) } });
+        requesters.set(key, client);
+        return client;
       } else if ('node' in as) {
         if (!sim.nodeKubeconfig) {
           throw new Error('node identities need kube-sim in this process');
@@ -137,11 +165,19 @@ export async function startCsrTestWorld(
     clusterId,
     directory,
     admin,
-    async addInstallingNode(hostname, ip, kubeletStartedAgoMs = 1000) {
+    async addInstallingNode(hostname, ip, kubeletStartedAgoMs = 1000, { withIdentity = true } = {}) {
       const nodeId = randomUUID();
       const runId = randomUUID();
       await dataSource.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, hostname, ip]);
-      await dataSource.query(`INSERT INTO install_runs (id, node_id, status, requested_by) VALUES ($1, $2, 'RUNNING', 'operator')`, [runId, nodeId]);
+      let identity: BootstrapIdentity | null = null;
+      if (withIdentity) {
+        identity = await mintBootstrapIdentity(admin, { namespace: TEST_BOOTSTRAP_NAMESPACE, name: `run-${runId}`, expiresAt: new Date(Date.now() + 3600_000) });
+        identities.set(hostname, identity);
+      }
+      await dataSource.query(
+        `INSERT INTO install_runs (id, node_id, status, requested_by, deadline_at, bootstrap_identity, bootstrap_identity_uid) VALUES ($1, $2, 'RUNNING', 'operator', now() + interval '1 hour', $3, $4)`,
+        [runId, nodeId, identity?.username ?? null, identity?.uid ?? null],
+      );
       const startedAt = new Date(Date.now() - kubeletStartedAgoMs);
       await dataSource.query(
         `INSERT INTO step_events (run_id, seq, step, status, occurred_at, received_at) VALUES ($1, 1, 'START_KUBELET', 'STARTED', $2, $2)`,
@@ -149,8 +185,10 @@ export async function startCsrTestWorld(
       );
       return nodeId;
     },
+    identityOf: (hostname) => identities.get(hostname),
     async createCsr(request) {
-      const client = await requester(request.as);
+      const named = request.commonName.startsWith('system:node:') ? request.commonName.slice('system:node:'.length) : null;
+      const client = await requester(request.as ?? (named !== null && identities.has(named) ? { run: named } : { shared: true }));
       const csrPem =
         request.csrPem ??
         (
@@ -195,6 +233,16 @@ export async function startCsrTestWorld(
       await database.drop();
     },
   };
+}
+
+/** The CA of a kubeconfig (PEM), for clients that authenticate with a bearer token. */
+function caOf(kubeconfig: string): string {
+  const parsed = parse(kubeconfig) as { clusters?: Array<{ cluster?: { 'certificate-authority-data'?: string } }> };
+  const data = parsed.clusters?.[0]?.cluster?.['certificate-authority-data'];
+  if (!data) {
+    throw new Error('the kubeconfig has no certificate-authority-data');
+  }
+  return Buffer.from(data, 'base64').toString('utf8');
 }
 
 /** Polls until `check` returns something other than undefined. */

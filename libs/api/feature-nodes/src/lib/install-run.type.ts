@@ -71,6 +71,27 @@ export class DiagnosticsType {
   url!: string;
 }
 
+@ObjectType('InstallRunNotice', { description: 'Something the service raised on a run (not an agent event), e.g. an impostor\'s certificate request; repeats are counted.' })
+export class InstallRunNoticeType {
+  @Field(() => String, { description: 'CSR_IMPOSTOR: a client CSR for this node filed by someone other than the run\'s bootstrap identity, denied.' })
+  kind!: string;
+
+  @Field(() => String, { description: 'Who or what it is about (the identity that filed the CSRs).' })
+  subject!: string;
+
+  @Field(() => String, { description: 'The latest occurrence.' })
+  message!: string;
+
+  @Field(() => Int)
+  count!: number;
+
+  @Field(() => GraphQLISODateTime)
+  firstAt!: Date;
+
+  @Field(() => GraphQLISODateTime)
+  lastAt!: Date;
+}
+
 @ObjectType('InstallRun')
 export class InstallRunType {
   @Field(() => ID)
@@ -105,6 +126,18 @@ export class InstallRunType {
 
   @Field(() => GraphQLISODateTime, { nullable: true })
   lastEventAt!: Date | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'A run still running then is ended; its agent token and bootstrap identity end with it.' })
+  deadlineAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'The bootstrap identity minted for this run (its token went only to the host): the one requester whose client CSR for the node is auto-approved.' })
+  bootstrapIdentity!: string | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When that identity was deleted from the cluster.' })
+  bootstrapIdentityRevokedAt!: Date | null;
+
+  @Field(() => [InstallRunNoticeType])
+  notices!: InstallRunNoticeType[];
 
   @Field(() => [StepSummaryType])
   steps!: StepSummaryType[];

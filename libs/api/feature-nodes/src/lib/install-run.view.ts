@@ -1,16 +1,21 @@
 import type { DataSource } from 'typeorm';
 import { summariseSteps } from '@ccos/shared/domain';
-import { InstallDiagnosticsEntity, type InstallRunEntity, StepEventEntity } from '@ccos/api/data-access-db';
+import { InstallDiagnosticsEntity, type InstallRunEntity, InstallRunNotices, StepEventEntity } from '@ccos/api/data-access-db';
 import type { InstallRunType, StepEventType } from './install-run.type';
 
-/** Builds the GraphQL view of a run: its step summaries, its events in order and its diagnostics. */
+/** Builds the GraphQL view of a run: its step summaries, its events in order, the service's notices and its diagnostics. */
 export class InstallRunView {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly notices: InstallRunNotices;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.notices = new InstallRunNotices(dataSource);
+  }
 
   async of(run: InstallRunEntity): Promise<InstallRunType> {
-    const [events, diagnostics] = await Promise.all([
+    const [events, diagnostics, notices] = await Promise.all([
       this.dataSource.getRepository(StepEventEntity).find({ where: { runId: run.id }, order: { seq: 'ASC' } }),
       this.dataSource.getRepository(InstallDiagnosticsEntity).findOne({ where: { runId: run.id }, select: { runId: true, size: true, uploadedAt: true } }),
+      this.notices.of(run.id),
     ]);
     const steps = summariseSteps(events.map((event) => ({ ...event, at: event.occurredAt })));
     return {
@@ -25,6 +30,10 @@ export class InstallRunView {
       startedAt: run.startedAt,
       finishedAt: run.finishedAt,
       lastEventAt: run.lastEventAt,
+      deadlineAt: run.deadlineAt,
+      bootstrapIdentity: run.bootstrapIdentity,
+      bootstrapIdentityRevokedAt: run.bootstrapIdentityRevokedAt,
+      notices: notices.map(({ kind, subject, message, count, firstAt, lastAt }) => ({ kind, subject, message, count, firstAt, lastAt })),
       steps: steps.map(({ step, state, progress, message, startedAt, finishedAt }) => ({ step, status: state, progress, message, startedAt, finishedAt })),
       events: events.map(toStepEventType),
       diagnostics: diagnostics ? { size: diagnostics.size, uploadedAt: diagnostics.uploadedAt, url: `/api/install-runs/${run.id}/diagnostics.tar.gz` } : null,

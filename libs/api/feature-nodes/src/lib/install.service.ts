@@ -3,24 +3,28 @@ import type { Logger } from 'pino';
 import type { DataSource, Repository } from 'typeorm';
 import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, summariseSteps } from '@ccos/shared/domain';
 import {
-  AGENT_TOKEN_GRACE_MS,
   type AgentChannel,
-  type AgentTokens,
-  InstallRunEntity,
+  AgentTokens,  InstallRunEntity,
   type NodeEntity,
   type NodeStore,
   StepEventEntity,
   isUuid,
 } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
+import type { RunIdentityIssuer } from './run-bootstrap-identities';
 
-/** Starts and stops the agent on a host (over SSH). Throws an error whose message says what went wrong. */
+/**
+ * Starts and stops the agent on a host (over SSH). Throws an error whose message says what went wrong.
+ * `kubeletBootstrapToken` is the run's own bootstrap identity, for the kubelet's bootstrap kubeconfig.
+ */
 export interface AgentControl {
   /** How agents started now reach the service (recorded on each run). */
   readonly channel: AgentChannel;
-  launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void>;
-  stop(node: NodeEntity, run: InstallRunEntity): Promise<void>;
+  launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string): Promise<void>;  stop(node: NodeEntity, run: InstallRunEntity): Promise<void>;
 }
+
+/** How long an install run may take, unless configured: its agent token and bootstrap identity end with it. */
+export const DEFAULT_INSTALL_RUN_DEADLINE_MS = 120 * 60_000;
 
 /** What a failed launch means for the node: SSH trouble has its own statuses. */
 export interface LaunchFailure {
@@ -30,8 +34,9 @@ export interface LaunchFailure {
 }
 
 /**
- * Install runs (the seed's 安装节点): one run at a time per node, each with its own
- * one-run agent token; a retry resumes at the first step that did not succeed.
+ * Install runs (the seed's 安装节点): one run at a time per node, each with its own one-run
+ * agent token and bootstrap identity, both ending with the run (or its deadline); a retry
+ * resumes at the first step that did not succeed.
  */
 export class InstallService {
   private readonly runs: Repository<InstallRunEntity>;
@@ -42,8 +47,10 @@ export class InstallService {
     private readonly nodes: NodeStore,
     private readonly tokens: AgentTokens,
     private readonly agent: AgentControl,
+    private readonly identities: RunIdentityIssuer,
     private readonly bus: EventBus,
     private readonly logger: Logger,
+    private readonly deadlineMs: number = DEFAULT_INSTALL_RUN_DEADLINE_MS,
   ) {
     this.runs = dataSource.getRepository(InstallRunEntity);
     this.events = dataSource.getRepository(StepEventEntity);
@@ -108,15 +115,21 @@ export class InstallService {
     return this.runs.findOne({ where: { nodeId }, order: { startedAt: 'DESC' } });
   }
 
-  /** Ends a run; its token keeps working a little longer for the agent's last words. */
+  /**
+   * Ends a run: its agent token keeps working a little longer for the agent's last words (never
+   * past the deadline), its bootstrap identity is revoked.
+   */
   async finish(run: InstallRunEntity, status: InstallRunStatus, failedStep: InstallStep | null, reason: string | null): Promise<InstallRunEntity> {
     const now = new Date();
+    const current = await this.runs.findOneByOrFail({ id: run.id });
     await this.runs.update(
       { id: run.id, status: 'RUNNING' },
-      { status, failedStep, reason, finishedAt: now, agentTokenExpiresAt: new Date(now.getTime() + AGENT_TOKEN_GRACE_MS) },
+      { status, failedStep, reason, finishedAt: now, agentTokenExpiresAt: AgentTokens.expiryAfterEnd(now, current.deadlineAt) },
     );
     const finished = await this.runs.findOneByOrFail({ id: run.id });
     this.publishRun(finished);
+    // Not awaited by the caller's answer: the sweeper revokes it later if the cluster does not answer now.
+    void this.identities.revoke(finished).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id }, 'could not revoke the run\'s bootstrap identity yet'));
     return finished;
   }
 
@@ -127,8 +140,12 @@ export class InstallService {
 
   private async start(node: NodeEntity, from: InstallStep, actor: string, event: 'INSTALL_STARTED' | 'INSTALL_RETRIED'): Promise<InstallRunEntity> {
     const { token, hash } = this.tokens.issue();
+    const deadlineAt = new Date(Date.now() + this.deadlineMs);
     const run = await this.runs.save(
-      this.runs.create({ id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: hash, startStep: from, requestedBy: actor, agentChannel: this.agent.channel }),
+      this.runs.create({
+        id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: hash, agentTokenExpiresAt: deadlineAt, deadlineAt, startStep: from, requestedBy: actor,
+        agentChannel: this.agent.channel,
+      }),
     );
     try {
       await this.nodes.transition(node.id, event, from === 'PREFLIGHT' ? 'starting the agent' : `starting the agent at ${describeStep(from).title.en}`);
@@ -146,12 +163,16 @@ export class InstallService {
 
   private async launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void> {
     try {
-      await this.agent.launch(node, run, token);
+      // Before anything runs on the host: without an identity of its own the kubelet could only use the shared one.
+      const identity = await this.identities.mint(node, run).catch((error: unknown) => {
+        throw Object.assign(new Error((error as Error).message), { kind: 'OTHER' as const, cause: error });
+      });
+      await this.agent.launch(node, run, token, identity.token);
       this.logger.info({ nodeId: node.id, runId: run.id, startStep: run.startStep }, 'agent started');
     } catch (error) {
       const failure = error as LaunchFailure;
       this.logger.warn({ nodeId: node.id, runId: run.id, kind: failure.kind, reason: failure.message }, 'could not start the agent');
-      const reason = `could not start the agent: ${failure.message}`;
+      const reason = failure.message.startsWith('could not mint') ? failure.message : `could not start the agent: ${failure.message}`;
       await this.finish(run, 'FAILED', null, reason);
       const current = await this.nodes.get(node.id);
       if (current.status !== 'INSTALLING') {

@@ -42,8 +42,9 @@ export function runFolder(runId: string): string {
 }
 
 /**
- * Starts and stops boot-worker over SSH. The run's parameters, token included, go in a
- * 0600 config file written over SFTP, never on a command line; `boot-worker start`
+ * Starts and stops boot-worker over SSH. The run's parameters, its agent token and the
+ * kubelet's bootstrap token included, go in a 0600 config file written over SFTP (the session
+ * is authenticated by the pinned host key), never on a command line; `boot-worker start`
  * detaches, so losing the SSH session does not stop the agent.
  *
  * That session is authenticated (the host key is pinned), which makes it the one place
@@ -64,7 +65,7 @@ export class SshAgentControl implements AgentControl {
     return this.settings.agentApiUrl?.startsWith('http:') ? 'PLAIN_HTTP' : 'HTTPS';
   }
 
-  async launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void> {
+  async launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string): Promise<void> {
     const agent = this.agent();
     if (!agent) {
       throw failure('the installer service has no agent executable (AGENT_BINARY)');
@@ -89,6 +90,7 @@ export class SshAgentControl implements AgentControl {
         stateDir: runFolder(run.id),
         requirements: this.settings.requirements,
         timeouts: { nodeReadySeconds: this.settings.nodeReadyTimeoutSeconds },
+        kubeletBootstrapToken,
       };
       await uploadFile(session, { source: Buffer.from(JSON.stringify(config, null, 2)), remotePath: configPath, mode: 0o600 });
       const started = await session.exec([AGENT_REMOTE_PATH, 'start', '--config', configPath], { timeoutMs: 60_000 });

@@ -15,6 +15,7 @@ import {
   TextFieldComponent,
 } from '@ccos/console/ui';
 import type { CsrPolicyDecision } from '@ccos/shared/api-schema';
+import { FORCE_REASON_MAX_LENGTH } from '@ccos/shared/domain';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import { CsrCardComponent } from './csr-card/csr-card.component';
 import { isKnownCheck } from './csr-checks';
@@ -25,9 +26,11 @@ const CLOCK_MS = 10_000;
 
 /**
  * 证书处理 for one cluster: pending CSRs with the policy's verdict and every check, recent
- * decisions, and what auto-approve would do now — all live through `csrChanged`. OPERATOR
- * approves (explicitly forced when the policy objects) or denies with a reason.
- * `?csr=<name>` (from a node's install step) scrolls to that request and marks it.
+ * decisions (impostors' denied requests marked), and what auto-approve would do now — all
+ * live through `csrChanged`. OPERATOR approves what the policy allows or denies with a reason;
+ * only an ADMIN forces an approval past the policy, with a written reason, and never past the
+ * checks the policy keeps absolute. `?csr=<name>` (from a node's install step) scrolls to that
+ * request and marks it.
  */
 @Component({
   selector: 'ccos-csrs-page',
@@ -64,15 +67,19 @@ export class CsrsPage {
   protected readonly store = inject(CsrReviewStore);
   protected readonly cluster = inject(ClusterDetailStore);
 
+  protected readonly FORCE_REASON_MAX_LENGTH = FORCE_REASON_MAX_LENGTH;
   protected readonly now = signal(Date.now());
   protected readonly approving = signal<Csr | null>(null);
   protected readonly forceConfirmed = signal(false);
+  protected readonly forceReason = signal('');
+  private readonly forceTried = signal(false);
   protected readonly denying = signal<Csr | null>(null);
   protected readonly denyReason = signal('');
   private readonly denyTried = signal(false);
   private scrolledTo: string | null = null;
 
   protected readonly canDecide = computed(() => this.session.allows('OPERATOR'));
+  protected readonly canForce = computed(() => this.session.allows('ADMIN'));
   protected readonly heading = computed(() => {
     const name = this.cluster.cluster()?.name;
     return name ? this.t('headingOf', { cluster: name }) : this.t('heading');
@@ -81,13 +88,21 @@ export class CsrsPage {
     const problem = this.store.problems()[0];
     return problem ? this.errors.messageOf(problem) : null;
   });
-  /** Approving against the policy: the checks that failed. */
-  protected readonly failedChecks = computed<readonly CheckItem[]>(() =>
-    (this.approving()?.verdict.checks ?? []).filter((check) => !check.passed).map((check) => ({ label: this.checkLabel(check.name), passed: false, detail: check.detail })),
-  );
+  /** Approving against the policy: the failed checks force may go past, and those it never does. */
+  protected readonly failedChecks = computed<readonly CheckItem[]>(() => this.failed(true));
+  protected readonly blockingChecks = computed<readonly CheckItem[]>(() => this.failed(false));
   protected readonly mustForce = computed(() => {
     const csr = this.approving();
     return csr !== null && csr.verdict.decision !== 'APPROVE';
+  });
+  /** Why this forced approval cannot be confirmed: not an ADMIN, or a check force never overrides. */
+  protected readonly forceImpossible = computed(() => this.mustForce() && (!this.canForce() || this.blockingChecks().length > 0));
+  protected readonly forceReasonError = computed(() => {
+    const reason = this.forceReason().trim();
+    if (reason.length > FORCE_REASON_MAX_LENGTH) {
+      return this.t('force.reasonTooLong', { max: FORCE_REASON_MAX_LENGTH, length: reason.length });
+    }
+    return this.forceTried() && reason.length === 0 ? this.t('force.reasonRequired') : null;
   });
   protected readonly denyError = computed(() => {
     const server = this.store.denyFieldErrors()['reason'];
@@ -120,6 +135,12 @@ export class CsrsPage {
     });
   }
 
+  private failed(overridable: boolean): CheckItem[] {
+    return (this.approving()?.verdict.checks ?? [])
+      .filter((check) => !check.passed && check.overridable === overridable)
+      .map((check) => ({ label: this.checkLabel(check.name), passed: false, detail: check.detail }));
+  }
+
   protected checkLabel(name: string): string {
     return isKnownCheck(name) ? this.t(`check.${name}`) : name;
   }
@@ -140,6 +161,8 @@ export class CsrsPage {
 
   protected askApprove(csr: Csr): void {
     this.forceConfirmed.set(false);
+    this.forceReason.set('');
+    this.forceTried.set(false);
     this.approving.set(csr);
   }
 
@@ -153,11 +176,14 @@ export class CsrsPage {
       return;
     }
     const force = this.mustForce();
-    if (force && !this.forceConfirmed()) {
-      return;
+    if (force) {
+      this.forceTried.set(true);
+      if (this.forceImpossible() || !this.forceConfirmed() || this.forceReason().trim().length === 0 || this.forceReasonError() !== null) {
+        return;
+      }
     }
     const name = csr.name;
-    const outcome = await this.store.approve(name, force);
+    const outcome = await this.store.approve(name, force, force ? this.forceReason().trim() : null);
     this.approving.set(null);
     if (outcome.ok) {
       this.notifications.show('success', () => this.t('done.approved', { name }));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type ClusterNodeFacts, type CsrFacts, type CsrPolicyContext, type CsrRequestFacts, type InventoryNodeFacts,
-  CLIENT_CSR_CHECKS, KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER, SERVING_CSR_CHECKS,
-  canonicalIp, evaluateCsr, evaluatePendingCsrs,
+  type ClusterNodeFacts, type CsrFacts, type CsrPolicyContext, type CsrRequestFacts, type InventoryNodeFacts, type RunBootstrapIdentity,
+  CLIENT_CSR_CHECKS, CSR_CHECK_OVERRIDES, FORCE_REASON_MAX_LENGTH, KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER, SERVING_CSR_CHECKS,
+  canonicalIp, checkForceReason, evaluateCsr, evaluatePendingCsrs, forceBlockers, isImpostor,
 } from './csr-policy';
 
 const NOW = new Date('2025-06-01T12:00:00Z');
@@ -24,13 +24,32 @@ function request(overrides: Partial<CsrRequestFacts> = {}): CsrRequestFacts {
   };
 }
 
-/** A client CSR as the OpenShift node-bootstrapper makes it for worker-1, a minute ago. */
+const BOOTSTRAP_NAMESPACE = 'ccos-scaler-bootstrap';
+const SA_GROUPS = ['system:serviceaccounts', `system:serviceaccounts:${BOOTSTRAP_NAMESPACE}`, 'system:authenticated'];
+
+/** The bootstrap identity this service minted for the install run of `hostname`. */
+function identityOf(hostname: string): RunBootstrapIdentity {
+  return { username: `system:serviceaccount:${BOOTSTRAP_NAMESPACE}:run-${hostname}`, uid: `uid-run-${hostname}` };
+}
+
+/** Who files a CSR: `username`, `uid` and `groups` as the API server sets them. */
+function requestedBy(identity: RunBootstrapIdentity, groups: string[] = SA_GROUPS): Pick<CsrFacts, 'username' | 'uid' | 'groups'> {
+  return { username: identity.username, uid: identity.uid, groups };
+}
+
+const SHARED_OPENSHIFT_BOOTSTRAPPER = {
+  username: OPENSHIFT_NODE_BOOTSTRAPPER,
+  uid: 'uid-node-bootstrapper',
+  groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator', 'system:authenticated'],
+};
+const SHARED_BOOTSTRAP_TOKEN = { username: 'system:bootstrap:abcdef', uid: null, groups: ['system:bootstrappers', 'system:bootstrappers:kubeadm:default-node-token', 'system:authenticated'] };
+
+/** A client CSR as the kubelet of worker-1 makes it with its install run's own identity, a minute ago. */
 function clientCsr(overrides: Partial<CsrFacts> = {}, requestOverrides: Partial<CsrRequestFacts> = {}): CsrFacts {
   return {
     name: 'csr-client',
     signerName: KUBELET_CLIENT_SIGNER,
-    username: OPENSHIFT_NODE_BOOTSTRAPPER,
-    groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator', 'system:authenticated'],
+    ...requestedBy(identityOf('worker-1')),
     usages: ['digital signature', 'client auth'],
     createdAt: minutesAgo(1),
     state: 'PENDING',
@@ -57,12 +76,17 @@ function servingCsr(overrides: Partial<CsrFacts> = {}, requestOverrides: Partial
 const APPROVED_CLIENT = clientCsr({ name: 'csr-client-approved', state: 'APPROVED', createdAt: minutesAgo(3) });
 
 const INVENTORY: InventoryNodeFacts[] = [
-  { hostname: 'worker-1', ips: ['198.18.0.11', '2001:db8::11'], installRun: { status: 'RUNNING', kubeletStartedAt: minutesAgo(5) } },
-  { hostname: 'worker-2', ips: ['198.18.0.12'], installRun: { status: 'SUCCEEDED', kubeletStartedAt: minutesAgo(24 * 60) } },
+  { hostname: 'worker-1', ips: ['198.18.0.11', '2001:db8::11'], installRun: { status: 'RUNNING', kubeletStartedAt: minutesAgo(5), bootstrapIdentity: identityOf('worker-1') } },
+  { hostname: 'worker-2', ips: ['198.18.0.12'], installRun: { status: 'SUCCEEDED', kubeletStartedAt: minutesAgo(24 * 60), bootstrapIdentity: identityOf('worker-2') } },
   { hostname: 'worker-3', ips: ['198.18.0.13'], installRun: null },
-  { hostname: 'worker-4', ips: ['198.18.0.14'], installRun: { status: 'RUNNING', kubeletStartedAt: minutesAgo(120) } },
-  { hostname: 'worker-5', ips: ['198.18.0.15'], installRun: { status: 'RUNNING', kubeletStartedAt: null } },
+  { hostname: 'worker-4', ips: ['198.18.0.14'], installRun: { status: 'RUNNING', kubeletStartedAt: minutesAgo(120), bootstrapIdentity: identityOf('worker-4') } },
+  { hostname: 'worker-5', ips: ['198.18.0.15'], installRun: { status: 'RUNNING', kubeletStartedAt: null, bootstrapIdentity: identityOf('worker-5') } },
+  // Installed before this service minted identities of its own.
+  { hostname: 'worker-6', ips: ['198.18.0.16'], installRun: { status: 'RUNNING', kubeletStartedAt: minutesAgo(5), bootstrapIdentity: null } },
 ];
+
+/** A node's own client CSR (kubelet restart with a valid certificate). */
+const asNode = (hostname: string) => ({ username: `system:node:${hostname}`, uid: `uid-node-${hostname}`, groups: ['system:nodes', 'system:authenticated'] });
 
 const CLUSTER_NODES: ClusterNodeFacts[] = [
   { name: 'master-0', ready: true, validClientCertificate: true },
@@ -80,6 +104,8 @@ interface Case {
   readonly check: string;
   /** Text the shown reason must contain. */
   readonly reason: string;
+  /** Whether an ADMIN's forced approval may go past the failing check (every other check passing). */
+  readonly overridable: boolean;
 }
 
 const servingContext = context({}, [APPROVED_CLIENT]);
@@ -89,260 +115,342 @@ const HOSTILE: Record<string, Case> = {
     csr: clientCsr({ signerName: 'kubernetes.io/kube-apiserver-client' }),
     check: 'signer',
     reason: 'signer kubernetes.io/kube-apiserver-client is not a kubelet signer',
+    overridable: false,
   },
   'another signer (legacy-unknown)': {
     csr: clientCsr({ signerName: 'kubernetes.io/legacy-unknown' }),
     check: 'signer',
     reason: 'signer kubernetes.io/legacy-unknown is not a kubelet signer',
+    overridable: false,
   },
   'wrong usages (server auth on a client CSR)': {
     csr: clientCsr({ usages: ['digital signature', 'server auth'] }),
     check: 'usages',
     reason: 'usages [digital signature, server auth]: missing client auth; not allowed: server auth',
+    overridable: false,
   },
   'an extra usage (client CSR also asking for server auth)': {
     csr: clientCsr({ usages: ['digital signature', 'client auth', 'server auth'] }),
     check: 'usages',
     reason: 'not allowed: server auth; a kubelet asks for exactly digital signature, client auth',
+    overridable: false,
   },
   'key encipherment with an ECDSA key': {
     csr: clientCsr({ usages: ['digital signature', 'key encipherment', 'client auth'] }),
     check: 'usages',
     reason: 'not allowed: key encipherment (only with an RSA key; this key is EC)',
+    overridable: false,
   },
   'a repeated usage': {
     csr: clientCsr({ usages: ['digital signature', 'client auth', 'client auth'] }),
     check: 'usages',
     reason: 'repeated: client auth',
+    overridable: false,
   },
-  'CN of another node (a master, by the bootstrap identity)': {
-    csr: clientCsr({}, { commonNames: ['system:node:master-0'] }),
+  'CN of a node this service does not know (a master, by the master itself)': {
+    csr: clientCsr(asNode('master-0'), { commonNames: ['system:node:master-0'] }),
     check: 'inventory',
     reason: 'master-0 is not a node of this cluster in the inventory',
+    overridable: true,
+  },
+  'CN of a node this service does not know, by a shared bootstrap identity': {
+    csr: clientCsr(SHARED_OPENSHIFT_BOOTSTRAPPER, { commonNames: ['system:node:master-0'] }),
+    check: 'requester',
+    reason: `requested by the shared bootstrap identity ${OPENSHIFT_NODE_BOOTSTRAPPER}; only the identity of the node's own install run is trusted, and the node is not in the inventory`,
+    overridable: true,
   },
   'CN of another node (serving CSR of worker-1 naming worker-3)': {
     csr: servingCsr({}, { commonNames: ['system:node:worker-3'], dnsNames: ['worker-3'], ipAddresses: ['198.18.0.13'] }),
     context: servingContext,
     check: 'requester',
     reason: 'requested by system:node:worker-1, but the subject names another node',
+    overridable: true,
   },
   'CN not of the form system:node:<name>': {
     csr: clientCsr({}, { commonNames: ['kube-admin'] }),
     check: 'subject-common-name',
     reason: 'CN "kube-admin" is not of the form system:node:<name>',
+    overridable: false,
   },
   'two CN attributes': {
     csr: clientCsr({}, { commonNames: ['system:node:worker-1', 'system:node:master-0'] }),
     check: 'subject-common-name',
     reason: 'the subject has 2 CN attributes; exactly one (system:node:<name>) is required',
+    overridable: false,
   },
   'a node name that is not a host name': {
     csr: clientCsr({}, { commonNames: ['system:node:Worker_1;reboot'] }),
     check: 'subject-common-name',
     reason: 'is not a valid RFC 1123 label',
+    overridable: false,
   },
   'O other than system:nodes': {
     csr: clientCsr({}, { organizations: ['system:masters'] }),
     check: 'subject-organization',
     reason: 'O is [system:masters]; exactly [system:nodes] is required',
+    overridable: false,
   },
   'an extra O (system:masters besides system:nodes)': {
     csr: clientCsr({}, { organizations: ['system:nodes', 'system:masters'] }),
     check: 'subject-organization',
     reason: 'O is [system:nodes, system:masters]; exactly [system:nodes] is required',
+    overridable: false,
   },
-  'requester neither the bootstrap identity nor the node': {
-    csr: clientCsr({ username: 'alice', groups: ['system:authenticated'] }),
+  'a shared bootstrap identity for a node installed without an identity of its own': {
+    csr: clientCsr(SHARED_OPENSHIFT_BOOTSTRAPPER, { commonNames: ['system:node:worker-6'] }),
     check: 'requester',
-    reason: 'requested by alice, which is neither the bootstrap identity (system:serviceaccount:openshift-machine-config-operator:node-bootstrapper) nor the node itself',
+    reason: `requested by the shared bootstrap identity ${OPENSHIFT_NODE_BOOTSTRAPPER}; only the identity of the node's own install run is trusted, and the install run of worker-6 has no bootstrap identity of its own`,
+    overridable: true,
   },
-  'another service account of the same namespace': {
-    csr: clientCsr({ username: 'system:serviceaccount:openshift-machine-config-operator:default' }),
+  'a requester that is neither an identity nor the node, for a node without one': {
+    csr: clientCsr({ username: 'alice', uid: null, groups: ['system:authenticated'] }, { commonNames: ['system:node:worker-6'] }),
     check: 'requester',
-    reason: 'requested by system:serviceaccount:openshift-machine-config-operator:default, which is neither the bootstrap identity',
+    reason: 'requested by alice, which is neither the identity of the node\'s install run nor the node itself (the install run of worker-6 has no bootstrap identity of its own)',
+    overridable: true,
   },
   'a kubeadm bootstrap token requester in an OPENSHIFT cluster': {
-    csr: clientCsr({ username: 'system:bootstrap:abcdef', groups: ['system:bootstrappers', 'system:authenticated'] }),
+    csr: clientCsr(SHARED_BOOTSTRAP_TOKEN, { commonNames: ['system:node:worker-6'] }),
     check: 'requester',
     reason: 'requested by system:bootstrap:abcdef, a KUBEADM bootstrap identity; this OPENSHIFT cluster\'s bootstrap identity is system:serviceaccount:openshift-machine-config-operator:node-bootstrapper',
+    overridable: true,
   },
   'the OpenShift node-bootstrapper in a KUBEADM cluster': {
-    csr: clientCsr(),
+    csr: clientCsr(SHARED_OPENSHIFT_BOOTSTRAPPER, { commonNames: ['system:node:worker-6'] }),
     context: context({ settings: { bootstrapStyle: 'KUBEADM' } }),
     check: 'requester',
     reason: 'a OPENSHIFT bootstrap identity; this KUBEADM cluster\'s bootstrap identity is system:bootstrap:<token-id> in group system:bootstrappers',
+    overridable: true,
   },
-  'a bootstrap-token user name without the system:bootstrappers group': {
-    csr: clientCsr({ username: 'system:bootstrap:abcdef', groups: ['system:authenticated'] }),
-    context: context({ settings: { bootstrapStyle: 'KUBEADM' } }),
-    check: 'requester',
-    reason: 'requested by system:bootstrap:abcdef, which is neither the bootstrap identity',
-  },
-  'a client CSR for worker-1 requested by node worker-2': {
-    csr: clientCsr({ username: 'system:node:worker-2', groups: ['system:nodes', 'system:authenticated'] }),
+  'a client CSR for worker-6 requested by node worker-2': {
+    csr: clientCsr(asNode('worker-2'), { commonNames: ['system:node:worker-6'] }),
     check: 'requester',
     reason: 'requested by system:node:worker-2, which is not the node the certificate is for',
+    overridable: true,
   },
   'a SAN IP not in the inventory': {
     csr: servingCsr({}, { ipAddresses: ['198.18.0.11', '10.96.0.1'] }),
     context: servingContext,
     check: 'san-ip',
     reason: 'IP address 10.96.0.1 is not an address of worker-1 in the inventory ([198.18.0.11, 2001:db8::11])',
+    overridable: true,
   },
   'the node\'s IPv4 address as an IPv4-mapped IPv6 SAN': {
     csr: servingCsr({}, { ipAddresses: ['::ffff:198.18.0.11'] }),
     context: servingContext,
     check: 'san-ip',
     reason: 'IP address ::ffff:198.18.0.11 is not an address of worker-1',
+    overridable: true,
   },
   'a SAN DNS name not in the inventory': {
     csr: servingCsr({}, { dnsNames: ['worker-1', 'kubernetes.default.svc'] }),
     context: servingContext,
     check: 'san-dns',
     reason: 'DNS name kubernetes.default.svc is not the hostname of worker-1 in the inventory',
+    overridable: true,
   },
   'a wildcard SAN DNS name': {
     csr: servingCsr({}, { dnsNames: ['*.apps.prod.example.com'] }),
     context: servingContext,
-    check: 'san-dns',
-    reason: 'DNS name *.apps.prod.example.com is not the hostname of worker-1',
+    check: 'san-form',
+    reason: 'DNS name *.apps.prod.example.com is not a host name (wildcards and other forms are never signed for a kubelet)',
+    overridable: false,
   },
   'an email SAN': {
     csr: servingCsr({}, { emailAddresses: ['admin@example.com'] }),
     context: servingContext,
     check: 'san-other',
     reason: 'a serving certificate may name only DNS names and IPs; found email admin@example.com',
+    overridable: false,
   },
   'a URI SAN': {
     csr: servingCsr({}, { uris: ['spiffe://cluster.local/ns/kube-system/sa/admin'] }),
     context: servingContext,
     check: 'san-other',
     reason: 'found URI spiffe://cluster.local/ns/kube-system/sa/admin',
+    overridable: false,
   },
   'a directory-name SAN': {
     csr: servingCsr({}, { otherNames: ['dn:CN=admin'] }),
     context: servingContext,
     check: 'san-other',
     reason: 'found name dn:CN=admin',
+    overridable: false,
   },
   'a client CSR with a registered-ID SAN': {
     csr: clientCsr({}, { otherNames: ['id:1.2.3.4'] }),
     check: 'no-sans',
     reason: 'found name id:1.2.3.4',
+    overridable: false,
   },
   'a serving CSR without any SAN': {
     csr: servingCsr({}, { dnsNames: [], ipAddresses: [] }),
     context: servingContext,
-    check: 'san-dns',
+    check: 'san-form',
     reason: 'a serving certificate needs at least one DNS name or IP address',
+    overridable: false,
   },
   'a node that is not being installed (installed yesterday)': {
-    csr: clientCsr({}, { commonNames: ['system:node:worker-2'] }),
+    csr: clientCsr(requestedBy(identityOf('worker-2')), { commonNames: ['system:node:worker-2'] }),
     context: context({ clusterNodes: [] }),
     check: 'install-run',
     reason: 'worker-2 is not being installed (its last install run is succeeded); only nodes in an active install run are auto-approved',
+    overridable: true,
   },
   'a node that was never installed': {
-    csr: clientCsr({}, { commonNames: ['system:node:worker-3'] }),
+    csr: clientCsr(asNode('worker-3'), { commonNames: ['system:node:worker-3'] }),
     check: 'install-run',
     reason: 'worker-3 is not being installed (it has never been installed)',
+    overridable: true,
   },
   'a node whose kubelet has not been started yet': {
-    csr: clientCsr({}, { commonNames: ['system:node:worker-5'] }),
+    csr: clientCsr(requestedBy(identityOf('worker-5')), { commonNames: ['system:node:worker-5'] }),
     check: 'approval-window',
     reason: 'the kubelet of worker-5 has not been started by an install run (no START_KUBELET step yet)',
+    overridable: true,
   },
   'outside the approval window (kubelet started two hours ago)': {
-    csr: clientCsr({}, { commonNames: ['system:node:worker-4'] }),
+    csr: clientCsr(requestedBy(identityOf('worker-4')), { commonNames: ['system:node:worker-4'] }),
     check: 'approval-window',
     reason: 'the approval window of worker-4 closed at 2025-06-01T11:00:00.000Z (60 min after its kubelet started)',
+    overridable: true,
   },
   'created before the kubelet was started': {
     csr: clientCsr({ createdAt: minutesAgo(30) }),
     check: 'approval-window',
     reason: 'created at 2025-06-01T11:30:00.000Z, before the kubelet of worker-1 was started (2025-06-01T11:55:00.000Z)',
+    overridable: true,
   },
   'an older pending CSR while a newer, forged one for the same node is pending': {
     csr: clientCsr({ name: 'csr-old', createdAt: minutesAgo(2) }),
     context: context({}, [clientCsr({ name: 'csr-new', usages: ['digital signature', 'client auth', 'server auth'] })]),
     check: 'single-pending',
     reason: 'another pending CSR for worker-1 with this signer exists (csr-new, newer, not approvable: usages',
+    overridable: true,
   },
   'a second client certificate in the same install': {
     csr: clientCsr(),
     context: context({}, [APPROVED_CLIENT]),
     check: 'first-of-install',
     reason: 'a client certificate for worker-1 was already approved during this install (csr-client-approved); another one needs an operator',
+    overridable: true,
   },
   'a node already Ready with a valid client certificate': {
     csr: clientCsr(),
     context: context({ clusterNodes: [{ name: 'worker-1', ready: true, validClientCertificate: true }] }),
     check: 'not-joined',
     reason: 'worker-1 is already a Ready node with a valid client certificate',
+    overridable: true,
   },
   'an unparsable request': {
     csr: clientCsr({ request: null, parseError: 'Cannot parse PEM: no CERTIFICATE REQUEST block' }),
     check: 'request',
     reason: 'the request is not a parsable PKCS#10 certificate request (Cannot parse PEM: no CERTIFICATE REQUEST block)',
+    overridable: false,
   },
   'a bad signature': {
     csr: clientCsr({}, { signatureValid: false }),
     check: 'signature',
     reason: 'the request signature does not verify with its public key',
+    overridable: false,
   },
   'an RSA-1024 key': {
     csr: clientCsr({ usages: ['digital signature', 'key encipherment', 'client auth'] }, { key: { algorithm: 'RSA', bits: 1024, curve: null } }),
     check: 'key',
     reason: 'RSA key of 1024 bits is too weak; at least 2048 bits are required',
+    overridable: false,
   },
   'an ECDSA P-521 key': {
     csr: clientCsr({}, { key: { algorithm: 'EC', bits: 521, curve: 'P-521' } }),
     check: 'key',
     reason: 'ECDSA curve P-521 is not accepted; only P-256 and P-384 are',
+    overridable: false,
   },
   'an Ed25519 key': {
     csr: clientCsr({}, { key: { algorithm: 'Ed25519', bits: null, curve: null } }),
     check: 'key',
     reason: 'Ed25519 keys are not accepted',
+    overridable: false,
   },
-  'a serving CSR requested by the bootstrap identity': {
-    csr: servingCsr({ username: OPENSHIFT_NODE_BOOTSTRAPPER, groups: ['system:serviceaccounts', 'system:authenticated'] }),
+  'a serving CSR requested by the run\'s bootstrap identity': {
+    csr: servingCsr(requestedBy(identityOf('worker-1'))),
     context: servingContext,
     check: 'requester',
-    reason: 'requested by system:serviceaccount:openshift-machine-config-operator:node-bootstrapper; a serving certificate must be requested by the node itself',
+    reason: `requested by ${identityOf('worker-1').username}; a serving certificate must be requested by the node itself`,
+    overridable: false,
   },
   'a serving CSR from a node identity without the system:nodes group': {
     csr: servingCsr({ groups: ['system:authenticated'] }),
     context: servingContext,
     check: 'requester',
     reason: 'requested by system:node:worker-1 without the group system:nodes',
+    overridable: false,
   },
   'a client CSR with SANs': {
     csr: clientCsr({}, { dnsNames: ['worker-1'], ipAddresses: ['198.18.0.11'] }),
     check: 'no-sans',
     reason: 'a client certificate must not carry subject alternative names; found DNS worker-1, IP 198.18.0.11',
+    overridable: false,
   },
   'a serving CSR for a node whose client CSR was never approved': {
     csr: servingCsr(),
     check: 'client-bootstrapped',
     reason: 'no client CSR of worker-1 was approved during this install; its client certificate did not come from this install',
+    overridable: true,
   },
   'a serving CSR whose client CSR was approved before this install': {
     csr: servingCsr(),
     context: context({}, [clientCsr({ name: 'csr-last-year', state: 'APPROVED', createdAt: minutesAgo(60 * 24 * 365) })]),
     check: 'client-bootstrapped',
     reason: 'no client CSR of worker-1 was approved during this install',
+    overridable: true,
   },
   'a serving CSR with client auth': {
     csr: servingCsr({ usages: ['digital signature', 'server auth', 'client auth'] }),
     context: servingContext,
     check: 'usages',
     reason: 'not allowed: client auth; a kubelet asks for exactly digital signature, server auth',
+    overridable: false,
   },
   'a CSR that is already denied': {
     csr: clientCsr({ state: 'DENIED' }),
     check: 'pending',
     reason: 'the CSR is already denied; nothing to decide',
+    overridable: false,
+  },
+};
+
+/**
+ * Client CSRs for a node this service installs with an identity of its own, filed by anyone
+ * else: denied as impostors, naming who filed them; force can never approve them.
+ */
+const IMPOSTORS: Record<string, { readonly csr: CsrFacts; readonly reason: string }> = {
+  'the shared OpenShift node-bootstrapper (its token is in the worker Ignition)': {
+    csr: clientCsr(SHARED_OPENSHIFT_BOOTSTRAPPER),
+    reason: `impostor: a client CSR for worker-1 requested by ${OPENSHIFT_NODE_BOOTSTRAPPER}, not by the bootstrap identity of the install run of worker-1 (${identityOf('worker-1').username}) nor by the node itself`,
+  },
+  'the shared kubeadm bootstrap token': {
+    csr: clientCsr(SHARED_BOOTSTRAP_TOKEN),
+    reason: 'impostor: a client CSR for worker-1 requested by system:bootstrap:abcdef, not by the bootstrap identity of the install run of worker-1',
+  },
+  'the identity of another node\'s install run': {
+    csr: clientCsr(requestedBy(identityOf('worker-4'))),
+    reason: `requested by ${identityOf('worker-4').username}, not by the bootstrap identity of the install run of worker-1`,
+  },
+  'another account of the bootstrap namespace': {
+    csr: clientCsr({ username: `system:serviceaccount:${BOOTSTRAP_NAMESPACE}:default`, uid: 'uid-default' }),
+    reason: `requested by system:serviceaccount:${BOOTSTRAP_NAMESPACE}:default, not by the bootstrap identity`,
+  },
+  'an account re-created under the run identity\'s name': {
+    csr: clientCsr({ uid: 'uid-someone-else' }),
+    reason: `requested by ${identityOf('worker-1').username}, with UID uid-someone-else, not the UID uid-run-worker-1 of the identity this service minted (the account was re-created)`,
+  },
+  'another node': {
+    csr: clientCsr(asNode('worker-2')),
+    reason: 'impostor: a client CSR for worker-1 requested by system:node:worker-2',
+  },
+  'the shared identity asking for system:masters as well': {
+    csr: clientCsr(SHARED_OPENSHIFT_BOOTSTRAPPER, { organizations: ['system:nodes', 'system:masters'] }),
+    reason: `impostor: a client CSR for worker-1 requested by ${OPENSHIFT_NODE_BOOTSTRAPPER}`,
   },
 };
 
@@ -351,7 +459,7 @@ describe('CSR policy: hostile or wrong CSRs stay pending', () => {
     expect(Object.keys(HOSTILE).length).toBeGreaterThanOrEqual(20);
   });
 
-  it.each(Object.entries(HOSTILE))('%s', (_title, { csr, context: given, check, reason }) => {
+  it.each(Object.entries(HOSTILE))('%s', (_title, { csr, context: given, check, reason, overridable }) => {
     const verdict = evaluateCsr(csr, given ?? context());
     expect(verdict.decision).toBe('LEAVE_PENDING');
     expect(verdict.reason).toContain(reason);
@@ -359,6 +467,7 @@ describe('CSR policy: hostile or wrong CSRs stay pending', () => {
     expect(failed, `check ${check} is listed`).toBeDefined();
     expect(failed?.passed).toBe(false);
     expect(failed?.detail).toContain(reason);
+    expect(failed?.overridable, 'whether force may go past it').toBe(overridable);
     // Every check is listed, passed or not, in a fixed order per signer.
     const names = verdict.checks.map((entry) => entry.name);
     if (verdict.kind === 'CLIENT') {
@@ -379,21 +488,30 @@ describe('CSR policy: hostile or wrong CSRs stay pending', () => {
 });
 
 describe('CSR policy: what it approves', () => {
-  it('approves worker-1\'s client CSR from the OpenShift node-bootstrapper, listing every check as passed', () => {
+  it('approves worker-1\'s client CSR filed by its install run\'s own identity, listing every check as passed', () => {
     const verdict = evaluateCsr(clientCsr(), context());
     expect(verdict).toMatchObject({ decision: 'APPROVE', node: 'worker-1', kind: 'CLIENT', reason: `all ${CLIENT_CSR_CHECKS.length} checks passed` });
     expect(verdict.checks.map((check) => check.name)).toEqual(CLIENT_CSR_CHECKS);
     expect(verdict.checks.every((check) => check.passed)).toBe(true);
-    expect(verdict.checks.find((check) => check.name === 'requester')?.detail).toBe(`requested by the bootstrap identity ${OPENSHIFT_NODE_BOOTSTRAPPER}`);
+    expect(verdict.checks.find((check) => check.name === 'requester')?.detail).toBe(`requested by ${identityOf('worker-1').username}, the bootstrap identity of the install run of worker-1`);
   });
 
-  it('approves a kubeadm bootstrap-token requester in a KUBEADM cluster', () => {
-    const csr = clientCsr({ username: 'system:bootstrap:07401b', groups: ['system:bootstrappers', 'system:bootstrappers:kubeadm:default-node-token', 'system:authenticated'] });
-    expect(evaluateCsr(csr, context({ settings: { bootstrapStyle: 'KUBEADM' } })).decision).toBe('APPROVE');
+  it.each(['OPENSHIFT', 'KUBEADM'] as const)('approves the run identity the same way in a %s cluster', (bootstrapStyle) => {
+    expect(evaluateCsr(clientCsr(), context({ settings: { bootstrapStyle } })).decision).toBe('APPROVE');
+  });
+
+  it.each([
+    ['the OpenShift node-bootstrapper', SHARED_OPENSHIFT_BOOTSTRAPPER, 'OPENSHIFT'],
+    ['a kubeadm bootstrap token', SHARED_BOOTSTRAP_TOKEN, 'KUBEADM'],
+  ] as const)('never auto-approves %s, the shared credential, even where it is the cluster\'s own style', (_what, requester, bootstrapStyle) => {
+    const verdict = evaluateCsr(clientCsr(requester, { commonNames: ['system:node:worker-6'] }), context({ settings: { bootstrapStyle } }));
+    expect(verdict.decision).toBe('LEAVE_PENDING');
+    expect(verdict.checks.filter((check) => !check.passed).map((check) => check.name)).toEqual(['requester']);
+    expect(forceBlockers(verdict)).toEqual([]);
   });
 
   it('approves a client CSR the node makes with its own identity while it is being installed (kubelet restart)', () => {
-    const csr = clientCsr({ username: 'system:node:worker-1', groups: ['system:nodes', 'system:authenticated'] });
+    const csr = clientCsr(asNode('worker-1'));
     const verdict = evaluateCsr(csr, context());
     expect(verdict.decision).toBe('APPROVE');
     expect(verdict.checks.find((check) => check.name === 'requester')?.detail).toBe('requested by the node itself (system:node:worker-1): a renewal');
@@ -417,13 +535,13 @@ describe('CSR policy: what it approves', () => {
   });
 
   it('approves the serving CSR right after the install run succeeded (the Node turned Ready first)', () => {
-    const inventory = INVENTORY.map((node) => (node.hostname === 'worker-1' ? { ...node, installRun: { status: 'SUCCEEDED' as const, kubeletStartedAt: minutesAgo(5) } } : node));
+    const inventory = INVENTORY.map((node) => (node.hostname === 'worker-1' ? { ...node, installRun: { status: 'SUCCEEDED' as const, kubeletStartedAt: minutesAgo(5), bootstrapIdentity: identityOf('worker-1') } } : node));
     const verdict = evaluateCsr(servingCsr(), context({ inventory, clusterNodes: [{ name: 'worker-1', ready: true, validClientCertificate: true }] }, [APPROVED_CLIENT]));
     expect(verdict.decision).toBe('APPROVE');
   });
 
   it('honours a configured approval window and clock skew', () => {
-    const late = clientCsr({}, { commonNames: ['system:node:worker-4'] });
+    const late = clientCsr(requestedBy(identityOf('worker-4')), { commonNames: ['system:node:worker-4'] });
     expect(evaluateCsr(late, context({ settings: { bootstrapStyle: 'OPENSHIFT', approvalWindowMs: 3 * 3600_000 } })).decision).toBe('APPROVE');
     const early = clientCsr({ createdAt: minutesAgo(6) });
     expect(evaluateCsr(early, context()).decision).toBe('APPROVE');
@@ -467,6 +585,73 @@ describe('CSR policy: one pending CSR per node and signer', () => {
 
   it('skips CSRs that are not pending', () => {
     expect([...evaluatePendingCsrs(context({}, [APPROVED_CLIENT, clientCsr()])).keys()]).toEqual(['csr-client']);
+  });
+});
+
+describe('CSR policy: impostors', () => {
+  it.each(Object.entries(IMPOSTORS))('denies a client CSR for worker-1 from %s, naming who filed it; force cannot approve it', (_title, { csr, reason }) => {
+    const verdict = evaluateCsr(csr, context());
+    expect(verdict.decision).toBe('DENY_IMPOSTOR');
+    expect(verdict.reason).toContain(reason);
+    const requester = verdict.checks.find((check) => check.name === 'requester');
+    expect(requester).toMatchObject({ passed: false, overridable: false });
+    expect(forceBlockers(verdict).map((check) => check.name)).toContain('requester');
+    expect(isImpostor(verdict)).toBe(true);
+    // Still an impostor's once decided.
+    expect(isImpostor(evaluateCsr({ ...csr, state: 'DENIED' }, context()))).toBe(true);
+  });
+
+  it('lets neither a newer nor an older impostor touch the real kubelet\'s CSR', () => {
+    const real = clientCsr({ name: 'csr-real', createdAt: minutesAgo(2) });
+    const before = clientCsr({ ...SHARED_BOOTSTRAP_TOKEN, name: 'csr-impostor-before', createdAt: minutesAgo(3) });
+    const after = clientCsr({ ...SHARED_BOOTSTRAP_TOKEN, name: 'csr-impostor-after', createdAt: minutesAgo(1) });
+    const ctx = context({}, [before, real, after]);
+    expect(evaluateCsr(real, ctx)).toMatchObject({ decision: 'APPROVE' });
+    expect(evaluateCsr(real, ctx).checks.find((check) => check.name === 'single-pending')?.detail).toBe('the only pending CSR for worker-1 with this signer');
+    expect(evaluateCsr(before, ctx).decision).toBe('DENY_IMPOSTOR');
+    expect(evaluateCsr(after, ctx).decision).toBe('DENY_IMPOSTOR');
+  });
+
+  it('still lets the run\'s own newer duplicate supersede the older one (kubelet re-files after ~15 min)', () => {
+    const first = clientCsr({ name: 'csr-first', createdAt: minutesAgo(3) });
+    const again = clientCsr({ name: 'csr-again', createdAt: minutesAgo(1) });
+    const impostor = clientCsr({ ...SHARED_OPENSHIFT_BOOTSTRAPPER, name: 'csr-impostor', createdAt: minutesAgo(0) });
+    const ctx = context({}, [first, again, impostor]);
+    expect([evaluateCsr(first, ctx).decision, evaluateCsr(again, ctx).decision, evaluateCsr(impostor, ctx).decision]).toEqual(['DENY_SUPERSEDED', 'APPROVE', 'DENY_IMPOSTOR']);
+  });
+
+  it('treats a CSR for a node installed without an identity of its own as an operator\'s matter, not an impostor', () => {
+    const verdict = evaluateCsr(clientCsr(SHARED_OPENSHIFT_BOOTSTRAPPER, { commonNames: ['system:node:worker-6'] }), context());
+    expect(verdict.decision).toBe('LEAVE_PENDING');
+    expect(isImpostor(verdict)).toBe(false);
+    expect(isImpostor(evaluateCsr(clientCsr(), context()))).toBe(false);
+  });
+});
+
+describe('CSR policy: what force may go past', () => {
+  it('declares every check once', () => {
+    expect(Object.keys(CSR_CHECK_OVERRIDES).sort()).toEqual([...new Set([...CLIENT_CSR_CHECKS, ...SERVING_CSR_CHECKS])].sort());
+  });
+
+  it.each(Object.entries(HOSTILE))('%s', (_title, { csr, context: given, overridable }) => {
+    const blockers = forceBlockers(evaluateCsr(csr, given ?? context()));
+    expect(blockers.length === 0).toBe(overridable);
+  });
+
+  it('never goes past the certificate\'s own form: signer, usages, subject, key, signature, SAN form', () => {
+    const never = Object.entries(CSR_CHECK_OVERRIDES).filter(([, rule]) => rule === 'NEVER').map(([name]) => name).sort();
+    expect(never).toEqual(['key', 'no-sans', 'pending', 'request', 'san-form', 'san-other', 'signature', 'signer', 'subject-common-name', 'subject-organization', 'usages']);
+  });
+
+  it.each([
+    ['a reason', 'the host was reinstalled by hand; ticket OPS-1234', null],
+    ['no reason', undefined, 'is required with force: say why the CSR is approved against the policy'],
+    ['only spaces', '   ', 'is required with force: say why the CSR is approved against the policy'],
+    ['a reason too long', 'x'.repeat(FORCE_REASON_MAX_LENGTH + 1), `is ${FORCE_REASON_MAX_LENGTH + 1} characters long; at most ${FORCE_REASON_MAX_LENGTH} are allowed`],
+    ['a NUL byte', 'ok\u0000', 'must not contain control characters'],
+    ['several lines', 'line one\nline two', null],
+  ])('checks the written reason: %s', (_what, reason, problem) => {
+    expect(checkForceReason(reason)).toBe(problem);
   });
 });
 

@@ -10,7 +10,7 @@
  * @see https://kubernetes.io/docs/reference/access-authn-authz/kubelet-tls-bootstrapping/
  * @see https://kubernetes.io/docs/reference/access-authn-authz/certificate-signing-requests/#kubernetes-signers
  */
-import { checkHostname } from './validation';
+import { checkHostname, checkIp } from './validation';
 
 export const KUBELET_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
 export const KUBELET_SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
@@ -30,7 +30,7 @@ export const DEFAULT_CSR_CLOCK_SKEW_MS = 2 * 60 * 1000;
 export const CSR_STATES = ['PENDING', 'APPROVED', 'DENIED', 'FAILED'] as const;
 export type CsrState = (typeof CSR_STATES)[number];
 
-export const CSR_POLICY_DECISIONS = ['APPROVE', 'LEAVE_PENDING', 'DENY_SUPERSEDED'] as const;
+export const CSR_POLICY_DECISIONS = ['APPROVE', 'LEAVE_PENDING', 'DENY_SUPERSEDED', 'DENY_IMPOSTOR'] as const;
 export type CsrPolicyDecision = (typeof CSR_POLICY_DECISIONS)[number];
 
 /** The two certificate kinds a kubelet asks for. */
@@ -69,8 +69,9 @@ export interface CsrRequestFacts {
 export interface CsrFacts {
   readonly name: string;
   readonly signerName: string;
-  /** `spec.username` / `spec.groups`: set by the API server from the authenticated caller. */
+  /** `spec.username` / `spec.uid` / `spec.groups`: set by the API server from the authenticated caller. */
   readonly username: string;
+  readonly uid?: string | null;
   readonly groups: readonly string[];
   readonly usages: readonly string[];
   readonly createdAt: Date;
@@ -88,9 +89,22 @@ export interface InventoryNodeFacts {
   /** The node's latest install run, if any. */
   readonly installRun: {
     readonly status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
-    /** When the run's START_KUBELET step started, or null before it. */
+    /** When the run's START_KUBELET step first started, or null before it. */
     readonly kubeletStartedAt: Date | null;
+    /**
+     * The bootstrap identity this service minted for the run and handed only to the host (a
+     * ServiceAccount token): the one requester whose client CSR for the node is auto-approved.
+     * Null for a run that has none (started before identities were minted).
+     */
+    readonly bootstrapIdentity?: RunBootstrapIdentity | null;
   } | null;
+}
+
+/** A run's own bootstrap identity, as the API server names it in `spec.username` / `spec.uid`. */
+export interface RunBootstrapIdentity {
+  readonly username: string;
+  /** The ServiceAccount's UID; a re-created account of the same name is another identity. */
+  readonly uid: string | null;
 }
 
 /** A Node object found in the cluster. */
@@ -124,6 +138,8 @@ export interface CsrCheck {
   readonly passed: boolean;
   /** What was found, in words an operator understands. */
   readonly detail: string;
+  /** Whether an ADMIN's forced approval may go past this check when it fails (see {@link CSR_CHECK_OVERRIDES}). */
+  readonly overridable: boolean;
 }
 
 export interface CsrVerdict {
@@ -146,9 +162,79 @@ export const CLIENT_CSR_CHECKS = [
 /** The checks of a serving CSR, in the order a verdict lists them. */
 export const SERVING_CSR_CHECKS = [
   'pending', 'request', 'signature', 'key', 'signer',
-  'subject-common-name', 'subject-organization', 'usages', 'requester', 'san-dns', 'san-ip', 'san-other',
+  'subject-common-name', 'subject-organization', 'usages', 'requester', 'san-form', 'san-dns', 'san-ip', 'san-other',
   'inventory', 'install-run', 'approval-window', 'client-bootstrapped', 'first-of-install', 'single-pending',
 ] as const;
+
+export type CsrCheckName = (typeof CLIENT_CSR_CHECKS)[number] | (typeof SERVING_CSR_CHECKS)[number];
+
+/**
+ * What an ADMIN's forced approval may go past: `NEVER` for what makes the certificate itself
+ * (signer, usages, subject form, key, proof of possession, the form of its SANs) — a forced
+ * approval signs exactly what was asked, so these stay absolute; `FORCE` for what relates the
+ * request to this service's inventory and install runs; `FORCE_UNLESS_INSTALLED_HERE` for the
+ * requester: overridable only for hosts this service did not install, because a host it installs
+ * has an identity of its own and any other requester is an impostor.
+ */
+export type CsrCheckOverride = 'NEVER' | 'FORCE' | 'FORCE_UNLESS_INSTALLED_HERE';
+
+export const CSR_CHECK_OVERRIDES: Readonly<Record<CsrCheckName, CsrCheckOverride>> = {
+  pending: 'NEVER',
+  request: 'NEVER',
+  signature: 'NEVER',
+  key: 'NEVER',
+  signer: 'NEVER',
+  'subject-common-name': 'NEVER',
+  'subject-organization': 'NEVER',
+  usages: 'NEVER',
+  requester: 'FORCE_UNLESS_INSTALLED_HERE',
+  'no-sans': 'NEVER',
+  'san-form': 'NEVER',
+  'san-other': 'NEVER',
+  'san-dns': 'FORCE',
+  'san-ip': 'FORCE',
+  inventory: 'FORCE',
+  'install-run': 'FORCE',
+  'approval-window': 'FORCE',
+  'not-joined': 'FORCE',
+  'client-bootstrapped': 'FORCE',
+  'first-of-install': 'FORCE',
+  'single-pending': 'FORCE',
+};
+
+/** The longest reason a forced approval may give. */
+export const FORCE_REASON_MAX_LENGTH = 500;
+
+/** Why a forced approval's written reason is not acceptable, or null when it is. */
+export function checkForceReason(reason: string | null | undefined): string | null {
+  const text = reason?.trim() ?? '';
+  if (text.length === 0) {
+    return 'is required with force: say why the CSR is approved against the policy';
+  }
+  if (text.length > FORCE_REASON_MAX_LENGTH) {
+    return `is ${text.length} characters long; at most ${FORCE_REASON_MAX_LENGTH} are allowed`;
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(text)) {
+    return 'must not contain control characters';
+  }
+  return null;
+}
+
+/**
+ * Whether a verdict is about an impostor: a client CSR for a node this service installs with an
+ * identity of its own, filed by someone else. Holds once the CSR is decided too (the requester
+ * check does not depend on the CSR being pending).
+ */
+export function isImpostor(verdict: Pick<CsrVerdict, 'kind' | 'checks'>): boolean {
+  const requester = verdict.checks.find((check) => check.name === 'requester');
+  return verdict.kind === 'CLIENT' && requester !== undefined && !requester.passed && !requester.overridable;
+}
+
+/** The failed checks that no forced approval may go past; empty when force may approve the CSR. */
+export function forceBlockers(verdict: Pick<CsrVerdict, 'checks'>): CsrCheck[] {
+  return verdict.checks.filter((check) => !check.passed && !check.overridable);
+}
 
 const NOT_PARSED = 'not evaluated: the request could not be parsed';
 
@@ -175,15 +261,17 @@ export function kubeletUsages(kind: KubeletCsrKind, algorithm: string): { readon
 }
 
 /**
- * Decides what to do with one CSR. Older pending duplicates of an approvable request
- * (same node and signer) are DENY_SUPERSEDED; everything that fails a check stays pending.
+ * Decides what to do with one CSR. A client CSR for a node whose install run has its own
+ * bootstrap identity, filed by anyone else, is DENY_IMPOSTOR; older pending duplicates of an
+ * approvable request (same node, signer and a legitimate requester) are DENY_SUPERSEDED;
+ * everything else that fails a check stays pending.
  */
 export function evaluateCsr(csr: CsrFacts, context: CsrPolicyContext): CsrVerdict {
   const kind = kubeletCsrKind(csr.signerName);
   const request = csr.request;
   const claimed = claimedNodeName(csr);
   const node = claimed === null ? undefined : context.inventory.find((entry) => sameHostname(entry.hostname, claimed));
-  const duplicates = claimed === null ? null : duplicatesOf(csr, claimed, context);
+  const duplicates = claimed === null || kind === null ? null : duplicatesOf(csr, kind, claimed, node, context);
   const checks: CsrCheck[] = [
     checkState(csr),
     checkParsed(csr),
@@ -198,6 +286,10 @@ export function evaluateCsr(csr: CsrFacts, context: CsrPolicyContext): CsrVerdic
   const nodeName = node?.hostname ?? null;
   if (failed.length === 0) {
     return { decision: 'APPROVE', node: nodeName, kind, reason: `all ${checks.length} checks passed`, checks };
+  }
+  const requester = checks.find((entry) => entry.name === 'requester');
+  if (csr.state === 'PENDING' && kind === 'CLIENT' && requester && !requester.passed && installedHere(node)) {
+    return { decision: 'DENY_IMPOSTOR', node: nodeName, kind, reason: requester.detail, checks };
   }
   // An older duplicate of an approvable request goes, whatever else is wrong with it.
   if (csr.state === 'PENDING' && kind !== null && duplicates?.supersededBy) {
@@ -231,7 +323,7 @@ function kindChecks(
   if (kind === 'CLIENT') {
     return [
       ...common,
-      checkClientRequester(csr, claimed, context.settings.bootstrapStyle),
+      checkClientRequester(csr, claimed, node, context.settings.bootstrapStyle),
       checkNoSans(request),
       checkInventory(claimed, node),
       checkInstallRun(kind, node),
@@ -243,7 +335,8 @@ function kindChecks(
   }
   return [
     ...common,
-    checkServingRequester(csr, claimed),
+    checkServingRequester(csr, claimed, node),
+    checkSanForm(request),
     checkSanDns(request, node),
     checkSanIps(request, node),
     checkNoOtherSans(request),
@@ -256,12 +349,27 @@ function kindChecks(
   ];
 }
 
-function pass(name: string, detail: string): CsrCheck {
-  return { name, passed: true, detail };
+function pass(name: CsrCheckName, detail: string, overridable = CSR_CHECK_OVERRIDES[name] === 'FORCE'): CsrCheck {
+  return { name, passed: true, detail, overridable };
 }
 
-function fail(name: string, detail: string): CsrCheck {
-  return { name, passed: false, detail };
+function fail(name: CsrCheckName, detail: string, overridable = CSR_CHECK_OVERRIDES[name] === 'FORCE'): CsrCheck {
+  return { name, passed: false, detail, overridable };
+}
+
+/** Whether this service installs the node with an identity of its own (see {@link CSR_CHECK_OVERRIDES}). */
+function installedHere(node: InventoryNodeFacts | undefined): node is InventoryNodeFacts & { installRun: { bootstrapIdentity: RunBootstrapIdentity } } {
+  return (node?.installRun?.bootstrapIdentity ?? null) !== null;
+}
+
+/** Whether force may go past a failed requester check of a CSR for `node`. */
+function requesterOverridable(node: InventoryNodeFacts | undefined): boolean {
+  return !installedHere(node);
+}
+
+/** Whether the CSR was filed by the run's own identity (the same account, not one re-created under its name). */
+function byRunIdentity(csr: CsrFacts, identity: RunBootstrapIdentity): boolean {
+  return csr.username === identity.username && (identity.uid === null || csr.uid === identity.uid);
 }
 
 function checkState(csr: CsrFacts): CsrCheck {
@@ -356,39 +464,52 @@ function checkUsages(csr: CsrFacts, kind: KubeletCsrKind): CsrCheck {
   return pass('usages', `usages [${asked.join(', ')}] are what a kubelet asks for`);
 }
 
-function checkClientRequester(csr: CsrFacts, claimed: string | null, style: CsrBootstrapStyle): CsrCheck {
+function checkClientRequester(csr: CsrFacts, claimed: string | null, node: InventoryNodeFacts | undefined, style: CsrBootstrapStyle): CsrCheck {
   const requester = csr.username;
-  const bootstrap = bootstrapIdentity(style);
-  if (isBootstrapIdentity(csr, style)) {
-    return pass('requester', `requested by the bootstrap identity ${requester}`);
-  }
+  const overridable = requesterOverridable(node);
   const renewing = nodeNameOf(requester);
   if (renewing !== null && claimed !== null && sameHostname(renewing, claimed) && csr.groups.includes(NODES_GROUP)) {
-    return pass('requester', `requested by the node itself (${requester}): a renewal`);
+    return pass('requester', `requested by the node itself (${requester}): a renewal`, overridable);
+  }
+  if (installedHere(node)) {
+    const identity = node.installRun.bootstrapIdentity;
+    if (byRunIdentity(csr, identity)) {
+      return pass('requester', `requested by ${requester}, the bootstrap identity of the install run of ${node.hostname}`, overridable);
+    }
+    const why =
+      csr.username === identity.username
+        ? `with UID ${csr.uid ?? 'none'}, not the UID ${identity.uid ?? ''} of the identity this service minted (the account was re-created)`
+        : `not by the bootstrap identity of the install run of ${node.hostname} (${identity.username}) nor by the node itself`;
+    return fail('requester', `impostor: a client CSR for ${node.hostname} requested by ${requester}, ${why}`, overridable);
   }
   if (renewing !== null) {
-    return fail('requester', `requested by ${requester}, which is not the node the certificate is for; a node may only renew its own certificate`);
+    return fail('requester', `requested by ${requester}, which is not the node the certificate is for; a node may only renew its own certificate`, overridable);
+  }
+  const own = node === undefined ? 'the node is not in the inventory' : node.installRun === null ? `${node.hostname} has never been installed by this service` : `the install run of ${node.hostname} has no bootstrap identity of its own`;
+  if (isBootstrapIdentity(csr, style)) {
+    return fail('requester', `requested by the shared bootstrap identity ${requester}; only the identity of the node's own install run is trusted, and ${own}`, overridable);
   }
   const otherStyle: CsrBootstrapStyle = style === 'OPENSHIFT' ? 'KUBEADM' : 'OPENSHIFT';
   if (isBootstrapIdentity(csr, otherStyle)) {
-    return fail('requester', `requested by ${requester}, a ${otherStyle} bootstrap identity; this ${style} cluster's bootstrap identity is ${bootstrap}`);
+    return fail('requester', `requested by ${requester}, a ${otherStyle} bootstrap identity; this ${style} cluster's bootstrap identity is ${bootstrapIdentity(style)}`, overridable);
   }
-  return fail('requester', `requested by ${requester}, which is neither the bootstrap identity (${bootstrap}) nor the node itself`);
+  return fail('requester', `requested by ${requester}, which is neither the identity of the node's install run nor the node itself (${own})`, overridable);
 }
 
-function checkServingRequester(csr: CsrFacts, claimed: string | null): CsrCheck {
+function checkServingRequester(csr: CsrFacts, claimed: string | null, node: InventoryNodeFacts | undefined): CsrCheck {
   const requester = csr.username;
   const requesterNode = nodeNameOf(requester);
+  const overridable = requesterOverridable(node);
   if (requesterNode === null) {
-    return fail('requester', `requested by ${requester}; a serving certificate must be requested by the node itself (system:node:<name>)`);
+    return fail('requester', `requested by ${requester}; a serving certificate must be requested by the node itself (system:node:<name>)`, overridable);
   }
   if (!csr.groups.includes(NODES_GROUP)) {
-    return fail('requester', `requested by ${requester} without the group ${NODES_GROUP}`);
+    return fail('requester', `requested by ${requester} without the group ${NODES_GROUP}`, overridable);
   }
   if (claimed === null || !sameHostname(requesterNode, claimed)) {
-    return fail('requester', `requested by ${requester}, but the subject names another node`);
+    return fail('requester', `requested by ${requester}, but the subject names another node`, overridable);
   }
-  return pass('requester', `requested by the node itself (${requester})`);
+  return pass('requester', `requested by the node itself (${requester})`, overridable);
 }
 
 function checkNoSans(request: CsrRequestFacts | null): CsrCheck {
@@ -397,6 +518,25 @@ function checkNoSans(request: CsrRequestFacts | null): CsrCheck {
   }
   const sans = allSans(request);
   return sans.length === 0 ? pass('no-sans', 'no subject alternative names') : fail('no-sans', `a client certificate must not carry subject alternative names; found ${sans.join(', ')}`);
+}
+
+/** The form of a serving certificate's names: host names (no wildcards) and addresses, at least one. */
+function checkSanForm(request: CsrRequestFacts | null): CsrCheck {
+  if (!request) {
+    return fail('san-form', NOT_PARSED);
+  }
+  if (request.dnsNames.length === 0 && request.ipAddresses.length === 0) {
+    return fail('san-form', 'a serving certificate needs at least one DNS name or IP address');
+  }
+  const badNames = request.dnsNames.filter((name) => checkHostname(name.toLowerCase()) !== null);
+  if (badNames.length > 0) {
+    return fail('san-form', `DNS name ${badNames.join(', ')} is not a host name (wildcards and other forms are never signed for a kubelet)`);
+  }
+  const badIps = request.ipAddresses.filter((ip) => checkIp(ip) !== null);
+  if (badIps.length > 0) {
+    return fail('san-form', `IP address ${badIps.join(', ')} is not an IPv4 or IPv6 address`);
+  }
+  return pass('san-form', 'every name is a host name or an IP address');
 }
 
 function checkSanDns(request: CsrRequestFacts | null, node: InventoryNodeFacts | undefined): CsrCheck {
@@ -409,9 +549,6 @@ function checkSanDns(request: CsrRequestFacts | null, node: InventoryNodeFacts |
   const foreign = request.dnsNames.filter((name) => !sameHostname(name, node.hostname));
   if (foreign.length > 0) {
     return fail('san-dns', `DNS name ${foreign.join(', ')} is not the hostname of ${node.hostname} in the inventory`);
-  }
-  if (request.dnsNames.length === 0 && request.ipAddresses.length === 0) {
-    return fail('san-dns', 'a serving certificate needs at least one DNS name or IP address');
   }
   return pass('san-dns', request.dnsNames.length > 0 ? `DNS names [${request.dnsNames.join(', ')}] match the inventory` : 'no DNS names');
 }
@@ -557,9 +694,16 @@ interface Duplicates {
   readonly supersededBy: CsrFacts | null;
 }
 
-function duplicatesOf(csr: CsrFacts, claimed: string, context: CsrPolicyContext): Duplicates {
+/**
+ * Rivals are requests a legitimate requester filed (the run's identity, or the node itself):
+ * an impostor's request is no duplicate of the kubelet's, so it can neither supersede the
+ * real one nor stand in its way.
+ */
+function duplicatesOf(csr: CsrFacts, kind: KubeletCsrKind, claimed: string, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): Duplicates {
+  const legitimate = (other: CsrFacts): boolean =>
+    (kind === 'CLIENT' ? checkClientRequester(other, claimed, node, context.settings.bootstrapStyle) : checkServingRequester(other, claimed, node)).passed;
   const rivals = context.csrs.filter(
-    (other) => other.name !== csr.name && other.state === 'PENDING' && other.signerName === csr.signerName && claimedNodeName(other) === claimed,
+    (other) => other.name !== csr.name && other.state === 'PENDING' && other.signerName === csr.signerName && claimedNodeName(other) === claimed && legitimate(other),
   );
   const newest = rivals.reduce((best, other) => (isNewer(other, best) ? other : best), csr);
   if (newest === csr) {

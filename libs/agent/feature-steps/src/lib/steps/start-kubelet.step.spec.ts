@@ -134,6 +134,59 @@ describe('START_KUBELET', () => {
   });
 });
 
+describe('START_KUBELET with the run\'s bootstrap identity', () => {
+  const RUN_TOKEN = 'eyJhbGciOiJFUzI1NiIsImtpZCI6InJ1bi0xIn0.payload.signature';
+  const UNIT = '# /etc/systemd/system/kubelet.service\n[Service]\nExecStart=/usr/local/bin/kubelet --bootstrap-kubeconfig=/etc/kubernetes/kubeconfig --kubeconfig=/var/lib/kubelet/kubeconfig\n';
+  const SHARED = 'apiVersion: v1\nkind: Config\nclusters: [{name: local, cluster: {server: "https://198.18.0.2:6443", certificate-authority-data: Q0E=}}]\ncontexts: [{name: kubelet, context: {cluster: local, user: kubelet}}]\ncurrent-context: kubelet\nusers: [{name: kubelet, user: {token: abcdef.0123456789abcdef}}]\n';
+
+  function identityHost(unit = UNIT): StepHarness {
+    const h = stepHarness({ startStep: 'START_KUBELET', timeouts: { nodeReadySeconds: 600 }, kubeletBootstrapToken: RUN_TOKEN });
+    h.fs.seed({ '/etc/kubernetes/kubeconfig': SHARED }, 0o600);
+    h.exec
+      .on(['systemctl', 'cat', 'kubelet'], ok(unit))
+      .on(['systemctl', 'enable', 'kubelet'], ok(''))
+      .on(['systemctl', 'restart', 'kubelet'], ok(''))
+      .on(['systemctl', 'is-active', 'kubelet'], ok('active\n'))
+      .on(['systemctl', 'show', 'kubelet'], ok('0\n'))
+      .on(['journalctl'], ok('-- No entries --\n'));
+    script(h, [[1, { nodeRegistered: true, nodeReady: true }]]);
+    return h;
+  }
+
+  it('puts the run\'s token into the bootstrap kubeconfig kubelet.service names, 0600, then (re)starts kubelet', async () => {
+    const h = identityHost();
+    const result = await new StartKubeletStep().run(h.ctx);
+    expect(result).toMatchObject({ ok: true });
+    const written = h.fs.text('/etc/kubernetes/kubeconfig') ?? '';
+    expect(written).toContain(RUN_TOKEN);
+    expect(written).not.toContain('abcdef.0123456789abcdef');
+    expect(written).toContain('server: https://198.18.0.2:6443');
+    expect((h.fs.node('/etc/kubernetes/kubeconfig')?.mode ?? 0) & 0o777).toBe(0o600);
+    expect(h.exec.calls.map((call) => call.argv.join(' ')).filter((line) => /^systemctl (cat|enable|restart)/.test(line))).toEqual([
+      'systemctl cat kubelet',
+      'systemctl enable kubelet',
+      'systemctl restart kubelet',
+    ]);
+    expect(h.progress[0]?.message).toBe('kubelet bootstraps with this run\'s own identity (/etc/kubernetes/kubeconfig)');
+    expect(JSON.stringify(h.progress)).not.toContain(RUN_TOKEN);
+  });
+
+  it('fails before starting kubelet when kubelet.service names no bootstrap kubeconfig', async () => {
+    const h = identityHost('[Service]\nExecStart=/usr/local/bin/kubelet\n');
+    const result = await new StartKubeletStep().run(h.ctx);
+    expect(result).toMatchObject({ ok: false, code: 'KUBELET_BOOTSTRAP_KUBECONFIG', message: 'kubelet.service names no --bootstrap-kubeconfig, so kubelet cannot be given this run\'s bootstrap identity' });
+    expect(h.exec.callsOf('systemctl', 'restart')).toEqual([]);
+    expect(h.fs.text('/etc/kubernetes/kubeconfig')).toBe(SHARED);
+  });
+
+  it('fails when the bootstrap kubeconfig is missing, saying which file', async () => {
+    const h = identityHost(UNIT.replace('/etc/kubernetes/kubeconfig', '/etc/kubernetes/bootstrap-kubelet.conf'));
+    const result = await new StartKubeletStep().run(h.ctx);
+    expect(result).toMatchObject({ ok: false, code: 'KUBELET_BOOTSTRAP_KUBECONFIG', message: 'kubelet\'s bootstrap kubeconfig /etc/kubernetes/bootstrap-kubelet.conf (named by kubelet.service) does not exist' });
+    expect(h.exec.callsOf('systemctl', 'enable')).toEqual([]);
+  });
+});
+
 describe('phaseOf', () => {
   it('prefers Ready, then pending CSRs, then registration', () => {
     const base = { runId: 'r', nodeName: 'h1', serverTime: '', hostnameConflict: null, ipConflict: null, nodeRegistered: false, nodeReady: false, pendingCsrNames: [] as string[], cancelRequested: false };

@@ -2,6 +2,7 @@ import { isUnauthenticated, type AgentRun } from '@ccos/agent/data-access-api';
 import { describeExit, succeeded, tailText, type CommandResult } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
 import { diagnose } from '../failure-codes';
+import { BootstrapKubeconfigError, bootstrapKubeconfigPath, withBootstrapToken } from '../kubelet/bootstrap-kubeconfig';
 import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
 
 /** How often the service is asked about the Node. */
@@ -39,10 +40,12 @@ export function phaseOf(run: AgentRun | null): Phase {
 }
 
 /**
- * START_KUBELET: `systemctl enable --now kubelet`, then watch through the
- * service (agentRun) while kubelet bootstraps: CSRs pending, Node
- * registered, Node Ready. Fails when kubelet dies (with its journal) or
- * when the Node is not Ready within `timeouts.nodeReadySeconds`.
+ * START_KUBELET: hands kubelet the run's own bootstrap identity (its token into the bootstrap
+ * kubeconfig that kubelet.service names, replacing the Ignition's shared credential, 0600),
+ * `systemctl enable --now kubelet` (a restart when the token was written, so a kubelet left
+ * running by an earlier run reads it), then watch through the service (agentRun) while kubelet
+ * bootstraps: CSRs pending, Node registered, Node Ready. Fails when kubelet dies (with its
+ * journal) or when the Node is not Ready within `timeouts.nodeReadySeconds`.
  */
 export class StartKubeletStep implements StepHandler {
   readonly step = 'START_KUBELET' as const;
@@ -52,9 +55,19 @@ export class StartKubeletStep implements StepHandler {
   }
 
   async run(ctx: StepContext): Promise<StepResult> {
-    const started = await ctx.exec.run(['systemctl', 'enable', '--now', 'kubelet'], { timeoutMs: 180_000 });
-    if (!succeeded(started)) {
-      return this.kubeletFailure(ctx, 'KUBELET_START_FAILED', `systemctl enable --now kubelet failed: ${describeExit(started)}`, started);
+    const token = ctx.config.kubeletBootstrapToken;
+    if (token !== null) {
+      const handed = await this.handBootstrapIdentity(ctx, token);
+      if (handed !== null) {
+        return handed;
+      }
+    }
+    const commands = token === null ? [['systemctl', 'enable', '--now', 'kubelet']] : [['systemctl', 'enable', 'kubelet'], ['systemctl', 'restart', 'kubelet']];
+    for (const argv of commands) {
+      const started = await ctx.exec.run(argv, { timeoutMs: 180_000 });
+      if (!succeeded(started)) {
+        return this.kubeletFailure(ctx, 'KUBELET_START_FAILED', `${argv.join(' ')} failed: ${describeExit(started)}`, started);
+      }
     }
     const baseline = await this.restarts(ctx);
     const begin = ctx.clock.monotonic();
@@ -120,6 +133,35 @@ export class StartKubeletStep implements StepHandler {
       }
       await ctx.clock.sleep(POLL_INTERVAL_MS, ctx.signal);
     }
+  }
+
+  /** Writes the run's token into kubelet's bootstrap kubeconfig; a failure result when it cannot. */
+  private async handBootstrapIdentity(ctx: StepContext, token: string): Promise<StepResult | null> {
+    const hint = 'APPLY_IGNITION writes kubelet.service and its bootstrap kubeconfig: check the worker config, then retry from APPLY_IGNITION.';
+    const unit = await ctx.exec.run(['systemctl', 'cat', 'kubelet'], { timeoutMs: 30_000 });
+    if (!succeeded(unit)) {
+      return failure('KUBELET_BOOTSTRAP_KUBECONFIG', `cannot read kubelet.service to find its bootstrap kubeconfig: ${describeExit(unit)}`, hint, { command: unit });
+    }
+    const path = bootstrapKubeconfigPath(unit.stdout);
+    if (path === null) {
+      return failure('KUBELET_BOOTSTRAP_KUBECONFIG', 'kubelet.service names no --bootstrap-kubeconfig, so kubelet cannot be given this run\'s bootstrap identity', hint);
+    }
+    const existing = await ctx.fs.readFile(path).then((data) => data.toString('utf8'), () => null);
+    if (existing === null) {
+      return failure('KUBELET_BOOTSTRAP_KUBECONFIG', `kubelet's bootstrap kubeconfig ${path} (named by kubelet.service) does not exist`, hint, { detail: { path } });
+    }
+    let updated: string;
+    try {
+      updated = withBootstrapToken(existing, token);
+    } catch (error) {
+      if (error instanceof BootstrapKubeconfigError) {
+        return failure('KUBELET_BOOTSTRAP_KUBECONFIG', `kubelet's bootstrap kubeconfig ${path} cannot be given this run's bootstrap identity: ${error.message}`, hint, { detail: { path } });
+      }
+      throw error;
+    }
+    await ctx.fs.writeFileAtomic(path, updated, { mode: 0o600, sync: true });
+    await ctx.progress({ message: `kubelet bootstraps with this run's own identity (${path})`, progress: 5, detail: { bootstrapKubeconfig: path } });
+    return null;
   }
 
   private async kubeletState(ctx: StepContext): Promise<{ active: string; dead: boolean; restarts: number | null }> {

@@ -6,6 +6,8 @@ export interface CsrCheckRecord {
   name: string;
   passed: boolean;
   detail: string;
+  /** Whether force could go past it (absent in records from before forced approvals were bounded). */
+  overridable?: boolean;
 }
 
 @Entity({ name: 'csr_decisions' })
@@ -35,6 +37,10 @@ export class CsrDecisionEntity {
   /** An operator approved although the policy would not have: recorded so it stands out in reviews. */
   @Column({ type: 'boolean', default: false })
   forced!: boolean;
+
+  /** The ADMIN's written reason for forcing an approval past the policy. */
+  @Column({ name: 'force_reason', type: 'text', nullable: true })
+  forceReason!: string | null;
 
   @Column({ type: 'jsonb', default: () => "'[]'" })
   checks!: CsrCheckRecord[];

@@ -19,8 +19,27 @@ export class InstallRunEntity {
   @Column({ name: 'agent_token_hash', type: 'text', nullable: true })
   agentTokenHash!: string | null;
 
+  /** The agent token works until then: the run's deadline, or shortly after the run ended. */
   @Column({ name: 'agent_token_expires_at', type: 'timestamptz', nullable: true })
   agentTokenExpiresAt!: Date | null;
+
+  /** A run still RUNNING at its deadline is ended; its agent token and bootstrap identity end with it. */
+  @Column({ name: 'deadline_at', type: 'timestamptz', nullable: true })
+  deadlineAt!: Date | null;
+
+  /** The user name of the bootstrap identity minted for this run (`system:serviceaccount:<ns>:<name>`); its token went only to the host. */
+  @Column({ name: 'bootstrap_identity', type: 'text', nullable: true })
+  bootstrapIdentity!: string | null;
+
+  @Column({ name: 'bootstrap_identity_uid', type: 'text', nullable: true })
+  bootstrapIdentityUid!: string | null;
+
+  @Column({ name: 'bootstrap_identity_expires_at', type: 'timestamptz', nullable: true })
+  bootstrapIdentityExpiresAt!: Date | null;
+
+  /** When the identity was deleted from the cluster; null while it may still authenticate. */
+  @Column({ name: 'bootstrap_identity_revoked_at', type: 'timestamptz', nullable: true })
+  bootstrapIdentityRevokedAt!: Date | null;
 
   /** The step this run starts at: PREFLIGHT for a first run, the first unfinished step for a retry. */
   @Column({ name: 'start_step', type: 'text', default: 'PREFLIGHT' })

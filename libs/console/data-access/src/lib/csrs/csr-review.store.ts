@@ -88,10 +88,13 @@ export class CsrReviewStore {
     this.denyProblems.set([]);
   }
 
-  /** Approves a pending CSR; `force` overrides a policy that would not approve it (recorded as forced). */
-  approve(name: string, force: boolean): Promise<Outcome<Csr>> {
+  /**
+   * Approves a pending CSR; `force` (ADMIN, with the written `reason`) overrides a policy that
+   * would not approve it, as far as the policy lets force go, and is recorded as forced.
+   */
+  approve(name: string, force: boolean, reason: string | null = null): Promise<Outcome<Csr>> {
     return this.decide(name, 'toast', async (clusterId) => {
-      const result = await firstValueFrom(this.apollo.mutate({ mutation: ApproveCsrDocument, variables: { clusterId, name, force } }));
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: ApproveCsrDocument, variables: { clusterId, name, force, reason: force ? reason : null } }));
       return { value: result.data?.approveCsr, error: result.error };
     });
   }

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import type { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentTokens, InstallRunEntity, type NodeEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
+import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { ClusterAddressGuard, type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
+import { createInProcessEventBus } from '@ccos/api/util-graphql';
+// The cluster of these specs is the in-process Kubernetes API simulator (a test-only tool).
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
+import { type AgentControl, InstallService } from './install.service';
+import { InstallRunSweeper } from './install-run-sweeper';
+import { RunBootstrapIdentities } from './run-bootstrap-identities';
+
+const NAMESPACE = 'ccos-scaler-bootstrap';
+const DEADLINE_MS = 90 * 60_000;
+const logger = pino({ level: 'silent' });
+/** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
+const LOOPBACK = ClusterAddressGuard.allowing('loopback');
+
+/** The SSH side of an install, recorded: what the service would write into the agent's 0600 config. */
+class RecordingAgent implements AgentControl {
+  readonly launched: Array<{ runId: string; token: string; kubeletBootstrapToken: string }> = [];
+  readonly stopped: string[] = [];
+  readonly channel = 'HTTPS' as const;
+  async launch(_node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string): Promise<void> {
+    this.launched.push({ runId: run.id, token, kubeletBootstrapToken });
+  }
+  async stop(_node: NodeEntity, run: InstallRunEntity): Promise<void> {
+    this.stopped.push(run.id);
+  }
+}
+
+describe('install runs: deadline, agent token and the run\'s own bootstrap identity', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let sim: KubeSim;
+  let admin: KubeClient;
+  let nodes: NodeStore;
+  let agent: RecordingAgent;
+  let identities: RunBootstrapIdentities;
+  let installs: InstallService;
+  let clusterId: string;
+  let now = new Date();
+  const tokens = (): AgentTokens => new AgentTokens(dataSource, () => now);
+
+  beforeAll(async () => {
+    database = await createTestDatabase('ccos_install_runs');
+    dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
+    sim = await startKubeSim();
+    admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+    await admin.call('create namespace', (o) => admin.core.createNamespace({ body: { metadata: { name: NAMESPACE } } }, o));
+    clusterId = randomUUID();
+    await dataSource.query(`INSERT INTO clusters (id, name, api_server_url, vip, credentials_sealed, credential_kind) VALUES ($1, 'sim', $2, '198.18.0.2', 'x', 'KUBECONFIG')`, [clusterId, sim.url]);
+    nodes = new NodeStore(dataSource, createInProcessEventBus());
+    agent = new RecordingAgent();
+    identities = new RunBootstrapIdentities(dataSource, { clientFor: async () => admin }, NAMESPACE, logger);
+    installs = new InstallService(dataSource, nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS);
+  });
+  afterAll(async () => {
+    admin?.close();
+    await sim?.stop();
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  let hosts = 0;
+  const readyNode = async (hostname: string): Promise<string> => {
+    const id = randomUUID();
+    hosts += 1;
+    await dataSource.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'READY_TO_INSTALL')`, [id, clusterId, hostname, `198.18.0.${30 + hosts}`]);
+    return id;
+  };
+  const runRow = (id: string): Promise<InstallRunEntity> => dataSource.getRepository(InstallRunEntity).findOneByOrFail({ id });
+  const launchedFor = async (runId: string) => {
+    await expect.poll(() => agent.launched.find((entry) => entry.runId === runId), { timeout: 5000 }).toBeDefined();
+    return agent.launched.find((entry) => entry.runId === runId) as RecordingAgent['launched'][number];
+  };
+  /** Who the API server says filed a client CSR made with `token`, or the HTTP status it refused it with. */
+  const fileCsrWith = async (token: string): Promise<string | number> => {
+    const client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'TOKEN', token, caCert: sim.caCertPem } });
+    try {
+      const { csrPem } = await generateCertificateRequest({ commonName: 'system:node:h', organizations: ['system:nodes'] });
+      const created = await client.call('create csr', (o) =>
+        client.certificates.createCertificateSigningRequest(
+          { body: { metadata: { generateName: 'csr-' }, spec: { request: Buffer.from(csrPem).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'] } } },
+          o,
+        ),
+      );
+      return created.spec.username ?? '';
+    } catch (error) {
+      return (error as { statusCode?: number }).statusCode ?? -1;
+    } finally {
+      client.close();
+    }
+  };
+
+  it('gives every run a deadline its agent token ends with, and mints its own identity before the agent starts', async () => {
+    const started = Date.now();
+    const run = await installs.install(await readyNode('w1'), 'operator');
+    const launched = await launchedFor(run.id);
+    const stored = await runRow(run.id);
+    expect(stored.deadlineAt?.getTime()).toBeGreaterThanOrEqual(started + DEADLINE_MS);
+    expect(stored.agentTokenExpiresAt).toEqual(stored.deadlineAt);
+    expect(stored).toMatchObject({ bootstrapIdentity: `system:serviceaccount:${NAMESPACE}:run-${run.id}`, bootstrapIdentityRevokedAt: null });
+    expect(stored.bootstrapIdentityUid).toMatch(/^[0-9a-f-]{36}$/);
+    // The token the host gets files CSRs as the run's identity, and no one else's.
+    expect(await fileCsrWith(launched.kubeletBootstrapToken)).toBe(stored.bootstrapIdentity);
+    expect(launched.kubeletBootstrapToken).not.toBe(launched.token);
+  });
+
+  it('refuses a stalled run\'s agent token once its deadline passed', async () => {
+    const nodeId = await readyNode('w2');
+    const run = await installs.install(nodeId, 'operator');
+    const { token } = await launchedFor(run.id);
+    await nodes.transition(nodeId, 'AGENT_SILENT', 'silent for 120 s');
+    now = new Date(Date.now() + DEADLINE_MS - 60_000);
+    expect((await tokens().authenticate(token))?.id).toBe(run.id);
+    now = new Date(Date.now() + DEADLINE_MS + 1000);
+    expect(await tokens().authenticate(token)).toBeNull();
+    now = new Date();
+  });
+
+  it('revokes the identity when the run ends: its token no longer authenticates', async () => {
+    const run = await installs.install(await readyNode('w3'), 'operator');
+    const { kubeletBootstrapToken } = await launchedFor(run.id);
+    expect(typeof (await fileCsrWith(kubeletBootstrapToken))).toBe('string');
+    await installs.finish(await runRow(run.id), 'SUCCEEDED', null, null);
+    await expect.poll(async () => (await runRow(run.id)).bootstrapIdentityRevokedAt, { timeout: 5000 }).not.toBeNull();
+    expect(await fileCsrWith(kubeletBootstrapToken)).toBe(401);
+  });
+
+  it('ends a run past its deadline, fails the node, stops the agent and revokes the identity', async () => {
+    const nodeId = await readyNode('w4');
+    const run = await installs.install(nodeId, 'operator');
+    const { kubeletBootstrapToken } = await launchedFor(run.id);
+    const deadline = (await runRow(run.id)).deadlineAt as Date;
+    const sweeper = new InstallRunSweeper(dataSource, nodes, installs, agent, identities, logger, () => new Date(deadline.getTime() + 1));
+    await sweeper.sweep();
+    const ended = await runRow(run.id);
+    expect(ended).toMatchObject({ status: 'FAILED', reason: `the install run passed its deadline (${deadline.toISOString()}); its agent token and bootstrap identity no longer work` });
+    expect((await nodes.get(nodeId)).status).toBe('INSTALL_FAILED');
+    await expect.poll(() => agent.stopped.includes(run.id)).toBe(true);
+    await expect.poll(async () => fileCsrWith(kubeletBootstrapToken), { timeout: 5000 }).toBe(401);
+  });
+
+  it('revokes, on start, the identities of runs that ended while the service was down', async () => {
+    const run = await installs.install(await readyNode('w5'), 'operator');
+    const { kubeletBootstrapToken } = await launchedFor(run.id);
+    // The agent's last report ended the run on a replica that died before it could revoke.
+    await dataSource.query(`UPDATE install_runs SET status = 'SUCCEEDED', finished_at = now() WHERE id = $1`, [run.id]);
+    expect(typeof (await fileCsrWith(kubeletBootstrapToken))).toBe('string');
+    const restarted = new InstallRunSweeper(dataSource, nodes, installs, agent, new RunBootstrapIdentities(dataSource, { clientFor: async () => admin }, NAMESPACE, logger), logger);
+    await restarted.start(60_000);
+    await restarted.stop();
+    expect((await runRow(run.id)).bootstrapIdentityRevokedAt).not.toBeNull();
+    expect(await fileCsrWith(kubeletBootstrapToken)).toBe(401);
+  });
+
+  it('fails the run before anything runs on the host when no identity can be minted, saying what to set up', async () => {
+    const broken = new RunBootstrapIdentities(dataSource, { clientFor: async () => admin }, 'no-such-namespace', logger);
+    const withoutNamespace = new InstallService(dataSource, nodes, tokens(), agent, broken, createInProcessEventBus(), logger, DEADLINE_MS);
+    const nodeId = await readyNode('w6');
+    const run = await withoutNamespace.install(nodeId, 'operator');
+    await expect.poll(async () => (await runRow(run.id)).status, { timeout: 5000 }).toBe('FAILED');
+    expect((await runRow(run.id)).reason).toBe(
+      'could not mint the run\'s bootstrap identity: namespace no-such-namespace does not exist in the cluster; create it with the deployment\'s RBAC (the service needs, in namespace no-such-namespace: create, get and delete on serviceaccounts and create on serviceaccounts/token; and a ClusterRoleBinding of system:node-bootstrapper to the group system:serviceaccounts:no-such-namespace)',
+    );
+    expect((await nodes.get(nodeId)).status).toBe('INSTALL_FAILED');
+    expect(agent.launched.some((entry) => entry.runId === run.id)).toBe(false);
+  });
+});
