@@ -39,8 +39,6 @@ interface Probe {
   readonly identity: Identity;
   /** Sends it; resolves with what came back. */
   readonly send: (tokens: Record<Identity, string | null>) => Promise<Answer>;
-  /** A root field whose success ends the identity's sessions (logout, changePassword). */
-  readonly endsSessions?: boolean;
   /**
    * It carries a credential (a @secret argument): such operations may hash a password (64 MiB
    * scrypt), so each runs alone, as a person signing in would, and the fuzzer does not measure
@@ -163,7 +161,8 @@ describe('fuzz: hostile requests against the built API', () => {
     await mkdir(join(artifactsDir, 'binary'), { recursive: true });
     await writeFile(join(artifactsDir, 'binary', 'kubelet'), Buffer.alloc(64 * 1024, 7));
     [api, sim] = await Promise.all([
-      startApiProcess({ env: { SSH_CONNECT_TIMEOUT_MS: '1000', ARTIFACTS_DIR: artifactsDir } }),
+      // Plain HTTP for the agent identity too: the fuzz is about what requests carry, not the channel (test/install/agent-channel.test.ts).
+      startApiProcess({ env: { SSH_CONNECT_TIMEOUT_MS: '1000', ARTIFACTS_DIR: artifactsDir, AGENT_PLAIN_HTTP: 'allow' } }),
       startKubeSim({
         seed: 'apiVersion: v1\nkind: Node\nmetadata: {name: fz-worker, labels: {node-role.kubernetes.io/worker: ""}}\nstatus: {conditions: [{type: Ready, status: "True"}], addresses: [{type: InternalIP, address: 198.18.0.77}]}\n',
       }),
@@ -196,7 +195,11 @@ describe('fuzz: hostile requests against the built API', () => {
     const agentToken = `agt_fuzz${createHash('sha256').update(String(SEED)).digest('base64url')}`;
     const client = new pg.Client({ connectionString: api.database?.url });
     await client.connect();
-    await client.query(`INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash) VALUES ($1, $2, 'RUNNING', 'fz-operator', $3)`, [runId, nodeId, createHash('sha256').update(agentToken).digest('hex')]);
+    // As the service creates runs: the agent token ends with the run's deadline.
+    await client.query(
+      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at) VALUES ($1, $2, 'RUNNING', 'fz-operator', $3, now() + interval '2 hours', now() + interval '2 hours')`,
+      [runId, nodeId, createHash('sha256').update(agentToken).digest('hex')],
+    );
     await client.end();
     tokens.agent = agentToken;
     // The first sign-in of an unknown user also computes the service's decoy hash (a second scrypt); once per process.
@@ -315,7 +318,6 @@ describe('fuzz: hostile requests against the built API', () => {
       probes.push({
         describe: `${identity} ${root.kind} ${root.field.name} (hostility ${hostility}${asLiterals ? ', literals' : ''})`,
         identity,
-        endsSessions: ['logout', 'changePassword'].includes(root.field.name),
         credential: takesCredential(root),
         send: postGraphql(body, identity),
       });
@@ -466,10 +468,14 @@ describe('fuzz: hostile requests against the built API', () => {
         },
       );
     }, 1000);
-    const relogin = async (identity: Identity) => {
-      const password = passwords[identity];
-      if (password) {
-        tokens[identity] = await api.login(`fz-${identity.toLowerCase()}`, password).catch(() => tokens[identity]);
+    let completed = 0;
+    const refreshSessions = async () => {
+      for (const identity of ['VIEWER', 'OPERATOR', 'ADMIN'] as const) {
+        const me = await api.gql('{ me { id } }', {}, tokens[identity]);
+        const password = passwords[identity];
+        if (me.errors && password) {
+          tokens[identity] = await api.login(`fz-${identity.toLowerCase()}`, password).catch(() => tokens[identity]);
+        }
       }
     };
     const timings: Array<[number, string]> = [];
@@ -514,8 +520,9 @@ describe('fuzz: hostile requests against the built API', () => {
         if (!api.running() && failures.crashes.length === 0) {
           failures.crashes.push(`the API process exited after ${probe.describe}:\n${api.output().slice(-2000)}`);
         }
-        if (probe.endsSessions && /"(logout|changePassword)":true/.test(answer.text)) {
-          await relogin(probe.identity);
+        // Some operations end the caller's sessions (logout, revoking sessions): identities sign in again now and then.
+        if (++completed % 150 === 0) {
+          await refreshSessions();
         }
       }
     };

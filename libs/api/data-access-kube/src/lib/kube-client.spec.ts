@@ -251,7 +251,7 @@ describe('createKubeClient: transport and addresses', () => {
       const error = await failure(readW1(client));
       expect(error).toMatchObject({ kind: 'status', statusCode: 500 });
       expect(error.message.length).toBeLessThan(500);
-      expect(error.message).toMatch(/^read node w1: upstream said: Authorization: Bearer \[removed\] \[pem removed\] x+…/);
+      expect(error.message).toMatch(/^read node w1: upstream said: Authorization: Bearer \[redacted\] -----BEGIN PRIVATE KEY-----\[redacted\]-----END PRIVATE KEY----- x+…/);
       const everything = JSON.stringify({ message: error.message, status: error.status, cause: String(error.cause), stack: error.stack });
       expect(everything).not.toContain(secretish);
       expect(everything).not.toContain('MIIEvQIBADANBg');

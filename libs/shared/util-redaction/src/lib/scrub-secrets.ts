@@ -43,7 +43,7 @@ const RULES: readonly Rule[] = [
   { pattern: /\b([a-z][a-z0-9+.-]{0,20}:\/\/[^/\s:@"'\\]{1,256}:)[^@\s/"'\\]{1,256}@/gi, replace: (_match, prefix) => `${prefix}${REDACTED}@` },
   // `token: x`, `"password":"x"`, `\"token\":\"x\"` (JSON inside a string), `api_key=x`.
   {
-    pattern: new RegExp(String.raw`((?:\\?["'])?\b${SECRET_KEY}(?:\\?["'])?\s{0,8}[:=]\s{0,8})(\\?["']?)(?!\[redacted\])([^"'\s,;&}\]\\]{1,8192})`, 'gi'),
+    pattern: new RegExp(String.raw`((?:\\?["'])?\b${SECRET_KEY}(?:\\?["'])?\s{0,8}[:=]\s{0,8})(\\?["']?)(?!\[redacted\]|(?:Bearer|Basic)\s)([^"'\s,;&}\]\\]{1,8192})`, 'gi'),
     replace: (_match, prefix, quote) => `${prefix}${quote}${REDACTED}`,
   },
 ];
