@@ -33,6 +33,7 @@ export class CsrResolver {
     @Arg('name', () => String) name: string,
     @Arg('force', () => Boolean, { defaultValue: false }) force: boolean,
     @Arg('reason', () => String, { nullable: true, description: 'Why the policy is overridden (with force: true; at most 500 characters). Stored in the decision and the audit log.' })
+    @MultiLine()
     reason: string | null | undefined,
     @Ctx() context: RequestContext,
   ): Promise<CsrType> {
