@@ -26,7 +26,7 @@ describe('console', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
-    record = recordPage(page);
+    record = recordPage(page, api.observe);
   });
 
   afterEach(async (context) => {

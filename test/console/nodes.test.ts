@@ -56,7 +56,7 @@ describe('console: nodes and certificates', () => {
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'en-US' });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
-    record = recordPage(page);
+    record = recordPage(page, world.api.observe);
   }, 900_000);
 
   afterEach(async (context) => {

@@ -4,7 +4,9 @@ import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { SecretLedger } from '@ccos/api/util-graphql/testing';
 
 export const E2E_ADMIN_PASSWORD = 'e2e-admin-password';
 export const E2E_SECRET_KEY = 'e2e-secret-key-0123456789-abcdefghijklmnopq';
@@ -30,8 +32,17 @@ export interface ApiProcess {
   readonly database: TestDatabase | null;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
+  /**
+   * Every value sent in a `@secret` argument (read from the emitted schema) and every response:
+   * `stop()` fails when one of those values appears in a response, the log or an audit_log row.
+   */
+  readonly secrets: SecretLedger;
+  /** For requests sent another way (a browser, a raw fetch): notes the body and the response text. */
+  observe(requestBody: string, responseText: string): void;
   gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<{ data?: T | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
   login(username?: string, password?: string): Promise<string>;
+  /** Whether the process is still alive (it has not exited since it last started). */
+  running(): boolean;
   /** Kills the process (SIGKILL when `hard`), keeping its database and data folder. */
   kill(hard?: boolean): Promise<void>;
   /** Starts it again on the same port, database and data folder. */
@@ -62,6 +73,10 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   };
   let child: ChildProcess | null = null;
   let output = '';
+  const secrets = SecretLedger.fromEmittedSchema();
+  if (env['ADMIN_PASSWORD']) {
+    secrets.noteSecret(env['ADMIN_PASSWORD'], 'ADMIN_PASSWORD (environment)');
+  }
   const url = `http://${host}:${port}`;
 
   const launch = async () => {
@@ -92,16 +107,49 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     }
     const exited = new Promise((done) => running.once('exit', done));
     running.kill(hard ? 'SIGKILL' : 'SIGTERM');
+    // A process whose event loop is stuck never runs its SIGTERM handler.
+    const stuck = setTimeout(() => running.kill('SIGKILL'), 15_000);
     await exited;
+    clearTimeout(stuck);
+  };
+
+  const observe = (requestBody: string, responseText: string) => {
+    try {
+      secrets.noteRequest(JSON.parse(requestBody), output.length);
+    } catch {
+      // not JSON: carries no arguments
+    }
+    secrets.noteResponse(responseText);
   };
 
   const gql: ApiProcess['gql'] = async (query, variables = {}, token = null) => {
+    const body = JSON.stringify({ query, variables });
+    secrets.noteRequest({ query, variables }, output.length);
     const response = await fetch(`${url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify({ query, variables }),
+      body,
     });
-    return (await response.json()) as never;
+    const text = await response.text();
+    secrets.noteResponse(text);
+    return JSON.parse(text) as never;
+  };
+
+  /** The stored audit trail, read after the process stopped. */
+  const auditRows = async (): Promise<unknown[]> => {
+    if (!database) {
+      return [];
+    }
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query('SELECT * FROM audit_log')).rows;
+    } catch {
+      // Never migrated (the process failed to start): nothing stored.
+      return [];
+    } finally {
+      await client.end();
+    }
   };
 
   await launch();
@@ -111,7 +159,13 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     dataDir,
     database,
     output: () => output,
+    secrets,
+    observe,
     gql,
+    running: () => {
+      const current = child as ChildProcess | null;
+      return current !== null && current.exitCode === null && current.signalCode === null;
+    },
     async login(username = 'admin', password = E2E_ADMIN_PASSWORD) {
       const result = await gql<{ login: { token: string } }>('mutation($u:String!,$p:String!){ login(username:$u,password:$p){ token } }', { u: username, p: password });
       if (!result.data?.login) {
@@ -126,12 +180,15 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     },
     async stop() {
       await kill();
+      // On the embedded database the audit rows go with the process; the log and responses are still checked.
+      const rows = await auditRows();
       if (!options.database) {
         await database?.drop();
       }
       if (!options.dataDir) {
         await rm(dataDir, { recursive: true, force: true });
       }
+      secrets.assertNoLeaks({ log: output, auditRows: rows }, `API process on port ${port}`);
     },
   };
 }

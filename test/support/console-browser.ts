@@ -8,13 +8,16 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
-/** What a page did that a test checks afterwards: uncaught errors, and the GraphQL operations it sent over HTTP. */
+/**
+ * What a page did that a test checks afterwards: uncaught errors, and the GraphQL operations it sent over HTTP.
+ * With `observe`, every GraphQL request body and response text is handed on (to `ApiProcess.observe`).
+ */
 export interface PageRecord {
   readonly pageErrors: string[];
   readonly graphqlOperations: string[];
 }
 
-export function recordPage(page: Page): PageRecord {
+export function recordPage(page: Page, observe?: (requestBody: string, responseText: string) => void): PageRecord {
   const record: PageRecord = { pageErrors: [], graphqlOperations: [] };
   page.on('pageerror', (error) => record.pageErrors.push(error.message));
   page.on('request', (request) => {
@@ -23,6 +26,18 @@ export function recordPage(page: Page): PageRecord {
       record.graphqlOperations.push(name);
     }
   });
+  if (observe) {
+    // What the console sends and gets back, for the API process's check that no secret comes back.
+    page.on('response', (response) => {
+      const request = response.request();
+      if (request.method() === 'POST' && request.url().endsWith('/graphql')) {
+        response.text().then(
+          (text) => observe(request.postData() ?? '', text),
+          () => undefined,
+        );
+      }
+    });
+  }
   return record;
 }
 

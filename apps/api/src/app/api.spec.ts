@@ -229,9 +229,9 @@ describe('installer service API', () => {
       });
     });
 
-    it('answers a user name Postgres cannot store like any wrong one', async () => {
+    it('refuses a user name Postgres cannot store with BAD_USER_INPUT naming the field, as every argument', async () => {
       const result = await harness.gql('mutation($u: String!) { login(username: $u, password: "whatever-password") { token } }', { u: 'ad\u0000min' });
-      expect(result.errors?.[0]).toMatchObject({ message: 'wrong user name or password', extensions: { code: 'UNAUTHENTICATED' } });
+      expect(result.errors?.[0]).toMatchObject({ message: 'username contains a NUL character (U+0000), which cannot be stored', extensions: { code: 'BAD_USER_INPUT', field: 'username' } });
     });
 
     it('writes who did what to the audit log, including refusals', async () => {

@@ -7,11 +7,39 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, specifiedRules, validate } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type FormattedExecutionResult,
+  GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  getOperationAST,
+  parse,
+  specifiedRules,
+  validate,
+} from 'graphql';
+import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
-import { WebSocketServer } from 'ws';
-import { type AuthenticatedUser, type EventBus, type RequestContext, type RequestOrigin, aliasLimit, bearerToken, depthLimit } from '@ccos/api/util-graphql';
+import { type WebSocket, WebSocketServer } from 'ws';
+import {
+  type AuthenticatedUser,
+  type EventBus,
+  QUERY_LIMITS,
+  type RequestContext,
+  type RequestOrigin,
+  bearerToken,
+  costRefusal,
+  operationCost,
+  queryLimitRules,
+  rememberRequestSecrets,
+  scrubRequestSecrets,
+  secretValuesInRequest,
+  selectsIntrospection,
+  withRequestSecrets,
+} from '@ccos/api/util-graphql';
+import { scrubSecrets } from '@ccos/shared/util-redaction';
 import { AGENT_TOKEN_PREFIX } from '@ccos/api/data-access-db';
 import { trackLiveSessions } from './live-sessions';
 import type { ApiMetrics } from './metrics';
@@ -56,9 +84,18 @@ export interface HttpServer {
 
 const MIN_TLS_VERSION = 'TLSv1.2';
 
-const MAX_QUERY_DEPTH = 12;
-const MAX_ALIASES = 64;
-const extraRules = [depthLimit(MAX_QUERY_DEPTH), aliasLimit(MAX_ALIASES)];
+const extraRules = queryLimitRules(QUERY_LIMITS);
+
+/** What one WebSocket connection may ask for. */
+export const WEBSOCKET_LIMITS = {
+  /** Subscriptions (and queries) running at once on one connection. */
+  maxOperations: 32,
+  /** Operations started per minute on one connection; more closes it (4429). */
+  maxOperationsPerMinute: 240,
+} as const;
+
+/** graphql-ws close code for a client that started more operations than allowed. */
+const CLOSE_TOO_MANY_OPERATIONS = 4429;
 
 /** Serves /graphql (HTTP and graphql-ws on the same path), health, readiness, metrics and the console. */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
@@ -85,10 +122,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     server.on('upgrade', (req, socket, head) => wsServer.handleUpgrade(req, socket, head, (ws) => wsServer.emit('connection', ws, req)));
   }
   const liveSessions = trackLiveSessions(options.events, logger);
-  const wsCleanup = useServer<{ authorization?: unknown }, { context?: RequestContext }>(
+  const wsCleanup = useServer<{ authorization?: unknown }, WebSocketState>(
     {
       schema,
-      validate: (validationSchema, document) => validate(validationSchema, document, [...specifiedRules, ...extraRules]),
       // Subscriptions need a signed-in user; the token comes in connection_init.
       onConnect: async (ctx) => {
         const context = await contextFor(ctx.connectionParams?.authorization, randomUUID(), ctx.extra.request);
@@ -96,10 +132,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
           return false;
         }
         ctx.extra.context = context;
+        ctx.extra.started = [];
         liveSessions.add(context.user, ctx.extra.socket);
         return true;
       },
-      context: (ctx) => ctx.extra.context,
+      // Every operation is parsed, validated and bounded here, as on the HTTP path.
+      onSubscribe: (ctx, _id, payload) => admitWebSocketOperation(schema, ctx.extra, Object.keys(ctx.subscriptions).length, payload),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? formatResult(result.errors, result, logger) : undefined),
     },
     wsServer,
   );
@@ -107,11 +146,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const apollo = new ApolloServer<RequestContext>({
     schema,
     validationRules: extraRules,
+    // The parser stops after this many tokens, so an oversized document is refused for the cost of reading that far.
+    parseOptions: { maxTokens: QUERY_LIMITS.maxTokens },
     includeStacktraceInErrorResponses: false,
     introspection: true,
     // main.ts owns the signals and stops everything in order; Apollo stopping on its own hangs a second stop().
     stopOnTerminationSignals: false,
-    formatError: (formatted, error) => maskUnexpected(formatted, error, logger),
+    formatError: (formatted, error) => withoutSecrets(maskUnexpected(formatted, error, logger)),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
       // Apollo's stopper handles https.Server too (it listens for secureConnection); only its type says http.Server.
@@ -119,6 +160,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       { async serverWillStart() { return { async drainServer() { liveSessions.stop(); await wsCleanup.dispose(); } }; } },
       { async serverWillStart() { return { async drainServer() { stopCertificateUpdates(); await listener?.close(10_000); } }; } },
       metricsPlugin(metrics),
+      operationGate(schema),
     ],
   });
   await apollo.start();
@@ -139,6 +181,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   app.use(
     '/graphql',
     express.json({ limit: options.maxRequestBytes }),
+    // The request's own scope of secret values for its logs and errors; opened after the body is read, as its stream callbacks would not carry it.
+    (_req: Request, _res: Response, next: NextFunction) => withRequestSecrets(next),
     expressMiddleware(apollo, { context: async ({ req }) => contextFor(req.headers.authorization, String(res(req).locals['requestId']), req) }),
   );
   options.routes?.(app);
@@ -242,12 +286,126 @@ function maskUnexpected(formatted: GraphQLFormattedError, error: unknown, logger
   const code = formatted.extensions?.['code'];
   const original = error instanceof GraphQLError ? error.originalError : error;
   const deliberate = !original || original instanceof GraphQLError;
+  // graphql's own refusal of a request (e.g. "Too many errors processing variables") has no code, no cause and no path.
+  if (!original && !formatted.path && code === 'INTERNAL_SERVER_ERROR') {
+    return { message: formatted.message, locations: formatted.locations, extensions: { code: 'BAD_USER_INPUT' } };
+  }
   if (deliberate && code !== 'INTERNAL_SERVER_ERROR') {
     return { message: formatted.message, path: formatted.path, locations: formatted.locations, extensions: { ...formatted.extensions, stacktrace: undefined } };
   }
   const errorId = randomUUID();
   logger.error({ err: original, errorId, path: formatted.path }, 'unexpected error in a GraphQL operation');
   return { message: `internal error (id ${errorId}); the service log has the details`, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR', errorId } };
+}
+
+/** What a graphql-ws connection keeps between its messages. */
+type WebSocketState = {
+  context?: RequestContext;
+  /** When (ms) each operation of the last minute started. */
+  started?: number[];
+};
+
+function wsRefusal(message: string, code = 'BAD_USER_INPUT'): GraphQLError[] {
+  return [new GraphQLError(message, { extensions: { code } })];
+}
+
+/**
+ * The WebSocket path's admission of one operation: at most {@link WEBSOCKET_LIMITS} per connection,
+ * the same token limit, validation rules and cost limit as HTTP, and no mutations. Mutations go
+ * over HTTP only, where the request id, body limit and per-request secret scrubbing of their audit
+ * and logs apply; refusing them here keeps a second path from needing all of that again.
+ */
+function admitWebSocketOperation(schema: GraphQLSchema, extra: Partial<WebSocketState> & { readonly socket: WebSocket }, running: number, payload: SubscribePayload): ExecutionArgs | GraphQLError[] {
+  const context = extra.context;
+  if (!context) {
+    return wsRefusal('sign in first: send the bearer token in connection_init', 'UNAUTHENTICATED');
+  }
+  const now = Date.now();
+  const recent = (extra.started ?? []).filter((at) => now - at < 60_000);
+  recent.push(now);
+  extra.started = recent;
+  if (recent.length > WEBSOCKET_LIMITS.maxOperationsPerMinute) {
+    extra.socket.close(CLOSE_TOO_MANY_OPERATIONS, `Too many operations: at most ${WEBSOCKET_LIMITS.maxOperationsPerMinute} a minute`);
+    return wsRefusal(`at most ${WEBSOCKET_LIMITS.maxOperationsPerMinute} operations a minute on one connection`, 'TOO_MANY_REQUESTS');
+  }
+  if (running > WEBSOCKET_LIMITS.maxOperations) {
+    return wsRefusal(`at most ${WEBSOCKET_LIMITS.maxOperations} subscriptions at once on one connection; complete one first`, 'TOO_MANY_REQUESTS');
+  }
+  let document: DocumentNode;
+  try {
+    document = parse(payload.query, { maxTokens: QUERY_LIMITS.maxTokens });
+  } catch (error) {
+    return error instanceof GraphQLError ? [error] : wsRefusal('the query cannot be parsed');
+  }
+  const errors = validate(schema, document, [...specifiedRules, ...extraRules]);
+  if (errors.length > 0) {
+    return [...errors];
+  }
+  const operation = getOperationAST(document, payload.operationName);
+  if (!operation) {
+    return wsRefusal('the document has no operation of that name (or several, and no operationName)');
+  }
+  if (operation.operation === 'mutation') {
+    return wsRefusal('mutations are accepted over HTTP only (POST /graphql); the WebSocket carries subscriptions and queries');
+  }
+  const variables = payload.variables ?? undefined;
+  const tooCostly = costRefusal(operationCost(schema, document, operation, variables));
+  if (tooCostly) {
+    return [tooCostly];
+  }
+  return {
+    schema,
+    document,
+    operationName: payload.operationName,
+    variableValues: variables,
+    contextValue: { ...context, requestId: randomUUID() } satisfies RequestContext,
+  };
+}
+
+/** A WebSocket result with its errors formatted as on HTTP (unexpected ones masked). */
+function formatResult(errors: readonly GraphQLError[], result: { readonly data?: unknown }, logger: Logger): FormattedExecutionResult {
+  return {
+    data: result.data as FormattedExecutionResult['data'],
+    errors: errors.map((error) => withoutSecrets(maskUnexpected(error.toJSON(), error, logger))),
+  };
+}
+
+/**
+ * The HTTP path's gate after parsing: the values sent in `@secret` positions become known to the
+ * request's logs and errors (also those of validation, which can quote a literal), introspection
+ * is for signed-in users, and an operation may not cost more than {@link QUERY_LIMITS}.maxCost.
+ */
+function operationGate(schema: GraphQLSchema): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async validationDidStart({ document, request }) {
+          rememberRequestSecrets(secretValuesInRequest(schema, document, request.variables));
+        },
+        async didResolveOperation({ document, operation, request, contextValue }) {
+          // A document Apollo has seen before skips validation, and so validationDidStart.
+          rememberRequestSecrets(secretValuesInRequest(schema, document, request.variables));
+          if (!operation) {
+            return;
+          }
+          if (!contextValue.user && selectsIntrospection(document, operation)) {
+            throw new GraphQLError('introspection needs a signed-in user: sign in and send the bearer token', {
+              extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+            });
+          }
+          const tooCostly = costRefusal(operationCost(schema, document, operation, request.variables));
+          if (tooCostly) {
+            throw tooCostly;
+          }
+        },
+      };
+    },
+  };
+}
+
+/** An error as sent, without the request's secret values and anything that looks like a credential. */
+function withoutSecrets(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  return { ...formatted, message: scrubSecrets(scrubRequestSecrets(formatted.message)) };
 }
 
 /** The built console, with index.html for client-side routes. */
@@ -270,7 +428,9 @@ function errorHandler(logger: Logger) {
     if (status >= 500) {
       logger.error({ err: error, path: req.path }, 'request failed');
     }
-    const message = error.type === 'entity.too.large' ? 'request body is too large' : status >= 500 ? 'internal error' : error.message;
+    // body-parser's own messages quote the start of the body, which may hold a secret.
+    const message =
+      error.type === 'entity.too.large' ? 'request body is too large' : error.type === 'entity.parse.failed' ? 'the request body is not valid JSON' : status >= 500 ? 'internal error' : 'bad request';
     response.status(status).json({ errors: [{ message, extensions: { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' } }] });
   };
 }

@@ -1,4 +1,18 @@
-import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import {
+  type GraphQLArgument,
+  type GraphQLInputField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type NameNode,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  lexicographicSortSchema,
+  parse,
+  printSchema,
+  specifiedDirectives,
+  visit,
+} from 'graphql';
 import { buildSchema, type ContainerType } from 'type-graphql';
 import type { AuditLog } from '@ccos/api/data-access-db';
 import { AuditLogResolver, AuthResolver, SessionResolver, type SessionService, UserResolver, type UserService } from '@ccos/api/feature-auth';
@@ -16,7 +30,16 @@ import {
   type NodeService,
 } from '@ccos/api/feature-nodes';
 import { RemovalResolver, type RemovalService } from '@ccos/api/feature-removals';
-import { type EventBus, createAuditMiddleware, createAuthChecker, validateArguments } from '@ccos/api/util-graphql';
+import {
+  type EventBus,
+  INPUT_MARK_DIRECTIVES,
+  allowsLineBreaks,
+  createAuditMiddleware,
+  createAuthChecker,
+  createInputGuard,
+  isSecretInput,
+  validateArguments,
+} from '@ccos/api/util-graphql';
 
 /** The services resolvers are built from (the composition root creates them once). */
 export interface ApiServices {
@@ -66,12 +89,51 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,
-    globalMiddlewares: [createAuditMiddleware(services.audit)],
+    // The audit entry first, so that input the guard refuses is recorded as refused.
+    globalMiddlewares: [createAuditMiddleware(services.audit), createInputGuard()],
+    directives: [...specifiedDirectives, ...INPUT_MARK_DIRECTIVES],
     pubSub: services.events,
   });
 }
 
-/** The schema as committed in libs/shared/api-schema/schema.graphql (sorted, so diffs stay readable). */
+/**
+ * The schema as committed in libs/shared/api-schema/schema.graphql (sorted, so diffs stay readable),
+ * with the `@secret` and `@multiline` marks of arguments and input fields, which graphql's printer
+ * leaves out: each is written right after the definition it marks.
+ */
 export function printApiSchema(schema: GraphQLSchema): string {
-  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+  const sorted = lexicographicSortSchema(schema);
+  const printed = printSchema(sorted);
+  const insertions: Array<{ readonly at: number; readonly text: string }> = [];
+  let owner: GraphQLNamedType | undefined;
+  let field: string | undefined;
+  const enterType = { enter: (node: { readonly name: NameNode }) => void (owner = sorted.getType(node.name.value) ?? undefined), leave: () => void (owner = undefined) };
+  visit(parse(printed), {
+    ObjectTypeDefinition: enterType,
+    InterfaceTypeDefinition: enterType,
+    InputObjectTypeDefinition: enterType,
+    FieldDefinition: { enter: (node) => void (field = node.name.value), leave: () => void (field = undefined) },
+    InputValueDefinition(node) {
+      const definition = markableDefinition(owner, field, node.name.value);
+      const marks = definition ? `${isSecretInput(definition) ? ' @secret' : ''}${allowsLineBreaks(definition) ? ' @multiline' : ''}` : '';
+      if (marks && node.loc) {
+        insertions.push({ at: node.loc.end, text: marks });
+      }
+    },
+  });
+  let out = printed;
+  for (const { at, text } of insertions.sort((a, b) => b.at - a.at)) {
+    out = `${out.slice(0, at)}${text}${out.slice(at)}`;
+  }
+  return `${out}\n`;
+}
+
+function markableDefinition(owner: GraphQLNamedType | undefined, field: string | undefined, name: string): GraphQLArgument | GraphQLInputField | undefined {
+  if (isInputObjectType(owner)) {
+    return owner.getFields()[name];
+  }
+  if ((isObjectType(owner) || isInterfaceType(owner)) && field) {
+    return owner.getFields()[field]?.args.find((arg) => arg.name === name);
+  }
+  return undefined;
 }

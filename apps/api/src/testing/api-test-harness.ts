@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { SecretLedger } from '@ccos/api/util-graphql/testing';
 import { loadConfig, type Environment } from '../app/config';
 import { type RunningApi, startApi } from '../app/start-api';
 
@@ -21,6 +22,12 @@ export interface ApiHarness {
   readonly database: TestDatabase;
   /** Every log line written so far, raw. */
   readonly logs: string[];
+  /**
+   * Every value sent in a `@secret` argument (read from the emitted schema) and every response:
+   * `stop()` fails when one of those values appears in a response, a log line or an audit_log row.
+   * Requests sent without `gql` can be noted here too.
+   */
+  readonly secrets: SecretLedger;
   gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GraphQLResponse<T>>;
   /** Signs in and returns the bearer token. */
   login(username: string, password: string): Promise<string>;
@@ -59,13 +66,19 @@ export async function startApiHarness(env: Environment = {}, options: ApiHarness
     ...env,
   });
   const api = await startApi(config, { logDestination: sink });
+  const secrets = SecretLedger.fromEmittedSchema();
+  secrets.noteSecret(ADMIN_PASSWORD, 'ADMIN_PASSWORD (environment)');
+  const logText = () => logs.join('\n');
   const gql = async <T>(query: string, variables: Record<string, unknown> = {}, token: string | null = null): Promise<GraphQLResponse<T>> => {
+    secrets.noteRequest({ query, variables }, logText().length);
     const response = await fetch(`${api.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify({ query, variables }),
     });
-    return (await response.json()) as GraphQLResponse<T>;
+    const text = await response.text();
+    secrets.noteResponse(text);
+    return JSON.parse(text) as GraphQLResponse<T>;
   };
   const login = async (username: string, password: string): Promise<string> => {
     const result = await gql<{ login: { token: string } }>('mutation($u:String!,$p:String!){ login(username:$u,password:$p){ token } }', { u: username, p: password });
@@ -111,16 +124,19 @@ export async function startApiHarness(env: Environment = {}, options: ApiHarness
     url: api.url,
     database,
     logs,
+    secrets,
     gql,
     login,
     tokenFor,
     registerSimCluster,
     async stop() {
+      const auditRows: unknown[] = await api.dataSource.query('SELECT * FROM audit_log').catch(() => []);
       await api.close();
       if (!options.database) {
         await database.drop();
       }
       await rm(dataDir, { recursive: true, force: true });
+      secrets.assertNoLeaks({ log: logText(), auditRows }, 'API harness');
     },
   };
 }

@@ -3,6 +3,7 @@ import {
   createTarGz, formatCommand, type Clock, type CommandResult, type Executor, type FileSystem, type JsonObject, type TarEntry,
 } from '@ccos/agent/util-host';
 import type { InstallStep } from '@ccos/shared/domain';
+import { scrubSecrets } from '@ccos/shared/util-redaction';
 import type { AgentConfig } from './agent-config';
 import { statePaths } from './host-paths';
 
@@ -41,6 +42,8 @@ function commandText(result: CommandResult): string {
  * agent's log, the spool, kubelet's journal and `systemctl status`, the
  * failing command's full output, the Ignition fetch status and a
  * summary.json. Collecting never fails: a missing piece is a note in it.
+ * Every file passes through the secret scrubber first: kubelet's journal,
+ * command output and the fetch status can quote tokens and keys.
  */
 export async function collectDiagnostics(input: DiagnosticsInput, deps: { readonly exec: Executor; readonly fs: FileSystem; readonly clock: Clock }): Promise<Buffer> {
   const { config } = input;
@@ -78,9 +81,15 @@ export async function collectDiagnostics(input: DiagnosticsInput, deps: { readon
       { name: 'ignition-fetch.json', data: ignition, mtimeMs },
       ...(input.command ? [{ name: 'failed-command.txt', data: cut(commandText(input.command), budget), mtimeMs }] : []),
     ];
-    const archive = createTarGz(entries);
+    const archive = createTarGz(entries.map(scrubbedEntry));
     if (archive.length <= MAX_DIAGNOSTICS_BYTES || budget < 64 * 1024) {
       return archive;
     }
   }
+}
+
+/** An entry of the bundle with tokens and private keys removed from its text. */
+function scrubbedEntry(entry: TarEntry): TarEntry {
+  const text = typeof entry.data === 'string' ? entry.data : Buffer.from(entry.data).toString('utf8');
+  return { ...entry, data: scrubSecrets(text) };
 }

@@ -103,7 +103,7 @@ describe('InstallRunner', () => {
   });
 
   it('reports a failed step with code, hint, command, exit code and output tail, uploads diagnostics and stops', async () => {
-    const output = `${'Installing: pkg\n'.repeat(1000)}Error: nothing provides libfoo needed by bar\n`;
+    const output = `${'Installing: pkg\n'.repeat(1000)}Error: nothing provides libfoo needed by bar\nscriptlet: kubeadm join --token abcdef.0123456789abcdef\n`;
     const { registry, ran } = stubRegistry({
       INSTALL_PACKAGES: async () => failure('RPM_MISSING_DEPENDENCY', 'dnf install -y (73 rpm files) failed: exit code 1', 'add the missing rpm', {
         command: { argv: ['dnf', 'install', '-y', ...Array.from({ length: 73 }, (_, i) => `/opt/r/p${i}.rpm`)], exitCode: 1, signal: null, stdout: '', stderr: output, output, durationMs: 5 },
@@ -131,6 +131,9 @@ describe('InstallRunner', () => {
     expect(tar).toContain('nothing provides libfoo');
     expect(tar).toContain('"failedStep": "INSTALL_PACKAGES"');
     expect(tar).not.toContain('agt_test-token');
+    // Every file of the bundle went through the scrubber.
+    expect(tar).toContain('kubeadm join --token [redacted]');
+    expect(tar).not.toContain('abcdef.0123456789abcdef');
   });
 
   it('turns an exception into a FAILED INTERNAL_ERROR event, never a crash', async () => {

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import type { AuditEntry, AuditResult, AuditSink } from '@ccos/api/util-graphql';
+import { type AuditEntry, type AuditResult, type AuditTrail, storableText } from '@ccos/api/util-graphql';
 import { AuditLogEntity } from './entities/audit-log.entity';
 
 /** Which entries to read, newest first; every given field must match. */
@@ -15,20 +15,42 @@ export interface AuditLogSearch {
 }
 
 /** The audit trail: who did what to which target, and how it ended. */
-export class AuditLog implements AuditSink {
+export class AuditLog implements AuditTrail {
   constructor(
     private readonly dataSource: DataSource,
     private readonly logger: Logger,
   ) {}
 
-  /** Writes an entry; a failed write is logged loudly but never hides the user's own result. */
+  /**
+   * Writes an entry after the fact (a refusal, a controller's decision); a failed write is logged
+   * loudly but never hides the user's own result.
+   */
   async record(entry: AuditEntry): Promise<void> {
     try {
-      const repository = this.dataSource.getRepository(AuditLogEntity);
-      await repository.save(repository.create(entry));
+      await this.insert(entry);
     } catch (error) {
       this.logger.error({ err: error, action: entry.action, actor: entry.actor }, 'could not write the audit log');
     }
+  }
+
+  /** Writes an entry as PENDING before its action; throws when it cannot, so the action is not done. */
+  async begin(entry: Omit<AuditEntry, 'result'>): Promise<string> {
+    return this.insert({ ...entry, result: 'PENDING' });
+  }
+
+  async complete(id: string, result: Exclude<AuditResult, 'PENDING'>, extra: Record<string, unknown>): Promise<void> {
+    try {
+      // jsonb || merges the outcome into what begin() stored, in one statement.
+      await this.dataSource.query('UPDATE audit_log SET result = $1, detail = detail || $2::jsonb WHERE id = $3', [result, JSON.stringify(storable(extra)), id]);
+    } catch (error) {
+      this.logger.error({ err: error, auditEntryId: id, result }, 'could not complete an audit entry; it stays PENDING');
+    }
+  }
+
+  private async insert(entry: AuditEntry): Promise<string> {
+    const repository = this.dataSource.getRepository(AuditLogEntity);
+    const saved = await repository.save(repository.create(storable(entry) as AuditEntry));
+    return saved.id;
   }
 
   /** One page of entries, newest first, and whether older ones match too. */
@@ -46,4 +68,18 @@ export class AuditLog implements AuditSink {
     const found = await query.getMany();
     return { entries: found.slice(0, search.limit), hasMore: found.length > search.limit };
   }
+}
+
+/** The entry as Postgres can store it: what was sent, with unstorable characters made visible (see storableText). */
+function storable(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return storableText(value);
+  }
+  if (Array.isArray(value)) {
+    return value.map(storable);
+  }
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, inner]) => [storableText(key), storable(inner)]));
+  }
+  return value;
 }

@@ -72,6 +72,14 @@ describe('createKubeClient', () => {
     expect(error.cause).toBeDefined();
   });
 
+  it('scrubs credentials the API quotes back from its answer (here a name shaped like a bootstrap token)', async () => {
+    const name = 'abcdef.0123456789abcdef';
+    const error = await failure(world.client.call(`read node ${name}`, (options) => world.client.core.readNode({ name }, options)));
+    expect(error.statusCode).toBe(404);
+    expect(error.message).toContain('nodes "[redacted]" not found');
+    expect(error.status?.message).toBe('nodes "[redacted]" not found');
+  });
+
   it('never puts the token into messages: wrong token (401), untrusted CA, unreachable server', async () => {
     const token = 'secret-token-that-must-not-leak-0123456789';
     const wrong = createKubeClient({ addresses: LOOPBACK, apiServerUrl: world.sim.url, credentials: { kind: 'TOKEN', token, caCert: world.sim.caCertPem } });
@@ -243,7 +251,7 @@ describe('createKubeClient: transport and addresses', () => {
       const error = await failure(readW1(client));
       expect(error).toMatchObject({ kind: 'status', statusCode: 500 });
       expect(error.message.length).toBeLessThan(500);
-      expect(error.message).toMatch(/^read node w1: upstream said: Authorization: Bearer \[removed\] \[pem removed\] x+…/);
+      expect(error.message).toMatch(/^read node w1: upstream said: Authorization: Bearer \[redacted\] -----BEGIN PRIVATE KEY-----\[redacted\]-----END PRIVATE KEY----- x+…/);
       const everything = JSON.stringify({ message: error.message, status: error.status, cause: String(error.cause), stack: error.stack });
       expect(everything).not.toContain(secretish);
       expect(everything).not.toContain('MIIEvQIBADANBg');

@@ -19,6 +19,7 @@ import {
   type ResponseContext,
   type User,
 } from '@kubernetes/client-node';
+import { scrubSecrets } from '@ccos/shared/util-redaction';
 import { ClusterAddressGuard, type ClusterAddressRefusedError, hostOf } from './cluster-address';
 
 /**
@@ -162,11 +163,8 @@ const MAX_EXCERPT = 300;
  * a certificate or a token: a server (or whatever answers at its address) decides what it says.
  */
 export function excerptOf(text: string, max = MAX_EXCERPT): string {
-  const scrubbed = text
-    .replace(/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g, '[pem removed]')
-    .replace(/\b(bearer|basic|token|password|secret)([\s:="']+)[^\s,;"'[]{6,}/gi, '$1$2[removed]')
-    .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, '[token removed]')
-    .replace(/\b[a-z0-9]{6}\.[a-z0-9]{16}\b/g, '[token removed]');
+  // The service's one scrubber for foreign text, as for the machine config server's answers.
+  const scrubbed = scrubSecrets(text);
   const oneLine = Array.from(scrubbed, (char) => (char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f ? ' ' : char)).join('');
   return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
 }
@@ -354,6 +352,7 @@ function clientFor(kc: GuardedKubeConfig, secrets: readonly string[], options: K
       return error;
     }
     if (error instanceof ApiException) {
+      // The answer is the cluster's (or a proxy's) words: statusFromBody keeps scrubbed excerpts of it only.
       const status = statusFromBody(error.body);
       const what = status?.message ?? status?.reason ?? (error.code === 401 ? 'Unauthorized' : `HTTP ${error.code}`);
       const reason = status?.reason ? ` (${error.code} ${status.reason})` : ` (${error.code})`;

@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { UserEntity } from '@ccos/api/data-access-db';
 import type { AuthenticatedUser, RequestContext } from '@ccos/api/util-graphql';
-import { BadUserInputError, UnauthenticatedError } from '@ccos/api/util-graphql';
+import { BadUserInputError, Secret, UnauthenticatedError } from '@ccos/api/util-graphql';
 import { checkPassword } from '@ccos/shared/domain';
 import { SessionType, UserType } from './user.type';
 import type { UserService } from './user.service';
@@ -15,7 +15,7 @@ export class AuthResolver {
       'Signs in; the token goes in `Authorization: Bearer <token>`. Wrong passwords are throttled per user name and source address ' +
       '(LOGIN_THROTTLED, with `retryAfterSeconds`); LOGIN_BUSY when too many sign-ins are being checked at once.',
   })
-  async login(@Ctx() context: RequestContext, @Arg('username', () => String) username: string, @Arg('password', () => String) password: string): Promise<SessionType> {
+  async login(@Ctx() context: RequestContext, @Arg('username', () => String) username: string, @Arg('password', () => String) @Secret() password: string): Promise<SessionType> {
     const { token, expiresAt, user } = await this.userService.login(username, password, context.origin);
     return { token, expiresAt, user: toUserType(user) };
   }
@@ -41,8 +41,8 @@ export class AuthResolver {
   @Mutation(() => Boolean, { description: "Changes the signed-in user's own password; this session stays, every other session of theirs ends." })
   async changePassword(
     @Ctx() context: RequestContext,
-    @Arg('currentPassword', () => String) currentPassword: string,
-    @Arg('newPassword', () => String) newPassword: string,
+    @Arg('currentPassword', () => String) @Secret() currentPassword: string,
+    @Arg('newPassword', () => String) @Secret() newPassword: string,
   ): Promise<boolean> {
     const problem = checkPassword(newPassword);
     if (problem) {

@@ -1,6 +1,6 @@
 import { Field, InputType } from 'type-graphql';
 import { type Role, checkPassword, checkUsername } from '@ccos/shared/domain';
-import { RoleEnum, Satisfies } from '@ccos/api/util-graphql';
+import { RoleEnum, Satisfies, Secret } from '@ccos/api/util-graphql';
 
 @InputType()
 export class CreateUserInput {
@@ -9,6 +9,7 @@ export class CreateUserInput {
   username!: string;
 
   @Field(() => String)
+  @Secret()
   @Satisfies(checkPassword)
   password!: string;
 

@@ -1,7 +1,7 @@
 import { IsOptional, MaxLength } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { checkApiServerUrl, checkClusterName, checkIp } from '@ccos/shared/domain';
-import { BootstrapStyleEnum, Satisfies } from '@ccos/api/util-graphql';
+import { BootstrapStyleEnum, MultiLine, Satisfies, Secret } from '@ccos/api/util-graphql';
 import type { BootstrapStyle } from '@ccos/api/data-access-db';
 
 @InputType({ description: 'A cluster to manage: give either `kubeconfig`, or `token` (with `caCert` unless the API server certificate is publicly trusted).' })
@@ -19,16 +19,20 @@ export class RegisterClusterInput {
   vip!: string;
 
   @Field(() => String, { nullable: true, description: 'Write-only.' })
+  @Secret()
+  @MultiLine()
   @IsOptional()
   @MaxLength(256 * 1024, { message: 'is larger than 256 KiB' })
   kubeconfig?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Service-account bearer token. Write-only.' })
+  @Secret()
   @IsOptional()
   @MaxLength(16 * 1024, { message: 'is larger than 16 KiB' })
   token?: string | null;
 
   @Field(() => String, { nullable: true, description: 'PEM CA bundle for the API server, with `token`.' })
+  @MultiLine()
   @IsOptional()
   @MaxLength(64 * 1024, { message: 'is larger than 64 KiB' })
   caCert?: string | null;
@@ -47,6 +51,7 @@ export class RegisterClusterInput {
   bootstrapStyle!: BootstrapStyle;
 
   @Field(() => String, { nullable: true, description: 'PEM CA of the machine config server (22623), if not the cluster CA.' })
+  @MultiLine()
   @IsOptional()
   @MaxLength(64 * 1024, { message: 'is larger than 64 KiB' })
   machineConfigCaCert?: string | null;

@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
+import { MultiLine, type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
 import { uniqueCsrChanges } from './csr-changes';
 import type { CsrService } from './csr.service';
 import { CsrChangeType, CsrType } from './csr.type';
@@ -33,6 +33,7 @@ export class CsrResolver {
     @Arg('name', () => String) name: string,
     @Arg('force', () => Boolean, { defaultValue: false }) force: boolean,
     @Arg('reason', () => String, { nullable: true, description: 'Why the policy is overridden (with force: true; at most 500 characters). Stored in the decision and the audit log.' })
+    @MultiLine()
     reason: string | null | undefined,
     @Ctx() context: RequestContext,
   ): Promise<CsrType> {
@@ -44,7 +45,7 @@ export class CsrResolver {
   async denyCsr(
     @Arg('clusterId', () => ID) clusterId: string,
     @Arg('name', () => String) name: string,
-    @Arg('reason', () => String) reason: string,
+    @Arg('reason', () => String) @MultiLine() reason: string,
     @Ctx() context: RequestContext,
   ): Promise<CsrType> {
     return this.csrService.deny(clusterId, name, actorOf(context), reason);

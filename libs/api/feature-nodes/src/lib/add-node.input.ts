@@ -1,7 +1,7 @@
 import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
 import { type TaintEffect, checkHostname, checkIp, checkLabelKey, checkLabelValue, checkPort, checkSshUser } from '@ccos/shared/domain';
-import { Satisfies } from '@ccos/api/util-graphql';
+import { MultiLine, Satisfies, Secret } from '@ccos/api/util-graphql';
 
 @InputType()
 export class LabelInput {
@@ -37,16 +37,20 @@ export class SshCredentialsInput {
   sshUser!: string;
 
   @Field(() => String, { nullable: true })
+  @Secret()
   @IsOptional()
   @MaxLength(1024, { message: 'is longer than 1024 characters' })
   password?: string | null;
 
   @Field(() => String, { nullable: true, description: 'PEM or OpenSSH private key.' })
+  @Secret()
+  @MultiLine()
   @IsOptional()
   @MaxLength(32 * 1024, { message: 'is larger than 32 KiB' })
   privateKey?: string | null;
 
   @Field(() => String, { nullable: true })
+  @Secret()
   @IsOptional()
   @MaxLength(1024, { message: 'is longer than 1024 characters' })
   passphrase?: string | null;

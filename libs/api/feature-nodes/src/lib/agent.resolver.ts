@@ -1,5 +1,6 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '@ccos/api/util-graphql';
+import { scrubSecrets, scrubSecretsDeep } from '@ccos/shared/util-redaction';
 import type { AgentReportService } from './agent-report.service';
 import { AgentRunType, ReportStepInput, ReportStepResultType } from './report-step.input';
 
@@ -8,9 +9,17 @@ import { AgentRunType, ReportStepInput, ReportStepResultType } from './report-st
 export class AgentResolver {
   constructor(private readonly reports: AgentReportService) {}
 
+  /**
+   * The event's text quotes what the host saw (command output, a server's answer): it is scrubbed
+   * of tokens and keys before it is stored and shown to VIEWERs, whatever the agent's version.
+   */
   @Mutation(() => ReportStepResultType, { description: 'Agent only: one step event of its run.' })
   reportStep(@Arg('input', () => ReportStepInput) input: ReportStepInput, @Ctx() context: RequestContext): Promise<ReportStepResultType> {
-    return this.reports.report(context.agentToken, input);
+    return this.reports.report(context.agentToken, {
+      ...input,
+      message: input.message == null ? input.message : scrubSecrets(input.message),
+      detail: input.detail == null ? input.detail : scrubSecretsDeep(input.detail),
+    });
   }
 
   @Query(() => AgentRunType, { description: 'Agent only: what it needs to know about its run.' })

@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { type InstallProgressPayload, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
+import { isUuid } from '@ccos/api/data-access-db';
+import { type InstallProgressPayload, NotFoundError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
 import type { InstallService } from './install.service';
 import type { InstallRunView } from './install-run.view';
 import { InstallProgressType, InstallRunType } from './install-run.type';
@@ -50,6 +51,10 @@ export class InstallResolver {
     description: 'The latest run of a node as it is now, then one message per event, in order.',
     subscribe: ({ args, context }) => {
       const nodeId = String(args['nodeId']);
+      // Refused here: the first message would look the id up in a uuid column.
+      if (!isUuid(nodeId)) {
+        throw new NotFoundError('node', nodeId);
+      }
       const live = (context as RequestContext).events.subscribe(TOPICS.INSTALL_PROGRESS, nodeId) as AsyncIterable<ProgressMessage>;
       return startWith<ProgressMessage>(() => ({ nodeId, snapshot: true }), live);
     },

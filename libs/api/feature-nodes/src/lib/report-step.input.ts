@@ -2,7 +2,7 @@ import { IsOptional, Max, MaxLength, Min } from 'class-validator';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { InstallStep, Problem, StepEventStatus } from '@ccos/shared/domain';
-import { InstallStepEnum, Satisfies, StepEventStatusEnum } from '@ccos/api/util-graphql';
+import { InstallStepEnum, MultiLine, Satisfies, StepEventStatusEnum } from '@ccos/api/util-graphql';
 
 /** The most a step event's `detail` may take, as JSON (the agent's largest, a failure with a 4 KiB output tail, is far below). */
 export const MAX_STEP_DETAIL_BYTES = 16 * 1024;
@@ -40,6 +40,7 @@ export class ReportStepInput {
   progress?: number | null;
 
   @Field(() => String, { nullable: true })
+  @MultiLine()
   @IsOptional()
   @MaxLength(4096, { message: 'is longer than 4096 characters' })
   message?: string | null;

@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { type RemovalProgressPayload, type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
+import { isUuid } from '@ccos/api/data-access-db';
+import { NotFoundError, type RemovalProgressPayload, type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
 import { RemoveNodeInput, removalOptionsOf } from './remove-node.input';
 import { type ProgressTick, progressTicks } from './removal-progress';
 import { RemovalPreviewType } from './removal-preview.type';
@@ -69,6 +70,10 @@ export class RemovalResolver {
     description: "The node's latest removal run as it is now with all its events, then the run and each new event as they happen, in order.",
     subscribe: ({ args, context }) => {
       const nodeId = String(args['nodeId']);
+      // Refused here: the first message would look the id up in a uuid column.
+      if (!isUuid(nodeId)) {
+        throw new NotFoundError('node', nodeId);
+      }
       return progressTicks(nodeId, (context as RequestContext).events.subscribe(TOPICS.REMOVAL_PROGRESS, nodeId) as AsyncIterable<RemovalProgressPayload>);
     },
   })

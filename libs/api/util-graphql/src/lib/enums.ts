@@ -28,4 +28,7 @@ registerEnumType(BootstrapStyleEnum, {
   name: 'BootstrapStyle',
   description: 'Who requests kubelet client certificates: OPENSHIFT (node-bootstrapper service account) or KUBEADM (bootstrap tokens).',
 });
-registerEnumType(AuditResultEnum, { name: 'AuditResult', description: 'SUCCESS; FAILURE (the action was tried and failed); DENIED (the caller was not allowed).' });
+registerEnumType(AuditResultEnum, {
+  name: 'AuditResult',
+  description: 'SUCCESS; FAILURE (the action was tried and failed); DENIED (the caller was not allowed); PENDING (the action started and its end was not recorded).',
+});

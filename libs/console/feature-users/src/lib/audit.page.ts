@@ -5,7 +5,7 @@ import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import type { AuditResult } from '@ccos/shared/api-schema';
 import { auditMessages } from './audit.messages';
 
-const RESULT_TONES: Record<AuditResult, StatusTone> = { SUCCESS: 'ok', FAILURE: 'error', DENIED: 'warn' };
+const RESULT_TONES: Record<AuditResult, StatusTone> = { SUCCESS: 'ok', FAILURE: 'error', DENIED: 'warn', PENDING: 'warn' };
 const RESULTS = Object.keys(RESULT_TONES) as AuditResult[];
 
 /** The audit log (ADMIN): who did what, newest first, with a filter and older pages on demand. */

@@ -3,7 +3,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 
 export type AgentChannel = 'HTTPS' | 'PLAIN_HTTP';
-export type AuditResult = 'DENIED' | 'FAILURE' | 'SUCCESS';
+export type AuditResult = 'DENIED' | 'FAILURE' | 'PENDING' | 'SUCCESS';
 export type BootstrapStyle = 'KUBEADM' | 'OPENSHIFT';
 export type CertificateSource = 'FILES' | 'GENERATED';
 export type CsrChangeKind = 'ADDED' | 'DELETED' | 'MODIFIED';

@@ -1,6 +1,7 @@
 import {
   Backoff, DOWNLOAD_BACKOFF, HttpError, headText, isTlsErrorCode, readBody, type JsonObject,
 } from '@ccos/agent/util-host';
+import { scrubSecrets } from '@ccos/shared/util-redaction';
 import { statePaths } from '../host-paths';
 import type { StepContext, StepFailure } from '../step-handler';
 import { failure } from '../step-handler';
@@ -9,6 +10,17 @@ import { ignitionVersion } from './ignition-config';
 export const IGNITION_ACCEPT = 'application/vnd.coreos.ignition+json;version=3.2.0';
 /** How much of a non-Ignition answer is reported. */
 export const BODY_HEAD_BYTES = 512;
+/** How much of an answer is scrubbed before its head is cut, so a token the cut would split is still recognised whole. */
+const SCRUB_WINDOW_BYTES = 64 * 1024;
+
+/**
+ * The first {@link BODY_HEAD_BYTES} of an answer as reported in events and kept for the diagnostics
+ * bundle, with tokens, private keys and embedded file contents removed: a worker Ignition config
+ * answered where it was not expected holds the node bootstrap credential.
+ */
+export function bodyExcerpt(body: Uint8Array): string {
+  return headText(Buffer.from(scrubSecrets(headText(body, SCRUB_WINDOW_BYTES)), 'utf8'), BODY_HEAD_BYTES);
+}
 
 /** What the fetch saw, kept in the state folder for the diagnostics bundle. */
 export interface FetchStatus {
@@ -132,7 +144,7 @@ export async function fetchWorkerConfig(ctx: StepContext): Promise<FetchedConfig
       continue;
     }
     const verdict = notIgnitionReason(status, contentType, body);
-    const bodyHead = headText(body, BODY_HEAD_BYTES);
+    const bodyHead = bodyExcerpt(body);
     if (verdict.reason === '') {
       const fetchStatus = await record({ status, contentType, bytes: body.length, bodyHead: verdict.version === undefined ? bodyHead : null, error: null, attempts: attempt });
       return { document: verdict.document, version: verdict.version as string, status: fetchStatus };

@@ -81,6 +81,26 @@ describe('APPLY_IGNITION', () => {
     expect(h.fs.node('/etc/sysconfig/kubelet')).toBeUndefined();
   });
 
+  it('reports a spec 2 worker config without the bootstrap credential it holds, in the event and the fetch status', async () => {
+    const token = 'eyJhbGciOiJSUzI1NiIsImtpZCI6IiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6b3BlbnNoaWZ0LW1hY2hpbmUtY29uZmlnLW9wZXJhdG9yOm5vZGUtYm9vdHN0cmFwcGVyIn0.c2ln';
+    const kubeconfig = encodeURIComponent(`apiVersion: v1\nusers:\n- name: kubelet\n  user:\n    token: ${token}\n`);
+    const spec2 = JSON.stringify({
+      ignition: { version: '2.2.0' },
+      storage: { files: [{ path: '/etc/kubernetes/kubeconfig', contents: { source: `data:,${kubeconfig}` } }] },
+      passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAAC3Nza'] }] },
+    });
+    const h = mcs({ status: 200, headers: { 'content-type': 'application/json' }, body: spec2 });
+    const result = await new ApplyIgnitionStep().run(h.ctx);
+    expect(result).toMatchObject({ ok: false, code: 'IGNITION_NOT_IGNITION' });
+    const fetchStatus = h.fs.text(FETCH_STATUS) ?? '';
+    for (const shown of [JSON.stringify(result), fetchStatus]) {
+      expect(shown).toContain('2.2.0');
+      expect(shown).toContain('[redacted]');
+      expect(shown).not.toContain(token.slice(0, 24));
+      expect(shown).not.toContain('apiVersion%3A');
+    }
+  });
+
   it('retries a 503 page a few times before reporting it', async () => {
     const h = mcs({ status: 503, headers: { 'content-type': 'text/html' }, body: HTML });
     const result = await new ApplyIgnitionStep().run(h.ctx);

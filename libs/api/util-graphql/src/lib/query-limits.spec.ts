@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import { GraphQLError, type OperationDefinitionNode, buildSchema, getOperationAST, parse, specifiedRules, validate } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { QUERY_LIMITS, aliasLimit, costRefusal, depthLimit, operationCost, queryLimitRules, selectsIntrospection } from './query-limits';
+
+const schema = buildSchema(readFileSync('libs/shared/api-schema/schema.graphql', 'utf8'));
+const rules = [...specifiedRules, ...queryLimitRules()];
+
+/** `fragment F0 { ...F1 ...F1 }` … : each fragment spreads the next twice, 2^n paths in all. */
+function nestedFragments(count: number): string {
+  const fragments = Array.from({ length: count }, (_, i) => (i === count - 1 ? `fragment F${i} on User { id }` : `fragment F${i} on User { ...F${i + 1} ...F${i + 1} }`));
+  return `{ me { ...F0 } } ${fragments.join(' ')}`;
+}
+
+function timed<T>(work: () => T): { value: T; ms: number } {
+  const started = performance.now();
+  const value = work();
+  return { value, ms: performance.now() - started };
+}
+
+function operationOf(source: string): { document: ReturnType<typeof parse>; operation: OperationDefinitionNode } {
+  const document = parse(source);
+  const operation = getOperationAST(document);
+  if (!operation) {
+    throw new Error('no operation');
+  }
+  return { document, operation };
+}
+
+describe('depth limit', () => {
+  it('validates the 23-fragment document (8.6 s before fragments were remembered) in milliseconds', () => {
+    const document = parse(nestedFragments(23));
+    const { value: errors, ms } = timed(() => validate(schema, document, rules));
+    expect(errors).toEqual([]);
+    // Generous for a shared CI machine; the exponential walk took seconds.
+    expect(ms).toBeLessThan(250);
+  });
+
+  it('stays linear with a thousand fragments spreading each other', () => {
+    const document = parse(nestedFragments(1000), { maxTokens: 100_000 });
+    const { value: errors, ms } = timed(() => validate(schema, document, [depthLimit(12)]));
+    expect(errors).toEqual([]);
+    // 2^1000 walks would never end; a linear walk takes tens of milliseconds (a second on a loaded machine).
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('counts the depth through fragments and inline fragments', () => {
+    const deep = `{ node(id: "x") { installRuns { ...Run } } } fragment Run on InstallRun { events { ... on StepEvent { seq } } }`;
+    expect(validate(schema, parse(deep), [depthLimit(4)])).toEqual([]);
+    expect(validate(schema, parse(deep), [depthLimit(3)]).map((error) => error.message)).toEqual(['query is nested 4 levels deep; at most 3 are allowed']);
+  });
+
+  it('refuses a document nested deeper than 12 levels', () => {
+    const deep = `{ __schema { types { fields { type ${'{ ofType '.repeat(10)}{ name }${' }'.repeat(10)} } } } }`;
+    expect(validate(schema, parse(deep), rules).map((error) => error.message)).toContain('query is nested 15 levels deep; at most 12 are allowed');
+  });
+
+  it('leaves fragment cycles to graphql and does not loop on them', () => {
+    const cyclic = parse('{ me { ...A } } fragment A on User { ...B } fragment B on User { ...A }');
+    const errors = validate(schema, cyclic, rules).map((error) => error.message);
+    expect(errors.some((message) => message.includes('Cannot spread fragment "A" within itself'))).toBe(true);
+  });
+});
+
+describe('alias limit', () => {
+  it('refuses the 65th alias', () => {
+    const aliases = (count: number) => parse(`{ ${Array.from({ length: count }, (_, i) => `a${i}: me { id }`).join(' ')} }`);
+    expect(validate(schema, aliases(64), [aliasLimit(64)])).toEqual([]);
+    expect(validate(schema, aliases(65), [aliasLimit(64)]).map((error) => error.message)).toEqual(['query uses more than 64 aliases']);
+  });
+});
+
+describe('token limit', () => {
+  it('refuses 20,000 repeated fields while parsing, after reading the first tokens only', () => {
+    const huge = `{ me { ${'id '.repeat(20_000)}} }`;
+    const { value: error, ms } = timed(() => {
+      try {
+        parse(huge, { maxTokens: QUERY_LIMITS.maxTokens });
+        return null;
+      } catch (caught) {
+        return caught;
+      }
+    });
+    expect(error).toBeInstanceOf(GraphQLError);
+    // graphql's own wording ("more that").
+    expect((error as GraphQLError).message).toMatch(new RegExp(`^Syntax Error: Document contains more th.. ${QUERY_LIMITS.maxTokens} tokens\\. Parsing aborted\\.$`));
+    expect(ms).toBeLessThan(100);
+  });
+
+  it('lets the largest document the token limit admits validate quickly', () => {
+    // Repeated fields are what graphql's overlap rule compares pairwise.
+    const fields = QUERY_LIMITS.maxTokens - 10;
+    const document = parse(`{ me { ${'id '.repeat(fields)}} }`, { maxTokens: QUERY_LIMITS.maxTokens });
+    const { ms } = timed(() => validate(schema, document, rules));
+    expect(ms).toBeLessThan(250);
+  });
+});
+
+describe('operation cost', () => {
+  it('counts list fields once per item: first/limit where given, 20 otherwise', () => {
+    const flat = operationOf('{ me { id username } }');
+    expect(operationCost(schema, flat.document, flat.operation, {})).toBe(3);
+    // auditLog(first: $n) sizes the list beneath it, entries.
+    const page = operationOf('query($n: Int) { auditLog(first: $n) { hasMore entries { id actor } } }');
+    expect(operationCost(schema, page.document, page.operation, { n: 5 })).toBe(1 + 1 + (1 + 5 * 2));
+    expect(operationCost(schema, page.document, page.operation, { n: 200 })).toBe(1 + 1 + (1 + 200 * 2));
+    const listed = operationOf('{ clusters { id name } }');
+    expect(operationCost(schema, listed.document, listed.operation, {})).toBe(1 + 20 * 2);
+  });
+
+  it('counts a fragment spread twice in one selection set once, as graphql runs it', () => {
+    const { document, operation } = operationOf(nestedFragments(23));
+    expect(operationCost(schema, document, operation, {})).toBe(2);
+  });
+
+  it('refuses nested lists whose product is too large, in linear time through fragments', () => {
+    const nested = operationOf(
+      'query($c: ID!) { nodes(clusterId: $c) { installRuns { events { ...E } steps { step } } } removalRuns(nodeId: $c) { events { seq } } } fragment E on StepEvent { seq step status detail message occurredAt }',
+    );
+    const unlimited = { maxCost: Number.MAX_SAFE_INTEGER, assumedListSize: 20 };
+    expect(operationCost(schema, nested.document, nested.operation, { c: 'x' }, unlimited)).toBe(1 + 20 * (1 + 20 * (1 + 20 * 6 + 1 + 20 * 1)) + 1 + 20 * (1 + 20));
+    const cost = operationCost(schema, nested.document, nested.operation, { c: 'x' });
+    expect(cost).toBe(QUERY_LIMITS.maxCost + 1);
+    expect(costRefusal(cost)).toBeInstanceOf(GraphQLError);
+    expect(costRefusal(cost)?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', maxCost: QUERY_LIMITS.maxCost });
+    // Each fragment spreads the next in two selection sets: counted 2^59 times over, refused without walking them.
+    const aliased = Array.from({ length: 60 }, (_, i) => (i === 59 ? `fragment F${i} on User { id }` : `fragment F${i} on User { a: username b: username ...F${i + 1} ... on User { ...F${i + 1} } }`));
+    const bomb = operationOf(`query { users { ...F0 } } ${aliased.join(' ')}`);
+    const { value, ms } = timed(() => operationCost(schema, bomb.document, bomb.operation, {}));
+    expect(value).toBe(QUERY_LIMITS.maxCost + 1);
+    expect(ms).toBeLessThan(100);
+  });
+
+  it('lets every operation the console sends through', () => {
+    const operations = ['audit', 'auth', 'clusters', 'csrs', 'nodes', 'removals', 'users'].map((name) => readFileSync(`libs/shared/api-schema/src/operations/${name}.graphql`, 'utf8'));
+    const document = parse(operations.join('\n'), { maxTokens: QUERY_LIMITS.maxTokens * 10 });
+    for (const definition of document.definitions) {
+      if (definition.kind === 'OperationDefinition') {
+        const cost = operationCost(schema, document, definition, { first: 200 });
+        expect({ operation: definition.name?.value, refused: costRefusal(cost) !== null }).toEqual({ operation: definition.name?.value, refused: false });
+      }
+    }
+  });
+});
+
+describe('introspection', () => {
+  it.each([
+    ['{ __schema { types { name } } }', true],
+    ['{ __type(name: "Node") { name } }', true],
+    ['{ me { ...F } } fragment F on User { id ... on User { x: __typename } } ', false],
+    ['{ me { ...F } } fragment F on User { id } fragment G on Query { __schema { queryType { name } } }', false],
+    ['query { ...Q } fragment Q on Query { __type(name: "User") { name } }', true],
+    ['{ me { __typename } }', false],
+  ])('%s asks for the schema: %s', (source, expected) => {
+    const { document, operation } = operationOf(source);
+    expect(selectsIntrospection(document, operation)).toBe(expected);
+  });
+});
