@@ -19,6 +19,7 @@ import {
   isInterfaceType,
   valueFromASTUntyped,
 } from 'graphql';
+import { CLIENT_CSR_CHECKS, SERVING_CSR_CHECKS } from '@ccos/shared/domain';
 
 /** How big a document may be and how much work one operation may ask for. */
 export interface QueryLimits {
@@ -30,16 +31,29 @@ export interface QueryLimits {
   readonly maxCost: number;
   /** How many items a list field without a size argument is counted as. */
   readonly assumedListSize: number;
+  /** Lists the service itself keeps short, by `Type.field`: counted at their real bound instead. */
+  readonly listBounds?: Readonly<Record<string, number>>;
 }
+
+const CHECKS_PER_VERDICT = Math.max(CLIENT_CSR_CHECKS.length, SERVING_CSR_CHECKS.length);
 
 /**
  * The limits of the API, HTTP and WebSocket alike. The console's operation files have at most 415
- * tokens, and its costliest operation (Csrs: CSRs × decisions × checks) costs about 28,400; these
- * leave room for other clients. graphql's own overlap rule compares sibling fragments pairwise, so
+ * tokens, and its costliest operation (Csrs: CSRs × decisions × checks) stays under half the cost
+ * limit (query-limits.spec.ts), leaving room for other clients. A verdict has one entry per policy
+ * check, and a CSR at most a "left pending" and an approval or denial (two operators at once make
+ * it three). graphql's own overlap rule compares sibling fragments pairwise, so
  * the token limit is what bounds it: at 2,000 tokens the worst document bench/graphql-validation.ts
  * finds validates in tens of milliseconds.
  */
-export const QUERY_LIMITS: QueryLimits = { maxTokens: 2000, maxDepth: 12, maxAliases: 64, maxCost: 50_000, assumedListSize: 20 };
+export const QUERY_LIMITS: QueryLimits = {
+  maxTokens: 2000,
+  maxDepth: 12,
+  maxAliases: 64,
+  maxCost: 50_000,
+  assumedListSize: 20,
+  listBounds: { 'CsrVerdict.checks': CHECKS_PER_VERDICT, 'CsrDecision.checks': CHECKS_PER_VERDICT, 'Csr.decisions': 3 },
+};
 
 function refusal(message: string, node?: { readonly loc?: unknown }): GraphQLError {
   return new GraphQLError(message, { nodes: node ? [node as OperationDefinitionNode] : undefined, extensions: { code: 'BAD_USER_INPUT' } });
@@ -120,7 +134,7 @@ export function queryLimitRules(limits: QueryLimits = QUERY_LIMITS): ValidationR
 const SIZE_ARGUMENTS = ['first', 'last', 'limit'];
 
 /**
- * What an operation costs: every field counts 1, and what is selected under a list field counts
+ * What an operation costs: every field but `__typename` counts 1, and what is selected under a list field counts
  * once per item. The item count is the list field's `first`/`last`/`limit` argument, or that of
  * the field just above it (`auditLog(first: 50) { entries { … } }`), variables included, and
  * `assumedListSize` otherwise. Each fragment is costed once and remembered, so this too is linear
@@ -131,7 +145,7 @@ export function operationCost(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> | undefined,
-  limits: Pick<QueryLimits, 'maxCost' | 'assumedListSize'> = QUERY_LIMITS,
+  limits: Pick<QueryLimits, 'maxCost' | 'assumedListSize' | 'listBounds'> = QUERY_LIMITS,
 ): number {
   const cap = limits.maxCost + 1;
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -173,6 +187,9 @@ export function operationCost(
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
         total += type && isCompositeType(type) ? selectionCost(selection.selectionSet, type, size) : 0;
+      } else if (selection.name.value === '__typename') {
+        // Answered from the parent's type without a resolver; clients add it to every selection set.
+        continue;
       } else {
         const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[selection.name.value] : undefined;
         let cost = 1;
@@ -180,7 +197,7 @@ export function operationCost(
           const childType = getNamedType(field.type);
           const ownSize = sizeArgument(selection.arguments ?? [], variables);
           if (isListType(getNullableType(field.type))) {
-            const items = ownSize ?? size ?? limits.assumedListSize;
+            const items = ownSize ?? size ?? limits.listBounds?.[`${parent.name}.${selection.name.value}`] ?? limits.assumedListSize;
             cost += (isCompositeType(childType) ? selectionCost(selection.selectionSet, childType, undefined) : 0) * items;
           } else {
             cost += isCompositeType(childType) ? selectionCost(selection.selectionSet, childType, ownSize) : 0;
