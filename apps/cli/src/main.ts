@@ -5,7 +5,7 @@ import { runCli } from './app/cli';
 const code = await runCli({
   argv: process.argv.slice(2),
   env: process.env,
-  io: { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) },
+  io: { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`), terminal: process.stdout.isTTY === true },
   stdin: process.stdin,
 });
 process.exitCode = code;

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ApiClient } from './api-client';
+import { AUDIT } from './audit.command';
 import { CLUSTERS_LIST } from './clusters.command';
 import { type CommandContext, type CommandSpec, usageError } from './command';
 import { CSRS_APPROVE, CSRS_DENY, CSRS_LIST } from './csrs.command';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   'csrs list': CSRS_LIST,
   'csrs approve': CSRS_APPROVE,
   'csrs deny': CSRS_DENY,
+  audit: AUDIT,
 };
 
 const GLOBAL_OPTIONS = {
@@ -63,7 +65,7 @@ export async function runCli({ argv, env, io, stdin }: CliEnvironment): Promise<
       return EXIT.ok;
     }
     const output = parsed.values['output'] ?? 'table';
-    if (output !== 'table' && output !== 'json') {
+    if (output !== 'table' && output !== 'json' && output !== 'yaml') {
       throw usageError(t, t('badOutput'));
     }
     const file = sessionFile(env);

@@ -9,7 +9,7 @@ export const CLUSTERS_LIST: CommandSpec = {
   positionals: [],
   async run(context) {
     const { clusters } = await context.api().request(ClustersDocument, {});
-    if (context.output === 'json') {
+    if (context.output !== 'table') {
       printJson(context, clusters);
       return EXIT.ok;
     }

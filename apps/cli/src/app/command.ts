@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { ParseArgsConfig } from 'node:util';
+import { stringify } from 'yaml';
 import { ClustersDocument, type ClustersQuery, NodesDocument, type NodesQuery } from '@ccos/shared/api-schema';
 import type { ApiClient } from './api-client';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
@@ -89,13 +90,14 @@ export async function passwordFrom(context: CommandContext, required: boolean): 
   return password;
 }
 
+/** The answer as one JSON or YAML document (--output json|yaml). */
 export function printJson(context: CommandContext, value: unknown): void {
-  context.io.out(JSON.stringify(value, null, 2));
+  context.io.out(context.output === 'yaml' ? stringify(value).trimEnd() : JSON.stringify(value, null, 2));
 }
 
-/** One JSON document per line, for streams (watch, remove). */
+/** One document per message for streams (watch, remove): a JSON line, or a YAML document after `---`. */
 export function printJsonLine(context: CommandContext, value: unknown): void {
-  context.io.out(JSON.stringify(value));
+  context.io.out(context.output === 'yaml' ? `---\n${stringify(value).trimEnd()}` : JSON.stringify(value));
 }
 
 /** The cluster named by --cluster (id or name), or the only one. */

@@ -10,7 +10,7 @@ export const CSRS_LIST: CommandSpec = {
   async run(context) {
     const cluster = await resolveCluster(context);
     const { csrs } = await context.api().request(CsrsDocument, { clusterId: cluster.id, pendingOnly: context.flags['pending'] === true });
-    if (context.output === 'json') {
+    if (context.output !== 'table') {
       printJson(context, csrs);
       return EXIT.ok;
     }
@@ -54,7 +54,7 @@ export const CSRS_APPROVE: CommandSpec = {
     const cluster = await resolveCluster(context);
     await ensureExists(context, cluster.id, cluster.name, name);
     const { approveCsr } = await context.api().request(ApproveCsrDocument, { clusterId: cluster.id, name, force, reason: reason ?? null });
-    if (context.output === 'json') {
+    if (context.output !== 'table') {
       printJson(context, approveCsr);
     } else {
       context.io.out(context.t('csrApproved', { name }));
@@ -75,7 +75,7 @@ export const CSRS_DENY: CommandSpec = {
     const cluster = await resolveCluster(context);
     await ensureExists(context, cluster.id, cluster.name, name);
     const { denyCsr } = await context.api().request(DenyCsrDocument, { clusterId: cluster.id, name, reason });
-    if (context.output === 'json') {
+    if (context.output !== 'table') {
       printJson(context, denyCsr);
     } else {
       context.io.out(context.t('csrDenied', { name }));

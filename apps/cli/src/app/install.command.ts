@@ -9,6 +9,7 @@ import {
 } from '@ccos/shared/api-schema';
 import { type CommandContext, type CommandSpec, type NodeView, printJson, printJsonLine, resolveNode, usageError } from './command';
 import { EXIT, type ExitCode } from './exit-codes';
+import { progressBar } from './output';
 
 type Progress = InstallProgressSubscription['installProgress'];
 type RunView = NonNullable<Progress['run']>;
@@ -52,7 +53,7 @@ export const NODES_CANCEL: CommandSpec = {
   async run(context) {
     const node = await resolveNode(context, nodeArgument(context));
     const { cancelInstall } = await context.api().request(CancelInstallDocument, { nodeId: node.id });
-    if (context.output === 'json') {
+    if (context.output !== 'table') {
       printJson(context, cancelInstall);
     } else {
       context.io.out(context.t('installCancelled', { hostname: node.hostname, status: cancelInstall.status }));
@@ -78,7 +79,7 @@ export const NODES_WATCH: CommandSpec = {
 
 async function started(context: CommandContext, node: NodeView, run: { readonly id: string; readonly status: string }, key: 'installStarted' | 'retryStarted'): Promise<ExitCode> {
   if (!context.flags['watch']) {
-    if (context.output === 'json') {
+    if (context.output !== 'table') {
       printJson(context, run);
     } else {
       context.io.out(context.t(key, { hostname: node.hostname, run: run.id }));
@@ -101,13 +102,22 @@ async function follow(context: CommandContext, node: NodeView, runId: string): P
   let final: RunView | null = null;
   let lastCsrCheck = 0;
   let lastPending = 0;
+  let drawn = 0;
+  // On a terminal, one bar per step redrawn in place; otherwise a line per event.
+  const draw = (run: RunView) => {
+    const lines = run.steps.map((step) => progressBar(step.step, step.status, step.progress ?? null));
+    context.io.out(`${drawn ? `\x1b[${drawn}F` : ''}${lines.map((line) => `\x1b[2K${line}`).join('\n')}`);
+    drawn = lines.length;
+  };
   const subscription = api.subscribe(InstallProgressDocument, { nodeId: node.id }, async ({ installProgress }) => {
     const run = installProgress.run;
     if (!run || run.id !== runId) {
       return false;
     }
-    if (context.output === 'json') {
+    if (context.output !== 'table') {
       printJsonLine(context, { nodeId: node.id, hostname: node.hostname, run: { id: run.id, status: run.status, failedStep: run.failedStep, reason: run.reason }, events: installProgress.events });
+    } else if (context.io.terminal) {
+      draw(run);
     } else {
       for (const event of installProgress.events) {
         const progress = event.progress != null && event.status === 'PROGRESS' ? ` ${event.progress}%` : '';
@@ -126,6 +136,7 @@ async function follow(context: CommandContext, node: NodeView, runId: string): P
       const pending = csrs.filter((csr) => csr.node?.id === node.id).length;
       if (pending > 0 && pending !== lastPending) {
         context.io.out(t('waitingForCsrs', { hostname: node.hostname, count: pending }));
+        drawn = 0;
       }
       lastPending = pending;
     }

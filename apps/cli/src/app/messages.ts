@@ -22,8 +22,9 @@ Commands:
   csrs list [--cluster C] [--pending]
   csrs approve NAME [--cluster C] [--force --reason TEXT]
   csrs deny NAME [--cluster C] --reason TEXT
+  audit [--actor NAME] [--action NAME] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit N]
 
-Global flags: --server URL (or CCOS_SERVER), --output table|json, --help
+Global flags: --server URL (or CCOS_SERVER), --output table|json|yaml, --help
 The token comes from CCOS_TOKEN, or from the file login writes (~/.config/ccos-scaler/session.json).
 Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found.`,
     zh: `用法：ccos-scaler <命令> [参数]
@@ -43,15 +44,16 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   csrs list [--cluster 集群] [--pending]                                     列出证书请求
   csrs approve 名称 [--cluster 集群] [--force --reason 理由]                  批准证书请求
   csrs deny 名称 [--cluster 集群] --reason 理由                               拒绝证书请求
+  audit [--actor 用户] [--action 操作] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit 条数]   审计日志
 
-全局参数：--server 地址（或 CCOS_SERVER）、--output table|json、--help
+全局参数：--server 地址（或 CCOS_SERVER）、--output table|json|yaml、--help
 令牌取自 CCOS_TOKEN，或 login 写入的文件（~/.config/ccos-scaler/session.json）。
 退出码：0 成功，1 操作失败，2 用法错误，3 认证失败，4 未找到。`,
   },
   badUsage: { en: 'usage error: {detail} (see ccos-scaler --help)', zh: '用法错误：{detail}（见 ccos-scaler --help）' },
   unknownCommand: { en: 'unknown command "{command}"', zh: '未知命令“{command}”' },
   missingArgument: { en: '{what} is required', zh: '缺少{what}' },
-  badOutput: { en: '--output must be table or json', zh: '--output 只能是 table 或 json' },
+  badOutput: { en: '--output must be table, json or yaml', zh: '--output 只能是 table、json 或 yaml' },
   passwordSource: { en: 'give the password with --password-file FILE or --password-stdin, never on the command line', zh: '请用 --password-file 文件 或 --password-stdin 提供密码，不要写在命令行上' },
   emptyPassword: { en: 'the password is empty', zh: '密码为空' },
   csvColumns: { en: '{file}: the header must name the columns hostname,ip (and optionally port,user); it has {header}', zh: '{file}：表头须包含 hostname,ip 列（可选 port,user），实际为 {header}' },
@@ -102,8 +104,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   removalFailed: { en: 'Removal of {hostname} {status}: {reason}', zh: '{hostname} 移除{status}：{reason}' },
   interrupted: { en: 'interrupted; the operation goes on in the service', zh: '已中断；服务端的操作仍在继续' },
   columns: {
-    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE',
-    zh: 'ID|名称|API 服务器|VIP|自动批准|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长',
+    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT',
+    zh: 'ID|名称|API 服务器|VIP|自动批准|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果',
   },
 } as const satisfies Record<string, { readonly en: string; readonly zh: string }>;
 

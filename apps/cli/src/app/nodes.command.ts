@@ -14,7 +14,7 @@ export const NODES_LIST: CommandSpec = {
   async run(context) {
     const cluster = await resolveCluster(context);
     const { nodes } = await context.api().request(NodesDocument, { clusterId: cluster.id });
-    if (context.output === 'json') {
+    if (context.output !== 'table') {
       printJson(context, nodes);
     } else {
       printNodes(context, nodes);
@@ -68,7 +68,7 @@ export const NODES_ADD: CommandSpec = {
       }
     }
     const settled = context.flags['wait'] ? await waitUntilChecked(context, cluster.id, added) : added;
-    if (context.output === 'json') {
+    if (context.output !== 'table') {
       printJson(context, settled);
     } else if (context.flags['wait']) {
       for (const node of settled) {

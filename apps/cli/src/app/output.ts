@@ -2,9 +2,18 @@
 export interface Io {
   out(line: string): void;
   err(line: string): void;
+  /** Standard output is a terminal: progress is drawn as bars, redrawn in place. */
+  readonly terminal?: boolean;
 }
 
-export type OutputFormat = 'table' | 'json';
+/** One step's line of a progress display: name, a bar, its percentage and state. */
+export function progressBar(label: string, state: string, percent: number | null, width = 24): string {
+  const done = state === 'SUCCEEDED' ? 1 : Math.max(0, Math.min(1, (percent ?? 0) / 100));
+  const filled = Math.round(done * width);
+  return `${label.padEnd(18)} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.round(done * 100)).padStart(3)}% ${state}`;
+}
+
+export type OutputFormat = 'table' | 'json' | 'yaml';
 
 /** Columns as wide as their widest cell; CJK characters count two. */
 export function table(headings: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null | undefined>>): string {

@@ -78,7 +78,7 @@ export const NODES_REMOVE: CommandSpec = {
       if (!run || run.id !== removeNode.id) {
         return false;
       }
-      if (context.output === 'json') {
+      if (context.output !== 'table') {
         printJsonLine(context, { events: removalProgress.events, run });
       } else {
         for (const event of removalProgress.events) {
@@ -108,7 +108,7 @@ export const NODES_REMOVE: CommandSpec = {
 
 function showPreview(context: CommandContext, hostname: string, preview: Preview): void {
   const { t } = context;
-  if (context.output === 'json') {
+  if (context.output !== 'table') {
     printJsonLine(context, { preview });
     return;
   }

@@ -15,7 +15,7 @@ export const LOGIN: CommandSpec = {
     }
     const { login } = await context.anonymousApi().request(LoginDocument, { username, password });
     await storeSession(context.sessionFile, { server: context.server, token: login.token, expiresAt: login.expiresAt, username: login.user.username });
-    if (context.output === 'json') {
+    if (context.output !== 'table') {
       printJson(context, { server: context.server, username: login.user.username, role: login.user.role, expiresAt: login.expiresAt, sessionFile: context.sessionFile });
     } else {
       context.io.out(context.t('signedIn', { server: context.server, username: login.user.username, role: login.user.role, file: context.sessionFile, expiresAt: login.expiresAt }));
