@@ -22,7 +22,7 @@ export default [
     },
   },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       '@nx/enforce-module-boundaries': ['error', {
         enforceBuildableLibDependency: false,
@@ -68,7 +68,7 @@ export default [
   {
     // Code that runs in the browser (platform:browser) or anywhere (platform:any) never imports a
     // Node built-in; module boundaries only see workspace libraries, so this says it for Node's own.
-    files: ['apps/console/**/*.ts', 'libs/console/**/*.ts', 'libs/shared/**/*.ts'],
+    files: ['apps/console/**/*.ts', 'apps/graphiql/**/*.ts', 'apps/graphiql/**/*.tsx', 'libs/console/**/*.ts', 'libs/shared/**/*.ts'],
     ignores: ['**/*.spec.ts', '**/testing/**'],
     rules: {
       'no-restricted-imports': ['error', {
