@@ -99,6 +99,12 @@ describe('GraphiQL at /graphql, offline', () => {
   it('loads from the service alone, signs in with the login mutation and runs a query', async () => {
     const record = recordPage(page, world.api.observe);
     await page.goto(`${baseUrl}/graphql`);
+    // The bar speaks the console's languages, and remembers the choice as the console does.
+    await page.getByRole('button', { name: '中文' }).click();
+    await expect.poll(() => page.locator('.ide-bar').innerText()).toContain('登录后可加载接口结构并执行操作');
+    await screenshot(page, SCREENSHOTS, 'sign-in-zh');
+    expect(await page.evaluate('localStorage.getItem("ccos.language")')).toBe('zh');
+    await page.getByRole('button', { name: 'English' }).click();
     await page.locator('input[name=password]').fill(E2E_ADMIN_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByTestId('signed-in').textContent()).toContain('Signed in as admin');

@@ -2,6 +2,7 @@ import { LoginDocument, type LoginMutation, LogoutDocument } from '@ccos/shared/
 import { print } from 'graphql';
 import { type FormEvent, useState } from 'react';
 import { type IdeSession, clearSession, saveSession } from './session';
+import { type IdeLanguage, chooseLanguage, currentLanguage, wordsOf } from './words';
 
 interface GraphqlAnswer<T> {
   readonly data?: T | null;
@@ -23,6 +24,18 @@ export function SignInBar(props: { readonly session: IdeSession | null; readonly
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [language, setLanguage] = useState<IdeLanguage>(currentLanguage);
+  const words = wordsOf(language);
+  const switchLanguage = () => {
+    const next = language === 'zh' ? 'en' : 'zh';
+    chooseLanguage(next);
+    setLanguage(next);
+  };
+  const languageButton = (
+    <button type="button" className="ide-language" onClick={switchLanguage}>
+      {words.other}
+    </button>
+  );
 
   const signIn = async (event: FormEvent) => {
     event.preventDefault();
@@ -35,10 +48,10 @@ export function SignInBar(props: { readonly session: IdeSession | null; readonly
         setPassword('');
         props.onChange();
       } else {
-        setError(answer.errors?.[0]?.message ?? 'sign-in failed');
+        setError(answer.errors?.[0]?.message ?? words.failed);
       }
     } catch {
-      setError('the service cannot be reached');
+      setError(words.unreachable);
     } finally {
       setBusy(false);
     }
@@ -56,31 +69,31 @@ export function SignInBar(props: { readonly session: IdeSession | null; readonly
   if (props.session) {
     return (
       <header className="ide-bar">
-        <strong>ccos-scaler GraphQL</strong>
-        <span data-testid="signed-in">
-          Signed in as {props.session.user.username} ({props.session.user.role}); requests carry its bearer token
-        </span>
+        <strong>{words.title}</strong>
+        <span data-testid="signed-in">{words.signedIn(props.session.user.username, props.session.user.role)}</span>
         <button type="button" onClick={() => void signOut()}>
-          Sign out
+          {words.signOut}
         </button>
+        {languageButton}
       </header>
     );
   }
   return (
     <header className="ide-bar">
-      <strong>ccos-scaler GraphQL</strong>
+      <strong>{words.title}</strong>
       <form onSubmit={(event) => void signIn(event)}>
         <label>
-          User <input name="username" autoComplete="username" value={username} onChange={(event) => setUsername(event.target.value)} />
+          {words.user} <input name="username" autoComplete="username" value={username} onChange={(event) => setUsername(event.target.value)} />
         </label>
         <label>
-          Password <input name="password" type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />
+          {words.password} <input name="password" type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />
         </label>
         <button type="submit" disabled={busy}>
-          Sign in
+          {words.signIn}
         </button>
       </form>
-      <span role="alert">{error ?? 'Sign in to load the schema and run operations, or put an Authorization header in Headers.'}</span>
+      <span role="alert">{error ?? words.hint}</span>
+      {languageButton}
     </header>
   );
 }
