@@ -19,6 +19,8 @@ let context: BrowserContext;
 let page: Page;
 let baseUrl = '';
 const foreign: string[] = [];
+/** What the IDE's Content-Security-Policy refused: a foreign load it stops never reaches the routes above. */
+const policyViolations: string[] = [];
 const sameOrigin: string[] = [];
 const framesSent: string[] = [];
 const framesReceived: string[] = [];
@@ -68,6 +70,11 @@ describe('GraphiQL at /graphql, offline', () => {
         framesReceived.push(String(message));
         socket.send(message);
       });
+    });
+    context.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) {
+        policyViolations.push(message.text());
+      }
     });
     page = await context.newPage();
   }, 900_000);
@@ -120,6 +127,7 @@ describe('GraphiQL at /graphql, offline', () => {
     expect(sameOrigin).toEqual(expect.arrayContaining(['/graphql/ide/graphiql.js', '/graphql/ide/editor.worker.js', '/graphql/ide/graphql.worker.js']));
     expect(record.pageErrors).toEqual([]);
     expect(foreign).toEqual([]);
+    expect(policyViolations).toEqual([]);
     await screenshot(page, SCREENSHOTS, 'signed-in-query');
   });
 
@@ -169,5 +177,22 @@ describe('GraphiQL at /graphql, offline', () => {
     expect(shown.size).toBeGreaterThan(2);
     expect([...shown].some((text) => text.includes('RUNNING'))).toBe(true);
     expect(foreign).toEqual([]);
+    expect(policyViolations).toEqual([]);
   }, 600_000);
+
+  it('would have seen a request to another host: the page’s policy stops and reports it, and the interception catches HTTP and WebSocket alike', async () => {
+    expect(foreign).toEqual([]);
+    expect(policyViolations).toEqual([]);
+    // Strings, as this Node-side file has no DOM types; 198.51.100.0/24 is documentation space.
+    const probe = "fetch('http://198.51.100.7/probe').then(() => 'sent', () => 'blocked')";
+    // The IDE's Content-Security-Policy (connect-src 'self') refuses it before it reaches the network.
+    expect(await page.evaluate(probe)).toBe('blocked');
+    expect(foreign).toEqual([]);
+    await expect.poll(() => policyViolations.some((text) => text.includes('198.51.100.7'))).toBe(true);
+    // A page without that policy, in the same context: the route interception sees and aborts both.
+    const blank = await context.newPage();
+    expect(await blank.evaluate(probe)).toBe('blocked');
+    await blank.evaluate("new WebSocket('ws://198.51.100.7/socket')");
+    await expect.poll(() => [...foreign].sort()).toEqual(['http://198.51.100.7/probe', 'ws://198.51.100.7/socket']);
+  });
 });
