@@ -27,6 +27,7 @@ export type CsrDecider = 'operator' | 'forced' | 'auto-approver';
 /** Told about every decision written (once each: the replica that wrote it), for metrics. */
 export type CsrDecisionObserver = (decision: { readonly clusterId: string; readonly decision: CsrDecisionKind; readonly decider: CsrDecider }) => void;
 
+/** Who decided, as the metrics label it. */
 export function deciderOf(input: Pick<CsrDecisionInput, 'actor' | 'forced'>): CsrDecider {
   return input.actor === AUTO_APPROVER_ACTOR ? 'auto-approver' : input.forced ? 'forced' : 'operator';
 }
