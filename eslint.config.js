@@ -1,3 +1,4 @@
+import { builtinModules } from 'node:module';
 import nx from '@nx/eslint-plugin';
 
 /** Packages that only make sense on a server; browser code must not pull them in. */
@@ -60,6 +61,18 @@ export default [
       'import/order': 'off',
       curly: ['error', 'all'],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
+    },
+  },
+  {
+    // Code that runs in the browser (platform:browser) or anywhere (platform:any) never imports a
+    // Node built-in; module boundaries only see workspace libraries, so this says it for Node's own.
+    files: ['apps/console/**/*.ts', 'libs/console/**/*.ts', 'libs/shared/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/testing/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['node:*'], message: 'Node built-ins do not exist in the browser; this library runs there (platform:browser or platform:any).' }],
+        paths: builtinModules.map((name) => ({ name, message: 'Node built-ins do not exist in the browser; this library runs there (platform:browser or platform:any).' })),
+      }],
     },
   },
 ];
