@@ -20,37 +20,48 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
+/** An INSTALLING node with a RUNNING run, as installNode leaves them; its agent token. */
+async function installingRunOf(harness: ApiHarness, clusterId: string, hostname: string, ip: string): Promise<{ nodeId: string; runId: string; token: string }> {
+  const db = harness.api.dataSource;
+  const nodeId = randomUUID();
+  const runId = randomUUID();
+  await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, hostname, ip]);
+  const issued = new AgentTokens(db).issue();
+  await db.query(
+    `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours')`,
+    [runId, nodeId, issued.hash],
+  );
+  return { nodeId, runId, token: issued.token };
+}
+
+/** The cluster `metrics` the runs belong to (its API server is never reached). */
+async function metricsCluster(harness: ApiHarness): Promise<string> {
+  const clusterId = randomUUID();
+  await harness.api.dataSource.query(
+    `INSERT INTO clusters (id, name, api_server_url, vip, credentials_sealed, credential_kind) VALUES ($1, 'metrics', 'https://10.0.0.1:6443', '10.0.0.1', 'x', 'TOKEN')`,
+    [clusterId],
+  );
+  return clusterId;
+}
+
+const scrape = async (harness: ApiHarness) => (await fetch(`${harness.url}/metrics`)).text();
+
 describe('domain metrics from install runs reported by an agent', () => {
   let harness: ApiHarness;
-  const clusterId = randomUUID();
+  let clusterId: string;
 
   beforeAll(async () => {
     // What is counted does not depend on the agent channel: plain HTTP keeps the agent calls simple.
     harness = await startApiHarness({ AGENT_PLAIN_HTTP: 'allow' });
-    await harness.api.dataSource.query(
-      `INSERT INTO clusters (id, name, api_server_url, vip, credentials_sealed, credential_kind) VALUES ($1, 'metrics', 'https://10.0.0.1:6443', '10.0.0.1', 'x', 'TOKEN')`,
-      [clusterId],
-    );
+    clusterId = await metricsCluster(harness);
   });
   afterAll(async () => {
     await harness?.stop();
   });
 
-  /** An INSTALLING node with a RUNNING run, as installNode leaves them; its agent token. */
-  async function installingRun(hostname: string, ip: string): Promise<{ nodeId: string; runId: string; token: string }> {
-    const db = harness.api.dataSource;
-    const nodeId = randomUUID();
-    const runId = randomUUID();
-    await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, hostname, ip]);
-    const issued = new AgentTokens(db).issue();
-    await db.query(
-      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours')`,
-      [runId, nodeId, issued.hash],
-    );
-    return { nodeId, runId, token: issued.token };
-  }
+  const installingRun = (hostname: string, ip: string) => installingRunOf(harness, clusterId, hostname, ip);
 
-  const metrics = async () => (await fetch(`${harness.url}/metrics`)).text();
+  const metrics = () => scrape(harness);
 
   it('times each step from STARTED to its end, counts the run\'s outcome by failure code once, and the lag of every stored event', async () => {
     const { runId, token } = await installingRun('m1', '10.0.0.11');
@@ -123,5 +134,45 @@ describe('domain metrics from install runs reported by an agent', () => {
     for (const name of ['ccos_csr_decisions_total', 'ccos_removal_runs_finished_total', 'ccos_evictions_refused_total']) {
       expect(text).toContain(`# TYPE ${name} counter`);
     }
+  });
+});
+
+describe('domain metrics on two replicas of one database', () => {
+  let harness: ApiHarness;
+  let replica: ApiHarness;
+  let clusterId: string;
+
+  beforeAll(async () => {
+    harness = await startApiHarness({ AGENT_PLAIN_HTTP: 'allow' });
+    replica = await startApiHarness({ AGENT_PLAIN_HTTP: 'allow' }, { database: harness.database });
+    clusterId = await metricsCluster(harness);
+  });
+  afterAll(async () => {
+    await replica?.stop();
+    await harness?.stop();
+  });
+
+  it('shared-state gauges agree, and an event is counted by the replica that stored it only', async () => {
+    const { runId, token } = await installingRunOf(harness, clusterId, 'm4', '10.0.0.14');
+    const scrapeBoth = async () => Promise.all([scrape(harness), scrape(replica)]);
+    const [beforeA, beforeB] = await scrapeBoth();
+    const occurredAt = new Date().toISOString();
+    for (const [seq, status] of [[1, 'STARTED'], [2, 'SUCCEEDED']] as const) {
+      // Sent to replica B, as a load balancer may.
+      const result = await replica.gql(REPORT, { input: { runId, seq, step: 'PREFLIGHT', status, occurredAt } }, token);
+      expect(result.errors).toBeUndefined();
+    }
+    const [afterA, afterB] = await scrapeBoth();
+    const succeeded = { step: 'PREFLIGHT', outcome: 'SUCCEEDED' };
+    const count = (text: string) => sample(text, 'ccos_install_step_duration_seconds_count', succeeded) ?? 0;
+    expect(count(afterB) - count(beforeB)).toBe(1);
+    expect(count(afterA) - count(beforeA)).toBe(0);
+    expect((sample(afterB, 'ccos_agent_event_lag_seconds_count') ?? 0) - (sample(beforeB, 'ccos_agent_event_lag_seconds_count') ?? 0)).toBe(2);
+    expect(sample(afterA, 'ccos_agent_event_lag_seconds_count')).toBe(sample(beforeA, 'ccos_agent_event_lag_seconds_count'));
+    for (const step of ['PREFLIGHT', 'DOWNLOAD_BINARIES']) {
+      expect(sample(afterA, 'ccos_installs_in_progress', { step }), step).toBe(sample(afterB, 'ccos_installs_in_progress', { step }));
+    }
+    expect(sample(afterA, 'ccos_nodes', { cluster: 'metrics', status: 'INSTALLING' })).toBe(1);
+    expect(sample(afterB, 'ccos_nodes', { cluster: 'metrics', status: 'INSTALLING' })).toBe(1);
   });
 });
