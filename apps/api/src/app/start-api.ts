@@ -92,13 +92,16 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     }
     const audit = new AuditLog(dataSource, logger);
     const clusterNames = new Map<string, string>();
-    // A cluster's name never changes once registered: read it once per process.
+    // A cluster's name never changes once registered: read it once per process (the id stands in, uncached, when it cannot be read).
     const clusterName = async (clusterId: string) => {
       const known = clusterNames.get(clusterId);
       if (known !== undefined) {
         return known;
       }
-      const name = await clusters.get(clusterId).then((cluster) => cluster.name, () => clusterId);
+      const name = await clusters.get(clusterId).then((cluster) => cluster.name, () => null);
+      if (name === null) {
+        return clusterId;
+      }
       clusterNames.set(clusterId, name);
       return name;
     };

@@ -66,7 +66,8 @@ export class AgentReportService {
       .execute();
     const duplicate = (inserted.raw as unknown[]).length === 0;
     if (!duplicate) {
-      await this.observeStored(run, input);
+      // A metric that cannot be read must not keep the event from moving the run along.
+      await this.observeStored(run, input).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'could not time the step event for the metrics'));
       await this.runs.update(run.id, { lastEventAt: new Date() });
       const payload: InstallProgressPayload = { nodeId: run.nodeId, runId: run.id, seq: input.seq, step: input.step, status: input.status, runStatus: null };
       this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
