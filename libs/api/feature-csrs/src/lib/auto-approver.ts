@@ -124,6 +124,11 @@ export class CsrAutoApprover {
     return this.approvers.get(clusterId)?.leading ?? false;
   }
 
+  /** Every cluster with auto-approve on, and whether this replica holds its Lease now. */
+  leadership(): Array<{ readonly clusterId: string; readonly leading: boolean }> {
+    return [...this.approvers].map(([clusterId, approver]) => ({ clusterId, leading: approver.leading }));
+  }
+
   /** What this replica's approver of a cluster has done so far. */
   counters(clusterId: string): ApproverCounters {
     return { ...(this.approvers.get(clusterId)?.counters ?? { approved: 0, denied: 0, leftPending: 0, impostors: 0 }) };

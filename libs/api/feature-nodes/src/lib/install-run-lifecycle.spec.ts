@@ -180,8 +180,8 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
         return new Promise(() => undefined);
       }
     }
-    const dying = new InstallService(dataSource, nodes, tokens(), new DyingAgent(), identities, createInProcessEventBus(), logger, DEADLINE_MS, { identity: 'replica-a#1', heartbeatMs: 60_000, staleAfterMs: 1000 });
-    const survivor = new InstallService(dataSource, nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS, { identity: 'replica-b#2', heartbeatMs: 50, staleAfterMs: 1000 });
+    const dying = new InstallService(dataSource, nodes, tokens(), new DyingAgent(), identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-a#1', heartbeatMs: 60_000, staleAfterMs: 1000 });
+    const survivor = new InstallService(dataSource, nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-b#2', heartbeatMs: 50, staleAfterMs: 1000 });
     const abandoned = await dying.install(await readyNode('w8'), 'operator');
     const started = await survivor.install(await readyNode('w9'), 'operator');
     await launchedFor(started.id);

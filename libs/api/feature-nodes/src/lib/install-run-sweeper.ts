@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { InstallRunEntity, type NodeStore } from '@ccos/api/data-access-db';
+import { SERVICE_FAILURE_CODES } from './install-metrics';
 import type { AgentControl, InstallService } from './install.service';
 import type { RunBootstrapIdentities } from './run-bootstrap-identities';
 
@@ -58,7 +59,7 @@ export class InstallRunSweeper {
     for (const run of overdue) {
       const deadline = run.deadlineAt?.toISOString() ?? 'unknown';
       const reason = `the install run passed its deadline (${deadline}); its agent token and bootstrap identity no longer work`;
-      const finished = await this.installs.finish(run, 'FAILED', null, reason);
+      const finished = await this.installs.finish(run, 'FAILED', null, reason, SERVICE_FAILURE_CODES.deadline);
       if (finished.status !== 'FAILED' || finished.reason !== reason) {
         continue;
       }

@@ -14,6 +14,7 @@ import {
   returningRows,
 } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
+import { type InstallObserver, SERVICE_FAILURE_CODES, UNOBSERVED_INSTALLS } from './install-metrics';
 import type { RunIdentityIssuer } from './run-bootstrap-identities';
 
 /**
@@ -69,6 +70,7 @@ export class InstallService {
     private readonly bus: EventBus,
     private readonly logger: Logger,
     private readonly deadlineMs: number = DEFAULT_INSTALL_RUN_DEADLINE_MS,
+    private readonly observer: InstallObserver = UNOBSERVED_INSTALLS,
     claims: LaunchClaims = {},
   ) {
     this.runs = dataSource.getRepository(InstallRunEntity);
@@ -131,7 +133,7 @@ export class InstallService {
       if (previous.status === 'RUNNING') {
         // A stalled agent may come back: stop it so two agents never work on one host.
         await this.agent.stop(node, previous).catch((error: unknown) => this.logger.warn({ err: error, runId: previous.id }, 'could not stop the stalled agent'));
-        await this.finish(previous, 'FAILED', null, 'superseded by a retry');
+        await this.finish(previous, 'FAILED', null, 'superseded by a retry', SERVICE_FAILURE_CODES.superseded);
       }
       const events = await this.eventsOf(previous.id);
       from = resumeStep(summariseSteps(events.map((event) => ({ ...event, at: event.occurredAt }))), previous.startStep) ?? previous.startStep;
@@ -147,7 +149,7 @@ export class InstallService {
     }
     // End the run first: the agent's own "cancelled" report then changes nothing.
     await this.runs.update(run.id, { cancelRequested: true });
-    const finished = await this.finish(run, 'CANCELLED', null, `cancelled by ${actor}`);
+    const finished = await this.finish(run, 'CANCELLED', null, `cancelled by ${actor}`, SERVICE_FAILURE_CODES.cancelled);
     await this.nodes.transition(node.id, 'INSTALL_CANCELLED', `install cancelled by ${actor}`);
     await this.agent.stop(node, run).catch((error: unknown) =>
       this.logger.warn({ err: error, runId: run.id }, 'could not stop the agent; it stops at its next report'),
@@ -173,15 +175,25 @@ export class InstallService {
 
   /**
    * Ends a run: its agent token keeps working a little longer for the agent's last words (never
-   * past the deadline), its bootstrap identity is revoked.
+   * past the deadline), its bootstrap identity is revoked. `failureCode` labels the outcome in
+   * the metrics; it is counted only by the call that ended the run (a run ends once).
    */
-  async finish(run: InstallRunEntity, status: InstallRunStatus, failedStep: InstallStep | null, reason: string | null): Promise<InstallRunEntity> {
+  async finish(
+    run: InstallRunEntity,
+    status: Exclude<InstallRunStatus, 'RUNNING'>,
+    failedStep: InstallStep | null,
+    reason: string | null,
+    failureCode: string = SERVICE_FAILURE_CODES.none,
+  ): Promise<InstallRunEntity> {
     const now = new Date();
     const current = await this.runs.findOneByOrFail({ id: run.id });
-    await this.runs.update(
+    const ended = await this.runs.update(
       { id: run.id, status: 'RUNNING' },
       { status, failedStep, reason, finishedAt: now, agentTokenExpiresAt: AgentTokens.expiryAfterEnd(now, current.deadlineAt) },
     );
+    if (ended.affected === 1) {
+      this.observer.runFinished(status, failureCode);
+    }
     const finished = await this.runs.findOneByOrFail({ id: run.id });
     this.publishRun(finished);
     // Not awaited by the caller's answer: the sweeper revokes it later if the cluster does not answer now.
@@ -236,7 +248,7 @@ export class InstallService {
       const failure = error as LaunchFailure;
       this.logger.warn({ nodeId: node.id, runId: run.id, kind: failure.kind, reason: failure.message }, 'could not start the agent');
       const reason = failure.message.startsWith('could not mint') ? failure.message : `could not start the agent: ${failure.message}`;
-      await this.finish(run, 'FAILED', null, reason);
+      await this.finish(run, 'FAILED', null, reason, SERVICE_FAILURE_CODES.agentNotStarted);
       const current = await this.nodes.get(node.id);
       if (current.status !== 'INSTALLING') {
         return;

@@ -18,6 +18,26 @@ export interface RemovalRunnerOptions {
   readonly staleAfterMs?: number;
   /** Wait before retrying an eviction a PodDisruptionBudget refused. Default 5 s, like kubectl. */
   readonly evictionRetryMs?: number;
+  /** Told how runs end and which evictions a PodDisruptionBudget refused (the metrics). */
+  readonly observer?: RemovalObserver;
+}
+
+/** Told what removals did, for metrics; each fact by the one replica that executed it. */
+export interface RemovalObserver {
+  /** A run ended (the update that ended it was this replica's). */
+  runFinished(outcome: 'SUCCEEDED' | 'FAILED' | 'CANCELLED'): void;
+  /** The Eviction API answered 429 for one of the cluster's pods: a PodDisruptionBudget allows no disruption now. */
+  evictionRefused(clusterId: string): void;
+}
+
+/** A drain executing here that PodDisruptionBudgets have held since `since` with no pod evicted. */
+export interface BlockedDrain {
+  readonly clusterId: string;
+  readonly nodeName: string;
+  /** Epoch milliseconds of the first refusal since the last eviction. */
+  readonly since: number;
+  /** The run's drain timeout (0: none). */
+  readonly timeoutSeconds: number;
 }
 
 /** What the denial of a removed node's leftover CSRs says. */
@@ -38,6 +58,8 @@ interface ActiveRun {
   lost: boolean;
   /** The drain found no Node: nothing to delete. */
   nodeGone: boolean;
+  /** Epoch ms of the first eviction a PodDisruptionBudget refused since the drain last evicted a pod. */
+  blockedSince: number | null;
   done: Promise<void>;
 }
 
@@ -123,9 +145,16 @@ export class RemovalRunner {
   /** Starts executing a run this replica owns. */
   async launch(run: RemovalRunEntity, resumed: boolean): Promise<void> {
     const writer = await this.events.writer(run);
-    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, done: Promise.resolve() };
+    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, blockedSince: null, done: Promise.resolve() };
     this.active.set(run.id, active);
     active.done = this.execute(active, resumed).finally(() => this.active.delete(run.id));
+  }
+
+  /** Drains executing on this replica that PodDisruptionBudgets hold now. */
+  blockedDrains(): BlockedDrain[] {
+    return [...this.active.values()]
+      .filter((active) => active.blockedSince !== null)
+      .map((active) => ({ clusterId: active.run.clusterId, nodeName: active.run.nodeName, since: active.blockedSince ?? 0, timeoutSeconds: active.run.options.timeoutSeconds }));
   }
 
   /** Cancels the drain of a run executing here; false when it runs elsewhere (its heartbeat notices the flag). */
@@ -262,7 +291,7 @@ export class RemovalRunner {
     const elapsedSeconds = (Date.now() - run.startedAt.getTime()) / 1000;
     // The timeout counts from the start of the run, also across a restart.
     const timeoutSeconds = options.timeoutSeconds > 0 ? Math.max(1, Math.ceil(options.timeoutSeconds - elapsedSeconds)) : 0;
-    const onEvent = this.drainListener(writer, options.ungraceful);
+    const onEvent = this.drainListener(active, options.ungraceful);
     const signal = active.abort.signal;
     const result: DrainResult = options.ungraceful
       ? await drainDeadNode(client, run.nodeName, { force: options.force, deleteEmptyDirData: options.deleteEmptyDirData, ignoreDaemonSets: options.ignoreDaemonSets, signal }, onEvent)
@@ -279,7 +308,9 @@ export class RemovalRunner {
             signal,
           },
           onEvent,
-        );
+        ).finally(() => {
+          active.blockedSince = null;
+        });
     if (this.stopping || active.lost) {
       return 'ENDED';
     }
@@ -300,7 +331,8 @@ export class RemovalRunner {
   }
 
   /** Records drain events: pods evicted, deleted, skipped, and each new reason a pod is blocked. */
-  private drainListener(writer: RunEventWriter, ungraceful: boolean): (event: DrainEvent) => void {
+  private drainListener(active: ActiveRun, ungraceful: boolean): (event: DrainEvent) => void {
+    const { writer } = active;
     const lastBlock = new Map<string, string>();
     return (event) => {
       switch (event.type) {
@@ -311,6 +343,8 @@ export class RemovalRunner {
           writer.add({ kind: 'POD_SKIPPED', pod: event.pod, message: event.reason });
           break;
         case 'pod-blocked': {
+          active.blockedSince ??= Date.now();
+          this.options.observer?.evictionRefused(active.run.clusterId);
           // The Eviction API is asked again every few seconds: record a block once per reason.
           const key = `${event.pdb ?? ''}|${event.message}|${event.detail ?? ''}`;
           if (lastBlock.get(event.pod) !== key) {
@@ -326,6 +360,7 @@ export class RemovalRunner {
           break;
         }
         case 'pod-evicted':
+          active.blockedSince = null;
           lastBlock.delete(event.pod);
           writer.add({ kind: 'POD_EVICTED', pod: event.pod, message: 'evicted; the pod is terminating' });
           break;
@@ -479,6 +514,9 @@ export class RemovalRunner {
       .execute();
     if (update.affected !== 1) {
       throw new RunTakenOver(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
+    }
+    if (fields.status && fields.status !== 'RUNNING') {
+      this.options.observer?.runFinished(fields.status);
     }
     active.run = await this.runs.findOneByOrFail({ id: active.run.id });
     active.writer.announce();
