@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '@ccos/api/data-access-db/testing';
@@ -24,7 +24,7 @@ export async function startApiWorld(env: Record<string, string> = {}): Promise<A
   const database = await createTestDatabase('ccos_bench');
   let api: BuiltApi;
   try {
-    api = await startBuiltApi({ DATABASE_URL: database.url, SECRET_KEY, ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, DATA_DIR: dir, LOG_LEVEL: 'warn', ...env });
+    api = await startBuiltApi({ DATABASE_URL: database.url, SECRET_KEY, ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, DATA_DIR: dir, LOG_LEVEL: 'warn', ALLOW_CLUSTER_ADDRESSES: 'loopback', ...env });
   } catch (error) {
     await database.drop();
     await rm(dir, { recursive: true, force: true });
@@ -62,7 +62,6 @@ export async function startApiWorld(env: Record<string, string> = {}): Promise<A
 
 /** Resident set size and its peak of a process, in bytes (Linux /proc). */
 export async function rssOf(pid: number): Promise<{ rss: number; peak: number }> {
-  const { readFile } = await import('node:fs/promises');
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
   return { rss: kib('VmRSS'), peak: kib('VmHWM') };
