@@ -11,7 +11,7 @@ export interface SimCluster {
   stop(): Promise<void>;
 }
 
-export async function startSimCluster(world: ApiWorld, nodes: number, log: (line: string) => void): Promise<SimCluster> {
+export async function startSimCluster(world: ApiWorld, nodes: number, log: (line: string) => void, name = `bench-${nodes}`): Promise<SimCluster> {
   const sim = await startKubeSim({ watchCacheSize: Math.max(1000, nodes * 2) });
   const db = new pg.Client({ connectionString: world.databaseUrl });
   try {
@@ -27,7 +27,7 @@ export async function startSimCluster(world: ApiWorld, nodes: number, log: (line
     const started = performance.now();
     const { registerCluster } = await world.gql<{ registerCluster: { id: string } }>(
       'mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }',
-      { i: { name: 'bench', apiServerUrl: sim.url, vip: '198.18.0.1', kubeconfig: sim.kubeconfig, csrAutoApprove: false } },
+      { i: { name, apiServerUrl: sim.url, vip: '198.18.0.1', kubeconfig: sim.kubeconfig, csrAutoApprove: false } },
     );
     let seen = 0;
     for (const deadline = Date.now() + 300_000; seen < nodes; await new Promise((resolve) => setTimeout(resolve, 200))) {
