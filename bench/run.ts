@@ -16,7 +16,7 @@ import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROWS, type RowEntry } from './rows';
-import { type Figure, formatValue } from './support/row';
+import { type Figure, formatRatio, formatValue } from './support/row';
 
 /** One figure as recorded: the row's, with its ratio and verdict. */
 export interface RecordedFigure extends Figure {
@@ -129,7 +129,7 @@ function cells(report: BenchReport): string[][] {
         figure.name,
         `${formatValue(figure.value)} ${figure.unit}`,
         reference,
-        `${figure.ratio.toFixed(2)}× (${figure.better} is better)`,
+        `${formatRatio(figure.ratio)}× (${figure.better} is better)`,
         figure.goal?.text ?? '—',
         figure.verdict === 'no goal' ? '—' : figure.verdict,
       ]);

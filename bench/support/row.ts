@@ -54,7 +54,7 @@ export function percentile(sorted: readonly number[], p: number): number {
 export function printFigures(figures: readonly Figure[]): void {
   for (const figure of figures) {
     const ratio = figure.value / figure.reference.value;
-    console.log(`${figure.name}: ${formatValue(figure.value)} ${figure.unit}; ${figure.reference.name}: ${formatValue(figure.reference.value)} ${figure.unit}; ratio ${ratio.toFixed(2)}`);
+    console.log(`${figure.name}: ${formatValue(figure.value)} ${figure.unit}; ${figure.reference.name}: ${formatValue(figure.reference.value)} ${figure.unit}; ratio ${formatRatio(ratio)}`);
   }
 }
 
@@ -63,5 +63,13 @@ export function formatValue(value: number): string {
     return String(value);
   }
   const magnitude = Math.abs(value);
+  if (Number.isInteger(value) && magnitude < 1e6) {
+    return value.toLocaleString('en-US');
+  }
   return magnitude >= 100 ? Math.round(value).toLocaleString('en-US') : magnitude >= 10 ? value.toFixed(1) : magnitude >= 1 ? value.toFixed(2) : value.toPrecision(2);
+}
+
+/** A ratio with two significant digits at least, so 0.0009 does not print as 0.00. */
+export function formatRatio(ratio: number): string {
+  return !Number.isFinite(ratio) ? String(ratio) : Math.abs(ratio) >= 1 ? ratio.toFixed(2) : ratio.toPrecision(2);
 }
