@@ -96,3 +96,13 @@ describe('npm run bench -- <row>', () => {
     expect(answer.stderr).toContain('ingestion');
   }, 60_000);
 });
+
+describe('a row module that is not in the tree', () => {
+  it('is recorded as not available, not as a crash', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'bench-row-')), 'row.json');
+    const code = await new Promise<number>((resolve) => execFile('npx', ['tsx', 'bench/run-row.ts', 'no-such-row.ts', out], (error) => resolve(error ? Number(error.code) : 0)));
+    expect(code).toBe(0);
+    expect(JSON.parse(await readFile(out, 'utf8'))).toEqual({ unavailable: 'bench/no-such-row.ts is not in this tree' });
+    await rm(join(out, '..'), { recursive: true, force: true });
+  }, 60_000);
+});
