@@ -167,6 +167,8 @@ function markdown(report: BenchReport, lines: string[][]): string {
 
 const scratch = mkdtempSync(join(tmpdir(), 'ccos-bench-'));
 const startedAt = new Date();
+// Taken before the rows run: what was measured, whatever changes in the tree meanwhile.
+const measuredCommit = commit();
 const results: RowResult[] = [];
 try {
   for (const row of selected) {
@@ -181,7 +183,7 @@ try {
 
 const report: BenchReport = {
   machine: { cpuModel: cpus()[0]?.model.trim() ?? 'unknown', cpuCount: cpus().length, memoryBytes: totalmem(), freeMemoryBytes: freemem(), node: process.version, platform: `${process.platform} ${process.arch}` },
-  commit: commit(),
+  commit: measuredCommit,
   date: startedAt.toISOString(),
   smoke,
   rows: results,
