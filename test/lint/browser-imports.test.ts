@@ -18,8 +18,13 @@ describe('lint: what browser code may import', () => {
     ['libs/console/feature-nodes/src/lib/probe.ts', "import { join } from 'path';\nexport const probe = join;\n"],
     ['libs/shared/domain/src/lib/probe.ts', "import { createHash } from 'node:crypto';\nexport const probe = createHash;\n"],
     ['apps/console/src/app/probe.ts', "import { spawn } from 'child_process';\nexport const probe = spawn;\n"],
+    ['apps/graphiql/src/probe.tsx', "import { readFileSync } from 'node:fs';\nexport const probe = readFileSync;\n"],
   ])('refuses a Node built-in in %s', async (filePath, code) => {
     expect((await errorsOf(filePath, code)).some((error) => error.startsWith('no-restricted-imports: '))).toBe(true);
+  });
+
+  it('refuses a server package in the GraphQL IDE (a .tsx file)', async () => {
+    expect((await errorsOf('apps/graphiql/src/probe.tsx', "import { Client } from 'pg';\nexport const probe = Client;\n")).some((error) => error.startsWith('@nx/enforce-module-boundaries'))).toBe(true);
   });
 
   it('refuses a server package in a console library', async () => {

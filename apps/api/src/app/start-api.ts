@@ -190,6 +190,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       port: config.port,
       host: config.host,
       consoleDir: config.consoleDir,
+      graphiqlDir: config.graphiqlDir,
       maxRequestBytes: config.maxRequestBytes,
       schema,
       logger,

@@ -8,8 +8,10 @@ import type { RunBootstrapIdentities } from './run-bootstrap-identities';
  * Ends what must not outlive an install run: a run still RUNNING at its deadline is ended as
  * FAILED (stalled or not; its agent token ends with the deadline anyway), and the bootstrap
  * identity of every run that ended is revoked — also for runs that ended while the service was
- * down or the cluster did not answer. Runs once at start and then every `intervalMs`. Safe with
- * several replicas: ending a run is a compare-and-set on its status, deleting an account twice
+ * down or the cluster did not answer; and the agent of a run whose start another replica abandoned
+ * (it died after answering installNode) is started (InstallService.relaunchAbandoned). Runs once
+ * at start and then every `intervalMs`. Safe with several replicas: ending a run is a
+ * compare-and-set on its status, taking over a start claims the row, deleting an account twice
  * is no error.
  */
 export class InstallRunSweeper {
@@ -68,6 +70,10 @@ export class InstallRunSweeper {
       if (node) {
         void this.agent.stop(node, run).catch((error: unknown) => this.logger.info({ err: error, runId: run.id }, 'could not stop the agent of an overdue run'));
       }
+    }
+    const relaunched = await this.installs.relaunchAbandoned();
+    if (relaunched > 0) {
+      this.logger.info({ relaunched }, 'started the agents of install runs another replica did not finish starting');
     }
     const revoked = await this.identities.revokeEnded();
     if (revoked > 0) {

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { DataSource, Repository } from 'typeorm';
 import { type RemovalPhase, nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
-import { type AgentTokens, type NodeStore, type RemovalBlockingPod, RemovalRunEntity, entityChanges } from '@ccos/api/data-access-db';
+import { type AgentTokens, type NodeStore, type RemovalBlockingPod, RemovalRunEntity, entityChanges, returningRows } from '@ccos/api/data-access-db';
 import { type DrainEvent, type DrainFailure, type DrainResult, deleteNode, drainDeadNode, drainNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { cleanHost, stopKubelet } from './host-commands';
@@ -56,10 +56,6 @@ function describeBlocking(blocking: readonly RemovalBlockingPod[]): string {
 }
 
 /** The rows of a raw query: TypeORM answers UPDATE ... RETURNING with `[rows, count]`. */
-function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) && Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
-}
-
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -157,14 +153,15 @@ export class RemovalRunner {
       return 0;
     }
     const host = this.identity.split('#')[0];
-    const claimed: Array<{ id: string }> = await this.runs.query(
+    const claimed = await returningRows<{ id: string }>(
+      this.runs,
       `UPDATE removal_runs SET owner = $1, heartbeat_at = now()
         WHERE status = 'RUNNING' AND NOT (id = ANY($2::uuid[]))
           AND (owner IS NULL OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $3)
                OR ($4 AND split_part(owner, '#', 1) = $5))
         RETURNING id`,
       [this.identity, [...this.active.keys()], this.staleAfterMs / 1000, atStart, host],
-    ).then((result: unknown) => rowsOf<{ id: string }>(result));
+    );
     for (const { id } of claimed) {
       const run = await this.runs.findOneByOrFail({ id });
       this.log.info({ runId: id, nodeId: run.nodeId, phase: run.phase, previousOwner: run.owner }, 'resuming a removal run');
@@ -498,10 +495,11 @@ export class RemovalRunner {
   /** Renews the claim; notices a cancel requested on another replica, or that the run was taken over. */
   private async beat(active: ActiveRun): Promise<void> {
     try {
-      const rows: Array<{ cancel_requested: boolean; reason: string | null }> = await this.runs.query(
+      const rows = await returningRows<{ cancel_requested: boolean; reason: string | null }>(
+        this.runs,
         `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason`,
         [active.run.id, this.identity],
-      ).then((result: unknown) => rowsOf<{ cancel_requested: boolean; reason: string | null }>(result));
+      );
       if (rows.length === 0) {
         // Ended here meanwhile, or taken over by a replica that found our heartbeat stale.
         active.lost = true;
