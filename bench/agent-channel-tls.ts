@@ -21,9 +21,8 @@ import { performance } from 'node:perf_hooks';
 import { createTestDatabase } from '@ccos/api/data-access-db/testing';
 import { startBuiltApi } from './support/built-api';
 import { median } from './support/drain-seed';
+import { type BenchOptions, type Figure, isMain } from './support/row';
 
-const SIZE_MIB = Number(process.argv[2] ?? 128);
-const ROUNDS = Number(process.argv[3] ?? 5);
 const ADMIN_PASSWORD = 'bench-admin-password';
 
 /** Downloads `url` and returns the seconds it took and the bytes received. */
@@ -43,7 +42,22 @@ function download(url: string, token: string, ca: string | null): Promise<{ seco
   });
 }
 
-async function main(): Promise<void> {
+/** The row of `npm run bench`: the artifact route's HTTPS throughput beside its plain HTTP throughput on the same port. */
+export async function benchRows(options: BenchOptions): Promise<Figure[]> {
+  const { plain, tls } = await measureTls(options.smoke ? 4 : 128, options.smoke ? 1 : 5, options.log);
+  return [
+    {
+      name: 'artifact download over HTTPS (agent channel), 1 connection',
+      value: tls,
+      unit: 'MB/s',
+      reference: { name: 'plain HTTP, same route and port', value: plain, measured: true },
+      better: 'higher',
+      goal: { on: 'value', atLeast: 125, text: '≥ 125 MB/s (fills 1 Gbit/s)' },
+    },
+  ];
+}
+
+async function measureTls(SIZE_MIB: number, ROUNDS: number, log: (line: string) => void): Promise<{ plain: number; tls: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-agent-channel-'));
   const artifacts = join(dir, 'artifacts');
   await mkdir(join(artifacts, 'binary'), { recursive: true });
@@ -80,10 +94,11 @@ async function main(): Promise<void> {
     }
     const plain = median(rates.plain);
     const tls = median(rates.tls);
-    console.log(`artifact download, ${SIZE_MIB} MiB over loopback, ${ROUNDS} rounds (median):`);
-    console.log(`  plain HTTP  ${plain.toFixed(0)} MB/s   (${rates.plain.map((rate) => rate.toFixed(0)).join(', ')})`);
-    console.log(`  HTTPS       ${tls.toFixed(0)} MB/s   (${rates.tls.map((rate) => rate.toFixed(0)).join(', ')})`);
-    console.log(`  TLS costs ${((1 - tls / plain) * 100).toFixed(0)} % of the plain rate; a 1 Gbit/s link carries 125 MB/s`);
+    log(`artifact download, ${SIZE_MIB} MiB over loopback, ${ROUNDS} rounds (median):`);
+    log(`  plain HTTP  ${plain.toFixed(0)} MB/s   (${rates.plain.map((rate) => rate.toFixed(0)).join(', ')})`);
+    log(`  HTTPS       ${tls.toFixed(0)} MB/s   (${rates.tls.map((rate) => rate.toFixed(0)).join(', ')})`);
+    log(`  TLS costs ${((1 - tls / plain) * 100).toFixed(0)} % of the plain rate; a 1 Gbit/s link carries 125 MB/s`);
+    return { plain, tls };
   } finally {
     await api.close();
     await database.drop();
@@ -91,4 +106,6 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (isMain(import.meta.url)) {
+  await measureTls(Number(process.argv[2] ?? 128), Number(process.argv[3] ?? 5), (line) => console.log(line));
+}

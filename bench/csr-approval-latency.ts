@@ -32,10 +32,22 @@ import {
   BOOTSTRAPPER_TOKEN, BOOTSTRAPPER_TOKEN_LINE, CSR_TEST_SEED, type SimEndpoint, eventually, startCsrTestWorld, startInProcessSim,
 } from '@ccos/api/feature-csrs/testing';
 
-const args = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
-const IN_PROCESS = process.argv.includes('--in-process');
-const CRON_MINUTES = Number(args[0] ?? 5);
-const COUNT = Number(args[1] ?? 100);
+import { type BenchOptions, type Figure, isMain, percentile } from './support/row';
+
+/** The row of `npm run bench`: p50/p99 one CSR at a time (spread) and in a burst, beside a 5-minute approve-all cronjob. */
+export async function benchRows(options: BenchOptions): Promise<Figure[]> {
+  const count = options.smoke ? 5 : 200;
+  const cronMinutes = 5;
+  const { sequential, burst } = await measureCsrLatency({ cronMinutes, count, inProcess: false }, options.log);
+  const cron = { name: `${cronMinutes}-min approve-all cronjob, mean (N/2)`, value: (cronMinutes * 60_000) / 2, measured: false };
+  const figure = (name: string, value: number, goal?: Figure['goal']): Figure => ({ name, value, unit: 'ms', reference: cron, better: 'lower', ...(goal ? { goal } : {}) });
+  return [
+    figure(`CSR → Approved p50, ${count} spread`, percentile(sequential, 50)),
+    figure(`CSR → Approved p99, ${count} spread`, percentile(sequential, 99), { on: 'value', atMost: 1000, text: 'p99 ≤ 1 s' }),
+    figure(`CSR → Approved p50, ${count} in a burst`, percentile(burst, 50)),
+    figure(`CSR → Approved p99, ${count} in a burst`, percentile(burst, 99)),
+  ];
+}
 
 /** kube-sim as its own process (`npm run kube-sim`), with the node-bootstrapper token. */
 async function startChildSim(): Promise<SimEndpoint> {
@@ -63,15 +75,14 @@ async function startChildSim(): Promise<SimEndpoint> {
   };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
 function ms(value: number): string {
   return value >= 10_000 ? `${Math.round(value).toLocaleString('en-US')} ms` : `${value.toFixed(1)} ms`;
 }
 
-async function main(): Promise<void> {
+async function measureCsrLatency(
+  { cronMinutes: CRON_MINUTES, count: COUNT, inProcess: IN_PROCESS }: { cronMinutes: number; count: number; inProcess: boolean },
+  log: (line: string) => void,
+): Promise<{ sequential: number[]; burst: number[] }> {
   const world = await startCsrTestWorld({ autoApprove: true, sim: IN_PROCESS ? await startInProcessSim() : await startChildSim() });
   const events = createInProcessEventBus();
   const feature = createCsrFeature({ dataSource: world.dataSource, clusters: world.directory, events, logger: pino({ level: 'silent' }) });
@@ -121,11 +132,11 @@ async function main(): Promise<void> {
       const latencies = [...sent].map(([name, at]) => (approvedAt.get(name) ?? Number.NaN) - at).sort((a, b) => a - b);
       const p50 = percentile(latencies, 50);
       const p99 = percentile(latencies, 99);
-      console.log(`  ${label.padEnd(34)} p50 ${ms(p50).padStart(9)}   p99 ${ms(p99).padStart(9)}   max ${ms(latencies[latencies.length - 1]).padStart(9)}`);
+      log(`  ${label.padEnd(34)} p50 ${ms(p50).padStart(9)}   p99 ${ms(p99).padStart(9)}   max ${ms(latencies[latencies.length - 1]).padStart(9)}`);
       return latencies;
     };
 
-    console.log(
+    log(
       `CSR approval latency, creation → Approved condition (${COUNT} kubelet client CSRs, kube-sim ${IN_PROCESS ? 'in this process' : 'in its own process'}, Postgres, default Lease timings)`,
     );
     const sequential = await run(`one CSR at a time (${COUNT})`, 'seq', false);
@@ -133,15 +144,16 @@ async function main(): Promise<void> {
 
     const cronAverage = (CRON_MINUTES * 60_000) / 2;
     const cronWorst = CRON_MINUTES * 60_000;
-    console.log('');
-    console.log(`  cronjob approving every ${CRON_MINUTES} min:   expected average latency ${ms(cronAverage)} (N/2), worst ${ms(cronWorst)} (N)`);
+    log('');
+    log(`  cronjob approving every ${CRON_MINUTES} min:   expected average latency ${ms(cronAverage)} (N/2), worst ${ms(cronWorst)} (N)`);
     const p50 = percentile(sequential, 50);
     const p99 = percentile(sequential, 99);
-    console.log(`  ratio cronjob average / auto-approver p50: ${Math.round(cronAverage / p50).toLocaleString('en-US')}×   (cronjob worst / p99: ${Math.round(cronWorst / p99).toLocaleString('en-US')}×)`);
-    console.log(`  burst: cronjob average / p50 ${Math.round(cronAverage / percentile(burst, 50)).toLocaleString('en-US')}×, p99 ${ms(percentile(burst, 99))}`);
-    console.log('  (and the cronjob approves every pending CSR, forged SANs included; the auto-approver only those passing every policy check)');
+    log(`  ratio cronjob average / auto-approver p50: ${Math.round(cronAverage / p50).toLocaleString('en-US')}×   (cronjob worst / p99: ${Math.round(cronWorst / p99).toLocaleString('en-US')}×)`);
+    log(`  burst: cronjob average / p50 ${Math.round(cronAverage / percentile(burst, 50)).toLocaleString('en-US')}×, p99 ${ms(percentile(burst, 99))}`);
+    log('  (and the cronjob approves every pending CSR, forged SANs included; the auto-approver only those passing every policy check)');
     stopWatch.abort();
     await watching;
+    return { sequential, burst };
   } finally {
     stopWatch.abort();
     await feature.stop();
@@ -149,4 +161,7 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (isMain(import.meta.url)) {
+  const args = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+  await measureCsrLatency({ cronMinutes: Number(args[0] ?? 5), count: Number(args[1] ?? 100), inProcess: process.argv.includes('--in-process') }, (line) => console.log(line));
+}

@@ -19,15 +19,34 @@ import { performance } from 'node:perf_hooks';
 import { createKubeClient, drainNode, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { startKubeSim } from '@ccos/tools/kube-sim';
 import { REPLICA_SETS, kubectl, median, podsOn, seedNode } from './support/drain-seed';
+import { type BenchOptions, type Figure, isMain } from './support/row';
 
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
-const PODS = Number(process.argv[2] ?? 300);
-const ROUNDS = Number(process.argv[3] ?? 1);
-const CONCURRENCY = Number(process.argv[4] ?? 10);
+export interface DrainBenchSize {
+  readonly pods: number;
+  readonly rounds: number;
+  readonly concurrency: number;
+}
 
-async function main(): Promise<void> {
+/** The row of `npm run bench`: median drain time of drainNode beside kubectl drain's. */
+export async function benchRows(options: BenchOptions): Promise<Figure[]> {
+  const size = options.smoke ? { pods: 20, rounds: 1, concurrency: 10 } : { pods: 300, rounds: 1, concurrency: 10 };
+  const { ours, theirs } = await measureDrain(size, options.log);
+  return [
+    {
+      name: `drainNode, ${size.pods} pods`,
+      value: ours,
+      unit: 'ms',
+      reference: { name: 'kubectl drain', value: theirs, measured: true },
+      better: 'lower',
+      goal: { on: 'ratio', atMost: 1, text: '≤ kubectl' },
+    },
+  ];
+}
+
+async function measureDrain({ pods: PODS, rounds: ROUNDS, concurrency: CONCURRENCY }: DrainBenchSize, log: (line: string) => void): Promise<{ ours: number; theirs: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-drain-'));
   const sim = await startKubeSim({ watchCacheSize: 1000 });
   const client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
@@ -44,8 +63,8 @@ async function main(): Promise<void> {
     if (noop.code !== 0) {
       throw new Error(noop.stderr);
     }
-    console.log(`kube-sim ${sim.url}; ${PODS} pods per node, ${REPLICA_SETS} ReplicaSets (${REPLICA_SETS / 2} with PDBs), ${ROUNDS} rounds; drainNode evictionConcurrency=${CONCURRENCY}`);
-    console.log(`kubectl process baseline (get nodes, warm cache): ${kubectlStartMs.toFixed(0)} ms`);
+    log(`kube-sim ${sim.url}; ${PODS} pods per node, ${REPLICA_SETS} ReplicaSets (${REPLICA_SETS / 2} with PDBs), ${ROUNDS} rounds; drainNode evictionConcurrency=${CONCURRENCY}`);
+    log(`kubectl process baseline (get nodes, warm cache): ${kubectlStartMs.toFixed(0)} ms`);
 
     const ours: number[] = [];
     const theirs: number[] = [];
@@ -70,12 +89,13 @@ async function main(): Promise<void> {
       }
       ours.push(oursMs);
       theirs.push(kubectlMs);
-      console.log(
+      log(
         `round ${round + 1}: drainNode ${oursMs.toFixed(0).padStart(6)} ms (${result.evicted.length} evicted)   kubectl drain ${kubectlMs.toFixed(0).padStart(6)} ms   kubectl/drainNode ${(kubectlMs / oursMs).toFixed(2)}`,
       );
     }
     const [m1, m2] = [median(ours), median(theirs)];
-    console.log(`median: drainNode ${m1.toFixed(0)} ms, kubectl drain ${m2.toFixed(0)} ms; ratio kubectl/drainNode ${(m2 / m1).toFixed(2)} (drainNode/kubectl ${(m1 / m2).toFixed(2)})`);
+    log(`median: drainNode ${m1.toFixed(0)} ms, kubectl drain ${m2.toFixed(0)} ms; ratio kubectl/drainNode ${(m2 / m1).toFixed(2)} (drainNode/kubectl ${(m1 / m2).toFixed(2)})`);
+    return { ours: m1, theirs: m2 };
   } finally {
     client.close();
     await sim.stop();
@@ -83,7 +103,13 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (isMain(import.meta.url)) {
+  const size = { pods: Number(process.argv[2] ?? 300), rounds: Number(process.argv[3] ?? 1), concurrency: Number(process.argv[4] ?? 10) };
+  measureDrain(size, (line) => console.log(line)).then(
+    () => undefined,
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -25,12 +25,27 @@ import { createTestDatabase } from '@ccos/api/data-access-db/testing';
 import { startKubeSim } from '@ccos/tools/kube-sim';
 import { startBuiltApi } from './support/built-api';
 import { REPLICA_SETS, kubectl, median, podsOn, seedNode } from './support/drain-seed';
+import { type BenchOptions, type Figure, isMain } from './support/row';
 
-const PODS = Number(process.argv[2] ?? 300);
-const ROUNDS = Number(process.argv[3] ?? 1);
 const ADMIN_PASSWORD = 'bench-admin-password';
 
-async function main(): Promise<void> {
+/** The row of `npm run bench`: removeNode, from the mutation to FINISHED, beside kubectl drain + delete node. */
+export async function benchRows(options: BenchOptions): Promise<Figure[]> {
+  const pods = options.smoke ? 20 : 300;
+  const { total, kubectlTotal } = await measureRemoval(pods, 1, options.log);
+  return [
+    {
+      name: `removeNode through the API, ${pods} pods`,
+      value: total,
+      unit: 'ms',
+      reference: { name: 'kubectl drain + delete node', value: kubectlTotal, measured: true },
+      better: 'lower',
+      goal: { on: 'ratio', atMost: 1, text: '≤ kubectl' },
+    },
+  ];
+}
+
+async function measureRemoval(PODS: number, ROUNDS: number, log: (line: string) => void): Promise<{ total: number; kubectlTotal: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-remove-node-'));
   const database = await createTestDatabase('ccos_bench');
   const sim = await startKubeSim({ watchCacheSize: 5000, orphanedPodGcSeconds: -1 });
@@ -61,7 +76,7 @@ async function main(): Promise<void> {
       token,
     );
     await kubectl(env, ['get', 'nodes']);
-    console.log(`kube-sim ${sim.url}; ${PODS} pods per node, ${REPLICA_SETS} ReplicaSets (${REPLICA_SETS / 2} with PDBs), ${ROUNDS} rounds; removeNode through the API vs kubectl drain + kubectl delete node`);
+    log(`kube-sim ${sim.url}; ${PODS} pods per node, ${REPLICA_SETS} ReplicaSets (${REPLICA_SETS / 2} with PDBs), ${ROUNDS} rounds; removeNode through the API vs kubectl drain + kubectl delete node`);
 
     const rows: Array<{ drain: number; total: number; kubectlDrain: number; kubectlTotal: number }> = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -129,7 +144,7 @@ async function main(): Promise<void> {
       const total = (marks.total ?? performance.now()) - t0;
       const row = { drain: marks.drain === undefined ? total : marks.drain - t0, total, kubectlDrain, kubectlTotal };
       rows.push(row);
-      console.log(
+      log(
         `round ${round + 1}: removeNode drained in ${row.drain.toFixed(0).padStart(6)} ms, removed in ${row.total.toFixed(0).padStart(6)} ms (${events} events streamed)   ` +
           `kubectl drain ${row.kubectlDrain.toFixed(0).padStart(6)} ms, + delete node ${row.kubectlTotal.toFixed(0).padStart(6)} ms   ratio kubectl/removeNode ${(row.kubectlTotal / row.total).toFixed(2)}`,
       );
@@ -138,10 +153,11 @@ async function main(): Promise<void> {
     const total = median(rows.map((row) => row.total));
     const kubectlDrain = median(rows.map((row) => row.kubectlDrain));
     const kubectlTotal = median(rows.map((row) => row.kubectlTotal));
-    console.log(
+    log(
       `median: removeNode ${total.toFixed(0)} ms (drain ${drain.toFixed(0)} ms); kubectl drain + delete node ${kubectlTotal.toFixed(0)} ms (drain ${kubectlDrain.toFixed(0)} ms); ` +
         `ratio kubectl/removeNode ${(kubectlTotal / total).toFixed(2)} (drain only ${(kubectlDrain / drain).toFixed(2)})`,
     );
+    return { total, kubectlTotal };
   } finally {
     await ws.dispose();
     await api.close();
@@ -151,7 +167,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (isMain(import.meta.url)) {
+  measureRemoval(Number(process.argv[2] ?? 300), Number(process.argv[3] ?? 1), (line) => console.log(line)).then(
+    () => undefined,
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -42,6 +42,7 @@ import {
 } from '@ccos/api/util-graphql';
 import { scrubSecrets } from '@ccos/shared/util-redaction';
 import { AGENT_TOKEN_PREFIX } from '@ccos/api/data-access-db';
+import { compressedAssets } from './compressed-assets';
 import { trackLiveSessions } from './live-sessions';
 import type { ApiMetrics } from './metrics';
 import { type OnePortListener, listenOnOnePort } from './tls/one-port-listener';
@@ -457,6 +458,7 @@ function serveGraphqlIde(app: express.Express, graphiqlDir: string): void {
 /** The built console, with index.html for client-side routes. */
 function serveConsole(app: express.Express, consoleDir: string): void {
   const index = join(consoleDir, 'index.html');
+  app.use(compressedAssets(consoleDir, 3600));
   app.use(express.static(consoleDir, { index: false, maxAge: '1h' }));
   app.get(/^\/(?!graphql|healthz|readyz|metrics|artifacts|agent).*/, (_req, response) => {
     if (existsSync(index)) {

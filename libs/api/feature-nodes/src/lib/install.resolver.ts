@@ -9,6 +9,13 @@ import { NodeType } from './node.type';
 /** The first message of an installProgress stream: the current state, no new event. */
 type ProgressMessage = InstallProgressPayload | { readonly nodeId: string; readonly snapshot: true };
 
+/**
+ * One published event reaches every subscriber of its node as the same object; its view (the
+ * run with all its events, notices and diagnostics: four queries) is read once for all of
+ * them, not once per subscriber. Weak keys: an entry goes when the event has been delivered.
+ */
+const eventViews = new WeakMap<InstallProgressPayload, Promise<InstallProgressType>>();
+
 @Resolver(() => NodeType)
 export class InstallResolver {
   constructor(
@@ -60,11 +67,23 @@ export class InstallResolver {
     },
   })
   async installProgress(@Root() message: ProgressMessage, @Arg('nodeId', () => ID) _nodeId: string): Promise<InstallProgressType> {
-    const run = 'snapshot' in message ? await this.installs.latestRun(message.nodeId) : await this.installs.run(message.runId);
-    const view = run ? await this.view.of(run) : null;
-    if ('snapshot' in message || !view) {
+    if ('snapshot' in message) {
+      const run = await this.installs.latestRun(message.nodeId);
+      const view = run ? await this.view.of(run) : null;
       return { nodeId: message.nodeId, run: view, events: view?.events ?? [] };
     }
+    let shared = eventViews.get(message);
+    if (!shared) {
+      shared = this.eventView(message);
+      eventViews.set(message, shared);
+      // A failed read is not kept: the next subscriber tries again.
+      shared.catch(() => eventViews.delete(message));
+    }
+    return shared;
+  }
+
+  private async eventView(message: InstallProgressPayload): Promise<InstallProgressType> {
+    const view = await this.view.of(await this.installs.run(message.runId));
     return { nodeId: message.nodeId, run: view, events: view.events.filter((event) => event.seq === message.seq && message.step !== null) };
   }
 }
