@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { createKubeClient, ClusterAddressGuard, type KubeClient } from '@ccos/api/data-access-kube';
+import { type TcpForwarder, startTcpForwarder } from '@ccos/tools/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiProcess, freePort } from '../support/api-process';
 import { subscribe } from '../support/graphql-subscriptions';
-import { type ServiceBalancer, startServiceBalancer } from '../support/service-balancer';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -26,7 +26,8 @@ interface RunView { id: string; status: string; events: StepEventView[] }
 describe('replicas: two API processes on one Postgres, a third started mid-test, agents behind one address', () => {
   let world: ScaleOutWorld;
   let replicas: ApiProcess[];
-  let balancer: ServiceBalancer;
+  /** What a Service does for the replicas: one address, connections spread, a dead replica skipped. */
+  let balancer: TcpForwarder;
   let token: string;
   let admin: KubeClient;
   let db: pg.Client;
@@ -100,7 +101,7 @@ describe('replicas: two API processes on one Postgres, a third started mid-test,
       apiEnv: (lab) => ({ AGENT_API_URL: `https://${lab.gateway}:${servicePort}` }),
     });
     replicas = [world.api, await world.startReplica()];
-    balancer = await startServiceBalancer({ host: '0.0.0.0', port: servicePort }, replicas.map((replica) => replica.port));
+    balancer = await startTcpForwarder({ host: '0.0.0.0', port: servicePort }, replicas.map((replica) => ({ host: '127.0.0.1', port: replica.port })));
     token = world.token;
     admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: world.sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: world.sim.adminKubeconfig ?? world.sim.kubeconfig } });
     db = new pg.Client({ connectionString: world.api.database?.url });
@@ -163,7 +164,7 @@ describe('replicas: two API processes on one Postgres, a third started mid-test,
     // A third replica joins mid-test, and agents may reach it too.
     const third = await world.startReplica();
     replicas.push(third);
-    balancer.addBackend(third.port);
+    balancer.addTarget({ host: '127.0.0.1', port: third.port });
   });
 
   it('finishes five installs and a removal through a kill -9 of the replica running the removal, losing and doubling no event', async () => {
