@@ -8,7 +8,7 @@ export type BootstrapStyle = 'KUBEADM' | 'OPENSHIFT';
 export type CertificateSource = 'FILES' | 'GENERATED';
 export type CsrChangeKind = 'ADDED' | 'DELETED' | 'MODIFIED';
 export type CsrDecisionKind = 'APPROVED' | 'DENIED' | 'LEFT_PENDING';
-export type CsrPolicyDecision = 'APPROVE' | 'DENY_IMPOSTOR' | 'DENY_SUPERSEDED' | 'LEAVE_PENDING';
+export type CsrPolicyDecision = 'APPROVE' | 'DENY_IMPOSTOR' | 'DENY_SUPERSEDED' | 'LEAVE_PENDING' | 'LEAVE_TO_CLUSTER';
 export type CsrStatus = 'APPROVED' | 'DENIED' | 'FAILED' | 'PENDING';
 export type DrainAction = 'EVICT' | 'REFUSE' | 'SKIP';
 export type DrainPodClass = 'DAEMONSET' | 'FINISHED' | 'LOCAL_STORAGE' | 'MANAGED' | 'MIRROR' | 'ORPHANED_DAEMONSET' | 'TERMINATING' | 'UNMANAGED';
@@ -59,6 +59,7 @@ export interface LabelInput {
 export interface RegisterClusterInput {
   allowInsecureTransport?: boolean;
   apiServerUrl: string;
+  autoApproveRenewals?: boolean;
   bootstrapStyle?: BootstrapStyle;
   caCert?: string | null;
   csrAutoApprove?: boolean;
