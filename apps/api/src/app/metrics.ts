@@ -1,4 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ClusterCertificates } from '@ccos/api/feature-csrs';
+import { registerCertificateMetrics } from './certificate-metrics';
 
 /** Prometheus metrics: default process metrics plus HTTP and GraphQL request counts and durations. */
 export class ApiMetrics {
@@ -45,6 +47,11 @@ export class ApiMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Exposes certificate expiry per node and pending renewals (see certificate-metrics.ts). */
+  followCertificates(read: () => Promise<readonly ClusterCertificates[]>): void {
+    registerCertificateMetrics(this.registry, read);
   }
 
   /** Exposes the password-check slots: how many run and wait now, and the most that ever ran at once. */

@@ -124,6 +124,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       (options.onGeneratedAdminPassword ?? printGeneratedPassword)(admin.generatedPassword);
     }
 
+    metrics.followCertificates(() => certificates.nodeCertificates.all());
     await certificates.start();
     stack.push({ name: 'CSR watches and auto-approver', stop: () => certificates.stop() });
 
@@ -173,6 +174,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       sessions,
       clusters,
       csrs: certificates.service,
+      nodeCertificates: certificates.nodeCertificates,
       nodes,
       installs,
       installRunView: new InstallRunView(dataSource),

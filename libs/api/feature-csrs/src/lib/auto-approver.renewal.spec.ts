@@ -87,6 +87,13 @@ describe('CSR auto-approver: serving-certificate renewals of nodes joined here',
     const view = await feature.service.get(world.clusterId, second.name);
     expect(view?.certificate?.notAfter.getTime()).toBeGreaterThan(Date.now());
     expect(view?.certificate?.dnsNames).toEqual(['worker-r']);
+    // The node's certificate picture: the serving certificate is the second renewal's; the oldest pending renewal is a hostile one.
+    const picture = await feature.nodeCertificates.of(world.clusterId, 'worker-r');
+    const serving = picture.certificates.find((entry) => entry.kind === 'SERVING');
+    expect(serving).toMatchObject({ node: 'worker-r', nodeId, csrName: second.name, source: 'ISSUED_CSR', expiringSoon: false });
+    expect(serving?.notAfter.getTime()).toBe(view?.certificate?.notAfter.getTime());
+    expect(picture.pendingRenewals).toHaveLength(1);
+    expect([hostile.foreignIp.name, hostile.vip.name]).toContain(picture.pendingRenewals[0].csrName);
     const pending = await feature.service.get(world.clusterId, hostile.foreignIp.name);
     expect(pending?.verdict).toMatchObject({ path: 'RENEWAL', decision: 'LEAVE_PENDING' });
     expect(pending?.verdict.reason).toContain('the renewal adds 10.9.9.9');
@@ -113,9 +120,11 @@ describe('CSR auto-approver: serving-certificate renewals of nodes joined here',
   it('leaves a node\'s own client-certificate renewal to the cluster, recording nothing', async () => {
     await start();
     await world.addJoinedNode('worker-u', '198.18.0.34');
-    const csr = await world.createCsr({ as: { node: 'worker-u' }, signerName: KUBELET_CLIENT_SIGNER, commonName: 'system:node:worker-u' });
-    // Cluster nodes come from the Node watch: register worker-u as a Node so it is renewing, not joining.
+    // worker-u is a Node of the cluster (the Node watch has seen it): its own client CSR is a renewal, not a join.
     await world.admin.core.createNode({ body: { metadata: { name: 'worker-u' } } });
+    const watch = await feature.watches.watch(world.clusterId);
+    await eventually(() => (watch.nodes().some((node) => node.name === 'worker-u') ? true : undefined), 3000, 'Node seen');
+    const csr = await world.createCsr({ as: { node: 'worker-u' }, signerName: KUBELET_CLIENT_SIGNER, commonName: 'system:node:worker-u' });
     const verdict = await eventually(async () => {
       const view = await feature.service.get(world.clusterId, csr.name);
       return view?.verdict.decision === 'LEAVE_TO_CLUSTER' ? view.verdict : undefined;
