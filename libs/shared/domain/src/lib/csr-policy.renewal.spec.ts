@@ -151,6 +151,12 @@ const HOSTILE: Record<string, HostileRenewal> = {
     // worker-2 was installed here with an identity of its own.
     overridable: false,
   },
+  'worker-1 asking for a serving certificate in a name this service does not know': {
+    csr: renewal(asNode('worker-1'), { node: 'not-me' }),
+    check: 'requester',
+    reason: 'requested by system:node:worker-1, but the subject names another node',
+    overridable: true,
+  },
   'worker-1 adding worker-2\'s address': {
     csr: renewal({}, { ips: ['198.18.0.11', '198.18.0.12'] }),
     check: 'no-other-node-address',

@@ -319,7 +319,7 @@ export function evaluateCsr(csr: CsrFacts, context: CsrPolicyContext): CsrVerdic
   }
   const claimed = claimedNodeName(csr);
   const node = claimed === null ? undefined : context.inventory.find((entry) => sameHostname(entry.hostname, claimed));
-  if (join.kind === 'SERVING' && claimed !== null && renewalApplies(csr, claimed, node)) {
+  if (join.kind === 'SERVING' && claimed !== null && renewalApplies(csr, claimed, node, context)) {
     return evaluateRenewal(csr, claimed, node, context);
   }
   if (join.kind === 'CLIENT' && claimed !== null && join.decision === 'LEAVE_PENDING' && renewsOwnClientCertificate(csr, claimed, context)) {
@@ -334,15 +334,19 @@ export function evaluateCsr(csr: CsrFacts, context: CsrPolicyContext): CsrVerdic
 
 /**
  * A serving CSR goes down the renewal path when the join path does not approve it and the node
- * is not in the middle of an install: the node is joined here, or the node itself asks (a node
- * this service did not join, so its verdict can say why it is left for an operator).
+ * is not in the middle of an install: the node is joined here, the node itself asks (a node this
+ * service did not join, so its verdict can say why it is left for an operator), or a node joined
+ * here asks in another node's name.
  */
-function renewalApplies(csr: CsrFacts, claimed: string, node: InventoryNodeFacts | undefined): boolean {
+function renewalApplies(csr: CsrFacts, claimed: string, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): boolean {
   if (node?.installRun?.status === 'RUNNING') {
     return false;
   }
   const requester = nodeNameOf(csr.username);
-  return node?.joined === true || (requester !== null && sameHostname(requester, claimed));
+  if (node?.joined === true || (requester !== null && sameHostname(requester, claimed))) {
+    return true;
+  }
+  return requester !== null && context.inventory.some((entry) => entry.joined === true && sameHostname(entry.hostname, requester));
 }
 
 /** A client CSR a Node of the cluster files for itself, with its current client certificate. */
