@@ -126,7 +126,11 @@ describe('certificate renewal: serving certificates of a node joined here renew 
       const renewed = await until(`renewal ${round}`, async () => {
         const current = await serving(node);
         return current && current.csrName !== previous.csrName ? current : undefined;
-      }, 90_000);
+      }, 90_000).catch(async (error: Error) => {
+        const journal = await world.lab.exec(host.id, ['journalctl', '-u', 'kubelet', '-n', '40']);
+        const faults = await world.lab.exec(host.id, ['cat', '/var/lib/ccos-lab/faults.json']);
+        throw new Error(`${error.message}\nkubelet journal:\n${String(journal.stdout)}\nfaults: ${String(faults.stdout)}`);
+      });
       expect(new Date(renewed.notAfter).getTime(), `renewal ${round} expires later`).toBeGreaterThan(new Date(previous.notAfter).getTime());
       const csr = (await csrs()).find((entry) => entry.name === renewed.csrName);
       expect(csr?.requester.username).toBe(`system:node:${node}`);
