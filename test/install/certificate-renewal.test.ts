@@ -77,6 +77,14 @@ describe('certificate renewal: serving certificates of a node joined here renew 
     return node?.status?.conditions?.find((condition) => condition.type === 'Ready')?.status;
   }
 
+  async function kubeletJournal(): Promise<string> {
+    return String((await world.lab.exec(world.lab.hosts[0].id, ['journalctl', '-u', 'kubelet', '--no-pager'])).stdout);
+  }
+
+  function rotationsLogged(journal: string): number {
+    return journal.split('\n').filter((line) => line.includes(`${SERVING_SIGNER}: Certificate rotated`)).length;
+  }
+
   async function setSwitches(variables: { enabled?: boolean; renewals?: boolean }): Promise<void> {
     const result = await world.gql('mutation($c: ID!, $e: Boolean, $r: Boolean) { setCsrAutoApprove(clusterId: $c, enabled: $e, renewals: $r) { csrAutoApprove autoApproveRenewals } }', {
       c: world.clusterId, e: variables.enabled, r: variables.renewals,
@@ -127,15 +135,16 @@ describe('certificate renewal: serving certificates of a node joined here renew 
         const current = await serving(node);
         return current && current.csrName !== previous.csrName ? current : undefined;
       }, 90_000).catch(async (error: Error) => {
-        const journal = await world.lab.exec(host.id, ['journalctl', '-u', 'kubelet', '-n', '40']);
         const faults = await world.lab.exec(host.id, ['cat', '/var/lib/ccos-lab/faults.json']);
-        throw new Error(`${error.message}\nkubelet journal:\n${String(journal.stdout)}\nfaults: ${String(faults.stdout)}`);
+        throw new Error(`${error.message}\nkubelet journal:\n${(await kubeletJournal()).split('\n').slice(-40).join('\n')}\nfaults: ${String(faults.stdout)}`);
       });
       expect(new Date(renewed.notAfter).getTime(), `renewal ${round} expires later`).toBeGreaterThan(new Date(previous.notAfter).getTime());
       const csr = (await csrs()).find((entry) => entry.name === renewed.csrName);
       expect(csr?.requester.username).toBe(`system:node:${node}`);
       expect(csr?.decisions).toEqual([expect.objectContaining({ decision: 'APPROVED', actor: 'auto-approver', reason: 'auto-approved: a serving-certificate renewal: all 16 checks passed' })]);
       expect(nodeReady(host.hostname), `Ready after renewal ${round}`).toBe('True');
+      // The kubelet plans its next rotation on receipt: the clock moves again only after that.
+      await until(`the kubelet took renewal ${round}`, async () => (rotationsLogged(await kubeletJournal()) >= round ? true : undefined));
       seen.push(renewed);
     }
     // The kubelet wrote each certificate; the current one is the second renewal's.
@@ -166,7 +175,8 @@ describe('certificate renewal: serving certificates of a node joined here renew 
       expect(view.verdict.checks.find((entry) => entry.name === check)?.passed, `${what}: ${check} fails`).toBe(false);
     }
     expect((await csrs()).find((entry) => entry.name === hostile['a node this service did not join'].name)?.verdict.reason).toContain('this service did not join it, so renewing its serving certificate is left for an operator');
-    for (const { name } of Object.values(hostile)) {
+    // The well-formed one first: once the hostile ones are gone it would be the only pending renewal, and approvable.
+    for (const { name } of Object.values(hostile).reverse()) {
       const denied = await world.gql('mutation($c: ID!, $n: String!) { denyCsr(clusterId: $c, name: $n, reason: "e2e: hostile renewal") { status } }', { c: world.clusterId, n: name });
       expect(denied.errors).toBeUndefined();
     }
@@ -174,9 +184,15 @@ describe('certificate renewal: serving certificates of a node joined here renew 
     // Renewals off: the kubelet's next renewal waits, and says why; the metric shows it waiting.
     await setSwitches({ renewals: false });
     await world.lab.faults.advanceClock(host.id, CLOCK_JUMP_SECONDS);
-    const waiting = await until('renewal left pending with renewals off', async () =>
-      (await csrs()).find((entry) => entry.status === 'PENDING' && entry.requester.username === `system:node:${node}` && entry.decisions.some((decision) => decision.reason.startsWith('renewal auto-approve is off'))),
+    const waiting = await until('the kubelet\'s renewal with renewals off', async () =>
+      (await csrs()).find((entry) => entry.status === 'PENDING' && entry.requester.username === `system:node:${node}` && !Object.values(hostile).some((known) => known.name === entry.name)),
     90_000);
+    // The policy would approve it; only the switch holds it. An approver that acted would have done so within a second.
+    expect(waiting.verdict.decision).toBe('APPROVE');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect((await csrs()).find((entry) => entry.name === waiting.name)?.status, 'still pending with renewals off').toBe('PENDING');
+    const held = await world.gql<{ nodeCertificates: { pendingRenewals: Array<{ csrName: string; reason: string }> } }>(CERTIFICATES, { c: world.clusterId, n: node });
+    expect(held.data?.nodeCertificates.pendingRenewals).toEqual([{ node, csrName: waiting.name, reason: 'renewal auto-approve is off for this cluster; the renewal policy would approve it' }]);
     expect(waiting.verdict.path).toBe('RENEWAL');
     expect((await serving(node))?.csrName, 'the old certificate stays current').toBe(seen[2].csrName);
     const pendingMetrics = await (await fetch(`${world.api.url}/metrics`)).text();

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { type CsrFacts, CERTIFICATE_WARNING_DAYS, currentNodeCertificates, expiresWithin, oldestPendingRenewals } from '@ccos/shared/domain';
+import type { ClusterEntity } from '@ccos/api/data-access-db';
+import { type CsrFacts, type CsrVerdict, CERTIFICATE_WARNING_DAYS, currentNodeCertificates, expiresWithin, oldestPendingRenewals } from '@ccos/shared/domain';
 import type { CsrService } from './csr.service';
 import type { ClusterDirectory } from './csr-watches';
 import type { NodeCertificateType, PendingRenewalType } from './node-certificate.type';
@@ -47,8 +48,16 @@ export class NodeCertificatesService {
     const verdictOf = (csr: CsrFacts) => snapshot.verdictOf(csr.name);
     const pendingRenewals = oldestPendingRenewals(context.csrs, verdictOf)
       .filter((entry) => wanted(entry.node))
-      .map((entry) => ({ node: entry.node, nodeId: idOf(entry.node), csrName: entry.csrName, createdAt: entry.createdAt, reason: snapshot.verdictOf(entry.csrName).reason }));
+      .map((entry) => ({ node: entry.node, nodeId: idOf(entry.node), csrName: entry.csrName, createdAt: entry.createdAt, reason: this.whyPending(snapshot.cluster, snapshot.verdictOf(entry.csrName)) }));
     return { clusterId, clusterName: snapshot.cluster.name, certificates, pendingRenewals };
+  }
+
+  /** Why a renewal waits: the switch when it is off, else the policy's first failed check. */
+  private whyPending(cluster: Pick<ClusterEntity, 'autoApproveRenewals'>, verdict: CsrVerdict): string {
+    if (!cluster.autoApproveRenewals) {
+      return `renewal auto-approve is off for this cluster; ${verdict.decision === 'APPROVE' ? 'the renewal policy would approve it' : verdict.reason}`;
+    }
+    return verdict.reason;
   }
 
   /** Every registered cluster's picture; clusters that cannot be read now are left out (and logged). */
