@@ -1,6 +1,9 @@
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCertificateRequest } from '@ccos/tools/kube-sim';
+import { E2E_ADMIN_PASSWORD } from '../support/api-process';
+import { launchChromium, screenshot } from '../support/console-browser';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -10,11 +13,13 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
  * service gets its serving certificate renewed twice with no operator, with join auto-approve
  * off, and stays Ready; the API and the metrics show each new expiry. Hostile renewals stay
  * pending with the check named; with renewals off the kubelet's renewal stays pending too.
- * Needs `npx nx run-many -t build -p api boot-worker`.
+ * The console's node page shows each new expiry live, and the node list warns. Needs
+ * `npx nx run-many -t build -p api console boot-worker`.
  */
 const SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
 /** Past 90 % of a 10-minute certificate (kube-sim backdates 5 minutes: 900 s of validity, 600 s ahead at issue). */
 const CLOCK_JUMP_SECONDS = 520;
+const SCREENSHOTS = 'tmp/certificate-renewal-e2e';
 
 interface Certificate {
   node: string;
@@ -36,13 +41,35 @@ const CSRS = 'query($c: ID!) { csrs(clusterId: $c) { name status requester { use
 
 describe('certificate renewal: serving certificates of a node joined here renew without an operator', () => {
   let world: ScaleOutWorld;
+  let browser: Browser;
+  let page: Page;
 
   beforeAll(async () => {
-    world = await startScaleOutWorld({ hosts: 1, name: 'certificate-renewal', csrAutoApprove: true, kubelet: { servingCertificateSeconds: 600 } });
+    [world, browser] = await Promise.all([
+      startScaleOutWorld({ hosts: 1, name: 'certificate-renewal', csrAutoApprove: true, kubelet: { servingCertificateSeconds: 600 } }),
+      launchChromium(),
+    ]);
   }, 600_000);
   afterAll(async () => {
+    await browser?.close();
     await world?.stop();
   });
+
+  async function signIn(): Promise<void> {
+    page = await (await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'en-US' })).newPage();
+    await page.goto(`http://127.0.0.1:${world.api.port}/sign-in`);
+    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
+    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+  }
+
+  /** The serving certificate's notAfter the node page shows, once it is `expected`. */
+  async function pageShowsServingExpiry(expected: string): Promise<void> {
+    const shown = page.getByTestId('certificate-SERVING');
+    await expect.poll(() => shown.getAttribute('data-not-after'), { timeout: 30_000 }).toBe(expected);
+    expect(await shown.textContent()).toContain('Expires within 30 days');
+  }
 
   async function serving(node: string): Promise<Certificate | undefined> {
     const result = await world.gql<{ nodeCertificates: { certificates: Certificate[] } }>(CERTIFICATES, { c: world.clusterId, n: node });
@@ -124,6 +151,14 @@ describe('certificate renewal: serving certificates of a node joined here renew 
     expect(firstLeft).toBeLessThanOrEqual(10 * 60_000 + 5_000);
     expect(first.expiringSoon).toBe(true);
 
+    // The console: the node list warns (10 minutes left), the node page shows the expiry.
+    await signIn();
+    await page.goto(`http://127.0.0.1:${world.api.port}/clusters/${world.clusterId}/nodes`);
+    await page.getByTestId('certificate-warning').first().waitFor({ timeout: 30_000 });
+    await page.goto(`http://127.0.0.1:${world.api.port}/clusters/${world.clusterId}/nodes/${nodeId}`);
+    await pageShowsServingExpiry(first.notAfter);
+    await screenshot(page, SCREENSHOTS, 'node-first-certificate');
+
     // Join auto-approve off: renewals have their own switch, still on.
     await setSwitches({ enabled: false });
 
@@ -145,6 +180,9 @@ describe('certificate renewal: serving certificates of a node joined here renew 
       expect(nodeReady(host.hostname), `Ready after renewal ${round}`).toBe('True');
       // The kubelet plans its next rotation on receipt: the clock moves again only after that.
       await until(`the kubelet took renewal ${round}`, async () => (rotationsLogged(await kubeletJournal()) >= round ? true : undefined));
+      // The open node page follows without a reload.
+      await pageShowsServingExpiry(renewed.notAfter);
+      await screenshot(page, SCREENSHOTS, `node-renewal-${round}`);
       seen.push(renewed);
     }
     // The kubelet wrote each certificate; the current one is the second renewal's.
