@@ -174,9 +174,10 @@ describe('certificate renewal: serving certificates of a node joined here renew 
         throw new Error(`${error.message}\nkubelet journal:\n${(await kubeletJournal()).split('\n').slice(-40).join('\n')}\nfaults: ${String(faults.stdout)}`);
       });
       expect(new Date(renewed.notAfter).getTime(), `renewal ${round} expires later`).toBeGreaterThan(new Date(previous.notAfter).getTime());
-      const csr = (await csrs()).find((entry) => entry.name === renewed.csrName);
-      expect(csr?.requester.username).toBe(`system:node:${node}`);
-      expect(csr?.decisions).toEqual([expect.objectContaining({ decision: 'APPROVED', actor: 'auto-approver', reason: 'auto-approved: a serving-certificate renewal: all 16 checks passed' })]);
+      // The decision is written right after the approval; the certificate may be seen first.
+      const csr = await until(`renewal ${round} recorded`, async () => (await csrs()).find((entry) => entry.name === renewed.csrName && entry.decisions.length > 0));
+      expect(csr.requester.username).toBe(`system:node:${node}`);
+      expect(csr.decisions).toEqual([expect.objectContaining({ decision: 'APPROVED', actor: 'auto-approver', reason: 'auto-approved: a serving-certificate renewal: all 16 checks passed' })]);
       expect(nodeReady(host.hostname), `Ready after renewal ${round}`).toBe('True');
       // The kubelet plans its next rotation on receipt: the clock moves again only after that.
       await until(`the kubelet took renewal ${round}`, async () => (rotationsLogged(await kubeletJournal()) >= round ? true : undefined));
