@@ -1,10 +1,12 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ClusterCertificates } from '@ccos/api/feature-csrs';
 import { registerCertificateMetrics } from './certificate-metrics';
+import { type ClusterNameOf, DomainMetrics } from './domain-metrics';
 
-/** Prometheus metrics: default process metrics plus HTTP and GraphQL request counts and durations. */
+/** Prometheus metrics: default process metrics, HTTP and GraphQL request counts and durations, and the domain's (installs, CSRs, removals, SSH). */
 export class ApiMetrics {
   readonly registry = new Registry();
+  readonly domain: DomainMetrics;
   readonly httpRequests = new Counter({
     name: 'ccos_http_requests_total',
     help: 'HTTP requests by method, route and status code',
@@ -45,8 +47,10 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
-  constructor() {
+  /** `clusterName` turns cluster ids into the names the `cluster` labels carry. */
+  constructor(clusterName: ClusterNameOf = async (clusterId) => clusterId) {
     collectDefaultMetrics({ register: this.registry });
+    this.domain = new DomainMetrics(this.registry, clusterName);
   }
 
   /** Exposes certificate expiry per node and pending renewals (see certificate-metrics.ts). */
