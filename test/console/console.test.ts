@@ -138,7 +138,9 @@ describe('console', () => {
     await page.getByRole('button', { name: '简体中文' }).click();
     await page.getByRole('heading', { name: '证书处理' }).waitFor();
     await page.getByRole('navigation').getByRole('link', { name: '集群' }).waitFor();
-    expect(await page.getByRole('switch').textContent()).toContain('自动批准节点证书');
+    // Join approval and serving-certificate renewals each have their switch, both in Chinese.
+    expect(await page.getByRole('switch', { name: '自动批准节点证书' }).count()).toBe(1);
+    expect(await page.getByRole('switch', { name: '自动续期本服务加入的节点的服务端证书' }).count()).toBe(1);
     expect(await page.getAttribute('html', 'lang')).toBe('zh-CN');
 
     await page.reload();

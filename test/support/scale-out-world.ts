@@ -15,7 +15,7 @@ export interface ScaleOutWorldOptions {
   /** Extra environment for the API process (a function of the lab when it needs the lab's addresses). */
   readonly apiEnv?: Record<string, string> | ((lab: Lab) => Record<string, string>);
   /** Stand-in kubelet settings. */
-  readonly kubelet?: { readonly csrTimeoutSeconds?: number; readonly heartbeatSeconds?: number; readonly readyDelaySeconds?: number };
+  readonly kubelet?: { readonly csrTimeoutSeconds?: number; readonly heartbeatSeconds?: number; readonly readyDelaySeconds?: number; readonly servingCertificateSeconds?: number };
 }
 
 export type NodeStatusView = { id: string; hostname: string; status: string; statusReason: string | null };

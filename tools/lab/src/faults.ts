@@ -37,6 +37,11 @@ export interface LabFaults {
   setSwap(host: string, on: boolean): Promise<void>;
   /** Makes `timedatectl` report the clock as (not) synchronised. */
   setTimeSynchronised(host: string, synchronised: boolean): Promise<void>;
+  /**
+   * Moves the host's clock `seconds` ahead (cumulative), as the stand-in kubelet sees it: the
+   * certificates it holds age by that much at once, so rotation comes due without waiting.
+   */
+  advanceClock(host: string, seconds: number): Promise<void>;
   /** Makes the machine config server answer normally or with an HTML error page. */
   setMachineConfigServer(mode: MachineConfigServerMode): Promise<void>;
   /** Closes (refuses) or reopens a VIP port (6443 or 22623). */
@@ -88,6 +93,10 @@ export function labFaults(
     },
     setSwap: (ref, on) => updateHostFaults(ref, { swap: on }),
     setTimeSynchronised: (ref, synchronised) => updateHostFaults(ref, { timeUnsynchronised: !synchronised }),
+    advanceClock: async (ref, seconds) => {
+      const file = join(dirsOf(ref).labState, STANDIN_FILES.faults);
+      await updateHostFaults(ref, { clockOffsetSeconds: (readJson<HostFaults>(file, {}).clockOffsetSeconds ?? 0) + seconds });
+    },
     setMachineConfigServer: (mode) => updateVip((faults) => ({ ...faults, machineConfigServer: mode })),
     setVipPort: (port, open) => updateVip((faults) => {
       const closed = new Set(faults.closedPorts ?? []);

@@ -53,6 +53,8 @@ export interface LabOptions {
     readonly csrTimeoutSeconds?: number;
     readonly heartbeatSeconds?: number;
     readonly readyDelaySeconds?: number;
+    /** `expirationSeconds` the kubelets ask for their serving certificates (kube-sim's minimum is 600). */
+    readonly servingCertificateSeconds?: number;
   };
   /** Write the artifacts folder (default true). */
   readonly artifacts?: boolean;
@@ -343,6 +345,7 @@ async function build(
     ...(options.kubelet?.csrTimeoutSeconds === undefined ? {} : { kubeletCsrTimeoutSeconds: options.kubelet.csrTimeoutSeconds }),
     ...(options.kubelet?.heartbeatSeconds === undefined ? {} : { kubeletHeartbeatSeconds: options.kubelet.heartbeatSeconds }),
     ...(options.kubelet?.readyDelaySeconds === undefined ? {} : { kubeletReadyDelaySeconds: options.kubelet.readyDelaySeconds }),
+    ...(options.kubelet?.servingCertificateSeconds === undefined ? {} : { kubeletServingCertificateSeconds: options.kubelet.servingCertificateSeconds }),
     ntpServer: network.gateway,
   };
   await inBatches(hosts, 8, (host) => createHost({

@@ -78,8 +78,17 @@ describe('installer service API', () => {
       expect(listed.data?.clusters).toEqual([{ id, name: 'prod' }]);
       const toggled = await harness.gql('mutation($id: ID!) { setCsrAutoApprove(clusterId: $id, enabled: false) { csrAutoApprove } }', { id }, admin);
       expect(toggled.data).toEqual({ setCsrAutoApprove: { csrAutoApprove: false } });
-      const read = await harness.gql('query($id: ID!) { cluster(id: $id) { name csrAutoApprove } }', { id }, admin);
-      expect(read.data).toEqual({ cluster: { name: 'prod', csrAutoApprove: false } });
+      const read = await harness.gql('query($id: ID!) { cluster(id: $id) { name csrAutoApprove autoApproveRenewals } }', { id }, admin);
+      expect(read.data).toEqual({ cluster: { name: 'prod', csrAutoApprove: false, autoApproveRenewals: true } });
+      // Renewals have a switch of their own: each argument changes only its own setting, and is audited.
+      const renewalsOff = await harness.gql('mutation($id: ID!) { setCsrAutoApprove(clusterId: $id, renewals: false) { csrAutoApprove autoApproveRenewals } }', { id }, admin);
+      expect(renewalsOff.data).toEqual({ setCsrAutoApprove: { csrAutoApprove: false, autoApproveRenewals: false } });
+      const joinOn = await harness.gql('mutation($id: ID!) { setCsrAutoApprove(clusterId: $id, enabled: true) { csrAutoApprove autoApproveRenewals } }', { id }, admin);
+      expect(joinOn.data).toEqual({ setCsrAutoApprove: { csrAutoApprove: true, autoApproveRenewals: false } });
+      const neither = await harness.gql('mutation($id: ID!) { setCsrAutoApprove(clusterId: $id) { id } }', { id }, admin);
+      expect(neither.errors?.[0]?.extensions?.['code']).toBe('BAD_USER_INPUT');
+      const audited = await harness.api.dataSource.query(`SELECT detail FROM audit_log WHERE action = 'setCsrAutoApprove' AND result = 'SUCCESS' ORDER BY id`);
+      expect(JSON.stringify(audited.at(-2))).toContain('"renewals":false');
     });
 
     it('registers a cluster with a token and CA instead of a kubeconfig', async () => {

@@ -1,4 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ClusterCertificates } from '@ccos/api/feature-csrs';
+import { registerCertificateMetrics } from './certificate-metrics';
 import { type ClusterNameOf, DomainMetrics } from './domain-metrics';
 
 /** Prometheus metrics: default process metrics, HTTP and GraphQL request counts and durations, and the domain's (installs, CSRs, removals, SSH). */
@@ -49,6 +51,11 @@ export class ApiMetrics {
   constructor(clusterName: ClusterNameOf = async (clusterId) => clusterId) {
     collectDefaultMetrics({ register: this.registry });
     this.domain = new DomainMetrics(this.registry, clusterName);
+  }
+
+  /** Exposes certificate expiry per node and pending renewals (see certificate-metrics.ts). */
+  followCertificates(read: () => Promise<readonly ClusterCertificates[]>): void {
+    registerCertificateMetrics(this.registry, read);
   }
 
   /** Exposes the password-check slots: how many run and wait now, and the most that ever ran at once. */

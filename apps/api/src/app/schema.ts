@@ -17,7 +17,7 @@ import { buildSchema, type ContainerType } from 'type-graphql';
 import type { AuditLog } from '@ccos/api/data-access-db';
 import { AuditLogResolver, AuthResolver, SessionResolver, type SessionService, UserResolver, type UserService } from '@ccos/api/feature-auth';
 import { ClusterResolver, type ClusterService } from '@ccos/api/feature-clusters';
-import { CsrResolver, type CsrService } from '@ccos/api/feature-csrs';
+import { CsrResolver, type CsrService, type NodeCertificatesService } from '@ccos/api/feature-csrs';
 import {
   AgentChannelResolver,
   type AgentChannelSettings,
@@ -47,6 +47,7 @@ export interface ApiServices {
   readonly sessions: SessionService;
   readonly clusters: ClusterService;
   readonly csrs: CsrService;
+  readonly nodeCertificates: NodeCertificatesService;
   readonly nodes: NodeService;
   readonly installs: InstallService;
   readonly installRunView: InstallRunView;
@@ -68,7 +69,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [SessionResolver, new SessionResolver(services.users, services.sessions)],
     [AuditLogResolver, new AuditLogResolver(services.audit)],
     [ClusterResolver, new ClusterResolver(services.clusters)],
-    [CsrResolver, new CsrResolver(services.csrs)],
+    [CsrResolver, new CsrResolver(services.csrs, services.nodeCertificates)],
     [NodeResolver, new NodeResolver(services.nodes)],
     [InstallResolver, new InstallResolver(services.installs, services.installRunView)],
     [AgentResolver, new AgentResolver(services.agentReports)],

@@ -135,6 +135,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       (options.onGeneratedAdminPassword ?? printGeneratedPassword)(admin.generatedPassword);
     }
 
+    metrics.followCertificates(() => certificates.nodeCertificates.all());
     await certificates.start();
     stack.push({ name: 'CSR watches and auto-approver', stop: () => certificates.stop() });
 
@@ -194,6 +195,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       sessions,
       clusters,
       csrs: certificates.service,
+      nodeCertificates: certificates.nodeCertificates,
       nodes,
       installs,
       installRunView: new InstallRunView(dataSource),

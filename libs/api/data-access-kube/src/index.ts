@@ -48,6 +48,7 @@ export {
 } from './lib/drain-plan';
 export { drainNode, planDrain, type DrainBlockingPod, type DrainEvent, type DrainFailure, type DrainResult, type DrainSkippedPod } from './lib/drain';
 export { deleteNode, type DeleteNodeResult } from './lib/delete-node';
+export { parseIssuedCertificate, type IssuedCertificate } from './lib/issued-certificate';
 export { parseCertificateRequest, type CertificateRequestParse, type ParsedCertificateRequest, type RequestPublicKey } from './lib/csr-request';
 export { csrState, listCsrs, summarizeCsr, watchCsrs, CsrRequestCache, type CsrCondition, type CsrEvent, type CsrState, type CsrSummary, type CsrWatch } from './lib/csr';
 export { approveCsr, denyCsr, type CsrDecisionOptions, type CsrDecisionResult } from './lib/csr-approval';

@@ -10,3 +10,5 @@ export * from './lib/csr-decision.log';
 export * from './lib/csr-inventory';
 export * from './lib/auto-approver';
 export * from './lib/csr-feature';
+export * from './lib/node-certificates.service';
+export * from './lib/node-certificate.type';

@@ -4,3 +4,4 @@ export * from './lib/install-steps';
 export * from './lib/validation';
 export * from './lib/roles';
 export * from './lib/csr-policy';
+export * from './lib/node-certificates';

@@ -25,6 +25,11 @@ export interface HostFaults {
   readonly swap?: boolean;
   /** `timedatectl` reports the clock as not synchronised. */
   readonly timeUnsynchronised?: boolean;
+  /**
+   * Seconds the host's clock has jumped ahead (what the stand-in kubelet's certificate manager
+   * reads), so a test ages a host's certificates in a moment instead of waiting for minutes.
+   */
+  readonly clockOffsetSeconds?: number;
 }
 
 /** Settings the lab gives the stand-ins of a host. */
@@ -35,6 +40,8 @@ export interface HostLabConfig {
   readonly kubeletHeartbeatSeconds?: number;
   /** Seconds the Node stays NotReady (network plugin not ready) after registering. */
   readonly kubeletReadyDelaySeconds?: number;
+  /** `spec.expirationSeconds` of the stand-in kubelet's serving CSRs (unset: the signer's default). */
+  readonly kubeletServingCertificateSeconds?: number;
   /** The time server `timedatectl timesync-status` names: the lab's gateway. */
   readonly ntpServer?: string;
 }
@@ -84,4 +91,9 @@ export function updateFaults(change: HostFaults): void {
 /** The lab's settings for this host. */
 export function readLabConfig(): HostLabConfig {
   return readJson<HostLabConfig>(statePath(STANDIN_FILES.config), {});
+}
+
+/** The host's clock: the machine's plus the jumps the lab made ({@link HostFaults.clockOffsetSeconds}). */
+export function hostNow(): number {
+  return Date.now() + (readFaults().clockOffsetSeconds ?? 0) * 1000;
 }

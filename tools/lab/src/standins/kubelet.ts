@@ -3,19 +3,21 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, w
 import { dirname, join } from 'node:path';
 import { KubeClient } from '../kube/kube-client';
 import { kubeconfigYaml, parseKubeconfig, type KubeConnection } from '../kube/kubeconfig';
-import { onHost, readFaults } from './host-state';
-import { certificateNotAfter } from './kubelet/certificates';
+import { hostNow, onHost, readFaults } from './host-state';
+import { certificateNotAfter, certificateValidity } from './kubelet/certificates';
 import { CLIENT_SIGNER, SERVING_SIGNER, obtainCertificate } from './kubelet/csr-requester';
 import { error, info, warn } from './kubelet/klog';
 import { KubeletFlagError, resolveOptions, type KubeletOptions } from './kubelet/kubelet-options';
 import { KUBELET_VERSION, NodeStatusReporter } from './kubelet/node-status';
+import { rotationDeadline, untilHostTime } from './kubelet/serving-rotation';
 
 /**
  * The stand-in kubelet. It runs no pods; it joins the cluster exactly as a
  * kubelet does: TLS bootstrap with the bootstrap kubeconfig (client CSR,
  * wait for approval, write kubelet-client-current.pem and the kubeconfig),
  * register the Node with the client certificate, ask for a serving
- * certificate, then heartbeat (Node status + Lease) until SIGTERM. A valid
+ * certificate (and rotate it at 70–90 % of its validity, on the host's clock
+ * the lab can move ahead), then heartbeat (Node status + Lease) until SIGTERM. A valid
  * client certificate from an earlier run skips the bootstrap.
  *
  * Lab knobs beyond real kubelet flags: `--lab-csr-timeout=30s` or
@@ -65,7 +67,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const reporter = new NodeStatusReporter(client, options);
   await reporter.register(stop.signal);
   if (options.serverTlsBootstrap) {
-    void obtainServingCertificate(client, options, stop.signal);
+    void manageServingCertificate(client, options, stop.signal);
   }
   await reporter.run(stop.signal);
   return 0;
@@ -132,16 +134,36 @@ async function clientConnection(options: KubeletOptions, signal: AbortSignal): P
   return { server: bootstrap.server, caPem: bootstrap.caPem, tlsServerName: bootstrap.tlsServerName, clientCertPem: pem, clientKeyPem: pem };
 }
 
-async function obtainServingCertificate(client: KubeClient, options: KubeletOptions, signal: AbortSignal): Promise<void> {
+/**
+ * The serving certificate manager: the first certificate, then a new CSR whenever 70–90 % of
+ * the current one's validity has passed on the host's clock; the current certificate stays in
+ * place until its successor is issued (kubelet-server-current.pem only moves then).
+ */
+async function manageServingCertificate(client: KubeClient, options: KubeletOptions, signal: AbortSignal): Promise<void> {
   try {
-    const issued = await obtainCertificate(client, {
-      signerName: SERVING_SIGNER,
-      nodeName: options.nodeName,
-      sans: { dns: [options.nodeName], ips: [options.nodeIp] },
-      waitTimeoutSeconds: options.csrTimeoutSeconds,
-    }, signal);
-    writeRotatedPem(options.certDir, 'kubelet-server', `${issued.certificatePem.trim()}\n${issued.privateKeyPem.trim()}\n`);
-    info('certificate_manager.go:270', `${SERVING_SIGNER}: Certificate rotation is enabled and a serving certificate was issued`, { csr: issued.csrName });
+    for (let rotation = 0; ; rotation += 1) {
+      const issued = await obtainCertificate(client, {
+        signerName: SERVING_SIGNER,
+        nodeName: options.nodeName,
+        sans: { dns: [options.nodeName], ips: [options.nodeIp] },
+        waitTimeoutSeconds: options.csrTimeoutSeconds,
+        expirationSeconds: options.servingCertificateSeconds,
+      }, signal);
+      writeRotatedPem(options.certDir, 'kubelet-server', `${issued.certificatePem.trim()}\n${issued.privateKeyPem.trim()}\n`);
+      const validity = certificateValidity(issued.certificatePem);
+      if (validity === null) {
+        error('certificate_manager.go:488', `${SERVING_SIGNER}: the issued certificate cannot be read; not rotating it`, { csr: issued.csrName });
+        return;
+      }
+      const plan = rotationDeadline(validity, hostNow(), Date.now());
+      info(
+        'certificate_manager.go:270',
+        rotation === 0 ? `${SERVING_SIGNER}: Certificate rotation is enabled and a serving certificate was issued` : `${SERVING_SIGNER}: Certificate rotated`,
+        { csr: issued.csrName, expiration: validity.notAfter.toISOString(), rotationDeadline: new Date(plan.deadline).toISOString() },
+      );
+      await untilHostTime(plan.deadline, hostNow, signal);
+      info('certificate_manager.go:356', `${SERVING_SIGNER}: Rotating certificates`, { expiration: validity.notAfter.toISOString() });
+    }
   } catch (cause) {
     if (!signal.aborted) {
       error('certificate_manager.go:488', `${SERVING_SIGNER}: giving up`, { err: cause instanceof Error ? cause.message : String(cause) });

@@ -1,5 +1,6 @@
 import type { V1CertificateSigningRequest } from '@kubernetes/client-node';
 import { parseCertificateRequest, type CertificateRequestParse } from './csr-request';
+import { type IssuedCertificate, parseIssuedCertificate } from './issued-certificate';
 import { listAll, startInformer, type InformerOptions, type WatchEventType } from './informer';
 import type { KubeClient } from './kube-client';
 import { isoTime } from './node-inventory';
@@ -34,6 +35,8 @@ export interface CsrSummary {
   conditions: CsrCondition[];
   /** The parsed `spec.request`, or why it could not be parsed. */
   request: CertificateRequestParse;
+  /** The issued certificate (`status.certificate`), parsed; null before it is issued or when unreadable. */
+  certificate: IssuedCertificate | null;
 }
 
 /** A change of a CSR. */
@@ -76,6 +79,22 @@ export function csrState(csr: V1CertificateSigningRequest): CsrState {
 /** Parses requests once per CSR UID: `spec.request` is immutable. */
 export class CsrRequestCache {
   private readonly parsed = new Map<string, Promise<CertificateRequestParse>>();
+  /** `status.certificate` is set once; kept per UID with the text it was parsed from. */
+  private readonly certificates = new Map<string, { text: string; certificate: IssuedCertificate | null }>();
+
+  certificateOf(csr: V1CertificateSigningRequest): IssuedCertificate | null {
+    const text = csr.status?.certificate ?? '';
+    const uid = csr.metadata?.uid ?? '';
+    const known = uid ? this.certificates.get(uid) : undefined;
+    if (known && known.text === text) {
+      return known.certificate;
+    }
+    const certificate = parseIssuedCertificate(text);
+    if (uid) {
+      this.certificates.set(uid, { text, certificate });
+    }
+    return certificate;
+  }
 
   get(csr: V1CertificateSigningRequest): Promise<CertificateRequestParse> {
     const uid = csr.metadata?.uid ?? '';
@@ -91,6 +110,7 @@ export class CsrRequestCache {
 
   forget(uid: string): void {
     this.parsed.delete(uid);
+    this.certificates.delete(uid);
   }
 }
 
@@ -98,8 +118,8 @@ export class CsrRequestCache {
  * Summarises a CSR, parsing its PKCS#10 request.
  * @see https://kubernetes.io/docs/reference/kubernetes-api/authentication-resources/certificate-signing-request-v1/
  */
-export async function summarizeCsr(csr: V1CertificateSigningRequest, cache?: CsrRequestCache): Promise<CsrSummary> {
-  const request = await (cache ?? new CsrRequestCache()).get(csr);
+export async function summarizeCsr(csr: V1CertificateSigningRequest, cache: CsrRequestCache = new CsrRequestCache()): Promise<CsrSummary> {
+  const request = await cache.get(csr);
   return {
     name: csr.metadata?.name ?? '',
     uid: csr.metadata?.uid ?? '',
@@ -120,6 +140,7 @@ export async function summarizeCsr(csr: V1CertificateSigningRequest, cache?: Csr
       lastUpdateTime: isoTime(condition.lastUpdateTime),
     })),
     request,
+    certificate: cache.certificateOf(csr),
   };
 }
 

@@ -27,14 +27,20 @@ export class ClusterResolver {
   }
 
   @Authorized('ADMIN')
-  @Mutation(() => ClusterType, { description: 'Turns the CSR auto-approver on or off for one cluster.' })
-  async setCsrAutoApprove(@Arg('clusterId', () => ID) clusterId: string, @Arg('enabled', () => Boolean) enabled: boolean): Promise<ClusterType> {
-    return toClusterType(await this.clusterService.setCsrAutoApprove(clusterId, enabled));
+  @Mutation(() => ClusterType, {
+    description: 'Turns the CSR auto-approver on or off for one cluster: `enabled` for joins, `renewals` for serving-certificate renewals of nodes joined here; an absent argument keeps its setting.',
+  })
+  async setCsrAutoApprove(
+    @Arg('clusterId', () => ID) clusterId: string,
+    @Arg('enabled', () => Boolean, { nullable: true, description: 'Join auto-approve (Cluster.csrAutoApprove).' }) enabled: boolean | null | undefined,
+    @Arg('renewals', () => Boolean, { nullable: true, description: 'Renewal auto-approve (Cluster.autoApproveRenewals).' }) renewals: boolean | null | undefined,
+  ): Promise<ClusterType> {
+    return toClusterType(await this.clusterService.setCsrAutoApprove(clusterId, { enabled, renewals }));
   }
 }
 
 /** Copies only the public fields: sealed credentials never reach a response, even by accident. */
 function toClusterType(cluster: ClusterEntity): ClusterType {
-  const { id, name, apiServerUrl, vip, csrAutoApprove, bootstrapStyle, allowInsecureTransport, credentialKind, createdAt, updatedAt } = cluster;
-  return { id, name, apiServerUrl, vip, csrAutoApprove, bootstrapStyle, allowInsecureTransport, credentialKind, createdAt, updatedAt };
+  const { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, createdAt, updatedAt } = cluster;
+  return { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, createdAt, updatedAt };
 }

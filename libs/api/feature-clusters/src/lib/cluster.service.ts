@@ -52,6 +52,7 @@ export class ClusterService {
       credentialsSealed: this.secrets.sealJson(credentials, CREDENTIALS_PURPOSE),
       credentialKind: credentials.kind,
       csrAutoApprove: input.csrAutoApprove,
+      autoApproveRenewals: input.autoApproveRenewals ?? true,
       bootstrapStyle: input.bootstrapStyle,
       machineConfigCaCert: input.machineConfigCaCert ?? null,
     });
@@ -80,9 +81,14 @@ export class ClusterService {
     return cluster;
   }
 
-  async setCsrAutoApprove(id: string, enabled: boolean): Promise<ClusterEntity> {
+  /** Sets join auto-approve, renewal auto-approve, or both; an absent switch keeps its value. */
+  async setCsrAutoApprove(id: string, switches: { readonly enabled?: boolean | null; readonly renewals?: boolean | null }): Promise<ClusterEntity> {
+    if ((switches.enabled ?? null) === null && (switches.renewals ?? null) === null) {
+      throw new BadUserInputError('enabled', 'give enabled (join auto-approve), renewals (renewal auto-approve), or both');
+    }
     const cluster = await this.get(id);
-    cluster.csrAutoApprove = enabled;
+    cluster.csrAutoApprove = switches.enabled ?? cluster.csrAutoApprove;
+    cluster.autoApproveRenewals = switches.renewals ?? cluster.autoApproveRenewals;
     const saved = await this.clusters.save(cluster);
     this.onChange(saved);
     return saved;

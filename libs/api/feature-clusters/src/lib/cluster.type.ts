@@ -20,6 +20,11 @@ export class ClusterType {
   @Field(() => Boolean, { description: 'Whether the auto-approver signs CSRs that pass every policy check.' })
   csrAutoApprove!: boolean;
 
+  @Field(() => Boolean, {
+    description: 'Whether the auto-approver approves serving-certificate renewals of nodes this service joined that pass the renewal policy. Independent of csrAutoApprove (join approval); on by default.',
+  })
+  autoApproveRenewals!: boolean;
+
   @Field(() => BootstrapStyleEnum)
   bootstrapStyle!: BootstrapStyle;
 

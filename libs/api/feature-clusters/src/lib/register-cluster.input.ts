@@ -40,6 +40,9 @@ export class RegisterClusterInput {
   @Field(() => Boolean, { defaultValue: false })
   csrAutoApprove!: boolean;
 
+  @Field(() => Boolean, { defaultValue: true, description: 'Auto-approve serving-certificate renewals of nodes joined here (see Cluster.autoApproveRenewals).' })
+  autoApproveRenewals?: boolean;
+
   @Field(() => Boolean, {
     defaultValue: false,
     description:

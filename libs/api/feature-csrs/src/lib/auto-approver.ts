@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { CsrVerdict } from '@ccos/shared/domain';
+import type { CsrPolicyPath, CsrVerdict } from '@ccos/shared/domain';
+import type { ClusterEntity } from '@ccos/api/data-access-db';
 import type { InstallRunNotices } from '@ccos/api/data-access-db';
 import { type KubeClient, type LeaderElector, approveCsr, denyCsr, startLeaderElection } from '@ccos/api/data-access-kube';
 import { type AuditSink, type EventBus, type InstallProgressPayload, TOPICS } from '@ccos/api/util-graphql';
@@ -76,8 +77,18 @@ export interface ApproverCounters {
   impostors: number;
 }
 
+/** Whether the cluster's switch for a policy path is on: csrAutoApprove for joins, autoApproveRenewals for renewals. */
+export function autoApproves(cluster: Pick<ClusterEntity, 'csrAutoApprove' | 'autoApproveRenewals'>, path: CsrPolicyPath): boolean {
+  return path === 'RENEWAL' ? cluster.autoApproveRenewals : cluster.csrAutoApprove;
+}
+
+/** Whether any of the cluster's auto-approve switches is on. */
+function anyAutoApprove(cluster: Pick<ClusterEntity, 'csrAutoApprove' | 'autoApproveRenewals'>): boolean {
+  return cluster.csrAutoApprove || cluster.autoApproveRenewals;
+}
+
 /**
- * The CSR auto-approver: for each cluster with csrAutoApprove on, a controller that decides
+ * The CSR auto-approver: for each cluster with csrAutoApprove or autoApproveRenewals on, a controller that decides
  * every pending CSR as soon as the watch reports it (approve when every policy check holds,
  * deny superseded duplicates, otherwise leave it pending and record why once). One replica
  * at a time decides per cluster: the holder of the cluster's Lease (client-go leader
@@ -177,12 +188,12 @@ export class CsrAutoApprover {
         return null;
       });
       const running = this.approvers.get(cluster.id);
-      if (cluster.csrAutoApprove && !running && watch) {
+      if (anyAutoApprove(cluster) && !running && watch) {
         const approver = new ClusterApprover(cluster.id, this.identity, watch.client, this.csrs, this.decisions, this.events, this.log, this.options);
         this.approvers.set(cluster.id, approver);
         approver.start();
         this.log.info({ clusterId: cluster.id, cluster: cluster.name }, 'CSR auto-approve on: competing for the lease');
-      } else if (!cluster.csrAutoApprove && running) {
+      } else if (!anyAutoApprove(cluster) && running) {
         this.approvers.delete(cluster.id);
         await running.stop();
         this.log.info({ clusterId: cluster.id, cluster: cluster.name }, 'CSR auto-approve off: approver stopped');
@@ -296,11 +307,16 @@ class ClusterApprover {
     }
     // The snapshot reads the cluster's settings too: auto-approve may have been turned off meanwhile.
     const snapshot = await this.csrs.snapshot(this.clusterId);
-    if (!snapshot.cluster.csrAutoApprove) {
+    const { cluster } = snapshot;
+    if (!anyAutoApprove(cluster)) {
       return;
     }
     const pending = snapshot.csrs.filter((csr) => csr.state === 'Pending' && this.handled.get(csr.name) !== 'DECIDED');
-    const work = pending.map((csr) => ({ name: csr.name, verdict: snapshot.verdictOf(csr.name) }));
+    const work = pending
+      .map((csr) => ({ name: csr.name, verdict: switchedOff(snapshot.verdictOf(csr.name), cluster) }))
+      // With join auto-approve off, join CSRs are the operator's as before: nothing is recorded for them.
+      .filter(({ verdict }) => verdict !== null)
+      .map(({ name, verdict }) => ({ name, verdict: verdict as CsrVerdict }));
     // Approvals first: a superseded duplicate is denied only after its successor is approved.
     work.sort((a, b) => rank(a.verdict) - rank(b.verdict));
     for (let index = 0; index < work.length; index += DECISION_CONCURRENCY) {
@@ -352,6 +368,9 @@ class ClusterApprover {
           this.counters.denied += 1;
           this.log.info({ csr: name, node: verdict.node, reason: verdict.reason }, 'superseded CSR denied');
         }
+      } else if (verdict.decision === 'LEAVE_TO_CLUSTER') {
+        // The cluster's own approver renews a node's client certificate: nothing to do or record.
+        this.handled.set(name, 'LEFT_PENDING');
       } else if (!this.handled.has(name)) {
         const written = await this.decisions.recordLeftPendingOnce({ ...base, reason: verdict.reason });
         this.handled.set(name, 'LEFT_PENDING');
@@ -395,6 +414,22 @@ class ClusterApprover {
     }
     this.options.onImpostorDenied?.({ clusterId: this.clusterId, csr: name, node: verdict.node, requester });
   }
+}
+
+/**
+ * The verdict as this cluster's switches let it act: a renewal's with renewals off becomes
+ * "left pending" (and is recorded so, the operator sees why); a join verdict with join
+ * auto-approve off is not this approver's at all (null).
+ */
+function switchedOff(verdict: CsrVerdict, cluster: Pick<ClusterEntity, 'csrAutoApprove' | 'autoApproveRenewals'>): CsrVerdict | null {
+  if (autoApproves(cluster, verdict.path)) {
+    return verdict;
+  }
+  if (verdict.path === 'JOIN') {
+    return null;
+  }
+  const reason = `renewal auto-approve is off for this cluster; ${verdict.decision === 'APPROVE' ? 'the renewal policy would approve it' : verdict.reason}`;
+  return { ...verdict, decision: 'LEAVE_PENDING', reason };
 }
 
 function rank(verdict: CsrVerdict): number {

@@ -30,6 +30,9 @@ export function csrFacts(csr: CsrSummary): CsrFacts {
     state: policyState(csr),
     request: csr.request.ok ? requestFacts(csr.request.request) : null,
     parseError: csr.request.ok ? null : csr.request.error,
+    certificate: csr.certificate
+      ? { dnsNames: csr.certificate.dnsNames, ipAddresses: csr.certificate.ipAddresses, notBefore: new Date(csr.certificate.notBefore), notAfter: new Date(csr.certificate.notAfter) }
+      : null,
   };
 }
 
@@ -70,5 +73,5 @@ export function commonNamesOf(request: Pick<ParsedCertificateRequest, 'subject' 
  * Unknown within its grace period).
  */
 export function clusterNodeFacts(node: NodeSummary): ClusterNodeFacts {
-  return { name: node.name, ready: node.ready, validClientCertificate: node.ready };
+  return { name: node.name, ready: node.ready, validClientCertificate: node.ready, addresses: node.addresses.map((entry) => entry.address) };
 }

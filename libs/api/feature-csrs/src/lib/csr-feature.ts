@@ -7,6 +7,7 @@ import { type CsrDecisionObserver, CsrDecisionLog } from './csr-decision.log';
 import { CsrInventory } from './csr-inventory';
 import { type CsrPolicyOptions, CsrService } from './csr.service';
 import { type ClusterDirectory, CsrWatches, type CsrWatchesOptions } from './csr-watches';
+import { NodeCertificatesService } from './node-certificates.service';
 
 export interface CsrFeatureOptions {
   readonly dataSource: DataSource;
@@ -28,6 +29,8 @@ export interface CsrFeature {
   readonly service: CsrService;
   readonly watches: CsrWatches;
   readonly autoApprover: CsrAutoApprover;
+  /** Certificate expiry per node, for the API and the metrics. */
+  readonly nodeCertificates: NodeCertificatesService;
   /** Starts the watches of every registered cluster and the auto-approver. */
   start(): Promise<void>;
   /** Stops the auto-approver (releasing its Leases), then the watches. */
@@ -49,6 +52,7 @@ export function createCsrFeature(options: CsrFeatureOptions): CsrFeature {
     service,
     watches,
     autoApprover,
+    nodeCertificates: new NodeCertificatesService(clusters, service, logger),
     start: () => autoApprover.start(),
     async stop() {
       await autoApprover.stop();

@@ -10,6 +10,7 @@ export interface InventoryNode extends InventoryNodeFacts {
 interface InventoryRow {
   id: string;
   hostname: string;
+  status: string;
   ip: string | null;
   run_id: string | null;
   run_status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED' | null;
@@ -32,7 +33,7 @@ export class CsrInventory {
     // clock as the API server's creationTimestamp; the host's clock may be off. The first
     // STARTED opens the window: a re-sent or repeated event cannot move it.
     const rows: InventoryRow[] = await this.dataSource.query(
-      `SELECT n.id, n.hostname, n.ip, r.id AS run_id, r.status AS run_status, r.bootstrap_identity, r.bootstrap_identity_uid,
+      `SELECT n.id, n.hostname, n.status, n.ip, r.id AS run_id, r.status AS run_status, r.bootstrap_identity, r.bootstrap_identity_uid,
               (SELECT min(e.received_at) FROM step_events e
                 WHERE e.run_id = r.id AND e.step = 'START_KUBELET' AND e.status = 'STARTED') AS kubelet_started_at
          FROM nodes n
@@ -47,6 +48,7 @@ export class CsrInventory {
       id: row.id,
       hostname: row.hostname,
       ips: row.ip ? [row.ip] : [],
+      joined: row.status === 'JOINED',
       runId: row.run_id,
       installRun: row.run_status
         ? {

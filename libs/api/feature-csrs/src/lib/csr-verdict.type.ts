@@ -1,6 +1,6 @@
 import { Field, ObjectType } from 'type-graphql';
-import type { CsrPolicyDecision, KubeletCsrKind } from '@ccos/shared/domain';
-import { CsrPolicyDecisionEnum, KubeletCsrKindEnum } from './csr.enums';
+import type { CsrPolicyDecision, CsrPolicyPath, KubeletCsrKind } from '@ccos/shared/domain';
+import { CsrPolicyDecisionEnum, CsrPolicyPathEnum, KubeletCsrKindEnum } from './csr.enums';
 
 @ObjectType('CsrCheck', { description: 'One check of the auto-approve policy and what it found.' })
 export class CsrCheckType {
@@ -27,6 +27,9 @@ export class CsrVerdictType {
 
   @Field(() => KubeletCsrKindEnum, { nullable: true, description: 'Null for a signer that is not a kubelet signer.' })
   kind!: KubeletCsrKind | null;
+
+  @Field(() => CsrPolicyPathEnum, { description: 'JOIN (a node being installed) or RENEWAL (a serving certificate of a node joined here): whose checks are listed, and which auto-approve switch applies.' })
+  path!: CsrPolicyPath;
 
   @Field(() => String, { nullable: true, description: 'The inventory node the CSR is for.' })
   node!: string | null;

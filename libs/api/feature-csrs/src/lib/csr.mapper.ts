@@ -39,6 +39,15 @@ export function toCsrType(
     ageSeconds: createdAt ? Math.max(0, Math.floor((now.getTime() - createdAt.getTime()) / 1000)) : null,
     status,
     issued: csr.state === 'Issued',
+    certificate: csr.certificate
+      ? {
+          serialNumber: csr.certificate.serialNumber,
+          dnsNames: csr.certificate.dnsNames,
+          ipAddresses: csr.certificate.ipAddresses,
+          notBefore: new Date(csr.certificate.notBefore),
+          notAfter: new Date(csr.certificate.notAfter),
+        }
+      : null,
     decidedBy,
     statusReason,
     decisions: decisions.map(toDecisionType),
@@ -53,6 +62,7 @@ export function toVerdictType(csrName: string, verdict: CsrVerdict): CsrVerdictT
     csrName,
     decision: verdict.decision,
     kind: verdict.kind,
+    path: verdict.path,
     node: verdict.node,
     reason: verdict.reason,
     checks: verdict.checks.map(({ name, passed, detail, overridable }) => ({ name, passed, detail, overridable })),

@@ -6,10 +6,27 @@ import { CsrChangeType, CsrType } from './csr.type';
 import { CsrVerdictType } from './csr-verdict.type';
 import type { CsrChangedMessage } from './csr-watches';
 import { CsrsArgs } from './csrs.args';
+import { ClusterCertificatesType } from './node-certificate.type';
+import type { NodeCertificatesService } from './node-certificates.service';
 
 @Resolver(() => CsrType)
 export class CsrResolver {
-  constructor(private readonly csrService: CsrService) {}
+  constructor(
+    private readonly csrService: CsrService,
+    private readonly certificateService: NodeCertificatesService,
+  ) {}
+
+  @Authorized('VIEWER')
+  @Query(() => ClusterCertificatesType, {
+    description: 'The client and serving certificates each node of the cluster holds now, with their expiry (from the certificates the kubelet signers issued), and the oldest renewal of each node waiting for a decision.',
+  })
+  async nodeCertificates(
+    @Arg('clusterId', () => ID) clusterId: string,
+    @Arg('node', () => String, { nullable: true, description: 'Only this node (its name).' }) node: string | null | undefined,
+  ): Promise<ClusterCertificatesType> {
+    const { certificates, pendingRenewals } = await this.certificateService.of(clusterId, node);
+    return { clusterId, certificates, pendingRenewals };
+  }
 
   @Authorized('VIEWER')
   @Query(() => [CsrType], { description: 'The cluster\'s CertificateSigningRequests, newest first, with the auto-approve policy\'s verdict on each.' })

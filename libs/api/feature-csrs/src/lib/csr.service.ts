@@ -75,6 +75,7 @@ export class CsrService {
       clusterNodes: watch.nodes().map(clusterNodeFacts),
       csrs: [...facts.values()],
       now: new Date(),
+      clusterAddresses: clusterAddressesOf(cluster),
     };
     const verdicts = new Map<string, CsrVerdict>();
     return {
@@ -283,4 +284,15 @@ export class CsrService {
     const verdict = evaluateCsr(csrFacts(csr), context);
     return toCsrType(clusterId, csr, verdict, decisions.get(csr.name) ?? [], snapshot.inventory, new Date());
   }
+}
+
+/** The cluster's own addresses, which no node's serving certificate may name: the VIP and the API server's host. */
+export function clusterAddressesOf(cluster: Pick<ClusterEntity, 'vip' | 'apiServerUrl'>): string[] {
+  const addresses = [cluster.vip];
+  try {
+    addresses.push(new URL(cluster.apiServerUrl).hostname.replace(/^\[(.*)\]$/, '$1'));
+  } catch {
+    // A URL that does not parse was refused at registration.
+  }
+  return [...new Set(addresses.filter((address) => address.length > 0))];
 }

@@ -61,6 +61,24 @@ export class CsrKeyType {
   signatureValid!: boolean;
 }
 
+@ObjectType('CsrCertificate', { description: 'The certificate the signer issued for a CSR.' })
+export class CsrCertificateType {
+  @Field(() => String)
+  serialNumber!: string;
+
+  @Field(() => [String])
+  dnsNames!: string[];
+
+  @Field(() => [String])
+  ipAddresses!: string[];
+
+  @Field(() => GraphQLISODateTime)
+  notBefore!: Date;
+
+  @Field(() => GraphQLISODateTime)
+  notAfter!: Date;
+}
+
 @ObjectType('CsrNode', { description: 'The node of the inventory a CSR is for.' })
 export class CsrNodeType {
   @Field(() => ID)
@@ -110,6 +128,9 @@ export class CsrType {
 
   @Field(() => Boolean, { description: 'The signer has issued the certificate.' })
   issued!: boolean;
+
+  @Field(() => CsrCertificateType, { nullable: true, description: 'The issued certificate\'s names and validity; null before it is issued.' })
+  certificate!: CsrCertificateType | null;
 
   @Field(() => String, { nullable: true, description: 'Who approved or denied it: a user, auto-approver, or the condition reason when decided outside this service (e.g. KubectlApprove).' })
   decidedBy!: string | null;

@@ -72,6 +72,9 @@ export interface CsrTestWorld {
   /** Creates a CSR the way a kubelet does; returns its name and when it was sent. */
   createCsr(request: KubeletCsrRequest): Promise<{ name: string; sentAt: number }>;
   setAutoApprove(enabled: boolean): Promise<void>;
+  setAutoApproveRenewals(enabled: boolean): Promise<void>;
+  /** A node this service joined `joinedAgoMs` ago (status JOINED, its install run succeeded); returns its id. */
+  addJoinedNode(hostname: string, ip: string, joinedAgoMs?: number): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -111,7 +114,7 @@ export async function startInProcessSim(): Promise<SimEndpoint> {
 }
 
 export async function startCsrTestWorld(
-  options: { autoApprove?: boolean; bootstrapStyle?: 'OPENSHIFT' | 'KUBEADM'; sim?: SimEndpoint } = {},
+  options: { autoApprove?: boolean; autoApproveRenewals?: boolean; bootstrapStyle?: 'OPENSHIFT' | 'KUBEADM'; sim?: SimEndpoint } = {},
 ): Promise<CsrTestWorld> {
   const database = await createTestDatabase('ccos_csrs');
   const dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
@@ -129,6 +132,7 @@ export async function startCsrTestWorld(
       credentialsSealed: 'not-sealed-in-tests',
       credentialKind: 'KUBECONFIG',
       csrAutoApprove: options.autoApprove ?? false,
+      autoApproveRenewals: options.autoApproveRenewals ?? true,
       bootstrapStyle: options.bootstrapStyle ?? 'OPENSHIFT',
     }),
   );
@@ -231,6 +235,22 @@ export async function startCsrTestWorld(
     },
     async setAutoApprove(enabled) {
       await clusters.update({ id: clusterId }, { csrAutoApprove: enabled });
+    },
+    async setAutoApproveRenewals(enabled) {
+      await clusters.update({ id: clusterId }, { autoApproveRenewals: enabled });
+    },
+    async addJoinedNode(hostname, ip, joinedAgoMs = 24 * 3600_000) {
+      const nodeId = randomUUID();
+      const runId = randomUUID();
+      const startedAt = new Date(Date.now() - joinedAgoMs);
+      await dataSource.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'JOINED')`, [nodeId, clusterId, hostname, ip]);
+      await dataSource.query(
+        `INSERT INTO install_runs (id, node_id, status, requested_by, started_at, deadline_at, bootstrap_identity, bootstrap_identity_uid)
+         VALUES ($1, $2, 'SUCCEEDED', 'operator', $3, $3::timestamptz + interval '1 hour', $4, $5)`,
+        [runId, nodeId, startedAt, `system:serviceaccount:${TEST_BOOTSTRAP_NAMESPACE}:run-${runId}`, `uid-${runId}`],
+      );
+      await dataSource.query(`INSERT INTO step_events (run_id, seq, step, status, occurred_at, received_at) VALUES ($1, 1, 'START_KUBELET', 'STARTED', $2, $2)`, [runId, startedAt]);
+      return nodeId;
     },
     async stop() {
       for (const client of requesters.values()) {

@@ -30,8 +30,19 @@ export const DEFAULT_CSR_CLOCK_SKEW_MS = 2 * 60 * 1000;
 export const CSR_STATES = ['PENDING', 'APPROVED', 'DENIED', 'FAILED'] as const;
 export type CsrState = (typeof CSR_STATES)[number];
 
-export const CSR_POLICY_DECISIONS = ['APPROVE', 'LEAVE_PENDING', 'DENY_SUPERSEDED', 'DENY_IMPOSTOR'] as const;
+/**
+ * LEAVE_TO_CLUSTER: a node renewing its own client certificate, which the cluster approves itself
+ * (kube-controller-manager's csrapproving controller, through the `selfnodeclient` permission).
+ */
+export const CSR_POLICY_DECISIONS = ['APPROVE', 'LEAVE_PENDING', 'DENY_SUPERSEDED', 'DENY_IMPOSTOR', 'LEAVE_TO_CLUSTER'] as const;
 export type CsrPolicyDecision = (typeof CSR_POLICY_DECISIONS)[number];
+
+/**
+ * Which of the policy's paths judged a CSR: JOIN (a node being installed: its first client and
+ * serving certificates) or RENEWAL (a serving certificate for a node already joined here).
+ */
+export const CSR_POLICY_PATHS = ['JOIN', 'RENEWAL'] as const;
+export type CsrPolicyPath = (typeof CSR_POLICY_PATHS)[number];
 
 /** The two certificate kinds a kubelet asks for. */
 export type KubeletCsrKind = 'CLIENT' | 'SERVING';
@@ -79,6 +90,16 @@ export interface CsrFacts {
   /** The parsed request, or null when it could not be parsed (see `parseError`). */
   readonly request: CsrRequestFacts | null;
   readonly parseError?: string | null;
+  /** The certificate the signer issued (`status.certificate`), parsed; null or absent before it is issued. */
+  readonly certificate?: IssuedCertificateFacts | null;
+}
+
+/** What an issued certificate says: its names and validity. */
+export interface IssuedCertificateFacts {
+  readonly dnsNames: readonly string[];
+  readonly ipAddresses: readonly string[];
+  readonly notBefore: Date;
+  readonly notAfter: Date;
 }
 
 /** A node of this cluster as this service knows it. */
@@ -98,6 +119,8 @@ export interface InventoryNodeFacts {
      */
     readonly bootstrapIdentity?: RunBootstrapIdentity | null;
   } | null;
+  /** Whether the node is JOINED in the inventory (its install through this service made it a Ready node). */
+  readonly joined?: boolean;
 }
 
 /** A run's own bootstrap identity, as the API server names it in `spec.username` / `spec.uid`. */
@@ -113,6 +136,8 @@ export interface ClusterNodeFacts {
   readonly ready: boolean;
   /** Whether the node's kubelet holds a client certificate that is still valid. */
   readonly validClientCertificate: boolean;
+  /** `status.addresses` values (IPs and host names) the Node reports. */
+  readonly addresses?: readonly string[];
 }
 
 export interface CsrPolicySettings {
@@ -130,6 +155,8 @@ export interface CsrPolicyContext {
   /** The cluster's CSRs (this one may be among them; it is skipped). */
   readonly csrs: readonly CsrFacts[];
   readonly now: Date;
+  /** The cluster's own addresses (VIP, API server host): never in a node's serving certificate. */
+  readonly clusterAddresses?: readonly string[];
 }
 
 export interface CsrCheck {
@@ -147,6 +174,8 @@ export interface CsrVerdict {
   /** The inventory node the request is for, or null when it names none. */
   readonly node: string | null;
   readonly kind: KubeletCsrKind | null;
+  /** The path whose checks are listed (and whose auto-approve switch applies). */
+  readonly path: CsrPolicyPath;
   /** One sentence: the first failed check, or why it is approved or superseded. */
   readonly reason: string;
   readonly checks: readonly CsrCheck[];
@@ -166,7 +195,18 @@ export const SERVING_CSR_CHECKS = [
   'inventory', 'install-run', 'approval-window', 'client-bootstrapped', 'first-of-install', 'single-pending',
 ] as const;
 
-export type CsrCheckName = (typeof CLIENT_CSR_CHECKS)[number] | (typeof SERVING_CSR_CHECKS)[number];
+/**
+ * The checks of a serving-certificate renewal (a node joined here renewing its serving
+ * certificate), in the order a verdict lists them: the certificate's own form as on the join
+ * path, then what ties the renewal to the node this service joined.
+ */
+export const SERVING_RENEWAL_CSR_CHECKS = [
+  'pending', 'request', 'signature', 'key', 'signer',
+  'subject-common-name', 'subject-organization', 'usages', 'requester', 'san-form', 'san-other',
+  'joined-here', 'renewal-sans', 'no-cluster-address', 'no-other-node-address', 'single-pending-renewal',
+] as const;
+
+export type CsrCheckName = (typeof CLIENT_CSR_CHECKS)[number] | (typeof SERVING_CSR_CHECKS)[number] | (typeof SERVING_RENEWAL_CSR_CHECKS)[number];
 
 /**
  * What an ADMIN's forced approval may go past: `NEVER` for what makes the certificate itself
@@ -200,6 +240,12 @@ export const CSR_CHECK_OVERRIDES: Readonly<Record<CsrCheckName, CsrCheckOverride
   'client-bootstrapped': 'FORCE',
   'first-of-install': 'FORCE',
   'single-pending': 'FORCE',
+  'joined-here': 'FORCE',
+  'renewal-sans': 'FORCE',
+  // The cluster's own addresses in a kubelet's certificate would let that node answer as the API.
+  'no-cluster-address': 'NEVER',
+  'no-other-node-address': 'FORCE',
+  'single-pending-renewal': 'FORCE',
 };
 
 /** The longest reason a forced approval may give. */
@@ -267,6 +313,55 @@ export function kubeletUsages(kind: KubeletCsrKind, algorithm: string): { readon
  * everything else that fails a check stays pending.
  */
 export function evaluateCsr(csr: CsrFacts, context: CsrPolicyContext): CsrVerdict {
+  const join = evaluateJoin(csr, context);
+  if (join.decision === 'APPROVE' || csr.state !== 'PENDING') {
+    return join;
+  }
+  const claimed = claimedNodeName(csr);
+  const node = claimed === null ? undefined : context.inventory.find((entry) => sameHostname(entry.hostname, claimed));
+  if (join.kind === 'SERVING' && claimed !== null && renewalApplies(csr, claimed, node, context)) {
+    return evaluateRenewal(csr, claimed, node, context);
+  }
+  if (join.kind === 'CLIENT' && claimed !== null && join.decision === 'LEAVE_PENDING' && renewsOwnClientCertificate(csr, claimed, context)) {
+    return {
+      ...join,
+      decision: 'LEAVE_TO_CLUSTER',
+      reason: `renewed by the cluster's own approver (selfnodeclient): ${claimed} renews its own client certificate, which kube-controller-manager approves; this service leaves it alone`,
+    };
+  }
+  return join;
+}
+
+/**
+ * A serving CSR goes down the renewal path when the join path does not approve it and the node
+ * is not in the middle of an install: the node is joined here, the node itself asks (a node this
+ * service did not join, so its verdict can say why it is left for an operator), or a node joined
+ * here asks in another node's name.
+ */
+function renewalApplies(csr: CsrFacts, claimed: string, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): boolean {
+  if (node?.installRun?.status === 'RUNNING') {
+    return false;
+  }
+  const requester = nodeNameOf(csr.username);
+  if (node?.joined === true || (requester !== null && sameHostname(requester, claimed))) {
+    return true;
+  }
+  return requester !== null && context.inventory.some((entry) => entry.joined === true && sameHostname(entry.hostname, requester));
+}
+
+/** A client CSR a Node of the cluster files for itself, with its current client certificate. */
+function renewsOwnClientCertificate(csr: CsrFacts, claimed: string, context: CsrPolicyContext): boolean {
+  const requester = nodeNameOf(csr.username);
+  return (
+    requester !== null &&
+    sameHostname(requester, claimed) &&
+    csr.groups.includes(NODES_GROUP) &&
+    context.clusterNodes.some((entry) => sameHostname(entry.name, claimed))
+  );
+}
+
+/** The join path: a node being installed, its first client and serving certificates. */
+function evaluateJoin(csr: CsrFacts, context: CsrPolicyContext): CsrVerdict {
   const kind = kubeletCsrKind(csr.signerName);
   const request = csr.request;
   const claimed = claimedNodeName(csr);
@@ -285,18 +380,174 @@ export function evaluateCsr(csr: CsrFacts, context: CsrPolicyContext): CsrVerdic
   const failed = checks.filter((check) => !check.passed);
   const nodeName = node?.hostname ?? null;
   if (failed.length === 0) {
-    return { decision: 'APPROVE', node: nodeName, kind, reason: `all ${checks.length} checks passed`, checks };
+    return { decision: 'APPROVE', node: nodeName, kind, path: 'JOIN', reason: `all ${checks.length} checks passed`, checks };
   }
   const requester = checks.find((entry) => entry.name === 'requester');
   if (csr.state === 'PENDING' && kind === 'CLIENT' && requester && !requester.passed && installedHere(node)) {
-    return { decision: 'DENY_IMPOSTOR', node: nodeName, kind, reason: requester.detail, checks };
+    return { decision: 'DENY_IMPOSTOR', node: nodeName, kind, path: 'JOIN', reason: requester.detail, checks };
   }
   // An older duplicate of an approvable request goes, whatever else is wrong with it.
   if (csr.state === 'PENDING' && kind !== null && duplicates?.supersededBy) {
     const check = checks.find((entry) => entry.name === 'single-pending');
-    return { decision: 'DENY_SUPERSEDED', node: nodeName, kind, reason: check?.detail ?? 'superseded', checks };
+    return { decision: 'DENY_SUPERSEDED', node: nodeName, kind, path: 'JOIN', reason: check?.detail ?? 'superseded', checks };
   }
-  return { decision: 'LEAVE_PENDING', node: nodeName, kind, reason: failed[0].detail, checks };
+  return { decision: 'LEAVE_PENDING', node: nodeName, kind, path: 'JOIN', reason: failed[0].detail, checks };
+}
+
+
+/**
+ * The renewal path: a serving certificate for a node this service joined, asked for by the node
+ * itself, naming exactly what its current serving certificate names (or, without one, only its
+ * inventory hostname and addresses); never the cluster's own addresses nor another node's; one
+ * pending renewal per node at a time. Never denies: what fails waits for an operator.
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/kubelet-tls-bootstrapping/#certificate-rotation
+ */
+function evaluateRenewal(csr: CsrFacts, claimed: string, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrVerdict {
+  const request = csr.request;
+  const checks: CsrCheck[] = [
+    checkState(csr),
+    checkParsed(csr),
+    checkSignature(request),
+    checkKey(request),
+    checkSigner(csr, 'SERVING'),
+    checkCommonName(request),
+    checkOrganization(request),
+    checkUsages(csr, 'SERVING'),
+    checkServingRequester(csr, claimed, node),
+    checkSanForm(request),
+    checkNoOtherSans(request),
+    checkJoinedHere(claimed, node),
+    checkRenewalSans(request, claimed, node, context),
+    checkNoClusterAddress(request, context),
+    checkNoOtherNodeAddress(request, claimed, context),
+    checkSinglePendingRenewal(csr, claimed, node, context),
+  ];
+  const failed = checks.filter((check) => !check.passed);
+  const nodeName = node?.hostname ?? null;
+  if (failed.length === 0) {
+    return { decision: 'APPROVE', node: nodeName, kind: 'SERVING', path: 'RENEWAL', reason: `a serving-certificate renewal: all ${checks.length} checks passed`, checks };
+  }
+  return { decision: 'LEAVE_PENDING', node: nodeName, kind: 'SERVING', path: 'RENEWAL', reason: failed[0].detail, checks };
+}
+
+function checkJoinedHere(claimed: string, node: InventoryNodeFacts | undefined): CsrCheck {
+  if (!node) {
+    return fail('joined-here', `${claimed} is not a node of this cluster in the inventory; this service did not join it, so renewing its serving certificate is left for an operator`);
+  }
+  if (node.joined !== true) {
+    return fail('joined-here', `${node.hostname} is not joined in the inventory; only nodes this service joined have their serving certificates renewed automatically, so this is left for an operator`);
+  }
+  if (node.installRun?.status !== 'SUCCEEDED') {
+    return fail('joined-here', `${node.hostname} was not joined by an install run of this service (${node.installRun ? `its last install run is ${node.installRun.status.toLowerCase()}` : 'it has never been installed here'}); renewing its serving certificate is left for an operator`);
+  }
+  return pass('joined-here', `${node.hostname} was joined through this service`);
+}
+
+/** The newest still valid serving certificate issued for the node, from the cluster's CSRs. */
+function currentServingCertificate(claimed: string, context: CsrPolicyContext): { csr: CsrFacts; certificate: IssuedCertificateFacts } | null {
+  let best: { csr: CsrFacts; certificate: IssuedCertificateFacts } | null = null;
+  for (const other of context.csrs) {
+    const certificate = other.certificate;
+    if (
+      certificate &&
+      other.signerName === KUBELET_SERVING_SIGNER &&
+      other.state === 'APPROVED' &&
+      claimedNodeName(other) !== null &&
+      sameHostname(claimedNodeName(other) ?? '', claimed) &&
+      certificate.notAfter.getTime() > context.now.getTime() &&
+      (best === null || certificate.notBefore.getTime() > best.certificate.notBefore.getTime())
+    ) {
+      best = { csr: other, certificate };
+    }
+  }
+  return best;
+}
+
+function checkRenewalSans(request: CsrRequestFacts | null, claimed: string, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrCheck {
+  if (!request) {
+    return fail('renewal-sans', NOT_PARSED);
+  }
+  const asked = nameSet(request.dnsNames, request.ipAddresses);
+  const current = currentServingCertificate(claimed, context);
+  if (current) {
+    const held = nameSet(current.certificate.dnsNames, current.certificate.ipAddresses);
+    const added = [...asked].filter((name) => !held.has(name));
+    const dropped = [...held].filter((name) => !asked.has(name));
+    if (added.length > 0 || dropped.length > 0) {
+      const problems = [added.length > 0 ? `adds ${added.join(', ')}` : null, dropped.length > 0 ? `drops ${dropped.join(', ')}` : null].filter((text) => text !== null);
+      return fail('renewal-sans', `the renewal ${problems.join(' and ')}; a renewal must name exactly what the current serving certificate of ${claimed} (from ${current.csr.name}) names: [${[...held].join(', ')}]`);
+    }
+    return pass('renewal-sans', `names exactly what the current serving certificate of ${claimed} names (from ${current.csr.name}, valid until ${current.certificate.notAfter.toISOString()})`);
+  }
+  if (!node) {
+    return fail('renewal-sans', `no current serving certificate of ${claimed} and no inventory node to compare the names with`);
+  }
+  const known = nameSet([node.hostname], node.ips);
+  const foreign = [...asked].filter((name) => !known.has(name));
+  if (foreign.length > 0) {
+    return fail('renewal-sans', `${foreign.join(', ')} ${foreign.length === 1 ? 'is' : 'are'} not the hostname or an address of ${node.hostname} in the inventory ([${[...known].join(', ')}]); no current serving certificate was found to compare with`);
+  }
+  return pass('renewal-sans', `no current serving certificate of ${node.hostname} was found; the names are its inventory hostname and addresses`);
+}
+
+function checkNoClusterAddress(request: CsrRequestFacts | null, context: CsrPolicyContext): CsrCheck {
+  if (!request) {
+    return fail('no-cluster-address', NOT_PARSED);
+  }
+  const cluster = nameSet(
+    (context.clusterAddresses ?? []).filter((address) => checkIp(address) !== null),
+    (context.clusterAddresses ?? []).filter((address) => checkIp(address) === null),
+  );
+  const hits = [...nameSet(request.dnsNames, request.ipAddresses)].filter((name) => cluster.has(name));
+  return hits.length > 0
+    ? fail('no-cluster-address', `${hits.join(', ')} ${hits.length === 1 ? 'is an address' : 'are addresses'} of the cluster itself (VIP or API server); a node's serving certificate never names it`)
+    : pass('no-cluster-address', 'names none of the cluster\'s own addresses (VIP, API server)');
+}
+
+function checkNoOtherNodeAddress(request: CsrRequestFacts | null, claimed: string, context: CsrPolicyContext): CsrCheck {
+  if (!request) {
+    return fail('no-other-node-address', NOT_PARSED);
+  }
+  const owners = new Map<string, string>();
+  for (const other of context.inventory) {
+    if (!sameHostname(other.hostname, claimed)) {
+      for (const name of nameSet([other.hostname], other.ips)) {
+        owners.set(name, other.hostname);
+      }
+    }
+  }
+  for (const other of context.clusterNodes) {
+    if (!sameHostname(other.name, claimed)) {
+      const addresses = other.addresses ?? [];
+      for (const name of nameSet([other.name, ...addresses.filter((address) => checkIp(address) !== null)], addresses.filter((address) => checkIp(address) === null))) {
+        owners.set(name, other.name);
+      }
+    }
+  }
+  const hits = [...nameSet(request.dnsNames, request.ipAddresses)].filter((name) => owners.has(name));
+  return hits.length > 0
+    ? fail('no-other-node-address', `${hits.map((name) => `${name} (${owners.get(name)})`).join(', ')} belong${hits.length === 1 ? 's' : ''} to another node; ${claimed} may only name itself`)
+    : pass('no-other-node-address', 'names no other node\'s hostname or address');
+}
+
+function checkSinglePendingRenewal(csr: CsrFacts, claimed: string, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrCheck {
+  const rivals = context.csrs.filter(
+    (other) =>
+      other.name !== csr.name &&
+      other.state === 'PENDING' &&
+      other.signerName === KUBELET_SERVING_SIGNER &&
+      claimedNodeName(other) !== null &&
+      sameHostname(claimedNodeName(other) ?? '', claimed) &&
+      checkServingRequester(other, claimed, node).passed,
+  );
+  return rivals.length > 0
+    ? fail('single-pending-renewal', `another renewal for ${claimed} is pending (${rivals.map((other) => other.name).join(', ')}); at most one pending renewal per node is auto-approved, so an operator has to choose`)
+    : pass('single-pending-renewal', `the only pending renewal for ${claimed}`);
+}
+
+/** DNS names (lower case) and IPs (one spelling each) as one set. */
+function nameSet(dnsNames: readonly string[], ips: readonly string[]): Set<string> {
+  return new Set([...dnsNames.map((name) => name.toLowerCase()), ...ips.map(canonicalIp)]);
 }
 
 /** Evaluates every pending CSR of a cluster (what a dry run or the auto-approver does). */

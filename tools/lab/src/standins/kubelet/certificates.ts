@@ -56,3 +56,17 @@ export function certificateNotAfter(pem: string): Date | null {
     return null;
   }
 }
+
+/** The validity of the first certificate in a PEM text, or null when it holds none. */
+export function certificateValidity(pem: string): { notBefore: Date; notAfter: Date } | null {
+  const match = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(pem);
+  if (match === null) {
+    return null;
+  }
+  try {
+    const certificate = new x509.X509Certificate(match[0]);
+    return { notBefore: certificate.notBefore, notAfter: certificate.notAfter };
+  } catch {
+    return null;
+  }
+}

@@ -24,6 +24,8 @@ export interface CertificateWanted {
   /** SANs for a serving certificate; null for a client certificate. */
   readonly sans: { readonly dns: readonly string[]; readonly ips: readonly string[] } | null;
   readonly waitTimeoutSeconds: number;
+  /** `spec.expirationSeconds`: how long the certificate should be valid (the signer may shorten it). */
+  readonly expirationSeconds?: number | null;
 }
 
 /** An issued certificate and its key, both PEM. */
@@ -56,6 +58,7 @@ export async function obtainCertificate(client: KubeClient, wanted: CertificateW
           request: Buffer.from(requestPem).toString('base64'),
           signerName: wanted.signerName,
           usages: wanted.signerName === CLIENT_SIGNER ? ['digital signature', 'client auth'] : ['digital signature', 'server auth'],
+          ...(wanted.expirationSeconds ? { expirationSeconds: wanted.expirationSeconds } : {}),
         },
       });
       const name = created.metadata?.name;

@@ -30,6 +30,8 @@ export interface KubeletOptions {
   readonly heartbeatSeconds: number;
   readonly csrTimeoutSeconds: number;
   readonly readyDelaySeconds: number;
+  /** `expirationSeconds` of serving CSRs; null leaves it to the signer. */
+  readonly servingCertificateSeconds: number | null;
 }
 
 /** Labels in the kubernetes.io namespaces a kubelet may set on itself. */
@@ -172,5 +174,6 @@ export function resolveOptions(argv: readonly string[], env: NodeJS.ProcessEnv =
       : lab.kubeletHeartbeatSeconds ?? duration(config['nodeStatusUpdateFrequency'], 10),
     csrTimeoutSeconds: csrTimeout !== undefined ? parseDuration(csrTimeout) : lab.kubeletCsrTimeoutSeconds ?? 900,
     readyDelaySeconds: duration(env['KUBELET_READY_DELAY'], lab.kubeletReadyDelaySeconds ?? 2),
+    servingCertificateSeconds: lab.kubeletServingCertificateSeconds ?? null,
   };
 }

@@ -27,6 +27,10 @@ export class ClusterEntity {
   @Column({ name: 'csr_auto_approve', type: 'boolean', default: false })
   csrAutoApprove!: boolean;
 
+  /** Whether the auto-approver approves serving-certificate renewals of nodes joined here (independent of csrAutoApprove). */
+  @Column({ name: 'auto_approve_renewals', type: 'boolean', default: true })
+  autoApproveRenewals!: boolean;
+
   @Column({ name: 'bootstrap_style', type: 'text', default: 'OPENSHIFT' })
   bootstrapStyle!: BootstrapStyle;
 

@@ -1,7 +1,7 @@
 import { Injectable, computed, inject } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
-import { ClusterDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
+import { ClusterDocument, SetAutoApproveRenewalsDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
 import type { Outcome } from '../errors/api-problem';
 import { FormSubmission } from '../forms/form-submission';
@@ -39,6 +39,18 @@ export class ClusterDetailStore {
     }
     return this.autoApproveChange.send(async () => {
       const result = await firstValueFrom(this.apollo.mutate({ mutation: SetCsrAutoApproveDocument, variables: { clusterId, enabled } }));
+      return { value: result.data?.setCsrAutoApprove, error: result.error };
+    });
+  }
+
+  /** Turns renewal auto-approve (serving certificates of nodes joined here) on or off, independently of join approval. */
+  async setAutoApproveRenewals(renewals: boolean): Promise<Outcome<Cluster>> {
+    const clusterId = this.selectedId;
+    if (!clusterId) {
+      return { ok: false, problems: [{ code: 'UNKNOWN', message: 'no cluster selected', field: null }] };
+    }
+    return this.autoApproveChange.send(async () => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: SetAutoApproveRenewalsDocument, variables: { clusterId, renewals } }));
       return { value: result.data?.setCsrAutoApprove, error: result.error };
     });
   }

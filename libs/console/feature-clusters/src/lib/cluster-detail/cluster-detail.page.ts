@@ -41,6 +41,16 @@ export class ClusterDetailPage {
     effect(() => this.store.select(this.clusterId()));
   }
 
+  /** Renewals need no confirmation to turn on; turning them off lets certificates run out, so it says so. */
+  protected async setRenewals(renewals: boolean): Promise<void> {
+    const outcome = await this.store.setAutoApproveRenewals(renewals);
+    if (outcome.ok) {
+      const name = outcome.value.name;
+      const on = outcome.value.autoApproveRenewals;
+      this.notifications.show(on ? 'success' : 'info', () => (on ? this.t('renewals.changedOn', { name }) : this.t('renewals.changedOff', { name })));
+    }
+  }
+
   protected askToSetAutoApprove(enabled: boolean): void {
     this.pendingAutoApprove.set(enabled);
   }

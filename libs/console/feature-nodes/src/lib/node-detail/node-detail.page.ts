@@ -1,6 +1,6 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
 import { Router, RouterLink } from '@angular/router';
-import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeDetailStore, Notifications, RemovalProgressStore, Session } from '@ccos/console/data-access';
+import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificatesStore, NodeDetailStore, Notifications, RemovalProgressStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
 import { INSTALL_STEPS, type InstallRunStatus, type NodeStatus, removalCancellable } from '@ccos/shared/domain';
@@ -59,7 +59,7 @@ const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'in
     RemovalRunComponent,
     StatusBadgeComponent,
   ],
-  providers: [NodeDetailStore, RemovalProgressStore, ClusterDetailStore],
+  providers: [NodeDetailStore, RemovalProgressStore, ClusterDetailStore, NodeCertificatesStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './node-detail.page.html',
   styleUrl: './node-detail.page.css',
@@ -79,6 +79,8 @@ export class NodeDetailPage {
   protected readonly store = inject(NodeDetailStore);
   protected readonly cluster = inject(ClusterDetailStore);
   protected readonly removal = inject(RemovalProgressStore);
+  /** The client and serving certificates the node's kubelet holds, with their expiry. */
+  protected readonly certificates = inject(NodeCertificatesStore);
   protected readonly r = this.i18n.translator(removalMessages);
 
   protected readonly confirming = signal<ConfirmedAction | null>(null);
@@ -109,6 +111,12 @@ export class NodeDetailPage {
       this.store.select(this.clusterId(), this.nodeId());
       this.removal.select(this.nodeId());
       this.cluster.select(this.clusterId());
+    });
+    effect(() => {
+      const node = this.store.node();
+      if (node && node.clusterId === this.clusterId()) {
+        this.certificates.select(node.clusterId, node.hostname.toLowerCase());
+      }
     });
     // A node link with another cluster's id would subscribe to the wrong cluster's changes.
     effect(() => {

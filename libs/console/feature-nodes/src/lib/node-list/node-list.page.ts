@@ -1,6 +1,6 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input } from '@angular/core';
 import { Router, RouterLink } from '@angular/router';
-import { ClusterDetailStore, ErrorReporter, type NodeSummary, NodeListStore, Session } from '@ccos/console/data-access';
+import { ClusterDetailStore, ErrorReporter, NodeCertificatesStore, type NodeSummary, NodeListStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent } from '@ccos/console/ui';
 import { NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
@@ -15,7 +15,7 @@ import { nodesMessages } from '../nodes.messages';
 @Component({
   selector: 'ccos-node-list-page',
   imports: [RouterLink, ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent],
-  providers: [NodeListStore, ClusterDetailStore],
+  providers: [NodeListStore, ClusterDetailStore, NodeCertificatesStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './node-list.page.html',
   styleUrl: './node-list.page.css',
@@ -34,6 +34,9 @@ export class NodeListPage {
   protected readonly common = this.i18n.translator(commonMessages);
   protected readonly store = inject(NodeListStore);
   protected readonly cluster = inject(ClusterDetailStore);
+  private readonly certificates = inject(NodeCertificatesStore);
+  /** Node names with a certificate under 30 days left (or expired). */
+  protected readonly expiringSoon = computed(() => new Set(this.certificates.certificates().filter((entry) => entry.expiringSoon).map((entry) => entry.node)));
 
   protected readonly canAdd = computed(() => this.session.allows('OPERATOR'));
   protected readonly filter = computed<StatusFilter>(() => {
@@ -57,6 +60,7 @@ export class NodeListPage {
     effect(() => {
       this.store.select(this.clusterId());
       this.cluster.select(this.clusterId());
+      this.certificates.select(this.clusterId(), null);
     });
   }
 
