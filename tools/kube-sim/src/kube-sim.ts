@@ -168,7 +168,7 @@ export interface KubeSim {
   kubeconfigFor(credentials: KubeconfigCredentials, userName?: string): string;
   /**
    * Creates a ServiceAccount (or certificate user) bound to the given ClusterRoles/Roles and returns
-   * its kubeconfig, e.g. `createIdentity({ roleFiles: ['deploy/rbac/cluster-role.yaml'] })`.
+   * its kubeconfig, e.g. `createIdentity({ roleFiles: ['deploy/base/rbac/cluster-role.yaml'] })`.
    */
   createIdentity(options: IdentityOptions): Promise<Identity>;
   /** Resolves once the controllers (disruption, ReplicaSet, Deployment, scheduler) have nothing left to do. */
