@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { parse } from 'yaml';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { requireRoot, startLab } from '@ccos/tools/lab';
 import { DEMO_WORKLOADS_SEED, startDemoWorkloads } from './demo-workloads';
-import { parse } from 'yaml';
 
 /**
  * `npm run demo`: the whole product on one machine, to click through by hand.
