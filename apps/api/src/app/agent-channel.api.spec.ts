@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTokens } from '@ccos/api/data-access-db';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
+import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
 import { loadConfig } from './config';
@@ -44,7 +45,7 @@ describe('the agent channel: HTTPS and plain HTTP on one port', () => {
   let artifactsDir: string;
 
   beforeAll(async () => {
-    sim = await startKubeSim();
+    sim = await startKubeSim({ seed: SHIPPED_RBAC });
     artifactsDir = await mkdtemp(join(tmpdir(), 'ccos-artifacts-'));
     await mkdir(join(artifactsDir, 'binary'));
     await writeFile(join(artifactsDir, 'binary', 'kubelet'), 'kubelet bytes');
