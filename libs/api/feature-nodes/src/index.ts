@@ -19,3 +19,4 @@ export * from './lib/node-inventory-sync';
 export { sshTargetOf } from './lib/ssh-access';
 export * from './lib/agent-channel.type';
 export * from './lib/agent-channel.resolver';
+export * from './lib/install-metrics';
