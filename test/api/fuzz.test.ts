@@ -7,6 +7,7 @@ import { type GraphQLInputType, getNullableType, isEnumType, isInputObjectType, 
 import pg from 'pg';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiProcess, startApiProcess } from '../support/api-process';
 import { type RootField, emittedSchema, isSecretMarked, operationFor, rootFields, selectionOf, takesCredential } from '../support/schema-requests';
@@ -164,7 +165,7 @@ describe('fuzz: hostile requests against the built API', () => {
       // Plain HTTP for the agent identity too: the fuzz is about what requests carry, not the channel (test/install/agent-channel.test.ts).
       startApiProcess({ env: { SSH_CONNECT_TIMEOUT_MS: '1000', ARTIFACTS_DIR: artifactsDir, AGENT_PLAIN_HTTP: 'allow' } }),
       startKubeSim({
-        seed: 'apiVersion: v1\nkind: Node\nmetadata: {name: fz-worker, labels: {node-role.kubernetes.io/worker: ""}}\nstatus: {conditions: [{type: Ready, status: "True"}], addresses: [{type: InternalIP, address: 198.18.0.77}]}\n',
+        seed: SHIPPED_RBAC + '\n---\napiVersion: v1\nkind: Node\nmetadata: {name: fz-worker, labels: {node-role.kubernetes.io/worker: ""}}\nstatus: {conditions: [{type: Ready, status: "True"}], addresses: [{type: InternalIP, address: 198.18.0.77}]}\n',
       }),
     ]);
     const admin = await api.login();
@@ -178,7 +179,7 @@ describe('fuzz: hostile requests against the built API', () => {
     );
     const registered = await api.gql<{ registerCluster: { id: string } }>(
       'mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }',
-      { i: { name: 'fz-sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig: sim.kubeconfig } },
+      { i: { name: 'fz-sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig: shippedIdentityKubeconfig(sim) } },
       admin,
     );
     clusterId = registered.data?.registerCluster.id ?? '';

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { GraphQLArgument } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { SecretLedger } from '@ccos/api/util-graphql/testing';
 import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
@@ -24,7 +25,7 @@ describe('secrets marked @secret in the schema', () => {
   const random = new Random(4242);
 
   beforeAll(async () => {
-    [api, sim] = await Promise.all([startApiProcess({ env: { SSH_CONNECT_TIMEOUT_MS: '1000' } }), startKubeSim()]);
+    [api, sim] = await Promise.all([startApiProcess({ env: { SSH_CONNECT_TIMEOUT_MS: '1000' } }), startKubeSim({ seed: SHIPPED_RBAC })]);
     admin = await api.login();
   });
   afterAll(async () => {
@@ -40,7 +41,7 @@ describe('secrets marked @secret in the schema', () => {
     // A cluster to act on, registered with a secret of its own.
     const registered = await api.gql<{ registerCluster: { id: string } }>(
       'mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }',
-      { i: { name: 'secrets', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig: sim.kubeconfig } },
+      { i: { name: 'secrets', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig: shippedIdentityKubeconfig(sim) } },
       admin,
     );
     expect(registered.errors).toBeUndefined();

@@ -1,5 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
 import { type PageRecord, descriptionOf, launchChromium, recordPage, screenshot } from '../support/console-browser';
@@ -19,10 +20,13 @@ let browser: Browser;
 let page: Page;
 let record: PageRecord;
 let clusterUrl = '';
+/** The service's account in the simulator, bound to the shipped roles: what an operator registers. */
+let serviceKubeconfig = '';
 
 describe('console', () => {
   beforeAll(async () => {
-    [api, sim, browser] = await Promise.all([startApiProcess(), startKubeSim(), launchChromium()]);
+    [api, sim, browser] = await Promise.all([startApiProcess(), startKubeSim({ seed: SHIPPED_RBAC }), launchChromium()]);
+    serviceKubeconfig = shippedIdentityKubeconfig(sim);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
@@ -66,7 +70,7 @@ describe('console', () => {
     await page.getByRole('textbox', { name: 'API server URL' }).fill(sim.url);
     const vip = page.getByRole('textbox', { name: 'Master VIP' });
     await vip.fill('10.0.0.300');
-    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(sim.kubeconfig);
+    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(serviceKubeconfig);
     await page.getByRole('button', { name: 'Register cluster' }).click();
 
     await expect.poll(() => descriptionOf(vip)).toContain('Enter an IPv4 or IPv6 address');
@@ -88,7 +92,7 @@ describe('console', () => {
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('prod-east');
     await page.getByRole('textbox', { name: 'API server URL' }).fill('https://api.other.example.com:6443');
     await page.getByRole('textbox', { name: 'Master VIP' }).fill('192.168.20.5');
-    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(sim.kubeconfig);
+    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(serviceKubeconfig);
     await page.getByRole('button', { name: 'Register cluster' }).click();
 
     const name = page.getByRole('textbox', { name: 'Name', exact: true });
@@ -182,7 +186,7 @@ describe('console', () => {
     const args = (await duplicate.locator('pre').textContent()) ?? '';
     expect(args).toContain('"kubeconfig": "[redacted]"');
     await screenshot(page, SCREENSHOTS, 'audit-failures-zh');
-    expect(args).not.toContain(sim.kubeconfig.split('\n').find((line) => /token|key-data/.test(line))?.trim() ?? sim.kubeconfig);
+    expect(args).not.toContain(serviceKubeconfig.split('\n').find((line) => /token|key-data/.test(line))?.trim() ?? serviceKubeconfig);
 
     await page.getByRole('button', { name: '清除' }).click();
     await registered.waitFor();
@@ -195,7 +199,7 @@ describe('console', () => {
     const url = page.getByRole('textbox', { name: 'API 服务器地址' });
     await url.fill('http://127.0.0.1:8080');
     await page.getByRole('textbox', { name: 'Master VIP' }).fill('127.0.0.1');
-    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(sim.kubeconfig);
+    await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(serviceKubeconfig);
     await page.getByRole('button', { name: '注册集群' }).click();
     await expect.poll(() => descriptionOf(url)).toContain('uses http://, which would send the cluster credentials unencrypted');
 

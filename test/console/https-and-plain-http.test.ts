@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
 import { launchChromium, recordPage } from '../support/console-browser';
@@ -17,10 +18,10 @@ describe('console: HTTPS, plain HTTP and the plain-HTTP warning', () => {
   let clusterId = '';
 
   beforeAll(async () => {
-    [browser, allowing, refusing, sim] = await Promise.all([launchChromium(), startApiProcess({ env: { AGENT_PLAIN_HTTP: 'allow' } }), startApiProcess(), startKubeSim()]);
+    [browser, allowing, refusing, sim] = await Promise.all([launchChromium(), startApiProcess({ env: { AGENT_PLAIN_HTTP: 'allow' } }), startApiProcess(), startKubeSim({ seed: SHIPPED_RBAC })]);
     const registered = await refusing.gql<{ registerCluster: { id: string } }>(
       'mutation($input: RegisterClusterInput!) { registerCluster(input: $input) { id } }',
-      { input: { name: 'tls', apiServerUrl: sim.url, vip: '127.0.0.1', kubeconfig: sim.kubeconfig } },
+      { input: { name: 'tls', apiServerUrl: sim.url, vip: '127.0.0.1', kubeconfig: shippedIdentityKubeconfig(sim) } },
       await refusing.login(),
     );
     clusterId = registered.data?.registerCluster.id ?? '';

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 
 const KUBECTL = '/usr/bin/kubectl';
-const CLUSTER_ROLE = join(__dirname, '../../deploy/rbac/cluster-role.yaml');
-const ROLE = join(__dirname, '../../deploy/rbac/role.yaml');
+const CLUSTER_ROLE = join(__dirname, '../../deploy/base/rbac/cluster-role.yaml');
+const ROLE = join(__dirname, '../../deploy/base/rbac/role.yaml');
 const RS_UID = 'b1f0c7e2-0000-4000-8000-0000000000a1';
 const DS_UID = 'b1f0c7e2-0000-4000-8000-0000000000d5';
 const owner = (kind: string, name: string, uid: string) => `[{apiVersion: apps/v1, kind: ${kind}, name: ${name}, uid: ${uid}, controller: true}]`;

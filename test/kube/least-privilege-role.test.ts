@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename } from 'node:path';
 import {
   ClusterAddressGuard,
   approveCsr,
@@ -10,6 +10,9 @@ import {
   drainNode,
   listCsrs,
   listNodes,
+  mayFileCsrs,
+  mintBootstrapIdentity,
+  revokeBootstrapIdentity,
   startLeaderElection,
   uncordonNode,
   watchCsrs,
@@ -17,21 +20,26 @@ import {
   type DrainResult,
   type KubeClient,
 } from '@ccos/api/data-access-kube';
+import { SHIPPED_SERVICE_ACCOUNT, shippedRbacFiles } from '@ccos/api/data-access-kube/testing';
 import { generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 
 /**
- * deploy/rbac holds the ClusterRole and Role the product ships. Against kube-sim's RBAC authorizer,
- * an identity bound to exactly those must be able to do every Kubernetes operation of the product
+ * deploy/base/rbac holds what the product ships for every cluster: the service's account, its
+ * ClusterRole, the Lease Role, the bootstrap identities' namespace, Role and ClusterRoleBinding, and
+ * the bindings to the account. Applied to kube-sim as they are, the account (with a TokenRequest
+ * token, as an operator registers it) must be able to do every Kubernetes operation of the product
  * (inventory and its watch, cordon, drain, dead-node drain, node deletion, CSR list, watch and
- * approval on both kubelet signers, leader election), and taking away any one verb (or signer
- * name) must make one of them fail with 403 Forbidden naming it: no rule is missing, none is
- * dead weight.
+ * approval on both kubelet signers, leader election, minting a run's bootstrap identity and its
+ * token, re-minting it after a crash, the identity filing CSRs, revoking it), and taking away any
+ * one verb, signer name or binding must make one of them fail with 403 Forbidden naming it: no
+ * rule is missing, none is dead weight.
  */
 
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');
-const ROLE_FILES = [join(__dirname, '../../deploy/rbac/cluster-role.yaml'), join(__dirname, '../../deploy/rbac/role.yaml')];
+const SERVICE_USER = `system:serviceaccount:${SHIPPED_SERVICE_ACCOUNT.namespace}:${SHIPPED_SERVICE_ACCOUNT.name}`;
+const BOOTSTRAP_NAMESPACE = 'ccos-scaler-bootstrap';
 const ADMIN = { username: 'test-admin', groups: ['system:masters', 'system:authenticated'] };
 const RS_UID = 'e1f0c7e2-0000-4000-8000-0000000000a1';
 const DB_RS_UID = 'e1f0c7e2-0000-4000-8000-0000000000a2';
@@ -90,7 +98,9 @@ interface Manifest {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string };
-  rules: Rule[];
+  rules?: Rule[];
+  roleRef?: { kind: string; name: string };
+  subjects?: Array<{ kind: string; name: string; namespace?: string }>;
 }
 
 /** One product operation's outcome: undefined when it succeeded, else what failed. */
@@ -214,6 +224,28 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
       return result.ok ? undefined : result.reason;
     });
   }
+  // An install run's own bootstrap identity: minted, minted again by a service that crashed after
+  // creating the account (409, then read), checked to be able to file CSRs, revoked.
+  const expiresAt = new Date(Date.now() + 3600_000);
+  await run('mint a run identity', async () => {
+    const identity = await mintBootstrapIdentity(client, { namespace: BOOTSTRAP_NAMESPACE, name: 'run-1', expiresAt });
+    const asIdentity = client.withToken(identity.token);
+    try {
+      const access = await mayFileCsrs(asIdentity);
+      return access.verdict === 'allowed' ? undefined : `the run identity may not create certificatesigningrequests (${access.verdict}: ${access.reason ?? ''})`;
+    } finally {
+      asIdentity.close();
+    }
+  });
+  await run('mint a run identity whose account exists', async () => {
+    sim.api.create(sim.resource('serviceaccounts'), BOOTSTRAP_NAMESPACE, { metadata: { name: 'run-2' } }, { user: ADMIN });
+    const identity = await mintBootstrapIdentity(client, { namespace: BOOTSTRAP_NAMESPACE, name: 'run-2', expiresAt });
+    return identity.uid === sim.store.get(sim.resource('serviceaccounts'), BOOTSTRAP_NAMESPACE, 'run-2')?.metadata.uid ? undefined : 'not the existing account';
+  });
+  await run('revoke a run identity', async () => {
+    const uid = sim.store.get(sim.resource('serviceaccounts'), BOOTSTRAP_NAMESPACE, 'run-1')?.metadata.uid ?? sim.api.create(sim.resource('serviceaccounts'), BOOTSTRAP_NAMESPACE, { metadata: { name: 'run-1' } }, { user: ADMIN }).metadata.uid;
+    return (await revokeBootstrapIdentity(client, { namespace: BOOTSTRAP_NAMESPACE, name: 'run-1', uid })) ? undefined : 'nothing was revoked';
+  });
   await run('leader election', async () => {
     const errors: string[] = [];
     let renewals = 0;
@@ -245,12 +277,13 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
   return outcomes;
 }
 
+/** A cluster with `manifests` applied (by the cluster admin) and the product acting as the shipped account. */
 async function runAs(manifests: Manifest[]): Promise<Outcomes> {
-  const sim = await startKubeSim({ seed: SEED, admin: false });
+  const sim = await startKubeSim({ seed: [SEED, ...manifests.map((m) => stringify(m))].join('\n---\n'), admin: false });
   const client = await (async () => {
     await createCsrs(sim);
-    const identity = await sim.createIdentity({ roles: manifests.map((m) => stringify(m)).join('---\n'), serviceAccount: { namespace: 'ccos-scaler', name: 'ccos-scaler' } });
-    return createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: identity.kubeconfig }, requestTimeoutMs: 5000 });
+    const token = sim.requestServiceAccountToken(SHIPPED_SERVICE_ACCOUNT.namespace, SHIPPED_SERVICE_ACCOUNT.name, { expirationSeconds: 3600 });
+    return createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfigFor({ token }) }, requestTimeoutMs: 5000 });
   })();
   try {
     return await productOperations(sim, client);
@@ -271,43 +304,64 @@ function forbiddenFor(rule: Rule, verb: string, signer?: string): RegExp {
   if (signer) {
     return new RegExp(`user not permitted to approve requests with signerName "${signer.replace(/[./]/g, '\\$&')}"`);
   }
-  return new RegExp(`is forbidden: User "system:serviceaccount:ccos-scaler:ccos-scaler" cannot ${verb} resource "${rule.resources[0].replace('/', '\\/')}" in API group "${rule.apiGroups[0]}"`);
+  return new RegExp(`is forbidden: User "${SERVICE_USER}" cannot ${verb} resource "${rule.resources[0].replace('/', '\\/')}" in API group "${rule.apiGroups[0]}"`);
 }
 
-describe('the shipped least-privilege role (deploy/rbac) against kube-sim RBAC', () => {
+/** What a missing binding looks like: the account is refused (a watch only as HTTP 403), or the run identities may not file CSRs. */
+function forbiddenWithout(binding: Manifest): RegExp {
+  return binding.subjects?.some((subject) => subject.kind === 'Group')
+    ? /the run identity may not create certificatesigningrequests \(denied/
+    : new RegExp(`is forbidden: User "${SERVICE_USER}" cannot`);
+}
+
+describe('the shipped least-privilege RBAC (deploy/base/rbac) against kube-sim RBAC', () => {
   let manifests: Manifest[];
+  const isRole = (m: Manifest) => m.kind === 'ClusterRole' || m.kind === 'Role';
+  const isBinding = (m: Manifest) => m.kind === 'ClusterRoleBinding' || m.kind === 'RoleBinding';
 
   beforeAll(async () => {
     manifests = [];
-    for (const file of ROLE_FILES) {
+    for (const file of shippedRbacFiles()) {
       manifests.push(...parseAllDocuments(await readFile(file, 'utf8')).map((doc) => doc.toJSON() as Manifest));
     }
-    expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`)).toEqual(['ClusterRole/ccos-scaler', 'Role/ccos-scaler']);
+    expect(shippedRbacFiles().map((file) => basename(file))).toEqual(['service-account.yaml', 'cluster-role.yaml', 'role.yaml', 'bootstrap-identities.yaml', 'bindings.yaml']);
+    expect(manifests.filter((m) => isRole(m) || isBinding(m)).map((m) => `${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`)).toEqual([
+      'ClusterRole//ccos-scaler',
+      'Role/kube-system/ccos-scaler',
+      'ClusterRoleBinding//ccos-scaler-bootstrap-node-bootstrapper',
+      `Role/${BOOTSTRAP_NAMESPACE}/ccos-scaler-bootstrap-identities`,
+      'ClusterRoleBinding//ccos-scaler',
+      'RoleBinding/kube-system/ccos-scaler',
+      `RoleBinding/${BOOTSTRAP_NAMESPACE}/ccos-scaler-bootstrap-identities`,
+    ]);
   });
 
   it('lets every product operation succeed', async () => {
     const outcomes = await runAs(manifests);
     expect(outcomes).toEqual(Object.fromEntries(Object.keys(outcomes).map((op) => [op, undefined])));
-    expect(Object.keys(outcomes)).toHaveLength(11);
+    expect(Object.keys(outcomes)).toHaveLength(14);
   });
 
-  it('without the role, the product cannot even list nodes', async () => {
-    const outcomes = await runAs([]);
-    expect(outcomes['list nodes']).toContain('nodes is forbidden: User "system:serviceaccount:ccos-scaler:ccos-scaler" cannot list resource "nodes" in API group "" at the cluster scope');
+  it('without the roles and bindings, the product cannot even list nodes', async () => {
+    const outcomes = await runAs(manifests.filter((m) => !isRole(m) && !isBinding(m)));
+    expect(outcomes['list nodes']).toContain(`nodes is forbidden: User "${SERVICE_USER}" cannot list resource "nodes" in API group "" at the cluster scope`);
     expect(Object.values(outcomes).every((outcome) => outcome !== undefined)).toBe(true);
   });
 
-  /** Every reduction of the role by one verb, or (signers) by one resource name. */
+  /** Every reduction of the shipped RBAC by one verb, one signer name (resource name) or one binding. */
   const reductions = (): { label: string; manifests: Manifest[]; expected: RegExp }[] => {
     const out: { label: string; manifests: Manifest[]; expected: RegExp }[] = [];
     manifests.forEach((manifest, m) => {
-      manifest.rules.forEach((rule, r) => {
+      if (isBinding(manifest)) {
+        out.push({ label: `without ${manifest.kind} ${manifest.metadata.name}`, manifests: manifests.filter((_, i) => i !== m), expected: forbiddenWithout(manifest) });
+      }
+      (manifest.rules ?? []).forEach((rule, r) => {
         const replaceRule = (replacement: Rule | undefined): Manifest[] =>
-          manifests.map((other, i) => (i !== m ? other : { ...other, rules: other.rules.flatMap((x, j) => (j !== r ? [x] : replacement ? [replacement] : [])) }));
+          manifests.map((other, i) => (i !== m ? other : { ...other, rules: (other.rules ?? []).flatMap((x, j) => (j !== r ? [x] : replacement ? [replacement] : [])) }));
         for (const verb of rule.verbs) {
           const rest = rule.verbs.filter((v) => v !== verb);
           out.push({
-            label: `${manifest.kind} without ${verb} on ${rule.resources.join(',')}${rule.resourceNames ? ` (${rule.resourceNames.join(',')})` : ''}`,
+            label: `${manifest.kind} ${manifest.metadata.name} without ${verb} on ${rule.resources.join(',')}${rule.resourceNames ? ` (${rule.resourceNames.join(',')})` : ''}`,
             manifests: replaceRule(rest.length > 0 ? { ...rule, verbs: rest } : undefined),
             expected: rule.resources[0] === 'signers' ? forbiddenFor(rule, verb, rule.resourceNames?.[0]) : forbiddenFor(rule, verb),
           });
@@ -326,9 +380,10 @@ describe('the shipped least-privilege role (deploy/rbac) against kube-sim RBAC',
     return out;
   };
 
-  it('fails some product operation with Forbidden for every verb or signer taken away', async () => {
+  it('fails some product operation with Forbidden for every verb, signer or binding taken away', async () => {
     const cases = reductions();
-    expect(cases.length).toBeGreaterThanOrEqual(18);
+    // 19 verbs and 2 signer names in the service's roles, 4 verbs in the bootstrap Role, 4 bindings.
+    expect(cases.length).toBe(29);
     for (const reduction of cases) {
       const outcomes = await runAs(reduction.manifests);
       const failures = Object.entries(outcomes).filter(([, outcome]) => outcome !== undefined);

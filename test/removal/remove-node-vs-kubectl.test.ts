@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKubeClient, type KubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
+import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiProcess, startApiProcess } from '../support/api-process';
@@ -42,7 +43,7 @@ let api: ApiProcess;
 let token: string;
 
 async function side(): Promise<Side> {
-  const sim = await startKubeSim({ seed: DRAIN_SEED, orphanedPodGcSeconds: -1 });
+  const sim = await startKubeSim({ seed: `${SHIPPED_RBAC}\n---\n${DRAIN_SEED}`, orphanedPodGcSeconds: -1 });
   const kubeconfig = join(dir, `side-${counter++}.kubeconfig`);
   await writeFile(kubeconfig, sim.kubeconfig, { mode: 0o600 });
   const client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
@@ -75,7 +76,7 @@ async function gql<T>(query: string, variables: Record<string, unknown>): Promis
 /** Registers the simulator as a cluster and waits until its Nodes are in the inventory; returns their ids by name. */
 async function register(s: Side): Promise<Map<string, string>> {
   const { registerCluster } = await gql<{ registerCluster: { id: string } }>('mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }', {
-    i: { name: `sim-${counter++}`, apiServerUrl: s.sim.url, vip: '198.18.0.2', kubeconfig: s.sim.kubeconfig, csrAutoApprove: false },
+    i: { name: `sim-${counter++}`, apiServerUrl: s.sim.url, vip: '198.18.0.2', kubeconfig: shippedIdentityKubeconfig(s.sim), csrAutoApprove: false },
   });
   for (let attempt = 0; attempt < 100; attempt++) {
     const { nodes } = await gql<{ nodes: Array<{ id: string; hostname: string }> }>('query($c: ID!) { nodes(clusterId: $c) { id hostname } }', { c: registerCluster.id });

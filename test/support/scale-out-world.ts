@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
+import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type Lab, startLab } from '@ccos/tools/lab';
 import { type ApiProcess, freePort, startApiProcess } from './api-process';
@@ -28,6 +28,8 @@ export type NodeStatusView = { id: string; hostname: string; status: string; sta
  */
 export interface ScaleOutWorld {
   readonly sim: KubeSim;
+  /** The kubeconfig the cluster is registered with: the service's account, bound to exactly the shipped roles (deploy/base/rbac). `sim.kubeconfig` is the admin's, for the test playing the cluster admin, kubelets and controllers. */
+  readonly serviceKubeconfig: string;
   readonly lab: Lab;
   readonly api: ApiProcess;
   readonly token: string;
@@ -51,9 +53,11 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
   };
   try {
     // The lab's VIP is not known before the lab starts, so the certificate does not name it;
-    // the lab then gives the kubelets tls-server-name. The namespace of the installs' bootstrap
-    // identities is one the deployment's RBAC manifest ships on a real cluster.
-    const sim = await startKubeSim({ seed: BOOTSTRAP_IDENTITIES_RBAC });
+    // the lab then gives the kubelets tls-server-name. The cluster has what the deployment ships
+    // for every managed cluster (deploy/base/rbac), and the service talks to it as its account
+    // there, never as the admin: a missing or excessive permission in the shipped roles fails here.
+    const sim = await startKubeSim({ seed: SHIPPED_RBAC });
+    const serviceKubeconfig = shippedIdentityKubeconfig(sim);
     cleanups.push(() => sim.stop());
     const lab = await startLab({
       hosts: options.hosts,
@@ -83,7 +87,7 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
           name: 'lab',
           apiServerUrl: sim.url,
           vip: lab.vip,
-          kubeconfig: sim.kubeconfig,
+          kubeconfig: serviceKubeconfig,
           bootstrapStyle: 'KUBEADM',
           machineConfigCaCert: lab.machineConfigCaCert,
           csrAutoApprove: options.csrAutoApprove ?? false,
@@ -96,6 +100,7 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
     }
     const world: ScaleOutWorld = {
       sim,
+      serviceKubeconfig,
       lab,
       api,
       token,

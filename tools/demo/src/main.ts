@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { startKubeSim } from '@ccos/tools/kube-sim';
+import { parse } from 'yaml';
+import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { requireRoot, startLab } from '@ccos/tools/lab';
 import { DEMO_WORKLOADS_SEED, startDemoWorkloads } from './demo-workloads';
 
@@ -61,8 +62,14 @@ function onSignal(signal: string): void {
     process.exit(130);
   }
 }
-/** The namespace and binding the installs' bootstrap identities need, as the deployment ships them. */
-const BOOTSTRAP_IDENTITIES_SEED = readFileSync(resolve('deploy/rbac/bootstrap-identities.yaml'), 'utf8');
+/**
+ * What the deployment ships for every managed cluster (deploy/base/rbac: the service's account,
+ * its least-privilege roles and bindings, the bootstrap identities' namespace), in the order of its
+ * kustomization, which has no transformers.
+ */
+const SHIPPED_RBAC_SEED = (parse(readFileSync(resolve('deploy/base/rbac/kustomization.yaml'), 'utf8')) as { resources: string[] }).resources
+  .map((file) => readFileSync(resolve('deploy/base/rbac', file), 'utf8'))
+  .join('\n---\n');
 
 async function main(): Promise<void> {
   requireRoot();
@@ -78,9 +85,10 @@ async function main(): Promise<void> {
   await rm(DATA_DIR, { recursive: true, force: true });
   await mkdir(DATA_DIR, { recursive: true });
   say('demo: starting kube-sim (the cluster) with the sample workloads of tools/demo/src/demo-workloads.yaml');
-  // The namespace of the installs' bootstrap identities comes with the deployment on a real cluster.
+  // The service's account and RBAC come with the deployment on a real cluster; the service talks to
+  // the cluster as that account (registerCluster below), the demo's own players as the admin.
   // The lab's VIP is not known before the lab starts; the lab gives its kubelets tls-server-name.
-  const sim = await step(startKubeSim({ kubeconfigOut: resolve(DATA_DIR, 'kubeconfig'), seed: `${BOOTSTRAP_IDENTITIES_SEED}\n---\n${DEMO_WORKLOADS_SEED}` }));
+  const sim = await step(startKubeSim({ kubeconfigOut: resolve(DATA_DIR, 'kubeconfig'), seed: `${SHIPPED_RBAC_SEED}\n---\n${DEMO_WORKLOADS_SEED}` }));
   cleanups.push({ what: 'stopping kube-sim', undo: () => sim.stop() });
   say(`demo: starting a lab of ${HOSTS} hosts of its own (labs of others on this machine are left alone)`);
   const lab = await step(startLab({ hosts: HOSTS, kubeconfig: sim.kubeconfig, name: `demo :${PORT}`, log: (message) => say(`lab: ${message}`) }));
@@ -179,9 +187,11 @@ async function login(url: string): Promise<string> {
   return data.login.token;
 }
 
-async function registerCluster(url: string, token: string, { sim, lab }: { sim: { url: string; kubeconfig: string }; lab: { vip: string; machineConfigCaCert: string } }): Promise<void> {
+async function registerCluster(url: string, token: string, { sim, lab }: { sim: KubeSim; lab: { vip: string; machineConfigCaCert: string } }): Promise<void> {
+  // What an operator does: a token of the service's account (kubectl create token), not the admin's.
+  const kubeconfig = sim.kubeconfigFor({ token: sim.requestServiceAccountToken('ccos-scaler', 'ccos-scaler', { expirationSeconds: 365 * 86_400 }) }, 'ccos-scaler');
   await gql(url, 'mutation($input: RegisterClusterInput!) { registerCluster(input: $input) { id } }', {
-    input: { name: 'demo', apiServerUrl: sim.url, vip: lab.vip, kubeconfig: sim.kubeconfig, bootstrapStyle: 'KUBEADM', machineConfigCaCert: lab.machineConfigCaCert },
+    input: { name: 'demo', apiServerUrl: sim.url, vip: lab.vip, kubeconfig, bootstrapStyle: 'KUBEADM', machineConfigCaCert: lab.machineConfigCaCert },
   }, token);
 }
 

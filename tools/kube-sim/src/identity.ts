@@ -14,7 +14,7 @@ import type { UserInfo } from './user-info';
 export interface IdentityOptions {
   /** ClusterRole and Role manifests (multi-document YAML or objects); each is created (or replaced) and bound to the identity. */
   roles?: SeedInput;
-  /** Files with such manifests, e.g. the product's `deploy/rbac/*.yaml`. */
+  /** Files with such manifests, e.g. the product's `deploy/base/rbac/*.yaml`. */
   roleFiles?: readonly string[];
   /** A ServiceAccount identity with a legacy token Secret (the default: `kube-sim-identity` in `default`), created when missing. */
   serviceAccount?: { namespace: string; name: string };

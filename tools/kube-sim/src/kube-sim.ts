@@ -15,6 +15,7 @@ import { bootstrapTokenSecret, type BootstrapTokenOptions } from './bootstrap-to
 import { CertificateAuthority, type KeyPairPem } from './certificate-authority';
 import { CsrSigningController } from './csr-signing-controller';
 import type { KubeObject } from './kube-object';
+import { CrdController } from './crd-controller';
 import { createIdentity, type Identity, type IdentityOptions } from './identity';
 import { buildKubeconfig, type KubeconfigCredentials } from './kubeconfig';
 import { ObjectApi } from './object-api';
@@ -168,7 +169,7 @@ export interface KubeSim {
   kubeconfigFor(credentials: KubeconfigCredentials, userName?: string): string;
   /**
    * Creates a ServiceAccount (or certificate user) bound to the given ClusterRoles/Roles and returns
-   * its kubeconfig, e.g. `createIdentity({ roleFiles: ['deploy/rbac/cluster-role.yaml'] })`.
+   * its kubeconfig, e.g. `createIdentity({ roleFiles: ['deploy/base/rbac/cluster-role.yaml'] })`.
    */
   createIdentity(options: IdentityOptions): Promise<Identity>;
   /** Resolves once the controllers (disruption, ReplicaSet, Deployment, scheduler) have nothing left to do. */
@@ -235,6 +236,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   for (const name of INITIAL_NAMESPACES) {
     api.seed(resource('namespaces'), { metadata: { name } });
   }
+  const crdController = new CrdController(store);
   const ca = options.stateDir ? await CertificateAuthority.loadOrCreate(options.stateDir) : await CertificateAuthority.create();
   const withAdmin = options.admin !== false;
   const adminToken = withAdmin ? (options.adminToken ?? randomBytes(24).toString('hex')) : '';
@@ -389,6 +391,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       workloads.forEach((controller) => controller.stop());
       podStarter?.stop();
       aggregation.stop();
+      crdController.stop();
       serviceAccounts.stop();
       legacyTokens.stop();
       podGc?.stop();

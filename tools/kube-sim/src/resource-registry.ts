@@ -1,6 +1,7 @@
 import { resourceNotFound } from './api-error';
 import type { ResourceDefinition, ResourceStrategy, SubresourceDefinition } from './resource-definition';
 import { CSR_FIELD_LABELS, CSR_STRATEGY } from './resources/certificate-signing-requests';
+import { CRD_STRATEGY } from './resources/custom-resource-definitions';
 import { fieldAt, metadataFieldLabels } from './resources/field-labels';
 import { NAMESPACE_FIELD_LABELS, NAMESPACE_STRATEGY } from './resources/namespaces';
 import { NODE_FIELD_LABELS, NODE_STRATEGY } from './resources/nodes';
@@ -8,13 +9,15 @@ import { PDB_STRATEGY } from './resources/pod-disruption-budgets';
 import { bindingStrategy, roleStrategy } from './resources/rbac';
 import { POD_FIELD_LABELS, POD_STRATEGY } from './resources/pods';
 import { SECRET_FIELD_LABELS, SECRET_STRATEGY } from './resources/secrets';
+import { SERVICE_STRATEGY } from './resources/services';
 import { workloadStrategy } from './resources/workloads';
 import type { FieldGetter } from './selectors';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
 const STATUS: SubresourceDefinition = { name: 'status', kind: '', verbs: ['get', 'patch', 'update'] };
 
-interface Spec {
+/** What {@link define} needs to know of a resource. */
+export interface ResourceSpec {
   group: string;
   version: string;
   resource: string;
@@ -29,7 +32,8 @@ interface Spec {
   verbs?: readonly string[];
 }
 
-function define(spec: Spec): ResourceDefinition {
+/** A resource's definition with the discovery defaults of a 1.32 API server. */
+export function define(spec: ResourceSpec): ResourceDefinition {
   return {
     group: spec.group,
     version: spec.version,
@@ -60,6 +64,7 @@ export const RESOURCES: readonly ResourceDefinition[] = [
     fieldLabels: POD_FIELD_LABELS, strategy: POD_STRATEGY,
   }),
   define({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true, fieldLabels: SECRET_FIELD_LABELS, strategy: SECRET_STRATEGY }),
+  define({ group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: [STATUS], strategy: SERVICE_STRATEGY, verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] }),
   define({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] }),
   define({
     group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'],
@@ -85,6 +90,9 @@ export const RESOURCES: readonly ResourceDefinition[] = [
     subresources: [{ name: 'approval', kind: '', verbs: ['get', 'patch', 'update'] }, STATUS], fieldLabels: CSR_FIELD_LABELS, strategy: CSR_STRATEGY,
   }),
   define({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true }),
+  // Stored and served only: no network plugin enforces them.
+  define({ group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true, shortNames: ['netpol'], tracksGeneration: true }),
+  define({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: [STATUS], tracksGeneration: true, strategy: CRD_STRATEGY }),
   define({ group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] }),
   define({ group: 'authorization.k8s.io', version: 'v1', resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', namespaced: true, verbs: ['create'] }),
   define({ group: 'authorization.k8s.io', version: 'v1', resource: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', namespaced: false, verbs: ['create'] }),

@@ -115,6 +115,16 @@ export class ObjectStore {
     return this.rv;
   }
 
+  /**
+   * Starts serving a resource defined at run time (a CustomResourceDefinition's version), with an
+   * empty table whose watch cache starts now; a resource already served is left as it is.
+   */
+  serve(def: ResourceDefinition): void {
+    if (!this.tables.has(resourceId(def))) {
+      this.tables.set(resourceId(def), new ResourceTable(def, this.rv, this.lowerBound));
+    }
+  }
+
   /** Every resource this store holds. */
   get definitions(): ResourceDefinition[] {
     return [...this.tables.values()].map((t) => t.def);

@@ -8,6 +8,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTokens } from '@ccos/api/data-access-db';
+import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
@@ -44,7 +45,7 @@ describe('the agent channel: HTTPS and plain HTTP on one port', () => {
   let artifactsDir: string;
 
   beforeAll(async () => {
-    sim = await startKubeSim();
+    sim = await startKubeSim({ seed: SHIPPED_RBAC });
     artifactsDir = await mkdtemp(join(tmpdir(), 'ccos-artifacts-'));
     await mkdir(join(artifactsDir, 'binary'));
     await writeFile(join(artifactsDir, 'binary', 'kubelet'), 'kubelet bytes');

@@ -46,7 +46,9 @@ describe('reads of a cluster that does not answer', () => {
     sim = await startKubeSim({ seed: SEED, stateDir });
     harness = await startApiHarness();
     viewer = await harness.tokenFor('VIEWER');
-    clusterId = await harness.registerSimCluster(sim);
+    // The admin's kubeconfig: the simulator is restarted below, and its service-account token keys
+    // do not survive a restart (a real API server's do), while its CA and client certificates do.
+    clusterId = await harness.registerSimCluster(sim, { kubeconfig: sim.kubeconfig });
   });
 
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
@@ -14,7 +15,7 @@ describe('nodes and installs over GraphQL: roles and input checks', () => {
   let clusterId = '';
 
   beforeAll(async () => {
-    sim = await startKubeSim();
+    sim = await startKubeSim({ seed: SHIPPED_RBAC });
     // No agent executable: addNode must refuse instead of storing a node it cannot provision.
     harness = await startApiHarness({ AGENT_BINARY: '/nonexistent/boot-worker' });
     clusterId = await harness.registerSimCluster(sim);

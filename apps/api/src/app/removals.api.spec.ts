@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
 import { type KubeClient, createKubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
+import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 import { NODE_BOOTSTRAPPER_BINDING } from '@ccos/api/feature-csrs/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -180,7 +181,7 @@ describe('node removal over GraphQL, against kube-sim', () => {
 
   beforeAll(async () => {
     sim = await startKubeSim({
-      seed: [SEED, NODE_BOOTSTRAPPER_BINDING].join('\n---\n'),
+      seed: [SEED, NODE_BOOTSTRAPPER_BINDING, SHIPPED_RBAC].join('\n---\n'),
       orphanedPodGcSeconds: -1,
       staticTokens: [{ token: BOOTSTRAPPER_TOKEN, user: OPENSHIFT_NODE_BOOTSTRAPPER, uid: 'nb', groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'] }],
     });

@@ -3,9 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { SecretLedger } from '@ccos/api/util-graphql/testing';
 import { loadConfig, type Environment } from '../app/config';
 import { type RunningApi, startApi } from '../app/start-api';
+
+/** A kube-sim, as far as registering it needs. */
+type ShippedSim = Parameters<typeof shippedIdentityKubeconfig>[0];
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789-abcdefghijklmnop';
@@ -33,8 +37,12 @@ export interface ApiHarness {
   login(username: string, password: string): Promise<string>;
   /** Creates a user with `role` (as admin) and returns its token. */
   tokenFor(role: 'VIEWER' | 'OPERATOR' | 'ADMIN'): Promise<string>;
-  /** Registers a kube-sim (by its URL and admin kubeconfig) as cluster `sim`, auto-approve off, and returns its id. */
-  registerSimCluster(sim: { readonly url: string; readonly kubeconfig: string }): Promise<string>;
+  /**
+   * Registers a kube-sim seeded with SHIPPED_RBAC as cluster `sim`, auto-approve off, with a
+   * kubeconfig of the service's account there (bound to exactly the shipped roles, as an operator
+   * registers a cluster), or with `kubeconfig` when a test says why it needs another; returns its id.
+   */
+  registerSimCluster(sim: ShippedSim, options?: { kubeconfig?: string }): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -108,10 +116,11 @@ export async function startApiHarness(env: Environment = {}, options: ApiHarness
     tokens.set(role, token);
     return token;
   };
-  const registerSimCluster = async (sim: { readonly url: string; readonly kubeconfig: string }): Promise<string> => {
+  const registerSimCluster = async (sim: ShippedSim, options: { kubeconfig?: string } = {}): Promise<string> => {
+    const kubeconfig = options.kubeconfig ?? shippedIdentityKubeconfig(sim);
     const registered = await gql<{ registerCluster: { id: string } }>(
       'mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }',
-      { i: { name: 'sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig: sim.kubeconfig, csrAutoApprove: false } },
+      { i: { name: 'sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig, csrAutoApprove: false } },
       await tokenFor('ADMIN'),
     );
     if (!registered.data?.registerCluster) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOOTSTRAP_IDENTITIES_RBAC } from '../testing/bootstrap-identities-rbac';
+import { BOOTSTRAP_IDENTITIES_RBAC } from '../testing/shipped-rbac';
 import { generateCertificateRequest, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { listBootstrapIdentities, mintBootstrapIdentity, parseServiceAccountUsername, revokeBootstrapIdentity } from './bootstrap-identity';
 import { ClusterAddressGuard } from './cluster-address';

@@ -1,2 +1,2 @@
-export * from './bootstrap-identities-rbac';
+export * from './shipped-rbac';
 export * from './kube-sim-fixture';

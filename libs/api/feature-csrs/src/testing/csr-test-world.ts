@@ -5,7 +5,7 @@ import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared
 import { ClusterEntity, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
-import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
+import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 // Tests of this feature run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this fixture.
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -42,8 +42,10 @@ export interface KubeletCsrRequest {
 /** The Kubernetes API the world talks to: kube-sim in this process, or one running elsewhere. */
 export interface SimEndpoint {
   readonly url: string;
-  /** Admin kubeconfig. */
+  /** Admin kubeconfig: the test's own kubelets and cluster-admin checks. */
   readonly kubeconfig: string;
+  /** The service's account (deploy/base/rbac), what the product under test talks to the cluster as; the admin's when absent. */
+  readonly serviceKubeconfig?: string;
   /** A kubeconfig authenticating with the node-bootstrapper token. */
   readonly bootstrapperKubeconfig: string;
   /** A kubeconfig with a node's client certificate (in-process only). */
@@ -91,8 +93,8 @@ metadata: {name: system-bootstrap-node-bootstrapper}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:node-bootstrapper}
 subjects: [{kind: ServiceAccount, name: node-bootstrapper, namespace: openshift-machine-config-operator}]`;
 
-/** What a CSR test cluster starts with: OpenShift's node-bootstrapper binding and what the deployment ships for the runs' identities. */
-export const CSR_TEST_SEED = `${NODE_BOOTSTRAPPER_BINDING}\n---\n${BOOTSTRAP_IDENTITIES_RBAC}`;
+/** What a CSR test cluster starts with: OpenShift's node-bootstrapper binding and what the deployment ships for every cluster (the service's account and RBAC, the runs' identities' namespace). */
+export const CSR_TEST_SEED = `${NODE_BOOTSTRAPPER_BINDING}\n---\n${SHIPPED_RBAC}`;
 
 /** kube-sim in this process, with the node-bootstrapper token. */
 export async function startInProcessSim(): Promise<SimEndpoint> {
@@ -106,6 +108,7 @@ export async function startInProcessSim(): Promise<SimEndpoint> {
   return {
     url: sim.url,
     kubeconfig: sim.kubeconfig,
+    serviceKubeconfig: shippedIdentityKubeconfig(sim),
     bootstrapperKubeconfig: sim.kubeconfigFor({ token: BOOTSTRAPPER_TOKEN }),
     nodeKubeconfig: async (node) => sim.kubeconfigFor(await sim.issueClientCertificate(`system:node:${node}`, ['system:nodes'])),
     signingIdle: () => sim.signingIdle(),
@@ -120,6 +123,8 @@ export async function startCsrTestWorld(
   const dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
   const sim = options.sim ?? (await startInProcessSim());
   const admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
+  // The runs' identities are minted as the service mints them: as its own account.
+  const service = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.serviceKubeconfig ?? sim.kubeconfig } });
   const identities = new Map<string, BootstrapIdentity>();
   const clusters = dataSource.getRepository(ClusterEntity);
   const clusterId = randomUUID();
@@ -139,8 +144,8 @@ export async function startCsrTestWorld(
   const directory: ClusterDirectory = {
     get: (id) => clusters.findOneByOrFail({ id }),
     list: () => clusters.find({ order: { name: 'ASC' } }),
-    credentialsOf: () => ({ kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }),
-    clientOptionsOf: () => ({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig }, addresses: LOOPBACK }),
+    credentialsOf: () => ({ kind: 'KUBECONFIG', kubeconfig: sim.serviceKubeconfig ?? sim.kubeconfig }),
+    clientOptionsOf: () => ({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.serviceKubeconfig ?? sim.kubeconfig }, addresses: LOOPBACK }),
   };
   const requesters = new Map<string, KubeClient>();
   const requester = async (as: Exclude<KubeletCsrRequest['as'], undefined>): Promise<KubeClient> => {
@@ -184,7 +189,7 @@ export async function startCsrTestWorld(
       await dataSource.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, hostname, ip]);
       let identity: BootstrapIdentity | null = null;
       if (withIdentity) {
-        identity = await mintBootstrapIdentity(admin, { namespace: TEST_BOOTSTRAP_NAMESPACE, name: `run-${runId}`, expiresAt: new Date(Date.now() + 3600_000) });
+        identity = await mintBootstrapIdentity(service, { namespace: TEST_BOOTSTRAP_NAMESPACE, name: `run-${runId}`, expiresAt: new Date(Date.now() + 3600_000) });
         identities.set(hostname, identity);
       }
       await dataSource.query(
@@ -257,6 +262,7 @@ export async function startCsrTestWorld(
         client.close();
       }
       admin.close();
+      service.close();
       await sim.stop();
       await dataSource.destroy();
       await database.drop();
