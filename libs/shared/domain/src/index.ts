@@ -4,3 +4,5 @@ export * from './lib/install-steps';
 export * from './lib/validation';
 export * from './lib/roles';
 export * from './lib/csr-policy';
+export * from './lib/bulk-hosts';
+export * from './lib/node-batch';
