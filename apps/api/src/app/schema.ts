@@ -26,6 +26,8 @@ import {
   InstallResolver,
   type InstallRunView,
   type InstallService,
+  NodeBatchResolver,
+  type NodeBatchService,
   NodeResolver,
   type NodeService,
 } from '@ccos/api/feature-nodes';
@@ -48,6 +50,7 @@ export interface ApiServices {
   readonly clusters: ClusterService;
   readonly csrs: CsrService;
   readonly nodes: NodeService;
+  readonly batches: NodeBatchService;
   readonly installs: InstallService;
   readonly installRunView: InstallRunView;
   readonly agentReports: AgentReportService;
@@ -70,6 +73,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [ClusterResolver, new ClusterResolver(services.clusters)],
     [CsrResolver, new CsrResolver(services.csrs)],
     [NodeResolver, new NodeResolver(services.nodes)],
+    [NodeBatchResolver, new NodeBatchResolver(services.batches)],
     [InstallResolver, new InstallResolver(services.installs, services.installRunView)],
     [AgentResolver, new AgentResolver(services.agentReports)],
     [AgentChannelResolver, new AgentChannelResolver(services.agentChannel)],
@@ -85,7 +89,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

@@ -9,7 +9,9 @@ import { ClusterService } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import {
   AgentReportService,
+  BatchInstaller,
   InstallRunSweeper,
+  NodeBatchService,
   InstallRunView,
   InstallService,
   RunBootstrapIdentities,
@@ -151,6 +153,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     });
     const identities = new RunBootstrapIdentities(dataSource, { clientFor: async (clusterId) => (await certificates.watches.ensure(clusterId)).client }, config.bootstrapNamespace, logger);
     const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, identities, events, logger, config.installRunDeadlineMinutes * 60_000);
+    const batchInstaller = new BatchInstaller(dataSource, nodeStore, installs, events, logger);
+    const batches = new NodeBatchService(dataSource, nodeStore, secrets, provisioner, () => agentBinary, batchInstaller, Math.min(config.batchConcurrency, config.sshPoolSize));
     const agentReports = new AgentReportService(dataSource, agentTokens, nodeStore, installs, clusterProbeFrom(certificates), events, logger);
     const watchdog = new StallWatchdog(dataSource, nodeStore, config.stallAfterSeconds, logger);
     const inventorySync = new NodeInventorySync(nodeStore, certificates.watches, clusters, logger);
@@ -174,6 +178,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       clusters,
       csrs: certificates.service,
       nodes,
+      batches,
       installs,
       installRunView: new InstallRunView(dataSource),
       agentReports,
@@ -219,6 +224,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const resumed = await provisioner.resumePending();
     if (resumed > 0) {
       logger.info({ nodes: resumed }, 'resumed adding nodes interrupted by a restart');
+    }
+    const resumedBatches = await batchInstaller.start();
+    stack.push({ name: 'batch installs', stop: () => batchInstaller.stop() });
+    if (resumedBatches > 0) {
+      logger.info({ batches: resumedBatches }, 'resumed batch installs interrupted by a restart');
     }
     const resumedRemovals = await removals.start();
     stack.push({ name: 'removal runs', stop: () => removals.stop() });

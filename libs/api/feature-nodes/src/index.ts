@@ -19,3 +19,7 @@ export * from './lib/node-inventory-sync';
 export { sshTargetOf } from './lib/ssh-access';
 export * from './lib/agent-channel.type';
 export * from './lib/agent-channel.resolver';
+export * from './lib/node-batch.resolver';
+export * from './lib/node-batch.service';
+export * from './lib/node-batch.type';
+export * from './lib/batch-installer';

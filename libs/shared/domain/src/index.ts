@@ -6,3 +6,4 @@ export * from './lib/roles';
 export * from './lib/csr-policy';
 export * from './lib/bulk-hosts';
 export * from './lib/node-batch';
+export * from './lib/host-leftovers';

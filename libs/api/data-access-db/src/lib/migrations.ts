@@ -7,6 +7,7 @@ import { AgentChannel1765000000000 } from './migrations/1765000000000-agent-chan
 import { UserSessionsAndLoginLimits1765100000000 } from './migrations/1765100000000-user-sessions-and-login-limits';
 import { RunBoundBootstrapIdentities1765200000000 } from './migrations/1765200000000-run-bound-bootstrap-identities';
 import { ClusterInsecureTransport1765300000000 } from './migrations/1765300000000-cluster-insecure-transport';
+import { NodeBatches1766200000000 } from './migrations/1766200000000-node-batches';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   UserSessionsAndLoginLimits1765100000000,
   RunBoundBootstrapIdentities1765200000000,
   ClusterInsecureTransport1765300000000,
+  NodeBatches1766200000000,
 ];

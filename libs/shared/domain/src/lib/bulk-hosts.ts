@@ -24,7 +24,7 @@ export const MAX_BULK_ROWS = 500;
 /** Most addresses one range may span. */
 export const MAX_RANGE_ADDRESSES = 256;
 
-export type BulkField = 'row' | 'hostname' | 'ip' | 'sshPort' | 'sshUser' | 'labels' | 'taints';
+export type BulkField = 'row' | 'hostname' | 'ip' | 'sshPort' | 'sshUser' | 'labels' | 'taints' | 'credentials';
 
 export interface BulkProblem {
   readonly field: BulkField;
