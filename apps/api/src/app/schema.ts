@@ -26,6 +26,8 @@ import {
   InstallResolver,
   type InstallRunView,
   type InstallService,
+  HostCleanupResolver,
+  type HostCleanupService,
   NodeBatchResolver,
   type NodeBatchService,
   NodeResolver,
@@ -51,6 +53,7 @@ export interface ApiServices {
   readonly csrs: CsrService;
   readonly nodes: NodeService;
   readonly batches: NodeBatchService;
+  readonly hostCleanup: HostCleanupService;
   readonly installs: InstallService;
   readonly installRunView: InstallRunView;
   readonly agentReports: AgentReportService;
@@ -74,6 +77,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [CsrResolver, new CsrResolver(services.csrs)],
     [NodeResolver, new NodeResolver(services.nodes)],
     [NodeBatchResolver, new NodeBatchResolver(services.batches)],
+    [HostCleanupResolver, new HostCleanupResolver(services.hostCleanup)],
     [InstallResolver, new InstallResolver(services.installs, services.installRunView)],
     [AgentResolver, new AgentResolver(services.agentReports)],
     [AgentChannelResolver, new AgentChannelResolver(services.agentChannel)],
@@ -89,7 +93,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

@@ -12,6 +12,7 @@ import {
   BatchInstaller,
   InstallRunSweeper,
   NodeBatchService,
+  HostCleanupService,
   InstallRunView,
   InstallService,
   RunBootstrapIdentities,
@@ -31,7 +32,7 @@ import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { ApiMetrics } from './metrics';
-import { clusterProbeFrom } from './cluster-probe';
+import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
 import { requestOrigins } from './request-origin';
 import { buildApiSchema } from './schema';
 import { loadOrCreateServiceCa } from './tls/service-ca.store';
@@ -137,7 +138,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const agentTokens = new AgentTokens(dataSource);
     const sshPool = new SshPool({ maxSessions: config.sshPoolSize, connect: { connectTimeoutMs: config.sshConnectTimeoutMs } });
     stack.push({ name: 'SSH sessions', stop: () => sshPool.close() });
-    const provisioner = new NodeProvisioner(nodeStore, secrets, sshPool, () => agentBinary, logger);
+    const provisioner = new NodeProvisioner(nodeStore, secrets, sshPool, () => agentBinary, logger, clusterProbeFrom(certificates));
     const nodes = new NodeService(dataSource, nodeStore, secrets, provisioner, () => agentBinary);
     let listeningPort = config.port;
     const artifacts = new ArtifactCatalog(config.artifactsDir);
@@ -155,6 +156,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, identities, events, logger, config.installRunDeadlineMinutes * 60_000);
     const batchInstaller = new BatchInstaller(dataSource, nodeStore, installs, events, logger);
     const batches = new NodeBatchService(dataSource, nodeStore, secrets, provisioner, () => agentBinary, batchInstaller, Math.min(config.batchConcurrency, config.sshPoolSize));
+    const hostCleanup = new HostCleanupService(nodeStore, secrets, sshPool, clusterLeftoverCleaner(certificates), logger);
     const agentReports = new AgentReportService(dataSource, agentTokens, nodeStore, installs, clusterProbeFrom(certificates), events, logger);
     const watchdog = new StallWatchdog(dataSource, nodeStore, config.stallAfterSeconds, logger);
     const inventorySync = new NodeInventorySync(nodeStore, certificates.watches, clusters, logger);
@@ -179,6 +181,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       csrs: certificates.service,
       nodes,
       batches,
+      hostCleanup,
       installs,
       installRunView: new InstallRunView(dataSource),
       agentReports,

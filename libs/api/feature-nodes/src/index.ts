@@ -23,3 +23,5 @@ export * from './lib/node-batch.resolver';
 export * from './lib/node-batch.service';
 export * from './lib/node-batch.type';
 export * from './lib/batch-installer';
+export * from './lib/host-cleanup.service';
+export * from './lib/host-cleanup.resolver';

@@ -64,3 +64,55 @@ export function decideHostVerdict(leftovers: readonly Leftover[], options: { rea
 export function verdictAllowsInstall(verdict: HostVerdict | null): boolean {
   return verdict === null || verdict.verdict === 'CLEAN' || (verdict.verdict === 'CLEANABLE' && Boolean(verdict.cleanedAt));
 }
+
+/** Files a kubelet kubeconfig lives in; any other file under /etc/kubernetes counts as KUBERNETES_FILES. */
+export const KUBECONFIG_PATHS = ['/etc/kubernetes/kubelet.conf', '/etc/kubernetes/bootstrap-kubelet.conf', '/etc/kubernetes/kubeconfig', '/var/lib/kubelet/kubeconfig'] as const;
+
+/** Where cleanup may delete: nothing outside these folders, whatever a scan reported. */
+export const CLEANABLE_PREFIXES = ['/etc/kubernetes/', '/var/lib/kubelet/'] as const;
+
+export interface HostScan {
+  readonly machineId: string | null;
+  readonly leftovers: readonly Leftover[];
+}
+
+/**
+ * Reads the output of the host scan: sections introduced by `@@name` lines (machine-id,
+ * kubelet-pki, kubeconfig, kubernetes-files, kubelet-active, kubelet-enabled, end).
+ */
+export function parseHostScan(output: string): HostScan {
+  const sections = new Map<string, string[]>();
+  let current: string[] | null = null;
+  for (const line of output.split('\n')) {
+    const marker = /^@@([a-z-]+)$/.exec(line.trim());
+    if (marker) {
+      current = [];
+      sections.set(marker[1], current);
+    } else if (current && line.trim() !== '') {
+      current.push(line.trim());
+    }
+  }
+  const lines = (name: string) => sections.get(name) ?? [];
+  const kubeconfigs = new Set(lines('kubeconfig'));
+  const leftovers: Leftover[] = [
+    ...lines('kubelet-pki').map((item) => ({ kind: 'KUBELET_CERTIFICATES' as const, item })),
+    ...[...kubeconfigs].map((item) => ({ kind: 'KUBECONFIG' as const, item })),
+    ...lines('kubernetes-files').filter((item) => !kubeconfigs.has(item)).map((item) => ({ kind: 'KUBERNETES_FILES' as const, item })),
+  ];
+  if (lines('kubelet-active')[0] === 'active') {
+    leftovers.push({ kind: 'KUBELET_SERVICE', item: 'kubelet.service (running)' });
+  }
+  if (lines('kubelet-enabled')[0] === 'enabled') {
+    leftovers.push({ kind: 'KUBELET_SERVICE', item: 'kubelet.service (enabled)' });
+  }
+  const machineId = lines('machine-id')[0] ?? null;
+  return { machineId: machineId && /^[0-9a-f]{32}$/.test(machineId) ? machineId : null, leftovers };
+}
+
+/** The host paths cleanup deletes: files the scan listed, inside {@link CLEANABLE_PREFIXES} only. */
+export function cleanupPaths(leftovers: readonly Leftover[]): string[] {
+  return leftovers
+    .filter((leftover) => leftover.kind === 'KUBELET_CERTIFICATES' || leftover.kind === 'KUBECONFIG' || leftover.kind === 'KUBERNETES_FILES')
+    .map((leftover) => leftover.item)
+    .filter((path) => CLEANABLE_PREFIXES.some((prefix) => path.startsWith(prefix)) && !path.split('/').includes('..'));
+}

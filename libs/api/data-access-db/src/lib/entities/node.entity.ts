@@ -7,6 +7,8 @@ export interface HostFacts {
   osRelease?: string;
   kernel?: string;
   freeDiskBytes?: number;
+  /** /etc/machine-id, to recognise a host this service removed when it comes back. */
+  machineId?: string;
 }
 
 @Entity({ name: 'nodes' })
