@@ -36,7 +36,7 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
     await world?.stop();
   });
 
-  it('joins 10, reports the unreachable host and the failing preflight with reasons, survives an API restart, and retries both after the faults are lifted', async () => {
+  it('joins 10, reports the unreachable host and the failing preflight with reasons, and retries both after the faults are lifted, through an API restart', async () => {
     const { hosts } = world.lab;
     const unreachable = hosts[4];
     const swapped = hosts[8];
@@ -68,15 +68,10 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
     expect(install.errors).toBeUndefined();
     expect(install.data?.installBatch.concurrency).toBe(10);
 
-    // Part-way through, the API is killed and started again: the batch goes on from Postgres.
-    await stream.until((messages) => (messages.at(-1)?.batchProgress.progress.joined ?? 0) >= 2, 240_000);
-    await world.api.kill(true);
-    await world.api.restart();
-
     const settled = await stream.until((messages) => {
       const progress = messages.at(-1)?.batchProgress.progress;
       return (progress?.joined ?? 0) + (progress?.failed ?? 0) === HOSTS;
-    }, 240_000);
+    }, 170_000);
     const firstPass = Date.now() - started;
     const last = settled.at(-1)?.batchProgress as BatchView;
     expect(last.state).toBe('NEEDS_ATTENTION');
@@ -101,6 +96,10 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
     const retry = await world.gql<{ retryFailed: BatchView }>(`mutation($id: ID!) { retryFailed(batchId: $id) { ${BATCH_FIELDS} } }`, { id: batchId });
     expect(retry.errors).toBeUndefined();
     const retryStarted = Date.now();
+    // While the retries run, the API is killed and started again: the batch goes on from Postgres.
+    await stream.until((messages) => messages.at(-1)?.batchProgress.progress.installing === 2, 60_000);
+    await world.api.kill(true);
+    await world.api.restart();
     const finished = await stream.until((messages) => messages.at(-1)?.batchProgress.state === 'FINISHED', 240_000);
     const retryTime = Date.now() - retryStarted;
     expect(finished.at(-1)?.batchProgress.progress).toMatchObject({ total: HOSTS, joined: HOSTS, failed: 0, installing: 0, queued: 0 });
@@ -119,6 +118,6 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
     expect(audit.map((entry) => `${entry.action}:${entry.result}`)).toEqual(['addNodes:SUCCESS', 'installBatch:SUCCESS', 'retryFailed:SUCCESS']);
     expect(audit.some((entry) => entry.detail.includes(hosts[0].password))).toBe(false);
 
-    console.log(`batch of ${HOSTS}: 10 joined + 2 failed in ${(firstPass / 1000).toFixed(1)} s (API restarted once meanwhile); retry of the 2 in ${(retryTime / 1000).toFixed(1)} s`);
+    console.log(`batch of ${HOSTS}: 10 joined + 2 failed in ${(firstPass / 1000).toFixed(1)} s; retry of the 2 (API killed and restarted meanwhile) in ${(retryTime / 1000).toFixed(1)} s`);
   }, 600_000);
 });
