@@ -28,9 +28,9 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
 
   const plant = async (host: string, path: string, content = 'leftover\n') => {
     const result = await world.lab.exec(host, ['sh', '-c', 'mkdir -p "$(dirname "$1")" && printf %s "$2" > "$1"', 'plant', path, content]);
-    expect(result.exitCode).toBe(0);
+    expect(result.code).toBe(0);
   };
-  const exists = async (host: string, path: string) => (await world.lab.exec(host, ['test', '-e', path])).exitCode === 0;
+  const exists = async (host: string, path: string) => (await world.lab.exec(host, ['test', '-e', path])).code === 0;
   const node = async (id: string) => (await world.gql<{ node: NodeView }>(NODE, { id })).data?.node as NodeView;
 
   beforeAll(async () => {
@@ -41,8 +41,8 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
     await plant('h2', '/etc/kubernetes/kubelet.conf');
     await plant('h3', '/etc/kubernetes/manifests/old-static-pod.yaml');
     await plant('h4', '/etc/systemd/system/kubelet.service', '[Unit]\nDescription=old kubelet\n[Service]\nExecStart=/bin/sleep 100000\n[Install]\nWantedBy=multi-user.target\n');
-    expect((await world.lab.exec('h4', ['systemctl', 'daemon-reload'])).exitCode).toBe(0);
-    expect((await world.lab.exec('h4', ['systemctl', 'enable', '--now', 'kubelet'])).exitCode).toBe(0);
+    expect((await world.lab.exec('h4', ['systemctl', 'daemon-reload'])).code).toBe(0);
+    expect((await world.lab.exec('h4', ['systemctl', 'enable', '--now', 'kubelet'])).code).toBe(0);
     // h5: a pending CSR for its node name left in the cluster.
     const kubeconfig = join(dir, 'kubeconfig');
     await writeFile(kubeconfig, world.sim.kubeconfig);

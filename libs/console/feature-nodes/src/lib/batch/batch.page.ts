@@ -3,7 +3,7 @@ import { RouterLink } from '@angular/router';
 import { NodeBatchStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextFieldComponent } from '@ccos/console/ui';
 import { I18n } from '@ccos/console/util-i18n';
-import { type InstallStep, describeStep } from '@ccos/shared/domain';
+import { type BatchPhase, type BatchState, type InstallStep, describeStep } from '@ccos/shared/domain';
 import { batchesMessages } from '../batches.messages';
 
 /**
@@ -30,7 +30,7 @@ import { batchesMessages } from '../batches.messages';
     </ccos-page-header>
     @if (store.batch(); as batch) {
       <section class="ccos-card" aria-labelledby="batch-progress">
-        <h2 id="batch-progress" data-testid="batch-state" [attr.data-state]="batch.state">{{ t('batch.state.' + batch.state) }}</h2>
+        <h2 id="batch-progress" data-testid="batch-state" [attr.data-state]="batch.state">{{ stateLabel(batch.state) }}</h2>
         <ul class="counts" data-testid="batch-counts">
           <li data-count="joined"><strong>{{ batch.progress.joined }}</strong>{{ t('batch.count.joined') }}</li>
           <li data-count="installing"><strong>{{ batch.progress.installing }}</strong>{{ t('batch.count.installing') }}</li>
@@ -80,7 +80,7 @@ import { batchesMessages } from '../batches.messages';
             @for (host of batch.hosts; track host.nodeId) {
               <tr [attr.data-host]="host.hostname" [attr.data-phase]="host.phase">
                 <td><a [routerLink]="['/clusters', clusterId(), 'nodes', host.nodeId]">{{ host.hostname }}</a> <code>{{ host.ip }}</code></td>
-                <td>{{ t('phase.' + host.phase) }}</td>
+                <td>{{ phaseLabel(host.phase) }}</td>
                 <td>{{ host.status }}</td>
                 <td>{{ host.step ? stepTitle(host.step) : '' }}</td>
                 <td>{{ host.statusReason }}</td>
@@ -111,8 +111,16 @@ export class BatchPage {
     effect(() => this.store.select(this.batchId()));
   }
 
-  protected stepTitle(step: InstallStep): string {
-    return describeStep(step).title[this.i18n.language()];
+  protected stepTitle(step: string): string {
+    return describeStep(step as InstallStep).title[this.i18n.language()];
+  }
+
+  protected stateLabel(state: string): string {
+    return this.t(`batch.state.${state as BatchState}`);
+  }
+
+  protected phaseLabel(phase: string): string {
+    return this.t(`phase.${phase as BatchPhase}`);
   }
 
   protected async installBatch(): Promise<void> {

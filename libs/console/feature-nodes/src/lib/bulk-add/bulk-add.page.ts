@@ -54,7 +54,7 @@ interface RowView {
         } @else {
           <div class="row">
             <ccos-text-field name="range" monospace [label]="t('bulk.range')" [hint]="t('bulk.range.hint')" placeholder="198.18.0.10-198.18.0.29" [(value)]="range" />
-            <ccos-text-field name="pattern" monospace [label]="t('bulk.pattern')" [hint]="t('bulk.pattern.hint')" placeholder="w-{n}" [(value)]="pattern" />
+            <ccos-text-field name="pattern" monospace [label]="t('bulk.pattern')" [hint]="t('bulk.pattern.hint', { n: '{n}', octet: '{octet}' })" placeholder="w-{n}" [(value)]="pattern" />
             <ccos-text-field name="firstNumber" inputMode="numeric" [label]="t('bulk.firstNumber')" [(value)]="firstNumber" />
           </div>
           @if (rangeProblem(); as problem) {
