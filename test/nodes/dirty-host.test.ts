@@ -30,7 +30,8 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
     const result = await world.lab.exec(host, ['sh', '-c', 'mkdir -p "$(dirname "$1")" && printf %s "$2" > "$1"', 'plant', path, content]);
     expect(result.code).toBe(0);
   };
-  const exists = async (host: string, path: string) => (await world.lab.exec(host, ['test', '-e', path])).code === 0;
+  // lab.exec refuses a non-zero exit, so the shell answers yes or no.
+  const exists = async (host: string, path: string) => (await world.lab.exec(host, ['sh', '-c', 'if [ -e "$1" ]; then echo yes; else echo no; fi', 'exists', path])).stdout.trim() === 'yes';
   const node = async (id: string) => (await world.gql<{ node: NodeView }>(NODE, { id })).data?.node as NodeView;
 
   beforeAll(async () => {
@@ -132,7 +133,7 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
     expect(await exists('h1', '/var/lib/kubelet/pki/kubelet-client-current.pem')).toBe(false);
     expect(await exists('h1', '/var/lib/kubelet/config.yaml')).toBe(true);
     expect((await world.gql(`mutation($id: ID!) { cleanHost(nodeId: $id) { id } }`, { id: ids.get('h4') })).errors).toBeUndefined();
-    expect((await world.lab.exec('h4', ['systemctl', 'is-enabled', 'kubelet'])).stdout.trim()).not.toBe('enabled');
+    expect((await world.lab.exec('h4', ['sh', '-c', 'systemctl is-enabled kubelet || true'])).stdout.trim()).toBe('disabled');
 
     // Cleaned hosts leave HELD and join through the batch; the others still wait.
     const second = await approveUntilSettled(world, [ids.get('h1') ?? '', ids.get('h4') ?? ''], ['JOINED', 'INSTALL_FAILED'], 240_000);
