@@ -96,8 +96,8 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
     const retry = await world.gql<{ retryFailed: BatchView }>(`mutation($id: ID!) { retryFailed(batchId: $id) { ${BATCH_FIELDS} } }`, { id: batchId });
     expect(retry.errors).toBeUndefined();
     const retryStarted = Date.now();
-    // While the retries run, the API is killed and started again: the batch goes on from Postgres.
-    await stream.until((messages) => (messages.at(-1)?.batchProgress.progress.installing ?? 0) >= 1, 60_000);
+    // While the retries run (an agent reporting steps), the API is killed and started again: the batch goes on from Postgres.
+    await stream.until((messages) => (messages.at(-1)?.batchProgress.progress.installingBySteps.length ?? 0) >= 1, 120_000);
     await world.api.kill(true);
     await world.api.restart();
     const finished = await stream.until((messages) => messages.at(-1)?.batchProgress.state === 'FINISHED', 240_000);

@@ -73,7 +73,9 @@ export function nextBatchStep(phase: BatchPhase, status: NodeStatus, dirty: bool
       }
       return { kind: 'WAIT' };
     case 'ACTIVE':
-      if (status === 'INSTALL_FAILED' || ADD_FAILURES.includes(status)) {
+      // A stalled agent is reported as a failure (its reason says it went silent) so that retryFailed
+      // can restart it; should it come back and join, JOINED wins from any phase.
+      if (status === 'INSTALL_FAILED' || status === 'STALLED' || ADD_FAILURES.includes(status)) {
         return { kind: 'MOVE', to: 'FAILED' };
       }
       if (status === 'HOST_KEY_CHANGED') {
