@@ -1,3 +1,4 @@
+import { builtinModules } from 'node:module';
 import nx from '@nx/eslint-plugin';
 
 /** Packages that only make sense on a server; browser code must not pull them in. */
@@ -21,7 +22,7 @@ export default [
     },
   },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       '@nx/enforce-module-boundaries': ['error', {
         enforceBuildableLibDependency: false,
@@ -43,6 +44,8 @@ export default [
           { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:api', 'scope:shared'] },
           { sourceTag: 'scope:agent', onlyDependOnLibsWithTags: ['scope:agent', 'scope:shared'] },
           { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['scope:console', 'scope:shared'] },
+          // The CLI is a client like the console: the API over GraphQL, the shared operations.
+          { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:cli', 'scope:shared'] },
           { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
           { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared'] },
           { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared', 'scope:api'] },
@@ -60,6 +63,18 @@ export default [
       'import/order': 'off',
       curly: ['error', 'all'],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
+    },
+  },
+  {
+    // Code that runs in the browser (platform:browser) or anywhere (platform:any) never imports a
+    // Node built-in; module boundaries only see workspace libraries, so this says it for Node's own.
+    files: ['apps/console/**/*.ts', 'apps/graphiql/**/*.ts', 'apps/graphiql/**/*.tsx', 'libs/console/**/*.ts', 'libs/shared/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/testing/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['node:*'], message: 'Node built-ins do not exist in the browser; this library runs there (platform:browser or platform:any).' }],
+        paths: builtinModules.map((name) => ({ name, message: 'Node built-ins do not exist in the browser; this library runs there (platform:browser or platform:any).' })),
+      }],
     },
   },
 ];

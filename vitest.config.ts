@@ -34,6 +34,18 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // The console's rules, stores' helpers and catalogues that need no DOM; components are
+          // covered in Chromium by test/console.
+          name: 'console',
+          include: ['{apps,libs}/console/**/src/**/*.spec.ts'],
+          exclude: ['**/node_modules/**'],
+          environment: 'node',
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'e2e',
           include: ['test/**/*.test.ts'],
           environment: 'node',

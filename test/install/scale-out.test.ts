@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../support/graphql-subscriptions';
+import { sampleValue, samplesOf, scrape } from '../support/metrics-text';
 import { type ScaleOutWorld, approveUntilSettled, startScaleOutWorld } from '../support/scale-out-world';
 
 const INSTALL_PROGRESS = `subscription($nodeId: ID!) {
@@ -59,6 +60,7 @@ describe('scale-out: three hosts installed at once', () => {
     }
 
     // Each subscriber saw the six steps start and succeed, in order, with no gap or repeat.
+    let storedEvents = 0;
     for (const stream of streams) {
       const messages = await stream.until((all) => all.at(-1)?.installProgress.run?.status === 'SUCCEEDED', 30_000);
       const events = messages.flatMap((message) => message.installProgress.events);
@@ -68,8 +70,26 @@ describe('scale-out: three hosts installed at once', () => {
       const milestones = events.filter((event) => event.status !== 'PROGRESS').map((event) => `${event.step}:${event.status}`);
       expect(milestones).toEqual(STEPS.flatMap((step) => [`${step}:STARTED`, `${step}:SUCCEEDED`]));
       expect(messages.at(-1)?.installProgress.run?.steps.map((step) => step.status)).toEqual(Array(6).fill('SUCCEEDED'));
+      storedEvents += events.length;
       await stream.close();
     }
+
+    // /metrics counts the same: each step timed once per host, the runs, every stored event, the operator's approvals.
+    const text = await scrape(world.api.url);
+    for (const step of STEPS) {
+      expect(sampleValue(text, 'ccos_install_step_duration_seconds_count', { step, outcome: 'SUCCEEDED' }), step).toBe(3);
+      expect(sampleValue(text, 'ccos_install_step_duration_seconds_bucket', { step, outcome: 'SUCCEEDED', le: '+Inf' }), step).toBe(3);
+      expect(sampleValue(text, 'ccos_install_step_duration_seconds_sum', { step, outcome: 'SUCCEEDED' }), step).toBeGreaterThan(0);
+      expect(sampleValue(text, 'ccos_install_step_duration_seconds_count', { step, outcome: 'FAILED' }), step).toBeUndefined();
+      expect(sampleValue(text, 'ccos_installs_in_progress', { step }), step).toBe(0);
+    }
+    expect(sampleValue(text, 'ccos_install_runs_finished_total', { outcome: 'SUCCEEDED', failure_code: 'none' })).toBe(3);
+    expect(samplesOf(text).filter((sample) => sample.name === 'ccos_install_runs_finished_total').map((sample) => sample.labels['outcome'])).toEqual(['SUCCEEDED']);
+    expect(sampleValue(text, 'ccos_agent_event_lag_seconds_count')).toBe(storedEvents);
+    expect(sampleValue(text, 'ccos_csr_decisions_total', { cluster: 'lab', verdict: 'APPROVED', decider: 'operator' })).toBe(approved.length);
+    expect(samplesOf(text).filter((sample) => sample.name === 'ccos_csr_decisions_total')).toHaveLength(1);
+    expect(sampleValue(text, 'ccos_csrs_pending', { cluster: 'lab' })).toBe(0);
+    expect(sampleValue(text, 'ccos_nodes', { cluster: 'lab', status: 'JOINED' })).toBe(3);
   }, 400_000);
 });
 
@@ -101,5 +121,16 @@ describe('scale-out with CSR auto-approve on', () => {
     expect(approved.length).toBeGreaterThanOrEqual(6);
     expect(new Set(approved.map((csr) => csr.decidedBy))).toEqual(new Set(['auto-approver']));
     expect(new Set(approved.map((csr) => csr.node?.hostname))).toEqual(new Set(['h1', 'h2', 'h3']));
+
+    // /metrics: the auto-approver's decisions by verdict, none by an operator, this replica holding the Lease, the steps timed.
+    const text = await scrape(world.api.url);
+    const byVerdict = (status: string) => approved.filter((csr) => csr.status === status).length;
+    expect(sampleValue(text, 'ccos_csr_decisions_total', { cluster: 'lab', verdict: 'APPROVED', decider: 'auto-approver' })).toBe(byVerdict('APPROVED'));
+    expect(sampleValue(text, 'ccos_csr_decisions_total', { cluster: 'lab', verdict: 'DENIED', decider: 'auto-approver' }) ?? 0).toBe(byVerdict('DENIED'));
+    expect(samplesOf(text).filter((sample) => sample.name === 'ccos_csr_decisions_total' && sample.labels['decider'] !== 'auto-approver')).toEqual([]);
+    expect(sampleValue(text, 'ccos_csr_approver_leader', { cluster: 'lab' })).toBe(1);
+    for (const step of STEPS) {
+      expect(sampleValue(text, 'ccos_install_step_duration_seconds_count', { step, outcome: 'SUCCEEDED' }), step).toBe(3);
+    }
   }, 400_000);
 });

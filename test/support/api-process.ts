@@ -43,6 +43,8 @@ export interface ApiProcess {
   login(username?: string, password?: string): Promise<string>;
   /** Whether the process is still alive (it has not exited since it last started). */
   running(): boolean;
+  /** The process id while it runs (replicas name themselves `<hostname>#<pid>` in removal_runs.owner). */
+  pid(): number | undefined;
   /** Kills the process (SIGKILL when `hard`), keeping its database and data folder. */
   kill(hard?: boolean): Promise<void>;
   /** Starts it again on the same port, database and data folder. */
@@ -173,6 +175,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
       }
       return result.data.login.token;
     },
+    pid: () => ((child as ChildProcess | null)?.exitCode === null ? (child as ChildProcess | null)?.pid : undefined),
     kill,
     restart: async () => {
       await kill();

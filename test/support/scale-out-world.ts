@@ -37,6 +37,8 @@ export interface ScaleOutWorld {
   gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<{ data?: T | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
   /** addNode for lab host `index` (0-based) with its password; returns the node id. */
   addHost(index: number, overrides?: Record<string, unknown>): Promise<string>;
+  /** Another replica: the same environment on the same database, on a port of its own; stopped with the world. */
+  startReplica(): Promise<ApiProcess>;
   /** Polls the node until its status is one of `statuses`. */
   waitForStatus(nodeId: string, statuses: readonly string[], timeoutMs: number): Promise<NodeStatusView>;
   stop(): Promise<void>;
@@ -64,19 +66,16 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
     });
     cleanups.push(() => lab.stop());
     const port = await freePort('0.0.0.0');
-    const api = await startApiProcess({
-      host: '0.0.0.0',
-      port,
-      env: {
-        AGENT_API_URL: `https://${lab.gateway}:${port}`,
-        ARTIFACTS_DIR: lab.artifactsDir,
-        AGENT_BINARY: AGENT_EXECUTABLE,
-        MIN_MEMORY_MB: '256',
-        MIN_CPUS: '1',
-        LOG_LEVEL: 'info',
-        ...(typeof options.apiEnv === 'function' ? options.apiEnv(lab) : options.apiEnv),
-      },
-    });
+    const apiEnv = {
+      AGENT_API_URL: `https://${lab.gateway}:${port}`,
+      ARTIFACTS_DIR: lab.artifactsDir,
+      AGENT_BINARY: AGENT_EXECUTABLE,
+      MIN_MEMORY_MB: '256',
+      MIN_CPUS: '1',
+      LOG_LEVEL: 'info',
+      ...(typeof options.apiEnv === 'function' ? options.apiEnv(lab) : options.apiEnv),
+    };
+    const api = await startApiProcess({ host: '0.0.0.0', port, env: apiEnv });
     cleanups.push(() => api.stop());
     const token = await api.login();
     const gql: ScaleOutWorld['gql'] = (query, variables = {}) => api.gql(query, variables, token);
@@ -105,6 +104,12 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
       token,
       clusterId,
       gql,
+      async startReplica() {
+        const replica = await startApiProcess({ host: '0.0.0.0', port: await freePort('0.0.0.0'), env: apiEnv, database: api.database ?? undefined });
+        // Stopped before the first process, which owns (and drops) the database.
+        cleanups.push(() => replica.stop());
+        return replica;
+      },
       async addHost(index, overrides = {}) {
         const host = lab.hosts[index];
         const added = await gql<{ addNode: { id: string } }>('mutation($input: AddNodeInput!) { addNode(input: $input) { id } }', {

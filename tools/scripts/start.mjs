@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 
 const env = { ...process.env, NX_DAEMON: 'false', NX_TUI: 'false', NX_NO_CLOUD: 'true' };
-const build = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '-p', 'api', 'console', 'boot-worker', '--exclude-task-dependencies', '--outputStyle=static'], {
+const build = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '-p', 'api', 'console', 'graphiql', 'boot-worker', '--exclude-task-dependencies', '--outputStyle=static'], {
   stdio: 'inherit',
   env,
 });

@@ -16,6 +16,8 @@ export interface ApiConfig {
   readonly adminPassword: string | undefined;
   readonly logLevel: string;
   readonly consoleDir: string;
+  /** The built GraphQL IDE served at GET /graphql to browsers. */
+  readonly graphiqlDir: string;
   readonly sessionTtlSeconds: number;
   /** Peers whose X-Forwarded-For is believed (addresses, CIDR ranges, or loopback/linklocal/uniquelocal); empty: none. */
   readonly trustedProxies: readonly string[];
@@ -94,6 +96,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     adminPassword: env['ADMIN_PASSWORD'] || undefined,
     logLevel: env['LOG_LEVEL'] ?? 'info',
     consoleDir: resolve(env['CONSOLE_DIR'] ?? 'dist/apps/console/browser'),
+    graphiqlDir: resolve(env['GRAPHIQL_DIR'] ?? 'dist/apps/graphiql'),
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 12 * 3600, 60, 30 * 24 * 3600),
     trustedProxies: trustedProxies(env['TRUSTED_PROXIES']),
     passwordChecksAtOnce: integer(env, 'PASSWORD_CHECKS_AT_ONCE', Math.min(4, availableParallelism()), 1, 64),

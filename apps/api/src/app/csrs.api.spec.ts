@@ -547,6 +547,11 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       expect(value).toBe(2);
     });
 
+    it('reports this replica as the holder of the cluster\'s approver Lease', async () => {
+      const text = await (await fetch(`${harness.url}/metrics`)).text();
+      expect(text).toMatch(/^ccos_csr_approver_leader\{cluster="sim"\} 1$/m);
+    });
+
     it('stops approving at once when switched off', async () => {
       await harness.gql('mutation($c: ID!) { setCsrAutoApprove(clusterId: $c, enabled: false) { csrAutoApprove } }', { c: clusterId }, admin);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -595,6 +600,31 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       const mine = received.filter((change) => change.name === name);
       expect(mine[0]).toEqual({ kind: 'ADDED', name, status: 'PENDING' });
       expect(mine.some((change) => change.kind === 'MODIFIED' && change.status === 'APPROVED')).toBe(true);
+    });
+  });
+
+  describe('metrics', () => {
+    it('counts every decision written by verdict and decider, and pending CSRs and the oldest one\'s age from the cluster', async () => {
+      const rows: Array<{ decision: string; decider: string; count: string }> = await harness.api.dataSource.query(
+        `SELECT decision, CASE WHEN actor = 'auto-approver' THEN 'auto-approver' WHEN forced THEN 'forced' ELSE 'operator' END AS decider, count(*) AS count
+           FROM csr_decisions GROUP BY 1, 2`,
+      );
+      // Operators approved and denied, an ADMIN forced, the auto-approver approved, denied and left some pending above.
+      expect(new Set(rows.map((row) => `${row.decision}/${row.decider}`))).toEqual(
+        new Set(['APPROVED/operator', 'DENIED/operator', 'APPROVED/forced', 'APPROVED/auto-approver', 'DENIED/auto-approver', 'LEFT_PENDING/auto-approver']),
+      );
+      const text = await (await fetch(`${harness.url}/metrics`)).text();
+      const counted = [...text.matchAll(/^ccos_csr_decisions_total\{cluster="sim",verdict="(\w+)",decider="([\w-]+)"\} (\d+)$/gm)].map((match) => ({ decision: match[1], decider: match[2], count: match[3] }));
+      expect(counted.sort((a, b) => `${a.decision}${a.decider}`.localeCompare(`${b.decision}${b.decider}`))).toEqual(
+        rows.sort((a, b) => `${a.decision}${a.decider}`.localeCompare(`${b.decision}${b.decider}`)),
+      );
+
+      const pending = (await listCsrs(viewer, true)).length;
+      expect(pending).toBeGreaterThan(0);
+      expect(Number(/^ccos_csrs_pending\{cluster="sim"\} (\d+)$/m.exec(text)?.[1])).toBe(pending);
+      const oldestAge = Number(/^ccos_csrs_pending_oldest_age_seconds\{cluster="sim"\} (\S+)$/m.exec(text)?.[1]);
+      expect(oldestAge).toBeGreaterThan(0);
+      expect(oldestAge).toBeLessThan(600);
     });
   });
 });

@@ -5,6 +5,7 @@ import { createServer as createTlsServer } from 'node:https';
 import { join } from 'node:path';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import {
@@ -55,6 +56,8 @@ export interface HttpServerOptions {
   readonly port: number;
   readonly host: string;
   readonly consoleDir: string;
+  /** The built GraphQL IDE (apps/graphiql), served at GET /graphql to browsers. */
+  readonly graphiqlDir: string;
   readonly maxRequestBytes: number;
   readonly schema: GraphQLSchema;
   readonly logger: Logger;
@@ -154,6 +157,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     stopOnTerminationSignals: false,
     formatError: (formatted, error) => withoutSecrets(maskUnexpected(formatted, error, logger)),
     plugins: [
+      // Apollo's landing page loads its code and fonts from the internet; GET /graphql serves the bundled GraphiQL instead.
+      ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer }),
       // Apollo's stopper handles https.Server too (it listens for secureConnection); only its type says http.Server.
       ApolloServerPluginDrainHttpServer({ httpServer: tlsServer as unknown as PlainServer }),
@@ -178,6 +183,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
+  serveGraphqlIde(app, options.graphiqlDir);
   app.use(
     '/graphql',
     express.json({ limit: options.maxRequestBytes }),
@@ -406,6 +412,46 @@ function operationGate(schema: GraphQLSchema): ApolloServerPlugin<RequestContext
 /** An error as sent, without the request's secret values and anything that looks like a credential. */
 function withoutSecrets(formatted: GraphQLFormattedError): GraphQLFormattedError {
   return { ...formatted, message: scrubSecrets(scrubRequestSecrets(formatted.message)) };
+}
+
+/**
+ * The GraphQL IDE: GET /graphql from a browser (Accept: text/html, no query) gets GraphiQL's page,
+ * its scripts, styles and Monaco workers come from /graphql/ide. All of it is built into the
+ * service (apps/graphiql), and the policy below keeps the page from loading or calling anything
+ * but this origin (its own ws:/wss: included).
+ */
+function serveGraphqlIde(app: express.Express, graphiqlDir: string): void {
+  const index = join(graphiqlDir, 'index.html');
+  const policy = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "worker-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "font-src 'self' data:",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  app.use('/graphql/ide', (_req, response, next) => {
+    response.setHeader('content-security-policy', policy);
+    next();
+  }, express.static(graphiqlDir, { index: false, maxAge: '1h', fallthrough: false }));
+  app.get('/graphql', (req, response, next) => {
+    const wantsPage = req.query['query'] === undefined && req.accepts(['application/json', 'application/graphql-response+json', 'text/html']) === 'text/html';
+    if (!wantsPage) {
+      next();
+      return;
+    }
+    if (!existsSync(index)) {
+      response.status(503).type('text/plain').send('The GraphQL IDE is not built yet: run `npm run build` (npm start does it for you).\n');
+      return;
+    }
+    response.setHeader('content-security-policy', policy);
+    response.setHeader('cache-control', 'no-cache');
+    response.sendFile(index);
+  });
 }
 
 /** The built console, with index.html for client-side routes. */

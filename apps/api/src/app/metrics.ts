@@ -1,8 +1,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { type ClusterNameOf, DomainMetrics } from './domain-metrics';
 
-/** Prometheus metrics: default process metrics plus HTTP and GraphQL request counts and durations. */
+/** Prometheus metrics: default process metrics, HTTP and GraphQL request counts and durations, and the domain's (installs, CSRs, removals, SSH). */
 export class ApiMetrics {
   readonly registry = new Registry();
+  readonly domain: DomainMetrics;
   readonly httpRequests = new Counter({
     name: 'ccos_http_requests_total',
     help: 'HTTP requests by method, route and status code',
@@ -43,8 +45,10 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
-  constructor() {
+  /** `clusterName` turns cluster ids into the names the `cluster` labels carry. */
+  constructor(clusterName: ClusterNameOf = async (clusterId) => clusterId) {
     collectDefaultMetrics({ register: this.registry });
+    this.domain = new DomainMetrics(this.registry, clusterName);
   }
 
   /** Exposes the password-check slots: how many run and wait now, and the most that ever ran at once. */

@@ -370,6 +370,14 @@ describe('node removal over GraphQL, against kube-sim', () => {
     const second = await remove(w2.id, { ignoreDaemonSets: true });
     expect(second.errors?.[0]?.extensions?.['code']).toBe('CONFLICT');
     expect((await active('w2')).status).toBe('REMOVING');
+    // The metrics see the drain held by the budget, on the replica that executes it.
+    const metrics = async () => (await fetch(`${harness.url}/metrics`)).text();
+    const succeededBefore = Number(/^ccos_removal_runs_finished_total\{outcome="SUCCEEDED"\} (\d+)$/m.exec(await metrics())?.[1] ?? 0);
+    const blocked = await metrics();
+    expect(blocked).toMatch(/^ccos_removals_in_progress\{phase="DRAIN"\} 1$/m);
+    expect(Number(/^ccos_evictions_refused_total\{cluster="sim"\} (\d+)$/m.exec(blocked)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(/^ccos_removal_drain_blocked_seconds\{cluster="sim",node="w2"\} (\S+)$/m.exec(blocked)?.[1])).toBeGreaterThanOrEqual(0);
+    expect(blocked).toMatch(/^ccos_removal_drain_timeout_seconds\{cluster="sim",node="w2"\} \d+$/m);
 
     await kube.call('relax', (o) => kube.policy.patchNamespacedPodDisruptionBudget({ name: 'db-budget', namespace: 'shop', body: [{ op: 'replace', path: '/spec/minAvailable', value: 0 }] }, o));
     const messages = await progress.until((all) => all.some((m) => m.events.some((e) => e.kind === 'FINISHED')), 20_000);
@@ -381,6 +389,10 @@ describe('node removal over GraphQL, against kube-sim', () => {
     const seqs = messages.flatMap((m) => m.events.map((e) => e.seq));
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, index) => index + 1));
     expect(await kubeNode('w2')).toBeNull();
+    const after = await metrics();
+    expect(Number(/^ccos_removal_runs_finished_total\{outcome="SUCCEEDED"\} (\d+)$/m.exec(after)?.[1])).toBe(succeededBefore + 1);
+    expect(after).not.toMatch(/^ccos_removal_drain_blocked_seconds\{/m);
+    expect(after).not.toMatch(/^ccos_removals_in_progress\{phase="DRAIN"\} [1-9]/m);
   });
 
   it('a drain that outlives its timeout ends DRAIN_FAILED naming the pod and its budget; the node stays cordoned and its Node is kept', async () => {

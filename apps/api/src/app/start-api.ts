@@ -14,6 +14,7 @@ import {
   NodeBatchService,
   HostCleanupService,
   InstallRunView,
+  InstallGauges,
   InstallService,
   RunBootstrapIdentities,
   NodeProvisioner,
@@ -25,7 +26,7 @@ import {
   loadAgentBinary,
   sshTargetOf,
 } from '@ccos/api/feature-nodes';
-import { createRemovalFeature } from '@ccos/api/feature-removals';
+import { RemovalGauges, createRemovalFeature } from '@ccos/api/feature-removals';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
@@ -93,7 +94,21 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger.warn('AGENT_PLAIN_HTTP=allow: agents may reach the service over plain HTTP, where their run token and the service\'s answers are unprotected');
     }
     const audit = new AuditLog(dataSource, logger);
-    const metrics = new ApiMetrics();
+    const clusterNames = new Map<string, string>();
+    // A cluster's name never changes once registered: read it once per process (the id stands in, uncached, when it cannot be read).
+    const clusterName = async (clusterId: string) => {
+      const known = clusterNames.get(clusterId);
+      if (known !== undefined) {
+        return known;
+      }
+      const name = await clusters.get(clusterId).then((cluster) => cluster.name, () => null);
+      if (name === null) {
+        return clusterId;
+      }
+      clusterNames.set(clusterId, name);
+      return name;
+    };
+    const metrics = new ApiMetrics(clusterName);
     const sessions = new SessionService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), events);
     const stopFollowingSessions = sessions.follow((error) => logger.error({ err: error }, 'stopped following ended sessions'));
     stack.push({ name: 'session cache', stop: async () => stopFollowingSessions() });
@@ -111,14 +126,10 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger,
       audit,
       policy: { approvalWindowMs: config.csrApprovalWindowMinutes * 60_000 },
+      onDecision: metrics.domain.csrDecisionObserver,
       approver: {
         leaseNamespace: config.csrApproverLeaseNamespace,
-        onImpostorDenied: (event) => {
-          void clusters.get(event.clusterId).then(
-            (cluster) => metrics.impostorCsrs.inc({ cluster: cluster.name }),
-            () => metrics.impostorCsrs.inc({ cluster: event.clusterId }),
-          );
-        },
+        onImpostorDenied: (event) => void clusterName(event.clusterId).then((cluster) => metrics.impostorCsrs.inc({ cluster })),
       },
     });
 
@@ -153,11 +164,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       nodeReadyTimeoutSeconds: config.nodeReadyTimeoutSeconds,
     });
     const identities = new RunBootstrapIdentities(dataSource, { clientFor: async (clusterId) => (await certificates.watches.ensure(clusterId)).client }, config.bootstrapNamespace, logger);
-    const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, identities, events, logger, config.installRunDeadlineMinutes * 60_000);
+    const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, identities, events, logger, config.installRunDeadlineMinutes * 60_000, metrics.domain.installObserver);
+    const agentReports = new AgentReportService(dataSource, agentTokens, nodeStore, installs, clusterProbeFrom(certificates), events, logger, metrics.domain.installObserver);
     const batchInstaller = new BatchInstaller(dataSource, nodeStore, installs, events, logger);
     const batches = new NodeBatchService(dataSource, nodeStore, secrets, provisioner, () => agentBinary, batchInstaller, Math.min(config.batchConcurrency, config.sshPoolSize));
     const hostCleanup = new HostCleanupService(nodeStore, secrets, sshPool, clusterLeftoverCleaner(certificates), logger);
-    const agentReports = new AgentReportService(dataSource, agentTokens, nodeStore, installs, clusterProbeFrom(certificates), events, logger);
     const watchdog = new StallWatchdog(dataSource, nodeStore, config.stallAfterSeconds, logger);
     const inventorySync = new NodeInventorySync(nodeStore, certificates.watches, clusters, logger);
     await inventorySync.start();
@@ -172,6 +183,16 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       ssh: sshPool,
       events,
       logger,
+      runner: { observer: metrics.domain.removalObserver },
+    });
+    metrics.domain.follow({
+      installs: new InstallGauges(dataSource),
+      removals: new RemovalGauges(dataSource),
+      pendingCsrs: () => certificates.watches.pendingCsrs(),
+      approverLeadership: () => certificates.autoApprover.leadership(),
+      blockedDrains: () => removals.runner.blockedDrains(),
+      ssh: () => sshPool.stats,
+      approvalWindowSeconds: config.csrApprovalWindowMinutes * 60,
     });
 
     const schema = await buildApiSchema({
@@ -198,6 +219,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       port: config.port,
       host: config.host,
       consoleDir: config.consoleDir,
+      graphiqlDir: config.graphiqlDir,
       maxRequestBytes: config.maxRequestBytes,
       schema,
       logger,

@@ -22,3 +22,4 @@ export * from './lib/agent-tokens';
 export * from './lib/install-run-notices';
 export * from './lib/entity-changes';
 export * from './lib/unique-violation';
+export * from './lib/returning-rows';

@@ -25,3 +25,4 @@ export * from './lib/node-batch.type';
 export * from './lib/batch-installer';
 export * from './lib/host-cleanup.service';
 export * from './lib/host-cleanup.resolver';
+export * from './lib/install-metrics';

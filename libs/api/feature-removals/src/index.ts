@@ -7,3 +7,4 @@ export * from './lib/removal-ports';
 export * from './lib/removal-runner';
 export * from './lib/removal-feature';
 export { HOST_CLEAN_PATHS } from './lib/host-commands';
+export * from './lib/removal-gauges';

@@ -21,16 +21,29 @@ export interface CsrDecisionInput {
 /** The actor name of the auto-approver in csr_decisions and the audit trail. */
 export const AUTO_APPROVER_ACTOR = 'auto-approver';
 
+/** Who made a decision, as the metrics count it: an operator, an ADMIN forcing past the policy, or the auto-approver. */
+export type CsrDecider = 'operator' | 'forced' | 'auto-approver';
+
+/** Told about every decision written (once each: the replica that wrote it), for metrics. */
+export type CsrDecisionObserver = (decision: { readonly clusterId: string; readonly decision: CsrDecisionKind; readonly decider: CsrDecider }) => void;
+
+/** Who decided, as the metrics label it. */
+export function deciderOf(input: Pick<CsrDecisionInput, 'actor' | 'forced'>): CsrDecider {
+  return input.actor === AUTO_APPROVER_ACTOR ? 'auto-approver' : input.forced ? 'forced' : 'operator';
+}
+
 /** `csr_decisions`: every approval, denial and (once per CSR) why the auto-approver left one pending. */
 export class CsrDecisionLog {
   private readonly decisions: Repository<CsrDecisionEntity>;
 
-  constructor(dataSource: DataSource) {
+  constructor(dataSource: DataSource, private readonly observer?: CsrDecisionObserver) {
     this.decisions = dataSource.getRepository(CsrDecisionEntity);
   }
 
   async record(input: CsrDecisionInput): Promise<CsrDecisionEntity> {
-    return this.decisions.save(this.decisions.create(toEntity(input)));
+    const saved = await this.decisions.save(this.decisions.create(toEntity(input)));
+    this.observer?.({ clusterId: input.clusterId, decision: input.decision, decider: deciderOf(input) });
+    return saved;
   }
 
   /**
@@ -46,7 +59,11 @@ export class CsrDecisionLog {
       .orIgnore()
       .returning(['id'])
       .execute();
-    return (result.raw as unknown[]).length > 0;
+    const written = (result.raw as unknown[]).length > 0;
+    if (written) {
+      this.observer?.({ clusterId: input.clusterId, decision: 'LEFT_PENDING', decider: deciderOf(input) });
+    }
+    return written;
   }
 
   /** Decisions of these CSRs (all of the cluster's when `names` is absent), oldest first, by CSR name. */

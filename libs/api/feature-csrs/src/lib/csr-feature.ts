@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { InstallRunNotices } from '@ccos/api/data-access-db';
 import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type AutoApproverOptions, CsrAutoApprover } from './auto-approver';
-import { CsrDecisionLog } from './csr-decision.log';
+import { type CsrDecisionObserver, CsrDecisionLog } from './csr-decision.log';
 import { CsrInventory } from './csr-inventory';
 import { type CsrPolicyOptions, CsrService } from './csr.service';
 import { type ClusterDirectory, CsrWatches, type CsrWatchesOptions } from './csr-watches';
@@ -18,6 +18,8 @@ export interface CsrFeatureOptions {
   readonly policy?: CsrPolicyOptions;
   readonly approver?: AutoApproverOptions;
   readonly watches?: CsrWatchesOptions;
+  /** Told about every decision written to csr_decisions (the metrics). */
+  readonly onDecision?: CsrDecisionObserver;
 }
 
 /** The certificate feature as the composition root sees it. */
@@ -36,7 +38,7 @@ export interface CsrFeature {
 export function createCsrFeature(options: CsrFeatureOptions): CsrFeature {
   const { dataSource, clusters, events, logger } = options;
   const watches = new CsrWatches(clusters, events, logger, options.watches);
-  const decisions = new CsrDecisionLog(dataSource);
+  const decisions = new CsrDecisionLog(dataSource, options.onDecision);
   const service = new CsrService(clusters, watches, new CsrInventory(dataSource), decisions, events, logger, options.policy);
   const autoApprover = new CsrAutoApprover(clusters, watches, service, decisions, events, logger, {
     audit: options.audit,

@@ -30,6 +30,15 @@ export interface ClusterWatch {
   nodes(): NodeSummary[];
 }
 
+/** A cluster's pending CSRs, as its watch cache has them. */
+export interface CsrPendingSummary {
+  readonly clusterId: string;
+  readonly clusterName: string;
+  readonly pending: number;
+  /** Epoch ms of the oldest pending CSR's creationTimestamp; null when none is pending. */
+  readonly oldestCreatedAt: number | null;
+}
+
 /** Told about every CSR change of every watched cluster, in the API's order per cluster. */
 export type CsrEventListener = (clusterId: string, event: CsrEvent) => void;
 
@@ -102,6 +111,27 @@ export class CsrWatches {
   onNodeEvent(listener: NodeEventListener): () => void {
     this.nodeListeners.add(listener);
     return () => this.nodeListeners.delete(listener);
+  }
+
+  /**
+   * Pending CSRs of every cluster whose watches are current (listed and not failing), from the
+   * watch cache: the cluster's own state, so every replica reports the same. A cluster whose
+   * watch is not current is left out rather than reported as having none.
+   */
+  pendingCsrs(): CsrPendingSummary[] {
+    const summaries: CsrPendingSummary[] = [];
+    for (const [clusterId, running] of this.running) {
+      if (!running.healthy()) {
+        continue;
+      }
+      const created = running.watch
+        .csrs()
+        .filter((csr) => csr.state === 'Pending')
+        .map((csr) => (csr.createdAt ? Date.parse(csr.createdAt) : Number.NaN));
+      const known = created.filter((at) => Number.isFinite(at));
+      summaries.push({ clusterId, clusterName: running.clusterName, pending: created.length, oldestCreatedAt: known.length > 0 ? Math.min(...known) : null });
+    }
+    return summaries;
   }
 
   /** Starts watching a cluster unless it is watched already; does not wait for the first list. */

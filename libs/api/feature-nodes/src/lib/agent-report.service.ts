@@ -4,6 +4,7 @@ import { describeStep } from '@ccos/shared/domain';
 import { type AgentTokens, type InstallRunEntity, type NodeStore, InstallRunEntity as InstallRunTable, StepEventEntity, entityChanges } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
 import type { ClusterProbe } from './cluster-probe';
+import { type InstallObserver, UNOBSERVED_INSTALLS, failureCodeOf } from './install-metrics';
 import type { InstallService } from './install.service';
 import { type AgentRunType, MAX_STEP_EVENTS_PER_RUN, type ReportStepInput, type ReportStepResultType, STEP_EVENT_RESERVE } from './report-step.input';
 
@@ -24,6 +25,7 @@ export class AgentReportService {
     private readonly probe: ClusterProbe,
     private readonly bus: EventBus,
     private readonly logger: Logger,
+    private readonly observer: InstallObserver = UNOBSERVED_INSTALLS,
   ) {
     this.events = dataSource.getRepository(StepEventEntity);
     this.runs = dataSource.getRepository(InstallRunTable);
@@ -64,6 +66,8 @@ export class AgentReportService {
       .execute();
     const duplicate = (inserted.raw as unknown[]).length === 0;
     if (!duplicate) {
+      // A metric that cannot be read must not keep the event from moving the run along.
+      await this.observeStored(run, input).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'could not time the step event for the metrics'));
       await this.runs.update(run.id, { lastEventAt: new Date() });
       const payload: InstallProgressPayload = { nodeId: run.nodeId, runId: run.id, seq: input.seq, step: input.step, status: input.status, runStatus: null };
       this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
@@ -117,6 +121,28 @@ export class AgentReportService {
     );
   }
 
+  /**
+   * The event's lag, and for a step's end its duration since the step's latest STARTED before
+   * it, both by the agent's clock (the preflight bounds its skew). Only the replica that stored
+   * the event observes it, so counts add up across replicas.
+   */
+  private async observeStored(run: InstallRunEntity, input: ReportStepInput): Promise<void> {
+    this.observer.eventStored(Math.max(0, (Date.now() - new Date(input.occurredAt).getTime()) / 1000));
+    if (input.status !== 'SUCCEEDED' && input.status !== 'FAILED') {
+      return;
+    }
+    const started = await this.events
+      .createQueryBuilder('event')
+      .select('event.occurredAt', 'occurredAt')
+      .where('event.runId = :runId AND event.step = :step AND event.status = :started AND event.seq < :seq', { runId: run.id, step: input.step, started: 'STARTED', seq: input.seq })
+      .orderBy('event.seq', 'DESC')
+      .limit(1)
+      .getRawOne<{ occurredAt: Date }>();
+    if (started) {
+      this.observer.stepFinished(input.step, input.status, Math.max(0, (new Date(input.occurredAt).getTime() - new Date(started.occurredAt).getTime()) / 1000));
+    }
+  }
+
   /** Moves the run and the node along with what the agent said. */
   private async follow(run: InstallRunEntity, input: ReportStepInput): Promise<void> {
     if (run.status !== 'RUNNING') {
@@ -129,7 +155,7 @@ export class AgentReportService {
     const title = describeStep(input.step).title.en;
     if (input.status === 'FAILED') {
       const reason = `${title} failed: ${input.message ?? 'no reason given'}`;
-      await this.installs.finish(run, 'FAILED', input.step, reason);
+      await this.installs.finish(run, 'FAILED', input.step, reason, failureCodeOf(input.detail));
       await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
       this.logger.info({ runId: run.id, step: input.step }, 'install run failed');
     } else if (input.status === 'SUCCEEDED' && input.step === 'START_KUBELET') {

@@ -16,7 +16,7 @@ import { RunBootstrapIdentities } from './run-bootstrap-identities';
 
 const NAMESPACE = 'ccos-scaler-bootstrap';
 const DEADLINE_MS = 90 * 60_000;
-const logger = pino({ level: 'silent' });
+const logger = pino({ level: process.env['SPEC_LOG'] ?? 'silent' });
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
@@ -167,7 +167,40 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     expect((await runRow(run.id)).reason).toBe(
       'could not mint the run\'s bootstrap identity: namespace no-such-namespace does not exist in the cluster; create it with the deployment\'s RBAC (the service needs, in namespace no-such-namespace: create, get and delete on serviceaccounts and create on serviceaccounts/token; and a ClusterRoleBinding of system:node-bootstrapper to the group system:serviceaccounts:no-such-namespace)',
     );
-    expect((await nodes.get(nodeId)).status).toBe('INSTALL_FAILED');
+    // The node follows its run.
+    await expect.poll(async () => (await nodes.get(nodeId)).status, { timeout: 5000 }).toBe('INSTALL_FAILED');
     expect(agent.launched.some((entry) => entry.runId === run.id)).toBe(false);
+  });
+
+  it('starts, from another replica, the agent of a run whose replica died before starting it, with a new token; never a started one', async () => {
+    now = new Date();
+    /** A replica that answered installNode and died while connecting to the host. */
+    class DyingAgent extends RecordingAgent {
+      override launch(): Promise<void> {
+        return new Promise(() => undefined);
+      }
+    }
+    const dying = new InstallService(dataSource, nodes, tokens(), new DyingAgent(), identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-a#1', heartbeatMs: 60_000, staleAfterMs: 1000 });
+    const survivor = new InstallService(dataSource, nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-b#2', heartbeatMs: 50, staleAfterMs: 1000 });
+    const abandoned = await dying.install(await readyNode('w8'), 'operator');
+    const started = await survivor.install(await readyNode('w9'), 'operator');
+    await launchedFor(started.id);
+    const before = await runRow(abandoned.id);
+    expect(before).toMatchObject({ launchOwner: 'replica-a#1', agentLaunchedAt: null });
+    // Claimed a moment ago: its owner may still be connecting to the host.
+    expect(await survivor.relaunchAbandoned()).toBe(0);
+    // The owner died: its last heartbeat grows old.
+    await dataSource.query(`UPDATE install_runs SET launch_heartbeat_at = now() - interval '5 seconds' WHERE id = $1`, [abandoned.id]);
+    expect(await survivor.relaunchAbandoned()).toBe(1);
+    const relaunched = await launchedFor(abandoned.id);
+    const after = await runRow(abandoned.id);
+    expect(after.launchOwner).toBe('replica-b#2');
+    expect(after.agentLaunchedAt).not.toBeNull();
+    expect(after.agentTokenHash).not.toBe(before.agentTokenHash);
+    expect((await tokens().authenticate(relaunched.token))?.id).toBe(abandoned.id);
+    // An agent the dead replica may have started holds the old token: stopped before the new one starts.
+    expect(agent.stopped).toContain(abandoned.id);
+    expect(await survivor.relaunchAbandoned()).toBe(0);
+    expect(agent.launched.filter((entry) => entry.runId === started.id)).toHaveLength(1);
   });
 });

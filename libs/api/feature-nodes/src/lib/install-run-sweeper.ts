@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { InstallRunEntity, type NodeStore } from '@ccos/api/data-access-db';
+import { SERVICE_FAILURE_CODES } from './install-metrics';
 import type { AgentControl, InstallService } from './install.service';
 import type { RunBootstrapIdentities } from './run-bootstrap-identities';
 
@@ -8,8 +9,10 @@ import type { RunBootstrapIdentities } from './run-bootstrap-identities';
  * Ends what must not outlive an install run: a run still RUNNING at its deadline is ended as
  * FAILED (stalled or not; its agent token ends with the deadline anyway), and the bootstrap
  * identity of every run that ended is revoked — also for runs that ended while the service was
- * down or the cluster did not answer. Runs once at start and then every `intervalMs`. Safe with
- * several replicas: ending a run is a compare-and-set on its status, deleting an account twice
+ * down or the cluster did not answer; and the agent of a run whose start another replica abandoned
+ * (it died after answering installNode) is started (InstallService.relaunchAbandoned). Runs once
+ * at start and then every `intervalMs`. Safe with several replicas: ending a run is a
+ * compare-and-set on its status, taking over a start claims the row, deleting an account twice
  * is no error.
  */
 export class InstallRunSweeper {
@@ -56,7 +59,7 @@ export class InstallRunSweeper {
     for (const run of overdue) {
       const deadline = run.deadlineAt?.toISOString() ?? 'unknown';
       const reason = `the install run passed its deadline (${deadline}); its agent token and bootstrap identity no longer work`;
-      const finished = await this.installs.finish(run, 'FAILED', null, reason);
+      const finished = await this.installs.finish(run, 'FAILED', null, reason, SERVICE_FAILURE_CODES.deadline);
       if (finished.status !== 'FAILED' || finished.reason !== reason) {
         continue;
       }
@@ -68,6 +71,10 @@ export class InstallRunSweeper {
       if (node) {
         void this.agent.stop(node, run).catch((error: unknown) => this.logger.info({ err: error, runId: run.id }, 'could not stop the agent of an overdue run'));
       }
+    }
+    const relaunched = await this.installs.relaunchAbandoned();
+    if (relaunched > 0) {
+      this.logger.info({ relaunched }, 'started the agents of install runs another replica did not finish starting');
     }
     const revoked = await this.identities.revokeEnded();
     if (revoked > 0) {

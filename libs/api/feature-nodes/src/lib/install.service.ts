@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { DataSource, Repository } from 'typeorm';
+import { type DataSource, IsNull, type Repository } from 'typeorm';
 import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
 import {
   type AgentChannel,
-  AgentTokens,  InstallRunEntity,
+  AgentTokens,
+  InstallRunEntity,
   type NodeEntity,
   type NodeStore,
   StepEventEntity,
   isUuid,
+  returningRows,
 } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
+import { type InstallObserver, SERVICE_FAILURE_CODES, UNOBSERVED_INSTALLS } from './install-metrics';
 import type { RunIdentityIssuer } from './run-bootstrap-identities';
 
 /**
@@ -20,11 +24,26 @@ import type { RunIdentityIssuer } from './run-bootstrap-identities';
 export interface AgentControl {
   /** How agents started now reach the service (recorded on each run). */
   readonly channel: AgentChannel;
-  launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string): Promise<void>;  stop(node: NodeEntity, run: InstallRunEntity): Promise<void>;
+  launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string): Promise<void>;
+  stop(node: NodeEntity, run: InstallRunEntity): Promise<void>;
 }
 
 /** How long an install run may take, unless configured: its agent token and bootstrap identity end with it. */
 export const DEFAULT_INSTALL_RUN_DEADLINE_MS = 120 * 60_000;
+
+/**
+ * Starting a run's agent belongs to one replica at a time (`launch_owner`, renewed every
+ * `heartbeatMs`); a launch whose owner stopped renewing for `staleAfterMs` (the replica died
+ * between answering installNode and starting the agent) is taken over by another replica.
+ */
+export interface LaunchClaims {
+  /** This replica in `install_runs.launch_owner`; default `<hostname>#<pid>`. */
+  readonly identity?: string;
+  /** Default 5 s. */
+  readonly heartbeatMs?: number;
+  /** Default 20 s. */
+  readonly staleAfterMs?: number;
+}
 
 /** What a failed launch means for the node: SSH trouble has its own statuses. */
 export interface LaunchFailure {
@@ -51,9 +70,48 @@ export class InstallService {
     private readonly bus: EventBus,
     private readonly logger: Logger,
     private readonly deadlineMs: number = DEFAULT_INSTALL_RUN_DEADLINE_MS,
+    private readonly observer: InstallObserver = UNOBSERVED_INSTALLS,
+    claims: LaunchClaims = {},
   ) {
     this.runs = dataSource.getRepository(InstallRunEntity);
     this.events = dataSource.getRepository(StepEventEntity);
+    this.identity = claims.identity ?? `${hostname()}#${process.pid}`;
+    this.heartbeatMs = claims.heartbeatMs ?? 5_000;
+    this.staleAfterMs = claims.staleAfterMs ?? 20_000;
+  }
+
+  private readonly identity: string;
+  private readonly heartbeatMs: number;
+  private readonly staleAfterMs: number;
+
+  /**
+   * Starts, with a new agent token, the agents of RUNNING runs whose launch was abandoned: nobody
+   * recorded it started and its owner's heartbeat is stale. An agent the dead replica may have
+   * started after all is stopped first (it holds the old token); its spool keeps the events and
+   * their numbers, so the new one carries on where it was. Returns how many were taken over.
+   */
+  async relaunchAbandoned(): Promise<number> {
+    const claimed = await returningRows<{ id: string; previous: string | null }>(
+      this.runs,
+      `UPDATE install_runs AS run SET launch_owner = $1, launch_heartbeat_at = now()
+        FROM (SELECT id, launch_owner AS previous FROM install_runs
+               WHERE status = 'RUNNING' AND agent_launched_at IS NULL AND launch_owner IS NOT NULL
+                 AND launch_heartbeat_at < now() - make_interval(secs => $2)
+               FOR UPDATE SKIP LOCKED) AS abandoned
+        WHERE run.id = abandoned.id
+        RETURNING run.id, abandoned.previous`,
+      [this.identity, this.staleAfterMs / 1000],
+    );
+    for (const { id, previous } of claimed) {
+      const run = await this.runs.findOneByOrFail({ id });
+      const node = await this.nodes.get(run.nodeId);
+      this.logger.warn({ runId: id, nodeId: node.id, previousOwner: previous }, 'taking over the start of an agent another replica did not finish');
+      await this.agent.stop(node, run).catch(() => undefined);
+      const { token, hash } = this.tokens.issue();
+      await this.runs.update({ id, status: 'RUNNING' }, { agentTokenHash: hash });
+      await this.launch(node, { ...run, agentTokenHash: hash }, token);
+    }
+    return claimed.length;
   }
 
   async install(nodeId: string, actor: string): Promise<InstallRunEntity> {
@@ -78,7 +136,7 @@ export class InstallService {
       if (previous.status === 'RUNNING') {
         // A stalled agent may come back: stop it so two agents never work on one host.
         await this.agent.stop(node, previous).catch((error: unknown) => this.logger.warn({ err: error, runId: previous.id }, 'could not stop the stalled agent'));
-        await this.finish(previous, 'FAILED', null, 'superseded by a retry');
+        await this.finish(previous, 'FAILED', null, 'superseded by a retry', SERVICE_FAILURE_CODES.superseded);
       }
       const events = await this.eventsOf(previous.id);
       from = resumeStep(summariseSteps(events.map((event) => ({ ...event, at: event.occurredAt }))), previous.startStep) ?? previous.startStep;
@@ -94,7 +152,7 @@ export class InstallService {
     }
     // End the run first: the agent's own "cancelled" report then changes nothing.
     await this.runs.update(run.id, { cancelRequested: true });
-    const finished = await this.finish(run, 'CANCELLED', null, `cancelled by ${actor}`);
+    const finished = await this.finish(run, 'CANCELLED', null, `cancelled by ${actor}`, SERVICE_FAILURE_CODES.cancelled);
     await this.nodes.transition(node.id, 'INSTALL_CANCELLED', `install cancelled by ${actor}`);
     await this.agent.stop(node, run).catch((error: unknown) =>
       this.logger.warn({ err: error, runId: run.id }, 'could not stop the agent; it stops at its next report'),
@@ -120,15 +178,25 @@ export class InstallService {
 
   /**
    * Ends a run: its agent token keeps working a little longer for the agent's last words (never
-   * past the deadline), its bootstrap identity is revoked.
+   * past the deadline), its bootstrap identity is revoked. `failureCode` labels the outcome in
+   * the metrics; it is counted only by the call that ended the run (a run ends once).
    */
-  async finish(run: InstallRunEntity, status: InstallRunStatus, failedStep: InstallStep | null, reason: string | null): Promise<InstallRunEntity> {
+  async finish(
+    run: InstallRunEntity,
+    status: Exclude<InstallRunStatus, 'RUNNING'>,
+    failedStep: InstallStep | null,
+    reason: string | null,
+    failureCode: string = SERVICE_FAILURE_CODES.none,
+  ): Promise<InstallRunEntity> {
     const now = new Date();
     const current = await this.runs.findOneByOrFail({ id: run.id });
-    await this.runs.update(
+    const ended = await this.runs.update(
       { id: run.id, status: 'RUNNING' },
       { status, failedStep, reason, finishedAt: now, agentTokenExpiresAt: AgentTokens.expiryAfterEnd(now, current.deadlineAt) },
     );
+    if (ended.affected === 1) {
+      this.observer.runFinished(status, failureCode);
+    }
     const finished = await this.runs.findOneByOrFail({ id: run.id });
     this.publishRun(finished);
     // Not awaited by the caller's answer: the sweeper revokes it later if the cluster does not answer now.
@@ -147,7 +215,7 @@ export class InstallService {
     const run = await this.runs.save(
       this.runs.create({
         id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: hash, agentTokenExpiresAt: deadlineAt, deadlineAt, startStep: from, requestedBy: actor,
-        agentChannel: this.agent.channel,
+        agentChannel: this.agent.channel, launchOwner: this.identity, launchHeartbeatAt: new Date(),
       }),
     );
     try {
@@ -165,18 +233,25 @@ export class InstallService {
   }
 
   private async launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void> {
+    const heartbeat = setInterval(() => {
+      void this.runs
+        .update({ id: run.id, launchOwner: this.identity, agentLaunchedAt: IsNull() }, { launchHeartbeatAt: new Date() })
+        .catch((error: unknown) => this.logger.debug({ err: error, runId: run.id }, 'could not renew the launch claim'));
+    }, this.heartbeatMs);
+    heartbeat.unref();
     try {
       // Before anything runs on the host: without an identity of its own the kubelet could only use the shared one.
       const identity = await this.identities.mint(node, run).catch((error: unknown) => {
         throw Object.assign(new Error((error as Error).message), { kind: 'OTHER' as const, cause: error });
       });
       await this.agent.launch(node, run, token, identity.token);
+      await this.runs.update({ id: run.id }, { agentLaunchedAt: new Date() });
       this.logger.info({ nodeId: node.id, runId: run.id, startStep: run.startStep }, 'agent started');
     } catch (error) {
       const failure = error as LaunchFailure;
       this.logger.warn({ nodeId: node.id, runId: run.id, kind: failure.kind, reason: failure.message }, 'could not start the agent');
       const reason = failure.message.startsWith('could not mint') ? failure.message : `could not start the agent: ${failure.message}`;
-      await this.finish(run, 'FAILED', null, reason);
+      await this.finish(run, 'FAILED', null, reason, SERVICE_FAILURE_CODES.agentNotStarted);
       const current = await this.nodes.get(node.id);
       if (current.status !== 'INSTALLING') {
         return;
@@ -188,6 +263,8 @@ export class InstallService {
       } else {
         await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
       }
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { DataSource, Repository } from 'typeorm';
 import { type RemovalPhase, nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
-import { type AgentTokens, type NodeStore, type RemovalBlockingPod, RemovalRunEntity, entityChanges } from '@ccos/api/data-access-db';
+import { type AgentTokens, type NodeStore, type RemovalBlockingPod, RemovalRunEntity, entityChanges, returningRows } from '@ccos/api/data-access-db';
 import { type DrainEvent, type DrainFailure, type DrainResult, deleteNode, drainDeadNode, drainNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { cleanHost, stopKubelet } from './host-commands';
@@ -18,6 +18,26 @@ export interface RemovalRunnerOptions {
   readonly staleAfterMs?: number;
   /** Wait before retrying an eviction a PodDisruptionBudget refused. Default 5 s, like kubectl. */
   readonly evictionRetryMs?: number;
+  /** Told how runs end and which evictions a PodDisruptionBudget refused (the metrics). */
+  readonly observer?: RemovalObserver;
+}
+
+/** Told what removals did, for metrics; each fact by the one replica that executed it. */
+export interface RemovalObserver {
+  /** A run ended (the update that ended it was this replica's). */
+  runFinished(outcome: 'SUCCEEDED' | 'FAILED' | 'CANCELLED'): void;
+  /** The Eviction API answered 429 for one of the cluster's pods: a PodDisruptionBudget allows no disruption now. */
+  evictionRefused(clusterId: string): void;
+}
+
+/** A drain executing here that PodDisruptionBudgets have held since `since` with no pod evicted. */
+export interface BlockedDrain {
+  readonly clusterId: string;
+  readonly nodeName: string;
+  /** Epoch milliseconds of the first refusal since the last eviction. */
+  readonly since: number;
+  /** The run's drain timeout (0: none). */
+  readonly timeoutSeconds: number;
 }
 
 /** What the denial of a removed node's leftover CSRs says. */
@@ -38,6 +58,8 @@ interface ActiveRun {
   lost: boolean;
   /** The drain found no Node: nothing to delete. */
   nodeGone: boolean;
+  /** Epoch ms of the first eviction a PodDisruptionBudget refused since the drain last evicted a pod. */
+  blockedSince: number | null;
   done: Promise<void>;
 }
 
@@ -56,10 +78,6 @@ function describeBlocking(blocking: readonly RemovalBlockingPod[]): string {
 }
 
 /** The rows of a raw query: TypeORM answers UPDATE ... RETURNING with `[rows, count]`. */
-function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) && Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
-}
-
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -127,9 +145,16 @@ export class RemovalRunner {
   /** Starts executing a run this replica owns. */
   async launch(run: RemovalRunEntity, resumed: boolean): Promise<void> {
     const writer = await this.events.writer(run);
-    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, done: Promise.resolve() };
+    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, blockedSince: null, done: Promise.resolve() };
     this.active.set(run.id, active);
     active.done = this.execute(active, resumed).finally(() => this.active.delete(run.id));
+  }
+
+  /** Drains executing on this replica that PodDisruptionBudgets hold now. */
+  blockedDrains(): BlockedDrain[] {
+    return [...this.active.values()]
+      .filter((active) => active.blockedSince !== null)
+      .map((active) => ({ clusterId: active.run.clusterId, nodeName: active.run.nodeName, since: active.blockedSince ?? 0, timeoutSeconds: active.run.options.timeoutSeconds }));
   }
 
   /** Cancels the drain of a run executing here; false when it runs elsewhere (its heartbeat notices the flag). */
@@ -157,14 +182,15 @@ export class RemovalRunner {
       return 0;
     }
     const host = this.identity.split('#')[0];
-    const claimed: Array<{ id: string }> = await this.runs.query(
+    const claimed = await returningRows<{ id: string }>(
+      this.runs,
       `UPDATE removal_runs SET owner = $1, heartbeat_at = now()
         WHERE status = 'RUNNING' AND NOT (id = ANY($2::uuid[]))
           AND (owner IS NULL OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $3)
                OR ($4 AND split_part(owner, '#', 1) = $5))
         RETURNING id`,
       [this.identity, [...this.active.keys()], this.staleAfterMs / 1000, atStart, host],
-    ).then((result: unknown) => rowsOf<{ id: string }>(result));
+    );
     for (const { id } of claimed) {
       const run = await this.runs.findOneByOrFail({ id });
       this.log.info({ runId: id, nodeId: run.nodeId, phase: run.phase, previousOwner: run.owner }, 'resuming a removal run');
@@ -265,7 +291,7 @@ export class RemovalRunner {
     const elapsedSeconds = (Date.now() - run.startedAt.getTime()) / 1000;
     // The timeout counts from the start of the run, also across a restart.
     const timeoutSeconds = options.timeoutSeconds > 0 ? Math.max(1, Math.ceil(options.timeoutSeconds - elapsedSeconds)) : 0;
-    const onEvent = this.drainListener(writer, options.ungraceful);
+    const onEvent = this.drainListener(active, options.ungraceful);
     const signal = active.abort.signal;
     const result: DrainResult = options.ungraceful
       ? await drainDeadNode(client, run.nodeName, { force: options.force, deleteEmptyDirData: options.deleteEmptyDirData, ignoreDaemonSets: options.ignoreDaemonSets, signal }, onEvent)
@@ -282,7 +308,9 @@ export class RemovalRunner {
             signal,
           },
           onEvent,
-        );
+        ).finally(() => {
+          active.blockedSince = null;
+        });
     if (this.stopping || active.lost) {
       return 'ENDED';
     }
@@ -303,7 +331,8 @@ export class RemovalRunner {
   }
 
   /** Records drain events: pods evicted, deleted, skipped, and each new reason a pod is blocked. */
-  private drainListener(writer: RunEventWriter, ungraceful: boolean): (event: DrainEvent) => void {
+  private drainListener(active: ActiveRun, ungraceful: boolean): (event: DrainEvent) => void {
+    const { writer } = active;
     const lastBlock = new Map<string, string>();
     return (event) => {
       switch (event.type) {
@@ -314,6 +343,8 @@ export class RemovalRunner {
           writer.add({ kind: 'POD_SKIPPED', pod: event.pod, message: event.reason });
           break;
         case 'pod-blocked': {
+          active.blockedSince ??= Date.now();
+          this.options.observer?.evictionRefused(active.run.clusterId);
           // The Eviction API is asked again every few seconds: record a block once per reason.
           const key = `${event.pdb ?? ''}|${event.message}|${event.detail ?? ''}`;
           if (lastBlock.get(event.pod) !== key) {
@@ -329,6 +360,7 @@ export class RemovalRunner {
           break;
         }
         case 'pod-evicted':
+          active.blockedSince = null;
           lastBlock.delete(event.pod);
           writer.add({ kind: 'POD_EVICTED', pod: event.pod, message: 'evicted; the pod is terminating' });
           break;
@@ -483,6 +515,9 @@ export class RemovalRunner {
     if (update.affected !== 1) {
       throw new RunTakenOver(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
     }
+    if (fields.status && fields.status !== 'RUNNING') {
+      this.options.observer?.runFinished(fields.status);
+    }
     active.run = await this.runs.findOneByOrFail({ id: active.run.id });
     active.writer.announce();
   }
@@ -498,10 +533,11 @@ export class RemovalRunner {
   /** Renews the claim; notices a cancel requested on another replica, or that the run was taken over. */
   private async beat(active: ActiveRun): Promise<void> {
     try {
-      const rows: Array<{ cancel_requested: boolean; reason: string | null }> = await this.runs.query(
+      const rows = await returningRows<{ cancel_requested: boolean; reason: string | null }>(
+        this.runs,
         `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason`,
         [active.run.id, this.identity],
-      ).then((result: unknown) => rowsOf<{ cancel_requested: boolean; reason: string | null }>(result));
+      );
       if (rows.length === 0) {
         // Ended here meanwhile, or taken over by a replica that found our heartbeat stale.
         active.lost = true;

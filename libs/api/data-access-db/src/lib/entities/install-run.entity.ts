@@ -58,6 +58,17 @@ export class InstallRunEntity {
   @Column({ name: 'agent_channel', type: 'text', default: 'PLAIN_HTTP' })
   agentChannel!: AgentChannel;
 
+  /** When the agent was started on the host; null while a replica is still starting it. */
+  @Column({ name: 'agent_launched_at', type: 'timestamptz', nullable: true })
+  agentLaunchedAt!: Date | null;
+
+  /** The replica starting the agent (`<hostname>#<pid>`), and when it last said it still is. */
+  @Column({ name: 'launch_owner', type: 'text', nullable: true })
+  launchOwner!: string | null;
+
+  @Column({ name: 'launch_heartbeat_at', type: 'timestamptz', nullable: true })
+  launchHeartbeatAt!: Date | null;
+
   @Column({ name: 'requested_by', type: 'text' })
   requestedBy!: string;
 

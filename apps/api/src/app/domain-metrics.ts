@@ -1,0 +1,244 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { INSTALL_STEPS } from '@ccos/shared/domain';
+import type { SshPoolStats } from '@ccos/api/data-access-ssh';
+import type { CsrDecisionObserver, CsrPendingSummary } from '@ccos/api/feature-csrs';
+import type { InstallGauges, InstallObserver } from '@ccos/api/feature-nodes';
+import type { BlockedDrain, RemovalGauges, RemovalObserver } from '@ccos/api/feature-removals';
+
+/** Where the gauges read the present at scrape time. */
+export interface DomainSources {
+  /** Install runs and nodes in Postgres (the same on every replica). */
+  readonly installs: Pick<InstallGauges, 'inProgressByStep' | 'nodesByStatus'>;
+  /** Removal runs in Postgres (the same on every replica). */
+  readonly removals: Pick<RemovalGauges, 'inProgressByPhase'>;
+  /** Pending CSRs from the watch cache: the cluster's own state, so the same on every replica. */
+  pendingCsrs(): CsrPendingSummary[];
+  /** This replica's auto-approvers: clusters with auto-approve on and whether it holds their Lease. */
+  approverLeadership(): ReadonlyArray<{ readonly clusterId: string; readonly leading: boolean }>;
+  /** Drains executing here that PodDisruptionBudgets hold. */
+  blockedDrains(): readonly BlockedDrain[];
+  /** This replica's SSH sessions. */
+  ssh(): SshPoolStats;
+  /** How long after the kubelet started the auto-approver may approve a node's CSRs. */
+  readonly approvalWindowSeconds: number;
+}
+
+/** The cluster's name for a label (ids are unreadable on a dashboard); the id when it cannot be read. */
+export type ClusterNameOf = (clusterId: string) => Promise<string>;
+
+const STEP_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600];
+const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
+
+/**
+ * Installs, CSRs, removals and SSH as Prometheus metrics. Counters and histograms count what
+ * this replica did (each fact is reported by the one replica that stored it, so `sum` over
+ * replicas is exact); gauges of shared state (installs, nodes, removals, pending CSRs) are read
+ * at scrape time from Postgres or the cluster and agree across replicas (`max` them); gauges of
+ * a replica's own state (Lease, SSH, drains it executes) are its own.
+ */
+export class DomainMetrics {
+  readonly stepDuration: Histogram<'step' | 'outcome'>;
+  readonly eventLag: Histogram;
+  readonly installsFinished: Counter<'outcome' | 'failure_code'>;
+  readonly csrDecisions: Counter<'cluster' | 'verdict' | 'decider'>;
+  readonly removalsFinished: Counter<'outcome'>;
+  readonly evictionsRefused: Counter<'cluster'>;
+  private sources: DomainSources | null = null;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly clusterName: ClusterNameOf,
+  ) {
+    const registers = [registry];
+    this.stepDuration = new Histogram({
+      name: 'ccos_install_step_duration_seconds',
+      help: 'Install step durations, STARTED to SUCCEEDED or FAILED by the agent\'s clock, by step and outcome',
+      labelNames: ['step', 'outcome'] as const,
+      buckets: STEP_BUCKETS,
+      registers,
+    });
+    this.eventLag = new Histogram({
+      name: 'ccos_agent_event_lag_seconds',
+      help: 'Time from a step event occurring on the host to it being stored (spooling, network, retries)',
+      buckets: LAG_BUCKETS,
+      registers,
+    });
+    this.installsFinished = new Counter({
+      name: 'ccos_install_runs_finished_total',
+      help: 'Install runs ended, by outcome (SUCCEEDED, FAILED, CANCELLED) and failure code (the agent\'s, or AGENT_NOT_STARTED, RUN_DEADLINE, SUPERSEDED; none on success)',
+      labelNames: ['outcome', 'failure_code'] as const,
+      registers,
+    });
+    this.csrDecisions = new Counter({
+      name: 'ccos_csr_decisions_total',
+      help: 'CSR decisions written, by cluster, verdict (APPROVED, DENIED, LEFT_PENDING) and decider (operator, forced, auto-approver)',
+      labelNames: ['cluster', 'verdict', 'decider'] as const,
+      registers,
+    });
+    this.removalsFinished = new Counter({
+      name: 'ccos_removal_runs_finished_total',
+      help: 'Removal runs ended, by outcome (SUCCEEDED, FAILED, CANCELLED)',
+      labelNames: ['outcome'] as const,
+      registers,
+    });
+    this.evictionsRefused = new Counter({
+      name: 'ccos_evictions_refused_total',
+      help: 'Evictions the API server refused with 429 because a PodDisruptionBudget allows no disruption now, by cluster',
+      labelNames: ['cluster'] as const,
+      registers,
+    });
+    this.gauges();
+  }
+
+  /** Gives the gauges what they read (once the services exist). */
+  follow(sources: DomainSources): void {
+    this.sources = sources;
+  }
+
+  readonly installObserver: InstallObserver = {
+    stepFinished: (step, outcome, seconds) => this.stepDuration.observe({ step, outcome }, seconds),
+    eventStored: (lagSeconds) => this.eventLag.observe(lagSeconds),
+    runFinished: (outcome, failureCode) => this.installsFinished.inc({ outcome, failure_code: failureCode }),
+  };
+
+  readonly removalObserver: RemovalObserver = {
+    runFinished: (outcome) => this.removalsFinished.inc({ outcome }),
+    evictionRefused: (clusterId) => void this.clusterName(clusterId).then((cluster) => this.evictionsRefused.inc({ cluster })),
+  };
+
+  readonly csrDecisionObserver: CsrDecisionObserver = ({ clusterId, decision, decider }) =>
+    void this.clusterName(clusterId).then((cluster) => this.csrDecisions.inc({ cluster, verdict: decision, decider }));
+
+  private gauges(): void {
+    const registers = [this.registry];
+    // Arrow functions: `this` stays the DomainMetrics although prom-client calls collect on the gauge.
+    const installsInProgress = new Gauge({
+      name: 'ccos_installs_in_progress',
+      help: 'Install runs running now, by the step they are at (shared state: the same on every replica)',
+      labelNames: ['step'] as const,
+      registers,
+      collect: async () => {
+        installsInProgress.reset();
+        for (const step of INSTALL_STEPS) {
+          installsInProgress.set({ step }, 0);
+        }
+        for (const { step, count } of (await this.sources?.installs.inProgressByStep().catch(() => [])) ?? []) {
+          installsInProgress.set({ step }, count);
+        }
+      },
+    });
+    const nodes = new Gauge({
+      name: 'ccos_nodes',
+      help: 'Nodes this service knows, by cluster and status (REMOVED left out; shared state)',
+      labelNames: ['cluster', 'status'] as const,
+      registers,
+      collect: async () => {
+        const rows = (await this.sources?.installs.nodesByStatus().catch(() => null)) ?? null;
+        nodes.reset();
+        for (const { clusterId, status, count } of rows ?? []) {
+          nodes.set({ cluster: await this.clusterName(clusterId), status }, count);
+        }
+      },
+    });
+    const pending = new Gauge({
+      name: 'ccos_csrs_pending',
+      help: 'Pending CSRs by cluster, from the watch cache (the cluster\'s state: the same on every replica)',
+      labelNames: ['cluster'] as const,
+      registers,
+      collect: () => {
+        pending.reset();
+        for (const summary of this.sources?.pendingCsrs() ?? []) {
+          pending.set({ cluster: summary.clusterName }, summary.pending);
+        }
+      },
+    });
+    const oldest = new Gauge({
+      name: 'ccos_csrs_pending_oldest_age_seconds',
+      help: 'Age of the oldest pending CSR by cluster (0 when none is pending)',
+      labelNames: ['cluster'] as const,
+      registers,
+      collect: () => {
+        oldest.reset();
+        const now = Date.now();
+        for (const summary of this.sources?.pendingCsrs() ?? []) {
+          oldest.set({ cluster: summary.clusterName }, summary.oldestCreatedAt === null ? 0 : Math.max(0, (now - summary.oldestCreatedAt) / 1000));
+        }
+      },
+    });
+    const window = new Gauge({
+      name: 'ccos_csr_approval_window_seconds',
+      help: 'CSR_APPROVAL_WINDOW_MINUTES in seconds: how long after the kubelet started its CSRs may be auto-approved',
+      registers,
+      collect: () => {
+        window.set(this.sources?.approvalWindowSeconds ?? 0);
+      },
+    });
+    const leader = new Gauge({
+      name: 'ccos_csr_approver_leader',
+      help: '1 when this replica holds the cluster\'s auto-approver Lease, else 0; only clusters with auto-approve on',
+      labelNames: ['cluster'] as const,
+      registers,
+      collect: async () => {
+        const leadership = this.sources?.approverLeadership() ?? [];
+        const names = await Promise.all(leadership.map(({ clusterId }) => this.clusterName(clusterId)));
+        leader.reset();
+        leadership.forEach(({ leading }, index) => leader.set({ cluster: names[index] ?? '' }, leading ? 1 : 0));
+      },
+    });
+    const removals = new Gauge({
+      name: 'ccos_removals_in_progress',
+      help: 'Removal runs running now, by phase (shared state)',
+      labelNames: ['phase'] as const,
+      registers,
+      collect: async () => {
+        const rows = (await this.sources?.removals.inProgressByPhase().catch(() => null)) ?? null;
+        removals.reset();
+        for (const { phase, count } of rows ?? []) {
+          removals.set({ phase }, count);
+        }
+      },
+    });
+    const drainLabels = async (drain: BlockedDrain) => ({ cluster: await this.clusterName(drain.clusterId), node: drain.nodeName });
+    const blocked = new Gauge({
+      name: 'ccos_removal_drain_blocked_seconds',
+      help: 'How long PodDisruptionBudgets have held a drain this replica executes (since the first refused eviction after the last eviction), by cluster and node',
+      labelNames: ['cluster', 'node'] as const,
+      registers,
+      collect: async () => {
+        const drains = this.sources?.blockedDrains() ?? [];
+        const labels = await Promise.all(drains.map(drainLabels));
+        blocked.reset();
+        const now = Date.now();
+        drains.forEach((drain, index) => blocked.set(labels[index] ?? {}, Math.max(0, (now - drain.since) / 1000)));
+      },
+    });
+    const timeout = new Gauge({
+      name: 'ccos_removal_drain_timeout_seconds',
+      help: 'The drain timeout of each drain in ccos_removal_drain_blocked_seconds (0: none)',
+      labelNames: ['cluster', 'node'] as const,
+      registers,
+      collect: async () => {
+        const drains = this.sources?.blockedDrains() ?? [];
+        const labels = await Promise.all(drains.map(drainLabels));
+        timeout.reset();
+        drains.forEach((drain, index) => timeout.set(labels[index] ?? {}, drain.timeoutSeconds));
+      },
+    });
+    const inUse = new Gauge({
+      name: 'ccos_ssh_sessions_in_use',
+      help: 'SSH sessions this replica has open now',
+      registers,
+      collect: () => {
+        inUse.set(this.sources?.ssh().active ?? 0);
+      },
+    });
+    const waiting = new Gauge({
+      name: 'ccos_ssh_sessions_waiting',
+      help: 'SSH sessions waiting for a slot of SSH_POOL_SIZE on this replica',
+      registers,
+      collect: () => {
+        waiting.set(this.sources?.ssh().queued ?? 0);
+      },
+    });
+  }
+}

@@ -1,0 +1,57 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './cli';
+
+/** Runs the CLI in-process with no service behind it: only what is decided before any request. */
+async function run(argv: string[], env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli({
+    argv,
+    env: { HOME: '/nonexistent', CCOS_SERVER: 'http://127.0.0.1:9', LANG: 'en_US.UTF-8', ...env },
+    io: { out: (line) => out.push(line), err: (line) => err.push(line) },
+    stdin: Readable.from([]) as unknown as NodeJS.ReadStream,
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('runCli', () => {
+  it.each([
+    [['nodes', 'list', '--colour'], /Unknown option '--colour'/],
+    [['nodes'], /unknown command "nodes"/],
+    [['--bogus'], /unknown command "--bogus"/],
+    [['clusters', 'list', '--output', 'xml'], /--output must be table, json or yaml/],
+    [['nodes', 'install'], /NODE is required/],
+    [['nodes', 'install', 'a', 'b'], /unexpected argument "b"/],
+    [['nodes', 'add', '--hostname', 'h1', '--ip', '10.0.0.1', '--password', 'hunter2'], /Unknown option '--password'/],
+    [['nodes', 'remove', 'h1', '--timeout', 'soon'], /--timeout must be a whole number/],
+    [['login'], /--password-file FILE or --password-stdin/],
+  ])('%j is a usage error (exit 2)', async (argv, message) => {
+    const result = await run(argv, { CCOS_TOKEN: 'token' });
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(message);
+    expect(result.err).not.toContain('hunter2');
+  });
+
+  it('prints the usage with exit 0 for --help or no arguments', async () => {
+    expect((await run(['--help'])).code).toBe(0);
+    expect((await run([])).out).toContain('Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found.');
+  });
+
+  it('needs a token before it asks the service anything (exit 3)', async () => {
+    const result = await run(['clusters', 'list']);
+    expect(result).toMatchObject({ code: 3, err: 'not signed in: run ccos-scaler login, or set CCOS_TOKEN' });
+  });
+
+  it('says an unreachable service is a failed operation (exit 1)', async () => {
+    const result = await run(['clusters', 'list'], { CCOS_TOKEN: 'token' });
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:9: /);
+  });
+
+  it('speaks Chinese under LANG=zh_CN.UTF-8', async () => {
+    const result = await run(['clusters', 'list'], { LANG: 'zh_CN.UTF-8' });
+    expect(result.err).toBe('尚未登录：请运行 ccos-scaler login，或设置 CCOS_TOKEN');
+    expect((await run(['--help'], { LANG: 'zh_CN.UTF-8' })).out).toContain('退出码：0 成功');
+  });
+});

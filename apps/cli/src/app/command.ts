@@ -1,0 +1,135 @@
+import { readFile } from 'node:fs/promises';
+import type { ParseArgsConfig } from 'node:util';
+import { stringify } from 'yaml';
+import { ClustersDocument, type ClustersQuery, NodesDocument, type NodesQuery } from '@ccos/shared/api-schema';
+import type { ApiClient } from './api-client';
+import { CliError, EXIT, type ExitCode } from './exit-codes';
+import type { Language, Translate } from './messages';
+import type { Io, OutputFormat } from './output';
+
+export type ClusterView = ClustersQuery['clusters'][number];
+export type NodeView = NodesQuery['nodes'][number];
+export type FlagValues = Record<string, string | boolean | undefined>;
+
+/** What a command gets: its flags and positionals, the API, the words, and where to write. */
+export interface CommandContext {
+  readonly flags: FlagValues;
+  readonly positionals: readonly string[];
+  readonly output: OutputFormat;
+  readonly language: Language;
+  readonly t: Translate;
+  readonly io: Io;
+  readonly env: NodeJS.ProcessEnv;
+  readonly server: string;
+  /** The API with the current token (refused at once with exit 3 when there is none). */
+  api(): ApiClient;
+  /** The API without a token, for login. */
+  anonymousApi(): ApiClient;
+  /** All of standard input (a password piped in). */
+  readStdin(): Promise<string>;
+  /** Asks on the terminal; `hidden` does not echo what is typed. Null when not on a terminal. */
+  ask(question: string, hidden?: boolean): Promise<string | null>;
+  /** The session file login writes. */
+  readonly sessionFile: string;
+}
+
+export interface CommandSpec {
+  readonly options: NonNullable<ParseArgsConfig['options']>;
+  /** Names of the positional arguments, in order (shown in usage errors). */
+  readonly positionals: readonly string[];
+  run(context: CommandContext): Promise<ExitCode>;
+}
+
+export function usageError(t: Translate, detail: string): CliError {
+  return new CliError(t('badUsage', { detail }), EXIT.usage);
+}
+
+export function stringFlag(context: CommandContext, name: string): string | undefined {
+  const value = context.flags[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function integerFlag(context: CommandContext, name: string): number | undefined {
+  const value = stringFlag(context, name);
+  if (value === undefined) {
+    return undefined;
+  }
+  if (!/^-?\d+$/.test(value)) {
+    throw usageError(context.t, context.t('badNumber', { flag: `--${name}` }));
+  }
+  return Number(value);
+}
+
+/** A password from --password-file or --password-stdin (one trailing newline dropped); never from argv. */
+export async function passwordFrom(context: CommandContext, required: boolean): Promise<string | null> {
+  const file = stringFlag(context, 'password-file');
+  const fromStdin = context.flags['password-stdin'] === true;
+  if (file && fromStdin) {
+    throw usageError(context.t, context.t('passwordSource'));
+  }
+  let text: string | null = null;
+  if (file) {
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw usageError(context.t, `${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+  } else if (fromStdin) {
+    text = await context.readStdin();
+  }
+  if (text === null) {
+    if (required) {
+      throw usageError(context.t, context.t('passwordSource'));
+    }
+    return null;
+  }
+  const password = text.replace(/\r?\n$/, '');
+  if (!password) {
+    throw usageError(context.t, context.t('emptyPassword'));
+  }
+  return password;
+}
+
+/** The answer as one JSON or YAML document (--output json|yaml). */
+export function printJson(context: CommandContext, value: unknown): void {
+  context.io.out(context.output === 'yaml' ? stringify(value).trimEnd() : JSON.stringify(value, null, 2));
+}
+
+/** One document per message for streams (watch, remove): a JSON line, or a YAML document after `---`. */
+export function printJsonLine(context: CommandContext, value: unknown): void {
+  context.io.out(context.output === 'yaml' ? `---\n${stringify(value).trimEnd()}` : JSON.stringify(value));
+}
+
+/** The cluster named by --cluster (id or name), or the only one. */
+export async function resolveCluster(context: CommandContext): Promise<ClusterView> {
+  const { clusters } = await context.api().request(ClustersDocument, {});
+  const wanted = stringFlag(context, 'cluster');
+  if (wanted) {
+    const found = clusters.find((cluster) => cluster.id === wanted || cluster.name === wanted);
+    if (!found) {
+      throw new CliError(context.t('clusterNotFound', { cluster: wanted }), EXIT.notFound);
+    }
+    return found;
+  }
+  if (clusters.length === 0) {
+    throw new CliError(context.t('noClusters'), EXIT.notFound);
+  }
+  if (clusters.length > 1) {
+    throw usageError(context.t, context.t('severalClusters', { names: clusters.map((cluster) => cluster.name).join(', ') }));
+  }
+  return clusters[0] as ClusterView;
+}
+
+/** The node named by id or host name, in --cluster or in any cluster. */
+export async function resolveNode(context: CommandContext, nameOrId: string): Promise<NodeView> {
+  const api = context.api();
+  const clusters = stringFlag(context, 'cluster') ? [await resolveCluster(context)] : (await api.request(ClustersDocument, {})).clusters;
+  for (const cluster of clusters) {
+    const { nodes } = await api.request(NodesDocument, { clusterId: cluster.id });
+    const found = nodes.find((node) => node.id === nameOrId) ?? nodes.find((node) => node.hostname === nameOrId && node.status !== 'REMOVED');
+    if (found) {
+      return found;
+    }
+  }
+  throw new CliError(context.t('nodeNotFound', { node: nameOrId }), EXIT.notFound);
+}

@@ -1,0 +1,132 @@
+/**
+ * The CLI's own words in English and Chinese, chosen by the locale (LC_ALL, LC_MESSAGES, LANG:
+ * `zh_CN.UTF-8` and other `zh*` give Chinese). `{name}` is replaced by the parameter of that name.
+ * Data (host names, ids, the API's own reasons) is printed as it is.
+ */
+const CATALOGUE = {
+  usage: {
+    en: `Usage: ccos-scaler <command> [flags]
+
+Commands:
+  login [--username NAME] [--password-file FILE | --password-stdin]
+  logout
+  clusters list
+  nodes list [--cluster C]
+  nodes add [--cluster C] --hostname H --ip IP [--port 22] [--user root] (--password-file FILE | --password-stdin | --private-key-file FILE) [--wait]
+  nodes add [--cluster C] --from-csv FILE (columns hostname,ip,port,user) (--password-file FILE | --password-stdin) [--wait]
+  nodes install NODE [--watch]
+  nodes watch NODE
+  nodes retry NODE [--watch]
+  nodes cancel NODE
+  nodes remove NODE [--yes] [--force] [--delete-emptydir-data] [--ignore-daemonsets] [--allow-last-worker] [--clean-host] [--timeout SECONDS]
+  csrs list [--cluster C] [--pending]
+  csrs approve NAME [--cluster C] [--force --reason TEXT]
+  csrs deny NAME [--cluster C] --reason TEXT
+  audit [--actor NAME] [--action NAME] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit N]
+
+Global flags: --server URL (or CCOS_SERVER), --output table|json|yaml, --help
+The token comes from CCOS_TOKEN, or from the file login writes (~/.config/ccos-scaler/session.json).
+Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found.`,
+    zh: `用法：ccos-scaler <命令> [参数]
+
+命令：
+  login [--username 用户名] [--password-file 文件 | --password-stdin]       登录
+  logout                                                                   退出登录
+  clusters list                                                            列出集群
+  nodes list [--cluster 集群]                                               列出节点
+  nodes add [--cluster 集群] --hostname 主机名 --ip 地址 [--port 22] [--user root] (--password-file 文件 | --password-stdin | --private-key-file 文件) [--wait]
+  nodes add [--cluster 集群] --from-csv 文件（列：hostname,ip,port,user）(--password-file 文件 | --password-stdin) [--wait]
+  nodes install 节点 [--watch]                                               安装节点
+  nodes watch 节点                                                           跟踪安装进度
+  nodes retry 节点 [--watch]                                                 重试安装
+  nodes cancel 节点                                                          取消安装
+  nodes remove 节点 [--yes] [--force] [--delete-emptydir-data] [--ignore-daemonsets] [--allow-last-worker] [--clean-host] [--timeout 秒]
+  csrs list [--cluster 集群] [--pending]                                     列出证书请求
+  csrs approve 名称 [--cluster 集群] [--force --reason 理由]                  批准证书请求
+  csrs deny 名称 [--cluster 集群] --reason 理由                               拒绝证书请求
+  audit [--actor 用户] [--action 操作] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit 条数]   审计日志
+
+全局参数：--server 地址（或 CCOS_SERVER）、--output table|json|yaml、--help
+令牌取自 CCOS_TOKEN，或 login 写入的文件（~/.config/ccos-scaler/session.json）。
+退出码：0 成功，1 操作失败，2 用法错误，3 认证失败，4 未找到。`,
+  },
+  badUsage: { en: 'usage error: {detail} (see ccos-scaler --help)', zh: '用法错误：{detail}（见 ccos-scaler --help）' },
+  unknownCommand: { en: 'unknown command "{command}"', zh: '未知命令“{command}”' },
+  missingArgument: { en: '{what} is required', zh: '缺少{what}' },
+  badOutput: { en: '--output must be table, json or yaml', zh: '--output 只能是 table、json 或 yaml' },
+  passwordSource: { en: 'give the password with --password-file FILE or --password-stdin, never on the command line', zh: '请用 --password-file 文件 或 --password-stdin 提供密码，不要写在命令行上' },
+  emptyPassword: { en: 'the password is empty', zh: '密码为空' },
+  csvColumns: { en: '{file}: the header must name the columns hostname,ip (and optionally port,user); it has {header}', zh: '{file}：表头须包含 hostname,ip 列（可选 port,user），实际为 {header}' },
+  csvRow: { en: '{file} line {line}: {detail}', zh: '{file} 第 {line} 行：{detail}' },
+  badPort: { en: 'port "{value}" is not a number from 1 to 65535', zh: '端口“{value}”不是 1 到 65535 之间的数' },
+  badNumber: { en: '{flag} must be a whole number', zh: '{flag} 须为整数' },
+  passwordPrompt: { en: 'Password for {username}: ', zh: '{username} 的密码：' },
+  signedIn: { en: 'Signed in to {server} as {username} ({role}); the token is in {file} until {expiresAt}.', zh: '已以 {username}（{role}）登录 {server}；令牌保存在 {file}，有效期至 {expiresAt}。' },
+  signedOut: { en: 'Signed out.', zh: '已退出登录。' },
+  notSignedIn: { en: 'not signed in: run ccos-scaler login, or set CCOS_TOKEN', zh: '尚未登录：请运行 ccos-scaler login，或设置 CCOS_TOKEN' },
+  authFailed: { en: 'authentication failed: {detail}', zh: '认证失败：{detail}' },
+  unreachable: { en: 'cannot reach {server}: {detail}', zh: '无法连接 {server}：{detail}' },
+  apiRefused: { en: 'the service refused: {detail}', zh: '服务拒绝了请求：{detail}' },
+  noClusters: { en: 'no cluster is registered', zh: '尚未注册任何集群' },
+  severalClusters: { en: 'there are several clusters ({names}): choose one with --cluster', zh: '有多个集群（{names}）：请用 --cluster 指定' },
+  clusterNotFound: { en: 'no cluster "{cluster}"', zh: '没有集群“{cluster}”' },
+  nodeNotFound: { en: 'no node "{node}"', zh: '没有节点“{node}”' },
+  csrNotFound: { en: 'no CSR "{name}" in cluster {cluster}', zh: '集群 {cluster} 中没有证书请求“{name}”' },
+  nodeAdded: { en: 'Added {hostname} ({ip}) as node {id}: {status}', zh: '已录入 {hostname}（{ip}），节点 {id}：{status}' },
+  nodeSettled: { en: '{hostname}: {status}{reason}', zh: '{hostname}：{status}{reason}' },
+  installStarted: { en: 'Install of {hostname} started (run {run}).', zh: '已开始安装 {hostname}（运行 {run}）。' },
+  retryStarted: { en: 'Install of {hostname} resumed (run {run}).', zh: '已重试安装 {hostname}（运行 {run}）。' },
+  installCancelled: { en: 'Install of {hostname} cancelled: {status}.', zh: '已取消安装 {hostname}：{status}。' },
+  noRun: { en: '{hostname} has no install run', zh: '{hostname} 没有安装记录' },
+  stepLine: { en: '[{step}] {status}{progress} {message}', zh: '[{step}] {status}{progress} {message}' },
+  waitingForCsrs: { en: '{hostname}: waiting for an operator: {count} CSR(s) to approve (ccos-scaler csrs list --pending)', zh: '{hostname}：等待操作员批准 {count} 个证书请求（ccos-scaler csrs list --pending）' },
+  installSucceeded: { en: '{hostname} joined the cluster ({status}).', zh: '{hostname} 已加入集群（{status}）。' },
+  installFailed: { en: 'Install of {hostname} {status}{step}: {reason}', zh: '{hostname} 安装{status}{step}：{reason}' },
+  atStep: { en: ' at {step}', zh: '于 {step}' },
+  csrApproved: { en: 'Approved {name}.', zh: '已批准 {name}。' },
+  csrDenied: { en: 'Denied {name}.', zh: '已拒绝 {name}。' },
+  previewHeading: { en: 'Removing {hostname} would:', zh: '移除 {hostname} 将会：' },
+  previewCounts: { en: '  evict {evict} pod(s), skip {skip}, refuse {refuse}', zh: '  驱逐 {evict} 个 Pod，跳过 {skip} 个，拒绝 {refuse} 个' },
+  previewPod: { en: '  {action} {pod}: {reason}', zh: '  {action} {pod}：{reason}' },
+  previewNoPods: { en: '  no pods on the node', zh: '  节点上没有 Pod' },
+  previewSafety: { en: '  check {rule}: {verdict} {message}', zh: '  检查 {rule}：{verdict} {message}' },
+  previewWarning: { en: '  warning: {message}', zh: '  警告：{message}' },
+  passed: { en: 'passed', zh: '通过' },
+  blocked: { en: 'blocks', zh: '阻止' },
+  warns: { en: 'warns', zh: '警告' },
+  removalRefused: { en: 'the removal is refused: {reason}', zh: '移除被拒绝：{reason}' },
+  confirmPrompt: { en: 'Type the host name ({hostname}) to remove it, anything else to stop: ', zh: '输入主机名（{hostname}）以确认移除，输入其他内容则取消：' },
+  confirmNeeded: { en: 'not on a terminal: pass --yes to remove without asking', zh: '不在终端上：请加 --yes 以不经确认直接移除' },
+  removalAborted: { en: 'Nothing removed.', zh: '未移除任何节点。' },
+  removalStarted: { en: 'Removal of {hostname} started (run {run}).', zh: '已开始移除 {hostname}（运行 {run}）。' },
+  removalLine: { en: '[{phase}] {kind} {pod}{message}', zh: '[{phase}] {kind} {pod}{message}' },
+  removalSucceeded: { en: '{hostname} removed ({status}).', zh: '{hostname} 已移除（{status}）。' },
+  removalFailed: { en: 'Removal of {hostname} {status}: {reason}', zh: '{hostname} 移除{status}：{reason}' },
+  interrupted: { en: 'interrupted; the operation goes on in the service', zh: '已中断；服务端的操作仍在继续' },
+  columns: {
+    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT',
+    zh: 'ID|名称|API 服务器|VIP|自动批准|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果',
+  },
+} as const satisfies Record<string, { readonly en: string; readonly zh: string }>;
+
+export type MessageKey = keyof typeof CATALOGUE;
+export type Language = 'en' | 'zh';
+
+/** The language of the environment's locale: Chinese for zh*, English otherwise. */
+export function languageOf(env: NodeJS.ProcessEnv): Language {
+  const locale = env['LC_ALL'] || env['LC_MESSAGES'] || env['LANG'] || '';
+  return /^zh/i.test(locale) ? 'zh' : 'en';
+}
+
+export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
+
+export function translator(language: Language): Translate {
+  return (key, params = {}) => CATALOGUE[key][language].replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}
+
+/** Column headings of the tables, by the English heading. */
+export function columnTitles(language: Language): Record<string, string> {
+  const english = CATALOGUE.columns.en.split('|');
+  const local = CATALOGUE.columns[language].split('|');
+  return Object.fromEntries(english.map((title, index) => [title, local[index] ?? title]));
+}

@@ -1,0 +1,69 @@
+import type { DataSource } from 'typeorm';
+import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
+
+/**
+ * Told what installs did, for metrics. Each fact is reported once across replicas: by the
+ * replica whose write stored it (the step event's insert, the run's RUNNING → ended update).
+ */
+export interface InstallObserver {
+  /** A STARTED step ended (SUCCEEDED or FAILED) after `seconds` by the agent's clock. */
+  stepFinished(step: InstallStep, outcome: 'SUCCEEDED' | 'FAILED', seconds: number): void;
+  /** A step event was stored `lagSeconds` after it occurred on the host. */
+  eventStored(lagSeconds: number): void;
+  /** A run ended; `failureCode` is the agent's `detail.code`, a service-side cause, or `none`. */
+  runFinished(outcome: Exclude<InstallRunStatus, 'RUNNING'>, failureCode: string): void;
+}
+
+/** An observer that ignores everything (tests and tools that do not count). */
+export const UNOBSERVED_INSTALLS: InstallObserver = {
+  stepFinished: () => undefined,
+  eventStored: () => undefined,
+  runFinished: () => undefined,
+};
+
+/** Failure codes of runs the service ended itself (the agent's own codes come from its FAILED event). */
+export const SERVICE_FAILURE_CODES = {
+  agentNotStarted: 'AGENT_NOT_STARTED',
+  deadline: 'RUN_DEADLINE',
+  superseded: 'SUPERSEDED',
+  cancelled: 'CANCELLED',
+  none: 'none',
+  unknown: 'UNKNOWN',
+} as const;
+
+const CODE_FORM = /^[A-Z][A-Z0-9_]{0,47}$/;
+
+/**
+ * The failure code of a FAILED event's detail as a metric label: the agent's codes are
+ * SCREAMING_SNAKE words (see the agent's FAILURE_CODES); anything else becomes UNKNOWN so a
+ * confused or hostile agent cannot grow the label set with free text.
+ */
+export function failureCodeOf(detail: Record<string, unknown> | null | undefined): string {
+  const code = detail?.['code'];
+  return typeof code === 'string' && CODE_FORM.test(code) ? code : SERVICE_FAILURE_CODES.unknown;
+}
+
+/** Counts read from Postgres at scrape time: every replica answers the same. */
+export class InstallGauges {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Running install runs by the step they are at (the step of their latest event; their start step before any). */
+  async inProgressByStep(): Promise<Array<{ step: string; count: number }>> {
+    const rows: Array<{ step: string; count: string }> = await this.dataSource.query(
+      `SELECT coalesce(e.step, r.start_step) AS step, count(*) AS count
+         FROM install_runs r
+         LEFT JOIN LATERAL (SELECT step FROM step_events WHERE run_id = r.id ORDER BY seq DESC LIMIT 1) e ON true
+        WHERE r.status = 'RUNNING'
+        GROUP BY 1`,
+    );
+    return rows.map((row) => ({ step: row.step, count: Number(row.count) }));
+  }
+
+  /** Nodes by cluster and status (removed nodes left out). */
+  async nodesByStatus(): Promise<Array<{ clusterId: string; status: string; count: number }>> {
+    const rows: Array<{ cluster_id: string; status: string; count: string }> = await this.dataSource.query(
+      `SELECT cluster_id, status, count(*) AS count FROM nodes WHERE status <> 'REMOVED' GROUP BY cluster_id, status`,
+    );
+    return rows.map((row) => ({ clusterId: row.cluster_id, status: row.status, count: Number(row.count) }));
+  }
+}

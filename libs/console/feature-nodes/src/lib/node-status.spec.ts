@@ -1,0 +1,28 @@
+import { NODE_STATUSES } from '@ccos/shared/domain';
+import { describe, expect, it } from 'vitest';
+import { STATUS_FAMILIES, isStatusFilter, matchesFilter, statusFamily, statusTone } from './node-status';
+
+describe('node status families and badges', () => {
+  it('puts every status in exactly one family, and every family has a status', () => {
+    const families = new Set(NODE_STATUSES.map(statusFamily));
+    expect([...families].sort()).toEqual([...STATUS_FAMILIES].sort());
+  });
+
+  it('shows failures red, stalled and drain-failed amber, joined green', () => {
+    expect(statusTone('INSTALL_FAILED')).toBe('error');
+    expect(statusTone('STALLED')).toBe('warn');
+    expect(statusTone('DRAIN_FAILED')).toBe('warn');
+    expect(statusTone('JOINED')).toBe('ok');
+    expect(statusTone('REMOVED')).toBe('neutral');
+  });
+
+  it('filters by family or by one exact status, and refuses anything else from the URL', () => {
+    expect(matchesFilter('AUTH_FAILED', 'attention')).toBe(true);
+    expect(matchesFilter('AUTH_FAILED', 'UNREACHABLE')).toBe(false);
+    expect(matchesFilter('REMOVED', 'all')).toBe(true);
+    expect(isStatusFilter('joined')).toBe(true);
+    expect(isStatusFilter('JOINED')).toBe(true);
+    expect(isStatusFilter('<script>')).toBe(false);
+    expect(isStatusFilter(null)).toBe(false);
+  });
+});

@@ -1,0 +1,206 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { E2E_ADMIN_PASSWORD } from '../support/api-process';
+import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
+
+/**
+ * The built `ccos-scaler` executable against the real world: the built API, kube-sim and a lab
+ * host running sshd. It signs in, adds the host from a CSV file, installs it and follows it to
+ * JOINED while the test approves its CSRs with the CLI, and removes it after the preview; JSON
+ * output is parsed, exit codes checked for a wrong password, an unknown node and bad flags, and
+ * the words in Chinese under LANG=zh_CN.UTF-8. Needs `npx nx run-many -t build -p api cli boot-worker`.
+ */
+const CLI = resolve('dist/apps/cli/ccos-scaler.mjs');
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+let world: ScaleOutWorld;
+let home = '';
+let passwordFile = '';
+let hostPasswordFile = '';
+let hostname = '';
+
+function cli(args: readonly string[], options: { env?: Record<string, string>; input?: string; onStdout?: (chunk: string) => void } = {}): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', HOME: home, LANG: 'en_US.UTF-8', CCOS_SERVER: `http://127.0.0.1:${world.api.port}`, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      options.onStdout?.(chunk.toString());
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+function jsonLines<T>(text: string): T[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as T);
+}
+
+describe('ccos-scaler CLI', () => {
+  beforeAll(async () => {
+    world = await startScaleOutWorld({ hosts: 1, name: 'cli-test' });
+    home = await mkdtemp(join(tmpdir(), 'ccos-cli-home-'));
+    passwordFile = join(home, 'admin-password');
+    await writeFile(passwordFile, `${E2E_ADMIN_PASSWORD}\n`, { mode: 0o600 });
+    hostPasswordFile = join(home, 'host-password');
+    await writeFile(hostPasswordFile, world.lab.hosts[0].password, { mode: 0o600 });
+    hostname = world.lab.hosts[0].hostname;
+    // The CLI's requests do not pass through the test's ledger: name the host's password to it, so
+    // the API process's stop() fails if the password shows up in its log, a response or the audit.
+    world.api.secrets.noteSecret(world.lab.hosts[0].password, 'lab host SSH password (sent by the CLI)');
+    // Another worker in the cluster, so the host is not the last one when it is removed.
+    world.sim.api.seed(world.sim.resource('nodes'), {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'spare', labels: { 'node-role.kubernetes.io/worker': '' } },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+  }, 600_000);
+
+  afterAll(async () => {
+    await world?.stop();
+    if (home) {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('refuses bad usage with exit 2 before sending anything, and never takes a password as a flag', async () => {
+    const unknownFlag = await cli(['nodes', 'list', '--colour']);
+    expect(unknownFlag.code).toBe(2);
+    expect(unknownFlag.stderr).toMatch(/usage error: .*--colour/);
+    expect((await cli(['nodes', 'frobnicate'])).code).toBe(2);
+    expect((await cli(['nodes', 'list', '--output', 'xml'])).code).toBe(2);
+    const passwordFlag = await cli(['nodes', 'add', '--hostname', 'h9', '--ip', '198.18.0.99', '--password', 'hunter2']);
+    expect(passwordFlag.code).toBe(2);
+    expect(passwordFlag.stdout + passwordFlag.stderr).not.toContain('hunter2');
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found.');
+  });
+
+  it('says who is not signed in (exit 3), refuses a wrong password (exit 3), and keeps the token of a good one in a 0600 file', async () => {
+    const anonymous = await cli(['clusters', 'list']);
+    expect(anonymous.code).toBe(3);
+    const wrong = await cli(['login', '--password-stdin'], { input: 'not-the-password\n' });
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toContain('authentication failed: wrong user name or password');
+
+    const good = await cli(['login', '--username', 'admin', '--password-file', passwordFile, '--output', 'json']);
+    expect(good.code).toBe(0);
+    const answer = JSON.parse(good.stdout) as { username: string; role: string; sessionFile: string };
+    expect(answer).toMatchObject({ username: 'admin', role: 'ADMIN', sessionFile: join(home, '.config', 'ccos-scaler', 'session.json') });
+    const stored = JSON.parse(await readFile(answer.sessionFile, 'utf8')) as { token: string };
+    expect(good.stdout).not.toContain(stored.token);
+    expect((await stat(answer.sessionFile)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(home, '.config', 'ccos-scaler'))).mode & 0o777).toBe(0o700);
+    // CCOS_TOKEN works without the file.
+    const byEnv = await cli(['clusters', 'list', '--output', 'json'], { env: { HOME: await mkdtemp(join(tmpdir(), 'ccos-cli-empty-')), CCOS_TOKEN: stored.token } });
+    expect(byEnv.code).toBe(0);
+    expect((JSON.parse(byEnv.stdout) as Array<{ id: string }>).map((cluster) => cluster.id)).toEqual([world.clusterId]);
+  });
+
+  it('adds the lab host from a CSV file and waits until it is ready to install', async () => {
+    const host = world.lab.hosts[0];
+    const csv = join(home, 'hosts.csv');
+    await writeFile(csv, `hostname,ip,port,user\n${host.hostname},${host.ip},${host.port},${host.user}\n`);
+    const added = await cli(['nodes', 'add', '--from-csv', csv, '--password-file', hostPasswordFile, '--wait', '--output', 'json']);
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    const nodes = JSON.parse(added.stdout) as Array<{ hostname: string; ip: string; sshPort: number; status: string }>;
+    expect(nodes).toEqual([expect.objectContaining({ hostname: host.hostname, ip: host.ip, sshPort: host.port, status: 'READY_TO_INSTALL' })]);
+    expect(added.stdout).not.toContain(host.password);
+
+    const badCsv = join(home, 'bad.csv');
+    await writeFile(badCsv, 'name,address\nh1,198.18.0.5\n');
+    const refused = await cli(['nodes', 'add', '--from-csv', badCsv, '--password-file', hostPasswordFile]);
+    expect(refused.code).toBe(2);
+  }, 300_000);
+
+  it('says exit 4 for a node that does not exist, in English and in Chinese', async () => {
+    const english = await cli(['nodes', 'install', 'no-such-node', '--watch']);
+    expect(english.code).toBe(4);
+    expect(english.stderr.trim()).toBe('no node "no-such-node"');
+    const chinese = await cli(['nodes', 'remove', 'no-such-node', '--yes'], { env: { LANG: 'zh_CN.UTF-8' } });
+    expect(chinese.code).toBe(4);
+    expect(chinese.stderr.trim()).toBe('没有节点“no-such-node”');
+  });
+
+  it('installs the host and follows installProgress to JOINED while its CSRs are approved with the CLI', async () => {
+    const approved: string[] = [];
+    let installing = true;
+    const approving = (async () => {
+      while (installing) {
+        const pending = await cli(['csrs', 'list', '--pending', '--output', 'json']);
+        for (const csr of JSON.parse(pending.stdout || '[]') as Array<{ name: string; node: { hostname: string } | null }>) {
+          const approval = await cli(['csrs', 'approve', csr.name]);
+          if (approval.code === 0) {
+            approved.push(csr.name);
+          }
+        }
+        await new Promise((wake) => setTimeout(wake, 500));
+      }
+    })();
+    const install = await cli(['nodes', 'install', hostname, '--watch', '--output', 'json']);
+    installing = false;
+    await approving;
+    expect(install.stderr).toBe('');
+    expect(install.code).toBe(0);
+    const messages = jsonLines<{ run: { status: string }; events: Array<{ seq: number; step: string }> }>(install.stdout);
+    expect(messages.at(-1)?.run.status).toBe('SUCCEEDED');
+    expect(new Set(messages.flatMap((message) => message.events.map((event) => event.step)))).toEqual(
+      new Set(['PREFLIGHT', 'DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'APPLY_IGNITION', 'START_KUBELET']),
+    );
+    expect(approved.length).toBeGreaterThanOrEqual(1);
+
+    const listed = await cli(['nodes', 'list', '--output', 'json']);
+    expect((JSON.parse(listed.stdout) as Array<{ hostname: string; status: string }>).find((node) => node.hostname === hostname)?.status).toBe('JOINED');
+    const decided = await cli(['csrs', 'list', '--output', 'json']);
+    const csrs = JSON.parse(decided.stdout) as Array<{ name: string; status: string; decidedBy: string | null }>;
+    expect(csrs.filter((csr) => approved.includes(csr.name)).every((csr) => csr.status === 'APPROVED' || csr.status === 'ISSUED')).toBe(true);
+    expect((await cli(['csrs', 'approve', 'csr-does-not-exist'])).code).toBe(4);
+  }, 600_000);
+
+  it('shows the node list and the removal preview in Chinese under LANG=zh_CN.UTF-8', async () => {
+    const list = await cli(['nodes', 'list'], { env: { LANG: 'zh_CN.UTF-8' } });
+    expect(list.code).toBe(0);
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+主机名\s+地址\s+状态\s+原因$/);
+    expect(list.stdout).toContain(hostname);
+    // Not on a terminal and no --yes: the preview, then a usage error, and nothing removed.
+    const asked = await cli(['nodes', 'remove', hostname], { env: { LANG: 'zh_CN.UTF-8' } });
+    expect(asked.code).toBe(2);
+    expect(asked.stdout).toContain(`移除 ${hostname} 将会：`);
+    expect(asked.stderr).toContain('不在终端上：请加 --yes 以不经确认直接移除');
+    // Following the finished install in table form, not on a terminal: a line per event, then the verdict in Chinese.
+    const watched = await cli(['nodes', 'watch', hostname], { env: { LANG: 'zh_CN.UTF-8' } });
+    expect(watched.code).toBe(0);
+    expect(watched.stdout.trim().split('\n').at(-1)).toBe(`${hostname} 已加入集群（JOINED）。`);
+  });
+
+  it('removes the host after the preview and follows removalProgress to the end', async () => {
+    const removed = await cli(['nodes', 'remove', hostname, '--yes', '--output', 'json']);
+    expect(removed.stderr).toBe('');
+    expect(removed.code).toBe(0);
+    const [first, ...rest] = jsonLines<{ preview?: { allowed: boolean; nodeName: string; safety: unknown[] }; run?: { status: string; nodeStatus: string } }>(removed.stdout);
+    expect(first?.preview).toMatchObject({ allowed: true, nodeName: hostname });
+    expect(rest.at(-1)?.run).toMatchObject({ status: 'SUCCEEDED', nodeStatus: 'REMOVED' });
+    const listed = await cli(['nodes', 'list', '--output', 'json']);
+    expect((JSON.parse(listed.stdout) as Array<{ hostname: string; status: string }>).find((node) => node.hostname === hostname)?.status).toBe('REMOVED');
+  }, 300_000);
+});
