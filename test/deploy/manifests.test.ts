@@ -45,15 +45,17 @@ const MODELS: Record<string, unknown> = {
   'rbac.authorization.k8s.io/v1/Role': rbacV1.Role,
   'rbac.authorization.k8s.io/v1/RoleBinding': rbacV1.RoleBinding,
   'monitoring.coreos.com/v1/ServiceMonitor': monitoringV1.ServiceMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': monitoringV1.PrometheusRule,
 };
 
 /**
- * Stand-ins for APIs a real cluster gets elsewhere: the Prometheus Operator's CRD (its schema is
+ * Stand-ins for APIs a real cluster gets elsewhere: the Prometheus Operator's CRDs (their schemas are
  * checked above, by the models package) and OpenShift's route.openshift.io (an aggregated API
  * there). Both keep what they are sent, so kubectl apply exercises discovery and storage only.
  */
 const STAND_IN_CRDS = [
   { group: 'monitoring.coreos.com', kind: 'ServiceMonitor', plural: 'servicemonitors', shortNames: ['smon'] },
+  { group: 'monitoring.coreos.com', kind: 'PrometheusRule', plural: 'prometheusrules', shortNames: ['promrule'] },
   { group: 'route.openshift.io', kind: 'Route', plural: 'routes', shortNames: [] },
 ]
   .map(
@@ -122,11 +124,14 @@ describe('deploy/ (kustomize base and overlays)', () => {
         'ClusterRoleBinding//ccos-scaler',
         'ClusterRoleBinding//ccos-scaler-bootstrap-node-bootstrapper',
         'ConfigMap/ccos-scaler/ccos-scaler',
+        'ConfigMap/ccos-scaler/ccos-scaler-grafana-dashboard',
         'Deployment/ccos-scaler/ccos-scaler',
         'Namespace//ccos-scaler',
         'Namespace//ccos-scaler-bootstrap',
         'NetworkPolicy/ccos-scaler/ccos-scaler',
         'PodDisruptionBudget/ccos-scaler/ccos-scaler',
+        'PrometheusRule/ccos-scaler/ccos-scaler-alerts',
+        'PrometheusRule/ccos-scaler/ccos-scaler-certificates',
         'Role/ccos-scaler-bootstrap/ccos-scaler-bootstrap-identities',
         'Role/kube-system/ccos-scaler',
         'RoleBinding/ccos-scaler-bootstrap/ccos-scaler-bootstrap-identities',

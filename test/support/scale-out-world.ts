@@ -12,6 +12,8 @@ export interface ScaleOutWorldOptions {
   /** What the lab is for, shown by `npm run lab -- status` (default `scale-out-world`). */
   readonly name?: string;
   readonly csrAutoApprove?: boolean;
+  /** Hostname of lab host N is `${hostnamePrefix}${N}` (default `h`). */
+  readonly hostnamePrefix?: string;
   /** Extra environment for the API process (a function of the lab when it needs the lab's addresses). */
   readonly apiEnv?: Record<string, string> | ((lab: Lab) => Record<string, string>);
   /** Stand-in kubelet settings. */
@@ -62,6 +64,7 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
     const lab = await startLab({
       hosts: options.hosts,
       name: options.name ?? 'scale-out-world',
+      hostnamePrefix: options.hostnamePrefix,
       kubeconfig: sim.kubeconfig,
       kubelet: { csrTimeoutSeconds: 600, heartbeatSeconds: 5, readyDelaySeconds: 1, ...options.kubelet },
     });

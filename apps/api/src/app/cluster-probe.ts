@@ -1,5 +1,6 @@
 import type { CsrFeature } from '@ccos/api/feature-csrs';
-import type { ClusterProbe } from '@ccos/api/feature-nodes';
+import { deleteNode } from '@ccos/api/data-access-kube';
+import type { ClusterLeftoverCleaner, ClusterProbe } from '@ccos/api/feature-nodes';
 
 /**
  * Answers the agent's questions about the cluster from the watch cache the certificate
@@ -21,6 +22,23 @@ export function clusterProbeFrom(certificates: CsrFeature): ClusterProbe {
         hostname: sameName ? `a Node named ${nodeName} already exists in the cluster (${sameName.ready ? 'Ready' : 'not Ready'}); delete it first if it is a leftover of this host` : null,
         ip: sameIp ? `Node ${sameIp.name} of the cluster already uses ${ip}` : null,
       };
+    },
+  };
+}
+
+/** Deletes a host's leftovers in its cluster, through the client the certificate feature keeps per cluster. */
+export function clusterLeftoverCleaner(certificates: CsrFeature): ClusterLeftoverCleaner {
+  return {
+    async deleteNode(clusterId, name) {
+      const client = (await certificates.watches.ensure(clusterId)).client;
+      const result = await deleteNode(client, name);
+      if (!result.ok) {
+        throw new Error(`could not delete Node ${name}: ${'reason' in result ? String(result.reason) : 'refused'}`);
+      }
+    },
+    async deleteCsr(clusterId, name) {
+      const client = (await certificates.watches.ensure(clusterId)).client;
+      await client.call('delete', (options) => client.certificates.deleteCertificateSigningRequest({ name }, options));
     },
   };
 }

@@ -39,6 +39,8 @@ export interface ApiConfig {
   /** Agents may use plain HTTP (AGENT_PLAIN_HTTP=allow): their token and the answers then cross the network unprotected. */
   readonly agentPlainHttp: boolean;
   readonly sshPoolSize: number;
+  /** Installs a batch runs at once unless its request says otherwise (never more than the SSH pool). */
+  readonly batchConcurrency: number;
   readonly sshConnectTimeoutMs: number;
   /** An install whose agent is silent this long is STALLED. */
   readonly stallAfterSeconds: number;
@@ -107,6 +109,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     tls: tlsFiles(env),
     agentPlainHttp,
     sshPoolSize: integer(env, 'SSH_POOL_SIZE', 10, 1, 200),
+    batchConcurrency: integer(env, 'BATCH_CONCURRENCY', 10, 1, 50),
     sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),
     stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),
     nodeReadyTimeoutSeconds,

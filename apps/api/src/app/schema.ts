@@ -26,6 +26,10 @@ import {
   InstallResolver,
   type InstallRunView,
   type InstallService,
+  HostCleanupResolver,
+  type HostCleanupService,
+  NodeBatchResolver,
+  type NodeBatchService,
   NodeResolver,
   type NodeService,
 } from '@ccos/api/feature-nodes';
@@ -49,6 +53,8 @@ export interface ApiServices {
   readonly csrs: CsrService;
   readonly nodeCertificates: NodeCertificatesService;
   readonly nodes: NodeService;
+  readonly batches: NodeBatchService;
+  readonly hostCleanup: HostCleanupService;
   readonly installs: InstallService;
   readonly installRunView: InstallRunView;
   readonly agentReports: AgentReportService;
@@ -71,6 +77,8 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [ClusterResolver, new ClusterResolver(services.clusters)],
     [CsrResolver, new CsrResolver(services.csrs, services.nodeCertificates)],
     [NodeResolver, new NodeResolver(services.nodes)],
+    [NodeBatchResolver, new NodeBatchResolver(services.batches)],
+    [HostCleanupResolver, new HostCleanupResolver(services.hostCleanup)],
     [InstallResolver, new InstallResolver(services.installs, services.installRunView)],
     [AgentResolver, new AgentResolver(services.agentReports)],
     [AgentChannelResolver, new AgentChannelResolver(services.agentChannel)],
@@ -86,7 +94,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

@@ -9,7 +9,10 @@ import { ClusterService } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import {
   AgentReportService,
+  BatchInstaller,
   InstallRunSweeper,
+  NodeBatchService,
+  HostCleanupService,
   InstallRunView,
   InstallGauges,
   InstallService,
@@ -30,7 +33,7 @@ import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { ApiMetrics } from './metrics';
-import { clusterProbeFrom } from './cluster-probe';
+import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
 import { requestOrigins } from './request-origin';
 import { buildApiSchema } from './schema';
 import { loadOrCreateServiceCa } from './tls/service-ca.store';
@@ -147,7 +150,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const agentTokens = new AgentTokens(dataSource);
     const sshPool = new SshPool({ maxSessions: config.sshPoolSize, connect: { connectTimeoutMs: config.sshConnectTimeoutMs } });
     stack.push({ name: 'SSH sessions', stop: () => sshPool.close() });
-    const provisioner = new NodeProvisioner(nodeStore, secrets, sshPool, () => agentBinary, logger);
+    const provisioner = new NodeProvisioner(nodeStore, secrets, sshPool, () => agentBinary, logger, clusterProbeFrom(certificates));
     const nodes = new NodeService(dataSource, nodeStore, secrets, provisioner, () => agentBinary);
     let listeningPort = config.port;
     const artifacts = new ArtifactCatalog(config.artifactsDir);
@@ -164,6 +167,9 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const identities = new RunBootstrapIdentities(dataSource, { clientFor: async (clusterId) => (await certificates.watches.ensure(clusterId)).client }, config.bootstrapNamespace, logger);
     const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, identities, events, logger, config.installRunDeadlineMinutes * 60_000, metrics.domain.installObserver);
     const agentReports = new AgentReportService(dataSource, agentTokens, nodeStore, installs, clusterProbeFrom(certificates), events, logger, metrics.domain.installObserver);
+    const batchInstaller = new BatchInstaller(dataSource, nodeStore, installs, events, logger);
+    const batches = new NodeBatchService(dataSource, nodeStore, secrets, provisioner, () => agentBinary, batchInstaller, Math.min(config.batchConcurrency, config.sshPoolSize));
+    const hostCleanup = new HostCleanupService(nodeStore, secrets, sshPool, clusterLeftoverCleaner(certificates), logger);
     const watchdog = new StallWatchdog(dataSource, nodeStore, config.stallAfterSeconds, logger);
     const inventorySync = new NodeInventorySync(nodeStore, certificates.watches, clusters, logger);
     await inventorySync.start();
@@ -197,6 +203,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       csrs: certificates.service,
       nodeCertificates: certificates.nodeCertificates,
       nodes,
+      batches,
+      hostCleanup,
       installs,
       installRunView: new InstallRunView(dataSource),
       agentReports,
@@ -243,6 +251,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const resumed = await provisioner.resumePending();
     if (resumed > 0) {
       logger.info({ nodes: resumed }, 'resumed adding nodes interrupted by a restart');
+    }
+    const resumedBatches = await batchInstaller.start();
+    stack.push({ name: 'batch installs', stop: () => batchInstaller.stop() });
+    if (resumedBatches > 0) {
+      logger.info({ batches: resumedBatches }, 'resumed batch installs interrupted by a restart');
     }
     const resumedRemovals = await removals.start();
     stack.push({ name: 'removal runs', stop: () => removals.stop() });

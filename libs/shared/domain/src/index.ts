@@ -5,3 +5,6 @@ export * from './lib/validation';
 export * from './lib/roles';
 export * from './lib/csr-policy';
 export * from './lib/node-certificates';
+export * from './lib/bulk-hosts';
+export * from './lib/node-batch';
+export * from './lib/host-leftovers';

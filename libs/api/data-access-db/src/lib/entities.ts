@@ -5,6 +5,7 @@ import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity'
 import { InstallRunEntity } from './entities/install-run.entity';
 import { InstallRunNoticeEntity } from './entities/install-run-notice.entity';
 import { NodeEntity } from './entities/node.entity';
+import { NodeBatchEntity } from './entities/node-batch.entity';
 import { RemovalEventEntity } from './entities/removal-event.entity';
 import { RemovalRunEntity } from './entities/removal-run.entity';
 import { ServiceCertificateAuthorityEntity } from './entities/service-certificate-authority.entity';
@@ -16,4 +17,5 @@ export const ENTITIES = [
   ClusterEntity, NodeEntity, InstallRunEntity, InstallDiagnosticsEntity, StepEventEntity, CsrDecisionEntity, AuditLogEntity, UserEntity, UserSessionEntity, RemovalRunEntity, RemovalEventEntity,
   ServiceCertificateAuthorityEntity,
   InstallRunNoticeEntity,
+  NodeBatchEntity,
 ];

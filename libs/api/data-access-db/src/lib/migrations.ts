@@ -8,6 +8,7 @@ import { UserSessionsAndLoginLimits1765100000000 } from './migrations/1765100000
 import { RunBoundBootstrapIdentities1765200000000 } from './migrations/1765200000000-run-bound-bootstrap-identities';
 import { ClusterInsecureTransport1765300000000 } from './migrations/1765300000000-cluster-insecure-transport';
 import { ClusterAutoApproveRenewals1766100000000 } from './migrations/1766100000000-cluster-auto-approve-renewals';
+import { NodeBatches1766200000000 } from './migrations/1766200000000-node-batches';
 import { AgentLaunchClaims1766500000000 } from './migrations/1766500000000-agent-launch-claims';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   RunBoundBootstrapIdentities1765200000000,
   ClusterInsecureTransport1765300000000,
   ClusterAutoApproveRenewals1766100000000,
+  NodeBatches1766200000000,
   AgentLaunchClaims1766500000000,
 ];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, Repository } from 'typeorm';
+import type { DataSource, EntityManager, Repository } from 'typeorm';
 import { type NodeEvent, transition } from '@ccos/shared/domain';
 import { type EventBus, NotFoundError, PreconditionError, TOPICS, type NodeChangedPayload } from '@ccos/api/util-graphql';
 import { NodeEntity } from './entities/node.entity';
@@ -39,6 +39,23 @@ export class NodeStore {
     const node = await this.nodes.save(this.nodes.create({ id: randomUUID(), ...fields }));
     this.publish(node);
     return node;
+  }
+
+  /**
+   * Creates several nodes in one transaction (all or none), after `before` ran in it (the
+   * batch record they point to), and tells subscribers.
+   */
+  async createMany(
+    rows: ReadonlyArray<NodeFields & Pick<NodeEntity, 'clusterId' | 'hostname' | 'status'>>,
+    before: (manager: EntityManager) => Promise<void> = async () => undefined,
+  ): Promise<NodeEntity[]> {
+    const created = await this.nodes.manager.transaction(async (manager) => {
+      await before(manager);
+      const repository = manager.getRepository(NodeEntity);
+      return repository.save(rows.map((fields) => repository.create({ id: randomUUID(), ...fields })), { chunk: 100 });
+    });
+    created.forEach((node) => this.publish(node));
+    return created;
   }
 
   /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { type DataSource, IsNull, type Repository } from 'typeorm';
-import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, summariseSteps } from '@ccos/shared/domain';
+import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
 import {
   type AgentChannel,
   AgentTokens,
@@ -118,6 +118,9 @@ export class InstallService {
     const node = await this.nodes.get(nodeId);
     if (node.status !== 'READY_TO_INSTALL') {
       throw new PreconditionError(`node ${node.hostname} is ${node.status}; an install needs READY_TO_INSTALL`, { status: node.status });
+    }
+    if (!verdictAllowsInstall(node.hostVerdict)) {
+      throw new PreconditionError(`node ${node.hostname}: ${node.hostVerdict?.reason ?? 'its host has leftovers of an earlier membership'}`, { verdict: node.hostVerdict?.verdict });
     }
     return this.start(node, 'PREFLIGHT', actor, 'INSTALL_STARTED');
   }

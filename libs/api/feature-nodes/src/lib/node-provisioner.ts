@@ -1,8 +1,11 @@
 import type { Logger } from 'pino';
 import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts, remoteSha256, uploadFile } from '@ccos/api/data-access-ssh';
-import type { NodeStore } from '@ccos/api/data-access-db';
+import { InstallRunEntity, type NodeEntity, type NodeStore } from '@ccos/api/data-access-db';
+import { type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary } from './agent-binary';
+import type { ClusterProbe } from './cluster-probe';
+import { scanHost } from './host-scan';
 import type { ProvisioningQueue } from './node.service';
 import { sshFailureOutcome, sshTargetOf } from './ssh-access';
 
@@ -28,6 +31,8 @@ export class NodeProvisioner implements ProvisioningQueue {
     private readonly pool: SshPool,
     private readonly agent: () => AgentBinary | null,
     private readonly logger: Logger,
+    /** The cluster side of the leftover checks (a Node or CSRs under the host's name); none in unit tests. */
+    private readonly cluster: ClusterProbe | null = null,
   ) {}
 
   /**
@@ -63,6 +68,39 @@ export class NodeProvisioner implements ProvisioningQueue {
     return this.running.size > 0;
   }
 
+  /**
+   * The verdict on leftovers of an earlier membership. Null (the stored verdict stands) once
+   * this node has install runs: what they left is its own, not an earlier membership's.
+   */
+  private async verdictOf(node: NodeEntity, session: SshSession): Promise<{ verdict: HostVerdict; machineId: string | null } | null> {
+    const runs = await this.nodes.repository.manager.count(InstallRunEntity, { where: { nodeId: node.id } });
+    if (runs > 0) {
+      return null;
+    }
+    const scan = await scanHost(session);
+    const leftovers: Leftover[] = [...scan.leftovers];
+    if (scan.machineId) {
+      const removed = await this.nodes.repository
+        .createQueryBuilder('node')
+        .where("node.status = 'REMOVED' AND node.ever_joined AND node.facts->>'machineId' = :machineId AND node.id <> :id", { machineId: scan.machineId, id: node.id })
+        .getOne();
+      if (removed) {
+        leftovers.push({ kind: 'REMOVED_MACHINE', item: `machine-id ${scan.machineId} of node ${removed.hostname}, removed ${removed.updatedAt.toISOString()}` });
+      }
+    }
+    let liveNodeNamed = false;
+    if (this.cluster) {
+      const state = await this.cluster.nodeState(node.clusterId, node.hostname).catch(() => null);
+      if (state?.registered) {
+        leftovers.push({ kind: 'CLUSTER_NODE', item: `Node/${node.hostname} (${state.ready ? 'Ready' : 'not Ready'})` });
+        liveNodeNamed = state.ready;
+      }
+      const csrs = await this.cluster.pendingCsrNames(node.clusterId, node.hostname).catch(() => []);
+      leftovers.push(...csrs.map((name) => ({ kind: 'CLUSTER_CSRS' as const, item: `CertificateSigningRequest/${name}` })));
+    }
+    return { verdict: decideHostVerdict(leftovers, { liveNodeNamed }), machineId: scan.machineId };
+  }
+
   private async provision(nodeId: string): Promise<void> {
     const node = await this.nodes.get(nodeId);
     if (node.status !== 'ADDING') {
@@ -88,6 +126,10 @@ export class NodeProvisioner implements ProvisioningQueue {
           await this.nodes.transition(node.id, 'PRECHECK_FAILED', problem);
           return;
         }
+        const verdict = await this.verdictOf(node, session);
+        if (verdict) {
+          await this.nodes.update(node.id, { hostVerdict: verdict.verdict, facts: { ...(await this.nodes.get(node.id)).facts, machineId: verdict.machineId ?? undefined } });
+        }
         await this.nodes.update(node.id, { statusReason: `copying the agent (${Math.round(agent.size / 1024 / 1024)} MiB)` });
         await ensureAgent(session, agent);
         const version = await session.exec([AGENT_REMOTE_PATH, 'version'], { timeoutMs: 30_000 });
@@ -99,7 +141,8 @@ export class NodeProvisioner implements ProvisioningQueue {
           );
           return;
         }
-        await this.nodes.transition(node.id, 'AGENT_COPIED', `agent ${tail(version.stdout)} copied and verified (sha256 ${agent.sha256.slice(0, 12)}…)`, {
+        const dirty = verdict && verdict.verdict.verdict !== 'CLEAN' ? `; install blocked: ${verdict.verdict.reason}` : '';
+        await this.nodes.transition(node.id, 'AGENT_COPIED', `agent ${tail(version.stdout)} copied and verified (sha256 ${agent.sha256.slice(0, 12)}…)${dirty}`, {
           agentSha256: agent.sha256,
         });
       });

@@ -1,6 +1,7 @@
 import { NEXT_STEP } from '@ccos/shared/domain';
 import type { NodeEntity } from '@ccos/api/data-access-db';
 import type { NodeType } from './node.type';
+import { toVerdictType } from './host-verdict.type';
 
 /** Copies only public fields: sealed credentials never reach a response, even by accident. */
 export function toNodeType(node: NodeEntity): NodeType {
@@ -31,6 +32,9 @@ export function toNodeType(node: NodeEntity): NodeType {
       freeDiskBytes: node.facts.freeDiskBytes ?? null,
     },
     agentSha256: node.agentSha256,
+    batchId: node.batchId,
+    batchPhase: node.batchPhase,
+    hostVerdict: toVerdictType(node),
     createdAt: node.createdAt,
     updatedAt: node.updatedAt,
   };

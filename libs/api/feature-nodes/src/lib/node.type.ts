@@ -1,6 +1,7 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { NodeOrigin, NodeStatus, TaintEffect } from '@ccos/shared/domain';
 import { NodeOriginEnum, NodeStatusEnum } from '@ccos/api/util-graphql';
+import { HostVerdictType } from './host-verdict.type';
 
 @ObjectType('Label')
 export class LabelType {
@@ -103,6 +104,15 @@ export class NodeType {
 
   @Field(() => String, { nullable: true, description: 'sha256 of the agent copied to the host.' })
   agentSha256!: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'The batch the node was added with (addNodes).' })
+  batchId!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Its phase in that batch: ADDED, QUEUED, ACTIVE, JOINED, FAILED, CANCELLED or HELD.' })
+  batchPhase!: string | null;
+
+  @Field(() => HostVerdictType, { nullable: true, description: 'What the add-time checks found of an earlier membership; an install needs CLEAN (or CLEANABLE after cleanHost).' })
+  hostVerdict!: HostVerdictType | null;
 
   @Field(() => GraphQLISODateTime)
   createdAt!: Date;

@@ -15,6 +15,8 @@ export const TOPICS = {
   CSR_CHANGED: 'CSR_CHANGED',
   /** id: nodeId */
   REMOVAL_PROGRESS: 'REMOVAL_PROGRESS',
+  /** id: batchId; a host of the batch changed phase (or the batch its settings). */
+  BATCH_PROGRESS: 'BATCH_PROGRESS',
   /** No id: every replica forgets the sessions it names and closes their live connections. */
   SESSIONS_ENDED: 'SESSIONS_ENDED',
   /** No id: a user's role changed; every replica re-reads them and reconnects their live connections. */
@@ -59,4 +61,9 @@ export interface RemovalProgressPayload {
   readonly nodeId: string;
   readonly removalId: string;
   readonly seq: number;
+}
+
+export interface BatchProgressPayload {
+  readonly batchId: string;
+  readonly at: string;
 }

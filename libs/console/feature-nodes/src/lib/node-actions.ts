@@ -32,6 +32,8 @@ interface NodeFacts {
   readonly origin: 'ADDED' | 'DISCOVERED';
   readonly role: string;
   readonly offeredHostKeyFingerprint: string | null;
+  /** The add-time verdict on leftovers of an earlier membership; an install needs CLEAN or a cleaned CLEANABLE. */
+  readonly hostVerdict?: { readonly verdict: string; readonly cleanedAt?: string | null } | null;
 }
 
 /** Statuses a node can only reach after it joined the cluster (the API does not expose `everJoined`). */
@@ -53,7 +55,7 @@ export function availableActions(node: NodeFacts, roles: { readonly operator: bo
   // Reconnecting with the same pinned key would only hit the changed key again.
   const reconnect = added && allowedFrom('RECONNECT_REQUESTED').includes(status) && status !== 'HOST_KEY_CHANGED';
   return {
-    install: added && allowedFrom('INSTALL_STARTED').includes(status),
+    install: added && allowedFrom('INSTALL_STARTED').includes(status) && verdictAllows(node.hostVerdict),
     retry: added && allowedFrom('INSTALL_RETRIED').includes(status),
     cancel: added && allowedFrom('INSTALL_CANCELLED').includes(status),
     recopy: reconnect,
@@ -68,4 +70,8 @@ export function availableActions(node: NodeFacts, roles: { readonly operator: bo
 
 export function hasAnyAction(actions: NodeActions): boolean {
   return Object.values(actions).some(Boolean);
+}
+
+function verdictAllows(verdict: NodeFacts['hostVerdict']): boolean {
+  return !verdict || verdict.verdict === 'CLEAN' || (verdict.verdict === 'CLEANABLE' && Boolean(verdict.cleanedAt));
 }

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
-import type { Label, NodeOrigin, NodeStatus, Taint } from '@ccos/shared/domain';
+import type { BatchPhase, HostVerdict, Label, NodeOrigin, NodeStatus, Taint } from '@ccos/shared/domain';
 
 /** What the installer service learned about the host when it connected. */
 export interface HostFacts {
@@ -7,6 +7,8 @@ export interface HostFacts {
   osRelease?: string;
   kernel?: string;
   freeDiskBytes?: number;
+  /** /etc/machine-id, to recognise a host this service removed when it comes back. */
+  machineId?: string;
 }
 
 @Entity({ name: 'nodes' })
@@ -79,6 +81,21 @@ export class NodeEntity {
 
   @Column({ name: 'agent_sha256', type: 'text', nullable: true })
   agentSha256!: string | null;
+
+  /** The batch this node was added with, if any. */
+  @Column({ name: 'batch_id', type: 'uuid', nullable: true })
+  batchId!: string | null;
+
+  /** Its row in the batch (1-based), for a stable order. */
+  @Column({ name: 'batch_position', type: 'integer', nullable: true })
+  batchPosition!: number | null;
+
+  @Column({ name: 'batch_phase', type: 'text', nullable: true })
+  batchPhase!: BatchPhase | null;
+
+  /** What the add-time checks found of an earlier membership; null before they ran. */
+  @Column({ name: 'host_verdict', type: 'jsonb', nullable: true })
+  hostVerdict!: HostVerdict | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

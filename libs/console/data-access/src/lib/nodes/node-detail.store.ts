@@ -5,6 +5,7 @@ import { firstValueFrom } from 'rxjs';
 import {
   AcceptHostKeyDocument,
   CancelInstallDocument,
+  CleanHostDocument,
   DeleteNodeRecordDocument,
   InstallNodeDocument,
   InstallProgressDocument,
@@ -28,7 +29,7 @@ import { type InstallRunView, type NodeSummary, type StepEventView, mergeEvents 
 type Send<V> = (nodeId: string) => Promise<MutationAnswer<V>>;
 
 /** What an operator can do to a node from its page. */
-export type NodeAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'credentials' | 'acceptHostKey' | 'delete';
+export type NodeAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'credentials' | 'acceptHostKey' | 'delete' | 'clean';
 
 /**
  * One node: its record (live through `nodeChanged`), its install runs, and the latest run's
@@ -175,6 +176,14 @@ export class NodeDetailStore {
     return this.perform('cancel', 'toast', async (nodeId) => {
       const result = await firstValueFrom(this.apollo.mutate({ mutation: CancelInstallDocument, variables: { nodeId } }));
       return { value: result.data?.cancelInstall, error: result.error };
+    });
+  }
+
+  /** Runs the cleanup a CLEANABLE verdict lists (the operator confirmed it); then the node may be installed. */
+  cleanHost(): Promise<Outcome<NodeSummary>> {
+    return this.perform('clean', 'toast', async (nodeId) => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: CleanHostDocument, variables: { nodeId } }));
+      return { value: result.data?.cleanHost, error: result.error };
     });
   }
 

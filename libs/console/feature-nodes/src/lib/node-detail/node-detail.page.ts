@@ -99,6 +99,15 @@ export class NodeDetailPage {
     return node ? availableActions(node, { operator: this.isOperator(), admin: this.session.allows('ADMIN') }, draining) : NO_ACTIONS;
   });
   protected readonly anyAction = computed(() => hasAnyAction(this.actions()));
+
+  protected verdictLabel(verdict: string): string {
+    return this.t(`verdict.${verdict as 'CLEAN' | 'CLEANABLE' | 'REINSTALL_REQUIRED'}`);
+  }
+
+  /** The operator's confirmation of the listed cleanup. */
+  protected async cleanHost(): Promise<void> {
+    await this.store.cleanHost();
+  }
   protected readonly problem = computed(() => {
     const problem = this.store.problems()[0];
     return problem ? this.errors.messageOf(problem) : null;

@@ -5,6 +5,7 @@ import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeader
 import { NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusFamily, statusTone } from '../node-status';
+import { batchesMessages } from '../batches.messages';
 import { nodesMessages } from '../nodes.messages';
 
 /**
@@ -31,6 +32,7 @@ export class NodeListPage {
   private readonly router = inject(Router);
   protected readonly i18n = inject(I18n);
   protected readonly t = this.i18n.translator(nodesMessages);
+  protected readonly tb = this.i18n.translator(batchesMessages);
   protected readonly common = this.i18n.translator(commonMessages);
   protected readonly store = inject(NodeListStore);
   protected readonly cluster = inject(ClusterDetailStore);

@@ -1,0 +1,156 @@
+/**
+ * Scale-out: how the time to join grows with the number of hosts. For 1, 5, 10 and 20 lab
+ * hosts added with one addNodes (a range, one shared password) and installed with one
+ * installBatch at once (concurrency = the number of hosts), CSR auto-approve on: wall time
+ * from the addNodes request to the last Node Ready in the cluster, per-step medians (from the
+ * agents' step events; "add" is addNodes → the install run's start: connect, checks, agent copy),
+ * bytes the machine sent to the hosts (their veth counters: SSH and the artifact downloads),
+ * the agent bytes copied over SSH, and the API process's peak RSS. Then the same 20 hosts'
+ * worth installed one after another (concurrency 1). Prints the table and the ratios
+ * T(20)/T(1) and T(20 serial)/T(20 parallel).
+ *
+ *   npx tsx bench/scale-out.ts [sizes=1,5,10,20] [serial=20]
+ *
+ * Needs root (lab hosts) and the built API and agent (`npx nx run-many -t build -p api boot-worker`).
+ * One lab of 1+5+10+20+20 hosts (a /26), one kube-sim, one API process; each row uses fresh hosts.
+ */
+import { execFile } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
+// The world of the scale-out tests: kube-sim, lab hosts, the built API process (test support, not product code).
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { AGENT_EXECUTABLE, type ScaleOutWorld, startScaleOutWorld } from '../test/support/scale-out-world';
+
+const run = promisify(execFile);
+const SIZES = (process.argv[2] ?? '1,5,10,20').split(',').map(Number);
+const SERIAL = Number(process.argv[3] ?? 20);
+
+interface Row {
+  readonly label: string;
+  readonly hosts: number;
+  readonly wallMs: number;
+  readonly stepMedians: Record<string, number>;
+  readonly bytesToHosts: number;
+  readonly agentBytes: number;
+  readonly peakRssMb: number;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+};
+
+async function apiPid(port: number): Promise<number | null> {
+  const { stdout } = await run('ss', ['-ltnpH', `sport = :${port}`]);
+  const match = /pid=(\d+)/.exec(stdout);
+  return match ? Number(match[1]) : null;
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match ? Number(match[1]) / 1024 : 0;
+}
+
+async function txBytes(world: ScaleOutWorld, hostIds: readonly string[]): Promise<number> {
+  let total = 0;
+  for (const id of hostIds) {
+    total += Number((await readFile(`/sys/class/net/cclab${world.lab.id}-${id}/statistics/tx_bytes`, 'utf8').catch(() => '0')).trim());
+  }
+  return total;
+}
+
+function readyNodes(world: ScaleOutWorld, names: ReadonlySet<string>): number {
+  const nodes = world.sim.store.list(world.sim.resource('nodes')) as unknown as Array<{ metadata: { name: string }; status?: { conditions?: Array<{ type: string; status: string }> } }>;
+  return nodes.filter((node) => names.has(node.metadata.name) && node.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True')).length;
+}
+
+async function measure(world: ScaleOutWorld, label: string, first: number, count: number, concurrency: number, pid: number, agentSize: number): Promise<Row> {
+  const hosts = world.lab.hosts.slice(first, first + count);
+  const names = new Set(hosts.map((host) => host.hostname));
+  const bytesBefore = await txBytes(world, hosts.map((host) => host.id));
+  let peak = await rssMb(pid);
+  const sampler = setInterval(() => void rssMb(pid).then((mb) => (peak = Math.max(peak, mb))), 250);
+  const started = Date.now();
+  const added = await world.gql<{ addNodes: { batch: { id: string } | null; rows: Array<{ problems: unknown[] }> } }>(
+    'mutation($input: AddNodesInput!) { addNodes(input: $input) { batch { id } rows { problems { message } } } }',
+    { input: { clusterId: world.clusterId, range: { range: `${hosts[0].ip}-${hosts[count - 1].ip}`, hostnamePattern: 'h{n}', firstNumber: first + 1 }, password: hosts[0].password } },
+  );
+  const batchId = added.data?.addNodes.batch?.id;
+  if (!batchId) {
+    throw new Error(`addNodes failed: ${JSON.stringify(added.errors ?? added.data)}`);
+  }
+  const installed = await world.gql('mutation($id: ID!, $c: Int) { installBatch(batchId: $id, concurrency: $c) { id } }', { id: batchId, c: concurrency });
+  if (installed.errors) {
+    throw new Error(JSON.stringify(installed.errors));
+  }
+  while (readyNodes(world, names) < count) {
+    if (Date.now() - started > 30 * 60_000) {
+      throw new Error(`${label}: not every Node Ready after 30 min`);
+    }
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
+  const wallMs = Date.now() - started;
+  clearInterval(sampler);
+  const bytesToHosts = (await txBytes(world, hosts.map((host) => host.id))) - bytesBefore;
+  const batch = await world.gql<{ batch: { hosts: Array<{ nodeId: string }> } }>('query($id: ID!) { batch(id: $id) { hosts { nodeId } } }', { id: batchId });
+  const durations: Record<string, number[]> = { add: [] };
+  for (const { nodeId } of batch.data?.batch.hosts ?? []) {
+    const node = await world.gql<{ node: { createdAt: string; installRuns: Array<{ startedAt: string; events: Array<{ step: string; status: string; occurredAt: string }> }> } }>(
+      'query($id: ID!) { node(id: $id) { createdAt installRuns { startedAt events { step status occurredAt } } } }',
+      { id: nodeId },
+    );
+    const runs = node.data?.node.installRuns ?? [];
+    if (runs[0]) {
+      durations['add'].push(Date.parse(runs[0].startedAt) - Date.parse(node.data?.node.createdAt ?? runs[0].startedAt));
+    }
+    const started = new Map<string, number>();
+    for (const event of runs.at(-1)?.events ?? []) {
+      if (event.status === 'STARTED') {
+        started.set(event.step, Date.parse(event.occurredAt));
+      } else if (event.status === 'SUCCEEDED' && started.has(event.step)) {
+        (durations[event.step] ??= []).push(Date.parse(event.occurredAt) - (started.get(event.step) ?? 0));
+      }
+    }
+  }
+  const stepMedians = Object.fromEntries(Object.entries(durations).map(([step, values]) => [step, median(values)]));
+  return { label, hosts: count, wallMs, stepMedians, bytesToHosts, agentBytes: agentSize * count, peakRssMb: peak };
+}
+
+async function main(): Promise<void> {
+  const total = SIZES.reduce((sum, size) => sum + size, 0) + SERIAL;
+  const agentSize = (await stat(AGENT_EXECUTABLE)).size;
+  const world = await startScaleOutWorld({ hosts: total, name: 'bench-scale-out', csrAutoApprove: true, apiEnv: { SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20', LOG_LEVEL: 'warn' } });
+  const rows: Row[] = [];
+  try {
+    const pid = await apiPid(world.api.port);
+    if (!pid) {
+      throw new Error('cannot find the API process');
+    }
+    let next = 0;
+    for (const size of SIZES) {
+      rows.push(await measure(world, `${size} at once`, next, size, size, pid, agentSize));
+      next += size;
+      console.error(`done: ${rows.at(-1)?.label} in ${((rows.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s`);
+    }
+    if (SERIAL > 0) {
+      rows.push(await measure(world, `${SERIAL} one after another`, next, SERIAL, 1, pid, agentSize));
+    }
+  } finally {
+    await world.stop();
+  }
+  const steps = [...new Set(rows.flatMap((row) => Object.keys(row.stepMedians)))];
+  const header = ['row', 'wall s', ...steps.map((step) => `${step} med s`), 'MiB to hosts', 'agent MiB over SSH', 'peak API RSS MiB'];
+  console.log(header.join(' | '));
+  for (const row of rows) {
+    console.log([row.label, (row.wallMs / 1000).toFixed(1), ...steps.map((step) => ((row.stepMedians[step] ?? Number.NaN) / 1000).toFixed(1)), (row.bytesToHosts / 2 ** 20).toFixed(0), (row.agentBytes / 2 ** 20).toFixed(0), row.peakRssMb.toFixed(0)].join(' | '));
+  }
+  const wall = (label: string) => rows.find((row) => row.label === label)?.wallMs ?? Number.NaN;
+  const largest = Math.max(...SIZES);
+  console.log(`T(${largest})/T(${Math.min(...SIZES)}) = ${(wall(`${largest} at once`) / wall(`${Math.min(...SIZES)} at once`)).toFixed(2)}`);
+  if (SERIAL > 0 && SIZES.includes(SERIAL)) {
+    console.log(`T(${SERIAL} serial)/T(${SERIAL} parallel) = ${(wall(`${SERIAL} one after another`) / wall(`${SERIAL} at once`)).toFixed(2)}`);
+  }
+}
+
+await main();

@@ -1,0 +1,64 @@
+import type { Logger } from 'pino';
+import { type HostVerdict, type Leftover, cleanupPaths, decideHostVerdict } from '@ccos/shared/domain';
+import type { NodeEntity, NodeStore } from '@ccos/api/data-access-db';
+import type { SshPool } from '@ccos/api/data-access-ssh';
+import { PreconditionError } from '@ccos/api/util-graphql';
+import type { SecretBox } from '@ccos/api/util-secrets';
+import { cleanHost, scanHost } from './host-scan';
+import { sshTargetOf } from './ssh-access';
+
+/** Deletes the cluster-side leftovers of a host: a Node that is not Ready, CSRs under its name. */
+export interface ClusterLeftoverCleaner {
+  deleteNode(clusterId: string, name: string): Promise<void>;
+  deleteCsr(clusterId: string, name: string): Promise<void>;
+}
+
+/**
+ * Cleans what an earlier membership left on a host (and in the cluster), on an operator's
+ * confirmation only, and exactly what the stored verdict listed. The host is scanned again
+ * afterwards; the verdict records when the cleanup ran.
+ */
+export class HostCleanupService {
+  constructor(
+    private readonly nodes: NodeStore,
+    private readonly secrets: SecretBox,
+    private readonly pool: SshPool,
+    private readonly cluster: ClusterLeftoverCleaner | null,
+    private readonly logger: Logger,
+  ) {}
+
+  async clean(nodeId: string, actor: string): Promise<NodeEntity> {
+    const node = await this.nodes.get(nodeId);
+    const verdict = node.hostVerdict;
+    if (!verdict || verdict.verdict !== 'CLEANABLE' || verdict.cleanedAt) {
+      throw new PreconditionError(
+        verdict?.verdict === 'REINSTALL_REQUIRED'
+          ? `node ${node.hostname}: ${verdict.reason}; cleanup cannot make it safe`
+          : `node ${node.hostname} has nothing to clean (${verdict ? (verdict.cleanedAt ? 'already cleaned' : verdict.verdict) : 'not checked yet'})`,
+      );
+    }
+    if (node.status !== 'READY_TO_INSTALL') {
+      throw new PreconditionError(`node ${node.hostname} is ${node.status}; cleanup needs READY_TO_INSTALL`, { status: node.status });
+    }
+    const clusterItems = verdict.leftovers.filter((leftover) => leftover.kind === 'CLUSTER_NODE' || leftover.kind === 'CLUSTER_CSRS');
+    if (clusterItems.length > 0 && !this.cluster) {
+      throw new PreconditionError('this service cannot reach the cluster to delete the Node or CSRs left over');
+    }
+    const remaining = await this.pool.run(sshTargetOf(node, this.secrets), async (session) => {
+      await cleanHost(session, cleanupPaths(verdict.leftovers));
+      return (await scanHost(session)).leftovers;
+    });
+    for (const leftover of clusterItems) {
+      const name = leftover.item.replace(/^(Node|CertificateSigningRequest)\//, '').replace(/ \(.*\)$/, '');
+      await (leftover.kind === 'CLUSTER_NODE' ? this.cluster?.deleteNode(node.clusterId, name) : this.cluster?.deleteCsr(node.clusterId, name));
+    }
+    const left: Leftover[] = remaining.filter((leftover) => verdict.leftovers.some((listed) => listed.item === leftover.item) || leftover.kind === 'KUBELET_SERVICE');
+    if (left.length > 0) {
+      const again: HostVerdict = decideHostVerdict(remaining);
+      await this.nodes.update(node.id, { hostVerdict: again });
+      throw new PreconditionError(`node ${node.hostname}: cleanup left ${left.map((leftover) => leftover.item).join(', ')}; look at the host`);
+    }
+    this.logger.info({ nodeId: node.id, actor, items: verdict.leftovers.length }, 'cleaned the leftovers of an earlier membership');
+    return this.nodes.update(node.id, { hostVerdict: { ...verdict, cleanedAt: new Date().toISOString() }, statusReason: `leftovers cleaned by ${actor}; ready to install` });
+  }
+}

@@ -1,0 +1,45 @@
+import { Field, GraphQLISODateTime, ObjectType } from 'type-graphql';
+import type { HostVerdictKind, LeftoverKind } from '@ccos/shared/domain';
+import type { NodeEntity } from '@ccos/api/data-access-db';
+
+@ObjectType('LeftoverItem')
+export class LeftoverItemType {
+  @Field(() => String, { description: 'KUBELET_CERTIFICATES, KUBECONFIG, KUBERNETES_FILES, KUBELET_SERVICE, CLUSTER_NODE, CLUSTER_CSRS or REMOVED_MACHINE' })
+  kind!: LeftoverKind;
+
+  @Field(() => String)
+  item!: string;
+}
+
+@ObjectType('HostVerdict', { description: 'What the add-time checks found of an earlier membership of the host.' })
+export class HostVerdictType {
+  @Field(() => String, { description: 'CLEAN, CLEANABLE (leftovers lists what cleanup removes) or REINSTALL_REQUIRED' })
+  verdict!: HostVerdictKind;
+
+  @Field(() => [LeftoverItemType])
+  leftovers!: LeftoverItemType[];
+
+  @Field(() => String)
+  reason!: string;
+
+  @Field(() => GraphQLISODateTime)
+  checkedAt!: Date;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  cleanedAt!: Date | null;
+}
+
+/** The stored verdict as the API shows it. */
+export function toVerdictType(node: NodeEntity): HostVerdictType | null {
+  const verdict = node.hostVerdict;
+  if (!verdict) {
+    return null;
+  }
+  return {
+    verdict: verdict.verdict,
+    leftovers: verdict.leftovers.map(({ kind, item }) => ({ kind, item })),
+    reason: verdict.reason,
+    checkedAt: new Date(verdict.checkedAt),
+    cleanedAt: verdict.cleanedAt ? new Date(verdict.cleanedAt) : null,
+  };
+}

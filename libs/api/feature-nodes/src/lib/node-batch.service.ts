@@ -1,0 +1,324 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, Repository } from 'typeorm';
+import { In, Not } from 'typeorm';
+import {
+  type BatchPhase,
+  type BulkProblem,
+  type CheckedRow,
+  DEFAULT_BATCH_CONCURRENCY,
+  type InstallStep,
+  MAX_BATCH_CONCURRENCY,
+  batchState,
+  checkBulkRows,
+  countBatch,
+  expandAddressRange,
+  parseHostList,
+} from '@ccos/shared/domain';
+import { ClusterEntity, NodeBatchEntity, type NodeEntity, type NodeStore, isUuid } from '@ccos/api/data-access-db';
+import { AppError, BadUserInputError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
+import type { SecretBox } from '@ccos/api/util-secrets';
+import type { AddNodesInput, BulkHostInput } from './add-nodes.input';
+import type { AgentBinary } from './agent-binary';
+import type { BatchInstaller } from './batch-installer';
+import { type SshCredentials, credentialsFrom, sealCredentials } from './node-credentials';
+import type { ProvisioningQueue } from './node.service';
+import { toVerdictType } from './host-verdict.type';
+import type { AddNodesResultType, BatchHostType, BulkRowResultType, NodeBatchType } from './node-batch.type';
+
+/** Node statuses from which a retry first connects again (the add-time checks failed). */
+const RECONNECT_FIRST = new Set(['UNREACHABLE', 'AUTH_FAILED', 'PRECHECK_FAILED']);
+
+/**
+ * Bulk add (many hosts in one request, every row checked before anything is stored) and
+ * batches: install with bounded concurrency, retry the failed, cancel the rest. The work of a
+ * batch install is the {@link BatchInstaller}'s; this service records what was asked.
+ */
+export class NodeBatchService {
+  private readonly clusters: Repository<ClusterEntity>;
+  private readonly batches: Repository<NodeBatchEntity>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly nodes: NodeStore,
+    private readonly secrets: SecretBox,
+    private readonly provisioning: ProvisioningQueue,
+    private readonly agent: () => AgentBinary | null,
+    private readonly installer: BatchInstaller,
+    private readonly defaultConcurrency: number = DEFAULT_BATCH_CONCURRENCY,
+  ) {
+    this.clusters = dataSource.getRepository(ClusterEntity);
+    this.batches = dataSource.getRepository(NodeBatchEntity);
+  }
+
+  async addNodes(input: AddNodesInput, actor: string): Promise<AddNodesResultType> {
+    const cluster = isUuid(input.clusterId) ? await this.clusters.findOneBy({ id: input.clusterId }) : null;
+    if (!cluster) {
+      throw new NotFoundError('cluster', input.clusterId);
+    }
+    const requestProblems: BulkProblem[] = [];
+    const sources = [input.list, input.range, input.rows].filter((source) => source !== null && source !== undefined);
+    if (sources.length !== 1) {
+      throw new BadUserInputError('input', 'give exactly one of list, range or rows');
+    }
+    const defaults = { sshPort: input.sshPort, sshUser: input.sshUser };
+    let rows: CheckedRow[] = [];
+    const ownCredentials = new Map<number, BulkHostInput>();
+    if (input.list !== null && input.list !== undefined) {
+      rows = parseHostList(input.list, defaults);
+      if (rows.length === 0) {
+        requestProblems.push({ field: 'row', message: 'the list has no hosts' });
+      }
+    } else if (input.range) {
+      const expanded = expandAddressRange(input.range, { ...defaults, labels: input.labels, taints: input.taints });
+      if (expanded.ok) {
+        rows = expanded.rows;
+      } else {
+        requestProblems.push({ field: 'row', message: expanded.problem });
+      }
+    } else if (input.rows) {
+      rows = input.rows.map((row, index) => {
+        ownCredentials.set(index + 1, row);
+        return {
+          row: {
+            line: index + 1, hostname: row.hostname, ip: row.ip, sshPort: row.sshPort ?? input.sshPort, sshUser: row.sshUser ?? input.sshUser,
+            labels: row.labels.map(({ key, value }) => ({ key, value })), taints: row.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
+          },
+          problems: [],
+        };
+      });
+    }
+
+    const existing = await this.nodes.repository.find({ where: { clusterId: cluster.id, status: Not('REMOVED') }, select: { hostname: true, ip: true } });
+    const checked = checkBulkRows(rows, { hostnames: new Set(existing.map((node) => node.hostname)), ips: new Set(existing.flatMap((node) => (node.ip ? [node.ip] : []))) });
+
+    // One shared credential, sealed once for the whole batch; a row may bring its own.
+    let shared: SshCredentials | null = null;
+    if (input.password || input.privateKey || input.passphrase) {
+      shared = this.credentialsOrProblem(input, requestProblems);
+    }
+    const sealedShared = shared ? sealCredentials(this.secrets, shared) : null;
+    const credentials = new Map<number, ReturnType<typeof sealCredentials>>();
+    const results = checked.map(({ row, problems }) => {
+      const found = [...problems];
+      const own = ownCredentials.get(row.line);
+      if (own && (own.password || own.privateKey || own.passphrase)) {
+        const parsed = this.credentialsOrProblem(own, found);
+        if (parsed) {
+          credentials.set(row.line, sealCredentials(this.secrets, parsed));
+        }
+      } else if (sealedShared) {
+        credentials.set(row.line, sealedShared);
+      } else if (!requestProblems.some((problem) => problem.field === 'credentials')) {
+        found.push({ field: 'credentials', message: 'no password or private key: give shared credentials or this row\'s own' });
+      }
+      return { row, problems: found };
+    });
+
+    const view = (nodeIds: Map<number, string>): BulkRowResultType[] =>
+      results.map(({ row, problems }) => ({
+        line: row.line, hostname: row.hostname, ip: row.ip, sshPort: row.sshPort, sshUser: row.sshUser,
+        labels: row.labels.map(({ key, value }) => ({ key, value })), taints: row.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
+        problems: problems.map(({ field, message }) => ({ field, message })),
+        nodeId: nodeIds.get(row.line) ?? null,
+      }));
+    const refused = results.filter((result) => result.problems.length > 0).length;
+    const passing = results.filter((result) => result.problems.length === 0);
+    const nothing = (): AddNodesResultType => ({ batch: null, rows: view(new Map()), added: 0, refused, problems: requestProblems });
+    if (input.dryRun || requestProblems.length > 0 || passing.length === 0 || (refused > 0 && !input.addValidRows)) {
+      return nothing();
+    }
+    this.requireAgent();
+
+    const batchId = randomUUID();
+    const source = input.list !== null && input.list !== undefined ? 'LIST' : input.range ? 'RANGE' : 'ROWS';
+    let created: NodeEntity[];
+    try {
+      created = await this.nodes.createMany(
+        passing.map(({ row }, index) => ({
+          clusterId: cluster.id,
+          hostname: row.hostname,
+          ip: row.ip,
+          sshPort: row.sshPort,
+          sshUser: row.sshUser,
+          ...credentials.get(row.line),
+          labels: row.labels.map(({ key, value }) => ({ key, value })),
+          taints: row.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
+          status: 'ADDING' as const,
+          statusReason: 'connecting over SSH',
+          origin: 'ADDED' as const,
+          batchId,
+          batchPosition: index + 1,
+          batchPhase: 'ADDED' as const,
+        })),
+        async (manager) => {
+          await manager.getRepository(NodeBatchEntity).insert({ id: batchId, clusterId: cluster.id, createdBy: actor, source, concurrency: this.clampConcurrency(null) });
+        },
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') {
+        throw new AppError('CONFLICT', 'another request added one of these hosts meanwhile; check the list again', {}, error);
+      }
+      throw error;
+    }
+    const ids = new Map(passing.map(({ row }, index) => [row.line, created[index].id]));
+    created.forEach((node) => this.provisioning.schedule(node.id));
+    return { batch: await this.batch(batchId), rows: view(ids), added: created.length, refused, problems: [] };
+  }
+
+  /** Starts (or widens) the batch's install: every host not yet asked is queued. */
+  async installBatch(batchId: string, concurrency: number | null, actor: string): Promise<NodeBatchType> {
+    const batch = await this.getEntity(batchId);
+    await this.batches.update(batch.id, { concurrency: this.clampConcurrency(concurrency ?? batch.concurrency), installRequestedBy: actor, installRequestedAt: new Date() });
+    const queued = await this.movePhase(batch.id, ['ADDED'], 'QUEUED');
+    if (queued === 0 && !(await this.hasOpenHosts(batch.id))) {
+      throw new PreconditionError('every host of this batch was already asked to install; use retryFailed for the failed ones');
+    }
+    await this.installer.kick(batch.id);
+    return this.batch(batch.id);
+  }
+
+  /** Queues the failed hosts again: those whose checks failed connect again first; failed installs resume at their failed step. */
+  async retryFailed(batchId: string, actor: string): Promise<NodeBatchType> {
+    const batch = await this.getEntity(batchId);
+    const failed = await this.nodes.repository.find({ where: { batchId: batch.id, batchPhase: 'FAILED' } });
+    if (failed.length === 0) {
+      throw new PreconditionError('no host of this batch has failed');
+    }
+    for (const node of failed) {
+      // Queued first: a pass that sees the node connecting again then waits for it instead of failing it.
+      await this.nodes.repository.update({ id: node.id, batchPhase: 'FAILED' }, { batchPhase: 'QUEUED' });
+      if (RECONNECT_FIRST.has(node.status)) {
+        await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', `connecting over SSH again (batch retry by ${actor})`);
+        this.provisioning.schedule(node.id);
+      }
+    }
+    await this.batches.update(batch.id, { installRequestedBy: actor, installRequestedAt: batch.installRequestedAt ?? new Date() });
+    await this.installer.kick(batch.id);
+    return this.batch(batch.id);
+  }
+
+  /** Takes every host that has not started yet out of the queue; running installs go on. */
+  async cancelRemaining(batchId: string): Promise<NodeBatchType> {
+    const batch = await this.getEntity(batchId);
+    const cancelled = await this.movePhase(batch.id, ['ADDED', 'QUEUED', 'HELD'], 'CANCELLED');
+    if (cancelled === 0) {
+      throw new PreconditionError('no host of this batch is waiting to install');
+    }
+    await this.installer.kick(batch.id);
+    return this.batch(batch.id);
+  }
+
+  async batch(batchId: string): Promise<NodeBatchType> {
+    const batch = await this.getEntity(batchId);
+    const nodes = await this.nodes.repository.find({ where: { batchId: batch.id }, order: { batchPosition: 'ASC' } });
+    const steps = await this.currentSteps(nodes.filter((node) => node.status === 'INSTALLING' || node.status === 'STALLED').map((node) => node.id));
+    const hosts: BatchHostType[] = nodes.map((node) => ({
+      nodeId: node.id,
+      position: node.batchPosition ?? 0,
+      hostname: node.hostname,
+      ip: node.ip,
+      phase: node.batchPhase ?? 'ADDED',
+      status: node.status,
+      statusReason: node.statusReason,
+      step: steps.get(node.id) ?? null,
+      labels: node.labels.map(({ key, value }) => ({ key, value })),
+      taints: node.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
+      verdict: toVerdictType(node),
+    }));
+    const counts = countBatch(hosts.map((host) => host.phase));
+    const bySteps = new Map<InstallStep, number>();
+    for (const host of hosts) {
+      if (host.phase === 'ACTIVE' && host.step) {
+        bySteps.set(host.step, (bySteps.get(host.step) ?? 0) + 1);
+      }
+    }
+    return {
+      id: batch.id,
+      clusterId: batch.clusterId,
+      state: batchState(counts),
+      concurrency: batch.concurrency,
+      createdBy: batch.createdBy,
+      createdAt: batch.createdAt,
+      installRequestedAt: batch.installRequestedAt,
+      progress: {
+        ...counts,
+        installingBySteps: [...bySteps].map(([step, count]) => ({ step, hosts: count })),
+        failures: hosts.filter((host) => host.phase === 'FAILED').map((host) => ({ nodeId: host.nodeId, hostname: host.hostname, reason: host.statusReason ?? host.status })),
+      },
+      hosts,
+    };
+  }
+
+  async batchesOf(clusterId: string): Promise<NodeBatchType[]> {
+    if (!isUuid(clusterId)) {
+      throw new NotFoundError('cluster', clusterId);
+    }
+    const batches = await this.batches.find({ where: { clusterId }, order: { createdAt: 'DESC' }, take: 50 });
+    return Promise.all(batches.map((batch) => this.batch(batch.id)));
+  }
+
+  /** Node ids of a batch (for its progress subscription). */
+  async memberIds(batchId: string): Promise<{ clusterId: string; nodeIds: string[] }> {
+    const batch = await this.getEntity(batchId);
+    const nodes = await this.nodes.repository.find({ where: { batchId: batch.id }, select: { id: true } });
+    return { clusterId: batch.clusterId, nodeIds: nodes.map((node) => node.id) };
+  }
+
+  private async getEntity(batchId: string): Promise<NodeBatchEntity> {
+    const batch = isUuid(batchId) ? await this.batches.findOneBy({ id: batchId }) : null;
+    if (!batch) {
+      throw new NotFoundError('batch', batchId);
+    }
+    return batch;
+  }
+
+  private async movePhase(batchId: string, from: BatchPhase[], to: BatchPhase): Promise<number> {
+    const result = await this.nodes.repository.update({ batchId, batchPhase: In(from) }, { batchPhase: to });
+    return result.affected ?? 0;
+  }
+
+  private async hasOpenHosts(batchId: string): Promise<boolean> {
+    return (await this.nodes.repository.count({ where: { batchId, batchPhase: In(['QUEUED', 'ACTIVE']) } })) > 0;
+  }
+
+  private clampConcurrency(wanted: number | null): number {
+    const value = wanted ?? this.defaultConcurrency;
+    if (!Number.isInteger(value) || value < 1 || value > MAX_BATCH_CONCURRENCY) {
+      throw new BadUserInputError('concurrency', `must be a whole number from 1 to ${MAX_BATCH_CONCURRENCY}`);
+    }
+    return value;
+  }
+
+  private credentialsOrProblem(input: { password?: string | null; privateKey?: string | null; passphrase?: string | null }, problems: BulkProblem[]): SshCredentials | null {
+    try {
+      return credentialsFrom(input);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const field = (error as { extensions?: { field?: string } }).extensions?.field ?? 'credentials';
+      problems.push({ field: 'credentials', message: `${field.replace(/^input\./, '')} ${message}` });
+      return null;
+    }
+  }
+
+  private async currentSteps(nodeIds: string[]): Promise<Map<string, InstallStep>> {
+    if (nodeIds.length === 0) {
+      return new Map();
+    }
+    const rows = await this.dataSource.query<Array<{ node_id: string; step: InstallStep }>>(
+      `SELECT DISTINCT ON (r.node_id) r.node_id, e.step
+         FROM install_runs r JOIN step_events e ON e.run_id = r.id
+        WHERE r.node_id = ANY($1) AND r.status = 'RUNNING'
+        ORDER BY r.node_id, r.started_at DESC, e.seq DESC`,
+      [nodeIds],
+    );
+    return new Map(rows.map((row) => [row.node_id, row.step]));
+  }
+
+  private requireAgent(): AgentBinary {
+    const agent = this.agent();
+    if (!agent) {
+      throw new PreconditionError('the installer service has no agent executable to copy (AGENT_BINARY); build it with `npm run build`');
+    }
+    return agent;
+  }
+}

@@ -1,0 +1,231 @@
+import { ChangeDetectionStrategy, Component, computed, inject, input, signal } from '@angular/core';
+import { Router } from '@angular/router';
+import { type AddNodesResult, NodeBatchStore, Notifications } from '@ccos/console/data-access';
+import { ButtonDirective, PageHeaderComponent, TextFieldComponent } from '@ccos/console/ui';
+import { I18n } from '@ccos/console/util-i18n';
+import { type CheckedRow, checkBulkRows, expandAddressRange, parseHostList } from '@ccos/shared/domain';
+import { batchesMessages } from '../batches.messages';
+
+/** A row as the table shows it: what was read and its problems (the console's own check, or the API's). */
+interface RowView {
+  readonly line: number;
+  readonly hostname: string;
+  readonly ip: string;
+  readonly sshPort: number;
+  readonly sshUser: string;
+  readonly extras: string;
+  readonly problems: readonly string[];
+}
+
+/**
+ * 批量录入节点 (OPERATOR): a pasted or uploaded list, or an address range with a hostname
+ * pattern, and one shared SSH password. The console checks each row as it is typed (same
+ * rules as the API, from @ccos/shared/domain); the API's answer (duplicates in the cluster
+ * included) replaces it on Check or Add. The password is dropped after every send.
+ */
+@Component({
+  selector: 'ccos-bulk-add-page',
+  imports: [ButtonDirective, PageHeaderComponent, TextFieldComponent],
+  providers: [NodeBatchStore],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  styles: `
+    .form { display: grid; gap: 1rem; }
+    .row { display: flex; gap: 1rem; flex-wrap: wrap; align-items: flex-end; }
+    table { width: 100%; border-collapse: collapse; }
+    th, td { text-align: left; padding: 0.25rem 0.5rem; border-bottom: 1px solid var(--ccos-border, #ddd); vertical-align: top; }
+    tr.invalid td { background: var(--ccos-danger-bg, #fdecea); }
+    .problem { color: var(--ccos-danger, #b00020); display: block; }
+    .actions { display: flex; gap: 0.5rem; flex-wrap: wrap; }
+    fieldset { border: 0; padding: 0; display: flex; gap: 1rem; }
+  `,
+  template: `
+    <ccos-page-header [heading]="t('bulk.heading')" [description]="t('bulk.description')" [backLink]="['/clusters', clusterId(), 'nodes']" [backLabel]="t('bulk.back')" />
+    <form class="form" novalidate (submit)="$event.preventDefault()">
+      <section class="ccos-card" aria-labelledby="bulk-source">
+        <h2 id="bulk-source">{{ t('bulk.source') }}</h2>
+        <fieldset>
+          <legend class="visually-hidden">{{ t('bulk.source') }}</legend>
+          <label><input type="radio" name="source" value="list" [checked]="source() === 'list'" (change)="source.set('list')" /> {{ t('bulk.source.list') }}</label>
+          <label><input type="radio" name="source" value="range" [checked]="source() === 'range'" (change)="source.set('range')" /> {{ t('bulk.source.range') }}</label>
+        </fieldset>
+        @if (source() === 'list') {
+          <ccos-text-field name="list" multiline monospace [rows]="8" [label]="t('bulk.list')" [hint]="t('bulk.list.hint')" placeholder="w-1,198.18.0.10" [(value)]="list" />
+          <label>{{ t('bulk.upload') }} <input type="file" name="listFile" accept=".csv,.txt,text/csv,text/plain" (change)="readFile($event)" /></label>
+        } @else {
+          <div class="row">
+            <ccos-text-field name="range" monospace [label]="t('bulk.range')" [hint]="t('bulk.range.hint')" placeholder="198.18.0.10-198.18.0.29" [(value)]="range" />
+            <ccos-text-field name="pattern" monospace [label]="t('bulk.pattern')" [hint]="t('bulk.pattern.hint', { n: '{n}', octet: '{octet}' })" placeholder="w-{n}" [(value)]="pattern" />
+            <ccos-text-field name="firstNumber" inputMode="numeric" [label]="t('bulk.firstNumber')" [(value)]="firstNumber" />
+          </div>
+          @if (rangeProblem(); as problem) {
+            <p class="problem" role="alert" data-testid="range-problem">{{ problem }}</p>
+          }
+        }
+      </section>
+
+      <section class="ccos-card" aria-labelledby="bulk-login">
+        <h2 id="bulk-login">{{ t('bulk.login') }}</h2>
+        <div class="row">
+          <ccos-text-field name="sshUser" monospace autocomplete="off" [label]="t('bulk.sshUser')" [(value)]="sshUser" />
+          <ccos-text-field name="sshPort" inputMode="numeric" [label]="t('bulk.sshPort')" [(value)]="sshPort" />
+          <ccos-text-field name="password" type="password" autocomplete="new-password" [label]="t('bulk.password')" [(value)]="password" />
+        </div>
+      </section>
+
+      <section class="ccos-card" aria-labelledby="bulk-rows">
+        <h2 id="bulk-rows">{{ t('bulk.rows') }}</h2>
+        @for (problem of requestProblems(); track $index) {
+          <p class="problem" role="alert">{{ t('bulk.requestProblem') }}: {{ problem }}</p>
+        }
+        @if (rows().length === 0) {
+          <p>{{ t('bulk.noRows') }}</p>
+        } @else {
+          <p data-testid="rows-summary">{{ t('bulk.rowsSummary', { total: rows().length, refused: refused() }) }}</p>
+          <table data-testid="bulk-rows">
+            <thead>
+              <tr>
+                <th>{{ t('bulk.col.line') }}</th><th>{{ t('bulk.col.hostname') }}</th><th>{{ t('bulk.col.ip') }}</th><th>{{ t('bulk.col.port') }}</th>
+                <th>{{ t('bulk.col.user') }}</th><th>{{ t('bulk.col.labels') }}</th><th>{{ t('bulk.col.problems') }}</th>
+              </tr>
+            </thead>
+            <tbody>
+              @for (row of rows(); track row.line) {
+                <tr [class.invalid]="row.problems.length > 0" [attr.data-line]="row.line">
+                  <td>{{ row.line }}</td><td>{{ row.hostname }}</td><td>{{ row.ip }}</td><td>{{ row.sshPort }}</td><td>{{ row.sshUser }}</td><td>{{ row.extras }}</td>
+                  <td>
+                    @for (problem of row.problems; track $index) {
+                      <span class="problem">{{ problem }}</span>
+                    } @empty {
+                      {{ t('bulk.ok') }}
+                    }
+                  </td>
+                </tr>
+              }
+            </tbody>
+          </table>
+        }
+        @if (nothingAdded()) {
+          <p class="ccos-alert ccos-alert--info" role="status">{{ t('bulk.nothingAdded') }}</p>
+        }
+        <div class="actions">
+          <button type="button" ccosButton [busy]="store.saving()" (click)="checkRows()">{{ t('bulk.check') }}</button>
+          <button type="button" ccosButton="primary" [busy]="store.saving()" (click)="addRows(false)">{{ t('bulk.addAll') }}</button>
+          <button type="button" ccosButton [busy]="store.saving()" [disabled]="refused() === rows().length" (click)="addRows(true)">{{ t('bulk.addValid') }}</button>
+        </div>
+      </section>
+    </form>
+  `,
+})
+export class BulkAddPage {
+  /** From the route (`/clusters/:clusterId/nodes/bulk`). */
+  readonly clusterId = input.required<string>();
+
+  private readonly router = inject(Router);
+  private readonly notifications = inject(Notifications);
+  protected readonly store = inject(NodeBatchStore);
+  protected readonly t = inject(I18n).translator(batchesMessages);
+
+  protected readonly source = signal<'list' | 'range'>('list');
+  protected readonly list = signal('');
+  protected readonly range = signal('');
+  protected readonly pattern = signal('w-{n}');
+  protected readonly firstNumber = signal('1');
+  protected readonly sshUser = signal('root');
+  protected readonly sshPort = signal('22');
+  protected readonly password = signal('');
+  /** The API's answer for the input as it was sent; editing the input drops it. */
+  private readonly answer = signal<{ readonly key: string; readonly result: AddNodesResult } | null>(null);
+  protected readonly nothingAdded = signal(false);
+
+  private readonly inputKey = computed(() => JSON.stringify([this.source(), this.list(), this.range(), this.pattern(), this.firstNumber(), this.sshUser(), this.sshPort()]));
+
+  /** The console's own check: the same rules as the API, without the cluster's hosts. */
+  private readonly local = computed<{ rows: CheckedRow[]; problem: string | null }>(() => {
+    const defaults = { sshPort: Number(this.sshPort()) || 22, sshUser: this.sshUser() || 'root' };
+    if (this.source() === 'list') {
+      return { rows: checkBulkRows(parseHostList(this.list(), defaults), { hostnames: new Set(), ips: new Set() }), problem: null };
+    }
+    if (this.range().trim() === '') {
+      return { rows: [], problem: null };
+    }
+    const expanded = expandAddressRange({ range: this.range(), hostnamePattern: this.pattern(), firstNumber: Number(this.firstNumber()) }, defaults);
+    return expanded.ok ? { rows: checkBulkRows(expanded.rows, { hostnames: new Set(), ips: new Set() }), problem: null } : { rows: [], problem: expanded.problem };
+  });
+
+  protected readonly rangeProblem = computed(() => (this.source() === 'range' ? this.local().problem : null));
+
+  protected readonly rows = computed<readonly RowView[]>(() => {
+    const answer = this.answer();
+    if (answer && answer.key === this.inputKey()) {
+      return answer.result.rows.map((row) => ({
+        line: row.line, hostname: row.hostname, ip: row.ip, sshPort: row.sshPort, sshUser: row.sshUser,
+        extras: extrasOf(row.labels, row.taints),
+        problems: row.problems.map((problem) => `${problem.field}: ${problem.message}`),
+      }));
+    }
+    return this.local().rows.map(({ row, problems }) => ({
+      line: row.line, hostname: row.hostname, ip: row.ip, sshPort: row.sshPort, sshUser: row.sshUser,
+      extras: extrasOf(row.labels, row.taints),
+      problems: problems.map((problem) => `${problem.field}: ${problem.message}`),
+    }));
+  });
+  protected readonly refused = computed(() => this.rows().filter((row) => row.problems.length > 0).length);
+  protected readonly requestProblems = computed(() => {
+    const answer = this.answer();
+    return answer && answer.key === this.inputKey() ? answer.result.problems.map((problem) => problem.message) : [];
+  });
+
+  protected readFile(event: Event): void {
+    const file = (event.target as HTMLInputElement).files?.[0];
+    if (!file) {
+      return;
+    }
+    void file.text().then((text) => {
+      this.source.set('list');
+      this.list.set(text);
+    });
+  }
+
+  protected async checkRows(): Promise<void> {
+    await this.send({ dryRun: true });
+  }
+
+  protected async addRows(validOnly: boolean): Promise<void> {
+    const result = await this.send({ addValidRows: validOnly });
+    if (result?.batch) {
+      const count = result.added;
+      this.notifications.show('success', () => this.t('bulk.added', { count }));
+      await this.router.navigate(['/clusters', this.clusterId(), 'nodes', 'batches', result.batch.id]);
+    } else if (result) {
+      this.nothingAdded.set(true);
+    }
+  }
+
+  private async send(mode: { dryRun?: boolean; addValidRows?: boolean }): Promise<AddNodesResult | null> {
+    const key = this.inputKey();
+    const password = this.password();
+    if (!mode.dryRun) {
+      // Dropped before the answer arrives: the only copy left is in the request being sent.
+      this.password.set('');
+    }
+    this.nothingAdded.set(false);
+    const outcome = await this.store.add({
+      clusterId: this.clusterId(),
+      ...(this.source() === 'list' ? { list: this.list() } : { range: { range: this.range(), hostnamePattern: this.pattern(), firstNumber: Number(this.firstNumber()) || 0 } }),
+      sshUser: this.sshUser(),
+      sshPort: Number(this.sshPort()) || 22,
+      password: password || null,
+      dryRun: mode.dryRun ?? false,
+      addValidRows: mode.addValidRows ?? false,
+    });
+    if (!outcome.ok) {
+      return null;
+    }
+    this.answer.set({ key, result: outcome.value });
+    return outcome.value;
+  }
+}
+
+function extrasOf(labels: ReadonlyArray<{ key: string; value: string }>, taints: ReadonlyArray<{ key: string; value?: string | null; effect: string }>): string {
+  return [...labels.map((label) => `${label.key}=${label.value}`), ...taints.map((taint) => `${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`)].join(' ');
+}

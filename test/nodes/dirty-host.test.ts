@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ScaleOutWorld, approveUntilSettled, startScaleOutWorld } from '../support/scale-out-world';
+
+const run = promisify(execFile);
+const NODE = `query($id: ID!) { node(id: $id) { id hostname status statusReason batchPhase hostVerdict { verdict reason cleanedAt leftovers { kind item } } } }`;
+
+interface NodeView {
+  id: string;
+  hostname: string;
+  status: string;
+  statusReason: string | null;
+  batchPhase: string | null;
+  hostVerdict: { verdict: string; reason: string; cleanedAt: string | null; leftovers: Array<{ kind: string; item: string }> } | null;
+}
+
+/** A host that was a node before, one leftover kind per host (h1 … h6), and a fresh one (h7). */
+describe('dirty-host verdicts: a host that was a node before is never joined silently', () => {
+  let world: ScaleOutWorld;
+  let dir = '';
+  const ids = new Map<string, string>();
+  let batchId = '';
+
+  const plant = async (host: string, path: string, content = 'leftover\n') => {
+    const result = await world.lab.exec(host, ['sh', '-c', 'mkdir -p "$(dirname "$1")" && printf %s "$2" > "$1"', 'plant', path, content]);
+    expect(result.code).toBe(0);
+  };
+  // lab.exec refuses a non-zero exit, so the shell answers yes or no.
+  const exists = async (host: string, path: string) => (await world.lab.exec(host, ['sh', '-c', 'if [ -e "$1" ]; then echo yes; else echo no; fi', 'exists', path])).stdout.trim() === 'yes';
+  const node = async (id: string) => (await world.gql<{ node: NodeView }>(NODE, { id })).data?.node as NodeView;
+
+  beforeAll(async () => {
+    // Auto-approve off: the CSR planted for h5 stays pending until the operator's cleanup deletes it.
+    world = await startScaleOutWorld({ hosts: 7, name: 'dirty-hosts' });
+    dir = await mkdtemp(join(tmpdir(), 'dirty-host-'));
+    await plant('h1', '/var/lib/kubelet/pki/kubelet-client-current.pem');
+    await plant('h2', '/etc/kubernetes/kubelet.conf');
+    await plant('h3', '/etc/kubernetes/manifests/old-static-pod.yaml');
+    await plant('h4', '/etc/systemd/system/kubelet.service', '[Unit]\nDescription=old kubelet\n[Service]\nExecStart=/bin/sleep 100000\n[Install]\nWantedBy=multi-user.target\n');
+    expect((await world.lab.exec('h4', ['systemctl', 'daemon-reload'])).code).toBe(0);
+    expect((await world.lab.exec('h4', ['systemctl', 'enable', '--now', 'kubelet'])).code).toBe(0);
+    // h5: a pending CSR for its node name left in the cluster.
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(kubeconfig, world.sim.kubeconfig);
+    await run('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/O=system:nodes/CN=system:node:h5', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'csr.pem')]);
+    const request = (await readFile(join(dir, 'csr.pem'))).toString('base64');
+    await writeFile(join(dir, 'csr.json'), JSON.stringify({
+      apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'csr-left-by-h5' },
+      spec: { request, signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'] },
+    }));
+    await run('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, 'create', '-f', join(dir, 'csr.json')]);
+    // h6: its machine-id is the one of a node this service removed earlier (a record as the removal leaves it).
+    const machineId = (await world.lab.exec('h6', ['cat', '/etc/machine-id'])).stdout.trim();
+    const db = new pg.Client({ connectionString: world.api.database?.url });
+    await db.connect();
+    await db.query(
+      `INSERT INTO nodes (id, cluster_id, hostname, ip, status, status_reason, origin, ever_joined, facts)
+       VALUES (gen_random_uuid(), $1, 'old-h6', '198.18.0.254', 'REMOVED', 'removed', 'ADDED', true, $2)`,
+      [world.clusterId, JSON.stringify({ machineId })],
+    );
+    await db.end();
+
+    const added = await world.gql<{ addNodes: { batch: { id: string } | null; rows: Array<{ hostname: string; nodeId: string | null; problems: unknown[] }> } }>(
+      'mutation($input: AddNodesInput!) { addNodes(input: $input) { batch { id } rows { hostname nodeId problems { field message } } } }',
+      { input: { clusterId: world.clusterId, list: world.lab.hosts.map((host) => `${host.hostname} ${host.ip}`).join('\n'), password: world.lab.hosts[0].password } },
+    );
+    expect(added.errors).toBeUndefined();
+    batchId = added.data?.addNodes.batch?.id ?? '';
+    for (const row of added.data?.addNodes.rows ?? []) {
+      ids.set(row.hostname, row.nodeId ?? '');
+    }
+    await Promise.all([...ids.values()].map((id) => world.waitForStatus(id, ['READY_TO_INSTALL'], 120_000)));
+  }, 400_000);
+  afterAll(async () => {
+    await world?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['h1', 'KUBELET_CERTIFICATES', '/var/lib/kubelet/pki/kubelet-client-current.pem'],
+    ['h2', 'KUBECONFIG', '/etc/kubernetes/kubelet.conf'],
+    ['h3', 'KUBERNETES_FILES', '/etc/kubernetes/manifests/old-static-pod.yaml'],
+    ['h4', 'KUBELET_SERVICE', 'kubelet.service (enabled)'],
+    ['h5', 'CLUSTER_CSRS', 'CertificateSigningRequest/csr-left-by-h5'],
+  ])('%s: %s leftovers make it CLEANABLE, listing %s, and its install is refused', async (hostname, kind, item) => {
+    const view = await node(ids.get(hostname) ?? '');
+    expect(view.hostVerdict?.verdict).toBe('CLEANABLE');
+    expect(view.hostVerdict?.leftovers).toContainEqual({ kind, item });
+    expect(view.hostVerdict?.leftovers.every((leftover) => leftover.kind === kind)).toBe(true);
+    const install = await world.gql('mutation($id: ID!) { installNode(nodeId: $id) { id } }', { id: view.id });
+    expect(install.errors?.[0]?.extensions?.['code']).toBe('FAILED_PRECONDITION');
+    expect(install.errors?.[0]?.message).toMatch(/leftovers of an earlier membership/);
+  });
+
+  it('h6: the machine-id of a removed node means REINSTALL_REQUIRED, which cleanup cannot lift', async () => {
+    const view = await node(ids.get('h6') ?? '');
+    expect(view.hostVerdict?.verdict).toBe('REINSTALL_REQUIRED');
+    expect(view.hostVerdict?.leftovers.map((leftover) => leftover.kind)).toEqual(['REMOVED_MACHINE']);
+    expect(view.hostVerdict?.leftovers[0].item).toMatch(/of node old-h6/);
+    const clean = await world.gql('mutation($id: ID!) { cleanHost(nodeId: $id) { id } }', { id: view.id });
+    expect(clean.errors?.[0]?.message).toMatch(/fresh OS install; cleanup cannot make it safe/);
+    expect((await world.gql('mutation($id: ID!) { installNode(nodeId: $id) { id } }', { id: view.id })).errors?.[0]?.message).toMatch(/fresh OS install/);
+  });
+
+  it('in a batch install the clean host joins, the dirty ones wait for an operator; cleanHost removes exactly the listed items and lets it join', async () => {
+    expect((await node(ids.get('h7') ?? '')).hostVerdict?.verdict).toBe('CLEAN');
+    // h5's cleanup first: the CSR it left must be gone before the operator approves CSRs below.
+    expect((await world.gql('mutation($id: ID!) { cleanHost(nodeId: $id) { id } }', { id: ids.get('h5') })).errors).toBeUndefined();
+    const csrs = world.sim.store.list(world.sim.resource('certificatesigningrequests')) as unknown as Array<{ metadata: { name: string } }>;
+    expect(csrs.map((csr) => csr.metadata.name)).not.toContain('csr-left-by-h5');
+
+    const started = await world.gql('mutation($id: ID!) { installBatch(batchId: $id) { id } }', { id: batchId });
+    expect(started.errors).toBeUndefined();
+    const batch = async () =>
+      (await world.gql<{ batch: { progress: { joined: number; waitingForOperator: number }; hosts: Array<{ hostname: string; phase: string }> } }>(
+        'query($id: ID!) { batch(id: $id) { progress { joined waitingForOperator } hosts { hostname phase } } }',
+        { id: batchId },
+      )).data?.batch;
+    const first = await approveUntilSettled(world, [ids.get('h7') ?? '', ids.get('h5') ?? ''], ['JOINED', 'INSTALL_FAILED'], 240_000);
+    expect(Object.values(first.statuses)).toEqual(['JOINED', 'JOINED']);
+    expect((await batch())?.progress).toEqual({ joined: 2, waitingForOperator: 5 });
+
+    // The operator confirms h1's and h4's cleanup: the listed files go, the kubelet is stopped and disabled, an unlisted file stays.
+    await plant('h1', '/var/lib/kubelet/config.yaml', 'unrelated: true\n');
+    const cleaned = await world.gql<{ cleanHost: NodeView }>(`mutation($id: ID!) { cleanHost(nodeId: $id) { hostVerdict { verdict cleanedAt } } }`, { id: ids.get('h1') });
+    expect(cleaned.errors).toBeUndefined();
+    expect(cleaned.data?.cleanHost.hostVerdict?.cleanedAt).toBeTruthy();
+    expect(await exists('h1', '/var/lib/kubelet/pki/kubelet-client-current.pem')).toBe(false);
+    expect(await exists('h1', '/var/lib/kubelet/config.yaml')).toBe(true);
+    expect((await world.gql(`mutation($id: ID!) { cleanHost(nodeId: $id) { id } }`, { id: ids.get('h4') })).errors).toBeUndefined();
+    expect((await world.lab.exec('h4', ['sh', '-c', 'systemctl is-enabled kubelet || true'])).stdout.trim()).toBe('disabled');
+
+    // Cleaned hosts leave HELD and join through the batch; the others still wait.
+    const second = await approveUntilSettled(world, [ids.get('h1') ?? '', ids.get('h4') ?? ''], ['JOINED', 'INSTALL_FAILED'], 240_000);
+    expect(Object.values(second.statuses)).toEqual(['JOINED', 'JOINED']);
+    const after = await batch();
+    expect(after?.hosts.filter((host) => host.phase === 'HELD').map((host) => host.hostname).sort()).toEqual(['h2', 'h3', 'h6']);
+    expect(after?.progress).toEqual({ joined: 4, waitingForOperator: 3 });
+  }, 600_000);
+});
