@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
@@ -30,7 +31,7 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
   let operator = '';
 
   beforeAll(async () => {
-    sim = await startKubeSim();
+    sim = await startKubeSim({ seed: SHIPPED_RBAC });
     // Any file serves as the agent here: the hosts are on loopback ports nobody listens on, so
     // their background checks end UNREACHABLE without leaving the machine.
     harness = await startApiHarness({ AGENT_BINARY: '/bin/true', SSH_CONNECT_TIMEOUT_MS: '1000' });
