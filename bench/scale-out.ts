@@ -17,13 +17,12 @@
 import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';
 // The world of the scale-out tests: kube-sim, lab hosts, the built API process (test support, not product code).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { AGENT_EXECUTABLE, type ScaleOutWorld, startScaleOutWorld } from '../test/support/scale-out-world';
 
 const run = promisify(execFile);
-const SIZES = (process.argv[2] ?? '1,5,10,20').split(',').map(Number);
-const SERIAL = Number(process.argv[3] ?? 20);
 
 interface Row {
   readonly label: string;
@@ -117,9 +116,12 @@ async function measure(world: ScaleOutWorld, label: string, first: number, count
   return { label, hosts: count, wallMs, stepMedians, bytesToHosts, agentBytes: agentSize * count, peakRssMb: peak };
 }
 
-async function main(): Promise<void> {
-  const total = SIZES.reduce((sum, size) => sum + size, 0) + SERIAL;
-  const agentSize = (await stat(AGENT_EXECUTABLE)).size;
+/** Each size installed at once, then `serial` hosts one after another, on fresh hosts of one lab. */
+async function measureAll(sizes: readonly number[], serial: number, log: (line: string) => void): Promise<Row[]> {
+  const total = sizes.reduce((sum, size) => sum + size, 0) + serial;
+  const agentSize = await stat(AGENT_EXECUTABLE).then((found) => found.size).catch(() => {
+    throw new RowUnavailable(`${AGENT_EXECUTABLE} is missing: npx nx run-many -t build -p api boot-worker`);
+  });
   const world = await startScaleOutWorld({ hosts: total, name: 'bench-scale-out', csrAutoApprove: true, apiEnv: { SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20', LOG_LEVEL: 'warn' } });
   const rows: Row[] = [];
   try {
@@ -128,17 +130,58 @@ async function main(): Promise<void> {
       throw new Error('cannot find the API process');
     }
     let next = 0;
-    for (const size of SIZES) {
+    for (const size of sizes) {
       rows.push(await measure(world, `${size} at once`, next, size, size, pid, agentSize));
       next += size;
-      console.error(`done: ${rows.at(-1)?.label} in ${((rows.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s`);
+      log(`scale-out: ${rows.at(-1)?.label} in ${((rows.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s`);
     }
-    if (SERIAL > 0) {
-      rows.push(await measure(world, `${SERIAL} one after another`, next, SERIAL, 1, pid, agentSize));
+    if (serial > 0) {
+      rows.push(await measure(world, `${serial} one after another`, next, serial, 1, pid, agentSize));
+      log(`scale-out: ${rows.at(-1)?.label} in ${((rows.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s`);
     }
   } finally {
     await world.stop();
   }
+  return rows;
+}
+
+/** For `npm run bench`: each size's wall time beside one host's, and serial beside parallel. */
+export async function benchRows(options: BenchOptions): Promise<Figure[]> {
+  const sizes = options.smoke ? [1, 2] : [1, 5, 10, 20];
+  const serial = options.smoke ? 2 : 20;
+  const rows = await measureAll(sizes, serial, options.log);
+  const wall = (label: string) => rows.find((row) => row.label === label)?.wallMs ?? Number.NaN;
+  const one = wall('1 at once');
+  const largest = Math.max(...sizes);
+  const figures: Figure[] = sizes.slice(1).map((size) => ({
+    name: `${size} hosts added and installed at once, to the last Node Ready`,
+    value: wall(`${size} at once`) / 1000,
+    unit: 's',
+    reference: { name: '1 host, same run', value: one / 1000, measured: true },
+    better: 'lower' as const,
+    ...(size === 20 ? { goal: { on: 'ratio' as const, atMost: 2, text: 'T(20) / T(1) ≤ 2.0' } } : {}),
+    note: `slowest step median: ${slowestStep(rows.find((row) => row.label === `${size} at once`))}`,
+  }));
+  figures.push({
+    name: `${serial} hosts one after another, beside the same number at once`,
+    value: wall(`${serial} one after another`) / 1000,
+    unit: 's',
+    reference: { name: `${serial} at once, same run`, value: wall(`${largest} at once`) / 1000, measured: true },
+    better: 'higher',
+    goal: { on: 'ratio', atLeast: 8, text: 'T(20 serial) / T(20 parallel) ≥ 8' },
+  });
+  return figures;
+}
+
+function slowestStep(row: Row | undefined): string {
+  const [step, ms] = Object.entries(row?.stepMedians ?? {}).sort((a, b) => b[1] - a[1])[0] ?? ['none', 0];
+  return `${step} ${(ms / 1000).toFixed(1)} s`;
+}
+
+async function main(): Promise<void> {
+  const sizes = (process.argv[2] ?? '1,5,10,20').split(',').map(Number);
+  const serial = Number(process.argv[3] ?? 20);
+  const rows = await measureAll(sizes, serial, (line) => console.error(line));
   const steps = [...new Set(rows.flatMap((row) => Object.keys(row.stepMedians)))];
   const header = ['row', 'wall s', ...steps.map((step) => `${step} med s`), 'MiB to hosts', 'agent MiB over SSH', 'peak API RSS MiB'];
   console.log(header.join(' | '));
@@ -146,11 +189,13 @@ async function main(): Promise<void> {
     console.log([row.label, (row.wallMs / 1000).toFixed(1), ...steps.map((step) => ((row.stepMedians[step] ?? Number.NaN) / 1000).toFixed(1)), (row.bytesToHosts / 2 ** 20).toFixed(0), (row.agentBytes / 2 ** 20).toFixed(0), row.peakRssMb.toFixed(0)].join(' | '));
   }
   const wall = (label: string) => rows.find((row) => row.label === label)?.wallMs ?? Number.NaN;
-  const largest = Math.max(...SIZES);
-  console.log(`T(${largest})/T(${Math.min(...SIZES)}) = ${(wall(`${largest} at once`) / wall(`${Math.min(...SIZES)} at once`)).toFixed(2)}`);
-  if (SERIAL > 0 && SIZES.includes(SERIAL)) {
-    console.log(`T(${SERIAL} serial)/T(${SERIAL} parallel) = ${(wall(`${SERIAL} one after another`) / wall(`${SERIAL} at once`)).toFixed(2)}`);
+  const largest = Math.max(...sizes);
+  console.log(`T(${largest})/T(${Math.min(...sizes)}) = ${(wall(`${largest} at once`) / wall(`${Math.min(...sizes)} at once`)).toFixed(2)}`);
+  if (serial > 0 && sizes.includes(serial)) {
+    console.log(`T(${serial} serial)/T(${serial} parallel) = ${(wall(`${serial} one after another`) / wall(`${serial} at once`)).toFixed(2)}`);
   }
 }
 
-await main();
+if (isMain(import.meta.url)) {
+  await main();
+}
