@@ -10,6 +10,7 @@ import {
   GraphQLEnumType,
   type GraphQLInputObjectType,
   GraphQLList,
+  print,
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLScalarType,
@@ -152,6 +153,8 @@ export function emitOperations(schema: GraphQLSchema, documents: DocumentNode[])
         `export type ${resultName} = ${result};`,
         `export type ${resultName}Variables = ${variables.length ? `{\n${variables.join('\n')}\n}` : 'Record<string, never>'};`,
         `export const ${name}Document = ${JSON.stringify(stripLocations(document))} as unknown as TypedDocumentNode<${resultName}, ${resultName}Variables>;`,
+        // The same operation as text, for clients without a GraphQL library (the agent).
+        `export const ${name}Text = ${JSON.stringify(print(document as DocumentNode))};`,
       ].join('\n'),
     );
   }

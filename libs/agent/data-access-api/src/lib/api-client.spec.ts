@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CERT_NOT_PINNED, HttpError, type HttpRequest } from '@ccos/agent/util-host';
 import { FakeClock, FakeHttp, requestHeader, type FakeHttpReply } from '@ccos/agent/util-host/testing';
 import { GraphqlApiClient } from './api-client';
-import type { StepEvent } from './operations';
+import { AgentRunText, type ReportStepInput, ReportStepText } from '@ccos/shared/api-schema';
+import { AGENT_RUN, REPORT_STEP, type StepEvent } from './operations';
 
 const API = 'http://198.18.0.1:4000';
 const EVENT: StepEvent = {
@@ -28,7 +29,7 @@ describe('GraphqlApiClient', () => {
     expect(requestHeader(request, 'content-type')).toBe('application/json');
     const body = JSON.parse(String(request.body));
     expect(body.operationName).toBe('ReportStep');
-    expect(body.query).toContain('reportStep(input: $input) { accepted duplicate cancelRequested }');
+    expect(body.query).toBe(ReportStepText);
     expect(body.variables.input).toEqual({ ...EVENT });
   });
 
@@ -93,5 +94,15 @@ describe('GraphqlApiClient', () => {
     expect(http.requests[1]?.url).toBe(`${API}/healthz`);
     const tooBig = api({ status: 413, body: 'too large' });
     await expect(tooBig.client.uploadDiagnostics(Buffer.alloc(1))).rejects.toMatchObject({ kind: 'rejected', code: 'HTTP_413' });
+  });
+});
+
+describe('the agent\'s operations and the schema', () => {
+  it('sends the operations codegen validated against schema.graphql, and events shaped as its ReportStepInput', () => {
+    expect(REPORT_STEP).toBe(ReportStepText);
+    expect(AGENT_RUN).toBe(AgentRunText);
+    expect(REPORT_STEP).toMatch(/^mutation ReportStep\(\$input: ReportStepInput!\)/);
+    // A compile error (typecheck runs on specs) when the spool's event stops matching the input type.
+    expectTypeOf<StepEvent>().toMatchTypeOf<ReportStepInput>();
   });
 });

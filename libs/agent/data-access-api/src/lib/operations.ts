@@ -1,18 +1,14 @@
 import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
 import type { JsonObject } from '@ccos/agent/util-host';
+import { AgentRunText, type AgentRunQuery, ReportStepText, type ReportStepMutation } from '@ccos/shared/api-schema';
 
 /**
- * The agent's GraphQL operations, exactly as agreed with the installer
- * service. Written here rather than generated: the agent ships as one
- * executable and needs no GraphQL library for three documents.
+ * The agent's GraphQL operations: libs/shared/api-schema/src/operations/agent.graphql, validated
+ * against the schema and typed by `npm run codegen` (a spec fails when they drift). Sent as text:
+ * the agent ships as one executable and needs no GraphQL library.
  */
-export const REPORT_STEP = `mutation ReportStep($input: ReportStepInput!) {
-  reportStep(input: $input) { accepted duplicate cancelRequested }
-}`;
-
-export const AGENT_RUN = `query AgentRun {
-  agentRun { runId nodeName serverTime hostnameConflict ipConflict nodeRegistered nodeReady pendingCsrNames cancelRequested }
-}`;
+export const REPORT_STEP = ReportStepText;
+export const AGENT_RUN = AgentRunText;
 
 /** What a step handler says; the spool adds run id, sequence number and time. */
 export interface StepEventInput {
@@ -31,20 +27,6 @@ export interface StepEvent extends StepEventInput {
   readonly occurredAt: string;
 }
 
-export interface ReportStepResult {
-  readonly accepted: boolean;
-  readonly duplicate: boolean;
-  readonly cancelRequested: boolean;
-}
+export type ReportStepResult = Readonly<ReportStepMutation['reportStep']>;
 
-export interface AgentRun {
-  readonly runId: string;
-  readonly nodeName: string;
-  readonly serverTime: string;
-  readonly hostnameConflict: string | null;
-  readonly ipConflict: string | null;
-  readonly nodeRegistered: boolean;
-  readonly nodeReady: boolean;
-  readonly pendingCsrNames: readonly string[];
-  readonly cancelRequested: boolean;
-}
+export type AgentRun = Readonly<AgentRunQuery['agentRun']>;
