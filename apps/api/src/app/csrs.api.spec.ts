@@ -467,12 +467,15 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
     });
   });
 
+  /** Whether this replica leads the cluster's auto-approver, from its metric (absent or 0 when it does not). */
+  const approverLeading = async (): Promise<boolean> => /^ccos_csr_approver_leader\{cluster="sim"\} 1$/m.test(await (await fetch(`${harness.url}/metrics`)).text());
+
   describe('auto-approve on', () => {
     it('approves a CSR from a node in its approval window within a second, and leaves a forged one pending with its failing checks', async () => {
       const toggled = await harness.gql('mutation($c: ID!) { setCsrAutoApprove(clusterId: $c, enabled: true) { csrAutoApprove } }', { c: clusterId }, admin);
       expect(toggled.data).toEqual({ setCsrAutoApprove: { csrAutoApprove: true } });
-      // The first lease is taken on the first attempt; give the controller that moment.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Measured from the moment this replica holds the Lease, as the metric says.
+      await expect.poll(approverLeading, { timeout: 10_000, interval: 20 }).toBe(true);
 
       await addInstallingNode('worker-2', '198.18.0.12');
       const started = performance.now();
@@ -552,15 +555,18 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       expect(text).toMatch(/^ccos_csr_approver_leader\{cluster="sim"\} 1$/m);
     });
 
-    it('stops approving at once when switched off', async () => {
-      await harness.gql('mutation($c: ID!) { setCsrAutoApprove(clusterId: $c, enabled: false) { csrAutoApprove } }', { c: clusterId }, admin);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    it('stops approving at once when both switches are off', async () => {
+      const off = await harness.gql('mutation($c: ID!) { setCsrAutoApprove(clusterId: $c, enabled: false, renewals: false) { csrAutoApprove } }', { c: clusterId }, admin);
+      expect(off.errors).toBeUndefined();
+      // With renewals off too the approver stops and gives up its Lease: nothing here can approve any more.
+      await expect.poll(approverLeading, { timeout: 10_000, interval: 20 }).toBe(false);
       await addInstallingNode('worker-3', '198.18.0.13');
       const name = await createCsr({ commonName: 'system:node:worker-3' });
       await listed(name);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(await conditions(name)).toEqual([]);
       expect((await csrNamed(name)).verdict.decision).toBe('APPROVE');
+      expect(await approverLeading()).toBe(false);
+      expect(await conditions(name)).toEqual([]);
+      expect((await csrNamed(name)).decisions).toEqual([]);
     });
   });
 

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type EventBus, TOPICS, createInProcessEventBus } from '@ccos/api/util-graphql';
 import { type LiveSessions, type LiveSocket, trackLiveSessions } from './live-sessions';
 
@@ -71,16 +71,25 @@ describe('live sessions', () => {
     theirs.close(1000);
   });
 
-  it('closes a connection when its session token expires', async () => {
-    bus = createInProcessEventBus();
-    sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
-    const expiring = new FakeSocket();
-    const lasting = new FakeSocket();
-    sessions.add(user('u1', new Date(Date.now() + 50)), expiring);
-    sessions.add(user('u2', new Date(Date.now() + 3_600_000)), lasting);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(expiring.closedWith).toEqual({ code: 4403, reason: 'Forbidden: the session has expired' });
-    expect(lasting.closedWith).toBeNull();
-    lasting.close(1000);
+  it('closes a connection when its session token expires, not a moment before', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      bus = createInProcessEventBus();
+      sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
+      const expiring = new FakeSocket();
+      const lasting = new FakeSocket();
+      sessions.add(user('u1', new Date(Date.now() + 50)), expiring);
+      sessions.add(user('u2', new Date(Date.now() + 3_600_000)), lasting);
+      vi.advanceTimersByTime(49);
+      expect(expiring.closedWith).toBeNull();
+      vi.advanceTimersByTime(1);
+      expect(expiring.closedWith).toEqual({ code: 4403, reason: 'Forbidden: the session has expired' });
+      vi.advanceTimersByTime(3_599_000);
+      expect(lasting.closedWith).toBeNull();
+      vi.advanceTimersByTime(1_000);
+      expect(lasting.closedWith).toEqual({ code: 4403, reason: 'Forbidden: the session has expired' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
