@@ -240,4 +240,43 @@ describe('replicas: two API processes on one Postgres, a third started mid-test,
     expect(approvals.rows.filter((row) => Number(row.approvals) !== 1)).toEqual([]);
     await executing?.restart();
   }, 480_000);
+
+  it('hands a removal over at once when its replica is stopped with SIGTERM, instead of after its heartbeat goes stale', async () => {
+    const host = world.lab.hosts[1];
+    await admin.call('create pod', (o) =>
+      admin.core.createNamespacedPod({
+        namespace: 'shop',
+        body: {
+          metadata: { name: 'web-2', labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: RS_UID, controller: true }] },
+          spec: { nodeName: host.hostname, containers: [{ name: 'c', image: 'web' }] },
+        },
+      }, o),
+    );
+    const pod = await admin.call('read pod', (o) => admin.core.readNamespacedPod({ name: 'web-2', namespace: 'shop' }, o));
+    await admin.call('pod status', (o) => admin.core.replaceNamespacedPodStatus({ name: 'web-2', namespace: 'shop', body: { ...pod, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } } }, o));
+    await admin.call('hold pdb', (o) => admin.policy.patchNamespacedPodDisruptionBudget({ name: 'web', namespace: 'shop', body: [{ op: 'replace', path: '/spec/minAvailable', value: 1 }] }, o));
+    const removal = await gql<{ removeNode: { id: string } }>('mutation($id: ID!, $o: RemoveNodeInput) { removeNode(nodeId: $id, options: $o) { id } }', { id: nodeIds[1], o: { confirmHostname: host.hostname, timeoutSeconds: 600, allowLastWorker: true } });
+    expect(removal.errors).toBeUndefined();
+    const runId = removal.data?.removeNode.id ?? '';
+    const eventsOf = async () => (await gql<{ removalRun: { status: string; events: Array<{ kind: string; message: string }> } }>('query($id: ID!) { removalRun(id: $id) { status events { kind message } } }', { id: runId })).data?.removalRun;
+    await waitFor('the drain held by the budget', async () => (await eventsOf())?.events.some((event) => event.kind === 'POD_BLOCKED'), 60_000);
+    const owner = (await db.query<{ owner: string }>('SELECT owner FROM removal_runs WHERE id = $1', [runId])).rows[0]?.owner ?? '';
+    const executing = replicas.find((replica) => owner.endsWith(`#${replica.pid()}`));
+    expect(executing, `owner ${owner}`).toBeDefined();
+    const stoppedAt = Date.now();
+    await executing?.kill(false);
+    const resumed = await waitFor('another replica resuming the removal', async () => (await eventsOf())?.events.find((event) => event.kind === 'RESUMED'), 30_000);
+    const handOverMs = Date.now() - stoppedAt;
+    console.log(`replicas: a removal handed over ${handOverMs} ms after SIGTERM (${resumed.message})`);
+    // The heartbeat's staleness (15 s) is what a kill -9 costs; a stop hands over at the next sweep (5 s).
+    expect(handOverMs).toBeLessThan(12_000);
+    await admin.call('relax pdb', (o) => admin.policy.patchNamespacedPodDisruptionBudget({ name: 'web', namespace: 'shop', body: [{ op: 'replace', path: '/spec/minAvailable', value: 0 }] }, o));
+    const finished = await waitFor('the removal finished', async () => {
+      const run = await eventsOf();
+      return run && run.status !== 'RUNNING' ? run : null;
+    }, 120_000);
+    expect(finished.status).toBe('SUCCEEDED');
+    expect(finished.events.filter((event) => event.kind === 'RESUMED')).toHaveLength(1);
+    await executing?.restart();
+  }, 300_000);
 });

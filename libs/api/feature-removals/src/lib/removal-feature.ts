@@ -38,5 +38,8 @@ export function createRemovalFeature(options: RemovalFeatureOptions): RemovalFea
   const log = new RemovalLog(options.dataSource, options.events, options.logger);
   const runner = new RemovalRunner(options.dataSource, options.nodes, options.tokens, options.clusters, options.csrs, options.hosts, options.ssh, log, options.logger, options.runner);
   const service = new RemovalService(options.dataSource, options.nodes, options.clusters, options.hosts, options.ssh, runner, log);
-  return { service, runner, start: () => runner.start(), stop: () => runner.stop() };
+  const stop = async (): Promise<void> => {
+    await runner.stop();
+  };
+  return { service, runner, start: () => runner.start(), stop };
 }

@@ -131,7 +131,12 @@ export class RemovalRunner {
    * Stops executing without ending the runs: they stay RUNNING and the next start (or another
    * replica) continues them.
    */
-  async stop(): Promise<void> {
+  /**
+   * Stops executing, and hands the runs it executed back: their owner is cleared, so another
+   * replica's next sweep (or this service's next start) resumes them at once instead of after
+   * staleAfterMs. Returns how many were handed back.
+   */
+  async stop(): Promise<number> {
     this.stopping = true;
     if (this.sweepTimer) {
       clearInterval(this.sweepTimer);
@@ -140,6 +145,18 @@ export class RemovalRunner {
       active.abort.abort();
     }
     await Promise.all([...this.active.values()].map((active) => active.done));
+    const released = await returningRows<{ id: string }>(
+      this.runs,
+      `UPDATE removal_runs SET owner = NULL, heartbeat_at = NULL WHERE owner = $1 AND status = 'RUNNING' RETURNING id`,
+      [this.identity],
+    ).catch((error: unknown) => {
+      this.log.warn({ err: error }, 'could not hand the removal runs over; another replica takes them once their heartbeat is stale');
+      return [];
+    });
+    if (released.length > 0) {
+      this.log.info({ runs: released.map((run) => run.id) }, 'handed removal runs over to the other replicas');
+    }
+    return released.length;
   }
 
   /** Starts executing a run this replica owns. */
