@@ -57,6 +57,8 @@ describe('CSR auto-approver: serving-certificate renewals of nodes joined here',
     const first = await renewalOf(world, 'worker-r', '198.18.0.31');
     await eventually(async () => ((await conditionOf(world, first.name)).includes('Approved') ? true : undefined), 3000, 'first renewal approved');
     await world.sim.signingIdle?.();
+    // Certificates carry whole seconds: the second renewal's must be issued in a later one to be the newer.
+    await new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
     // The second renewal is compared with the certificate the first one got.
     const second = await renewalOf(world, 'worker-r', '198.18.0.31');
     await eventually(async () => ((await conditionOf(world, second.name)).includes('Approved') ? true : undefined), 3000, 'second renewal approved');
