@@ -187,9 +187,23 @@ describe('removing a node the agent installed on a lab host', () => {
     }
   }, 120_000);
 
-  it('adds the removed host again as a new node that needs a fresh install, with new certificates', async () => {
+  it('adds the removed host again as a new node that needs a fresh OS install, then installs it afresh with new certificates', async () => {
     const again = await world.addHost(0, { labels: WORKER_LABEL });
     expect(again).not.toBe(nodeId);
+    // Never joined silently: the host's machine-id is the removed node's.
+    await world.waitForStatus(again, ['READY_TO_INSTALL'], 120_000);
+    const verdictOf = async () => (await world.gql<{ node: { hostVerdict: { verdict: string; reason: string; leftovers: Array<{ kind: string; item: string }> } | null } }>('query($id: ID!) { node(id: $id) { hostVerdict { verdict reason leftovers { kind item } } } }', { id: again })).data?.node.hostVerdict;
+    const dirty = await verdictOf();
+    expect(dirty).toMatchObject({ verdict: 'REINSTALL_REQUIRED', reason: 'this host was a node this service removed; it rejoins only after a fresh OS install' });
+    expect(dirty?.leftovers.map((leftover) => leftover.kind)).toContain('REMOVED_MACHINE');
+    const refused = await world.gql('mutation($id: ID!) { installNode(nodeId: $id) { id } }', { id: again });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', verdict: 'REINSTALL_REQUIRED' });
+    // A fresh OS install: a new machine-id, nothing of Kubernetes left; the service checks the host again.
+    await world.lab.exec('h1', ['sh', '-c', 'od -An -N16 -tx1 /dev/urandom | tr -d " \\n" > /etc/machine-id && rm -rf /etc/kubernetes/* /var/lib/kubelet/*']);
+    const recopied = await world.gql('mutation($id: ID!) { recopyAgent(nodeId: $id) { id } }', { id: again });
+    expect(recopied.errors).toBeUndefined();
+    await world.waitForStatus(again, ['READY_TO_INSTALL'], 120_000);
+    await expect.poll(async () => (await verdictOf())?.verdict, { timeout: 60_000 }).toBe('CLEAN');
     const approved = await install(again, true);
     // Its certificates were removed with the host's kubelet files: the kubelet bootstrapped again (client, then serving CSR).
     expect(approved.length).toBeGreaterThanOrEqual(2);
