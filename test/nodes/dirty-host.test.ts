@@ -109,10 +109,10 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
 
   it('in a batch install the clean host joins, the dirty ones wait for an operator; cleanHost removes exactly the listed items and lets it join', async () => {
     expect((await node(ids.get('h7') ?? '')).hostVerdict?.verdict).toBe('CLEAN');
-    // h5's cleanup first: the CSR it left must be gone before the operator approves CSRs below.
+    // h5's cleanup first: the CSR it left must be decided (denied, as a removal does) before the operator approves CSRs below.
     expect((await world.gql('mutation($id: ID!) { cleanHost(nodeId: $id) { id } }', { id: ids.get('h5') })).errors).toBeUndefined();
-    const csrs = world.sim.store.list(world.sim.resource('certificatesigningrequests')) as unknown as Array<{ metadata: { name: string } }>;
-    expect(csrs.map((csr) => csr.metadata.name)).not.toContain('csr-left-by-h5');
+    const csrs = world.sim.store.list(world.sim.resource('certificatesigningrequests')) as unknown as Array<{ metadata: { name: string }; status?: { conditions?: Array<{ type: string }> } }>;
+    expect(csrs.find((csr) => csr.metadata.name === 'csr-left-by-h5')?.status?.conditions?.map((condition) => condition.type)).toEqual(['Denied']);
 
     const started = await world.gql('mutation($id: ID!) { installBatch(batchId: $id) { id } }', { id: batchId });
     expect(started.errors).toBeUndefined();

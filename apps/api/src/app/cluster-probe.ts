@@ -1,5 +1,5 @@
 import type { CsrFeature } from '@ccos/api/feature-csrs';
-import { deleteNode } from '@ccos/api/data-access-kube';
+import { deleteNode, denyCsr } from '@ccos/api/data-access-kube';
 import type { ClusterLeftoverCleaner, ClusterProbe } from '@ccos/api/feature-nodes';
 
 /**
@@ -26,7 +26,7 @@ export function clusterProbeFrom(certificates: CsrFeature): ClusterProbe {
   };
 }
 
-/** Deletes a host's leftovers in its cluster, through the client the certificate feature keeps per cluster. */
+/** Ends a host's leftovers in its cluster, through the client the certificate feature keeps per cluster. */
 export function clusterLeftoverCleaner(certificates: CsrFeature): ClusterLeftoverCleaner {
   return {
     async deleteNode(clusterId, name) {
@@ -36,9 +36,12 @@ export function clusterLeftoverCleaner(certificates: CsrFeature): ClusterLeftove
         throw new Error(`could not delete Node ${name}: ${'reason' in result ? String(result.reason) : 'refused'}`);
       }
     },
-    async deleteCsr(clusterId, name) {
+    async denyCsr(clusterId, name) {
       const client = (await certificates.watches.ensure(clusterId)).client;
-      await client.call('delete', (options) => client.certificates.deleteCertificateSigningRequest({ name }, options));
+      const result = await denyCsr(client, name, { message: 'left pending by an earlier membership of this host; denied by its cleanup' });
+      if (!result.ok) {
+        throw new Error(`could not deny CSR ${name}: ${result.reason}`);
+      }
     },
   };
 }

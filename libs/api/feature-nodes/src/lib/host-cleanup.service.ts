@@ -7,10 +7,13 @@ import type { SecretBox } from '@ccos/api/util-secrets';
 import { cleanHost, scanHost } from './host-scan';
 import { sshTargetOf } from './ssh-access';
 
-/** Deletes the cluster-side leftovers of a host: a Node that is not Ready, CSRs under its name. */
+/**
+ * Ends the cluster-side leftovers of a host: deletes a Node that is not Ready, denies the CSRs left
+ * pending under its name (as a removal does: the service's role may decide CSRs, not delete them).
+ */
 export interface ClusterLeftoverCleaner {
   deleteNode(clusterId: string, name: string): Promise<void>;
-  deleteCsr(clusterId: string, name: string): Promise<void>;
+  denyCsr(clusterId: string, name: string): Promise<void>;
 }
 
 /**
@@ -50,7 +53,7 @@ export class HostCleanupService {
     });
     for (const leftover of clusterItems) {
       const name = leftover.item.replace(/^(Node|CertificateSigningRequest)\//, '').replace(/ \(.*\)$/, '');
-      await (leftover.kind === 'CLUSTER_NODE' ? this.cluster?.deleteNode(node.clusterId, name) : this.cluster?.deleteCsr(node.clusterId, name));
+      await (leftover.kind === 'CLUSTER_NODE' ? this.cluster?.deleteNode(node.clusterId, name) : this.cluster?.denyCsr(node.clusterId, name));
     }
     const left: Leftover[] = remaining.filter((leftover) => verdict.leftovers.some((listed) => listed.item === leftover.item) || leftover.kind === 'KUBELET_SERVICE');
     if (left.length > 0) {
