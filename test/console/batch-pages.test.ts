@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { type PageRecord, launchChromium, recordPage, screenshot } from '../support/console-browser';
+import { type PageRecord, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -30,10 +30,7 @@ describe('console: bulk add and the batch page', () => {
       launchChromium(),
     ]);
     baseUrl = `http://127.0.0.1:${world.api.port}`;
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'en-US' });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    record = recordPage(page, world.api.observe);
+    ({ page, record } = await openConsolePage(browser, world.api.observe));
   }, 600_000);
 
   afterEach(async (context) => {

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INSTALL_STEPS, STEP_CATALOGUE, describeStep } from '@ccos/shared/domain';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { type PageRecord, descriptionOf, launchChromium, recordPage, screenshot } from '../support/console-browser';
+import { type PageRecord, descriptionOf, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -53,10 +53,7 @@ describe('console: nodes and certificates', () => {
     baseUrl = `http://127.0.0.1:${world.api.port}`;
     const created = await world.gql('mutation($input: CreateUserInput!) { createUser(input: $input) { id } }', { input: { ...VIEWER, role: 'VIEWER' } });
     expect(created.errors).toBeUndefined();
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'en-US' });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    record = recordPage(page, world.api.observe);
+    ({ page, record } = await openConsolePage(browser, world.api.observe));
   }, 900_000);
 
   afterEach(async (context) => {

@@ -41,6 +41,14 @@ export function recordPage(page: Page, observe?: (requestBody: string, responseT
   return record;
 }
 
+/** A page as the console tests use it: a desktop window, English, 15 s per action, its requests recorded. */
+export async function openConsolePage(browser: Browser, observe?: (requestBody: string, responseText: string) => void): Promise<{ page: Page; record: PageRecord }> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'en-US' });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  return { page, record: recordPage(page, observe) };
+}
+
 /** Keeps a picture of the page in `folder` (under tmp/, not committed) and says where. */
 export async function screenshot(page: Page, folder: string, name: string): Promise<string> {
   await mkdir(folder, { recursive: true });
