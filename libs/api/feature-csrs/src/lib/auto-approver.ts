@@ -6,7 +6,7 @@ import type { ClusterEntity } from '@ccos/api/data-access-db';
 import type { InstallRunNotices } from '@ccos/api/data-access-db';
 import { type KubeClient, type LeaderElector, approveCsr, denyCsr, startLeaderElection } from '@ccos/api/data-access-kube';
 import { type AuditSink, type EventBus, type InstallProgressPayload, TOPICS } from '@ccos/api/util-graphql';
-import { AUTO_APPROVER_ACTOR, type CsrDecisionLog } from './csr-decision.log';
+import { AUTO_APPROVER_ACTOR, AUTO_APPROVER_CONDITION_REASONS, type CsrDecisionLog } from './csr-decision.log';
 import type { CsrService, CsrSnapshot } from './csr.service';
 import type { ClusterDirectory, CsrWatches } from './csr-watches';
 
@@ -333,8 +333,8 @@ class ClusterApprover {
     try {
       if (verdict.decision === 'APPROVE') {
         const result = await approveCsr(snapshot.watch.client, name, {
-          reason: 'CcosScalerAutoApprove',
-          message: `Approved by the ccos-scaler auto-approver: ${verdict.reason}.`,
+          reason: AUTO_APPROVER_CONDITION_REASONS.approved,
+          message: `auto-approved: ${verdict.reason}`,
           signal: this.session ?? undefined,
         });
         this.handled.set(name, 'DECIDED');
@@ -348,7 +348,7 @@ class ClusterApprover {
           this.log.info({ csr: name, reason: result.reason }, 'CSR could not be approved');
         }
       } else if (verdict.decision === 'DENY_IMPOSTOR') {
-        const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerImpostor', message: verdict.reason, signal: this.session ?? undefined });
+        const result = await denyCsr(snapshot.watch.client, name, { reason: AUTO_APPROVER_CONDITION_REASONS.impostor, message: verdict.reason, signal: this.session ?? undefined });
         this.handled.set(name, 'DECIDED');
         if (result.ok && result.changed) {
           await this.decisions.record({ ...base, decision: 'DENIED', reason: verdict.reason });
@@ -359,7 +359,7 @@ class ClusterApprover {
           this.log.warn({ csr: name, node: verdict.node, requester: result.csr.username, reason: verdict.reason }, 'impostor CSR denied');
         }
       } else if (verdict.decision === 'DENY_SUPERSEDED') {
-        const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerSuperseded', message: verdict.reason, signal: this.session ?? undefined });
+        const result = await denyCsr(snapshot.watch.client, name, { reason: AUTO_APPROVER_CONDITION_REASONS.superseded, message: verdict.reason, signal: this.session ?? undefined });
         this.handled.set(name, 'DECIDED');
         if (result.ok && result.changed) {
           await this.audit('denyCsr', name, verdict);

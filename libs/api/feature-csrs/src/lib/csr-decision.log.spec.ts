@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUTO_APPROVER_ACTOR, deciderOf } from './csr-decision.log';
+import { AUTO_APPROVER_ACTOR, AUTO_APPROVER_CONDITION_REASONS, deciderOf, deciderOfCondition } from './csr-decision.log';
 
 describe('deciderOf', () => {
   it.each([
@@ -10,5 +10,18 @@ describe('deciderOf', () => {
     [{ actor: 'bob' }, 'operator'],
   ])('%j → %s', (input, decider) => {
     expect(deciderOf(input)).toBe(decider);
+  });
+});
+
+describe('deciderOfCondition', () => {
+  it.each([
+    [AUTO_APPROVER_CONDITION_REASONS.approved, AUTO_APPROVER_ACTOR],
+    [AUTO_APPROVER_CONDITION_REASONS.impostor, AUTO_APPROVER_ACTOR],
+    [AUTO_APPROVER_CONDITION_REASONS.superseded, AUTO_APPROVER_ACTOR],
+    ['KubectlApprove', 'KubectlApprove'],
+    ['AutoApproved', 'AutoApproved'],
+    [undefined, 'unknown'],
+  ])('a condition with reason %s was decided by %s', (reason, decider) => {
+    expect(deciderOfCondition(reason, 'unknown')).toBe(decider);
   });
 });

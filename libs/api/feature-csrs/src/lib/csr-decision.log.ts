@@ -21,6 +21,20 @@ export interface CsrDecisionInput {
 /** The actor name of the auto-approver in csr_decisions and the audit trail. */
 export const AUTO_APPROVER_ACTOR = 'auto-approver';
 
+/**
+ * The condition reasons the auto-approver writes on the CSR. Its decision row lands a moment after
+ * the condition, so a view read in between names the auto-approver from these.
+ */
+export const AUTO_APPROVER_CONDITION_REASONS = { approved: 'CcosScalerAutoApprove', impostor: 'CcosScalerImpostor', superseded: 'CcosScalerSuperseded' } as const;
+
+/** The decider a CSR condition's reason names: the auto-approver for its own reasons, else the reason as written. */
+export function deciderOfCondition(reason: string | null | undefined, fallback: string): string {
+  if (reason == null) {
+    return fallback;
+  }
+  return (Object.values(AUTO_APPROVER_CONDITION_REASONS) as string[]).includes(reason) ? AUTO_APPROVER_ACTOR : reason;
+}
+
 /** Who made a decision, as the metrics count it: an operator, an ADMIN forcing past the policy, or the auto-approver. */
 export type CsrDecider = 'operator' | 'forced' | 'auto-approver';
 

@@ -2,6 +2,7 @@ import { CSR_CHECK_OVERRIDES, type CsrCheckName, type CsrVerdict, isImpostor } f
 import type { CsrDecisionEntity } from '@ccos/api/data-access-db';
 import type { CsrSummary } from '@ccos/api/data-access-kube';
 import { commonNamesOf, policyState } from './csr-facts';
+import { deciderOfCondition } from './csr-decision.log';
 import type { CsrDecisionType } from './csr-decision.type';
 import type { InventoryNode } from './csr-inventory';
 import type { CsrType } from './csr.type';
@@ -99,12 +100,12 @@ function explainStatus(csr: CsrSummary, decisions: readonly CsrDecisionEntity[])
       const approved = condition('Approved');
       return ours
         ? { decidedBy: ours.actor, statusReason: ours.reason }
-        : { decidedBy: approved?.reason ?? 'unknown', statusReason: approved?.message ?? null };
+        : { decidedBy: deciderOfCondition(approved?.reason, 'unknown'), statusReason: approved?.message ?? null };
     }
     case 'DENIED': {
       const ours = latest('DENIED');
       const denied = condition('Denied');
-      return ours ? { decidedBy: ours.actor, statusReason: ours.reason } : { decidedBy: denied?.reason ?? 'unknown', statusReason: denied?.message ?? null };
+      return ours ? { decidedBy: ours.actor, statusReason: ours.reason } : { decidedBy: deciderOfCondition(denied?.reason, 'unknown'), statusReason: denied?.message ?? null };
     }
     case 'FAILED': {
       const failed = condition('Failed');

@@ -267,7 +267,16 @@ export class NodeDetailStore {
     }
     try {
       const { value, error } = await send(nodeId);
-      return value ? { ok: true, value } : this.failed(display, problemsOf(error));
+      if (!value) {
+        return this.failed(display, problemsOf(error));
+      }
+      // The answer shows the node as the mutation left it, and may reach the cache after a
+      // nodeChanged message about what happened next (a changed host key a few ms later):
+      // asking again leaves the newest state last.
+      if (action !== 'delete') {
+        this.query.refetch();
+      }
+      return { ok: true, value };
     } catch (error) {
       return this.failed(display, problemsOf(error));
     } finally {
