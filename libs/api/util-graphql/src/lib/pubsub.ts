@@ -23,6 +23,9 @@ export function createInProcessEventBus(): EventBus {
 
 const CHANNEL = 'ccos_events';
 const MAX_PAYLOAD = 7900;
+/** How the bus's two connections name themselves in `pg_stat_activity`. */
+export const PUBLISHER_APPLICATION_NAME = 'ccos-scaler events (publish)';
+export const LISTENER_APPLICATION_NAME = 'ccos-scaler events (listen)';
 
 /**
  * Several replicas: every publish goes through Postgres NOTIFY, and every replica
@@ -32,13 +35,16 @@ const MAX_PAYLOAD = 7900;
 export async function createPostgresEventBus(url: string, logger: Logger): Promise<EventBus> {
   const local = createPubSub();
   // One connection keeps NOTIFYs in publish order.
-  const publisher = new pg.Pool({ connectionString: url, max: 1 });
+  const publisher = new pg.Pool({ connectionString: url, max: 1, application_name: PUBLISHER_APPLICATION_NAME });
+  // An idle connection that Postgres drops (a restart, a failover) is an 'error' on the pool:
+  // unheard, it would end the process. The next publish opens a new connection.
+  publisher.on('error', (error) => logger.warn({ err: error }, 'event publisher connection lost; the next event reconnects'));
   let listener: pg.Client | null = null;
   let closed = false;
   let backoffMs = 250;
 
   const connect = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url });
+    const client = new pg.Client({ connectionString: url, application_name: LISTENER_APPLICATION_NAME });
     client.on('notification', (message) => {
       if (message.channel !== CHANNEL || !message.payload) {
         return;

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EventBus, LISTENER_APPLICATION_NAME, PUBLISHER_APPLICATION_NAME, createPostgresEventBus } from './pubsub';
+
+const ADMIN_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Ends the bus's connection named `applicationName`, as a Postgres restart or failover would. */
+async function terminate(database: string, applicationName: string): Promise<number> {
+  return admin(async (client) => {
+    const result = await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [database, applicationName]);
+    return result.rowCount ?? 0;
+  });
+}
+
+describe('the Postgres event bus', () => {
+  const database = `ccos_pubsub_${randomBytes(4).toString('hex')}`;
+  let bus: EventBus;
+  const warnings: string[] = [];
+
+  beforeAll(async () => {
+    await admin((client) => client.query(`CREATE DATABASE ${database}`));
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${database}`;
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line).msg as string) });
+    bus = await createPostgresEventBus(url.toString(), logger);
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await admin(async (client) => {
+      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+      await client.query(`DROP DATABASE IF EXISTS ${database}`);
+    });
+  });
+
+  /** Subscribes to `topic` and resolves with the first payload published after it. */
+  const next = async (topic: string): Promise<unknown> => {
+    const iterator = bus.subscribe(topic)[Symbol.asyncIterator]();
+    const value = iterator.next().then((result) => result.value);
+    void value.finally(() => iterator.return?.());
+    return value;
+  };
+
+  it('keeps running when Postgres drops the idle publishing connection, and the next event goes out on a new one', async () => {
+    const first = next('t1');
+    bus.publish('t1', { n: 1 });
+    expect(await first).toEqual({ n: 1 });
+
+    expect(await terminate(database, PUBLISHER_APPLICATION_NAME)).toBe(1);
+    await expect.poll(() => warnings.some((message) => message.startsWith('event publisher connection lost')), { timeout: 5000 }).toBe(true);
+
+    const second = next('t1');
+    bus.publish('t1', { n: 2 });
+    expect(await second).toEqual({ n: 2 });
+  });
+
+  it('listens again after Postgres drops the listening connection', async () => {
+    expect(await terminate(database, LISTENER_APPLICATION_NAME)).toBe(1);
+    await expect.poll(() => admin(async (client) => (await client.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [database, LISTENER_APPLICATION_NAME])).rows[0].n), { timeout: 10_000 }).toBe(1);
+    // LISTEN runs right after the connection opens: publish until the new listener hears.
+    const heard = next('t2');
+    let delivered: unknown;
+    void heard.then((value) => (delivered = value));
+    await expect.poll(() => {
+      bus.publish('t2', { n: 3 });
+      return delivered;
+    }, { timeout: 10_000, interval: 100 }).toEqual({ n: 3 });
+  });
+});
