@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EventBus, LISTENER_APPLICATION_NAME, PUBLISHER_APPLICATION_NAME, createPostgresEventBus } from './pubsub';
+import { type EventBus, LISTENER_APPLICATION_NAME, PUBLISHER_APPLICATION_NAME, createInProcessEventBus, createPostgresEventBus } from './pubsub';
 
 const ADMIN_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -76,5 +76,27 @@ describe('the Postgres event bus', () => {
       bus.publish('t2', { n: 3 });
       return delivered;
     }, { timeout: 10_000, interval: 100 }).toEqual({ n: 3 });
+  });
+});
+
+describe('the in-process event bus', () => {
+  it('delivers one event to 100 subscribers of a topic without a listener-leak warning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const bus = createInProcessEventBus();
+    try {
+      const iterators = Array.from({ length: 100 }, () => bus.subscribe('INSTALL_PROGRESS', 'run-1')[Symbol.asyncIterator]());
+      const received = Promise.all(iterators.map((iterator) => iterator.next().then((result) => result.value)));
+      bus.publish('INSTALL_PROGRESS', 'run-1', { seq: 1 });
+      expect(await received).toEqual(Array.from({ length: 100 }, () => ({ seq: 1 })));
+      await Promise.all(iterators.map((iterator) => iterator.return?.()));
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await bus.close();
+    }
   });
 });

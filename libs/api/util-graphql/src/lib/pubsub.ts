@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createPubSub } from '@graphql-yoga/subscription';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -11,9 +12,19 @@ export interface EventBus extends PubSub {
   close(): Promise<void>;
 }
 
+/**
+ * The in-process fan-out. Every subscriber of a topic is one listener on it (a hundred
+ * browsers following one install are a hundred), so Node's leak warning at 11 would be noise.
+ */
+function createLocalPubSub(): ReturnType<typeof createPubSub> {
+  const eventTarget = new EventTarget();
+  setMaxListeners(0, eventTarget);
+  return createPubSub({ eventTarget: eventTarget as never });
+}
+
 /** One process: the embedded database cannot carry LISTEN/NOTIFY across connections. */
 export function createInProcessEventBus(): EventBus {
-  const local = createPubSub();
+  const local = createLocalPubSub();
   return {
     publish: (routingKey, ...args) => local.publish(routingKey, ...(args as [])),
     subscribe: (routingKey, dynamicId) => local.subscribe(routingKey, dynamicId as never),
@@ -33,7 +44,7 @@ export const LISTENER_APPLICATION_NAME = 'ccos-scaler events (listen)';
  * connection reconnects with backoff if it drops.
  */
 export async function createPostgresEventBus(url: string, logger: Logger): Promise<EventBus> {
-  const local = createPubSub();
+  const local = createLocalPubSub();
   // One connection keeps NOTIFYs in publish order.
   const publisher = new pg.Pool({ connectionString: url, max: 1, application_name: PUBLISHER_APPLICATION_NAME });
   // An idle connection that Postgres drops (a restart, a failover) is an 'error' on the pool:
