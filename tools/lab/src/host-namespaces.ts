@@ -56,10 +56,19 @@ export async function createHostNamespaces(layout: LabLayout, id: string): Promi
  */
 export async function detachNamespaceFiles(layout: LabLayout, id: string): Promise<void> {
   const prefix = hostCommandPrefix(layout, id, { network: false });
-  const { stdout } = await runCommand([...prefix, 'cat', '/proc/self/mountinfo']);
-  const points = namespaceMountPoints(stdout);
-  if (points.length > 0) {
-    await runCommand([...prefix, 'umount', '-l', ...points]);
+  const pointsNow = async () => namespaceMountPoints((await runCommand([...prefix, 'cat', '/proc/self/mountinfo'])).stdout);
+  // Another lab stopping meanwhile removes its folder, which takes its mount out of this
+  // namespace too: umount then fails for that point alone. What is still mounted afterwards
+  // must go, though.
+  for (let attempt = 0; ; attempt += 1) {
+    const points = await pointsNow();
+    if (points.length === 0) {
+      return;
+    }
+    const result = await runCommand([...prefix, 'umount', '-l', ...points], { allowFailure: attempt < 2 });
+    if (result.code === 0) {
+      return;
+    }
   }
 }
 
