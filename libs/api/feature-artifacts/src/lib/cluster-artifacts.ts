@@ -96,7 +96,11 @@ export class ClusterArtifacts {
 
   /** Throws FAILED_PRECONDITION naming every missing item when the cluster's set cannot install a worker. */
   async requireComplete(clusterId: string): Promise<ClusterArtifactSet> {
-    const set = await this.resolve(clusterId);
+    let set = await this.resolve(clusterId);
+    if (set.missing.length > 0) {
+      // The refusal names the release the operator has to import.
+      set = set.version ? set : await this.resolve(clusterId, { alwaysReadVersion: true });
+    }
     if (set.missing.length > 0) {
       const which = set.kind === 'NONE'
         ? `has no artifact set${set.version ? ` for release ${set.version}` : ''}${set.versionProblem ? ` (its version could not be read: ${set.versionProblem})` : ''}`
