@@ -34,8 +34,8 @@ export function releaseOfGitVersion(gitVersion: string): string {
 
 /**
  * Reads the cluster's release: OpenShift's ClusterVersion `version` when the cluster has one,
- * otherwise `GET /version`. A ClusterVersion that is absent (404) or not readable by the service's
- * identity (403) falls back to `/version`; other failures are thrown.
+ * otherwise `GET /version`. Only an absent ClusterVersion (404) falls back to `/version`; a refusal
+ * (the shipped ClusterRole grants `get` on clusterversions) and other failures are thrown.
  * @see https://kubernetes.io/docs/reference/using-api/health-checks/ (`/version` is public discovery)
  */
 export async function readClusterVersion(client: KubeClient, signal?: AbortSignal): Promise<ClusterVersionReading> {
@@ -50,7 +50,9 @@ export async function readClusterVersion(client: KubeClient, signal?: AbortSigna
       return { version: release, source: 'CLUSTER_VERSION' };
     }
   } catch (error) {
-    if (!(error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403))) {
+    // 404: not OpenShift. A 403 is not taken as "not OpenShift": on OpenShift /version names the
+    // Kubernetes release, not the cluster's, so the missing permission is reported instead.
+    if (!(error instanceof KubeApiError && error.statusCode === 404)) {
       throw error;
     }
   }
