@@ -138,6 +138,18 @@ describe('console', () => {
     expect(await page.getByRole('switch', { name: 'Approve node certificates automatically' }).getAttribute('aria-checked')).toBe('true');
   });
 
+  it('shows the cluster\'s artifact set: none for its release, and every item installs need', async () => {
+    const card = page.getByTestId('artifact-set');
+    await card.getByRole('heading', { name: 'Install artifacts' }).waitFor();
+    await card.getByText('Incomplete: installs are refused').waitFor();
+    // kube-sim's /version, read by the service.
+    expect(await card.getByTestId('artifact-cluster-version').textContent()).toContain('1.32.0-kube-sim');
+    expect(await card.getByTestId('artifact-cluster-version').textContent()).toContain("from the API server's /version");
+    const missing = await card.getByTestId('artifact-missing').getByRole('listitem').allTextContents();
+    expect(missing).toEqual(expect.arrayContaining(['binary/oc', 'binary/kubelet', 'unit/kubelet.service']));
+    expect(await card.textContent()).toContain('npm run artifacts -- import');
+  });
+
   it('switches to Chinese at runtime and stays Chinese after a reload', async () => {
     await page.getByRole('button', { name: '简体中文' }).click();
     await page.getByRole('heading', { name: '证书处理' }).waitFor();
@@ -145,6 +157,8 @@ describe('console', () => {
     // Join approval and serving-certificate renewals each have their switch, both in Chinese.
     expect(await page.getByRole('switch', { name: '自动批准节点证书' }).count()).toBe(1);
     expect(await page.getByRole('switch', { name: '自动续期本服务加入的节点的服务端证书' }).count()).toBe(1);
+    await page.getByTestId('artifact-set').getByText('不完整：将拒绝安装').waitFor();
+    await page.getByRole('heading', { name: '安装制品' }).waitFor();
     expect(await page.getAttribute('html', 'lang')).toBe('zh-CN');
 
     await page.reload();

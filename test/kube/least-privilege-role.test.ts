@@ -11,6 +11,7 @@ import {
   listCsrs,
   listNodes,
   mayFileCsrs,
+  readClusterVersion,
   mintBootstrapIdentity,
   revokeBootstrapIdentity,
   startLeaderElection,
@@ -31,7 +32,7 @@ import { parseAllDocuments, stringify } from 'yaml';
  * the bindings to the account. Applied to kube-sim as they are, the account (with a TokenRequest
  * token, as an operator registers it) must be able to do every Kubernetes operation of the product
  * (inventory and its watch, cordon, drain, dead-node drain, node deletion, CSR list, watch and
- * approval on both kubelet signers, leader election, minting a run's bootstrap identity and its
+ * approval on both kubelet signers, reading the cluster's release (ClusterVersion, else /version), leader election, minting a run's bootstrap identity and its
  * token, re-minting it after a crash, the identity filing CSRs, revoking it), and taking away any
  * one verb, signer name or binding must make one of them fail with 403 Forbidden naming it: no
  * rule is missing, none is dead weight.
@@ -181,6 +182,10 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
     } finally {
       await inventory.stop();
     }
+  });
+  await run('read the cluster version', async () => {
+    const reading = await readClusterVersion(client);
+    return reading.source === 'SERVER_VERSION' && reading.version === '1.32.0-kube-sim' ? undefined : `unexpected ${JSON.stringify(reading)}`;
   });
   await run('list csrs', async () => ((await listCsrs(client)).length === 2 ? undefined : 'wrong CSR count'));
   await run('watch csrs', async () => {
@@ -339,7 +344,7 @@ describe('the shipped least-privilege RBAC (deploy/base/rbac) against kube-sim R
   it('lets every product operation succeed', async () => {
     const outcomes = await runAs(manifests);
     expect(outcomes).toEqual(Object.fromEntries(Object.keys(outcomes).map((op) => [op, undefined])));
-    expect(Object.keys(outcomes)).toHaveLength(14);
+    expect(Object.keys(outcomes)).toHaveLength(15);
   });
 
   it('without the roles and bindings, the product cannot even list nodes', async () => {
@@ -382,8 +387,8 @@ describe('the shipped least-privilege RBAC (deploy/base/rbac) against kube-sim R
 
   it('fails some product operation with Forbidden for every verb, signer or binding taken away', async () => {
     const cases = reductions();
-    // 19 verbs and 2 signer names in the service's roles, 4 verbs in the bootstrap Role, 4 bindings.
-    expect(cases.length).toBe(29);
+    // 20 verbs and 2 signer names in the service's roles, 4 verbs in the bootstrap Role, 4 bindings.
+    expect(cases.length).toBe(30);
     for (const reduction of cases) {
       const outcomes = await runAs(reduction.manifests);
       const failures = Object.entries(outcomes).filter(([, outcome]) => outcome !== undefined);

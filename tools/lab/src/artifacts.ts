@@ -1,5 +1,5 @@
 import { createCipheriv, createHash } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kubeletUnit, nodeInitUnit } from './kubelet-files';
 import { RPM_CATALOGUE } from './rpm-catalogue';
@@ -9,7 +9,7 @@ import { encodeRpm, rpmFileName } from './standins/rpm/rpm-package';
 
 /**
  * The artifacts the installer service serves, laid out exactly as
- * `DIR/<kind>/<name>` with kind binary|rpm|unit, plus `DIR/VERSION`:
+ * `DIR/<kind>/<name>` with kind binary|rpm|unit, plus `DIR/VERSION` and `DIR/manifest.json`:
  * the eight release binaries (stand-ins, ~11 MiB; kubelet really joins), the 73
  * stand-in rpms (~34 MiB, openshift-hyperkube alone 8 MiB) and the units.
  * Contents are deterministic, so checksums are stable across runs.
@@ -61,7 +61,20 @@ export async function writeArtifacts(dir: string): Promise<ArtifactFile[]> {
     files.push({ kind: 'unit', name, size: Buffer.byteLength(text) });
   }
   await writeFile(join(dir, 'VERSION'), `${ARTIFACTS_VERSION}\n`);
-  return files.sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
+  const sorted = files.sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
+  // What a release ships beside its files (the bootstrap node's install-time server has it too):
+  // the folder imports as one set with `npm run artifacts -- import DIR`.
+  const manifest = {
+    version: ARTIFACTS_VERSION,
+    artifacts: await Promise.all(sorted.map(async (file) => ({
+      kind: file.kind,
+      name: file.name,
+      size: file.size,
+      sha256: createHash('sha256').update(await readFile(join(dir, file.kind, file.name))).digest('hex'),
+    }))),
+  };
+  await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  return sorted;
 }
 
 /** Deterministic incompressible bytes (an AES-CTR keystream keyed by the name). */

@@ -30,8 +30,10 @@ export interface ApiConfig {
   readonly csrApproverLeaseNamespace: string;
   /** The agent executable copied to hosts. */
   readonly agentBinary: string;
-  /** Files hosts download during an install: `<dir>/{binary,rpm,unit}/<name>`. */
+  /** Files hosts download during an install: imported release sets in `<dir>/sets/<version>`, the default set in `<dir>/{binary,rpm,unit}/<name>`. */
   readonly artifactsDir: string;
+  /** Largest artifact set taken by POST /admin/artifact-sets (bytes). */
+  readonly artifactUploadMaxBytes: number;
   /** The service's URL as hosts reach it (the agent reports there); null = derived from the request host. */
   readonly agentApiUrl: string | null;
   /** The operator's certificate and key (PEM files, reloaded on change); null = issue one from the service's own CA. */
@@ -105,6 +107,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     csrApproverLeaseNamespace: env['CSR_APPROVER_LEASE_NAMESPACE']?.trim() || 'kube-system',
     agentBinary: resolve(env['AGENT_BINARY'] ?? 'dist/apps/boot-worker/boot-worker'),
     artifactsDir: resolve(env['ARTIFACTS_DIR'] ?? join(dataDir, 'artifacts')),
+    artifactUploadMaxBytes: integer(env, 'ARTIFACT_UPLOAD_MAX_BYTES', 16 * 1024 ** 3, 1024 * 1024, 256 * 1024 ** 3),
     agentApiUrl,
     tls: tlsFiles(env),
     agentPlainHttp,

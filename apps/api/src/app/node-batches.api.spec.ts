@@ -1,10 +1,13 @@
 import 'reflect-metadata';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
-import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
+import { type ApiHarness, startApiHarness, writeStandInArtifactSet } from '../testing/api-test-harness';
 
 const ADD_NODES = `mutation($input: AddNodesInput!) { addNodes(input: $input) {
   added refused problems { field message }
@@ -34,7 +37,8 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
     sim = await startKubeSim({ seed: SHIPPED_RBAC });
     // Any file serves as the agent here: the hosts are on loopback ports nobody listens on, so
     // their background checks end UNREACHABLE without leaving the machine.
-    harness = await startApiHarness({ AGENT_BINARY: '/bin/true', SSH_CONNECT_TIMEOUT_MS: '1000' });
+    const artifacts = await writeStandInArtifactSet(await mkdtemp(join(tmpdir(), 'ccos-batch-artifacts-')));
+    harness = await startApiHarness({ AGENT_BINARY: '/bin/true', SSH_CONNECT_TIMEOUT_MS: '1000', ARTIFACTS_DIR: artifacts });
     clusterId = await harness.registerSimCluster(sim);
     operator = await harness.tokenFor('OPERATOR');
   });
@@ -120,6 +124,14 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
       await new Promise((wake) => setTimeout(wake, 200));
     }
     expect(statuses).toEqual(['UNREACHABLE', 'UNREACHABLE', 'UNREACHABLE']);
+
+    // While the cluster's artifact set is incomplete (here: pinned to a release never imported), the batch is refused up front.
+    const admin = await harness.tokenFor('ADMIN');
+    await harness.gql('mutation($c: ID!) { setClusterArtifactVersion(clusterId: $c, version: "9.9.9") { kind } }', { c: clusterId }, admin);
+    const refused = await harness.gql('mutation($id: ID!) { installBatch(batchId: $id) { id } }', { id: batchId }, operator);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', version: '9.9.9', missing: expect.arrayContaining(['binary/oc', 'unit/kubelet.service']) });
+    expect(((await harness.gql<{ batch: { state: string } }>(BATCH, { id: batchId }, operator)).data?.batch.state)).toBe('ADDED');
+    await harness.gql('mutation($c: ID!) { setClusterArtifactVersion(clusterId: $c, version: null) { kind } }', { c: clusterId }, admin);
 
     // Installing the batch: hosts whose checks failed are failed in the batch, with their reason; retry queues them again.
     const install = await harness.gql<{ installBatch: { id: string } }>('mutation($id: ID!) { installBatch(batchId: $id, concurrency: 2) { id concurrency } }', { id: batchId }, operator);

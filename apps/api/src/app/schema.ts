@@ -16,6 +16,7 @@ import {
 import { buildSchema, type ContainerType } from 'type-graphql';
 import type { AuditLog } from '@ccos/api/data-access-db';
 import { AuditLogResolver, AuthResolver, SessionResolver, type SessionService, UserResolver, type UserService } from '@ccos/api/feature-auth';
+import { ArtifactSetResolver, type ArtifactVersionOverrides, type ClusterArtifacts } from '@ccos/api/feature-artifacts';
 import { ClusterResolver, type ClusterService } from '@ccos/api/feature-clusters';
 import { CsrResolver, type CsrService, type NodeCertificatesService } from '@ccos/api/feature-csrs';
 import {
@@ -59,6 +60,8 @@ export interface ApiServices {
   readonly installRunView: InstallRunView;
   readonly agentReports: AgentReportService;
   readonly removals: RemovalService;
+  readonly clusterArtifacts: ClusterArtifacts;
+  readonly artifactVersionOverrides: ArtifactVersionOverrides;
   readonly audit: AuditLog;
   readonly events: EventBus;
   readonly agentChannel: AgentChannelSettings;
@@ -83,6 +86,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [AgentResolver, new AgentResolver(services.agentReports)],
     [AgentChannelResolver, new AgentChannelResolver(services.agentChannel)],
     [RemovalResolver, new RemovalResolver(services.removals)],
+    [ArtifactSetResolver, new ArtifactSetResolver(services.clusterArtifacts, services.artifactVersionOverrides)],
   ]);
   const container: ContainerType = {
     get(someClass) {
@@ -94,7 +98,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

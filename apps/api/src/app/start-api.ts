@@ -1,9 +1,9 @@
 import type { DestinationStream, Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AgentTokens, AuditLog, NodeStore, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
-import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
+import { ClusterAddressGuard, readClusterVersion } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
-import { ArtifactCatalog, artifactRoutes } from '@ccos/api/feature-artifacts';
+import { ArtifactSetStore, ClusterArtifacts, artifactRoutes, artifactUploadRoutes } from '@ccos/api/feature-artifacts';
 import { LoginThrottle, PasswordCheckSlots, DEFAULT_PASSWORD_CHECK_LIMITS, SessionService, SessionTokens, UserService } from '@ccos/api/feature-auth';
 import { ClusterService } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
@@ -153,11 +153,16 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const provisioner = new NodeProvisioner(nodeStore, secrets, sshPool, () => agentBinary, logger, clusterProbeFrom(certificates));
     const nodes = new NodeService(dataSource, nodeStore, secrets, provisioner, () => agentBinary);
     let listeningPort = config.port;
-    const artifacts = new ArtifactCatalog(config.artifactsDir);
+    const artifactSets = new ArtifactSetStore(config.artifactsDir);
+    const clusterArtifacts = new ClusterArtifacts({
+      store: artifactSets,
+      override: async (clusterId) => (await clusters.get(clusterId)).artifactVersion,
+      detect: async (clusterId) => readClusterVersion((await certificates.watches.ensure(clusterId)).client, AbortSignal.timeout(10_000)),
+    });
     const agentControl = new SshAgentControl(sshPool, secrets, () => agentBinary, {
       agentApiUrl: config.agentApiUrl,
       serviceTls: (apiUrl) => tls.agentPin(apiUrl),
-      artifactManifestSha256: async () => (await artifacts.manifestDocument()).sha256,
+      artifactManifestSha256: async (clusterId) => (await (await clusterArtifacts.catalogFor(clusterId)).manifestDocument()).sha256,
       servicePort: () => listeningPort,
       vip: async (clusterId) => (await clusters.get(clusterId)).vip,
       machineConfigCaCert: async (clusterId) => (await clusters.get(clusterId)).machineConfigCaCert,
@@ -165,10 +170,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       nodeReadyTimeoutSeconds: config.nodeReadyTimeoutSeconds,
     });
     const identities = new RunBootstrapIdentities(dataSource, { clientFor: async (clusterId) => (await certificates.watches.ensure(clusterId)).client }, config.bootstrapNamespace, logger);
-    const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, identities, events, logger, config.installRunDeadlineMinutes * 60_000, metrics.domain.installObserver);
+    const artifactsReady = async (clusterId: string) => void (await clusterArtifacts.requireComplete(clusterId));
+    const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, identities, events, logger, config.installRunDeadlineMinutes * 60_000, metrics.domain.installObserver, {}, artifactsReady);
     const agentReports = new AgentReportService(dataSource, agentTokens, nodeStore, installs, clusterProbeFrom(certificates), events, logger, metrics.domain.installObserver);
     const batchInstaller = new BatchInstaller(dataSource, nodeStore, installs, events, logger);
-    const batches = new NodeBatchService(dataSource, nodeStore, secrets, provisioner, () => agentBinary, batchInstaller, Math.min(config.batchConcurrency, config.sshPoolSize));
+    const batches = new NodeBatchService(dataSource, nodeStore, secrets, provisioner, () => agentBinary, batchInstaller, Math.min(config.batchConcurrency, config.sshPoolSize), artifactsReady);
     const hostCleanup = new HostCleanupService(nodeStore, secrets, sshPool, clusterLeftoverCleaner(certificates), logger);
     const watchdog = new StallWatchdog(dataSource, nodeStore, config.stallAfterSeconds, logger);
     const inventorySync = new NodeInventorySync(nodeStore, certificates.watches, clusters, logger);
@@ -209,6 +215,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       installRunView: new InstallRunView(dataSource),
       agentReports,
       removals: removals.service,
+      clusterArtifacts,
+      artifactVersionOverrides: { set: (clusterId, version) => clusters.setArtifactVersion(clusterId, version).then(() => undefined) },
       audit,
       events,
       agentChannel: { plainHttpAllowed: config.agentPlainHttp, certificateSource: tls.source, caCertificates: () => tls.caCertificates() },
@@ -233,10 +241,25 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       certificate: tls,
       agentPlainHttp: config.agentPlainHttp,
       routes: (app) => {
+        // An agent downloads its run's cluster's set; a signed-in user looking around, the default one.
         app.use(
           '/artifacts',
-          artifactRoutes(artifacts, async (header) => (await agentTokens.authenticate(bearerToken(header))) !== null || (await sessionUser(header)) !== null),
+          artifactRoutes(async (header) => {
+            const run = await agentTokens.authenticate(bearerToken(header));
+            if (run) {
+              return clusterArtifacts.catalogFor((await nodeStore.get(run.nodeId)).clusterId);
+            }
+            return (await sessionUser(header)) ? artifactSets.defaultCatalog : null;
+          }),
         );
+        app.use(artifactUploadRoutes({
+          store: artifactSets,
+          uploader: sessionUser,
+          maxBytes: config.artifactUploadMaxBytes,
+          onImport: (event) => void audit.record({
+            actor: event.username, action: 'importArtifactSet', targetType: 'ArtifactSet', targetId: event.version, result: event.outcome === 'IMPORTED' ? 'SUCCESS' : 'FAILURE', detail: { detail: event.detail }, requestId: null,
+          }),
+        }));
         app.use(diagnosticsRoutes(dataSource, agentTokens, async (header) => (await sessionUser(header))?.role ?? null, (run) => installs.publishRun(run)));
       },
     });

@@ -1,6 +1,6 @@
 export { ApiError, isTransient, isUnauthenticated, type ApiFailureKind } from './lib/api-errors';
 export { GraphqlApiClient, type AgentRunReply, type ApiClient, type GraphqlApiClientOptions, type HealthReply } from './lib/api-client';
-export { ARTIFACT_KINDS, parseManifest, type Artifact, type ArtifactKind, type ArtifactManifest } from './lib/artifact-manifest';
+export { ARTIFACT_KINDS, parseManifest, type Artifact, type ArtifactKind, type ArtifactManifest } from '@ccos/shared/domain';
 export {
   ArtifactClient, DownloadError, MANIFEST_MISMATCH,
   type ArtifactClientOptions, type DownloadOptions, type DownloadProgress, type DownloadResult,

@@ -66,3 +66,4 @@ export {
   type BootstrapIdentity,
   type MintOptions,
 } from './lib/bootstrap-identity';
+export { readClusterVersion, releaseOfClusterVersion, releaseOfGitVersion, type ClusterVersionReading } from './lib/cluster-version';

@@ -8,3 +8,4 @@ export * from './lib/node-certificates';
 export * from './lib/bulk-hosts';
 export * from './lib/node-batch';
 export * from './lib/host-leftovers';
+export * from './lib/artifact-manifest';

@@ -4,7 +4,7 @@ import { CERT_NOT_PINNED, HttpError, type HttpRequest, type TlsPin } from '@ccos
 import { FakeClock, FakeHttp, MemoryFileSystem, MemoryLogger, requestHeader, type FakeHttpReply } from '@ccos/agent/util-host/testing';
 import { ApiError } from './api-errors';
 import { ArtifactClient, DownloadError, MANIFEST_MISMATCH } from './artifact-client';
-import type { Artifact } from './artifact-manifest';
+import type { Artifact } from '@ccos/shared/domain';
 
 const API = 'http://198.18.0.1:4000';
 const TOKEN = 'agt_secret-token';

@@ -4,7 +4,7 @@ import {
   type BackoffPolicy, type Clock, type FileSystem, type Http, type Logger, type TlsPin,
 } from '@ccos/agent/util-host';
 import { ApiError, httpFailureKind } from './api-errors';
-import { parseManifest, type Artifact, type ArtifactManifest } from './artifact-manifest';
+import { parseManifest, type Artifact, type ArtifactManifest } from '@ccos/shared/domain';
 
 /** Progress of one download, in bytes of the final file. */
 export interface DownloadProgress {

@@ -8,9 +8,11 @@ import {
   CertificatesV1Api,
   CoordinationV1Api,
   CoreV1Api,
+  CustomObjectsApi,
   KubeConfig,
   Observable,
   PolicyV1Api,
+  VersionApi,
   Watch,
   type Cluster,
   type ConfigurationOptions,
@@ -109,6 +111,10 @@ export interface KubeClient {
   readonly certificates: CertificatesV1Api;
   readonly coordination: CoordinationV1Api;
   readonly authorization: AuthorizationV1Api;
+  /** `GET /version`. */
+  readonly versions: VersionApi;
+  /** Resources of API groups client-node has no typed client for (OpenShift's ClusterVersion). */
+  readonly customObjects: CustomObjectsApi;
   /**
    * Runs one request: `run` receives the per-call options (timeout and cancellation) to pass to
    * the client-node method. Failures are rethrown as {@link KubeApiError}.
@@ -385,6 +391,8 @@ function clientFor(kc: GuardedKubeConfig, secrets: readonly string[], options: K
     certificates: kc.makeApiClient(CertificatesV1Api),
     coordination: kc.makeApiClient(CoordinationV1Api),
     authorization: kc.makeApiClient(AuthorizationV1Api),
+    versions: kc.makeApiClient(VersionApi),
+    customObjects: kc.makeApiClient(CustomObjectsApi),
 
     withToken(token: string): KubeClient {
       const cluster = kc.getCurrentCluster();

@@ -2,23 +2,12 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ARTIFACT_KINDS, type Artifact, type ArtifactKind, type ArtifactManifest, isSafeArtifactName } from '@ccos/shared/domain';
 
-export const ARTIFACT_KINDS = ['binary', 'rpm', 'unit'] as const;
-export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
-
-export interface Artifact {
-  readonly name: string;
-  readonly kind: ArtifactKind;
-  readonly size: number;
-  readonly sha256: string;
-  readonly version: string;
+/** A manifest entry as stored here: where its file is and when it last changed. */
+export interface StoredArtifact extends Artifact {
   readonly path: string;
   readonly modifiedAt: Date;
-}
-
-export interface ArtifactManifest {
-  readonly version: string;
-  readonly artifacts: ReadonlyArray<Omit<Artifact, 'path' | 'modifiedAt'>>;
 }
 
 /** The manifest exactly as `GET /artifacts/manifest` sends it, and the sha256 of those bytes. */
@@ -27,8 +16,6 @@ export interface ManifestDocument {
   /** Lower-case hex. */
   readonly sha256: string;
 }
-
-const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,200}$/;
 
 /**
  * The files hosts download during an install (the seed's "download from the installer
@@ -42,10 +29,10 @@ export class ArtifactCatalog {
 
   async manifest(): Promise<ArtifactManifest> {
     const version = await this.version();
-    const artifacts: Array<Omit<Artifact, 'path' | 'modifiedAt'>> = [];
+    const artifacts: Artifact[] = [];
     for (const kind of ARTIFACT_KINDS) {
       const names = await readdir(join(this.directory, kind)).catch(() => [] as string[]);
-      for (const name of names.filter((entry) => SAFE_NAME.test(entry)).sort()) {
+      for (const name of names.filter(isSafeArtifactName).sort()) {
         const artifact = await this.find(kind, name);
         if (artifact) {
           artifacts.push({ name: artifact.name, kind, size: artifact.size, sha256: artifact.sha256, version: artifact.version });
@@ -66,8 +53,8 @@ export class ArtifactCatalog {
   }
 
   /** One artifact, or null when the kind or name is unknown (or unsafe: no path tricks). */
-  async find(kind: string, name: string): Promise<Artifact | null> {
-    if (!(ARTIFACT_KINDS as readonly string[]).includes(kind) || !SAFE_NAME.test(name)) {
+  async find(kind: string, name: string): Promise<StoredArtifact | null> {
+    if (!(ARTIFACT_KINDS as readonly string[]).includes(kind) || !isSafeArtifactName(name)) {
       return null;
     }
     const path = join(this.directory, kind, name);

@@ -29,7 +29,8 @@ describe('artifact server', () => {
     await writeFile(join(dir, 'unit', 'kubelet.service'), '[Service]\nExecStart=/usr/local/bin/kubelet\n');
     await writeFile(join(dir, 'VERSION'), '4.12.0\n');
     const app = express();
-    app.use('/artifacts', artifactRoutes(new ArtifactCatalog(dir), async (header) => header === 'Bearer agt_valid'));
+    const catalog = new ArtifactCatalog(dir);
+    app.use('/artifacts', artifactRoutes(async (header) => (header === 'Bearer agt_valid' ? catalog : null)));
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/artifacts`;

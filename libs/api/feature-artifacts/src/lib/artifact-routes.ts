@@ -3,31 +3,38 @@ import { Router, type Request, type Response } from 'express';
 import type { ArtifactCatalog } from './artifact-catalog';
 import { parseRange } from './byte-range';
 
-/** Decides whether a request may download artifacts (a valid agent token, or a signed-in user). */
-export type ArtifactAccess = (authorization: string | undefined) => Promise<boolean>;
+/**
+ * The set a request downloads from: an agent's, its run's cluster's set; a signed-in user's, the
+ * default one. Null when the request may not download (no valid agent token or session).
+ */
+export type ArtifactAccess = (authorization: string | undefined) => Promise<ArtifactCatalog | null>;
 
 /**
  * `GET|HEAD /artifacts/manifest` and `GET|HEAD /artifacts/<kind>/<name>`, streamed from
  * the catalog with a strong ETag (the sha256), `Range`/206 for resumed downloads,
  * `If-Range` and `If-None-Match`.
  */
-export function artifactRoutes(catalog: ArtifactCatalog, mayDownload: ArtifactAccess): Router {
+export function artifactRoutes(catalogFor: ArtifactAccess): Router {
   const router = Router();
+  // Chosen once per request by the access check, so a manifest and its files come from one set.
+  const catalogOf = (res: Response): ArtifactCatalog => res.locals['catalog'] as ArtifactCatalog;
   router.use(async (req, res, next) => {
-    if (await mayDownload(req.headers.authorization)) {
+    const catalog = await catalogFor(req.headers.authorization);
+    if (catalog) {
+      res.locals['catalog'] = catalog;
       next();
     } else {
       res.status(401).setHeader('www-authenticate', 'Bearer').json({ error: 'a valid agent token is required to download artifacts' });
     }
   });
   router.get('/manifest', async (_req, res) => {
-    const document = await catalog.manifestDocument();
+    const document = await catalogOf(res).manifestDocument();
     res.setHeader('cache-control', 'no-store, no-transform');
     res.setHeader('etag', `"${document.sha256}"`);
     res.type('application/json').send(document.bytes);
   });
   router.get('/:kind/:name', async (req: Request<{ kind: string; name: string }>, res: Response) => {
-    const artifact = await catalog.find(req.params.kind, req.params.name);
+    const artifact = await catalogOf(res).find(req.params.kind, req.params.name);
     if (!artifact) {
       res.status(404).json({ error: `no artifact ${req.params.kind}/${req.params.name}` });
       return;

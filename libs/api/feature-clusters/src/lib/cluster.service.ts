@@ -94,6 +94,13 @@ export class ClusterService {
     return saved;
   }
 
+  /** Which release's artifact set the cluster's installs use instead of the one it reports; null follows the cluster. */
+  async setArtifactVersion(id: string, version: string | null): Promise<ClusterEntity> {
+    const cluster = await this.get(id);
+    cluster.artifactVersion = version;
+    return this.clusters.save(cluster);
+  }
+
   /** The decrypted credentials, for the Kubernetes client only. */
   credentialsOf(cluster: ClusterEntity): ClusterCredentials {
     return this.secrets.openJson<ClusterCredentials>(cluster.credentialsSealed, CREDENTIALS_PURPOSE);

@@ -28,6 +28,13 @@ export interface AgentControl {
   stop(node: NodeEntity, run: InstallRunEntity): Promise<void>;
 }
 
+/**
+ * Checked before a run is created: throws (FAILED_PRECONDITION, naming what is missing) when the
+ * node's cluster has no complete artifact set, so an install is refused up front instead of
+ * failing at DOWNLOAD_BINARIES.
+ */
+export type InstallReadiness = (clusterId: string) => Promise<void>;
+
 /** How long an install run may take, unless configured: its agent token and bootstrap identity end with it. */
 export const DEFAULT_INSTALL_RUN_DEADLINE_MS = 120 * 60_000;
 
@@ -72,6 +79,7 @@ export class InstallService {
     private readonly deadlineMs: number = DEFAULT_INSTALL_RUN_DEADLINE_MS,
     private readonly observer: InstallObserver = UNOBSERVED_INSTALLS,
     claims: LaunchClaims = {},
+    private readonly readiness: InstallReadiness = async () => undefined,
   ) {
     this.runs = dataSource.getRepository(InstallRunEntity);
     this.events = dataSource.getRepository(StepEventEntity);
@@ -122,6 +130,7 @@ export class InstallService {
     if (!verdictAllowsInstall(node.hostVerdict)) {
       throw new PreconditionError(`node ${node.hostname}: ${node.hostVerdict?.reason ?? 'its host has leftovers of an earlier membership'}`, { verdict: node.hostVerdict?.verdict });
     }
+    await this.readiness(node.clusterId);
     return this.start(node, 'PREFLIGHT', actor, 'INSTALL_STARTED');
   }
 
@@ -130,6 +139,7 @@ export class InstallService {
     if (node.status !== 'INSTALL_FAILED' && node.status !== 'STALLED') {
       throw new PreconditionError(`node ${node.hostname} is ${node.status}; a retry needs INSTALL_FAILED or STALLED`, { status: node.status });
     }
+    await this.readiness(node.clusterId);
     const previous = await this.latestRun(node.id);
     let from: InstallStep = 'PREFLIGHT';
     if (previous) {

@@ -20,6 +20,7 @@ import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AddNodesInput, BulkHostInput } from './add-nodes.input';
 import type { AgentBinary } from './agent-binary';
 import type { BatchInstaller } from './batch-installer';
+import type { InstallReadiness } from './install.service';
 import { type SshCredentials, credentialsFrom, sealCredentials } from './node-credentials';
 import type { ProvisioningQueue } from './node.service';
 import { toVerdictType } from './host-verdict.type';
@@ -45,6 +46,7 @@ export class NodeBatchService {
     private readonly agent: () => AgentBinary | null,
     private readonly installer: BatchInstaller,
     private readonly defaultConcurrency: number = DEFAULT_BATCH_CONCURRENCY,
+    private readonly readiness: InstallReadiness = async () => undefined,
   ) {
     this.clusters = dataSource.getRepository(ClusterEntity);
     this.batches = dataSource.getRepository(NodeBatchEntity);
@@ -168,6 +170,8 @@ export class NodeBatchService {
   /** Starts (or widens) the batch's install: every host not yet asked is queued. */
   async installBatch(batchId: string, concurrency: number | null, actor: string): Promise<NodeBatchType> {
     const batch = await this.getEntity(batchId);
+    // Refused before any host is queued: none would get past DOWNLOAD_BINARIES.
+    await this.readiness(batch.clusterId);
     await this.batches.update(batch.id, { concurrency: this.clampConcurrency(concurrency ?? batch.concurrency), installRequestedBy: actor, installRequestedAt: new Date() });
     const queued = await this.movePhase(batch.id, ['ADDED'], 'QUEUED');
     if (queued === 0 && !(await this.hasOpenHosts(batch.id))) {
@@ -184,6 +188,7 @@ export class NodeBatchService {
     if (failed.length === 0) {
       throw new PreconditionError('no host of this batch has failed');
     }
+    await this.readiness(batch.clusterId);
     for (const node of failed) {
       // Queued first: a pass that sees the node connecting again then waits for it instead of failing it.
       await this.nodes.repository.update({ id: node.id, batchPhase: 'FAILED' }, { batchPhase: 'QUEUED' });

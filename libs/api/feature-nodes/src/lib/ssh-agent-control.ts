@@ -24,8 +24,8 @@ export interface AgentLaunchSettings {
   readonly agentApiUrl: string | null;
   /** What the agent of a run reaching the service at this https URL must pin. */
   readonly serviceTls: (apiUrl: string) => AgentServiceTls;
-  /** sha256 (hex) of the artifact manifest's bytes as the service serves them now. */
-  readonly artifactManifestSha256: () => Promise<string>;
+  /** sha256 (hex) of the manifest's bytes of the cluster's artifact set, as the service serves them now. */
+  readonly artifactManifestSha256: (clusterId: string) => Promise<string>;
   /** The port the service listens on, for the derived URL. */
   readonly servicePort: () => number;
   readonly machineConfigCaCert: (clusterId: string) => Promise<string | null>;
@@ -77,7 +77,7 @@ export class SshAgentControl implements AgentControl {
       const config = {
         apiUrl,
         serviceTls: apiUrl.startsWith('https:') ? this.settings.serviceTls(apiUrl) : null,
-        artifactManifestSha256: await this.settings.artifactManifestSha256(),
+        artifactManifestSha256: await this.settings.artifactManifestSha256(node.clusterId),
         runId: run.id,
         token,
         nodeName: node.hostname,

@@ -3,9 +3,11 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 
 export type AgentChannel = 'HTTPS' | 'PLAIN_HTTP';
+export type ArtifactSetKind = 'DEFAULT' | 'IMPORTED' | 'NONE';
 export type AuditResult = 'DENIED' | 'FAILURE' | 'PENDING' | 'SUCCESS';
 export type BootstrapStyle = 'KUBEADM' | 'OPENSHIFT';
 export type CertificateSource = 'FILES' | 'GENERATED';
+export type ClusterVersionSource = 'CLUSTER_VERSION' | 'OVERRIDE' | 'SERVER_VERSION' | 'UNKNOWN';
 export type CsrChangeKind = 'ADDED' | 'DELETED' | 'MODIFIED';
 export type CsrDecisionKind = 'APPROVED' | 'DENIED' | 'LEFT_PENDING';
 export type CsrPolicyDecision = 'APPROVE' | 'DENY_IMPOSTOR' | 'DENY_SUPERSEDED' | 'LEAVE_PENDING' | 'LEAVE_TO_CLUSTER';
@@ -769,6 +771,26 @@ export type SetAutoApproveRenewalsMutationVariables = {
 };
 export const SetAutoApproveRenewalsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SetAutoApproveRenewals"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"renewals"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"setCsrAutoApprove"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}},{"kind":"Argument","name":{"kind":"Name","value":"renewals"},"value":{"kind":"Variable","name":{"kind":"Name","value":"renewals"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ClusterFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ClusterFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Cluster"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"apiServerUrl"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"vip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"csrAutoApprove"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"autoApproveRenewals"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"bootstrapStyle"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"allowInsecureTransport"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"credentialKind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<SetAutoApproveRenewalsMutation, SetAutoApproveRenewalsMutationVariables>;
 export const SetAutoApproveRenewalsText = "mutation SetAutoApproveRenewals($clusterId: ID!, $renewals: Boolean!) {\n  setCsrAutoApprove(clusterId: $clusterId, renewals: $renewals) {\n    ...ClusterFields\n  }\n}\n\nfragment ClusterFields on Cluster {\n  id\n  name\n  apiServerUrl\n  vip\n  csrAutoApprove\n  autoApproveRenewals\n  bootstrapStyle\n  allowInsecureTransport\n  credentialKind\n  createdAt\n  updatedAt\n}";
+
+export type ClusterArtifactSetQuery = {
+  clusterArtifactSet: {
+    clusterId: string;
+    version: string | null;
+    versionSource: ClusterVersionSource;
+    versionProblem: string | null;
+    kind: ArtifactSetKind;
+    setVersion: string | null;
+    artifacts: number;
+    bytes: number;
+    missing: Array<string>;
+    complete: boolean;
+  };
+};
+export type ClusterArtifactSetQueryVariables = {
+  clusterId: string;
+};
+export const ClusterArtifactSetDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ClusterArtifactSet"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"clusterArtifactSet"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"version"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"versionSource"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"versionProblem"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"setVersion"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"artifacts"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"bytes"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"missing"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"complete"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<ClusterArtifactSetQuery, ClusterArtifactSetQueryVariables>;
+export const ClusterArtifactSetText = "query ClusterArtifactSet($clusterId: ID!) {\n  clusterArtifactSet(clusterId: $clusterId) {\n    clusterId\n    version\n    versionSource\n    versionProblem\n    kind\n    setVersion\n    artifacts\n    bytes\n    missing\n    complete\n  }\n}";
 
 export type CsrsQuery = {
   csrs: Array<{

@@ -1,12 +1,10 @@
+import { REQUIRED_BINARIES } from '@ccos/shared/domain';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
 import { HOST_PATHS } from '../host-paths';
 import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
 import { formatBytes } from './preflight-checks';
 
-/** The release binaries a worker needs (architecture: DOWNLOAD_BINARIES). */
-export const REQUIRED_BINARIES = [
-  'oc', 'hyperkube', 'kubelet', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'ignition', 'coreos-installer',
-] as const;
+export { REQUIRED_BINARIES } from '@ccos/shared/domain';
 
 /**
  * DOWNLOAD_BINARIES: every `binary` artifact of the manifest to

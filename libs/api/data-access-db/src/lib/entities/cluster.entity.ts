@@ -38,6 +38,10 @@ export class ClusterEntity {
   @Column({ name: 'allow_insecure_transport', type: 'boolean', default: false })
   allowInsecureTransport!: boolean;
 
+  /** The release whose artifact set installs use instead of the one the cluster reports; null follows the cluster. */
+  @Column({ name: 'artifact_version', type: 'text', nullable: true })
+  artifactVersion!: string | null;
+
   @Column({ name: 'machine_config_ca_cert', type: 'text', nullable: true })
   machineConfigCaCert!: string | null;
 

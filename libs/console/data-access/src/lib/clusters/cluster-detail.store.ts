@@ -1,7 +1,7 @@
 import { Injectable, computed, inject } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
-import { ClusterDocument, SetAutoApproveRenewalsDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
+import { ClusterArtifactSetDocument, ClusterDocument, SetAutoApproveRenewalsDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
 import type { Outcome } from '../errors/api-problem';
 import { FormSubmission } from '../forms/form-submission';
@@ -12,6 +12,8 @@ import type { Cluster } from './cluster';
 export class ClusterDetailStore {
   private readonly apollo = inject(Apollo);
   private readonly query = liveQuery(ClusterDocument);
+  /** Apart from the cluster: asking the cluster its version may fail without the page failing. */
+  private readonly artifactQuery = liveQuery(ClusterArtifactSetDocument);
   private selectedId: string | null = null;
   private readonly autoApproveChange = new FormSubmission();
 
@@ -19,16 +21,21 @@ export class ClusterDetailStore {
   readonly loading = computed(() => this.query.loading() && this.query.data() === undefined);
   readonly problems = this.query.problems;
   readonly saving = this.autoApproveChange.sending;
+  /** The artifact set the cluster's installs use and what it lacks. */
+  readonly artifactSet = computed(() => this.artifactQuery.data()?.clusterArtifactSet ?? null);
+  readonly artifactSetProblems = this.artifactQuery.problems;
 
   select(id: string): void {
     if (id !== this.selectedId) {
       this.selectedId = id;
       this.query.watch({ id });
+      this.artifactQuery.watch({ clusterId: id });
     }
   }
 
   reload(): void {
     this.query.refetch();
+    this.artifactQuery.refetch();
   }
 
   /** Turns the CSR auto-approver on or off; the cache (and so every page) takes the returned cluster. Errors are toasts. */

@@ -34,6 +34,26 @@ export class ClusterDetailPage {
     const problem = this.store.problems()[0];
     return problem ? this.errors.messageOf(problem) : null;
   });
+  protected readonly artifactProblem = computed(() => {
+    const problem = this.store.artifactSetProblems()[0];
+    return problem ? this.errors.messageOf(problem) : null;
+  });
+  protected readonly artifactSet = this.store.artifactSet;
+  protected readonly versionSourceLabel = computed(() => {
+    const source = this.artifactSet()?.versionSource;
+    return source === 'OVERRIDE' ? this.t('artifacts.source.OVERRIDE')
+      : source === 'CLUSTER_VERSION' ? this.t('artifacts.source.CLUSTER_VERSION')
+        : source === 'SERVER_VERSION' ? this.t('artifacts.source.SERVER_VERSION')
+          : this.t('artifacts.source.UNKNOWN');
+  });
+  protected readonly setKindLabel = computed(() => {
+    const kind = this.artifactSet()?.kind;
+    return kind === 'IMPORTED' ? this.t('artifacts.kind.IMPORTED') : kind === 'DEFAULT' ? this.t('artifacts.kind.DEFAULT') : this.t('artifacts.kind.NONE');
+  });
+  /** Megabytes, in the reader's number format. */
+  protected megabytes(bytes: number): string {
+    return new Intl.NumberFormat(this.i18n.language() === 'zh' ? 'zh-CN' : 'en', { maximumFractionDigits: 1 }).format(bytes / 1024 / 1024);
+  }
   /** The install step that waits for approved certificates, in the current language. */
   protected readonly kubeletStep = computed(() => describeStep('START_KUBELET').title[this.i18n.language()]);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseManifest } from './artifact-manifest';
+import { REQUIRED_BINARIES, missingArtifacts, parseManifest } from './artifact-manifest';
 
 const sha = 'a'.repeat(64);
 const good = { name: 'kubelet', kind: 'binary', size: 10, sha256: sha, version: '4.12' };
@@ -26,5 +26,16 @@ describe('parseManifest', () => {
   it('refuses duplicates and a missing list', () => {
     expect(() => parseManifest({ artifacts: [good, good] })).toThrow('appears twice');
     expect(() => parseManifest({})).toThrow('`artifacts` array');
+  });
+});
+
+describe('missingArtifacts', () => {
+  it('names each required binary and unit, and the rpm set, that a set lacks', () => {
+    expect(missingArtifacts([{ kind: 'binary', name: 'kubelet' }])).toEqual([
+      'binary/oc', 'binary/hyperkube', 'binary/kube-apiserver', 'binary/kube-controller-manager', 'binary/kube-scheduler', 'binary/ignition', 'binary/coreos-installer',
+      'unit/kubelet.service', "rpm/* (the release's rpm set)",
+    ]);
+    const complete = [...REQUIRED_BINARIES.map((name) => ({ kind: 'binary' as const, name })), { kind: 'unit' as const, name: 'kubelet.service' }, { kind: 'rpm' as const, name: 'cri-o-1.25.0-1.x86_64.rpm' }];
+    expect(missingArtifacts(complete)).toEqual([]);
   });
 });
