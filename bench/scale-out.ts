@@ -11,7 +11,10 @@
  * worth installed one after another (concurrency 1). Prints the table and the ratios
  * T(20)/T(1) and T(20 serial)/T(20 parallel).
  *
- *   npx tsx bench/scale-out.ts [sizes=1,5,10,20] [serial=20]
+ *   npx tsx bench/scale-out.ts [sizes=1,5,10,20] [serial=20] [cap]
+ *
+ * `cap` bounds the batch concurrency of the at-once rows (default: the row's size), to compare
+ * a bounded batch with an unbounded one.
  *
  * Needs root (lab hosts) and the built API and agent (`npx nx run-many -t build -p api boot-worker`).
  * One lab of 1+5+10+20+20 hosts (a /26), one kube-sim, one API process; each row uses fresh hosts.
@@ -36,6 +39,8 @@ interface Row {
   readonly peakRssMb: number;
   /** /healthz answer times sampled every 200 ms while the row ran (from this process, which also runs kube-sim). */
   readonly healthzMs: { readonly p50: number; readonly p99: number; readonly max: number; readonly samples: number };
+  /** The API process's event-loop delay over the row (its own monitor, from /metrics). */
+  readonly eventLoopMs: { readonly p99: number; readonly max: number };
 }
 
 const quantile = (values: number[], q: number): number => {
@@ -89,6 +94,13 @@ async function txBytes(world: ScaleOutWorld, hostIds: readonly string[]): Promis
   return total;
 }
 
+/** The API's own event-loop delay since the last scrape (prom-client resets its histogram on each), in ms. */
+async function eventLoopDelay(world: ScaleOutWorld): Promise<{ p99: number; max: number }> {
+  const text = await (await fetch(`${world.api.url}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN) * 1000;
+  return { p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds') };
+}
+
 /** Agent bytes the API sent over SSH so far (zstd streams and SFTP copies), from its /metrics. */
 async function agentCopyBytes(world: ScaleOutWorld): Promise<number> {
   const text = await (await fetch(`${world.api.url}/metrics`)).text();
@@ -105,6 +117,7 @@ async function measure(world: ScaleOutWorld, label: string, first: number, count
   const names = new Set(hosts.map((host) => host.hostname));
   const bytesBefore = await txBytes(world, hosts.map((host) => host.id));
   const agentBytesBefore = await agentCopyBytes(world);
+  await eventLoopDelay(world);
   let peak = await rssMb(pid);
   const sampler = setInterval(() => void rssMb(pid).then((mb) => (peak = Math.max(peak, mb))), 250);
   const healthz = sampleHealthz(world.api.url);
@@ -130,6 +143,7 @@ async function measure(world: ScaleOutWorld, label: string, first: number, count
   const wallMs = Date.now() - started;
   clearInterval(sampler);
   const healthzTimes = await healthz.stop();
+  const loop = await eventLoopDelay(world);
   const bytesToHosts = (await txBytes(world, hosts.map((host) => host.id))) - bytesBefore;
   const agentBytes = (await agentCopyBytes(world)) - agentBytesBefore;
   const batch = await world.gql<{ batch: { hosts: Array<{ nodeId: string }> } }>('query($id: ID!) { batch(id: $id) { hosts { nodeId } } }', { id: batchId });
@@ -161,12 +175,13 @@ async function measure(world: ScaleOutWorld, label: string, first: number, count
     bytesToHosts,
     agentBytes,
     peakRssMb: peak,
+    eventLoopMs: loop,
     healthzMs: { p50: quantile(healthzTimes, 0.5), p99: quantile(healthzTimes, 0.99), max: Math.max(...healthzTimes), samples: healthzTimes.length },
   };
 }
 
 /** Each size installed at once, then `serial` hosts one after another, on fresh hosts of one lab. */
-async function measureAll(sizes: readonly number[], serial: number, log: (line: string) => void): Promise<Row[]> {
+async function measureAll(sizes: readonly number[], serial: number, log: (line: string) => void, cap = Number.POSITIVE_INFINITY): Promise<Row[]> {
   const total = sizes.reduce((sum, size) => sum + size, 0) + serial;
   await stat(AGENT_EXECUTABLE).catch(() => {
     throw new RowUnavailable(`${AGENT_EXECUTABLE} is missing: npx nx run-many -t build -p api boot-worker`);
@@ -180,7 +195,7 @@ async function measureAll(sizes: readonly number[], serial: number, log: (line: 
     }
     let next = 0;
     for (const size of sizes) {
-      rows.push(await measure(world, `${size} at once`, next, size, size, pid));
+      rows.push(await measure(world, `${size} at once`, next, size, Math.min(size, cap), pid));
       next += size;
       log(`scale-out: ${rows.at(-1)?.label} in ${((rows.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s`);
     }
@@ -230,12 +245,13 @@ function slowestStep(row: Row | undefined): string {
 async function main(): Promise<void> {
   const sizes = (process.argv[2] ?? '1,5,10,20').split(',').map(Number);
   const serial = Number(process.argv[3] ?? 20);
-  const rows = await measureAll(sizes, serial, (line) => console.error(line));
+  const cap = process.argv[4] ? Number(process.argv[4]) : Number.POSITIVE_INFINITY;
+  const rows = await measureAll(sizes, serial, (line) => console.error(line), cap);
   const steps = [...new Set(rows.flatMap((row) => Object.keys(row.stepMedians)))];
-  const header = ['row', 'wall s', ...steps.map((step) => `${step} med s`), 'MiB to hosts', 'agent MiB over SSH', 'peak API RSS MiB', '/healthz p50 / p99 / max ms'];
+  const header = ['row', 'wall s', ...steps.map((step) => `${step} med s`), 'MiB to hosts', 'agent MiB over SSH', 'peak API RSS MiB', '/healthz p50 / p99 / max ms', 'API event loop delay p99 / max ms'];
   console.log(header.join(' | '));
   for (const row of rows) {
-    console.log([row.label, (row.wallMs / 1000).toFixed(1), ...steps.map((step) => ((row.stepMedians[step] ?? Number.NaN) / 1000).toFixed(1)), (row.bytesToHosts / 2 ** 20).toFixed(0), (row.agentBytes / 2 ** 20).toFixed(0), row.peakRssMb.toFixed(0), `${row.healthzMs.p50.toFixed(0)} / ${row.healthzMs.p99.toFixed(0)} / ${row.healthzMs.max.toFixed(0)} (${row.healthzMs.samples})`].join(' | '));
+    console.log([row.label, (row.wallMs / 1000).toFixed(1), ...steps.map((step) => ((row.stepMedians[step] ?? Number.NaN) / 1000).toFixed(1)), (row.bytesToHosts / 2 ** 20).toFixed(0), (row.agentBytes / 2 ** 20).toFixed(0), row.peakRssMb.toFixed(0), `${row.healthzMs.p50.toFixed(0)} / ${row.healthzMs.p99.toFixed(0)} / ${row.healthzMs.max.toFixed(0)} (${row.healthzMs.samples})`, `${row.eventLoopMs.p99.toFixed(0)} / ${row.eventLoopMs.max.toFixed(0)}`].join(' | '));
   }
   const wall = (label: string) => rows.find((row) => row.label === label)?.wallMs ?? Number.NaN;
   const largest = Math.max(...sizes);
