@@ -174,11 +174,11 @@ export class NodeService {
  * place of: same cluster and name, at the host's address or at none known. A Node of that name
  * at another address is another machine, and stays a clash.
  */
-export async function discoveredRecordOf(nodes: NodeStore, clusterId: string, hostname: string, ip: string): Promise<NodeEntity | null> {
+async function discoveredRecordOf(nodes: NodeStore, clusterId: string, hostname: string, ip: string): Promise<NodeEntity | null> {
   const found = await nodes.repository.findOneBy({ clusterId, hostname, status: 'JOINED', origin: 'DISCOVERED' });
   return found && (found.ip === null || canonicalIp(found.ip) === canonicalIp(ip)) ? found : null;
 }
 
-export function supersededReason(hostname: string): string {
+function supersededReason(hostname: string): string {
   return `its host was added through this service; Node/${hostname} is checked as one of the host's leftovers`;
 }
