@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,11 +31,19 @@ describe('loadAgentBinary: the zstd form streamed to hosts', () => {
     expect(execFileSync('zstd', ['-dcq'], { input: compressed?.bytes, maxBuffer: 8 * 1024 * 1024 }).equals(content)).toBe(true);
     expect(await readdir(cacheDir)).toEqual([`boot-worker-${sha256}.zst`]);
 
+    // A copy of an earlier build unused for a day goes when a new one is made; a recent one stays.
+    const old = join(cacheDir, `boot-worker-${'a'.repeat(64)}.zst`);
+    const recent = join(cacheDir, `boot-worker-${'b'.repeat(64)}.zst`);
+    await writeFile(old, 'x');
+    await writeFile(recent, 'x');
+    await utimes(old, new Date(Date.now() - 2 * 24 * 3600_000), new Date(Date.now() - 2 * 24 * 3600_000));
+
     // A cache file that does not decompress to the executable is never used.
     await writeFile(join(cacheDir, `boot-worker-${sha256}.zst`), execFileSync('zstd', ['-q', '-c'], { input: Buffer.from('not the agent') }));
     const again = await (await loadAgentBinary(path, { cacheDir }))?.compressed?.();
     expect(execFileSync('zstd', ['-dcq'], { input: again?.bytes, maxBuffer: 8 * 1024 * 1024 }).equals(content)).toBe(true);
     expect((await readFile(join(cacheDir, `boot-worker-${sha256}.zst`))).equals(again?.bytes ?? Buffer.alloc(0))).toBe(true);
+    expect((await readdir(cacheDir)).sort()).toEqual([`boot-worker-${'b'.repeat(64)}.zst`, `boot-worker-${sha256}.zst`].sort());
   });
 
   it('says why and copies uncompressed when it cannot make the zstd form; dropCompressed turns it off', async () => {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StreamCodec } from '@ccos/api/data-access-ssh';
@@ -104,7 +104,19 @@ async function compressedAgent(path: string, sha256: string, cacheDir: string): 
   const temporary = `${cached}.${randomBytes(6).toString('hex')}`;
   await writeFile(temporary, made, { mode: 0o600 });
   await rename(temporary, cached).catch(() => rm(temporary, { force: true }));
+  await pruneCache(cacheDir, cached);
   return { codec: 'zstd', bytes: made };
+}
+
+/** Copies of earlier builds unused for a day go (each is ~30 MiB); a service still using one keeps it in memory. */
+async function pruneCache(cacheDir: string, keep: string): Promise<void> {
+  const dayAgo = Date.now() - 24 * 3600_000;
+  for (const name of await readdir(cacheDir).catch(() => [])) {
+    const path = join(cacheDir, name);
+    if (path !== keep && /^boot-worker-[0-9a-f]{64}\.zst$/.test(name) && ((await stat(path).catch(() => null))?.mtimeMs ?? Infinity) < dayAgo) {
+      await rm(path, { force: true });
+    }
+  }
 }
 
 async function zstdDecompressedSha256(bytes: Buffer): Promise<string> {
