@@ -4,8 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
-import { generateCertificateRequest } from '@ccos/tools/kube-sim';
-import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
+import { type CsrTestWorld, eventually, generateCertificateRequest, startCsrTestWorld } from '../testing/csr-test-world';
 import { type CsrFeature, createCsrFeature } from './csr-feature';
 
 const HOSTS = 20;
