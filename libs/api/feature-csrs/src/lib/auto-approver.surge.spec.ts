@@ -9,12 +9,12 @@ import { type CsrFeature, createCsrFeature } from './csr-feature';
 
 const HOSTS = 20;
 /**
- * Measured on this 2-core machine under other people's load (load average 15–20): the 40
- * client CSRs (20 real, 20 impostors) were decided in 3.1 s, the 20 serving CSRs in 4.1 s.
- * The bound leaves room for a busier machine; a decision per CSR in the burst bench
+ * Measured on this 2-core machine under other people's load (load average 15–27): the 40
+ * client CSRs (20 real, 20 impostors) were decided in 3.1–6.1 s, the 20 serving CSRs in 2.2–4.4 s
+ * (eight runs). The bound leaves room for a busier machine; a decision per CSR in the burst bench
  * (bench/csr-approval-latency.ts, 200 at once) took ~90 ms.
  */
-const SURGE_BOUND_MS = 10_000;
+const SURGE_BOUND_MS = 15_000;
 
 interface CsrState {
   readonly name: string;
@@ -102,10 +102,14 @@ describe('CSR auto-approver: 20 hosts at once', () => {
     expect(servingMs).toBeLessThan(SURGE_BOUND_MS);
 
     // One decision per CSR: the approved ones approved once, by the approver, nothing for an impostor but its denial.
-    const decisions: Array<{ csr_name: string; decision: string; n: number }> = await world.dataSource.query(
-      `SELECT csr_name, decision, count(*)::int AS n FROM csr_decisions WHERE cluster_id = $1 GROUP BY csr_name, decision`,
-      [world.clusterId],
-    );
+    // Each decision is written right after its approval, so the conditions may be seen first.
+    const decisions = await eventually(async () => {
+      const rows: Array<{ csr_name: string; decision: string; n: number }> = await world.dataSource.query(
+        `SELECT csr_name, decision, count(*)::int AS n FROM csr_decisions WHERE cluster_id = $1 GROUP BY csr_name, decision`,
+        [world.clusterId],
+      );
+      return rows.filter((row) => row.decision === 'APPROVED').length >= real.length + servingNames.length ? rows : undefined;
+    }, 10_000, 'every approval recorded');
     const approvedRows = decisions.filter((row) => row.decision === 'APPROVED');
     expect(approvedRows.map((row) => row.csr_name).sort()).toEqual([...real, ...servingNames].sort());
     expect(approvedRows.every((row) => row.n === 1)).toBe(true);
