@@ -5,11 +5,16 @@
  * from the addNodes request to the last Node Ready in the cluster, per-step medians (from the
  * agents' step events; "add" is addNodes → the install run's start: connect, checks, agent copy),
  * bytes the machine sent to the hosts (their veth counters: SSH and the artifact downloads),
- * the agent bytes copied over SSH, and the API process's peak RSS. Then the same 20 hosts'
+ * the agent bytes copied over SSH (the API's ccos_agent_copy_bytes_total: zstd streams and SFTP
+ * copies), the API process's peak RSS, and how fast /healthz answers meanwhile (asked every
+ * 200 ms from this process, which also runs kube-sim). Then the same 20 hosts'
  * worth installed one after another (concurrency 1). Prints the table and the ratios
  * T(20)/T(1) and T(20 serial)/T(20 parallel).
  *
- *   npx tsx bench/scale-out.ts [sizes=1,5,10,20] [serial=20]
+ *   npx tsx bench/scale-out.ts [sizes=1,5,10,20] [serial=20] [cap]
+ *
+ * `cap` bounds the batch concurrency of the at-once rows (default: the row's size), to compare
+ * a bounded batch with an unbounded one.
  *
  * Needs root (lab hosts) and the built API and agent (`npx nx run-many -t build -p api boot-worker`).
  * One lab of 1+5+10+20+20 hosts (a /26), one kube-sim, one API process; each row uses fresh hosts.
@@ -32,6 +37,36 @@ interface Row {
   readonly bytesToHosts: number;
   readonly agentBytes: number;
   readonly peakRssMb: number;
+  /** /healthz answer times sampled every 200 ms while the row ran (from this process, which also runs kube-sim). */
+  readonly healthzMs: { readonly p50: number; readonly p99: number; readonly max: number; readonly samples: number };
+  /** The API process's event-loop delay over the row (its own monitor, from /metrics). */
+  readonly eventLoopMs: { readonly p99: number; readonly max: number };
+}
+
+const quantile = (values: number[], q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+};
+
+/** Asks /healthz every 200 ms (one request at a time) until stopped; returns the answer times. */
+function sampleHealthz(url: string): { stop(): Promise<number[]> } {
+  const times: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      const ok = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(30_000) }).then((response) => response.ok, () => false);
+      times.push(ok ? performance.now() - started : 30_000);
+      await new Promise((wake) => setTimeout(wake, 200));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return times;
+    },
+  };
 }
 
 const median = (values: number[]): number => {
@@ -59,17 +94,33 @@ async function txBytes(world: ScaleOutWorld, hostIds: readonly string[]): Promis
   return total;
 }
 
+/** The API's own event-loop delay since the last scrape (prom-client resets its histogram on each), in ms. */
+async function eventLoopDelay(world: ScaleOutWorld): Promise<{ p99: number; max: number }> {
+  const text = await (await fetch(`${world.api.url}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN) * 1000;
+  return { p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds') };
+}
+
+/** Agent bytes the API sent over SSH so far (zstd streams and SFTP copies), from its /metrics. */
+async function agentCopyBytes(world: ScaleOutWorld): Promise<number> {
+  const text = await (await fetch(`${world.api.url}/metrics`)).text();
+  return [...text.matchAll(/^ccos_agent_copy_bytes_total\{method="[a-z]+"\} (\d+(?:\.\d+)?(?:e\+\d+)?)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
 function readyNodes(world: ScaleOutWorld, names: ReadonlySet<string>): number {
   const nodes = world.sim.store.list(world.sim.resource('nodes')) as unknown as Array<{ metadata: { name: string }; status?: { conditions?: Array<{ type: string; status: string }> } }>;
   return nodes.filter((node) => names.has(node.metadata.name) && node.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True')).length;
 }
 
-async function measure(world: ScaleOutWorld, label: string, first: number, count: number, concurrency: number, pid: number, agentSize: number): Promise<Row> {
+async function measure(world: ScaleOutWorld, label: string, first: number, count: number, concurrency: number, pid: number): Promise<Row> {
   const hosts = world.lab.hosts.slice(first, first + count);
   const names = new Set(hosts.map((host) => host.hostname));
   const bytesBefore = await txBytes(world, hosts.map((host) => host.id));
+  const agentBytesBefore = await agentCopyBytes(world);
+  await eventLoopDelay(world);
   let peak = await rssMb(pid);
   const sampler = setInterval(() => void rssMb(pid).then((mb) => (peak = Math.max(peak, mb))), 250);
+  const healthz = sampleHealthz(world.api.url);
   const started = Date.now();
   const added = await world.gql<{ addNodes: { batch: { id: string } | null; rows: Array<{ problems: unknown[] }> } }>(
     'mutation($input: AddNodesInput!) { addNodes(input: $input) { batch { id } rows { problems { message } } } }',
@@ -91,7 +142,10 @@ async function measure(world: ScaleOutWorld, label: string, first: number, count
   }
   const wallMs = Date.now() - started;
   clearInterval(sampler);
+  const healthzTimes = await healthz.stop();
+  const loop = await eventLoopDelay(world);
   const bytesToHosts = (await txBytes(world, hosts.map((host) => host.id))) - bytesBefore;
+  const agentBytes = (await agentCopyBytes(world)) - agentBytesBefore;
   const batch = await world.gql<{ batch: { hosts: Array<{ nodeId: string }> } }>('query($id: ID!) { batch(id: $id) { hosts { nodeId } } }', { id: batchId });
   const durations: Record<string, number[]> = { add: [] };
   for (const { nodeId } of batch.data?.batch.hosts ?? []) {
@@ -113,13 +167,23 @@ async function measure(world: ScaleOutWorld, label: string, first: number, count
     }
   }
   const stepMedians = Object.fromEntries(Object.entries(durations).map(([step, values]) => [step, median(values)]));
-  return { label, hosts: count, wallMs, stepMedians, bytesToHosts, agentBytes: agentSize * count, peakRssMb: peak };
+  return {
+    label,
+    hosts: count,
+    wallMs,
+    stepMedians,
+    bytesToHosts,
+    agentBytes,
+    peakRssMb: peak,
+    eventLoopMs: loop,
+    healthzMs: { p50: quantile(healthzTimes, 0.5), p99: quantile(healthzTimes, 0.99), max: Math.max(...healthzTimes), samples: healthzTimes.length },
+  };
 }
 
 /** Each size installed at once, then `serial` hosts one after another, on fresh hosts of one lab. */
-async function measureAll(sizes: readonly number[], serial: number, log: (line: string) => void): Promise<Row[]> {
+async function measureAll(sizes: readonly number[], serial: number, log: (line: string) => void, cap = Number.POSITIVE_INFINITY): Promise<Row[]> {
   const total = sizes.reduce((sum, size) => sum + size, 0) + serial;
-  const agentSize = await stat(AGENT_EXECUTABLE).then((found) => found.size).catch(() => {
+  await stat(AGENT_EXECUTABLE).catch(() => {
     throw new RowUnavailable(`${AGENT_EXECUTABLE} is missing: npx nx run-many -t build -p api boot-worker`);
   });
   const world = await startScaleOutWorld({ hosts: total, name: 'bench-scale-out', csrAutoApprove: true, apiEnv: { SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20', LOG_LEVEL: 'warn' } });
@@ -131,12 +195,12 @@ async function measureAll(sizes: readonly number[], serial: number, log: (line: 
     }
     let next = 0;
     for (const size of sizes) {
-      rows.push(await measure(world, `${size} at once`, next, size, size, pid, agentSize));
+      rows.push(await measure(world, `${size} at once`, next, size, Math.min(size, cap), pid));
       next += size;
       log(`scale-out: ${rows.at(-1)?.label} in ${((rows.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s`);
     }
     if (serial > 0) {
-      rows.push(await measure(world, `${serial} one after another`, next, serial, 1, pid, agentSize));
+      rows.push(await measure(world, `${serial} one after another`, next, serial, 1, pid));
       log(`scale-out: ${rows.at(-1)?.label} in ${((rows.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s`);
     }
   } finally {
@@ -181,12 +245,13 @@ function slowestStep(row: Row | undefined): string {
 async function main(): Promise<void> {
   const sizes = (process.argv[2] ?? '1,5,10,20').split(',').map(Number);
   const serial = Number(process.argv[3] ?? 20);
-  const rows = await measureAll(sizes, serial, (line) => console.error(line));
+  const cap = process.argv[4] ? Number(process.argv[4]) : Number.POSITIVE_INFINITY;
+  const rows = await measureAll(sizes, serial, (line) => console.error(line), cap);
   const steps = [...new Set(rows.flatMap((row) => Object.keys(row.stepMedians)))];
-  const header = ['row', 'wall s', ...steps.map((step) => `${step} med s`), 'MiB to hosts', 'agent MiB over SSH', 'peak API RSS MiB'];
+  const header = ['row', 'wall s', ...steps.map((step) => `${step} med s`), 'MiB to hosts', 'agent MiB over SSH', 'peak API RSS MiB', '/healthz p50 / p99 / max ms', 'API event loop delay p99 / max ms'];
   console.log(header.join(' | '));
   for (const row of rows) {
-    console.log([row.label, (row.wallMs / 1000).toFixed(1), ...steps.map((step) => ((row.stepMedians[step] ?? Number.NaN) / 1000).toFixed(1)), (row.bytesToHosts / 2 ** 20).toFixed(0), (row.agentBytes / 2 ** 20).toFixed(0), row.peakRssMb.toFixed(0)].join(' | '));
+    console.log([row.label, (row.wallMs / 1000).toFixed(1), ...steps.map((step) => ((row.stepMedians[step] ?? Number.NaN) / 1000).toFixed(1)), (row.bytesToHosts / 2 ** 20).toFixed(0), (row.agentBytes / 2 ** 20).toFixed(0), row.peakRssMb.toFixed(0), `${row.healthzMs.p50.toFixed(0)} / ${row.healthzMs.p99.toFixed(0)} / ${row.healthzMs.max.toFixed(0)} (${row.healthzMs.samples})`, `${row.eventLoopMs.p99.toFixed(0)} / ${row.eventLoopMs.max.toFixed(0)}`].join(' | '));
   }
   const wall = (label: string) => rows.find((row) => row.label === label)?.wallMs ?? Number.NaN;
   const largest = Math.max(...sizes);

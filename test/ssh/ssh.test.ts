@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  canStreamCompressed,
+  installCompressed,
   openSshSession,
   readRemoteFacts,
   SshError,
@@ -268,6 +270,41 @@ describe('data-access-ssh against lab sshd', () => {
       expect(replaced.bytes).toBe(small.length);
       expect(await inHost(h7, ['stat', '-c', '%a %s', remotePath])).toBe(`700 ${small.length}\n`);
       expect((await session.exec([remotePath])).stdout).toBe('hi\n');
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('installs a zstd stream through one exec channel: the host checks size and SHA-256 before the file takes its place', async () => {
+    const h7 = host(7);
+    // Half random, half text: it compresses, as the agent executable does (83 → 29 MiB).
+    const content = Buffer.concat([randomBytes(6 * 1024 * 1024), Buffer.from('boot-worker '.repeat(512 * 1024))]);
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    const compressed = execFileSync('zstd', ['-3', '-q', '-c'], { input: content, maxBuffer: 64 * 1024 * 1024 });
+    expect(compressed.length).toBeLessThan(content.length * 0.75);
+    const folder = '/opt/ccos-scaler/stream';
+    const remotePath = `${folder}/boot-worker`;
+    const session = await openSshSession(keyTarget(h7));
+    try {
+      expect(await canStreamCompressed(session, 'zstd')).toBe(true);
+      const result = await installCompressed(session, { compressed, codec: 'zstd', sha256, size: content.length, remotePath, mode: 0o755 });
+      console.log(`zstd stream: ${(content.length / 1e6).toFixed(1)} MB as ${(compressed.length / 1e6).toFixed(1)} MB in ${result.durationMs} ms, checked on the host`);
+      expect(result).toMatchObject({ remotePath, bytes: content.length, bytesSent: compressed.length, sha256 });
+      expect(await inHost(h7, ['stat', '-c', '%a %s %U', remotePath])).toBe(`755 ${content.length} root\n`);
+      expect((await inHost(h7, ['sha256sum', remotePath])).split(' ')[0]).toBe(sha256);
+
+      // What the host got is checked against the hash sent in the command, not trusted: a wrong one installs nothing.
+      const other = Buffer.from('#!/bin/sh\necho other\n');
+      const otherCompressed = execFileSync('zstd', ['-q', '-c'], { input: other });
+      const mismatch = await expectSshError(installCompressed(session, { compressed: otherCompressed, codec: 'zstd', sha256, size: other.length, remotePath, mode: 0o755 }), 'CHECKSUM_MISMATCH');
+      expect(mismatch).toMatchObject({ expectedSha256: sha256, actualSha256: createHash('sha256').update(other).digest('hex') });
+      // A cut stream and a wrong size install nothing either.
+      const cut = await expectSshError(installCompressed(session, { compressed: compressed.subarray(0, compressed.length >> 1), codec: 'zstd', sha256, size: content.length, remotePath, mode: 0o755 }), 'REMOTE_FAILED');
+      expect(cut.message).toMatch(/decompress zstd .*nothing was installed/);
+      const size = await expectSshError(installCompressed(session, { compressed, codec: 'zstd', sha256, size: content.length + 1, remotePath, mode: 0o755 }), 'REMOTE_FAILED');
+      expect(size.message).toContain(`the decompressed copy has ${content.length} bytes, expected ${content.length + 1}; nothing was installed`);
+      expect((await inHost(h7, ['sha256sum', remotePath])).split(' ')[0]).toBe(sha256);
+      expect(await inHost(h7, ['ls', '-A', folder])).toBe('boot-worker\n');
     } finally {
       await session.close();
     }

@@ -56,16 +56,15 @@ export async function createHostNamespaces(layout: LabLayout, id: string): Promi
  */
 export async function detachNamespaceFiles(layout: LabLayout, id: string): Promise<void> {
   const prefix = hostCommandPrefix(layout, id, { network: false });
-  const pointsNow = async () => namespaceMountPoints((await runCommand([...prefix, 'cat', '/proc/self/mountinfo'])).stdout);
-  // Another lab stopping meanwhile removes its folder, which takes its mount out of this
-  // namespace too: umount then fails for that point alone. What is still mounted afterwards
-  // must go, though.
-  for (let attempt = 0; ; attempt += 1) {
-    const points = await pointsNow();
+  // Another lab stopping meanwhile takes its mount points away between the read and the unmount
+  // (umount then exits 32 for them): read again, and fail only while points remain.
+  for (let round = 0; ; round += 1) {
+    const { stdout } = await runCommand([...prefix, 'cat', '/proc/self/mountinfo']);
+    const points = namespaceMountPoints(stdout);
     if (points.length === 0) {
       return;
     }
-    const result = await runCommand([...prefix, 'umount', '-l', ...points], { allowFailure: attempt < 2 });
+    const result = await runCommand([...prefix, 'umount', '-l', ...points], { allowFailure: round < 4 });
     if (result.code === 0) {
       return;
     }

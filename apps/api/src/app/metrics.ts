@@ -66,4 +66,32 @@ export class ApiMetrics {
     gauge('ccos_password_checks_waiting', 'Sign-in attempts waiting for a password check slot', (current) => current.waiting);
     gauge('ccos_password_checks_peak', 'The most password checks that ran at once since the process started', (current) => current.peak);
   }
+
+  /** Exposes how the agent reached hosts: copies and bytes sent, as a zstd stream or over SFTP. */
+  followAgentCopies(stats: () => { readonly streamed: number; readonly streamedBytes: number; readonly sftp: number; readonly sftpBytes: number } | null): void {
+    new Counter({
+      name: 'ccos_agent_copies_total',
+      help: 'Agent executables copied to hosts, by method (zstd stream over an exec channel, or SFTP)',
+      labelNames: ['method'],
+      registers: [this.registry],
+      collect() {
+        const current = stats();
+        this.reset();
+        this.inc({ method: 'zstd' }, current?.streamed ?? 0);
+        this.inc({ method: 'sftp' }, current?.sftp ?? 0);
+      },
+    });
+    new Counter({
+      name: 'ccos_agent_copy_bytes_total',
+      help: 'Bytes of agent executables sent to hosts over SSH, by method',
+      labelNames: ['method'],
+      registers: [this.registry],
+      collect() {
+        const current = stats();
+        this.reset();
+        this.inc({ method: 'zstd' }, current?.streamedBytes ?? 0);
+        this.inc({ method: 'sftp' }, current?.sftpBytes ?? 0);
+      },
+    });
+  }
 }

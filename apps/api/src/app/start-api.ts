@@ -142,10 +142,13 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     await certificates.start();
     stack.push({ name: 'CSR watches and auto-approver', stop: () => certificates.stop() });
 
-    const agentBinary = await loadAgentBinary(config.agentBinary);
+    const agentBinary = await loadAgentBinary(config.agentBinary, {
+      onCompressFailed: (reason) => logger.warn({ reason }, 'the agent is copied uncompressed over SFTP: its zstd form cannot be made (install zstd on this machine)'),
+    });
     if (!agentBinary) {
       logger.warn({ path: config.agentBinary }, 'no agent executable: nodes cannot be added until it is built (npm run build) or AGENT_BINARY points at it');
     }
+    metrics.followAgentCopies(() => agentBinary?.copies ?? null);
     const nodeStore = new NodeStore(dataSource, events);
     const agentTokens = new AgentTokens(dataSource);
     const sshPool = new SshPool({ maxSessions: config.sshPoolSize, connect: { connectTimeoutMs: config.sshConnectTimeoutMs } });

@@ -11,5 +11,6 @@ export { DEFAULT_OUTPUT_TAIL_BYTES } from './lib/output-tail';
 export type { AuthMethodName } from './lib/single-attempt-auth';
 export * from './lib/remote-checksum';
 export * from './lib/upload';
+export * from './lib/compressed-install';
 export * from './lib/remote-facts';
 export * from './lib/ssh-pool';

@@ -70,6 +70,16 @@ describe('ArtifactClient.download', () => {
     expect(progress.at(-1)).toBe(DATA.length);
   });
 
+  it('fsyncs the file before it takes its name, unless told the file is used at once (durable: false)', async () => {
+    const durable = client(server());
+    await durable.artifacts.download(ARTIFACT, DEST, { mode: 0o755 });
+    expect(durable.fs.synced).toContain(`${DEST}.part`);
+    const transient = client(server());
+    await transient.artifacts.download(ARTIFACT, DEST, { mode: 0o644, durable: false });
+    expect(await transient.fs.sha256(DEST)).toBe(SHA);
+    expect(transient.fs.synced).not.toContain(`${DEST}.part`);
+  });
+
   it('resumes after the link breaks, with Range and If-Range, instead of starting over', async () => {
     const http = server([(request) => serve(request, DATA, 100_000), () => 'refuse', () => 'refuse']);
     const { fs, artifacts, clock } = client(http);

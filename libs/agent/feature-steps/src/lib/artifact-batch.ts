@@ -65,6 +65,8 @@ export interface BatchOptions {
   readonly progressRange: readonly [number, number];
   /** e.g. "binary", "rpm". */
   readonly noun: string;
+  /** fsync each file (default true); see DownloadOptions.durable. */
+  readonly durable?: boolean;
 }
 
 /** Per-file line of `detail.files`. */
@@ -119,6 +121,7 @@ export async function downloadBatch(
       const pending: Promise<void>[] = [];
       result = await ctx.artifacts.download(artifact, dest, {
         mode: options.mode,
+        durable: options.durable,
         signal: ctx.signal,
         onProgress: ({ bytes }) => {
           pending.push(report(false, artifact, bytes, index));

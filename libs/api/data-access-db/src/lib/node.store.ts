@@ -43,17 +43,35 @@ export class NodeStore {
 
   /**
    * Creates several nodes in one transaction (all or none), after `before` ran in it (the
-   * batch record they point to), and tells subscribers.
+   * batch record they point to), and tells subscribers. `supersede` names DISCOVERED records
+   * (Nodes found in the cluster) whose names the new nodes take: in the same transaction they
+   * become REMOVED through HOST_ADDED_AGAIN, so no moment has both or neither.
    */
   async createMany(
     rows: ReadonlyArray<NodeFields & Pick<NodeEntity, 'clusterId' | 'hostname' | 'status'>>,
     before: (manager: EntityManager) => Promise<void> = async () => undefined,
+    supersede: { readonly ids: readonly string[]; readonly reason: string } = { ids: [], reason: '' },
   ): Promise<NodeEntity[]> {
-    const created = await this.nodes.manager.transaction(async (manager) => {
+    const rule = transition('JOINED', 'HOST_ADDED_AGAIN');
+    const { created, superseded } = await this.nodes.manager.transaction(async (manager) => {
       await before(manager);
       const repository = manager.getRepository(NodeEntity);
-      return repository.save(rows.map((fields) => repository.create({ id: randomUUID(), ...fields })), { chunk: 100 });
+      const gone: NodeEntity[] = [];
+      for (const id of supersede.ids) {
+        const update = await repository
+          .createQueryBuilder()
+          .update(NodeEntity)
+          .set(entityChanges<NodeEntity>({ status: rule.ok ? rule.to : 'REMOVED', statusReason: supersede.reason, ready: false }))
+          .where("id = :id AND status = 'JOINED' AND origin = 'DISCOVERED'", { id })
+          .execute();
+        if (update.affected !== 1) {
+          throw new PreconditionError('a Node found in the cluster under this name changed meanwhile; add the host again');
+        }
+        gone.push(await repository.findOneByOrFail({ id }));
+      }
+      return { created: await repository.save(rows.map((fields) => repository.create({ id: randomUUID(), ...fields })), { chunk: 100 }), superseded: gone };
     });
+    superseded.forEach((node) => this.publish(node));
     created.forEach((node) => this.publish(node));
     return created;
   }

@@ -10,6 +10,9 @@ import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-k
 // dependency on a tool, confined to this fixture.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
+
+/** Kubelet-style requests made ahead of a measurement (a surge), for `createCsr({ csrPem })`. */
+export { generateCertificateRequest };
 import type { ClusterDirectory } from '../lib/csr-watches';
 
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */

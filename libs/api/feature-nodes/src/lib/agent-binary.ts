@@ -1,20 +1,63 @@
-import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StreamCodec } from '@ccos/api/data-access-ssh';
 
 /** Where the agent lives on every host. */
 export const AGENT_DIR = '/opt/ccos-scaler';
 export const AGENT_REMOTE_PATH = `${AGENT_DIR}/boot-worker`;
+
+/** The agent in a compressed form, streamed to hosts that can decompress it. */
+export interface CompressedAgent {
+  readonly codec: StreamCodec;
+  readonly bytes: Buffer;
+}
+
+/** Copies of the agent to hosts since start, by how they went, and the bytes each way sent. */
+export interface AgentCopyStats {
+  streamed: number;
+  streamedBytes: number;
+  sftp: number;
+  sftpBytes: number;
+}
 
 /** The agent executable the service copies to hosts, with its checksum. */
 export interface AgentBinary {
   readonly path: string;
   readonly size: number;
   readonly sha256: string;
+  /**
+   * The zstd form, when this machine has `zstd`: resolves once it is ready (null = copy the
+   * executable as it is, over SFTP). Its bytes decompress to exactly `sha256`: checked here
+   * when it is made or read from the cache, and again on every host before the file is used.
+   */
+  readonly compressed?: () => Promise<CompressedAgent | null>;
+  /** Counted by `ensureAgent`; read by the metrics. */
+  readonly copies?: AgentCopyStats;
+  /** Drops the compressed form (a host found it did not decompress to `sha256`): later copies go uncompressed. */
+  readonly dropCompressed?: () => void;
 }
 
+export interface LoadAgentOptions {
+  /** Folder for the compressed copy, keyed by the executable's sha256 (default: a folder in the OS temp dir). */
+  readonly cacheDir?: string;
+  /** Whether to make the compressed form (default true). */
+  readonly compress?: boolean;
+  /** Told once when the compressed form cannot be made (no `zstd` on this machine, say). */
+  readonly onCompressFailed?: (reason: string) => void;
+}
+
+/**
+ * zstd level 3: measured on the 83 MiB agent, 29 MiB in ~3.6 s (level 9: 26.6 MiB in 27 s;
+ * gzip -6: 30 MiB in 13 s, and 8× slower to decompress on the host).
+ */
+const ZSTD_LEVEL = '-3';
+
 /** Reads the agent executable once at start; null when it has not been built. */
-export async function loadAgentBinary(path: string): Promise<AgentBinary | null> {
+export async function loadAgentBinary(path: string, options: LoadAgentOptions = {}): Promise<AgentBinary | null> {
   const info = await stat(path).catch(() => null);
   if (!info?.isFile()) {
     return null;
@@ -23,5 +66,76 @@ export async function loadAgentBinary(path: string): Promise<AgentBinary | null>
   for await (const chunk of createReadStream(path)) {
     hash.update(chunk as Buffer);
   }
-  return { path, size: info.size, sha256: hash.digest('hex') };
+  const sha256 = hash.digest('hex');
+  if (options.compress === false) {
+    return { path, size: info.size, sha256, copies: { streamed: 0, streamedBytes: 0, sftp: 0, sftpBytes: 0 } };
+  }
+  const cacheDir = options.cacheDir ?? join(tmpdir(), 'ccos-scaler-agent-cache');
+  const make = () =>
+    compressedAgent(path, sha256, cacheDir).catch((error: unknown) => {
+      options.onCompressFailed?.(error instanceof Error ? error.message : String(error));
+      return null;
+    });
+  // Started now, in another process, so it is ready (or nearly) when the first host needs it.
+  let compressed: Promise<CompressedAgent | null> | null = make();
+  return {
+    path,
+    size: info.size,
+    sha256,
+    copies: { streamed: 0, streamedBytes: 0, sftp: 0, sftpBytes: 0 },
+    compressed: () => compressed ?? Promise.resolve(null),
+    dropCompressed: () => {
+      compressed = null;
+    },
+  };
+}
+
+async function compressedAgent(path: string, sha256: string, cacheDir: string): Promise<CompressedAgent> {
+  await mkdir(cacheDir, { recursive: true, mode: 0o700 });
+  const cached = join(cacheDir, `boot-worker-${sha256}.zst`);
+  const bytes = await readFile(cached).catch(() => null);
+  if (bytes && (await zstdDecompressedSha256(bytes)) === sha256) {
+    return { codec: 'zstd', bytes };
+  }
+  const made = await run('zstd', [ZSTD_LEVEL, '-q', '-c', '--', path], null);
+  if ((await zstdDecompressedSha256(made)) !== sha256) {
+    throw new Error('the zstd copy of the agent does not decompress to the executable');
+  }
+  const temporary = `${cached}.${randomBytes(6).toString('hex')}`;
+  await writeFile(temporary, made, { mode: 0o600 });
+  await rename(temporary, cached).catch(() => rm(temporary, { force: true }));
+  await pruneCache(cacheDir, cached);
+  return { codec: 'zstd', bytes: made };
+}
+
+/** Copies of earlier builds unused for a day go (each is ~30 MiB); a service still using one keeps it in memory. */
+async function pruneCache(cacheDir: string, keep: string): Promise<void> {
+  const dayAgo = Date.now() - 24 * 3600_000;
+  for (const name of await readdir(cacheDir).catch(() => [])) {
+    const path = join(cacheDir, name);
+    if (path !== keep && /^boot-worker-[0-9a-f]{64}\.zst$/.test(name) && ((await stat(path).catch(() => null))?.mtimeMs ?? Infinity) < dayAgo) {
+      await rm(path, { force: true });
+    }
+  }
+}
+
+async function zstdDecompressedSha256(bytes: Buffer): Promise<string> {
+  const hash = createHash('sha256');
+  await run('zstd', ['-dcq'], bytes, (chunk) => hash.update(chunk));
+  return hash.digest('hex');
+}
+
+/** Runs a command with `input` on stdin; its stdout goes to `onChunk`, or is returned whole. */
+function run(command: string, args: string[], input: Buffer | null, onChunk?: (chunk: Buffer) => void): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (onChunk ? onChunk(chunk) : chunks.push(chunk)));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-300)));
+    child.on('error', (error) => reject(new Error(`cannot run ${command}: ${error.message}`)));
+    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${command} exited with ${String(code)}: ${stderr.trim()}`))));
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input);
+  });
 }

@@ -9,7 +9,9 @@ import {
   type InstallStep,
   MAX_BATCH_CONCURRENCY,
   batchState,
+  canonicalIp,
   checkBulkRows,
+  checkIp,
   countBatch,
   expandAddressRange,
   parseHostList,
@@ -90,7 +92,17 @@ export class NodeBatchService {
       });
     }
 
-    const existing = await this.nodes.repository.find({ where: { clusterId: cluster.id, status: Not('REMOVED') }, select: { hostname: true, ip: true } });
+    const active = await this.nodes.repository.find({ where: { clusterId: cluster.id, status: Not('REMOVED') }, select: { id: true, hostname: true, ip: true, status: true, origin: true } });
+    // A Node found in the cluster under a row's name, at its address (or none known): the row takes
+    // its place (see NodeService.add), and the provisioning lists the Node among the host's leftovers.
+    const superseded = new Map<number, string>();
+    for (const { row } of rows) {
+      const found = active.find((node) => node.origin === 'DISCOVERED' && node.status === 'JOINED' && node.hostname === row.hostname && (node.ip === null || (checkIp(row.ip) === null && canonicalIp(node.ip) === canonicalIp(row.ip))));
+      if (found) {
+        superseded.set(row.line, found.id);
+      }
+    }
+    const existing = active.filter((node) => ![...superseded.values()].includes(node.id));
     const checked = checkBulkRows(rows, { hostnames: new Set(existing.map((node) => node.hostname)), ips: new Set(existing.flatMap((node) => (node.ip ? [node.ip] : []))) });
 
     // One shared credential, sealed once for the whole batch; a row may bring its own.
@@ -154,6 +166,10 @@ export class NodeBatchService {
         })),
         async (manager) => {
           await manager.getRepository(NodeBatchEntity).insert({ id: batchId, clusterId: cluster.id, createdBy: actor, source, concurrency: this.clampConcurrency(null) });
+        },
+        {
+          ids: [...new Set(passing.flatMap(({ row }) => (superseded.has(row.line) ? [superseded.get(row.line) ?? ''] : [])))],
+          reason: 'its host was added through this service in a batch; the Node is checked as one of the host\'s leftovers',
         },
       );
     } catch (error) {

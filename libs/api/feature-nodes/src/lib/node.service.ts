@@ -1,5 +1,5 @@
 import type { DataSource, Repository } from 'typeorm';
-import { canDeleteRecord, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
+import { canDeleteRecord, canonicalIp, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
 import { ClusterEntity, type NodeEntity, type NodeStore, isUuid, uniqueViolationOf } from '@ccos/api/data-access-db';
 import { BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
@@ -40,9 +40,12 @@ export class NodeService {
     }
     const credentials = credentialsFrom(input);
     this.requireAgent();
-    await this.refuseDuplicates(input.clusterId, input.hostname, input.ip);
-    const node = await this.nodes
-      .create({
+    // A Node of this name found in the cluster (the host's earlier membership, say): the added
+    // record takes the name, and the provisioning lists the Node among the host's leftovers.
+    const discovered = await discoveredRecordOf(this.nodes, input.clusterId, input.hostname, input.ip);
+    await this.refuseDuplicates(input.clusterId, input.hostname, input.ip, discovered?.id);
+    const [node] = await this.nodes
+      .createMany([{
       clusterId: input.clusterId,
       hostname: input.hostname,
       ip: input.ip,
@@ -54,11 +57,11 @@ export class NodeService {
       status: 'ADDING',
       statusReason: 'connecting over SSH',
       origin: 'ADDED',
-    })
+    }], undefined, discovered ? { ids: [discovered.id], reason: supersededReason(input.hostname) } : undefined)
       .catch(async (error: unknown) => {
         // Two entries of the same host raced past the check: the unique index stopped the second.
         if (uniqueViolationOf(error)) {
-          await this.refuseDuplicates(input.clusterId, input.hostname, input.ip);
+          await this.refuseDuplicates(input.clusterId, input.hostname, input.ip, discovered?.id);
         }
         throw error;
       });
@@ -144,12 +147,19 @@ export class NodeService {
     return agent;
   }
 
-  private async refuseDuplicates(clusterId: string, hostname: string, ip: string): Promise<void> {
-    const clash = await this.nodes.repository
+  /** `superseded`: the DISCOVERED record the add takes the place of, which is no clash. */
+  private async refuseDuplicates(clusterId: string, hostname: string, ip: string, superseded?: string): Promise<void> {
+    const query = this.nodes.repository
       .createQueryBuilder('node')
       .where('node.cluster_id = :clusterId AND node.status <> :removed', { clusterId, removed: 'REMOVED' })
-      .andWhere('(node.hostname = :hostname OR node.ip = :ip)', { hostname, ip })
-      .getOne();
+      .andWhere('(node.hostname = :hostname OR node.ip = :ip)', { hostname, ip });
+    const clash = await (superseded ? query.andWhere('node.id <> :superseded', { superseded }) : query).getOne();
+    if (clash?.hostname === hostname && clash.origin === 'DISCOVERED') {
+      throw new ConflictError(
+        `input.hostname "${hostname}" is a Node found in the cluster at ${clash.ip ?? 'an unknown address'}, not at ${ip}: give the host another name, or remove that Node first`,
+        { field: 'input.hostname', nodeId: clash.id },
+      );
+    }
     if (clash?.hostname === hostname) {
       throw new ConflictError(`input.hostname "${hostname}" is already a node of this cluster (${clash.status})`, { field: 'input.hostname', nodeId: clash.id });
     }
@@ -157,4 +167,18 @@ export class NodeService {
       throw new ConflictError(`input.ip ${ip} is already used by node ${clash.hostname} of this cluster`, { field: 'input.ip', nodeId: clash.id });
     }
   }
+}
+
+/**
+ * The DISCOVERED record (a Node found in the cluster, not added here) an added host takes the
+ * place of: same cluster and name, at the host's address or at none known. A Node of that name
+ * at another address is another machine, and stays a clash.
+ */
+async function discoveredRecordOf(nodes: NodeStore, clusterId: string, hostname: string, ip: string): Promise<NodeEntity | null> {
+  const found = await nodes.repository.findOneBy({ clusterId, hostname, status: 'JOINED', origin: 'DISCOVERED' });
+  return found && (found.ip === null || canonicalIp(found.ip) === canonicalIp(ip)) ? found : null;
+}
+
+function supersededReason(hostname: string): string {
+  return `its host was added through this service; Node/${hostname} is checked as one of the host's leftovers`;
 }

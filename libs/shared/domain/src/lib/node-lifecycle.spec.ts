@@ -27,6 +27,7 @@ const EXPECTED: Record<NodeEvent, Partial<Record<NodeStatus, NodeStatus>>> = {
   REMOVAL_SUCCEEDED: { REMOVING: 'REMOVED' },
   UNCORDONED: { DRAIN_FAILED: 'JOINED', REMOVING: 'JOINED' },
   NODE_VANISHED: { JOINED: 'REMOVED', DRAIN_FAILED: 'REMOVED' },
+  HOST_ADDED_AGAIN: { JOINED: 'REMOVED' },
 };
 
 const cases = NODE_EVENTS.flatMap((event) => NODE_STATUSES.map((status) => ({ event, status, to: EXPECTED[event][status] })));

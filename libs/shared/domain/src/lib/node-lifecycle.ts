@@ -40,6 +40,7 @@ export const NODE_EVENTS = [
   'REMOVAL_SUCCEEDED',
   'UNCORDONED',
   'NODE_VANISHED',
+  'HOST_ADDED_AGAIN',
 ] as const;
 export type NodeEvent = (typeof NODE_EVENTS)[number];
 
@@ -75,6 +76,9 @@ export const NODE_TRANSITIONS: Readonly<Record<NodeEvent, TransitionRule>> = {
   UNCORDONED: { from: ['DRAIN_FAILED', 'REMOVING'], to: 'JOINED' },
   // The Node object disappeared from the cluster without a removal run of ours.
   NODE_VANISHED: { from: ['JOINED', 'DRAIN_FAILED'], to: 'REMOVED' },
+  // A Node found in the cluster (a DISCOVERED record) whose host an operator adds: the added
+  // record takes the name, and the Node becomes one of the host's leftovers in its verdict.
+  HOST_ADDED_AGAIN: { from: ['JOINED'], to: 'REMOVED' },
 };
 
 export type TransitionResult =
