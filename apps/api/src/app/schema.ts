@@ -34,6 +34,7 @@ import {
   type NodeService,
 } from '@ccos/api/feature-nodes';
 import { RemovalResolver, type RemovalService } from '@ccos/api/feature-removals';
+import { type AutoscalerConnections, NodeGroupResolver, type NodeGroupService } from '@ccos/api/feature-autoscaling';
 import {
   type EventBus,
   INPUT_MARK_DIRECTIVES,
@@ -59,6 +60,8 @@ export interface ApiServices {
   readonly installRunView: InstallRunView;
   readonly agentReports: AgentReportService;
   readonly removals: RemovalService;
+  readonly nodeGroups: NodeGroupService;
+  readonly autoscalerConnections: AutoscalerConnections;
   readonly audit: AuditLog;
   readonly events: EventBus;
   readonly agentChannel: AgentChannelSettings;
@@ -83,6 +86,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [AgentResolver, new AgentResolver(services.agentReports)],
     [AgentChannelResolver, new AgentChannelResolver(services.agentChannel)],
     [RemovalResolver, new RemovalResolver(services.removals)],
+    [NodeGroupResolver, new NodeGroupResolver(services.nodeGroups, services.autoscalerConnections)],
   ]);
   const container: ContainerType = {
     get(someClass) {
@@ -94,7 +98,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver, NodeGroupResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,
