@@ -1,4 +1,8 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
@@ -14,6 +18,7 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
  */
 
 const PROTO_DIR = 'libs/api/feature-autoscaling/proto/';
+const CLI = resolve('dist/apps/cli/ccos-scaler.mjs');
 const GROUP = 'pool-a';
 const EMPTY_GROUP = 'pool-empty';
 const GIB = 1024 ** 3;
@@ -145,10 +150,25 @@ describe('cluster-autoscaler externalgrpc provider over a pool of spare lab host
     connection = issued.data!.issueAutoscalerConnection;
     expect(connection.cloudConfig).toContain(`address: "127.0.0.1:${grpcPort}"`);
     expect(connection.cloudConfig).toMatch(/cacert: ".+ca\.crt"/);
-    client = new CloudProvider(
-      connection.address,
-      grpc.credentials.createSsl(Buffer.from(connection.caCertificate), Buffer.from(connection.clientKey), Buffer.from(connection.clientCertificate)),
-    ) as unknown as CloudProviderClient;
+    // The CLI issues another client certificate for the same cluster and writes the Secret's files.
+    const dir = await mkdtemp(join(tmpdir(), 'ccos-autoscaler-'));
+    const printed = await new Promise<{ code: number | null; stdout: string }>((done, fail) => {
+      const child = spawn(process.execPath, [CLI, 'autoscaler', 'connection', '--cluster', 'lab', '--dir', dir], {
+        env: { PATH: process.env['PATH'] ?? '', HOME: dir, LANG: 'en_US.UTF-8', CCOS_SERVER: world.api.url, CCOS_TOKEN: world.token },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.on('error', fail);
+      child.on('close', (code) => done({ code, stdout }));
+    });
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain(`address: "127.0.0.1:${grpcPort}"`);
+    expect(printed.stdout).not.toContain('PRIVATE KEY');
+    expect((await stat(join(dir, 'tls.key'))).mode & 0o777).toBe(0o600);
+    const files = Object.fromEntries(await Promise.all(['ca.crt', 'tls.crt', 'tls.key'].map(async (name) => [name, await readFile(join(dir, name))] as const)));
+    await rm(dir, { recursive: true, force: true });
+    client = new CloudProvider(connection.address, grpc.credentials.createSsl(files['ca.crt'], files['tls.key'], files['tls.crt'])) as unknown as CloudProviderClient;
   }, 180_000);
 
   it('refuses a call without a client certificate, or with one the service did not issue', async () => {

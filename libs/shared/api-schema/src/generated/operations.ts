@@ -251,6 +251,21 @@ export type ChangePasswordMutationVariables = {
 export const ChangePasswordDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ChangePassword"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"currentPassword"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"newPassword"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"changePassword"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"currentPassword"},"value":{"kind":"Variable","name":{"kind":"Name","value":"currentPassword"}}},{"kind":"Argument","name":{"kind":"Name","value":"newPassword"},"value":{"kind":"Variable","name":{"kind":"Name","value":"newPassword"}}}],"directives":[]}]}}]} as unknown as TypedDocumentNode<ChangePasswordMutation, ChangePasswordMutationVariables>;
 export const ChangePasswordText = "mutation ChangePassword($currentPassword: String!, $newPassword: String!) {\n  changePassword(currentPassword: $currentPassword, newPassword: $newPassword)\n}";
 
+export type IssueAutoscalerConnectionMutation = {
+  issueAutoscalerConnection: {
+    address: string;
+    caCertificate: string;
+    clientCertificate: string;
+    clientKey: string;
+    cloudConfig: string;
+  };
+};
+export type IssueAutoscalerConnectionMutationVariables = {
+  clusterId: string;
+};
+export const IssueAutoscalerConnectionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"IssueAutoscalerConnection"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"issueAutoscalerConnection"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"address"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"caCertificate"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clientCertificate"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clientKey"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"cloudConfig"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<IssueAutoscalerConnectionMutation, IssueAutoscalerConnectionMutationVariables>;
+export const IssueAutoscalerConnectionText = "mutation IssueAutoscalerConnection($clusterId: ID!) {\n  issueAutoscalerConnection(clusterId: $clusterId) {\n    address\n    caCertificate\n    clientCertificate\n    clientKey\n    cloudConfig\n  }\n}";
+
 export type AddNodesMutation = {
   addNodes: {
     added: number;
