@@ -4,10 +4,10 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/api-process';
+import { type CloudProviderClient, PROTO_DIR, callProvider, cloudProviderClientConstructor } from '../support/autoscaler-client';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -17,14 +17,10 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
  * taints, the autoscaler's cordon and evictions, the scale-down, and the hosts back in the pool.
  */
 
-const PROTO_DIR = 'libs/api/feature-autoscaling/proto/';
 const CLI = resolve('dist/apps/cli/ccos-scaler.mjs');
 const GROUP = 'pool-a';
 const EMPTY_GROUP = 'pool-empty';
 const GIB = 1024 ** 3;
-
-type Unary = (request: Record<string, unknown>, callback: (error: grpc.ServiceError | null, response: Record<string, unknown>) => void) => void;
-type CloudProviderClient = grpc.Client & Record<string, Unary>;
 
 interface Instance { id: string; status: { instanceState: string; errorInfo: { errorCode: string; errorMessage: string; instanceErrorClass: number } } }
 interface GroupView {
@@ -34,27 +30,14 @@ interface GroupView {
 }
 const GROUP_FIELDS = 'id name targetSize currentSize spares hosts { nodeId hostname state reason providerId } activity { kind hostname reason }';
 
-function loadClientConstructor(): grpc.ServiceClientConstructor {
-  const definition = protoLoader.loadSync(`${PROTO_DIR}externalgrpc.proto`, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
-  const loaded = grpc.loadPackageDefinition(definition) as unknown as { clusterautoscaler: { cloudprovider: { v1: { externalgrpc: { CloudProvider: grpc.ServiceClientConstructor } } } } };
-  return loaded.clusterautoscaler.cloudprovider.v1.externalgrpc.CloudProvider;
-}
-
-function call<T = Record<string, unknown>>(client: CloudProviderClient, rpc: string, message: Record<string, unknown> = {}): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const deadline = new Date(Date.now() + 15_000);
-    (client[rpc] as unknown as (m: unknown, md: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void).call(
-      client, message, new grpc.Metadata(), { deadline }, (error, response) => (error ? reject(error) : resolve(response as T)),
-    );
-  });
-}
+const call = callProvider;
 
 describe('cluster-autoscaler externalgrpc provider over a pool of spare lab hosts', () => {
   let world: ScaleOutWorld;
   let grpcPort: number;
   let client: CloudProviderClient;
   let connection: { address: string; caCertificate: string; clientCertificate: string; clientKey: string; cloudConfig: string };
-  const CloudProvider = loadClientConstructor();
+  const CloudProvider = cloudProviderClientConstructor();
 
   const group = async (id: string): Promise<GroupView> => {
     const answer = await world.gql<{ nodeGroup: GroupView }>(`query($id: ID!) { nodeGroup(id: $id) { ${GROUP_FIELDS} } }`, { id });
@@ -77,6 +60,13 @@ describe('cluster-autoscaler externalgrpc provider over a pool of spare lab host
       await new Promise((wake) => setTimeout(wake, 250));
     }
     throw new Error(`${what} not reached in ${timeoutMs} ms (last: ${typeof last === 'string' || last instanceof Error ? String(last) : JSON.stringify(last)})\n${world.api.output().slice(-4000)}`);
+  };
+  const labHost = (hostname: string) => {
+    const host = world.lab.hosts.find((candidate) => candidate.hostname === hostname);
+    if (!host) {
+      throw new Error(`no lab host ${hostname}`);
+    }
+    return host;
   };
   const kube = (method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: Record<string, unknown> }> =>
     new Promise((resolve, reject) => {
@@ -147,7 +137,11 @@ describe('cluster-autoscaler externalgrpc provider over a pool of spare lab host
       'mutation($c: ID!) { issueAutoscalerConnection(clusterId: $c) { address caCertificate clientCertificate clientKey cloudConfig } }', { c: world.clusterId },
     );
     expect(issued.errors).toBeUndefined();
-    connection = issued.data!.issueAutoscalerConnection;
+    const answer = issued.data?.issueAutoscalerConnection;
+    if (!answer) {
+      throw new Error(JSON.stringify(issued.errors));
+    }
+    connection = answer;
     expect(connection.cloudConfig).toContain(`address: "127.0.0.1:${grpcPort}"`);
     expect(connection.cloudConfig).toMatch(/cacert: ".+ca\.crt"/);
     // The CLI issues another client certificate for the same cluster and writes the Secret's files.
@@ -280,7 +274,7 @@ describe('cluster-autoscaler externalgrpc provider over a pool of spare lab host
     // A leftover planted on one host: it must come back reinstall-required, not as a spare.
     const before = await group(groupId);
     const [planted, clean] = before.hosts.filter((host) => host.state === 'RUNNING');
-    const plantedHost = world.lab.hosts.find((host) => host.hostname === planted.hostname)!;
+    const plantedHost = labHost(planted.hostname);
     await world.lab.exec(plantedHost.id, ['sh', '-c', 'mkdir -p /etc/kubernetes/manifests && echo "kind: Pod" > /etc/kubernetes/manifests/leftover.yaml']);
 
     await call(client, 'NodeGroupDeleteNodes', { id: GROUP, nodes: names.map((name) => ({ name, providerID: registered.find((candidate) => candidate.metadata.name === name)?.spec?.providerID })) });
@@ -292,7 +286,7 @@ describe('cluster-autoscaler externalgrpc provider over a pool of spare lab host
     }, 300_000, () => group(groupId));
     expect(simNodes().filter((candidate) => names.includes(candidate.metadata.name))).toEqual([]);
     for (const hostname of [planted.hostname, clean.hostname]) {
-      const host = world.lab.hosts.find((candidate) => candidate.hostname === hostname)!;
+      const host = labHost(hostname);
       const active = await world.lab.exec(host.id, ['systemctl', 'is-active', 'kubelet']).then((result) => result.stdout.trim(), (error: { result?: { stdout: string } }) => error.result?.stdout.trim() ?? '');
       expect(active).not.toBe('active');
     }

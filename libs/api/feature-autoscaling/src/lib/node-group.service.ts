@@ -22,6 +22,8 @@ import type { AutoscalingObserver, AutoscalingPorts, SpareHost } from './autosca
 
 /** The actor of decisions cluster-autoscaler asked for (over gRPC, authenticated by its client certificate). */
 export const AUTOSCALER_ACTOR = 'cluster-autoscaler';
+/** The actor of what the service's own checks decided (a spare ready, a host back in the pool or out). */
+export const SERVICE_ACTOR = 'ccos-scaler';
 
 /** Node statuses in which addNode's checks ended without a usable host. */
 const CHECK_FAILED = new Set(['AUTH_FAILED', 'UNREACHABLE', 'HOST_KEY_CHANGED', 'PRECHECK_FAILED']);
@@ -456,7 +458,7 @@ export class NodeGroupService {
       const changed = await this.members.update({ nodeId, state: from }, { state: to, reason });
       if ((changed.affected ?? 0) === 1) {
         if (kind) {
-          await this.record(group, kind, { nodeId, hostname: node.hostname }, reason);
+          await this.record(group, kind, { nodeId, hostname: node.hostname }, reason, SERVICE_ACTOR);
         } else {
           this.publish(group, null, null);
         }
@@ -498,8 +500,15 @@ export class NodeGroupService {
     } else if (member.state === 'RESERVED') {
       if (node.status === 'JOINED') {
         await move('RESERVED', 'RUNNING', `${node.hostname} joined and is Ready as ${node.providerId ?? '?'}`, 'INSTALLED');
-      } else if (node.status === 'INSTALL_FAILED') {
-        await this.record(group, 'INSTALL_FAILED', { nodeId, hostname: node.hostname }, `install of ${node.hostname} failed: ${node.statusReason ?? ''}`);
+      } else if (node.status === 'INSTALL_FAILED' && !member.reason?.startsWith('install failed')) {
+        // Once per failure: Refresh and every node change come back here.
+        const reason = `install failed: ${node.statusReason ?? ''}`;
+        const changed = await this.members.update({ nodeId, state: 'RESERVED', reason: 'reserved by a scale-up; installing' }, { reason });
+        if ((changed.affected ?? 0) === 1) {
+          await this.record(group, 'INSTALL_FAILED', { nodeId, hostname: node.hostname }, `${node.hostname}: ${reason}`, SERVICE_ACTOR);
+        }
+      } else if (node.status === 'INSTALLING' && member.reason?.startsWith('install failed')) {
+        await this.members.update({ nodeId, state: 'RESERVED' }, { reason: 'reserved by a scale-up; installing' });
       }
     } else if (member.state === 'RUNNING' && node.status === 'REMOVED') {
       await move('RUNNING', 'RETIRED', `the Node ${node.hostname} left the cluster outside a scale-down`, null);
@@ -529,7 +538,7 @@ export class NodeGroupService {
       const message = error instanceof Error ? error.message : String(error);
       const changed = await this.members.update({ nodeId: node.id, state: 'CHECKING' }, { state: 'REINSTALL_REQUIRED', reason: `removing the ${count} file(s) its own install wrote failed: ${message}` });
       if ((changed.affected ?? 0) === 1) {
-        await this.record(group, 'REINSTALL_REQUIRED', { nodeId: node.id, hostname: node.hostname }, `removing the files its own install wrote failed: ${message}`);
+        await this.record(group, 'REINSTALL_REQUIRED', { nodeId: node.id, hostname: node.hostname }, `removing the files its own install wrote failed: ${message}`, SERVICE_ACTOR);
       }
     } finally {
       this.cleaning.delete(node.id);
