@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { DataSource, EntityManager, Repository } from 'typeorm';
-import { In } from 'typeorm';
+import { In, Not } from 'typeorm';
 import { type Label, type Taint, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
 import {
   type AuditLog,
@@ -529,6 +529,12 @@ export class NodeGroupService {
   /** Removes the files the host's own install wrote (the host cleanup: those files, then a fresh scan); the node change that follows settles the member. */
   private async cleanOwnFiles(group: NodeGroupEntity, node: NodeEntity, count: number): Promise<void> {
     if (this.cleaning.has(node.id)) {
+      return;
+    }
+    // One cleanup per host across replicas: the member's reason is the claim.
+    const claim = `back from a scale-down: removing the ${count} file(s) its own install wrote`;
+    const claimed = await this.members.update({ nodeId: node.id, state: 'CHECKING', reason: Not(claim) }, { reason: claim });
+    if ((claimed.affected ?? 0) !== 1) {
       return;
     }
     this.cleaning.add(node.id);
