@@ -54,6 +54,12 @@ export interface ApiConfig {
   readonly bootstrapNamespace: string;
   /** Loopback, link-local and metadata ranges (or networks) the service may still connect to as a cluster's API server. */
   readonly clusterAddresses: ClusterAddressPolicy;
+  /**
+   * cluster-autoscaler's externalgrpc provider (AUTOSCALER_GRPC_PORT; off when unset): where it
+   * listens and the address autoscalers dial (AUTOSCALER_GRPC_ADDRESS, host:port; its host goes
+   * into the server certificate).
+   */
+  readonly autoscalerGrpc: { readonly port: number; readonly host: string; readonly address: string | null } | null;
   /** Preflight thresholds handed to the agent. */
   readonly hostRequirements: { readonly minKernel: string; readonly minMemoryBytes: number; readonly minCpus: number; readonly maxClockSkewSeconds: number };
 }
@@ -119,6 +125,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     installRunDeadlineMinutes,
     bootstrapNamespace: dnsLabel(env, 'BOOTSTRAP_NAMESPACE', 'ccos-scaler-bootstrap'),
     clusterAddresses: parseAddressPolicy(env['ALLOW_CLUSTER_ADDRESSES']),
+    autoscalerGrpc: autoscalerGrpcSetting(env),
     hostRequirements: {
       minKernel: env['MIN_KERNEL'] ?? '4.18',
       minMemoryBytes: integer(env, 'MIN_MEMORY_MB', 2048, 1, 1024 * 1024) * 1024 * 1024,
@@ -142,6 +149,21 @@ async function embeddedSecretKey(dataDir: string): Promise<string> {
   await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
   await chmod(file, 0o600);
   return key;
+}
+
+function autoscalerGrpcSetting(env: Environment): ApiConfig['autoscalerGrpc'] {
+  if (!env['AUTOSCALER_GRPC_PORT']?.trim()) {
+    if (env['AUTOSCALER_GRPC_ADDRESS']?.trim()) {
+      throw new Error('AUTOSCALER_GRPC_ADDRESS is the address of the externalgrpc provider: set AUTOSCALER_GRPC_PORT too (the provider is off without it)');
+    }
+    return null;
+  }
+  const port = integer(env, 'AUTOSCALER_GRPC_PORT', 0, 0, 65535);
+  const address = env['AUTOSCALER_GRPC_ADDRESS']?.trim() || null;
+  if (address !== null && !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(address)) {
+    throw new Error(`AUTOSCALER_GRPC_ADDRESS=${address} is not host:port (the address cluster-autoscaler dials, e.g. ccos-scaler.ccos-scaler.svc:4443)`);
+  }
+  return { port, host: env['AUTOSCALER_GRPC_HOST']?.trim() || env['HOST'] || '0.0.0.0', address };
 }
 
 function parseAgentApiUrl(raw: string | undefined): string | null {

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { INSTALL_STEPS } from '@ccos/shared/domain';
 import type { SshPoolStats } from '@ccos/api/data-access-ssh';
+import type { AutoscalingObserver } from '@ccos/api/feature-autoscaling';
 import type { CsrDecisionObserver, CsrPendingSummary } from '@ccos/api/feature-csrs';
 import type { InstallGauges, InstallObserver } from '@ccos/api/feature-nodes';
 import type { BlockedDrain, RemovalGauges, RemovalObserver } from '@ccos/api/feature-removals';
@@ -43,6 +44,7 @@ export class DomainMetrics {
   readonly csrDecisions: Counter<'cluster' | 'verdict' | 'decider'>;
   readonly removalsFinished: Counter<'outcome'>;
   readonly evictionsRefused: Counter<'cluster'>;
+  readonly autoscalingDecisions: Counter<'kind' | 'node_group'>;
   private sources: DomainSources | null = null;
 
   constructor(
@@ -87,6 +89,12 @@ export class DomainMetrics {
       labelNames: ['cluster'] as const,
       registers,
     });
+    this.autoscalingDecisions = new Counter({
+      name: 'ccos_autoscaling_decisions_total',
+      help: 'Node group decisions stored, by kind (RESERVE, INSTALL, INSTALLED, OUT_OF_RESOURCES, DELETE, RETURN_TO_POOL, REINSTALL_REQUIRED, ...) and node group',
+      labelNames: ['kind', 'node_group'] as const,
+      registers,
+    });
     this.gauges();
   }
 
@@ -104,6 +112,10 @@ export class DomainMetrics {
   readonly removalObserver: RemovalObserver = {
     runFinished: (outcome) => this.removalsFinished.inc({ outcome }),
     evictionRefused: (clusterId) => void this.clusterName(clusterId).then((cluster) => this.evictionsRefused.inc({ cluster })),
+  };
+
+  readonly autoscalingObserver: AutoscalingObserver = {
+    decision: (kind, group) => this.autoscalingDecisions.inc({ kind, node_group: group }),
   };
 
   readonly csrDecisionObserver: CsrDecisionObserver = ({ clusterId, decision, decider }) =>

@@ -35,6 +35,7 @@ import {
   type NodeService,
 } from '@ccos/api/feature-nodes';
 import { RemovalResolver, type RemovalService } from '@ccos/api/feature-removals';
+import { type AutoscalerConnections, NodeGroupResolver, type NodeGroupService } from '@ccos/api/feature-autoscaling';
 import {
   type EventBus,
   INPUT_MARK_DIRECTIVES,
@@ -62,6 +63,8 @@ export interface ApiServices {
   readonly removals: RemovalService;
   readonly clusterArtifacts: ClusterArtifacts;
   readonly artifactVersionOverrides: ArtifactVersionOverrides;
+  readonly nodeGroups: NodeGroupService;
+  readonly autoscalerConnections: AutoscalerConnections;
   readonly audit: AuditLog;
   readonly events: EventBus;
   readonly agentChannel: AgentChannelSettings;
@@ -87,6 +90,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [AgentChannelResolver, new AgentChannelResolver(services.agentChannel)],
     [RemovalResolver, new RemovalResolver(services.removals)],
     [ArtifactSetResolver, new ArtifactSetResolver(services.clusterArtifacts, services.artifactVersionOverrides)],
+    [NodeGroupResolver, new NodeGroupResolver(services.nodeGroups, services.autoscalerConnections)],
   ]);
   const container: ContainerType = {
     get(someClass) {
@@ -98,7 +102,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver, NodeGroupResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

@@ -1,9 +1,11 @@
 import type { DestinationStream, Logger } from 'pino';
 import type { DataSource } from 'typeorm';
+import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
 import { AgentTokens, AuditLog, NodeStore, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
 import { ClusterAddressGuard, readClusterVersion } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { ArtifactSetStore, ClusterArtifacts, artifactRoutes, artifactUploadRoutes } from '@ccos/api/feature-artifacts';
+import { createAutoscalingFeature } from '@ccos/api/feature-autoscaling';
 import { LoginThrottle, PasswordCheckSlots, DEFAULT_PASSWORD_CHECK_LIMITS, SessionService, SessionTokens, UserService } from '@ccos/api/feature-auth';
 import { ClusterService } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
@@ -36,6 +38,7 @@ import { ApiMetrics } from './metrics';
 import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
 import { requestOrigins } from './request-origin';
 import { buildApiSchema } from './schema';
+import { autoscalerConnections, autoscalerServerCredentials } from './autoscaler-grpc';
 import { loadOrCreateServiceCa } from './tls/service-ca.store';
 import { ServiceTls } from './tls/service-tls';
 import { serverNames } from './tls/server-names';
@@ -195,6 +198,31 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger,
       runner: { observer: metrics.domain.removalObserver },
     });
+    const autoscaling = createAutoscalingFeature({
+      dataSource,
+      nodes: nodeStore,
+      audit,
+      events,
+      logger,
+      observer: metrics.domain.autoscalingObserver,
+      ports: {
+        addNode: async (host) => (await nodes.add({ ...host, labels: [...host.labels], taints: [...host.taints] })).id,
+        checkHost: (nodeId) => provisioner.schedule(nodeId),
+        cleanLeftovers: async (nodeId, actor) => {
+          await hostCleanup.clean(nodeId, actor);
+        },
+        installAsBatch: async (clusterId, nodeIds, actor) => (await batches.installHosts(clusterId, nodeIds, actor)).id,
+        // cluster-autoscaler has cordoned and drained already; the run drains what is left (DaemonSet pods stay, like the autoscaler leaves them) and cleans the host.
+        startRemoval: async (nodeId, actor) =>
+          (await removals.service.start(nodeId, { ...DEFAULT_REMOVAL_OPTIONS, ignoreDaemonSets: true, deleteEmptyDirData: true, allowLastWorker: true, timeoutSeconds: 600, cleanHost: true }, actor)).id,
+        removalOutcome: async (runId) => {
+          await removals.runner.settled(runId);
+          const run = await removals.service.run(runId);
+          return { status: run.status, reason: run.reason };
+        },
+      },
+      grpc: config.autoscalerGrpc ? () => autoscalerServerCredentials(dataSource, secrets, config) : null,
+    });
     metrics.domain.follow({
       installs: new InstallGauges(dataSource),
       removals: new RemovalGauges(dataSource),
@@ -220,6 +248,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       removals: removals.service,
       clusterArtifacts,
       artifactVersionOverrides: { set: (clusterId, version) => clusters.setArtifactVersion(clusterId, version).then(() => undefined) },
+      nodeGroups: autoscaling.groups,
+      autoscalerConnections: autoscalerConnections(dataSource, secrets, config, () => autoscaling.grpcPort()),
       audit,
       events,
       agentChannel: { plainHttpAllowed: config.agentPlainHttp, certificateSource: tls.source, caCertificates: () => tls.caCertificates() },
@@ -288,6 +318,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     if (resumedRemovals > 0) {
       logger.info({ runs: resumedRemovals }, 'resumed removal runs interrupted by a restart');
     }
+    await autoscaling.start();
+    stack.push({ name: 'node groups and the externalgrpc provider', stop: () => autoscaling.stop() });
     logger.info({ url: http.url, httpsUrl: http.httpsUrl, certificateSource: tls.source, agentPlainHttp: config.agentPlainHttp }, 'ccos-scaler API listening (HTTPS and plain HTTP on one port)');
     return { url: http.url, httpsUrl: http.httpsUrl, tls, port: http.port, dataSource, logger, close };
   } catch (error) {

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ApiClient } from './api-client';
 import { AUDIT } from './audit.command';
+import { AUTOSCALER_CONNECTION } from './autoscaler.command';
 import { CLUSTERS_LIST } from './clusters.command';
 import { type CommandContext, type CommandSpec, usageError } from './command';
 import { CSRS_APPROVE, CSRS_DENY, CSRS_LIST } from './csrs.command';
@@ -31,6 +32,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   'csrs approve': CSRS_APPROVE,
   'csrs deny': CSRS_DENY,
   audit: AUDIT,
+  'autoscaler connection': AUTOSCALER_CONNECTION,
 };
 
 const GLOBAL_OPTIONS = {

@@ -23,6 +23,7 @@ Commands:
   csrs approve NAME [--cluster C] [--force --reason TEXT]
   csrs deny NAME [--cluster C] --reason TEXT
   audit [--actor NAME] [--action NAME] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit N]
+  autoscaler connection [--cluster C] [--dir DIR]    (cloud-config and client certificate for cluster-autoscaler)
 
 Global flags: --server URL (or CCOS_SERVER), --output table|json|yaml, --help
 The token comes from CCOS_TOKEN, or from the file login writes (~/.config/ccos-scaler/session.json).
@@ -45,6 +46,7 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   csrs approve 名称 [--cluster 集群] [--force --reason 理由]                  批准证书请求
   csrs deny 名称 [--cluster 集群] --reason 理由                               拒绝证书请求
   audit [--actor 用户] [--action 操作] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit 条数]   审计日志
+  autoscaler connection [--cluster 集群] [--dir 目录]                        为 cluster-autoscaler 签发客户端证书并输出 cloud-config
 
 全局参数：--server 地址（或 CCOS_SERVER）、--output table|json|yaml、--help
 令牌取自 CCOS_TOKEN，或 login 写入的文件（~/.config/ccos-scaler/session.json）。

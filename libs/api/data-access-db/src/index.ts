@@ -6,6 +6,7 @@ export * from './lib/entities/install-diagnostics.entity';
 export * from './lib/entities/install-run-notice.entity';
 export * from './lib/entities/node.entity';
 export * from './lib/entities/node-batch.entity';
+export * from './lib/entities/node-group.entity';
 export * from './lib/entities/removal-run.entity';
 export * from './lib/entities/removal-event.entity';
 export * from './lib/entities/service-certificate-authority.entity';

@@ -11,3 +11,4 @@ export * from './lib/request-secrets';
 export * from './lib/pubsub';
 export * from './lib/enums';
 export * from './lib/topics';
+export * from './lib/label-types';

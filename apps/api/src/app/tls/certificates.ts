@@ -62,6 +62,30 @@ export async function issueServerCertificate(ca: CertifiedKey, names: readonly s
   return { certPem: cert.toString('pem'), keyPem: await exportKey(keys.privateKey) };
 }
 
+/** A client certificate with subject CN=`commonName`, signed by `ca`, with a fresh key (mTLS clients such as cluster-autoscaler). */
+export async function issueClientCertificate(ca: CertifiedKey, commonName: string, validDays: number, now = new Date()): Promise<CertifiedKey> {
+  const caCert = new x509.X509Certificate(ca.certPem);
+  const caKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), ALGORITHM, false, ['sign']);
+  const keys = await generateKeys();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serialNumber(),
+    subject: `CN=${commonName}`,
+    issuer: caCert.subject,
+    notBefore: new Date(now.getTime() - DAY_MS),
+    notAfter: new Date(now.getTime() + validDays * DAY_MS),
+    signingAlgorithm: ALGORITHM,
+    publicKey: keys.publicKey,
+    signingKey: caKey,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert),
+    ],
+  });
+  return { certPem: cert.toString('pem'), keyPem: await exportKey(keys.privateKey) };
+}
+
 /** Every certificate of a PEM bundle, in order. */
 export function splitPemCertificates(pem: string): X509Certificate[] {
   return (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((block) => new X509Certificate(block));

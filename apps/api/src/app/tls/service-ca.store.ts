@@ -4,6 +4,14 @@ import type { SecretBox } from '@ccos/api/util-secrets';
 import { type CertifiedKey, generateCertificateAuthority } from './certificates';
 
 const PURPOSE = 'agent-channel';
+
+/**
+ * Which CA: the agent channel's (what agents pin), or cluster-autoscaler's externalgrpc
+ * provider's (its server certificate and the client certificates it accepts). Apart, so a
+ * certificate of one never passes for the other.
+ */
+export type ServiceCaPurpose = 'agent-channel' | 'autoscaler-grpc';
+const CA_NAMES: Record<ServiceCaPurpose, string> = { 'agent-channel': 'ccos-scaler agent channel CA', 'autoscaler-grpc': 'ccos-scaler cluster-autoscaler provider CA' };
 const SEAL_PURPOSE = 'service CA private key';
 
 /**
@@ -14,19 +22,19 @@ const SEAL_PURPOSE = 'service CA private key';
  * Replicas starting together on an empty database race to insert; the first row wins and
  * everyone reads it back.
  */
-export async function loadOrCreateServiceCa(dataSource: DataSource, secrets: SecretBox): Promise<CertifiedKey> {
+export async function loadOrCreateServiceCa(dataSource: DataSource, secrets: SecretBox, purpose: ServiceCaPurpose = PURPOSE): Promise<CertifiedKey> {
   const repository = dataSource.getRepository(ServiceCertificateAuthorityEntity);
-  const stored = await repository.findOneBy({ purpose: PURPOSE });
+  const stored = await repository.findOneBy({ purpose });
   if (stored) {
     return { certPem: stored.certificatePem, keyPem: secrets.open(stored.privateKeySealed, SEAL_PURPOSE) };
   }
-  const generated = await generateCertificateAuthority('ccos-scaler agent channel CA');
+  const generated = await generateCertificateAuthority(CA_NAMES[purpose]);
   await repository
     .createQueryBuilder()
     .insert()
-    .values({ purpose: PURPOSE, certificatePem: generated.certPem, privateKeySealed: secrets.seal(generated.keyPem, SEAL_PURPOSE) })
+    .values({ purpose, certificatePem: generated.certPem, privateKeySealed: secrets.seal(generated.keyPem, SEAL_PURPOSE) })
     .orIgnore()
     .execute();
-  const winner = await repository.findOneByOrFail({ purpose: PURPOSE });
+  const winner = await repository.findOneByOrFail({ purpose });
   return { certPem: winner.certificatePem, keyPem: secrets.open(winner.privateKeySealed, SEAL_PURPOSE) };
 }

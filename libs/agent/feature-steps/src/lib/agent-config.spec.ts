@@ -43,6 +43,12 @@ describe('parseAgentConfig', () => {
     expect(refused).toEqual({ ok: false, problems: ['kubeletBootstrapToken must be null or 16..8192 printable characters without spaces'] });
   });
 
+  it('takes a node group\'s providerID for kubelet, and refuses one that could break out of the kubelet flag', () => {
+    expect(parseAgentConfig({ ...valid, providerId: 'ccos://lab/8cbf2056-d849-4805-917e-35cae92de042' })).toMatchObject({ ok: true, config: { providerId: 'ccos://lab/8cbf2056-d849-4805-917e-35cae92de042' } });
+    expect(parseAgentConfig(valid)).toMatchObject({ ok: true, config: { providerId: null } });
+    expect(parseAgentConfig({ ...valid, providerId: 'ccos://lab/x" --v=9' })).toEqual({ ok: false, problems: [expect.stringMatching(/^providerId must be null or ccos:\/\/<cluster>\/<node id> /)] });
+  });
+
   it('allows a null CA, no labels/taints, and keys from a newer service', () => {
     const parsed = parseAgentConfig({ ...valid, machineConfigCaCert: null, labels: [], taints: [], newField: 1 });
     expect(parsed).toMatchObject({ ok: true, ignoredKeys: ['newField'] });

@@ -40,6 +40,12 @@ export interface AgentConfig {
   readonly vip: string;
   readonly labels: readonly Label[];
   readonly taints: readonly Taint[];
+  /**
+   * kubelet's `--provider-id` (`ccos://<cluster>/<node id>`) for a node installed through a node
+   * group, so cluster-autoscaler matches the Node to its instance; null for any other node.
+   * spec.providerID cannot change once the Node is registered.
+   */
+  readonly providerId: string | null;
   readonly startStep: InstallStep;
   /** PEM of the machine config server's CA; null means "use the system CAs". */
   readonly machineConfigCaCert: string | null;
@@ -60,7 +66,7 @@ export type ConfigParse =
   | { readonly ok: false; readonly problems: readonly string[] };
 
 const KNOWN_KEYS = [
-  'apiUrl', 'serviceTls', 'artifactManifestSha256', 'runId', 'token', 'nodeName', 'nodeIp', 'vip', 'labels', 'taints', 'startStep',
+  'apiUrl', 'serviceTls', 'artifactManifestSha256', 'runId', 'token', 'nodeName', 'nodeIp', 'vip', 'labels', 'taints', 'providerId', 'startStep',
   'machineConfigCaCert', 'stateDir', 'requirements', 'timeouts', 'kubeletBootstrapToken',
 ];
 
@@ -119,6 +125,13 @@ export function parseAgentConfig(value: unknown): ConfigParse {
 
   const labels = parseLabels(value['labels'], problems);
   const taints = parseTaints(value['taints'], problems);
+  let providerId: string | null = null;
+  const provider = value['providerId'];
+  if (typeof provider === 'string' && PROVIDER_ID.test(provider)) {
+    providerId = provider;
+  } else if (provider !== null && provider !== undefined) {
+    problems.push(`providerId must be null or ccos://<cluster>/<node id> (letters, digits, '.', '-', '_'; got "${shorten(String(provider))}")`);
+  }
 
   let machineConfigCaCert: string | null = null;
   const ca = value['machineConfigCaCert'];
@@ -152,13 +165,16 @@ export function parseAgentConfig(value: unknown): ConfigParse {
   return {
     ok: true,
     config: {
-      apiUrl, serviceTls, artifactManifestSha256, runId, token, nodeName, nodeIp, vip, labels, taints, startStep, machineConfigCaCert, stateDir, requirements,
+      apiUrl, serviceTls, artifactManifestSha256, runId, token, nodeName, nodeIp, vip, labels, taints, providerId, startStep, machineConfigCaCert, stateDir, requirements,
       timeouts: { nodeReadySeconds },
       kubeletBootstrapToken,
     },
     ignoredKeys: Object.keys(value).filter((key) => !KNOWN_KEYS.includes(key)),
   };
 }
+
+/** Safe inside the double quotes of kubelet's EnvironmentFile: no spaces, quotes or `$`. */
+const PROVIDER_ID = /^ccos:\/\/[A-Za-z0-9._-]{1,253}\/[A-Za-z0-9._-]{1,128}$/;
 
 const PEM_CERTIFICATE = /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----/;
 

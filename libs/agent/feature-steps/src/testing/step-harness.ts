@@ -26,6 +26,7 @@ export function testConfig(overrides: Partial<AgentConfig> = {}): AgentConfig {
     vip: '198.18.0.2',
     labels: [],
     taints: [],
+    providerId: null,
     startStep: 'PREFLIGHT',
     machineConfigCaCert: null,
     stateDir: '/opt/ccos-scaler/runs/run-1',

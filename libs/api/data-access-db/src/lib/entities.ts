@@ -6,6 +6,7 @@ import { InstallRunEntity } from './entities/install-run.entity';
 import { InstallRunNoticeEntity } from './entities/install-run-notice.entity';
 import { NodeEntity } from './entities/node.entity';
 import { NodeBatchEntity } from './entities/node-batch.entity';
+import { AutoscalingActivityEntity, NodeGroupEntity, NodeGroupMemberEntity } from './entities/node-group.entity';
 import { RemovalEventEntity } from './entities/removal-event.entity';
 import { RemovalRunEntity } from './entities/removal-run.entity';
 import { ServiceCertificateAuthorityEntity } from './entities/service-certificate-authority.entity';
@@ -18,4 +19,5 @@ export const ENTITIES = [
   ServiceCertificateAuthorityEntity,
   InstallRunNoticeEntity,
   NodeBatchEntity,
+  NodeGroupEntity, NodeGroupMemberEntity, AutoscalingActivityEntity,
 ];

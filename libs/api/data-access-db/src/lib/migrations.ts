@@ -10,6 +10,7 @@ import { ClusterInsecureTransport1765300000000 } from './migrations/176530000000
 import { ClusterAutoApproveRenewals1766100000000 } from './migrations/1766100000000-cluster-auto-approve-renewals';
 import { NodeBatches1766200000000 } from './migrations/1766200000000-node-batches';
 import { AgentLaunchClaims1766500000000 } from './migrations/1766500000000-agent-launch-claims';
+import { Autoscaling1767000000000 } from './migrations/1767000000000-autoscaling';
 import { ClusterArtifactVersion1767200000000 } from './migrations/1767200000000-cluster-artifact-version';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
@@ -22,5 +23,6 @@ export const MIGRATIONS = [
   ClusterAutoApproveRenewals1766100000000,
   NodeBatches1766200000000,
   AgentLaunchClaims1766500000000,
+  Autoscaling1767000000000,
   ClusterArtifactVersion1767200000000,
 ];

@@ -1,33 +1,9 @@
 import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { type TaintEffect, checkHostname, checkIp, checkLabelKey, checkLabelValue, checkPort, checkSshUser } from '@ccos/shared/domain';
-import { MultiLine, Satisfies, Secret } from '@ccos/api/util-graphql';
+import { checkHostname, checkIp, checkPort, checkSshUser } from '@ccos/shared/domain';
+import { LabelInput, MultiLine, Satisfies, Secret, TaintInput } from '@ccos/api/util-graphql';
 
-@InputType()
-export class LabelInput {
-  @Field(() => String)
-  @Satisfies(checkLabelKey)
-  key!: string;
-
-  @Field(() => String, { defaultValue: '' })
-  @Satisfies(checkLabelValue)
-  value!: string;
-}
-
-@InputType()
-export class TaintInput {
-  @Field(() => String)
-  @Satisfies(checkLabelKey)
-  key!: string;
-
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @Satisfies(checkLabelValue)
-  value?: string | null;
-
-  @Field(() => String, { description: 'NoSchedule, PreferNoSchedule or NoExecute' })
-  effect!: TaintEffect;
-}
+export { LabelInput, TaintInput };
 
 /** SSH credentials: a password, or a private key with an optional passphrase. Write-only. */
 @InputType()

@@ -16,7 +16,7 @@ import {
   expandAddressRange,
   parseHostList,
 } from '@ccos/shared/domain';
-import { ClusterEntity, NodeBatchEntity, type NodeEntity, type NodeStore, isUuid } from '@ccos/api/data-access-db';
+import { ClusterEntity, NodeBatchEntity, NodeEntity, type NodeStore, isUuid } from '@ccos/api/data-access-db';
 import { AppError, BadUserInputError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AddNodesInput, BulkHostInput } from './add-nodes.input';
@@ -195,6 +195,22 @@ export class NodeBatchService {
     }
     await this.installer.kick(batch.id);
     return this.batch(batch.id);
+  }
+
+  /**
+   * Installs hosts already added and checked (a node group's scale-up) as a batch of their own:
+   * the same installer, concurrency and phases as any batch. The hosts move out of the batch they
+   * were added with.
+   */
+  async installHosts(clusterId: string, nodeIds: readonly string[], actor: string): Promise<NodeBatchType> {
+    const batchId = randomUUID();
+    await this.dataSource.transaction(async (manager) => {
+      await manager.getRepository(NodeBatchEntity).insert({ id: batchId, clusterId, createdBy: actor, source: 'AUTOSCALER', concurrency: this.clampConcurrency(null) });
+      for (const [index, nodeId] of nodeIds.entries()) {
+        await manager.getRepository(NodeEntity).update({ id: nodeId, clusterId }, { batchId, batchPosition: index + 1, batchPhase: 'ADDED' });
+      }
+    });
+    return this.installBatch(batchId, null, actor);
   }
 
   /** Queues the failed hosts again: those whose checks failed connect again first; failed installs resume at their failed step. */

@@ -82,7 +82,11 @@ export class NodeProvisioner implements ProvisioningQueue {
     if (scan.machineId) {
       const removed = await this.nodes.repository
         .createQueryBuilder('node')
-        .where("node.status = 'REMOVED' AND node.ever_joined AND node.facts->>'machineId' = :machineId AND node.id <> :id", { machineId: scan.machineId, id: node.id })
+        // A record whose successor is this one is this host's own earlier membership in a node group, ended by a completed scale-down.
+        .where("node.status = 'REMOVED' AND node.ever_joined AND node.facts->>'machineId' = :machineId AND node.id <> :id AND node.successor_node_id IS DISTINCT FROM :id", {
+          machineId: scan.machineId,
+          id: node.id,
+        })
         .getOne();
       if (removed) {
         leftovers.push({ kind: 'REMOVED_MACHINE', item: `machine-id ${scan.machineId} of node ${removed.hostname}, removed ${removed.updatedAt.toISOString()}` });

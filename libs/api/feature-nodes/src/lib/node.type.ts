@@ -1,28 +1,9 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
-import type { NodeOrigin, NodeStatus, TaintEffect } from '@ccos/shared/domain';
-import { NodeOriginEnum, NodeStatusEnum } from '@ccos/api/util-graphql';
+import type { NodeOrigin, NodeStatus } from '@ccos/shared/domain';
+import { LabelType, NodeOriginEnum, NodeStatusEnum, TaintType } from '@ccos/api/util-graphql';
 import { HostVerdictType } from './host-verdict.type';
 
-@ObjectType('Label')
-export class LabelType {
-  @Field(() => String)
-  key!: string;
-
-  @Field(() => String)
-  value!: string;
-}
-
-@ObjectType('Taint')
-export class TaintType {
-  @Field(() => String)
-  key!: string;
-
-  @Field(() => String, { nullable: true })
-  value!: string | null;
-
-  @Field(() => String)
-  effect!: TaintEffect;
-}
+export { LabelType, TaintType };
 
 @ObjectType('HostFacts', { description: 'What the service found on the host when it connected.' })
 export class HostFactsType {

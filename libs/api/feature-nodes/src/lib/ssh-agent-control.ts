@@ -85,6 +85,7 @@ export class SshAgentControl implements AgentControl {
         vip: await this.settings.vip(node.clusterId),
         labels: node.labels,
         taints: node.taints,
+        providerId: node.providerId,
         startStep: run.startStep,
         machineConfigCaCert: await this.settings.machineConfigCaCert(node.clusterId),
         stateDir: runFolder(run.id),

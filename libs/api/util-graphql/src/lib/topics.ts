@@ -17,6 +17,8 @@ export const TOPICS = {
   REMOVAL_PROGRESS: 'REMOVAL_PROGRESS',
   /** id: batchId; a host of the batch changed phase (or the batch its settings). */
   BATCH_PROGRESS: 'BATCH_PROGRESS',
+  /** id: clusterId; a node group decided something (reserve, install, delete, return to pool, ...) or one of its hosts changed state. */
+  AUTOSCALING_ACTIVITY: 'AUTOSCALING_ACTIVITY',
   /** No id: every replica forgets the sessions it names and closes their live connections. */
   SESSIONS_ENDED: 'SESSIONS_ENDED',
   /** No id: a user's role changed; every replica re-reads them and reconnects their live connections. */
@@ -61,6 +63,13 @@ export interface RemovalProgressPayload {
   readonly nodeId: string;
   readonly removalId: string;
   readonly seq: number;
+}
+
+export interface AutoscalingActivityPayload {
+  readonly groupId: string;
+  /** The activity's seq, or null when only a host's state changed. */
+  readonly seq: string | null;
+  readonly kind: string | null;
 }
 
 export interface BatchProgressPayload {

@@ -253,6 +253,71 @@ export type ChangePasswordMutationVariables = {
 export const ChangePasswordDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ChangePassword"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"currentPassword"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},"directives":[]},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"newPassword"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"changePassword"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"currentPassword"},"value":{"kind":"Variable","name":{"kind":"Name","value":"currentPassword"}}},{"kind":"Argument","name":{"kind":"Name","value":"newPassword"},"value":{"kind":"Variable","name":{"kind":"Name","value":"newPassword"}}}],"directives":[]}]}}]} as unknown as TypedDocumentNode<ChangePasswordMutation, ChangePasswordMutationVariables>;
 export const ChangePasswordText = "mutation ChangePassword($currentPassword: String!, $newPassword: String!) {\n  changePassword(currentPassword: $currentPassword, newPassword: $newPassword)\n}";
 
+export type IssueAutoscalerConnectionMutation = {
+  issueAutoscalerConnection: {
+    address: string;
+    caCertificate: string;
+    clientCertificate: string;
+    clientKey: string;
+    cloudConfig: string;
+  };
+};
+export type IssueAutoscalerConnectionMutationVariables = {
+  clusterId: string;
+};
+export const IssueAutoscalerConnectionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"IssueAutoscalerConnection"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"issueAutoscalerConnection"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"address"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"caCertificate"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clientCertificate"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clientKey"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"cloudConfig"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<IssueAutoscalerConnectionMutation, IssueAutoscalerConnectionMutationVariables>;
+export const IssueAutoscalerConnectionText = "mutation IssueAutoscalerConnection($clusterId: ID!) {\n  issueAutoscalerConnection(clusterId: $clusterId) {\n    address\n    caCertificate\n    clientCertificate\n    clientKey\n    cloudConfig\n  }\n}";
+
+export type NodeGroupsChangedSubscription = {
+  nodeGroupsChanged: Array<{
+    id: string;
+    name: string;
+    minSize: number;
+    maxSize: number;
+    targetSize: number;
+    currentSize: number;
+    spares: number;
+    labels: Array<{
+      key: string;
+      value: string;
+    }>;
+    taints: Array<{
+      key: string;
+      value: string | null;
+      effect: string;
+    }>;
+    profile: {
+      cpuCores: number;
+      memoryBytes: number;
+      maxPods: number;
+      arch: string;
+    };
+    hosts: Array<{
+      nodeId: string;
+      hostname: string;
+      ip: string | null;
+      state: string;
+      reason: string | null;
+      nodeStatus: NodeStatus;
+      providerId: string | null;
+      since: string;
+    }>;
+    activity: Array<{
+      seq: string;
+      kind: string;
+      hostname: string | null;
+      reason: string;
+      actor: string;
+      at: string;
+    }>;
+  }>;
+};
+export type NodeGroupsChangedSubscriptionVariables = {
+  clusterId: string;
+};
+export const NodeGroupsChangedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"NodeGroupsChanged"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeGroupsChanged"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeGroupView"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeGroupView"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeGroup"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"name"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"minSize"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"maxSize"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"targetSize"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"currentSize"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"spares"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"labels"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"taints"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"effect"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"profile"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cpuCores"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"memoryBytes"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"maxPods"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"arch"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"hosts"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"state"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nodeStatus"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"providerId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"since"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"activity"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"seq"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"actor"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"at"},"arguments":[],"directives":[]}]}}]}}]} as unknown as TypedDocumentNode<NodeGroupsChangedSubscription, NodeGroupsChangedSubscriptionVariables>;
+export const NodeGroupsChangedText = "subscription NodeGroupsChanged($clusterId: ID!) {\n  nodeGroupsChanged(clusterId: $clusterId) {\n    ...NodeGroupView\n  }\n}\n\nfragment NodeGroupView on NodeGroup {\n  id\n  name\n  minSize\n  maxSize\n  targetSize\n  currentSize\n  spares\n  labels {\n    key\n    value\n  }\n  taints {\n    key\n    value\n    effect\n  }\n  profile {\n    cpuCores\n    memoryBytes\n    maxPods\n    arch\n  }\n  hosts {\n    nodeId\n    hostname\n    ip\n    state\n    reason\n    nodeStatus\n    providerId\n    since\n  }\n  activity {\n    seq\n    kind\n    hostname\n    reason\n    actor\n    at\n  }\n}";
+
 export type AddNodesMutation = {
   addNodes: {
     added: number;

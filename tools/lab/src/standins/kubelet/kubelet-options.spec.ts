@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KubeletFlagError, parseDuration, parseFlags, parseNodeLabels, parseTaints } from './kubelet-options';
+import { KubeletFlagError, parseDuration, parseFlags, parseNodeLabels, parseTaints, resolveOptions } from './kubelet-options';
+import { nodeObject } from './node-status';
 
 describe('kubelet flags', () => {
   it('merges repeated --node-labels and parses taints', () => {
@@ -16,6 +17,11 @@ describe('kubelet flags', () => {
   it('refuses kubernetes.io labels a kubelet may not set on itself', () => {
     expect(() => parseNodeLabels(['kubernetes.io/role=master'])).toThrow(/unknown 'kubernetes.io' or 'k8s.io' labels/);
     expect(parseNodeLabels(['node.kubernetes.io/instance-type=vm,topology.kubernetes.io/zone=a'])).toHaveProperty('topology.kubernetes.io/zone', 'a');
+  });
+
+  it('registers the Node with --provider-id as spec.providerID', () => {
+    expect(nodeObject({ ...resolveOptions(['--provider-id=ccos://lab/abc', '--hostname-override=w1']) }, true)).toMatchObject({ metadata: { name: 'w1' }, spec: { providerID: 'ccos://lab/abc' } });
+    expect((nodeObject(resolveOptions(['--hostname-override=w1']), true) as { spec: Record<string, unknown> }).spec).not.toHaveProperty('providerID');
   });
 
   it('reads Go-style durations', () => {

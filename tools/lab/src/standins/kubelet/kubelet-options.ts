@@ -24,6 +24,8 @@ export interface KubeletOptions {
   readonly certDir: string;
   readonly nodeLabels: Readonly<Record<string, string>>;
   readonly taints: readonly Taint[];
+  /** `--provider-id` or the config's providerID: kubelet sets spec.providerID once, at registration. */
+  readonly providerId: string | null;
   readonly serverTlsBootstrap: boolean;
   readonly failSwapOn: boolean;
   readonly maxPods: number;
@@ -166,6 +168,7 @@ export function resolveOptions(argv: readonly string[], env: NodeJS.ProcessEnv =
     certDir: flag('cert-dir') ?? '/var/lib/kubelet/pki',
     nodeLabels: parseNodeLabels(flags.get('node-labels') ?? []),
     taints: [...configTaints, ...parseTaints(flags.get('register-with-taints') ?? [])],
+    providerId: flag('provider-id') ?? (typeof config['providerID'] === 'string' && config['providerID'] !== '' ? config['providerID'] : null),
     serverTlsBootstrap: config['serverTLSBootstrap'] !== false,
     failSwapOn: (flag('fail-swap-on') ?? String(config['failSwapOn'] ?? 'true')) !== 'false',
     maxPods: Number(flag('max-pods') ?? config['maxPods'] ?? 110),

@@ -37,7 +37,10 @@ export function nodeObject(options: KubeletOptions, ready: boolean, now = new Da
       labels,
       annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
     },
-    spec: options.taints.length > 0 ? { taints: options.taints.map((taint) => ({ ...taint })) } : {},
+    spec: {
+      ...(options.providerId !== null ? { providerID: options.providerId } : {}),
+      ...(options.taints.length > 0 ? { taints: options.taints.map((taint) => ({ ...taint })) } : {}),
+    },
     status: nodeStatus(options, ready, now, now),
   };
 }

@@ -10,6 +10,11 @@ describe('KUBELET_EXTRA_ARGS', () => {
     expect(kubeletExtraArgs([], [])).toBe('');
   });
 
+  it('gives a node group\'s node its providerID first', () => {
+    expect(kubeletExtraArgs([{ key: 'pool', value: 'a' }], [], 'ccos://lab/0f1e')).toBe('--provider-id=ccos://lab/0f1e --node-labels=pool=a');
+    expect(kubeletSysconfig(null, [], [], 'ccos://lab/0f1e')).toContain('KUBELET_EXTRA_ARGS="--provider-id=ccos://lab/0f1e"');
+  });
+
   it('writes a fresh file or replaces only the KUBELET_EXTRA_ARGS line', () => {
     expect(kubeletSysconfig(null, [{ key: 'a', value: 'b' }], [])).toBe(
       '# Node labels and taints, written by the ccos-scaler agent (boot-worker).\nKUBELET_EXTRA_ARGS="--node-labels=a=b"\n',

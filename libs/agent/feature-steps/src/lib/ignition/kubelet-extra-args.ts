@@ -10,8 +10,12 @@ export function refusedKubeletLabels(labels: readonly Label[]): string[] {
  * values have passed the domain's label rules (no spaces, quotes or `$`),
  * so the line is safe inside the double quotes of an EnvironmentFile.
  */
-export function kubeletExtraArgs(labels: readonly Label[], taints: readonly Taint[]): string {
+export function kubeletExtraArgs(labels: readonly Label[], taints: readonly Taint[], providerId: string | null = null): string {
   const args: string[] = [];
+  if (providerId !== null) {
+    // Checked by the agent config (ccos://<cluster>/<node id>, no spaces, quotes or `$`).
+    args.push(`--provider-id=${providerId}`);
+  }
   if (labels.length > 0) {
     args.push(`--node-labels=${labels.map((label) => `${label.key}=${label.value}`).join(',')}`);
   }
@@ -25,8 +29,8 @@ export function kubeletExtraArgs(labels: readonly Label[], taints: readonly Tain
  * /etc/sysconfig/kubelet with KUBELET_EXTRA_ARGS set (kubelet.service reads
  * it as EnvironmentFile), keeping any other lines an existing file has.
  */
-export function kubeletSysconfig(existing: string | null, labels: readonly Label[], taints: readonly Taint[]): string {
-  const line = `KUBELET_EXTRA_ARGS="${kubeletExtraArgs(labels, taints)}"`;
+export function kubeletSysconfig(existing: string | null, labels: readonly Label[], taints: readonly Taint[], providerId: string | null = null): string {
+  const line = `KUBELET_EXTRA_ARGS="${kubeletExtraArgs(labels, taints, providerId)}"`;
   if (existing === null || existing.trim() === '') {
     return `# Node labels and taints, written by the ccos-scaler agent (boot-worker).\n${line}\n`;
   }

@@ -65,8 +65,8 @@ export class ApplyIgnitionStep implements StepHandler {
     }
     const existing = await ctx.fs.readFile(HOST_PATHS.kubeletSysconfig).then((data) => data.toString('utf8'), () => null);
     await ctx.fs.mkdir('/etc/sysconfig');
-    await ctx.fs.writeFileAtomic(HOST_PATHS.kubeletSysconfig, kubeletSysconfig(existing, ctx.config.labels, ctx.config.taints), { mode: 0o644, sync: true });
-    const extraArgs = kubeletExtraArgs(ctx.config.labels, ctx.config.taints);
+    await ctx.fs.writeFileAtomic(HOST_PATHS.kubeletSysconfig, kubeletSysconfig(existing, ctx.config.labels, ctx.config.taints, ctx.config.providerId), { mode: 0o644, sync: true });
+    const extraArgs = kubeletExtraArgs(ctx.config.labels, ctx.config.taints, ctx.config.providerId);
     const changed = applied.files.filter((file) => file.changed === true).length;
     return success(
       `applied Ignition ${fetched.version}: ${applied.files.length} files (${changed} changed), ${applied.directories.length} directories, ${applied.units.length} units${plan.skipped.length > 0 ? `; not applied on an installed host: ${plan.skipped.join(', ')}` : ''}${caNote}`,

@@ -97,6 +97,14 @@ export class NodeEntity {
   @Column({ name: 'host_verdict', type: 'jsonb', nullable: true })
   hostVerdict!: HostVerdict | null;
 
+  /** `ccos://<cluster>/<node id>`, given to kubelet at start, for nodes installed through a node group; null otherwise. */
+  @Column({ name: 'provider_id', type: 'text', nullable: true })
+  providerId!: string | null;
+
+  /** The record that carried this host on after it returned to a node group's pool (set on REMOVED records only). */
+  @Column({ name: 'successor_node_id', type: 'uuid', nullable: true })
+  successorNodeId!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

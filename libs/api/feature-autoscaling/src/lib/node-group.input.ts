@@ -1,0 +1,90 @@
+import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
+import { Field, Float, ID, InputType, Int } from 'type-graphql';
+import { checkHostname, checkIp, checkPort, checkSshUser } from '@ccos/shared/domain';
+import { LabelInput, MultiLine, Satisfies, Secret, TaintInput } from '@ccos/api/util-graphql';
+
+@InputType({ description: 'The hardware every host of a node group has; the template Node cluster-autoscaler simulates with.' })
+export class NodeGroupProfileInput {
+  @Field(() => Float, { description: 'CPU cores (allocatable).' })
+  cpuCores!: number;
+
+  @Field(() => Float, { description: 'Memory in bytes (allocatable).' })
+  memoryBytes!: number;
+
+  @Field(() => Float, { defaultValue: 20 * 1024 ** 3, description: 'Ephemeral storage in bytes (allocatable).' })
+  ephemeralStorageBytes!: number;
+
+  @Field(() => Int, { defaultValue: 110 })
+  maxPods!: number;
+
+  @Field(() => String, { defaultValue: 'amd64', description: 'kubernetes.io/arch: amd64 or arm64.' })
+  arch!: string;
+}
+
+@InputType({ description: 'A node group: spares with one hardware profile and one set of labels and taints, between min and max size.' })
+export class CreateNodeGroupInput {
+  @Field(() => ID)
+  clusterId!: string;
+
+  @Field(() => String, { description: 'The id cluster-autoscaler knows the group by: 1..63 lower-case letters, digits and inner dashes, unique in the cluster.' })
+  name!: string;
+
+  @Field(() => Int, { defaultValue: 0 })
+  minSize!: number;
+
+  @Field(() => Int)
+  maxSize!: number;
+
+  @Field(() => [LabelInput], { defaultValue: [] })
+  @ValidateNested({ each: true })
+  labels!: LabelInput[];
+
+  @Field(() => [TaintInput], { defaultValue: [] })
+  @ValidateNested({ each: true })
+  taints!: TaintInput[];
+
+  @Field(() => NodeGroupProfileInput)
+  @ValidateNested()
+  profile!: NodeGroupProfileInput;
+}
+
+@InputType({ description: 'A host to add as a spare of a node group: it goes through addNode\'s checks and waits, not installed.' })
+export class AddSpareInput {
+  @Field(() => ID)
+  groupId!: string;
+
+  @Field(() => String, { description: 'The node name: an RFC 1123 host name, lower case.' })
+  @Satisfies(checkHostname)
+  hostname!: string;
+
+  @Field(() => String)
+  @Satisfies(checkIp)
+  ip!: string;
+
+  @Field(() => Int, { defaultValue: 22 })
+  @Satisfies(checkPort)
+  sshPort!: number;
+
+  @Field(() => String, { defaultValue: 'root' })
+  @Satisfies(checkSshUser)
+  sshUser!: string;
+
+  @Field(() => String, { nullable: true })
+  @Secret()
+  @IsOptional()
+  @MaxLength(1024, { message: 'is longer than 1024 characters' })
+  password?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'PEM or OpenSSH private key.' })
+  @Secret()
+  @MultiLine()
+  @IsOptional()
+  @MaxLength(32 * 1024, { message: 'is larger than 32 KiB' })
+  privateKey?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @Secret()
+  @IsOptional()
+  @MaxLength(1024, { message: 'is longer than 1024 characters' })
+  passphrase?: string | null;
+}

@@ -1,0 +1,112 @@
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { isUuid, type NodeGroupEntity } from '@ccos/api/data-access-db';
+import { type AutoscalingActivityPayload, NotFoundError, PreconditionError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
+import { AddSpareInput, CreateNodeGroupInput } from './node-group.input';
+import type { NodeGroupService } from './node-group.service';
+import { AutoscalerConnectionType, NodeGroupHostType, NodeGroupType } from './node-group.type';
+
+/** Issues the autoscaler's client certificate and says where the provider listens; null when the gRPC provider is off. */
+export interface AutoscalerConnections {
+  issue(clusterId: string): Promise<AutoscalerConnectionType> | null;
+}
+
+type GroupMessage = { readonly clusterId: string };
+
+@Resolver(() => NodeGroupType)
+export class NodeGroupResolver {
+  constructor(
+    private readonly groups: NodeGroupService,
+    private readonly connections: AutoscalerConnections,
+  ) {}
+
+  @Authorized('VIEWER')
+  @Query(() => [NodeGroupType], { description: 'The node groups of a cluster with their pools and latest decisions.' })
+  async nodeGroups(@Arg('clusterId', () => ID) clusterId: string): Promise<NodeGroupType[]> {
+    return Promise.all((await this.groups.groupsOf(clusterId)).map((group) => this.view(group)));
+  }
+
+  @Authorized('VIEWER')
+  @Query(() => NodeGroupType)
+  async nodeGroup(@Arg('id', () => ID) id: string): Promise<NodeGroupType> {
+    return this.view(await this.groups.group(id));
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => NodeGroupType, { description: 'Creates a node group cluster-autoscaler may scale between minSize and maxSize, from the spares added to it.' })
+  async createNodeGroup(@Arg('input', () => CreateNodeGroupInput) input: CreateNodeGroupInput, @Ctx() context: RequestContext): Promise<NodeGroupType> {
+    return this.view(await this.groups.createGroup(input, actorOf(context)));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => NodeGroupHostType, { description: 'Adds a host as a spare of a node group: addNode\'s checks run (SSH, host key, facts, agent, dirty-host verdict), then it waits.' })
+  async addNodeGroupSpare(@Arg('input', () => AddSpareInput) input: AddSpareInput, @Ctx() context: RequestContext): Promise<NodeGroupHostType> {
+    const { groupId, ...host } = input;
+    const member = await this.groups.addSpare(groupId, host, actorOf(context));
+    const [view] = (await this.groups.membersOf(member.groupId)).filter((row) => row.nodeId === member.nodeId).map(hostView);
+    return view;
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => AutoscalerConnectionType, {
+    description: 'Issues a client certificate for the cluster\'s cluster-autoscaler and returns the cloud-config for --cloud-provider=externalgrpc. The key is returned this once and never stored.',
+  })
+  async issueAutoscalerConnection(@Arg('clusterId', () => ID) clusterId: string): Promise<AutoscalerConnectionType> {
+    await this.groups.groupsOf(clusterId);
+    const issued = this.connections.issue(clusterId);
+    if (!issued) {
+      throw new PreconditionError('the externalgrpc provider is off: set AUTOSCALER_GRPC_PORT and restart the service');
+    }
+    return issued;
+  }
+
+  @Authorized('VIEWER')
+  @Subscription(() => [NodeGroupType], {
+    description: 'The cluster\'s node groups now, then again at every decision (reserve, install, delete, return to pool, ...) and host state change.',
+    subscribe: ({ args, context }) => {
+      const clusterId = String(args['clusterId']);
+      if (!isUuid(clusterId)) {
+        throw new NotFoundError('cluster', clusterId);
+      }
+      const live = (context as RequestContext).events.subscribe(TOPICS.AUTOSCALING_ACTIVITY, clusterId) as AsyncIterable<AutoscalingActivityPayload>;
+      return startWith<GroupMessage | AutoscalingActivityPayload>(() => ({ clusterId }), live);
+    },
+  })
+  async nodeGroupsChanged(@Root() _message: GroupMessage, @Arg('clusterId', () => ID) clusterId: string): Promise<NodeGroupType[]> {
+    return this.nodeGroups(clusterId);
+  }
+
+  private async view(group: NodeGroupEntity): Promise<NodeGroupType> {
+    const hosts = (await this.groups.membersOf(group.id)).map(hostView);
+    const activity = await this.groups.activitiesOf(group.id, 50);
+    return {
+      id: group.id,
+      clusterId: group.clusterId,
+      name: group.name,
+      minSize: group.minSize,
+      maxSize: group.maxSize,
+      targetSize: group.targetSize,
+      currentSize: hosts.filter((host) => ['RESERVED', 'RUNNING', 'DELETING'].includes(host.state)).length,
+      spares: hosts.filter((host) => host.state === 'SPARE').length,
+      labels: group.labels.map(({ key, value }) => ({ key, value })),
+      taints: group.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
+      profile: { ...group.profile },
+      hosts,
+      activity: activity.map((entry) => ({ seq: entry.seq, kind: entry.kind, nodeId: entry.nodeId, hostname: entry.hostname, reason: entry.reason, actor: entry.actor, at: entry.at })),
+      createdBy: group.createdBy,
+      createdAt: group.createdAt,
+    };
+  }
+}
+
+function hostView(row: Awaited<ReturnType<NodeGroupService['membersOf']>>[number]): NodeGroupHostType {
+  return {
+    nodeId: row.nodeId,
+    hostname: row.node?.hostname ?? '',
+    ip: row.node?.ip ?? null,
+    state: row.state,
+    reason: row.reason,
+    nodeStatus: row.node?.status ?? 'REMOVED',
+    providerId: row.node?.providerId ?? null,
+    since: row.updatedAt,
+  };
+}

@@ -1,0 +1,619 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { DataSource, EntityManager, Repository } from 'typeorm';
+import { In, Not } from 'typeorm';
+import { type Label, type Taint, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
+import {
+  type AuditLog,
+  AutoscalingActivityEntity,
+  type AutoscalingActivityKind,
+  ClusterEntity,
+  NodeEntity,
+  NodeGroupEntity,
+  NodeGroupMemberEntity,
+  type NodeGroupMemberState,
+  type NodeGroupProfile,
+  type NodeStore,
+  isUuid,
+  uniqueViolationOf,
+} from '@ccos/api/data-access-db';
+import { type AutoscalingActivityPayload, BadUserInputError, ConflictError, type EventBus, NotFoundError, type NodeChangedPayload, TOPICS } from '@ccos/api/util-graphql';
+import type { AutoscalingObserver, AutoscalingPorts, SpareHost } from './autoscaling-ports';
+
+/** The actor of decisions cluster-autoscaler asked for (over gRPC, authenticated by its client certificate). */
+export const AUTOSCALER_ACTOR = 'cluster-autoscaler';
+/** The actor of what the service's own checks decided (a spare ready, a host back in the pool or out). */
+export const SERVICE_ACTOR = 'ccos-scaler';
+
+/** Node statuses in which addNode's checks ended without a usable host. */
+const CHECK_FAILED = new Set(['AUTH_FAILED', 'UNREACHABLE', 'HOST_KEY_CHANGED', 'PRECHECK_FAILED']);
+/** `uname -m` by `kubernetes.io/arch`. */
+const UNAME_ARCH: Record<string, string> = { amd64: 'x86_64', arm64: 'aarch64' };
+
+/** Member states that count toward a group's current size (installed or on the way). */
+const IN_GROUP: readonly NodeGroupMemberState[] = ['RESERVED', 'RUNNING', 'DELETING'];
+
+export interface NodeGroupDefinition {
+  readonly clusterId: string;
+  readonly name: string;
+  readonly minSize: number;
+  readonly maxSize: number;
+  readonly labels: readonly Label[];
+  readonly taints: readonly Taint[];
+  readonly profile: NodeGroupProfile;
+}
+
+/** An instance as cluster-autoscaler sees it (NodeGroupNodes). */
+export interface GroupInstance {
+  /** The providerID (`ccos://<cluster>/<node id>`), or a placeholder's for a reservation no spare could fill. */
+  readonly id: string;
+  readonly state: 'CREATING' | 'RUNNING' | 'DELETING';
+  readonly error: { readonly code: string; readonly message: string; readonly errorClass: 'OUT_OF_RESOURCES' | 'OTHER' } | null;
+  readonly nodeId: string | null;
+  readonly hostname: string | null;
+}
+
+/** A refusal cluster-autoscaler gets as a gRPC status. */
+export class AutoscalingRefusal extends Error {
+  override readonly name = 'AutoscalingRefusal';
+  constructor(
+    readonly code: 'NOT_FOUND' | 'INVALID_ARGUMENT' | 'FAILED_PRECONDITION',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The instance id a reservation no spare could fill carries. */
+export function placeholderId(cluster: string, group: string, index: number): string {
+  return `ccos://${cluster}/unfulfilled.${group}.${index}`;
+}
+
+/** `ccos://<cluster>/<node id>`; the cluster's name when it is safe in a kubelet flag, else its id. */
+export function providerIdOf(cluster: Pick<ClusterEntity, 'id' | 'name'>, nodeId: string): string {
+  return `ccos://${/^[A-Za-z0-9._-]{1,253}$/.test(cluster.name) ? cluster.name : cluster.id}/${nodeId}`;
+}
+
+/**
+ * Node groups over pools of spare hosts, and the decisions cluster-autoscaler asks for. A spare
+ * is a node record added through addNode (every check, the dirty-host verdict) that waits in
+ * READY_TO_INSTALL; a scale-up reserves spares and installs them as one batch; a scale-down runs
+ * the removal and returns the host to the pool through addNode's checks again, or takes it out
+ * as reinstall-required. Every decision is an activity (stored, audited, published, counted).
+ */
+export class NodeGroupService {
+  private readonly groups: Repository<NodeGroupEntity>;
+  private readonly members: Repository<NodeGroupMemberEntity>;
+  private readonly activities: Repository<AutoscalingActivityEntity>;
+  private readonly clusters: Repository<ClusterEntity>;
+  private readonly watched = new Map<string, AsyncIterator<unknown>>();
+  private readonly scaleDowns = new Set<Promise<void>>();
+  private readonly cleaning = new Set<string>();
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly nodes: NodeStore,
+    private readonly ports: AutoscalingPorts,
+    private readonly audit: AuditLog,
+    private readonly events: EventBus,
+    private readonly logger: Logger,
+    private readonly observer: AutoscalingObserver | null = null,
+  ) {
+    this.groups = dataSource.getRepository(NodeGroupEntity);
+    this.members = dataSource.getRepository(NodeGroupMemberEntity);
+    this.activities = dataSource.getRepository(AutoscalingActivityEntity);
+    this.clusters = dataSource.getRepository(ClusterEntity);
+  }
+
+  /** Follows the node changes of every cluster with a group, and settles what changed while the service was down. */
+  async start(): Promise<void> {
+    const groups = await this.groups.find();
+    for (const clusterId of new Set(groups.map((group) => group.clusterId))) {
+      this.watch(clusterId);
+    }
+    await this.reconcileAll();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.watched.values()].map((iterator) => iterator.return?.()));
+    this.watched.clear();
+    await Promise.all([...this.scaleDowns]);
+  }
+
+  // ---------------------------------------------------------------- groups and spares
+
+  async createGroup(definition: NodeGroupDefinition, actor: string): Promise<NodeGroupEntity> {
+    const cluster = isUuid(definition.clusterId) ? await this.clusters.findOneBy({ id: definition.clusterId }) : null;
+    if (!cluster) {
+      throw new NotFoundError('cluster', definition.clusterId);
+    }
+    if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(definition.name)) {
+      throw new BadUserInputError('input.name', 'must be 1..63 lower-case letters, digits and inner dashes');
+    }
+    if (!Number.isInteger(definition.minSize) || definition.minSize < 0 || !Number.isInteger(definition.maxSize) || definition.maxSize < definition.minSize) {
+      throw new BadUserInputError('input.maxSize', 'minSize must be a whole number from 0 and maxSize at least minSize');
+    }
+    const problem = checkNodeLabels(definition.labels) ?? checkTaints(definition.taints);
+    if (problem) {
+      throw new BadUserInputError(problem.startsWith('taint') ? 'input.taints' : 'input.labels', problem);
+    }
+    const profile = definition.profile;
+    if (!(profile.cpuCores > 0) || !(profile.memoryBytes > 0) || !(profile.maxPods > 0) || !(profile.ephemeralStorageBytes >= 0) || !UNAME_ARCH[profile.arch]) {
+      throw new BadUserInputError('input.profile', `cpuCores, memoryBytes and maxPods must be positive, arch one of ${Object.keys(UNAME_ARCH).join(', ')}`);
+    }
+    const group = this.groups.create({
+      id: randomUUID(),
+      clusterId: cluster.id,
+      name: definition.name,
+      minSize: definition.minSize,
+      maxSize: definition.maxSize,
+      targetSize: 0,
+      labels: definition.labels.map(({ key, value }) => ({ key, value })),
+      taints: definition.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
+      profile: { cpuCores: profile.cpuCores, memoryBytes: profile.memoryBytes, ephemeralStorageBytes: profile.ephemeralStorageBytes, maxPods: profile.maxPods, arch: profile.arch },
+      createdBy: actor,
+    });
+    try {
+      await this.groups.insert(group);
+    } catch (error) {
+      if (uniqueViolationOf(error)) {
+        throw new ConflictError(`the cluster already has a node group named ${definition.name}`);
+      }
+      throw error;
+    }
+    this.watch(cluster.id);
+    return this.groups.findOneByOrFail({ id: group.id });
+  }
+
+  async group(id: string): Promise<NodeGroupEntity> {
+    const group = isUuid(id) ? await this.groups.findOneBy({ id }) : null;
+    if (!group) {
+      throw new NotFoundError('node group', id);
+    }
+    return group;
+  }
+
+  groupsOf(clusterId: string): Promise<NodeGroupEntity[]> {
+    if (!isUuid(clusterId)) {
+      throw new NotFoundError('cluster', clusterId);
+    }
+    return this.groups.find({ where: { clusterId }, order: { name: 'ASC' } });
+  }
+
+  /** The group by the id cluster-autoscaler knows (its name), within the cluster its certificate names. */
+  async groupByName(clusterId: string, name: string): Promise<NodeGroupEntity> {
+    const group = await this.groups.findOneBy({ clusterId, name });
+    if (!group) {
+      throw new AutoscalingRefusal('NOT_FOUND', `node group "${name}" not found`);
+    }
+    return group;
+  }
+
+  /** Adds a host as a spare: addNode with the group's labels and taints; it waits, checked, until a scale-up picks it. */
+  async addSpare(groupId: string, host: Omit<SpareHost, 'clusterId' | 'labels' | 'taints'>, actor: string): Promise<NodeGroupMemberEntity> {
+    const group = await this.group(groupId);
+    const nodeId = await this.ports.addNode({ ...host, clusterId: group.clusterId, labels: group.labels, taints: group.taints });
+    await this.members.insert({ nodeId, groupId: group.id, state: 'CHECKING', reason: 'addNode\'s checks are running' });
+    await this.record(group, 'SPARE_ADDED', { nodeId, hostname: host.hostname }, `added as a spare of ${group.name} by ${actor}; checking the host`, actor);
+    // The checks may have finished before the membership was stored.
+    await this.reconcileNode(nodeId);
+    return this.members.findOneByOrFail({ nodeId });
+  }
+
+  /** Current members of the group (retired records left out), newest first. */
+  membersOf(groupId: string): Promise<Array<NodeGroupMemberEntity & { node: NodeEntity | null }>> {
+    return this.members
+      .find({ where: { groupId }, order: { createdAt: 'DESC' } })
+      .then((rows) => rows.filter((row) => row.state !== 'RETIRED'))
+      .then(async (rows) => {
+        const nodes = rows.length > 0 ? await this.nodes.repository.findBy({ id: In(rows.map((row) => row.nodeId)) }) : [];
+        const byId = new Map(nodes.map((node) => [node.id, node]));
+        return rows.map((row) => Object.assign(row, { node: byId.get(row.nodeId) ?? null }));
+      });
+  }
+
+  activitiesOf(groupId: string, limit = 100): Promise<AutoscalingActivityEntity[]> {
+    return this.activities.find({ where: { groupId }, order: { seq: 'DESC' }, take: Math.min(Math.max(limit, 1), 500) });
+  }
+
+  // ---------------------------------------------------------------- what cluster-autoscaler asks
+
+  /** Every state change a node event may have caused, for every group (Refresh, start). */
+  async reconcileAll(): Promise<void> {
+    const open = await this.members.find({ where: { state: In(['CHECKING', 'SPARE', 'RESERVED', 'RUNNING']) }, select: { nodeId: true } });
+    for (const { nodeId } of open) {
+      await this.reconcileNode(nodeId);
+    }
+  }
+
+  async currentSize(group: NodeGroupEntity): Promise<number> {
+    return this.members.count({ where: { groupId: group.id, state: In([...IN_GROUP]) } });
+  }
+
+  /** The group's instances: members installing, running or being deleted, and a placeholder for each reservation no spare filled. */
+  async instances(group: NodeGroupEntity): Promise<GroupInstance[]> {
+    const cluster = await this.clusters.findOneByOrFail({ id: group.clusterId });
+    const rows = await this.members.find({ where: { groupId: group.id, state: In([...IN_GROUP]) }, order: { createdAt: 'ASC' } });
+    const nodes = rows.length > 0 ? await this.nodes.repository.findBy({ id: In(rows.map((row) => row.nodeId)) }) : [];
+    const byId = new Map(nodes.map((node) => [node.id, node]));
+    const instances: GroupInstance[] = rows.map((row) => {
+      const node = byId.get(row.nodeId);
+      const failed = node && (node.status === 'INSTALL_FAILED' || node.status === 'STALLED');
+      return {
+        id: node?.providerId ?? providerIdOf(cluster, row.nodeId),
+        state: row.state === 'RUNNING' ? 'RUNNING' : row.state === 'DELETING' ? 'DELETING' : 'CREATING',
+        error: failed ? { code: node.status, message: node.statusReason ?? node.status, errorClass: 'OTHER' } : null,
+        nodeId: row.nodeId,
+        hostname: node?.hostname ?? null,
+      };
+    });
+    const missing = group.targetSize - rows.filter((row) => row.state !== 'DELETING').length;
+    for (let index = 1; index <= missing; index++) {
+      instances.push({
+        id: placeholderId(cluster.name, group.name, index),
+        state: 'CREATING',
+        error: { code: 'NO_SPARE_HOSTS', message: `node group ${group.name} has no spare host left in its pool`, errorClass: 'OUT_OF_RESOURCES' },
+        nodeId: null,
+        hostname: null,
+      });
+    }
+    return instances;
+  }
+
+  /** The group of a Node by its providerID; null for nodes no group manages (control plane, discovered or hand-added workers). */
+  async groupForNode(clusterId: string, providerId: string): Promise<NodeGroupEntity | null> {
+    if (!providerId) {
+      return null;
+    }
+    const node = await this.nodes.repository.findOneBy({ clusterId, providerId });
+    if (!node) {
+      return null;
+    }
+    const member = await this.members.findOneBy({ nodeId: node.id });
+    return member && member.state !== 'RETIRED' ? this.groups.findOneBy({ id: member.groupId }) : null;
+  }
+
+  /**
+   * Reserves `delta` spares and starts their install as one batch; returns once the target is
+   * raised (the installs run in the background). A reservation beyond the spares left still
+   * raises the target: the missing instances report out-of-resources, so the autoscaler backs off.
+   */
+  async increaseSize(clusterId: string, name: string, delta: number): Promise<{ reserved: number; missing: number }> {
+    if (!Number.isInteger(delta) || delta <= 0) {
+      throw new AutoscalingRefusal('INVALID_ARGUMENT', `size increase must be positive, got ${delta}`);
+    }
+    const cluster = await this.clusters.findOneByOrFail({ id: clusterId });
+    const outcome = await this.dataSource.transaction(async (manager) => {
+      const group = await this.lockGroup(manager, clusterId, name);
+      if (group.targetSize + delta > group.maxSize) {
+        throw new AutoscalingRefusal('INVALID_ARGUMENT', `size increase too large: target ${group.targetSize} + ${delta} is above the maximum ${group.maxSize} of node group ${group.name}`);
+      }
+      const spares = await manager
+        .getRepository(NodeGroupMemberEntity)
+        .createQueryBuilder('member')
+        .innerJoin(NodeEntity, 'node', 'node.id = member.node_id')
+        .where("member.group_id = :groupId AND member.state = 'SPARE' AND node.status = 'READY_TO_INSTALL'", { groupId: group.id })
+        .orderBy('member.updated_at', 'ASC')
+        .limit(delta)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked')
+        .getMany();
+      for (const spare of spares) {
+        await manager.getRepository(NodeGroupMemberEntity).update({ nodeId: spare.nodeId }, { state: 'RESERVED', reason: 'reserved by a scale-up; installing' });
+        await manager.getRepository(NodeEntity).update({ id: spare.nodeId }, { providerId: providerIdOf(cluster, spare.nodeId) });
+      }
+      await manager.getRepository(NodeGroupEntity).update({ id: group.id }, { targetSize: group.targetSize + delta });
+      return { group, reserved: spares.map((spare) => spare.nodeId) };
+    });
+    const { group } = outcome;
+    const hosts = outcome.reserved.length > 0 ? await this.nodes.repository.findBy({ id: In(outcome.reserved) }) : [];
+    for (const host of hosts) {
+      await this.record(group, 'RESERVE', { nodeId: host.id, hostname: host.hostname }, `reserved for a scale-up of ${group.name} by ${delta} (target ${group.targetSize} → ${group.targetSize + delta})`);
+    }
+    const missing = delta - hosts.length;
+    if (missing > 0) {
+      await this.record(group, 'OUT_OF_RESOURCES', {}, `the pool of ${group.name} had ${hosts.length} spare host(s) for a scale-up by ${delta}: ${missing} instance(s) report out-of-resources`);
+    }
+    if (hosts.length > 0) {
+      const batchId = await this.ports.installAsBatch(clusterId, hosts.map((host) => host.id), AUTOSCALER_ACTOR);
+      for (const host of hosts) {
+        await this.record(group, 'INSTALL', { nodeId: host.id, hostname: host.hostname }, `installing as ${providerIdOf(cluster, host.id)} in batch ${batchId}`);
+      }
+    }
+    return { reserved: hosts.length, missing };
+  }
+
+  /** Lowers the target by reservations no spare filled (never deletes a node). */
+  async decreaseTargetSize(clusterId: string, name: string, delta: number): Promise<void> {
+    if (!Number.isInteger(delta) || delta >= 0) {
+      throw new AutoscalingRefusal('INVALID_ARGUMENT', `size decrease must be negative, got ${delta}`);
+    }
+    const group = await this.dataSource.transaction(async (manager) => {
+      const locked = await this.lockGroup(manager, clusterId, name);
+      const size = await manager.getRepository(NodeGroupMemberEntity).count({ where: { groupId: locked.id, state: In(['RESERVED', 'RUNNING']) } });
+      if (locked.targetSize + delta < size) {
+        throw new AutoscalingRefusal('FAILED_PRECONDITION', `attempt to delete existing nodes: target ${locked.targetSize}, ${size} node(s) installed or installing, delta ${delta}`);
+      }
+      await manager.getRepository(NodeGroupEntity).update({ id: locked.id }, { targetSize: locked.targetSize + delta });
+      return locked;
+    });
+    await this.record(group, 'DECREASE_TARGET', {}, `target of ${group.name} lowered ${group.targetSize} → ${group.targetSize + delta} (unfilled reservations dropped)`);
+  }
+
+  /**
+   * Deletes nodes of the group: every one is checked first (all belong to the group, the minimum
+   * holds), then the target drops and each removal starts; returns without waiting for them.
+   * A placeholder of an unfilled reservation only lowers the target.
+   */
+  async deleteNodes(clusterId: string, name: string, providerIds: readonly string[]): Promise<void> {
+    const cluster = await this.clusters.findOneByOrFail({ id: clusterId });
+    const { group, members } = await this.dataSource.transaction(async (manager) => {
+      const locked = await this.lockGroup(manager, clusterId, name);
+      const chosen: Array<{ nodeId: string | null; providerId: string }> = [];
+      for (const providerId of providerIds) {
+        if (providerId.startsWith(`ccos://${cluster.name}/unfulfilled.${locked.name}.`)) {
+          chosen.push({ nodeId: null, providerId });
+          continue;
+        }
+        const node = providerId ? await manager.getRepository(NodeEntity).findOneBy({ clusterId, providerId }) : null;
+        const member = node ? await manager.getRepository(NodeGroupMemberEntity).findOneBy({ nodeId: node.id, groupId: locked.id }) : null;
+        if (!node || !member || !['RESERVED', 'RUNNING'].includes(member.state)) {
+          throw new AutoscalingRefusal('INVALID_ARGUMENT', `node ${providerId || '(no providerID)'} does not belong to node group ${locked.name}${member?.state === 'DELETING' ? ' any more (being deleted)' : ''}`);
+        }
+        chosen.push({ nodeId: node.id, providerId });
+      }
+      if (locked.targetSize - chosen.length < locked.minSize) {
+        throw new AutoscalingRefusal('FAILED_PRECONDITION', `deleting ${chosen.length} node(s) would take node group ${locked.name} below its minimum size ${locked.minSize} (target ${locked.targetSize})`);
+      }
+      await manager.getRepository(NodeGroupEntity).update({ id: locked.id }, { targetSize: locked.targetSize - chosen.length });
+      for (const { nodeId } of chosen) {
+        if (nodeId) {
+          await manager.getRepository(NodeGroupMemberEntity).update({ nodeId }, { state: 'DELETING', reason: 'scale-down: removing the node' });
+        }
+      }
+      return { group: locked, members: chosen };
+    });
+    for (const { nodeId, providerId } of members) {
+      if (!nodeId) {
+        await this.record(group, 'DECREASE_TARGET', {}, `unfilled reservation ${providerId} dropped`);
+        continue;
+      }
+      const node = await this.nodes.get(nodeId);
+      await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, `scale-down of ${group.name}: removing ${node.hostname} (${providerId})`);
+      const task = this.scaleDown(group, node).finally(() => this.scaleDowns.delete(task));
+      this.scaleDowns.add(task);
+    }
+  }
+
+  /** The removal run, then the host back to the pool through addNode's checks (or out, reinstall required). */
+  private async scaleDown(group: NodeGroupEntity, node: NodeEntity): Promise<void> {
+    try {
+      const runId = await this.ports.startRemoval(node.id, AUTOSCALER_ACTOR);
+      const outcome = await this.ports.removalOutcome(runId);
+      if (outcome.status !== 'SUCCEEDED') {
+        await this.members.update({ nodeId: node.id }, { state: 'RUNNING', reason: `removal ${outcome.status.toLowerCase()}: ${outcome.reason ?? ''}` });
+        await this.groups.increment({ id: group.id }, 'targetSize', 1);
+        await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, `the removal of ${node.hostname} ${outcome.status.toLowerCase()}: ${outcome.reason ?? 'no reason given'}`);
+        return;
+      }
+      await this.returnToPool(group, node.id);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ err: error, nodeId: node.id, group: group.name }, 'scale-down failed');
+      await this.members.update({ nodeId: node.id }, { state: 'RUNNING', reason: `removal could not start: ${message}` }).catch(() => undefined);
+      await this.groups.increment({ id: group.id }, 'targetSize', 1).catch(() => undefined);
+      await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, `the removal of ${node.hostname} could not run: ${message}`).catch(() => undefined);
+    }
+  }
+
+  /** A new record carries the host on; addNode's checks (the dirty-host verdict among them) decide whether it is a spare again. */
+  private async returnToPool(group: NodeGroupEntity, removedId: string): Promise<void> {
+    const removed = await this.nodes.get(removedId);
+    const successor = await this.nodes.create({
+      clusterId: removed.clusterId,
+      hostname: removed.hostname,
+      ip: removed.ip,
+      sshPort: removed.sshPort,
+      sshUser: removed.sshUser,
+      sshCredentialsSealed: removed.sshCredentialsSealed,
+      sshAuthMethod: removed.sshAuthMethod,
+      hostKeyFingerprint: removed.hostKeyFingerprint,
+      hostKeyAlgorithm: removed.hostKeyAlgorithm,
+      labels: group.labels,
+      taints: group.taints,
+      status: 'ADDING',
+      statusReason: `returning to the pool of ${group.name}: checking the host again`,
+      origin: 'ADDED',
+    });
+    await this.dataSource.transaction(async (manager) => {
+      await manager
+        .getRepository(NodeEntity)
+        .createQueryBuilder()
+        .update()
+        .set({ successorNodeId: successor.id })
+        .where('id = :id OR successor_node_id = :id', { id: removed.id })
+        .execute();
+      await manager.getRepository(NodeGroupMemberEntity).update({ nodeId: removed.id }, { state: 'RETIRED', reason: `removed; the host continues as node ${successor.id}` });
+      await manager.getRepository(NodeGroupMemberEntity).insert({ nodeId: successor.id, groupId: group.id, state: 'CHECKING', reason: 'back from a scale-down: addNode\'s checks are running', predecessorNodeId: removed.id });
+    });
+    this.ports.checkHost(successor.id);
+  }
+
+  // ---------------------------------------------------------------- state of members
+
+  /** Moves the node's membership along what its node record now says. */
+  async reconcileNode(nodeId: string): Promise<void> {
+    const member = await this.members.findOneBy({ nodeId });
+    if (!member) {
+      return;
+    }
+    const node = await this.nodes.repository.findOneBy({ id: nodeId });
+    const group = await this.groups.findOneBy({ id: member.groupId });
+    if (!node || !group) {
+      return;
+    }
+    const move = async (from: NodeGroupMemberState, to: NodeGroupMemberState, reason: string, kind: AutoscalingActivityKind | null): Promise<void> => {
+      const changed = await this.members.update({ nodeId, state: from }, { state: to, reason });
+      if ((changed.affected ?? 0) === 1) {
+        if (kind) {
+          await this.record(group, kind, { nodeId, hostname: node.hostname }, reason, SERVICE_ACTOR);
+        } else {
+          this.publish(group, null, null);
+        }
+      }
+    };
+    if (member.state === 'CHECKING') {
+      if (node.status === 'READY_TO_INSTALL') {
+        const verdict = node.hostVerdict;
+        const wanted = UNAME_ARCH[group.profile.arch];
+        if (node.facts.arch && wanted && node.facts.arch !== wanted) {
+          await move('CHECKING', 'UNUSABLE', `the host is ${node.facts.arch}; node group ${group.name} is ${group.profile.arch}`, 'SPARE_UNUSABLE');
+        } else if (member.predecessorNodeId && verdict?.verdict === 'CLEANABLE' && !verdict.cleanedAt) {
+          // What the host's own install through this group wrote (the Ignition's files) may go; anything else is foreign.
+          const own = await this.filesWrittenBy(member.predecessorNodeId);
+          const foreign = verdict.leftovers.filter((leftover) => !own.has(leftover.item));
+          if (foreign.length > 0) {
+            await move('CHECKING', 'REINSTALL_REQUIRED', `the dirty-host check found what its own install did not write${describeLeftovers(foreign)}: ${verdict.reason}`, 'REINSTALL_REQUIRED');
+          } else {
+            await this.cleanOwnFiles(group, node, verdict.leftovers.length);
+          }
+        } else if (verdict && verdict.verdict !== 'CLEAN' && !(member.predecessorNodeId && verdict.verdict === 'CLEANABLE' && verdict.cleanedAt)) {
+          await move('CHECKING', 'REINSTALL_REQUIRED', `the dirty-host check says ${verdict.verdict.toLowerCase().replace(/_/g, ' ')}: ${verdict.reason}${describeLeftovers(verdict.leftovers)}`, 'REINSTALL_REQUIRED');
+        } else if (member.predecessorNodeId) {
+          const cleaned = verdict?.cleanedAt ? ` after removing ${verdict.leftovers.length} file(s) its own install wrote` : '';
+          await move('CHECKING', 'SPARE', `back in the pool of ${group.name}: the dirty-host check says clean${cleaned}`, 'RETURN_TO_POOL');
+        } else {
+          await move('CHECKING', 'SPARE', `checked and clean: a spare of ${group.name}`, 'SPARE_READY');
+        }
+      } else if (CHECK_FAILED.has(node.status)) {
+        await move('CHECKING', 'UNUSABLE', `addNode's checks failed (${node.status}): ${node.statusReason ?? ''}`, 'SPARE_UNUSABLE');
+      }
+    } else if (member.state === 'SPARE' && node.status !== 'READY_TO_INSTALL') {
+      // An operator acted on the spare (reconnect, deleted record): it waits for the checks again.
+      if (node.status === 'ADDING') {
+        await move('SPARE', 'CHECKING', 'checking the host again', null);
+      } else if (CHECK_FAILED.has(node.status)) {
+        await move('SPARE', 'UNUSABLE', `${node.status}: ${node.statusReason ?? ''}`, 'SPARE_UNUSABLE');
+      }
+    } else if (member.state === 'RESERVED') {
+      if (node.status === 'JOINED') {
+        await move('RESERVED', 'RUNNING', `${node.hostname} joined and is Ready as ${node.providerId ?? '?'}`, 'INSTALLED');
+      } else if (node.status === 'INSTALL_FAILED' && !member.reason?.startsWith('install failed')) {
+        // Once per failure: Refresh and every node change come back here.
+        const reason = `install failed: ${node.statusReason ?? ''}`;
+        const changed = await this.members.update({ nodeId, state: 'RESERVED', reason: 'reserved by a scale-up; installing' }, { reason });
+        if ((changed.affected ?? 0) === 1) {
+          await this.record(group, 'INSTALL_FAILED', { nodeId, hostname: node.hostname }, `${node.hostname}: ${reason}`, SERVICE_ACTOR);
+        }
+      } else if (node.status === 'INSTALLING' && member.reason?.startsWith('install failed')) {
+        await this.members.update({ nodeId, state: 'RESERVED' }, { reason: 'reserved by a scale-up; installing' });
+      }
+    } else if (member.state === 'RUNNING' && node.status === 'REMOVED') {
+      await move('RUNNING', 'RETIRED', `the Node ${node.hostname} left the cluster outside a scale-down`, null);
+    }
+  }
+
+  /** Paths the node's install runs wrote (APPLY_IGNITION's report of the Ignition files it applied). */
+  private async filesWrittenBy(nodeId: string): Promise<Set<string>> {
+    const rows = await this.dataSource.query<Array<{ path: string }>>(
+      `SELECT DISTINCT f->>'path' AS path
+         FROM install_runs r JOIN step_events e ON e.run_id = r.id, jsonb_array_elements(COALESCE(e.detail->'files', '[]'::jsonb)) f
+        WHERE r.node_id = $1 AND e.step = 'APPLY_IGNITION' AND e.status = 'SUCCEEDED'`,
+      [nodeId],
+    );
+    return new Set(rows.map((row) => row.path));
+  }
+
+  /** Removes the files the host's own install wrote (the host cleanup: those files, then a fresh scan); the node change that follows settles the member. */
+  private async cleanOwnFiles(group: NodeGroupEntity, node: NodeEntity, count: number): Promise<void> {
+    if (this.cleaning.has(node.id)) {
+      return;
+    }
+    // One cleanup per host across replicas: the member's reason is the claim.
+    const claim = `back from a scale-down: removing the ${count} file(s) its own install wrote`;
+    const claimed = await this.members.update({ nodeId: node.id, state: 'CHECKING', reason: Not(claim) }, { reason: claim });
+    if ((claimed.affected ?? 0) !== 1) {
+      return;
+    }
+    this.cleaning.add(node.id);
+    try {
+      await this.ports.cleanLeftovers(node.id, AUTOSCALER_ACTOR);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const changed = await this.members.update({ nodeId: node.id, state: 'CHECKING' }, { state: 'REINSTALL_REQUIRED', reason: `removing the ${count} file(s) its own install wrote failed: ${message}` });
+      if ((changed.affected ?? 0) === 1) {
+        await this.record(group, 'REINSTALL_REQUIRED', { nodeId: node.id, hostname: node.hostname }, `removing the files its own install wrote failed: ${message}`, SERVICE_ACTOR);
+      }
+    } finally {
+      this.cleaning.delete(node.id);
+    }
+  }
+
+  private async lockGroup(manager: EntityManager, clusterId: string, name: string): Promise<NodeGroupEntity> {
+    const group = await manager.getRepository(NodeGroupEntity).createQueryBuilder('g').where('g.cluster_id = :clusterId AND g.name = :name', { clusterId, name }).setLock('pessimistic_write').getOne();
+    if (!group) {
+      throw new AutoscalingRefusal('NOT_FOUND', `node group "${name}" not found`);
+    }
+    return group;
+  }
+
+  /** Stores the decision, audits it, counts it and publishes it. */
+  private async record(
+    group: NodeGroupEntity,
+    kind: AutoscalingActivityKind,
+    about: { nodeId?: string; hostname?: string },
+    reason: string,
+    actor = AUTOSCALER_ACTOR,
+  ): Promise<void> {
+    const saved = await this.activities.save(this.activities.create({ groupId: group.id, kind, nodeId: about.nodeId ?? null, hostname: about.hostname ?? null, reason, actor }));
+    await this.audit.record({
+      actor,
+      action: `autoscaling.${kind.toLowerCase()}`,
+      targetType: about.nodeId ? 'node' : 'nodeGroup',
+      targetId: about.nodeId ?? group.id,
+      result: 'SUCCESS',
+      detail: { group: group.name, groupId: group.id, reason },
+      requestId: null,
+    });
+    this.observer?.decision(kind, group.name);
+    this.logger.info({ group: group.name, kind, nodeId: about.nodeId, hostname: about.hostname }, reason);
+    this.publish(group, saved.seq, kind);
+  }
+
+  private publish(group: NodeGroupEntity, seq: string | null, kind: string | null): void {
+    const payload: AutoscalingActivityPayload = { groupId: group.id, seq, kind };
+    this.events.publish(TOPICS.AUTOSCALING_ACTIVITY, group.clusterId, payload);
+  }
+
+  /** Node changes of the cluster move its members along. */
+  private watch(clusterId: string): void {
+    if (this.watched.has(clusterId) || this.stopped) {
+      return;
+    }
+    const iterator = (this.events.subscribe(TOPICS.NODE_CHANGED, clusterId) as AsyncIterable<NodeChangedPayload>)[Symbol.asyncIterator]();
+    this.watched.set(clusterId, iterator);
+    void (async () => {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done || this.stopped) {
+          return;
+        }
+        await this.reconcileNode(next.value.nodeId).catch((error: unknown) => this.logger.warn({ err: error, nodeId: next.value.nodeId }, 'could not follow a node group member'));
+      }
+    })().catch((error: unknown) => {
+      this.watched.delete(clusterId);
+      this.logger.warn({ err: error, clusterId }, 'stopped following node changes for node groups');
+    });
+  }
+}
+
+function describeLeftovers(leftovers: ReadonlyArray<{ kind: string; item: string }>): string {
+  if (leftovers.length === 0) {
+    return '';
+  }
+  const shown = leftovers.slice(0, 5).map((leftover) => leftover.item);
+  return ` (${shown.join(', ')}${leftovers.length > 5 ? `, and ${leftovers.length - 5} more` : ''})`;
+}
+

@@ -1,0 +1,1 @@
+export { POOL_ROUTES } from './lib/pools.routes';
