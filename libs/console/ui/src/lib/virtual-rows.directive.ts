@@ -16,13 +16,14 @@ const ESTIMATED_ROW_PX = 45;
  * browser's find finds every row). Rows are assumed about equally tall: the height is measured
  * from the rendered rows after each render, and the spacers use it.
  *
- * The scroll listener is passive and outside the template, so scrolling runs no change
- * detection unless the window of rows moves.
+ * Scrolling runs the page's change detection once per scroll event (the browser sends at most
+ * one a frame); with a few dozen rows rendered that is cheap, and it is the path Angular
+ * guarantees to refresh the view.
  */
 @Directive({
   selector: '[ccosVirtualRows]',
   exportAs: 'ccosVirtualRows',
-  host: { '[class.ccos-virtual-rows]': 'active()', '[attr.tabindex]': 'active() ? 0 : null' },
+  host: { '[class.ccos-virtual-rows]': 'active()', '[attr.tabindex]': 'active() ? 0 : null', '(scroll)': 'readViewport()' },
 })
 export class VirtualRowsDirective {
   /** How many rows the table has in all. */
@@ -46,18 +47,22 @@ export class VirtualRowsDirective {
   readonly after = computed(() => (this.total() - this.end()) * this.rowHeight());
 
   constructor() {
-    const onScroll = () => this.readViewport();
-    this.host.addEventListener('scroll', onScroll, { passive: true });
     const resize = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(() => this.readViewport());
     resize?.observe(this.host);
     inject(DestroyRef).onDestroy(() => {
-      this.host.removeEventListener('scroll', onScroll);
       resize?.disconnect();
     });
-    afterEveryRender({ read: () => this.measureRows() });
+    // After a render the rows' height may have changed the content's height, and the browser
+    // may have clamped the scroll position without a scroll event: read both again.
+    afterEveryRender({
+      read: () => {
+        this.measureRows();
+        this.readViewport();
+      },
+    });
   }
 
-  private readViewport(): void {
+  protected readViewport(): void {
     this.scrollTop.set(this.host.scrollTop);
     if (this.host.clientHeight > 0) {
       this.viewportHeight.set(this.host.clientHeight);
@@ -75,7 +80,7 @@ export class VirtualRowsDirective {
     if (!first || !last || rows.length < 2) {
       return;
     }
-    const mean = (last.offsetTop + last.offsetHeight - first.offsetTop) / rows.length;
+    const mean = (last.getBoundingClientRect().bottom - first.getBoundingClientRect().top) / rows.length;
     if (mean > 0 && Math.abs(mean - this.rowHeight()) > 0.5) {
       this.rowHeight.set(mean);
     }
