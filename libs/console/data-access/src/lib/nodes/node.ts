@@ -1,6 +1,6 @@
 import type { InstallProgressSubscription, NodeQuery, NodesQuery } from '@ccos/shared/api-schema';
 
-/** A node as lists show it (the NodeFields fragment). */
+/** A node as the node list shows it (the NodeRowFields fragment; mutations and nodeChanged give more, NodeFields). */
 export type NodeSummary = NodesQuery['nodes'][number];
 
 /** A node with its host facts and install runs, as its page shows it. */
