@@ -1112,6 +1112,54 @@ export type NodesQuery = {
     clusterId: string;
     hostname: string;
     ip: string | null;
+    sshPort: number;
+    sshUser: string | null;
+    sshAuthMethod: string | null;
+    origin: NodeOrigin;
+    role: string;
+    status: NodeStatus;
+    statusReason: string | null;
+    nextStep: string | null;
+    ready: boolean;
+    unschedulable: boolean;
+    hostKeyFingerprint: string | null;
+    offeredHostKeyFingerprint: string | null;
+    labels: Array<{
+      key: string;
+      value: string;
+    }>;
+    taints: Array<{
+      key: string;
+      value: string | null;
+      effect: string;
+    }>;
+    batchId: string | null;
+    batchPhase: string | null;
+    hostVerdict: {
+      verdict: string;
+      reason: string;
+      cleanedAt: string | null;
+      leftovers: Array<{
+        kind: string;
+        item: string;
+      }>;
+    } | null;
+    createdAt: string;
+    updatedAt: string;
+  }>;
+};
+export type NodesQueryVariables = {
+  clusterId: string;
+};
+export const NodesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Nodes"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Node"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshPort"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshUser"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"sshAuthMethod"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"origin"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"nextStep"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"offeredHostKeyFingerprint"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"labels"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"taints"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"value"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"effect"},"arguments":[],"directives":[]}]}},{"kind":"Field","name":{"kind":"Name","value":"batchId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"batchPhase"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostVerdict"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"verdict"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"reason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"cleanedAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"leftovers"},"arguments":[],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"item"},"arguments":[],"directives":[]}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<NodesQuery, NodesQueryVariables>;
+export const NodesText = "query Nodes($clusterId: ID!) {\n  nodes(clusterId: $clusterId) {\n    ...NodeFields\n  }\n}\n\nfragment NodeFields on Node {\n  id\n  clusterId\n  hostname\n  ip\n  sshPort\n  sshUser\n  sshAuthMethod\n  origin\n  role\n  status\n  statusReason\n  nextStep\n  ready\n  unschedulable\n  hostKeyFingerprint\n  offeredHostKeyFingerprint\n  labels {\n    key\n    value\n  }\n  taints {\n    key\n    value\n    effect\n  }\n  batchId\n  batchPhase\n  hostVerdict {\n    verdict\n    reason\n    cleanedAt\n    leftovers {\n      kind\n      item\n    }\n  }\n  createdAt\n  updatedAt\n}";
+
+export type NodeListQuery = {
+  nodes: Array<{
+    id: string;
+    clusterId: string;
+    hostname: string;
+    ip: string | null;
     origin: NodeOrigin;
     role: string;
     status: NodeStatus;
@@ -1120,11 +1168,11 @@ export type NodesQuery = {
     unschedulable: boolean;
   }>;
 };
-export type NodesQueryVariables = {
+export type NodeListQueryVariables = {
   clusterId: string;
 };
-export const NodesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Nodes"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeRowFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeRowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Node"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"origin"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<NodesQuery, NodesQueryVariables>;
-export const NodesText = "query Nodes($clusterId: ID!) {\n  nodes(clusterId: $clusterId) {\n    ...NodeRowFields\n  }\n}\n\nfragment NodeRowFields on Node {\n  id\n  clusterId\n  hostname\n  ip\n  origin\n  role\n  status\n  statusReason\n  ready\n  unschedulable\n}";
+export const NodeListDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"NodeList"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},"directives":[]}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"clusterId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"clusterId"}}}],"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeRowFields"},"directives":[]}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeRowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Node"}},"directives":[],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"clusterId"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"hostname"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ip"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"origin"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"role"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"status"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"statusReason"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"ready"},"arguments":[],"directives":[]},{"kind":"Field","name":{"kind":"Name","value":"unschedulable"},"arguments":[],"directives":[]}]}}]} as unknown as TypedDocumentNode<NodeListQuery, NodeListQueryVariables>;
+export const NodeListText = "query NodeList($clusterId: ID!) {\n  nodes(clusterId: $clusterId) {\n    ...NodeRowFields\n  }\n}\n\nfragment NodeRowFields on Node {\n  id\n  clusterId\n  hostname\n  ip\n  origin\n  role\n  status\n  statusReason\n  ready\n  unschedulable\n}";
 
 export type NodeQuery = {
   node: {

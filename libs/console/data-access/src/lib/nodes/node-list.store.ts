@@ -1,7 +1,7 @@
 import { Injectable, computed, inject, signal } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
-import { NodeChangedDocument, type NodeChangedSubscription, NodesDocument } from '@ccos/shared/api-schema';
+import { NodeChangedDocument, type NodeChangedSubscription, NodeListDocument } from '@ccos/shared/api-schema';
 import { liveSubscription } from '../apollo/live-subscription';
 import { type ApiProblem, problemsOf } from '../errors/api-problem';
 import { type NodeSummary, byHostname } from './node';
@@ -60,7 +60,7 @@ export class NodeListStore {
     this.state.update((previous) => ({ ...previous, loading: true, problems: [] }));
     try {
       // The page shows a failed query as an error state with a retry button, so no toast.
-      const result = await firstValueFrom(this.apollo.query({ query: NodesDocument, variables: { clusterId }, fetchPolicy: 'no-cache', context: { errorDisplay: 'caller' } }));
+      const result = await firstValueFrom(this.apollo.query({ query: NodeListDocument, variables: { clusterId }, fetchPolicy: 'no-cache', context: { errorDisplay: 'caller' } }));
       if (question !== this.asked) {
         return;
       }
