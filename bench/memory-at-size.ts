@@ -50,7 +50,7 @@ export async function benchRows(options: BenchOptions): Promise<Figure[]> {
 }
 
 /** A bare Node service: express listening on a loopback port and one pg connection to the same server. */
-async function baselineRss(databaseUrl: string): Promise<number> {
+export async function baselineRss(databaseUrl: string): Promise<number> {
   const script = `
     const express = require('express');
     const pg = require('pg');
@@ -69,18 +69,24 @@ async function baselineRss(databaseUrl: string): Promise<number> {
   }
 }
 
-async function heapUsed(url: string): Promise<number> {
+/** The API's V8 heap in use, from its /metrics. */
+export async function heapUsed(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(/^nodejs_heap_size_used_bytes\s+(\S+)/m.exec(text)?.[1] ?? Number.NaN);
 }
 
 /** `count` installProgress subscriptions on as many nodes of the cluster, each on its own connection, once each has its first message. */
 async function subscribe(world: ApiWorld, clusterId: string, count: number): Promise<Client[]> {
-  const db = new pg.Client({ connectionString: world.databaseUrl });
+  return subscribeInstallProgress(world.databaseUrl, world.api.url, world.token, clusterId, count);
+}
+
+/** `count` installProgress subscriptions on as many nodes of the cluster (by hostname), each on its own graphql-ws connection, once each has its first message. */
+export async function subscribeInstallProgress(databaseUrl: string, apiUrl: string, token: string, clusterId: string, count: number): Promise<Client[]> {
+  const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const ids = (await db.query<{ id: string }>('SELECT id FROM nodes WHERE cluster_id = $1 ORDER BY hostname LIMIT $2', [clusterId, count]).finally(() => db.end())).rows.map((row) => row.id);
-  const url = `${world.api.url.replace('http', 'ws')}/graphql`;
-  const clients = ids.map(() => createClient({ url, webSocketImpl: WebSocket, lazy: false, connectionParams: { authorization: `Bearer ${world.token}` } }));
+  const url = `${apiUrl.replace('http', 'ws')}/graphql`;
+  const clients = ids.map(() => createClient({ url, webSocketImpl: WebSocket, lazy: false, connectionParams: { authorization: `Bearer ${token}` } }));
   await Promise.all(
     clients.map(
       (client, index) =>

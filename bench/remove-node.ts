@@ -5,9 +5,10 @@
  * ignoreDaemonSets, gracePeriodSeconds 0), timed from the mutation until the removalProgress
  * subscription reports the drain finished and the run finished; then the other is drained with
  * `kubectl drain --ignore-daemonsets --delete-emptydir-data --force --grace-period=0` and deleted
- * with `kubectl delete node`. Repeated for a few rounds on fresh nodes.
+ * with `kubectl delete node`. Repeated for a few rounds on fresh nodes, and for each node size
+ * (the table: 300 pods, then one node with 1,000), in one world.
  *
- *   npx tsx bench/remove-node.ts [podsPerNode=300] [rounds=1]
+ *   npx tsx bench/remove-node.ts [podsPerNode=300[,1000…]] [rounds=1]
  *
  * The built API runs in a process of its own, as `npm start` runs it (build it first:
  * `npx nx run api:build`), on a fresh database of the Postgres server at 127.0.0.1:5432; kube-sim
@@ -29,23 +30,29 @@ import { type BenchOptions, type Figure, isMain } from './support/row';
 
 const ADMIN_PASSWORD = 'bench-admin-password';
 
-/** The row of `npm run bench`: removeNode, from the mutation to FINISHED, beside kubectl drain + delete node. */
+/** The row of `npm run bench`: removeNode, from the mutation to FINISHED, beside kubectl drain + delete node; 300 pods, and one node with 1,000. */
 export async function benchRows(options: BenchOptions): Promise<Figure[]> {
-  const pods = options.smoke ? 20 : 300;
-  const { total, kubectlTotal } = await measureRemoval(pods, 1, options.log);
-  return [
-    {
-      name: `removeNode through the API, ${pods} pods`,
-      value: total,
-      unit: 'ms',
-      reference: { name: 'kubectl drain + delete node', value: kubectlTotal, measured: true },
-      better: 'lower',
-      goal: { on: 'ratio', atMost: 1, text: '≤ kubectl' },
-    },
-  ];
+  const sizes = options.smoke ? [20] : [300, 1000];
+  const results = await measureRemoval(sizes, 1, options.log);
+  return results.map(({ pods, total, kubectlTotal }) => ({
+    name: `removeNode through the API, ${pods} pods`,
+    value: total,
+    unit: 'ms',
+    reference: { name: 'kubectl drain + delete node', value: kubectlTotal, measured: true },
+    better: 'lower' as const,
+    goal: { on: 'ratio' as const, atMost: 1, text: '≤ kubectl' },
+  }));
 }
 
-async function measureRemoval(PODS: number, ROUNDS: number, log: (line: string) => void): Promise<{ total: number; kubectlTotal: number }> {
+interface RemovalFigures {
+  readonly pods: number;
+  readonly drain: number;
+  readonly total: number;
+  readonly kubectlDrain: number;
+  readonly kubectlTotal: number;
+}
+
+async function measureRemoval(sizes: readonly number[], ROUNDS: number, log: (line: string) => void): Promise<RemovalFigures[]> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-remove-node-'));
   const database = await createTestDatabase('ccos_bench');
   const sim = await startKubeSim({ watchCacheSize: 5000, orphanedPodGcSeconds: -1 });
@@ -76,88 +83,92 @@ async function measureRemoval(PODS: number, ROUNDS: number, log: (line: string) 
       token,
     );
     await kubectl(env, ['get', 'nodes']);
-    log(`kube-sim ${sim.url}; ${PODS} pods per node, ${REPLICA_SETS} ReplicaSets (${REPLICA_SETS / 2} with PDBs), ${ROUNDS} rounds; removeNode through the API vs kubectl drain + kubectl delete node`);
+    const figures: RemovalFigures[] = [];
+    for (const PODS of sizes) {
+      log(`kube-sim ${sim.url}; ${PODS} pods per node, ${REPLICA_SETS} ReplicaSets (${REPLICA_SETS / 2} with PDBs), ${ROUNDS} rounds; removeNode through the API vs kubectl drain + kubectl delete node`);
 
-    const rows: Array<{ drain: number; total: number; kubectlDrain: number; kubectlTotal: number }> = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const ours = `round${round}-ours`;
-      const theirs = `round${round}-kubectl`;
-      seedNode(sim, ours, PODS);
-      seedNode(sim, theirs, PODS);
-      let nodeId: string | undefined;
-      for (let attempt = 0; attempt < 200 && !nodeId; attempt++) {
-        const { nodes } = await gql<{ nodes: Array<{ id: string; hostname: string; status: string }> }>('query($c: ID!) { nodes(clusterId: $c) { id hostname status } }', { c: registerCluster.id }, token);
-        nodeId = nodes.find((node) => node.hostname === ours && node.status === 'JOINED')?.id;
-        if (!nodeId) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
+      const rows: Array<{ drain: number; total: number; kubectlDrain: number; kubectlTotal: number }> = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const ours = `p${PODS}-round${round}-ours`;
+        const theirs = `p${PODS}-round${round}-kubectl`;
+        seedNode(sim, ours, PODS);
+        seedNode(sim, theirs, PODS);
+        let nodeId: string | undefined;
+        for (let attempt = 0; attempt < 200 && !nodeId; attempt++) {
+          const { nodes } = await gql<{ nodes: Array<{ id: string; hostname: string; status: string }> }>('query($c: ID!) { nodes(clusterId: $c) { id hostname status } }', { c: registerCluster.id }, token);
+          nodeId = nodes.find((node) => node.hostname === ours && node.status === 'JOINED')?.id;
+          if (!nodeId) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
         }
-      }
-      if (!nodeId) {
-        throw new Error(`${ours} was not discovered`);
-      }
+        if (!nodeId) {
+          throw new Error(`${ours} was not discovered`);
+        }
 
-      // Subscribe first, so the clock stops at the moment the API announces the end.
-      const marks: { drain?: number; total?: number } = {};
-      let events = 0;
-      const finished = new Promise<void>((resolve, reject) => {
-        ws.subscribe<{ removalProgress: { events: Array<{ kind: string }> } }>(
-          { query: 'subscription($n: ID!) { removalProgress(nodeId: $n) { events { kind } } }', variables: { n: nodeId } },
-          {
-            next: (message) => {
-              for (const event of message.data?.removalProgress.events ?? []) {
-                events++;
-                if (event.kind === 'DRAIN_FINISHED') {
-                  marks.drain = performance.now();
+        // Subscribe first, so the clock stops at the moment the API announces the end.
+        const marks: { drain?: number; total?: number } = {};
+        let events = 0;
+        const finished = new Promise<void>((resolve, reject) => {
+          ws.subscribe<{ removalProgress: { events: Array<{ kind: string }> } }>(
+            { query: 'subscription($n: ID!) { removalProgress(nodeId: $n) { events { kind } } }', variables: { n: nodeId } },
+            {
+              next: (message) => {
+                for (const event of message.data?.removalProgress.events ?? []) {
+                  events++;
+                  if (event.kind === 'DRAIN_FINISHED') {
+                    marks.drain = performance.now();
+                  }
+                  if (event.kind === 'FINISHED') {
+                    marks.total = performance.now();
+                    resolve();
+                  }
                 }
-                if (event.kind === 'FINISHED') {
-                  marks.total = performance.now();
-                  resolve();
-                }
-              }
+              },
+              error: reject,
+              complete: () => undefined,
             },
-            error: reject,
-            complete: () => undefined,
-          },
+          );
+        });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const t0 = performance.now();
+        await gql(
+          'mutation($n: ID!, $o: RemoveNodeInput) { removeNode(nodeId: $n, options: $o) { id } }',
+          { n: nodeId, o: { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, gracePeriodSeconds: 0 } },
+          token,
         );
-      });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const t0 = performance.now();
-      await gql(
-        'mutation($n: ID!, $o: RemoveNodeInput) { removeNode(nodeId: $n, options: $o) { id } }',
-        { n: nodeId, o: { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, gracePeriodSeconds: 0 } },
-        token,
-      );
-      await finished;
-      const run = (await gql<{ removalRuns: Array<{ status: string; reason: string | null }> }>('query($n: ID!) { removalRuns(nodeId: $n) { status reason } }', { n: nodeId }, token)).removalRuns.at(-1);
-      if (run?.status !== 'SUCCEEDED' || podsOn(sim, ours) !== 0) {
-        throw new Error(`removeNode did not succeed: ${JSON.stringify(run)}; ${podsOn(sim, ours)} pods left`);
-      }
+        await finished;
+        const run = (await gql<{ removalRuns: Array<{ status: string; reason: string | null }> }>('query($n: ID!) { removalRuns(nodeId: $n) { status reason } }', { n: nodeId }, token)).removalRuns.at(-1);
+        if (run?.status !== 'SUCCEEDED' || podsOn(sim, ours) !== 0) {
+          throw new Error(`removeNode did not succeed: ${JSON.stringify(run)}; ${podsOn(sim, ours)} pods left`);
+        }
 
-      const t = performance.now();
-      const drained = await kubectl(env, ['drain', theirs, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--grace-period=0']);
-      const kubectlDrain = performance.now() - t;
-      const deleted = await kubectl(env, ['delete', 'node', theirs]);
-      const kubectlTotal = performance.now() - t;
-      if (drained.code !== 0 || deleted.code !== 0 || podsOn(sim, theirs) !== 0) {
-        throw new Error(`kubectl failed (${drained.code}, ${deleted.code}): ${drained.stderr.slice(0, 500)} ${deleted.stderr.slice(0, 300)}`);
+        const t = performance.now();
+        const drained = await kubectl(env, ['drain', theirs, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--grace-period=0']);
+        const kubectlDrain = performance.now() - t;
+        const deleted = await kubectl(env, ['delete', 'node', theirs]);
+        const kubectlTotal = performance.now() - t;
+        if (drained.code !== 0 || deleted.code !== 0 || podsOn(sim, theirs) !== 0) {
+          throw new Error(`kubectl failed (${drained.code}, ${deleted.code}): ${drained.stderr.slice(0, 500)} ${deleted.stderr.slice(0, 300)}`);
+        }
+        const total = (marks.total ?? performance.now()) - t0;
+        const row = { drain: marks.drain === undefined ? total : marks.drain - t0, total, kubectlDrain, kubectlTotal };
+        rows.push(row);
+        log(
+          `round ${round + 1}: removeNode drained in ${row.drain.toFixed(0).padStart(6)} ms, removed in ${row.total.toFixed(0).padStart(6)} ms (${events} events streamed)   ` +
+            `kubectl drain ${row.kubectlDrain.toFixed(0).padStart(6)} ms, + delete node ${row.kubectlTotal.toFixed(0).padStart(6)} ms   ratio kubectl/removeNode ${(row.kubectlTotal / row.total).toFixed(2)}`,
+        );
       }
-      const total = (marks.total ?? performance.now()) - t0;
-      const row = { drain: marks.drain === undefined ? total : marks.drain - t0, total, kubectlDrain, kubectlTotal };
-      rows.push(row);
+      const drain = median(rows.map((row) => row.drain));
+      const total = median(rows.map((row) => row.total));
+      const kubectlDrain = median(rows.map((row) => row.kubectlDrain));
+      const kubectlTotal = median(rows.map((row) => row.kubectlTotal));
       log(
-        `round ${round + 1}: removeNode drained in ${row.drain.toFixed(0).padStart(6)} ms, removed in ${row.total.toFixed(0).padStart(6)} ms (${events} events streamed)   ` +
-          `kubectl drain ${row.kubectlDrain.toFixed(0).padStart(6)} ms, + delete node ${row.kubectlTotal.toFixed(0).padStart(6)} ms   ratio kubectl/removeNode ${(row.kubectlTotal / row.total).toFixed(2)}`,
+        `median, ${PODS} pods: removeNode ${total.toFixed(0)} ms (drain ${drain.toFixed(0)} ms); kubectl drain + delete node ${kubectlTotal.toFixed(0)} ms (drain ${kubectlDrain.toFixed(0)} ms); ` +
+          `ratio kubectl/removeNode ${(kubectlTotal / total).toFixed(2)} (drain only ${(kubectlDrain / drain).toFixed(2)})`,
       );
+      figures.push({ pods: PODS, drain, total, kubectlDrain, kubectlTotal });
     }
-    const drain = median(rows.map((row) => row.drain));
-    const total = median(rows.map((row) => row.total));
-    const kubectlDrain = median(rows.map((row) => row.kubectlDrain));
-    const kubectlTotal = median(rows.map((row) => row.kubectlTotal));
-    log(
-      `median: removeNode ${total.toFixed(0)} ms (drain ${drain.toFixed(0)} ms); kubectl drain + delete node ${kubectlTotal.toFixed(0)} ms (drain ${kubectlDrain.toFixed(0)} ms); ` +
-        `ratio kubectl/removeNode ${(kubectlTotal / total).toFixed(2)} (drain only ${(kubectlDrain / drain).toFixed(2)})`,
-    );
-    return { total, kubectlTotal };
+    return figures;
   } finally {
     await ws.dispose();
     await api.close();
@@ -168,7 +179,7 @@ async function measureRemoval(PODS: number, ROUNDS: number, log: (line: string) 
 }
 
 if (isMain(import.meta.url)) {
-  measureRemoval(Number(process.argv[2] ?? 300), Number(process.argv[3] ?? 1), (line) => console.log(line)).then(
+  measureRemoval((process.argv[2] ?? '300').split(',').map(Number), Number(process.argv[3] ?? 1), (line) => console.log(line)).then(
     () => undefined,
     (error: unknown) => {
       console.error(error);

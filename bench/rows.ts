@@ -22,6 +22,8 @@ export const ROWS: readonly RowEntry[] = [
   { id: 'artifacts', module: 'artifact-serving.ts', title: 'Artifact serving vs nginx', needsLab: false },
   { id: 'agent-channel', module: 'agent-channel-tls.ts', title: 'Agent channel: HTTPS vs plain HTTP', needsLab: false },
   { id: 'memory', module: 'memory-at-size.ts', title: 'API memory at 1,000 nodes', needsLab: false },
+  { id: 'install-footprint', module: 'install-footprint.ts', title: 'API memory with 5 installs running; Postgres per install run', needsLab: true },
   { id: 'console', module: 'console-at-size.ts', title: 'Console at 5,000 nodes', needsLab: false },
+  { id: 'agent', module: 'agent-copy.ts', title: 'Agent: size, gzip size, copy to 20 hosts at once', needsLab: true },
   { id: 'graphql-validation', module: 'graphql-validation.ts', title: 'GraphQL validation, worst admitted document', needsLab: false },
 ];

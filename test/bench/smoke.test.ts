@@ -18,7 +18,8 @@ interface Report {
   rows: Array<{ id: string; status: string; reason?: string; figures: Array<{ name: string; value: number; unit: string; reference: { name: string; value: number; measured: boolean }; ratio: number; verdict: string }> }>;
 }
 
-const LAB_ROWS = ['scale-out'];
+// Rows on lab hosts (root, network namespaces): their smoke is test/bench/lab-smoke.test.ts (scale-out has its own tests).
+const LAB_ROWS = ['scale-out', 'install-footprint', 'agent'];
 let dir: string;
 let run: { code: number; stdout: string; stderr: string };
 let report: Report;

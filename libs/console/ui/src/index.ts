@@ -19,3 +19,4 @@ export { CheckListComponent, type CheckItem } from './lib/check-list.component';
 export { LiveIndicatorComponent } from './lib/live-indicator.component';
 export { KeyValueEditorComponent, type KeyValueRow } from './lib/fields/key-value-editor.component';
 export { FileTextFieldComponent } from './lib/fields/file-text-field.component';
+export { VirtualRowsDirective } from './lib/virtual-rows.directive';

@@ -2,7 +2,7 @@ import { Field, GraphQLISODateTime, ObjectType } from 'type-graphql';
 import type { HostVerdictKind, LeftoverKind } from '@ccos/shared/domain';
 import type { NodeEntity } from '@ccos/api/data-access-db';
 
-@ObjectType('LeftoverItem')
+@ObjectType('LeftoverItem', { simpleResolvers: true })
 export class LeftoverItemType {
   @Field(() => String, { description: 'KUBELET_CERTIFICATES, KUBECONFIG, KUBERNETES_FILES, KUBELET_SERVICE, CLUSTER_NODE, CLUSTER_CSRS or REMOVED_MACHINE' })
   kind!: LeftoverKind;
@@ -11,7 +11,7 @@ export class LeftoverItemType {
   item!: string;
 }
 
-@ObjectType('HostVerdict', { description: 'What the add-time checks found of an earlier membership of the host.' })
+@ObjectType('HostVerdict', { simpleResolvers: true, description: 'What the add-time checks found of an earlier membership of the host.' })
 export class HostVerdictType {
   @Field(() => String, { description: 'CLEAN, CLEANABLE (leftovers lists what cleanup removes) or REINSTALL_REQUIRED' })
   verdict!: HostVerdictKind;

@@ -35,7 +35,7 @@ export class StepSummaryType {
   message!: string | null;
 }
 
-@ObjectType('StepEvent', { description: 'One event the agent reported, in order (seq).' })
+@ObjectType('StepEvent', { simpleResolvers: true, description: 'One event the agent reported, in order (seq).' })
 export class StepEventType {
   @Field(() => Int)
   seq!: number;

@@ -43,7 +43,7 @@ export class BlockingPodType {
   message!: string;
 }
 
-@ObjectType('RemovalEvent', { description: 'One thing a removal run did or saw, in order (seq).' })
+@ObjectType('RemovalEvent', { simpleResolvers: true, description: 'One thing a removal run did or saw, in order (seq).' })
 export class RemovalEventType {
   @Field(() => Int)
   seq!: number;

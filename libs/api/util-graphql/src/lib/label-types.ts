@@ -8,7 +8,7 @@ import { Satisfies } from './validation';
  * (nodes, batches, node groups): one GraphQL type per concept.
  */
 
-@ObjectType('Label')
+@ObjectType('Label', { simpleResolvers: true })
 export class LabelType {
   @Field(() => String)
   key!: string;
@@ -17,7 +17,7 @@ export class LabelType {
   value!: string;
 }
 
-@ObjectType('Taint')
+@ObjectType('Taint', { simpleResolvers: true })
 export class TaintType {
   @Field(() => String)
   key!: string;

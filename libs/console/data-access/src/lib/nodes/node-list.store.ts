@@ -1,25 +1,39 @@
-import { Injectable, computed, inject } from '@angular/core';
+import { Injectable, computed, inject, signal } from '@angular/core';
 import { Apollo } from 'apollo-angular';
-import { NodeChangedDocument, type NodeChangedSubscription, NodesDocument } from '@ccos/shared/api-schema';
-import { liveQuery } from '../apollo/live-query';
+import { firstValueFrom } from 'rxjs';
+import { NodeChangedDocument, type NodeChangedSubscription, NodeListDocument } from '@ccos/shared/api-schema';
 import { liveSubscription } from '../apollo/live-subscription';
-import { byHostname } from './node';
+import { type ApiProblem, problemsOf } from '../errors/api-problem';
+import { type NodeSummary, byHostname } from './node';
+
+interface ListState {
+  readonly nodes: readonly NodeSummary[] | undefined;
+  readonly loading: boolean;
+  readonly problems: readonly ApiProblem[];
+}
 
 /**
  * The nodes of one cluster, kept current by `nodeChanged` (no polling): a changed node is
- * updated in the cache by Apollo, a new one is added to the list, a deleted one dropped.
+ * replaced in the list, a new one is added in hostname order, a deleted one dropped.
  * Provide it in the page; call {@link select} with the route's cluster id.
+ *
+ * The list is held here, not in Apollo's normalised cache: at 5,000 nodes, writing the query
+ * into the cache and reading it back cost seconds of the page's main thread, and every change
+ * to any node made Apollo read the whole list again. Each visit asks the server afresh
+ * (`no-cache`), so what other pages wrote to the cache (an added node) shows all the same.
  */
 @Injectable()
 export class NodeListStore {
   private readonly apollo = inject(Apollo);
-  private readonly query = liveQuery(NodesDocument);
   private readonly changes = liveSubscription(NodeChangedDocument);
+  private readonly state = signal<ListState>({ nodes: undefined, loading: false, problems: [] });
   private clusterId: string | null = null;
+  /** Bumped per request, so an older answer never overwrites a newer one. */
+  private asked = 0;
 
-  readonly nodes = computed(() => this.query.data()?.nodes ?? []);
-  readonly loading = computed(() => this.query.loading() && this.query.data() === undefined);
-  readonly problems = this.query.problems;
+  readonly nodes = computed(() => this.state().nodes ?? []);
+  readonly loading = computed(() => this.state().loading && this.state().nodes === undefined);
+  readonly problems = computed(() => this.state().problems);
   /** Updates are arriving (the subscription is up). */
   readonly live = this.changes.live;
   readonly liveProblems = this.changes.problems;
@@ -29,29 +43,58 @@ export class NodeListStore {
       return;
     }
     this.clusterId = clusterId;
-    this.query.watch({ clusterId });
-    this.changes.start({ clusterId }, { next: (data) => this.apply(clusterId, data.nodeChanged), reconnected: () => this.query.refetch() });
+    this.state.set({ nodes: undefined, loading: true, problems: [] });
+    void this.fetch(clusterId);
+    this.changes.start({ clusterId }, { next: (data) => this.apply(data.nodeChanged), reconnected: () => void this.fetch(clusterId) });
   }
 
   reload(): void {
-    this.query.refetch();
+    if (this.clusterId) {
+      void this.fetch(this.clusterId);
+    }
     this.changes.restart();
   }
 
-  private apply(clusterId: string, change: NodeChangedSubscription['nodeChanged']): void {
-    this.apollo.client.cache.updateQuery({ query: NodesDocument, variables: { clusterId } }, (existing) => {
+  private async fetch(clusterId: string): Promise<void> {
+    const question = ++this.asked;
+    this.state.update((previous) => ({ ...previous, loading: true, problems: [] }));
+    try {
+      // The page shows a failed query as an error state with a retry button, so no toast.
+      const result = await firstValueFrom(this.apollo.query({ query: NodeListDocument, variables: { clusterId }, fetchPolicy: 'no-cache', context: { errorDisplay: 'caller' } }));
+      if (question !== this.asked) {
+        return;
+      }
+      this.state.update((previous) => ({
+        nodes: result.data?.nodes ?? (result.error ? previous.nodes : []),
+        loading: false,
+        problems: result.error ? problemsOf(result.error) : [],
+      }));
+    } catch (error) {
+      if (question === this.asked) {
+        this.state.update((previous) => ({ ...previous, loading: false, problems: problemsOf(error) }));
+      }
+    }
+  }
+
+  private apply(change: NodeChangedSubscription['nodeChanged']): void {
+    this.state.update((previous) => {
+      const existing = previous.nodes;
       if (!existing) {
-        return existing;
+        // Not loaded yet: the answer on its way includes the change.
+        return previous;
       }
-      const others = existing.nodes.filter((node) => node.id !== change.nodeId);
+      const index = existing.findIndex((node) => node.id === change.nodeId);
       if (!change.node) {
-        return others.length === existing.nodes.length ? existing : { nodes: others };
+        return index < 0 ? previous : { ...previous, nodes: existing.filter((_, at) => at !== index) };
       }
-      if (others.length < existing.nodes.length) {
-        // Known node: Apollo already merged the new fields into its cache entry.
-        return existing;
+      const node = change.node;
+      if (index >= 0 && existing[index]?.hostname === node.hostname) {
+        const nodes = [...existing];
+        nodes[index] = node;
+        return { ...previous, nodes };
       }
-      return { nodes: [...others, change.node].sort(byHostname) };
+      const others = index < 0 ? existing : existing.filter((_, at) => at !== index);
+      return { ...previous, nodes: [...others, node].sort(byHostname) };
     });
   }
 }

@@ -1,7 +1,7 @@
-import type { InstallProgressSubscription, NodeQuery, NodesQuery } from '@ccos/shared/api-schema';
+import type { InstallProgressSubscription, NodeListQuery, NodeQuery } from '@ccos/shared/api-schema';
 
-/** A node as lists show it (the NodeFields fragment). */
-export type NodeSummary = NodesQuery['nodes'][number];
+/** A node as the node list shows it (the NodeRowFields fragment; mutations and nodeChanged give more, NodeFields). */
+export type NodeSummary = NodeListQuery['nodes'][number];
 
 /** A node with its host facts and install runs, as its page shows it. */
 export type NodeDetail = NodeQuery['node'];

@@ -1,7 +1,7 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input } from '@angular/core';
 import { Router, RouterLink } from '@angular/router';
 import { ClusterDetailStore, ErrorReporter, NodeCertificatesStore, type NodeSummary, NodeListStore, Session } from '@ccos/console/data-access';
-import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent } from '@ccos/console/ui';
+import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, VirtualRowsDirective } from '@ccos/console/ui';
 import { NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusFamily, statusTone } from '../node-status';
@@ -15,7 +15,7 @@ import { nodesMessages } from '../nodes.messages';
  */
 @Component({
   selector: 'ccos-node-list-page',
-  imports: [RouterLink, ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent],
+  imports: [RouterLink, ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, VirtualRowsDirective],
   providers: [NodeListStore, ClusterDetailStore, NodeCertificatesStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './node-list.page.html',
@@ -47,8 +47,18 @@ export class NodeListPage {
   });
   protected readonly shown = computed(() => this.store.nodes().filter((node) => matchesFilter(node.status, this.filter())));
   protected readonly families = STATUS_FAMILIES;
+  /** How many nodes each status and each family has, counted once per list change (not per option and render). */
+  private readonly counts = computed(() => {
+    const counts = new Map<StatusFilter, number>();
+    for (const node of this.store.nodes()) {
+      counts.set(node.status, (counts.get(node.status) ?? 0) + 1);
+      const family = statusFamily(node.status);
+      counts.set(family, (counts.get(family) ?? 0) + 1);
+    }
+    return counts;
+  });
   /** Statuses that occur, in lifecycle order, for the exact-status options. */
-  protected readonly statusesPresent = computed(() => NODE_STATUSES.filter((status) => this.store.nodes().some((node) => node.status === status)));
+  protected readonly statusesPresent = computed(() => NODE_STATUSES.filter((status) => this.counts().has(status)));
   protected readonly problem = computed(() => {
     const problem = this.store.problems()[0];
     return problem ? this.errors.messageOf(problem) : null;
@@ -67,7 +77,13 @@ export class NodeListPage {
   }
 
   protected countOf(filter: StatusFilter): number {
-    return this.store.nodes().filter((node) => matchesFilter(node.status, filter)).length;
+    return this.counts().get(filter) ?? 0;
+  }
+
+  /** The shown nodes from `start` to before `end`: the rows the table renders (all of them in a short list). */
+  protected visible(start: number, end: number): readonly NodeSummary[] {
+    const shown = this.shown();
+    return start === 0 && end >= shown.length ? shown : shown.slice(start, end);
   }
 
   protected familyLabel(family: StatusFamily): string {
