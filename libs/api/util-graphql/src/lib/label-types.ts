@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { IsOptional } from 'class-validator';
 import { Field, InputType, ObjectType } from 'type-graphql';
 import { type TaintEffect, checkLabelKey, checkLabelValue } from '@ccos/shared/domain';
