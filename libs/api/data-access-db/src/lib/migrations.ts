@@ -10,6 +10,7 @@ import { ClusterInsecureTransport1765300000000 } from './migrations/176530000000
 import { ClusterAutoApproveRenewals1766100000000 } from './migrations/1766100000000-cluster-auto-approve-renewals';
 import { NodeBatches1766200000000 } from './migrations/1766200000000-node-batches';
 import { AgentLaunchClaims1766500000000 } from './migrations/1766500000000-agent-launch-claims';
+import { CodedMessages1767100000000 } from './migrations/1767100000000-coded-messages';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   ClusterAutoApproveRenewals1766100000000,
   NodeBatches1766200000000,
   AgentLaunchClaims1766500000000,
+  CodedMessages1767100000000,
 ];

@@ -103,6 +103,11 @@ export const EN = {
   'agent.preflight.ipUniqueUnknown': 'IP uniqueness unknown ({error})',
   'agent.preflight.ipTaken': 'the IP address is taken: {conflict}',
   'agent.preflight.ipUnique.hint': 'Give the host another IP address, or remove the Node that holds it from the cluster first.',
+  'error.badInput': '{field} {problem}',
+  'error.notFound': '{kind} {id} does not exist',
+  'error.unauthenticated': 'sign in first: this operation needs a valid bearer token',
+  'error.forbidden': 'this operation needs the {required} role; you are {held}',
+  'agent.hints': '{hints}',
 } as const satisfies Record<string, string>;
 
 export type MessageCode = keyof typeof EN;

@@ -101,4 +101,9 @@ export const ZH_CN: Readonly<Record<MessageCode, string>> = {
   'agent.preflight.ipUniqueUnknown': 'IP 唯一性未知（{error}）',
   'agent.preflight.ipTaken': 'IP 地址已被占用：{conflict}',
   'agent.preflight.ipUnique.hint': '为主机换一个 IP 地址，或先从集群中移除占用该地址的 Node。',
+  'error.badInput': '{field}：{problem}',
+  'error.notFound': '{kind} {id} 不存在',
+  'error.unauthenticated': '请先登录：此操作需要有效的令牌',
+  'error.forbidden': '此操作需要 {required} 角色；您的角色是 {held}',
+  'agent.hints': '{hints}',
 };

@@ -61,7 +61,7 @@ export class InstallPackagesStep implements StepHandler {
       return failure('PACKAGE_TOOL_MISSING', 'neither dnf nor yum is installed on the host', 'Install dnf (or yum) on the host: the packages are installed in one transaction so their dependencies resolve.', { command: result });
     }
     if (!succeeded(result)) {
-      const found = diagnose(this.step, result.output, { code: 'PACKAGE_INSTALL_FAILED', hint: describeStep(this.step).hint.en });
+      const found = diagnose(this.step, result.output, { code: 'PACKAGE_INSTALL_FAILED', hint: describeStep(this.step).hint.message });
       return failure(
         found.code,
         `${result.argv[0]} install -y (${rpms.length} rpm files) failed: ${describeExit(result)}${found.evidence === null ? '' : ` — ${found.evidence}`}`,

@@ -55,13 +55,13 @@ export class InstallServicesStep implements StepHandler {
     await ctx.progress({ message: `installed ${units.length} unit file(s); systemctl daemon-reload`, progress: 70 });
     const reload = await ctx.exec.run(['systemctl', 'daemon-reload'], { timeoutMs: 120_000 });
     if (!succeeded(reload)) {
-      const found = diagnose(this.step, reload.output, { code: 'SYSTEMCTL_FAILED', hint: describeStep(this.step).hint.en });
+      const found = diagnose(this.step, reload.output, { code: 'SYSTEMCTL_FAILED', hint: describeStep(this.step).hint.message });
       return failure(found.code, `systemctl daemon-reload failed: ${describeExit(reload)}`, found.hint, { command: reload });
     }
     const names = units.map((unit) => unit.name);
     const enable = await ctx.exec.run(['systemctl', 'enable', ...names], { timeoutMs: 120_000 });
     if (!succeeded(enable)) {
-      const found = diagnose(this.step, enable.output, { code: 'UNIT_REJECTED', hint: describeStep(this.step).hint.en });
+      const found = diagnose(this.step, enable.output, { code: 'UNIT_REJECTED', hint: describeStep(this.step).hint.message });
       return failure(found.code, `systemctl enable ${names.join(' ')} failed: ${describeExit(enable)}${found.evidence === null ? '' : ` — ${found.evidence}`}`, found.hint, { command: enable });
     }
     return success(`installed and enabled ${names.join(', ')}`, { units: installed, enabled: names });

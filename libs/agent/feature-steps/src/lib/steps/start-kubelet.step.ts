@@ -181,7 +181,7 @@ export class StartKubeletStep implements StepHandler {
   private async kubeletFailure(ctx: StepContext, code: 'KUBELET_START_FAILED' | 'KUBELET_DIED' | 'NODE_READY_TIMEOUT', message: string, command: CommandResult | null, hint?: string): Promise<StepResult> {
     const journal = await ctx.exec.run(['journalctl', '-u', 'kubelet', '-n', '200', '--no-pager'], { timeoutMs: 30_000 });
     const text = `${command?.output ?? ''}\n${journal.stdout}`;
-    const fallbackHint = hint ?? `${describeStep(this.step).hint.en} Seed troubleshooting: NotReady → \`journalctl -u kubelet -f\`, check kubelet ↔ API communication.`;
+    const fallbackHint = hint ?? `${describeStep(this.step).hint.message} Seed troubleshooting: NotReady → \`journalctl -u kubelet -f\`, check kubelet ↔ API communication.`;
     const found = code === 'NODE_READY_TIMEOUT' && hint !== undefined ? { code, hint, evidence: null } : diagnose(this.step, text, { code, hint: fallbackHint });
     return failure(
       found.code,
