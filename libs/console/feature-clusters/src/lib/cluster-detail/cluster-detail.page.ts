@@ -35,7 +35,7 @@ export class ClusterDetailPage {
     return problem ? this.errors.messageOf(problem) : null;
   });
   /** The install step that waits for approved certificates, in the current language. */
-  protected readonly kubeletStep = computed(() => describeStep('START_KUBELET').title[this.i18n.language()]);
+  protected readonly kubeletStep = computed(() => this.i18n.server(describeStep('START_KUBELET').title.code, {}, describeStep('START_KUBELET').title.message));
 
   constructor() {
     effect(() => this.store.select(this.clusterId()));

@@ -2,7 +2,7 @@ import { ChangeDetectionStrategy, Component, computed, effect, inject, input, si
 import { RouterLink } from '@angular/router';
 import { NodeBatchStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextFieldComponent } from '@ccos/console/ui';
-import { I18n } from '@ccos/console/util-i18n';
+import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
 import { type BatchPhase, type BatchState, type InstallStep, describeStep } from '@ccos/shared/domain';
 import { batchesMessages } from '../batches.messages';
 
@@ -13,7 +13,7 @@ import { batchesMessages } from '../batches.messages';
  */
 @Component({
   selector: 'ccos-batch-page',
-  imports: [RouterLink, ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextFieldComponent],
+  imports: [ServerTextPipe, RouterLink, ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextFieldComponent],
   providers: [NodeBatchStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   styles: `
@@ -83,7 +83,7 @@ import { batchesMessages } from '../batches.messages';
                 <td>{{ phaseLabel(host.phase) }}</td>
                 <td>{{ host.status }}</td>
                 <td>{{ host.step ? stepTitle(host.step) : '' }}</td>
-                <td>{{ host.statusReason }}</td>
+                <td>{{ host.statusReason | serverText: host.statusReasonCode : host.statusReasonParams }}</td>
               </tr>
             }
           </tbody>
@@ -112,7 +112,8 @@ export class BatchPage {
   }
 
   protected stepTitle(step: string): string {
-    return describeStep(step as InstallStep).title[this.i18n.language()];
+    const { title } = describeStep(step as InstallStep);
+    return this.i18n.server(title.code, title.params, title.message);
   }
 
   protected stateLabel(state: string): string {

@@ -55,7 +55,7 @@ export function phaseItems(run: RemovalRunView, events: readonly RemovalEventVie
       progress: null,
       progressLabel: '',
       timing: last ? i18n.formatTime(last.occurredAt) : '',
-      message: last ? last.message : null,
+      message: last ? i18n.server(last.messageCode, last.messageParams, last.message) : null,
       hint: null,
       hintTitle: '',
       links: [],
