@@ -27,7 +27,11 @@ const TECHNICAL_TERMS = [
   'MemTotal', 'proc', 'meminfo', 'sha256', 'noexec', 'MiB', 'GiB', 'KiB', 'TiB', 'B', 'CPU', 'CPUs', 'emptyDir', 'ignore', 'daemonsets', 'delete', 'force', 'grace', 'period', 'timeout',
   'English', 'kubeconfig', 'machine', 'config', 'server', 'ms', 'JSON', 'YAML', 'GraphQL', 'GraphiQL', 'Bearer', 'token', 'ID', 'UID', 'selfnodeclient', 'OpenShift', 'kubeadm', 'bootstrap',
   'kube', 'system', 'node', 'nodes', 'csr', 'kubernetes', 'io', 'P', 'x', 'K8s', 'Lease', 'ServiceAccount', 'TokenRequest', 'KUBELET', 'START', 'VIEWER', 'OPERATOR', 'ADMIN',
+  'boot-worker', 'sudo', 'root',
 ];
+
+/** A CSR's key usages as Kubernetes names them (spec.usages), shown as the request asks for them. */
+const KEY_USAGES = ['digital signature', 'key encipherment', 'client auth', 'server auth'];
 
 /** Elements that show data as it is: code, commands, output tails, names set in monospace, form values. */
 const DATA_SELECTORS = ['code', 'pre', 'kbd', 'samp', '.mono', 'input', 'textarea', 'select', '[data-testid="host-key"]', '[data-testid="drain-command"]', '.sr-only-data'];
@@ -50,10 +54,10 @@ const LATIN_WORDS = `({ selectors, terms, data }) => {
     for (const value of data) {
       text = text.split(value).join(' ');
     }
-    for (const match of text.matchAll(/[A-Za-z][A-Za-z0-9_.:/@#-]*/g)) {
+    for (const match of text.matchAll(/-{0,2}[A-Za-z][A-Za-z0-9_.:/@#=-]*/g)) {
       const word = match[0].replace(/[.:/-]+$/, '');
-      // Identifiers, paths, versions and addresses (with digits, dots, slashes, colons) are data.
-      if (/[0-9_./:@#]/.test(word) || allowed.has(word.toLowerCase()) || values.includes(word.toLowerCase())) {
+      // Command flags (--force), identifiers, paths, versions, addresses and key=value examples are data.
+      if (word.startsWith('-') || /[0-9_./:@#=]/.test(word) || allowed.has(word.toLowerCase()) || values.includes(word.toLowerCase())) {
         continue;
       }
       found.push(word + '  ←  ' + (node.textContent ?? '').trim().slice(0, 160));
@@ -222,10 +226,12 @@ describe('console: every screen of a scale-out and a removal in Chinese', () => 
   });
 });
 
-/** The data of this world that may show on any screen. */
-function worldData(): string[] {
+/** The data of this world that may show on any screen: names, addresses, what the host says about itself, the CSRs' names and usages. */
+async function worldData(): Promise<string[]> {
   const host = world.lab.hosts[0];
-  return ['lab', 'admin', host.hostname, host.ip, host.user, world.lab.vip, ...hostFacts];
+  const nodes = await world.gql<{ nodes: Array<{ facts: Record<string, unknown> }> }>('query($id: ID!) { nodes(clusterId: $id) { facts { osRelease kernel arch } } }', { id: world.clusterId });
+  const facts = (nodes.data?.nodes ?? []).flatMap((node) => Object.values(node.facts).filter((value): value is string => typeof value === 'string'));
+  return ['lab', 'admin', host.hostname, host.ip, host.user, world.lab.vip, ...facts, ...hostFacts, ...KEY_USAGES, ...(await csrNames())];
 }
 
 /** The names of the cluster's CSRs, which the certificate page shows as data. */
@@ -238,7 +244,7 @@ async function expectChinese(name: string, extraData: readonly string[] = []): P
   await page.waitForLoadState('networkidle').catch(() => undefined);
   await screenshot(page, SCREENSHOTS, `${name}-zh`);
   expect(await page.evaluate('document.documentElement.lang')).toBe('zh-CN');
-  const words = (await page.evaluate(`(${LATIN_WORDS})(${JSON.stringify({ selectors: DATA_SELECTORS, terms: TECHNICAL_TERMS, data: [...worldData(), ...extraData] })})`)) as string[];
+  const words = (await page.evaluate(`(${LATIN_WORDS})(${JSON.stringify({ selectors: DATA_SELECTORS, terms: TECHNICAL_TERMS, data: [...(await worldData()), ...extraData] })})`)) as string[];
   screens.push(name);
   if (words.length > 0) {
     english[name] = words;

@@ -1,4 +1,4 @@
-import { type CodedText, message as text } from '@ccos/shared/messages';
+import { bare, type CodedText, type Message, message as text } from '@ccos/shared/messages';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { classifyPods, isFinished, listPodsOnNode, podRef, type DrainOptions, type DrainPlan } from './drain-plan';
 import type { KubeClient } from './kube-client';
@@ -105,7 +105,7 @@ function exclusion(node: NodeSummary): string | null {
 }
 
 const mib = (bytes: number): string => (bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GiB` : `${Math.round(bytes / 2 ** 20)} MiB`);
-const amount = (r: Resources): string => `${r.cpuMillicores}m CPU, ${mib(r.memoryBytes)} memory, ${r.pods} pods`;
+const amount = (r: Resources): Message => bare(text('removal.capacity.amount', { cpu: r.cpuMillicores, memory: mib(r.memoryBytes), pods: r.pods }));
 
 /**
  * Would the pods a drain evicts from `nodeName` fit on the remaining schedulable Ready nodes?

@@ -195,6 +195,7 @@ export const EN = {
   'removal.capacity.fits': '{pods, plural, one {# pod} other {# pods}} ({required}) fit on {nodes, plural, one {# schedulable Ready node} other {# schedulable Ready nodes}} (free: {available})',
   'removal.capacity.nowhere': '{pods, plural, one {# pod} other {# pods}} ({required}) have no schedulable Ready node to go to',
   'removal.capacity.tooBig': '{unplaceable} of {pods} {unplaceable, plural, one {pod does} other {pods do}} not fit on the {nodes, plural, one {# schedulable Ready node} other {# schedulable Ready nodes}} (needed {required}; free {available}): {names}',
+  'removal.capacity.amount': '{cpu}m CPU, {memory} memory, {pods, plural, one {# pod} other {# pods}}',
   'csr.joined-here.fail1': '{p0} is not a node of this cluster in the inventory; this service did not join it, so renewing its serving certificate is left for an operator',
   'csr.joined-here.fail2': '{p0} is not joined in the inventory; only nodes this service joined have their serving certificates renewed automatically, so this is left for an operator',
   'csr.joined-here.fail3': '{p0} was not joined by an install run of this service ({p1}); renewing its serving certificate is left for an operator',

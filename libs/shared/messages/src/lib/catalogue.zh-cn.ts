@@ -193,6 +193,7 @@ export const ZH_CN: Readonly<Record<MessageCode, string>> = {
   'removal.capacity.fits': '{pods} 个 Pod（{required}）可容纳在 {nodes} 个可调度且就绪的节点上（空闲：{available}）',
   'removal.capacity.nowhere': '{pods} 个 Pod（{required}）没有可调度且就绪的节点可去',
   'removal.capacity.tooBig': '{pods} 个 Pod 中有 {unplaceable} 个无法容纳在 {nodes} 个可调度且就绪的节点上（需要 {required}；空闲 {available}）：{names}',
+  'removal.capacity.amount': '{cpu}m CPU、{memory} 内存、{pods} 个 Pod',
   'csr.joined-here.fail1': '{p0} 不是本集群清单中的节点；本服务没有加入它，因此续签其 serving 证书需由操作员决定',
   'csr.joined-here.fail2': '{p0} 在清单中不是已加入状态；只有本服务加入的节点才会自动续签 serving 证书，因此需由操作员决定',
   'csr.joined-here.fail3': '{p0} 不是由本服务的安装运行加入的（{p1}）；续签其 serving 证书需由操作员决定',

@@ -71,9 +71,10 @@ export function optionFlags(options: RemovalRunView['options']): string {
     options.force ? '--force' : '',
     options.gracePeriodSeconds >= 0 ? `--grace-period=${options.gracePeriodSeconds}` : '',
     options.timeoutSeconds > 0 ? `--timeout=${options.timeoutSeconds}s` : '',
-    options.ungraceful ? 'ungraceful' : '',
-    options.allowLastWorker ? 'allowLastWorker' : '',
-    options.cleanHost ? 'cleanHost' : '',
+    // The service's own options, named as the CLI's flags (`ccos-scaler nodes remove`).
+    options.ungraceful ? '--ungraceful' : '',
+    options.allowLastWorker ? '--allow-last-worker' : '',
+    options.cleanHost ? '--clean-host' : '',
   ]
     .filter(Boolean)
     .join(' ');
