@@ -51,10 +51,12 @@ const LATIN_WORDS = `({ selectors, terms, data }) => {
       continue;
     }
     let text = node.textContent ?? '';
-    for (const value of data) {
+    // Longest first, so that a value holding a shorter one (an OS name holding the cluster's name) goes whole.
+    for (const value of [...data].sort((a, b) => b.length - a.length)) {
       text = text.split(value).join(' ');
     }
-    for (const match of text.matchAll(/-{0,2}[A-Za-z][A-Za-z0-9_.:/@#=-]*/g)) {
+    // A word starts where no letter or digit is before it (the m of 500m CPU is a unit, not a word).
+    for (const match of text.matchAll(/(?<![A-Za-z0-9])-{0,2}[A-Za-z][A-Za-z0-9_.:/@#=-]*/g)) {
       const word = match[0].replace(/[.:/-]+$/, '');
       // Command flags (--force), identifiers, paths, versions, addresses and key=value examples are data.
       if (word.startsWith('-') || /[0-9_./:@#=]/.test(word) || allowed.has(word.toLowerCase()) || values.includes(word.toLowerCase())) {
