@@ -52,7 +52,7 @@ import { batchesMessages } from '../batches.messages';
           <h3>{{ t('batch.failures') }}</h3>
           <ul data-testid="batch-failures">
             @for (failure of batch.progress.failures; track failure.nodeId) {
-              <li><a [routerLink]="['/clusters', clusterId(), 'nodes', failure.nodeId]">{{ failure.hostname }}</a>: {{ failure.reason }}</li>
+              <li><a [routerLink]="['/clusters', clusterId(), 'nodes', failure.nodeId]">{{ failure.hostname }}</a>: {{ failureReason(failure.nodeId, failure.reason) }}</li>
             }
           </ul>
         }
@@ -109,6 +109,12 @@ export class BatchPage {
 
   constructor() {
     effect(() => this.store.select(this.batchId()));
+  }
+
+  /** A failed host's reason in the current language: its row carries the reason's message code. */
+  protected failureReason(nodeId: string, fallback: string): string {
+    const host = this.store.batch()?.hosts.find((entry) => entry.nodeId === nodeId);
+    return host ? this.i18n.server(host.statusReasonCode, host.statusReasonParams, host.statusReason ?? fallback) : fallback;
   }
 
   protected stepTitle(step: string): string {
