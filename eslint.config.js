@@ -30,16 +30,18 @@ export default [
         banTransitiveDependencies: false,
         depConstraints: [
           // Layers point inward: app -> feature -> data-access/ui/util -> domain.
-          { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:ui', 'type:util', 'type:domain'] },
-          { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:data-access', 'type:ui', 'type:util', 'type:domain'] },
-          { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:domain'] },
-          { sourceTag: 'type:ui', onlyDependOnLibsWithTags: ['type:ui', 'type:util', 'type:domain'] },
-          { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:domain'] },
-          { sourceTag: 'type:domain', onlyDependOnLibsWithTags: [] },
-          { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:tool', 'type:util', 'type:domain'] },
-          { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:tool', 'type:util', 'type:domain', 'type:data-access'] },
+          { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:ui', 'type:util', 'type:domain', 'type:catalogue'] },
+          { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:data-access', 'type:ui', 'type:util', 'type:domain', 'type:catalogue'] },
+          { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:domain', 'type:catalogue'] },
+          { sourceTag: 'type:ui', onlyDependOnLibsWithTags: ['type:ui', 'type:util', 'type:domain', 'type:catalogue'] },
+          { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:domain', 'type:catalogue'] },
+          { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:catalogue'] },
+          // The message catalogue (libs/shared/messages): data and its formatter, below the domain.
+          { sourceTag: 'type:catalogue', onlyDependOnLibsWithTags: [] },
+          { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:tool', 'type:util', 'type:domain', 'type:catalogue'] },
+          { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:tool', 'type:util', 'type:domain', 'type:catalogue', 'type:data-access'] },
           // Benchmarks time one feature against its reference, so they may drive a feature library directly.
-          { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:feature', 'type:tool', 'type:util', 'type:domain', 'type:data-access'] },
+          { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:feature', 'type:tool', 'type:util', 'type:domain', 'type:catalogue', 'type:data-access'] },
           // Scopes: the agent and the console reach the API only over GraphQL.
           { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:api', 'scope:shared'] },
           { sourceTag: 'scope:agent', onlyDependOnLibsWithTags: ['scope:agent', 'scope:shared'] },

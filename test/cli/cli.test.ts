@@ -182,6 +182,8 @@ describe('ccos-scaler CLI', () => {
     expect(list.code).toBe(0);
     expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+主机名\s+地址\s+状态\s+原因$/);
     expect(list.stdout).toContain(hostname);
+    // The status reason is the server's, by its message code, from the catalogue the console uses too.
+    expect(list.stdout).toContain('该 Node 在集群中已就绪（Ready）');
     // Not on a terminal and no --yes: the preview, then a usage error, and nothing removed.
     const asked = await cli(['nodes', 'remove', hostname], { env: { LANG: 'zh_CN.UTF-8' } });
     expect(asked.code).toBe(2);
@@ -191,6 +193,9 @@ describe('ccos-scaler CLI', () => {
     const watched = await cli(['nodes', 'watch', hostname], { env: { LANG: 'zh_CN.UTF-8' } });
     expect(watched.code).toBe(0);
     expect(watched.stdout.trim().split('\n').at(-1)).toBe(`${hostname} 已加入集群（JOINED）。`);
+    // The agent's step messages, by their codes: Chinese, with the data (paths, names) as it is.
+    expect(watched.stdout).toMatch(/全部 \d+ 项预检均已通过/);
+    expect(watched.stdout).toContain('预检：已开始');
   });
 
   it('removes the host after the preview and follows removalProgress to the end', async () => {

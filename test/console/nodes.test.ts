@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INSTALL_STEPS, STEP_CATALOGUE, describeStep } from '@ccos/shared/domain';
+import { formatMessage } from '@ccos/shared/messages';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
 import { type PageRecord, descriptionOf, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
@@ -259,7 +260,7 @@ describe('console: nodes and certificates', () => {
     const preflight = page.locator('li[data-step="PREFLIGHT"]');
     await preflight.getByText('How to fix it').waitFor();
     // The catalogue's hint, its `commands` shown as code.
-    expect(await preflight.textContent()).toContain(describeStep('PREFLIGHT').hint.en.replaceAll('`', ''));
+    expect(await preflight.textContent()).toContain(describeStep('PREFLIGHT').hint.message.replaceAll('`', ''));
     expect((await preflight.textContent())?.toLowerCase()).toContain('swap');
     await page.getByText('What to do next').waitFor();
 
@@ -293,7 +294,7 @@ describe('console: nodes and certificates', () => {
     await page.getByRole('button', { name: '简体中文' }).click();
     await page.getByText('已加入', { exact: true }).first().waitFor();
     const titles = await page.locator('li[data-step] .title').allTextContents();
-    expect(titles.map((title) => title.trim())).toEqual(STEP_CATALOGUE.map((entry) => entry.title.zh));
+    expect(titles.map((title) => title.trim())).toEqual(STEP_CATALOGUE.map((entry) => formatMessage('zh-CN', entry.title.code)));
     await page.getByRole('heading', { name: '安装', level: 2 }).waitFor();
     await page.getByRole('navigation').getByRole('link', { name: '证书处理' }).waitFor();
     await snap('node-joined-zh');

@@ -3,11 +3,11 @@ import { print } from 'graphql';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
-import type { Translate } from './messages';
+import { type Language, type Translate, serverText } from './messages';
 
 interface GraphqlError {
   readonly message: string;
-  readonly extensions?: { readonly code?: string };
+  readonly extensions?: { readonly code?: string; readonly messageCode?: string; readonly messageParams?: unknown };
 }
 
 /** How an error code from the API maps to the CLI's exit codes. */
@@ -40,6 +40,7 @@ export class ApiClient {
     readonly server: string,
     private readonly token: string | null,
     private readonly t: Translate,
+    private readonly language: Language = 'en',
   ) {}
 
   async request<R, V extends Record<string, unknown>>(document: TypedDocumentNode<R, V>, variables: V): Promise<R> {
@@ -119,7 +120,7 @@ export class ApiClient {
     const code = error.extensions?.code;
     const exit = exitFor(code);
     const key = exit === EXIT.auth ? 'authFailed' : 'apiRefused';
-    return new CliError(this.t(key, { detail: error.message }), exit, code);
+    return new CliError(this.t(key, { detail: serverText(this.language, error.message, error.extensions?.messageCode, error.extensions?.messageParams) }), exit, code);
   }
 
   private socketError(error: unknown): CliError {

@@ -88,9 +88,9 @@ export async function runCli({ argv, env, io, stdin }: CliEnvironment): Promise<
         if (!token) {
           throw new CliError(t('notSignedIn'), EXIT.auth);
         }
-        return new ApiClient(server, token, t);
+        return new ApiClient(server, token, t, language);
       },
-      anonymousApi: () => new ApiClient(server, null, t),
+      anonymousApi: () => new ApiClient(server, null, t, language),
       readStdin: () => readAll(stdin),
       ask: (question, hidden) => ask(stdin, question, hidden === true),
     };

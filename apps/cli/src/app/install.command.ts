@@ -1,3 +1,4 @@
+import { serverText } from './messages';
 import {
   CancelInstallDocument,
   CsrsDocument,
@@ -121,7 +122,7 @@ async function follow(context: CommandContext, node: NodeView, runId: string): P
     } else {
       for (const event of installProgress.events) {
         const progress = event.progress != null && event.status === 'PROGRESS' ? ` ${event.progress}%` : '';
-        context.io.out(t('stepLine', { step: event.step, status: event.status, progress, message: event.message ?? '' }).trimEnd());
+        context.io.out(t('stepLine', { step: event.step, status: event.status, progress, message: serverText(context.language, event.message, event.messageCode, event.messageParams) }).trimEnd());
       }
     }
     if (run.status !== 'RUNNING') {
@@ -152,7 +153,7 @@ async function follow(context: CommandContext, node: NodeView, runId: string): P
     return EXIT.ok;
   }
   if (context.output === 'table') {
-    context.io.err(t('installFailed', { hostname: node.hostname, status: run?.status ?? '?', step: run?.failedStep ? t('atStep', { step: run.failedStep }) : '', reason: run?.reason ?? '' }));
+    context.io.err(t('installFailed', { hostname: node.hostname, status: run?.status ?? '?', step: run?.failedStep ? t('atStep', { step: run.failedStep }) : '', reason: serverText(context.language, run?.reason, run?.reasonCode, run?.reasonParams) }));
   }
   return EXIT.failed;
 }

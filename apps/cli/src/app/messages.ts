@@ -1,3 +1,5 @@
+import { formatServerText } from '@ccos/shared/messages';
+
 /**
  * The CLI's own words in English and Chinese, chosen by the locale (LC_ALL, LC_MESSAGES, LANG:
  * `zh_CN.UTF-8` and other `zh*` give Chinese). `{name}` is replaced by the parameter of that name.
@@ -131,4 +133,12 @@ export function columnTitles(language: Language): Record<string, string> {
   const english = CATALOGUE.columns.en.split('|');
   const local = CATALOGUE.columns[language].split('|');
   return Object.fromEntries(english.map((title, index) => [title, local[index] ?? title]));
+}
+
+/**
+ * A text the server produced, in the CLI's language: from its message code and parameters (the
+ * catalogue the console uses too, libs/shared/messages), else the server's own words.
+ */
+export function serverText(language: Language, fallback: string | null | undefined, code?: string | null, params?: unknown): string {
+  return formatServerText(language === 'zh' ? 'zh-CN' : 'en', code, params, fallback);
 }

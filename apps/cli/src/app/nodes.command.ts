@@ -3,7 +3,7 @@ import { AddNodeDocument, type AddNodeMutationVariables, NodesDocument } from '@
 import { type CommandContext, type CommandSpec, type NodeView, passwordFrom, printJson, resolveCluster, stringFlag, usageError } from './command';
 import { EXIT } from './exit-codes';
 import { parseHostsCsv } from './hosts-csv';
-import { columnTitles } from './messages';
+import { columnTitles, serverText } from './messages';
 import { table } from './output';
 
 const SETTLED_AFTER_ADD = ['READY_TO_INSTALL', 'AUTH_FAILED', 'UNREACHABLE', 'HOST_KEY_CHANGED', 'PRECHECK_FAILED'];
@@ -28,7 +28,7 @@ function printNodes(context: CommandContext, nodes: readonly NodeView[]): void {
   context.io.out(
     table(
       [c['ID'], c['HOSTNAME'], c['IP'], c['STATUS'], c['REASON']].map(String),
-      nodes.map((node) => [node.id, node.hostname, `${node.ip}:${node.sshPort}`, node.status, node.statusReason ?? '']),
+      nodes.map((node) => [node.id, node.hostname, `${node.ip}:${node.sshPort}`, node.status, serverText(context.language, node.statusReason, node.statusReasonCode, node.statusReasonParams)]),
     ),
   );
 }
@@ -72,7 +72,7 @@ export const NODES_ADD: CommandSpec = {
       printJson(context, settled);
     } else if (context.flags['wait']) {
       for (const node of settled) {
-        context.io.out(t('nodeSettled', { hostname: node.hostname, status: node.status, reason: node.statusReason ? ` (${node.statusReason})` : '' }));
+        context.io.out(t('nodeSettled', { hostname: node.hostname, status: node.status, reason: node.statusReason ? ` (${serverText(context.language, node.statusReason, node.statusReasonCode, node.statusReasonParams)})` : '' }));
       }
     }
     return settled.every((node) => node.status === 'ADDING' || node.status === 'READY_TO_INSTALL') ? EXIT.ok : EXIT.failed;

@@ -1,3 +1,4 @@
+import { serverText } from './messages';
 import {
   RemovalPreviewDocument,
   type RemovalPreviewQuery,
@@ -55,7 +56,7 @@ export const NODES_REMOVE: CommandSpec = {
     const { removalPreview } = await api.request(RemovalPreviewDocument, { nodeId: node.id, options });
     showPreview(context, node.hostname, removalPreview);
     if (!removalPreview.allowed) {
-      context.io.err(t('removalRefused', { reason: removalPreview.refusal ?? removalPreview.refusals.join('; ') }));
+      context.io.err(t('removalRefused', { reason: removalPreview.refusal ? serverText(context.language, removalPreview.refusal, removalPreview.refusalCode, removalPreview.refusalParams) : removalPreview.refusals.join('; ') }));
       return EXIT.failed;
     }
     if (context.flags['yes'] !== true) {
@@ -82,7 +83,7 @@ export const NODES_REMOVE: CommandSpec = {
         printJsonLine(context, { events: removalProgress.events, run });
       } else {
         for (const event of removalProgress.events) {
-          context.io.out(t('removalLine', { phase: run.phase, kind: event.kind, pod: event.pod ?? '', message: event.message ? ` ${event.message}` : '' }).replace(/\s+$/, ''));
+          context.io.out(t('removalLine', { phase: run.phase, kind: event.kind, pod: event.pod ?? '', message: event.message ? ` ${serverText(context.language, event.message, event.messageCode, event.messageParams)}` : '' }).replace(/\s+$/, ''));
         }
       }
       if (run.status !== 'RUNNING') {
@@ -100,7 +101,7 @@ export const NODES_REMOVE: CommandSpec = {
       return EXIT.ok;
     }
     if (context.output === 'table') {
-      context.io.err(t('removalFailed', { hostname: node.hostname, status: run?.status ?? '?', reason: run?.reason ?? '' }));
+      context.io.err(t('removalFailed', { hostname: node.hostname, status: run?.status ?? '?', reason: serverText(context.language, run?.reason, run?.reasonCode, run?.reasonParams) }));
     }
     return EXIT.failed;
   },
@@ -122,7 +123,7 @@ function showPreview(context: CommandContext, hostname: string, preview: Preview
   }
   for (const check of preview.safety) {
     const verdict = check.passed ? t('passed') : check.blocking ? t('blocked') : t('warns');
-    context.io.out(t('previewSafety', { rule: check.rule, verdict, message: check.message }).trimEnd());
+    context.io.out(t('previewSafety', { rule: check.rule, verdict, message: serverText(context.language, check.message, check.messageCode, check.messageParams) }).trimEnd());
   }
   for (const warning of preview.warnings) {
     context.io.out(t('previewWarning', { message: warning }));

@@ -8,7 +8,7 @@ import { AGENT_RUN, REPORT_STEP, type StepEvent } from './operations';
 const API = 'http://198.18.0.1:4000';
 const EVENT: StepEvent = {
   runId: 'run-1', seq: 7, step: 'APPLY_IGNITION', status: 'FAILED', progress: 40,
-  message: 'not Ignition', detail: { code: 'IGNITION_NOT_IGNITION' }, occurredAt: '2026-12-01T00:00:00.000Z',
+  message: 'not Ignition', messageCode: 'agent.cancelled', messageParams: {}, detail: { code: 'IGNITION_NOT_IGNITION' }, occurredAt: '2026-12-01T00:00:00.000Z',
 };
 
 function api(reply: FakeHttpReply | (() => FakeHttpReply)) {

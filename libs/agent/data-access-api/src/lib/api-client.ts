@@ -55,6 +55,8 @@ export class GraphqlApiClient implements ApiClient {
       status: event.status,
       progress: event.progress ?? null,
       message: event.message ?? null,
+      messageCode: event.messageCode ?? null,
+      messageParams: event.messageParams ?? null,
       detail: event.detail ?? null,
       occurredAt: event.occurredAt,
     };

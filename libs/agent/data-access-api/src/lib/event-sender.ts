@@ -84,6 +84,7 @@ export class EventSender {
       status: input.status,
       progress: input.progress ?? null,
       message: input.message ?? null,
+      ...(input.messageCode ? { messageCode: input.messageCode, messageParams: input.messageParams ?? {} } : {}),
       detail: input.detail ?? null,
       occurredAt: new Date(this.options.clock.now()).toISOString(),
     });

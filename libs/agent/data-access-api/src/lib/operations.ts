@@ -16,6 +16,9 @@ export interface StepEventInput {
   readonly status: StepEventStatus;
   readonly progress?: number | null;
   readonly message?: string | null;
+  /** The code of `message` in the message catalogue (libs/shared/messages), and its parameters. */
+  readonly messageCode?: string | null;
+  readonly messageParams?: JsonObject | null;
   readonly detail?: JsonObject | null;
 }
 

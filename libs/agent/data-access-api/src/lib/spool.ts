@@ -182,6 +182,7 @@ function parseLine(line: string): SpoolLine | null {
           status: event['status'] as StepEventStatus,
           progress: typeof event['progress'] === 'number' ? event['progress'] : null,
           message: typeof event['message'] === 'string' ? event['message'] : null,
+          ...(typeof event['messageCode'] === 'string' ? { messageCode: event['messageCode'], messageParams: isJsonObject(event['messageParams']) ? event['messageParams'] : {} } : {}),
           detail: isJsonObject(event['detail']) ? event['detail'] : null,
           occurredAt: event['occurredAt'],
         },

@@ -1,10 +1,11 @@
+import { bare, type Message, message } from '@ccos/shared/messages';
 import {
   ApiError, DownloadError, MANIFEST_MISMATCH, isTransient, isUnauthenticated,
   type Artifact, type ArtifactKind, type ArtifactManifest, type DownloadResult,
 } from '@ccos/agent/data-access-api';
 import { Backoff, CERT_NOT_PINNED, DOWNLOAD_BACKOFF, type JsonObject } from '@ccos/agent/util-host';
 import { formatBytes } from './steps/preflight-checks';
-import { failure, type StepContext, type StepFailure } from './step-handler';
+import { failure, progressOf, type StepContext, type StepFailure } from './step-handler';
 
 /** PROGRESS events during downloads come at most this often. */
 export const PROGRESS_INTERVAL_MS = 1_000;
@@ -100,7 +101,7 @@ export async function downloadBatch(
   let lastReport = -Infinity;
   const files: JsonObject[] = [];
   let received = 0;
-  const report = async (force: boolean, current: Artifact, currentBytes: number, index: number, note = '') => {
+  const report = async (force: boolean, current: Artifact, currentBytes: number, index: number, note: Message | null = null) => {
     const now = ctx.clock.monotonic();
     if (!force && now - lastReport < PROGRESS_INTERVAL_MS) {
       return;
@@ -109,7 +110,7 @@ export async function downloadBatch(
     const bytes = done + currentBytes;
     const share = total === 0 ? 1 : bytes / total;
     await ctx.progress({
-      message: `${note}downloading ${options.noun} ${current.name} (${index + 1}/${artifacts.length}): ${formatBytes(bytes)} of ${formatBytes(total)}`,
+      ...progressOf(message(note === null ? 'agent.download.progress' : 'agent.download.progressResuming', { note, file: current.name, index: index + 1, count: artifacts.length, bytes: formatBytes(bytes), total: formatBytes(total) })),
       progress: Math.round(from + (to - from) * share),
       detail: { bytes, total, file: current.name, files: { done: index, total: artifacts.length } },
     });
@@ -127,7 +128,7 @@ export async function downloadBatch(
           pending.push(report(false, artifact, bytes, index));
         },
         onRetry: ({ delayMs, reason }) => {
-          pending.push(report(true, artifact, 0, index, `link interrupted (${reason}), resuming in ${(delayMs / 1000).toFixed(0)} s; `));
+          pending.push(report(true, artifact, 0, index, bare(message('agent.download.resuming', { reason, seconds: Math.round(delayMs / 1000) }))));
         },
       });
       await Promise.all(pending);
@@ -158,7 +159,7 @@ export async function downloadBatch(
   }
   const skipped = files.filter((file) => file.skipped === true).length;
   await ctx.progress({
-    message: `${artifacts.length} ${options.noun} file(s) in place (${formatBytes(total)}; ${skipped} already present, ${formatBytes(received)} downloaded)`,
+    ...progressOf(message('agent.download.done', { count: artifacts.length, size: formatBytes(total), skipped, received: formatBytes(received) })),
     progress: to,
     detail: { bytes: total, total, files: { done: artifacts.length, total: artifacts.length } },
   });

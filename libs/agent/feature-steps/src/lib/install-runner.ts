@@ -5,12 +5,13 @@ import {
   formatCommand, tailText, type Clock, type Executor, type FileSystem, type Http, type JsonObject, type Logger, type Network, type SystemInfo,
 } from '@ccos/agent/util-host';
 import { describeStep, INSTALL_STEPS, stepIndex, type InstallStep, type StepEventStatus } from '@ccos/shared/domain';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { AgentConfig } from './agent-config';
 import { collectDiagnostics } from './diagnostics-bundle';
 import type { RunControl } from './run-control';
 import type { ProgressUpdate, StepContext, StepFailure, StepResult } from './step-handler';
 import type { StepRegistry } from './step-registry';
-import { failure } from './step-handler';
+import { failure, progressOf } from './step-handler';
 
 /** How a run ended, and the process exit code that says so. */
 export type RunOutcome =
@@ -81,6 +82,7 @@ export class InstallRunner {
   private lastEventAt = 0;
   private lastProgress = 0;
   private lastMessage = '';
+  private lastCoded: Message | undefined;
   private plainHttpNoted = false;
 
   constructor(private readonly deps: RunnerDeps) {}
@@ -104,9 +106,9 @@ export class InstallRunner {
   private async runStep(step: InstallStep, terminate: AbortSignal): Promise<RunOutcome | null> {
     const { registry, config, control, log } = this.deps;
     const handler = registry[step];
-    const title = describeStep(step).title.en;
+    const title = bare(describeStep(step).title);
     this.lastProgress = 0;
-    if (!(await this.report(step, 'STARTED', { message: `${title}: started`, progress: 0, detail: { agentVersion: this.deps.agentVersion } }))) {
+    if (!(await this.report(step, 'STARTED', { ...progressOf(message('agent.stepStarted', { step: title })), progress: 0, detail: { agentVersion: this.deps.agentVersion } }))) {
       return { kind: 'unauthenticated', exitCode: 4 };
     }
     if (!this.plainHttpNoted && config.serviceTls === null) {
@@ -114,7 +116,7 @@ export class InstallRunner {
       this.plainHttpNoted = true;
       log.warn(`the installer service is reached over plain HTTP (${config.apiUrl})`);
       await this.report(step, 'PROGRESS', {
-        message: `warning: this run talks to the installer service over plain HTTP (${config.apiUrl}), as its operator allowed (AGENT_PLAIN_HTTP=allow): the run's token and the service's answers cross the network unprotected; artifacts are still checked against the manifest sha256 received over SSH`,
+        ...progressOf(message('agent.plainHttp', { apiUrl: config.apiUrl })),
         progress: 0,
         detail: { warning: 'PLAIN_HTTP', apiUrl: config.apiUrl },
       });
@@ -123,7 +125,7 @@ export class InstallRunner {
     let result: StepResult;
     const problems = handler.validate(config);
     if (problems.length > 0) {
-      result = failure('INVALID_INPUT', `${title} cannot run with this config: ${problems.join('; ')}`, 'Correct the node in the installer service (labels, taints, addresses), then retry.');
+      result = failure('INVALID_INPUT', message('agent.invalidConfig', { step: title, problems: problems.join('; ') }), message('agent.invalidConfig.hint'));
     } else {
       result = await this.runHandler(step, abort);
     }
@@ -133,27 +135,27 @@ export class InstallRunner {
     }
     if (control.operatorCancelled) {
       log.warn(`${step}: cancelled by the operator`);
-      await this.report(step, 'FAILED', { message: 'cancelled by the operator', progress: this.lastProgress, detail: { code: 'CANCELLED', hint: 'The operator cancelled the run; retry the install to start again.' } });
+      await this.report(step, 'FAILED', { ...progressOf(message('agent.cancelled')), progress: this.lastProgress, detail: { code: 'CANCELLED', ...hintDetail(message('agent.cancelled.hint')) } });
       return { kind: 'cancelled', step, exitCode: 5 };
     }
     if (terminate.aborted) {
       log.warn(`${step}: stopped by a signal`);
       await this.report(step, 'FAILED', {
-        message: 'stopped on the host: the agent received SIGTERM (boot-worker stop)',
+        ...progressOf(message('agent.terminated')),
         progress: this.lastProgress,
-        detail: { code: 'TERMINATED', hint: 'The agent was stopped on the host; retry the install to continue from this step.' },
+        detail: { code: 'TERMINATED', ...hintDetail(message('agent.terminated.hint')) },
       });
       return { kind: 'terminated', step, exitCode: 143 };
     }
     if (!result.ok) {
       const detail = this.failureDetail(result);
       log.error(`${step} failed [${result.code}]: ${result.message}`);
-      await this.report(step, 'FAILED', { message: clip(result.message), progress: this.lastProgress, detail });
+      await this.report(step, 'FAILED', { message: clip(result.message), ...codedOf(result), progress: this.lastProgress, detail });
       await this.sendDiagnostics(step, result, detail, terminate);
       return { kind: 'failed', step, code: result.code, exitCode: 1 };
     }
     log.info(`${step} succeeded: ${result.message}`);
-    await this.report(step, 'SUCCEEDED', { message: clip(result.message), progress: 100, ...(result.detail === undefined ? {} : { detail: result.detail }) });
+    await this.report(step, 'SUCCEEDED', { message: clip(result.message), ...codedOf(result), progress: 100, ...(result.detail === undefined ? {} : { detail: result.detail }) });
     return null;
   }
 
@@ -190,7 +192,7 @@ export class InstallRunner {
       }
       const err = error as Error;
       log.error(`${step} crashed: ${err.stack ?? err.message}`);
-      return failure('INTERNAL_ERROR', `${describeStep(step).title.en} stopped on an unexpected error: ${err.message}`, 'This is a bug in the agent: the diagnostics bundle has its log; retry the step.', {
+      return failure('INTERNAL_ERROR', message('agent.crashed', { step: bare(describeStep(step).title), error: err.message }), message('agent.crashed.hint'), {
         detail: { error: err.message, stack: tailText(err.stack ?? '', 2048) },
       });
     } finally {
@@ -212,6 +214,7 @@ export class InstallRunner {
       if (silentFor >= every && sender.pendingCount === 0) {
         await this.report(step, 'PROGRESS', {
           message: this.lastMessage,
+          ...(this.lastCoded ? { coded: this.lastCoded } : {}),
           progress: this.lastProgress,
           detail: { heartbeat: true, silentSeconds: Math.round(silentFor / 1000) },
         });
@@ -224,6 +227,7 @@ export class InstallRunner {
     return {
       code: result.code,
       hint: result.hint,
+      ...(result.hintCoded ? { hintCode: result.hintCoded.code, hintParams: result.hintCoded.params as JsonObject } : {}),
       ...(result.detail ?? {}),
       ...(command === undefined
         ? {}
@@ -244,8 +248,10 @@ export class InstallRunner {
     const progress = update.progress === undefined ? this.lastProgress : Math.max(0, Math.min(100, Math.round(update.progress)));
     this.lastProgress = progress;
     this.lastMessage = update.message;
+    this.lastCoded = update.coded;
     this.lastEventAt = this.deps.clock.monotonic();
-    const event = await this.deps.sender.report({ step, status, progress, message: update.message, detail: update.detail ?? null });
+    const coded = update.coded ? { messageCode: update.coded.code, messageParams: update.coded.params as JsonObject } : {};
+    const event = await this.deps.sender.report({ step, status, progress, message: update.message, ...coded, detail: update.detail ?? null });
     this.deps.log.debug(`event ${event.seq} ${step} ${status} ${progress}% ${update.message}`);
     return true;
   }
@@ -315,4 +321,14 @@ export class InstallRunner {
     }
     return outcome;
   }
+}
+
+/** A hint in an event's detail: the English text, and its code and parameters for the console. */
+function hintDetail(hint: CodedText): JsonObject {
+  return { hint: hint.message, hintCode: hint.code, hintParams: hint.params as JsonObject };
+}
+
+/** The coded message of a step result, when it has one (a clipped English text keeps its code: the console formats from the code). */
+function codedOf(result: { readonly coded?: Message }): { coded?: Message } {
+  return result.coded ? { coded: result.coded } : {};
 }

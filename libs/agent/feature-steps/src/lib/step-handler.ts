@@ -1,3 +1,4 @@
+import { bare, type CodedText, type Message } from '@ccos/shared/messages';
 import type { ApiClient, ArtifactClient } from '@ccos/agent/data-access-api';
 import type {
   Clock, CommandResult, Executor, FileSystem, Http, JsonObject, Logger, Network, SystemInfo,
@@ -9,6 +10,8 @@ import type { FailureCode } from './failure-codes';
 /** A PROGRESS event from a handler. */
 export interface ProgressUpdate {
   readonly message: string;
+  /** `message` by its code in the message catalogue, so the console shows it in the operator's language. */
+  readonly coded?: Message;
   /** 0..100 within the step. */
   readonly progress?: number;
   readonly detail?: JsonObject;
@@ -35,6 +38,7 @@ export interface StepContext {
 export interface StepSuccess {
   readonly ok: true;
   readonly message: string;
+  readonly coded?: Message;
   readonly detail?: JsonObject;
 }
 
@@ -43,8 +47,10 @@ export interface StepFailure {
   readonly code: FailureCode;
   /** One human sentence or a few: what failed and what was observed. */
   readonly message: string;
+  readonly coded?: Message;
   /** What to do about it. */
   readonly hint: string;
+  readonly hintCoded?: Message;
   readonly detail?: JsonObject;
   /** The command that failed: its argv, exit code and output go into the event (tail) and the diagnostics (all). */
   readonly command?: CommandResult;
@@ -65,10 +71,21 @@ export interface StepHandler {
   run(ctx: StepContext): Promise<StepResult>;
 }
 
-export function success(message: string, detail?: JsonObject): StepSuccess {
-  return detail === undefined ? { ok: true, message } : { ok: true, message, detail };
+/** A text a step says: plain (English, e.g. a command's own words) or a coded message of the catalogue. */
+export type StepText = string | CodedText;
+
+export function success(text: StepText, detail?: JsonObject): StepSuccess {
+  const said = typeof text === 'string' ? { message: text } : { message: text.message, coded: bare(text) };
+  return detail === undefined ? { ok: true, ...said } : { ok: true, ...said, detail };
 }
 
-export function failure(code: FailureCode, message: string, hint: string, extra: { detail?: JsonObject; command?: CommandResult } = {}): StepFailure {
-  return { ok: false, code, message, hint, ...extra };
+export function failure(code: FailureCode, text: StepText, hint: StepText, extra: { detail?: JsonObject; command?: CommandResult } = {}): StepFailure {
+  const said = typeof text === 'string' ? { message: text } : { message: text.message, coded: bare(text) };
+  const advice = typeof hint === 'string' ? { hint } : { hint: hint.message, hintCoded: bare(hint) };
+  return { ok: false, code, ...said, ...advice, ...extra };
+}
+
+/** A PROGRESS update with a coded message. */
+export function progressOf(text: CodedText, update: Omit<ProgressUpdate, 'message' | 'coded'> = {}): ProgressUpdate {
+  return { ...update, message: text.message, coded: bare(text) };
 }

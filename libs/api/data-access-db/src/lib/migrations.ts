@@ -11,6 +11,7 @@ import { ClusterAutoApproveRenewals1766100000000 } from './migrations/1766100000
 import { NodeBatches1766200000000 } from './migrations/1766200000000-node-batches';
 import { AgentLaunchClaims1766500000000 } from './migrations/1766500000000-agent-launch-claims';
 import { Autoscaling1767000000000 } from './migrations/1767000000000-autoscaling';
+import { CodedMessages1767100000000 } from './migrations/1767100000000-coded-messages';
 import { ClusterArtifactVersion1767200000000 } from './migrations/1767200000000-cluster-artifact-version';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
@@ -24,5 +25,6 @@ export const MIGRATIONS = [
   NodeBatches1766200000000,
   AgentLaunchClaims1766500000000,
   Autoscaling1767000000000,
+  CodedMessages1767100000000,
   ClusterArtifactVersion1767200000000,
 ];

@@ -1,9 +1,21 @@
+import { bare, type CodedText } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager, Repository } from 'typeorm';
 import { type NodeEvent, transition } from '@ccos/shared/domain';
 import { type EventBus, NotFoundError, PreconditionError, TOPICS, type NodeChangedPayload } from '@ccos/api/util-graphql';
 import { NodeEntity } from './entities/node.entity';
 import { entityChanges } from './entity-changes';
+
+/** A status reason: a coded message (the catalogue's English text is stored beside its code), or plain text. */
+export type ReasonText = string | CodedText;
+
+/** The status-reason columns for `reason`: the English text and, when it has one, its code and parameters. */
+export function reasonFields(reason: ReasonText | null): Pick<NodeEntity, 'statusReason' | 'statusReasonCoded'> {
+  if (reason === null || typeof reason === 'string') {
+    return { statusReason: reason, statusReasonCoded: null };
+  }
+  return { statusReason: reason.message, statusReasonCoded: bare(reason) };
+}
 
 type NodeFields = Partial<Omit<NodeEntity, 'id' | 'status' | 'createdAt' | 'updatedAt' | 'version'>>;
 
@@ -80,7 +92,8 @@ export class NodeStore {
    * Applies `event` to the node if the state machine allows it from its current status,
    * together with `fields`; throws FAILED_PRECONDITION (with the reason) otherwise.
    */
-  async transition(id: string, event: NodeEvent, statusReason: string | null, fields: NodeFields = {}): Promise<NodeEntity> {
+  async transition(id: string, event: NodeEvent, statusReason: ReasonText | null, fields: NodeFields = {}): Promise<NodeEntity> {
+    const reason = reasonFields(statusReason);
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const node = await this.get(id);
       const result = transition(node.status, event);
@@ -90,7 +103,7 @@ export class NodeStore {
       const update = await this.nodes
         .createQueryBuilder()
         .update(NodeEntity)
-        .set(entityChanges<NodeEntity>({ ...fields, status: result.to, statusReason, everJoined: result.to === 'JOINED' ? true : node.everJoined }))
+        .set(entityChanges<NodeEntity>({ ...fields, status: result.to, ...reason, everJoined: result.to === 'JOINED' ? true : node.everJoined }))
         .where('id = :id AND status = :status', { id, status: node.status })
         .execute();
       if (update.affected === 1) {
@@ -105,6 +118,10 @@ export class NodeStore {
 
   /** Changes fields other than the status, and tells subscribers. */
   async update(id: string, fields: NodeFields): Promise<NodeEntity> {
+    if ('statusReason' in fields && !('statusReasonCoded' in fields)) {
+      // A reason without a code replaces the coded one too, so the two never disagree.
+      fields = { ...fields, statusReasonCoded: null };
+    }
     await this.nodes.update(id, entityChanges<NodeEntity>(fields));
     const node = await this.get(id);
     this.publish(node);

@@ -89,7 +89,7 @@ describe('capacityCheck', () => {
     const check = await capacityCheck(world.client, 'big-one');
     expect(check.fits).toBe(false);
     expect(check.detail.unplaceable).toEqual(['shop/huge']);
-    expect(check.detail.message).toMatch(/^1 of 1 pods do not fit on the 3 schedulable Ready nodes \(needed 3000m CPU.*\): shop\/huge$/);
+    expect(check.detail.message).toMatch(/^1 of 1 pod does not fit on the 3 schedulable Ready nodes \(needed 3000m CPU.*\): shop\/huge$/);
   });
 
   it('computes pod requests like the scheduler: init containers, sidecars, overhead, limits as requests', () => {

@@ -1,3 +1,4 @@
+import { bare, type CodedText, type Message, message as text } from '@ccos/shared/messages';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { classifyPods, isFinished, listPodsOnNode, podRef, type DrainOptions, type DrainPlan } from './drain-plan';
 import type { KubeClient } from './kube-client';
@@ -20,6 +21,8 @@ export interface CapacityDetail {
   node: string;
   /** One sentence for the removal preview. */
   message: string;
+  /** `message` by its code in the message catalogue. */
+  coded: CodedText;
   /** Sum over the pods a drain would evict (finished pods ask for nothing). */
   required: Resources;
   /** Sum of free room over the candidate nodes. */
@@ -102,7 +105,7 @@ function exclusion(node: NodeSummary): string | null {
 }
 
 const mib = (bytes: number): string => (bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GiB` : `${Math.round(bytes / 2 ** 20)} MiB`);
-const amount = (r: Resources): string => `${r.cpuMillicores}m CPU, ${mib(r.memoryBytes)} memory, ${r.pods} pods`;
+const amount = (r: Resources): Message => bare(text('removal.capacity.amount', { cpu: r.cpuMillicores, memory: mib(r.memoryBytes), pods: r.pods }));
 
 /**
  * Would the pods a drain evicts from `nodeName` fit on the remaining schedulable Ready nodes?
@@ -185,10 +188,10 @@ export async function capacityCheck(
   }
   const unmanaged = plan.pods.filter((entry) => entry.action === 'evict' && entry.class === 'unmanaged').map((entry) => entry.pod);
   const fits = unplaceable.length === 0;
-  const message = fits
-    ? `${required.pods} pods (${amount(required)}) fit on ${candidates.length} schedulable Ready nodes (free: ${amount(available)})`
+  const coded = fits
+    ? text('removal.capacity.fits', { pods: required.pods, required: amount(required), nodes: candidates.length, available: amount(available) })
     : candidates.length === 0
-      ? `${required.pods} pods (${amount(required)}) have no schedulable Ready node to go to`
-      : `${unplaceable.length} of ${required.pods} pods do not fit on the ${candidates.length} schedulable Ready nodes (needed ${amount(required)}; free ${amount(available)}): ${unplaceable.join(', ')}`;
-  return { fits, detail: { node: nodeName, message, required, available, candidates, excluded, unplaceable, unmanaged } };
+      ? text('removal.capacity.nowhere', { pods: required.pods, required: amount(required) })
+      : text('removal.capacity.tooBig', { unplaceable: unplaceable.length, pods: required.pods, nodes: candidates.length, required: amount(required), available: amount(available), names: unplaceable.join(', ') });
+  return { fits, detail: { node: nodeName, message: coded.message, coded, required, available, candidates, excluded, unplaceable, unmanaged } };
 }

@@ -104,6 +104,6 @@ function toEntity(input: CsrDecisionInput): Partial<CsrDecisionEntity> {
     reason: input.reason,
     forced: input.forced ?? false,
     forceReason: input.forceReason ?? null,
-    checks: input.checks.map(({ name, passed, detail, overridable }) => ({ name, passed, detail, overridable })),
+    checks: input.checks.map(({ name, passed, detail, detailCode, detailParams, overridable }) => ({ name, passed, detail, detailCode, detailParams, overridable })),
   };
 }

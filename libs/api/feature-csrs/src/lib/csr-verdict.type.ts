@@ -1,3 +1,4 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ObjectType } from 'type-graphql';
 import type { CsrPolicyDecision, CsrPolicyPath, KubeletCsrKind } from '@ccos/shared/domain';
 import { CsrPolicyDecisionEnum, CsrPolicyPathEnum, KubeletCsrKindEnum } from './csr.enums';
@@ -12,6 +13,12 @@ export class CsrCheckType {
 
   @Field(() => String)
   detail!: string;
+
+  @Field(() => String, { nullable: true, description: 'The message code of detail (libs/shared/messages), for clients that show it in their language.' })
+  detailCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of detailCode.' })
+  detailParams!: Record<string, unknown> | null;
 
   @Field(() => Boolean, { description: 'Whether an ADMIN\'s forced approval may go past this check when it fails. Signer, usages, subject, key, signature and SAN form never; the requester never for a host this service installs.' })
   overridable!: boolean;
@@ -36,6 +43,12 @@ export class CsrVerdictType {
 
   @Field(() => String, { description: 'The first failed check, or why it is approved or superseded.' })
   reason!: string;
+
+  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages), for clients that show it in their language.' })
+  reasonCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  reasonParams!: Record<string, unknown> | null;
 
   @Field(() => [CsrCheckType])
   checks!: CsrCheckType[];

@@ -66,7 +66,9 @@ export function toVerdictType(csrName: string, verdict: CsrVerdict): CsrVerdictT
     path: verdict.path,
     node: verdict.node,
     reason: verdict.reason,
-    checks: verdict.checks.map(({ name, passed, detail, overridable }) => ({ name, passed, detail, overridable })),
+    reasonCode: verdict.reasonCode,
+    reasonParams: verdict.reasonParams,
+    checks: verdict.checks.map(({ name, passed, detail, detailCode, detailParams, overridable }) => ({ name, passed, detail, detailCode, detailParams, overridable })),
   };
 }
 
@@ -78,7 +80,7 @@ export function toDecisionType(decision: CsrDecisionEntity): CsrDecisionType {
     forced: decision.forced,
     forceReason: decision.forceReason,
     // Records from before the rule was declared say nothing; the declaration answers for them.
-    checks: decision.checks.map((check) => ({ ...check, overridable: check.overridable ?? CSR_CHECK_OVERRIDES[check.name as CsrCheckName] === 'FORCE' })),
+    checks: decision.checks.map((check) => ({ ...check, detailCode: check.detailCode ?? null, detailParams: (check.detailParams as Record<string, unknown> | undefined) ?? null, overridable: check.overridable ?? CSR_CHECK_OVERRIDES[check.name as CsrCheckName] === 'FORCE' })),
     decidedAt: decision.decidedAt,
   };
 }

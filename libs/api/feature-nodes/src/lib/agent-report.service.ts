@@ -1,7 +1,8 @@
+import { bare, isMessageCode, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import type { DataSource, Repository } from 'typeorm';
 import { describeStep } from '@ccos/shared/domain';
-import { type AgentTokens, type InstallRunEntity, type NodeStore, InstallRunEntity as InstallRunTable, StepEventEntity, entityChanges } from '@ccos/api/data-access-db';
+import { type AgentTokens, type InstallRunEntity, type NodeStore, InstallRunEntity as InstallRunTable, StepEventEntity, entityChanges, reasonFields } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
 import type { ClusterProbe } from './cluster-probe';
 import { type InstallObserver, UNOBSERVED_INSTALLS, failureCodeOf } from './install-metrics';
@@ -57,6 +58,7 @@ export class AgentReportService {
           status: input.status,
           progress: input.progress ?? null,
           message: input.message ?? null,
+          messageCoded: eventMessageOf(input),
           detail: input.detail ?? null,
           occurredAt: input.occurredAt,
         }),
@@ -150,20 +152,29 @@ export class AgentReportService {
     }
     const node = await this.nodes.get(run.nodeId);
     if (node.status === 'STALLED') {
-      await this.nodes.transition(node.id, 'AGENT_HEARD', `the agent reports again (${describeStep(input.step).title.en})`);
+      await this.nodes.transition(node.id, 'AGENT_HEARD', message('node.agentReportsAgain', { step: describeStep(input.step).title }));
     }
-    const title = describeStep(input.step).title.en;
+    const title = describeStep(input.step).title;
     if (input.status === 'FAILED') {
-      const reason = `${title} failed: ${input.message ?? 'no reason given'}`;
+      const said = eventMessageOf(input);
+      const reason = message('install.stepFailed', { step: bare(title), reason: said ?? input.message ?? bare(message('install.noReason')) });
       await this.installs.finish(run, 'FAILED', input.step, reason, failureCodeOf(input.detail));
       await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
       this.logger.info({ runId: run.id, step: input.step }, 'install run failed');
     } else if (input.status === 'SUCCEEDED' && input.step === 'START_KUBELET') {
       await this.installs.finish(run, 'SUCCEEDED', null, null);
-      await this.nodes.transition(node.id, 'NODE_READY', 'the Node is Ready in the cluster', { ready: true });
+      await this.nodes.transition(node.id, 'NODE_READY', message('node.nodeReady'), { ready: true });
       this.logger.info({ runId: run.id }, 'install run succeeded');
     } else if (input.status === 'STARTED' || input.status === 'SUCCEEDED') {
-      await this.nodes.update(node.id, { statusReason: `${title}: ${input.status === 'STARTED' ? 'running' : 'done'}` });
+      await this.nodes.update(node.id, reasonFields(message(input.status === 'STARTED' ? 'node.stepRunning' : 'node.stepDone', { step: bare(title) })));
     }
   }
+}
+
+/** The coded message of an agent's event, when its code is one the catalogue knows. */
+export function eventMessageOf(input: Pick<ReportStepInput, 'messageCode' | 'messageParams'>): Message | null {
+  if (!isMessageCode(input.messageCode)) {
+    return null;
+  }
+  return { code: input.messageCode, params: (input.messageParams ?? {}) as MessageParams };
 }

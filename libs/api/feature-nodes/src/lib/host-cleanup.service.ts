@@ -1,6 +1,7 @@
+import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import { type HostVerdict, type Leftover, cleanupPaths, decideHostVerdict } from '@ccos/shared/domain';
-import type { NodeEntity, NodeStore } from '@ccos/api/data-access-db';
+import { type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
@@ -62,6 +63,6 @@ export class HostCleanupService {
       throw new PreconditionError(`node ${node.hostname}: cleanup left ${left.map((leftover) => leftover.item).join(', ')}; look at the host`);
     }
     this.logger.info({ nodeId: node.id, actor, items: verdict.leftovers.length }, 'cleaned the leftovers of an earlier membership');
-    return this.nodes.update(node.id, { hostVerdict: { ...verdict, cleanedAt: new Date().toISOString() }, statusReason: `leftovers cleaned by ${actor}; ready to install` });
+    return this.nodes.update(node.id, { hostVerdict: { ...verdict, cleanedAt: new Date().toISOString() }, ...reasonFields(message('node.leftoversCleaned', { actor })) });
   }
 }

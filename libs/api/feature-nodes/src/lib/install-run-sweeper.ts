@@ -1,3 +1,4 @@
+import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { InstallRunEntity, type NodeStore } from '@ccos/api/data-access-db';
@@ -58,9 +59,9 @@ export class InstallRunSweeper {
       .getMany();
     for (const run of overdue) {
       const deadline = run.deadlineAt?.toISOString() ?? 'unknown';
-      const reason = `the install run passed its deadline (${deadline}); its agent token and bootstrap identity no longer work`;
+      const reason = message('install.deadlinePassed', { deadline });
       const finished = await this.installs.finish(run, 'FAILED', null, reason, SERVICE_FAILURE_CODES.deadline);
-      if (finished.status !== 'FAILED' || finished.reason !== reason) {
+      if (finished.status !== 'FAILED' || finished.reason !== reason.message) {
         continue;
       }
       this.logger.warn({ runId: run.id, nodeId: run.nodeId, deadline }, 'install run passed its deadline');

@@ -33,6 +33,12 @@ export class StepSummaryType {
 
   @Field(() => String, { nullable: true })
   message!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  messageCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  messageParams!: Record<string, unknown> | null;
 }
 
 @ObjectType('StepEvent', { simpleResolvers: true, description: 'One event the agent reported, in order (seq).' })
@@ -51,6 +57,12 @@ export class StepEventType {
 
   @Field(() => String, { nullable: true })
   message!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  messageCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  messageParams!: Record<string, unknown> | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'Failing check or command, exit code, output tail, hint.' })
   detail!: Record<string, unknown> | null;
@@ -111,6 +123,12 @@ export class InstallRunType {
 
   @Field(() => String, { nullable: true })
   reason!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages), for clients that show it in their language.' })
+  reasonCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  reasonParams!: Record<string, unknown> | null;
 
   @Field(() => String)
   requestedBy!: string;

@@ -17,7 +17,7 @@ export class InstallRunView {
       this.dataSource.getRepository(InstallDiagnosticsEntity).findOne({ where: { runId: run.id }, select: { runId: true, size: true, uploadedAt: true } }),
       this.notices.of(run.id),
     ]);
-    const steps = summariseSteps(events.map((event) => ({ ...event, at: event.occurredAt })));
+    const steps = summariseSteps(events.map((event) => ({ ...event, coded: event.messageCoded, at: event.occurredAt })));
     return {
       id: run.id,
       nodeId: run.nodeId,
@@ -25,6 +25,8 @@ export class InstallRunView {
       startStep: run.startStep,
       failedStep: run.failedStep,
       reason: run.reason,
+      reasonCode: run.reasonCoded?.code ?? null,
+      reasonParams: run.reasonCoded?.params ?? null,
       requestedBy: run.requestedBy,
       agentChannel: run.agentChannel,
       startedAt: run.startedAt,
@@ -34,7 +36,7 @@ export class InstallRunView {
       bootstrapIdentity: run.bootstrapIdentity,
       bootstrapIdentityRevokedAt: run.bootstrapIdentityRevokedAt,
       notices: notices.map(({ kind, subject, message, count, firstAt, lastAt }) => ({ kind, subject, message, count, firstAt, lastAt })),
-      steps: steps.map(({ step, state, progress, message, startedAt, finishedAt }) => ({ step, status: state, progress, message, startedAt, finishedAt })),
+      steps: steps.map(({ step, state, progress, message, coded, startedAt, finishedAt }) => ({ step, status: state, progress, message, messageCode: coded?.code ?? null, messageParams: coded?.params ?? null, startedAt, finishedAt })),
       events: events.map(toStepEventType),
       diagnostics: diagnostics ? { size: diagnostics.size, uploadedAt: diagnostics.uploadedAt, url: `/api/install-runs/${run.id}/diagnostics.tar.gz` } : null,
     };
@@ -48,6 +50,8 @@ export function toStepEventType(event: StepEventEntity): StepEventType {
     status: event.status,
     progress: event.progress,
     message: event.message,
+    messageCode: event.messageCoded?.code ?? null,
+    messageParams: event.messageCoded?.params ?? null,
     detail: event.detail,
     occurredAt: event.occurredAt,
   };

@@ -1,3 +1,4 @@
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -9,8 +10,10 @@ import {
   InstallRunEntity,
   type NodeEntity,
   type NodeStore,
+  type ReasonText,
   StepEventEntity,
   isUuid,
+  reasonFields,
   returningRows,
 } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
@@ -55,6 +58,8 @@ export interface LaunchClaims {
 /** What a failed launch means for the node: SSH trouble has its own statuses. */
 export interface LaunchFailure {
   readonly message: string;
+  /** The failure as a coded message, when the service worded it. */
+  readonly coded?: CodedText;
   readonly kind?: 'AUTH_FAILED' | 'HOST_KEY_CHANGED' | 'UNREACHABLE' | 'OTHER';
   readonly offeredFingerprint?: string;
 }
@@ -128,7 +133,7 @@ export class InstallService {
       throw new PreconditionError(`node ${node.hostname} is ${node.status}; an install needs READY_TO_INSTALL`, { status: node.status });
     }
     if (!verdictAllowsInstall(node.hostVerdict)) {
-      throw new PreconditionError(`node ${node.hostname}: ${node.hostVerdict?.reason ?? 'its host has leftovers of an earlier membership'}`, { verdict: node.hostVerdict?.verdict });
+      throw new PreconditionError(message('install.blockedByLeftovers', { hostname: node.hostname, reason: node.hostVerdict?.reason ?? bare(message('install.hostHasLeftovers')) }), { verdict: node.hostVerdict?.verdict });
     }
     await this.readiness(node.clusterId);
     return this.start(node, 'PREFLIGHT', actor, 'INSTALL_STARTED');
@@ -163,7 +168,7 @@ export class InstallService {
     // End the run first: the agent's own "cancelled" report then changes nothing.
     await this.runs.update(run.id, { cancelRequested: true });
     const finished = await this.finish(run, 'CANCELLED', null, `cancelled by ${actor}`, SERVICE_FAILURE_CODES.cancelled);
-    await this.nodes.transition(node.id, 'INSTALL_CANCELLED', `install cancelled by ${actor}`);
+    await this.nodes.transition(node.id, 'INSTALL_CANCELLED', message('node.installCancelled', { actor }));
     await this.agent.stop(node, run).catch((error: unknown) =>
       this.logger.warn({ err: error, runId: run.id }, 'could not stop the agent; it stops at its next report'),
     );
@@ -195,14 +200,14 @@ export class InstallService {
     run: InstallRunEntity,
     status: Exclude<InstallRunStatus, 'RUNNING'>,
     failedStep: InstallStep | null,
-    reason: string | null,
+    reason: ReasonText | null,
     failureCode: string = SERVICE_FAILURE_CODES.none,
   ): Promise<InstallRunEntity> {
     const now = new Date();
     const current = await this.runs.findOneByOrFail({ id: run.id });
     const ended = await this.runs.update(
       { id: run.id, status: 'RUNNING' },
-      { status, failedStep, reason, finishedAt: now, agentTokenExpiresAt: AgentTokens.expiryAfterEnd(now, current.deadlineAt) },
+      { status, failedStep, reason: reasonFields(reason).statusReason, reasonCoded: reasonFields(reason).statusReasonCoded, finishedAt: now, agentTokenExpiresAt: AgentTokens.expiryAfterEnd(now, current.deadlineAt) },
     );
     if (ended.affected === 1) {
       this.observer.runFinished(status, failureCode);
@@ -229,7 +234,7 @@ export class InstallService {
       }),
     );
     try {
-      await this.nodes.transition(node.id, event, from === 'PREFLIGHT' ? 'starting the agent' : `starting the agent at ${describeStep(from).title.en}`);
+      await this.nodes.transition(node.id, event, from === 'PREFLIGHT' ? message('node.startingAgent') : message('node.startingAgentAt', { step: bare(describeStep(from).title) }));
     } catch (error) {
       await this.runs.delete({ id: run.id });
       throw error;
@@ -260,7 +265,7 @@ export class InstallService {
     } catch (error) {
       const failure = error as LaunchFailure;
       this.logger.warn({ nodeId: node.id, runId: run.id, kind: failure.kind, reason: failure.message }, 'could not start the agent');
-      const reason = failure.message.startsWith('could not mint') ? failure.message : `could not start the agent: ${failure.message}`;
+      const reason = failure.message.startsWith('could not mint') ? message('install.identityNotMinted', { error: failure.message.replace(/^could not mint[^:]*: /, '') }) : message('install.agentNotStarted', { error: failure.coded ? bare(failure.coded) : failure.message });
       await this.finish(run, 'FAILED', null, reason, SERVICE_FAILURE_CODES.agentNotStarted);
       const current = await this.nodes.get(node.id);
       if (current.status !== 'INSTALLING') {

@@ -1,3 +1,4 @@
+import { message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, Repository } from 'typeorm';
 import { In, Not } from 'typeorm';
@@ -16,7 +17,7 @@ import {
   expandAddressRange,
   parseHostList,
 } from '@ccos/shared/domain';
-import { ClusterEntity, NodeBatchEntity, NodeEntity, type NodeStore, isUuid } from '@ccos/api/data-access-db';
+import { ClusterEntity, NodeBatchEntity, NodeEntity, type NodeStore, isUuid, reasonFields } from '@ccos/api/data-access-db';
 import { AppError, BadUserInputError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AddNodesInput, BulkHostInput } from './add-nodes.input';
@@ -158,7 +159,7 @@ export class NodeBatchService {
           labels: row.labels.map(({ key, value }) => ({ key, value })),
           taints: row.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
           status: 'ADDING' as const,
-          statusReason: 'connecting over SSH',
+          ...reasonFields(message('node.connecting')),
           origin: 'ADDED' as const,
           batchId,
           batchPosition: index + 1,
@@ -225,7 +226,7 @@ export class NodeBatchService {
       // Queued first: a pass that sees the node connecting again then waits for it instead of failing it.
       await this.nodes.repository.update({ id: node.id, batchPhase: 'FAILED' }, { batchPhase: 'QUEUED' });
       if (RECONNECT_FIRST.has(node.status)) {
-        await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', `connecting over SSH again (batch retry by ${actor})`);
+        await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', message('node.connectingAgain', { actor }));
         this.provisioning.schedule(node.id);
       }
     }
@@ -257,6 +258,8 @@ export class NodeBatchService {
       phase: node.batchPhase ?? 'ADDED',
       status: node.status,
       statusReason: node.statusReason,
+      statusReasonCode: node.statusReasonCoded?.code ?? null,
+      statusReasonParams: node.statusReasonCoded?.params ?? null,
       step: steps.get(node.id) ?? null,
       labels: node.labels.map(({ key, value }) => ({ key, value })),
       taints: node.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),

@@ -1,3 +1,4 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { BatchPhase, BatchState, InstallStep, NodeStatus } from '@ccos/shared/domain';
 import { NodeStatusEnum } from '@ccos/api/util-graphql';
@@ -65,6 +66,12 @@ export class BatchHostType {
 
   @Field(() => String, { nullable: true })
   statusReason!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The message code of statusReason (libs/shared/messages), for clients that show it in their language.' })
+  statusReasonCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of statusReasonCode.' })
+  statusReasonParams!: Record<string, unknown> | null;
 
   @Field(() => String, { nullable: true, description: 'The step its install is at, while it installs.' })
   step!: InstallStep | null;

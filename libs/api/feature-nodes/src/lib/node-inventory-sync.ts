@@ -1,7 +1,8 @@
+import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import { Not } from 'typeorm';
 import { allowedFrom, inventoryRole } from '@ccos/shared/domain';
-import { type NodeEntity, type NodeStore, uniqueViolationOf } from '@ccos/api/data-access-db';
+import { type NodeEntity, type NodeStore, reasonFields, uniqueViolationOf } from '@ccos/api/data-access-db';
 import type { NodeEvent as KubeNodeEvent, NodeSummary } from '@ccos/api/data-access-kube';
 
 /**
@@ -189,7 +190,7 @@ export class NodeInventorySync {
     }
     if (record && allowedFrom('NODE_VANISHED').includes(record.status)) {
       await this.store
-        .transition(record.id, 'NODE_VANISHED', `the Node object ${record.hostname} was deleted from the cluster outside this service`, { ready: false })
+        .transition(record.id, 'NODE_VANISHED', message('node.vanished', { hostname: record.hostname }), { ready: false })
         .then(() => this.log.info({ nodeId: record.id, node: record.hostname }, 'Node deleted outside the service: record marked REMOVED'))
         // A removal run or another replica changed the node meanwhile: theirs is the newer word.
         .catch((error: unknown) => this.log.debug({ err: error, nodeId: record.id }, 'node vanished, but its status changed meanwhile'));
@@ -203,7 +204,7 @@ export class NodeInventorySync {
         hostname: node.name,
         ip: withIp ? addressOf(node) : null,
         status: 'JOINED',
-        statusReason: 'found in the cluster (not added through this service)',
+        ...reasonFields(message('node.discovered')),
         origin: 'DISCOVERED',
         role: inventoryRole(node),
         ready: node.ready,

@@ -1,6 +1,7 @@
+import { type CodedText, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import { type RemoteFacts, type SshPool, type SshSession, SshError, canStreamCompressed, installCompressed, readRemoteFacts, remoteSha256, uploadFile } from '@ccos/api/data-access-ssh';
-import { InstallRunEntity, type NodeEntity, type NodeStore } from '@ccos/api/data-access-db';
+import { InstallRunEntity, type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import { type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary } from './agent-binary';
@@ -112,14 +113,14 @@ export class NodeProvisioner implements ProvisioningQueue {
     }
     const agent = this.agent();
     if (!agent) {
-      await this.nodes.transition(node.id, 'PRECHECK_FAILED', 'the installer service has no agent executable to copy; build it and retry');
+      await this.nodes.transition(node.id, 'PRECHECK_FAILED', message('node.noAgentExecutable'));
       return;
     }
     this.logger.info({ nodeId: node.id, host: node.ip, port: node.sshPort }, 'connecting over SSH to add the node');
     try {
       await this.pool.run(sshTargetOf(node, this.secrets), async (session) => {
         if (session.hostKeyStatus === 'first-use') {
-          await this.nodes.update(node.id, { hostKeyFingerprint: session.hostKey.fingerprint, hostKeyAlgorithm: session.hostKey.algorithm, statusReason: 'connected; checking the host' });
+          await this.nodes.update(node.id, { hostKeyFingerprint: session.hostKey.fingerprint, hostKeyAlgorithm: session.hostKey.algorithm, ...reasonFields(message('node.connectedChecking')) });
         }
         const facts = await readRemoteFacts(session, { diskPath: AGENT_DIR });
         await this.nodes.update(node.id, {
@@ -134,19 +135,21 @@ export class NodeProvisioner implements ProvisioningQueue {
         if (verdict) {
           await this.nodes.update(node.id, { hostVerdict: verdict.verdict, facts: { ...(await this.nodes.get(node.id)).facts, machineId: verdict.machineId ?? undefined } });
         }
-        await this.nodes.update(node.id, { statusReason: `copying the agent (${Math.round(agent.size / 1024 / 1024)} MiB)` });
+        await this.nodes.update(node.id, reasonFields(message('node.copyingAgent', { size: Math.round(agent.size / 1024 / 1024) })));
         await ensureAgent(session, agent);
         const version = await session.exec([AGENT_REMOTE_PATH, 'version'], { timeoutMs: 30_000 });
         if (version.exitCode !== 0) {
           await this.nodes.transition(
             node.id,
             'PRECHECK_FAILED',
-            `the agent was copied but does not run on this host (exit ${String(version.exitCode)}): ${tail(version.stderr || version.stdout)}; check that ${AGENT_DIR} is not mounted noexec`,
+            message('node.agentDoesNotRun', { exitCode: String(version.exitCode), output: tail(version.stderr || version.stdout), dir: AGENT_DIR }),
           );
           return;
         }
-        const dirty = verdict && verdict.verdict.verdict !== 'CLEAN' ? `; install blocked: ${verdict.verdict.reason}` : '';
-        await this.nodes.transition(node.id, 'AGENT_COPIED', `agent ${tail(version.stdout)} copied and verified (sha256 ${agent.sha256.slice(0, 12)}…)${dirty}`, {
+        const copied = { version: tail(version.stdout), sha256: agent.sha256.slice(0, 12) };
+        const reason =
+          verdict && verdict.verdict.verdict !== 'CLEAN' ? message('node.agentCopiedBlocked', { ...copied, reason: verdict.verdict.reason }) : message('node.agentCopied', copied);
+        await this.nodes.transition(node.id, 'AGENT_COPIED', reason, {
           agentSha256: agent.sha256,
         });
       });
@@ -156,9 +159,9 @@ export class NodeProvisioner implements ProvisioningQueue {
         await this.nodes.transition(node.id, outcome.event, outcome.reason, outcome.fields);
         return;
       }
-      const message = error instanceof Error ? error.message : String(error);
-      this.logger.warn({ nodeId: node.id, reason: message }, 'could not copy the agent');
-      await this.nodes.transition(node.id, 'PRECHECK_FAILED', `could not copy the agent: ${message}`);
+      const text = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ nodeId: node.id, reason: text }, 'could not copy the agent');
+      await this.nodes.transition(node.id, 'PRECHECK_FAILED', message('node.agentCopyFailed', { error: text }));
     }
   }
 }
@@ -200,14 +203,14 @@ export async function ensureAgent(session: SshSession, agent: AgentBinary): Prom
   return 'copied';
 }
 
-function precheck(facts: RemoteFacts, agent: AgentBinary): string | null {
+function precheck(facts: RemoteFacts, agent: AgentBinary): CodedText | null {
   const wanted = HOST_ARCH[process.arch] ?? process.arch;
   if (facts.arch !== wanted) {
-    return `the host is ${facts.arch}, but the agent is built for ${wanted}`;
+    return message('node.wrongArch', { arch: facts.arch, wanted });
   }
   const needed = agent.size + DISK_MARGIN_BYTES;
   if (facts.disk.freeBytes !== null && facts.disk.freeBytes < needed) {
-    return `${facts.disk.path} has ${mib(facts.disk.freeBytes)} MiB free on ${facts.disk.mountPoint ?? 'its file system'}; the agent needs ${mib(needed)} MiB`;
+    return message('node.lowDisk', { path: facts.disk.path, free: mib(facts.disk.freeBytes), mount: facts.disk.mountPoint ?? '/', needed: mib(needed) });
   }
   return null;
 }

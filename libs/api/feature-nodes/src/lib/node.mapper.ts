@@ -19,6 +19,8 @@ export function toNodeType(node: NodeEntity): NodeType {
     taints: node.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
     status: node.status,
     statusReason: node.statusReason,
+    statusReasonCode: node.statusReasonCoded?.code ?? null,
+    statusReasonParams: node.statusReasonCoded?.params ?? null,
     nextStep: NEXT_STEP[node.status] ?? null,
     origin: node.origin,
     everJoined: node.everJoined,

@@ -1,6 +1,7 @@
+import { message } from '@ccos/shared/messages';
 import type { DataSource, Repository } from 'typeorm';
 import { canDeleteRecord, canonicalIp, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
-import { ClusterEntity, type NodeEntity, type NodeStore, isUuid, uniqueViolationOf } from '@ccos/api/data-access-db';
+import { ClusterEntity, type NodeEntity, type NodeStore, isUuid, reasonFields, uniqueViolationOf } from '@ccos/api/data-access-db';
 import { BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
@@ -55,7 +56,7 @@ export class NodeService {
       labels: input.labels.map(({ key, value }) => ({ key, value })),
       taints: input.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
       status: 'ADDING',
-      statusReason: 'connecting over SSH',
+      ...reasonFields(message('node.connecting')),
       origin: 'ADDED',
     }], undefined, discovered ? { ids: [discovered.id], reason: supersededReason(input.hostname) } : undefined)
       .catch(async (error: unknown) => {
@@ -89,7 +90,7 @@ export class NodeService {
   async updateCredentials(nodeId: string, input: SshCredentialsInput): Promise<NodeEntity> {
     const node = await this.nodes.get(nodeId);
     const credentials = credentialsFrom(input);
-    const changed = await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', 'connecting over SSH with the new credentials', {
+    const changed = await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', message('node.connectingNewCredentials'), {
       sshUser: input.sshUser,
       ...sealCredentials(this.secrets, credentials),
     });
@@ -100,7 +101,7 @@ export class NodeService {
   /** Connects again, checks the host and copies the agent again. */
   async recopyAgent(nodeId: string): Promise<NodeEntity> {
     this.requireAgent();
-    const changed = await this.nodes.transition(nodeId, 'RECONNECT_REQUESTED', 'connecting over SSH to copy the agent again');
+    const changed = await this.nodes.transition(nodeId, 'RECONNECT_REQUESTED', message('node.connectingCopyAgain'));
     this.provisioning.schedule(changed.id);
     return changed;
   }
@@ -117,7 +118,7 @@ export class NodeService {
     if (fingerprint !== node.offeredHostKeyFingerprint) {
       throw new BadUserInputError('fingerprint', `does not match the key the host presented (${node.offeredHostKeyFingerprint})`);
     }
-    const changed = await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', 'new host key accepted; connecting again', {
+    const changed = await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', message('node.hostKeyAccepted'), {
       hostKeyFingerprint: node.offeredHostKeyFingerprint,
       offeredHostKeyFingerprint: null,
     });

@@ -1,3 +1,4 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { NodeOrigin, NodeStatus } from '@ccos/shared/domain';
 import { LabelType, NodeOriginEnum, NodeStatusEnum, TaintType } from '@ccos/api/util-graphql';
@@ -66,6 +67,12 @@ export class NodeType {
 
   @Field(() => String, { nullable: true, description: 'Why the node is in its status, in words.' })
   statusReason!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The message code of statusReason (libs/shared/messages), for clients that show it in their language.' })
+  statusReasonCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of statusReasonCode.' })
+  statusReasonParams!: Record<string, unknown> | null;
 
   @Field(() => String, { nullable: true, description: 'What to try next, for failure statuses.' })
   nextStep!: string | null;

@@ -45,6 +45,16 @@ export class ReportStepInput {
   @MaxLength(4096, { message: 'is longer than 4096 characters' })
   message?: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The code of `message` in the message catalogue (libs/shared/messages); unknown codes are stored as plain text.' })
+  @IsOptional()
+  @MaxLength(128, { message: 'is longer than 128 characters' })
+  messageCode?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: `The parameters of messageCode; at most ${MAX_STEP_DETAIL_BYTES} bytes as JSON.` })
+  @IsOptional()
+  @Satisfies(checkDetailSize)
+  messageParams?: Record<string, unknown> | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true, description: `At most ${MAX_STEP_DETAIL_BYTES} bytes as JSON.` })
   @IsOptional()
   @Satisfies(checkDetailSize)

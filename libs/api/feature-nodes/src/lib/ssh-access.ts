@@ -1,3 +1,4 @@
+import { type CodedText, message } from '@ccos/shared/messages';
 import { type SshError, type SshTarget, isSshError } from '@ccos/api/data-access-ssh';
 import type { NodeEntity } from '@ccos/api/data-access-db';
 import type { SecretBox } from '@ccos/api/util-secrets';
@@ -25,20 +26,20 @@ export function sshTargetOf(node: NodeEntity, secrets: SecretBox): SshTarget {
 /** The node event and fields an SSH failure leads to, or null when it is not about reaching the host. */
 export function sshFailureOutcome(
   error: unknown,
-): { event: 'SSH_AUTH_FAILED' | 'SSH_UNREACHABLE' | 'HOST_KEY_MISMATCH'; reason: string; fields: Partial<NodeEntity> } | null {
+): { event: 'SSH_AUTH_FAILED' | 'SSH_UNREACHABLE' | 'HOST_KEY_MISMATCH'; reason: CodedText; fields: Partial<NodeEntity> } | null {
   if (!isSshError(error)) {
     return null;
   }
   const failure: SshError = error;
   switch (failure.kind) {
     case 'AUTH_FAILED':
-      return { event: 'SSH_AUTH_FAILED', reason: failure.message, fields: {} };
+      return { event: 'SSH_AUTH_FAILED', reason: message('node.sshAuthFailed', { detail: failure.message }), fields: {} };
     case 'HOST_KEY_CHANGED':
-      return { event: 'HOST_KEY_MISMATCH', reason: failure.message, fields: { offeredHostKeyFingerprint: failure.offeredFingerprint ?? null } };
+      return { event: 'HOST_KEY_MISMATCH', reason: message('node.sshHostKeyChanged', { detail: failure.message }), fields: { offeredHostKeyFingerprint: failure.offeredFingerprint ?? null } };
     case 'UNREACHABLE':
     case 'TIMEOUT':
     case 'CONNECTION_LOST':
-      return { event: 'SSH_UNREACHABLE', reason: failure.message, fields: {} };
+      return { event: 'SSH_UNREACHABLE', reason: message('node.sshUnreachable', { detail: failure.message }), fields: {} };
     default:
       return null;
   }

@@ -124,7 +124,8 @@ export class SshAgentControl implements AgentControl {
       const outcome = sshFailureOutcome(error);
       if (outcome) {
         const launchFailure: LaunchFailure = {
-          message: outcome.reason,
+          message: outcome.reason.message,
+          coded: outcome.reason,
           kind: outcome.event === 'SSH_AUTH_FAILED' ? 'AUTH_FAILED' : outcome.event === 'HOST_KEY_MISMATCH' ? 'HOST_KEY_CHANGED' : 'UNREACHABLE',
           offeredFingerprint: outcome.fields.offeredHostKeyFingerprint ?? undefined,
         };

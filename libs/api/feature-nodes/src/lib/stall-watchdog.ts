@@ -1,3 +1,4 @@
+import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { InstallRunEntity, type NodeStore } from '@ccos/api/data-access-db';
@@ -45,7 +46,7 @@ export class StallWatchdog {
       const since = run.lastEventAt ?? run.startedAt;
       const seconds = Math.round((now.getTime() - since.getTime()) / 1000);
       await this.nodes
-        .transition(run.nodeId, 'AGENT_SILENT', `the agent has not reported for ${seconds} s (since ${since.toISOString()})`)
+        .transition(run.nodeId, 'AGENT_SILENT', message('node.agentSilent', { seconds, since: since.toISOString() }))
         .then(() => this.logger.warn({ runId: run.id, nodeId: run.nodeId, seconds }, 'install stalled'))
         .catch(() => undefined);
     }

@@ -1,14 +1,15 @@
+import { type CodedText, message } from '@ccos/shared/messages';
 import { type ExecResult, type SshPool, type SshTarget, defineScript, isSshError } from '@ccos/api/data-access-ssh';
 
 /** What stopping the kubelet came to. */
 export type KubeletStop =
-  | { readonly outcome: 'STOPPED'; readonly message: string }
+  | { readonly outcome: 'STOPPED'; readonly message: CodedText }
   /** No kubelet unit on the host: nothing can register the Node again. */
-  | { readonly outcome: 'NOT_INSTALLED'; readonly message: string }
+  | { readonly outcome: 'NOT_INSTALLED'; readonly message: CodedText }
   /** The host cannot be reached (or logged in to): nothing was run. */
-  | { readonly outcome: 'UNREACHABLE'; readonly message: string }
+  | { readonly outcome: 'UNREACHABLE'; readonly message: CodedText }
   /** Reached, but `systemctl stop kubelet` failed: the Node must not be deleted. */
-  | { readonly outcome: 'FAILED'; readonly message: string };
+  | { readonly outcome: 'FAILED'; readonly message: CodedText };
 
 /** What the agent installed on a host (the agent folder, bootstrap kubeconfig, kubelet credentials and unit). */
 export const HOST_CLEAN_PATHS = [
@@ -48,49 +49,51 @@ export async function stopKubelet(pool: SshPool, target: SshTarget, signal?: Abo
       async (session): Promise<KubeletStop> => {
         const stop = await session.exec(['systemctl', 'stop', 'kubelet'], { timeoutMs: EXEC_TIMEOUT_MS, signal });
         if (stop.exitCode === 5) {
-          return { outcome: 'NOT_INSTALLED', message: `no kubelet unit on ${session.endpoint}: ${tail(stop)}` };
+          return { outcome: 'NOT_INSTALLED', message: message('removal.host.noKubelet', { host: session.endpoint, output: tail(stop) }) };
         }
         if (stop.exitCode !== 0) {
-          return { outcome: 'FAILED', message: `systemctl stop kubelet on ${session.endpoint} failed: ${tail(stop)}` };
+          return { outcome: 'FAILED', message: message('removal.host.stopFailed', { host: session.endpoint, output: tail(stop) }) };
         }
         const disable = await session.exec(['systemctl', 'disable', 'kubelet'], { timeoutMs: EXEC_TIMEOUT_MS, signal });
-        const disabled = disable.exitCode === 0 ? 'and disabled' : `(disable failed: ${tail(disable)})`;
-        return { outcome: 'STOPPED', message: `kubelet stopped ${disabled} on ${session.endpoint}` };
+        return {
+          outcome: 'STOPPED',
+          message: disable.exitCode === 0 ? message('removal.host.kubeletStopped', { host: session.endpoint }) : message('removal.host.kubeletStoppedNotDisabled', { host: session.endpoint, output: tail(disable) }),
+        };
       },
       { signal },
     );
   } catch (error) {
     const why = unreachable(error);
     if (why) {
-      return { outcome: 'UNREACHABLE', message: why };
+      return { outcome: 'UNREACHABLE', message: message('removal.host.raw', { text: why }) };
     }
-    return { outcome: 'FAILED', message: error instanceof Error ? error.message : String(error) };
+    return { outcome: 'FAILED', message: message('removal.host.raw', { text: error instanceof Error ? error.message : String(error) }) };
   }
 }
 
 /** Removes {@link HOST_CLEAN_PATHS} from the host; what existed is listed. Never throws. */
-export async function cleanHost(pool: SshPool, target: SshTarget): Promise<{ ok: boolean; removed: string[]; message: string }> {
+export async function cleanHost(pool: SshPool, target: SshTarget): Promise<{ ok: boolean; removed: string[]; message: CodedText }> {
   try {
     return await pool.run(target, async (session) => {
       const result = await session.runScript(CLEAN_HOST, [...HOST_CLEAN_PATHS], { timeoutMs: EXEC_TIMEOUT_MS });
       const removed = result.stdout.split('\n').filter((line) => line.startsWith('/'));
       return result.exitCode === 0
-        ? { ok: true, removed, message: removed.length > 0 ? `removed ${removed.join(', ')} on ${session.endpoint}` : `nothing of the agent was left on ${session.endpoint}` }
-        : { ok: false, removed, message: `cleaning ${session.endpoint} failed: ${tail(result)}` };
+        ? { ok: true, removed, message: removed.length > 0 ? message('removal.host.cleaned', { removed: removed.join(', '), host: session.endpoint }) : message('removal.host.nothingLeft', { host: session.endpoint }) }
+        : { ok: false, removed, message: message('removal.host.cleanFailed', { host: session.endpoint, output: tail(result) }) };
     });
   } catch (error) {
-    return { ok: false, removed: [], message: error instanceof Error ? error.message : String(error) };
+    return { ok: false, removed: [], message: message('removal.host.raw', { text: error instanceof Error ? error.message : String(error) }) };
   }
 }
 
 /** Whether a login works now (for the preview). */
-export async function probeHost(pool: SshPool, target: SshTarget): Promise<{ reachable: boolean; message: string }> {
+export async function probeHost(pool: SshPool, target: SshTarget): Promise<{ reachable: boolean; message: CodedText }> {
   try {
     return await pool.run(target, async (session) => {
       const result = await session.exec(['true'], { timeoutMs: 10_000 });
-      return result.exitCode === 0 ? { reachable: true, message: `${session.target} answers over SSH` } : { reachable: false, message: `${session.target}: ${tail(result)}` };
+      return result.exitCode === 0 ? { reachable: true, message: message('removal.host.answers', { host: session.target }) } : { reachable: false, message: message('removal.host.output', { host: session.target, output: tail(result) }) };
     });
   } catch (error) {
-    return { reachable: false, message: error instanceof Error ? error.message : String(error) };
+    return { reachable: false, message: message('removal.host.raw', { text: error instanceof Error ? error.message : String(error) }) };
   }
 }

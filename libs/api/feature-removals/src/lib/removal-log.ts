@@ -1,3 +1,4 @@
+import { bare, type CodedText } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import type { DataSource, Repository } from 'typeorm';
 import { MoreThan } from 'typeorm';
@@ -8,7 +9,8 @@ import { type EventBus, type RemovalProgressPayload, TOPICS } from '@ccos/api/ut
 /** An event to record. */
 export interface RemovalEventInput {
   readonly kind: RemovalEventKind;
-  readonly message: string;
+  /** Plain text (the API's or kubectl's own words) or a coded message of the catalogue. */
+  readonly message: string | CodedText;
   readonly pod?: string | null;
   readonly pdb?: string | null;
   readonly detail?: Record<string, unknown> | null;
@@ -73,7 +75,8 @@ export class RunEventWriter {
                 kind: event.kind,
                 pod: event.pod ?? null,
                 pdb: event.pdb ?? null,
-                message: event.message,
+                message: typeof event.message === 'string' ? event.message : event.message.message,
+                messageCoded: typeof event.message === 'string' ? null : bare(event.message),
                 detail: event.detail ?? null,
                 occurredAt: event.occurredAt,
               }),

@@ -1,3 +1,4 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import type { SafetyRule } from '@ccos/shared/domain';
 import { type DrainActionName, DrainActionEnum, type DrainPodClassName, DrainPodClassEnum, RemovalSafetyRuleEnum } from './removal.enums';
@@ -15,6 +16,12 @@ export class SafetyCheckType {
 
   @Field(() => String)
   message!: string;
+
+  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  messageCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  messageParams!: Record<string, unknown> | null;
 }
 
 @ObjectType('DrainPodPreview', { description: 'A pod on the node and what the drain would do with it.' })
@@ -88,6 +95,12 @@ export class CapacityPreviewType {
   @Field(() => String)
   message!: string;
 
+  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  messageCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  messageParams!: Record<string, unknown> | null;
+
   @Field(() => Int)
   requiredCpuMillicores!: number;
 
@@ -126,6 +139,12 @@ export class HostAccessPreviewType {
 
   @Field(() => String)
   message!: string;
+
+  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  messageCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  messageParams!: Record<string, unknown> | null;
 }
 
 @ObjectType('RemovalPreview', { description: 'Everything the console shows before an operator confirms a removal. Changes nothing.' })
@@ -141,6 +160,12 @@ export class RemovalPreviewType {
 
   @Field(() => String, { nullable: true, description: 'Why not, in words.' })
   refusal!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The message code of refusal (libs/shared/messages), for clients that show it in their language.' })
+  refusalCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of refusalCode.' })
+  refusalParams!: Record<string, unknown> | null;
 
   @Field(() => Boolean, { description: 'The Node object exists in the cluster.' })
   exists!: boolean;

@@ -60,6 +60,12 @@ export class RemovalEventType {
   @Field(() => String)
   message!: string;
 
+  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  messageCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  messageParams!: Record<string, unknown> | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'E.g. the budget\'s "needs n healthy pods and has m" detail, CSR names, SSH output.' })
   detail!: Record<string, unknown> | null;
 
@@ -93,6 +99,12 @@ export class RemovalRunType {
   @Field(() => String, { nullable: true, description: 'Why the run failed or was cancelled; what it did when it succeeded.' })
   reason!: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages), for clients that show it in their language.' })
+  reasonCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  reasonParams!: Record<string, unknown> | null;
+
   @Field(() => [BlockingPodType], { description: 'Pods still on the node when the drain stopped.' })
   blocking!: BlockingPodType[];
 
@@ -116,6 +128,12 @@ export class RemovalRunType {
 
   @Field(() => String, { nullable: true, description: "The node's status reason now (DRAIN_FAILED names the blocking pods and budgets)." })
   nodeStatusReason!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The message code of nodeStatusReason (libs/shared/messages), for clients that show it in their language.' })
+  nodeStatusReasonCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of nodeStatusReasonCode.' })
+  nodeStatusReasonParams!: Record<string, unknown> | null;
 }
 
 @ObjectType('RemovalProgress', {

@@ -1,3 +1,4 @@
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { DataSource, Repository } from 'typeorm';
@@ -175,12 +176,13 @@ export class RemovalRunner {
   }
 
   /** Cancels the drain of a run executing here; false when it runs elsewhere (its heartbeat notices the flag). */
-  cancelLocal(runId: string, reason: string): boolean {
+  cancelLocal(runId: string, reason: CodedText): boolean {
     const active = this.active.get(runId);
     if (!active) {
       return false;
     }
-    active.run.reason = reason;
+    active.run.reason = reason.message;
+    active.run.reasonCoded = bare(reason);
     this.markCancelled(active);
     return true;
   }
@@ -221,7 +223,10 @@ export class RemovalRunner {
       return;
     }
     active.cancelled = true;
-    active.writer.add({ kind: 'CANCEL_REQUESTED', message: `${active.run.reason ?? 'cancel requested'}: stopping the drain; the node stays cordoned` });
+    active.writer.add({
+      kind: 'CANCEL_REQUESTED',
+      message: message('removal.event.cancelRequested', { reason: active.run.reasonCoded ?? active.run.reason ?? bare(message('removal.cancelRequested')) }),
+    });
     active.abort.abort();
   }
 
@@ -231,24 +236,24 @@ export class RemovalRunner {
     heartbeat.unref();
     try {
       if (resumed) {
-        writer.add({ kind: 'RESUMED', message: `picked up again by ${this.identity} in phase ${active.run.phase}` });
+        writer.add({ kind: 'RESUMED', message: message('removal.event.resumed', { owner: this.identity, phase: active.run.phase }) });
         const node = await this.nodes.get(active.run.nodeId);
         if (node.status !== 'REMOVING') {
           // Interrupted after the node got its final status: only the run is left to close.
           const status = node.status === 'REMOVED' ? 'SUCCEEDED' : 'FAILED';
-          await this.save(active, { status, phase: status === 'SUCCEEDED' ? 'DONE' : active.run.phase, reason: node.statusReason ?? `the node is ${node.status}`, finishedAt: new Date() });
-          writer.add({ kind: 'FINISHED', message: `the node is ${node.status}: run closed`, detail: { status } });
+          await this.save(active, { status, phase: status === 'SUCCEEDED' ? 'DONE' : active.run.phase, ...runReason(node.statusReasonCoded ? { ...node.statusReasonCoded, message: node.statusReason ?? '' } : node.statusReason ?? message('node.isStatus', { status: node.status })), finishedAt: new Date() });
+          writer.add({ kind: 'FINISHED', message: message('removal.event.closed', { status: node.status }), detail: { status } });
           return;
         }
         if (active.run.cancelRequested && removalCancellable(active.run.phase)) {
-          await this.drainStopped(active, 'CANCELLED', 'the drain was cancelled', []);
+          await this.drainStopped(active, 'CANCELLED', message('removal.drainCancelled'), []);
           return;
         }
       } else {
         const options = active.run.options;
         writer.add({
           kind: 'STARTED',
-          message: `removal of ${active.run.nodeName} started by ${active.run.requestedBy}`,
+          message: message('removal.event.started', { node: active.run.nodeName, actor: active.run.requestedBy }),
           detail: { options: { ...options, confirmHostname: undefined } },
         });
       }
@@ -303,7 +308,7 @@ export class RemovalRunner {
     try {
       client = (await this.clusters.watch(run.clusterId)).client;
     } catch (error) {
-      return this.drainStopped(active, 'API_ERROR', `cannot reach the cluster: ${errorText(error)}`, []);
+      return this.drainStopped(active, 'API_ERROR', message('removal.clusterUnreachable', { error: errorText(error) }), []);
     }
     const elapsedSeconds = (Date.now() - run.startedAt.getTime()) / 1000;
     // The timeout counts from the start of the run, also across a restart.
@@ -334,14 +339,14 @@ export class RemovalRunner {
     if (result.ok) {
       writer.add({
         kind: 'DRAIN_FINISHED',
-        message: `drained: ${result.evicted.length} pod${result.evicted.length === 1 ? '' : 's'} ${options.ungraceful ? 'deleted' : 'evicted'}, ${result.skipped.length} left on the node (DaemonSet and mirror pods)`,
+        message: message('removal.event.drained', { count: result.evicted.length, ungraceful: options.ungraceful, skipped: result.skipped.length }),
         detail: { evicted: result.evicted.length, skipped: result.skipped.length },
       });
       return 'NEXT';
     }
     if (result.failure === 'NODE_NOT_FOUND') {
       active.nodeGone = true;
-      writer.add({ kind: 'DRAIN_FINISHED', message: `the Node ${run.nodeName} is not in the cluster any more: nothing to drain` });
+      writer.add({ kind: 'DRAIN_FINISHED', message: message('removal.event.nodeGone', { node: run.nodeName }) });
       return 'NEXT';
     }
     return this.drainStopped(active, active.cancelled ? 'CANCELLED' : result.failure, result.reason, result.blocking);
@@ -354,7 +359,7 @@ export class RemovalRunner {
     return (event) => {
       switch (event.type) {
         case 'cordoned':
-          writer.add({ kind: 'CORDONED', message: `node/${event.node} ${event.alreadyCordoned ? 'was already cordoned' : 'cordoned'}` });
+          writer.add({ kind: 'CORDONED', message: message(event.alreadyCordoned ? 'removal.event.alreadyCordoned' : 'removal.event.cordoned', { node: event.node }) });
           break;
         case 'pod-skipped':
           writer.add({ kind: 'POD_SKIPPED', pod: event.pod, message: event.reason });
@@ -379,10 +384,10 @@ export class RemovalRunner {
         case 'pod-evicted':
           active.blockedSince = null;
           lastBlock.delete(event.pod);
-          writer.add({ kind: 'POD_EVICTED', pod: event.pod, message: 'evicted; the pod is terminating' });
+          writer.add({ kind: 'POD_EVICTED', pod: event.pod, message: message('removal.event.podEvicted') });
           break;
         case 'pod-deleted':
-          writer.add(ungraceful ? { kind: 'POD_FORCE_DELETED', pod: event.pod, message: 'deleted with grace period 0 (no eviction)' } : { kind: 'POD_DELETED', pod: event.pod, message: 'gone' });
+          writer.add(ungraceful ? { kind: 'POD_FORCE_DELETED', pod: event.pod, message: message('removal.event.podForceDeleted') } : { kind: 'POD_DELETED', pod: event.pod, message: message('removal.event.podGone') });
           break;
         case 'pod-failed':
           writer.add({ kind: 'POD_FAILED', pod: event.pod, message: event.message });
@@ -394,12 +399,14 @@ export class RemovalRunner {
   }
 
   /** Ends the run at the drain: the node stays cordoned as DRAIN_FAILED (its reason names what blocked), the Node is kept. */
-  private async drainStopped(active: ActiveRun, failure: DrainFailure, reason: string, blocking: RemovalBlockingPod[]): Promise<PhaseOutcome> {
+  private async drainStopped(active: ActiveRun, failure: DrainFailure, reason: string | CodedText, blocking: RemovalBlockingPod[]): Promise<PhaseOutcome> {
     const cancelled = failure === 'CANCELLED';
-    const what = cancelled ? `${active.run.reason ?? 'cancelled'}` : `the drain did not finish (${failure}): ${reason}`;
-    const named = blocking.length > 0 ? `. Blocking: ${describeBlocking(blocking)}` : '';
-    active.writer.add({ kind: 'DRAIN_FAILED', message: `${what}${named}`, detail: { failure, blocking } });
-    await this.end(active, cancelled ? 'CANCELLED' : 'FAILED', `${what}${named}. The node stays cordoned and its Node object was not deleted.`, blocking);
+    const what: Message = cancelled
+      ? active.run.reasonCoded ?? bare(message('removal.raw', { text: active.run.reason ?? 'cancelled' }))
+      : bare(message('removal.drainNotFinished', { failure, reason: typeof reason === 'string' ? reason : bare(reason) }));
+    const said = blocking.length > 0 ? message('removal.blocking', { what, pods: describeBlocking(blocking) }) : message(what.code, what.params);
+    active.writer.add({ kind: 'DRAIN_FAILED', message: said, detail: { failure, blocking } });
+    await this.end(active, cancelled ? 'CANCELLED' : 'FAILED', message('removal.stopped', { what: bare(said) }), blocking);
     return 'ENDED';
   }
 
@@ -410,7 +417,7 @@ export class RemovalRunner {
     if (!target) {
       writer.add({
         kind: 'KUBELET_NOT_STOPPED',
-        message: `no SSH access is recorded for ${run.nodeName} (${node.origin === 'DISCOVERED' ? 'discovered in the cluster' : 'no credentials'}): stop its kubelet on the host, or it registers the Node again`,
+        message: message('removal.event.noSshKubelet', { node: run.nodeName, discovered: node.origin === 'DISCOVERED' }),
       });
       return 'NEXT';
     }
@@ -423,11 +430,11 @@ export class RemovalRunner {
         writer.add({ kind: 'KUBELET_NOT_STOPPED', message: result.message });
         return 'NEXT';
       case 'UNREACHABLE':
-        writer.add({ kind: 'KUBELET_NOT_STOPPED', message: `the host is not reachable over SSH (${result.message}); if it comes back with its kubelet running, the Node registers again` });
+        writer.add({ kind: 'KUBELET_NOT_STOPPED', message: message('removal.event.hostUnreachable', { error: bare(result.message) }) });
         return 'NEXT';
       case 'FAILED':
         writer.add({ kind: 'KUBELET_NOT_STOPPED', message: result.message });
-        await this.end(active, 'FAILED', `the kubelet could not be stopped, so the Node was not deleted (it would register again): ${result.message}`, []);
+        await this.end(active, 'FAILED', message('removal.kubeletNotStopped', { error: bare(result.message) }), []);
         return 'ENDED';
     }
   }
@@ -438,14 +445,14 @@ export class RemovalRunner {
       const { client } = await this.clusters.watch(run.clusterId);
       const result = await deleteNode(client, run.nodeName, { uid: run.nodeUid ?? undefined });
       if (result.ok) {
-        writer.add({ kind: 'NODE_DELETED', message: result.existed ? `node/${run.nodeName} deleted` : `node/${run.nodeName} was already gone` });
+        writer.add({ kind: 'NODE_DELETED', message: message(result.existed ? 'removal.event.nodeDeleted' : 'removal.event.nodeAlreadyGone', { node: run.nodeName }) });
         return 'NEXT';
       }
       writer.add({ kind: 'NODE_NOT_DELETED', message: result.reason });
       await this.end(active, 'FAILED', result.reason, []);
     } catch (error) {
       writer.add({ kind: 'NODE_NOT_DELETED', message: errorText(error) });
-      await this.end(active, 'FAILED', `the Node could not be deleted: ${errorText(error)}; remove the node again`, []);
+      await this.end(active, 'FAILED', message('removal.nodeNotDeleted', { error: errorText(error) }), []);
     }
     return 'ENDED';
   }
@@ -467,8 +474,10 @@ export class RemovalRunner {
       kind: 'CSRS_DENIED',
       message:
         names.length === 0
-          ? `no pending CSRs of ${run.nodeName}`
-          : `denied ${denied.length} pending CSR${denied.length === 1 ? '' : 's'} of ${run.nodeName}${denied.length > 0 ? `: ${denied.join(', ')}` : ''}${failed.length > 0 ? `; could not deny ${failed.map((f) => `${f.name} (${f.error})`).join(', ')}` : ''}`,
+          ? message('removal.event.noCsrs', { node: run.nodeName })
+          : failed.length === 0
+            ? message('removal.event.csrsDenied', { count: denied.length, node: run.nodeName, csrs: denied.join(', ') })
+            : message('removal.event.csrsDeniedSome', { count: denied.length, node: run.nodeName, csrs: denied.join(', '), failed: failed.map((f) => `${f.name} (${f.error})`).join(', ') }),
       detail: { denied, failed },
     });
     return 'NEXT';
@@ -482,7 +491,7 @@ export class RemovalRunner {
     );
     await this.tokens.revokeForNode(run.nodeId);
     const count = Number(live[0]?.count ?? 0);
-    writer.add({ kind: 'TOKENS_REVOKED', message: count > 0 ? `revoked ${count} agent token${count === 1 ? '' : 's'}` : 'no agent token was still valid', detail: { revoked: count } });
+    writer.add({ kind: 'TOKENS_REVOKED', message: count > 0 ? message('removal.event.tokensRevoked', { count }) : message('removal.event.noTokens'), detail: { revoked: count } });
     return 'NEXT';
   }
 
@@ -490,7 +499,7 @@ export class RemovalRunner {
     const { run, writer } = active;
     const target = this.hosts(await this.nodes.get(run.nodeId));
     if (!target) {
-      writer.add({ kind: 'HOST_NOT_CLEANED', message: `no SSH access is recorded for ${run.nodeName}: clean the host by hand before reusing it` });
+      writer.add({ kind: 'HOST_NOT_CLEANED', message: message('removal.event.noSshClean', { node: run.nodeName }) });
       return 'NEXT';
     }
     const result = await cleanHost(this.ssh, target);
@@ -500,29 +509,29 @@ export class RemovalRunner {
 
   private async succeed(active: ActiveRun): Promise<void> {
     const { run } = active;
-    const reason = `removed by ${run.requestedBy}: drained, Node ${active.nodeGone ? 'already gone' : 'deleted'}`;
+    const reason = message('removal.removed', { actor: run.requestedBy, gone: active.nodeGone });
     // The node first: a restart between the two finds the node REMOVED and only closes the run.
     await this.assertOwned(active);
     await this.nodes
-      .transition(run.nodeId, 'REMOVAL_SUCCEEDED', `${reason}. To use the host again, add it and install it from scratch.`, { ready: false })
+      .transition(run.nodeId, 'REMOVAL_SUCCEEDED', message('removal.removedReuse', { reason: bare(reason) }), { ready: false })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked REMOVED'));
-    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', reason, finishedAt: new Date() });
-    active.writer.add({ kind: 'FINISHED', message: `${run.nodeName} removed` });
+    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', ...runReason(reason), finishedAt: new Date() });
+    active.writer.add({ kind: 'FINISHED', message: message('removal.event.removed', { node: run.nodeName }) });
   }
 
   /** Ends the run as FAILED or CANCELLED; the node becomes DRAIN_FAILED (still cordoned). */
-  private async end(active: ActiveRun, status: 'FAILED' | 'CANCELLED', reason: string, blocking: RemovalBlockingPod[]): Promise<void> {
+  private async end(active: ActiveRun, status: 'FAILED' | 'CANCELLED', reason: string | CodedText, blocking: RemovalBlockingPod[]): Promise<void> {
     const { run } = active;
     await this.assertOwned(active);
     await this.nodes
       .transition(run.nodeId, 'DRAIN_FAILED', reason, { unschedulable: true })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked DRAIN_FAILED'));
-    await this.save(active, { status, reason, blocking, finishedAt: new Date() });
-    active.writer.add({ kind: 'FINISHED', message: status === 'CANCELLED' ? 'removal cancelled' : 'removal failed', detail: { status } });
+    await this.save(active, { status, ...runReason(reason), blocking, finishedAt: new Date() });
+    active.writer.add({ kind: 'FINISHED', message: message(status === 'CANCELLED' ? 'removal.event.cancelled' : 'removal.event.failed'), detail: { status } });
   }
 
   /** Updates the run while this replica owns it; a run taken over by another replica is left to it. */
-  private async save(active: ActiveRun, fields: Partial<Pick<RemovalRunEntity, 'status' | 'phase' | 'reason' | 'blocking' | 'finishedAt'>>): Promise<void> {
+  private async save(active: ActiveRun, fields: Partial<Pick<RemovalRunEntity, 'status' | 'phase' | 'reason' | 'reasonCoded' | 'blocking' | 'finishedAt'>>): Promise<void> {
     const update = await this.runs
       .createQueryBuilder()
       .update(RemovalRunEntity)
@@ -550,9 +559,9 @@ export class RemovalRunner {
   /** Renews the claim; notices a cancel requested on another replica, or that the run was taken over. */
   private async beat(active: ActiveRun): Promise<void> {
     try {
-      const rows = await returningRows<{ cancel_requested: boolean; reason: string | null }>(
+      const rows = await returningRows<{ cancel_requested: boolean; reason: string | null; reason_coded: Message | null }>(
         this.runs,
-        `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason`,
+        `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason, reason_coded`,
         [active.run.id, this.identity],
       );
       if (rows.length === 0) {
@@ -563,10 +572,16 @@ export class RemovalRunner {
       }
       if (rows[0].cancel_requested && !active.cancelled) {
         active.run.reason = rows[0].reason ?? active.run.reason;
+        active.run.reasonCoded = rows[0].reason_coded ?? active.run.reasonCoded;
         this.markCancelled(active);
       }
     } catch (error) {
       this.log.warn({ err: error, runId: active.run.id }, 'could not renew the removal run heartbeat');
     }
   }
+}
+
+/** The reason columns of a run: the English text and, when it has one, its code and parameters. */
+function runReason(reason: string | CodedText): Pick<RemovalRunEntity, 'reason' | 'reasonCoded'> {
+  return typeof reason === 'string' ? { reason, reasonCoded: null } : { reason: reason.message, reasonCoded: bare(reason) };
 }

@@ -1,3 +1,4 @@
+import { bare, type CodedText, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, Repository } from 'typeorm';
 import {
@@ -50,7 +51,7 @@ function unavailable(what: string, error: unknown): AppError {
  */
 export class RemovalService {
   private readonly runs: Repository<RemovalRunEntity>;
-  private readonly probes = new Map<string, { at: number; result: Promise<{ reachable: boolean; message: string }> }>();
+  private readonly probes = new Map<string, { at: number; result: Promise<{ reachable: boolean; message: CodedText }> }>();
 
   constructor(
     dataSource: DataSource,
@@ -92,7 +93,7 @@ export class RemovalService {
         nodeId,
         nodeName: node.hostname,
         allowed: false,
-        refusal: `the Node ${node.hostname} is not in the cluster${statusProblem.ok ? '' : `; ${statusProblem.reason}`}`,
+        ...refusalFields(message('common.list', { items: [bare(message('removal.preview.notInCluster', { node: node.hostname })), ...(statusProblem.ok ? [] : [bare(message('removal.raw', { text: statusProblem.reason }))])] })),
         exists: false,
         roles: [],
         ready: false,
@@ -111,12 +112,17 @@ export class RemovalService {
     const { live, plan, capacity } = cluster;
     const safety = removalSafety(live, cluster.nodes, options);
     const refusal = [statusProblem.ok ? null : statusProblem.reason, safety.refusal, plan.refusal].filter((part): part is string => part !== null).join('; ');
+    const refusalParts: Message[] = [
+      ...(statusProblem.ok ? [] : [bare(message('removal.raw', { text: statusProblem.reason }))]),
+      ...(safety.refusalCoded ? [bare(safety.refusalCoded)] : []),
+      ...(plan.refusal ? [bare(message('removal.raw', { text: plan.refusal }))] : []),
+    ];
     const count = (action: 'evict' | 'skip' | 'refuse') => plan.pods.filter((pod) => pod.action === action).length;
     return {
       nodeId,
       nodeName: node.hostname,
       allowed: refusal === '',
-      refusal: refusal === '' ? null : refusal,
+      ...refusalFields(refusal === '' ? null : message('common.list', { items: refusalParts })),
       exists: true,
       roles: live.roles,
       ready: live.ready,
@@ -140,6 +146,8 @@ export class RemovalService {
       capacity: {
         fits: capacity.fits,
         message: capacity.detail.message,
+        messageCode: capacity.detail.coded.code,
+        messageParams: capacity.detail.coded.params,
         requiredCpuMillicores: capacity.detail.required.cpuMillicores,
         requiredMemoryBytes: capacity.detail.required.memoryBytes,
         requiredPods: capacity.detail.required.pods,
@@ -225,8 +233,8 @@ export class RemovalService {
     if (!removalCancellable(run.phase)) {
       throw new PreconditionError(`the drain of ${node.hostname} is over and the removal is in phase ${run.phase}: it can no longer be cancelled`, { phase: run.phase });
     }
-    const reason = `cancelled by ${actor}`;
-    await this.runs.update({ id: run.id, status: 'RUNNING' }, { cancelRequested: true, reason });
+    const reason = message('removal.cancelledBy', { actor });
+    await this.runs.update({ id: run.id, status: 'RUNNING' }, { cancelRequested: true, reason: reason.message, reasonCoded: bare(reason) });
     if (!this.runner.cancelLocal(run.id, reason)) {
       // Executing on another replica (its heartbeat sees the flag), or nowhere: adopt it then.
       await this.runner.adoptOrphans(false);
@@ -296,6 +304,8 @@ export class RemovalService {
       pod: event.pod,
       pdb: event.pdb,
       message: event.message,
+      messageCode: event.messageCoded?.code ?? null,
+      messageParams: event.messageCoded?.params ?? null,
       detail: event.detail,
       occurredAt: event.occurredAt,
     }));
@@ -313,6 +323,8 @@ export class RemovalService {
       phase: run.phase,
       options,
       reason: run.reason,
+      reasonCode: run.reasonCoded?.code ?? null,
+      reasonParams: run.reasonCoded?.params ?? null,
       blocking: run.blocking.map((entry) => ({ pod: entry.pod, pdb: entry.pdb ?? null, message: entry.message })),
       cancelRequested: run.cancelRequested,
       requestedBy: run.requestedBy,
@@ -321,6 +333,8 @@ export class RemovalService {
       lastSeq,
       nodeStatus: node?.status ?? 'REMOVED',
       nodeStatusReason: node?.statusReason ?? null,
+      nodeStatusReasonCode: node?.statusReasonCoded?.code ?? null,
+      nodeStatusReasonParams: node?.statusReasonCoded?.params ?? null,
     };
   }
 
@@ -372,7 +386,7 @@ export class RemovalService {
       return {
         credentials: false,
         reachable: null,
-        message: `no SSH access is recorded for ${node.hostname} (${node.origin === 'DISCOVERED' ? 'discovered in the cluster' : 'no credentials'}): the service cannot stop its kubelet; stop it on the host, or it registers the Node again`,
+        ...textFields(message('removal.preview.noSsh', { node: node.hostname, discovered: node.origin === 'DISCOVERED' })),
       };
     }
     const cached = this.probes.get(node.id);
@@ -387,9 +401,17 @@ export class RemovalService {
     return {
       credentials: true,
       reachable: probe.reachable,
-      message: probe.reachable
-        ? `${probe.message}: its kubelet will be stopped before the Node is deleted`
-        : `${probe.message}; the Node will be deleted without stopping its kubelet (if the host comes back with it running, the Node registers again)`,
+      ...textFields(message(probe.reachable ? 'removal.preview.reachable' : 'removal.preview.unreachable', { probe: bare(probe.message) })),
     };
   }
+}
+
+/** A preview's refusal: the English text and its code and parameters. */
+function refusalFields(text: CodedText | null): { refusal: string | null; refusalCode: string | null; refusalParams: MessageParams | null } {
+  return { refusal: text?.message ?? null, refusalCode: text?.code ?? null, refusalParams: text?.params ?? null };
+}
+
+/** A message field with its code and parameters. */
+function textFields(text: CodedText): { message: string; messageCode: string; messageParams: MessageParams } {
+  return { message: text.message, messageCode: text.code, messageParams: text.params };
 }

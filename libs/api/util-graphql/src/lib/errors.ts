@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { Role } from '@ccos/shared/domain';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 
 /** Error codes clients can rely on (`extensions.code`). */
 export type ErrorCode =
@@ -23,8 +24,13 @@ export type ErrorCode =
 
 /** An error meant for the client: a literal code and a message that says what to fix. */
 export class AppError extends GraphQLError {
-  constructor(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}, cause?: unknown) {
-    super(message, { extensions: { ...extensions, code }, originalError: cause instanceof Error ? cause : undefined });
+  /**
+   * `message` is a coded message where the text is the service's own: its code and parameters go
+   * into `extensions.messageCode` and `extensions.messageParams`, so clients show it in their language.
+   */
+  constructor(code: ErrorCode, message: string | CodedText, extensions: Record<string, unknown> = {}, cause?: unknown) {
+    const coded = typeof message === 'string' ? {} : { messageCode: message.code, messageParams: message.params };
+    super(typeof message === 'string' ? message : message.message, { extensions: { ...extensions, ...coded, code }, originalError: cause instanceof Error ? cause : undefined });
     this.name = 'AppError';
   }
 
@@ -35,38 +41,43 @@ export class AppError extends GraphQLError {
 
 /** A field was wrong; the message starts with the field's name. */
 export class BadUserInputError extends AppError {
-  constructor(field: string, problem: string) {
-    super('BAD_USER_INPUT', `${field} ${problem}`, { field });
+  /** A coded `problem` names no field in its text; clients put it beside the field. */
+  constructor(field: string, problem: string | CodedText) {
+    super(
+      'BAD_USER_INPUT',
+      typeof problem === 'string' ? `${field} ${problem}` : message('error.badInput', { field, problem: bare(problem) }),
+      typeof problem === 'string' ? { field } : { field, problemCode: problem.code, problemParams: problem.params },
+    );
   }
 }
 
 export class ConflictError extends AppError {
-  constructor(message: string, extensions: Record<string, unknown> = {}) {
+  constructor(message: string | CodedText, extensions: Record<string, unknown> = {}) {
     super('CONFLICT', message, extensions);
   }
 }
 
 export class NotFoundError extends AppError {
   constructor(kind: string, id: string) {
-    super('NOT_FOUND', `${kind} ${id} does not exist`, { kind });
+    super('NOT_FOUND', message('error.notFound', { kind, id }), { kind });
   }
 }
 
 export class UnauthenticatedError extends AppError {
-  constructor(message = 'sign in first: this operation needs a valid bearer token') {
-    super('UNAUTHENTICATED', message);
+  constructor(text: string | CodedText = message('error.unauthenticated')) {
+    super('UNAUTHENTICATED', text);
   }
 }
 
 export class ForbiddenError extends AppError {
   constructor(required: Role, held: Role) {
-    super('FORBIDDEN', `this operation needs the ${required} role; you are ${held}`, { requiredRole: required });
+    super('FORBIDDEN', message('error.forbidden', { required, held }), { requiredRole: required });
   }
 }
 
 /** The request is valid but the target is not in a state that allows it. */
 export class PreconditionError extends AppError {
-  constructor(message: string, extensions: Record<string, unknown> = {}) {
+  constructor(message: string | CodedText, extensions: Record<string, unknown> = {}) {
     super('FAILED_PRECONDITION', message, extensions);
   }
 }

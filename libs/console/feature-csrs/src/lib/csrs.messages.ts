@@ -57,7 +57,7 @@ export const csrsMessages = defineCatalog({
     'verdict.LEAVE_TO_CLUSTER': 'Renewed by the cluster\'s own approver (selfnodeclient)',
     impostor: 'Impostor',
     'impostor.explain': 'Filed by {requester}, not by the identity this service gave the node\'s install run nor by the node itself. Someone holding another credential (such as the shared bootstrap token in the worker Ignition) asked for this node\'s certificate. It is never approved; the install run and the audit log record it.',
-    'verdict.summary': '{passed} of {total} checks passed',
+    'verdict.summary': '{passed} of {total, plural, one {# check} other {# checks}} passed',
     'verdict.whenDecided': 'Checks when decided',
     'verdict.noRecord': 'Decided outside this service; no checks were recorded.',
     decidedSummary: 'decided by {who} — details',

@@ -16,7 +16,7 @@ import {
 } from '@ccos/console/ui';
 import type { CsrPolicyDecision } from '@ccos/shared/api-schema';
 import { FORCE_REASON_MAX_LENGTH } from '@ccos/shared/domain';
-import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { CsrCardComponent } from './csr-card/csr-card.component';
 import { isKnownCheck } from './csr-checks';
 import { csrsMessages } from './csrs.messages';
@@ -34,7 +34,7 @@ const CLOCK_MS = 10_000;
  */
 @Component({
   selector: 'ccos-csrs-page',
-  imports: [
+  imports: [ServerTextPipe, 
     RouterLink,
     ButtonDirective,
     CheckListComponent,
@@ -138,7 +138,7 @@ export class CsrsPage {
   private failed(overridable: boolean): CheckItem[] {
     return (this.approving()?.verdict.checks ?? [])
       .filter((check) => !check.passed && check.overridable === overridable)
-      .map((check) => ({ label: this.checkLabel(check.name), passed: false, detail: check.detail }));
+      .map((check) => ({ label: this.checkLabel(check.name), passed: false, detail: this.i18n.server(check.detailCode, check.detailParams, check.detail) }));
   }
 
   protected checkLabel(name: string): string {

@@ -18,7 +18,7 @@ export const nodesMessages = defineCatalog({
     'list.empty': 'No nodes yet',
     'list.emptyHint.operator': 'Add a freshly installed host to make it a worker node of this cluster.',
     'list.emptyHint.viewer': 'An operator adds hosts to the cluster; they appear here as they are added.',
-    'list.showing': '{shown} of {total} nodes shown',
+    'list.showing': '{shown} of {total, plural, one {# node} other {# nodes}} shown',
     'list.noMatch': 'No node has this status.',
     'filter.label': 'Status',
     'filter.all': 'All statuses ({count})',

@@ -94,7 +94,7 @@ export const removalMessages = defineCatalog({
     'phaseState.succeeded': 'Done',
     'phaseState.failed': 'Failed',
     'phaseState.cancelled': 'Cancelled',
-    'phase.drainProgress': '{done} of {total} pods gone',
+    'phase.drainProgress': '{done} of {total, plural, one {# pod} other {# pods}} gone',
     'log.heading': 'Removal log',
     'log.kind': 'Event',
     'log.pod': 'Pod',

@@ -31,7 +31,7 @@ export const auditMessages = defineCatalog({
     'result.PENDING': 'Not finished',
     'detail.show': 'Arguments',
     more: 'Load older entries',
-    count: '{count} entries shown',
+    count: '{count, plural, one {# entry} other {# entries}} shown',
   },
   zh: {
     heading: '审计日志',

@@ -28,3 +28,14 @@ export function checkTranslator(i18n: I18n): string[] {
     t('plain', { x: 1 }),
   ];
 }
+
+const plurals = defineCatalog({
+  en: { shown: '{shown} of {total, plural, one {# node} other {# nodes}} shown' },
+  zh: { shown: '显示 {shown} / {total} 个节点' },
+});
+// @ts-expect-error the translation dropped the plural's argument
+defineCatalog({ en: { a: '{total, plural, one {# node} other {# nodes}}' }, zh: { a: '节点' } });
+
+export function checkPlurals(i18n: I18n): string {
+  return i18n.translator(plurals)('shown', { shown: 1, total: 1 });
+}

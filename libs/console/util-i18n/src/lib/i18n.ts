@@ -1,11 +1,12 @@
 import { DOCUMENT } from '@angular/common';
 import { Injectable, effect, inject, signal } from '@angular/core';
-import { type Catalog, LANGUAGES, type Language, type MessageParams, type Translate, fillPlaceholders } from './catalog';
+import { type MessageLocale, formatServerText } from '@ccos/shared/messages';
+import { type Catalog, LANGUAGES, type Language, type MessageParams, type Translate, formatIcu } from './catalog';
 
 const STORAGE_KEY = 'ccos.language';
 
-/** BCP 47 tags for `<html lang>` and Intl formatting. */
-const LOCALES: Record<Language, string> = { en: 'en', zh: 'zh-CN' };
+/** BCP 47 tags for `<html lang>`, Intl formatting and the server's message catalogue. */
+const LOCALES: Record<Language, MessageLocale> = { en: 'en', zh: 'zh-CN' };
 
 /** Duration units; Chinese writes them without spaces. */
 const UNITS: Record<Language, { readonly s: string; readonly min: string; readonly h: string; readonly d: string; readonly gap: string }> = {
@@ -46,9 +47,23 @@ export class I18n {
   /** A function that looks keys of `catalog` up in the current language (reactive: it reads the language signal). */
   translator<E extends Record<string, string>>(catalog: Catalog<E>): Translate<E> {
     return <K extends keyof E & string>(key: K, ...params: MessageParams<E[K]>): string => {
-      const messages = catalog[this.current()] as Record<string, string>;
-      return fillPlaceholders(messages[key] ?? catalog.en[key], params[0]);
+      const language = this.current();
+      const messages = catalog[language] as Record<string, string>;
+      return formatIcu(messages[key] ?? catalog.en[key], LOCALES[language], params[0]);
     };
+  }
+
+  /**
+   * A text the server produced, in the current language: from its message code and parameters
+   * (libs/shared/messages) when it has them, else the server's own text (reactive, like `translator`).
+   */
+  server(code: string | null | undefined, params: unknown, fallback: string | null | undefined): string {
+    return formatServerText(LOCALES[this.current()], code, params, fallback);
+  }
+
+  /** The current language as the message catalogue names it. */
+  messageLocale(): MessageLocale {
+    return LOCALES[this.current()];
   }
 
   /** Date and time in the current language, e.g. "Nov 30, 2026, 05:17" or "2026年11月30日 05:17". */

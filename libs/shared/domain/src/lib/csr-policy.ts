@@ -1,3 +1,4 @@
+import { bare, type CodedText, type MessageCode, type MessageParams, message } from '@ccos/shared/messages';
 /**
  * The CSR auto-approve policy: which kubelet certificate requests the service may sign
  * on its own. Approve only when every check holds; otherwise leave the request for an
@@ -165,6 +166,9 @@ export interface CsrCheck {
   readonly passed: boolean;
   /** What was found, in words an operator understands. */
   readonly detail: string;
+  /** `detail` by its code in the message catalogue, and its parameters. */
+  readonly detailCode: MessageCode;
+  readonly detailParams: MessageParams;
   /** Whether an ADMIN's forced approval may go past this check when it fails (see {@link CSR_CHECK_OVERRIDES}). */
   readonly overridable: boolean;
 }
@@ -178,6 +182,9 @@ export interface CsrVerdict {
   readonly path: CsrPolicyPath;
   /** One sentence: the first failed check, or why it is approved or superseded. */
   readonly reason: string;
+  /** `reason` by its code in the message catalogue, and its parameters. */
+  readonly reasonCode: MessageCode;
+  readonly reasonParams: MessageParams;
   readonly checks: readonly CsrCheck[];
 }
 
@@ -282,7 +289,7 @@ export function forceBlockers(verdict: Pick<CsrVerdict, 'checks'>): CsrCheck[] {
   return verdict.checks.filter((check) => !check.passed && !check.overridable);
 }
 
-const NOT_PARSED = 'not evaluated: the request could not be parsed';
+const NOT_PARSED = message('csr.notParsed');
 
 /** Which of the two kubelet signers a CSR is for, or null for any other signer. */
 export function kubeletCsrKind(signerName: string): KubeletCsrKind | null {
@@ -326,7 +333,7 @@ export function evaluateCsr(csr: CsrFacts, context: CsrPolicyContext): CsrVerdic
     return {
       ...join,
       decision: 'LEAVE_TO_CLUSTER',
-      reason: `renewed by the cluster's own approver (selfnodeclient): ${claimed} renews its own client certificate, which kube-controller-manager approves; this service leaves it alone`,
+      ...reasonOf(message('csr.verdict.leftToCluster', { node: claimed })),
     };
   }
   return join;
@@ -380,18 +387,18 @@ function evaluateJoin(csr: CsrFacts, context: CsrPolicyContext): CsrVerdict {
   const failed = checks.filter((check) => !check.passed);
   const nodeName = node?.hostname ?? null;
   if (failed.length === 0) {
-    return { decision: 'APPROVE', node: nodeName, kind, path: 'JOIN', reason: `all ${checks.length} checks passed`, checks };
+    return { decision: 'APPROVE', node: nodeName, kind, path: 'JOIN', ...reasonOf(message('csr.verdict.allPassed', { count: checks.length })), checks };
   }
   const requester = checks.find((entry) => entry.name === 'requester');
   if (csr.state === 'PENDING' && kind === 'CLIENT' && requester && !requester.passed && installedHere(node)) {
-    return { decision: 'DENY_IMPOSTOR', node: nodeName, kind, path: 'JOIN', reason: requester.detail, checks };
+    return { decision: 'DENY_IMPOSTOR', node: nodeName, kind, path: 'JOIN', ...reasonOfCheck(requester), checks };
   }
   // An older duplicate of an approvable request goes, whatever else is wrong with it.
   if (csr.state === 'PENDING' && kind !== null && duplicates?.supersededBy) {
     const check = checks.find((entry) => entry.name === 'single-pending');
-    return { decision: 'DENY_SUPERSEDED', node: nodeName, kind, path: 'JOIN', reason: check?.detail ?? 'superseded', checks };
+    return { decision: 'DENY_SUPERSEDED', node: nodeName, kind, path: 'JOIN', ...(check ? reasonOfCheck(check) : reasonOf(message('csr.verdict.superseded'))), checks };
   }
-  return { decision: 'LEAVE_PENDING', node: nodeName, kind, path: 'JOIN', reason: failed[0].detail, checks };
+  return { decision: 'LEAVE_PENDING', node: nodeName, kind, path: 'JOIN', ...reasonOfCheck(failed[0]), checks };
 }
 
 
@@ -425,22 +432,22 @@ function evaluateRenewal(csr: CsrFacts, claimed: string, node: InventoryNodeFact
   const failed = checks.filter((check) => !check.passed);
   const nodeName = node?.hostname ?? null;
   if (failed.length === 0) {
-    return { decision: 'APPROVE', node: nodeName, kind: 'SERVING', path: 'RENEWAL', reason: `a serving-certificate renewal: all ${checks.length} checks passed`, checks };
+    return { decision: 'APPROVE', node: nodeName, kind: 'SERVING', path: 'RENEWAL', ...reasonOf(message('csr.verdict.renewalPassed', { count: checks.length })), checks };
   }
-  return { decision: 'LEAVE_PENDING', node: nodeName, kind: 'SERVING', path: 'RENEWAL', reason: failed[0].detail, checks };
+  return { decision: 'LEAVE_PENDING', node: nodeName, kind: 'SERVING', path: 'RENEWAL', ...reasonOfCheck(failed[0]), checks };
 }
 
 function checkJoinedHere(claimed: string, node: InventoryNodeFacts | undefined): CsrCheck {
   if (!node) {
-    return fail('joined-here', `${claimed} is not a node of this cluster in the inventory; this service did not join it, so renewing its serving certificate is left for an operator`);
+    return fail('joined-here', message('csr.joined-here.fail1', { p0: claimed }));
   }
   if (node.joined !== true) {
-    return fail('joined-here', `${node.hostname} is not joined in the inventory; only nodes this service joined have their serving certificates renewed automatically, so this is left for an operator`);
+    return fail('joined-here', message('csr.joined-here.fail2', { p0: node.hostname }));
   }
   if (node.installRun?.status !== 'SUCCEEDED') {
-    return fail('joined-here', `${node.hostname} was not joined by an install run of this service (${node.installRun ? `its last install run is ${node.installRun.status.toLowerCase()}` : 'it has never been installed here'}); renewing its serving certificate is left for an operator`);
+    return fail('joined-here', message('csr.joined-here.fail3', { p0: node.hostname, p1: node.installRun ? bare(message('csr.lastRun', { status: node.installRun.status })) : bare(message('csr.neverInstalledHere')) }));
   }
-  return pass('joined-here', `${node.hostname} was joined through this service`);
+  return pass('joined-here', message('csr.joined-here.pass1', { p0: node.hostname }));
 }
 
 /** The newest still valid serving certificate issued for the node, from the cluster's CSRs. */
@@ -474,20 +481,23 @@ function checkRenewalSans(request: CsrRequestFacts | null, claimed: string, node
     const added = [...asked].filter((name) => !held.has(name));
     const dropped = [...held].filter((name) => !asked.has(name));
     if (added.length > 0 || dropped.length > 0) {
-      const problems = [added.length > 0 ? `adds ${added.join(', ')}` : null, dropped.length > 0 ? `drops ${dropped.join(', ')}` : null].filter((text) => text !== null);
-      return fail('renewal-sans', `the renewal ${problems.join(' and ')}; a renewal must name exactly what the current serving certificate of ${claimed} (from ${current.csr.name}) names: [${[...held].join(', ')}]`);
+      const problems = [
+        added.length > 0 ? bare(message('csr.renewal-sans.adds', { names: added.join(', ') })) : null,
+        dropped.length > 0 ? bare(message('csr.renewal-sans.drops', { names: dropped.join(', ') })) : null,
+      ].filter((text) => text !== null);
+      return fail('renewal-sans', message('csr.renewal-sans.fail1', { p0: problems, p1: claimed, p2: current.csr.name, p3: [...held].join(', ') }));
     }
-    return pass('renewal-sans', `names exactly what the current serving certificate of ${claimed} names (from ${current.csr.name}, valid until ${current.certificate.notAfter.toISOString()})`);
+    return pass('renewal-sans', message('csr.renewal-sans.pass1', { p0: claimed, p1: current.csr.name, p2: current.certificate.notAfter.toISOString() }));
   }
   if (!node) {
-    return fail('renewal-sans', `no current serving certificate of ${claimed} and no inventory node to compare the names with`);
+    return fail('renewal-sans', message('csr.renewal-sans.fail2', { p0: claimed }));
   }
   const known = nameSet([node.hostname], node.ips);
   const foreign = [...asked].filter((name) => !known.has(name));
   if (foreign.length > 0) {
-    return fail('renewal-sans', `${foreign.join(', ')} ${foreign.length === 1 ? 'is' : 'are'} not the hostname or an address of ${node.hostname} in the inventory ([${[...known].join(', ')}]); no current serving certificate was found to compare with`);
+    return fail('renewal-sans', message('csr.renewal-sans.fail3', { p0: foreign.join(', '), p1: foreign.length, p2: node.hostname, p3: [...known].join(', ') }));
   }
-  return pass('renewal-sans', `no current serving certificate of ${node.hostname} was found; the names are its inventory hostname and addresses`);
+  return pass('renewal-sans', message('csr.renewal-sans.pass2', { p0: node.hostname }));
 }
 
 function checkNoClusterAddress(request: CsrRequestFacts | null, context: CsrPolicyContext): CsrCheck {
@@ -500,8 +510,8 @@ function checkNoClusterAddress(request: CsrRequestFacts | null, context: CsrPoli
   );
   const hits = [...nameSet(request.dnsNames, request.ipAddresses)].filter((name) => cluster.has(name));
   return hits.length > 0
-    ? fail('no-cluster-address', `${hits.join(', ')} ${hits.length === 1 ? 'is an address' : 'are addresses'} of the cluster itself (VIP or API server); a node's serving certificate never names it`)
-    : pass('no-cluster-address', 'names none of the cluster\'s own addresses (VIP, API server)');
+    ? fail('no-cluster-address', message('csr.no-cluster-address.fail1', { p0: hits.join(', '), p1: hits.length }))
+    : pass('no-cluster-address', message('csr.no-cluster-address.pass1'));
 }
 
 function checkNoOtherNodeAddress(request: CsrRequestFacts | null, claimed: string, context: CsrPolicyContext): CsrCheck {
@@ -526,8 +536,8 @@ function checkNoOtherNodeAddress(request: CsrRequestFacts | null, claimed: strin
   }
   const hits = [...nameSet(request.dnsNames, request.ipAddresses)].filter((name) => owners.has(name));
   return hits.length > 0
-    ? fail('no-other-node-address', `${hits.map((name) => `${name} (${owners.get(name)})`).join(', ')} belong${hits.length === 1 ? 's' : ''} to another node; ${claimed} may only name itself`)
-    : pass('no-other-node-address', 'names no other node\'s hostname or address');
+    ? fail('no-other-node-address', message('csr.no-other-node-address.fail1', { p0: hits.map((name) => `${name} (${owners.get(name)})`).join(', '), p1: hits.length, p2: claimed }))
+    : pass('no-other-node-address', message('csr.no-other-node-address.pass1'));
 }
 
 function checkSinglePendingRenewal(csr: CsrFacts, claimed: string, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrCheck {
@@ -541,8 +551,8 @@ function checkSinglePendingRenewal(csr: CsrFacts, claimed: string, node: Invento
       checkServingRequester(other, claimed, node).passed,
   );
   return rivals.length > 0
-    ? fail('single-pending-renewal', `another renewal for ${claimed} is pending (${rivals.map((other) => other.name).join(', ')}); at most one pending renewal per node is auto-approved, so an operator has to choose`)
-    : pass('single-pending-renewal', `the only pending renewal for ${claimed}`);
+    ? fail('single-pending-renewal', message('csr.single-pending-renewal.fail1', { p0: claimed, p1: rivals.map((other) => other.name).join(', ') }))
+    : pass('single-pending-renewal', message('csr.single-pending-renewal.pass1', { p0: claimed }));
 }
 
 /** DNS names (lower case) and IPs (one spelling each) as one set. */
@@ -600,12 +610,20 @@ function kindChecks(
   ];
 }
 
-function pass(name: CsrCheckName, detail: string, overridable = CSR_CHECK_OVERRIDES[name] === 'FORCE'): CsrCheck {
-  return { name, passed: true, detail, overridable };
+function reasonOf(text: CodedText): Pick<CsrVerdict, 'reason' | 'reasonCode' | 'reasonParams'> {
+  return { reason: text.message, reasonCode: text.code, reasonParams: text.params };
 }
 
-function fail(name: CsrCheckName, detail: string, overridable = CSR_CHECK_OVERRIDES[name] === 'FORCE'): CsrCheck {
-  return { name, passed: false, detail, overridable };
+function reasonOfCheck(check: CsrCheck): Pick<CsrVerdict, 'reason' | 'reasonCode' | 'reasonParams'> {
+  return { reason: check.detail, reasonCode: check.detailCode, reasonParams: check.detailParams };
+}
+
+function pass(name: CsrCheckName, detail: CodedText, overridable = CSR_CHECK_OVERRIDES[name] === 'FORCE'): CsrCheck {
+  return { name, passed: true, detail: detail.message, detailCode: detail.code, detailParams: detail.params, overridable };
+}
+
+function fail(name: CsrCheckName, detail: CodedText, overridable = CSR_CHECK_OVERRIDES[name] === 'FORCE'): CsrCheck {
+  return { name, passed: false, detail: detail.message, detailCode: detail.code, detailParams: detail.params, overridable };
 }
 
 /** Whether this service installs the node with an identity of its own (see {@link CSR_CHECK_OVERRIDES}). */
@@ -624,13 +642,13 @@ function byRunIdentity(csr: CsrFacts, identity: RunBootstrapIdentity): boolean {
 }
 
 function checkState(csr: CsrFacts): CsrCheck {
-  return csr.state === 'PENDING' ? pass('pending', 'the CSR is pending') : fail('pending', `the CSR is already ${csr.state.toLowerCase()}; nothing to decide`);
+  return csr.state === 'PENDING' ? pass('pending', message('csr.pending.pass1')) : fail('pending', message('csr.pending.fail1', { p0: csr.state }));
 }
 
 function checkParsed(csr: CsrFacts): CsrCheck {
   return csr.request
-    ? pass('request', 'the request is a well-formed PKCS#10 certificate request')
-    : fail('request', `the request is not a parsable PKCS#10 certificate request${csr.parseError ? ` (${csr.parseError})` : ''}`);
+    ? pass('request', message('csr.request.pass1'))
+    : fail('request', message('csr.request.fail1', { p0: csr.parseError ? ` (${csr.parseError})` : '' }));
 }
 
 function checkSignature(request: CsrRequestFacts | null): CsrCheck {
@@ -638,8 +656,8 @@ function checkSignature(request: CsrRequestFacts | null): CsrCheck {
     return fail('signature', NOT_PARSED);
   }
   return request.signatureValid
-    ? pass('signature', 'the request is signed by its own key')
-    : fail('signature', 'the request signature does not verify with its public key; the requester does not prove it holds the key');
+    ? pass('signature', message('csr.signature.pass1'))
+    : fail('signature', message('csr.signature.fail1'));
 }
 
 function checkKey(request: CsrRequestFacts | null): CsrCheck {
@@ -649,25 +667,25 @@ function checkKey(request: CsrRequestFacts | null): CsrCheck {
   const { algorithm, bits, curve } = request.key;
   if (algorithm === 'RSA') {
     return bits !== null && bits >= 2048
-      ? pass('key', `RSA ${bits}-bit key`)
-      : fail('key', `RSA key of ${bits ?? 'unknown'} bits is too weak; at least 2048 bits are required`);
+      ? pass('key', message('csr.key.pass1', { p0: bits }))
+      : fail('key', message('csr.key.fail1', { p0: bits ?? 'unknown' }));
   }
   if (algorithm === 'EC') {
     return curve === 'P-256' || curve === 'P-384'
-      ? pass('key', `ECDSA ${curve} key`)
-      : fail('key', `ECDSA curve ${curve ?? 'unknown'} is not accepted; only P-256 and P-384 are`);
+      ? pass('key', message('csr.key.pass2', { p0: curve }))
+      : fail('key', message('csr.key.fail2', { p0: curve ?? 'unknown' }));
   }
-  return fail('key', `${algorithm} keys are not accepted; only RSA (2048 bits or more) and ECDSA P-256/P-384 are`);
+  return fail('key', message('csr.key.fail3', { p0: algorithm }));
 }
 
 function checkSigner(csr: CsrFacts, kind: KubeletCsrKind | null): CsrCheck {
   if (kind === 'CLIENT') {
-    return pass('signer', `${csr.signerName}: a kubelet client certificate`);
+    return pass('signer', message('csr.signer.pass1', { p0: csr.signerName }));
   }
   if (kind === 'SERVING') {
-    return pass('signer', `${csr.signerName}: a kubelet serving certificate`);
+    return pass('signer', message('csr.signer.pass2', { p0: csr.signerName }));
   }
-  return fail('signer', `signer ${csr.signerName} is not a kubelet signer; only ${KUBELET_CLIENT_SIGNER} and ${KUBELET_SERVING_SIGNER} are auto-approved`);
+  return fail('signer', message('csr.signer.fail1', { p0: csr.signerName, p1: KUBELET_CLIENT_SIGNER, p2: KUBELET_SERVING_SIGNER }));
 }
 
 function checkCommonName(request: CsrRequestFacts | null): CsrCheck {
@@ -676,14 +694,14 @@ function checkCommonName(request: CsrRequestFacts | null): CsrCheck {
   }
   const names = request.commonNames;
   if (names.length !== 1) {
-    return fail('subject-common-name', `the subject has ${names.length} CN attributes; exactly one (system:node:<name>) is required`);
+    return fail('subject-common-name', message('csr.subject-common-name.fail1', { p0: names.length }));
   }
   const name = nodeNameOf(names[0]);
   if (name === null) {
-    return fail('subject-common-name', `CN "${names[0]}" is not of the form system:node:<name>`);
+    return fail('subject-common-name', message('csr.subject-common-name.fail2', { p0: names[0] }));
   }
   const problem = checkHostname(name);
-  return problem ? fail('subject-common-name', `CN "${names[0]}": node name ${problem}`) : pass('subject-common-name', `CN is ${names[0]}`);
+  return problem ? fail('subject-common-name', message('csr.subject-common-name.fail3', { p0: names[0], p1: problem })) : pass('subject-common-name', message('csr.subject-common-name.pass1', { p0: names[0] }));
 }
 
 function checkOrganization(request: CsrRequestFacts | null): CsrCheck {
@@ -692,8 +710,8 @@ function checkOrganization(request: CsrRequestFacts | null): CsrCheck {
   }
   const orgs = request.organizations;
   return orgs.length === 1 && orgs[0] === NODES_GROUP
-    ? pass('subject-organization', `O is ${NODES_GROUP}`)
-    : fail('subject-organization', `O is [${orgs.join(', ')}]; exactly [${NODES_GROUP}] is required`);
+    ? pass('subject-organization', message('csr.subject-organization.pass1', { p0: NODES_GROUP }))
+    : fail('subject-organization', message('csr.subject-organization.fail1', { p0: orgs.join(', '), p1: NODES_GROUP }));
 }
 
 function checkUsages(csr: CsrFacts, kind: KubeletCsrKind): CsrCheck {
@@ -703,16 +721,18 @@ function checkUsages(csr: CsrFacts, kind: KubeletCsrKind): CsrCheck {
   const duplicates = asked.filter((usage, index) => asked.indexOf(usage) !== index);
   const missing = required.filter((usage) => !asked.includes(usage));
   const extra = asked.filter((usage) => !required.includes(usage) && !optional.includes(usage));
-  const expected = `${required.join(', ')}${optional.length > 0 ? ` (and optionally ${optional.join(', ')})` : ''}`;
   if (duplicates.length > 0 || missing.length > 0 || extra.length > 0) {
     const problems = [
-      missing.length > 0 ? `missing ${missing.join(', ')}` : null,
-      extra.length > 0 ? `not allowed: ${extra.join(', ')}${extra.includes('key encipherment') ? ` (only with an RSA key; this key is ${algorithm})` : ''}` : null,
-      duplicates.length > 0 ? `repeated: ${duplicates.join(', ')}` : null,
-    ].filter((problem): problem is string => problem !== null);
-    return fail('usages', `usages [${asked.join(', ')}]: ${problems.join('; ')}; a kubelet asks for exactly ${expected}`);
+      missing.length > 0 ? bare(message('csr.usages.missing', { usages: missing.join(', ') })) : null,
+      extra.length > 0
+        ? bare(extra.includes('key encipherment') ? message('csr.usages.notAllowedRsa', { usages: extra.join(', '), algorithm }) : message('csr.usages.notAllowed', { usages: extra.join(', ') }))
+        : null,
+      duplicates.length > 0 ? bare(message('csr.usages.repeated', { usages: duplicates.join(', ') })) : null,
+    ].filter((problem) => problem !== null);
+    const expectedText = optional.length > 0 ? message('csr.usages.expectedOptional', { required: required.join(', '), optional: optional.join(', ') }) : message('removal.raw', { text: required.join(', ') });
+    return fail('usages', message('csr.usages.fail1', { p0: asked.join(', '), p1: problems, p2: bare(expectedText) }));
   }
-  return pass('usages', `usages [${asked.join(', ')}] are what a kubelet asks for`);
+  return pass('usages', message('csr.usages.pass1', { p0: asked.join(', ') }));
 }
 
 function checkClientRequester(csr: CsrFacts, claimed: string | null, node: InventoryNodeFacts | undefined, style: CsrBootstrapStyle): CsrCheck {
@@ -720,31 +740,38 @@ function checkClientRequester(csr: CsrFacts, claimed: string | null, node: Inven
   const overridable = requesterOverridable(node);
   const renewing = nodeNameOf(requester);
   if (renewing !== null && claimed !== null && sameHostname(renewing, claimed) && csr.groups.includes(NODES_GROUP)) {
-    return pass('requester', `requested by the node itself (${requester}): a renewal`, overridable);
+    return pass('requester', message('csr.requester.pass1', { p0: requester }), overridable);
   }
   if (installedHere(node)) {
     const identity = node.installRun.bootstrapIdentity;
     if (byRunIdentity(csr, identity)) {
-      return pass('requester', `requested by ${requester}, the bootstrap identity of the install run of ${node.hostname}`, overridable);
+      return pass('requester', message('csr.requester.pass2', { p0: requester, p1: node.hostname }), overridable);
     }
-    const why =
+    const why = bare(
       csr.username === identity.username
-        ? `with UID ${csr.uid ?? 'none'}, not the UID ${identity.uid ?? ''} of the identity this service minted (the account was re-created)`
-        : `not by the bootstrap identity of the install run of ${node.hostname} (${identity.username}) nor by the node itself`;
-    return fail('requester', `impostor: a client CSR for ${node.hostname} requested by ${requester}, ${why}`, overridable);
+        ? message('csr.requester.recreated', { uid: csr.uid ?? 'none', minted: identity.uid ?? '' })
+        : message('csr.requester.notRunIdentity', { node: node.hostname, identity: identity.username }),
+    );
+    return fail('requester', message('csr.requester.fail1', { p0: node.hostname, p1: requester, p2: why }), overridable);
   }
   if (renewing !== null) {
-    return fail('requester', `requested by ${requester}, which is not the node the certificate is for; a node may only renew its own certificate`, overridable);
+    return fail('requester', message('csr.requester.fail2', { p0: requester }), overridable);
   }
-  const own = node === undefined ? 'the node is not in the inventory' : node.installRun === null ? `${node.hostname} has never been installed by this service` : `the install run of ${node.hostname} has no bootstrap identity of its own`;
+  const own = bare(
+    node === undefined
+      ? message('csr.requester.notInInventory')
+      : node.installRun === null
+        ? message('csr.requester.neverInstalled', { node: node.hostname })
+        : message('csr.requester.noOwnIdentity', { node: node.hostname }),
+  );
   if (isBootstrapIdentity(csr, style)) {
-    return fail('requester', `requested by the shared bootstrap identity ${requester}; only the identity of the node's own install run is trusted, and ${own}`, overridable);
+    return fail('requester', message('csr.requester.fail3', { p0: requester, p1: own }), overridable);
   }
   const otherStyle: CsrBootstrapStyle = style === 'OPENSHIFT' ? 'KUBEADM' : 'OPENSHIFT';
   if (isBootstrapIdentity(csr, otherStyle)) {
-    return fail('requester', `requested by ${requester}, a ${otherStyle} bootstrap identity; this ${style} cluster's bootstrap identity is ${bootstrapIdentity(style)}`, overridable);
+    return fail('requester', message('csr.requester.fail4', { p0: requester, p1: otherStyle, p2: style, p3: bootstrapIdentity(style) }), overridable);
   }
-  return fail('requester', `requested by ${requester}, which is neither the identity of the node's install run nor the node itself (${own})`, overridable);
+  return fail('requester', message('csr.requester.fail5', { p0: requester, p1: own }), overridable);
 }
 
 function checkServingRequester(csr: CsrFacts, claimed: string | null, node: InventoryNodeFacts | undefined): CsrCheck {
@@ -752,15 +779,15 @@ function checkServingRequester(csr: CsrFacts, claimed: string | null, node: Inve
   const requesterNode = nodeNameOf(requester);
   const overridable = requesterOverridable(node);
   if (requesterNode === null) {
-    return fail('requester', `requested by ${requester}; a serving certificate must be requested by the node itself (system:node:<name>)`, overridable);
+    return fail('requester', message('csr.requester.fail6', { p0: requester }), overridable);
   }
   if (!csr.groups.includes(NODES_GROUP)) {
-    return fail('requester', `requested by ${requester} without the group ${NODES_GROUP}`, overridable);
+    return fail('requester', message('csr.requester.fail7', { p0: requester, p1: NODES_GROUP }), overridable);
   }
   if (claimed === null || !sameHostname(requesterNode, claimed)) {
-    return fail('requester', `requested by ${requester}, but the subject names another node`, overridable);
+    return fail('requester', message('csr.requester.fail8', { p0: requester }), overridable);
   }
-  return pass('requester', `requested by the node itself (${requester})`, overridable);
+  return pass('requester', message('csr.requester.pass3', { p0: requester }), overridable);
 }
 
 function checkNoSans(request: CsrRequestFacts | null): CsrCheck {
@@ -768,7 +795,7 @@ function checkNoSans(request: CsrRequestFacts | null): CsrCheck {
     return fail('no-sans', NOT_PARSED);
   }
   const sans = allSans(request);
-  return sans.length === 0 ? pass('no-sans', 'no subject alternative names') : fail('no-sans', `a client certificate must not carry subject alternative names; found ${sans.join(', ')}`);
+  return sans.length === 0 ? pass('no-sans', message('csr.no-sans.pass1')) : fail('no-sans', message('csr.no-sans.fail1', { p0: sans.join(', ') }));
 }
 
 /** The form of a serving certificate's names: host names (no wildcards) and addresses, at least one. */
@@ -777,17 +804,17 @@ function checkSanForm(request: CsrRequestFacts | null): CsrCheck {
     return fail('san-form', NOT_PARSED);
   }
   if (request.dnsNames.length === 0 && request.ipAddresses.length === 0) {
-    return fail('san-form', 'a serving certificate needs at least one DNS name or IP address');
+    return fail('san-form', message('csr.san-form.fail1'));
   }
   const badNames = request.dnsNames.filter((name) => checkHostname(name.toLowerCase()) !== null);
   if (badNames.length > 0) {
-    return fail('san-form', `DNS name ${badNames.join(', ')} is not a host name (wildcards and other forms are never signed for a kubelet)`);
+    return fail('san-form', message('csr.san-form.fail2', { p0: badNames.join(', ') }));
   }
   const badIps = request.ipAddresses.filter((ip) => checkIp(ip) !== null);
   if (badIps.length > 0) {
-    return fail('san-form', `IP address ${badIps.join(', ')} is not an IPv4 or IPv6 address`);
+    return fail('san-form', message('csr.san-form.fail3', { p0: badIps.join(', ') }));
   }
-  return pass('san-form', 'every name is a host name or an IP address');
+  return pass('san-form', message('csr.san-form.pass1'));
 }
 
 function checkSanDns(request: CsrRequestFacts | null, node: InventoryNodeFacts | undefined): CsrCheck {
@@ -795,13 +822,13 @@ function checkSanDns(request: CsrRequestFacts | null, node: InventoryNodeFacts |
     return fail('san-dns', NOT_PARSED);
   }
   if (!node) {
-    return fail('san-dns', 'no inventory node to compare the DNS names with');
+    return fail('san-dns', message('csr.san-dns.fail1'));
   }
   const foreign = request.dnsNames.filter((name) => !sameHostname(name, node.hostname));
   if (foreign.length > 0) {
-    return fail('san-dns', `DNS name ${foreign.join(', ')} is not the hostname of ${node.hostname} in the inventory`);
+    return fail('san-dns', message('csr.san-dns.fail2', { p0: foreign.join(', '), p1: node.hostname }));
   }
-  return pass('san-dns', request.dnsNames.length > 0 ? `DNS names [${request.dnsNames.join(', ')}] match the inventory` : 'no DNS names');
+  return pass('san-dns', request.dnsNames.length > 0 ? message('csr.san-dns.pass1', { p0: request.dnsNames.join(', ') }) : message('csr.san-dns.pass2'));
 }
 
 function checkSanIps(request: CsrRequestFacts | null, node: InventoryNodeFacts | undefined): CsrCheck {
@@ -809,14 +836,14 @@ function checkSanIps(request: CsrRequestFacts | null, node: InventoryNodeFacts |
     return fail('san-ip', NOT_PARSED);
   }
   if (!node) {
-    return fail('san-ip', 'no inventory node to compare the IP addresses with');
+    return fail('san-ip', message('csr.san-ip.fail1'));
   }
   const known = new Set(node.ips.map(canonicalIp));
   const foreign = request.ipAddresses.filter((ip) => !known.has(canonicalIp(ip)));
   if (foreign.length > 0) {
-    return fail('san-ip', `IP address ${foreign.join(', ')} is not an address of ${node.hostname} in the inventory ([${node.ips.join(', ')}])`);
+    return fail('san-ip', message('csr.san-ip.fail2', { p0: foreign.join(', '), p1: node.hostname, p2: node.ips.join(', ') }));
   }
-  return pass('san-ip', request.ipAddresses.length > 0 ? `IP addresses [${request.ipAddresses.join(', ')}] match the inventory` : 'no IP addresses');
+  return pass('san-ip', request.ipAddresses.length > 0 ? message('csr.san-ip.pass1', { p0: request.ipAddresses.join(', ') }) : message('csr.san-ip.pass2'));
 }
 
 function checkNoOtherSans(request: CsrRequestFacts | null): CsrCheck {
@@ -829,77 +856,77 @@ function checkNoOtherSans(request: CsrRequestFacts | null): CsrCheck {
     ...(request.otherNames ?? []).map((name) => `name ${name}`),
   ];
   return other.length === 0
-    ? pass('san-other', 'no email, URI or other names')
-    : fail('san-other', `a serving certificate may name only DNS names and IPs; found ${other.join(', ')}`);
+    ? pass('san-other', message('csr.san-other.pass1'))
+    : fail('san-other', message('csr.san-other.fail1', { p0: other.join(', ') }));
 }
 
 function checkInventory(claimed: string | null, node: InventoryNodeFacts | undefined): CsrCheck {
   if (claimed === null) {
-    return fail('inventory', 'the subject names no node');
+    return fail('inventory', message('csr.inventory.fail1'));
   }
-  return node ? pass('inventory', `${node.hostname} is a node of this cluster in the inventory`) : fail('inventory', `${claimed} is not a node of this cluster in the inventory`);
+  return node ? pass('inventory', message('csr.inventory.pass1', { p0: node.hostname })) : fail('inventory', message('csr.inventory.fail2', { p0: claimed }));
 }
 
 function checkInstallRun(kind: KubeletCsrKind, node: InventoryNodeFacts | undefined): CsrCheck {
   if (!node) {
-    return fail('install-run', 'no inventory node, so no install run');
+    return fail('install-run', message('csr.install-run.fail1'));
   }
   const run = node.installRun;
   if (run?.status === 'RUNNING') {
-    return pass('install-run', `${node.hostname} is being installed`);
+    return pass('install-run', message('csr.install-run.pass1', { p0: node.hostname }));
   }
   // A kubelet asks for its serving certificate right after registering, so the run may
   // already have succeeded (the Node turned Ready) when the serving CSR arrives.
   if (kind === 'SERVING' && run?.status === 'SUCCEEDED') {
-    return pass('install-run', `${node.hostname} has just been installed`);
+    return pass('install-run', message('csr.install-run.pass2', { p0: node.hostname }));
   }
-  return fail('install-run', `${node.hostname} is not being installed (${run ? `its last install run is ${run.status.toLowerCase()}` : 'it has never been installed'}); only nodes in an active install run are auto-approved`);
+  return fail('install-run', message('csr.install-run.fail2', { p0: node.hostname, p1: run ? bare(message('csr.lastRun', { status: run.status })) : bare(message('csr.neverInstalled')) }));
 }
 
 function checkWindow(csr: CsrFacts, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrCheck {
   const started = node?.installRun?.kubeletStartedAt ?? null;
   if (!node || !started) {
-    return fail('approval-window', node ? `the kubelet of ${node.hostname} has not been started by an install run (no START_KUBELET step yet)` : 'no inventory node, so no approval window');
+    return fail('approval-window', node ? message('csr.approval-window.fail3', { p0: node.hostname }) : message('csr.approval-window.fail4'));
   }
   const { from, until } = windowOf(started, context.settings);
   if (csr.createdAt.getTime() < from.getTime()) {
-    return fail('approval-window', `created at ${csr.createdAt.toISOString()}, before the kubelet of ${node.hostname} was started (${started.toISOString()})`);
+    return fail('approval-window', message('csr.approval-window.fail1', { p0: csr.createdAt.toISOString(), p1: node.hostname, p2: started.toISOString() }));
   }
   if (context.now.getTime() > until.getTime() || csr.createdAt.getTime() > until.getTime()) {
-    return fail('approval-window', `the approval window of ${node.hostname} closed at ${until.toISOString()} (${minutes(context.settings.approvalWindowMs ?? DEFAULT_CSR_APPROVAL_WINDOW_MS)} after its kubelet started)`);
+    return fail('approval-window', message('csr.approval-window.fail2', { p0: node.hostname, p1: until.toISOString(), p2: minutes(context.settings.approvalWindowMs ?? DEFAULT_CSR_APPROVAL_WINDOW_MS) }));
   }
-  return pass('approval-window', `inside the approval window of ${node.hostname} (kubelet started ${started.toISOString()}, window open until ${until.toISOString()})`);
+  return pass('approval-window', message('csr.approval-window.pass1', { p0: node.hostname, p1: started.toISOString(), p2: until.toISOString() }));
 }
 
 function checkNotJoined(claimed: string | null, clusterNodes: readonly ClusterNodeFacts[]): CsrCheck {
   if (claimed === null) {
-    return fail('not-joined', 'the subject names no node');
+    return fail('not-joined', message('csr.not-joined.fail1'));
   }
   const existing = clusterNodes.find((entry) => sameHostname(entry.name, claimed));
   if (existing?.ready && existing.validClientCertificate) {
-    return fail('not-joined', `${claimed} is already a Ready node with a valid client certificate; a second client certificate for it is not auto-approved`);
+    return fail('not-joined', message('csr.not-joined.fail2', { p0: claimed }));
   }
-  return pass('not-joined', existing ? `${claimed} exists but is not Ready with a valid client certificate` : `${claimed} is not yet a node of the cluster`);
+  return pass('not-joined', existing ? message('csr.not-joined.pass1', { p0: claimed }) : message('csr.not-joined.pass2', { p0: claimed }));
 }
 
 function checkClientBootstrapped(claimed: string | null, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrCheck {
   const started = node?.installRun?.kubeletStartedAt ?? null;
   if (claimed === null || !node || !started) {
-    return fail('client-bootstrapped', 'no install run to which a client certificate could belong');
+    return fail('client-bootstrapped', message('csr.client-bootstrapped.fail1'));
   }
   const { from } = windowOf(started, context.settings);
   const client = context.csrs.find(
     (other) => other.signerName === KUBELET_CLIENT_SIGNER && other.state === 'APPROVED' && claimedNodeName(other) === claimed && other.createdAt.getTime() >= from.getTime(),
   );
   return client
-    ? pass('client-bootstrapped', `the node's client certificate came from ${client.name}, approved during this install`)
-    : fail('client-bootstrapped', `no client CSR of ${claimed} was approved during this install; its client certificate did not come from this install`);
+    ? pass('client-bootstrapped', message('csr.client-bootstrapped.pass1', { p0: client.name }))
+    : fail('client-bootstrapped', message('csr.client-bootstrapped.fail2', { p0: claimed }));
 }
 
 function checkFirstOfInstall(csr: CsrFacts, kind: KubeletCsrKind, claimed: string | null, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrCheck {
   const started = node?.installRun?.kubeletStartedAt ?? null;
   if (claimed === null || !started) {
-    return fail('first-of-install', 'no install run to compare with');
+    return fail('first-of-install', message('csr.first-of-install.fail1'));
   }
   const { from } = windowOf(started, context.settings);
   const earlier = context.csrs.find(
@@ -910,29 +937,29 @@ function checkFirstOfInstall(csr: CsrFacts, kind: KubeletCsrKind, claimed: strin
       claimedNodeName(other) === claimed &&
       other.createdAt.getTime() >= from.getTime(),
   );
-  const what = kind === 'CLIENT' ? 'client' : 'serving';
+  const what = kind;
   return earlier
-    ? fail('first-of-install', `a ${what} certificate for ${claimed} was already approved during this install (${earlier.name}); another one needs an operator`)
-    : pass('first-of-install', `the first ${what} certificate for ${claimed} in this install`);
+    ? fail('first-of-install', message('csr.first-of-install.fail2', { p0: what, p1: claimed, p2: earlier.name }))
+    : pass('first-of-install', message('csr.first-of-install.pass1', { p0: what, p1: claimed }));
 }
 
 function checkSinglePending(claimed: string | null, duplicates: Duplicates | null): CsrCheck {
   if (claimed === null || duplicates === null) {
-    return fail('single-pending', 'the subject names no node');
+    return fail('single-pending', message('csr.single-pending.fail1'));
   }
   const { rivals, newest, newestVerdict, supersededBy } = duplicates;
   if (rivals.length === 0) {
-    return pass('single-pending', `the only pending CSR for ${claimed} with this signer`);
+    return pass('single-pending', message('csr.single-pending.pass1', { p0: claimed }));
   }
   if (newest === null) {
-    return pass('single-pending', `the newest of ${rivals.length + 1} pending CSRs for ${claimed} with this signer; it supersedes ${rivals.map((other) => other.name).join(', ')}`);
+    return pass('single-pending', message('csr.single-pending.pass2', { p0: rivals.length + 1, p1: claimed, p2: rivals.map((other) => other.name).join(', ') }));
   }
   if (supersededBy) {
-    return fail('single-pending', `superseded by the newer CSR ${newest.name} (created ${newest.createdAt.toISOString()}) for ${claimed} with the same signer`);
+    return fail('single-pending', message('csr.single-pending.fail2', { p0: newest.name, p1: newest.createdAt.toISOString(), p2: claimed }));
   }
   return fail(
     'single-pending',
-    `another pending CSR for ${claimed} with this signer exists (${newest.name}, newer, not approvable: ${newestVerdict?.reason ?? 'unknown'}); only one pending CSR per node and signer is auto-approved, so an operator has to choose`,
+    message('csr.single-pending.fail3', { p0: claimed, p1: newest.name, p2: newestVerdict ? { code: newestVerdict.reasonCode, params: newestVerdict.reasonParams } : 'unknown' }),
   );
 }
 

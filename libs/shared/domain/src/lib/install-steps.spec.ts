@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatMessage } from '@ccos/shared/messages';
 import { INSTALL_STEPS, STEP_CATALOGUE, type StepEventLike, resumeStep, summariseSteps } from './install-steps';
 
 const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
@@ -8,10 +9,10 @@ describe('install step catalogue', () => {
     expect(INSTALL_STEPS).toEqual(['PREFLIGHT', 'DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'APPLY_IGNITION', 'START_KUBELET']);
     expect(STEP_CATALOGUE.map((entry) => entry.step)).toEqual(INSTALL_STEPS);
     for (const entry of STEP_CATALOGUE) {
-      expect(entry.title.en).not.toBe('');
-      expect(entry.title.zh).toMatch(/[\u4e00-\u9fff]/);
-      expect(entry.hint.en.length).toBeGreaterThan(20);
-      expect(entry.hint.zh).toMatch(/[\u4e00-\u9fff]/);
+      expect(entry.title.message).not.toBe('');
+      expect(formatMessage('zh-CN', entry.title.code)).toMatch(/[\u4e00-\u9fff]/);
+      expect(entry.hint.message.length).toBeGreaterThan(20);
+      expect(formatMessage('zh-CN', entry.hint.code)).toMatch(/[\u4e00-\u9fff]/);
     }
   });
 });

@@ -1,3 +1,5 @@
+import { type CodedText, type Message, message } from '@ccos/shared/messages';
+
 /**
  * The six install steps the agent runs on a new host, in order
  * (seed design, "安装节点"). The catalogue is data: the agent, the API and the
@@ -25,68 +27,46 @@ export type InstallRunStatus = (typeof INSTALL_RUN_STATUSES)[number];
 
 export interface StepDescription {
   readonly step: InstallStep;
-  readonly title: { readonly en: string; readonly zh: string };
+  /** The step's name, from the message catalogue (`step.<STEP>.title`). */
+  readonly title: CodedText;
   readonly summary: string;
-  /** Shown when the step fails and the agent gave no more specific hint. */
-  readonly hint: { readonly en: string; readonly zh: string };
+  /** Shown when the step fails and the agent gave no more specific hint (`step.<STEP>.hint`). */
+  readonly hint: CodedText;
 }
 
-export const STEP_CATALOGUE: readonly StepDescription[] = [
+const STEP_SUMMARIES: ReadonlyArray<Pick<StepDescription, 'step' | 'summary'>> = [
   {
     step: 'PREFLIGHT',
-    title: { en: 'Preflight checks', zh: '预检' },
     summary: 'Kernel, memory, CPUs, swap off, time synchronised, VIP:6443, VIP:22623 and the installer service reachable, hostname resolvable and unique.',
-    hint: {
-      en: 'Fix the failed check on the host (e.g. `swapoff -a`, `timedatectl set-ntp true`, open the firewall to the VIP), then retry.',
-      zh: '在主机上修复未通过的检查项（例如 `swapoff -a`、`timedatectl set-ntp true`、放通到 VIP 的防火墙），然后重试。',
-    },
   },
   {
     step: 'DOWNLOAD_BINARIES',
-    title: { en: 'Download binaries', zh: '获取二进制程序' },
     summary: 'oc, hyperkube, kubelet, kube-apiserver, kube-controller-manager, kube-scheduler, ignition and coreos-installer from the installer service, sha256 verified.',
-    hint: {
-      en: 'Check that the host reaches the installer service and has free disk; a checksum mismatch means the artifact folder changed during the download.',
-      zh: '确认主机能访问安装服务且有足够磁盘空间；校验和不一致说明下载期间制品目录发生了变化。',
-    },
   },
   {
     step: 'INSTALL_PACKAGES',
-    title: { en: 'Install packages', zh: '安装rpm包' },
     summary: 'The rpm set from the installer service, installed with the host package tool.',
-    hint: {
-      en: 'Read the rpm output: a conflict with an installed package or a missing dependency must be fixed on the host.',
-      zh: '查看 rpm 的输出：与已安装软件包冲突或缺少依赖，需要在主机上修复。',
-    },
   },
   {
     step: 'INSTALL_SERVICES',
-    title: { en: 'Install systemd services', zh: '安装systemd服务' },
     summary: 'The systemd units from the installer service, then daemon-reload and enable.',
-    hint: {
-      en: 'Run `systemctl daemon-reload` and `systemctl status <unit>` on the host to see why a unit is rejected.',
-      zh: '在主机上执行 `systemctl daemon-reload` 和 `systemctl status <unit>`，查看服务单元被拒绝的原因。',
-    },
   },
   {
     step: 'APPLY_IGNITION',
-    title: { en: 'Apply Ignition config', zh: '应用ignition配置' },
     summary: 'The worker Ignition config from the machine config server at https://<VIP>:22623/config/worker, applied to the host.',
-    hint: {
-      en: 'Check the machine config server through the VIP (`curl -k https://<VIP>:22623/config/worker`); an HTML answer usually comes from a load balancer.',
-      zh: '通过 VIP 检查 machine config server（`curl -k https://<VIP>:22623/config/worker`）；返回 HTML 通常来自负载均衡器。',
-    },
   },
   {
     step: 'START_KUBELET',
-    title: { en: 'Start kubelet and join', zh: '启动kubelet并加入集群' },
     summary: 'kubelet starts, asks for its client and serving certificates (CSRs), registers the Node; the step ends when the Node is Ready.',
-    hint: {
-      en: 'Approve the node\'s pending CSRs; if none appear, read `journalctl -u kubelet` on the host (certificates, API reachability, image pulls).',
-      zh: '批准该节点待处理的 CSR；如果没有出现 CSR，请在主机上查看 `journalctl -u kubelet`（证书、API 连通性、镜像拉取）。',
-    },
   },
 ];
+
+export const STEP_CATALOGUE: readonly StepDescription[] = STEP_SUMMARIES.map(({ step, summary }) => ({
+  step,
+  title: message(`step.${step}.title` as const),
+  summary,
+  hint: message(`step.${step}.hint` as const),
+}));
 
 export function stepIndex(step: InstallStep): number {
   return INSTALL_STEPS.indexOf(step);
@@ -110,6 +90,8 @@ export interface StepEventLike {
   readonly status: StepEventStatus;
   readonly progress?: number | null;
   readonly message?: string | null;
+  /** `message` by its code and parameters, when it has them. */
+  readonly coded?: Message | null;
   readonly at: Date;
 }
 
@@ -118,6 +100,7 @@ export interface StepSummary {
   readonly state: StepState;
   readonly progress: number;
   readonly message: string | null;
+  readonly coded: Message | null;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
 }
@@ -133,13 +116,17 @@ export function summariseSteps(events: readonly StepEventLike[]): StepSummary[] 
     let state: StepState = 'PENDING';
     let progress = 0;
     let message: string | null = null;
+    let coded: Message | null = null;
     let startedAt: Date | null = null;
     let finishedAt: Date | null = null;
     for (const event of ordered) {
       if (event.step !== step) {
         continue;
       }
-      message = event.message ?? message;
+      if (event.message !== null && event.message !== undefined) {
+        message = event.message;
+        coded = event.coded ?? null;
+      }
       if (event.status === 'STARTED') {
         // A retry starts the step again.
         state = 'RUNNING';
@@ -157,7 +144,7 @@ export function summariseSteps(events: readonly StepEventLike[]): StepSummary[] 
         finishedAt = event.at;
       }
     }
-    return { step, state, progress, message, startedAt, finishedAt };
+    return { step, state, progress, message, coded, startedAt, finishedAt };
   });
 }
 

@@ -1,3 +1,5 @@
+import { type CodedText, type MessageCode, type MessageParams, message } from '@ccos/shared/messages';
+
 /**
  * Removing a node (seed design, "如何移除节点"): cordon, drain, delete the Node object — plus
  * what a removal must do beyond kubectl (stop the kubelet first, deny its leftover CSRs,
@@ -142,6 +144,9 @@ export interface SafetyCheck {
   readonly passed: boolean;
   readonly blocking: boolean;
   readonly message: string;
+  /** `message` by its code in the message catalogue, and its parameters. */
+  readonly messageCode: MessageCode;
+  readonly messageParams: MessageParams;
 }
 
 export interface SafetyVerdict {
@@ -150,6 +155,8 @@ export interface SafetyVerdict {
   readonly checks: readonly SafetyCheck[];
   /** The failed blocking checks' messages, joined; null when allowed. */
   readonly refusal: string | null;
+  /** `refusal` as a coded message (a list of the failed checks' messages). */
+  readonly refusalCoded: CodedText | null;
 }
 
 /**
@@ -164,40 +171,48 @@ export function removalSafety(target: RemovalNodeFacts, others: readonly Removal
     rule: 'CONTROL_PLANE',
     passed: !controlPlane,
     blocking: true,
-    message: controlPlane
-      ? `${target.name} is a control-plane node (${[...target.roles, ...target.controlPlaneTaints.map((taint) => `taint ${taint.key}`)].join(', ')}); this service removes workers only`
-      : `${target.name} is not a control-plane node`,
+    ...coded(
+      controlPlane
+        ? message('removal.safety.controlPlane', { node: target.name, marks: [...target.roles, ...target.controlPlaneTaints.map((taint) => `taint ${taint.key}`)].join(', ') })
+        : message('removal.safety.notControlPlane', { node: target.name }),
+    ),
   });
   const remaining = others.filter((node) => node.name !== target.name && isSchedulableReadyWorker(node));
   checks.push({
     rule: 'LAST_WORKER',
     passed: remaining.length > 0 || options.allowLastWorker,
     blocking: true,
-    message:
+    ...coded(
       remaining.length > 0
-        ? `${remaining.length} other schedulable Ready worker${remaining.length === 1 ? '' : 's'} remain${remaining.length === 1 ? 's' : ''} (${remaining
-            .slice(0, 5)
-            .map((node) => node.name)
-            .join(', ')}${remaining.length > 5 ? ', …' : ''})`
+        ? message('removal.safety.workersRemain', {
+            count: remaining.length,
+            nodes: `${remaining
+              .slice(0, 5)
+              .map((node) => node.name)
+              .join(', ')}${remaining.length > 5 ? ', …' : ''}`,
+          })
         : options.allowLastWorker
-          ? `no other schedulable Ready worker would remain; allowed by allowLastWorker`
-          : `no other schedulable Ready worker would remain: workloads would have nowhere to run; set allowLastWorker to remove it anyway`,
+          ? message('removal.safety.lastWorkerAllowed')
+          : message('removal.safety.lastWorker'),
+    ),
   });
   if (options.ungraceful) {
     checks.push({
       rule: 'UNGRACEFUL_NEEDS_DEAD_NODE',
       passed: !target.ready,
       blocking: true,
-      message: target.ready
-        ? `${target.name} is Ready: an ungraceful removal is only for a dead host (NotReady or Unknown); drain it gracefully instead`
-        : `${target.name} is not Ready (${target.readyStatus}): its pods will be deleted with grace period 0, without eviction`,
+      ...coded(
+        target.ready
+          ? message('removal.safety.ungracefulReady', { node: target.name })
+          : message('removal.safety.ungracefulNotReady', { node: target.name, readyStatus: target.readyStatus }),
+      ),
     });
   } else if (!target.ready) {
     checks.push({
       rule: 'NODE_NOT_READY',
       passed: false,
       blocking: false,
-      message: `${target.name} is not Ready (${target.readyStatus}): evicted pods may never confirm their termination, so the drain may wait until its timeout; if the host is dead, remove it with ungraceful`,
+      ...coded(message('removal.safety.notReady', { node: target.name, readyStatus: target.readyStatus })),
     });
   }
   if (options.ungraceful || options.confirmHostname !== null) {
@@ -206,16 +221,23 @@ export function removalSafety(target: RemovalNodeFacts, others: readonly Removal
       rule: 'CONFIRM_HOSTNAME',
       passed: typed === target.name,
       blocking: true,
-      message:
+      ...coded(
         typed === target.name
-          ? 'the node name was typed to confirm'
+          ? message('removal.safety.confirmed')
           : typed === null
-            ? `an ungraceful removal needs confirmHostname: type the node name (${target.name}) to confirm`
-            : `confirmHostname "${typed}" is not the node name ${target.name}`,
+            ? message('removal.safety.confirmNeeded', { node: target.name })
+            : message('removal.safety.confirmWrong', { typed, node: target.name }),
+      ),
     });
   }
   const failed = checks.filter((check) => check.blocking && !check.passed);
-  return { allowed: failed.length === 0, checks, refusal: failed.length === 0 ? null : failed.map((check) => check.message).join('; ') };
+  const refusal = failed.length === 0 ? null : message('common.list', { items: failed.map((check) => ({ code: check.messageCode, params: check.messageParams })) });
+  return { allowed: failed.length === 0, checks, refusal: refusal?.message ?? null, refusalCoded: refusal };
+}
+
+/** A check's message fields from a coded message. */
+function coded(text: CodedText): Pick<SafetyCheck, 'message' | 'messageCode' | 'messageParams'> {
+  return { message: text.message, messageCode: text.code, messageParams: text.params };
 }
 
 /** The phase after `phase` in a run; cleaning the host is skipped unless asked for. */

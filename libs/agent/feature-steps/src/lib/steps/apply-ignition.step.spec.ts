@@ -49,7 +49,7 @@ describe('APPLY_IGNITION', () => {
     expect(h.fs.text('/etc/sysconfig/kubelet')).toContain(
       'KUBELET_EXTRA_ARGS="--node-labels=disk-type=ssd,node-role.kubernetes.io/infra= --register-with-taints=dedicated=gpu:NoSchedule"',
     );
-    expect(result.ok ? result.message : '').toMatch(/^applied Ignition 3\.2\.0: 5 files \(5 changed\), 1 directories, 1 units; not applied on an installed host: passwd\.users \(1\)$/);
+    expect(result.ok ? result.message : '').toMatch(/^applied Ignition 3\.2\.0: 5 files \(5 changed\), 1 directory, 1 unit; not applied on an installed host: passwd\.users \(1\)$/);
     expect(result.detail).toMatchObject({ status: 200, contentType: 'application/json', caSource: 'machineConfigCaCert', ignitionVersion: '3.2.0' });
     expect(JSON.parse(h.fs.text(FETCH_STATUS) ?? '{}')).toMatchObject({ url: MCS, status: 200, contentType: 'application/json' });
   });

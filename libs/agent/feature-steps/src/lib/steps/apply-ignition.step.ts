@@ -1,3 +1,4 @@
+import { message } from '@ccos/shared/messages';
 import { type JsonObject } from '@ccos/agent/util-host';
 import type { AgentConfig } from '../agent-config';
 import { HOST_PATHS } from '../host-paths';
@@ -5,7 +6,7 @@ import { ApplyError, applyIgnitionPlan } from '../ignition/ignition-applier';
 import { IgnitionError, planIgnition } from '../ignition/ignition-config';
 import { kubeletExtraArgs, kubeletSysconfig, refusedKubeletLabels } from '../ignition/kubelet-extra-args';
 import { fetchWorkerConfig } from '../ignition/machine-config-fetch';
-import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, progressOf, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
 
 /**
  * APPLY_IGNITION: fetches the worker config from the machine config server
@@ -24,8 +25,8 @@ export class ApplyIgnitionStep implements StepHandler {
   }
 
   async run(ctx: StepContext): Promise<StepResult> {
-    const caNote = ctx.config.machineConfigCaCert === null ? ' (TLS verified with the system CAs: no machineConfigCaCert in the config)' : '';
-    await ctx.progress({ message: `fetching the worker config from https://${ctx.config.vip}:22623/config/worker${caNote}`, progress: 10 });
+    const systemCas = ctx.config.machineConfigCaCert === null;
+    await ctx.progress({ ...progressOf(message('agent.ignition.fetching', { url: `https://${ctx.config.vip}:22623/config/worker`, systemCas })), progress: 10 });
     const fetched = await fetchWorkerConfig(ctx);
     if ('ok' in fetched) {
       return fetched;
@@ -69,7 +70,9 @@ export class ApplyIgnitionStep implements StepHandler {
     const extraArgs = kubeletExtraArgs(ctx.config.labels, ctx.config.taints, ctx.config.providerId);
     const changed = applied.files.filter((file) => file.changed === true).length;
     return success(
-      `applied Ignition ${fetched.version}: ${applied.files.length} files (${changed} changed), ${applied.directories.length} directories, ${applied.units.length} units${plan.skipped.length > 0 ? `; not applied on an installed host: ${plan.skipped.join(', ')}` : ''}${caNote}`,
+      message('agent.ignition.applied', {
+        version: fetched.version, files: applied.files.length, changed, directories: applied.directories.length, units: applied.units.length, skipped: plan.skipped.length > 0 ? plan.skipped.join(', ') : 'none', systemCas,
+      }),
       {
         url: fetched.status.url,
         status: fetched.status.status,

@@ -48,7 +48,7 @@ describe('DOWNLOAD_BINARIES', () => {
     expect(gaps.every((gap) => gap >= 1000)).toBe(true);
     const bytes = h.progress.map((p) => Number((p.detail as { bytes: number }).bytes));
     expect(bytes).toEqual([...bytes].sort((a, b) => a - b));
-    expect(h.progress[0]?.message).toMatch(/^downloading binary oc \(1\/8\): /);
+    expect(h.progress[0]?.message).toMatch(/^downloading oc \(1\/8\): /);
   });
 
   it('keeps binaries already present and downloads only the rest', async () => {

@@ -1,4 +1,5 @@
 import { REQUIRED_BINARIES } from '@ccos/shared/domain';
+import { message } from '@ccos/shared/messages';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
 import { HOST_PATHS } from '../host-paths';
 import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
@@ -44,7 +45,7 @@ export class DownloadBinariesStep implements StepHandler {
       return batch;
     }
     return success(
-      `${binaries.length} binaries in ${HOST_PATHS.binDir} (${formatBytes(batch.bytes)}; ${formatBytes(batch.received)} downloaded)`,
+      message('agent.binaries.done', { count: binaries.length, dir: HOST_PATHS.binDir, size: formatBytes(batch.bytes), received: formatBytes(batch.received) }),
       { manifestVersion: manifest.version, bytes: batch.bytes, total: batch.bytes, received: batch.received, files: batch.files },
     );
   }

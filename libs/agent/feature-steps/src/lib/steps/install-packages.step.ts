@@ -1,9 +1,10 @@
+import { message } from '@ccos/shared/messages';
 import { describeExit, succeeded, type CommandResult } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
 import { diagnose } from '../failure-codes';
 import { statePaths } from '../host-paths';
-import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, progressOf, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
 
 /** A package transaction is never interrupted (a half-done rpm transaction is worse than a late cancel). */
 const TRANSACTION_TIMEOUT_MS = 60 * 60_000;
@@ -28,12 +29,12 @@ export class InstallPackagesStep implements StepHandler {
     }
     const rpms = artifactsOfKind(manifest, 'rpm');
     if (rpms.length === 0) {
-      return success('the artifact set has no rpm packages; nothing to install', { packages: 0 });
+      return success(message('agent.packages.none'), { packages: 0 });
     }
     // Published rpm file names are name-version-release.arch.rpm: ask rpm before downloading anything.
     const byFileName = await this.allInstalled(ctx, rpms.map((rpm) => rpm.name.replace(/\.rpm$/, '')));
     if (byFileName) {
-      return success(`all ${rpms.length} packages are installed already`, { packages: rpms.length, installed: false });
+      return success(message('agent.packages.present', { count: rpms.length }), { packages: rpms.length, installed: false });
     }
     const dir = statePaths(ctx.config.stateDir).rpms;
     await ctx.fs.mkdir(dir, { mode: 0o700 });
@@ -52,9 +53,9 @@ export class InstallPackagesStep implements StepHandler {
     const query = await ctx.exec.run(['rpm', '-qp', '--qf', '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}\\n', ...files], { timeoutMs: 120_000 });
     if (succeeded(query) && (await this.allInstalled(ctx, query.stdout.split('\n').map((line) => line.trim()).filter(Boolean)))) {
       await ctx.fs.remove(dir);
-      return success(`all ${rpms.length} packages are installed already`, { packages: rpms.length, installed: false, downloaded: batch.files });
+      return success(message('agent.packages.present', { count: rpms.length }), { packages: rpms.length, installed: false, downloaded: batch.files });
     }
-    await ctx.progress({ message: `installing ${rpms.length} packages in one transaction (dnf install -y)`, progress: 60, detail: { packages: rpms.length } });
+    await ctx.progress({ ...progressOf(message('agent.packages.installing', { count: rpms.length })), progress: 60, detail: { packages: rpms.length } });
     let result = await this.install(ctx, 'dnf', files);
     if (result.error === 'ENOENT') {
       result = await this.install(ctx, 'yum', files);
@@ -63,7 +64,7 @@ export class InstallPackagesStep implements StepHandler {
       return failure('PACKAGE_TOOL_MISSING', 'neither dnf nor yum is installed on the host', 'Install dnf (or yum) on the host: the packages are installed in one transaction so their dependencies resolve.', { command: result });
     }
     if (!succeeded(result)) {
-      const found = diagnose(this.step, result.output, { code: 'PACKAGE_INSTALL_FAILED', hint: describeStep(this.step).hint.en });
+      const found = diagnose(this.step, result.output, { code: 'PACKAGE_INSTALL_FAILED', hint: describeStep(this.step).hint.message });
       return failure(
         found.code,
         `${result.argv[0]} install -y (${rpms.length} rpm files) failed: ${describeExit(result)}${found.evidence === null ? '' : ` — ${found.evidence}`}`,
@@ -72,7 +73,7 @@ export class InstallPackagesStep implements StepHandler {
       );
     }
     await ctx.fs.remove(dir);
-    return success(`installed ${rpms.length} packages with ${result.argv[0]} in one transaction`, {
+    return success(message('agent.packages.installed', { count: rpms.length, tool: result.argv[0] }), {
       packages: rpms.length,
       installed: true,
       tool: result.argv[0] ?? 'dnf',

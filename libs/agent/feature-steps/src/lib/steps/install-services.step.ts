@@ -1,9 +1,10 @@
+import { message } from '@ccos/shared/messages';
 import { describeExit, succeeded, type JsonObject } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
 import { diagnose } from '../failure-codes';
 import { HOST_PATHS, statePaths } from '../host-paths';
-import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, progressOf, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
 
 /** A systemd unit file name (no path, a known unit type). */
 export const UNIT_NAME = /^[A-Za-z0-9:_.@\\-]{1,200}\.(service|socket|timer|target|path|mount|automount|slice)$/;
@@ -32,7 +33,7 @@ export class InstallServicesStep implements StepHandler {
       return failure('MANIFEST_INVALID', `the manifest lists units with invalid names: ${badNames.join(', ')}`, 'Unit artifacts must be named like kubelet.service.');
     }
     if (units.length === 0) {
-      return success('the artifact set has no systemd units; nothing to install', { units: [] });
+      return success(message('agent.units.none'), { units: [] });
     }
     const dir = statePaths(ctx.config.stateDir).units;
     await ctx.fs.mkdir(dir, { mode: 0o700 });
@@ -52,18 +53,18 @@ export class InstallServicesStep implements StepHandler {
       }
       installed.push({ name: unit.name, path: target, changed });
     }
-    await ctx.progress({ message: `installed ${units.length} unit file(s); systemctl daemon-reload`, progress: 70 });
+    await ctx.progress({ ...progressOf(message('agent.units.reloading', { count: units.length })), progress: 70 });
     const reload = await ctx.exec.run(['systemctl', 'daemon-reload'], { timeoutMs: 120_000 });
     if (!succeeded(reload)) {
-      const found = diagnose(this.step, reload.output, { code: 'SYSTEMCTL_FAILED', hint: describeStep(this.step).hint.en });
+      const found = diagnose(this.step, reload.output, { code: 'SYSTEMCTL_FAILED', hint: describeStep(this.step).hint.message });
       return failure(found.code, `systemctl daemon-reload failed: ${describeExit(reload)}`, found.hint, { command: reload });
     }
     const names = units.map((unit) => unit.name);
     const enable = await ctx.exec.run(['systemctl', 'enable', ...names], { timeoutMs: 120_000 });
     if (!succeeded(enable)) {
-      const found = diagnose(this.step, enable.output, { code: 'UNIT_REJECTED', hint: describeStep(this.step).hint.en });
+      const found = diagnose(this.step, enable.output, { code: 'UNIT_REJECTED', hint: describeStep(this.step).hint.message });
       return failure(found.code, `systemctl enable ${names.join(' ')} failed: ${describeExit(enable)}${found.evidence === null ? '' : ` — ${found.evidence}`}`, found.hint, { command: enable });
     }
-    return success(`installed and enabled ${names.join(', ')}`, { units: installed, enabled: names });
+    return success(message('agent.units.enabled', { units: names.join(', ') }), { units: installed, enabled: names });
   }
 }

@@ -1,3 +1,4 @@
+import { bare, type CodedText, type MessageParams, message } from '@ccos/shared/messages';
 import { ApiError, isTransient, type AgentRunReply } from '@ccos/agent/data-access-api';
 import { CERT_NOT_PINNED, succeeded } from '@ccos/agent/util-host';
 import { HOST_PATHS } from '../host-paths';
@@ -10,12 +11,19 @@ export interface CheckResult {
   readonly observed: string;
   readonly expected: string;
   readonly hint: string;
+  /** `hint` by its code in the message catalogue. */
+  readonly hintCode?: string;
+  readonly hintParams?: MessageParams;
 }
 
 /** A check's verdict plus the phrase the FAILED message uses for it. */
-export interface CheckOutcome extends Omit<CheckResult, 'name'> {
+export interface CheckOutcome {
+  readonly passed: boolean;
+  readonly observed: string;
+  readonly expected: string;
+  readonly hint: CodedText;
   /** e.g. "swap is on (swapon --show lists /swapfile)"; only read when not passed. */
-  readonly problem: string;
+  readonly problem: CodedText | null;
 }
 
 /** Facts several checks share, fetched once. */
@@ -59,18 +67,18 @@ export function formatBytes(bytes: number): string {
   return gib >= 1 ? `${gib.toFixed(1)} GiB` : mib >= 10 ? `${Math.round(mib)} MiB` : `${mib.toFixed(1)} MiB`;
 }
 
-function pass(observed: string, expected: string, hint: string): CheckOutcome {
-  return { passed: true, observed, expected, hint, problem: '' };
+function pass(observed: string, expected: string, hint: CodedText): CheckOutcome {
+  return { passed: true, observed, expected, hint, problem: null };
 }
 
-function fail(problem: string, observed: string, expected: string, hint: string): CheckOutcome {
+function fail(problem: CodedText, observed: string, expected: string, hint: CodedText): CheckOutcome {
   return { passed: false, observed, expected, hint, problem };
 }
 
-async function tcpCheck(ctx: StepContext, port: number, role: string): Promise<CheckOutcome> {
+async function tcpCheck(ctx: StepContext, port: number, role: CodedText): Promise<CheckOutcome> {
   const { vip } = ctx.config;
-  const expected = `TCP connect to ${vip}:${port} (${role}) within ${TCP_TIMEOUT_MS / 1000} s`;
-  const hint = `Open the firewall/load balancer from this host to ${vip}:${port} (check with \`nc -zv ${vip} ${port}\`).`;
+  const expected = `TCP connect to ${vip}:${port} (${role.message}) within ${TCP_TIMEOUT_MS / 1000} s`;
+  const hint = message('agent.preflight.tcp.hint', { address: `${vip}:${port}`, vip, port: String(port) });
   let last = '';
   for (let attempt = 1; attempt <= 2; attempt += 1) {
     const probe = await ctx.net.tcpConnect(vip, port, TCP_TIMEOUT_MS);
@@ -82,7 +90,7 @@ async function tcpCheck(ctx: StepContext, port: number, role: string): Promise<C
       await ctx.clock.sleep(1_000, ctx.signal);
     }
   }
-  return fail(`${vip}:${port} (${role}) is not reachable (${last})`, `${last} (2 attempts)`, expected, hint);
+  return fail(message('agent.preflight.tcpUnreachable', { address: `${vip}:${port}`, role: bare(role), error: last }), `${last} (2 attempts)`, expected, hint);
 }
 
 /**
@@ -98,17 +106,17 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     async run(ctx) {
       const min = ctx.config.requirements.minKernel;
       const expected = `>= ${min}`;
-      const hint = `Upgrade the host's kernel to ${min} or later (\`uname -r\`).`;
+      const hint = message('agent.preflight.kernel.hint', { min });
       const result = await ctx.exec.run(['uname', '-r'], { timeoutMs: 10_000 });
       const release = result.stdout.trim();
       const version = kernelVersion(release);
       if (!succeeded(result) || version === null) {
-        return fail(`kernel version unknown (uname -r: ${release || result.error || result.exitCode})`, release || 'unknown', expected, hint);
+        return fail(message('agent.preflight.kernelUnknown', { output: String(release || result.error || result.exitCode) }), release || 'unknown', expected, hint);
       }
       const wanted = min.split('.').map(Number);
       return compareVersions(version, wanted) >= 0
         ? pass(release, expected, hint)
-        : fail(`kernel ${release} is older than ${min}`, release, expected, hint);
+        : fail(message('agent.preflight.kernelOld', { release, min }), release, expected, hint);
     },
   },
   {
@@ -116,14 +124,14 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     async run(ctx) {
       const min = ctx.config.requirements.minMemoryBytes;
       const expected = `MemTotal >= ${min} bytes (${formatBytes(min)})`;
-      const hint = `Give the host at least ${formatBytes(min)} of memory.`;
+      const hint = message('agent.preflight.memory.hint', { min: formatBytes(min) });
       const text = await ctx.fs.readFile(HOST_PATHS.meminfo).then((data) => data.toString('utf8'), () => '');
       const total = memTotalBytes(text);
       if (total === null) {
-        return fail('memory size unknown (no MemTotal in /proc/meminfo)', 'unknown', expected, hint);
+        return fail(message('agent.preflight.memoryUnknown'), 'unknown', expected, hint);
       }
       const observed = `${total} bytes (${formatBytes(total)})`;
-      return total >= min ? pass(observed, expected, hint) : fail(`memory ${formatBytes(total)} is less than ${formatBytes(min)}`, observed, expected, hint);
+      return total >= min ? pass(observed, expected, hint) : fail(message('agent.preflight.memoryLow', { total: formatBytes(total), min: formatBytes(min) }), observed, expected, hint);
     },
   },
   {
@@ -131,17 +139,17 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     async run(ctx) {
       const min = ctx.config.requirements.minCpus;
       const count = ctx.system.cpuCount();
-      const hint = `Give the host at least ${min} CPUs.`;
+      const hint = message('agent.preflight.cpus.hint', { min });
       return count >= min
         ? pass(String(count), `>= ${min}`, hint)
-        : fail(`${count} CPU${count === 1 ? '' : 's'}, fewer than ${min}`, String(count), `>= ${min}`, hint);
+        : fail(message('agent.preflight.cpusLow', { count, min }), String(count), `>= ${min}`, hint);
     },
   },
   {
     name: 'swap',
     async run(ctx) {
       const expected = 'no active swap (`swapon --show` prints nothing)';
-      const hint = 'Run `swapoff -a` and remove the swap entries from /etc/fstab: kubelet refuses to run with swap on.';
+      const hint = message('agent.preflight.swap.hint');
       const result = await ctx.exec.run(['swapon', '--show', '--noheadings'], { timeoutMs: 10_000 });
       let devices: string[];
       if (succeeded(result)) {
@@ -150,20 +158,20 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
         // No swapon (minimal image): /proc/swaps lists active swap after its header line.
         const text = await ctx.fs.readFile(HOST_PATHS.swaps).then((data) => data.toString('utf8'), () => null);
         if (text === null) {
-          return fail(`swap state unknown (swapon: ${result.error ?? `exit ${result.exitCode}`})`, 'unknown', expected, hint);
+          return fail(message('agent.preflight.swapUnknown', { error: result.error ?? `exit ${result.exitCode}` }), 'unknown', expected, hint);
         }
         devices = text.split('\n').slice(1).map((line) => line.trim().split(/\s+/)[0] ?? '').filter(Boolean);
       }
       return devices.length === 0
         ? pass('swap is off', expected, hint)
-        : fail(`swap is on (swapon --show lists ${devices.join(', ')})`, `swap is on: ${devices.join(', ')}`, expected, hint);
+        : fail(message('agent.preflight.swapOn', { devices: devices.join(', ') }), `swap is on: ${devices.join(', ')}`, expected, hint);
     },
   },
   {
     name: 'timeSynchronized',
     async run(ctx) {
       const expected = 'System clock synchronized: yes';
-      const hint = 'Enable time synchronisation: `timedatectl set-ntp true` (and check chronyd/ntpd reaches its servers).';
+      const hint = message('agent.preflight.time.hint');
       const show = await ctx.exec.run(['timedatectl', 'show', '-p', 'NTPSynchronized', '--value'], { timeoutMs: 10_000 });
       let value: string | null = null;
       if (succeeded(show) && /^(yes|no)$/.test(show.stdout.trim())) {
@@ -174,11 +182,11 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
         value = /(?:System clock|NTP) synchronized:\s*(yes|no)/.exec(status.stdout)?.[1] ?? null;
       }
       if (value === null) {
-        return fail(`time synchronisation unknown (timedatectl ${show.error === 'ENOENT' ? 'not found' : 'gave no answer'})`, 'unknown', expected, hint);
+        return fail(message('agent.preflight.timeUnknown', { error: show.error === 'ENOENT' ? 'ENOENT' : String(show.exitCode) }), 'unknown', expected, hint);
       }
       return value === 'yes'
         ? pass('System clock synchronized: yes', expected, hint)
-        : fail('the clock is not synchronised (timedatectl: System clock synchronized: no)', 'System clock synchronized: no', expected, hint);
+        : fail(message('agent.preflight.timeNotSynced'), 'System clock synchronized: no', expected, hint);
     },
   },
   {
@@ -186,10 +194,10 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     async run(ctx, facts) {
       const max = ctx.config.requirements.maxClockSkewSeconds;
       const expected = `|host − service| <= ${max} s`;
-      const hint = 'Synchronise the host clock (`timedatectl set-ntp true`; chronyd): certificates the cluster issues are rejected when clocks disagree.';
+      const hint = message('agent.preflight.skew.hint');
       const reply = await facts.agentRun();
       if ('error' in reply) {
-        return fail(`clock skew unknown (${reply.error})`, `unknown: ${reply.error}`, expected, hint);
+        return fail(message('agent.preflight.skewUnknown', { error: reply.error }), `unknown: ${reply.error}`, expected, hint);
       }
       let server = Date.parse(reply.run.serverTime);
       let source = 'agentRun.serverTime';
@@ -198,7 +206,7 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
         source = 'Date header';
       }
       if (Number.isNaN(server)) {
-        return fail('clock skew unknown (the service sent no usable time)', 'unknown', expected, hint);
+        return fail(message('agent.preflight.skewNoTime'), 'unknown', expected, hint);
       }
       // The service read its clock somewhere between send and receive: compare with the midpoint.
       const local = (reply.sentAt + reply.receivedAt) / 2;
@@ -206,17 +214,17 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
       const observed = `${skew >= 0 ? '+' : ''}${skew.toFixed(1)} s (host ${skew >= 0 ? 'ahead of' : 'behind'} the service; ${source}, round trip ${reply.receivedAt - reply.sentAt} ms)`;
       return Math.abs(skew) <= max
         ? pass(observed, expected, hint)
-        : fail(`the host clock is ${Math.abs(skew).toFixed(1)} s ${skew >= 0 ? 'ahead of' : 'behind'} the installer service (max ${max} s)`, observed, expected, hint);
+        : fail(message('agent.preflight.skewTooLarge', { skew: Math.abs(skew).toFixed(1), ahead: skew >= 0, max }), observed, expected, hint);
     },
   },
-  { name: 'apiServerReachable', run: (ctx) => tcpCheck(ctx, 6443, 'Kubernetes API') },
-  { name: 'machineConfigServerReachable', run: (ctx) => tcpCheck(ctx, 22623, 'machine config server') },
+  { name: 'apiServerReachable', run: (ctx) => tcpCheck(ctx, 6443, message('agent.preflight.role.api')) },
+  { name: 'machineConfigServerReachable', run: (ctx) => tcpCheck(ctx, 22623, message('agent.preflight.role.mcs')) },
   {
     name: 'installerServiceReachable',
     async run(ctx) {
       const url = `${ctx.config.apiUrl}/healthz`;
       const expected = `GET ${url} answers HTTP 2xx`;
-      const hint = `Check that this host reaches the installer service at ${ctx.config.apiUrl} (firewall, proxy, the service running).`;
+      const hint = message('agent.preflight.service.hint', { url: ctx.config.apiUrl });
       let last = '';
       for (let attempt = 1; attempt <= 3; attempt += 1) {
         try {
@@ -229,10 +237,10 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
           last = (error as Error).message;
           if (error instanceof ApiError && error.code === CERT_NOT_PINNED) {
             return fail(
-              `the installer service's certificate was refused (${last})`,
+              message('agent.preflight.certRefused', { error: last }),
               last,
               expected,
-              `Something between this host and ${ctx.config.apiUrl} answers with another certificate (a man in the middle, or a TLS-inspecting proxy); nothing was sent to it. Let this host reach the service directly, then retry.`,
+              message('agent.preflight.certRefused.hint', { url: ctx.config.apiUrl }),
             );
           }
         }
@@ -240,7 +248,7 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
           await ctx.clock.sleep(attempt * 1_000, ctx.signal);
         }
       }
-      return fail(`the installer service is not reachable (${last})`, last, expected, hint);
+      return fail(message('agent.preflight.serviceUnreachable', { error: last }), last, expected, hint);
     },
   },
   {
@@ -248,10 +256,10 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     async run(ctx) {
       const name = ctx.system.hostname();
       const expected = `getaddrinfo("${name}") returns an address`;
-      const hint = `Make the host name resolvable: add "${ctx.config.nodeIp} ${name}" to /etc/hosts or to DNS.`;
+      const hint = message('agent.preflight.hostnameResolvable.hint', { ip: ctx.config.nodeIp, name });
       const found = await ctx.net.resolve(name);
       if (found.addresses.length === 0) {
-        return fail(`the hostname "${name}" does not resolve (${found.code ?? 'no address'})`, `${found.code ?? 'no address'}`, expected, hint);
+        return fail(message('agent.preflight.hostnameUnresolved', { name, error: found.code ?? 'ENOTFOUND' }), `${found.code ?? 'no address'}`, expected, hint);
       }
       const note = found.addresses.includes(ctx.config.nodeIp) ? '' : ` (not the node IP ${ctx.config.nodeIp})`;
       return pass(`${name} → ${found.addresses.join(', ')}${note}`, expected, hint);
@@ -262,38 +270,38 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     async run(ctx) {
       const name = ctx.system.hostname();
       const expected = `"${ctx.config.nodeName}"`;
-      const hint = `Set the host name to the node name (\`hostnamectl set-hostname ${ctx.config.nodeName}\`) or add the node under its real host name: kubelet registers the Node as its hostname.`;
+      const hint = message('agent.preflight.hostnameMatches.hint', { nodeName: ctx.config.nodeName });
       return name.toLowerCase() === ctx.config.nodeName
         ? pass(`"${name}"`, expected, hint)
-        : fail(`the hostname "${name}" is not the node name "${ctx.config.nodeName}"`, `"${name}"`, expected, hint);
+        : fail(message('agent.preflight.hostnameMismatch', { name, nodeName: ctx.config.nodeName }), `"${name}"`, expected, hint);
     },
   },
   {
     name: 'hostnameUnique',
     async run(ctx, facts) {
       const expected = `no other Node named "${ctx.config.nodeName}"`;
-      const hint = 'Pick another host name, or remove the old Node from the cluster first (a removed host must be installed from scratch).';
+      const hint = message('agent.preflight.hostnameUnique.hint');
       const reply = await facts.agentRun();
       if ('error' in reply) {
-        return fail(`hostname uniqueness unknown (${reply.error})`, `unknown: ${reply.error}`, expected, hint);
+        return fail(message('agent.preflight.hostnameUniqueUnknown', { error: reply.error }), `unknown: ${reply.error}`, expected, hint);
       }
       return reply.run.hostnameConflict === null
         ? pass('unique', expected, hint)
-        : fail(`the hostname is taken: ${reply.run.hostnameConflict}`, reply.run.hostnameConflict, expected, hint);
+        : fail(message('agent.preflight.hostnameTaken', { conflict: reply.run.hostnameConflict }), reply.run.hostnameConflict, expected, hint);
     },
   },
   {
     name: 'ipUnique',
     async run(ctx, facts) {
       const expected = `no other Node with address ${ctx.config.nodeIp}`;
-      const hint = 'Give the host another IP address, or remove the Node that holds it from the cluster first.';
+      const hint = message('agent.preflight.ipUnique.hint');
       const reply = await facts.agentRun();
       if ('error' in reply) {
-        return fail(`IP uniqueness unknown (${reply.error})`, `unknown: ${reply.error}`, expected, hint);
+        return fail(message('agent.preflight.ipUniqueUnknown', { error: reply.error }), `unknown: ${reply.error}`, expected, hint);
       }
       return reply.run.ipConflict === null
         ? pass('unique', expected, hint)
-        : fail(`the IP address is taken: ${reply.run.ipConflict}`, reply.run.ipConflict, expected, hint);
+        : fail(message('agent.preflight.ipTaken', { conflict: reply.run.ipConflict }), reply.run.ipConflict, expected, hint);
     },
   },
 ];

@@ -1,8 +1,9 @@
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { isUnauthenticated } from '@ccos/agent/data-access-api';
 import type { JsonObject } from '@ccos/agent/util-host';
 import type { AgentConfig } from '../agent-config';
-import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
-import { agentRunOnce, PREFLIGHT_CHECKS, type CheckResult, type PreflightCheck } from './preflight-checks';
+import { failure, progressOf, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { agentRunOnce, PREFLIGHT_CHECKS, type CheckOutcome, type CheckResult, type PreflightCheck } from './preflight-checks';
 
 /**
  * PREFLIGHT: runs every check (a failing one does not stop the others, so
@@ -21,13 +22,13 @@ export class PreflightStep implements StepHandler {
   async run(ctx: StepContext): Promise<StepResult> {
     const facts = agentRunOnce(ctx);
     const results: CheckResult[] = [];
-    const problems: string[] = [];
-    const hints: string[] = [];
+    const problems: CodedText[] = [];
+    const hints: CodedText[] = [];
     for (const [index, check] of this.checks.entries()) {
       if (ctx.signal.aborted) {
         break;
       }
-      let outcome;
+      let outcome: CheckOutcome;
       try {
         outcome = await check.run(ctx, facts);
       } catch (error) {
@@ -38,30 +39,33 @@ export class PreflightStep implements StepHandler {
           passed: false,
           observed: `check crashed: ${(error as Error).message}`,
           expected: 'the check runs',
-          hint: 'This is a bug in the agent; the diagnostics bundle has its log.',
-          problem: `${check.name} could not be checked (${(error as Error).message})`,
+          hint: message('agent.preflight.crashed.hint'),
+          problem: message('agent.preflight.crashed', { check: check.name, error: (error as Error).message }),
         };
       }
-      const result: CheckResult = { name: check.name, passed: outcome.passed, observed: outcome.observed, expected: outcome.expected, hint: outcome.hint };
+      const result: CheckResult = {
+        name: check.name, passed: outcome.passed, observed: outcome.observed, expected: outcome.expected, hint: outcome.hint.message, hintCode: outcome.hint.code, hintParams: outcome.hint.params,
+      };
       results.push(result);
-      if (!outcome.passed) {
+      if (!outcome.passed && outcome.problem) {
         problems.push(outcome.problem);
-        if (!hints.includes(outcome.hint)) {
+        if (!hints.some((hint) => hint.message === outcome.hint.message)) {
           hints.push(outcome.hint);
         }
       }
       await ctx.progress({
-        message: `check ${index + 1}/${this.checks.length} ${check.name}: ${outcome.passed ? 'passed' : 'FAILED'} (${outcome.observed})`,
+        ...progressOf(message('agent.preflight.check', { index: index + 1, total: this.checks.length, check: check.name, passed: outcome.passed, observed: outcome.observed })),
         progress: Math.round(((index + 1) / this.checks.length) * 100),
         detail: { check: result as unknown as JsonObject },
       });
     }
     const checks = results as unknown as JsonObject[];
     if (problems.length > 0) {
-      return failure('PREFLIGHT_FAILED', `preflight failed: ${problems.join('; ')}`, hints.join(' '), {
+      const hint: CodedText = hints.length === 1 ? hints[0] : message('agent.hints', { hints: hints.map(bare) });
+      return failure('PREFLIGHT_FAILED', message('agent.preflight.failed', { problems: problems.map(bare) }), hint, {
         detail: { checks, failed: results.filter((r) => !r.passed).map((r) => r.name) },
       });
     }
-    return success(`all ${results.length} preflight checks passed`, { checks });
+    return success(message('agent.preflight.passed', { count: results.length }), { checks });
   }
 }

@@ -1,9 +1,10 @@
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { isUnauthenticated, type AgentRun } from '@ccos/agent/data-access-api';
 import { describeExit, succeeded, tailText, type CommandResult } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
 import { diagnose } from '../failure-codes';
 import { BootstrapKubeconfigError, bootstrapKubeconfigPath, withBootstrapToken } from '../kubelet/bootstrap-kubeconfig';
-import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, progressOf, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
 
 /** How often the service is asked about the Node. */
 export const POLL_INTERVAL_MS = 2_000;
@@ -14,29 +15,29 @@ const CRASH_LOOP_RESTARTS = 2;
 
 interface Phase {
   readonly key: string;
-  readonly message: string;
+  readonly message: CodedText;
   readonly progress: number;
 }
 
 /** What the run is waiting for, as the operator should read it. */
 export function phaseOf(run: AgentRun | null): Phase {
   if (run === null) {
-    return { key: 'unknown', message: 'kubelet started; waiting for the installer service to report on the Node', progress: 10 };
+    return { key: 'unknown', message: message('agent.kubelet.waitingService'), progress: 10 };
   }
   if (run.nodeReady) {
-    return { key: 'ready', message: `Node ${run.nodeName} is Ready`, progress: 100 };
+    return { key: 'ready', message: message('agent.kubelet.ready', { node: run.nodeName }), progress: 100 };
   }
   if (run.pendingCsrNames.length > 0) {
     return {
       key: `csr:${[...run.pendingCsrNames].sort().join(',')}`,
-      message: `waiting for CSR approval: ${run.pendingCsrNames.join(', ')}`,
+      message: message('agent.kubelet.waitingCsrs', { count: run.pendingCsrNames.length, csrs: run.pendingCsrNames.join(', ') }),
       progress: run.nodeRegistered ? 70 : 30,
     };
   }
   if (!run.nodeRegistered) {
-    return { key: 'unregistered', message: 'kubelet started; waiting for the Node to register', progress: 20 };
+    return { key: 'unregistered', message: message('agent.kubelet.waitingRegister'), progress: 20 };
   }
-  return { key: 'registered', message: 'Node registered; waiting for Ready', progress: 80 };
+  return { key: 'registered', message: message('agent.kubelet.waitingReady'), progress: 80 };
 }
 
 /**
@@ -97,7 +98,7 @@ export class StartKubeletStep implements StepHandler {
       }
       const next = phaseOf(lastRun);
       if (next.key === 'ready') {
-        return success(`${next.message}${lastRun !== null && lastRun.pendingCsrNames.length > 0 ? ` (still pending: ${lastRun.pendingCsrNames.join(', ')})` : ''}`, {
+        return success(lastRun !== null && lastRun.pendingCsrNames.length > 0 ? message('agent.kubelet.readyStillPending', { node: lastRun.nodeName, csrs: lastRun.pendingCsrNames.join(', ') }) : next.message, {
           nodeName: lastRun?.nodeName ?? ctx.config.nodeName,
           waitedSeconds: Math.round((ctx.clock.monotonic() - begin) / 1000),
           pendingCsrNames: [...(lastRun?.pendingCsrNames ?? [])],
@@ -105,7 +106,7 @@ export class StartKubeletStep implements StepHandler {
       }
       const elapsed = ctx.clock.monotonic() - begin;
       if (elapsed >= limitMs) {
-        const waitingFor = phase.message.replace(/^kubelet started; /, '');
+        const waitingFor = phase.message.message.replace(/^kubelet started; /, '');
         return this.kubeletFailure(
           ctx,
           'NODE_READY_TIMEOUT',
@@ -120,7 +121,7 @@ export class StartKubeletStep implements StepHandler {
         phase = next;
         lastReportAt = ctx.clock.monotonic();
         await ctx.progress({
-          message: serviceError === null ? phase.message : `${phase.message} (installer service not answering: ${serviceError})`,
+          ...progressOf(serviceError === null ? phase.message : message('agent.kubelet.serviceNotAnswering', { phase: bare(phase.message), error: serviceError })),
           progress: phase.progress,
           detail: {
             kubelet: state.active,
@@ -160,7 +161,7 @@ export class StartKubeletStep implements StepHandler {
       throw error;
     }
     await ctx.fs.writeFileAtomic(path, updated, { mode: 0o600, sync: true });
-    await ctx.progress({ message: `kubelet bootstraps with this run's own identity (${path})`, progress: 5, detail: { bootstrapKubeconfig: path } });
+    await ctx.progress({ ...progressOf(message('agent.kubelet.ownIdentity', { path })), progress: 5, detail: { bootstrapKubeconfig: path } });
     return null;
   }
 
@@ -181,7 +182,7 @@ export class StartKubeletStep implements StepHandler {
   private async kubeletFailure(ctx: StepContext, code: 'KUBELET_START_FAILED' | 'KUBELET_DIED' | 'NODE_READY_TIMEOUT', message: string, command: CommandResult | null, hint?: string): Promise<StepResult> {
     const journal = await ctx.exec.run(['journalctl', '-u', 'kubelet', '-n', '200', '--no-pager'], { timeoutMs: 30_000 });
     const text = `${command?.output ?? ''}\n${journal.stdout}`;
-    const fallbackHint = hint ?? `${describeStep(this.step).hint.en} Seed troubleshooting: NotReady → \`journalctl -u kubelet -f\`, check kubelet ↔ API communication.`;
+    const fallbackHint = hint ?? `${describeStep(this.step).hint.message} Seed troubleshooting: NotReady → \`journalctl -u kubelet -f\`, check kubelet ↔ API communication.`;
     const found = code === 'NODE_READY_TIMEOUT' && hint !== undefined ? { code, hint, evidence: null } : diagnose(this.step, text, { code, hint: fallbackHint });
     return failure(
       found.code,

@@ -6,6 +6,9 @@ export interface CsrCheckRecord {
   name: string;
   passed: boolean;
   detail: string;
+  /** `detail` by its message code and parameters (absent in records from before codes). */
+  detailCode?: string;
+  detailParams?: object;
   /** Whether force could go past it (absent in records from before forced approvals were bounded). */
   overridable?: boolean;
 }

@@ -1,3 +1,4 @@
+import type { Message } from '@ccos/shared/messages';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
 
@@ -50,6 +51,10 @@ export class InstallRunEntity {
 
   @Column({ type: 'text', nullable: true })
   reason!: string | null;
+
+  /** `reason` by its message code and parameters (libs/shared/messages); null for text from before codes. */
+  @Column({ name: 'reason_coded', type: 'jsonb', nullable: true })
+  reasonCoded!: Message | null;
 
   /** The operator cancelled: the agent learns it from its next report and stops. */
   @Column({ name: 'cancel_requested', type: 'boolean', default: false })

@@ -1,3 +1,4 @@
+import type { Message } from '@ccos/shared/messages';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
 import type { BatchPhase, HostVerdict, Label, NodeOrigin, NodeStatus, Taint } from '@ccos/shared/domain';
 
@@ -60,6 +61,10 @@ export class NodeEntity {
 
   @Column({ name: 'status_reason', type: 'text', nullable: true })
   statusReason!: string | null;
+
+  /** `statusReason` by its message code and parameters (libs/shared/messages); null for text from before codes. */
+  @Column({ name: 'status_reason_coded', type: 'jsonb', nullable: true })
+  statusReasonCoded!: Message | null;
 
   @Column({ type: 'text', default: 'ADDED' })
   origin!: NodeOrigin;

@@ -1,3 +1,4 @@
+import type { Message } from '@ccos/shared/messages';
 import { Column, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { RemovalEventKind } from '@ccos/shared/domain';
 
@@ -27,6 +28,10 @@ export class RemovalEventEntity {
 
   @Column({ type: 'text' })
   message!: string;
+
+  /** `message` by its message code and parameters (libs/shared/messages); null for text from before codes. */
+  @Column({ name: 'message_coded', type: 'jsonb', nullable: true })
+  messageCoded!: Message | null;
 
   @Column({ type: 'jsonb', nullable: true })
   detail!: Record<string, unknown> | null;

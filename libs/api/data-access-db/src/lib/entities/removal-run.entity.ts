@@ -1,3 +1,4 @@
+import type { Message } from '@ccos/shared/messages';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { RemovalOptions, RemovalPhase, RemovalRunStatus } from '@ccos/shared/domain';
 
@@ -45,6 +46,10 @@ export class RemovalRunEntity {
 
   @Column({ type: 'text', nullable: true })
   reason!: string | null;
+
+  /** `reason` by its message code and parameters (libs/shared/messages); null for text from before codes. */
+  @Column({ name: 'reason_coded', type: 'jsonb', nullable: true })
+  reasonCoded!: Message | null;
 
   /** Pods still on the node when the drain failed. */
   @Column({ type: 'jsonb', default: () => "'[]'" })

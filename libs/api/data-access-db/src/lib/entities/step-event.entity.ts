@@ -1,3 +1,4 @@
+import type { Message } from '@ccos/shared/messages';
 import { Column, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
 
@@ -25,6 +26,10 @@ export class StepEventEntity {
 
   @Column({ type: 'text', nullable: true })
   message!: string | null;
+
+  /** `message` by its message code and parameters (libs/shared/messages); null for text from before codes. */
+  @Column({ name: 'message_coded', type: 'jsonb', nullable: true })
+  messageCoded!: Message | null;
 
   @Column({ type: 'jsonb', nullable: true })
   detail!: Record<string, unknown> | null;

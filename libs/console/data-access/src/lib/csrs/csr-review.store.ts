@@ -1,3 +1,5 @@
+import { fieldProblemText } from '../errors/error-reporter';
+import { I18n } from '@ccos/console/util-i18n';
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
@@ -22,6 +24,7 @@ const PREVIEW_SETTLE_MS = 300;
 @Injectable()
 export class CsrReviewStore {
   private readonly apollo = inject(Apollo);
+  private readonly i18n = inject(I18n);
   private readonly csrQuery = liveQuery(CsrsDocument);
   private readonly previewQuery = liveQuery(CsrPolicyPreviewDocument);
   private readonly changes = liveSubscription(CsrChangedDocument);
@@ -42,7 +45,7 @@ export class CsrReviewStore {
   readonly live = this.changes.live;
   readonly liveProblems = this.changes.problems;
   /** The API's field problems of the last denial (`reason`). */
-  readonly denyFieldErrors = computed(() => fieldProblems(this.denyProblems()));
+  readonly denyFieldErrors = computed(() => fieldProblems(this.denyProblems(), fieldProblemText(this.i18n)));
 
   constructor() {
     inject(DestroyRef).onDestroy(() => clearTimeout(this.previewTimer));

@@ -35,7 +35,16 @@ export interface ApiProblem {
   readonly retryAfterSeconds?: number;
   /** For LOGIN_THROTTLED: whether this user from this address (USER) or this address at all (ADDRESS) must wait. */
   readonly scope?: string;
+  /** `message` by its code in the message catalogue (libs/shared/messages), when the API worded it. */
+  readonly messageCode?: string;
+  readonly messageParams?: unknown;
+  /** For a field's problem: what is wrong with it, without the field's API name. */
+  readonly problemCode?: string;
+  readonly problemParams?: unknown;
 }
+
+/** Shows a problem in the user's language (from its code) or as the API worded it. */
+export type ProblemFormatter = (problem: ApiProblem) => string;
 
 /**
  * Turns whatever an Apollo operation failed with into problems. GraphQL errors keep their
@@ -48,12 +57,16 @@ export function problemsOf(error: unknown): ApiProblem[] {
       const field = graphQLError.extensions?.['field'];
       const retryAfterSeconds = graphQLError.extensions?.['retryAfterSeconds'];
       const scope = graphQLError.extensions?.['scope'];
+      const messageCode = graphQLError.extensions?.['messageCode'];
+      const problemCode = graphQLError.extensions?.['problemCode'];
       return {
         code: KNOWN_CODES.has(code) ? (code as ProblemCode) : code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_REQUEST' ? 'BAD_USER_INPUT' : 'UNKNOWN',
         message: graphQLError.message,
         field: typeof field === 'string' ? field : null,
         ...(typeof retryAfterSeconds === 'number' ? { retryAfterSeconds } : {}),
         ...(typeof scope === 'string' ? { scope } : {}),
+        ...(typeof messageCode === 'string' ? { messageCode, messageParams: graphQLError.extensions?.['messageParams'] } : {}),
+        ...(typeof problemCode === 'string' ? { problemCode, problemParams: graphQLError.extensions?.['problemParams'] } : {}),
       };
     });
   }
@@ -82,12 +95,12 @@ export function problemsOf(error: unknown): ApiProblem[] {
  * Problems that name a field, keyed by the field without the argument prefix
  * (`input.vip`, `options.timeoutSeconds` and `vip` become `vip` and `timeoutSeconds`), first message per field.
  */
-export function fieldProblems(problems: readonly ApiProblem[]): Readonly<Partial<Record<string, string>>> {
+export function fieldProblems(problems: readonly ApiProblem[], format: ProblemFormatter = (problem) => problem.message): Readonly<Partial<Record<string, string>>> {
   const byField: Partial<Record<string, string>> = {};
   for (const problem of problems) {
     if (problem.field) {
       const key = problem.field.replace(/^(input|options)\./, '');
-      byField[key] ??= problem.message;
+      byField[key] ??= format(problem);
     }
   }
   return byField;

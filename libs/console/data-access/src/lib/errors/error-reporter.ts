@@ -1,7 +1,7 @@
 import { Injectable, inject } from '@angular/core';
 import { I18n } from '@ccos/console/util-i18n';
 import { Notifications } from '../notifications/notifications';
-import { type ApiProblem, problemsOf } from './api-problem';
+import { type ApiProblem, type ProblemFormatter, problemsOf } from './api-problem';
 import { errorMessages } from './errors.messages';
 
 /**
@@ -30,7 +30,8 @@ const CHUNK_LOAD_FAILED = /Failed to fetch dynamically imported module|error loa
 @Injectable({ providedIn: 'root' })
 export class ErrorReporter {
   private readonly notifications = inject(Notifications);
-  private readonly t = inject(I18n).translator(errorMessages);
+  private readonly i18n = inject(I18n);
+  private readonly t = this.i18n.translator(errorMessages);
   private readonly reported = new WeakSet<object>();
 
   /** Shows the problems of a failed operation, except those the caller shows itself. */
@@ -79,6 +80,15 @@ export class ErrorReporter {
     if (problem.code === 'LOGIN_BUSY' && seconds !== undefined) {
       return this.t('message.LOGIN_BUSY', { seconds });
     }
-    return problem.code === 'NETWORK' ? this.t('message.NETWORK') : problem.message;
+    return problem.code === 'NETWORK' ? this.t('message.NETWORK') : this.i18n.server(problem.messageCode, problem.messageParams, problem.message);
   }
+}
+
+/**
+ * A field's problem in the user's language: what is wrong with the field (the field's label is
+ * beside it, so its API name is left out), else the API's whole message.
+ */
+export function fieldProblemText(i18n: I18n): ProblemFormatter {
+  return (problem) =>
+    problem.problemCode ? i18n.server(problem.problemCode, problem.problemParams, problem.message) : i18n.server(problem.messageCode, problem.messageParams, problem.message);
 }

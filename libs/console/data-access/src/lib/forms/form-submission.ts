@@ -1,4 +1,6 @@
-import { computed, signal } from '@angular/core';
+import { computed, inject, signal } from '@angular/core';
+import { I18n } from '@ccos/console/util-i18n';
+import { fieldProblemText } from '../errors/error-reporter';
 import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
 
 /** What one mutation gave back: its result (absent when it failed) and the error. */
@@ -17,7 +19,9 @@ export class FormSubmission {
 
   readonly sending = this.sendingState.asReadonly();
   readonly problems = this.problemsState.asReadonly();
-  readonly fieldErrors = computed(() => fieldProblems(this.problemsState()));
+  /** The I18n of the component that made this form, when it was made in an injection context (it always is in the console). */
+  private readonly i18n = optionalI18n();
+  readonly fieldErrors = computed(() => fieldProblems(this.problemsState(), this.i18n ? fieldProblemText(this.i18n) : undefined));
 
   clear(): void {
     this.problemsState.set([]);
@@ -39,5 +43,14 @@ export class FormSubmission {
   private failed<T>(problems: readonly ApiProblem[]): Outcome<T> {
     this.problemsState.set(problems);
     return { ok: false, problems };
+  }
+}
+
+function optionalI18n(): I18n | null {
+  try {
+    return inject(I18n);
+  } catch {
+    // Made outside an injection context (a unit test): the API's own words are shown.
+    return null;
   }
 }

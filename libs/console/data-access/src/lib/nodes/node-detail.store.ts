@@ -1,3 +1,5 @@
+import { fieldProblemText } from '../errors/error-reporter';
+import { I18n } from '@ccos/console/util-i18n';
 import { Injectable, computed, inject, signal } from '@angular/core';
 import type { ApolloCache } from '@apollo/client';
 import { Apollo } from 'apollo-angular';
@@ -40,6 +42,7 @@ export type NodeAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'credential
 @Injectable()
 export class NodeDetailStore {
   private readonly apollo = inject(Apollo);
+  private readonly i18n = inject(I18n);
   private readonly query = liveQuery(NodeDocument);
   private readonly nodeChanges = liveSubscription(NodeChangedDocument);
   private readonly progress = liveSubscription(InstallProgressDocument);
@@ -62,7 +65,7 @@ export class NodeDetailStore {
   readonly live = computed(() => this.nodeChanges.live() && this.progress.live());
   readonly liveProblems = computed(() => [...this.nodeChanges.problems(), ...this.progress.problems()]);
   /** The API's field problems of the last credentials or host-key action (`password`, `privateKey`, `fingerprint` …). */
-  readonly fieldErrors = computed(() => fieldProblems(this.dialogProblems()));
+  readonly fieldErrors = computed(() => fieldProblems(this.dialogProblems(), fieldProblemText(this.i18n)));
 
   /** Every run of the node, oldest first; a run started since the page loaded is included. */
   readonly runs = computed<readonly InstallRunView[]>(() => {

@@ -55,7 +55,7 @@ export class ClusterDetailPage {
     return new Intl.NumberFormat(this.i18n.language() === 'zh' ? 'zh-CN' : 'en', { maximumFractionDigits: 1 }).format(bytes / 1024 / 1024);
   }
   /** The install step that waits for approved certificates, in the current language. */
-  protected readonly kubeletStep = computed(() => describeStep('START_KUBELET').title[this.i18n.language()]);
+  protected readonly kubeletStep = computed(() => this.i18n.server(describeStep('START_KUBELET').title.code, {}, describeStep('START_KUBELET').title.message));
 
   constructor() {
     effect(() => this.store.select(this.clusterId()));

@@ -4,7 +4,7 @@ import { RouterLink } from '@angular/router';
 import type { Csr } from '@ccos/console/data-access';
 import { ButtonDirective, type CheckItem, CheckListComponent, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
 import type { CsrStatus } from '@ccos/shared/api-schema';
-import { I18n } from '@ccos/console/util-i18n';
+import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
 import { isKnownCheck } from '../csr-checks';
 import { csrsMessages } from '../csrs.messages';
 
@@ -17,7 +17,7 @@ const STATUS_TONES: Readonly<Record<CsrStatus, StatusTone>> = { PENDING: 'warn',
  */
 @Component({
   selector: 'ccos-csr-card',
-  imports: [NgTemplateOutlet, RouterLink, ButtonDirective, CheckListComponent, StatusBadgeComponent],
+  imports: [ServerTextPipe, NgTemplateOutlet, RouterLink, ButtonDirective, CheckListComponent, StatusBadgeComponent],
   changeDetection: ChangeDetectionStrategy.OnPush,
   host: { '[class.highlighted]': 'highlighted()', '[attr.data-csr]': 'csr().name', '[attr.data-kind]': "csr().verdict.kind ?? 'OTHER'" },
   templateUrl: './csr-card.component.html',
@@ -52,7 +52,7 @@ export class CsrCardComponent {
    * (now it would only say "not pending"). A CSR decided outside this service has none.
    */
   protected readonly shownChecks = computed(() => (this.pending() ? this.csr().verdict.checks : (this.lastDecision()?.checks ?? [])));
-  protected readonly checks = computed<readonly CheckItem[]>(() => this.shownChecks().map((check) => ({ label: this.checkLabel(check.name), passed: check.passed, detail: check.detail })));
+  protected readonly checks = computed<readonly CheckItem[]>(() => this.shownChecks().map((check) => ({ label: this.checkLabel(check.name), passed: check.passed, detail: this.i18n.server(check.detailCode, check.detailParams, check.detail) })));
   protected readonly passedCount = computed(() => this.shownChecks().filter((check) => check.passed).length);
   protected readonly verdictTone = computed<StatusTone>(() => (this.csr().verdict.decision === 'APPROVE' ? 'ok' : this.csr().verdict.decision === 'DENY_SUPERSEDED' ? 'neutral' : 'error'));
   protected readonly sans = computed(() => {

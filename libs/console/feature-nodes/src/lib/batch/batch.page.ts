@@ -2,7 +2,7 @@ import { ChangeDetectionStrategy, Component, computed, effect, inject, input, si
 import { RouterLink } from '@angular/router';
 import { NodeBatchStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextFieldComponent } from '@ccos/console/ui';
-import { I18n } from '@ccos/console/util-i18n';
+import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
 import { type BatchPhase, type BatchState, type InstallStep, describeStep } from '@ccos/shared/domain';
 import { batchesMessages } from '../batches.messages';
 
@@ -13,7 +13,7 @@ import { batchesMessages } from '../batches.messages';
  */
 @Component({
   selector: 'ccos-batch-page',
-  imports: [RouterLink, ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextFieldComponent],
+  imports: [ServerTextPipe, RouterLink, ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextFieldComponent],
   providers: [NodeBatchStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   styles: `
@@ -52,7 +52,7 @@ import { batchesMessages } from '../batches.messages';
           <h3>{{ t('batch.failures') }}</h3>
           <ul data-testid="batch-failures">
             @for (failure of batch.progress.failures; track failure.nodeId) {
-              <li><a [routerLink]="['/clusters', clusterId(), 'nodes', failure.nodeId]">{{ failure.hostname }}</a>: {{ failure.reason }}</li>
+              <li><a [routerLink]="['/clusters', clusterId(), 'nodes', failure.nodeId]">{{ failure.hostname }}</a>: {{ failureReason(failure.nodeId, failure.reason) }}</li>
             }
           </ul>
         }
@@ -83,7 +83,7 @@ import { batchesMessages } from '../batches.messages';
                 <td>{{ phaseLabel(host.phase) }}</td>
                 <td>{{ host.status }}</td>
                 <td>{{ host.step ? stepTitle(host.step) : '' }}</td>
-                <td>{{ host.statusReason }}</td>
+                <td>{{ host.statusReason | serverText: host.statusReasonCode : host.statusReasonParams }}</td>
               </tr>
             }
           </tbody>
@@ -111,8 +111,15 @@ export class BatchPage {
     effect(() => this.store.select(this.batchId()));
   }
 
+  /** A failed host's reason in the current language: its row carries the reason's message code. */
+  protected failureReason(nodeId: string, fallback: string): string {
+    const host = this.store.batch()?.hosts.find((entry) => entry.nodeId === nodeId);
+    return host ? this.i18n.server(host.statusReasonCode, host.statusReasonParams, host.statusReason ?? fallback) : fallback;
+  }
+
   protected stepTitle(step: string): string {
-    return describeStep(step as InstallStep).title[this.i18n.language()];
+    const { title } = describeStep(step as InstallStep);
+    return this.i18n.server(title.code, title.params, title.message);
   }
 
   protected stateLabel(state: string): string {

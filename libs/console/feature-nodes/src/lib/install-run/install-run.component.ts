@@ -2,7 +2,7 @@ import { ChangeDetectionStrategy, Component, booleanAttribute, computed, inject,
 import { DiagnosticsDownload, type InstallRunView, type StepEventView } from '@ccos/console/data-access';
 import { ButtonDirective, StatusBadgeComponent, type StatusTone, StepListComponent } from '@ccos/console/ui';
 import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
-import { I18n } from '@ccos/console/util-i18n';
+import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
 import { nodesMessages } from '../nodes.messages';
 import { stepItems, stepTitle } from './step-items';
 
@@ -15,7 +15,7 @@ const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'in
  */
 @Component({
   selector: 'ccos-install-run',
-  imports: [ButtonDirective, StatusBadgeComponent, StepListComponent],
+  imports: [ServerTextPipe, ButtonDirective, StatusBadgeComponent, StepListComponent],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './install-run.component.html',
   styleUrl: './install-run.component.css',
@@ -47,7 +47,7 @@ export class InstallRunComponent {
   /** The latest step change in words, for the polite live region. */
   protected readonly announcement = computed(() => {
     const last = [...this.events()].reverse().find((event) => event.status !== 'PROGRESS');
-    return last ? `${stepTitle(last.step, this.i18n.language())}: ${this.t(`eventStatus.${last.status}`)}` : '';
+    return last ? `${stepTitle(last.step, this.i18n)}: ${this.t(`eventStatus.${last.status}`)}` : '';
   });
   protected readonly duration = computed(() => {
     const run = this.run();
@@ -56,7 +56,7 @@ export class InstallRunComponent {
   });
 
   protected stepName(step: InstallStep): string {
-    return stepTitle(step, this.i18n.language());
+    return stepTitle(step, this.i18n);
   }
 
   protected runStatusLabel(): string {

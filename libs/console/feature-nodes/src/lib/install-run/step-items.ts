@@ -1,29 +1,32 @@
 import type { InstallRunView, StepEventView } from '@ccos/console/data-access';
 import type { StepItem, StepItemLink, StepItemState } from '@ccos/console/ui';
 import { INSTALL_STEPS, type InstallStep, describeStep, stepIndex } from '@ccos/shared/domain';
-import type { I18n, Language, Translate } from '@ccos/console/util-i18n';
+import type { I18n, Translate } from '@ccos/console/util-i18n';
 import type { nodesMessages } from '../nodes.messages';
 
 type NodesTranslate = Translate<(typeof nodesMessages)['en']>;
 
-/** kubelet's step says which CSRs it waits for: "waiting for CSR approval: csr-a, csr-b". */
-const WAITING_FOR_CSRS = /waiting for CSR approval: ([\w.:-]+(?:, [\w.:-]+)*)/;
-
-export function stepTitle(step: InstallStep, language: Language): string {
-  return describeStep(step).title[language];
+export function stepTitle(step: InstallStep, i18n: I18n): string {
+  const { title } = describeStep(step);
+  return i18n.server(title.code, title.params, title.message);
 }
 
-/** The CSR names a START_KUBELET message waits for. */
-export function csrNamesIn(message: string | null | undefined): readonly string[] {
-  const match = WAITING_FOR_CSRS.exec(message ?? '');
-  return match ? match[1].split(', ') : [];
+/** The CSR names a START_KUBELET message waits for (`agent.kubelet.waitingCsrs` names them in its parameters). */
+export function csrNamesIn(summary: { readonly messageCode?: string | null; readonly messageParams?: unknown } | null | undefined): readonly string[] {
+  if (summary?.messageCode !== 'agent.kubelet.waitingCsrs') {
+    return [];
+  }
+  const csrs = (summary.messageParams as { csrs?: unknown } | null)?.['csrs'];
+  return typeof csrs === 'string' && csrs !== '' ? csrs.split(', ') : [];
 }
 
-/** The agent's own hint in a FAILED event's detail, if it gave one. */
-export function agentHintOf(events: readonly StepEventView[], step: InstallStep): string | null {
+/** The agent's own hint in a FAILED event's detail, if it gave one, in the current language. */
+export function agentHintOf(events: readonly StepEventView[], step: InstallStep, i18n: I18n): string | null {
   const failed = [...events].reverse().find((event) => event.step === step && event.status === 'FAILED');
   const hint = failed?.detail?.['hint'];
-  return typeof hint === 'string' && hint.trim() ? hint : null;
+  const code = failed?.detail?.['hintCode'];
+  const text = i18n.server(typeof code === 'string' ? code : null, failed?.detail?.['hintParams'], typeof hint === 'string' ? hint : null);
+  return text.trim() ? text : null;
 }
 
 interface StepItemsContext {
@@ -41,7 +44,6 @@ interface StepItemsContext {
  */
 export function stepItems(run: InstallRunView, events: readonly StepEventView[], context: StepItemsContext): StepItem[] {
   const { t, i18n } = context;
-  const language = i18n.language();
   const first = stepIndex(run.startStep);
   return INSTALL_STEPS.map((step) => {
     const summary = run.steps.find((entry) => entry.step === step);
@@ -57,12 +59,12 @@ export function stepItems(run: InstallRunView, events: readonly StepEventView[],
     const interrupted = status === 'RUNNING' && state === 'failed';
     // A cancelled run's last step "failed" because the operator stopped it: no fix to suggest.
     const cancelled = run.status === 'CANCELLED' && state === 'failed';
-    const title = stepTitle(step, language);
+    const title = stepTitle(step, i18n);
     const links: StepItemLink[] =
       step === 'START_KUBELET' && state === 'running'
-        ? csrNamesIn(summary?.message).map((name) => ({ label: t('step.reviewCsr', { name }), commands: ['/clusters', context.clusterId, 'csrs'], queryParams: { csr: name } }))
+        ? csrNamesIn(summary).map((name) => ({ label: t('step.reviewCsr', { name }), commands: ['/clusters', context.clusterId, 'csrs'], queryParams: { csr: name } }))
         : [];
-    const agentHint = state === 'failed' ? agentHintOf(events, step) : null;
+    const agentHint = state === 'failed' ? agentHintOf(events, step, i18n) : null;
     return {
       id: step,
       title,
@@ -71,8 +73,8 @@ export function stepItems(run: InstallRunView, events: readonly StepEventView[],
       progress: state === 'running' ? (summary?.progress ?? 0) : null,
       progressLabel: t('step.progress', { step: title, percent: summary?.progress ?? 0 }),
       timing: timing(summary?.startedAt ?? null, summary?.finishedAt ?? null, state, context),
-      message: summary?.message ?? null,
-      hint: state === 'failed' && !cancelled ? [catalogueHint(step, language), agentHint ? t('step.agentHint', { hint: agentHint }) : ''].filter(Boolean).join(' ') : null,
+      message: summary?.message ? i18n.server(summary.messageCode, summary.messageParams, summary.message) : null,
+      hint: state === 'failed' && !cancelled ? [catalogueHint(step, i18n), agentHint ? t('step.agentHint', { hint: agentHint }) : ''].filter(Boolean).join(' ') : null,
       hintTitle: t('step.hintTitle'),
       links,
     };
@@ -80,8 +82,9 @@ export function stepItems(run: InstallRunView, events: readonly StepEventView[],
 }
 
 /** The step catalogue's hint, in the user's language. */
-function catalogueHint(step: InstallStep, language: Language): string {
-  return describeStep(step).hint[language];
+function catalogueHint(step: InstallStep, i18n: I18n): string {
+  const { hint } = describeStep(step);
+  return i18n.server(hint.code, hint.params, hint.message);
 }
 
 function timing(startedAt: string | null, finishedAt: string | null, state: StepItemState, { t, i18n, now }: StepItemsContext): string {

@@ -4,7 +4,7 @@ import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificate
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
 import { INSTALL_STEPS, type InstallRunStatus, type NodeStatus, removalCancellable } from '@ccos/shared/domain';
-import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { InstallRunComponent } from '../install-run/install-run.component';
 import { stepTitle } from '../install-run/step-items';
 import { NO_ACTIONS, availableActions, hasAnyAction } from '../node-actions';
@@ -46,7 +46,7 @@ const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'in
  */
 @Component({
   selector: 'ccos-node-detail-page',
-  imports: [
+  imports: [ServerTextPipe, 
     RouterLink,
     ButtonDirective,
     ConfirmDialogComponent,
@@ -112,7 +112,7 @@ export class NodeDetailPage {
     const problem = this.store.problems()[0];
     return problem ? this.errors.messageOf(problem) : null;
   });
-  protected readonly stepTitles = computed(() => INSTALL_STEPS.map((step) => stepTitle(step, this.i18n.language())));
+  protected readonly stepTitles = computed(() => INSTALL_STEPS.map((step) => stepTitle(step, this.i18n)));
   protected readonly hostKeyError = computed(() => this.store.fieldErrors()['fingerprint'] ?? null);
 
   constructor() {

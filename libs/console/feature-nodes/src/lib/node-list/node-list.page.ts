@@ -3,7 +3,7 @@ import { Router, RouterLink } from '@angular/router';
 import { ClusterDetailStore, ErrorReporter, NodeCertificatesStore, type NodeSummary, NodeListStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, VirtualRowsDirective } from '@ccos/console/ui';
 import { NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
-import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusFamily, statusTone } from '../node-status';
 import { batchesMessages } from '../batches.messages';
 import { nodesMessages } from '../nodes.messages';
@@ -15,7 +15,7 @@ import { nodesMessages } from '../nodes.messages';
  */
 @Component({
   selector: 'ccos-node-list-page',
-  imports: [RouterLink, ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, VirtualRowsDirective],
+  imports: [ServerTextPipe, RouterLink, ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, VirtualRowsDirective],
   providers: [NodeListStore, ClusterDetailStore, NodeCertificatesStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './node-list.page.html',

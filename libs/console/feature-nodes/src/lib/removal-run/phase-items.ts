@@ -55,7 +55,7 @@ export function phaseItems(run: RemovalRunView, events: readonly RemovalEventVie
       progress: null,
       progressLabel: '',
       timing: last ? i18n.formatTime(last.occurredAt) : '',
-      message: last ? last.message : null,
+      message: last ? i18n.server(last.messageCode, last.messageParams, last.message) : null,
       hint: null,
       hintTitle: '',
       links: [],
@@ -71,9 +71,10 @@ export function optionFlags(options: RemovalRunView['options']): string {
     options.force ? '--force' : '',
     options.gracePeriodSeconds >= 0 ? `--grace-period=${options.gracePeriodSeconds}` : '',
     options.timeoutSeconds > 0 ? `--timeout=${options.timeoutSeconds}s` : '',
-    options.ungraceful ? 'ungraceful' : '',
-    options.allowLastWorker ? 'allowLastWorker' : '',
-    options.cleanHost ? 'cleanHost' : '',
+    // The service's own options, named as the CLI's flags (`ccos-scaler nodes remove`).
+    options.ungraceful ? '--ungraceful' : '',
+    options.allowLastWorker ? '--allow-last-worker' : '',
+    options.cleanHost ? '--clean-host' : '',
   ]
     .filter(Boolean)
     .join(' ');

@@ -2,7 +2,7 @@ import { ChangeDetectionStrategy, Component, computed, inject, input } from '@an
 import type { RemovalEventView, RemovalRunView } from '@ccos/console/data-access';
 import { StatusBadgeComponent, type StatusTone, StepListComponent } from '@ccos/console/ui';
 import type { RemovalRunStatus } from '@ccos/shared/api-schema';
-import { I18n } from '@ccos/console/util-i18n';
+import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
 import { removalMessages } from '../removal.messages';
 import { optionFlags, phaseItems } from './phase-items';
 
@@ -14,7 +14,7 @@ const RUN_TONES: Readonly<Record<RemovalRunStatus, StatusTone>> = { RUNNING: 'in
  */
 @Component({
   selector: 'ccos-removal-run',
-  imports: [StatusBadgeComponent, StepListComponent],
+  imports: [ServerTextPipe, StatusBadgeComponent, StepListComponent],
   changeDetection: ChangeDetectionStrategy.OnPush,
   styleUrl: './removal-run.component.css',
   template: `
@@ -26,7 +26,7 @@ const RUN_TONES: Readonly<Record<RemovalRunStatus, StatusTone>> = { RUNNING: 'in
       }
     </div>
     @if (run().reason && run().status !== 'RUNNING') {
-      <p class="ccos-alert" [class.ccos-alert--error]="run().status === 'FAILED'" [class.ccos-alert--info]="run().status !== 'FAILED'">{{ run().reason }}</p>
+      <p class="ccos-alert" [class.ccos-alert--error]="run().status === 'FAILED'" [class.ccos-alert--info]="run().status !== 'FAILED'">{{ run().reason | serverText: run().reasonCode : run().reasonParams }}</p>
     }
     <ccos-step-list [steps]="phases()" />
     @if (run().blocking.length > 0) {
@@ -60,7 +60,7 @@ const RUN_TONES: Readonly<Record<RemovalRunStatus, StatusTone>> = { RUNNING: 'in
                   <td class="num">{{ event.seq }}<span class="time">{{ i18n.formatTime(event.occurredAt) }}</span></td>
                   <td class="kind">{{ kindLabel(event) }}</td>
                   <td class="mono">{{ event.pod ?? '' }}@if (event.pdb) { <span class="pdb">PDB {{ event.pdb }}</span> }</td>
-                  <td class="message">{{ event.message }}</td>
+                  <td class="message">{{ event.message | serverText: event.messageCode : event.messageParams }}</td>
                 </tr>
               }
             </tbody>

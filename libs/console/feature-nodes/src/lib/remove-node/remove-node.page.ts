@@ -13,7 +13,7 @@ import {
 } from '@ccos/console/ui';
 import type { RemovalSafetyRule } from '@ccos/shared/api-schema';
 import { type NodeStatus, allowedFrom } from '@ccos/shared/domain';
-import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { nodesMessages } from '../nodes.messages';
 import { removalMessages } from '../removal.messages';
 import { type RemovalNumberField, RemoveNodeForm } from './remove-node.form';
@@ -28,7 +28,7 @@ const PREVIEW_SETTLE_MS = 400;
  */
 @Component({
   selector: 'ccos-remove-node-page',
-  imports: [RouterLink, ButtonDirective, CheckListComponent, CheckboxFieldComponent, DataStateComponent, PageHeaderComponent, StatusBadgeComponent, TextFieldComponent],
+  imports: [ServerTextPipe, RouterLink, ButtonDirective, CheckListComponent, CheckboxFieldComponent, DataStateComponent, PageHeaderComponent, StatusBadgeComponent, TextFieldComponent],
   providers: [NodeRemovalStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './remove-node.page.html',
@@ -63,7 +63,7 @@ export class RemoveNodePage {
     (this.store.preview()?.safety ?? []).map((check) => ({
       label: check.blocking ? this.ruleLabel(check.rule) : `${this.ruleLabel(check.rule)} (${this.t('preview.warning')})`,
       passed: check.passed,
-      detail: check.message,
+      detail: this.i18n.server(check.messageCode, check.messageParams, check.message),
     })),
   );
   protected readonly canSubmit = computed(() => {

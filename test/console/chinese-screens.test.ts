@@ -1,0 +1,254 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { E2E_ADMIN_PASSWORD } from '../support/api-process';
+import { type PageRecord, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
+import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
+
+/**
+ * The console in Chinese from start to end, against the real world (kube-sim, a lab host, the
+ * built API and agent, Chromium): sign in, add a host, an install that fails at PREFLIGHT (swap
+ * on), a retry that gets to the CSRs, the CSR decisions, the removal. On every screen, every
+ * Latin word is either data (host names, addresses, CSR and pod names, output tails shown as
+ * code) or one of the technical names Chinese operators use as they are; anything else is
+ * English left on a Chinese screen, and fails the test naming the text around it.
+ * Screenshots (CJK fonts from fonts-noto-cjk) go to tmp/console-zh-e2e.
+ * Needs `npx nx run-many -t build -p api console boot-worker`.
+ */
+const SCREENSHOTS = 'tmp/console-zh-e2e';
+
+/**
+ * Names that stay Latin in the Chinese console because they are names, not English: the
+ * product, Kubernetes objects and tools, protocols and units. Compared case-insensitively.
+ */
+const TECHNICAL_TERMS = [
+  'CCOS', 'Kubernetes', 'kubelet', 'kubectl', 'oc', 'adm', 'drain', 'Node', 'Nodes', 'Pod', 'Pods', 'PDB', 'PodDisruptionBudget', 'DaemonSet', 'Deployment', 'CSR', 'CSRs',
+  'worker', 'master', 'agent', 'Ready', 'NotReady', 'Unknown', 'API', 'VIP', 'SSH', 'IP', 'IPv4', 'IPv6', 'DNS', 'TLS', 'HTTP', 'HTTPS', 'URL', 'CN', 'O', 'SAN', 'SANs', 'PKCS',
+  'RSA', 'ECDSA', 'rpm', 'dnf', 'yum', 'systemd', 'systemctl', 'Ignition', 'swap', 'swapon', 'swapoff', 'fstab', 'etc', 'hosts', 'timedatectl', 'chronyd', 'ntpd', 'uname', 'journalctl',
+  'MemTotal', 'proc', 'meminfo', 'sha256', 'noexec', 'MiB', 'GiB', 'KiB', 'TiB', 'B', 'CPU', 'CPUs', 'emptyDir', 'ignore', 'daemonsets', 'delete', 'force', 'grace', 'period', 'timeout',
+  'English', 'kubeconfig', 'machine', 'config', 'server', 'ms', 'JSON', 'YAML', 'GraphQL', 'GraphiQL', 'Bearer', 'token', 'ID', 'UID', 'selfnodeclient', 'OpenShift', 'kubeadm', 'bootstrap',
+  'kube', 'system', 'node', 'nodes', 'csr', 'kubernetes', 'io', 'P', 'x', 'K8s', 'Lease', 'ServiceAccount', 'TokenRequest', 'KUBELET', 'START', 'VIEWER', 'OPERATOR', 'ADMIN',
+  'boot-worker', 'sudo', 'root',
+];
+
+/** A CSR's key usages as Kubernetes names them (spec.usages), shown as the request asks for them. */
+const KEY_USAGES = ['digital signature', 'key encipherment', 'client auth', 'server auth'];
+
+/** Elements that show data as it is: code, commands, output tails, names set in monospace, form values. */
+const DATA_SELECTORS = ['code', 'pre', 'kbd', 'samp', '.mono', 'input', 'textarea', 'select', '[data-testid="host-key"]', '[data-testid="drain-command"]', '.sr-only-data'];
+
+/** Browser side: the Latin words on the visible page outside data elements, each with the text it stands in. */
+const LATIN_WORDS = `({ selectors, terms, data }) => {
+  const allowed = new Set(terms.map((term) => term.toLowerCase()));
+  const values = data.map((value) => value.toLowerCase());
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement;
+    if (!element || element.closest(selectors.join(',')) || element.closest('script, style, [hidden], [aria-hidden="true"]')) {
+      continue;
+    }
+    if (!element.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) {
+      continue;
+    }
+    let text = node.textContent ?? '';
+    // Longest first, so that a value holding a shorter one (an OS name holding the cluster's name) goes whole.
+    for (const value of [...data].sort((a, b) => b.length - a.length)) {
+      text = text.split(value).join(' ');
+    }
+    // A word starts where no letter or digit is before it (the m of 500m CPU is a unit, not a word).
+    for (const match of text.matchAll(/(?<![A-Za-z0-9])-{0,2}[A-Za-z][A-Za-z0-9_.:/@#=-]*/g)) {
+      const word = match[0].replace(/[.:/-]+$/, '');
+      // Command flags (--force), identifiers, paths, versions, addresses and key=value examples are data.
+      if (word.startsWith('-') || /[0-9_./:@#=]/.test(word) || allowed.has(word.toLowerCase()) || values.includes(word.toLowerCase())) {
+        continue;
+      }
+      found.push(word + '  ←  ' + (node.textContent ?? '').trim().slice(0, 160));
+    }
+  }
+  return [...new Set(found)];
+}`;
+
+let world: ScaleOutWorld;
+let browser: Browser;
+let page: Page;
+let record: PageRecord;
+let baseUrl = '';
+let nodeUrl = '';
+/** The screens checked, and the English found on each (checked at the end, so one run names every leftover). */
+const screens: string[] = [];
+const english: Record<string, string[]> = {};
+const hostFacts: string[] = [];
+
+describe('console: every screen of a scale-out and a removal in Chinese', () => {
+  beforeAll(async () => {
+    [world, browser] = await Promise.all([startScaleOutWorld({ hosts: 1, name: 'console-zh', apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000' } }), launchChromium()]);
+    baseUrl = `http://127.0.0.1:${world.api.port}`;
+    ({ page, record } = await openConsolePage(browser, world.api.observe));
+  }, 900_000);
+
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail' && page) {
+      const file = await screenshot(page, SCREENSHOTS, `failed-${context.task.name}`).catch(() => 'none');
+      console.error(`screenshot of the failure: ${file}\nAPI log tail:\n${world?.api.output().slice(-3000)}`);
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await world?.stop();
+  });
+
+  it('switches to Chinese on the sign-in page and signs in', async () => {
+    await page.goto(`${baseUrl}/sign-in`);
+    await page.getByRole('button', { name: '简体中文' }).click();
+    await page.getByRole('heading', { name: '登录', level: 1 }).waitFor();
+    await expectChinese('sign-in');
+    await page.getByRole('textbox', { name: '用户名' }).fill('admin');
+    await page.getByLabel(/^密码/).fill(E2E_ADMIN_PASSWORD);
+    await page.getByRole('button', { name: '登录' }).click();
+    await page.getByRole('heading', { name: '集群', level: 1 }).waitFor();
+    await expectChinese('clusters');
+    await page.getByRole('link', { name: 'lab', exact: true }).click();
+    await page.getByRole('heading', { name: 'lab', level: 1 }).waitFor();
+    await expectChinese('cluster');
+  });
+
+  it('adds the lab host through the form and shows it ready to install, in Chinese', async () => {
+    const host = world.lab.hosts[0];
+    // Swap on: the host is accepted, and its first install fails at PREFLIGHT.
+    await world.lab.faults.setSwap(host.id, true);
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes`);
+    await page.getByRole('heading', { name: 'lab 的节点', level: 1 }).waitFor();
+    await expectChinese('nodes-empty');
+    await page.getByRole('main').getByRole('link', { name: '录入节点' }).first().click();
+    await page.getByRole('heading', { name: '录入节点', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: '主机名' }).fill(host.hostname);
+    await page.getByRole('textbox', { name: 'IP 地址' }).fill('198.18.0.300');
+    await page.getByRole('textbox', { name: 'SSH 用户' }).fill(host.user);
+    await page.getByRole('textbox', { name: 'SSH 端口' }).fill(String(host.port));
+    await page.getByLabel(/^密码/).fill(host.password);
+    await page.getByRole('button', { name: '录入节点' }).click();
+    await expectChinese('add-node-invalid', [host.user]);
+    await page.getByRole('textbox', { name: 'IP 地址' }).fill(host.ip);
+    await page.getByRole('button', { name: '录入节点' }).click();
+    await page.getByRole('heading', { name: host.hostname, level: 1 }).waitFor();
+    nodeUrl = page.url();
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 90_000 }).toBe('READY_TO_INSTALL');
+    // What the host said about itself is data too (its OS names itself in English).
+    const nodeId = new URL(nodeUrl).pathname.split('/').at(-1);
+    const facts = await world.gql<{ node: { facts: { osRelease: string | null; kernel: string | null; arch: string | null } } }>('query($id: ID!) { node(id: $id) { facts { osRelease kernel arch } } }', { id: nodeId });
+    hostFacts.push(...Object.values(facts.data?.node.facts ?? {}).filter((value): value is string => typeof value === 'string'));
+    await expectChinese('node-ready');
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes`);
+    await page.getByRole('row').filter({ hasText: host.hostname }).waitFor();
+    await expectChinese('nodes-one');
+  });
+
+  it('shows an install that fails at PREFLIGHT, with its reason, events and hints in Chinese', async () => {
+    const host = world.lab.hosts[0];
+    await page.goto(nodeUrl);
+    await page.getByRole('button', { name: '安装节点', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: `安装 ${host.hostname}？` });
+    await dialog.waitFor();
+    await expectChinese('install-dialog');
+    await dialog.getByRole('button', { name: '安装节点' }).click();
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 90_000 }).toBe('INSTALL_FAILED');
+    const reason = page.getByTestId('status-reason');
+    await expect.poll(() => reason.textContent()).toContain('预检失败');
+    expect(await reason.textContent()).toContain('swap 已开启');
+    const preflight = page.locator('li[data-step="PREFLIGHT"]');
+    expect(await preflight.textContent()).toContain('swapoff -a');
+    await page.getByRole('button', { name: '下载诊断包' }).waitFor({ timeout: 20_000 });
+    await expectChinese('node-install-failed');
+  });
+
+  it('retries the install, and decides its CSRs on the certificate page in Chinese', async () => {
+    const host = world.lab.hosts[0];
+    await world.lab.faults.setSwap(host.id, false);
+    await page.getByRole('button', { name: '重试安装' }).click();
+    await page.getByRole('dialog', { name: `重试安装 ${host.hostname}？` }).getByRole('button', { name: '重试安装' }).click();
+    await expect.poll(() => page.locator('li[data-step="START_KUBELET"]').first().getAttribute('data-state'), { timeout: 180_000 }).toBe('running');
+    await expect.poll(() => page.locator('li[data-step="START_KUBELET"]').first().textContent(), { timeout: 60_000 }).toContain('正在等待批准 CSR');
+    await expectChinese('node-waiting-for-csrs');
+
+    await page.getByRole('navigation').getByRole('link', { name: '证书处理' }).click();
+    await page.getByRole('heading', { name: 'lab 的证书处理', level: 1 }).waitFor();
+    const pending = page.locator('ccos-csr-card[data-kind="CLIENT"]').first();
+    await pending.waitFor({ timeout: 60_000 });
+    await expectChinese('csrs-client-pending', await csrNames());
+    await pending.getByRole('button', { name: '批准' }).click();
+    const approve = page.getByRole('dialog', { name: /^批准 csr-/ });
+    await expectChinese('csr-approve-dialog', await csrNames());
+    await approve.getByRole('button', { name: '批准' }).click();
+    await approve.waitFor({ state: 'hidden' });
+    const serving = page.locator('ccos-csr-card[data-kind="SERVING"]').first();
+    await serving.waitFor({ timeout: 60_000 });
+    await serving.getByRole('button', { name: '批准' }).click();
+    await page.getByRole('dialog', { name: /^批准 csr-/ }).getByRole('button', { name: '批准' }).click();
+    await expect.poll(() => page.locator('ccos-csr-card [data-status="APPROVED"]').count(), { timeout: 30_000 }).toBe(2);
+    await expectChinese('csrs-decided', await csrNames());
+
+    await page.goto(nodeUrl);
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 120_000 }).toBe('JOINED');
+    await expect.poll(() => page.getByTestId('run-status').first().getAttribute('data-status'), { timeout: 30_000 }).toBe('SUCCEEDED');
+    await expectChinese('node-joined');
+  });
+
+  it('previews and runs the removal, following it live in Chinese', async () => {
+    const host = world.lab.hosts[0];
+    await page.getByRole('main').getByRole('link', { name: '移除节点' }).click();
+    await page.getByRole('heading', { name: `移除 ${host.hostname}`, level: 1 }).waitFor();
+    const preview = page.getByTestId('removal-preview');
+    await preview.locator('li.failed').first().waitFor({ timeout: 30_000 });
+    // The only worker: the safety check says so in Chinese.
+    expect(await preview.textContent()).toContain('将不再有其他可调度且就绪的 worker 节点');
+    await expectChinese('remove-preview');
+    await page.getByRole('textbox', { name: '输入节点名以确认' }).fill(host.hostname);
+    await page.getByLabel('允许移除最后一个 worker').check();
+    const submit = page.getByRole('button', { name: '移除节点' });
+    await expect.poll(() => submit.isDisabled(), { timeout: 20_000 }).toBe(false);
+    await expectChinese('remove-ready');
+    await submit.click();
+    await page.getByRole('heading', { name: host.hostname, level: 1 }).waitFor();
+    await expect.poll(() => page.getByTestId('removal-status').getAttribute('data-status'), { timeout: 120_000 }).toBe('SUCCEEDED');
+    await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 30_000 }).toBe('REMOVED');
+    await expectChinese('node-removed');
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes`);
+    await page.getByRole('row').filter({ hasText: host.hostname }).waitFor();
+    await expectChinese('nodes-removed');
+  });
+
+  it('showed no English on any of these screens', () => {
+    expect(english).toEqual({});
+    expect(screens.length).toBeGreaterThanOrEqual(15);
+  });
+
+  it('raised no uncaught errors in the page', () => {
+    expect(record.pageErrors).toEqual([]);
+  });
+});
+
+/** The data of this world that may show on any screen: names, addresses, what the host says about itself, the CSRs' names and usages. */
+async function worldData(): Promise<string[]> {
+  const host = world.lab.hosts[0];
+  const nodes = await world.gql<{ nodes: Array<{ facts: Record<string, unknown> }> }>('query($id: ID!) { nodes(clusterId: $id) { facts { osRelease kernel arch } } }', { id: world.clusterId });
+  const facts = (nodes.data?.nodes ?? []).flatMap((node) => Object.values(node.facts).filter((value): value is string => typeof value === 'string'));
+  return ['lab', 'admin', host.hostname, host.ip, host.user, world.lab.vip, ...facts, ...hostFacts, ...KEY_USAGES, ...(await csrNames())];
+}
+
+/** The names of the cluster's CSRs, which the certificate page shows as data. */
+async function csrNames(): Promise<string[]> {
+  return world.sim.store.list(world.sim.resource('certificatesigningrequests')).map((csr) => csr.metadata.name ?? '');
+}
+
+/** Records every Latin word outside data and technical names on the screen (the last test fails on any), and keeps a screenshot of it. */
+async function expectChinese(name: string, extraData: readonly string[] = []): Promise<void> {
+  await page.waitForLoadState('networkidle').catch(() => undefined);
+  await screenshot(page, SCREENSHOTS, `${name}-zh`);
+  expect(await page.evaluate('document.documentElement.lang')).toBe('zh-CN');
+  const words = (await page.evaluate(`(${LATIN_WORDS})(${JSON.stringify({ selectors: DATA_SELECTORS, terms: TECHNICAL_TERMS, data: [...(await worldData()), ...extraData] })})`)) as string[];
+  screens.push(name);
+  if (words.length > 0) {
+    english[name] = words;
+  }
+}
