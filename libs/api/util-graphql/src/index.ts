@@ -12,3 +12,4 @@ export * from './lib/pubsub';
 export * from './lib/enums';
 export * from './lib/topics';
 export * from './lib/label-types';
+export * from './lib/ssh-credentials.input';

@@ -1,7 +1,7 @@
-import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
+import { ValidateNested } from 'class-validator';
 import { Field, Float, ID, InputType, Int } from 'type-graphql';
-import { checkHostname, checkIp, checkPort, checkSshUser } from '@ccos/shared/domain';
-import { LabelInput, MultiLine, Satisfies, Secret, TaintInput } from '@ccos/api/util-graphql';
+import { checkHostname, checkIp, checkPort } from '@ccos/shared/domain';
+import { LabelInput, Satisfies, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
 
 @InputType({ description: 'The hardware every host of a node group has; the template Node cluster-autoscaler simulates with.' })
 export class NodeGroupProfileInput {
@@ -49,7 +49,7 @@ export class CreateNodeGroupInput {
 }
 
 @InputType({ description: 'A host to add as a spare of a node group: it goes through addNode\'s checks and waits, not installed.' })
-export class AddSpareInput {
+export class AddSpareInput extends SshCredentialsInput {
   @Field(() => ID)
   groupId!: string;
 
@@ -64,27 +64,4 @@ export class AddSpareInput {
   @Field(() => Int, { defaultValue: 22 })
   @Satisfies(checkPort)
   sshPort!: number;
-
-  @Field(() => String, { defaultValue: 'root' })
-  @Satisfies(checkSshUser)
-  sshUser!: string;
-
-  @Field(() => String, { nullable: true })
-  @Secret()
-  @IsOptional()
-  @MaxLength(1024, { message: 'is longer than 1024 characters' })
-  password?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'PEM or OpenSSH private key.' })
-  @Secret()
-  @MultiLine()
-  @IsOptional()
-  @MaxLength(32 * 1024, { message: 'is larger than 32 KiB' })
-  privateKey?: string | null;
-
-  @Field(() => String, { nullable: true })
-  @Secret()
-  @IsOptional()
-  @MaxLength(1024, { message: 'is longer than 1024 characters' })
-  passphrase?: string | null;
 }

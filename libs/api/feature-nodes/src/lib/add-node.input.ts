@@ -1,36 +1,9 @@
-import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
+import { ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { checkHostname, checkIp, checkPort, checkSshUser } from '@ccos/shared/domain';
-import { LabelInput, MultiLine, Satisfies, Secret, TaintInput } from '@ccos/api/util-graphql';
+import { checkHostname, checkIp, checkPort } from '@ccos/shared/domain';
+import { LabelInput, Satisfies, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
 
-export { LabelInput, TaintInput };
-
-/** SSH credentials: a password, or a private key with an optional passphrase. Write-only. */
-@InputType()
-export class SshCredentialsInput {
-  @Field(() => String, { defaultValue: 'root' })
-  @Satisfies(checkSshUser)
-  sshUser!: string;
-
-  @Field(() => String, { nullable: true })
-  @Secret()
-  @IsOptional()
-  @MaxLength(1024, { message: 'is longer than 1024 characters' })
-  password?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'PEM or OpenSSH private key.' })
-  @Secret()
-  @MultiLine()
-  @IsOptional()
-  @MaxLength(32 * 1024, { message: 'is larger than 32 KiB' })
-  privateKey?: string | null;
-
-  @Field(() => String, { nullable: true })
-  @Secret()
-  @IsOptional()
-  @MaxLength(1024, { message: 'is longer than 1024 characters' })
-  passphrase?: string | null;
-}
+export { LabelInput, SshCredentialsInput, TaintInput };
 
 @InputType({ description: 'A freshly installed host to become a worker (the seed\'s 录入节点).' })
 export class AddNodeInput extends SshCredentialsInput {
