@@ -34,7 +34,7 @@ const TECHNICAL_TERMS = [
 const KEY_USAGES = ['digital signature', 'key encipherment', 'client auth', 'server auth'];
 
 /** Elements that show data as it is: code, commands, output tails, names set in monospace, form values. */
-const DATA_SELECTORS = ['code', 'pre', 'kbd', 'samp', '.mono', 'input', 'textarea', 'select', '[data-testid="host-key"]', '[data-testid="drain-command"]', '.sr-only-data'];
+const DATA_SELECTORS = ['code', 'pre', 'kbd', 'samp', '.mono', '.ccos-mono', 'input', 'textarea', 'select', '[data-testid="host-key"]', '[data-testid="drain-command"]', '.sr-only-data'];
 
 /** Browser side: the Latin words on the visible page outside data elements, each with the text it stands in. */
 const LATIN_WORDS = `({ selectors, terms, data }) => {
@@ -56,7 +56,8 @@ const LATIN_WORDS = `({ selectors, terms, data }) => {
       text = text.split(value).join(' ');
     }
     // A word starts where no letter or digit is before it (the m of 500m CPU is a unit, not a word).
-    for (const match of text.matchAll(/(?<![A-Za-z0-9])-{0,2}[A-Za-z][A-Za-z0-9_.:/@#=-]*/g)) {
+    // A leading slash keeps a path (/version) whole, so that it counts as data below.
+    for (const match of text.matchAll(/(?<![A-Za-z0-9/])(?:-{0,2}|[/])[A-Za-z][A-Za-z0-9_.:/@#=-]*/g)) {
       const word = match[0].replace(/[.:/-]+$/, '');
       // Command flags (--force), identifiers, paths, versions, addresses and key=value examples are data.
       if (word.startsWith('-') || /[0-9_./:@#=]/.test(word) || allowed.has(word.toLowerCase()) || values.includes(word.toLowerCase())) {
