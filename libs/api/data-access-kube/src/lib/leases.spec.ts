@@ -27,33 +27,6 @@ function neverTwoLeaders(history: readonly Transition[]): void {
   }
 }
 
-/**
- * Lets `ms` of virtual time pass, one wake-up at a time, each only once all `loops` candidates
- * wait on the clock again (their requests answered): time moves in the candidates' own steps, so
- * a slow machine makes the test slower, never different.
- */
-async function passTime(clock: FakeClock, loops: number, ms: number): Promise<void> {
-  const until = clock.monotonic() + ms;
-  await clock.sleeping(loops);
-  while (clock.monotonic() < until) {
-    clock.wakeNext();
-    await clock.sleeping(loops);
-  }
-}
-
-/** Moves virtual time as {@link passTime} does until `check` holds; fails when `limitMs` of virtual time did not do it. */
-async function passTimeUntil(clock: FakeClock, loops: number, check: () => boolean, limitMs: number, what: string): Promise<void> {
-  const until = clock.monotonic() + limitMs;
-  await clock.sleeping(loops);
-  while (!check()) {
-    if (clock.monotonic() > until) {
-      throw new Error(`${what}: not within ${limitMs} ms of virtual time`);
-    }
-    clock.wakeNext();
-    await clock.sleeping(loops);
-  }
-}
-
 describe('leader election', () => {
   let world: SimWithClient | undefined;
   let proxy: CuttableProxy | undefined;
@@ -97,9 +70,9 @@ describe('leader election', () => {
     const a = candidate(world.client, 'a', history);
     const b = candidate(world.client, 'b', history);
     // A first request that misses its deadline on a busy machine is retried when time moves on.
-    await passTimeUntil(clock, 2, () => a.isLeader || b.isLeader, 5000, 'a leader');
+    await clock.passTimeUntil(() => a.isLeader || b.isLeader, 2, 5000, 'a leader');
     const [leader, follower] = a.isLeader ? [a, b] : [b, a];
-    await passTime(clock, 2, 2 * TIMING.leaseDurationSeconds * 1000);
+    await clock.passTime(2 * TIMING.leaseDurationSeconds * 1000, 2);
     expect(leader.isLeader).toBe(true);
     expect(follower.isLeader).toBe(false);
     expect(follower.leader).toBe(leader === a ? 'a' : 'b');
@@ -115,14 +88,14 @@ describe('leader election', () => {
     clients.push(cutOff);
     const history: Transition[] = [];
     const a = candidate(cutOff, 'a', history);
-    await passTimeUntil(clock, 1, () => a.isLeader, 5000, 'a leading');
+    await clock.passTimeUntil(() => a.isLeader, 1, 5000, 'a leading');
     const b = candidate(world.client, 'b', history);
-    await passTime(clock, 2, 1000);
+    await clock.passTime(1000, 2);
     expect(b.isLeader).toBe(false);
 
     const cutAt = clock.monotonic();
     proxy.cutLink();
-    await passTimeUntil(clock, 2, () => b.isLeader, 10_000, 'b leading');
+    await clock.passTimeUntil(() => b.isLeader, 2, 10_000, 'b leading');
     const takeover = history.find((t) => t.who === 'b' && t.leading)?.at ?? 0;
     const stepDown = history.find((t) => t.who === 'a' && !t.leading)?.at ?? Infinity;
     expect(stepDown).toBeLessThan(takeover);
@@ -136,7 +109,7 @@ describe('leader election', () => {
 
     // The old leader comes back and finds the lease taken: it stays a follower.
     proxy.restore();
-    await passTime(clock, 2, 1000);
+    await clock.passTime(1000, 2);
     expect(a.isLeader).toBe(false);
     expect(a.leader).toBe('b');
     neverTwoLeaders(history);
@@ -146,12 +119,12 @@ describe('leader election', () => {
     world = await startSimWithClient();
     const history: Transition[] = [];
     const a = candidate(world.client, 'a', history);
-    await passTimeUntil(clock, 1, () => a.isLeader, 5000, 'a leading');
+    await clock.passTimeUntil(() => a.isLeader, 1, 5000, 'a leading');
     const b = candidate(world.client, 'b', history);
-    await passTime(clock, 2, 500);
+    await clock.passTime(500, 2);
     const stoppedAt = clock.monotonic();
     await a.stop();
-    await passTimeUntil(clock, 1, () => b.isLeader, 5000, 'b leading');
+    await clock.passTimeUntil(() => b.isLeader, 1, 5000, 'b leading');
     expect(clock.monotonic() - stoppedAt).toBeLessThan(TIMING.leaseDurationSeconds * 1000);
     expect(history.map((t) => `${t.who} ${t.leading ? 'start' : 'stop'}`)).toEqual(['a start', 'a stop', 'b start']);
     neverTwoLeaders(history);
@@ -172,7 +145,7 @@ describe('leader election', () => {
       },
     });
     electors.push(elector);
-    await passTimeUntil(clock, 1, () => signal !== undefined, 5000, 'solo leading');
+    await clock.passTimeUntil(() => signal !== undefined, 1, 5000, 'solo leading');
     expect(signal?.aborted).toBe(false);
     await elector.stop();
     expect(signal?.aborted).toBe(true);
@@ -191,15 +164,15 @@ describe('leader election', () => {
     electors.push(election);
     expect(election.phase).toBe('competing');
     election.start();
-    await passTimeUntil(clock, 1, () => election.isLeader, 5000, 'p leading');
+    await clock.passTimeUntil(() => election.isLeader, 1, 5000, 'p leading');
     expect(election.phase).toBe('leading');
     proxy.cutLink();
     const cutAt = clock.monotonic();
-    await passTimeUntil(clock, 1, () => election.phase === 'competing', 5000, 'p stepping down');
+    await clock.passTimeUntil(() => election.phase === 'competing', 1, 5000, 'p stepping down');
     expect(clock.monotonic() - cutAt).toBeLessThanOrEqual((TIMING.renewDeadlineSeconds + TIMING.retryPeriodSeconds) * 1000);
     proxy.restore();
     // The lease still names it: its next attempt renews it.
-    await passTimeUntil(clock, 1, () => election.isLeader, 5000, 'p leading again');
+    await clock.passTimeUntil(() => election.isLeader, 1, 5000, 'p leading again');
     await election.stop();
     expect(election.phase).toBe('stopped');
   });

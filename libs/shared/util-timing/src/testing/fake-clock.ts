@@ -122,6 +122,33 @@ export class FakeClock implements Clock {
     return moved;
   }
 
+  /**
+   * Lets `ms` of virtual time pass, one wake-up at a time, each only once `loops` sleeps are
+   * pending again (every loop under test finished its I/O): time moves in the loops' own steps,
+   * so a slow machine makes a test slower, never different.
+   */
+  async passTime(ms: number, loops: number): Promise<void> {
+    const until = this.mono + ms;
+    await this.sleeping(loops);
+    while (this.mono < until) {
+      this.wakeNext();
+      await this.sleeping(loops);
+    }
+  }
+
+  /** Moves virtual time as {@link passTime} does until `check` holds; throws when `limitMs` of virtual time did not do it. */
+  async passTimeUntil(check: () => boolean, loops: number, limitMs: number, what = 'condition'): Promise<void> {
+    const until = this.mono + limitMs;
+    await this.sleeping(loops);
+    while (!check()) {
+      if (this.mono > until) {
+        throw new Error(`${what}: not within ${limitMs} ms of virtual time`);
+      }
+      this.wakeNext();
+      await this.sleeping(loops);
+    }
+  }
+
   /** How many sleeps are pending. */
   get pendingSleeps(): number {
     return this.sleepers.length;
