@@ -15,7 +15,7 @@ const FAST_LEASE: AutoApproverOptions = { leaseDurationSeconds: 2, renewDeadline
 
 /** One replica of the service: its own watches, service and auto-approver. */
 function replica(world: CsrTestWorld, events: EventBus, identity: string, approver: AutoApproverOptions = FAST_LEASE, audit?: AuditSink): CsrFeature {
-  return createCsrFeature({ dataSource: world.dataSource, clusters: world.directory, events, logger, audit, approver: { identity, ...approver } });
+  return createCsrFeature({ ...world.stores, clusters: world.directory, events, logger, audit, approver: { identity, ...approver } });
 }
 
 async function conditionOf(world: CsrTestWorld, name: string): Promise<string | undefined> {
