@@ -1,7 +1,7 @@
 export { Backoff, DOWNLOAD_BACKOFF, EVENT_BACKOFF, type BackoffPolicy } from './lib/backoff';
 export { SystemClock, type Clock } from './lib/clock';
 export {
-  MAX_CAPTURED_BYTES, NodeExecutor, describeExit, formatCommand, succeeded,
+  MAX_CAPTURED_BYTES, NodeExecutor, describeExit, exitMessage, formatCommand, succeeded,
   type CommandResult, type Executor, type RunOptions,
 } from './lib/executor';
 export { NodeFileSystem, type FileSink, type FileSystem, type PathInfo, type WriteOptions } from './lib/file-system';
