@@ -64,7 +64,7 @@ export const AGENT_ZH_CN: Readonly<Record<keyof typeof AGENT_EN, string>> = {
   'agent.mcs.unreachable.hint': '请检查 {vip}:22623 的负载均衡器和防火墙（在主机上执行 `curl -k https://{host}:22623/healthz`）。',
   'agent.mcs.retrying': '无法访问 machine config server（{error}）；{seconds} 秒后重试',
   'agent.mcs.busy': 'machine config server 返回 HTTP {status}；{seconds} 秒后重试（{retry}/{max}）',
-  'agent.mcs.notIgnition': '{url} 返回的不是 Ignition 配置（{reason}）：HTTP {status}，Content-Type {contentType}，{bytes} 字节，开头为 {preview}',
+  'agent.mcs.notIgnition': '{url} 返回的不是 Ignition 配置（{reason}）：HTTP {status}，内容类型 {contentType}，{bytes} 字节，开头为 {preview}',
   'agent.mcs.noContentType': '（无）',
   'agent.mcs.reason.status': 'HTTP 状态码 {status}',
   'agent.mcs.reason.contentType': '内容类型为 {contentType}',
