@@ -7,10 +7,13 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
 /**
  * The console in Chinese from start to end, against the real world (kube-sim, a lab host, the
  * built API and agent, Chromium): sign in, add a host, an install that fails at PREFLIGHT (swap
- * on), a retry that gets to the CSRs, the CSR decisions, the removal. On every screen, every
- * Latin word is either data (host names, addresses, CSR and pod names, output tails shown as
- * code) or one of the technical names Chinese operators use as they are; anything else is
- * English left on a Chinese screen, and fails the test naming the text around it.
+ * on), a retry that fails at APPLY_IGNITION (the machine config server answers a load
+ * balancer's HTML page), a retry that gets to the CSRs, the CSR decisions, the removal of the
+ * node with workloads on it (a ReplicaSet's pod under a PodDisruptionBudget, a DaemonSet's pod,
+ * an unmanaged pod). On every screen, every Latin word is either data (host names,
+ * addresses, CSR, pod and workload names, output tails shown as code) or one of a few technical
+ * names Chinese operators use as they are; anything else is English left on a Chinese screen,
+ * and fails the test naming the text around it.
  * Screenshots (CJK fonts from fonts-noto-cjk) go to tmp/console-zh-e2e.
  * Needs `npx nx run-many -t build -p api console boot-worker`.
  */
@@ -18,17 +21,28 @@ const SCREENSHOTS = 'tmp/console-zh-e2e';
 
 /**
  * Names that stay Latin in the Chinese console because they are names, not English: the
- * product, Kubernetes objects and tools, protocols and units. Compared case-insensitively.
+ * product, the Kubernetes objects and tools an operator types, protocols and units. Compared
+ * case-insensitively. Kept short on purpose: a word of a sentence is never a name.
  */
 const TECHNICAL_TERMS = [
-  'CCOS', 'Kubernetes', 'kubelet', 'kubectl', 'oc', 'adm', 'drain', 'Node', 'Nodes', 'Pod', 'Pods', 'PDB', 'PodDisruptionBudget', 'DaemonSet', 'Deployment', 'CSR', 'CSRs',
-  'worker', 'master', 'agent', 'Ready', 'NotReady', 'Unknown', 'API', 'VIP', 'SSH', 'IP', 'IPv4', 'IPv6', 'DNS', 'TLS', 'HTTP', 'HTTPS', 'URL', 'CN', 'O', 'SAN', 'SANs', 'PKCS',
-  'RSA', 'ECDSA', 'rpm', 'dnf', 'yum', 'systemd', 'systemctl', 'Ignition', 'swap', 'swapon', 'swapoff', 'fstab', 'etc', 'hosts', 'timedatectl', 'chronyd', 'ntpd', 'uname', 'journalctl',
-  'MemTotal', 'proc', 'meminfo', 'sha256', 'noexec', 'MiB', 'GiB', 'KiB', 'TiB', 'B', 'CPU', 'CPUs', 'emptyDir', 'ignore', 'daemonsets', 'delete', 'force', 'grace', 'period', 'timeout',
-  'English', 'kubeconfig', 'machine', 'config', 'server', 'ms', 'JSON', 'YAML', 'GraphQL', 'GraphiQL', 'Bearer', 'token', 'ID', 'UID', 'selfnodeclient', 'OpenShift', 'kubeadm', 'bootstrap',
-  'kube', 'system', 'node', 'nodes', 'csr', 'kubernetes', 'io', 'P', 'x', 'K8s', 'Lease', 'ServiceAccount', 'TokenRequest', 'KUBELET', 'START', 'VIEWER', 'OPERATOR', 'ADMIN',
-  'boot-worker', 'sudo', 'root',
+  // The product and its agent's executable, OpenShift and Kubernetes objects, node roles and conditions.
+  'CCOS', 'boot-worker', 'OpenShift', 'Kubernetes', 'Node', 'Pod', 'PDB', 'PodDisruptionBudget', 'DaemonSet', 'ReplicaSet', 'emptyDir', 'CSR', 'master', 'worker', 'agent', 'Ready', 'NotReady',
+  // Tools and files an operator types by these names.
+  'kubelet', 'kubectl', 'kubeadm', 'kubeconfig', 'rpm', 'dnf', 'systemd', 'Ignition', 'swap', 'swapon', 'sudo',
+  // Protocols, formats, certificate fields and units.
+  'API', 'VIP', 'SSH', 'IP', 'DNS', 'TLS', 'HTTP', 'HTTPS', 'HTML', 'CN', 'O', 'SAN', 'ECDSA', 'RSA', 'CPU', 'MiB', 'GiB', 'KiB', 'B', 'ms',
+  // The language switch names each language in that language.
+  'English',
 ];
+
+/** Component names of several words that stay as they are (OpenShift's own name for it). */
+const TECHNICAL_PHRASES = ['machine config server'];
+
+/** The names of the planted workloads that show without their namespace (pods show as namespace/name, which is data already). */
+const WORKLOAD_NAMES = ['shop/web-budget', 'web-budget'];
+
+/** The user kube-sim's objects are created as in this test: the cluster's admin. */
+const CLUSTER_ADMIN = { username: 'cluster-admin', groups: ['system:masters', 'system:authenticated'] };
 
 /** A CSR's key usages as Kubernetes names them (spec.usages), shown as the request asks for them. */
 const KEY_USAGES = ['digital signature', 'key encipherment', 'client auth', 'server auth'];
@@ -163,16 +177,42 @@ describe('console: every screen of a scale-out and a removal in Chinese', () => 
     await expectChinese('node-install-failed');
   });
 
-  it('retries the install, and decides its CSRs on the certificate page in Chinese', async () => {
+  it('retries into a failure at APPLY_IGNITION (a load balancer\'s HTML page at the machine config server), with its reason and hints in Chinese', async () => {
     const host = world.lab.hosts[0];
     await world.lab.faults.setSwap(host.id, false);
+    await world.lab.faults.setMachineConfigServer({ mode: 'html' });
+    await page.getByRole('button', { name: '重试安装' }).click();
+    await page.getByRole('dialog', { name: `重试安装 ${host.hostname}？` }).getByRole('button', { name: '重试安装' }).click();
+    const status = page.getByTestId('node-status');
+    await expect.poll(() => status.getAttribute('data-status'), { timeout: 60_000 }).toBe('INSTALLING');
+    await expect.poll(() => status.getAttribute('data-status'), { timeout: 240_000 }).toBe('INSTALL_FAILED');
+    const ignition = page.locator('li[data-step="APPLY_IGNITION"]').first();
+    await expect.poll(() => ignition.getAttribute('data-state'), { timeout: 30_000 }).toBe('failed');
+    const reason = page.getByTestId('status-reason');
+    await expect.poll(() => reason.textContent()).toContain('应用 Ignition 配置失败');
+    expect(await reason.textContent()).toContain('返回的不是 Ignition 配置（内容类型为 text/html）');
+    // The agent's own hint, by its code: the failure is the load balancer's, and the page says so in Chinese.
+    expect(await ignition.textContent()).toContain('通常是负载均衡器的错误页面');
+    await expectChinese('node-ignition-failed');
+  });
+
+  it('retries the install, and decides its CSRs on the certificate page in Chinese', async () => {
+    const host = world.lab.hosts[0];
+    await world.lab.faults.setMachineConfigServer({ mode: 'ok' });
     await page.getByRole('button', { name: '重试安装' }).click();
     await page.getByRole('dialog', { name: `重试安装 ${host.hostname}？` }).getByRole('button', { name: '重试安装' }).click();
     await expect.poll(() => page.locator('li[data-step="START_KUBELET"]').first().getAttribute('data-state'), { timeout: 180_000 }).toBe('running');
     await expect.poll(() => page.locator('li[data-step="START_KUBELET"]').first().textContent(), { timeout: 60_000 }).toContain('正在等待批准 CSR');
+    // The status card and the node list say the install waits for an operator, with a way to the certificates.
+    const waiting = page.getByTestId('status-reason');
+    await expect.poll(() => waiting.textContent(), { timeout: 30_000 }).toMatch(/等待操作员：需批准 \d+ 个 CSR/);
+    await waiting.getByRole('link', { name: '前往证书处理页面审批' }).waitFor();
     await expectChinese('node-waiting-for-csrs');
-
-    await page.getByRole('navigation').getByRole('link', { name: '证书处理' }).click();
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes`);
+    const row = page.getByRole('row').filter({ hasText: host.hostname });
+    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toContain('等待操作员：需批准');
+    await expectChinese('nodes-waiting-for-csrs', await csrNames());
+    await row.getByRole('link', { name: '前往证书处理页面审批' }).click();
     await page.getByRole('heading', { name: 'lab 的证书处理', level: 1 }).waitFor();
     const pending = page.locator('ccos-csr-card[data-kind="CLIENT"]').first();
     await pending.waitFor({ timeout: 60_000 });
@@ -195,15 +235,28 @@ describe('console: every screen of a scale-out and a removal in Chinese', () => 
     await expectChinese('node-joined');
   });
 
-  it('previews and runs the removal, following it live in Chinese', async () => {
+  it('previews and runs the removal of a node with workloads, following the drain live in Chinese', async () => {
     const host = world.lab.hosts[0];
+    plantWorkloads(host.hostname);
     await page.getByRole('main').getByRole('link', { name: '移除节点' }).click();
     await page.getByRole('heading', { name: `移除 ${host.hostname}`, level: 1 }).waitFor();
     const preview = page.getByTestId('removal-preview');
     await preview.locator('li.failed').first().waitFor({ timeout: 30_000 });
     // The only worker: the safety check says so in Chinese.
     expect(await preview.textContent()).toContain('将不再有其他可调度且就绪的 worker 节点');
+    // kubectl's refusal, by its code, when --force is not given for the unmanaged pod.
+    await page.getByLabel(/--force/).setChecked(false);
+    await expect.poll(() => preview.textContent(), { timeout: 30_000 }).toContain('未声明控制器的 Pod（使用 --force 可强制驱逐），无法删除：default/debug-shell');
+    await expectChinese('remove-preview-refused');
+    await page.getByLabel(/--force/).setChecked(true);
+    await page.getByLabel(/--ignore-daemonsets/).setChecked(true);
+    await expect.poll(() => preview.textContent(), { timeout: 30_000 }).toContain('将删除未声明控制器的 Pod：default/debug-shell');
+    const previewText = await preview.textContent();
+    expect(previewText).toContain('忽略由 DaemonSet 管理的 Pod：kube-system/node-agent-1');
+    expect(previewText).toContain('由 ReplicaSet/web 管理');
     await expectChinese('remove-preview');
+    // The budget has had its say in the preview; without it the drain evicts at once.
+    world.sim.api.delete(world.sim.resource('poddisruptionbudgets'), 'shop', 'web-budget', { user: CLUSTER_ADMIN });
     await page.getByRole('textbox', { name: '输入节点名以确认' }).fill(host.hostname);
     await page.getByLabel('允许移除最后一个 worker').check();
     const submit = page.getByRole('button', { name: '移除节点' });
@@ -212,6 +265,9 @@ describe('console: every screen of a scale-out and a removal in Chinese', () => 
     await submit.click();
     await page.getByRole('heading', { name: host.hostname, level: 1 }).waitFor();
     await expect.poll(() => page.getByTestId('removal-status').getAttribute('data-status'), { timeout: 120_000 }).toBe('SUCCEEDED');
+    // The drain's log in Chinese: the DaemonSet's pod left in place, the others evicted.
+    const removal = page.locator('ccos-removal-run').first();
+    await expect.poll(() => removal.textContent(), { timeout: 30_000 }).toContain('忽略由 DaemonSet 管理的 Pod');
     await expect.poll(() => page.getByTestId('node-status').getAttribute('data-status'), { timeout: 30_000 }).toBe('REMOVED');
     await expectChinese('node-removed');
     await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes`);
@@ -221,7 +277,7 @@ describe('console: every screen of a scale-out and a removal in Chinese', () => 
 
   it('showed no English on any of these screens', () => {
     expect(english).toEqual({});
-    expect(screens.length).toBeGreaterThanOrEqual(15);
+    expect(screens.length).toBeGreaterThanOrEqual(18);
   });
 
   it('raised no uncaught errors in the page', () => {
@@ -234,7 +290,46 @@ async function worldData(): Promise<string[]> {
   const host = world.lab.hosts[0];
   const nodes = await world.gql<{ nodes: Array<{ facts: Record<string, unknown> }> }>('query($id: ID!) { nodes(clusterId: $id) { facts { osRelease kernel arch } } }', { id: world.clusterId });
   const facts = (nodes.data?.nodes ?? []).flatMap((node) => Object.values(node.facts).filter((value): value is string => typeof value === 'string'));
-  return ['lab', 'admin', host.hostname, host.ip, host.user, world.lab.vip, ...facts, ...hostFacts, ...KEY_USAGES, ...(await csrNames())];
+  return [
+    'lab', 'admin', host.hostname, host.ip, host.user, world.lab.vip, ...facts, ...hostFacts, ...KEY_USAGES, ...WORKLOAD_NAMES, ...TECHNICAL_PHRASES, ...(await csrNames()), ...(await failedAnswerHeads()),
+  ];
+}
+
+/** The first bytes of what answered in place of the machine config server, as the failures quote them (data: the answer's own words). */
+async function failedAnswerHeads(): Promise<string[]> {
+  const runs = await world.gql<{ nodes: Array<{ installRuns: Array<{ events: Array<{ status: string; detail: Record<string, unknown> | null }> }> }> }>(
+    'query($id: ID!) { nodes(clusterId: $id) { installRuns { events { status detail } } } }',
+    { id: world.clusterId },
+  );
+  return (runs.data?.nodes ?? [])
+    .flatMap((node) => node.installRuns.flatMap((run) => run.events))
+    .map((event) => event.detail?.['bodyHead'])
+    .filter((head): head is string => typeof head === 'string')
+    .map((head) => head.replace(/\s+/g, ' ').trim());
+}
+
+/**
+ * What runs on the node before its removal, as the cluster's controllers would have left it: a
+ * ReplicaSet's pod under a PodDisruptionBudget, a DaemonSet's pod and a pod no controller owns.
+ */
+function plantWorkloads(node: string): void {
+  const { sim } = world;
+  const as = { user: CLUSTER_ADMIN };
+  const running = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+  sim.api.create(sim.resource('namespaces'), undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, as);
+  const owner = (kind: string, object: { metadata: { name?: string; uid?: string } }) => [{ apiVersion: 'apps/v1', kind, name: object.metadata.name, uid: object.metadata.uid, controller: true }];
+  const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: app }] } });
+  const replicaSet = sim.api.create(sim.resource('replicasets'), 'shop', { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web' }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: template('web') } }, as);
+  const daemonSet = sim.api.create(sim.resource('daemonsets'), 'kube-system', { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'node-agent' }, spec: { selector: { matchLabels: { app: 'node-agent' } }, template: template('node-agent') } }, as);
+  const pod = (namespace: string, name: string, app: string, ownerReferences: unknown[]) =>
+    sim.api.create(sim.resource('pods'), namespace, {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app }, ...(ownerReferences.length > 0 ? { ownerReferences } : {}) },
+      spec: { nodeName: node, terminationGracePeriodSeconds: 0, containers: [{ name: 'c', image: app }] }, status: running,
+    }, as);
+  pod('shop', 'web-1', 'web', owner('ReplicaSet', replicaSet));
+  pod('kube-system', 'node-agent-1', 'node-agent', owner('DaemonSet', daemonSet));
+  pod('default', 'debug-shell', 'debug-shell', []);
+  sim.api.create(sim.resource('poddisruptionbudgets'), 'shop', { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web-budget' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } }, as);
 }
 
 /** The names of the cluster's CSRs, which the certificate page shows as data. */

@@ -56,7 +56,7 @@ export const NODES_REMOVE: CommandSpec = {
     const { removalPreview } = await api.request(RemovalPreviewDocument, { nodeId: node.id, options });
     showPreview(context, node.hostname, removalPreview);
     if (!removalPreview.allowed) {
-      context.io.err(t('removalRefused', { reason: removalPreview.refusal ? serverText(context.language, removalPreview.refusal, removalPreview.refusalCode, removalPreview.refusalParams) : removalPreview.refusals.join('; ') }));
+      context.io.err(t('removalRefused', { reason: removalPreview.refusal ? serverText(context.language, removalPreview.refusal, removalPreview.refusalCode, removalPreview.refusalParams) : removalPreview.refusalLines.map((line) => serverText(context.language, line.message, line.messageCode, line.messageParams)).join('; ') }));
       return EXIT.failed;
     }
     if (context.flags['yes'] !== true) {
@@ -119,13 +119,13 @@ function showPreview(context: CommandContext, hostname: string, preview: Preview
     context.io.out(t('previewNoPods'));
   }
   for (const pod of preview.pods) {
-    context.io.out(t('previewPod', { action: pod.action, pod: pod.pod, reason: pod.reason }));
+    context.io.out(t('previewPod', { action: pod.action, pod: pod.pod, reason: serverText(context.language, pod.reason, pod.reasonCode, pod.reasonParams) }));
   }
   for (const check of preview.safety) {
     const verdict = check.passed ? t('passed') : check.blocking ? t('blocked') : t('warns');
     context.io.out(t('previewSafety', { rule: check.rule, verdict, message: serverText(context.language, check.message, check.messageCode, check.messageParams) }).trimEnd());
   }
-  for (const warning of preview.warnings) {
-    context.io.out(t('previewWarning', { message: warning }));
+  for (const warning of preview.warningLines) {
+    context.io.out(t('previewWarning', { message: serverText(context.language, warning.message, warning.messageCode, warning.messageParams) }));
   }
 }

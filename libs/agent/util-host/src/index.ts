@@ -1,7 +1,7 @@
 // Time and retry pacing are shared with the service (libs/shared/util-timing); the agent's code imports them from here.
 export { Backoff, DOWNLOAD_BACKOFF, EVENT_BACKOFF, SystemClock, type BackoffPolicy, type Clock } from '@ccos/shared/util-timing';
 export {
-  MAX_CAPTURED_BYTES, NodeExecutor, describeExit, formatCommand, succeeded,
+  MAX_CAPTURED_BYTES, NodeExecutor, describeExit, exitMessage, formatCommand, succeeded,
   type CommandResult, type Executor, type RunOptions,
 } from './lib/executor';
 export { NodeFileSystem, type FileSink, type FileSystem, type PathInfo, type WriteOptions } from './lib/file-system';

@@ -1,3 +1,5 @@
+import type { Message } from '@ccos/shared/messages';
+
 /**
  * How a call to the installer service failed, which decides what the agent
  * does next:
@@ -8,15 +10,19 @@
 export type ApiFailureKind = 'transient' | 'unauthenticated' | 'rejected';
 
 export class ApiError extends Error {
+  /** The message by its code in the catalogue, when the agent worded it itself (not the service's own words). */
+  readonly coded: Message | null;
+
   constructor(
     readonly kind: ApiFailureKind,
     /** `extensions.code` of a GraphQL error, an HTTP status (`HTTP_503`) or a network code (`ECONNREFUSED`). */
     readonly code: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; coded?: Message },
   ) {
     super(message, options);
     this.name = 'ApiError';
+    this.coded = options?.coded ?? null;
   }
 }
 

@@ -4,6 +4,7 @@ import {
   type BackoffPolicy, type Clock, type FileSystem, type Http, type Logger, type TlsPin,
 } from '@ccos/agent/util-host';
 import { ApiError, httpFailureKind } from './api-errors';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { parseManifest, type Artifact, type ArtifactManifest } from '@ccos/shared/domain';
 
 /** Progress of one download, in bytes of the final file. */
@@ -49,14 +50,18 @@ export interface DownloadResult {
 
 /** Why a download gave up; `code` is one of the agent's known failure codes. */
 export class DownloadError extends Error {
+  /** The message by its code in the catalogue, so the operator reads it in their language. */
+  readonly coded: Message;
+
   constructor(
     readonly code: 'CHECKSUM_MISMATCH' | 'ARTIFACT_NOT_FOUND' | 'DOWNLOAD_REFUSED' | 'NETWORK_UNREACHABLE' | 'DISK_WRITE_FAILED' | 'SERVICE_CERT_REFUSED' | 'CANCELLED',
-    message: string,
+    text: CodedText,
     readonly detail: Readonly<Record<string, string | number>> = {},
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(text.message, options);
     this.name = 'DownloadError';
+    this.coded = bare(text);
   }
 }
 
@@ -119,7 +124,8 @@ export class ArtifactClient {
       throw new ApiError(
         'rejected',
         MANIFEST_MISMATCH,
-        `artifact manifest sha256 ${actual} does not match the one received over SSH (${this.options.manifestSha256}); none of its checksums is used`,
+        message('agent.manifest.mismatch', { actual, pinned: this.options.manifestSha256 }).message,
+        { coded: bare(message('agent.manifest.mismatch', { actual, pinned: this.options.manifestSha256 })) },
       );
     }
     let parsed: unknown;
@@ -180,7 +186,7 @@ export class ArtifactClient {
     };
     for (;;) {
       if (options.signal?.aborted) {
-        throw new DownloadError('CANCELLED', `download of ${artifact.name} cancelled`);
+        throw new DownloadError('CANCELLED', message('agent.download.cancelled', { file: artifact.name }));
       }
       attempts += 1;
       let failure: { reason: string; code: string } | null = null;
@@ -195,7 +201,7 @@ export class ArtifactClient {
           throw error;
         }
         if (error instanceof HttpError && error.code === CERT_NOT_PINNED) {
-          throw new DownloadError('SERVICE_CERT_REFUSED', `${artifact.name}: ${error.message}`, { file: artifact.name }, { cause: error });
+          throw new DownloadError('SERVICE_CERT_REFUSED', message('agent.download.certRefused', { file: artifact.name, error: error.message }), { file: artifact.name }, { cause: error });
         }
         const err = error as NodeJS.ErrnoException & { received?: number };
         if (err.received !== undefined && err.received > 0) {
@@ -204,7 +210,7 @@ export class ArtifactClient {
           backoff.reset();
         }
         if (err.code !== undefined && DISK_CODES.has(err.code) && !(error instanceof HttpError)) {
-          throw new DownloadError('DISK_WRITE_FAILED', `writing ${part} failed: ${err.message}`, { file: part, errno: err.code }, { cause: error });
+          throw new DownloadError('DISK_WRITE_FAILED', message('agent.download.writeFailed', { path: part, error: err.message }), { file: part, errno: err.code }, { cause: error });
         }
         failure = { reason: err.message, code: err.code ?? 'EREQUEST' };
       }
@@ -221,7 +227,7 @@ export class ArtifactClient {
         if (mismatches >= 2) {
           throw new DownloadError(
             'CHECKSUM_MISMATCH',
-            `${artifact.name}: sha256 ${actual} does not match the manifest's ${artifact.sha256} (downloaded twice)`,
+            message('agent.download.checksum', { file: artifact.name, actual, expected: artifact.sha256 }),
             { file: artifact.name, path: dest, expected: artifact.sha256, actual },
           );
         }
@@ -230,7 +236,7 @@ export class ArtifactClient {
       if (clock.monotonic() - lastProgressAt > stallLimit) {
         throw new DownloadError(
           'NETWORK_UNREACHABLE',
-          `${artifact.name}: no data for ${Math.round(stallLimit / 1000)} s (last error: ${failure.reason})`,
+          message('agent.download.stalled', { file: artifact.name, seconds: Math.round(stallLimit / 1000), error: failure.reason }),
           { file: artifact.name, errno: failure.code },
         );
       }
@@ -266,7 +272,7 @@ export class ArtifactClient {
     }
     if (response.status === 404) {
       response.discard();
-      throw new DownloadError('ARTIFACT_NOT_FOUND', `${artifact.kind}/${artifact.name} is in the manifest but the service answers 404`, { file: artifact.name });
+      throw new DownloadError('ARTIFACT_NOT_FOUND', message('agent.download.notFound', { kind: artifact.kind, file: artifact.name }), { file: artifact.name });
     }
     if (response.status !== 200 && response.status !== 206) {
       response.discard();
@@ -275,7 +281,7 @@ export class ArtifactClient {
         throw new ApiError('unauthenticated', 'HTTP_401', `GET ${artifact.kind}/${artifact.name} answered 401: the run's token is no longer valid`);
       }
       if (kind === 'rejected') {
-        throw new DownloadError('DOWNLOAD_REFUSED', `GET ${artifact.kind}/${artifact.name} answered HTTP ${response.status}`, { file: artifact.name, status: response.status });
+        throw new DownloadError('DOWNLOAD_REFUSED', message('agent.download.refused', { kind: artifact.kind, file: artifact.name, status: response.status }), { file: artifact.name, status: response.status });
       }
       throw Object.assign(new Error(`HTTP ${response.status}`), { code: `HTTP_${response.status}` });
     }

@@ -1,4 +1,4 @@
-import { bare, type Message, message } from '@ccos/shared/messages';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import {
   ApiError, DownloadError, MANIFEST_MISMATCH, isTransient, isUnauthenticated,
   type Artifact, type ArtifactKind, type ArtifactManifest, type DownloadResult,
@@ -24,33 +24,29 @@ export async function fetchManifest(ctx: StepContext, limitMs = 10 * 60_000): Pr
       if (isUnauthenticated(error) || ctx.signal.aborted) {
         throw error;
       }
-      const message = (error as Error).message;
+      const said = (error as Error).message;
       if (error instanceof ApiError && error.code === MANIFEST_MISMATCH) {
-        return failure(
-          'MANIFEST_MISMATCH',
-          message,
-          'Something between this host and the installer service altered the manifest, or the service\'s artifact folder changed since the run started. Check the path (proxies) and the artifact folder, then retry: a new run pins the manifest as it is then.',
-        );
+        return failure('MANIFEST_MISMATCH', error.coded ? { ...error.coded, message: said } : said, message('agent.manifest.mismatch.hint'));
       }
       if (error instanceof ApiError && error.code === CERT_NOT_PINNED) {
-        return failure('SERVICE_CERT_REFUSED', message, serviceCertHint(ctx));
+        return failure('SERVICE_CERT_REFUSED', said, serviceCertHint(ctx));
       }
       if (!isTransient(error)) {
-        return failure('MANIFEST_INVALID', `the artifact manifest cannot be used: ${message}`, 'Check the installer service\'s artifact folder and its logs; the manifest must list kind, name, size and sha256 of every artifact.');
+        return failure('MANIFEST_INVALID', message('agent.manifest.invalid', { error: said }), message('agent.manifest.invalid.hint'));
       }
       if (ctx.clock.monotonic() > deadline) {
-        return failure('SERVICE_UNREACHABLE', `the artifact manifest could not be fetched for ${Math.round(limitMs / 60_000)} min: ${message}`, `Check that this host reaches the installer service at ${ctx.config.apiUrl}.`);
+        return failure('SERVICE_UNREACHABLE', message('agent.manifest.unreachable', { minutes: Math.round(limitMs / 60_000), error: said }), message('agent.service.reach.hint', { url: ctx.config.apiUrl }));
       }
       const delay = backoff.next();
-      ctx.log.warn(`manifest: ${message}; retrying in ${(delay / 1000).toFixed(1)} s`);
+      ctx.log.warn(`manifest: ${said}; retrying in ${(delay / 1000).toFixed(1)} s`);
       await ctx.clock.sleep(delay, ctx.signal);
     }
   }
 }
 
 /** What to do when whoever answered at the service's address is not the pinned service. */
-export function serviceCertHint(ctx: StepContext): string {
-  return `Something between this host and ${ctx.config.apiUrl} answers with another certificate (a man in the middle, or a TLS-inspecting proxy), or the service's certificate changed since the run started. Nothing was sent to it. Let this host reach the service directly, then retry.`;
+export function serviceCertHint(ctx: StepContext): CodedText {
+  return message('agent.service.cert.hint', { url: ctx.config.apiUrl });
 }
 
 /** The manifest's artifacts of one kind, in manifest order. */
@@ -64,8 +60,8 @@ export interface BatchOptions {
   readonly mode: number;
   /** The part of the step's 0..100 these downloads cover. */
   readonly progressRange: readonly [number, number];
-  /** e.g. "binary", "rpm". */
-  readonly noun: string;
+  /** What an artifact is called in messages. */
+  readonly noun: 'binary' | 'rpm' | 'unit';
   /** fsync each file (default true); see DownloadOptions.durable. */
   readonly durable?: boolean;
 }
@@ -137,18 +133,22 @@ export async function downloadBatch(
         if (error.code === 'CANCELLED') {
           throw error;
         }
-        const hints: Partial<Record<DownloadError['code'], string>> = {
+        const hints: Partial<Record<DownloadError['code'], CodedText>> = {
           SERVICE_CERT_REFUSED: serviceCertHint(ctx),
-          CHECKSUM_MISMATCH: 'The artifact changed on the installer service during the download, or something on the path alters it (proxy): check the service\'s artifact folder, then retry.',
-          DISK_WRITE_FAILED: `Free disk space / check permissions where ${dest} is written, then retry.`,
-          NETWORK_UNREACHABLE: `Check the link between this host and ${ctx.config.apiUrl}; the download resumes where it stopped on retry.`,
+          CHECKSUM_MISMATCH: message('agent.download.checksum.hint'),
+          DISK_WRITE_FAILED: message('agent.download.disk.hint', { path: dest }),
+          NETWORK_UNREACHABLE: message('agent.download.network.hint', { url: ctx.config.apiUrl }),
         };
-        const hint = hints[error.code] ?? 'Check the installer service\'s artifact folder and logs.';
+        const hint = hints[error.code] ?? message('agent.download.other.hint');
         const code = error.code === 'DISK_WRITE_FAILED' && /ENOSPC|EDQUOT/.test(String(error.detail['errno'])) ? 'DISK_FULL' : error.code;
-        return failure(code, `${options.noun} ${artifact.name}: ${error.message}`, hint, { detail: { file: artifact.name, path: dest, ...error.detail } });
+        return failure(code, message('agent.download.failed', { noun: bare(message(`agent.noun.${options.noun}`)), file: artifact.name, error: error.coded }), hint, {
+          detail: { file: artifact.name, path: dest, ...error.detail },
+        });
       }
       if (error instanceof ApiError && !isUnauthenticated(error)) {
-        return failure('DOWNLOAD_REFUSED', `${options.noun} ${artifact.name}: ${error.message}`, 'Check the installer service\'s logs.', { detail: { file: artifact.name } });
+        return failure('DOWNLOAD_REFUSED', message('agent.download.failed', { noun: bare(message(`agent.noun.${options.noun}`)), file: artifact.name, error: error.coded ?? error.message }), message('agent.download.refused.hint'), {
+          detail: { file: artifact.name },
+        });
       }
       throw error;
     }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { formatMessage } from '@ccos/shared/messages';
+import { describeStep } from '@ccos/shared/domain';
 import { diagnose } from './failure-codes';
 
-const fallback = { code: 'KUBELET_DIED' as const, hint: 'read the journal' };
+const fallback = { code: 'KUBELET_DIED' as const, hint: describeStep('START_KUBELET').hint };
 
 describe('diagnose', () => {
   it.each([
@@ -29,5 +31,11 @@ describe('diagnose', () => {
   it('prefers the last matching line and quotes it as evidence', () => {
     const found = diagnose('START_KUBELET', 'dial tcp 1.2.3.4:6443: i/o timeout\nrunning with swap on is not supported', fallback);
     expect(found).toMatchObject({ code: 'KUBELET_SWAP_ON', evidence: 'running with swap on is not supported' });
+  });
+
+  it('gives its hints by code, so the node page shows them in Chinese', () => {
+    const { hint } = diagnose('INSTALL_PACKAGES', 'file /usr/bin/runc from install of runc-1.1 conflicts with file from package containerd.io', fallback);
+    expect(hint.message).toBe('An installed package conflicts with the artifact set: remove or upgrade it on the host (`rpm -qa | grep <name>`), then retry.');
+    expect(formatMessage('zh-CN', hint.code, hint.params)).toBe('已安装的软件包与制品冲突：请在主机上卸载或升级它（`rpm -qa | grep <name>`），然后重试。');
   });
 });

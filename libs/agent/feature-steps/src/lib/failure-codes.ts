@@ -1,4 +1,5 @@
 import type { InstallStep } from '@ccos/shared/domain';
+import { type CodedText, message } from '@ccos/shared/messages';
 
 /**
  * Known failure codes (`detail.code` of a FAILED event). Vague failures are
@@ -56,7 +57,7 @@ interface Pattern {
   readonly pattern: RegExp;
   /** Only for output of these steps (all when absent). */
   readonly steps?: readonly InstallStep[];
-  readonly hint: string;
+  readonly hint: CodedText;
 }
 
 const KUBELET_STEPS: readonly InstallStep[] = ['START_KUBELET'];
@@ -69,61 +70,61 @@ const KUBELET_STEPS: readonly InstallStep[] = ['START_KUBELET'];
 const PATTERNS: readonly Pattern[] = [
   {
     code: 'KUBELET_SWAP_ON', steps: KUBELET_STEPS, pattern: /running with swap on is not supported|please disable swap/i,
-    hint: 'Turn swap off (`swapoff -a`) and remove the swap entry from /etc/fstab, then retry: kubelet refuses to run with swap on.',
+    hint: message('agent.diagnosis.KUBELET_SWAP_ON.hint'),
   },
   {
     code: 'KUBELET_BOOTSTRAP_KUBECONFIG', steps: KUBELET_STEPS, pattern: /unable to load bootstrap kubeconfig|invalid kubeconfig|bootstrap-kubeconfig.*no such file/i,
-    hint: 'The bootstrap kubeconfig (/etc/kubernetes/kubeconfig) is missing or broken: retry from APPLY_IGNITION so the machine config server\'s files are written again.',
+    hint: message('agent.diagnosis.KUBELET_BOOTSTRAP_KUBECONFIG.hint'),
   },
   {
     code: 'KUBELET_INVALID_FLAGS', steps: KUBELET_STEPS, pattern: /Failed to validate kubelet flags|unknown 'kubernetes\.io' or 'k8s\.io' labels|invalid taint spec|unknown flag/i,
-    hint: 'kubelet rejected its flags: check the node\'s labels and taints (/etc/sysconfig/kubelet); labels in the kubernetes.io namespace must use an allowed prefix such as node-role.kubernetes.io/.',
+    hint: message('agent.diagnosis.KUBELET_INVALID_FLAGS.hint'),
   },
   {
     code: 'CERT_EXPIRED', pattern: /certificate has expired|certificate is not yet valid|x509: certificate has expired or is not yet valid/i,
-    hint: 'A certificate is outside its validity period: check the host clock (`timedatectl`), then the certificates (`openssl x509 -noout -dates -in <file>`, on the masters `kubeadm certs check-expiration`).',
+    hint: message('agent.diagnosis.CERT_EXPIRED.hint'),
   },
   {
     code: 'KUBELET_UNAUTHORIZED', steps: KUBELET_STEPS, pattern: /\bUnauthorized\b|status code 401|the server has asked for the client to provide credentials/i,
-    hint: 'The API server refused kubelet\'s bootstrap credentials: the bootstrap token in /etc/kubernetes/kubeconfig may have expired; retry from APPLY_IGNITION to fetch a fresh one.',
+    hint: message('agent.diagnosis.KUBELET_UNAUTHORIZED.hint'),
   },
   {
     code: 'KUBELET_API_UNREACHABLE', steps: KUBELET_STEPS, pattern: /connection refused|no route to host|i\/o timeout|dial tcp|ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH/i,
-    hint: 'kubelet cannot reach the API server behind the VIP: check `nc -zv <VIP> 6443` from the host and the firewall/load balancer (seed troubleshooting: NotReady → `journalctl -u kubelet -f`, check kubelet ↔ API).',
+    hint: message('agent.diagnosis.KUBELET_API_UNREACHABLE.hint'),
   },
   {
     code: 'RPM_MISSING_DEPENDENCY', pattern: /nothing provides|Failed dependencies|requires .* but none of the providers/i,
-    hint: 'A package needs something that is neither installed nor in the artifact set: add the missing rpm to the installer service\'s artifacts or install it from the host\'s repositories.',
+    hint: message('agent.diagnosis.RPM_MISSING_DEPENDENCY.hint'),
   },
   {
     code: 'RPM_CONFLICT', pattern: /conflicts with|file .* from install of .* conflicts/i,
-    hint: 'An installed package conflicts with the artifact set: remove or upgrade it on the host (`rpm -qa | grep <name>`), then retry.',
+    hint: message('agent.diagnosis.RPM_CONFLICT.hint'),
   },
   {
     code: 'RPM_CORRUPT', pattern: /Can not load RPM file|not an rpm package|is not an RPM|header V\d .* BAD|digest.*MISMATCH/i,
-    hint: 'An rpm file is damaged: delete the run\'s rpms folder on the host and retry so it is downloaded again.',
+    hint: message('agent.diagnosis.RPM_CORRUPT.hint'),
   },
   {
     code: 'RPM_DB_LOCKED', pattern: /Waiting for process with pid|is currently holding the (yum|dnf) lock|can't create transaction lock|rpmdb.*lock/i,
-    hint: 'Another package manager holds the lock: wait for it to finish (`ps aux | grep -E "dnf|yum|rpm"`), then retry.',
+    hint: message('agent.diagnosis.RPM_DB_LOCKED.hint'),
   },
   {
     code: 'DISK_FULL', pattern: /No space left on device|ENOSPC|Disk quota exceeded|EDQUOT/i,
-    hint: 'The disk is full: free space (`df -h /usr/local /opt /var`), then retry.',
+    hint: message('agent.diagnosis.DISK_FULL.hint'),
   },
   {
     code: 'PERMISSION_DENIED', pattern: /Permission denied|EACCES|Read-only file system|EROFS|Operation not permitted/i,
-    hint: 'The agent must run as root on a writable root filesystem: check how it was started and `mount | grep " / "`.',
+    hint: message('agent.diagnosis.PERMISSION_DENIED.hint'),
   },
   {
     code: 'UNIT_REJECTED', pattern: /Unit .* not found|Failed to enable unit|bad-setting|Invalid argument.*\.service/i,
-    hint: 'systemd rejected a unit: run `systemctl daemon-reload` and `systemctl status <unit>` on the host to see why.',
+    hint: message('agent.diagnosis.UNIT_REJECTED.hint'),
   },
 ];
 
 export interface Diagnosis {
   readonly code: FailureCode;
-  readonly hint: string;
+  readonly hint: CodedText;
   /** The line that matched, for the message. */
   readonly evidence: string | null;
 }
@@ -133,7 +134,7 @@ export interface Diagnosis {
  * and hint. Returns the fallback when nothing known matches; later lines
  * win over earlier ones, as the last error is usually the cause.
  */
-export function diagnose(step: InstallStep, text: string, fallback: { code: FailureCode; hint: string }): Diagnosis {
+export function diagnose(step: InstallStep, text: string, fallback: { code: FailureCode; hint: CodedText }): Diagnosis {
   const lines = text.split('\n').reverse();
   for (const line of lines) {
     for (const entry of PATTERNS) {

@@ -1,4 +1,4 @@
-import { bare, type CodedText, type Message } from '@ccos/shared/messages';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { ApiClient, ArtifactClient } from '@ccos/agent/data-access-api';
 import type {
   Clock, CommandResult, Executor, FileSystem, Http, JsonObject, Logger, Network, SystemInfo,
@@ -88,4 +88,9 @@ export function failure(code: FailureCode, text: StepText, hint: StepText, extra
 /** A PROGRESS update with a coded message. */
 export function progressOf(text: CodedText, update: Omit<ProgressUpdate, 'message' | 'coded'> = {}): ProgressUpdate {
   return { ...update, message: text.message, coded: bare(text) };
+}
+
+/** A coded text followed by the output line that explains it (a diagnosis's evidence), when there is one. */
+export function withEvidence(text: CodedText, evidence: string | null): CodedText {
+  return evidence === null ? text : message('agent.withEvidence', { text: bare(text), evidence });
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { type CodedText, message } from '@ccos/shared/messages';
 
 /** How to run one command. */
 export interface RunOptions {
@@ -50,22 +51,27 @@ export function succeeded(result: CommandResult): boolean {
 
 /** One line saying how a command ended, e.g. `exit code 1` or `not found (ENOENT)`. */
 export function describeExit(result: CommandResult): string {
+  return exitMessage(result).message;
+}
+
+/** {@link describeExit} as a coded message of the catalogue, for texts the operator reads in their language. */
+export function exitMessage(result: CommandResult): CodedText {
   if (result.error === 'ENOENT') {
-    return `${result.argv[0] ?? 'command'} not found on PATH`;
+    return message('agent.exit.notFound', { command: result.argv[0] ?? 'command' });
   }
   if (result.error === 'timeout') {
-    return `timed out after ${Math.round(result.durationMs / 1000)} s`;
+    return message('agent.exit.timeout', { seconds: Math.round(result.durationMs / 1000) });
   }
   if (result.error === 'aborted') {
-    return 'stopped (the agent was cancelled)';
+    return message('agent.exit.aborted');
   }
   if (result.error !== undefined) {
-    return `could not run (${result.error})`;
+    return message('agent.exit.error', { error: result.error });
   }
   if (result.signal !== null) {
-    return `killed by ${result.signal}`;
+    return message('agent.exit.signal', { signal: result.signal });
   }
-  return `exit code ${result.exitCode}`;
+  return message('agent.exit.code', { code: String(result.exitCode) });
 }
 
 class BoundedText {

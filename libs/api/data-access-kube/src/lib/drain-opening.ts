@@ -1,3 +1,4 @@
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { setUnschedulable } from './cordon';
 import { planDrain, type DrainOptions, type DrainPlanPod } from './drain-plan';
 import type { DrainBlockingPod, DrainEvent, DrainFailure, DrainResult, DrainSkippedPod } from './drain';
@@ -7,7 +8,7 @@ import { isStatus, type KubeClient } from './kube-client';
 export interface DrainReport {
   emit(event: DrainEvent): void;
   finish(result: DrainResult): DrainResult;
-  fail(failure: DrainFailure, reason: string, blocking?: DrainBlockingPod[]): DrainResult;
+  fail(failure: DrainFailure, reason: CodedText, blocking?: DrainBlockingPod[]): DrainResult;
 }
 
 export function drainReport(onEvent: (event: DrainEvent) => void): DrainReport {
@@ -22,7 +23,7 @@ export function drainReport(onEvent: (event: DrainEvent) => void): DrainReport {
     emit({ type: 'done', result });
     return result;
   };
-  return { emit, finish, fail: (failure, reason, blocking = []) => finish({ ok: false, failure, reason, blocking }) };
+  return { emit, finish, fail: (failure, reason, blocking = []) => finish({ ok: false, failure, reason: reason.message, reasonCoded: bare(reason), blocking }) };
 }
 
 /** The pods a drain goes on to remove, and the ones it leaves alone. */
@@ -42,7 +43,7 @@ export async function cordonAndPlan(
   node: string,
   options: DrainOptions,
   report: DrainReport,
-  interruption: () => { failure: DrainFailure; reason: string } | null,
+  interruption: () => { failure: DrainFailure; reason: CodedText } | null,
 ): Promise<DrainTargets | DrainResult> {
   let plan;
   try {
@@ -55,18 +56,18 @@ export async function cordonAndPlan(
       return report.fail(stopped.failure, stopped.reason);
     }
     if (isStatus(error, 404)) {
-      return report.fail('NODE_NOT_FOUND', error.status?.message ?? `nodes "${node}" not found`);
+      return report.fail('NODE_NOT_FOUND', message('drain.nodeNotFound', { node }));
     }
-    return report.fail('API_ERROR', error instanceof Error ? error.message : String(error));
+    return report.fail('API_ERROR', message('drain.apiError', { error: error instanceof Error ? error.message : String(error) }));
   }
   if (!plan.allowed) {
     return report.fail(
       'REFUSED',
-      plan.refusal ?? 'refused',
-      plan.pods.filter((entry) => entry.action === 'refuse').map((entry) => ({ pod: entry.pod, message: entry.reason })),
+      plan.refusal !== null && plan.refusalCoded !== null ? { ...plan.refusalCoded, message: plan.refusal } : message('drain.unexpected'),
+      plan.pods.filter((entry) => entry.action === 'refuse').map((entry) => ({ pod: entry.pod, message: entry.reason, messageCoded: entry.reasonCoded })),
     );
   }
-  const skipped = plan.pods.filter((entry) => entry.action === 'skip').map((entry) => ({ pod: entry.pod, reason: entry.reason }));
+  const skipped = plan.pods.filter((entry) => entry.action === 'skip').map((entry) => ({ pod: entry.pod, reason: entry.reason, reasonCoded: entry.reasonCoded }));
   skipped.forEach((entry) => report.emit({ type: 'pod-skipped', ...entry }));
   return { remove: plan.pods.filter((entry) => entry.action === 'evict'), skipped };
 }

@@ -1,7 +1,13 @@
 import type { V1OwnerReference, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import { bare, type CodedText, type Message, type MessageCode, message } from '@ccos/shared/messages';
 import { KubeApiError, type KubeClient } from './kube-client';
 import { listAll } from './informer';
 import { selectorMatches } from './label-selector';
+
+/** A coded message as a filter's text and code. */
+function codedText(text: CodedText): { message: string; coded: Message } {
+  return { message: text.message, coded: bare(text) };
+}
 
 /** Options of a drain; the names follow `kubectl drain`'s flags. */
 export interface DrainOptions {
@@ -64,6 +70,8 @@ export interface DrainPlanPod {
   action: DrainAction;
   /** kubectl's words for the decision (its error or warning text), or what owns the pod. */
   reason: string;
+  /** `reason` by its code in the message catalogue. */
+  reasonCoded: Message;
   /** `Kind/name` of the controller, if any. */
   controller: string | null;
   /** PodDisruptionBudgets covering the pod (more than one makes the Eviction API fail). */
@@ -88,12 +96,18 @@ export interface DrainPlan {
   budgets: DrainPlanBudget[];
   /** kubectl's warning lines, e.g. `ignoring DaemonSet-managed Pods: kube-system/agent-x`. */
   warnings: string[];
+  /** `warnings` by their codes in the message catalogue. */
+  warningsCoded: Message[];
   /** kubectl's error lines, e.g. `cannot delete Pods that declare no controller (use --force to override): default/x`. */
   refusals: string[];
+  /** `refusals` by their codes in the message catalogue. */
+  refusalsCoded: Message[];
   /** No refusals: the drain may evict. */
   allowed: boolean;
   /** The refusals as one message, worded like kubectl's; null when allowed. */
   refusal: string | null;
+  /** `refusal` by its code in the message catalogue. */
+  refusalCoded: Message | null;
 }
 
 // kubectl's texts, verbatim, so an operator recognises them (k8s.io/kubectl/pkg/drain/filters.go).
@@ -110,7 +124,25 @@ interface FilterStatus {
   delete: boolean;
   kind: 'okay' | 'skip' | 'warning' | 'error';
   message?: string;
+  /** `message` by its code in the message catalogue. */
+  coded?: Message;
   class?: DrainPodClass;
+}
+
+/** kubectl's texts by their codes, so they can be shown in the operator's language. */
+const KUBECTL_CODES: Readonly<Record<string, MessageCode>> = {
+  [DAEMONSET_FATAL]: 'drain.daemonSetFatal',
+  [DAEMONSET_WARNING]: 'drain.daemonSetWarning',
+  [LOCAL_STORAGE_FATAL]: 'drain.localStorageFatal',
+  [LOCAL_STORAGE_WARNING]: 'drain.localStorageWarning',
+  [UNMANAGED_FATAL]: 'drain.unmanagedFatal',
+  [UNMANAGED_WARNING]: 'drain.unmanagedWarning',
+};
+
+/** A filter's kubectl text with its code. */
+function kubectlText(text: string): { message: string; coded: Message } {
+  const code = KUBECTL_CODES[text];
+  return { message: text, coded: code ? { code, params: {} } : bare(message('drain.raw', { text })) };
 }
 
 const OKAY: FilterStatus = { delete: true, kind: 'okay' };
@@ -149,13 +181,15 @@ async function listBudgets(client: KubeClient, signal?: AbortSignal): Promise<V1
   return items;
 }
 
-function groupLines(entries: Array<{ message: string; pod: string }>, order: readonly string[], prefix: string): string[] {
-  const groups = new Map<string, string[]>();
+function groupLines(entries: Array<{ message: string; coded: Message; pod: string }>, order: readonly string[], line: 'drain.cannotDelete' | 'drain.warningLine'): CodedText[] {
+  const groups = new Map<string, { coded: Message; pods: string[] }>();
   const ranked = [...entries].sort((a, b) => rank(order, a.message) - rank(order, b.message));
-  for (const { message, pod } of ranked) {
-    groups.set(message, [...(groups.get(message) ?? []), pod]);
+  for (const { message: text, coded, pod } of ranked) {
+    const group = groups.get(text) ?? { coded, pods: [] };
+    group.pods.push(pod);
+    groups.set(text, group);
   }
-  return [...groups].map(([message, pods]) => `${prefix}${message}: ${pods.join(', ')}`);
+  return [...groups.values()].map(({ coded, pods }) => message(line, { what: coded, pods: pods.join(', ') }));
 }
 
 function rank(order: readonly string[], message: string): number {
@@ -167,6 +201,12 @@ function rank(order: readonly string[], message: string): number {
 export function refusalMessage(node: string, refusals: readonly string[]): string {
   const detail = refusals.length === 1 ? refusals[0] : `[${refusals.join(', ')}]`;
   return `unable to drain node "${node}" due to error: ${detail}`;
+}
+
+/** {@link refusalMessage} by its code in the message catalogue. */
+export function refusalCoded(node: string, refusals: readonly Message[]): Message {
+  const detail = refusals.length === 1 ? refusals[0] : bare(message('drain.refusalList', { items: [...refusals] }));
+  return bare(message('drain.refused', { node, detail }));
 }
 
 /**
@@ -208,7 +248,7 @@ export async function classifyPods(client: KubeClient, node: string, pods: reado
     const limit = options.skipWaitForDeleteTimeoutSeconds ?? 0;
     const started = deletionStartedMs(pod);
     if (limit > 0 && started !== null && Math.floor((Date.now() - started) / 1000) > limit) {
-      return { delete: false, kind: 'skip', message: `deletion started more than ${limit} s ago`, class: 'terminating' };
+      return { delete: false, kind: 'skip', ...codedText(message('drain.terminating', { limit: String(limit) })), class: 'terminating' };
     }
     return OKAY;
   };
@@ -221,26 +261,27 @@ export async function classifyPods(client: KubeClient, node: string, pods: reado
     const missing = await daemonSetLookup(pod.metadata?.namespace ?? '', ref.name);
     if (missing) {
       const text = missing.status?.message ?? `daemonsets.apps "${ref.name}" not found`;
+      const said = { message: text, coded: bare(missing.statusCode === 404 ? message('drain.daemonSetNotFound', { name: ref.name }) : message('drain.raw', { text })) };
       if (missing.statusCode === 404 && options.force) {
-        return { delete: true, kind: 'warning', message: text, class: 'orphaned-daemonset' };
+        return { delete: true, kind: 'warning', ...said, class: 'orphaned-daemonset' };
       }
-      return { delete: false, kind: 'error', message: text, class: missing.statusCode === 404 ? 'orphaned-daemonset' : 'daemonset' };
+      return { delete: false, kind: 'error', ...said, class: missing.statusCode === 404 ? 'orphaned-daemonset' : 'daemonset' };
     }
     return options.ignoreDaemonSets
-      ? { delete: false, kind: 'warning', message: DAEMONSET_WARNING, class: 'daemonset' }
-      : { delete: false, kind: 'error', message: DAEMONSET_FATAL, class: 'daemonset' };
+      ? { delete: false, kind: 'warning', ...kubectlText(DAEMONSET_WARNING), class: 'daemonset' }
+      : { delete: false, kind: 'error', ...kubectlText(DAEMONSET_FATAL), class: 'daemonset' };
   };
 
   const mirror = (pod: V1Pod): FilterStatus =>
-    pod.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined ? { delete: false, kind: 'skip', message: 'mirror pod of a static pod', class: 'mirror' } : OKAY;
+    pod.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined ? { delete: false, kind: 'skip', ...codedText(message('drain.mirror')), class: 'mirror' } : OKAY;
 
   const localStorage = (pod: V1Pod): FilterStatus => {
     if (!(pod.spec?.volumes ?? []).some((volume) => volume.emptyDir) || isFinished(pod)) {
       return OKAY;
     }
     return options.deleteEmptyDirData
-      ? { delete: true, kind: 'warning', message: LOCAL_STORAGE_WARNING, class: 'local-storage' }
-      : { delete: false, kind: 'error', message: LOCAL_STORAGE_FATAL, class: 'local-storage' };
+      ? { delete: true, kind: 'warning', ...kubectlText(LOCAL_STORAGE_WARNING), class: 'local-storage' }
+      : { delete: false, kind: 'error', ...kubectlText(LOCAL_STORAGE_FATAL), class: 'local-storage' };
   };
 
   const unreplicated = (pod: V1Pod): FilterStatus => {
@@ -248,22 +289,22 @@ export async function classifyPods(client: KubeClient, node: string, pods: reado
       return OKAY;
     }
     return options.force
-      ? { delete: true, kind: 'warning', message: UNMANAGED_WARNING, class: 'unmanaged' }
-      : { delete: false, kind: 'error', message: UNMANAGED_FATAL, class: 'unmanaged' };
+      ? { delete: true, kind: 'warning', ...kubectlText(UNMANAGED_WARNING), class: 'unmanaged' }
+      : { delete: false, kind: 'error', ...kubectlText(UNMANAGED_FATAL), class: 'unmanaged' };
   };
 
   const filters: Array<(pod: V1Pod) => FilterStatus | Promise<FilterStatus>> = [skipDeleted, daemonSet, mirror, localStorage, unreplicated];
 
   const planned = await Promise.all(
-    pods.map(async (pod): Promise<DrainPlanPod & { warnings: string[] }> => {
+    pods.map(async (pod): Promise<DrainPlanPod & { warnings: Array<{ message: string; coded: Message }> }> => {
       let status = OKAY;
       let podClass: DrainPodClass | undefined;
-      const warnings: string[] = [];
+      const warnings: Array<{ message: string; coded: Message }> = [];
       for (const filter of filters) {
         status = await filter(pod);
         podClass = status.class ?? podClass;
         if (status.kind === 'warning' && status.message) {
-          warnings.push(status.message);
+          warnings.push({ message: status.message, coded: status.coded ?? bare(message('drain.raw', { text: status.message })) });
         }
         if (!status.delete) {
           break;
@@ -273,6 +314,8 @@ export async function classifyPods(client: KubeClient, node: string, pods: reado
       const action: DrainAction = status.delete ? 'evict' : status.kind === 'error' ? 'refuse' : 'skip';
       const ownerText = controller ? `${controller.kind}/${controller.name}` : null;
       const fallbackReason = isFinished(pod) ? `${pod.status?.phase} pod` : ownerText ? `managed by ${ownerText}` : '';
+      const fallbackCoded = bare(isFinished(pod) ? message('drain.finished', { phase: pod.status?.phase ?? '' }) : ownerText ? message('drain.managedBy', { controller: ownerText }) : message('drain.raw', { text: '' }));
+      const reason = action === 'evict' ? warnings.map((warning) => warning.message).join('; ') || fallbackReason : (status.message ?? '');
       return {
         pod: podRef(pod),
         namespace: pod.metadata?.namespace ?? '',
@@ -280,7 +323,11 @@ export async function classifyPods(client: KubeClient, node: string, pods: reado
         uid: pod.metadata?.uid ?? '',
         class: podClass ?? (isFinished(pod) ? 'finished' : 'managed'),
         action,
-        reason: action === 'evict' ? warnings.join('; ') || fallbackReason : (status.message ?? ''),
+        reason,
+        reasonCoded:
+          action === 'evict'
+            ? warnings.length > 0 ? bare(message('common.list', { items: warnings.map((warning) => warning.coded) })) : fallbackCoded
+            : status.coded ?? bare(message('drain.raw', { text: reason })),
         controller: ownerText,
         pdbs: [],
         warnings,
@@ -312,22 +359,27 @@ export async function classifyPods(client: KubeClient, node: string, pods: reado
   }
 
   const refusals = groupLines(
-    planned.filter((entry) => entry.action === 'refuse').map((entry) => ({ message: entry.reason || 'unexpected error', pod: entry.pod })),
+    planned
+      .filter((entry) => entry.action === 'refuse')
+      .map((entry) => (entry.reason ? { message: entry.reason, coded: entry.reasonCoded, pod: entry.pod } : { message: 'unexpected error', coded: bare(message('drain.unexpected')), pod: entry.pod })),
     REFUSAL_ORDER,
-    'cannot delete ',
+    'drain.cannotDelete',
   );
   const warnings = groupLines(
-    planned.flatMap((entry) => (entry.action === 'refuse' ? [] : entry.warnings.map((message) => ({ message, pod: entry.pod })))),
+    planned.flatMap((entry) => (entry.action === 'refuse' ? [] : entry.warnings.map((warning) => ({ ...warning, pod: entry.pod })))),
     [DAEMONSET_WARNING, LOCAL_STORAGE_WARNING, UNMANAGED_WARNING],
-    '',
+    'drain.warningLine',
   );
   return {
     node,
     pods: planned.map(({ warnings: _warnings, ...entry }) => entry),
     budgets,
-    warnings,
-    refusals,
+    warnings: warnings.map((line) => line.message),
+    warningsCoded: warnings.map(bare),
+    refusals: refusals.map((line) => line.message),
+    refusalsCoded: refusals.map(bare),
     allowed: refusals.length === 0,
-    refusal: refusals.length === 0 ? null : refusalMessage(node, refusals),
+    refusal: refusals.length === 0 ? null : refusalMessage(node, refusals.map((line) => line.message)),
+    refusalCoded: refusals.length === 0 ? null : refusalCoded(node, refusals.map(bare)),
   };
 }

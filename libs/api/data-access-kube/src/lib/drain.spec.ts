@@ -1,3 +1,4 @@
+import { formatMessage } from '@ccos/shared/messages';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { drainNode, planDrain, type DrainEvent } from './drain';
@@ -139,6 +140,16 @@ describe('drain', () => {
       'cannot delete Pods that declare no controller (use --force to override): default/handmade',
       'cannot delete daemonsets.apps "old-agent" not found: kube-system/old-agent-w1',
     ]);
+    // The same lines by code: kubectl's own words in English, and in Chinese for a Chinese console.
+    expect(strict.refusalsCoded.map((line) => formatMessage('en', line.code, line.params))).toEqual(strict.refusals);
+    expect(strict.refusalsCoded.map((line) => formatMessage('zh-CN', line.code, line.params))).toEqual([
+      '由 DaemonSet 管理的 Pod（使用 --ignore-daemonsets 可忽略它们），无法删除：kube-system/agent-w1',
+      '使用本地存储的 Pod（使用 --delete-emptydir-data 可强制驱逐），无法删除：shop/cache-1',
+      '未声明控制器的 Pod（使用 --force 可强制驱逐），无法删除：default/handmade',
+      '找不到 DaemonSet old-agent（daemonsets.apps），无法删除：kube-system/old-agent-w1',
+    ]);
+    expect(strict.pods.map((p) => formatMessage('en', p.reasonCoded.code, p.reasonCoded.params))).toEqual(strict.pods.map((p) => p.reason));
+    expect(formatMessage('zh-CN', strict.refusalCoded?.code ?? 'drain.raw', strict.refusalCoded?.params)).toMatch(/^无法驱逐节点“w1”上的 Pod，原因：\[由 DaemonSet 管理的 Pod.*：kube-system\/old-agent-w1\]$/);
     expect(strict.allowed).toBe(false);
     expect(strict.refusal).toMatch(/^unable to drain node "w1" due to error: \[cannot delete DaemonSet-managed Pods .*: kube-system\/old-agent-w1\]$/);
     expect(strict.budgets).toEqual([{ namespace: 'shop', name: 'web-budget', disruptionsAllowed: 1, currentHealthy: 1, desiredHealthy: 0, pods: ['shop/web-1'] }]);
@@ -154,6 +165,9 @@ describe('drain', () => {
       'deleting Pods that declare no controller: default/handmade',
       'daemonsets.apps "old-agent" not found: kube-system/old-agent-w1',
     ]);
+    expect(relaxed.warningsCoded.map((line) => formatMessage('en', line.code, line.params))).toEqual(relaxed.warnings);
+    expect(formatMessage('zh-CN', relaxed.warningsCoded[0].code, relaxed.warningsCoded[0].params)).toBe('忽略由 DaemonSet 管理的 Pod：kube-system/agent-w1');
+    expect(relaxed.pods.map((p) => formatMessage('en', p.reasonCoded.code, p.reasonCoded.params))).toEqual(relaxed.pods.map((p) => p.reason));
     // Planning changes nothing.
     expect(await cordoned(client, 'w1')).toBe(false);
   });
@@ -163,7 +177,7 @@ describe('drain', () => {
     const before = await podsOn(client, 'w1');
     const events: DrainEvent[] = [];
     const result = await drainNode(client, 'w1', { ignoreDaemonSets: true, deleteEmptyDirData: true }, (e) => events.push(e));
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       ok: false,
       failure: 'REFUSED',
       reason:
@@ -182,7 +196,7 @@ describe('drain', () => {
     const client = await start();
     const events: DrainEvent[] = [];
     const result = await drainNode(client, 'w1', ALL, (e) => events.push(e));
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       ok: true,
       evicted: ['default/handmade', 'default/job-done', 'kube-system/old-agent-w1', 'shop/cache-1', 'shop/web-1'],
       skipped: [
@@ -260,7 +274,11 @@ describe('drain', () => {
       }
     });
     await blocked;
-    expect(events.find((e) => e.type === 'pod-blocked')).toEqual({
+    const blockedEvent = events.find((e) => e.type === 'pod-blocked');
+    expect(blockedEvent?.type === 'pod-blocked' && formatMessage('zh-CN', blockedEvent.coded.code, blockedEvent.coded.params)).toBe(
+      '无法驱逐该 Pod：驱逐会违反该 Pod 的 PodDisruptionBudget。PodDisruptionBudget db-budget 需要 1 个健康的 Pod，当前有 1 个',
+    );
+    expect(blockedEvent).toMatchObject({
       type: 'pod-blocked',
       pod: 'shop/db-1',
       pdb: 'db-budget',
@@ -280,8 +298,9 @@ describe('drain', () => {
     const result = await drainNode(client, 'w2', { ...ALL, timeoutSeconds: 1, retryIntervalMs: 5000 }, (e) => events.push(e));
     expect(Date.now() - started).toBeLessThan(2500);
     const blocking = [{ pod: 'shop/db-1', pdb: 'db-budget', message: "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget db-budget needs 1 healthy pods and has 1 currently" }];
-    expect(result).toEqual({ ok: false, failure: 'TIMEOUT', reason: 'the drain did not finish within 1 s; still on the node: shop/db-1', blocking });
-    expect(events.filter((e) => e.type === 'timeout')).toEqual([{ type: 'timeout', pending: blocking }]);
+    expect(result).toMatchObject({ ok: false, failure: 'TIMEOUT', reason: 'the drain did not finish within 1 s; still on the node: shop/db-1', blocking });
+    expect(!result.ok && formatMessage('zh-CN', result.reasonCoded.code, result.reasonCoded.params)).toBe('驱逐未能在 1 秒内完成；仍在节点上的 Pod：shop/db-1');
+    expect(events.filter((e) => e.type === 'timeout')).toMatchObject([{ type: 'timeout', pending: blocking }]);
     expect(await podsOn(client, 'w2')).toEqual(['shop/db-1']);
     expect(await cordoned(client, 'w2')).toBe(true);
   });
@@ -303,6 +322,6 @@ describe('drain', () => {
     expect(await drainNode(client, 'w1', { ...ALL, disableEviction: true })).toMatchObject({ ok: false, failure: 'UNSUPPORTED_OPTION', reason: expect.stringContaining('bypasses PodDisruptionBudgets') });
     expect(await drainNode(client, 'w1', { evictionConcurrency: 0 })).toMatchObject({ ok: false, failure: 'UNSUPPORTED_OPTION' });
     expect(await cordoned(client, 'w1')).toBe(false);
-    expect(await drainNode(client, 'w404', ALL)).toEqual({ ok: false, failure: 'NODE_NOT_FOUND', reason: 'nodes "w404" not found', blocking: [] });
+    expect(await drainNode(client, 'w404', ALL)).toMatchObject({ ok: false, failure: 'NODE_NOT_FOUND', reason: 'nodes "w404" not found', blocking: [] });
   });
 });

@@ -1,10 +1,26 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { V1Eviction } from '@kubernetes/client-node';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { cordonAndPlan, drainReport } from './drain-opening';
 import type { DrainOptions, DrainPlanPod } from './drain-plan';
 import { isStatus, KubeApiError, type KubeClient } from './kube-client';
 
 export { planDrain } from './drain-plan';
+
+/** A coded text as the English words and the code of a pod's state. */
+function said(text: CodedText): { message: string; coded: Message } {
+  return { message: text.message, coded: bare(text) };
+}
+
+/** Why a drain stopped, naming the pods still on the node. */
+export function stillOnNode(reason: CodedText, pending: readonly DrainBlockingPod[]): CodedText {
+  return message('drain.stillOnNode', { reason: bare(reason), pods: pending.map((p) => p.pod).join(', ') || bare(message('drain.nonePods')) });
+}
+
+/** The failures of pods that could not be removed, as one message. */
+export function failuresOf(failed: readonly DrainBlockingPod[]): CodedText {
+  return message('common.list', { items: failed.map((f) => f.messageCoded ?? bare(message('drain.raw', { text: f.message }))) });
+}
 
 /** A pod a drain could not get rid of, and why. */
 export interface DrainBlockingPod {
@@ -13,12 +29,16 @@ export interface DrainBlockingPod {
   /** The PodDisruptionBudget that refused its eviction, if one did. */
   pdb?: string;
   message: string;
+  /** `message` by its code in the message catalogue. */
+  messageCoded?: Message;
 }
 
 /** A pod a drain left in place on purpose. */
 export interface DrainSkippedPod {
   pod: string;
   reason: string;
+  /** `reason` by its code in the message catalogue. */
+  reasonCoded: Message;
 }
 
 /** Why a drain did not finish. */
@@ -40,20 +60,20 @@ export type DrainFailure =
 /** Outcome of {@link drainNode}; failures are results, not exceptions. */
 export type DrainResult =
   | { ok: true; evicted: string[]; skipped: DrainSkippedPod[] }
-  | { ok: false; failure: DrainFailure; reason: string; blocking: DrainBlockingPod[] };
+  | { ok: false; failure: DrainFailure; reason: string; reasonCoded: Message; blocking: DrainBlockingPod[] };
 
 /** Progress of a drain, in the order things happen. */
 export type DrainEvent =
   | { type: 'cordoned'; node: string; alreadyCordoned: boolean }
-  | { type: 'pod-skipped'; pod: string; reason: string }
+  | { type: 'pod-skipped'; pod: string; reason: string; reasonCoded: Message }
   | { type: 'pod-evicting'; pod: string; attempt: number }
   /** The Eviction API answered 429: a PodDisruptionBudget allows no disruption now; retried after retryInMs. */
-  | { type: 'pod-blocked'; pod: string; pdb: string | null; message: string; detail: string | null; retryInMs: number }
+  | { type: 'pod-blocked'; pod: string; pdb: string | null; message: string; detail: string | null; coded: Message; retryInMs: number }
   /** The Eviction API accepted the eviction; the pod is terminating. */
   | { type: 'pod-evicted'; pod: string }
   /** The pod is gone (404, or a new pod of the same name has another UID). */
   | { type: 'pod-deleted'; pod: string }
-  | { type: 'pod-failed'; pod: string; message: string }
+  | { type: 'pod-failed'; pod: string; message: string; coded: Message }
   | { type: 'timeout'; pending: DrainBlockingPod[] }
   | { type: 'done'; result: DrainResult };
 
@@ -94,22 +114,39 @@ function budgetNamed(error: KubeApiError): { pdb: string | null; detail: string 
   return { pdb: match ? match[1] : null, detail };
 }
 
-function invalidOption(options: DrainOptions): string | null {
+/**
+ * The 429 answer of the Eviction API by its code in the message catalogue: the API server's
+ * known sentences (its status message and the budget's cause) are coded, anything else stays raw.
+ * @see https://github.com/kubernetes/kubernetes/blob/master/pkg/registry/core/pod/storage/eviction.go
+ */
+export function blockedMessage(statusMessage: string | undefined, detail: string | null): Message {
+  const parts: Message[] = [];
+  if (statusMessage) {
+    parts.push(bare(statusMessage === "Cannot evict pod as it would violate the pod's disruption budget." ? message('drain.violatesBudget') : message('drain.raw', { text: statusMessage })));
+  }
+  if (detail) {
+    const needs = /^The disruption budget (\S+) needs (\d+) healthy pods and has (\d+) currently$/.exec(detail);
+    parts.push(bare(needs ? message('drain.budgetNeeds', { pdb: needs[1], needed: Number(needs[2]), current: Number(needs[3]) }) : message('drain.raw', { text: detail })));
+  }
+  return parts.length === 2 ? bare(message('drain.twoSentences', { first: parts[0], second: parts[1] })) : parts[0];
+}
+
+function invalidOption(options: DrainOptions): CodedText | null {
   if (options.disableEviction) {
-    return 'disableEviction (deleting pods instead of evicting them, which bypasses PodDisruptionBudgets) is not supported';
+    return message('drain.option.disableEviction');
   }
   const integer = (value: number | undefined, min: number): boolean => value === undefined || (Number.isInteger(value) && value >= min);
   if (!integer(options.gracePeriodSeconds, -1)) {
-    return 'gracePeriodSeconds must be an integer of at least -1';
+    return message('drain.option.gracePeriod');
   }
   if (!integer(options.timeoutSeconds, 0) || !integer(options.skipWaitForDeleteTimeoutSeconds, 0)) {
-    return 'timeoutSeconds and skipWaitForDeleteTimeoutSeconds must be integers of at least 0';
+    return message('drain.option.timeouts');
   }
   if (!integer(options.evictionConcurrency, 1)) {
-    return 'evictionConcurrency must be an integer of at least 1';
+    return message('drain.option.concurrency');
   }
   if (!integer(options.retryIntervalMs, 0) || !integer(options.pollIntervalMs, 1)) {
-    return 'retryIntervalMs and pollIntervalMs must be positive integers';
+    return message('drain.option.intervals');
   }
   return null;
 }
@@ -121,6 +158,7 @@ interface Eviction {
   state: 'pending' | 'terminating' | 'gone' | 'failed';
   pdb?: string;
   message: string;
+  coded: Message;
 }
 
 /**
@@ -148,7 +186,7 @@ export async function drainNode(client: KubeClient, node: string, options: Drain
   const timer = timeoutSeconds > 0 ? setTimeout(() => deadline.abort(), timeoutSeconds * 1000) : undefined;
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   const stopped = (): DrainFailure | null => (options.signal?.aborted ? 'CANCELLED' : deadline.signal.aborted ? 'TIMEOUT' : null);
-  const stoppedReason = (failure: DrainFailure): string => (failure === 'CANCELLED' ? 'the drain was cancelled' : `the drain did not finish within ${timeoutSeconds} s`);
+  const stoppedReason = (failure: DrainFailure): CodedText => (failure === 'CANCELLED' ? message('removal.drainCancelled') : message('drain.timedOut', { seconds: String(timeoutSeconds) }));
 
   try {
     const opened = await cordonAndPlan(client, node, { ...options, signal }, report, () => {
@@ -161,22 +199,22 @@ export async function drainNode(client: KubeClient, node: string, options: Drain
     const { remove, skipped } = opened;
 
     const limit = createLimiter(options.evictionConcurrency ?? DEFAULT_CONCURRENCY);
-    const evictions: Eviction[] = remove.map((entry) => ({ entry, uid: entry.uid, state: 'pending', pdb: entry.pdbs[0], message: 'not evicted yet' }));
+    const evictions: Eviction[] = remove.map((entry) => ({ entry, uid: entry.uid, state: 'pending', pdb: entry.pdbs[0], ...said(message('drain.notEvictedYet')) }));
     await Promise.all(evictions.map((eviction) => evictAndWait(client, eviction, options, signal, limit, emit)));
 
     const leftover = (states: Eviction['state'][]): DrainBlockingPod[] =>
-      evictions.filter((e) => states.includes(e.state)).map((e) => ({ pod: e.entry.pod, ...(e.pdb ? { pdb: e.pdb } : {}), message: e.message }));
+      evictions.filter((e) => states.includes(e.state)).map((e) => ({ pod: e.entry.pod, ...(e.pdb ? { pdb: e.pdb } : {}), message: e.message, messageCoded: e.coded }));
     const why = stopped();
     if (why) {
       const pending = leftover(['pending', 'terminating']);
       if (why === 'TIMEOUT') {
         emit({ type: 'timeout', pending });
       }
-      return fail(why, `${stoppedReason(why)}; still on the node: ${pending.map((p) => p.pod).join(', ') || 'none'}`, pending);
+      return fail(why, stillOnNode(stoppedReason(why), pending), pending);
     }
     const failed = leftover(['failed']);
     if (failed.length > 0) {
-      return fail('EVICTION_FAILED', failed.map((f) => f.message).join('; '), failed);
+      return fail('EVICTION_FAILED', failuresOf(failed), failed);
     }
     return finish({ ok: true, evicted: evictions.map((e) => e.entry.pod), skipped });
   } finally {
@@ -194,7 +232,7 @@ async function evictAndWait(client: KubeClient, eviction: Eviction, options: Dra
   const sleep = (ms: number): Promise<void> => delay(ms, undefined, { signal }).catch(() => undefined);
   const gone = (): void => {
     eviction.state = 'gone';
-    eviction.message = 'deleted';
+    Object.assign(eviction, said(message('drain.deleted')));
     emit({ type: 'pod-deleted', pod });
   };
   let deleting = false;
@@ -223,13 +261,15 @@ async function evictAndWait(client: KubeClient, eviction: Eviction, options: Dra
       if (!(error instanceof KubeApiError) || !(isStatus(error, 429) || terminatingNamespace)) {
         eviction.state = 'failed';
         eviction.message = error instanceof Error ? error.message : String(error);
-        emit({ type: 'pod-failed', pod, message: eviction.message });
+        eviction.coded = bare(message('drain.evictionFailed', { error: eviction.message }));
+        emit({ type: 'pod-failed', pod, message: eviction.message, coded: eviction.coded });
         return;
       }
       const { pdb, detail } = budgetNamed(error);
       eviction.pdb = pdb ?? eviction.pdb;
       eviction.message = [error.status?.message, detail].filter(Boolean).join(' ') || error.message;
-      emit({ type: 'pod-blocked', pod, pdb: pdb ?? eviction.pdb ?? null, message: error.status?.message ?? error.message, detail, retryInMs: retryIntervalMs });
+      eviction.coded = error.status?.message || detail ? blockedMessage(error.status?.message, detail) : bare(message('drain.raw', { text: error.message }));
+      emit({ type: 'pod-blocked', pod, pdb: pdb ?? eviction.pdb ?? null, message: error.status?.message ?? error.message, detail, coded: eviction.coded, retryInMs: retryIntervalMs });
       await sleep(retryIntervalMs);
       // Like kubectl, evict the fresh pod next time; errors here are left to the eviction to sort out.
       try {
@@ -246,7 +286,7 @@ async function evictAndWait(client: KubeClient, eviction: Eviction, options: Dra
   }
   eviction.state = 'terminating';
   eviction.pdb = undefined;
-  eviction.message = 'evicted; waiting for the pod to terminate';
+  Object.assign(eviction, said(message('drain.terminatingAfterEviction')));
   emit({ type: 'pod-evicted', pod });
 
   while (!signal.aborted) {
@@ -266,8 +306,8 @@ async function evictAndWait(client: KubeClient, eviction: Eviction, options: Dra
       }
       if (error instanceof KubeApiError && error.kind === 'status') {
         eviction.state = 'failed';
-        eviction.message = `waiting for the pod to terminate: ${error.message}`;
-        emit({ type: 'pod-failed', pod, message: eviction.message });
+        Object.assign(eviction, said(message('drain.terminationFailed', { error: error.message })));
+        emit({ type: 'pod-failed', pod, message: eviction.message, coded: eviction.coded });
         return;
       }
       // Network trouble: keep polling until the deadline.

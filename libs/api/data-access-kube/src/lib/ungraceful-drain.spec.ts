@@ -68,7 +68,7 @@ describe('drainDeadNode', () => {
     world = await startSimWithClient({ seed: SEED });
     const events: DrainEvent[] = [];
     const result = await drainDeadNode(world.client, 'w1', { ignoreDaemonSets: true, force: true }, (event) => events.push(event));
-    expect(result).toEqual({ ok: true, evicted: expect.arrayContaining(['shop/db-1', 'default/handmade']), skipped: [{ pod: 'kube-system/agent-w1', reason: 'ignoring DaemonSet-managed Pods' }] });
+    expect(result).toMatchObject({ ok: true, evicted: expect.arrayContaining(['shop/db-1', 'default/handmade']), skipped: [{ pod: 'kube-system/agent-w1', reason: 'ignoring DaemonSet-managed Pods' }] });
     expect(await podsOn('w1')).toEqual(['kube-system/agent-w1']);
     expect(events.map((event) => event.type)).toEqual(['cordoned', 'pod-skipped', 'pod-deleted', 'pod-deleted', 'done']);
     const node = await world.client.call('read', (o) => world.client.core.readNode({ name: 'w1' }, o));

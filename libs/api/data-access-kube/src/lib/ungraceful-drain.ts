@@ -1,5 +1,6 @@
 import type { DrainOptions } from './drain-plan';
-import type { DrainBlockingPod, DrainEvent, DrainResult } from './drain';
+import { bare, message } from '@ccos/shared/messages';
+import { failuresOf, stillOnNode, type DrainBlockingPod, type DrainEvent, type DrainResult } from './drain';
 import { cordonAndPlan, drainReport } from './drain-opening';
 import { isStatus, type KubeClient } from './kube-client';
 
@@ -21,7 +22,7 @@ export async function drainDeadNode(client: KubeClient, node: string, options: D
   const report = drainReport(onEvent);
   const { emit, finish, fail } = report;
   const signal = options.signal;
-  const opened = await cordonAndPlan(client, node, options, report, () => (signal?.aborted ? { failure: 'CANCELLED', reason: 'the drain was cancelled' } : null));
+  const opened = await cordonAndPlan(client, node, options, report, () => (signal?.aborted ? { failure: 'CANCELLED', reason: message('removal.drainCancelled') } : null));
   if (!('remove' in opened)) {
     return opened;
   }
@@ -49,19 +50,21 @@ export async function drainDeadNode(client: KubeClient, node: string, options: D
           emit({ type: 'pod-deleted', pod });
           continue;
         }
-        const message = error instanceof Error ? error.message : String(error);
-        failed.push({ pod, message });
-        emit({ type: 'pod-failed', pod, message });
+        const said = error instanceof Error ? error.message : String(error);
+        const coded = bare(message('drain.forceDeleteFailed', { error: said }));
+        failed.push({ pod, message: said, messageCoded: coded });
+        emit({ type: 'pod-failed', pod, message: said, coded });
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.evictionConcurrency ?? 10) }, worker));
   if (signal?.aborted) {
-    const pending = [...queue.map((entry) => ({ pod: entry.pod, message: 'not deleted yet' }))];
-    return fail('CANCELLED', `the drain was cancelled; still on the node: ${pending.map((p) => p.pod).join(', ') || 'none'}`, pending);
+    const notYet = message('drain.notDeletedYet');
+    const pending = [...queue.map((entry) => ({ pod: entry.pod, message: notYet.message, messageCoded: bare(notYet) }))];
+    return fail('CANCELLED', stillOnNode(message('removal.drainCancelled'), pending), pending);
   }
   if (failed.length > 0) {
-    return fail('EVICTION_FAILED', failed.map((f) => f.message).join('; '), failed);
+    return fail('EVICTION_FAILED', failuresOf(failed), failed);
   }
   return finish({ ok: true, evicted: deleted, skipped });
 }

@@ -167,8 +167,28 @@ export class AgentReportService {
       this.logger.info({ runId: run.id }, 'install run succeeded');
     } else if (input.status === 'STARTED' || input.status === 'SUCCEEDED') {
       await this.nodes.update(node.id, reasonFields(message(input.status === 'STARTED' ? 'node.stepRunning' : 'node.stepDone', { step: bare(title) })));
+    } else if (input.status === 'PROGRESS' && input.step === 'START_KUBELET') {
+      // The node list, its status card and the batch view say so while kubelet waits for an operator's approval.
+      const csrs = waitingCsrsOf(input);
+      const reason = csrs.length > 0 ? message('node.waitingForCsrs', { count: csrs.length, csrs: csrs.join(', ') }) : message('node.stepRunning', { step: bare(title) });
+      if (node.statusReasonCoded?.code !== reason.code || JSON.stringify(node.statusReasonCoded.params) !== JSON.stringify(reason.params)) {
+        await this.nodes.update(node.id, reasonFields(reason));
+      }
     }
   }
+}
+
+/** The CSRs a START_KUBELET progress event says kubelet waits for (`agent.kubelet.waitingCsrs` names them). */
+function waitingCsrsOf(input: Pick<ReportStepInput, 'messageCode' | 'messageParams' | 'detail'>): string[] {
+  if (input.messageCode !== 'agent.kubelet.waitingCsrs') {
+    return [];
+  }
+  const named = (input.detail as { pendingCsrNames?: unknown } | null | undefined)?.pendingCsrNames;
+  if (Array.isArray(named)) {
+    return named.filter((name): name is string => typeof name === 'string');
+  }
+  const csrs = (input.messageParams as { csrs?: unknown } | null | undefined)?.csrs;
+  return typeof csrs === 'string' && csrs !== '' ? csrs.split(', ') : [];
 }
 
 /** The coded message of an agent's event, when its code is one the catalogue knows. */

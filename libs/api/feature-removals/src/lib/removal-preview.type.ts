@@ -44,11 +44,29 @@ export class DrainPodPreviewType {
   @Field(() => String, { description: "kubectl's words for the decision, or what owns the pod." })
   reason!: string;
 
+  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages), for clients that show it in their language.' })
+  reasonCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  reasonParams!: Record<string, unknown> | null;
+
   @Field(() => String, { nullable: true, description: 'Kind/name of the controller.' })
   controller!: string | null;
 
   @Field(() => [String], { description: 'PodDisruptionBudgets covering the pod.' })
   pdbs!: string[];
+}
+
+@ObjectType('KubectlLine', { description: "One of kubectl's warning or refusal lines, with its message code." })
+export class KubectlLineType {
+  @Field(() => String)
+  message!: string;
+
+  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  messageCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  messageParams!: Record<string, unknown> | null;
 }
 
 @ObjectType('DrainPodCounts')
@@ -196,6 +214,12 @@ export class RemovalPreviewType {
 
   @Field(() => [String], { description: "kubectl's refusal lines (cannot delete Pods ... (use --force to override): ...)." })
   refusals!: string[];
+
+  @Field(() => [KubectlLineType], { description: 'warnings with their message codes.' })
+  warningLines!: KubectlLineType[];
+
+  @Field(() => [KubectlLineType], { description: 'refusals with their message codes.' })
+  refusalLines!: KubectlLineType[];
 
   @Field(() => [DisruptionBudgetPreviewType])
   budgets!: DisruptionBudgetPreviewType[];

@@ -41,6 +41,12 @@ export class BlockingPodType {
 
   @Field(() => String, { description: "The API's words (or kubectl's refusal)." })
   message!: string;
+
+  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  messageCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  messageParams!: Record<string, unknown> | null;
 }
 
 @ObjectType('RemovalEvent', { simpleResolvers: true, description: 'One thing a removal run did or saw, in order (seq).' })

@@ -68,13 +68,14 @@ type PhaseOutcome = 'NEXT' | 'ENDED';
 const MAX_NAMED_PODS = 10;
 
 /** `ns/pod` (PodDisruptionBudget ns/budget: message), for the node's status reason. */
-function describeBlocking(blocking: readonly RemovalBlockingPod[]): string {
+function describeBlocking(blocking: readonly RemovalBlockingPod[]): Message {
   const named = blocking.slice(0, MAX_NAMED_PODS).map((entry) => {
     const namespace = entry.pod.split('/')[0];
-    return `${entry.pod} (${entry.pdb ? `PodDisruptionBudget ${namespace}/${entry.pdb}: ` : ''}${entry.message})`;
+    const said = entry.messageCoded ?? bare(message('drain.raw', { text: entry.message }));
+    return bare(entry.pdb ? message('drain.blockingPodBudget', { pod: entry.pod, budget: `${namespace}/${entry.pdb}`, message: said }) : message('drain.blockingPod', { pod: entry.pod, message: said }));
   });
-  const more = blocking.length > MAX_NAMED_PODS ? `, and ${blocking.length - MAX_NAMED_PODS} more` : '';
-  return `${named.join('; ')}${more}`;
+  const list = bare(message('common.list', { items: named }));
+  return blocking.length > MAX_NAMED_PODS ? bare(message('drain.andMore', { items: list, count: blocking.length - MAX_NAMED_PODS })) : list;
 }
 
 function errorText(error: unknown): string {
@@ -333,7 +334,7 @@ export class RemovalRunner {
       writer.add({ kind: 'DRAIN_FINISHED', message: message('removal.event.nodeGone', { node: run.nodeName }) });
       return 'NEXT';
     }
-    return this.drainStopped(active, active.cancelled ? 'CANCELLED' : result.failure, result.reason, result.blocking);
+    return this.drainStopped(active, active.cancelled ? 'CANCELLED' : result.failure, { ...result.reasonCoded, message: result.reason }, result.blocking);
   }
 
   /** Records drain events: pods evicted, deleted, skipped, and each new reason a pod is blocked. */
@@ -346,7 +347,7 @@ export class RemovalRunner {
           writer.add({ kind: 'CORDONED', message: message(event.alreadyCordoned ? 'removal.event.alreadyCordoned' : 'removal.event.cordoned', { node: event.node }) });
           break;
         case 'pod-skipped':
-          writer.add({ kind: 'POD_SKIPPED', pod: event.pod, message: event.reason });
+          writer.add({ kind: 'POD_SKIPPED', pod: event.pod, message: { ...event.reasonCoded, message: event.reason } });
           break;
         case 'pod-blocked': {
           active.blockedSince ??= Date.now();
@@ -359,7 +360,7 @@ export class RemovalRunner {
               kind: 'POD_BLOCKED',
               pod: event.pod,
               pdb: event.pdb,
-              message: [event.message, event.detail].filter(Boolean).join(' '),
+              message: { ...event.coded, message: [event.message, event.detail].filter(Boolean).join(' ') },
               detail: { retryInMs: event.retryInMs, ...(event.detail ? { cause: event.detail } : {}) },
             });
           }
@@ -374,7 +375,7 @@ export class RemovalRunner {
           writer.add(ungraceful ? { kind: 'POD_FORCE_DELETED', pod: event.pod, message: message('removal.event.podForceDeleted') } : { kind: 'POD_DELETED', pod: event.pod, message: message('removal.event.podGone') });
           break;
         case 'pod-failed':
-          writer.add({ kind: 'POD_FAILED', pod: event.pod, message: event.message });
+          writer.add({ kind: 'POD_FAILED', pod: event.pod, message: { ...event.coded, message: event.message } });
           break;
         default:
           break;

@@ -100,6 +100,8 @@ export class RemovalService {
         counts: { evict: 0, skip: 0, refuse: 0 },
         warnings: [],
         refusals: [],
+        warningLines: [],
+        refusalLines: [],
         budgets: [],
         capacity: null,
         host,
@@ -111,7 +113,7 @@ export class RemovalService {
     const refusalParts: Message[] = [
       ...(statusProblem.ok ? [] : [bare(message('removal.raw', { text: statusProblem.reason }))]),
       ...(safety.refusalCoded ? [bare(safety.refusalCoded)] : []),
-      ...(plan.refusal ? [bare(message('removal.raw', { text: plan.refusal }))] : []),
+      ...(plan.refusalCoded ? [plan.refusalCoded] : []),
     ];
     const count = (action: 'evict' | 'skip' | 'refuse') => plan.pods.filter((pod) => pod.action === action).length;
     return {
@@ -132,12 +134,16 @@ export class RemovalService {
         podClass: pod.class.toUpperCase().replace(/-/g, '_') as DrainPodClassName,
         action: pod.action.toUpperCase() as DrainActionName,
         reason: pod.reason,
+        reasonCode: pod.reasonCoded.code,
+        reasonParams: pod.reasonCoded.params,
         controller: pod.controller,
         pdbs: pod.pdbs,
       })),
       counts: { evict: count('evict'), skip: count('skip'), refuse: count('refuse') },
       warnings: plan.warnings,
       refusals: plan.refusals,
+      warningLines: plan.warnings.map((line, index) => kubectlLine(line, plan.warningsCoded[index])),
+      refusalLines: plan.refusals.map((line, index) => kubectlLine(line, plan.refusalsCoded[index])),
       budgets: plan.budgets.map((budget) => ({ ...budget, blocks: budget.disruptionsAllowed < budget.pods.length })),
       capacity: {
         fits: capacity.fits,
@@ -314,7 +320,9 @@ export class RemovalService {
       reason: run.reason,
       reasonCode: run.reasonCoded?.code ?? null,
       reasonParams: run.reasonCoded?.params ?? null,
-      blocking: run.blocking.map((entry) => ({ pod: entry.pod, pdb: entry.pdb ?? null, message: entry.message })),
+      blocking: run.blocking.map((entry) => ({
+        pod: entry.pod, pdb: entry.pdb ?? null, message: entry.message, messageCode: entry.messageCoded?.code ?? null, messageParams: entry.messageCoded?.params ?? null,
+      })),
       cancelRequested: run.cancelRequested,
       requestedBy: run.requestedBy,
       startedAt: run.startedAt,
@@ -393,6 +401,11 @@ export class RemovalService {
       ...textFields(message(probe.reachable ? 'removal.preview.reachable' : 'removal.preview.unreachable', { probe: bare(probe.message) })),
     };
   }
+}
+
+/** A kubectl line with its code and parameters. */
+function kubectlLine(text: string, coded: Message | undefined): { message: string; messageCode: string | null; messageParams: MessageParams | null } {
+  return { message: text, messageCode: coded?.code ?? null, messageParams: coded?.params ?? null };
 }
 
 /** A preview's refusal: the English text and its code and parameters. */

@@ -50,3 +50,11 @@ export function matchesFilter(status: NodeStatus, filter: StatusFilter): boolean
   }
   return (STATUS_FAMILIES as readonly string[]).includes(filter) ? FAMILY[status] === filter : status === filter;
 }
+
+/**
+ * Whether the service says the node's kubelet waits for an operator to approve its CSRs
+ * (`node.waitingForCsrs`, from the install's START_KUBELET step): its views link to the certificates page.
+ */
+export function waitsForCsrApproval(node: { readonly statusReasonCode?: string | null }): boolean {
+  return node.statusReasonCode === 'node.waitingForCsrs';
+}

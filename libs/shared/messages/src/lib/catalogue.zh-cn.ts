@@ -1,3 +1,4 @@
+import { AGENT_ZH_CN } from './catalogue/agent.zh-cn';
 import type { MessageCode } from './catalogue.en';
 
 /** The catalogue in Simplified Chinese: the same codes and the same ICU arguments as English. */
@@ -145,7 +146,7 @@ export const ZH_CN: Readonly<Record<MessageCode, string>> = {
   'removal.cancelledBy': '{actor} 已取消',
   'removal.drainCancelled': '驱逐已取消',
   'removal.clusterUnreachable': '无法连接集群：{error}',
-  'removal.drainNotFinished': '驱逐未完成（{failure}）：{reason}',
+  'removal.drainNotFinished': '驱逐未完成（{failure, select, REFUSED {被拒绝} TIMEOUT {超时} EVICTION_FAILED {驱逐失败} CANCELLED {已取消} UNSUPPORTED_OPTION {选项不受支持} NODE_NOT_FOUND {找不到 Node} API_ERROR {集群 API 出错} other {{failure}}}）：{reason}',
   'removal.blocking': '{what}。阻塞的 Pod：{pods}',
   'removal.stopped': '{what}。节点保持禁止调度，其 Node 对象未被删除。',
   'removal.kubeletNotStopped': '无法停止 kubelet，因此未删除 Node（否则它会再次注册）：{error}',
@@ -305,4 +306,5 @@ export const ZH_CN: Readonly<Record<MessageCode, string>> = {
   'csr.verdict.allPassed': '全部 {count} 项检查均已通过',
   'csr.verdict.superseded': '已被取代',
   'csr.verdict.renewalPassed': 'serving 证书续签：全部 {count} 项检查均已通过',
+  ...AGENT_ZH_CN,
 };

@@ -1,10 +1,11 @@
 import {
   Backoff, DOWNLOAD_BACKOFF, HttpError, headText, isTlsErrorCode, readBody, type JsonObject,
 } from '@ccos/agent/util-host';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { scrubSecrets } from '@ccos/shared/util-redaction';
 import { statePaths } from '../host-paths';
 import type { StepContext, StepFailure } from '../step-handler';
-import { failure } from '../step-handler';
+import { failure, progressOf } from '../step-handler';
 import { ignitionVersion } from './ignition-config';
 
 export const IGNITION_ACCEPT = 'application/vnd.coreos.ignition+json;version=3.2.0';
@@ -51,22 +52,23 @@ function isJsonType(contentType: string | null): boolean {
 }
 
 /** Why an answer is not an Ignition config, or null when it is one. */
-export function notIgnitionReason(status: number, contentType: string | null, body: Buffer): { reason: string; document?: unknown; version?: string } {
+export function notIgnitionReason(status: number, contentType: string | null, body: Buffer): { reason: string; coded?: Message; document?: unknown; version?: string } {
+  const not = (text: CodedText) => ({ reason: text.message, coded: bare(text) });
   if (status !== 200) {
-    return { reason: `HTTP ${status}` };
+    return not(message('agent.mcs.reason.status', { status }));
   }
   if (!isJsonType(contentType)) {
-    return { reason: `content type ${contentType}` };
+    return not(message('agent.mcs.reason.contentType', { contentType: String(contentType) }));
   }
   let document: unknown;
   try {
     document = JSON.parse(body.toString('utf8'));
   } catch {
-    return { reason: 'the body is not JSON' };
+    return not(message('agent.mcs.reason.notJson'));
   }
   const version = ignitionVersion(document);
   if (version === null) {
-    return { reason: 'the JSON has no ignition.version 3.x' };
+    return not(message('agent.mcs.reason.noVersion'));
   }
   return { reason: '', document, version };
 }
@@ -114,32 +116,30 @@ export async function fetchWorkerConfig(ctx: StepContext): Promise<FetchedConfig
       body = await readBody(response, 32 * 1024 * 1024);
     } catch (error) {
       const code = error instanceof HttpError ? error.code : 'EREQUEST';
-      const message = `${(error as Error).message} (${code})`;
+      const said = `${(error as Error).message} (${code})`;
       if (ctx.signal.aborted) {
         throw error;
       }
       if (isTlsErrorCode(code)) {
-        const fetchStatus = await record({ status: null, contentType: null, bytes: null, bodyHead: null, error: message, attempts: attempt });
+        const fetchStatus = await record({ status: null, contentType: null, bytes: null, bodyHead: null, error: said, attempts: attempt });
         return failure(
           'MCS_TLS_VERIFY_FAILED',
-          `the machine config server's certificate at ${url} was not accepted: ${message}${caSource === 'system' ? ' (verified with the system CAs: the config has no machineConfigCaCert)' : ''}`,
-          caSource === 'system'
-            ? 'Register the cluster with the machine config server\'s CA (the root CA of the cluster, as in the pointer Ignition\'s ignition.security.tls.certificateAuthorities) so the agent gets machineConfigCaCert.'
-            : 'machineConfigCaCert does not verify the server at the VIP: check the CA registered for the cluster and that the certificate names the VIP.',
+          message('agent.mcs.tlsRefused', { url, error: said, systemCas: caSource === 'system' }),
+          message(caSource === 'system' ? 'agent.mcs.tlsSystem.hint' : 'agent.mcs.tlsCa.hint'),
           { detail: { fetch: fetchStatus as unknown as JsonObject } },
         );
       }
       if (ctx.clock.monotonic() >= deadline) {
-        const fetchStatus = await record({ status: null, contentType: null, bytes: null, bodyHead: null, error: message, attempts: attempt });
+        const fetchStatus = await record({ status: null, contentType: null, bytes: null, bodyHead: null, error: said, attempts: attempt });
         return failure(
           'MCS_UNREACHABLE',
-          `the machine config server at ${url} did not answer for ${NETWORK_RETRY_MS / 60_000} min: ${message}`,
-          `Check the load balancer and firewall for ${vip}:22623 (\`curl -k https://${host}:22623/healthz\` from the host).`,
+          message('agent.mcs.unreachable', { url, minutes: NETWORK_RETRY_MS / 60_000, error: said }),
+          message('agent.mcs.unreachable.hint', { vip, host }),
           { detail: { fetch: fetchStatus as unknown as JsonObject } },
         );
       }
       const delay = backoff.next();
-      await ctx.progress({ message: `machine config server not reachable (${message}); retrying in ${(delay / 1000).toFixed(0)} s`, progress: 5 });
+      await ctx.progress({ ...progressOf(message('agent.mcs.retrying', { error: said, seconds: (delay / 1000).toFixed(0) })), progress: 5 });
       await ctx.clock.sleep(delay, ctx.signal);
       continue;
     }
@@ -152,7 +152,7 @@ export async function fetchWorkerConfig(ctx: StepContext): Promise<FetchedConfig
     if (TRANSIENT_STATUS.has(status) && statusRetries < MAX_STATUS_RETRIES) {
       statusRetries += 1;
       const delay = backoff.next();
-      await ctx.progress({ message: `machine config server answered HTTP ${status}; retrying in ${(delay / 1000).toFixed(0)} s (${statusRetries}/${MAX_STATUS_RETRIES})`, progress: 5 });
+      await ctx.progress({ ...progressOf(message('agent.mcs.busy', { status, seconds: (delay / 1000).toFixed(0), retry: statusRetries, max: MAX_STATUS_RETRIES })), progress: 5 });
       await ctx.clock.sleep(delay, ctx.signal);
       continue;
     }
@@ -161,10 +161,10 @@ export async function fetchWorkerConfig(ctx: StepContext): Promise<FetchedConfig
     const code = status === 406 ? 'MCS_NOT_ACCEPTABLE' : status === 200 || /html/i.test(contentType ?? '') ? 'IGNITION_NOT_IGNITION' : 'MCS_HTTP_ERROR';
     return failure(
       code,
-      `${url} did not return an Ignition config (${verdict.reason}): HTTP ${status}, Content-Type ${contentType ?? '(none)'}, ${body.length} bytes, starting ${JSON.stringify(preview)}`,
-      code === 'MCS_NOT_ACCEPTABLE'
-        ? `The server refuses the requested Ignition version (Accept: ${IGNITION_ACCEPT}); the cluster's machine config server must serve spec 3.`
-        : `This answer does not come from the machine config server — usually a load balancer's error page or a wrong backend on ${vip}:22623. Check with \`curl -k -H 'Accept: ${IGNITION_ACCEPT}' ${url}\` from the host, then fix the load balancer.`,
+      message('agent.mcs.notIgnition', {
+        url, reason: verdict.coded ?? verdict.reason, status, contentType: contentType ?? bare(message('agent.mcs.noContentType')), bytes: String(body.length), preview: JSON.stringify(preview),
+      }),
+      code === 'MCS_NOT_ACCEPTABLE' ? message('agent.mcs.notAcceptable.hint', { accept: IGNITION_ACCEPT }) : message('agent.mcs.notIgnition.hint', { vip, accept: IGNITION_ACCEPT, url }),
       { detail: { fetch: fetchStatus as unknown as JsonObject, url, status, contentType, bodyHead } },
     );
   }

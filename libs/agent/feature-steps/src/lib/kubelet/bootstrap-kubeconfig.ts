@@ -1,8 +1,16 @@
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { parse, stringify } from 'yaml';
 
 /** Why a bootstrap kubeconfig cannot be given the run's token. */
 export class BootstrapKubeconfigError extends Error {
   override readonly name = 'BootstrapKubeconfigError';
+  /** The message by its code in the catalogue. */
+  readonly coded: Message;
+
+  constructor(text: CodedText) {
+    super(text.message);
+    this.coded = bare(text);
+  }
 }
 
 /**
@@ -34,16 +42,16 @@ export function withBootstrapToken(kubeconfigText: string, token: string): strin
   try {
     document = parse(kubeconfigText) as KubeconfigDocument;
   } catch (error) {
-    throw new BootstrapKubeconfigError(`it is not valid YAML (${(error as Error).message.split('\n')[0]})`);
+    throw new BootstrapKubeconfigError(message('agent.kubeconfig.notYaml', { error: (error as Error).message.split('\n')[0] ?? '' }));
   }
   if (document === null || typeof document !== 'object') {
-    throw new BootstrapKubeconfigError('it is not a kubeconfig');
+    throw new BootstrapKubeconfigError(message('agent.kubeconfig.notKubeconfig'));
   }
   const contextName = document['current-context'] ?? document.contexts?.[0]?.name;
   const context = document.contexts?.find((entry) => entry.name === contextName)?.context;
   const cluster = document.clusters?.find((entry) => entry.name === context?.cluster)?.cluster;
   if (!context || typeof cluster?.['server'] !== 'string') {
-    throw new BootstrapKubeconfigError('it names no current context with a cluster and its server');
+    throw new BootstrapKubeconfigError(message('agent.kubeconfig.noServer'));
   }
   const userName = 'ccos-scaler-install-run';
   const updated: KubeconfigDocument = {

@@ -36,14 +36,16 @@ export class ApplyIgnitionStep implements StepHandler {
       plan = planIgnition(fetched.document);
     } catch (error) {
       if (error instanceof IgnitionError) {
-        return failure(error.code, `the worker config cannot be applied: ${error.message}`, 'Check the machine config server\'s worker config (`curl` it from the host); the agent applies inline files, directories, links and systemd units.', {
+        return failure(error.code, message('agent.ignition.invalid', { error: error.message }), message('agent.ignition.invalid.hint'), {
           detail: { fetch: fetched.status as unknown as JsonObject },
         });
       }
       throw error;
     }
     await ctx.progress({
-      message: `applying Ignition ${fetched.version}: ${plan.directories.length} directories, ${plan.files.length} files, ${plan.links.length} links, ${plan.units.length} units`,
+      ...progressOf(message('agent.ignition.applying', {
+        version: fetched.version, directories: plan.directories.length, files: plan.files.length, links: plan.links.length, units: plan.units.length,
+      })),
       progress: 40,
     });
     let applied;
@@ -51,14 +53,14 @@ export class ApplyIgnitionStep implements StepHandler {
       applied = await applyIgnitionPlan(plan, ctx.fs, ctx.exec);
     } catch (error) {
       if (error instanceof ApplyError) {
-        return failure('IGNITION_APPLY_FAILED', `applying the worker config failed: ${error.message}`, 'Fix the path on the host (or the worker config), then retry from APPLY_IGNITION.', {
+        return failure('IGNITION_APPLY_FAILED', message('agent.ignition.applyFailed', { error: error.message }), message('agent.ignition.applyFailed.hint'), {
           detail: { path: error.path },
           ...(error.command === undefined ? {} : { command: error.command }),
         });
       }
       const err = error as NodeJS.ErrnoException;
       if (err.code !== undefined && err.path !== undefined) {
-        return failure(err.code === 'ENOSPC' ? 'DISK_FULL' : 'IGNITION_APPLY_FAILED', `applying the worker config failed at ${err.path}: ${err.message}`, 'Check the path and free disk space on the host, then retry from APPLY_IGNITION.', {
+        return failure(err.code === 'ENOSPC' ? 'DISK_FULL' : 'IGNITION_APPLY_FAILED', message('agent.ignition.applyFailedAt', { path: err.path, error: err.message }), message('agent.ignition.applyFailedAt.hint'), {
           detail: { path: err.path, errno: err.code },
         });
       }

@@ -1,5 +1,5 @@
 import { REQUIRED_BINARIES } from '@ccos/shared/domain';
-import { message } from '@ccos/shared/messages';
+import { bare, message } from '@ccos/shared/messages';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
 import { HOST_PATHS } from '../host-paths';
 import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
@@ -29,8 +29,8 @@ export class DownloadBinariesStep implements StepHandler {
     if (missing.length > 0) {
       return failure(
         'ARTIFACT_MISSING',
-        `the artifact manifest (version ${manifest.version || 'unknown'}) has no binary ${missing.join(', ')}`,
-        'Add the missing binaries to the installer service\'s artifact folder (binary/<name>).',
+        message('agent.binaries.missing', { version: manifest.version || bare(message('agent.versionUnknown')), names: missing.join(', ') }),
+        message('agent.binaries.missing.hint'),
         { detail: { missing: [...missing], manifestVersion: manifest.version } },
       );
     }

@@ -1,10 +1,10 @@
-import { message } from '@ccos/shared/messages';
-import { describeExit, succeeded, type CommandResult } from '@ccos/agent/util-host';
+import { bare, message } from '@ccos/shared/messages';
+import { exitMessage, succeeded, type CommandResult } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
 import { diagnose } from '../failure-codes';
 import { statePaths } from '../host-paths';
-import { failure, progressOf, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, progressOf, success, withEvidence, type StepContext, type StepHandler, type StepResult } from '../step-handler';
 
 /** A package transaction is never interrupted (a half-done rpm transaction is worse than a late cancel). */
 const TRANSACTION_TIMEOUT_MS = 60 * 60_000;
@@ -61,13 +61,13 @@ export class InstallPackagesStep implements StepHandler {
       result = await this.install(ctx, 'yum', files);
     }
     if (result.error === 'ENOENT') {
-      return failure('PACKAGE_TOOL_MISSING', 'neither dnf nor yum is installed on the host', 'Install dnf (or yum) on the host: the packages are installed in one transaction so their dependencies resolve.', { command: result });
+      return failure('PACKAGE_TOOL_MISSING', message('agent.packages.noTool'), message('agent.packages.noTool.hint'), { command: result });
     }
     if (!succeeded(result)) {
-      const found = diagnose(this.step, result.output, { code: 'PACKAGE_INSTALL_FAILED', hint: describeStep(this.step).hint.message });
+      const found = diagnose(this.step, result.output, { code: 'PACKAGE_INSTALL_FAILED', hint: describeStep(this.step).hint });
       return failure(
         found.code,
-        `${result.argv[0]} install -y (${rpms.length} rpm files) failed: ${describeExit(result)}${found.evidence === null ? '' : ` — ${found.evidence}`}`,
+        withEvidence(message('agent.packages.failed', { tool: result.argv[0] ?? 'dnf', count: rpms.length, exit: bare(exitMessage(result)) }), found.evidence),
         found.hint,
         { command: result, detail: { packages: rpms.length, files: rpms.map((rpm) => rpm.name) } },
       );

@@ -1,10 +1,10 @@
-import { message } from '@ccos/shared/messages';
-import { describeExit, succeeded, type JsonObject } from '@ccos/agent/util-host';
+import { bare, message } from '@ccos/shared/messages';
+import { exitMessage, succeeded, type JsonObject } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
 import { diagnose } from '../failure-codes';
 import { HOST_PATHS, statePaths } from '../host-paths';
-import { failure, progressOf, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, progressOf, success, withEvidence, type StepContext, type StepHandler, type StepResult } from '../step-handler';
 
 /** A systemd unit file name (no path, a known unit type). */
 export const UNIT_NAME = /^[A-Za-z0-9:_.@\\-]{1,200}\.(service|socket|timer|target|path|mount|automount|slice)$/;
@@ -30,7 +30,7 @@ export class InstallServicesStep implements StepHandler {
     const units = artifactsOfKind(manifest, 'unit');
     const badNames = units.filter((unit) => !UNIT_NAME.test(unit.name)).map((unit) => unit.name);
     if (badNames.length > 0) {
-      return failure('MANIFEST_INVALID', `the manifest lists units with invalid names: ${badNames.join(', ')}`, 'Unit artifacts must be named like kubelet.service.');
+      return failure('MANIFEST_INVALID', message('agent.units.badNames', { names: badNames.join(', ') }), message('agent.units.badNames.hint'));
     }
     if (units.length === 0) {
       return success(message('agent.units.none'), { units: [] });
@@ -56,14 +56,14 @@ export class InstallServicesStep implements StepHandler {
     await ctx.progress({ ...progressOf(message('agent.units.reloading', { count: units.length })), progress: 70 });
     const reload = await ctx.exec.run(['systemctl', 'daemon-reload'], { timeoutMs: 120_000 });
     if (!succeeded(reload)) {
-      const found = diagnose(this.step, reload.output, { code: 'SYSTEMCTL_FAILED', hint: describeStep(this.step).hint.message });
-      return failure(found.code, `systemctl daemon-reload failed: ${describeExit(reload)}`, found.hint, { command: reload });
+      const found = diagnose(this.step, reload.output, { code: 'SYSTEMCTL_FAILED', hint: describeStep(this.step).hint });
+      return failure(found.code, message('agent.units.reloadFailed', { exit: bare(exitMessage(reload)) }), found.hint, { command: reload });
     }
     const names = units.map((unit) => unit.name);
     const enable = await ctx.exec.run(['systemctl', 'enable', ...names], { timeoutMs: 120_000 });
     if (!succeeded(enable)) {
-      const found = diagnose(this.step, enable.output, { code: 'UNIT_REJECTED', hint: describeStep(this.step).hint.message });
-      return failure(found.code, `systemctl enable ${names.join(' ')} failed: ${describeExit(enable)}${found.evidence === null ? '' : ` — ${found.evidence}`}`, found.hint, { command: enable });
+      const found = diagnose(this.step, enable.output, { code: 'UNIT_REJECTED', hint: describeStep(this.step).hint });
+      return failure(found.code, withEvidence(message('agent.units.enableFailed', { units: names.join(' '), exit: bare(exitMessage(enable)) }), found.evidence), found.hint, { command: enable });
     }
     return success(message('agent.units.enabled', { units: names.join(', ') }), { units: installed, enabled: names });
   }

@@ -1,10 +1,10 @@
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { isUnauthenticated, type AgentRun } from '@ccos/agent/data-access-api';
-import { describeExit, succeeded, tailText, type CommandResult } from '@ccos/agent/util-host';
+import { describeExit, exitMessage, succeeded, tailText, type CommandResult } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
 import { diagnose } from '../failure-codes';
 import { BootstrapKubeconfigError, bootstrapKubeconfigPath, withBootstrapToken } from '../kubelet/bootstrap-kubeconfig';
-import { failure, progressOf, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, progressOf, success, withEvidence, type StepContext, type StepHandler, type StepResult } from '../step-handler';
 
 /** How often the service is asked about the Node. */
 export const POLL_INTERVAL_MS = 2_000;
@@ -16,28 +16,29 @@ const CRASH_LOOP_RESTARTS = 2;
 interface Phase {
   readonly key: string;
   readonly message: CodedText;
+  /** What the run waits for, as a timeout names it (the message without "kubelet started"). */
+  readonly waitingFor: CodedText;
   readonly progress: number;
 }
 
 /** What the run is waiting for, as the operator should read it. */
 export function phaseOf(run: AgentRun | null): Phase {
   if (run === null) {
-    return { key: 'unknown', message: message('agent.kubelet.waitingService'), progress: 10 };
+    return { key: 'unknown', message: message('agent.kubelet.waitingService'), waitingFor: message('agent.kubelet.forService'), progress: 10 };
   }
   if (run.nodeReady) {
-    return { key: 'ready', message: message('agent.kubelet.ready', { node: run.nodeName }), progress: 100 };
+    const ready = message('agent.kubelet.ready', { node: run.nodeName });
+    return { key: 'ready', message: ready, waitingFor: ready, progress: 100 };
   }
   if (run.pendingCsrNames.length > 0) {
-    return {
-      key: `csr:${[...run.pendingCsrNames].sort().join(',')}`,
-      message: message('agent.kubelet.waitingCsrs', { count: run.pendingCsrNames.length, csrs: run.pendingCsrNames.join(', ') }),
-      progress: run.nodeRegistered ? 70 : 30,
-    };
+    const waiting = message('agent.kubelet.waitingCsrs', { count: run.pendingCsrNames.length, csrs: run.pendingCsrNames.join(', ') });
+    return { key: `csr:${[...run.pendingCsrNames].sort().join(',')}`, message: waiting, waitingFor: waiting, progress: run.nodeRegistered ? 70 : 30 };
   }
   if (!run.nodeRegistered) {
-    return { key: 'unregistered', message: message('agent.kubelet.waitingRegister'), progress: 20 };
+    return { key: 'unregistered', message: message('agent.kubelet.waitingRegister'), waitingFor: message('agent.kubelet.forRegister'), progress: 20 };
   }
-  return { key: 'registered', message: message('agent.kubelet.waitingReady'), progress: 80 };
+  const waiting = message('agent.kubelet.waitingReady');
+  return { key: 'registered', message: waiting, waitingFor: waiting, progress: 80 };
 }
 
 /**
@@ -67,7 +68,7 @@ export class StartKubeletStep implements StepHandler {
     for (const argv of commands) {
       const started = await ctx.exec.run(argv, { timeoutMs: 180_000 });
       if (!succeeded(started)) {
-        return this.kubeletFailure(ctx, 'KUBELET_START_FAILED', `${argv.join(' ')} failed: ${describeExit(started)}`, started);
+        return this.kubeletFailure(ctx, 'KUBELET_START_FAILED', message('agent.kubelet.startFailed', { command: argv.join(' '), exit: bare(exitMessage(started)) }), started);
       }
     }
     const baseline = await this.restarts(ctx);
@@ -79,12 +80,16 @@ export class StartKubeletStep implements StepHandler {
     let serviceError: string | null = null;
     for (;;) {
       if (ctx.signal.aborted) {
-        return failure('CANCELLED', 'stopped while waiting for the Node', '');
+        return failure('CANCELLED', message('agent.kubelet.stoppedWaiting'), '');
       }
       const state = await this.kubeletState(ctx);
       if (state.dead || (state.restarts !== null && baseline !== null && state.restarts - baseline >= CRASH_LOOP_RESTARTS)) {
-        const how = state.dead ? `systemctl is-active kubelet: ${state.active}` : `kubelet restarted ${state.restarts === null || baseline === null ? 'repeatedly' : state.restarts - baseline} times`;
-        return this.kubeletFailure(ctx, 'KUBELET_DIED', `kubelet is not running (${how})`, null);
+        const how = state.dead
+          ? message('agent.kubelet.inactive', { state: state.active })
+          : state.restarts === null || baseline === null
+            ? message('agent.kubelet.restartedRepeatedly')
+            : message('agent.kubelet.restarted', { count: state.restarts - baseline });
+        return this.kubeletFailure(ctx, 'KUBELET_DIED', message('agent.kubelet.died', { how: bare(how) }), null);
       }
       try {
         lastRun = (await ctx.api.agentRun(ctx.signal)).run;
@@ -106,15 +111,12 @@ export class StartKubeletStep implements StepHandler {
       }
       const elapsed = ctx.clock.monotonic() - begin;
       if (elapsed >= limitMs) {
-        const waitingFor = phase.message.message.replace(/^kubelet started; /, '');
         return this.kubeletFailure(
           ctx,
           'NODE_READY_TIMEOUT',
-          `the Node was not Ready after ${ctx.config.timeouts.nodeReadySeconds} s; ${waitingFor}`,
+          message('agent.kubelet.notReady', { seconds: String(ctx.config.timeouts.nodeReadySeconds), waitingFor: bare(phase.waitingFor) }),
           null,
-          lastRun !== null && lastRun.pendingCsrNames.length > 0
-            ? `Approve the node's pending CSRs (${lastRun.pendingCsrNames.join(', ')}) in the console or with \`oc adm certificate approve\`, or turn on auto-approval for the cluster.`
-            : undefined,
+          lastRun !== null && lastRun.pendingCsrNames.length > 0 ? message('agent.kubelet.pendingCsrs.hint', { csrs: lastRun.pendingCsrNames.join(', ') }) : undefined,
         );
       }
       if (next.key !== phase.key || ctx.clock.monotonic() - lastReportAt >= HEARTBEAT_MS) {
@@ -138,25 +140,25 @@ export class StartKubeletStep implements StepHandler {
 
   /** Writes the run's token into kubelet's bootstrap kubeconfig; a failure result when it cannot. */
   private async handBootstrapIdentity(ctx: StepContext, token: string): Promise<StepResult | null> {
-    const hint = 'APPLY_IGNITION writes kubelet.service and its bootstrap kubeconfig: check the worker config, then retry from APPLY_IGNITION.';
+    const hint = message('agent.kubelet.identity.hint');
     const unit = await ctx.exec.run(['systemctl', 'cat', 'kubelet'], { timeoutMs: 30_000 });
     if (!succeeded(unit)) {
-      return failure('KUBELET_BOOTSTRAP_KUBECONFIG', `cannot read kubelet.service to find its bootstrap kubeconfig: ${describeExit(unit)}`, hint, { command: unit });
+      return failure('KUBELET_BOOTSTRAP_KUBECONFIG', message('agent.kubelet.unitUnreadable', { exit: bare(exitMessage(unit)) }), hint, { command: unit });
     }
     const path = bootstrapKubeconfigPath(unit.stdout);
     if (path === null) {
-      return failure('KUBELET_BOOTSTRAP_KUBECONFIG', 'kubelet.service names no --bootstrap-kubeconfig, so kubelet cannot be given this run\'s bootstrap identity', hint);
+      return failure('KUBELET_BOOTSTRAP_KUBECONFIG', message('agent.kubelet.noBootstrapFlag'), hint);
     }
     const existing = await ctx.fs.readFile(path).then((data) => data.toString('utf8'), () => null);
     if (existing === null) {
-      return failure('KUBELET_BOOTSTRAP_KUBECONFIG', `kubelet's bootstrap kubeconfig ${path} (named by kubelet.service) does not exist`, hint, { detail: { path } });
+      return failure('KUBELET_BOOTSTRAP_KUBECONFIG', message('agent.kubelet.noBootstrapFile', { path }), hint, { detail: { path } });
     }
     let updated: string;
     try {
       updated = withBootstrapToken(existing, token);
     } catch (error) {
       if (error instanceof BootstrapKubeconfigError) {
-        return failure('KUBELET_BOOTSTRAP_KUBECONFIG', `kubelet's bootstrap kubeconfig ${path} cannot be given this run's bootstrap identity: ${error.message}`, hint, { detail: { path } });
+        return failure('KUBELET_BOOTSTRAP_KUBECONFIG', message('agent.kubelet.badBootstrapFile', { path, error: error.coded }), hint, { detail: { path } });
       }
       throw error;
     }
@@ -179,14 +181,14 @@ export class StartKubeletStep implements StepHandler {
   }
 
   /** A failure carrying kubelet's journal tail, diagnosed into a known code when it says why. */
-  private async kubeletFailure(ctx: StepContext, code: 'KUBELET_START_FAILED' | 'KUBELET_DIED' | 'NODE_READY_TIMEOUT', message: string, command: CommandResult | null, hint?: string): Promise<StepResult> {
+  private async kubeletFailure(ctx: StepContext, code: 'KUBELET_START_FAILED' | 'KUBELET_DIED' | 'NODE_READY_TIMEOUT', said: CodedText, command: CommandResult | null, hint?: CodedText): Promise<StepResult> {
     const journal = await ctx.exec.run(['journalctl', '-u', 'kubelet', '-n', '200', '--no-pager'], { timeoutMs: 30_000 });
     const text = `${command?.output ?? ''}\n${journal.stdout}`;
-    const fallbackHint = hint ?? `${describeStep(this.step).hint.message} Seed troubleshooting: NotReady → \`journalctl -u kubelet -f\`, check kubelet ↔ API communication.`;
+    const fallbackHint = hint ?? message('agent.kubelet.journal.hint', { stepHint: bare(describeStep(this.step).hint) });
     const found = code === 'NODE_READY_TIMEOUT' && hint !== undefined ? { code, hint, evidence: null } : diagnose(this.step, text, { code, hint: fallbackHint });
     return failure(
       found.code,
-      `${message}${found.evidence === null ? '' : ` — ${found.evidence}`}`,
+      withEvidence(said, found.evidence),
       found.hint,
       {
         detail: { journalTail: tailText(journal.stdout), journalCommand: 'journalctl -u kubelet -n 200 --no-pager', ...(found.code === code ? {} : { symptom: code }) },

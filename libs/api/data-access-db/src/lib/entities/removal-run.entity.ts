@@ -8,6 +8,8 @@ export interface RemovalBlockingPod {
   /** The PodDisruptionBudget that refused its eviction, if one did. */
   pdb?: string;
   message: string;
+  /** `message` by its code in the message catalogue (absent on runs from before codes). */
+  messageCoded?: Message;
 }
 
 /**

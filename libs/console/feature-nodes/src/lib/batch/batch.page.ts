@@ -5,6 +5,7 @@ import { ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextField
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
 import { type BatchPhase, type BatchState, type InstallStep, describeStep } from '@ccos/shared/domain';
 import { batchesMessages } from '../batches.messages';
+import { waitsForCsrApproval } from '../node-status';
 
 /**
  * A batch (批次): the hosts of one bulk add, with aggregate progress kept live by the
@@ -83,7 +84,12 @@ import { batchesMessages } from '../batches.messages';
                 <td>{{ phaseLabel(host.phase) }}</td>
                 <td>{{ host.status }}</td>
                 <td>{{ host.step ? stepTitle(host.step) : '' }}</td>
-                <td>{{ host.statusReason | serverText: host.statusReasonCode : host.statusReasonParams }}</td>
+                <td>
+                  {{ host.statusReason | serverText: host.statusReasonCode : host.statusReasonParams }}
+                  @if (waitsForCsrApproval(host)) {
+                    <a data-testid="approve-csrs" [routerLink]="['/clusters', clusterId(), 'csrs']">{{ t('batch.approveCsrs') }}</a>
+                  }
+                </td>
               </tr>
             }
           </tbody>
@@ -100,6 +106,7 @@ export class BatchPage {
   readonly batchId = input.required<string>();
 
   protected readonly store = inject(NodeBatchStore);
+  protected readonly waitsForCsrApproval = waitsForCsrApproval;
   private readonly session = inject(Session);
   private readonly i18n = inject(I18n);
   protected readonly t = this.i18n.translator(batchesMessages);

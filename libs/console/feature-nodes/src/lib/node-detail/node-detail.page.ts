@@ -8,7 +8,7 @@ import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { InstallRunComponent } from '../install-run/install-run.component';
 import { stepTitle } from '../install-run/step-items';
 import { NO_ACTIONS, availableActions, hasAnyAction } from '../node-actions';
-import { statusTone } from '../node-status';
+import { statusTone, waitsForCsrApproval } from '../node-status';
 import { nodesMessages } from '../nodes.messages';
 import { RemovalRunComponent } from '../removal-run/removal-run.component';
 import { removalMessages } from '../removal.messages';
@@ -75,6 +75,7 @@ export class NodeDetailPage {
   private readonly errors = inject(ErrorReporter);
   protected readonly i18n = inject(I18n);
   protected readonly t = this.i18n.translator(nodesMessages);
+  protected readonly waitsForCsrApproval = waitsForCsrApproval;
   protected readonly common = this.i18n.translator(commonMessages);
   protected readonly store = inject(NodeDetailStore);
   protected readonly cluster = inject(ClusterDetailStore);

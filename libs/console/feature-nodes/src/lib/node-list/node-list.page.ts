@@ -4,7 +4,7 @@ import { ClusterDetailStore, ErrorReporter, NodeCertificatesStore, type NodeSumm
 import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, VirtualRowsDirective } from '@ccos/console/ui';
 import { NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
-import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusFamily, statusTone } from '../node-status';
+import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusFamily, statusTone, waitsForCsrApproval } from '../node-status';
 import { batchesMessages } from '../batches.messages';
 import { nodesMessages } from '../nodes.messages';
 
@@ -35,6 +35,7 @@ export class NodeListPage {
   protected readonly tb = this.i18n.translator(batchesMessages);
   protected readonly common = this.i18n.translator(commonMessages);
   protected readonly store = inject(NodeListStore);
+  protected readonly waitsForCsrApproval = waitsForCsrApproval;
   protected readonly cluster = inject(ClusterDetailStore);
   private readonly certificates = inject(NodeCertificatesStore);
   /** Node names with a certificate under 30 days left (or expired). */

@@ -34,7 +34,7 @@ const RUN_TONES: Readonly<Record<RemovalRunStatus, StatusTone>> = { RUNNING: 'in
         <h3>{{ t('run.blocking') }}</h3>
         <ul>
           @for (pod of run().blocking; track pod.pod) {
-            <li><span class="mono">{{ pod.pod }}</span>@if (pod.pdb) { <span class="pdb">PDB {{ pod.pdb }}</span> } — {{ pod.message }}</li>
+            <li><span class="mono">{{ pod.pod }}</span>@if (pod.pdb) { <span class="pdb">PDB {{ pod.pdb }}</span> } — {{ pod.message | serverText: pod.messageCode : pod.messageParams }}</li>
           }
         </ul>
       </section>
