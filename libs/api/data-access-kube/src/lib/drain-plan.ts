@@ -120,7 +120,7 @@ export const UNMANAGED_WARNING = 'deleting Pods that declare no controller';
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
 /** One filter's verdict, as kubectl's PodDeleteStatus. */
-interface FilterStatus {
+export interface FilterStatus {
   delete: boolean;
   kind: 'okay' | 'skip' | 'warning' | 'error';
   message?: string;
@@ -222,11 +222,31 @@ export async function planDrain(client: KubeClient, node: string, options: Drain
   return classifyPods(client, node, await listPodsOnNode(client, node, options.signal), options);
 }
 
-/** {@link planDrain} for pods already listed. */
-export async function classifyPods(client: KubeClient, node: string, pods: readonly V1Pod[], options: DrainOptions = {}): Promise<DrainPlan> {
-  const signal = options.signal;
+/** One of kubectl's drain filters: what it says about one pod. */
+export type DrainFilter = (pod: V1Pod) => FilterStatus | Promise<FilterStatus>;
+
+/** Whether a pod's DaemonSet exists: null when it does, else the API's answer (404 when it is gone). */
+export type DaemonSetLookup = (namespace: string, name: string) => Promise<KubeApiError | null>;
+
+/** A filter's warning, in English and by its code. */
+export type FilterWarning = { message: string; coded: Message };
+
+/** What the filters, run in order, decided about one pod. */
+export interface FilterVerdict {
+  /** The verdict of the filter that kept the pod, or OKAY when every filter let it go. */
+  status: FilterStatus;
+  podClass: DrainPodClass | undefined;
+  /** Warnings of the filters that let it go. */
+  warnings: FilterWarning[];
+}
+
+/** A pod of the plan with the warnings its filters gave (they become the plan's warning lines). */
+export type PlannedPod = DrainPlanPod & { warnings: FilterWarning[] };
+
+/** Reads each DaemonSet once per plan, however many of its pods the node runs. */
+export function daemonSetLookup(client: KubeClient, signal?: AbortSignal): DaemonSetLookup {
   const daemonSets = new Map<string, Promise<KubeApiError | null>>();
-  const daemonSetLookup = (namespace: string, name: string): Promise<KubeApiError | null> => {
+  return (namespace: string, name: string): Promise<KubeApiError | null> => {
     const key = `${namespace}/${name}`;
     let lookup = daemonSets.get(key);
     if (!lookup) {
@@ -243,11 +263,14 @@ export async function classifyPods(client: KubeClient, node: string, pods: reado
     }
     return lookup;
   };
+}
 
+/** kubectl's filters in its order (already deleted, DaemonSet, mirror, local storage, unmanaged), for these options. */
+export function drainFilters(options: DrainOptions, daemonSetLookup: DaemonSetLookup, now: () => number = Date.now): DrainFilter[] {
   const skipDeleted = (pod: V1Pod): FilterStatus => {
     const limit = options.skipWaitForDeleteTimeoutSeconds ?? 0;
     const started = deletionStartedMs(pod);
-    if (limit > 0 && started !== null && Math.floor((Date.now() - started) / 1000) > limit) {
+    if (limit > 0 && started !== null && Math.floor((now() - started) / 1000) > limit) {
       return { delete: false, kind: 'skip', ...codedText(message('drain.terminating', { limit: String(limit) })), class: 'terminating' };
     }
     return OKAY;
@@ -293,23 +316,33 @@ export async function classifyPods(client: KubeClient, node: string, pods: reado
       : { delete: false, kind: 'error', ...kubectlText(UNMANAGED_FATAL), class: 'unmanaged' };
   };
 
-  const filters: Array<(pod: V1Pod) => FilterStatus | Promise<FilterStatus>> = [skipDeleted, daemonSet, mirror, localStorage, unreplicated];
+  return [skipDeleted, daemonSet, mirror, localStorage, unreplicated];
+}
 
+/** Runs the filters in order on one pod, stopping at the first that keeps it. */
+export async function runFilters(pod: V1Pod, filters: readonly DrainFilter[]): Promise<FilterVerdict> {
+  let status = OKAY;
+  let podClass: DrainPodClass | undefined;
+  const warnings: FilterWarning[] = [];
+  for (const filter of filters) {
+    status = await filter(pod);
+    podClass = status.class ?? podClass;
+    if (status.kind === 'warning' && status.message) {
+      warnings.push({ message: status.message, coded: status.coded ?? bare(message('drain.raw', { text: status.message })) });
+    }
+    if (!status.delete) {
+      break;
+    }
+  }
+  return { status, podClass, warnings };
+}
+
+/** {@link planDrain} for pods already listed: filters every pod, finds the budgets of those to evict, and words the plan. */
+export async function classifyPods(client: KubeClient, node: string, pods: readonly V1Pod[], options: DrainOptions = {}): Promise<DrainPlan> {
+  const filters = drainFilters(options, daemonSetLookup(client, options.signal));
   const planned = await Promise.all(
-    pods.map(async (pod): Promise<DrainPlanPod & { warnings: Array<{ message: string; coded: Message }> }> => {
-      let status = OKAY;
-      let podClass: DrainPodClass | undefined;
-      const warnings: Array<{ message: string; coded: Message }> = [];
-      for (const filter of filters) {
-        status = await filter(pod);
-        podClass = status.class ?? podClass;
-        if (status.kind === 'warning' && status.message) {
-          warnings.push({ message: status.message, coded: status.coded ?? bare(message('drain.raw', { text: status.message })) });
-        }
-        if (!status.delete) {
-          break;
-        }
-      }
+    pods.map(async (pod): Promise<PlannedPod> => {
+      const { status, podClass, warnings } = await runFilters(pod, filters);
       const controller = controllerOf(pod);
       const action: DrainAction = status.delete ? 'evict' : status.kind === 'error' ? 'refuse' : 'skip';
       const ownerText = controller ? `${controller.kind}/${controller.name}` : null;
@@ -336,28 +369,36 @@ export async function classifyPods(client: KubeClient, node: string, pods: reado
   );
 
   const evicting = planned.filter((entry) => entry.action === 'evict');
-  const budgets: DrainPlanBudget[] = [];
-  if (evicting.length > 0) {
-    const byRef = new Map(pods.map((pod) => [podRef(pod), pod]));
-    for (const pdb of await listBudgets(client, signal)) {
-      const namespace = pdb.metadata?.namespace ?? '';
-      const covered = evicting.filter((entry) => entry.namespace === namespace && selectorMatches(pdb.spec?.selector, byRef.get(entry.pod)?.metadata?.labels));
-      if (covered.length === 0) {
-        continue;
-      }
-      const name = pdb.metadata?.name ?? '';
-      covered.forEach((entry) => entry.pdbs.push(name));
-      budgets.push({
-        namespace,
-        name,
-        disruptionsAllowed: pdb.status?.disruptionsAllowed ?? 0,
-        currentHealthy: pdb.status?.currentHealthy ?? 0,
-        desiredHealthy: pdb.status?.desiredHealthy ?? 0,
-        pods: covered.map((entry) => entry.pod),
-      });
-    }
-  }
+  const budgets = evicting.length > 0 ? coveringBudgets(evicting, pods, await listBudgets(client, options.signal)) : [];
+  return summarizePlan(node, planned, budgets);
+}
 
+/** The budgets whose selector covers pods to be evicted (in their namespace); notes each budget on its pods. */
+export function coveringBudgets(evicting: readonly DrainPlanPod[], pods: readonly V1Pod[], pdbs: readonly V1PodDisruptionBudget[]): DrainPlanBudget[] {
+  const budgets: DrainPlanBudget[] = [];
+  const byRef = new Map(pods.map((pod) => [podRef(pod), pod]));
+  for (const pdb of pdbs) {
+    const namespace = pdb.metadata?.namespace ?? '';
+    const covered = evicting.filter((entry) => entry.namespace === namespace && selectorMatches(pdb.spec?.selector, byRef.get(entry.pod)?.metadata?.labels));
+    if (covered.length === 0) {
+      continue;
+    }
+    const name = pdb.metadata?.name ?? '';
+    covered.forEach((entry) => entry.pdbs.push(name));
+    budgets.push({
+      namespace,
+      name,
+      disruptionsAllowed: pdb.status?.disruptionsAllowed ?? 0,
+      currentHealthy: pdb.status?.currentHealthy ?? 0,
+      desiredHealthy: pdb.status?.desiredHealthy ?? 0,
+      pods: covered.map((entry) => entry.pod),
+    });
+  }
+  return budgets;
+}
+
+/** The plan in kubectl's words and by code: refusal lines (refused pods), warning lines (the others), and whether the drain may go ahead. */
+export function summarizePlan(node: string, planned: readonly PlannedPod[], budgets: DrainPlanBudget[]): DrainPlan {
   const refusals = groupLines(
     planned
       .filter((entry) => entry.action === 'refuse')
