@@ -1,26 +1,10 @@
 import { GraphQLError } from 'graphql';
+import type { ApiErrorCode } from '@ccos/shared/api-schema';
 import type { Role } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 
-/** Error codes clients can rely on (`extensions.code`). */
-export type ErrorCode =
-  | 'BAD_USER_INPUT'
-  | 'CONFLICT'
-  | 'NOT_FOUND'
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'FAILED_PRECONDITION'
-  | 'HOST_KEY_CHANGED'
-  | 'UNAVAILABLE'
-  /** A cluster's API server did not answer (now, or recently: the service remembers it for a few seconds). */
-  | 'CLUSTER_UNREACHABLE'
-  /** A per-run or per-request limit was reached (e.g. events per install run). */
-  | 'LIMIT_EXCEEDED'
-  /** Too many failed sign-ins for this user from this address, or from this address at all; `retryAfterSeconds` says when to try again. */
-  | 'LOGIN_THROTTLED'
-  /** Too many sign-ins are being checked at once; `retryAfterSeconds` says when to try again. */
-  | 'LOGIN_BUSY'
-  | 'INTERNAL_SERVER_ERROR';
+/** Error codes clients can rely on (`extensions.code`): the shared list, with what each means. */
+export type ErrorCode = ApiErrorCode;
 
 /** An error meant for the client: a literal code and a message that says what to fix. */
 export class AppError extends GraphQLError {
