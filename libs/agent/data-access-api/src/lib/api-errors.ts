@@ -1,4 +1,4 @@
-import type { ApiErrorCode } from '@ccos/shared/api-schema';
+import type { ApiErrorCode } from '@ccos/shared/domain';
 
 /**
  * How a call to the installer service failed, which decides what the agent

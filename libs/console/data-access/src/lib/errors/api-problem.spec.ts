@@ -1,6 +1,6 @@
 import { CombinedGraphQLErrors, ServerError } from '@apollo/client';
 import { describe, expect, it } from 'vitest';
-import { API_ERROR_CODES } from '@ccos/shared/api-schema';
+import { API_ERROR_CODES } from '@ccos/shared/domain';
 import { fieldProblems, problemsOf } from './api-problem';
 
 const graphQLErrors = (...errors: Array<{ message: string; extensions?: Record<string, unknown> }>) => new CombinedGraphQLErrors({ errors });

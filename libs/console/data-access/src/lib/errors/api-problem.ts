@@ -1,5 +1,5 @@
 import { CombinedGraphQLErrors, CombinedProtocolErrors, ServerError, ServerParseError } from '@apollo/client';
-import { type ApiErrorCode, isApiErrorCode } from '@ccos/shared/api-schema';
+import { type ApiErrorCode, isApiErrorCode } from '@ccos/shared/domain';
 
 /** The API's `extensions.code` values (the shared list), plus what the console itself can tell apart. */
 export type ProblemCode =

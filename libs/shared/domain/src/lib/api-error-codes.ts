@@ -1,6 +1,6 @@
 /**
  * Every `extensions.code` the service sends on purpose, and what it means: the one list the API
- * raises from (libs/api/util-graphql's `AppError`, the HTTP edge) and the console, the CLI and the
+ * raises from (`AppError` in app-errors.ts, the HTTP edge) and the console, the CLI and the
  * agent read. The GraphQL engine's own refusals of a document (GRAPHQL_PARSE_FAILED,
  * GRAPHQL_VALIDATION_FAILED, BAD_REQUEST) come on top; clients treat them as bad input.
  */
