@@ -4,9 +4,12 @@ import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { SecretLedger } from '@ccos/api/util-graphql/testing';
+import { LoginDocument } from '@ccos/shared/api-schema';
 
 export const E2E_ADMIN_PASSWORD = 'e2e-admin-password';
 export const E2E_SECRET_KEY = 'e2e-secret-key-0123456789-abcdefghijklmnopq';
@@ -39,7 +42,12 @@ export interface ApiProcess {
   readonly secrets: SecretLedger;
   /** For requests sent another way (a browser, a raw fetch): notes the body and the response text. */
   observe(requestBody: string, responseText: string): void;
-  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<{ data?: T | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
+  /**
+   * Sends an operation of libs/shared/api-schema (a generated document: result and variables typed
+   * from the schema), or a query written in the test (typed by the test) for what those do not ask.
+   */
+  gql<TData, TVariables>(document: TypedDocumentNode<TData, TVariables>, variables: TVariables, token?: string | null): Promise<GraphqlResult<TData>>;
+  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GraphqlResult<T>>;
   login(username?: string, password?: string): Promise<string>;
   /** Whether the process is still alive (it has not exited since it last started). */
   running(): boolean;
@@ -50,6 +58,27 @@ export interface ApiProcess {
   /** Starts it again on the same port, database and data folder. */
   restart(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface GraphqlResult<T> {
+  data?: T | null;
+  errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+}
+
+/** {@link ApiProcess.gql} with a token already chosen. */
+export interface AuthorizedGql {
+  <TData, TVariables>(document: TypedDocumentNode<TData, TVariables>, variables: TVariables): Promise<GraphqlResult<TData>>;
+  <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<GraphqlResult<T>>;
+}
+
+/** `api.gql` as `token`. */
+export function gqlAs(api: Pick<ApiProcess, 'gql'>, token: string): AuthorizedGql {
+  return (operation: string | TypedDocumentNode, variables: unknown = {}) => api.gql<never>(operationText(operation), variables as Record<string, unknown>, token);
+}
+
+/** What goes over the wire for `operation`: the text of a generated document, or the test's own query. */
+export function operationText(operation: string | TypedDocumentNode): string {
+  return typeof operation === 'string' ? operation : print(operation);
 }
 
 export async function startApiProcess(options: ApiProcessOptions = {}): Promise<ApiProcess> {
@@ -124,9 +153,10 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     secrets.noteResponse(responseText);
   };
 
-  const gql: ApiProcess['gql'] = async (query, variables = {}, token = null) => {
+  const gql: ApiProcess['gql'] = async (operation: string | TypedDocumentNode, variables: unknown = {}, token: string | null = null): Promise<GraphqlResult<never>> => {
+    const query = operationText(operation);
     const body = JSON.stringify({ query, variables });
-    secrets.noteRequest({ query, variables }, output.length);
+    secrets.noteRequest({ query, variables: variables as Record<string, unknown> }, output.length);
     const response = await fetch(`${url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -169,7 +199,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
       return current !== null && current.exitCode === null && current.signalCode === null;
     },
     async login(username = 'admin', password = E2E_ADMIN_PASSWORD) {
-      const result = await gql<{ login: { token: string } }>('mutation($u:String!,$p:String!){ login(username:$u,password:$p){ token } }', { u: username, p: password });
+      const result = await gql(LoginDocument, { username, password });
       if (!result.data?.login) {
         throw new Error(`login failed: ${JSON.stringify(result.errors)}`);
       }

@@ -1,5 +1,7 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import { operationText } from './api-process';
 
 /** A graphql-ws subscription that collects what it receives, for assertions. */
 export interface CollectedSubscription<T> {
@@ -10,8 +12,14 @@ export interface CollectedSubscription<T> {
   close(): Promise<void>;
 }
 
-/** Subscribes over graphql-ws as the console does (token in connection_init). */
-export function subscribe<T>(apiUrl: string, token: string, query: string, variables: Record<string, unknown>): CollectedSubscription<T> {
+/**
+ * Subscribes over graphql-ws as the console does (token in connection_init), to a subscription of
+ * libs/shared/api-schema (its messages typed from the schema) or to one written in the test.
+ */
+export function subscribe<TData, TVariables>(apiUrl: string, token: string, document: TypedDocumentNode<TData, TVariables>, variables: TVariables): CollectedSubscription<TData>;
+export function subscribe<T>(apiUrl: string, token: string, query: string, variables: Record<string, unknown>): CollectedSubscription<T>;
+export function subscribe<T>(apiUrl: string, token: string, operation: string | TypedDocumentNode, variables: unknown): CollectedSubscription<T> {
+  const query = operationText(operation);
   const client: Client = createClient({
     url: `${apiUrl.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
@@ -24,7 +32,7 @@ export function subscribe<T>(apiUrl: string, token: string, query: string, varia
   const errors: unknown[] = [];
   const waiters = new Set<() => void>();
   const dispose = client.subscribe<T>(
-    { query, variables },
+    { query, variables: variables as Record<string, unknown> },
     {
       next: (value) => {
         if (value.errors) {

@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
+import { type AddNodeInput, AddNodeDocument, ApproveCsrDocument, CsrsDocument, type NodeStatusQuery, NodeStatusDocument, RegisterClusterDocument } from '@ccos/shared/api-schema';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type Lab, startLab } from '@ccos/tools/lab';
-import { type ApiProcess, freePort, startApiProcess } from './api-process';
+import { type ApiProcess, type AuthorizedGql, freePort, gqlAs, startApiProcess } from './api-process';
 
 export const AGENT_EXECUTABLE = resolve('dist/apps/boot-worker/boot-worker');
 export const BOOTSTRAP_NAMESPACE = 'ccos-scaler-bootstrap';
@@ -20,7 +21,7 @@ export interface ScaleOutWorldOptions {
   readonly kubelet?: { readonly csrTimeoutSeconds?: number; readonly heartbeatSeconds?: number; readonly readyDelaySeconds?: number; readonly servingCertificateSeconds?: number };
 }
 
-export type NodeStatusView = { id: string; hostname: string; status: string; statusReason: string | null };
+export type NodeStatusView = NonNullable<NodeStatusQuery['node']>;
 
 /**
  * Everything a scale-out test needs, real: kube-sim as the cluster, lab hosts running
@@ -36,9 +37,10 @@ export interface ScaleOutWorld {
   readonly api: ApiProcess;
   readonly token: string;
   readonly clusterId: string;
-  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<{ data?: T | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
+  /** The API's `gql` as the world's admin. */
+  readonly gql: AuthorizedGql;
   /** addNode for lab host `index` (0-based) with its password; returns the node id. */
-  addHost(index: number, overrides?: Record<string, unknown>): Promise<string>;
+  addHost(index: number, overrides?: Partial<AddNodeInput>): Promise<string>;
   /** Another replica: the same environment on the same database, on a port of its own; stopped with the world. */
   startReplica(): Promise<ApiProcess>;
   /** Polls the node until its status is one of `statuses`. */
@@ -82,21 +84,18 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
     const api = await startApiProcess({ host: '0.0.0.0', port, env: apiEnv });
     cleanups.push(() => api.stop());
     const token = await api.login();
-    const gql: ScaleOutWorld['gql'] = (query, variables = {}) => api.gql(query, variables, token);
-    const registered = await gql<{ registerCluster: { id: string } }>(
-      'mutation($input: RegisterClusterInput!) { registerCluster(input: $input) { id } }',
-      {
-        input: {
-          name: 'lab',
-          apiServerUrl: sim.url,
-          vip: lab.vip,
-          kubeconfig: serviceKubeconfig,
-          bootstrapStyle: 'KUBEADM',
-          machineConfigCaCert: lab.machineConfigCaCert,
-          csrAutoApprove: options.csrAutoApprove ?? false,
-        },
+    const gql = gqlAs(api, token);
+    const registered = await gql(RegisterClusterDocument, {
+      input: {
+        name: 'lab',
+        apiServerUrl: sim.url,
+        vip: lab.vip,
+        kubeconfig: serviceKubeconfig,
+        bootstrapStyle: 'KUBEADM',
+        machineConfigCaCert: lab.machineConfigCaCert,
+        csrAutoApprove: options.csrAutoApprove ?? false,
       },
-    );
+    });
     const clusterId = registered.data?.registerCluster.id;
     if (!clusterId) {
       throw new Error(`registerCluster failed: ${JSON.stringify(registered.errors)}`);
@@ -117,7 +116,7 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
       },
       async addHost(index, overrides = {}) {
         const host = lab.hosts[index];
-        const added = await gql<{ addNode: { id: string } }>('mutation($input: AddNodeInput!) { addNode(input: $input) { id } }', {
+        const added = await gql(AddNodeDocument, {
           input: { clusterId, hostname: host.hostname, ip: host.ip, sshPort: host.port, sshUser: host.user, password: host.password, ...overrides },
         });
         if (!added.data?.addNode) {
@@ -129,7 +128,7 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
         const started = Date.now();
         let last: NodeStatusView | null = null;
         while (Date.now() - started < timeoutMs) {
-          const result = await gql<{ node: NodeStatusView }>('query($id: ID!) { node(id: $id) { id hostname status statusReason } }', { id: nodeId });
+          const result = await gql(NodeStatusDocument, { id: nodeId });
           last = result.data?.node ?? null;
           if (last && statuses.includes(last.status)) {
             return last;
@@ -165,15 +164,15 @@ export async function approveUntilSettled(
   for (;;) {
     try {
       for (const id of nodeIds) {
-        const result = await world.gql<{ node: { status: string } }>('query($id: ID!) { node(id: $id) { status } }', { id });
-        statuses[id] = result.data?.node.status ?? statuses[id] ?? '';
+        const result = await world.gql(NodeStatusDocument, { id });
+        statuses[id] = result.data?.node?.status ?? statuses[id] ?? '';
       }
       if (nodeIds.every((id) => settled.includes(statuses[id] ?? ''))) {
         return { statuses, approved };
       }
-      const pending = await world.gql<{ csrs: Array<{ name: string }> }>('query($c: ID!) { csrs(clusterId: $c, pendingOnly: true) { name } }', { c: world.clusterId });
+      const pending = await world.gql(CsrsDocument, { clusterId: world.clusterId, pendingOnly: true });
       for (const csr of pending.data?.csrs ?? []) {
-        const result = await world.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n) { name } }', { c: world.clusterId, n: csr.name });
+        const result = await world.gql(ApproveCsrDocument, { clusterId: world.clusterId, name: csr.name });
         if (!result.errors) {
           approved.push(csr.name);
         }

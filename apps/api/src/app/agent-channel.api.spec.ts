@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTokens } from '@ccos/api/data-access-db';
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
 import { loadConfig } from './config';

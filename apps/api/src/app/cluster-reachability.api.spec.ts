@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The API's specs run against the in-process Kubernetes API simulator.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
 

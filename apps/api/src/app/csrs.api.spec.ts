@@ -8,7 +8,6 @@ import { AgentTokens } from '@ccos/api/data-access-db';
 import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
 import { CSR_TEST_SEED } from '@ccos/api/feature-csrs/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
 

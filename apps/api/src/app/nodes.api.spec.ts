@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
 

@@ -8,7 +8,6 @@ import { type KubeClient, createKubeClient, ClusterAddressGuard } from '@ccos/ap
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 import { NODE_BOOTSTRAPPER_BINDING } from '@ccos/api/feature-csrs/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
 

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { SecretLedger } from '@ccos/api/util-graphql/testing';
+import { CreateUserDocument, LoginDocument, RegisterClusterDocument } from '@ccos/shared/api-schema';
 import { REQUIRED_BINARIES, REQUIRED_UNITS } from '@ccos/shared/domain';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import { loadConfig, type Environment } from '../app/config';
 import { type RunningApi, startApi } from '../app/start-api';
 
@@ -33,6 +36,12 @@ export interface ApiHarness {
    * Requests sent without `gql` can be noted here too.
    */
   readonly secrets: SecretLedger;
+  /**
+   * Sends an operation of libs/shared/api-schema (a generated document: its result and variables
+   * typed from the schema), or a query written in the spec (typed by the spec) for what the
+   * shared operations do not ask.
+   */
+  gql<TData, TVariables>(document: TypedDocumentNode<TData, TVariables>, variables: TVariables, token?: string | null): Promise<GraphQLResponse<TData>>;
   gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GraphQLResponse<T>>;
   /** Signs in and returns the bearer token. */
   login(username: string, password: string): Promise<string>;
@@ -96,8 +105,9 @@ export async function startApiHarness(env: Environment = {}, options: ApiHarness
   const secrets = SecretLedger.fromEmittedSchema();
   secrets.noteSecret(ADMIN_PASSWORD, 'ADMIN_PASSWORD (environment)');
   const logText = () => logs.join('\n');
-  const gql = async <T>(query: string, variables: Record<string, unknown> = {}, token: string | null = null): Promise<GraphQLResponse<T>> => {
-    secrets.noteRequest({ query, variables }, logText().length);
+  const gql: ApiHarness['gql'] = async (operation: string | TypedDocumentNode, variables: unknown = {}, token: string | null = null): Promise<GraphQLResponse<never>> => {
+    const query = typeof operation === 'string' ? operation : print(operation);
+    secrets.noteRequest({ query, variables: variables as Record<string, unknown> }, logText().length);
     const response = await fetch(`${api.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -105,10 +115,10 @@ export async function startApiHarness(env: Environment = {}, options: ApiHarness
     });
     const text = await response.text();
     secrets.noteResponse(text);
-    return JSON.parse(text) as GraphQLResponse<T>;
+    return JSON.parse(text) as GraphQLResponse<never>;
   };
   const login = async (username: string, password: string): Promise<string> => {
-    const result = await gql<{ login: { token: string } }>('mutation($u:String!,$p:String!){ login(username:$u,password:$p){ token } }', { u: username, p: password });
+    const result = await gql(LoginDocument, { username, password });
     if (!result.data?.login) {
       throw new Error(`login failed: ${JSON.stringify(result.errors)}`);
     }
@@ -127,7 +137,7 @@ export async function startApiHarness(env: Environment = {}, options: ApiHarness
     }
     const username = role.toLowerCase();
     const password = `${username}-password-123`;
-    const created = await gql('mutation($i:CreateUserInput!){ createUser(input:$i){ id } }', { i: { username, password, role } }, admin);
+    const created = await gql(CreateUserDocument, { input: { username, password, role } }, admin);
     if (created.errors) {
       throw new Error(JSON.stringify(created.errors));
     }
@@ -137,9 +147,9 @@ export async function startApiHarness(env: Environment = {}, options: ApiHarness
   };
   const registerSimCluster = async (sim: ShippedSim, options: { kubeconfig?: string } = {}): Promise<string> => {
     const kubeconfig = options.kubeconfig ?? shippedIdentityKubeconfig(sim);
-    const registered = await gql<{ registerCluster: { id: string } }>(
-      'mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }',
-      { i: { name: 'sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig, csrAutoApprove: false } },
+    const registered = await gql(
+      RegisterClusterDocument,
+      { input: { name: 'sim', apiServerUrl: sim.url, vip: '198.18.0.2', kubeconfig, csrAutoApprove: false } },
       await tokenFor('ADMIN'),
     );
     if (!registered.data?.registerCluster) {

@@ -1,1 +1,2 @@
 export * from './generated/operations';
+export * from './generated/agent-operation-texts';

@@ -10,3 +10,4 @@ export * from './lib/node-batch';
 export * from './lib/host-leftovers';
 export * from './lib/artifact-manifest';
 export * from './lib/app-errors';
+export * from './lib/api-error-codes';

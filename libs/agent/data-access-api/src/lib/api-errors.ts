@@ -1,3 +1,4 @@
+import type { ApiErrorCode } from '@ccos/shared/domain';
 import type { Message } from '@ccos/shared/messages';
 
 /**
@@ -35,7 +36,7 @@ export function isTransient(error: unknown): boolean {
 }
 
 /** GraphQL `extensions.code` values worth retrying: the service is up but its backend (database, the cluster's API server) is not. */
-const TRANSIENT_GRAPHQL_CODES = new Set(['INTERNAL_SERVER_ERROR', 'UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'CLUSTER_UNREACHABLE']);
+const TRANSIENT_GRAPHQL_CODES: ReadonlySet<string> = new Set<ApiErrorCode>(['INTERNAL_SERVER_ERROR', 'UNAVAILABLE', 'CLUSTER_UNREACHABLE']);
 
 /** Classifies a GraphQL error code. */
 export function graphqlFailureKind(code: string): ApiFailureKind {

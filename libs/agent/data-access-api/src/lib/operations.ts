@@ -4,11 +4,11 @@ import { AgentRunText, type AgentRunQuery, ReportStepText, type ReportStepMutati
 
 /**
  * The agent's GraphQL operations: libs/shared/api-schema/src/operations/agent.graphql, validated
- * against the schema and typed by `npm run codegen` (a spec fails when they drift). Sent as text:
- * the agent ships as one executable and needs no GraphQL library.
+ * against the schema and typed by GraphQL Code Generator (`npm run codegen`; a spec fails when they
+ * drift). Sent as text: the agent ships as one executable and needs no GraphQL library.
  */
-export const REPORT_STEP = ReportStepText;
-export const AGENT_RUN = AgentRunText;
+export const REPORT_STEP: string = ReportStepText.toString();
+export const AGENT_RUN: string = AgentRunText.toString();
 
 /** What a step handler says; the spool adds run id, sequence number and time. */
 export interface StepEventInput {

@@ -1,7 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 // Specs of this library run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this file.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { generateCertificateRequest, startKubeSim, type KubeSim, type KubeSimOptions } from '@ccos/tools/kube-sim';
 import { createKubeClient, type KubeClient } from '../lib/kube-client';
 import { ClusterAddressGuard } from '../lib/cluster-address';

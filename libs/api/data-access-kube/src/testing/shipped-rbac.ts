@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 // The identity is minted by the simulator (a TokenRequest as the cluster admin): a test-only
 // dependency on a tool, confined to this folder.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import type { KubeSim } from '@ccos/tools/kube-sim';
 
 /** The folder of the RBAC the deployment ships: what every managed cluster needs. */

@@ -7,7 +7,6 @@ import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKub
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 // Tests of this feature run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this fixture.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 
 /** Kubelet-style requests made ahead of a measurement (a surge), for `createCsr({ csrPem })`. */

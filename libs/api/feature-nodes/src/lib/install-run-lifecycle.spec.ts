@@ -8,7 +8,6 @@ import { ClusterAddressGuard, type KubeClient, createKubeClient } from '@ccos/ap
 import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 // The cluster of these specs is the in-process Kubernetes API simulator (a test-only tool).
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import { type AgentControl, InstallService } from './install.service';
 import { InstallRunSweeper } from './install-run-sweeper';

@@ -1,28 +1,12 @@
 import { bare, type CodedText, message } from '@ccos/shared/messages';
+import type { ApiErrorCode } from './api-error-codes';
 import type { Role } from './roles';
 
 /**
- * Error codes clients can rely on. The API sends them as GraphQL `extensions.code`
- * (`libs/api/util-graphql`'s `graphQLErrorOf` is the one place that maps them).
+ * Error codes clients can rely on: the shared list (api-error-codes.ts). The API sends them as
+ * GraphQL `extensions.code` (`libs/api/util-graphql`'s `graphQLErrorOf` is the one place that maps them).
  */
-export type ErrorCode =
-  | 'BAD_USER_INPUT'
-  | 'CONFLICT'
-  | 'NOT_FOUND'
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'FAILED_PRECONDITION'
-  | 'HOST_KEY_CHANGED'
-  | 'UNAVAILABLE'
-  /** A cluster's API server did not answer (now, or recently: the service remembers it for a few seconds). */
-  | 'CLUSTER_UNREACHABLE'
-  /** A per-run or per-request limit was reached (e.g. events per install run). */
-  | 'LIMIT_EXCEEDED'
-  /** Too many failed sign-ins for this user from this address, or from this address at all; `retryAfterSeconds` says when to try again. */
-  | 'LOGIN_THROTTLED'
-  /** Too many sign-ins are being checked at once; `retryAfterSeconds` says when to try again. */
-  | 'LOGIN_BUSY'
-  | 'INTERNAL_SERVER_ERROR';
+export type ErrorCode = ApiErrorCode;
 
 /**
  * An error meant for the client, whatever carries it (GraphQL, an HTTP route, the CLI): a

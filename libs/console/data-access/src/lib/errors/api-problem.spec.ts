@@ -1,5 +1,6 @@
 import { CombinedGraphQLErrors, ServerError } from '@apollo/client';
 import { describe, expect, it } from 'vitest';
+import { API_ERROR_CODES } from '@ccos/shared/domain';
 import { fieldProblems, problemsOf } from './api-problem';
 
 const graphQLErrors = (...errors: Array<{ message: string; extensions?: Record<string, unknown> }>) => new CombinedGraphQLErrors({ errors });
@@ -13,8 +14,15 @@ describe('what the console makes of a failed operation', () => {
     ]);
   });
 
+  it('keeps every code of the shared list, so a cluster that does not answer is not an unknown problem', () => {
+    for (const code of Object.keys(API_ERROR_CODES)) {
+      expect(problemsOf(graphQLErrors({ message: 'x', extensions: { code } }))[0]?.code).toBe(code);
+    }
+  });
+
   it('treats a refused document as bad input and an unknown code as unknown', () => {
     expect(problemsOf(graphQLErrors({ message: 'x', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }))[0]?.code).toBe('BAD_USER_INPUT');
+    expect(problemsOf(graphQLErrors({ message: 'x', extensions: { code: 'GRAPHQL_PARSE_FAILED' } }))[0]?.code).toBe('BAD_USER_INPUT');
     expect(problemsOf(graphQLErrors({ message: 'x', extensions: { code: 'SOMETHING_NEW' } }))[0]?.code).toBe('UNKNOWN');
   });
 

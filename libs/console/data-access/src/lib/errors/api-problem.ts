@@ -1,28 +1,15 @@
 import { CombinedGraphQLErrors, CombinedProtocolErrors, ServerError, ServerParseError } from '@apollo/client';
+import { type ApiErrorCode, isApiErrorCode } from '@ccos/shared/domain';
 
-/** The API's `extensions.code` values, plus what the console itself can tell apart. */
+/** The API's `extensions.code` values (the shared list), plus what the console itself can tell apart. */
 export type ProblemCode =
-  | 'BAD_USER_INPUT'
-  | 'CONFLICT'
-  | 'NOT_FOUND'
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'FAILED_PRECONDITION'
-  | 'HOST_KEY_CHANGED'
-  | 'UNAVAILABLE'
-  /** Too many failed sign-ins for this user (or at all) from this address; `retryAfterSeconds` says when to try again. */
-  | 'LOGIN_THROTTLED'
-  /** Too many sign-ins being checked at once; `retryAfterSeconds` says when to try again. */
-  | 'LOGIN_BUSY'
-  | 'INTERNAL_SERVER_ERROR'
+  | ApiErrorCode
   /** The service could not be reached at all (no response). */
   | 'NETWORK'
   | 'UNKNOWN';
 
-const KNOWN_CODES: ReadonlySet<string> = new Set<ProblemCode>([
-  'BAD_USER_INPUT', 'CONFLICT', 'NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN', 'FAILED_PRECONDITION', 'HOST_KEY_CHANGED', 'UNAVAILABLE', 'LOGIN_THROTTLED', 'LOGIN_BUSY',
-  'INTERNAL_SERVER_ERROR',
-]);
+/** The GraphQL engine's refusals of a document, before any resolver: bad input, as far as the user is concerned. */
+const REFUSED_DOCUMENT_CODES: ReadonlySet<unknown> = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST']);
 
 /** One thing that went wrong, as the console shows it. */
 export interface ApiProblem {
@@ -53,14 +40,14 @@ export type ProblemFormatter = (problem: ApiProblem) => string;
 export function problemsOf(error: unknown): ApiProblem[] {
   if (CombinedGraphQLErrors.is(error)) {
     return error.errors.map((graphQLError) => {
-      const code = String(graphQLError.extensions?.['code'] ?? 'UNKNOWN');
+      const code = graphQLError.extensions?.['code'];
       const field = graphQLError.extensions?.['field'];
       const retryAfterSeconds = graphQLError.extensions?.['retryAfterSeconds'];
       const scope = graphQLError.extensions?.['scope'];
       const messageCode = graphQLError.extensions?.['messageCode'];
       const problemCode = graphQLError.extensions?.['problemCode'];
       return {
-        code: KNOWN_CODES.has(code) ? (code as ProblemCode) : code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_REQUEST' ? 'BAD_USER_INPUT' : 'UNKNOWN',
+        code: isApiErrorCode(code) ? code : REFUSED_DOCUMENT_CODES.has(code) ? 'BAD_USER_INPUT' : 'UNKNOWN',
         message: graphQLError.message,
         field: typeof field === 'string' ? field : null,
         ...(typeof retryAfterSeconds === 'number' ? { retryAfterSeconds } : {}),
