@@ -99,4 +99,19 @@ describe('installProgress with many subscribers', () => {
     expect(streams.every((stream) => stream.length === 1 + sent.length)).toBe(true);
     expect(elsewhere).toHaveLength(1);
   });
+
+  it('answers the agent\'s next report with cancelRequested once an operator asked to cancel the run, also for a re-sent event', async () => {
+    const [, run] = runs;
+    const ask = (seq: number) => harness.gql<{ reportStep: { accepted: boolean; duplicate: boolean; cancelRequested: boolean } }>(
+      'mutation($input: ReportStepInput!) { reportStep(input: $input) { accepted duplicate cancelRequested } }',
+      { input: { runId: run.runId, seq, step: 'PREFLIGHT', status: 'PROGRESS', progress: 10, message: 'checking', occurredAt: new Date().toISOString() } },
+      run.token,
+    );
+    expect((await ask(1)).data?.reportStep).toEqual({ accepted: true, duplicate: false, cancelRequested: false });
+    // What cancelInstall records for the agent (it also stops the agent over SSH, which this harness has no host for).
+    await harness.api.dataSource.query('UPDATE install_runs SET cancel_requested = true WHERE id = $1', [run.runId]);
+    expect((await ask(2)).data?.reportStep).toEqual({ accepted: true, duplicate: false, cancelRequested: true });
+    expect((await ask(1)).data?.reportStep).toEqual({ accepted: true, duplicate: true, cancelRequested: true });
+  });
 });
+

@@ -37,6 +37,56 @@ describe('EventSender', () => {
     await sender.stop();
   });
 
+  /** A download's PROGRESS: the same coded message, newer numbers. */
+  const downloading = (step: 'DOWNLOAD_BINARIES' | 'INSTALL_PACKAGES', file: number) => ({
+    step, status: 'PROGRESS' as const, progress: file * 10, message: `downloading file ${file}`, messageCode: 'agent.download.progress', messageParams: { index: file, count: 9 },
+  });
+
+  it('while events wait, a newer PROGRESS with the same message takes the place of the waiting one; every other event keeps its own', async () => {
+    const { sender, api, fs, log } = await setup();
+    let down = true;
+    api.failReportStep = () => (down ? unreachable() : null);
+    sender.start();
+    await sender.report({ step: 'DOWNLOAD_BINARIES', status: 'STARTED', progress: 0, message: 'started' });
+    await sender.report({ step: 'DOWNLOAD_BINARIES', status: 'PROGRESS', progress: 0, message: 'warning: plain HTTP', messageCode: 'agent.plainHttp', messageParams: {} });
+    for (const file of [1, 2, 3]) {
+      await sender.report(downloading('DOWNLOAD_BINARIES', file));
+    }
+    await sender.report({ step: 'DOWNLOAD_BINARIES', status: 'PROGRESS', progress: 30, message: 'link interrupted, resuming', messageCode: 'agent.download.progressResuming', messageParams: {} });
+    await sender.report(downloading('DOWNLOAD_BINARIES', 4));
+    await sender.report({ step: 'DOWNLOAD_BINARIES', status: 'SUCCEEDED', progress: 100, message: 'done' });
+    await sender.report(downloading('INSTALL_PACKAGES', 1));
+    expect(sender.pendingCount).toBe(7);
+    down = false;
+    sender.retryNow();
+    expect(await sender.drain(60_000)).toBe('drained');
+    expect(api.events().map((e) => [e.seq, e.step, e.status, e.message])).toEqual([
+      [1, 'DOWNLOAD_BINARIES', 'STARTED', 'started'],
+      [2, 'DOWNLOAD_BINARIES', 'PROGRESS', 'warning: plain HTTP'],
+      [3, 'DOWNLOAD_BINARIES', 'PROGRESS', 'downloading file 3'],
+      [4, 'DOWNLOAD_BINARIES', 'PROGRESS', 'link interrupted, resuming'],
+      [5, 'DOWNLOAD_BINARIES', 'PROGRESS', 'downloading file 4'],
+      [6, 'DOWNLOAD_BINARIES', 'SUCCEEDED', 'done'],
+      [7, 'INSTALL_PACKAGES', 'PROGRESS', 'downloading file 1'],
+    ]);
+    await sender.stop();
+    // An agent started again over the same spool has nothing left to send and numbers on after 7.
+    const reopened = await Spool.open(fs, '/state/spool.jsonl', 'run-1', log);
+    expect(reopened.undelivered()).toEqual([]);
+    expect(reopened.highestSeq).toBe(7);
+  });
+
+  it('sends each PROGRESS when the service keeps up', async () => {
+    const { sender, api } = await setup();
+    sender.start();
+    for (const file of [1, 2, 3]) {
+      await sender.report(downloading('DOWNLOAD_BINARIES', file));
+      expect(await sender.drain(60_000)).toBe('drained');
+    }
+    expect(api.events().map((e) => e.message)).toEqual(['downloading file 1', 'downloading file 2', 'downloading file 3']);
+    await sender.stop();
+  });
+
   it('retries while the service is down with capped, jittered backoff and keeps the order', async () => {
     const { sender, api, clock } = await setup(() => 0.999);
     let down = true;

@@ -77,9 +77,16 @@ export class EventSender {
     this.loopDone ??= this.loop();
   }
 
-  /** Stamps, spools (fsynced) and queues an event; resolves once it is on disk. */
+  /**
+   * Stamps, spools (fsynced) and queues an event; resolves once it is on disk. A PROGRESS
+   * event takes the place of a waiting PROGRESS of its step that says the same coded message
+   * (e.g. "downloading file n of m": only its numbers differ) while that one still waits behind
+   * another: it says where the step is now, so when the service is slow to take events (many
+   * hosts at once) it hears the latest, not a backlog that grows the slower it gets. Any other
+   * message (a warning, a resumed download, a new phase) keeps its own event.
+   */
   async report(input: StepEventInput): Promise<StepEvent> {
-    const event = await this.options.spool.append({
+    const event = {
       step: input.step,
       status: input.status,
       progress: input.progress ?? null,
@@ -87,9 +94,12 @@ export class EventSender {
       ...(input.messageCode ? { messageCode: input.messageCode, messageParams: input.messageParams ?? {} } : {}),
       detail: input.detail ?? null,
       occurredAt: new Date(this.options.clock.now()).toISOString(),
-    });
+    };
+    const spooled = input.status === 'PROGRESS'
+      ? await this.options.spool.appendOrSupersede(event, (newest) => newest.status === 'PROGRESS' && newest.step === input.step && input.messageCode !== undefined && newest.messageCode === input.messageCode && !isStandIn(newest))
+      : await this.options.spool.append(event);
     this.wakeUp?.();
-    return event;
+    return spooled;
   }
 
   /** Events spooled but not yet delivered. */

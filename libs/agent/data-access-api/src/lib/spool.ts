@@ -89,12 +89,24 @@ export class Spool {
 
   /** Numbers, stores (fsynced) and queues an event. */
   append(event: Omit<StepEvent, 'seq' | 'runId'>): Promise<StepEvent> {
+    return this.serial(() => this.appendNow(event));
+  }
+
+  /**
+   * Like {@link append}, but when the newest undelivered event is one `supersedes` accepts and
+   * not the oldest (the one a sender may have on its way), stores the event under that one's
+   * sequence number instead: it then goes out in its place, once.
+   */
+  appendOrSupersede(event: Omit<StepEvent, 'seq' | 'runId'>, supersedes: (newest: StepEvent) => boolean): Promise<StepEvent> {
     return this.serial(async () => {
-      const spooled: StepEvent = { runId: this.runId, seq: this.lastSeq + 1, ...event };
-      await this.write({ type: 'event', event: spooled }, `event ${spooled.seq}`);
-      this.lastSeq = spooled.seq;
-      this.pending.push(spooled);
-      return spooled;
+      const newest = this.pending.at(-1);
+      if (this.pending.length < 2 || newest === undefined || !supersedes(newest)) {
+        return this.appendNow(event);
+      }
+      const newer: StepEvent = { runId: this.runId, seq: newest.seq, ...event };
+      await this.write({ type: 'event', event: newer }, `event ${newer.seq} again`);
+      this.pending[this.pending.length - 1] = newer;
+      return newer;
     });
   }
 
@@ -125,6 +137,14 @@ export class Spool {
       await this.write({ type: 'rejected', seq, error, at: at.toISOString() }, `rejection of ${seq}`);
       this.drop(seq);
     });
+  }
+
+  private async appendNow(event: Omit<StepEvent, 'seq' | 'runId'>): Promise<StepEvent> {
+    const spooled: StepEvent = { runId: this.runId, seq: this.lastSeq + 1, ...event };
+    await this.write({ type: 'event', event: spooled }, `event ${spooled.seq}`);
+    this.lastSeq = spooled.seq;
+    this.pending.push(spooled);
+    return spooled;
   }
 
   /** Runs writes one at a time, in call order, so sequence numbers and file order agree. */

@@ -1,6 +1,5 @@
-import { type ClientRequestArgs, request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { Socket } from 'node:net';
+import { type ClientRequestArgs, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { HttpError } from './http-error';
 import { CERT_NOT_PINNED, type TlsPin, connectPinned } from './tls-pin';
@@ -78,11 +77,77 @@ function toHttpError(error: unknown, fallback: string): HttpError {
   return new HttpError(err?.message ?? String(error), code, { cause: error });
 }
 
-/** {@link Http} over node:http and node:https, one connection per request (no stale keep-alive after a cut link). */
+/**
+ * How long a kept connection may sit idle before it is closed: below the service's keep-alive
+ * timeout (Node's 5 s default), so a request never goes out on a connection the server is
+ * closing; and short, so a link cut meanwhile costs at most this long of a stale connection.
+ */
+export const KEEP_ALIVE_IDLE_MS = 4_000;
+
+/** Errors of a kept connection the server closed just as a request went out: worth one retry on a fresh one. */
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * Keeps verified pinned connections for the next request. The pin check runs once per
+ * connection, in {@link connectPinned}, before the agent gets the socket; a kept socket was
+ * checked when it was opened and has carried nothing but this service's answers since.
+ */
+class PinnedAgent extends HttpsAgent {
+  constructor(
+    private readonly pin: TlsPin,
+    private readonly idleMs: number,
+  ) {
+    super({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS, scheduling: 'lifo' });
+  }
+
+  override createConnection(options: ClientRequestArgs, connected?: (error: Error | null, socket: Duplex) => void): undefined {
+    const target = { host: String(options.host ?? '').replace(/^\[|\]$/g, ''), port: Number(options.port ?? 443), idleTimeoutMs: this.idleMs };
+    connectPinned(target, this.pin, (error, socket) => connected?.(error, socket));
+    return undefined;
+  }
+}
+
+/**
+ * {@link Http} over node:http and node:https. Connections are kept between requests (a
+ * step's dozens of downloads and events then cost one TLS handshake, not one each) and
+ * closed after {@link KEEP_ALIVE_IDLE_MS} idle; a request that meets a kept connection the
+ * server just closed is sent once more on a fresh one. HTTPS without a pin (system or given
+ * CAs) opens a connection per request.
+ */
 export class NodeHttp implements Http {
+  private readonly plainAgent = new HttpAgent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS, scheduling: 'lifo' });
+  private readonly pinnedAgents = new Map<string, PinnedAgent>();
+
   constructor(private readonly userAgent: string) {}
 
-  request(req: HttpRequest): Promise<HttpResponse> {
+  async request(req: HttpRequest): Promise<HttpResponse> {
+    try {
+      return await this.send(req);
+    } catch (error) {
+      if (error instanceof StaleConnectionError) {
+        return this.send(req, { fresh: true });
+      }
+      throw error;
+    }
+  }
+
+  private agentFor(secure: boolean, pin: TlsPin | undefined, idleMs: number): HttpAgent | false {
+    if (!secure) {
+      return this.plainAgent;
+    }
+    if (pin === undefined) {
+      return false;
+    }
+    const key = `${idleMs} ${JSON.stringify(pin)}`;
+    let agent = this.pinnedAgents.get(key);
+    if (agent === undefined) {
+      agent = new PinnedAgent(pin, idleMs);
+      this.pinnedAgents.set(key, agent);
+    }
+    return agent;
+  }
+
+  private send(req: HttpRequest, { fresh = false } = {}): Promise<HttpResponse> {
     const url = new URL(req.url);
     const secure = url.protocol === 'https:';
     const send = secure ? httpsRequest : httpRequest;
@@ -90,26 +155,23 @@ export class NodeHttp implements Http {
     const pin = secure ? req.pin : undefined;
     return new Promise((resolve, reject) => {
       let settled = false;
-      // The pinned connection while it is being checked (the request does not own it yet).
-      let pending: Socket | null = null;
       // Why we tore the connection down ourselves; the body stream then only says "aborted".
       let cause: HttpError | null = null;
       const body = req.body === undefined ? undefined : Buffer.from(req.body);
       const client = send(url, {
         method: req.method,
-        // No agent with a pin: Node then asks createConnection for the socket and waits for it.
-        ...(pin === undefined
-          ? { agent: false }
-          : {
-              createConnection: (_options: ClientRequestArgs, connected: (error: Error | null, socket: Duplex) => void) => {
-                const target = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443), idleTimeoutMs: idleMs };
-                pending = connectPinned(target, pin, (error, socket) => {
-                  pending = null;
-                  connected(error, socket);
-                });
-                return undefined;
-              },
-            }),
+        // A retry after a stale kept connection goes out on a fresh one, pinned like any other
+        // (no agent with a pin: Node then asks createConnection for the socket and waits for it).
+        ...(!fresh
+          ? { agent: this.agentFor(secure, pin, idleMs) }
+          : pin === undefined
+            ? { agent: false }
+            : {
+                createConnection: (_options: ClientRequestArgs, connected: (error: Error | null, socket: Duplex) => void) => {
+                  connectPinned({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443), idleTimeoutMs: idleMs }, pin, connected);
+                  return undefined;
+                },
+              }),
         timeout: idleMs,
         headers: {
           'user-agent': this.userAgent,
@@ -120,7 +182,6 @@ export class NodeHttp implements Http {
       });
       const fail = (error: HttpError) => {
         cause ??= error;
-        pending?.destroy();
         client.destroy(error);
         if (!settled) {
           settled = true;
@@ -144,7 +205,8 @@ export class NodeHttp implements Http {
         if (!settled) {
           settled = true;
           clearTimeout(headerTimer);
-          reject(toHttpError(error, 'EREQUEST'));
+          const code = (error as NodeJS.ErrnoException).code ?? '';
+          reject(client.reusedSocket && cause === null && STALE_CONNECTION_CODES.has(code) ? new StaleConnectionError(error) : toHttpError(error, 'EREQUEST'));
         }
       });
       client.on('response', (response: IncomingMessage) => {
@@ -169,6 +231,13 @@ export class NodeHttp implements Http {
       });
       client.end(body);
     });
+  }
+}
+
+/** A kept connection the server had closed before the request reached it. */
+class StaleConnectionError extends Error {
+  constructor(cause: unknown) {
+    super('the kept connection was closed by the server', { cause });
   }
 }
 

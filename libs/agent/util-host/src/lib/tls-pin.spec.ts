@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { type AddressInfo, type Socket } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
 import { type Server, createServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestCertificate, testCertificate } from '../testing/test-certificates';
@@ -161,5 +162,46 @@ describe('pinned HTTPS (real TLS servers on loopback)', () => {
     await server.close();
     const error = await get(`https://127.0.0.1:${port}`, { caCertificates: serviceCa.certPem }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  /** An HTTPS server answering "ok <n>" that counts the TLS handshakes it completed; `onRequest` may drop a request instead. */
+  const countingServer = async (onRequest: (index: number, socket: Socket) => 'answer' | 'drop' = () => 'answer') => {
+    let handshakes = 0;
+    let requests = 0;
+    const server = createHttpsServer({ cert: service.certPem, key: service.keyPem }, (req, res) => {
+      requests += 1;
+      if (onRequest(requests, req.socket) === 'drop') {
+        req.socket.destroy();
+        return;
+      }
+      res.end(`ok ${requests}`);
+    });
+    server.on('secureConnection', () => (handshakes += 1));
+    servers.push(closer(server as unknown as Server));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, handshakes: () => handshakes };
+  };
+
+  it('keeps the pinned connection for the next requests: a step\'s downloads cost one handshake, not one each', async () => {
+    const server = await countingServer();
+    const pin = { caCertificates: serviceCa.certPem };
+    const bodies: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      bodies.push((await readBody(await get(server.url, pin))).toString());
+    }
+    expect(bodies).toEqual(['ok 1', 'ok 2', 'ok 3', 'ok 4', 'ok 5']);
+    expect(server.handshakes()).toBe(1);
+    // A kept connection is this pin's only: another pin for the same address is checked on its own connection.
+    const refused = await get(server.url, { caCertificates: otherCa.certPem }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: CERT_NOT_PINNED });
+  });
+
+  it('sends a request once more on a fresh, pinned connection when the server dropped the kept one', async () => {
+    // The server drops the kept connection at the second request without answering, as one whose keep-alive ran out would.
+    const server = await countingServer((index) => (index === 2 ? 'drop' : 'answer'));
+    const pin = { caCertificates: serviceCa.certPem };
+    expect((await readBody(await get(server.url, pin))).toString()).toBe('ok 1');
+    expect((await readBody(await get(server.url, pin))).toString()).toBe('ok 3');
+    expect(server.handshakes()).toBe(2);
   });
 });
