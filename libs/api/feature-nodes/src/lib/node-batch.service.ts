@@ -24,7 +24,7 @@ import type { AddNodesInput, BulkHostInput } from './add-nodes.input';
 import { type AgentBinary, type SshCredentials, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
 import type { BatchInstalls, InstallReadiness } from './install-ports';
 import type { ProvisioningQueue } from './node.service';
-import { toVerdictType } from './node.mapper';
+import { toVerdictType } from '@ccos/api/util-graphql';
 import type { AddNodesResultType, BatchHostType, BulkRowResultType, NodeBatchType } from './node-batch.type';
 
 /** Node statuses from which a retry first connects again (the add-time checks failed). */

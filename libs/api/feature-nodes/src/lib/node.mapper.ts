@@ -1,6 +1,6 @@
 import { NEXT_STEP } from '@ccos/shared/domain';
 import type { NodeEntity } from '@ccos/api/data-access-db';
-import type { HostVerdictType, NodeType } from '@ccos/api/util-graphql';
+import { type NodeType, toVerdictType } from '@ccos/api/util-graphql';
 
 /** Copies only public fields: sealed credentials never reach a response, even by accident. */
 export function toNodeType(node: NodeEntity): NodeType {
@@ -38,20 +38,5 @@ export function toNodeType(node: NodeEntity): NodeType {
     hostVerdict: toVerdictType(node),
     createdAt: node.createdAt,
     updatedAt: node.updatedAt,
-  };
-}
-
-/** The stored verdict as the API shows it. */
-export function toVerdictType(node: NodeEntity): HostVerdictType | null {
-  const verdict = node.hostVerdict;
-  if (!verdict) {
-    return null;
-  }
-  return {
-    verdict: verdict.verdict,
-    leftovers: verdict.leftovers.map(({ kind, item }) => ({ kind, item })),
-    reason: verdict.reason,
-    checkedAt: new Date(verdict.checkedAt),
-    cleanedAt: verdict.cleanedAt ? new Date(verdict.cleanedAt) : null,
   };
 }

@@ -1,5 +1,5 @@
 import { Field, GraphQLISODateTime, ObjectType } from 'type-graphql';
-import type { HostVerdictKind, LeftoverKind } from '@ccos/shared/domain';
+import type { HostVerdict, HostVerdictKind, LeftoverKind } from '@ccos/shared/domain';
 
 @ObjectType('LeftoverItem', { simpleResolvers: true })
 export class LeftoverItemType {
@@ -26,4 +26,19 @@ export class HostVerdictType {
 
   @Field(() => GraphQLISODateTime, { nullable: true })
   cleanedAt!: Date | null;
+}
+
+/** The stored verdict as the API shows it. */
+export function toVerdictType(node: { readonly hostVerdict: HostVerdict | null }): HostVerdictType | null {
+  const verdict = node.hostVerdict;
+  if (!verdict) {
+    return null;
+  }
+  return {
+    verdict: verdict.verdict,
+    leftovers: verdict.leftovers.map(({ kind, item }) => ({ kind, item })),
+    reason: verdict.reason,
+    checkedAt: new Date(verdict.checkedAt),
+    cleanedAt: verdict.cleanedAt ? new Date(verdict.cleanedAt) : null,
+  };
 }
