@@ -1,8 +1,7 @@
 import type { DestinationStream, Logger } from 'pino';
-import type { DataSource } from 'typeorm';
 import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
 import { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
-import { AgentTokens, AuditLog, NodeStore, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
+import { AuditLog, type Database, createStores, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
 import { loadAgentBinary, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
@@ -14,7 +13,7 @@ import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feat
 import { createInstallFeature } from '@ccos/api/feature-installs';
 import { createNodeFeature } from '@ccos/api/feature-nodes';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
-import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
+import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
@@ -36,7 +35,7 @@ export interface RunningApi {
   /** The certificate served now and what agents pin. */
   readonly tls: ServiceTls;
   readonly port: number;
-  readonly dataSource: DataSource;
+  readonly dataSource: Database;
   readonly logger: Logger;
   close(): Promise<void>;
 }
@@ -72,25 +71,26 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 
     const events: EventBus = config.databaseUrl ? await createPostgresEventBus(config.databaseUrl, logger) : createInProcessEventBus();
     stack.push({ name: 'event bus', stop: () => events.close() });
+    const stores = createStores(dataSource, { onNodeChanged: nodeChangePublisher(events) });
 
     const secrets = new SecretBox(config.secretKey);
     const tls = config.tls
       ? await ServiceTls.fromFiles(config.tls, logger)
-      : await ServiceTls.generated(await loadOrCreateServiceCa(dataSource, secrets), serverNames(config), logger);
+      : await ServiceTls.generated(await loadOrCreateServiceCa(stores.serviceCas, secrets), serverNames(config), logger);
     stack.push({ name: 'TLS certificate', stop: async () => tls.close() });
     if (config.agentPlainHttp) {
       logger.warn('AGENT_PLAIN_HTTP=allow: agents may reach the service over plain HTTP, where their run token and the service\'s answers are unprotected');
     }
     const audit = new AuditLog(dataSource, logger);
     const clusters = createClusterFeature({
-      dataSource,
+      clusters: stores.clusters,
       secrets,
       addresses: new ClusterAddressGuard(config.clusterAddresses),
       onChange: (cluster) => announceClusterSettingsChanged(events, cluster.id),
     });
     const metrics = new ApiMetrics((clusterId) => clusters.nameOf(clusterId));
     const auth = createAuthFeature({
-      dataSource,
+      stores,
       secrets,
       events,
       logger,
@@ -112,7 +112,9 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const connections = new ClusterConnections(clusters.service, logger);
     stack.push({ name: 'cluster connections', stop: () => connections.close() });
     const certificates = createCsrFeature({
-      dataSource,
+      decisions: stores.csrDecisions,
+      inventory: stores.csrInventory,
+      notices: stores.installRunNotices,
       clusters: clusters.service,
       connections,
       events,
@@ -143,8 +145,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     }
     metrics.followAgentCopies(() => agentBinary?.copies ?? null);
     const agent = () => agentBinary;
-    const nodeStore = new NodeStore(dataSource, events);
-    const agentTokens = new AgentTokens(dataSource);
+    const nodeStore = stores.nodes;
+    const agentTokens = stores.agentTokens;
     const sshPool = new SshPool({ maxSessions: config.sshPoolSize, connect: { connectTimeoutMs: config.sshConnectTimeoutMs } });
     stack.push({ name: 'SSH sessions', stop: () => sshPool.close() });
     const artifacts = createArtifactsFeature({
@@ -217,7 +219,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger.info({ nodes: resumed }, 'resumed adding nodes interrupted by a restart');
     }
     const removals = createRemovalFeature({
-      dataSource,
+      runs: stores.removalRuns,
       nodes: nodeStore,
       tokens: agentTokens,
       clusters: connections,
@@ -229,7 +231,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       runner: { observer: metrics.domain.removalObserver },
     });
     const autoscaling = createAutoscalingFeature({
-      dataSource,
+      nodeGroups: stores.nodeGroups,
+      clusters: stores.clusters,
       nodes: nodeStore,
       audit,
       events,
@@ -251,7 +254,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
           return { status: run.status, reason: run.reason };
         },
       },
-      grpc: config.autoscalerGrpc ? () => autoscalerServerCredentials(dataSource, secrets, config) : null,
+      grpc: config.autoscalerGrpc ? () => autoscalerServerCredentials(stores.serviceCas, secrets, config) : null,
     });
     metrics.domain.follow({
       installs: installs.gauges,
@@ -272,7 +275,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       removals,
       artifacts,
       autoscaling,
-      autoscalerConnections: autoscalerConnections(dataSource, secrets, config, () => autoscaling.grpcPort()),
+      autoscalerConnections: autoscalerConnections(stores.serviceCas, secrets, config, () => autoscaling.grpcPort()),
       audit,
       events,
     });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
+import type { Stores } from '@ccos/api/data-access-db';
 import type { EventBus } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { LoginThrottle } from './login-throttle';
@@ -9,7 +9,7 @@ import { SessionTokens } from './session-tokens';
 import { type LoginOutcome, UserService } from './user.service';
 
 export interface AuthFeatureOptions {
-  readonly dataSource: DataSource;
+  readonly stores: Pick<Stores, 'users' | 'sessions' | 'loginLimits'>;
   /** Session tokens are signed with a key derived from it. */
   readonly secrets: SecretBox;
   readonly events: EventBus;
@@ -33,10 +33,10 @@ export interface AuthFeature {
 }
 
 export function createAuthFeature(options: AuthFeatureOptions): AuthFeature {
-  const { dataSource, passwordChecksAtOnce: atOnce } = options;
-  const sessions = new SessionService(dataSource, new SessionTokens(options.secrets.deriveKey('session tokens'), options.sessionTtlSeconds), options.events);
+  const { stores, passwordChecksAtOnce: atOnce } = options;
+  const sessions = new SessionService(stores.sessions, new SessionTokens(options.secrets.deriveKey('session tokens'), options.sessionTtlSeconds), options.events);
   const slots = new PasswordCheckSlots({ ...DEFAULT_PASSWORD_CHECK_LIMITS, concurrent: atOnce, queued: 8 * atOnce, perAddress: 2 * atOnce });
-  const users = new UserService(dataSource, { sessions, throttle: new LoginThrottle(dataSource), slots, onLogin: options.onLogin });
+  const users = new UserService(stores.users, { sessions, throttle: new LoginThrottle(stores.loginLimits), slots, onLogin: options.onLogin });
   let stopFollowing: (() => void) | null = null;
   return {
     users,

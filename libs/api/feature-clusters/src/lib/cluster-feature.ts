@@ -1,10 +1,10 @@
-import type { DataSource } from 'typeorm';
+import type { ClusterStore } from '@ccos/api/data-access-db';
 import type { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { type ClusterChangeListener, ClusterService } from './cluster.service';
 
 export interface ClusterFeatureOptions {
-  readonly dataSource: DataSource;
+  readonly clusters: ClusterStore;
   /** Seals the clusters' credentials at rest. */
   readonly secrets: SecretBox;
   /** Which API server addresses the service connects to (ALLOW_CLUSTER_ADDRESSES). */
@@ -21,7 +21,7 @@ export interface ClusterFeature {
 }
 
 export function createClusterFeature(options: ClusterFeatureOptions): ClusterFeature {
-  const service = new ClusterService(options.dataSource, options.secrets, options.onChange, options.addresses);
+  const service = new ClusterService(options.clusters, options.secrets, options.onChange, options.addresses);
   const names = new Map<string, string>();
   return {
     service,

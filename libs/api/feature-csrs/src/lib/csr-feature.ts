@@ -1,17 +1,20 @@
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
 import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
-import { InstallRunNotices } from '@ccos/api/data-access-db';
+import type { CsrDecisionStore, CsrInventory, InstallRunNotices } from '@ccos/api/data-access-db';
 import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type AutoApproverOptions, CsrAutoApprover } from './auto-approver';
 import { type CsrDecisionObserver, CsrDecisionLog } from './csr-decision.log';
 import { publishCsrChange } from './csr-changes';
-import { CsrInventory } from './csr-inventory';
 import { type CsrPolicyOptions, CsrService } from './csr.service';
 import { NodeCertificatesService } from './node-certificates.service';
 
 export interface CsrFeatureOptions {
-  readonly dataSource: DataSource;
+  /** `csr_decisions`. */
+  readonly decisions: CsrDecisionStore;
+  /** What the service knows of the cluster's nodes, for the policy. */
+  readonly inventory: CsrInventory;
+  /** Notices the auto-approver raises on install runs. */
+  readonly notices: InstallRunNotices;
   readonly clusters: ClusterDirectory;
   /** Each cluster's client and CSR/Node watch cache, shared with the other features. */
   readonly connections: ClusterConnections;
@@ -40,14 +43,14 @@ export interface CsrFeature {
 
 /** Builds the review service and the auto-approver on the cluster connections, and publishes every CSR change they hear. */
 export function createCsrFeature(options: CsrFeatureOptions): CsrFeature {
-  const { dataSource, clusters, events, logger } = options;
+  const { clusters, events, logger } = options;
   const watches = options.connections;
   const stopPublishing = watches.onCsrEvent((clusterId, event) => publishCsrChange(events, clusterId, event));
-  const decisions = new CsrDecisionLog(dataSource, options.onDecision);
-  const service = new CsrService(clusters, watches, new CsrInventory(dataSource), decisions, events, logger, options.policy);
+  const decisions = new CsrDecisionLog(options.decisions, options.onDecision);
+  const service = new CsrService(clusters, watches, options.inventory, decisions, events, logger, options.policy);
   const autoApprover = new CsrAutoApprover(clusters, watches, service, decisions, events, logger, {
     audit: options.audit,
-    notices: new InstallRunNotices(dataSource),
+    notices: options.notices,
     ...options.approver,
   });
   return {
