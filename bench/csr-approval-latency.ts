@@ -27,9 +27,8 @@ import pino from 'pino';
 import { parse } from 'yaml';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
 import { buildKubeconfig, generateCertificateRequest } from '@ccos/tools/kube-sim';
-import { createCsrFeature } from '@ccos/api/feature-csrs';
 import {
-  BOOTSTRAPPER_TOKEN, BOOTSTRAPPER_TOKEN_LINE, CSR_TEST_SEED, type SimEndpoint, eventually, startCsrTestWorld, startInProcessSim,
+  BOOTSTRAPPER_TOKEN, BOOTSTRAPPER_TOKEN_LINE, CSR_TEST_SEED, type SimEndpoint, createCsrReplica, eventually, startCsrTestWorld, startInProcessSim,
 } from '@ccos/api/feature-csrs/testing';
 
 import { type BenchOptions, type Figure, isMain, percentile } from './support/row';
@@ -85,7 +84,7 @@ async function measureCsrLatency(
 ): Promise<{ sequential: number[]; burst: number[] }> {
   const world = await startCsrTestWorld({ autoApprove: true, sim: IN_PROCESS ? await startInProcessSim() : await startChildSim() });
   const events = createInProcessEventBus();
-  const feature = createCsrFeature({ ...world.stores, clusters: world.directory, events, logger: pino({ level: 'silent' }) });
+  const feature = createCsrReplica(world, { events, logger: pino({ level: 'silent' }) });
   const approvedAt = new Map<string, number>();
   const stopWatch = new AbortController();
   try {

@@ -1,21 +1,22 @@
-import type { CsrFeature } from '@ccos/api/feature-csrs';
+import type { ClusterConnections, ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import { deleteNode, denyCsr } from '@ccos/api/data-access-kube';
-import type { ClusterLeftoverCleaner, ClusterProbe } from '@ccos/api/feature-nodes';
+import type { CsrService } from '@ccos/api/feature-csrs';
+import type { ClusterLeftoverCleaner } from '@ccos/api/feature-nodes';
 
 /**
- * Answers the agent's questions about the cluster from the watch cache the certificate
- * feature keeps per cluster (Nodes and CSRs), so an agent polling every few seconds
- * costs the API server nothing.
+ * Answers the agent's questions about the cluster from each cluster connection's watch cache
+ * (Nodes; CSRs through the CSR service), so an agent polling every few seconds costs the API
+ * server nothing.
  */
-export function clusterProbeFrom(certificates: CsrFeature): ClusterProbe {
+export function clusterProbeFrom(connections: ClusterConnections, csrs: CsrService): ClusterProbe {
   return {
     async nodeState(clusterId, nodeName) {
-      const node = (await certificates.watches.watch(clusterId)).nodes().find((candidate) => candidate.name === nodeName);
+      const node = (await connections.watch(clusterId)).nodes().find((candidate) => candidate.name === nodeName);
       return { registered: node !== undefined, ready: node?.ready ?? false };
     },
-    pendingCsrNames: (clusterId, nodeName) => certificates.service.pendingCsrNamesFor(clusterId, nodeName),
+    pendingCsrNames: (clusterId, nodeName) => csrs.pendingCsrNamesFor(clusterId, nodeName),
     async conflicts(clusterId, nodeName, ip) {
-      const nodes = (await certificates.watches.watch(clusterId)).nodes();
+      const nodes = (await connections.watch(clusterId)).nodes();
       const sameName = nodes.find((node) => node.name === nodeName);
       const sameIp = ip ? nodes.find((node) => node.name !== nodeName && node.addresses.some((address) => address.address === ip)) : undefined;
       return {
@@ -26,18 +27,18 @@ export function clusterProbeFrom(certificates: CsrFeature): ClusterProbe {
   };
 }
 
-/** Ends a host's leftovers in its cluster, through the client the certificate feature keeps per cluster. */
-export function clusterLeftoverCleaner(certificates: CsrFeature): ClusterLeftoverCleaner {
+/** Ends a host's leftovers in its cluster, through the cluster's connection. */
+export function clusterLeftoverCleaner(connections: ClusterConnections): ClusterLeftoverCleaner {
   return {
     async deleteNode(clusterId, name) {
-      const client = (await certificates.watches.ensure(clusterId)).client;
+      const client = (await connections.ensure(clusterId)).client;
       const result = await deleteNode(client, name);
       if (!result.ok) {
         throw new Error(`could not delete Node ${name}: ${'reason' in result ? String(result.reason) : 'refused'}`);
       }
     },
     async denyCsr(clusterId, name) {
-      const client = (await certificates.watches.ensure(clusterId)).client;
+      const client = (await connections.ensure(clusterId)).client;
       const result = await denyCsr(client, name, { message: 'left pending by an earlier membership of this host; denied by its cleanup' });
       if (!result.ok) {
         throw new Error(`could not deny CSR ${name}: ${result.reason}`);

@@ -15,27 +15,14 @@ import {
 } from 'graphql';
 import { buildSchema, type ContainerType } from 'type-graphql';
 import type { AuditLog } from '@ccos/api/data-access-db';
-import { AuditLogResolver, AuthResolver, SessionResolver, type SessionService, UserResolver, type UserService } from '@ccos/api/feature-auth';
-import { ArtifactSetResolver, type ArtifactVersionOverrides, type ClusterArtifacts } from '@ccos/api/feature-artifacts';
-import { ClusterResolver, type ClusterService } from '@ccos/api/feature-clusters';
-import { CsrResolver, type CsrService, type NodeCertificatesService } from '@ccos/api/feature-csrs';
-import {
-  AgentChannelResolver,
-  type AgentChannelSettings,
-  AgentResolver,
-  type AgentReportService,
-  InstallResolver,
-  type InstallRunView,
-  type InstallService,
-  HostCleanupResolver,
-  type HostCleanupService,
-  NodeBatchResolver,
-  type NodeBatchService,
-  NodeResolver,
-  type NodeService,
-} from '@ccos/api/feature-nodes';
-import { RemovalResolver, type RemovalService } from '@ccos/api/feature-removals';
-import { type AutoscalerConnections, NodeGroupResolver, type NodeGroupService } from '@ccos/api/feature-autoscaling';
+import { type ArtifactsFeature, ArtifactSetResolver } from '@ccos/api/feature-artifacts';
+import { AuditLogResolver, type AuthFeature, AuthResolver, SessionResolver, UserResolver } from '@ccos/api/feature-auth';
+import { type AutoscalerConnections, type AutoscalingFeature, NodeGroupResolver } from '@ccos/api/feature-autoscaling';
+import { type ClusterFeature, ClusterResolver } from '@ccos/api/feature-clusters';
+import { type CsrFeature, CsrResolver } from '@ccos/api/feature-csrs';
+import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver } from '@ccos/api/feature-installs';
+import { HostCleanupResolver, NodeBatchResolver, type NodeFeature, NodeResolver } from '@ccos/api/feature-nodes';
+import { type RemovalFeature, RemovalResolver } from '@ccos/api/feature-removals';
 import {
   type EventBus,
   INPUT_MARK_DIRECTIVES,
@@ -47,27 +34,20 @@ import {
   validateArguments,
 } from '@ccos/api/util-graphql';
 
-/** The services resolvers are built from (the composition root creates them once). */
+/** The features resolvers are built from (the composition root creates them once). */
 export interface ApiServices {
-  readonly users: UserService;
-  readonly sessions: SessionService;
-  readonly clusters: ClusterService;
-  readonly csrs: CsrService;
-  readonly nodeCertificates: NodeCertificatesService;
-  readonly nodes: NodeService;
-  readonly batches: NodeBatchService;
-  readonly hostCleanup: HostCleanupService;
-  readonly installs: InstallService;
-  readonly installRunView: InstallRunView;
-  readonly agentReports: AgentReportService;
-  readonly removals: RemovalService;
-  readonly clusterArtifacts: ClusterArtifacts;
-  readonly artifactVersionOverrides: ArtifactVersionOverrides;
-  readonly nodeGroups: NodeGroupService;
+  readonly auth: Pick<AuthFeature, 'users' | 'sessions'>;
+  readonly clusters: Pick<ClusterFeature, 'service'>;
+  readonly certificates: Pick<CsrFeature, 'service' | 'nodeCertificates'>;
+  readonly nodes: Pick<NodeFeature, 'service' | 'batches' | 'hostCleanup'>;
+  readonly installs: Pick<InstallFeature, 'service' | 'runView' | 'agentReports' | 'agentChannel'>;
+  readonly removals: Pick<RemovalFeature, 'service'>;
+  readonly artifacts: Pick<ArtifactsFeature, 'clusters' | 'versionOverrides'>;
+  readonly autoscaling: Pick<AutoscalingFeature, 'groups'>;
+  /** The externalgrpc provider's endpoint and client certificates, for the node group views. */
   readonly autoscalerConnections: AutoscalerConnections;
   readonly audit: AuditLog;
   readonly events: EventBus;
-  readonly agentChannel: AgentChannelSettings;
 }
 
 /**
@@ -75,22 +55,23 @@ export interface ApiServices {
  * container hands type-graphql those instances instead of constructing classes itself.
  */
 export async function buildApiSchema(services: ApiServices): Promise<GraphQLSchema> {
+  const { auth, clusters, certificates, nodes, installs, removals, artifacts, autoscaling } = services;
   const instances = new Map<unknown, object>([
-    [AuthResolver, new AuthResolver(services.users)],
-    [UserResolver, new UserResolver(services.users)],
-    [SessionResolver, new SessionResolver(services.users, services.sessions)],
+    [AuthResolver, new AuthResolver(auth.users)],
+    [UserResolver, new UserResolver(auth.users)],
+    [SessionResolver, new SessionResolver(auth.users, auth.sessions)],
     [AuditLogResolver, new AuditLogResolver(services.audit)],
-    [ClusterResolver, new ClusterResolver(services.clusters)],
-    [CsrResolver, new CsrResolver(services.csrs, services.nodeCertificates)],
-    [NodeResolver, new NodeResolver(services.nodes)],
-    [NodeBatchResolver, new NodeBatchResolver(services.batches)],
-    [HostCleanupResolver, new HostCleanupResolver(services.hostCleanup)],
-    [InstallResolver, new InstallResolver(services.installs, services.installRunView)],
-    [AgentResolver, new AgentResolver(services.agentReports)],
-    [AgentChannelResolver, new AgentChannelResolver(services.agentChannel)],
-    [RemovalResolver, new RemovalResolver(services.removals)],
-    [ArtifactSetResolver, new ArtifactSetResolver(services.clusterArtifacts, services.artifactVersionOverrides)],
-    [NodeGroupResolver, new NodeGroupResolver(services.nodeGroups, services.autoscalerConnections)],
+    [ClusterResolver, new ClusterResolver(clusters.service)],
+    [CsrResolver, new CsrResolver(certificates.service, certificates.nodeCertificates)],
+    [NodeResolver, new NodeResolver(nodes.service)],
+    [NodeBatchResolver, new NodeBatchResolver(nodes.batches)],
+    [HostCleanupResolver, new HostCleanupResolver(nodes.hostCleanup)],
+    [InstallResolver, new InstallResolver(installs.service, installs.runView)],
+    [AgentResolver, new AgentResolver(installs.agentReports)],
+    [AgentChannelResolver, new AgentChannelResolver(installs.agentChannel)],
+    [RemovalResolver, new RemovalResolver(removals.service)],
+    [ArtifactSetResolver, new ArtifactSetResolver(artifacts.clusters, artifacts.versionOverrides)],
+    [NodeGroupResolver, new NodeGroupResolver(autoscaling.groups, services.autoscalerConnections)],
   ]);
   const container: ContainerType = {
     get(someClass) {

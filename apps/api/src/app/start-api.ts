@@ -1,33 +1,18 @@
 import type { DestinationStream, Logger } from 'pino';
 import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
+import { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
 import { AuditLog, type Database, createStores, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
-import { ClusterAddressGuard, readClusterVersion } from '@ccos/api/data-access-kube';
+import { loadAgentBinary, sshTargetOf } from '@ccos/api/data-access-hosts';
+import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
-import { ArtifactSetStore, ClusterArtifacts, artifactRoutes, artifactUploadRoutes } from '@ccos/api/feature-artifacts';
+import { createArtifactsFeature } from '@ccos/api/feature-artifacts';
+import { createAuthFeature } from '@ccos/api/feature-auth';
 import { createAutoscalingFeature } from '@ccos/api/feature-autoscaling';
-import { LoginThrottle, PasswordCheckSlots, DEFAULT_PASSWORD_CHECK_LIMITS, SessionService, SessionTokens, UserService } from '@ccos/api/feature-auth';
-import { ClusterService } from '@ccos/api/feature-clusters';
+import { createClusterFeature } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
-import {
-  AgentReportService,
-  BatchInstaller,
-  InstallRunSweeper,
-  NodeBatchService,
-  HostCleanupService,
-  InstallRunView,
-  InstallGauges,
-  InstallService,
-  RunBootstrapIdentities,
-  NodeProvisioner,
-  NodeService,
-  SshAgentControl,
-  NodeInventorySync,
-  StallWatchdog,
-  diagnosticsRoutes,
-  loadAgentBinary,
-  sshTargetOf,
-} from '@ccos/api/feature-nodes';
-import { RemovalGauges, createRemovalFeature } from '@ccos/api/feature-removals';
+import { createInstallFeature } from '@ccos/api/feature-installs';
+import { createNodeFeature } from '@ccos/api/feature-nodes';
+import { createRemovalFeature } from '@ccos/api/feature-removals';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
@@ -97,36 +82,41 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger.warn('AGENT_PLAIN_HTTP=allow: agents may reach the service over plain HTTP, where their run token and the service\'s answers are unprotected');
     }
     const audit = new AuditLog(dataSource, logger);
-    const clusterNames = new Map<string, string>();
-    // A cluster's name never changes once registered: read it once per process (the id stands in, uncached, when it cannot be read).
-    const clusterName = async (clusterId: string) => {
-      const known = clusterNames.get(clusterId);
-      if (known !== undefined) {
-        return known;
-      }
-      const name = await clusters.get(clusterId).then((cluster) => cluster.name, () => null);
-      if (name === null) {
-        return clusterId;
-      }
-      clusterNames.set(clusterId, name);
-      return name;
+    const clusters = createClusterFeature({
+      clusters: stores.clusters,
+      secrets,
+      addresses: new ClusterAddressGuard(config.clusterAddresses),
+      onChange: (cluster) => announceClusterSettingsChanged(events, cluster.id),
+    });
+    const metrics = new ApiMetrics((clusterId) => clusters.nameOf(clusterId));
+    const auth = createAuthFeature({
+      stores,
+      secrets,
+      events,
+      logger,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+      passwordChecksAtOnce: config.passwordChecksAtOnce,
+      onLogin: (outcome) => metrics.loginAttempts.inc({ outcome }),
+    });
+    auth.start();
+    stack.push({ name: 'session cache', stop: async () => auth.stop() });
+    metrics.followPasswordChecks(() => auth.passwordChecks());
+    const sessionUser = async (header: string | undefined) => {
+      const token = bearerToken(header);
+      return token ? auth.users.authenticate(token) : null;
     };
-    const metrics = new ApiMetrics(clusterName);
-    const sessions = new SessionService(stores.sessions, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), events);
-    const stopFollowingSessions = sessions.follow((error) => logger.error({ err: error }, 'stopped following ended sessions'));
-    stack.push({ name: 'session cache', stop: async () => stopFollowingSessions() });
-    const slots = new PasswordCheckSlots({ ...DEFAULT_PASSWORD_CHECK_LIMITS, concurrent: config.passwordChecksAtOnce, queued: 8 * config.passwordChecksAtOnce, perAddress: 2 * config.passwordChecksAtOnce });
-    metrics.followPasswordChecks(() => slots.stats);
-    const users = new UserService(stores.users, { sessions, throttle: new LoginThrottle(stores.loginLimits), slots, onLogin: (outcome) => metrics.loginAttempts.inc({ outcome }) });
-    const clusters = new ClusterService(stores.clusters, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id), new ClusterAddressGuard(config.clusterAddresses));
     if (config.clusterAddresses.ranges.length > 0 || config.clusterAddresses.networks.length > 0) {
       logger.warn({ allowed: [...config.clusterAddresses.ranges, ...config.clusterAddresses.networks] }, 'ALLOW_CLUSTER_ADDRESSES: cluster API servers may be at these otherwise refused addresses');
     }
+    // One client and Node/CSR watch cache per cluster, for every feature; closed after all of them.
+    const connections = new ClusterConnections(clusters.service, logger);
+    stack.push({ name: 'cluster connections', stop: () => connections.close() });
     const certificates = createCsrFeature({
       decisions: stores.csrDecisions,
       inventory: stores.csrInventory,
       notices: stores.installRunNotices,
-      clusters,
+      clusters: clusters.service,
+      connections,
       events,
       logger,
       audit,
@@ -134,18 +124,18 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       onDecision: metrics.domain.csrDecisionObserver,
       approver: {
         leaseNamespace: config.csrApproverLeaseNamespace,
-        onImpostorDenied: (event) => void clusterName(event.clusterId).then((cluster) => metrics.impostorCsrs.inc({ cluster })),
+        onImpostorDenied: (event) => void clusters.nameOf(event.clusterId).then((cluster) => metrics.impostorCsrs.inc({ cluster })),
       },
     });
 
-    const admin = await users.ensureInitialAdmin(config.adminPassword);
+    const admin = await auth.users.ensureInitialAdmin(config.adminPassword);
     if (admin?.generatedPassword) {
       (options.onGeneratedAdminPassword ?? printGeneratedPassword)(admin.generatedPassword);
     }
 
     metrics.followCertificates(() => certificates.nodeCertificates.all());
     await certificates.start();
-    stack.push({ name: 'CSR watches and auto-approver', stop: () => certificates.stop() });
+    stack.push({ name: 'CSR auto-approver', stop: () => certificates.stop() });
 
     const agentBinary = await loadAgentBinary(config.agentBinary, {
       onCompressFailed: (reason) => logger.warn({ reason }, 'the agent is copied uncompressed over SFTP: its zstd form cannot be made (install zstd on this machine)'),
@@ -154,45 +144,85 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger.warn({ path: config.agentBinary }, 'no agent executable: nodes cannot be added until it is built (npm run build) or AGENT_BINARY points at it');
     }
     metrics.followAgentCopies(() => agentBinary?.copies ?? null);
+    const agent = () => agentBinary;
     const nodeStore = stores.nodes;
     const agentTokens = stores.agentTokens;
     const sshPool = new SshPool({ maxSessions: config.sshPoolSize, connect: { connectTimeoutMs: config.sshConnectTimeoutMs } });
     stack.push({ name: 'SSH sessions', stop: () => sshPool.close() });
-    const provisioner = new NodeProvisioner(nodeStore, secrets, sshPool, () => agentBinary, logger, clusterProbeFrom(certificates));
-    const nodes = new NodeService(dataSource, nodeStore, secrets, provisioner, () => agentBinary);
+    const artifacts = createArtifactsFeature({
+      artifactsDir: config.artifactsDir,
+      connections,
+      overrides: {
+        get: async (clusterId) => (await clusters.service.get(clusterId)).artifactVersion,
+        set: (clusterId, version) => clusters.service.setArtifactVersion(clusterId, version).then(() => undefined),
+      },
+      // An agent downloads its run's cluster's set; a signed-in user looking around, the default one.
+      agentCluster: async (header) => {
+        const run = await agentTokens.authenticate(bearerToken(header));
+        return run ? (await nodeStore.get(run.nodeId)).clusterId : null;
+      },
+      sessionUser,
+      uploadMaxBytes: config.artifactUploadMaxBytes,
+      onImport: (event) => void audit.record({
+        actor: event.username, action: 'importArtifactSet', targetType: 'ArtifactSet', targetId: event.version, result: event.outcome === 'IMPORTED' ? 'SUCCESS' : 'FAILURE', detail: { detail: event.detail }, requestId: null,
+      }),
+    });
+    const cluster = clusterProbeFrom(connections, certificates.service);
     let listeningPort = config.port;
-    const artifactSets = new ArtifactSetStore(config.artifactsDir);
-    const clusterArtifacts = new ClusterArtifacts({
-      store: artifactSets,
-      override: async (clusterId) => (await clusters.get(clusterId)).artifactVersion,
-      detect: async (clusterId) => readClusterVersion((await certificates.watches.ensure(clusterId)).client, AbortSignal.timeout(10_000)),
+    const installs = createInstallFeature({
+      dataSource,
+      nodes: nodeStore,
+      tokens: agentTokens,
+      connections,
+      cluster,
+      ssh: sshPool,
+      secrets,
+      agent,
+      launch: {
+        agentApiUrl: config.agentApiUrl,
+        serviceTls: (apiUrl) => tls.agentPin(apiUrl),
+        artifactManifestSha256: (clusterId) => artifacts.manifestSha256(clusterId),
+        servicePort: () => listeningPort,
+        vip: async (clusterId) => (await clusters.service.get(clusterId)).vip,
+        machineConfigCaCert: async (clusterId) => (await clusters.service.get(clusterId)).machineConfigCaCert,
+        requirements: config.hostRequirements,
+        nodeReadyTimeoutSeconds: config.nodeReadyTimeoutSeconds,
+      },
+      readiness: (clusterId) => artifacts.requireComplete(clusterId),
+      bootstrapNamespace: config.bootstrapNamespace,
+      runDeadlineMs: config.installRunDeadlineMinutes * 60_000,
+      stallAfterSeconds: config.stallAfterSeconds,
+      sessionRole: async (header) => (await sessionUser(header))?.role ?? null,
+      agentChannel: { plainHttpAllowed: config.agentPlainHttp, certificateSource: tls.source, caCertificates: () => tls.caCertificates() },
+      events,
+      logger,
+      observer: metrics.domain.installObserver,
     });
-    const agentControl = new SshAgentControl(sshPool, secrets, () => agentBinary, {
-      agentApiUrl: config.agentApiUrl,
-      serviceTls: (apiUrl) => tls.agentPin(apiUrl),
-      artifactManifestSha256: async (clusterId) => (await (await clusterArtifacts.catalogFor(clusterId)).manifestDocument()).sha256,
-      servicePort: () => listeningPort,
-      vip: async (clusterId) => (await clusters.get(clusterId)).vip,
-      machineConfigCaCert: async (clusterId) => (await clusters.get(clusterId)).machineConfigCaCert,
-      requirements: config.hostRequirements,
-      nodeReadyTimeoutSeconds: config.nodeReadyTimeoutSeconds,
+    const nodes = createNodeFeature({
+      dataSource,
+      nodes: nodeStore,
+      secrets,
+      ssh: sshPool,
+      agent,
+      cluster,
+      watches: connections,
+      clusters: clusters.service,
+      leftovers: clusterLeftoverCleaner(connections),
+      installs: installs.batches,
+      installReadiness: (clusterId) => artifacts.requireComplete(clusterId),
+      batchConcurrency: Math.min(config.batchConcurrency, config.sshPoolSize),
+      logger,
     });
-    const identities = new RunBootstrapIdentities(dataSource, { clientFor: async (clusterId) => (await certificates.watches.ensure(clusterId)).client }, config.bootstrapNamespace, logger);
-    const artifactsReady = async (clusterId: string) => void (await clusterArtifacts.requireComplete(clusterId));
-    const installs = new InstallService(dataSource, nodeStore, agentTokens, agentControl, identities, events, logger, config.installRunDeadlineMinutes * 60_000, metrics.domain.installObserver, {}, artifactsReady);
-    const agentReports = new AgentReportService(dataSource, agentTokens, nodeStore, installs, clusterProbeFrom(certificates), events, logger, metrics.domain.installObserver);
-    const batchInstaller = new BatchInstaller(dataSource, nodeStore, installs, events, logger);
-    const batches = new NodeBatchService(dataSource, nodeStore, secrets, provisioner, () => agentBinary, batchInstaller, Math.min(config.batchConcurrency, config.sshPoolSize), artifactsReady);
-    const hostCleanup = new HostCleanupService(nodeStore, secrets, sshPool, clusterLeftoverCleaner(certificates), logger);
-    const watchdog = new StallWatchdog(dataSource, nodeStore, config.stallAfterSeconds, logger);
-    const inventorySync = new NodeInventorySync(nodeStore, certificates.watches, clusters, logger);
-    await inventorySync.start();
-    stack.push({ name: 'node inventory sync', stop: () => inventorySync.stop() });
+    stack.push({ name: 'node inventory sync', stop: () => nodes.stop() });
+    const resumed = await nodes.start();
+    if (resumed > 0) {
+      logger.info({ nodes: resumed }, 'resumed adding nodes interrupted by a restart');
+    }
     const removals = createRemovalFeature({
       runs: stores.removalRuns,
       nodes: nodeStore,
       tokens: agentTokens,
-      clusters: certificates.watches,
+      clusters: connections,
       csrs: certificates.service,
       hosts: (node) => (node.sshCredentialsSealed ? sshTargetOf(node, secrets) : null),
       ssh: sshPool,
@@ -209,12 +239,12 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger,
       observer: metrics.domain.autoscalingObserver,
       ports: {
-        addNode: async (host) => (await nodes.add({ ...host, labels: [...host.labels], taints: [...host.taints] })).id,
-        checkHost: (nodeId) => provisioner.schedule(nodeId),
+        addNode: async (host) => (await nodes.service.add({ ...host, labels: [...host.labels], taints: [...host.taints] })).id,
+        checkHost: (nodeId) => nodes.provisioner.schedule(nodeId),
         cleanLeftovers: async (nodeId, actor) => {
-          await hostCleanup.clean(nodeId, actor);
+          await nodes.hostCleanup.clean(nodeId, actor);
         },
-        installAsBatch: async (clusterId, nodeIds, actor) => (await batches.installHosts(clusterId, nodeIds, actor)).id,
+        installAsBatch: async (clusterId, nodeIds, actor) => (await nodes.batches.installHosts(clusterId, nodeIds, actor)).id,
         // cluster-autoscaler has cordoned and drained already; the run drains what is left (DaemonSet pods stay, like the autoscaler leaves them) and cleans the host.
         startRemoval: async (nodeId, actor) =>
           (await removals.service.start(nodeId, { ...DEFAULT_REMOVAL_OPTIONS, ignoreDaemonSets: true, deleteEmptyDirData: true, allowLastWorker: true, timeoutSeconds: 600, cleanHost: true }, actor)).id,
@@ -227,9 +257,9 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       grpc: config.autoscalerGrpc ? () => autoscalerServerCredentials(stores.serviceCas, secrets, config) : null,
     });
     metrics.domain.follow({
-      installs: new InstallGauges(dataSource),
-      removals: new RemovalGauges(stores.removalRuns),
-      pendingCsrs: () => certificates.watches.pendingCsrs(),
+      installs: installs.gauges,
+      removals: removals.gauges,
+      pendingCsrs: () => connections.pendingCsrs(),
       approverLeadership: () => certificates.autoApprover.leadership(),
       blockedDrains: () => removals.runner.blockedDrains(),
       ssh: () => sshPool.stats,
@@ -237,30 +267,18 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     });
 
     const schema = await buildApiSchema({
-      users,
-      sessions,
+      auth,
       clusters,
-      csrs: certificates.service,
-      nodeCertificates: certificates.nodeCertificates,
+      certificates,
       nodes,
-      batches,
-      hostCleanup,
       installs,
-      installRunView: new InstallRunView(dataSource),
-      agentReports,
-      removals: removals.service,
-      clusterArtifacts,
-      artifactVersionOverrides: { set: (clusterId, version) => clusters.setArtifactVersion(clusterId, version).then(() => undefined) },
-      nodeGroups: autoscaling.groups,
+      removals,
+      artifacts,
+      autoscaling,
       autoscalerConnections: autoscalerConnections(stores.serviceCas, secrets, config, () => autoscaling.grpcPort()),
       audit,
       events,
-      agentChannel: { plainHttpAllowed: config.agentPlainHttp, certificateSource: tls.source, caCertificates: () => tls.caCertificates() },
     });
-    const sessionUser = async (header: string | undefined) => {
-      const token = bearerToken(header);
-      return token ? users.authenticate(token) : null;
-    };
     const http = await startHttpServer({
       port: config.port,
       host: config.host,
@@ -270,49 +288,22 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       schema,
       logger,
       metrics,
-      authenticate: (token) => users.authenticate(token),
+      authenticate: (token) => auth.users.authenticate(token),
       origin: requestOrigins(config.trustedProxies, logger),
       ready: () => databaseReachable(dataSource),
       events,
       certificate: tls,
       agentPlainHttp: config.agentPlainHttp,
       routes: (app) => {
-        // An agent downloads its run's cluster's set; a signed-in user looking around, the default one.
-        app.use(
-          '/artifacts',
-          artifactRoutes(async (header) => {
-            const run = await agentTokens.authenticate(bearerToken(header));
-            if (run) {
-              return clusterArtifacts.catalogFor((await nodeStore.get(run.nodeId)).clusterId);
-            }
-            return (await sessionUser(header)) ? artifactSets.defaultCatalog : null;
-          }),
-        );
-        app.use(artifactUploadRoutes({
-          store: artifactSets,
-          uploader: sessionUser,
-          maxBytes: config.artifactUploadMaxBytes,
-          onImport: (event) => void audit.record({
-            actor: event.username, action: 'importArtifactSet', targetType: 'ArtifactSet', targetId: event.version, result: event.outcome === 'IMPORTED' ? 'SUCCESS' : 'FAILURE', detail: { detail: event.detail }, requestId: null,
-          }),
-        }));
-        app.use(diagnosticsRoutes(dataSource, agentTokens, async (header) => (await sessionUser(header))?.role ?? null, (run) => installs.publishRun(run)));
+        artifacts.mountRoutes(app);
+        installs.mountRoutes(app);
       },
     });
     stack.push({ name: 'HTTP server', stop: () => http.close() });
     listeningPort = http.port;
-    watchdog.start();
-    stack.push({ name: 'stall watchdog', stop: async () => watchdog.stop() });
-    // Also ends what ended while the service was down: overdue runs, identities of ended runs.
-    const sweeper = new InstallRunSweeper(dataSource, nodeStore, installs, agentControl, identities, logger);
-    await sweeper.start();
-    stack.push({ name: 'install run sweeper', stop: () => sweeper.stop() });
-    const resumed = await provisioner.resumePending();
-    if (resumed > 0) {
-      logger.info({ nodes: resumed }, 'resumed adding nodes interrupted by a restart');
-    }
-    const resumedBatches = await batchInstaller.start();
-    stack.push({ name: 'batch installs', stop: () => batchInstaller.stop() });
+    // Agents are started with the address the service listens at: installs start once it does.
+    stack.push({ name: 'stall watchdog, install run sweeper and batch installs', stop: () => installs.stop() });
+    const resumedBatches = await installs.start();
     if (resumedBatches > 0) {
       logger.info({ batches: resumedBatches }, 'resumed batch installs interrupted by a restart');
     }

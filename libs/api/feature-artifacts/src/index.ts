@@ -1,8 +1,5 @@
-export * from './lib/artifact-catalog';
-export * from './lib/artifact-routes';
-export * from './lib/artifact-set-store';
-export * from './lib/artifact-set.resolver';
-export * from './lib/artifact-set.type';
-export * from './lib/artifact-upload-route';
-export * from './lib/byte-range';
-export * from './lib/cluster-artifacts';
+export { createArtifactsFeature, type ArtifactsFeature, type ArtifactsFeatureOptions } from './lib/artifacts-feature';
+export { ArtifactSetResolver, type ArtifactVersionOverrides } from './lib/artifact-set.resolver';
+export type { ClusterArtifacts } from './lib/cluster-artifacts';
+// The artifacts CLI (apps/api/src/artifacts-cli.ts) imports sets without a running service.
+export { ArtifactImportError, ArtifactSetStore } from './lib/artifact-set-store';

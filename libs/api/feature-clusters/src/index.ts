@@ -1,4 +1,3 @@
-export * from './lib/cluster.resolver';
-export * from './lib/cluster.service';
-export * from './lib/cluster.type';
-export * from './lib/cluster-credentials';
+export { createClusterFeature, type ClusterFeature, type ClusterFeatureOptions } from './lib/cluster-feature';
+export { ClusterResolver } from './lib/cluster.resolver';
+export type { ClusterService } from './lib/cluster.service';

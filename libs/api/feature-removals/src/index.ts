@@ -1,10 +1,6 @@
-export * from './lib/removal.resolver';
-export * from './lib/removal.service';
-export * from './lib/removal-run.type';
-export * from './lib/removal-preview.type';
-export * from './lib/remove-node.input';
-export * from './lib/removal-ports';
-export * from './lib/removal-runner';
-export * from './lib/removal-feature';
-export { HOST_CLEAN_PATHS } from './lib/host-commands';
-export * from './lib/removal-gauges';
+export { createRemovalFeature, type RemovalFeature, type RemovalFeatureOptions } from './lib/removal-feature';
+export { RemovalResolver } from './lib/removal.resolver';
+export type { RemovalService } from './lib/removal.service';
+export type { BlockedDrain, RemovalObserver, RemovalRunnerOptions } from './lib/removal-runner';
+export type { RemovalGauges } from './lib/removal-gauges';
+export type { ClusterAccess, CsrLeftovers, HostAccess } from './lib/removal-ports';

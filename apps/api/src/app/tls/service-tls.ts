@@ -3,7 +3,7 @@ import { type StatsListener, unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
-import type { AgentServiceTls } from '@ccos/api/feature-nodes';
+import type { AgentServiceTls } from '@ccos/api/feature-installs';
 import { type CertifiedKey, certificateNames, issueServerCertificate, publicKeySha256, splitPemCertificates } from './certificates';
 
 /** Where the service's certificate comes from. */

@@ -5,7 +5,7 @@ import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER } from '@ccos/shared/doma
 import { createInProcessEventBus, type EventBus } from '@ccos/api/util-graphql';
 import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
 import { type AutoApproverOptions, announceClusterSettingsChanged } from './auto-approver';
-import { type CsrFeature, createCsrFeature } from './csr-feature';
+import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
 
 const logger = pino({ level: 'silent' });
 const FAST_LEASE: AutoApproverOptions = { leaseDurationSeconds: 2, renewDeadlineSeconds: 1.5, retryPeriodSeconds: 0.25 };
@@ -29,7 +29,7 @@ function renewalOf(world: CsrTestWorld, node: string, ip: string, extra: { dnsNa
 describe('CSR auto-approver: serving-certificate renewals of nodes joined here', () => {
   let world: CsrTestWorld;
   let events: EventBus;
-  let feature: CsrFeature;
+  let feature: CsrReplica;
 
   beforeAll(async () => {
     // Join auto-approve off from the start: renewals have their own switch (on by default).
@@ -44,7 +44,7 @@ describe('CSR auto-approver: serving-certificate renewals of nodes joined here',
   });
 
   async function start(): Promise<void> {
-    feature = createCsrFeature({ ...world.stores, clusters: world.directory, events, logger, approver: { identity: 'replica-r', ...FAST_LEASE } });
+    feature = createCsrReplica(world, { events, logger, approver: { identity: 'replica-r', ...FAST_LEASE } });
     await feature.start();
     await eventually(() => (feature.autoApprover.isLeading(world.clusterId) ? true : undefined), 5000, 'leadership');
   }
@@ -124,7 +124,7 @@ describe('CSR auto-approver: serving-certificate renewals of nodes joined here',
     await world.addJoinedNode('worker-u', '198.18.0.34');
     // worker-u is a Node of the cluster (the Node watch has seen it): its own client CSR is a renewal, not a join.
     await world.admin.core.createNode({ body: { metadata: { name: 'worker-u' } } });
-    const watch = await feature.watches.watch(world.clusterId);
+    const watch = await feature.connections.watch(world.clusterId);
     await eventually(() => (watch.nodes().some((node) => node.name === 'worker-u') ? true : undefined), 3000, 'Node seen');
     const csr = await world.createCsr({ as: { node: 'worker-u' }, signerName: KUBELET_CLIENT_SIGNER, commonName: 'system:node:worker-u' });
     const verdict = await eventually(async () => {

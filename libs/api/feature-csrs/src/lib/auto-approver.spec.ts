@@ -4,9 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
 import { FakeClock } from '@ccos/shared/util-timing/testing';
 import { type AuditEntry, type AuditSink, createInProcessEventBus, type EventBus, TOPICS } from '@ccos/api/util-graphql';
+import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
 import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
 import { type AutoApproverOptions, type ImpostorDenied, announceClusterSettingsChanged } from './auto-approver';
-import { type CsrFeature, createCsrFeature } from './csr-feature';
 
 const logger = pino({ level: 'silent' });
 
@@ -14,8 +14,8 @@ const logger = pino({ level: 'silent' });
 const FAST_LEASE: AutoApproverOptions = { leaseDurationSeconds: 2, renewDeadlineSeconds: 1.5, retryPeriodSeconds: 0.25 };
 
 /** One replica of the service: its own watches, service and auto-approver. */
-function replica(world: CsrTestWorld, events: EventBus, identity: string, approver: AutoApproverOptions = FAST_LEASE, audit?: AuditSink): CsrFeature {
-  return createCsrFeature({ ...world.stores, clusters: world.directory, events, logger, audit, approver: { identity, ...approver } });
+function replica(world: CsrTestWorld, events: EventBus, identity: string, approver: AutoApproverOptions = FAST_LEASE, audit?: AuditSink): CsrReplica {
+  return createCsrReplica(world, { events, logger, audit, approver: { identity, ...approver } });
 }
 
 async function conditionOf(world: CsrTestWorld, name: string): Promise<string | undefined> {
@@ -26,7 +26,7 @@ async function conditionOf(world: CsrTestWorld, name: string): Promise<string | 
 describe('CSR auto-approver against kube-sim', () => {
   let world: CsrTestWorld;
   let events: EventBus;
-  const running: CsrFeature[] = [];
+  const running: CsrReplica[] = [];
 
   beforeAll(async () => {
     world = await startCsrTestWorld({ autoApprove: true });

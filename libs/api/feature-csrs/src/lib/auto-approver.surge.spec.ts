@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
 import { type CsrTestWorld, eventually, generateCertificateRequest, startCsrTestWorld } from '../testing/csr-test-world';
-import { type CsrFeature, createCsrFeature } from './csr-feature';
+import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
 
 const HOSTS = 20;
 /**
@@ -30,7 +30,7 @@ interface CsrState {
  */
 describe('CSR auto-approver: 20 hosts at once', () => {
   let world: CsrTestWorld;
-  let feature: CsrFeature;
+  let feature: CsrReplica;
   const hostnames = Array.from({ length: HOSTS }, (_, index) => `surge-${index + 1}`);
   const ipOf = (index: number) => `198.18.1.${index + 10}`;
 
@@ -48,7 +48,7 @@ describe('CSR auto-approver: 20 hosts at once', () => {
 
   beforeAll(async () => {
     world = await startCsrTestWorld({ autoApprove: true });
-    feature = createCsrFeature({ ...world.stores, clusters: world.directory, events: createInProcessEventBus(), logger: pino({ level: 'silent' }), approver: { identity: 'replica-a' } });
+    feature = createCsrReplica(world, { events: createInProcessEventBus(), logger: pino({ level: 'silent' }), approver: { identity: 'replica-a' } });
     await feature.start();
     await eventually(() => (feature.autoApprover.isLeading(world.clusterId) ? true : undefined), 10_000, 'leadership');
     for (const [index, hostname] of hostnames.entries()) {

@@ -9,7 +9,7 @@ import { type KubeClient, type LeaderElector, approveCsr, denyCsr, startLeaderEl
 import { type AuditSink, type EventBus, type InstallProgressPayload, TOPICS } from '@ccos/api/util-graphql';
 import { AUTO_APPROVER_ACTOR, AUTO_APPROVER_CONDITION_REASONS, type CsrDecisionLog } from './csr-decision.log';
 import type { CsrService, CsrSnapshot } from './csr.service';
-import type { ClusterDirectory, CsrWatches } from './csr-watches';
+import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 
 /** Topic on which any replica announces that a cluster was registered or its settings changed. */
 export const CLUSTER_SETTINGS_CHANGED = 'CLUSTER_SETTINGS_CHANGED';
@@ -111,7 +111,7 @@ export class CsrAutoApprover {
 
   constructor(
     private readonly clusters: ClusterDirectory,
-    private readonly watches: CsrWatches,
+    private readonly watches: ClusterConnections,
     private readonly csrs: CsrService,
     private readonly decisions: CsrDecisionLog,
     private readonly events: EventBus,

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
+import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 import type { CsrDecisionStore, CsrInventory, InstallRunNotices } from '@ccos/api/data-access-db';
 import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type AutoApproverOptions, CsrAutoApprover } from './auto-approver';
 import { type CsrDecisionObserver, CsrDecisionLog } from './csr-decision.log';
+import { publishCsrChange } from './csr-changes';
 import { type CsrPolicyOptions, CsrService } from './csr.service';
-import { type ClusterDirectory, CsrWatches, type CsrWatchesOptions } from './csr-watches';
 import { NodeCertificatesService } from './node-certificates.service';
 
 export interface CsrFeatureOptions {
@@ -15,13 +16,14 @@ export interface CsrFeatureOptions {
   /** Notices the auto-approver raises on install runs. */
   readonly notices: InstallRunNotices;
   readonly clusters: ClusterDirectory;
+  /** Each cluster's client and CSR/Node watch cache, shared with the other features. */
+  readonly connections: ClusterConnections;
   readonly events: EventBus;
   readonly logger: Logger;
   /** The audit log, for the auto-approver's decisions (operators' are audited by the GraphQL middleware). */
   readonly audit?: AuditSink;
   readonly policy?: CsrPolicyOptions;
   readonly approver?: AutoApproverOptions;
-  readonly watches?: CsrWatchesOptions;
   /** Told about every decision written to csr_decisions (the metrics). */
   readonly onDecision?: CsrDecisionObserver;
 }
@@ -30,20 +32,20 @@ export interface CsrFeatureOptions {
 export interface CsrFeature {
   /** For the resolver, and `pendingCsrNamesFor` for the install's START_KUBELET step. */
   readonly service: CsrService;
-  readonly watches: CsrWatches;
   readonly autoApprover: CsrAutoApprover;
   /** Certificate expiry per node, for the API and the metrics. */
   readonly nodeCertificates: NodeCertificatesService;
   /** Starts the watches of every registered cluster and the auto-approver. */
   start(): Promise<void>;
-  /** Stops the auto-approver (releasing its Leases), then the watches. */
+  /** Stops the auto-approver (releasing its Leases) and publishing CSR changes; the connections stay open for their owner to close. */
   stop(): Promise<void>;
 }
 
-/** Builds the CSR watch cache, the review service and the auto-approver. */
+/** Builds the review service and the auto-approver on the cluster connections, and publishes every CSR change they hear. */
 export function createCsrFeature(options: CsrFeatureOptions): CsrFeature {
   const { clusters, events, logger } = options;
-  const watches = new CsrWatches(clusters, events, logger, options.watches);
+  const watches = options.connections;
+  const stopPublishing = watches.onCsrEvent((clusterId, event) => publishCsrChange(events, clusterId, event));
   const decisions = new CsrDecisionLog(options.decisions, options.onDecision);
   const service = new CsrService(clusters, watches, options.inventory, decisions, events, logger, options.policy);
   const autoApprover = new CsrAutoApprover(clusters, watches, service, decisions, events, logger, {
@@ -53,13 +55,12 @@ export function createCsrFeature(options: CsrFeatureOptions): CsrFeature {
   });
   return {
     service,
-    watches,
     autoApprover,
     nodeCertificates: new NodeCertificatesService(clusters, service, logger),
     start: () => autoApprover.start(),
     async stop() {
       await autoApprover.stop();
-      await watches.close();
+      stopPublishing();
     },
   };
 }

@@ -1,10 +1,9 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { MultiLine, type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
-import { uniqueCsrChanges } from './csr-changes';
+import { type CsrChangedMessage, uniqueCsrChanges } from './csr-changes';
 import type { CsrService } from './csr.service';
 import { CsrChangeType, CsrType } from './csr.type';
 import { CsrVerdictType } from './csr-verdict.type';
-import type { CsrChangedMessage } from './csr-watches';
 import { CsrsArgs } from './csrs.args';
 import { ClusterCertificatesType } from './node-certificate.type';
 import type { NodeCertificatesService } from './node-certificates.service';

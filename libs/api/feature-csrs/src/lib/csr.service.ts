@@ -11,7 +11,8 @@ import { clusterNodeFacts, csrFacts } from './csr-facts';
 import { toCsrType, toVerdictType } from './csr.mapper';
 import type { CsrType } from './csr.type';
 import type { CsrVerdictType } from './csr-verdict.type';
-import type { ClusterDirectory, ClusterWatch, CsrChangedMessage, CsrWatches } from './csr-watches';
+import type { ClusterConnections, ClusterDirectory, ClusterWatch } from '@ccos/api/data-access-cluster-connections';
+import type { CsrChangedMessage } from './csr-changes';
 
 /** Tuning of the policy; the defaults come from the domain. */
 export interface CsrPolicyOptions {
@@ -54,7 +55,7 @@ export interface ApproveOptions {
 export class CsrService {
   constructor(
     private readonly clusters: ClusterDirectory,
-    private readonly watches: CsrWatches,
+    private readonly watches: ClusterConnections,
     private readonly inventory: CsrInventory,
     private readonly decisions: CsrDecisionLog,
     private readonly events: EventBus,

@@ -11,7 +11,7 @@ import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/to
 
 /** Kubelet-style requests made ahead of a measurement (a surge), for `createCsr({ csrPem })`. */
 export { generateCertificateRequest };
-import type { ClusterDirectory } from '../lib/csr-watches';
+import type { ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');

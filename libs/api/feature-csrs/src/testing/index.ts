@@ -1,1 +1,2 @@
 export * from './csr-test-world';
+export * from './csr-replica';

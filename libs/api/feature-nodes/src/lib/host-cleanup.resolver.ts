@@ -1,8 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import { type RequestContext, actorOf } from '@ccos/api/util-graphql';
+import { NodeType, type RequestContext, actorOf } from '@ccos/api/util-graphql';
 import type { HostCleanupService } from './host-cleanup.service';
 import { toNodeType } from './node.mapper';
-import { NodeType } from './node.type';
 
 @Resolver(() => NodeType)
 export class HostCleanupResolver {

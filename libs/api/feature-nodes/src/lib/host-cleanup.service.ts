@@ -6,7 +6,7 @@ import type { SshPool } from '@ccos/api/data-access-ssh';
 import { PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { cleanHost, scanHost } from './host-scan';
-import { sshTargetOf } from './ssh-access';
+import { sshTargetOf } from '@ccos/api/data-access-hosts';
 
 /**
  * Ends the cluster-side leftovers of a host: deletes a Node that is not Ready, denies the CSRs left

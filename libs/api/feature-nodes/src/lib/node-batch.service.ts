@@ -21,12 +21,10 @@ import { ClusterEntity, NodeBatchEntity, NodeEntity, type NodeStore, isUuid, rea
 import { AppError, BadUserInputError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AddNodesInput, BulkHostInput } from './add-nodes.input';
-import type { AgentBinary } from './agent-binary';
-import type { BatchInstaller } from './batch-installer';
-import type { InstallReadiness } from './install.service';
-import { type SshCredentials, credentialsFrom, sealCredentials } from './node-credentials';
+import { type AgentBinary, type SshCredentials, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
+import type { BatchInstalls, InstallReadiness } from './install-ports';
 import type { ProvisioningQueue } from './node.service';
-import { toVerdictType } from './host-verdict.type';
+import { toVerdictType } from '@ccos/api/util-graphql';
 import type { AddNodesResultType, BatchHostType, BulkRowResultType, NodeBatchType } from './node-batch.type';
 
 /** Node statuses from which a retry first connects again (the add-time checks failed). */
@@ -47,7 +45,7 @@ export class NodeBatchService {
     private readonly secrets: SecretBox,
     private readonly provisioning: ProvisioningQueue,
     private readonly agent: () => AgentBinary | null,
-    private readonly installer: BatchInstaller,
+    private readonly installer: BatchInstalls,
     private readonly defaultConcurrency: number = DEFAULT_BATCH_CONCURRENCY,
     private readonly readiness: InstallReadiness = async () => undefined,
   ) {

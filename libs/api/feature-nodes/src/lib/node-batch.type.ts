@@ -1,9 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { BatchPhase, BatchState, InstallStep, NodeStatus } from '@ccos/shared/domain';
-import { NodeStatusEnum } from '@ccos/api/util-graphql';
-import { HostVerdictType } from './host-verdict.type';
-import { LabelType, TaintType } from './node.type';
+import { HostVerdictType, LabelType, NodeStatusEnum, TaintType } from '@ccos/api/util-graphql';
 
 @ObjectType('BulkRowProblem')
 export class BulkRowProblemType {

@@ -6,8 +6,8 @@ import { type NodeEntity, type NodeStore, reasonFields, uniqueViolationOf } from
 import type { NodeEvent as KubeNodeEvent, NodeSummary } from '@ccos/api/data-access-kube';
 
 /**
- * The per-cluster Node watches this sync listens to (feature-csrs' CsrWatches keeps one per
- * registered cluster; passing it here saves a second watch).
+ * The per-cluster Node watches this sync listens to (data-access-cluster-connections'
+ * ClusterConnections keeps one per registered cluster; passing it here saves a second watch).
  */
 export interface ClusterNodeWatches {
   /** Every Node change of every watched cluster; returns the unsubscribe function. */

@@ -1,14 +1,13 @@
 import { type CodedText, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import { type RemoteFacts, type SshPool, type SshSession, SshError, canStreamCompressed, installCompressed, readRemoteFacts, remoteSha256, uploadFile } from '@ccos/api/data-access-ssh';
+import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts } from '@ccos/api/data-access-ssh';
 import { InstallRunEntity, type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import { type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary } from './agent-binary';
-import type { ClusterProbe } from './cluster-probe';
+import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
+import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary, ensureAgent, sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { scanHost } from './host-scan';
 import type { ProvisioningQueue } from './node.service';
-import { sshFailureOutcome, sshTargetOf } from './ssh-access';
 
 /** Room the agent needs beyond its own size (its run folders, downloaded rpms go elsewhere). */
 const DISK_MARGIN_BYTES = 64 * 1024 * 1024;
@@ -164,43 +163,6 @@ export class NodeProvisioner implements ProvisioningQueue {
       await this.nodes.transition(node.id, 'PRECHECK_FAILED', message('node.agentCopyFailed', { error: text }));
     }
   }
-}
-
-/**
- * Copies the agent unless the host already has this exact executable: as a zstd stream through
- * one exec channel when the host can decompress it (a third of the bytes, and no SFTP, whose
- * per-request work in ssh2 made the copy the slowest link of a 20-host batch), else over SFTP.
- * Either way the host holds the file under its final name only once its sha256 equals
- * `agent.sha256`, which reaches the host over this authenticated session.
- */
-export async function ensureAgent(session: SshSession, agent: AgentBinary): Promise<'copied' | 'streamed' | 'present'> {
-  const present = await remoteSha256(session, AGENT_REMOTE_PATH).catch(() => null);
-  if (present?.sha256 === agent.sha256) {
-    return 'present';
-  }
-  const compressed = await agent.compressed?.();
-  if (compressed && (await canStreamCompressed(session, compressed.codec))) {
-    try {
-      const installed = await installCompressed(session, { compressed: compressed.bytes, codec: compressed.codec, sha256: agent.sha256, size: agent.size, remotePath: AGENT_REMOTE_PATH, mode: 0o755 });
-      if (agent.copies) {
-        agent.copies.streamed += 1;
-        agent.copies.streamedBytes += installed.bytesSent;
-      }
-      return 'streamed';
-    } catch (error) {
-      // A copy that did not decompress to the executable: the compressed form is suspect, not the host.
-      if (!(error instanceof SshError && error.kind === 'CHECKSUM_MISMATCH')) {
-        throw error;
-      }
-      agent.dropCompressed?.();
-    }
-  }
-  const uploaded = await uploadFile(session, { source: agent.path, remotePath: AGENT_REMOTE_PATH, mode: 0o755, sha256: agent.sha256 });
-  if (agent.copies) {
-    agent.copies.sftp += 1;
-    agent.copies.sftpBytes += uploaded.bytes;
-  }
-  return 'copied';
 }
 
 function precheck(facts: RemoteFacts, agent: AgentBinary): CodedText | null {

@@ -1,7 +1,6 @@
 import { NEXT_STEP } from '@ccos/shared/domain';
 import type { NodeEntity } from '@ccos/api/data-access-db';
-import type { NodeType } from './node.type';
-import { toVerdictType } from './host-verdict.type';
+import { type NodeType, toVerdictType } from '@ccos/api/util-graphql';
 
 /** Copies only public fields: sealed credentials never reach a response, even by accident. */
 export function toNodeType(node: NodeEntity): NodeType {

@@ -1,9 +1,8 @@
 import { Arg, Authorized, Field, ID, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { type NodeChangedPayload, TOPICS } from '@ccos/api/util-graphql';
+import { type NodeChangedPayload, NodeType, TOPICS } from '@ccos/api/util-graphql';
 import { AddNodeInput, SshCredentialsInput } from './add-node.input';
 import { toNodeType } from './node.mapper';
 import type { NodeService } from './node.service';
-import { NodeType } from './node.type';
 
 @ObjectType('NodeChange', { description: 'A node changed; `node` is null when its record was deleted.' })
 export class NodeChangeType {

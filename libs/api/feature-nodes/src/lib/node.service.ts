@@ -5,8 +5,7 @@ import { ClusterEntity, type NodeEntity, type NodeStore, isUuid, reasonFields, u
 import { BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
-import type { AgentBinary } from './agent-binary';
-import { credentialsFrom, sealCredentials } from './node-credentials';
+import { type AgentBinary, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
 
 /** Runs the background part of adding a node (connect, check, copy the agent). */
 export interface ProvisioningQueue {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AgentTokens, NodeStore, RemovalRunStore } from '@ccos/api/data-access-db';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { EventBus } from '@ccos/api/util-graphql';
+import { RemovalGauges } from './removal-gauges';
 import { RemovalLog } from './removal-log';
 import type { ClusterAccess, CsrLeftovers, HostAccess } from './removal-ports';
 import { RemovalRunner, type RemovalRunnerOptions } from './removal-runner';
@@ -11,11 +12,11 @@ export interface RemovalFeatureOptions {
   readonly runs: RemovalRunStore;
   readonly nodes: NodeStore;
   readonly tokens: AgentTokens;
-  /** Per-cluster client and Node cache (feature-csrs' CsrWatches). */
+  /** Per-cluster client and Node cache (data-access-cluster-connections' ClusterConnections). */
   readonly clusters: ClusterAccess;
   /** Pending CSRs and their denial (feature-csrs' CsrService). */
   readonly csrs: CsrLeftovers;
-  /** SSH access to a node's host (feature-nodes' sshTargetOf), null for discovered nodes. */
+  /** SSH access to a node's host (data-access-hosts' sshTargetOf), null for discovered nodes. */
   readonly hosts: HostAccess;
   readonly ssh: SshPool;
   readonly events: EventBus;
@@ -27,6 +28,8 @@ export interface RemovalFeatureOptions {
 export interface RemovalFeature {
   readonly service: RemovalService;
   readonly runner: RemovalRunner;
+  /** Removal runs by status, for the metrics. */
+  readonly gauges: RemovalGauges;
   /** Resumes runs a restart interrupted (their number) and watches for runs whose replica died. */
   start(): Promise<number>;
   /** Stops executing; running runs stay RUNNING for the next start. */
@@ -40,5 +43,5 @@ export function createRemovalFeature(options: RemovalFeatureOptions): RemovalFea
   const stop = async (): Promise<void> => {
     await runner.stop();
   };
-  return { service, runner, start: () => runner.start(), stop };
+  return { service, runner, gauges: new RemovalGauges(options.runs), start: () => runner.start(), stop };
 }

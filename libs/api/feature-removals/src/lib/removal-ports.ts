@@ -3,8 +3,8 @@ import type { SshTarget } from '@ccos/api/data-access-ssh';
 import type { NodeEntity } from '@ccos/api/data-access-db';
 
 /**
- * A cluster's API client and its Node cache. feature-csrs' CsrWatches provides it: the watch it
- * keeps per registered cluster is reused instead of opening another.
+ * A cluster's API client and its Node cache. data-access-cluster-connections' ClusterConnections
+ * provides it: the watch it keeps per registered cluster is reused instead of opening another.
  */
 export interface ClusterAccess {
   /** The cluster's watch once listed; answers CLUSTER_UNREACHABLE within a few seconds when the API server does not answer. */

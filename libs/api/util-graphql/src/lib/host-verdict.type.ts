@@ -1,6 +1,5 @@
 import { Field, GraphQLISODateTime, ObjectType } from 'type-graphql';
-import type { HostVerdictKind, LeftoverKind } from '@ccos/shared/domain';
-import type { NodeEntity } from '@ccos/api/data-access-db';
+import type { HostVerdict, HostVerdictKind, LeftoverKind } from '@ccos/shared/domain';
 
 @ObjectType('LeftoverItem', { simpleResolvers: true })
 export class LeftoverItemType {
@@ -30,7 +29,7 @@ export class HostVerdictType {
 }
 
 /** The stored verdict as the API shows it. */
-export function toVerdictType(node: NodeEntity): HostVerdictType | null {
+export function toVerdictType(node: { readonly hostVerdict: HostVerdict | null }): HostVerdictType | null {
   const verdict = node.hostVerdict;
   if (!verdict) {
     return null;

@@ -1,10 +1,9 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { NodeOrigin, NodeStatus } from '@ccos/shared/domain';
-import { LabelType, NodeOriginEnum, NodeStatusEnum, TaintType } from '@ccos/api/util-graphql';
+import { NodeOriginEnum, NodeStatusEnum } from './enums';
 import { HostVerdictType } from './host-verdict.type';
-
-export { LabelType, TaintType };
+import { LabelType, TaintType } from './label-types';
 
 @ObjectType('HostFacts', { simpleResolvers: true, description: 'What the service found on the host when it connected.' })
 export class HostFactsType {

@@ -1,10 +1,9 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { isUuid } from '@ccos/api/data-access-db';
-import { type InstallProgressPayload, NotFoundError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
+import { type InstallProgressPayload, NodeType, NotFoundError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
 import type { InstallService } from './install.service';
 import type { InstallRunView } from './install-run.view';
 import { InstallProgressType, InstallRunType } from './install-run.type';
-import { NodeType } from './node.type';
 
 /** The first message of an installProgress stream: the current state, no new event. */
 type ProgressMessage = InstallProgressPayload | { readonly nodeId: string; readonly snapshot: true };

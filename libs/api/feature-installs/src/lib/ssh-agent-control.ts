@@ -1,10 +1,8 @@
 import { type SshPool, type SshSession, defineScript, uploadFile } from '@ccos/api/data-access-ssh';
 import type { AgentChannel, InstallRunEntity, NodeEntity } from '@ccos/api/data-access-db';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary } from './agent-binary';
+import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary, ensureAgent, sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import type { AgentControl, LaunchFailure } from './install.service';
-import { ensureAgent } from './node-provisioner';
-import { sshFailureOutcome, sshTargetOf } from './ssh-access';
 
 /**
  * `serviceTls` of the agent's config: how the agent recognises the service (its

@@ -4,7 +4,7 @@ import type { DataSource, Repository } from 'typeorm';
 import { describeStep } from '@ccos/shared/domain';
 import { type AgentTokens, type InstallRunEntity, type NodeStore, InstallRunEntity as InstallRunTable, StepEventEntity, entityChanges, reasonFields } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
-import type { ClusterProbe } from './cluster-probe';
+import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import { type InstallObserver, UNOBSERVED_INSTALLS, failureCodeOf } from './install-metrics';
 import type { InstallService } from './install.service';
 import { type AgentRunType, MAX_STEP_EVENTS_PER_RUN, type ReportStepInput, type ReportStepResultType, STEP_EVENT_RESERVE } from './report-step.input';

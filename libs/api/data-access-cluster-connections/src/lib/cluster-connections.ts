@@ -1,24 +1,19 @@
 import type { Logger } from 'pino';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import {
-  type CsrEvent, type CsrSummary, type CsrWatch, type InformerOptions, type KubeClient, type KubeClientOptions, type KubeCredentials, type NodeEvent, type NodeInventory, type NodeSummary,
-  KubeApiError, createKubeClient, watchCsrs, watchNodes,
+  type ClusterVersionReading, type CsrEvent, type CsrSummary, type CsrWatch, type InformerOptions, type KubeClient, type KubeClientOptions, type KubeCredentials, type NodeEvent, type NodeInventory, type NodeSummary,
+  KubeApiError, createKubeClient, readClusterVersion, watchCsrs, watchNodes,
 } from '@ccos/api/data-access-kube';
-import { AppError, type CsrChangedPayload, type EventBus, TOPICS } from '@ccos/api/util-graphql';
+import { AppError } from '@ccos/api/util-graphql';
 import { type ClusterOutage, ClusterReachability } from './cluster-reachability';
 
-/** What this feature needs of the registered clusters; ClusterService provides it. */
+/** What the connections need of the registered clusters; ClusterService provides it. */
 export interface ClusterDirectory {
   get(id: string): Promise<ClusterEntity>;
   list(): Promise<ClusterEntity[]>;
   credentialsOf(cluster: ClusterEntity): KubeCredentials;
   /** How to connect to the cluster: URL, credentials, transport and address rules. */
   clientOptionsOf(cluster: ClusterEntity): KubeClientOptions;
-}
-
-/** A CSR_CHANGED payload with the resourceVersion, so subscribers can drop the same change heard twice. */
-export interface CsrChangedMessage extends CsrChangedPayload {
-  readonly resourceVersion: string;
 }
 
 /** One cluster's CSRs and Nodes, kept current by watches. */
@@ -45,10 +40,10 @@ export type CsrEventListener = (clusterId: string, event: CsrEvent) => void;
 /** Told about every Node change of every watched cluster (not heartbeats), in the API's order per cluster. */
 export type NodeEventListener = (clusterId: string, event: NodeEvent) => void;
 
-export interface CsrWatchesOptions {
+export interface ClusterConnectionsOptions {
   /**
    * How long a read waits for a cluster that has not answered yet (first list, or reconnecting
-   * after a failure), and how long a direct read ({@link CsrWatches.read}) may take, before it
+   * after a failure), and how long a direct read ({@link ClusterConnections.read}) may take, before it
    * answers CLUSTER_UNREACHABLE. Default 2 s.
    */
   readTimeoutMs?: number;
@@ -78,12 +73,12 @@ function answeredWithError(error: Error): boolean {
 }
 
 /**
- * The CSR watch cache: one CSR watch and one Node watch per cluster, started when a cluster
- * is first asked about and kept until shutdown. Every CSR change is published on
- * `CSR_CHANGED` (for csrChanged subscribers on any replica) and handed to local listeners
- * (the auto-approver), so nothing here polls.
+ * Each cluster's connection: its client and watch cache, one CSR watch and one Node watch per
+ * cluster, started when a cluster is first asked about and kept until shutdown. Every CSR and
+ * Node change is handed to local listeners (the CSR feature, which publishes `CSR_CHANGED`, the
+ * auto-approver, the node inventory), so nothing here polls.
  */
-export class CsrWatches {
+export class ClusterConnections {
   private readonly running = new Map<string, Running>();
   private readonly listeners = new Set<CsrEventListener>();
   private readonly nodeListeners = new Set<NodeEventListener>();
@@ -93,9 +88,8 @@ export class CsrWatches {
 
   constructor(
     private readonly clusters: ClusterDirectory,
-    private readonly events: EventBus,
     private readonly logger: Logger,
-    private readonly options: CsrWatchesOptions = {},
+    private readonly options: ClusterConnectionsOptions = {},
   ) {
     this.reachability = new ClusterReachability({ retryAfterMs: options.retryUnreachableAfterMs });
     this.readTimeoutMs = options.readTimeoutMs ?? 2_000;
@@ -132,6 +126,11 @@ export class CsrWatches {
       summaries.push({ clusterId, clusterName: running.clusterName, pending: created.length, oldestCreatedAt: known.length > 0 ? Math.min(...known) : null });
     }
     return summaries;
+  }
+
+  /** The cluster's Kubernetes version, asked of its API server (which artifact set it uses). */
+  async version(clusterId: string, signal?: AbortSignal): Promise<ClusterVersionReading> {
+    return readClusterVersion((await this.ensure(clusterId)).client, signal);
   }
 
   /** Starts watching a cluster unless it is watched already; does not wait for the first list. */
@@ -228,7 +227,7 @@ export class CsrWatches {
     } catch (error) {
       throw new AppError('FAILED_PRECONDITION', `cluster ${cluster.name}: ${(error as Error).message}`, { clusterId }, error);
     }
-    const log = this.logger.child({ component: 'csr-watch', clusterId });
+    const log = this.logger.child({ component: 'cluster-connection', clusterId });
     const state: { lastError: Error | null; synced: boolean; failures: Map<WatchSource, Error>; waiting: Array<() => void> } = { lastError: null, synced: false, failures: new Map(), waiting: [] };
     const healthy = (): boolean => state.synced && state.failures.size === 0;
     const wakeIfHealthy = (): void => {
@@ -335,8 +334,6 @@ export class CsrWatches {
   }
 
   private deliver(clusterId: string, event: CsrEvent): void {
-    const message: CsrChangedMessage = { clusterId, name: event.csr.name, kind: event.type, resourceVersion: event.csr.resourceVersion };
-    this.events.publish(TOPICS.CSR_CHANGED, clusterId, message);
     for (const listener of this.listeners) {
       try {
         listener(clusterId, event);

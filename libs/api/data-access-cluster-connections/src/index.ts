@@ -1,0 +1,10 @@
+export {
+  ClusterConnections,
+  type ClusterConnectionsOptions,
+  type ClusterDirectory,
+  type ClusterWatch,
+  type CsrEventListener,
+  type CsrPendingSummary,
+  type NodeEventListener,
+} from './lib/cluster-connections';
+export type { ClusterProbe } from './lib/cluster-probe';

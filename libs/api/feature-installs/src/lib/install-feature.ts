@@ -1,0 +1,100 @@
+import type { Router } from 'express';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import type { ClusterConnections, ClusterProbe } from '@ccos/api/data-access-cluster-connections';
+import type { AgentTokens, NodeStore } from '@ccos/api/data-access-db';
+import type { AgentBinary } from '@ccos/api/data-access-hosts';
+import type { SshPool } from '@ccos/api/data-access-ssh';
+import type { EventBus } from '@ccos/api/util-graphql';
+import type { SecretBox } from '@ccos/api/util-secrets';
+import { AgentReportService } from './agent-report.service';
+import type { AgentChannelSettings } from './agent-channel.type';
+import { BatchInstaller } from './batch-installer';
+import { type SessionRole, diagnosticsRoutes } from './diagnostics-routes';
+import { type InstallObserver, InstallGauges } from './install-metrics';
+import { InstallRunSweeper } from './install-run-sweeper';
+import { InstallRunView } from './install-run.view';
+import { type InstallReadiness, InstallService } from './install.service';
+import { RunBootstrapIdentities } from './run-bootstrap-identities';
+import { type AgentLaunchSettings, SshAgentControl } from './ssh-agent-control';
+import { StallWatchdog } from './stall-watchdog';
+
+export interface InstallFeatureOptions {
+  readonly dataSource: DataSource;
+  readonly nodes: NodeStore;
+  readonly tokens: AgentTokens;
+  /** Each cluster's client, for the runs' bootstrap identities. */
+  readonly connections: ClusterConnections;
+  /** What the agent's START_KUBELET and JOIN_CLUSTER steps ask of the cluster (the Node cache and the CSR service). */
+  readonly cluster: ClusterProbe;
+  readonly ssh: SshPool;
+  readonly secrets: SecretBox;
+  /** The agent executable copied to hosts; null while it is not built. */
+  readonly agent: () => AgentBinary | null;
+  /** What a run's agent is told in its config, and where it reaches the service. */
+  readonly launch: AgentLaunchSettings;
+  /** Refuses an install up front when the cluster's artifact set is incomplete. */
+  readonly readiness: InstallReadiness;
+  /** The namespace of the runs' bootstrap identities (ServiceAccounts). */
+  readonly bootstrapNamespace: string;
+  /** How long a run may take: its agent token and bootstrap identity end with it. */
+  readonly runDeadlineMs: number;
+  /** Silence after which a running install is reported stalled. */
+  readonly stallAfterSeconds: number;
+  /** The session's role, for downloading a run's diagnostics. */
+  readonly sessionRole: SessionRole;
+  readonly agentChannel: AgentChannelSettings;
+  readonly events: EventBus;
+  readonly logger: Logger;
+  readonly observer?: InstallObserver;
+}
+
+/** The install feature as the composition root sees it. */
+export interface InstallFeature {
+  readonly service: InstallService;
+  readonly runView: InstallRunView;
+  readonly agentReports: AgentReportService;
+  /** Installs the hosts of node batches (feature-nodes' BatchInstalls). */
+  readonly batches: BatchInstaller;
+  readonly agentChannel: AgentChannelSettings;
+  readonly gauges: InstallGauges;
+  /** Mounts the agent's diagnostics upload and the operators' download (`POST /agent/diagnostics`, `GET /api/install-runs/:id/diagnostics.tar.gz`). */
+  mountRoutes(app: Router): void;
+  /**
+   * Once the service listens (agents are started with its address): the stall watchdog, the
+   * sweeper (which also ends what ended while the service was down: overdue runs, identities of
+   * ended runs), then the batches a restart interrupted (their number).
+   */
+  start(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export function createInstallFeature(options: InstallFeatureOptions): InstallFeature {
+  const { dataSource, nodes, tokens, events, logger } = options;
+  const agentControl = new SshAgentControl(options.ssh, options.secrets, options.agent, options.launch);
+  const identities = new RunBootstrapIdentities(dataSource, { clientFor: async (clusterId) => (await options.connections.ensure(clusterId)).client }, options.bootstrapNamespace, logger);
+  const service = new InstallService(dataSource, nodes, tokens, agentControl, identities, events, logger, options.runDeadlineMs, options.observer, {}, options.readiness);
+  const agentReports = new AgentReportService(dataSource, tokens, nodes, service, options.cluster, events, logger, options.observer);
+  const batches = new BatchInstaller(dataSource, nodes, service, events, logger);
+  const watchdog = new StallWatchdog(dataSource, nodes, options.stallAfterSeconds, logger);
+  const sweeper = new InstallRunSweeper(dataSource, nodes, service, agentControl, identities, logger);
+  return {
+    service,
+    runView: new InstallRunView(dataSource),
+    agentReports,
+    batches,
+    agentChannel: options.agentChannel,
+    gauges: new InstallGauges(dataSource),
+    mountRoutes: (app) => void app.use(diagnosticsRoutes(dataSource, tokens, options.sessionRole, (run) => service.publishRun(run))),
+    async start() {
+      watchdog.start();
+      await sweeper.start();
+      return batches.start();
+    },
+    async stop() {
+      await batches.stop();
+      await sweeper.stop();
+      watchdog.stop();
+    },
+  };
+}

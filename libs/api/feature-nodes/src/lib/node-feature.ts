@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
+import type { NodeStore } from '@ccos/api/data-access-db';
+import type { AgentBinary } from '@ccos/api/data-access-hosts';
+import type { SshPool } from '@ccos/api/data-access-ssh';
+import type { SecretBox } from '@ccos/api/util-secrets';
+import { type ClusterLeftoverCleaner, HostCleanupService } from './host-cleanup.service';
+import type { BatchInstalls, InstallReadiness } from './install-ports';
+import { NodeBatchService } from './node-batch.service';
+import { type ClusterList, type ClusterNodeWatches, NodeInventorySync } from './node-inventory-sync';
+import { NodeProvisioner } from './node-provisioner';
+import { NodeService } from './node.service';
+
+export interface NodeFeatureOptions {
+  readonly dataSource: DataSource;
+  readonly nodes: NodeStore;
+  readonly secrets: SecretBox;
+  readonly ssh: SshPool;
+  /** The agent executable copied to hosts; null while it is not built. */
+  readonly agent: () => AgentBinary | null;
+  /** The cluster side of the add-time checks (a Node already using the host's name or IP). */
+  readonly cluster: ClusterProbe;
+  /** Each cluster's Node watch (data-access-cluster-connections' ClusterConnections), for the inventory. */
+  readonly watches: ClusterNodeWatches;
+  /** The registered clusters, whose Nodes the inventory follows. */
+  readonly clusters: ClusterList;
+  /** Ends a host's leftovers in its cluster (its old Node, its pending CSRs) when it is cleaned. */
+  readonly leftovers: ClusterLeftoverCleaner;
+  /** Installs the hosts of a batch (feature-installs' BatchInstaller). */
+  readonly installs: BatchInstalls;
+  /** Refuses a batch install up front when the cluster's artifact set is incomplete. */
+  readonly installReadiness: InstallReadiness;
+  /** How many hosts of one batch are added and installed at once, unless the batch says. */
+  readonly batchConcurrency: number;
+  readonly logger: Logger;
+}
+
+/** The node feature as the composition root sees it. */
+export interface NodeFeature {
+  readonly service: NodeService;
+  /** The background half of addNode: connect, check the host, copy the agent. */
+  readonly provisioner: NodeProvisioner;
+  readonly batches: NodeBatchService;
+  readonly hostCleanup: HostCleanupService;
+  /**
+   * Follows every registered cluster's Nodes into the inventory, and resumes adding the nodes a
+   * restart interrupted (their number).
+   */
+  start(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export function createNodeFeature(options: NodeFeatureOptions): NodeFeature {
+  const { dataSource, nodes, secrets, ssh, agent, logger } = options;
+  const provisioner = new NodeProvisioner(nodes, secrets, ssh, agent, logger, options.cluster);
+  const inventorySync = new NodeInventorySync(nodes, options.watches, options.clusters, logger);
+  return {
+    service: new NodeService(dataSource, nodes, secrets, provisioner, agent),
+    provisioner,
+    batches: new NodeBatchService(dataSource, nodes, secrets, provisioner, agent, options.installs, options.batchConcurrency, options.installReadiness),
+    hostCleanup: new HostCleanupService(nodes, secrets, ssh, options.leftovers, logger),
+    async start() {
+      await inventorySync.start();
+      return provisioner.resumePending();
+    },
+    stop: () => inventorySync.stop(),
+  };
+}
