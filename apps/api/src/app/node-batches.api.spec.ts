@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
+import { formatServerText } from '@ccos/shared/messages';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
@@ -124,6 +125,14 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
       await new Promise((wake) => setTimeout(wake, 200));
     }
     expect(statuses).toEqual(['UNREACHABLE', 'UNREACHABLE', 'UNREACHABLE']);
+
+    // One host added on its own under a taken name: a field error by its code, worded by the client.
+    const single = await harness.gql('mutation($input: AddNodeInput!) { addNode(input: $input) { id } }', { input: { clusterId, hostname: 'a-1', ip: '127.0.0.61', sshPort: 1, sshUser: 'root', password: 'pw' } }, operator);
+    const taken = single.errors?.[0];
+    expect(taken?.message).toBe('input.hostname "a-1" is already a node of this cluster (UNREACHABLE)');
+    expect(taken?.extensions).toMatchObject({ code: 'CONFLICT', field: 'input.hostname', problemCode: 'node.hostnameTaken' });
+    expect(formatServerText('zh-CN', taken?.extensions?.['problemCode'] as string, taken?.extensions?.['problemParams'], null)).toBe('“a-1”已是此集群的节点（无法连接）');
+    expect(formatServerText('zh-CN', taken?.extensions?.['messageCode'] as string, taken?.extensions?.['messageParams'], null)).toBe('input.hostname：“a-1”已是此集群的节点（无法连接）');
 
     // While the cluster's artifact set is incomplete (here: pinned to a release never imported), the batch is refused up front.
     const admin = await harness.tokenFor('ADMIN');

@@ -266,9 +266,9 @@ export function checkBulkRows(rows: readonly CheckedRow[], existing: ExistingHos
   const tooMany: BulkProblem[] = rows.length > MAX_BULK_ROWS ? [{ field: 'row', message: `the list has ${rows.length} hosts; at most ${MAX_BULK_ROWS} are allowed in one request` }] : [];
   return rows.map(({ row, problems }) => {
     const found: BulkProblem[] = [...problems, ...tooMany];
-    const add = (field: BulkField, problem: Problem) => {
+    const add = (field: BulkField, problem: Problem | string) => {
       if (problem) {
-        found.push({ field, message: problem });
+        found.push({ field, message: typeof problem === 'string' ? problem : problem.message });
       }
     };
     add('hostname', row.hostname === '' ? 'is missing' : checkHostname(row.hostname));

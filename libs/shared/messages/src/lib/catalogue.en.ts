@@ -1,3 +1,5 @@
+import { API_EN } from './catalogue/api.en';
+
 /**
  * Every text the server produces, by its stable code, in English (ICU message format).
  * English is the source: the server logs and sends these as `message`; codes never change meaning.
@@ -307,6 +309,7 @@ export const EN = {
   'csr.verdict.allPassed': 'all {count, plural, one {# check} other {# checks}} passed',
   'csr.verdict.superseded': 'superseded',
   'csr.verdict.renewalPassed': 'a serving-certificate renewal: all {count, plural, one {# check} other {# checks}} passed',
+  ...API_EN,
 } as const satisfies Record<string, string>;
 
 export type MessageCode = keyof typeof EN;

@@ -1,4 +1,5 @@
 import type { MessageCode } from './catalogue.en';
+import { API_ZH_CN } from './catalogue/api.zh-cn';
 
 /** The catalogue in Simplified Chinese: the same codes and the same ICU arguments as English. */
 export const ZH_CN: Readonly<Record<MessageCode, string>> = {
@@ -305,4 +306,5 @@ export const ZH_CN: Readonly<Record<MessageCode, string>> = {
   'csr.verdict.allPassed': '全部 {count} 项检查均已通过',
   'csr.verdict.superseded': '已被取代',
   'csr.verdict.renewalPassed': 'serving 证书续签：全部 {count} 项检查均已通过',
+  ...API_ZH_CN,
 };
