@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { type Message, message } from '@ccos/shared/messages';
 import type { DataSource, EntityManager, Repository } from 'typeorm';
 import { type Role, checkUsername } from '@ccos/shared/domain';
 import { UserEntity, type UserSessionEntity } from '@ccos/api/data-access-db';
@@ -6,7 +7,7 @@ import {
   AppError,
   type AuthenticatedUser,
   BadUserInputError,
-  ConflictError,
+  FieldConflictError,
   NotFoundError,
   PreconditionError,
   type RequestOrigin,
@@ -64,7 +65,7 @@ export class UserService {
 
   async create(username: string, password: string, role: Role): Promise<UserEntity> {
     if (await this.users.existsBy({ username })) {
-      throw new ConflictError(`username "${username}" is already taken`, { field: 'username' });
+      throw new FieldConflictError('username', message('user.nameTaken', { username }));
     }
     return this.users.save(this.users.create({ id: randomUUID(), username, passwordHash: await hashPassword(password), role, disabledAt: null }));
   }
@@ -81,11 +82,11 @@ export class UserService {
     });
     if (!user || !valid) {
       this.onLogin('WRONG_PASSWORD');
-      throw new UnauthenticatedError('wrong user name or password');
+      throw new UnauthenticatedError(message('user.wrongPassword'));
     }
     if (user.disabledAt) {
       this.onLogin('DISABLED');
-      throw new UnauthenticatedError(`user "${user.username}" is disabled; an administrator can enable it again`);
+      throw new UnauthenticatedError(message('user.disabled', { username: user.username }));
     }
     user.lastLoginAt = new Date();
     await this.users.update(user.id, { lastLoginAt: user.lastLoginAt });
@@ -134,7 +135,7 @@ export class UserService {
       throw new UnauthenticatedError();
     }
     if (!valid) {
-      throw new BadUserInputError('currentPassword', 'is wrong');
+      throw new BadUserInputError('currentPassword', message('user.currentPasswordWrong'));
     }
     await this.users.update(user.id, { passwordHash: await hashPassword(newPassword) });
     await this.sessions.end(user.id, 'ALL', 'password changed', caller.sessionId);
@@ -148,7 +149,7 @@ export class UserService {
   }
 
   async setRole(username: string, role: Role): Promise<UserEntity> {
-    const changed = await this.changeUser(username, (user) => user.role === 'ADMIN' && role !== 'ADMIN' && !user.disabledAt, `make ${username} ${role}`, async (manager, user) => {
+    const changed = await this.changeUser(username, (user) => user.role === 'ADMIN' && role !== 'ADMIN' && !user.disabledAt, { code: 'user.change.role', params: { username, role } }, async (manager, user) => {
       await manager.update(UserEntity, user.id, { role });
       return { ...user, role };
     });
@@ -160,7 +161,7 @@ export class UserService {
 
   /** Disables a user: no sign-in, and every session ends at once. */
   async disable(username: string): Promise<UserEntity> {
-    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, `disable ${username}`, async (manager, user) => {
+    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, { code: 'user.change.disable', params: { username } }, async (manager, user) => {
       const disabledAt = user.disabledAt ?? new Date();
       await manager.update(UserEntity, user.id, { disabledAt });
       return { ...user, disabledAt };
@@ -177,7 +178,7 @@ export class UserService {
 
   /** Deletes a user and their sessions; the audit log keeps their name. */
   async delete(username: string): Promise<UserEntity> {
-    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, `delete ${username}`, async (manager, user) => {
+    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, { code: 'user.change.delete', params: { username } }, async (manager, user) => {
       await manager.delete(UserEntity, user.id);
       return user;
     });
@@ -193,7 +194,7 @@ export class UserService {
   private async changeUser(
     username: string,
     removesAnAdmin: (user: UserEntity) => boolean,
-    what: string,
+    what: Message,
     apply: (manager: EntityManager, user: UserEntity) => Promise<UserEntity>,
   ): Promise<{ before: UserEntity; after: UserEntity }> {
     await this.get(username);
@@ -204,7 +205,7 @@ export class UserService {
         throw new NotFoundError('user', JSON.stringify(username));
       }
       if (removesAnAdmin(user) && admins.every((admin) => admin.id === user.id)) {
-        throw new PreconditionError(`cannot ${what}: ${username} is the last active ADMIN; make another user ADMIN first`, { reason: 'LAST_ADMIN' });
+        throw new PreconditionError(message('user.lastAdmin', { what, username }), { reason: 'LAST_ADMIN' });
       }
       return { before: user, after: await apply(manager, user) };
     });
@@ -240,7 +241,7 @@ export class UserService {
     } catch (error) {
       if (error instanceof NoPasswordCheckSlot) {
         this.onLogin('BUSY');
-        throw new AppError('LOGIN_BUSY', 'too many sign-in attempts in progress; try again in 1 s', { retryAfterSeconds: 1, reason: error.reason });
+        throw new AppError('LOGIN_BUSY', message('user.loginBusy', { seconds: 1 }), { retryAfterSeconds: 1, reason: error.reason });
       }
       throw error;
     }
@@ -262,6 +263,5 @@ export class UserService {
 }
 
 function throttled(wait: LoginWait): AppError {
-  const what = wait.scope === 'ADDRESS' ? 'too many failed sign-ins from your address' : 'too many failed sign-ins for this user from your address';
-  return new AppError('LOGIN_THROTTLED', `${what}; try again in ${wait.seconds} s`, { retryAfterSeconds: wait.seconds, scope: wait.scope });
+  return new AppError('LOGIN_THROTTLED', message('user.loginThrottled', { scope: wait.scope, seconds: wait.seconds }), { retryAfterSeconds: wait.seconds, scope: wait.scope });
 }
