@@ -74,6 +74,15 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
       [6, ['taints', 'ip']],
     ]);
     expect(out?.rows[0].problems[0].message).toBe('"w-1" is also on line 4 of this list');
+    // Each row's problem by its code: the console words it in the user's language.
+    const coded = await harness.gql<{ addNodes: { rows: Array<{ problems: Array<{ message: string; messageCode: string | null; messageParams: unknown }> }> } }>(
+      'mutation($input: AddNodesInput!) { addNodes(input: $input) { rows { problems { message messageCode messageParams } } } }',
+      { input: { clusterId, password: SHARED_PASSWORD, list } },
+      operator,
+    );
+    const [alsoOnLine, badIp] = coded.data?.addNodes.rows[0]?.problems ?? [];
+    expect(formatServerText('zh-CN', alsoOnLine?.messageCode, alsoOnLine?.messageParams, null)).toBe('"w-1" 也出现在此列表的第 4 行');
+    expect(formatServerText('en', badIp?.messageCode, badIp?.messageParams, null)).toBe(badIp?.message);
     expect(await nodeCount()).toBe(0);
   });
 

@@ -133,7 +133,7 @@ export class NodeBatchService {
       results.map(({ row, problems }) => ({
         line: row.line, hostname: row.hostname, ip: row.ip, sshPort: row.sshPort, sshUser: row.sshUser,
         labels: row.labels.map(({ key, value }) => ({ key, value })), taints: row.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
-        problems: problems.map(({ field, message }) => ({ field, message })),
+        problems: problems.map(({ field, message, coded }) => ({ field, message, messageCode: coded?.code ?? null, messageParams: coded ? { ...coded.params } : null })),
         nodeId: nodeIds.get(row.line) ?? null,
       }));
     const refused = results.filter((result) => result.problems.length > 0).length;

@@ -118,4 +118,10 @@ export const API_EN = {
   'audit.beforeNotId': 'must be the id of an audit entry',
   'artifacts.notVersion': 'is not a release version (e.g. 4.12.0; letters, digits, . _ + - only)',
   'notice.impostorDenied': 'denied {csr}: {reason}',
+  'bulk.tooManyFields': 'has {count} fields; at most {max} are expected ({columns})',
+  'bulk.taintWithoutEffect': 'taint "{taint}" has no effect; write key[=value]:{effects}',
+  'bulk.tooManyRows': 'the list has {count} hosts; at most {max} are allowed in one request',
+  'bulk.alsoOnLine': '{value} is also on line {lines} of this list',
+  'bulk.hostnameTaken': '"{hostname}" is already a node of this cluster',
+  'bulk.ipTaken': '{ip} is already used by a node of this cluster',
 } as const satisfies Record<string, string>;

@@ -117,4 +117,10 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'audit.beforeNotId': '必须是某条审计记录的 ID',
   'artifacts.notVersion': '不是发行版本号（例如 4.12.0；只能包含字母、数字和 . _ + -）',
   'notice.impostorDenied': '已拒绝 {csr}：{reason}',
+  'bulk.tooManyFields': '有 {count} 个字段，最多应有 {max} 个（{columns}）',
+  'bulk.taintWithoutEffect': '污点“{taint}”没有效果；请写成 key[=value]:{effects}',
+  'bulk.tooManyRows': '列表中有 {count} 台主机，一次请求最多允许 {max} 台',
+  'bulk.alsoOnLine': '{value} 也出现在此列表的第 {lines} 行',
+  'bulk.hostnameTaken': '“{hostname}”已是此集群的节点',
+  'bulk.ipTaken': '{ip} 已被此集群的某个节点使用',
 } as const;
