@@ -68,6 +68,38 @@ export default [
     },
   },
   {
+    // Persistence has one home, libs/api/data-access-db: features take its stores (one per aggregate,
+    // named queries), never TypeORM or the Postgres driver, not even for a type.
+    files: ['libs/api/feature-*/**/*.ts'],
+    // TODO(issue 17): feature-nodes (and feature-installs, split from it) still reach TypeORM directly.
+    ignores: ['libs/api/feature-nodes/**', 'libs/api/feature-installs/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: ['typeorm', 'pg'].map((name) => ({ name, message: 'features do not touch the database: add a named query to a store in libs/api/data-access-db and use it.' })),
+        patterns: [{ group: ['typeorm/*', 'pg/*'], message: 'features do not touch the database: add a named query to a store in libs/api/data-access-db and use it.' }],
+      }],
+    },
+  },
+  {
+    // … nor write SQL or reach for a repository, a query builder or a transaction. Specs and test
+    // fixtures may still seed and read rows through the database they opened.
+    files: ['libs/api/feature-*/**/*.ts'],
+    // TODO(issue 17): feature-nodes (and feature-installs, split from it) still query directly.
+    ignores: ['libs/api/feature-nodes/**', 'libs/api/feature-installs/**', '**/*.spec.ts', '**/testing/**'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(query|getRepository|createQueryBuilder|transaction)$/]',
+          message: 'features do not query the database: add a named query to a store in libs/api/data-access-db and use it.',
+        },
+        {
+          selector: 'Literal[value=/^\\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH)\\s/], TemplateElement[value.raw=/^\\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH)\\s/]',
+          message: 'SQL belongs in a store of libs/api/data-access-db, behind a named query.',
+        },
+      ],
+    },
+  },
+  {
     // Code that runs in the browser (platform:browser) or anywhere (platform:any) never imports a
     // Node built-in; module boundaries only see workspace libraries, so this says it for Node's own.
     files: ['apps/console/**/*.ts', 'apps/graphiql/**/*.ts', 'apps/graphiql/**/*.tsx', 'libs/console/**/*.ts', 'libs/shared/**/*.ts'],

@@ -85,7 +85,7 @@ async function measureCsrLatency(
 ): Promise<{ sequential: number[]; burst: number[] }> {
   const world = await startCsrTestWorld({ autoApprove: true, sim: IN_PROCESS ? await startInProcessSim() : await startChildSim() });
   const events = createInProcessEventBus();
-  const feature = createCsrFeature({ dataSource: world.dataSource, clusters: world.directory, events, logger: pino({ level: 'silent' }) });
+  const feature = createCsrFeature({ ...world.stores, clusters: world.directory, events, logger: pino({ level: 'silent' }) });
   const approvedAt = new Map<string, number>();
   const stopWatch = new AbortController();
   try {

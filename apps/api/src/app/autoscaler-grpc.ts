@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { ServiceCaStore } from '@ccos/api/data-access-db';
 import { AUTOSCALER_CLIENT_PREFIX, type AutoscalerConnections, type CloudProviderServerOptions } from '@ccos/api/feature-autoscaling';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
@@ -18,9 +18,9 @@ type GrpcConfig = Pick<ApiConfig, 'host' | 'agentApiUrl' | 'autoscalerGrpc'>;
  * CA (its own, apart from the agent channel's) for this machine's names and AUTOSCALER_GRPC_ADDRESS's
  * host; client certificates must chain to the same CA.
  */
-export async function autoscalerServerCredentials(dataSource: DataSource, secrets: SecretBox, config: GrpcConfig): Promise<CloudProviderServerOptions> {
+export async function autoscalerServerCredentials(cas: ServiceCaStore, secrets: SecretBox, config: GrpcConfig): Promise<CloudProviderServerOptions> {
   const grpc = required(config);
-  const ca = await loadOrCreateServiceCa(dataSource, secrets, 'autoscaler-grpc');
+  const ca = await loadOrCreateServiceCa(cas, secrets, 'autoscaler-grpc');
   const names = serverNames(config);
   if (grpc.address) {
     names.push(hostOf(grpc.address));
@@ -30,7 +30,7 @@ export async function autoscalerServerCredentials(dataSource: DataSource, secret
 }
 
 /** Issues a cluster's autoscaler a client certificate (CN=cluster-autoscaler:<cluster id>) and writes its cloud-config. */
-export function autoscalerConnections(dataSource: DataSource, secrets: SecretBox, config: GrpcConfig, boundPort: () => number | null): AutoscalerConnections {
+export function autoscalerConnections(cas: ServiceCaStore, secrets: SecretBox, config: GrpcConfig, boundPort: () => number | null): AutoscalerConnections {
   return {
     issue(clusterId) {
       const grpc = config.autoscalerGrpc;
@@ -39,7 +39,7 @@ export function autoscalerConnections(dataSource: DataSource, secrets: SecretBox
         return null;
       }
       return (async () => {
-        const ca = await loadOrCreateServiceCa(dataSource, secrets, 'autoscaler-grpc');
+        const ca = await loadOrCreateServiceCa(cas, secrets, 'autoscaler-grpc');
         const client = await issueClientCertificate(ca, `${AUTOSCALER_CLIENT_PREFIX}${clusterId}`, CLIENT_CERTIFICATE_DAYS);
         const address = grpc.address ?? `${grpc.host === '0.0.0.0' || grpc.host === '::' ? 'localhost' : grpc.host}:${port}`;
         const cloudConfig = [

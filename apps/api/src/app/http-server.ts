@@ -32,6 +32,7 @@ import {
   type RequestOrigin,
   bearerToken,
   costRefusal,
+  graphQLErrorOf,
   operationCost,
   queryLimitRules,
   rememberRequestSecrets,
@@ -290,6 +291,10 @@ function metricsPlugin(metrics: ApiMetrics): ApolloServerPlugin<RequestContext> 
  * driver message or stack (which might quote a secret) leaks out.
  */
 function maskUnexpected(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
+  const raised = graphQLErrorOf(formatted, error);
+  if (raised && raised.extensions?.['code'] !== 'INTERNAL_SERVER_ERROR') {
+    return raised;
+  }
   const code = formatted.extensions?.['code'];
   const original = error instanceof GraphQLError ? error.originalError : error;
   const deliberate = !original || original instanceof GraphQLError;

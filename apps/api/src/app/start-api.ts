@@ -1,7 +1,6 @@
 import type { DestinationStream, Logger } from 'pino';
-import type { DataSource } from 'typeorm';
 import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
-import { AgentTokens, AuditLog, NodeStore, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
+import { AuditLog, type Database, createStores, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
 import { ClusterAddressGuard, readClusterVersion } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { ArtifactSetStore, ClusterArtifacts, artifactRoutes, artifactUploadRoutes } from '@ccos/api/feature-artifacts';
@@ -29,7 +28,7 @@ import {
   sshTargetOf,
 } from '@ccos/api/feature-nodes';
 import { RemovalGauges, createRemovalFeature } from '@ccos/api/feature-removals';
-import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus } from '@ccos/api/util-graphql';
+import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
@@ -51,7 +50,7 @@ export interface RunningApi {
   /** The certificate served now and what agents pin. */
   readonly tls: ServiceTls;
   readonly port: number;
-  readonly dataSource: DataSource;
+  readonly dataSource: Database;
   readonly logger: Logger;
   close(): Promise<void>;
 }
@@ -87,11 +86,12 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 
     const events: EventBus = config.databaseUrl ? await createPostgresEventBus(config.databaseUrl, logger) : createInProcessEventBus();
     stack.push({ name: 'event bus', stop: () => events.close() });
+    const stores = createStores(dataSource, { onNodeChanged: nodeChangePublisher(events) });
 
     const secrets = new SecretBox(config.secretKey);
     const tls = config.tls
       ? await ServiceTls.fromFiles(config.tls, logger)
-      : await ServiceTls.generated(await loadOrCreateServiceCa(dataSource, secrets), serverNames(config), logger);
+      : await ServiceTls.generated(await loadOrCreateServiceCa(stores.serviceCas, secrets), serverNames(config), logger);
     stack.push({ name: 'TLS certificate', stop: async () => tls.close() });
     if (config.agentPlainHttp) {
       logger.warn('AGENT_PLAIN_HTTP=allow: agents may reach the service over plain HTTP, where their run token and the service\'s answers are unprotected');
@@ -112,18 +112,20 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       return name;
     };
     const metrics = new ApiMetrics(clusterName);
-    const sessions = new SessionService(dataSource, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), events);
+    const sessions = new SessionService(stores.sessions, new SessionTokens(secrets.deriveKey('session tokens'), config.sessionTtlSeconds), events);
     const stopFollowingSessions = sessions.follow((error) => logger.error({ err: error }, 'stopped following ended sessions'));
     stack.push({ name: 'session cache', stop: async () => stopFollowingSessions() });
     const slots = new PasswordCheckSlots({ ...DEFAULT_PASSWORD_CHECK_LIMITS, concurrent: config.passwordChecksAtOnce, queued: 8 * config.passwordChecksAtOnce, perAddress: 2 * config.passwordChecksAtOnce });
     metrics.followPasswordChecks(() => slots.stats);
-    const users = new UserService(dataSource, { sessions, throttle: new LoginThrottle(dataSource), slots, onLogin: (outcome) => metrics.loginAttempts.inc({ outcome }) });
-    const clusters = new ClusterService(dataSource, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id), new ClusterAddressGuard(config.clusterAddresses));
+    const users = new UserService(stores.users, { sessions, throttle: new LoginThrottle(stores.loginLimits), slots, onLogin: (outcome) => metrics.loginAttempts.inc({ outcome }) });
+    const clusters = new ClusterService(stores.clusters, secrets, (cluster) => announceClusterSettingsChanged(events, cluster.id), new ClusterAddressGuard(config.clusterAddresses));
     if (config.clusterAddresses.ranges.length > 0 || config.clusterAddresses.networks.length > 0) {
       logger.warn({ allowed: [...config.clusterAddresses.ranges, ...config.clusterAddresses.networks] }, 'ALLOW_CLUSTER_ADDRESSES: cluster API servers may be at these otherwise refused addresses');
     }
     const certificates = createCsrFeature({
-      dataSource,
+      decisions: stores.csrDecisions,
+      inventory: stores.csrInventory,
+      notices: stores.installRunNotices,
       clusters,
       events,
       logger,
@@ -152,8 +154,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger.warn({ path: config.agentBinary }, 'no agent executable: nodes cannot be added until it is built (npm run build) or AGENT_BINARY points at it');
     }
     metrics.followAgentCopies(() => agentBinary?.copies ?? null);
-    const nodeStore = new NodeStore(dataSource, events);
-    const agentTokens = new AgentTokens(dataSource);
+    const nodeStore = stores.nodes;
+    const agentTokens = stores.agentTokens;
     const sshPool = new SshPool({ maxSessions: config.sshPoolSize, connect: { connectTimeoutMs: config.sshConnectTimeoutMs } });
     stack.push({ name: 'SSH sessions', stop: () => sshPool.close() });
     const provisioner = new NodeProvisioner(nodeStore, secrets, sshPool, () => agentBinary, logger, clusterProbeFrom(certificates));
@@ -187,7 +189,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     await inventorySync.start();
     stack.push({ name: 'node inventory sync', stop: () => inventorySync.stop() });
     const removals = createRemovalFeature({
-      dataSource,
+      runs: stores.removalRuns,
       nodes: nodeStore,
       tokens: agentTokens,
       clusters: certificates.watches,
@@ -199,7 +201,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       runner: { observer: metrics.domain.removalObserver },
     });
     const autoscaling = createAutoscalingFeature({
-      dataSource,
+      nodeGroups: stores.nodeGroups,
+      clusters: stores.clusters,
       nodes: nodeStore,
       audit,
       events,
@@ -221,11 +224,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
           return { status: run.status, reason: run.reason };
         },
       },
-      grpc: config.autoscalerGrpc ? () => autoscalerServerCredentials(dataSource, secrets, config) : null,
+      grpc: config.autoscalerGrpc ? () => autoscalerServerCredentials(stores.serviceCas, secrets, config) : null,
     });
     metrics.domain.follow({
       installs: new InstallGauges(dataSource),
-      removals: new RemovalGauges(dataSource),
+      removals: new RemovalGauges(stores.removalRuns),
       pendingCsrs: () => certificates.watches.pendingCsrs(),
       approverLeadership: () => certificates.autoApprover.leadership(),
       blockedDrains: () => removals.runner.blockedDrains(),
@@ -249,7 +252,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       clusterArtifacts,
       artifactVersionOverrides: { set: (clusterId, version) => clusters.setArtifactVersion(clusterId, version).then(() => undefined) },
       nodeGroups: autoscaling.groups,
-      autoscalerConnections: autoscalerConnections(dataSource, secrets, config, () => autoscaling.grpcPort()),
+      autoscalerConnections: autoscalerConnections(stores.serviceCas, secrets, config, () => autoscaling.grpcPort()),
       audit,
       events,
       agentChannel: { plainHttpAllowed: config.agentPlainHttp, certificateSource: tls.source, caCertificates: () => tls.caCertificates() },

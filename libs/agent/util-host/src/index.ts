@@ -1,5 +1,5 @@
-export { Backoff, DOWNLOAD_BACKOFF, EVENT_BACKOFF, type BackoffPolicy } from './lib/backoff';
-export { SystemClock, type Clock } from './lib/clock';
+// Time and retry pacing are shared with the service (libs/shared/util-timing); the agent's code imports them from here.
+export { Backoff, DOWNLOAD_BACKOFF, EVENT_BACKOFF, SystemClock, type BackoffPolicy, type Clock } from '@ccos/shared/util-timing';
 export {
   MAX_CAPTURED_BYTES, NodeExecutor, describeExit, formatCommand, succeeded,
   type CommandResult, type Executor, type RunOptions,

@@ -7,7 +7,6 @@ export * from './lib/csr.enums';
 export * from './lib/csr-watches';
 export * from './lib/cluster-reachability';
 export * from './lib/csr-decision.log';
-export * from './lib/csr-inventory';
 export * from './lib/auto-approver';
 export * from './lib/csr-feature';
 export * from './lib/node-certificates.service';

@@ -9,3 +9,4 @@ export * from './lib/bulk-hosts';
 export * from './lib/node-batch';
 export * from './lib/host-leftovers';
 export * from './lib/artifact-manifest';
+export * from './lib/app-errors';

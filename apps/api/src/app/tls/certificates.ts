@@ -37,39 +37,34 @@ export async function generateCertificateAuthority(commonName: string, now = new
 }
 
 /** A server certificate for `names` (DNS names and IP addresses), signed by `ca`, with a fresh key. */
-export async function issueServerCertificate(ca: CertifiedKey, names: readonly string[], validDays: number, now = new Date()): Promise<CertifiedKey> {
-  const caCert = new x509.X509Certificate(ca.certPem);
-  const caKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), ALGORITHM, false, ['sign']);
-  const keys = await generateKeys();
+export function issueServerCertificate(ca: CertifiedKey, names: readonly string[], validDays: number, now = new Date()): Promise<CertifiedKey> {
   const unique = [...new Set(names.map((name) => name.toLowerCase()))];
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: serialNumber(),
+  return issueLeafCertificate(ca, {
     subject: 'CN=ccos-scaler',
-    issuer: caCert.subject,
-    notBefore: new Date(now.getTime() - DAY_MS),
-    notAfter: new Date(now.getTime() + validDays * DAY_MS),
-    signingAlgorithm: ALGORITHM,
-    publicKey: keys.publicKey,
-    signingKey: caKey,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(unique.map((value) => ({ type: isIP(value) === 0 ? ('dns' as const) : ('ip' as const), value }))),
-      await x509.AuthorityKeyIdentifierExtension.create(caCert),
-    ],
-  });
-  return { certPem: cert.toString('pem'), keyPem: await exportKey(keys.privateKey) };
+    usage: x509.ExtendedKeyUsage.serverAuth,
+    altNames: unique.map((value) => ({ type: isIP(value) === 0 ? ('dns' as const) : ('ip' as const), value })),
+  }, validDays, now);
 }
 
 /** A client certificate with subject CN=`commonName`, signed by `ca`, with a fresh key (mTLS clients such as cluster-autoscaler). */
-export async function issueClientCertificate(ca: CertifiedKey, commonName: string, validDays: number, now = new Date()): Promise<CertifiedKey> {
+export function issueClientCertificate(ca: CertifiedKey, commonName: string, validDays: number, now = new Date()): Promise<CertifiedKey> {
+  return issueLeafCertificate(ca, { subject: `CN=${commonName}`, usage: x509.ExtendedKeyUsage.clientAuth, altNames: [] }, validDays, now);
+}
+
+interface LeafProfile {
+  readonly subject: string;
+  readonly usage: x509.ExtendedKeyUsageType;
+  readonly altNames: readonly x509.JsonGeneralName[];
+}
+
+/** An end-entity certificate signed by `ca`, with a fresh key: digital signature only, one extended usage. */
+async function issueLeafCertificate(ca: CertifiedKey, profile: LeafProfile, validDays: number, now: Date): Promise<CertifiedKey> {
   const caCert = new x509.X509Certificate(ca.certPem);
   const caKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), ALGORITHM, false, ['sign']);
   const keys = await generateKeys();
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
-    subject: `CN=${commonName}`,
+    subject: profile.subject,
     issuer: caCert.subject,
     notBefore: new Date(now.getTime() - DAY_MS),
     notAfter: new Date(now.getTime() + validDays * DAY_MS),
@@ -79,7 +74,8 @@ export async function issueClientCertificate(ca: CertifiedKey, commonName: strin
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+      new x509.ExtendedKeyUsageExtension([profile.usage]),
+      ...(profile.altNames.length === 0 ? [] : [new x509.SubjectAlternativeNameExtension([...profile.altNames])]),
       await x509.AuthorityKeyIdentifierExtension.create(caCert),
     ],
   });

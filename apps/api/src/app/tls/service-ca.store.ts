@@ -1,5 +1,4 @@
-import type { DataSource } from 'typeorm';
-import { ServiceCertificateAuthorityEntity } from '@ccos/api/data-access-db';
+import type { ServiceCaStore } from '@ccos/api/data-access-db';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { type CertifiedKey, generateCertificateAuthority } from './certificates';
 
@@ -22,19 +21,12 @@ const SEAL_PURPOSE = 'service CA private key';
  * Replicas starting together on an empty database race to insert; the first row wins and
  * everyone reads it back.
  */
-export async function loadOrCreateServiceCa(dataSource: DataSource, secrets: SecretBox, purpose: ServiceCaPurpose = PURPOSE): Promise<CertifiedKey> {
-  const repository = dataSource.getRepository(ServiceCertificateAuthorityEntity);
-  const stored = await repository.findOneBy({ purpose });
+export async function loadOrCreateServiceCa(store: ServiceCaStore, secrets: SecretBox, purpose: ServiceCaPurpose = PURPOSE): Promise<CertifiedKey> {
+  const stored = await store.find(purpose);
   if (stored) {
     return { certPem: stored.certificatePem, keyPem: secrets.open(stored.privateKeySealed, SEAL_PURPOSE) };
   }
   const generated = await generateCertificateAuthority(CA_NAMES[purpose]);
-  await repository
-    .createQueryBuilder()
-    .insert()
-    .values({ purpose, certificatePem: generated.certPem, privateKeySealed: secrets.seal(generated.keyPem, SEAL_PURPOSE) })
-    .orIgnore()
-    .execute();
-  const winner = await repository.findOneByOrFail({ purpose });
+  const winner = await store.insertOrKeep({ purpose, certificatePem: generated.certPem, privateKeySealed: secrets.seal(generated.keyPem, SEAL_PURPOSE) });
   return { certPem: winner.certificatePem, keyPem: secrets.open(winner.privateKeySealed, SEAL_PURPOSE) };
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '@ccos/api/data-access-db';
+import { ServiceCaStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase } from '@ccos/api/data-access-db/testing';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { type CertifiedKey, generateCertificateAuthority, issueServerCertificate, publicKeySha256 } from './certificates';
@@ -197,16 +197,16 @@ describe('the service CA in the database', () => {
     const replicas = await Promise.all([0, 1, 2].map(() => openDatabase({ url: database.url, maxConnections: 2 })));
     try {
       const secrets = new SecretBox('s'.repeat(40));
-      const cas = await Promise.all(replicas.map((dataSource) => loadOrCreateServiceCa(dataSource, secrets)));
+      const cas = await Promise.all(replicas.map((dataSource) => loadOrCreateServiceCa(new ServiceCaStore(dataSource), secrets)));
       expect(new Set(cas.map((ca) => ca.certPem)).size).toBe(1);
       expect(new Set(cas.map((ca) => ca.keyPem)).size).toBe(1);
       const rows = await replicas[0]?.query('SELECT purpose, certificate_pem, private_key_sealed FROM service_certificate_authorities');
       expect(rows).toHaveLength(1);
       expect(rows[0].private_key_sealed).not.toContain('PRIVATE KEY');
       // A later start reads it back instead of making another.
-      expect((await loadOrCreateServiceCa(replicas[1] as never, secrets)).certPem).toBe(cas[0]?.certPem);
+      expect((await loadOrCreateServiceCa(new ServiceCaStore(replicas[1] as never), secrets)).certPem).toBe(cas[0]?.certPem);
       // Without the shared SECRET_KEY the key cannot be opened.
-      await expect(loadOrCreateServiceCa(replicas[2] as never, new SecretBox('x'.repeat(40)))).rejects.toThrow(/sealed with key/);
+      await expect(loadOrCreateServiceCa(new ServiceCaStore(replicas[2] as never), new SecretBox('x'.repeat(40)))).rejects.toThrow(/sealed with key/);
     } finally {
       await Promise.all(replicas.map((dataSource) => dataSource.destroy()));
       await database.drop();

@@ -1,4 +1,4 @@
-export { FakeClock, settle } from './fake-clock';
+export { FakeClock, settle } from '@ccos/shared/util-timing/testing';
 export { FakeExecutor, ok, failed, type FakeReply } from './fake-executor';
 export { FakeHttp, requestHeader, type FakeHttpReply } from './fake-http';
 export { FakeNetwork } from './fake-network';

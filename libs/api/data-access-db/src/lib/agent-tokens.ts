@@ -47,8 +47,13 @@ export class AgentTokens {
     return new Date(deadline ? Math.min(afterGrace, deadline.getTime()) : afterGrace);
   }
 
-  /** Revokes every token of a node's runs (removal, credentials reset). */
-  async revokeForNode(nodeId: string): Promise<void> {
+  /** Revokes every token of a node's runs (removal, credentials reset). Returns how many of them still worked. */
+  async revokeForNode(nodeId: string): Promise<number> {
+    const live: Array<{ count: string }> = await this.runs.query(
+      `SELECT count(*) AS count FROM install_runs WHERE node_id = $1 AND agent_token_hash IS NOT NULL AND (agent_token_expires_at IS NULL OR agent_token_expires_at > now())`,
+      [nodeId],
+    );
     await this.runs.update({ nodeId }, { agentTokenHash: null, agentTokenExpiresAt: this.now() });
+    return Number(live[0]?.count ?? 0);
   }
 }

@@ -2,6 +2,12 @@ import { DataSource } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
+/**
+ * The open database, as the composition root and test fixtures hold it. Features never take it:
+ * they get the stores of this library (lint refuses TypeORM and SQL in libs/api/feature-*).
+ */
+export type Database = DataSource;
+
 export interface DatabaseOptions {
   /** A `postgres://` URL. */
   readonly url: string;

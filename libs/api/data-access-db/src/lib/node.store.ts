@@ -1,8 +1,7 @@
 import { bare, type CodedText } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager, Repository } from 'typeorm';
-import { type NodeEvent, transition } from '@ccos/shared/domain';
-import { type EventBus, NotFoundError, PreconditionError, TOPICS, type NodeChangedPayload } from '@ccos/api/util-graphql';
+import { type DataSource, type EntityManager, In, type Repository } from 'typeorm';
+import { type NodeEvent, NotFoundError, PreconditionError, transition } from '@ccos/shared/domain';
 import { NodeEntity } from './entities/node.entity';
 import { entityChanges } from './entity-changes';
 
@@ -17,26 +16,53 @@ export function reasonFields(reason: ReasonText | null): Pick<NodeEntity, 'statu
   return { statusReason: reason.message, statusReasonCoded: bare(reason) };
 }
 
+/**
+ * Told of every node the store created, changed or deleted, after the fact. The composition root
+ * wires the service layer's publisher here (`util-graphql`'s `nodeChangePublisher`): the store
+ * only reports, it knows no topics.
+ */
+export type NodeChangeListener = (node: Pick<NodeEntity, 'id' | 'clusterId' | 'status'>) => void;
+
 type NodeFields = Partial<Omit<NodeEntity, 'id' | 'status' | 'createdAt' | 'updatedAt' | 'version'>>;
 
 /**
  * Node records and their status changes. Every status change goes through the domain
  * state machine and a compare-and-set on the current status, so two concurrent actors
  * (a background SSH job and an operator, or two replicas) cannot both move a node.
- * Each change is published on `NODE_CHANGED`.
+ * Each change is reported to the {@link NodeChangeListener}.
  */
 export class NodeStore {
   private readonly nodes: Repository<NodeEntity>;
 
   constructor(
     dataSource: DataSource,
-    private readonly events: EventBus,
+    private readonly changed: NodeChangeListener,
   ) {
     this.nodes = dataSource.getRepository(NodeEntity);
   }
 
+  /**
+   * The raw TypeORM repository. Only feature-nodes still reads through it (issue 17: its
+   * queries move into named methods here); no other feature may.
+   */
   get repository(): Repository<NodeEntity> {
     return this.nodes;
+  }
+
+  /** The node, or null when there is none with that id. */
+  find(id: string): Promise<NodeEntity | null> {
+    return isUuid(id) ? this.nodes.findOneBy({ id }) : Promise.resolve(null);
+  }
+
+  /** The nodes with these ids that exist, in no particular order. */
+  async findMany(ids: readonly string[]): Promise<NodeEntity[]> {
+    const valid = ids.filter(isUuid);
+    return valid.length > 0 ? this.nodes.findBy({ id: In(valid) }) : [];
+  }
+
+  /** The cluster's node with this providerID (cluster-autoscaler's name for it), or null. */
+  findByProviderId(clusterId: string, providerId: string): Promise<NodeEntity | null> {
+    return this.nodes.findOneBy({ clusterId, providerId });
   }
 
   async get(id: string): Promise<NodeEntity> {
@@ -135,8 +161,7 @@ export class NodeStore {
   }
 
   private publish(node: NodeEntity): void {
-    const payload: NodeChangedPayload = { clusterId: node.clusterId, nodeId: node.id, status: node.status, at: new Date().toISOString() };
-    this.events.publish(TOPICS.NODE_CHANGED, node.clusterId, payload);
+    this.changed(node);
   }
 }
 

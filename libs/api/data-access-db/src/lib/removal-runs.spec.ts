@@ -8,6 +8,7 @@ import { ClusterEntity } from './entities/cluster.entity';
 import { NodeEntity } from './entities/node.entity';
 import { RemovalEventEntity } from './entities/removal-event.entity';
 import { RemovalRunEntity } from './entities/removal-run.entity';
+import { RemovalRunStore } from './removal-run.store';
 
 describe('removal runs', () => {
   let database: TestDatabase;
@@ -51,6 +52,45 @@ describe('removal runs', () => {
     const stored = await runs.findOneByOrFail({ id: first.id });
     expect(stored.options).toEqual(DEFAULT_REMOVAL_OPTIONS);
     expect(stored.blocking).toEqual([]);
+  });
+
+  it('gives a RUNNING run to one replica at a time: only its owner changes it, a stale or released one is claimed by another', async () => {
+    const store = new RemovalRunStore(dataSource);
+    const otherNode = randomUUID();
+    await dataSource.getRepository(NodeEntity).insert({ id: otherNode, clusterId, hostname: 'w2', status: 'JOINED' });
+    const fields = { nodeId: otherNode, clusterId, nodeName: 'w2', nodeUid: null, phase: 'DRAIN' as const, options: DEFAULT_REMOVAL_OPTIONS, requestedBy: 'operator', owner: 'api-1#1', heartbeatAt: new Date() };
+    const started = await store.insertRunning({ id: randomUUID(), ...fields });
+    expect(started).toMatchObject({ status: 'RUNNING', owner: 'api-1#1', cancelRequested: false, blocking: [] });
+    expect(await store.insertRunning({ id: randomUUID(), ...fields })).toBeNull();
+    const id = started?.id ?? '';
+
+    expect(await store.updateOwned(id, 'api-2#2', { phase: 'STOP_KUBELET' })).toBe(false);
+    expect(await store.heartbeat(id, 'api-2#2')).toBeNull();
+    expect(await store.claimOrphans('api-2#2', { except: [], staleAfterSeconds: 60, sameHost: null })).not.toContain(id);
+
+    await store.requestCancel(id, { reason: 'cancelled by operator', reasonCoded: null });
+    expect(await store.heartbeat(id, 'api-1#1')).toEqual({ cancelRequested: true, reason: 'cancelled by operator', reasonCoded: null });
+    expect(await store.updateOwned(id, 'api-1#1', { phase: 'STOP_KUBELET' })).toBe(true);
+    expect(await store.runningByPhase()).toContainEqual({ phase: 'STOP_KUBELET', count: 1 });
+
+    expect(await store.release('api-1#1')).toEqual([id]);
+    expect(await store.isOwnedBy(id, 'api-1#1')).toBe(false);
+    expect(await store.claimOrphans('api-2#2', { except: [], staleAfterSeconds: 60, sameHost: null })).toContain(id);
+    expect(await store.updateOwned(id, 'api-2#2', { status: 'CANCELLED', finishedAt: new Date() })).toBe(true);
+    expect(await store.runningOf(otherNode)).toBeNull();
+    expect((await store.latestOf(otherNode))?.status).toBe('CANCELLED');
+  });
+
+  it('appends events once per (run, seq) and reads them after a sequence number', async () => {
+    const store = new RemovalRunStore(dataSource);
+    const owner = run('FAILED');
+    await dataSource.getRepository(RemovalRunEntity).insert(owner);
+    const event = (seq: number) => ({ seq, kind: 'CORDONED' as const, pod: null, pdb: null, message: `event ${seq}`, messageCoded: null, detail: null, occurredAt: new Date() });
+    expect(await store.lastEventSeq(owner.id)).toBe(0);
+    await store.appendEvents(owner.id, [event(1), event(2)]);
+    await store.appendEvents(owner.id, [{ ...event(2), message: 'sent again' }, event(3)]);
+    expect(await store.lastEventSeq(owner.id)).toBe(3);
+    expect((await store.eventsAfter(owner.id, 1)).map((stored) => [stored.seq, stored.message])).toEqual([[2, 'event 2'], [3, 'event 3']]);
   });
 
   it('stores an event once per (run, seq)', async () => {

@@ -1,7 +1,8 @@
 import type { ConfigurationOptions, V1Node } from '@kubernetes/client-node';
+import { FakeClock } from '@ccos/shared/util-timing/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientVia, CuttableProxy, eventually, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
-import { startInformer, type Informer, type InformerEvent } from './informer';
+import { InformerCache, Reflector, startInformer, type Informer, type InformerEvent } from './informer';
 import type { KubeClient } from './kube-client';
 
 const node = (name: string, labels: Record<string, string> = {}): V1Node => ({ metadata: { name, labels } });
@@ -10,10 +11,16 @@ describe('startInformer', () => {
   let world: SimWithClient | undefined;
   let proxy: CuttableProxy | undefined;
   let informer: Informer<V1Node> | undefined;
+  let witness: Informer<V1Node> | undefined;
   let viaProxy: KubeClient | undefined;
+  // Backoffs and watch guards run on this clock: a test moves time only when it has seen the failure.
+  let clock = new FakeClock(undefined, false);
 
   afterEach(async () => {
     await informer?.stop();
+    await witness?.stop();
+    witness = undefined;
+    clock = new FakeClock(undefined, false);
     viaProxy?.close();
     await proxy?.stop();
     await world?.stop();
@@ -60,6 +67,7 @@ describe('startInformer', () => {
       initialBackoffMs: 50,
       maxBackoffMs: 200,
       onError: (error, retryInMs) => errors.push({ message: error.message, retryInMs }),
+      clock,
     });
     await informer.synced;
     const uidOfC = informer.list().find((n) => n.metadata?.name === 'c')?.metadata?.uid;
@@ -73,8 +81,11 @@ describe('startInformer', () => {
     // c deleted and created again: same name, new UID.
     await client.call('delete c', (o) => client.core.deleteNode({ name: 'c' }, o));
     await client.call('create c', (o) => client.core.createNode({ body: node('c') }, o));
-    await eventually(() => (errors.length >= 2 ? true : undefined), 5000, 'reconnect attempts');
+    await eventually(() => (errors.length >= 1 ? true : undefined), 5000, 'the first failure');
+    await clock.advance(errors[0].retryInMs);
+    await eventually(() => (errors.length >= 2 ? true : undefined), 5000, 'the reconnect attempt failing');
     proxy.restore();
+    await clock.advance(errors[1].retryInMs);
 
     await eventually(() => (events.length >= 5 ? true : undefined), 10_000, 'events after the re-list');
     expect(summary(events).sort()).toEqual(['ADDED c', 'ADDED d', 'DELETED a', 'DELETED c', 'MODIFIED b']);
@@ -92,13 +103,15 @@ describe('startInformer', () => {
     proxy = await CuttableProxy.start(world.sim);
     viaProxy = clientVia(world.sim, proxy.url);
     const events: InformerEvent<V1Node>[] = [];
-    informer = startInformer(viaProxy, nodesSource(viaProxy), (event) => events.push(event), { initialBackoffMs: 50, maxBackoffMs: 100 });
+    const retries: number[] = [];
+    informer = startInformer(viaProxy, nodesSource(viaProxy), (event) => events.push(event), { initialBackoffMs: 50, maxBackoffMs: 100, onError: (_error, retryInMs) => retries.push(retryInMs), clock });
     await informer.synced;
     proxy.cutLink();
     const { client } = world;
     await client.call('create b', (o) => client.core.createNode({ body: node('b') }, o));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await eventually(() => retries[0], 5000, 'the watch failing');
     proxy.restore();
+    await clock.advance(retries[0] ?? 0);
     await eventually(() => (events.length >= 2 ? true : undefined), 5000);
     expect(summary(events)).toEqual(['ADDED a', 'ADDED b']);
     expect(requests.filter((line) => line.startsWith('GET /api/v1/nodes?') && !line.includes('watch=true'))).toHaveLength(1);
@@ -109,17 +122,22 @@ describe('startInformer', () => {
     proxy = await CuttableProxy.start(world.sim);
     viaProxy = clientVia(world.sim, proxy.url);
     const events: InformerEvent<V1Node>[] = [];
-    informer = startInformer(viaProxy, nodesSource(viaProxy), (event) => events.push(event), { initialBackoffMs: 5000 });
+    let failures = 0;
+    informer = startInformer(viaProxy, nodesSource(viaProxy), (event) => events.push(event), { initialBackoffMs: 5000, onError: () => failures++, clock });
     await informer.synced;
     proxy.cutLink();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const started = Date.now();
+    await eventually(() => (failures > 0 ? true : undefined), 5000, 'the watch failing');
+    // The clock never moves: stop can only resolve by cutting the 5 s backoff short.
     await informer.stop();
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(clock.monotonic()).toBe(0);
     proxy.restore();
+    const seen: string[] = [];
+    witness = startInformer(viaProxy, nodesSource(viaProxy), (event) => seen.push(event.object.metadata?.name ?? ''), { clock });
+    await witness.synced;
     const { client } = world;
     await client.call('create', (o) => client.core.createNode({ body: node('late') }, o));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A running informer on the same link hears of the new node; the stopped one still says nothing.
+    await eventually(() => (seen.includes('late') ? true : undefined), 5000, 'the witness seeing the late node');
     expect(events).toEqual([]);
   });
 
@@ -133,8 +151,9 @@ describe('startInformer', () => {
       // Long waits after a failure: only retryNow can make the next attempt come soon.
       initialBackoffMs: 60_000,
       maxBackoffMs: 60_000,
-      onError: () => errors.push(performance.now()),
-      onHealthy: () => healthy.push(performance.now()),
+      onError: () => errors.push(clock.monotonic()),
+      onHealthy: () => healthy.push(clock.monotonic()),
+      clock,
     });
     await informer.synced;
     // The list, then the watch stream opening.
@@ -143,10 +162,64 @@ describe('startInformer', () => {
     await eventually(() => (errors.length >= 1 ? true : undefined));
     const before = healthy.length;
     proxy.restore();
-    const retried = performance.now();
     informer.retryNow();
     await eventually(() => (healthy.length > before ? true : undefined), 5_000);
-    expect((healthy.at(-1) ?? 0) - retried).toBeLessThan(5_000);
+    // The clock stood still, so the 60 s backoff never ran out: retryNow made the attempt.
+    expect(healthy.at(-1)).toBe(0);
+  });
+
+  it('goes through its phases: listing, watching, backing off after a failure, watching again, stopped', async () => {
+    world = await startSimWithClient({ seed: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'a' } }] });
+    proxy = await CuttableProxy.start(world.sim);
+    viaProxy = clientVia(world.sim, proxy.url);
+    const retries: number[] = [];
+    let healthy = 0;
+    const reflector = new Reflector(viaProxy, nodesSource(viaProxy), () => undefined, { initialBackoffMs: 100, onError: (_e, retryInMs) => retries.push(retryInMs), onHealthy: () => healthy++, clock });
+    informer = reflector;
+    expect(reflector.phase).toBe('listing');
+    reflector.start();
+    await reflector.synced;
+    await eventually(() => (healthy >= 2 ? true : undefined), 5000, 'the watch opening');
+    expect(reflector.phase).toBe('watching');
+    proxy.cutLink();
+    await eventually(() => retries[0], 5000, 'the watch failing');
+    expect(reflector.phase).toBe('backing-off');
+    proxy.restore();
+    await clock.advance(retries[0] ?? 0);
+    await eventually(() => (healthy >= 3 ? true : undefined), 5000, 'the watch opening again');
+    expect(reflector.phase).toBe('watching');
+    await reflector.stop();
+    expect(reflector.phase).toBe('stopped');
+  });
+});
+
+describe('InformerCache', () => {
+  const at = (name: string, resourceVersion: string, uid = `uid-${name}`): V1Node => ({ metadata: { name, resourceVersion, uid } });
+
+  it.each([
+    ['a new object is ADDED', [['ADDED', at('a', '1')]], ['ADDED a@1']],
+    ['a known object with a new resourceVersion is MODIFIED', [['ADDED', at('a', '1')], ['MODIFIED', at('a', '2')]], ['ADDED a@1', 'MODIFIED a@2']],
+    ['the same resourceVersion again is no change', [['ADDED', at('a', '1')], ['MODIFIED', at('a', '1')]], ['ADDED a@1']],
+    ['a new UID under a known name is a delete of the old and an add', [['ADDED', at('a', '1')], ['MODIFIED', at('a', '5', 'other')]], ['ADDED a@1', 'DELETED a@1', 'ADDED a@5']],
+    ['deleting an unknown object says nothing', [['DELETED', at('x', '1')]], []],
+    ['a deletion reports the last state it was told', [['ADDED', at('a', '1')], ['DELETED', at('a', '3')]], ['ADDED a@1', 'DELETED a@3']],
+  ] as const)('%s', (_case, changes, expected) => {
+    const events: string[] = [];
+    const cache = new InformerCache<V1Node>((e) => events.push(`${e.type} ${e.object.metadata?.name}@${e.object.metadata?.resourceVersion}`));
+    for (const [type, obj] of changes) {
+      cache.apply(type, obj);
+    }
+    expect(events).toEqual(expected);
+  });
+
+  it('on a re-list reports what went away, what changed and what is new', () => {
+    const events: string[] = [];
+    const cache = new InformerCache<V1Node>((e) => events.push(`${e.type} ${e.object.metadata?.name}`));
+    cache.replace([at('kept', '1'), at('changed', '1'), at('gone', '1')]);
+    events.length = 0;
+    cache.replace([at('kept', '1'), at('changed', '2'), at('new', '1')]);
+    expect(events).toEqual(['DELETED gone', 'MODIFIED changed', 'ADDED new']);
+    expect(cache.list().map((n) => n.metadata?.name)).toEqual(['kept', 'changed', 'new']);
   });
 });
 

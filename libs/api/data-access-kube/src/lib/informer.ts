@@ -1,5 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { ConfigurationOptions } from '@kubernetes/client-node';
+import { Backoff, SystemClock, type BackoffPolicy, type Clock } from '@ccos/shared/util-timing';
 import { KubeApiError, type KubeClient, type KubeStatus } from './kube-client';
 
 /** A change of one object, as a watch reports it. */
@@ -68,6 +68,10 @@ export interface InformerOptions {
   onError?: (error: Error, retryInMs: number) => void;
   /** Told whenever the API answered: a list arrived or a watch stream opened (so after a failure, that it is over). */
   onHealthy?: () => void;
+  /** Paces the backoff and the watch guard; tests pass a virtual one. Default: the process's clock. */
+  clock?: Clock;
+  /** Source of jitter, in [0, 1). Default Math.random. */
+  random?: () => number;
 }
 
 /** A running informer. */
@@ -82,13 +86,84 @@ export interface Informer<T> {
   stop(): Promise<void>;
 }
 
-/** A watch that ended: closed by the server, or told its resourceVersion is too old (410 Gone). */
-type WatchOutcome = 'closed' | 'expired';
+/**
+ * What the informer is doing: `listing` (a full list, the first one or after the watch history ran
+ * out), `watching` (a watch from the last resourceVersion), `backing-off` (waiting after a failure;
+ * resumes the watch if it has a resourceVersion, else lists), `stopped`.
+ */
+export type InformerPhase = 'listing' | 'watching' | 'backing-off' | 'stopped';
+
+/** How one watch request ended: closed by the server, or told its resourceVersion is too old (410 Gone). */
+export type WatchOutcome = { readonly outcome: 'closed' | 'expired'; readonly delivered: number };
+
+/** client-go's reflector paces retries like this: doubling, capped, ±20 % jitter. */
+function informerBackoff(options: InformerOptions): BackoffPolicy {
+  return { initialMs: options.initialBackoffMs ?? 500, maxMs: options.maxBackoffMs ?? 30_000, jitter: 0.2, spread: 'around' };
+}
+
+/** A watch stream that ends this soon without delivering anything counts as a failure, so the loop cannot spin. */
+const QUICK_CLOSE_MS = 1000;
+/** How long past its own timeoutSeconds a watch may stay open before it counts as a broken connection. */
+const WATCH_GUARD_GRACE_MS = 30_000;
 
 const keyOf = (obj: InformerObject): string => `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
+}
+
+/**
+ * The informer's cache and the events its changes make: pure, so every rule (same resourceVersion
+ * is no change, a new UID under a known name is a delete and an add, a re-list reports the
+ * difference) is testable without an API server.
+ */
+export class InformerCache<T extends InformerObject> {
+  private readonly objects = new Map<string, T>();
+
+  constructor(private readonly emit: (event: InformerEvent<T>) => void) {}
+
+  /** One change, as a watch reports it. */
+  apply(type: WatchEventType, obj: T): void {
+    const key = keyOf(obj);
+    const cached = this.objects.get(key);
+    if (type === 'DELETED') {
+      if (cached) {
+        this.objects.delete(key);
+        this.emit({ type, object: obj });
+      }
+      return;
+    }
+    if (cached && cached.metadata?.resourceVersion === obj.metadata?.resourceVersion) {
+      return;
+    }
+    if (cached && cached.metadata?.uid !== obj.metadata?.uid) {
+      // Deleted and created again under the same name while we were not looking.
+      this.emit({ type: 'DELETED', object: cached });
+      this.objects.set(key, obj);
+      this.emit({ type: 'ADDED', object: obj });
+      return;
+    }
+    this.objects.set(key, obj);
+    this.emit({ type: cached ? 'MODIFIED' : 'ADDED', object: obj });
+  }
+
+  /** A full list: what is gone is DELETED, the rest applied as ADDED (or MODIFIED when known and changed). */
+  replace(items: readonly T[]): void {
+    const fresh = new Set(items.map(keyOf));
+    for (const [key, cached] of [...this.objects]) {
+      if (!fresh.has(key)) {
+        this.objects.delete(key);
+        this.emit({ type: 'DELETED', object: cached });
+      }
+    }
+    for (const item of items) {
+      this.apply('ADDED', item);
+    }
+  }
+
+  list(): T[] {
+    return [...this.objects.values()];
+  }
 }
 
 /**
@@ -105,79 +180,159 @@ export function startInformer<T extends InformerObject>(
   onEvent: (event: InformerEvent<T>) => void,
   options: InformerOptions = {},
 ): Informer<T> {
-  const pageSize = options.pageSize ?? 500;
-  const initialBackoffMs = options.initialBackoffMs ?? 500;
-  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
-  const stopping = new AbortController();
-  let backingOff: AbortController | null = null;
-  const cache = new Map<string, T>();
-  let resourceVersion = '';
-  let markSynced: () => void = () => undefined;
-  const synced = new Promise<void>((resolve) => {
-    markSynced = resolve;
-  });
+  const informer = new Reflector(client, source, onEvent, options);
+  informer.start();
+  return informer;
+}
 
-  const emit = (event: InformerEvent<T>): void => {
-    try {
-      onEvent(event);
-    } catch (error) {
-      options.onError?.(error instanceof Error ? error : new Error(String(error)), 0);
-    }
-  };
+/** The informer's loop: one method per {@link InformerPhase}, each returning the phase that follows. */
+export class Reflector<T extends InformerObject> implements Informer<T> {
+  readonly synced: Promise<void>;
+  private currentPhase: InformerPhase = 'listing';
+  private readonly cache: InformerCache<T>;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly backoff: Backoff;
+  private readonly stopping = new AbortController();
+  private backingOff: AbortController | null = null;
+  private resourceVersion = '';
+  /** The wait the last failure earned; `backing-off` sleeps it. */
+  private pendingWait = 0;
+  private markSynced: () => void = () => undefined;
+  private running: Promise<void> = Promise.resolve();
 
-  const apply = (type: WatchEventType, obj: T): void => {
-    const key = keyOf(obj);
-    const cached = cache.get(key);
-    if (type === 'DELETED') {
-      if (cached) {
-        cache.delete(key);
-        emit({ type, object: obj });
+  constructor(
+    private readonly client: KubeClient,
+    private readonly source: InformerSource<T>,
+    onEvent: (event: InformerEvent<T>) => void,
+    private readonly options: InformerOptions = {},
+  ) {
+    this.clock = options.clock ?? new SystemClock();
+    this.random = options.random ?? Math.random;
+    this.backoff = new Backoff(informerBackoff(options), this.random);
+    this.cache = new InformerCache<T>((event) => {
+      try {
+        onEvent(event);
+      } catch (error) {
+        this.reportError(error, 0);
       }
-      return;
-    }
-    if (cached && cached.metadata?.resourceVersion === obj.metadata?.resourceVersion) {
-      return;
-    }
-    if (cached && cached.metadata?.uid !== obj.metadata?.uid) {
-      // Deleted and created again under the same name while we were not looking.
-      emit({ type: 'DELETED', object: cached });
-      cache.set(key, obj);
-      emit({ type: 'ADDED', object: obj });
-      return;
-    }
-    cache.set(key, obj);
-    emit({ type: cached ? 'MODIFIED' : 'ADDED', object: obj });
-  };
+    });
+    this.synced = new Promise<void>((resolve) => {
+      this.markSynced = resolve;
+    });
+  }
 
-  const relist = async (): Promise<string> => {
-    // The watch resumes from the list's snapshot.
-    const { items, resourceVersion: listVersion } = await listAll(client, source.description, source.list, stopping.signal, pageSize);
-    const fresh = new Map(items.map((item) => [keyOf(item), item]));
-    for (const [key, cached] of [...cache]) {
-      if (!fresh.has(key)) {
-        cache.delete(key);
-        emit({ type: 'DELETED', object: cached });
-      }
-    }
-    for (const item of items) {
-      apply('ADDED', item);
-    }
-    return listVersion;
-  };
+  get phase(): InformerPhase {
+    return this.currentPhase;
+  }
 
-  const watchOnce = async (): Promise<{ outcome: WatchOutcome; delivered: number }> => {
-    const timeoutSeconds = options.watchTimeoutSeconds ?? Math.floor(300 + Math.random() * 300);
+  start(): void {
+    this.running = this.run();
+  }
+
+  list(): T[] {
+    return this.cache.list();
+  }
+
+  retryNow(): void {
+    this.backingOff?.abort();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      const next = await this.step(this.currentPhase).catch((error: unknown) => this.failed(error));
+      this.currentPhase = this.stopping.signal.aborted ? 'stopped' : next;
+    }
+    this.currentPhase = 'stopped';
+  }
+
+  private step(phase: InformerPhase): Promise<InformerPhase> {
+    switch (phase) {
+      case 'listing':
+        return this.listPhase();
+      case 'watching':
+        return this.watchPhase();
+      case 'backing-off':
+        return this.backOffPhase();
+      case 'stopped':
+        return Promise.resolve('stopped');
+    }
+  }
+
+  /** A full list; the watch resumes from its snapshot. */
+  private async listPhase(): Promise<InformerPhase> {
+    const { items, resourceVersion } = await listAll(this.client, this.source.description, this.source.list, this.stopping.signal, this.options.pageSize ?? 500);
+    this.cache.replace(items);
+    this.resourceVersion = resourceVersion;
+    this.markSynced();
+    this.options.onHealthy?.();
+    return 'watching';
+  }
+
+  private async watchPhase(): Promise<InformerPhase> {
+    const started = this.clock.monotonic();
+    const { outcome, delivered } = await this.watchOnce();
+    if (outcome === 'expired') {
+      // Too old to resume: list again (the list itself paces this loop).
+      this.resourceVersion = '';
+      return 'listing';
+    }
+    if (delivered === 0 && this.clock.monotonic() - started < QUICK_CLOSE_MS) {
+      throw new KubeApiError(`watch ${this.source.path}: the stream ended at once`, `watch ${this.source.path}`, 'network', null, null);
+    }
+    this.backoff.reset();
+    return 'watching';
+  }
+
+  /** The phase after a failed list or watch: a 410 lists again at once, anything else waits. */
+  private failed(error: unknown): InformerPhase {
+    if (this.stopping.signal.aborted) {
+      return 'stopped';
+    }
+    if (error instanceof KubeApiError && error.statusCode === 410) {
+      this.resourceVersion = '';
+      return 'listing';
+    }
+    this.pendingWait = this.backoff.next();
+    this.reportError(error, this.pendingWait);
+    return 'backing-off';
+  }
+
+  private async backOffPhase(): Promise<InformerPhase> {
+    this.backingOff = new AbortController();
+    await this.clock.sleep(this.pendingWait, AbortSignal.any([this.stopping.signal, this.backingOff.signal]));
+    this.backingOff = null;
+    return this.resourceVersion ? 'watching' : 'listing';
+  }
+
+  private reportError(error: unknown, retryInMs: number): void {
+    this.options.onError?.(error instanceof Error ? error : new Error(String(error)), retryInMs);
+  }
+
+  private async watchOnce(): Promise<WatchOutcome> {
+    const { source } = this;
+    const timeoutSeconds = this.options.watchTimeoutSeconds ?? Math.floor(300 + this.random() * 300);
     const local = new AbortController();
     const onStop = (): void => local.abort();
-    stopping.signal.addEventListener('abort', onStop, { once: true });
+    this.stopping.signal.addEventListener('abort', onStop, { once: true });
     // A stream the server should have closed long ago is treated as a broken connection.
-    const guard = setTimeout(() => local.abort(), timeoutSeconds * 1000 + 30_000);
+    const guardDone = new AbortController();
+    void this.clock.sleep(timeoutSeconds * 1000 + WATCH_GUARD_GRACE_MS, guardDone.signal).then(() => {
+      if (!guardDone.signal.aborted) {
+        local.abort();
+      }
+    });
     // Written by the line handler, hence an object rather than narrowed locals.
     const seen: { expired: boolean; delivered: number; failure: KubeStatus | null } = { expired: false, delivered: 0, failure: null };
     try {
-      await client.watch(
+      await this.client.watch(
         source.path,
-        { resourceVersion, allowWatchBookmarks: true, timeoutSeconds, labelSelector: source.labelSelector, fieldSelector: source.fieldSelector },
+        { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds, labelSelector: source.labelSelector, fieldSelector: source.fieldSelector },
         (type, object) => {
           if (!isRecord(object)) {
             return;
@@ -185,10 +340,10 @@ export function startInformer<T extends InformerObject>(
           const obj = object as T;
           seen.delivered++;
           if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') {
-            apply(type, obj);
-            resourceVersion = obj.metadata?.resourceVersion ?? resourceVersion;
+            this.cache.apply(type, obj);
+            this.resourceVersion = obj.metadata?.resourceVersion ?? this.resourceVersion;
           } else if (type === 'BOOKMARK') {
-            resourceVersion = obj.metadata?.resourceVersion ?? resourceVersion;
+            this.resourceVersion = obj.metadata?.resourceVersion ?? this.resourceVersion;
           } else if (type === 'ERROR') {
             const status = object as KubeStatus;
             seen.expired = status.code === 410;
@@ -197,11 +352,11 @@ export function startInformer<T extends InformerObject>(
           }
         },
         local.signal,
-        () => options.onHealthy?.(),
+        () => this.options.onHealthy?.(),
       );
     } finally {
-      clearTimeout(guard);
-      stopping.signal.removeEventListener('abort', onStop);
+      guardDone.abort();
+      this.stopping.signal.removeEventListener('abort', onStop);
     }
     const { expired, delivered, failure: status } = seen;
     if (expired) {
@@ -210,61 +365,9 @@ export function startInformer<T extends InformerObject>(
     if (status) {
       throw new KubeApiError(`watch ${source.path}: ${status.message ?? 'error event'}`, `watch ${source.path}`, 'status', status.code ?? null, status);
     }
-    if (local.signal.aborted && !stopping.signal.aborted) {
+    if (local.signal.aborted && !this.stopping.signal.aborted) {
       throw new KubeApiError(`watch ${source.path}: the server did not close the stream after ${timeoutSeconds} s`, `watch ${source.path}`, 'timeout', null, null);
     }
     return { outcome: 'closed', delivered };
-  };
-
-  const run = async (): Promise<void> => {
-    let failures = 0;
-    while (!stopping.signal.aborted) {
-      try {
-        if (!resourceVersion) {
-          resourceVersion = await relist();
-          markSynced();
-          options.onHealthy?.();
-        }
-        const started = Date.now();
-        const { outcome, delivered } = await watchOnce();
-        if (outcome === 'expired') {
-          // Too old to resume: list again (the list itself paces this loop).
-          resourceVersion = '';
-          continue;
-        }
-        if (delivered === 0 && Date.now() - started < 1000) {
-          // A stream that ends at once without a word would make this loop spin.
-          throw new KubeApiError(`watch ${source.path}: the stream ended at once`, `watch ${source.path}`, 'network', null, null);
-        }
-        failures = 0;
-      } catch (error) {
-        if (stopping.signal.aborted) {
-          break;
-        }
-        if (error instanceof KubeApiError && error.statusCode === 410) {
-          resourceVersion = '';
-          continue;
-        }
-        failures++;
-        const wait = Math.round(Math.min(maxBackoffMs, initialBackoffMs * 2 ** (failures - 1)) * (0.8 + Math.random() * 0.4));
-        options.onError?.(error instanceof Error ? error : new Error(String(error)), wait);
-        backingOff = new AbortController();
-        await delay(wait, undefined, { signal: AbortSignal.any([stopping.signal, backingOff.signal]) }).catch(() => undefined);
-        backingOff = null;
-      }
-    }
-  };
-
-  const running = run();
-  return {
-    synced,
-    list: () => [...cache.values()],
-    retryNow() {
-      backingOff?.abort();
-    },
-    async stop() {
-      stopping.abort();
-      await running;
-    },
-  };
+  }
 }

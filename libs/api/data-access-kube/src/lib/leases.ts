@@ -1,5 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
+import { SystemClock, type Clock } from '@ccos/shared/util-timing';
 import { isStatus, type KubeClient } from './kube-client';
 
 /** Settings of a leader election; the defaults are client-go's recommended ones. */
@@ -25,7 +25,22 @@ export interface LeaderElectionOptions {
   onNewLeader?(identity: string): void;
   /** Failed API calls, for logging; the election carries on. */
   onError?(error: Error): void;
+  /**
+   * Paces retries and renewals and measures lease expiry (on this candidate's own clock, never the
+   * holder's timestamps); tests pass a virtual one. Default: the process's clock. Each request's
+   * own deadline is real time: it bounds I/O, which a virtual clock does not see.
+   */
+  clock?: Clock;
+  /** Source of the retry jitter, in [0, 1). Default Math.random. */
+  random?(): number;
 }
+
+/**
+ * What a candidate is doing: `competing` (trying to acquire every jittered retry period),
+ * `leading` (renewing every retry period until it stops or misses the renew deadline, then back
+ * to competing), `stopped`.
+ */
+export type LeaderElectionPhase = 'competing' | 'leading' | 'stopped';
 
 /** A running candidate. */
 export interface LeaderElector {
@@ -38,18 +53,76 @@ export interface LeaderElector {
 
 const JITTER_FACTOR = 1.2;
 
-interface Observed {
+/** A lease's record as a candidate last saw it. */
+interface LeaseRecord {
   holder: string;
   durationSeconds: number;
   renewTime: string;
-  transitions: number;
-  acquireTime: string;
-  /** Local monotonic time at which this record was first seen. */
-  seenAt: number;
 }
 
 function micro(value: unknown): string {
   return value instanceof Date ? value.toISOString() : typeof value === 'string' ? value : '';
+}
+
+/**
+ * What a candidate knows of the lease, and when (on its own monotonic clock) it first saw the
+ * current record: client-go never trusts the holder's timestamps, so a lease counts as expired
+ * only once it has looked the same for its whole duration here.
+ */
+export class LeaseObservation {
+  private record: (LeaseRecord & { seenAt: number }) | null = null;
+  private observedLeader: string | null = null;
+
+  /** The holder last observed, or null. */
+  get leader(): string | null {
+    return this.observedLeader;
+  }
+
+  /** Takes in a lease as read or written; returns the new leader when it changed (null otherwise). */
+  observe(lease: V1Lease, nowMs: number): string | null {
+    const spec = lease.spec ?? {};
+    const record: LeaseRecord = { holder: spec.holderIdentity ?? '', durationSeconds: spec.leaseDurationSeconds ?? 0, renewTime: micro(spec.renewTime) };
+    const seen = this.record;
+    if (!seen || seen.holder !== record.holder || seen.renewTime !== record.renewTime || seen.durationSeconds !== record.durationSeconds) {
+      this.record = { ...record, seenAt: nowMs };
+    }
+    if (record.holder === (this.observedLeader ?? '')) {
+      return null;
+    }
+    this.observedLeader = record.holder || null;
+    return this.observedLeader;
+  }
+
+  /** True while someone other than `identity` holds a lease that has not expired by this candidate's clock. */
+  heldByOther(identity: string, nowMs: number): boolean {
+    const record = this.record;
+    return record !== null && record.holder !== '' && record.holder !== identity && record.seenAt + record.durationSeconds * 1000 > nowMs;
+  }
+
+  /** True when the last observed record names `identity` as holder. */
+  heldBy(identity: string): boolean {
+    return this.record?.holder === identity;
+  }
+}
+
+/** The lease after `identity` acquired it (a takeover counts a transition) or renewed it (keeps its acquireTime). */
+export function claimedLease(lease: V1Lease, identity: string, durationSeconds: number, stamp: V1MicroTime, renewing: boolean): V1Lease {
+  return {
+    ...lease,
+    spec: {
+      ...lease.spec,
+      holderIdentity: identity,
+      leaseDurationSeconds: durationSeconds,
+      renewTime: stamp,
+      acquireTime: renewing && lease.spec?.acquireTime ? lease.spec.acquireTime : stamp,
+      leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + (renewing ? 0 : 1),
+    },
+  };
+}
+
+/** The lease given up: no holder, and a one-second duration so that nobody waits on it. */
+export function releasedLease(lease: V1Lease, stamp: V1MicroTime): V1Lease {
+  return { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: stamp, acquireTime: stamp } };
 }
 
 /**
@@ -64,46 +137,142 @@ function micro(value: unknown): string {
  * @see https://kubernetes.io/docs/concepts/architecture/leases/
  */
 export function startLeaderElection(client: KubeClient, options: LeaderElectionOptions): LeaderElector {
-  const leaseDuration = Math.round((options.leaseDurationSeconds ?? 15) * 1000);
-  const renewDeadline = Math.round((options.renewDeadlineSeconds ?? 10) * 1000);
-  const retryPeriod = Math.round((options.retryPeriodSeconds ?? 2) * 1000);
-  if (!(leaseDuration > renewDeadline && renewDeadline > retryPeriod * JITTER_FACTOR && retryPeriod > 0)) {
-    throw new Error('leader election needs leaseDurationSeconds > renewDeadlineSeconds > 1.2 × retryPeriodSeconds > 0');
-  }
-  const { namespace, name, identity } = options;
-  const stopping = new AbortController();
-  let observed: Observed | null = null;
-  let leading: AbortController | null = null;
-  let leader: string | null = null;
-  const reportError = (error: unknown): void => options.onError?.(error instanceof Error ? error : new Error(String(error)));
-  const now = (): number => performance.now();
-  const sleep = (ms: number): Promise<void> => delay(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
-  const jittered = (ms: number): number => ms * (1 + Math.random() * (JITTER_FACTOR - 1));
+  const election = new LeaderElection(client, options);
+  election.start();
+  return election;
+}
 
-  const observe = (lease: V1Lease): void => {
-    const spec = lease.spec ?? {};
-    const record = {
-      holder: spec.holderIdentity ?? '',
-      durationSeconds: spec.leaseDurationSeconds ?? 0,
-      renewTime: micro(spec.renewTime),
-      transitions: spec.leaseTransitions ?? 0,
-      acquireTime: micro(spec.acquireTime),
-    };
-    if (!observed || observed.holder !== record.holder || observed.renewTime !== record.renewTime || observed.durationSeconds !== record.durationSeconds) {
-      observed = { ...record, seenAt: now() };
+/** One candidate: a method per {@link LeaderElectionPhase}, and the single attempt both phases make. */
+export class LeaderElection implements LeaderElector {
+  private readonly leaseDuration: number;
+  private readonly renewDeadline: number;
+  private readonly retryPeriod: number;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly stopping = new AbortController();
+  private readonly observation = new LeaseObservation();
+  private currentPhase: LeaderElectionPhase = 'competing';
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly options: LeaderElectionOptions,
+  ) {
+    this.leaseDuration = Math.round((options.leaseDurationSeconds ?? 15) * 1000);
+    this.renewDeadline = Math.round((options.renewDeadlineSeconds ?? 10) * 1000);
+    this.retryPeriod = Math.round((options.retryPeriodSeconds ?? 2) * 1000);
+    if (!(this.leaseDuration > this.renewDeadline && this.renewDeadline > this.retryPeriod * JITTER_FACTOR && this.retryPeriod > 0)) {
+      throw new Error('leader election needs leaseDurationSeconds > renewDeadlineSeconds > 1.2 × retryPeriodSeconds > 0');
     }
-    if (record.holder !== leader) {
-      leader = record.holder || null;
-      if (leader) {
-        options.onNewLeader?.(leader);
+    this.clock = options.clock ?? new SystemClock();
+    this.random = options.random ?? Math.random;
+  }
+
+  get phase(): LeaderElectionPhase {
+    return this.currentPhase;
+  }
+
+  get isLeader(): boolean {
+    return this.currentPhase === 'leading';
+  }
+
+  get leader(): string | null {
+    return this.observation.leader;
+  }
+
+  start(): void {
+    this.running = this.run().catch((error: unknown) => this.reportError(error));
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      if (await this.compete()) {
+        await this.lead();
       }
     }
-  };
+    this.currentPhase = 'stopped';
+  }
 
-  /** One attempt; true when we hold the lease afterwards. */
-  const tryAcquireOrRenew = async (signal: AbortSignal): Promise<boolean> => {
-    const stamp = new V1MicroTime();
-    const durationSeconds = Math.ceil(leaseDuration / 1000);
+  /** `competing`: one attempt; true when it acquired the lease, else after a jittered retry period. */
+  private async compete(): Promise<boolean> {
+    this.currentPhase = 'competing';
+    if (await this.attempt(this.now() + this.renewDeadline)) {
+      return true;
+    }
+    await this.sleep(this.retryPeriod * (1 + this.random() * (JITTER_FACTOR - 1)));
+    return false;
+  }
+
+  /** `leading`: renews every retry period; steps down when stopped or past the renew deadline. */
+  private async lead(): Promise<void> {
+    this.currentPhase = 'leading';
+    const session = new AbortController();
+    let lastRenew = this.now();
+    try {
+      await this.options.onStartedLeading(session.signal);
+    } catch (error) {
+      this.reportError(error);
+    }
+    while (!this.stopping.signal.aborted) {
+      await this.sleep(this.retryPeriod);
+      if (this.stopping.signal.aborted || !(await this.renewBefore(lastRenew + this.renewDeadline))) {
+        break;
+      }
+      lastRenew = this.now();
+    }
+    await this.stepDown(session);
+  }
+
+  /** Retries within the renew deadline; false once it has passed (or on stop), so the leader steps down before the lease can expire for others. */
+  private async renewBefore(deadline: number): Promise<boolean> {
+    while (!this.stopping.signal.aborted && this.now() < deadline) {
+      if (await this.attempt(deadline)) {
+        return true;
+      }
+      if (this.now() < deadline) {
+        await this.sleep(Math.min(this.retryPeriod, Math.max(0, deadline - this.now())));
+      }
+    }
+    return false;
+  }
+
+  private async stepDown(session: AbortController): Promise<void> {
+    this.currentPhase = this.stopping.signal.aborted ? 'stopped' : 'competing';
+    session.abort();
+    // Told before the lease is released, so nobody else can have started leading yet.
+    try {
+      this.options.onStoppedLeading?.();
+    } catch (error) {
+      this.reportError(error);
+    }
+    if (this.stopping.signal.aborted && (this.options.releaseOnStop ?? true)) {
+      await this.release();
+    }
+  }
+
+  /** One acquire-or-renew before `deadlineMs`; true when this candidate holds the lease afterwards. */
+  private async attempt(deadlineMs: number): Promise<boolean> {
+    try {
+      const remaining = Math.max(1, Math.ceil(deadlineMs - this.now()));
+      return await this.tryAcquireOrRenew(AbortSignal.any([this.stopping.signal, AbortSignal.timeout(remaining)]));
+    } catch (error) {
+      if (!this.stopping.signal.aborted && !isStatus(error, 409)) {
+        this.reportError(error);
+      }
+      return false;
+    }
+  }
+
+  private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const { client } = this;
+    const { namespace, name, identity } = this.options;
+    const stamp = new V1MicroTime(this.clock.now());
+    const durationSeconds = Math.ceil(this.leaseDuration / 1000);
     let lease: V1Lease;
     try {
       lease = await client.call(`read lease ${namespace}/${name}`, (callOptions) => client.coordination.readNamespacedLease({ name, namespace }, callOptions), signal);
@@ -120,120 +289,51 @@ export function startLeaderElection(client: KubeClient, options: LeaderElectionO
           ),
         signal,
       );
-      observe(created);
+      this.observe(created);
       return true;
     }
-    observe(lease);
-    const record = observed as Observed | null;
-    const heldByOther = record !== null && record.holder !== '' && record.holder !== identity;
-    if (heldByOther && record.seenAt + record.durationSeconds * 1000 > now()) {
+    this.observe(lease);
+    if (this.observation.heldByOther(identity, this.now())) {
       return false;
     }
-    const ours = record?.holder === identity;
-    const body: V1Lease = {
-      ...lease,
-      spec: {
-        ...lease.spec,
-        holderIdentity: identity,
-        leaseDurationSeconds: durationSeconds,
-        renewTime: stamp,
-        acquireTime: ours && lease.spec?.acquireTime ? lease.spec.acquireTime : stamp,
-        leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + (ours ? 0 : 1),
-      },
-    };
+    const body = claimedLease(lease, identity, durationSeconds, stamp, this.observation.heldBy(identity));
     // metadata.resourceVersion from the read makes this a compare-and-swap: 409 if anyone wrote since.
     const updated = await client.call(`update lease ${namespace}/${name}`, (callOptions) => client.coordination.replaceNamespacedLease({ name, namespace, body }, callOptions), signal);
-    observe(updated);
+    this.observe(updated);
     return true;
-  };
+  }
 
-  const attempt = async (deadlineMs: number): Promise<boolean> => {
+  private async release(): Promise<void> {
+    const { client } = this;
+    const { namespace, name, identity } = this.options;
     try {
-      const remaining = Math.max(1, Math.ceil(deadlineMs - now()));
-      return await tryAcquireOrRenew(AbortSignal.any([stopping.signal, AbortSignal.timeout(remaining)]));
-    } catch (error) {
-      if (!stopping.signal.aborted && !isStatus(error, 409)) {
-        reportError(error);
-      }
-      return false;
-    }
-  };
-
-  const lead = async (): Promise<void> => {
-    const session = new AbortController();
-    leading = session;
-    let lastRenew = now();
-    try {
-      await options.onStartedLeading(session.signal);
-    } catch (error) {
-      reportError(error);
-    }
-    while (!stopping.signal.aborted) {
-      await sleep(retryPeriod);
-      if (stopping.signal.aborted) {
-        break;
-      }
-      // Retry within the renew deadline; past it, step down before the lease can expire for others.
-      let renewed = false;
-      while (!renewed && !stopping.signal.aborted && now() < lastRenew + renewDeadline) {
-        renewed = await attempt(lastRenew + renewDeadline);
-        if (!renewed && now() < lastRenew + renewDeadline) {
-          await sleep(Math.min(retryPeriod, Math.max(0, lastRenew + renewDeadline - now())));
-        }
-      }
-      if (!renewed) {
-        break;
-      }
-      lastRenew = now();
-    }
-    leading = null;
-    session.abort();
-    // Told before the lease is released, so nobody else can have started leading yet.
-    try {
-      options.onStoppedLeading?.();
-    } catch (error) {
-      reportError(error);
-    }
-    if (stopping.signal.aborted && (options.releaseOnStop ?? true)) {
-      await release();
-    }
-  };
-
-  const release = async (): Promise<void> => {
-    try {
-      const lease = await client.call(`read lease ${namespace}/${name}`, (callOptions) => client.coordination.readNamespacedLease({ name, namespace }, callOptions), AbortSignal.timeout(renewDeadline));
+      const lease = await client.call(`read lease ${namespace}/${name}`, (callOptions) => client.coordination.readNamespacedLease({ name, namespace }, callOptions), AbortSignal.timeout(this.renewDeadline));
       if (lease.spec?.holderIdentity !== identity) {
         return;
       }
-      const stamp = new V1MicroTime();
-      const body: V1Lease = { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: stamp, acquireTime: stamp } };
-      await client.call(`release lease ${namespace}/${name}`, (callOptions) => client.coordination.replaceNamespacedLease({ name, namespace, body }, callOptions), AbortSignal.timeout(renewDeadline));
+      const body = releasedLease(lease, new V1MicroTime(this.clock.now()));
+      await client.call(`release lease ${namespace}/${name}`, (callOptions) => client.coordination.replaceNamespacedLease({ name, namespace, body }, callOptions), AbortSignal.timeout(this.renewDeadline));
     } catch (error) {
-      reportError(error);
+      this.reportError(error);
     }
-  };
+  }
 
-  const run = async (): Promise<void> => {
-    while (!stopping.signal.aborted) {
-      if (await attempt(now() + renewDeadline)) {
-        await lead();
-      } else {
-        await sleep(jittered(retryPeriod));
-      }
+  private observe(lease: V1Lease): void {
+    const newLeader = this.observation.observe(lease, this.now());
+    if (newLeader !== null) {
+      this.options.onNewLeader?.(newLeader);
     }
-  };
+  }
 
-  const running = run().catch(reportError);
-  return {
-    get isLeader() {
-      return leading !== null;
-    },
-    get leader() {
-      return leader;
-    },
-    async stop() {
-      stopping.abort();
-      await running;
-    },
-  };
+  private now(): number {
+    return this.clock.monotonic();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return this.clock.sleep(ms, this.stopping.signal);
+  }
+
+  private reportError(error: unknown): void {
+    this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+  }
 }

@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import ssh2, { Server as SshServer, type Connection, type ServerChannel } from 'ssh2';
+import ssh2, { Client, Server as SshServer, type Connection, type ServerChannel } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRemoteCommand, displayCommand } from './remote-command';
+import { killStep, PidLineFilter, RemoteExecution, type ExecContext, type ExecPhase } from './remote-exec';
 import { openSshSession } from './ssh-connect';
 import type { SshSession } from './ssh-session';
 
@@ -13,6 +15,7 @@ import type { SshSession } from './ssh-session';
 const commands: string[] = [];
 const hanging = new Map<number, ServerChannel>();
 let server: SshServer;
+let port: number;
 let session: SshSession;
 const clients = new Set<Connection>();
 
@@ -62,7 +65,7 @@ beforeAll(async () => {
       accept().on('exec', (acceptExec, _reject, info) => answer(info.command, acceptExec()));
     });
   });
-  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
   session = await openSshSession({ host: '127.0.0.1', port, username: 'root', auth: { kind: 'password', password: 'pw-unit' } });
 });
 
@@ -113,3 +116,99 @@ describe('exec', () => {
     expect(commands.length).toBe(before);
   });
 });
+
+describe('RemoteExecution phases', () => {
+  /** A context on a raw ssh2 client of the same server, so a test sees the phase whenever the command calls out. */
+  async function rawContext(onKill: (pid: number) => void): Promise<{ context: ExecContext; close(): void }> {
+    const client = new Client();
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', () => resolve()).once('error', reject).connect({ host: '127.0.0.1', port, username: 'root', password: 'pw-unit' });
+    });
+    const context: ExecContext = {
+      client,
+      endpoint: `127.0.0.1:${port}`,
+      lost: () => null,
+      onLost: () => () => undefined,
+      killProcessGroup: async (pid) => {
+        onKill(pid);
+        await session.exec(['kill-helper', 'ccos-kill-group', String(pid)]);
+      },
+    };
+    return { context, close: () => client.end() };
+  }
+
+  it('opening → running → killing (the group kill sent with the pid) → settled on a timeout', async () => {
+    const seen: ExecPhase[] = [];
+    const raw = await rawContext((pid) => {
+      expect(pid).toBe(5151);
+      seen.push(execution.phase);
+    });
+    const execution = new RemoteExecution(raw.context, displayCommand(['hang']), { timeoutMs: 50 });
+    seen.push(execution.phase);
+    const result = await execution.run(buildRemoteCommand(['hang']));
+    seen.push(execution.phase);
+    raw.close();
+    expect(seen).toEqual(['opening', 'killing', 'settled']);
+    expect(result).toMatchObject({ timedOut: true, pid: 5151, signal: 'TERM' });
+  });
+
+  it('is running while output arrives, and settles with the exit status', async () => {
+    const seen = new Set<ExecPhase>();
+    const raw = await rawContext(() => undefined);
+    const execution: RemoteExecution = new RemoteExecution(raw.context, displayCommand(['report']), { onStdout: () => seen.add(execution.phase), onStderr: () => seen.add(execution.phase) });
+    const result = await execution.run(buildRemoteCommand(['report']));
+    raw.close();
+    expect([...seen]).toEqual(['running']);
+    expect(execution.phase).toBe('settled');
+    expect(result).toMatchObject({ exitCode: 3, pid: 4242 });
+  });
+
+  it('settles at once, opening no channel, when aborted before it starts', async () => {
+    const raw = await rawContext(() => undefined);
+    const before = commands.length;
+    const execution = new RemoteExecution(raw.context, displayCommand(['hang']), { signal: AbortSignal.abort() });
+    const result = await execution.run(buildRemoteCommand(['hang']));
+    raw.close();
+    expect(execution.phase).toBe('settled');
+    expect(result).toMatchObject({ aborted: true, exitCode: null, pid: null, durationMs: 0 });
+    expect(commands.length).toBe(before);
+  });
+});
+
+describe('PidLineFilter', () => {
+  it('holds stderr back until the pid line is complete, then passes the rest without it', () => {
+    const filter = new PidLineFilter();
+    expect(filter.write(Buffer.from('stdin: is not a tty\nccos-exec-')).toString()).toBe('');
+    expect(filter.waiting).toBe(true);
+    expect(filter.write(Buffer.from('pid:4242\nwarning\n')).toString()).toBe('stdin: is not a tty\nwarning\n');
+    expect(filter.pid).toBe(4242);
+    expect(filter.waiting).toBe(false);
+    expect(filter.write(Buffer.from('later\n')).toString()).toBe('later\n');
+  });
+
+  it('gives up after 4 KiB without the line and passes everything on, pid unknown', () => {
+    const filter = new PidLineFilter();
+    const noise = Buffer.from(`${'x'.repeat(5000)}\n`);
+    expect(filter.write(noise)).toEqual(noise);
+    expect(filter).toMatchObject({ waiting: false, pid: null });
+  });
+
+  it('hands back what it held when the command ends before the line was complete', () => {
+    const filter = new PidLineFilter();
+    filter.write(Buffer.from('ccos-exec-pi'));
+    expect(filter.flush().toString()).toBe('ccos-exec-pi');
+    expect(filter.waiting).toBe(false);
+  });
+});
+
+describe('killStep', () => {
+  it.each([
+    [4242, false, 'kill-group'],
+    [4242, true, 'kill-group'],
+    [null, true, 'await-pid'],
+    [null, false, 'close-channel'],
+  ] as const)('pid %s, pid line still awaited %s: %s', (pid, waiting, step) => {
+    expect(killStep(pid, waiting)).toBe(step);
+  });
+});
+

@@ -60,6 +60,70 @@ export interface ExecContext {
 /** How long a killed command gets to report its exit before its channel is closed from our side. */
 const KILL_GRACE_MS = 3_000;
 
+const NOTHING = Buffer.alloc(0);
+
+/**
+ * The start of stderr until the wrapper's pid line ({@link buildRemoteCommand}) has been taken out:
+ * holds bytes back while the line may still come, then passes everything on.
+ */
+export class PidLineFilter {
+  private head: Buffer | null = NOTHING;
+  /** The remote pid, once the line was found (null when it was not, or not yet). */
+  pid: number | null = null;
+
+  /** True until the pid line has been taken out, or 4 KiB went by without one. */
+  get waiting(): boolean {
+    return this.head !== null;
+  }
+
+  /** The command's own stderr in `chunk` (empty while the pid line may still come). */
+  write(chunk: Buffer): Buffer {
+    if (this.head === null) {
+      return chunk;
+    }
+    const joined = Buffer.concat([this.head, chunk]);
+    const taken = takePidLine(joined);
+    if (taken.pending) {
+      this.head = joined;
+      return NOTHING;
+    }
+    this.head = null;
+    this.pid = taken.pid;
+    return taken.rest;
+  }
+
+  /** What was held back, when the command ended before the line was complete; afterwards everything passes. */
+  flush(): Buffer {
+    const held = this.head ?? NOTHING;
+    this.head = null;
+    return held;
+  }
+}
+
+/** What killing a command does, given what is known of its remote process. */
+export type KillStep = 'kill-group' | 'close-channel' | 'await-pid';
+
+/**
+ * sshd refuses SSH "signal" requests for root sessions, and closing the channel leaves the process
+ * running, so a known process group is killed from a second channel. Without a pid (the shell did
+ * not report one) closing the channel is all there is; while the pid line is on its way, the kill
+ * waits for it.
+ */
+export function killStep(pid: number | null, pidLineWaiting: boolean): KillStep {
+  if (pid !== null) {
+    return 'kill-group';
+  }
+  return pidLineWaiting ? 'await-pid' : 'close-channel';
+}
+
+/**
+ * Where a remote command is: `opening` (the session channel requested), `running` (channel open,
+ * stdin sent), `killing` (a timeout or abort: the group kill in flight, or waiting for the pid
+ * line, with a grace period before the channel is closed from our side), `settled` (resolved or
+ * rejected; nothing more happens).
+ */
+export type ExecPhase = 'opening' | 'running' | 'killing' | 'settled';
+
 /** Runs `argv` on a new session channel. See {@link ExecResult}. */
 export function runRemoteCommand(context: ExecContext, argv: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
   let command: string;
@@ -75,171 +139,188 @@ export function runRemoteCommand(context: ExecContext, argv: readonly string[], 
   if (lostAlready !== null) {
     return Promise.reject(lostAlready);
   }
-  const started = Date.now();
-  return new Promise<ExecResult>((resolve, reject) => {
-    const stdout = new OutputTail(options.tailBytes);
-    const stderr = new OutputTail(options.tailBytes);
-    let exitCode: number | null = null;
-    let exitSignal: string | null = null;
-    let pid: number | null = null;
-    let stderrHead: Buffer | null = Buffer.alloc(0);
-    let timedOut = false;
-    let aborted = false;
-    let settled = false;
-    let channel: ClientChannel | null = null;
-    let timer: NodeJS.Timeout | undefined;
-    let graceTimer: NodeJS.Timeout | undefined;
+  return new RemoteExecution(context, command, options).run(wire);
+}
 
-    const cleanup = () => {
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(graceTimer);
-      options.signal?.removeEventListener('abort', onAbort);
-      stopWatchingLoss();
-    };
-    const fail = (error: SshError) => {
-      if (!settled) {
-        cleanup();
-        reject(error);
-      }
-    };
-    const finish = () => {
-      if (settled) {
-        return;
-      }
-      const lost = context.lost();
-      if (lost !== null && exitCode === null && exitSignal === null && !timedOut && !aborted) {
-        fail(lost);
-        return;
-      }
-      flushStderrHead();
-      cleanup();
-      resolve({
-        command,
-        exitCode,
-        signal: exitSignal,
-        pid,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        stdoutBytes: stdout.total,
-        stderrBytes: stderr.total,
-        stdoutTruncated: stdout.truncated,
-        stderrTruncated: stderr.truncated,
-        timedOut,
-        aborted,
-        durationMs: Date.now() - started,
-      });
-    };
-    const emitStderr = (chunk: Buffer) => {
-      if (chunk.length > 0) {
-        stderr.write(chunk);
-        options.onStderr?.(chunk);
-      }
-    };
-    const flushStderrHead = () => {
-      if (stderrHead !== null) {
-        const head = stderrHead;
-        stderrHead = null;
-        emitStderr(head);
-      }
-    };
-    let killing = false;
-    let groupKill: Promise<void> | null = null;
-    const killGroup = () => {
-      if (pid !== null && channel !== null && groupKill === null && !settled) {
-        const open = channel;
-        // sshd refuses SSH "signal" requests for root sessions, and closing the
-        // channel leaves the process running, so the group is killed from a second channel.
-        groupKill = context.killProcessGroup(pid, options.sudo === true).catch(() => open.close());
-      }
-    };
-    const kill = () => {
-      if (settled || channel === null || killing) {
-        return;
-      }
-      killing = true;
-      const open = channel;
-      graceTimer = setTimeout(() => {
-        open.close();
-        finish();
-      }, KILL_GRACE_MS);
-      if (pid !== null) {
-        killGroup();
-      } else if (stderrHead === null) {
-        open.close();
-      }
-      // Otherwise the pid line is still on its way; the stderr handler kills the group.
-    };
-    function onAbort() {
-      aborted = true;
-      kill();
-    }
-    const stopWatchingLoss = context.onLost((error) => fail(error));
+/** One command on one channel: a method per event of the channel, each moving {@link ExecPhase} on. */
+export class RemoteExecution {
+  private currentPhase: ExecPhase = 'opening';
+  private readonly started = Date.now();
+  private readonly stdout: OutputTail;
+  private readonly stderr: OutputTail;
+  private readonly pidLine = new PidLineFilter();
+  private exitCode: number | null = null;
+  private exitSignal: string | null = null;
+  private timedOut = false;
+  private aborted = false;
+  private channel: ClientChannel | null = null;
+  private groupKill: Promise<void> | null = null;
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private graceTimer: NodeJS.Timeout | undefined;
+  private stopWatchingLoss: () => void = () => undefined;
+  private resolve: (result: ExecResult) => void = () => undefined;
+  private reject: (error: SshError) => void = () => undefined;
+  private readonly onAbort = (): void => {
+    this.aborted = true;
+    this.kill();
+  };
 
-    if (options.signal?.aborted === true) {
-      cleanup();
-      resolve({
-        command, exitCode: null, signal: null, pid: null, stdout: '', stderr: '', stdoutBytes: 0, stderrBytes: 0,
-        stdoutTruncated: false, stderrTruncated: false, timedOut: false, aborted: true, durationMs: 0,
-      });
+  constructor(
+    private readonly context: ExecContext,
+    private readonly command: string,
+    private readonly options: ExecOptions,
+  ) {
+    this.stdout = new OutputTail(options.tailBytes);
+    this.stderr = new OutputTail(options.tailBytes);
+  }
+
+  get phase(): ExecPhase {
+    return this.currentPhase;
+  }
+
+  /** `opening`: asks for the channel. Rejects only for a lost connection or a refused channel. */
+  run(wire: string): Promise<ExecResult> {
+    return new Promise<ExecResult>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+      this.stopWatchingLoss = this.context.onLost((error) => this.fail(error));
+      if (this.options.signal?.aborted === true) {
+        this.settle();
+        resolve({
+          command: this.command, exitCode: null, signal: null, pid: null, stdout: '', stderr: '', stdoutBytes: 0, stderrBytes: 0,
+          stdoutTruncated: false, stderrTruncated: false, timedOut: false, aborted: true, durationMs: 0,
+        });
+        return;
+      }
+      this.options.signal?.addEventListener('abort', this.onAbort, { once: true });
+      try {
+        this.context.client.exec(wire, (error, opened) => {
+          if (error) {
+            this.fail(this.context.lost() ?? remoteFailed(this.context.endpoint, 'Opening a command channel',
+              `${readRawError(error).message}. The server may limit sessions per connection (MaxSessions).`, error));
+            return;
+          }
+          this.opened(opened);
+        });
+      } catch (error) {
+        this.fail(this.context.lost() ?? connectionLost(this.context.endpoint, 'not connected', error));
+      }
+    });
+  }
+
+  /** `opening` → `running`: wires the channel, sends stdin, starts the timeout. */
+  private opened(opened: ClientChannel): void {
+    this.channel = opened;
+    if (this.currentPhase === 'settled') {
+      opened.close();
       return;
     }
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-
-    try {
-      context.client.exec(wire, (error, opened) => {
-        if (error) {
-          fail(context.lost() ?? remoteFailed(context.endpoint, 'Opening a command channel',
-            `${readRawError(error).message}. The server may limit sessions per connection (MaxSessions).`, error));
-          return;
-        }
-        channel = opened;
-        if (settled) {
-          opened.close();
-          return;
-        }
-        opened.on('data', (chunk: Buffer) => {
-          stdout.write(chunk);
-          options.onStdout?.(chunk);
-        });
-        opened.stderr.on('data', (chunk: Buffer) => {
-          if (stderrHead === null) {
-            emitStderr(chunk);
-            return;
-          }
-          const taken = takePidLine(Buffer.concat([stderrHead, chunk]));
-          if (taken.pending) {
-            stderrHead = Buffer.concat([stderrHead, chunk]);
-            return;
-          }
-          stderrHead = null;
-          pid = taken.pid;
-          emitStderr(taken.rest);
-          if (killing) {
-            if (pid === null) {
-              opened.close();
-            } else {
-              killGroup();
-            }
-          }
-        });
-        opened.on('exit', (code: number | null, signal?: string) => {
-          exitCode = typeof code === 'number' ? code : null;
-          exitSignal = typeof signal === 'string' ? signal.replace(/^SIG/, '') : null;
-        });
-        // After a kill, report only once the whole group is gone, not just its leader.
-        opened.on('close', () => (groupKill === null ? finish() : void groupKill.then(finish)));
-        opened.on('error', () => undefined);
-        opened.end(options.stdin);
-        if (options.timeoutMs !== undefined) {
-          timer = setTimeout(() => {
-            timedOut = true;
-            kill();
-          }, Math.max(0, options.timeoutMs - (Date.now() - started)));
-        }
-      });
-    } catch (error) {
-      fail(context.lost() ?? connectionLost(context.endpoint, 'not connected', error));
+    this.currentPhase = 'running';
+    opened.on('data', (chunk: Buffer) => {
+      this.stdout.write(chunk);
+      this.options.onStdout?.(chunk);
+    });
+    opened.stderr.on('data', (chunk: Buffer) => this.stderrData(chunk));
+    opened.on('exit', (code: number | null, signal?: string) => {
+      this.exitCode = typeof code === 'number' ? code : null;
+      this.exitSignal = typeof signal === 'string' ? signal.replace(/^SIG/, '') : null;
+    });
+    // After a kill, report only once the whole group is gone, not just its leader.
+    opened.on('close', () => (this.groupKill === null ? this.finish() : void this.groupKill.then(() => this.finish())));
+    opened.on('error', () => undefined);
+    opened.end(this.options.stdin);
+    if (this.options.timeoutMs !== undefined) {
+      this.timeoutTimer = setTimeout(() => {
+        this.timedOut = true;
+        this.kill();
+      }, Math.max(0, this.options.timeoutMs - (Date.now() - this.started)));
     }
-  });
+  }
+
+  private stderrData(chunk: Buffer): void {
+    const waiting = this.pidLine.waiting;
+    this.emitStderr(this.pidLine.write(chunk));
+    if (waiting && !this.pidLine.waiting && this.currentPhase === 'killing') {
+      // The kill was waiting for this line.
+      this.killStepNow(killStep(this.pidLine.pid, false));
+    }
+  }
+
+  /** `running` → `killing` (a timeout or an abort); does nothing before the channel is open or a second time. */
+  private kill(): void {
+    if (this.currentPhase !== 'running' || this.channel === null) {
+      return;
+    }
+    this.currentPhase = 'killing';
+    const open = this.channel;
+    this.graceTimer = setTimeout(() => {
+      open.close();
+      this.finish();
+    }, KILL_GRACE_MS);
+    this.killStepNow(killStep(this.pidLine.pid, this.pidLine.waiting));
+  }
+
+  private killStepNow(step: KillStep): void {
+    const open = this.channel;
+    const pid = this.pidLine.pid;
+    if (open === null) {
+      return;
+    }
+    if (step === 'close-channel') {
+      open.close();
+    } else if (step === 'kill-group' && pid !== null && this.groupKill === null) {
+      this.groupKill = this.context.killProcessGroup(pid, this.options.sudo === true).catch(() => open.close());
+    }
+  }
+
+  /** The channel closed (or the grace period ran out): → `settled` with the result, or with the lost connection. */
+  private finish(): void {
+    if (this.currentPhase === 'settled') {
+      return;
+    }
+    const lost = this.context.lost();
+    if (lost !== null && this.exitCode === null && this.exitSignal === null && !this.timedOut && !this.aborted) {
+      this.fail(lost);
+      return;
+    }
+    this.emitStderr(this.pidLine.flush());
+    this.settle();
+    this.resolve({
+      command: this.command,
+      exitCode: this.exitCode,
+      signal: this.exitSignal,
+      pid: this.pidLine.pid,
+      stdout: this.stdout.text(),
+      stderr: this.stderr.text(),
+      stdoutBytes: this.stdout.total,
+      stderrBytes: this.stderr.total,
+      stdoutTruncated: this.stdout.truncated,
+      stderrTruncated: this.stderr.truncated,
+      timedOut: this.timedOut,
+      aborted: this.aborted,
+      durationMs: Date.now() - this.started,
+    });
+  }
+
+  private fail(error: SshError): void {
+    if (this.currentPhase !== 'settled') {
+      this.settle();
+      this.reject(error);
+    }
+  }
+
+  private settle(): void {
+    this.currentPhase = 'settled';
+    clearTimeout(this.timeoutTimer);
+    clearTimeout(this.graceTimer);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.stopWatchingLoss();
+  }
+
+  private emitStderr(chunk: Buffer): void {
+    if (chunk.length > 0) {
+      this.stderr.write(chunk);
+      this.options.onStderr?.(chunk);
+    }
+  }
 }

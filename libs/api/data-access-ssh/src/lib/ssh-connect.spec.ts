@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import ssh2, { Server as SshServer, type AuthContext, type AuthenticationType, type Connection } from 'ssh2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOfKeyBlob } from './host-key';
-import { openSshSession, type SshConnectEvent } from './ssh-connect';
+import { ConnectAttempt, openSshSession, type SshConnectEvent } from './ssh-connect';
 import { SshError } from './ssh-errors';
 import type { SshTarget } from './ssh-target';
 
@@ -189,3 +189,61 @@ describe('openSshSession failures', () => {
     await expect(openSshSession(target(22, { host: 'a b' }))).rejects.toThrow(RangeError);
   });
 });
+
+describe('ConnectAttempt phases', () => {
+  const offered = { fingerprint: serverFingerprint, algorithm: 'ssh-ed25519' };
+  const details = { endpoint: 'h:22', username: 'root', secrets: [PASSWORD] };
+
+  it('moves connect → banner → handshake → auth → ready, and a failure names the phase it happened in', () => {
+    const attempt = new ConnectAttempt(null, 'password');
+    const phases = [attempt.phase];
+    attempt.tcpConnected();
+    phases.push(attempt.phase);
+    attempt.bannerReceived();
+    phases.push(attempt.phase);
+    expect(attempt.hostKeyOffered(offered)).toEqual({ accept: true, verdict: 'first-use' });
+    attempt.authAttempt('none');
+    phases.push(attempt.phase);
+    expect(attempt.loggedIn()).toBe(true);
+    phases.push(attempt.phase);
+    expect(phases).toEqual(['connect', 'banner', 'handshake', 'auth', 'ready']);
+    // Settled: a later close cannot turn the login into a failure.
+    expect(attempt.failed(details)).toBeNull();
+  });
+
+  it('a banner that never came leaves the failure in the banner phase; a second failure is ignored', () => {
+    const attempt = new ConnectAttempt(null, 'password');
+    attempt.tcpConnected();
+    expect(attempt.failed({ ...details, timeoutMs: 400 })).toMatchObject({ phase: 'banner', timeoutMs: 400, configuredMethod: 'password' });
+    expect(attempt.settled).toBe(true);
+    expect(attempt.failed(details)).toBeNull();
+  });
+
+  it('refuses a key other than the pinned one and reports both; no login counts without a checked key', () => {
+    const attempt = new ConnectAttempt({ fingerprint: otherFingerprint, algorithm: 'ssh-ed25519' }, 'password');
+    attempt.tcpConnected();
+    attempt.bannerReceived();
+    expect(attempt.hostKeyOffered(offered)).toEqual({ accept: false, verdict: 'mismatch' });
+    expect(attempt.failed(details)).toMatchObject({ phase: 'handshake', hostKeyMismatch: { expected: otherFingerprint, offered, pinnedAlgorithm: 'ssh-ed25519' } });
+    expect(new ConnectAttempt(null, 'password').loggedIn()).toBe(false);
+  });
+
+  it('a server without a key of the pinned type is a changed host key with nothing offered', () => {
+    const attempt = new ConnectAttempt({ fingerprint: serverFingerprint, algorithm: 'ssh-rsa' }, 'publickey');
+    attempt.clientError(new Error('Handshake failed: no matching host key format'));
+    expect(attempt.failed(details)).toMatchObject({ phase: 'connect', hostKeyMismatch: { expected: serverFingerprint, offered: null, pinnedAlgorithm: 'ssh-rsa' } });
+  });
+
+  it('remembers what the server offered and the one credential sent, never the probe', () => {
+    const attempt = new ConnectAttempt(null, 'password');
+    attempt.authAttempt('none');
+    attempt.methodsOffered(['password', 'publickey']);
+    expect(attempt.failed(details)).not.toHaveProperty('attemptedMethod');
+    const second = new ConnectAttempt(null, 'password');
+    second.authAttempt('none');
+    second.methodsOffered(['password']);
+    second.authAttempt('password');
+    expect(second.failed(details)).toMatchObject({ phase: 'auth', attemptedMethod: 'password', serverMethods: ['password'] });
+  });
+});
+

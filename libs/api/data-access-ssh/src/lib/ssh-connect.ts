@@ -1,9 +1,9 @@
 import { connect as tcpConnect } from 'node:net';
 // ssh2 is CommonJS and Node cannot see `utils` as a named export; the default import is module.exports.
 import ssh2, { Client, type ConnectConfig, type ParsedKey, type ServerHostKeyAlgorithm } from 'ssh2';
-import { describeHostKey, hostKeyAlgorithmsFor, normalizeFingerprint, type HostKeyInfo } from './host-key';
+import { describeHostKey, hostKeyAlgorithmsFor, normalizeFingerprint, type HostKeyInfo, type PinnedHostKey } from './host-key';
 import { singleAttemptAuth, type AuthMethodName, type ResolvedCredential } from './single-attempt-auth';
-import { classifyConnectFailure, type ConnectPhase, type SshError } from './ssh-errors';
+import { classifyConnectFailure, type ConnectFailure, type ConnectPhase, type SshError } from './ssh-errors';
 import { Ssh2Session, type HostKeyStatus, type SshSession } from './ssh-session';
 import { checkSshTarget, describeEndpoint, describeTarget, SSH_PORT, type SshTarget } from './ssh-target';
 
@@ -38,6 +38,120 @@ export const SSH_CONNECT_DEFAULTS = {
   keepaliveIntervalMs: 5_000,
   keepaliveCountMax: 3,
 } as const;
+
+type HostKeyMismatch = NonNullable<ConnectFailure['hostKeyMismatch']>;
+type AttemptedMethod = NonNullable<ConnectFailure['attemptedMethod']>;
+
+/**
+ * What one connection attempt knows, phase by phase (`connect` → `banner` → `handshake` →
+ * `auth` → `ready`): the state machine of {@link openSshSession} without its sockets, so each
+ * step is testable alone. Every method is one thing the socket or ssh2 reported.
+ */
+export class ConnectAttempt {
+  private currentPhase: ConnectPhase = 'connect';
+  private finished = false;
+  private offeredKey: HostKeyInfo | null = null;
+  private mismatch: HostKeyMismatch | undefined;
+  private attemptedMethod: AttemptedMethod | undefined;
+  private serverMethods: readonly string[] | undefined;
+
+  constructor(
+    /** The pin with its fingerprint normalized, or null to trust on first use. */
+    private readonly pinned: PinnedHostKey | null,
+    private readonly configuredMethod: 'password' | 'publickey',
+  ) {}
+
+  get phase(): ConnectPhase {
+    return this.currentPhase;
+  }
+
+  /** True once it has failed or logged in: nothing that happens afterwards changes the outcome. */
+  get settled(): boolean {
+    return this.finished;
+  }
+
+  /** The key the server presented, once it has. */
+  get hostKey(): HostKeyInfo | null {
+    return this.offeredKey;
+  }
+
+  /** What the session reports about its key. */
+  get hostKeyStatus(): HostKeyStatus {
+    return this.pinned === null ? 'first-use' : 'matches-pin';
+  }
+
+  /** `connect` → `banner`: TCP is up, the server's banner is awaited. */
+  tcpConnected(): void {
+    this.currentPhase = 'banner';
+  }
+
+  /** `banner` → `handshake`: the server spoke (key exchange, host key and login follow). */
+  bannerReceived(): void {
+    if (this.currentPhase === 'banner') {
+      this.currentPhase = 'handshake';
+    }
+  }
+
+  /** The host key of the key exchange: accepted when nothing is pinned or it is the pinned one, before any credential is sent. */
+  hostKeyOffered(key: HostKeyInfo): { readonly accept: boolean; readonly verdict: HostKeyStatus | 'mismatch' } {
+    this.offeredKey = key;
+    const pinned = this.pinned;
+    if (pinned !== null && key.fingerprint !== pinned.fingerprint) {
+      this.mismatch = { expected: pinned.fingerprint, offered: key, ...(pinned.algorithm === undefined ? {} : { pinnedAlgorithm: pinned.algorithm }) };
+      return { accept: false, verdict: 'mismatch' };
+    }
+    return { accept: true, verdict: this.hostKeyStatus };
+  }
+
+  methodsOffered(methods: readonly string[]): void {
+    this.serverMethods = methods;
+  }
+
+  /** → `auth`: a login method is about to be sent (`none` only asks which methods the server takes). */
+  authAttempt(method: AuthMethodName): void {
+    this.currentPhase = 'auth';
+    if (method !== 'none') {
+      this.attemptedMethod = method;
+    }
+  }
+
+  /** An error from ssh2; a server without a key of the pinned type is a changed host key too. */
+  clientError(error: Error): void {
+    if (this.pinned?.algorithm !== undefined && /no matching host key format/i.test(error.message)) {
+      this.mismatch = { expected: this.pinned.fingerprint, offered: null, pinnedAlgorithm: this.pinned.algorithm };
+    }
+  }
+
+  /** → `ready` when the login finished after a host key was checked; false when it cannot count (already settled, or no key seen). */
+  loggedIn(): boolean {
+    if (this.finished || this.offeredKey === null) {
+      return false;
+    }
+    this.finished = true;
+    this.currentPhase = 'ready';
+    return true;
+  }
+
+  /** Settles as failed; returns what the failure is classified from, or null when it had already settled. */
+  failed(details: { readonly endpoint: string; readonly username: string; readonly error?: unknown; readonly timeoutMs?: number; readonly secrets: readonly string[] }): ConnectFailure | null {
+    if (this.finished) {
+      return null;
+    }
+    this.finished = true;
+    return {
+      endpoint: details.endpoint,
+      username: details.username,
+      phase: this.currentPhase,
+      error: details.error,
+      ...(details.timeoutMs === undefined ? {} : { timeoutMs: details.timeoutMs }),
+      ...(this.mismatch === undefined ? {} : { hostKeyMismatch: this.mismatch }),
+      ...(this.attemptedMethod === undefined ? {} : { attemptedMethod: this.attemptedMethod }),
+      ...(this.serverMethods === undefined ? {} : { serverMethods: this.serverMethods }),
+      configuredMethod: this.configuredMethod,
+      secrets: details.secrets,
+    };
+  }
+}
 
 /**
  * Connects and logs in, with one authentication attempt. The host key is
@@ -75,38 +189,21 @@ export function openSshSession(target: SshTarget, options: SshConnectOptions = {
     : { fingerprint: normalizeFingerprint(target.hostKey.fingerprint) ?? '', algorithm: target.hostKey.algorithm };
 
   return new Promise<SshSession>((resolve, reject) => {
-    let phase: ConnectPhase = 'connect';
-    let settled = false;
-    let hostKey: HostKeyInfo | null = null;
-    let hostKeyMismatch: { expected: string; offered: HostKeyInfo | null; pinnedAlgorithm?: string } | undefined;
-    let attemptedMethod: 'password' | 'publickey' | 'keyboard-interactive' | undefined;
-    let serverMethods: readonly string[] | undefined;
+    const attempt = new ConnectAttempt(pinned, configuredMethod);
     let handshakeTimer: NodeJS.Timeout | undefined;
     const client = new Client();
     const socket = tcpConnect({ host: target.host, port: target.port ?? SSH_PORT });
     socket.setNoDelay(true);
 
     const fail = (error: unknown, timeoutMs?: number) => {
-      if (settled) {
+      const failure = attempt.failed({ endpoint, username: target.username, error, secrets, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+      if (failure === null) {
         return;
       }
-      settled = true;
       clearTimeout(connectTimer);
       clearTimeout(handshakeTimer);
-      const offeredOnMismatch = hostKeyMismatch;
-      const sshError = classifyConnectFailure({
-        endpoint,
-        username: target.username,
-        phase,
-        error,
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(offeredOnMismatch === undefined ? {} : { hostKeyMismatch: offeredOnMismatch }),
-        ...(attemptedMethod === undefined ? {} : { attemptedMethod }),
-        ...(serverMethods === undefined ? {} : { serverMethods }),
-        configuredMethod,
-        secrets,
-      });
-      emit({ type: 'failed', kind: sshError.kind, phase });
+      const sshError = classifyConnectFailure(failure);
+      emit({ type: 'failed', kind: sshError.kind, phase: failure.phase });
       client.destroy();
       socket.destroy();
       reject(sshError);
@@ -114,7 +211,7 @@ export function openSshSession(target: SshTarget, options: SshConnectOptions = {
 
     const connectTimer = setTimeout(() => fail(undefined, settings.connectTimeoutMs), settings.connectTimeoutMs);
     socket.once('connect', () => {
-      phase = 'banner';
+      attempt.tcpConnected();
       emit({ type: 'tcp-connected' });
     });
 
@@ -123,26 +220,19 @@ export function openSshSession(target: SshTarget, options: SshConnectOptions = {
       username: target.username,
       authHandler: singleAttemptAuth(target.username, credential, {
         methodsOffered: (methods) => {
-          serverMethods = methods;
+          attempt.methodsOffered(methods);
           emit({ type: 'auth-methods', methods });
         },
         attempt: (method) => {
-          phase = 'auth';
-          if (method !== 'none') {
-            attemptedMethod = method;
-          }
+          attempt.authAttempt(method);
           emit({ type: 'auth-attempt', method });
         },
       }),
       hostVerifier: (key: Buffer) => {
-        hostKey = describeHostKey(key);
-        if (pinned !== null && hostKey.fingerprint !== pinned.fingerprint) {
-          hostKeyMismatch = { expected: pinned.fingerprint, offered: hostKey, ...(pinned.algorithm === undefined ? {} : { pinnedAlgorithm: pinned.algorithm }) };
-          emit({ type: 'host-key', hostKey, verdict: 'mismatch' });
-          return false;
-        }
-        emit({ type: 'host-key', hostKey, verdict: pinned === null ? 'first-use' : 'matches-pin' });
-        return true;
+        const hostKey = describeHostKey(key);
+        const { accept, verdict } = attempt.hostKeyOffered(hostKey);
+        emit({ type: 'host-key', hostKey, verdict });
+        return accept;
       },
       keepaliveInterval: settings.keepaliveIntervalMs,
       keepaliveCountMax: settings.keepaliveCountMax,
@@ -154,26 +244,23 @@ export function openSshSession(target: SshTarget, options: SshConnectOptions = {
     };
 
     client.on('error', (error: Error) => {
-      if (pinned?.algorithm !== undefined && /no matching host key format/i.test(error.message)) {
-        hostKeyMismatch = { expected: pinned.fingerprint, offered: null, pinnedAlgorithm: pinned.algorithm };
-      }
+      attempt.clientError(error);
       fail(error);
     });
     client.on('close', () => fail(undefined));
     client.on('ready', () => {
-      if (settled || hostKey === null) {
+      const hostKey = attempt.hostKey;
+      if (hostKey === null || !attempt.loggedIn()) {
         return;
       }
-      settled = true;
       clearTimeout(connectTimer);
       clearTimeout(handshakeTimer);
-      phase = 'ready';
       emit({ type: 'ready' });
       resolve(new Ssh2Session(client, {
         target: describeTarget(target),
         endpoint,
         hostKey,
-        hostKeyStatus: pinned === null ? 'first-use' : 'matches-pin',
+        hostKeyStatus: attempt.hostKeyStatus,
         sudo: target.sudo === true,
         keepaliveIntervalMs: settings.keepaliveIntervalMs,
         keepaliveCountMax: settings.keepaliveCountMax,
@@ -182,12 +269,10 @@ export function openSshSession(target: SshTarget, options: SshConnectOptions = {
     client.connect(config);
     // ssh2 has paused the socket; this listener only sees data once ssh2 reads it.
     socket.once('data', () => {
-      if (phase === 'banner') {
-        phase = 'handshake';
-      }
+      attempt.bannerReceived();
       clearTimeout(connectTimer);
       emit({ type: 'banner' });
-      if (!settled) {
+      if (!attempt.settled) {
         handshakeTimer = setTimeout(() => fail(undefined, settings.handshakeTimeoutMs), settings.handshakeTimeoutMs);
       }
     });

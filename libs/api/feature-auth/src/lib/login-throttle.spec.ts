@@ -1,6 +1,5 @@
-import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openDatabase } from '@ccos/api/data-access-db';
+import { type Database, loginLimitStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { DEFAULT_LOGIN_LIMITS, LoginThrottle } from './login-throttle';
 
@@ -10,8 +9,8 @@ import { DEFAULT_LOGIN_LIMITS, LoginThrottle } from './login-throttle';
  */
 describe('login throttle', () => {
   let database: TestDatabase;
-  let dataSource: DataSource;
-  let otherReplica: DataSource;
+  let dataSource: Database;
+  let otherReplica: Database;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -35,7 +34,7 @@ describe('login throttle', () => {
 
   it('lets the free failures through, then doubles the wait with every further failure up to the cap', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-12-01T10:00:00Z') });
-    const throttle = new LoginThrottle(dataSource);
+    const throttle = new LoginThrottle(loginLimitStore(dataSource));
     await failTimes(throttle, 'admin', '10.0.0.1', 4);
     expect(await throttle.waitFor('admin', '10.0.0.1')).toBeNull();
     const waits: number[] = [];
@@ -52,7 +51,7 @@ describe('login throttle', () => {
   });
 
   it('keys failures by user name and address: the same user from another address, and another user from the same address, are not slowed', async () => {
-    const throttle = new LoginThrottle(dataSource);
+    const throttle = new LoginThrottle(loginLimitStore(dataSource));
     await failTimes(throttle, 'alice', '10.0.1.1', 10);
     expect(await throttle.waitFor('alice', '10.0.1.1')).toMatchObject({ scope: 'USER' });
     expect(await throttle.waitFor('alice', '10.0.1.2')).toBeNull();
@@ -60,7 +59,7 @@ describe('login throttle', () => {
   });
 
   it('forgets a pair\'s failures after a success', async () => {
-    const throttle = new LoginThrottle(dataSource);
+    const throttle = new LoginThrottle(loginLimitStore(dataSource));
     await failTimes(throttle, 'carol', '10.0.2.1', 4);
     await throttle.recordSuccess('carol', '10.0.2.1');
     await failTimes(throttle, 'carol', '10.0.2.1', 4);
@@ -69,7 +68,7 @@ describe('login throttle', () => {
 
   it('gives one address a budget of failures over all user names', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-12-01T12:00:00Z') });
-    const throttle = new LoginThrottle(dataSource);
+    const throttle = new LoginThrottle(loginLimitStore(dataSource));
     for (let name = 0; name < DEFAULT_LOGIN_LIMITS.addressFailures - 1; name += 1) {
       await throttle.recordFailure(`user${name}`, '10.0.3.1');
     }
@@ -82,7 +81,7 @@ describe('login throttle', () => {
   });
 
   it('knows a user name that signed in from an address, there only', async () => {
-    const throttle = new LoginThrottle(dataSource);
+    const throttle = new LoginThrottle(loginLimitStore(dataSource));
     expect(await throttle.assess('erin', '10.0.6.1')).toEqual({ wait: null, known: false });
     await throttle.recordSuccess('erin', '10.0.6.1');
     expect(await throttle.assess('erin', '10.0.6.1')).toEqual({ wait: null, known: true });
@@ -94,8 +93,8 @@ describe('login throttle', () => {
   });
 
   it('is shared by every replica on the database', async () => {
-    const here = new LoginThrottle(dataSource);
-    const there = new LoginThrottle(otherReplica);
+    const here = new LoginThrottle(loginLimitStore(dataSource));
+    const there = new LoginThrottle(loginLimitStore(otherReplica));
     await failTimes(here, 'dave', '10.0.4.1', 3);
     await failTimes(there, 'dave', '10.0.4.1', 2);
     expect(await here.waitFor('dave', '10.0.4.1')).toEqual({ scope: 'USER', seconds: 15 });
@@ -103,7 +102,7 @@ describe('login throttle', () => {
   });
 
   it('stores any user name in a bounded key, NUL bytes and megabytes included', async () => {
-    const throttle = new LoginThrottle(dataSource);
+    const throttle = new LoginThrottle(loginLimitStore(dataSource));
     for (const name of ['a\u0000b', 'x'.repeat(1_000_000), '\uD800']) {
       await failTimes(throttle, name, '10.0.5.1', 5);
       expect(await throttle.waitFor(name, '10.0.5.1')).toMatchObject({ scope: 'USER' });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, type RateLimiterRes } from 'rate-limiter-flexible';
-import type { DataSource } from 'typeorm';
+import type { LoginLimitStore } from '@ccos/api/data-access-db';
 
 /** How hard password guessing is made. */
 export interface LoginLimits {
@@ -43,9 +43,6 @@ export interface LoginAssessment {
   readonly known: boolean;
 }
 
-/** The table of the migration UserSessionsAndLoginLimits1765100000000, in rate-limiter-flexible's layout. */
-const TABLE = 'login_limits';
-
 /**
  * Slows password guessing per (user name, source address), with a wait that doubles with
  * every failure past the free ones, plus a budget of failures per address so one address
@@ -60,12 +57,10 @@ export class LoginThrottle {
   private readonly knownPairs: RateLimiterPostgres;
 
   constructor(
-    dataSource: DataSource,
+    store: LoginLimitStore,
     private readonly limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
   ) {
-    // The table comes from our migrations (tableCreated: the store never creates one); the
-    // store deletes rows that expired an hour ago every five minutes on its own.
-    const store = { storeClient: dataSource, storeType: 'typeorm', tableName: TABLE, tableCreated: true } as const;
+    // The store deletes rows that expired an hour ago every five minutes on its own.
     this.failures = new RateLimiterPostgres({ ...store, keyPrefix: 'fail', points: limits.freeFailures, duration: limits.failureMemorySeconds });
     this.locks = new RateLimiterPostgres({ ...store, keyPrefix: 'lock', points: 1, duration: limits.maxLockSeconds });
     this.addresses = new RateLimiterPostgres({ ...store, keyPrefix: 'addr', points: limits.addressFailures, duration: limits.addressWindowSeconds });

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UserEntity, UserSessionEntity, openDatabase } from '@ccos/api/data-access-db';
+import { type Database, UserEntity, UserSessionEntity, UserSessionStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits, SessionService } from './session.service';
@@ -11,7 +10,7 @@ const ORIGIN = { address: '10.1.0.1', userAgent: 'Mozilla/5.0 (X11) test' };
 
 describe('session service', () => {
   let database: TestDatabase;
-  let dataSource: DataSource;
+  let dataSource: Database;
   const tokens = new SessionTokens(new Uint8Array(32).fill(7), 3600);
   // Starts at the real time: jose checks a token's expiry against the real clock.
   let clock = Date.now();
@@ -30,7 +29,7 @@ describe('session service', () => {
     const users = dataSource.getRepository(UserEntity);
     return users.save(users.create({ id: randomUUID(), username: `u${randomUUID().slice(0, 8)}`, passwordHash: 'x', role: 'VIEWER', disabledAt: null }));
   };
-  const service = (limits: Partial<SessionLimits> = {}) => new SessionService(dataSource, tokens, createInProcessEventBus(), { ...DEFAULT_SESSION_LIMITS, ...limits }, now);
+  const service = (limits: Partial<SessionLimits> = {}) => new SessionService(new UserSessionStore(dataSource), tokens, createInProcessEventBus(), { ...DEFAULT_SESSION_LIMITS, ...limits }, now);
 
   it('refuses a session revoked by a replica whose announcement never arrived, once the cache time has passed', async () => {
     const user = await newUser();

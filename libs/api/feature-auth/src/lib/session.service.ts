@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type DataSource, In, IsNull, LessThan, MoreThan, Not, type Repository } from 'typeorm';
-import type { Role } from '@ccos/shared/domain';
-import { UserSessionEntity, type UserEntity } from '@ccos/api/data-access-db';
+import type { UserEntity, UserSessionEntity, UserSessionStore } from '@ccos/api/data-access-db';
 import { type AuthenticatedUser, type EventBus, type RequestOrigin, type SessionsEndedPayload, TOPICS, type UserChangedPayload } from '@ccos/api/util-graphql';
 import type { SessionTokens } from './session-tokens';
 
@@ -35,17 +33,6 @@ interface CachedSession {
   lastUsedAt: number;
 }
 
-interface SessionRow {
-  id: string;
-  user_id: string;
-  expires_at: Date;
-  last_used_at: Date;
-  revoked_at: Date | null;
-  username: string;
-  role: Role;
-  disabled_at: Date | null;
-}
-
 /**
  * Sessions: one row per sign-in, named by the bearer token. `authenticate` runs on every
  * request, so it keeps what it read for a few seconds; every revocation is announced on the
@@ -53,18 +40,15 @@ interface SessionRow {
  * sessions concerned at once and closes their live connections.
  */
 export class SessionService {
-  private readonly sessions: Repository<UserSessionEntity>;
   private readonly cache = new Map<string, CachedSession>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly sessions: UserSessionStore,
     private readonly tokens: SessionTokens,
     private readonly events: EventBus,
     private readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
     private readonly now: () => number = Date.now,
-  ) {
-    this.sessions = dataSource.getRepository(UserSessionEntity);
-  }
+  ) {}
 
   /** Forgets cached sessions whenever any replica announces they ended or their user changed. Returns the function that stops it. */
   follow(onError: (error: unknown) => void): () => void {
@@ -90,21 +74,16 @@ export class SessionService {
   async start(user: UserEntity, origin: RequestOrigin): Promise<{ token: string; expiresAt: Date; session: UserSessionEntity }> {
     const now = new Date(this.now());
     const expiresAt = new Date(now.getTime() + this.tokens.lifetimeSeconds * 1000);
-    await this.sessions.delete({ userId: user.id, expiresAt: LessThan(new Date(now.getTime() - this.limits.keepEndedMs)) });
-    await this.sessions.delete({ userId: user.id, revokedAt: LessThan(new Date(now.getTime() - this.limits.keepEndedMs)) });
-    const session = await this.sessions.save(
-      this.sessions.create({
-        id: randomUUID(),
-        userId: user.id,
-        createdAt: now,
-        lastUsedAt: now,
-        expiresAt,
-        sourceAddress: storable(origin.address, 64) ?? 'unknown',
-        userAgent: storable(origin.userAgent, 512),
-        revokedAt: null,
-        revokedReason: null,
-      }),
-    );
+    await this.sessions.deleteEndedBefore(user.id, new Date(now.getTime() - this.limits.keepEndedMs));
+    const session = await this.sessions.insert({
+      id: randomUUID(),
+      userId: user.id,
+      createdAt: now,
+      lastUsedAt: now,
+      expiresAt,
+      sourceAddress: storable(origin.address, 64) ?? 'unknown',
+      userAgent: storable(origin.userAgent, 512),
+    });
     const open = await this.active(user.id);
     const surplus = open.slice(this.limits.activePerUser).map((excess) => excess.id);
     if (surplus.length > 0) {
@@ -129,32 +108,27 @@ export class SessionService {
       return cached.user;
     }
     this.cache.delete(claims.sessionId);
-    const [row] = (await this.dataSource.query(
-      `SELECT s.id, s.user_id, s.expires_at, s.last_used_at, s.revoked_at, u.username, u.role, u.disabled_at
-         FROM user_sessions s JOIN users u ON u.id = s.user_id
-        WHERE s.id = $1`,
-      [claims.sessionId],
-    )) as SessionRow[];
-    if (!row || row.user_id !== claims.userId || row.revoked_at !== null || row.disabled_at !== null || row.expires_at.getTime() <= now) {
+    const row = await this.sessions.withUser(claims.sessionId);
+    if (!row || row.userId !== claims.userId || row.revokedAt !== null || row.userDisabledAt !== null || row.expiresAt.getTime() <= now) {
       return null;
     }
-    const user: AuthenticatedUser = { id: row.user_id, username: row.username, role: row.role, sessionId: row.id, sessionExpiresAt: row.expires_at };
-    const entry: CachedSession = { user, cachedAt: now, lastUsedAt: row.last_used_at.getTime() };
+    const user: AuthenticatedUser = { id: row.userId, username: row.username, role: row.role, sessionId: row.id, sessionExpiresAt: row.expiresAt };
+    const entry: CachedSession = { user, cachedAt: now, lastUsedAt: row.lastUsedAt.getTime() };
     this.remember(row.id, entry);
     if (now - entry.lastUsedAt >= this.limits.lastUsedWriteMs) {
       entry.lastUsedAt = now;
-      await this.sessions.update(row.id, { lastUsedAt: new Date(now) });
+      await this.sessions.markUsed(row.id, new Date(now));
     }
     return user;
   }
 
   /** Open sessions of a user, most recently used first. */
   active(userId: string): Promise<UserSessionEntity[]> {
-    return this.sessions.find({ where: { userId, revokedAt: IsNull(), expiresAt: MoreThan(new Date(this.now())) }, order: { lastUsedAt: 'DESC', createdAt: 'DESC' } });
+    return this.sessions.openOf(userId, new Date(this.now()));
   }
 
   findOpen(sessionId: string): Promise<UserSessionEntity | null> {
-    return this.sessions.findOne({ where: { id: sessionId, revokedAt: IsNull(), expiresAt: MoreThan(new Date(this.now())) } });
+    return this.sessions.findOpen(sessionId, new Date(this.now()));
   }
 
   /**
@@ -166,15 +140,7 @@ export class SessionService {
     if (listed?.length === 0) {
       return [];
     }
-    const which = listed ? { id: In(listed) } : except ? { id: Not(except) } : {};
-    const { raw } = await this.sessions
-      .createQueryBuilder()
-      .update(UserSessionEntity)
-      .set({ revokedAt: new Date(this.now()), revokedReason: reason })
-      .where({ userId, revokedAt: IsNull(), ...which })
-      .returning('id')
-      .execute();
-    const ended = (raw as Array<{ id: string }>).map((row) => row.id);
+    const ended = await this.sessions.revoke(userId, { ids: listed, except }, new Date(this.now()), reason);
     this.announceEnded(userId, listed || except ? ended : undefined);
     return ended;
   }

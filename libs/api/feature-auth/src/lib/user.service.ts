@@ -1,8 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type Message, message } from '@ccos/shared/messages';
-import type { DataSource, EntityManager, Repository } from 'typeorm';
 import { type Role, checkUsername } from '@ccos/shared/domain';
-import { UserEntity, type UserSessionEntity } from '@ccos/api/data-access-db';
+import type { LockedUserChange, UserEntity, UserSessionEntity, UserStore } from '@ccos/api/data-access-db';
 import {
   AppError,
   type AuthenticatedUser,
@@ -33,17 +32,15 @@ export interface UserServiceParts {
 
 /** Users, sign-in and what admins do to users. Every rule that keeps an admin in charge lives here. */
 export class UserService {
-  private readonly users: Repository<UserEntity>;
   private readonly sessions: SessionService;
   private readonly throttle: LoginThrottle;
   private readonly slots: PasswordCheckSlots;
   private readonly onLogin: (outcome: LoginOutcome) => void;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly users: UserStore,
     parts: UserServiceParts,
   ) {
-    this.users = dataSource.getRepository(UserEntity);
     this.sessions = parts.sessions;
     this.throttle = parts.throttle;
     this.slots = parts.slots;
@@ -64,10 +61,10 @@ export class UserService {
   }
 
   async create(username: string, password: string, role: Role): Promise<UserEntity> {
-    if (await this.users.existsBy({ username })) {
+    if (await this.users.existsNamed(username)) {
       throw new FieldConflictError('username', message('user.nameTaken', { username }));
     }
-    return this.users.save(this.users.create({ id: randomUUID(), username, passwordHash: await hashPassword(password), role, disabledAt: null }));
+    return this.users.insert({ id: randomUUID(), username, passwordHash: await hashPassword(password), role, disabledAt: null });
   }
 
   /**
@@ -77,7 +74,7 @@ export class UserService {
   async login(username: string, password: string, origin: RequestOrigin): Promise<{ token: string; expiresAt: Date; user: UserEntity; session: UserSessionEntity }> {
     const { user, valid } = await this.checkPassword(username, password, origin, async () => {
       // A name that is not a valid user name cannot be one (and may hold bytes Postgres refuses).
-      const found = checkUsername(username) === null ? await this.users.findOneBy({ username }) : null;
+      const found = checkUsername(username) === null ? await this.users.findByName(username) : null;
       return { user: found, hash: found?.passwordHash ?? null };
     });
     if (!user || !valid) {
@@ -105,16 +102,16 @@ export class UserService {
   }
 
   findById(id: string): Promise<UserEntity | null> {
-    return this.users.findOneBy({ id });
+    return this.users.findById(id);
   }
 
   list(): Promise<UserEntity[]> {
-    return this.users.find({ order: { username: 'ASC' } });
+    return this.users.list();
   }
 
   /** The user called `username`; NOT_FOUND for anyone else (a malformed name cannot belong to anyone). */
   async get(username: string): Promise<UserEntity> {
-    const user = checkUsername(username) === null ? await this.users.findOneBy({ username }) : null;
+    const user = checkUsername(username) === null ? await this.users.findByName(username) : null;
     if (!user) {
       throw new NotFoundError('user', JSON.stringify(username.slice(0, 64)));
     }
@@ -128,7 +125,7 @@ export class UserService {
    */
   async changePassword(caller: AuthenticatedUser, currentPassword: string, newPassword: string, origin: RequestOrigin): Promise<void> {
     const { user, valid } = await this.checkPassword(caller.username, currentPassword, origin, async () => {
-      const found = await this.users.findOneBy({ id: caller.id });
+      const found = await this.users.findById(caller.id);
       return { user: found, hash: found?.passwordHash ?? null };
     });
     if (!user) {
@@ -149,10 +146,7 @@ export class UserService {
   }
 
   async setRole(username: string, role: Role): Promise<UserEntity> {
-    const changed = await this.changeUser(username, (user) => user.role === 'ADMIN' && role !== 'ADMIN' && !user.disabledAt, { code: 'user.change.role', params: { username, role } }, async (manager, user) => {
-      await manager.update(UserEntity, user.id, { role });
-      return { ...user, role };
-    });
+    const changed = await this.changeUser(username, (user) => user.role === 'ADMIN' && role !== 'ADMIN' && !user.disabledAt, { code: 'user.change.role', params: { username, role } }, () => ({ role }));
     if (changed.before.role !== role) {
       this.sessions.announceChanged(changed.after.id);
     }
@@ -161,11 +155,7 @@ export class UserService {
 
   /** Disables a user: no sign-in, and every session ends at once. */
   async disable(username: string): Promise<UserEntity> {
-    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, { code: 'user.change.disable', params: { username } }, async (manager, user) => {
-      const disabledAt = user.disabledAt ?? new Date();
-      await manager.update(UserEntity, user.id, { disabledAt });
-      return { ...user, disabledAt };
-    });
+    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, { code: 'user.change.disable', params: { username } }, (user) => ({ disabledAt: user.disabledAt ?? new Date() }));
     await this.sessions.end(after.id, 'ALL', 'user disabled');
     return after;
   }
@@ -178,10 +168,7 @@ export class UserService {
 
   /** Deletes a user and their sessions; the audit log keeps their name. */
   async delete(username: string): Promise<UserEntity> {
-    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, { code: 'user.change.delete', params: { username } }, async (manager, user) => {
-      await manager.delete(UserEntity, user.id);
-      return user;
-    });
+    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, { code: 'user.change.delete', params: { username } }, () => 'DELETE');
     this.sessions.announceEnded(after.id);
     return after;
   }
@@ -195,20 +182,19 @@ export class UserService {
     username: string,
     removesAnAdmin: (user: UserEntity) => boolean,
     what: Message,
-    apply: (manager: EntityManager, user: UserEntity) => Promise<UserEntity>,
+    change: (user: UserEntity) => LockedUserChange,
   ): Promise<{ before: UserEntity; after: UserEntity }> {
     await this.get(username);
-    return this.dataSource.transaction(async (manager) => {
-      const admins = (await manager.query(`SELECT id FROM users WHERE role = 'ADMIN' AND disabled_at IS NULL ORDER BY id FOR UPDATE`)) as Array<{ id: string }>;
-      const user = await manager.findOne(UserEntity, { where: { username }, lock: { mode: 'pessimistic_write' } });
-      if (!user) {
-        throw new NotFoundError('user', JSON.stringify(username));
-      }
-      if (removesAnAdmin(user) && admins.every((admin) => admin.id === user.id)) {
+    const changed = await this.users.changeLocked(username, (user, activeAdminIds) => {
+      if (removesAnAdmin(user) && activeAdminIds.every((id) => id === user.id)) {
         throw new PreconditionError(message('user.lastAdmin', { what, username }), { reason: 'LAST_ADMIN' });
       }
-      return { before: user, after: await apply(manager, user) };
+      return change(user);
     });
+    if (!changed) {
+      throw new NotFoundError('user', JSON.stringify(username));
+    }
+    return changed;
   }
 
   /**

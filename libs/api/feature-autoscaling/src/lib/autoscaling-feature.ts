@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
-import type { AuditLog, NodeStore } from '@ccos/api/data-access-db';
+import type { AuditLog, ClusterStore, NodeGroupStore, NodeStore } from '@ccos/api/data-access-db';
 import type { EventBus } from '@ccos/api/util-graphql';
 import type { AutoscalingObserver, AutoscalingPorts } from './autoscaling-ports';
 import { type CloudProviderServerOptions, type RunningCloudProvider, startCloudProviderServer } from './cloud-provider.grpc';
 import { NodeGroupService } from './node-group.service';
 
 export interface AutoscalingFeatureOptions {
-  readonly dataSource: DataSource;
+  readonly nodeGroups: NodeGroupStore;
+  readonly clusters: ClusterStore;
   readonly nodes: NodeStore;
   readonly ports: AutoscalingPorts;
   readonly audit: AuditLog;
@@ -28,7 +28,7 @@ export interface AutoscalingFeature {
 }
 
 export function createAutoscalingFeature(options: AutoscalingFeatureOptions): AutoscalingFeature {
-  const groups = new NodeGroupService(options.dataSource, options.nodes, options.ports, options.audit, options.events, options.logger, options.observer ?? null);
+  const groups = new NodeGroupService(options.nodeGroups, options.clusters, options.nodes, options.ports, options.audit, options.events, options.logger, options.observer ?? null);
   let server: RunningCloudProvider | null = null;
   return {
     groups,

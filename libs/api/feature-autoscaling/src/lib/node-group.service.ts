@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import type { DataSource, EntityManager, Repository } from 'typeorm';
-import { In, Not } from 'typeorm';
 import { type Label, type Taint, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
 import {
   type AuditLog,
-  AutoscalingActivityEntity,
+  type AutoscalingActivityEntity,
   type AutoscalingActivityKind,
-  ClusterEntity,
-  NodeEntity,
-  NodeGroupEntity,
-  NodeGroupMemberEntity,
+  type ClusterEntity,
+  type ClusterStore,
+  type LockedNodeGroup,
+  type NodeEntity,
+  type NodeGroupEntity,
+  type NodeGroupMemberEntity,
   type NodeGroupMemberState,
   type NodeGroupProfile,
+  type NodeGroupStore,
   type NodeStore,
   isUuid,
-  uniqueViolationOf,
 } from '@ccos/api/data-access-db';
 import { type AutoscalingActivityPayload, BadUserInputError, type EventBus, FieldConflictError, NotFoundError, type NodeChangedPayload, TOPICS } from '@ccos/api/util-graphql';
 import type { AutoscalingObserver, AutoscalingPorts, SpareHost } from './autoscaling-ports';
@@ -83,33 +83,25 @@ export function providerIdOf(cluster: Pick<ClusterEntity, 'id' | 'name'>, nodeId
  * as reinstall-required. Every decision is an activity (stored, audited, published, counted).
  */
 export class NodeGroupService {
-  private readonly groups: Repository<NodeGroupEntity>;
-  private readonly members: Repository<NodeGroupMemberEntity>;
-  private readonly activities: Repository<AutoscalingActivityEntity>;
-  private readonly clusters: Repository<ClusterEntity>;
   private readonly watched = new Map<string, AsyncIterator<unknown>>();
   private readonly scaleDowns = new Set<Promise<void>>();
   private readonly cleaning = new Set<string>();
   private stopped = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly groups: NodeGroupStore,
+    private readonly clusters: ClusterStore,
     private readonly nodes: NodeStore,
     private readonly ports: AutoscalingPorts,
     private readonly audit: AuditLog,
     private readonly events: EventBus,
     private readonly logger: Logger,
     private readonly observer: AutoscalingObserver | null = null,
-  ) {
-    this.groups = dataSource.getRepository(NodeGroupEntity);
-    this.members = dataSource.getRepository(NodeGroupMemberEntity);
-    this.activities = dataSource.getRepository(AutoscalingActivityEntity);
-    this.clusters = dataSource.getRepository(ClusterEntity);
-  }
+  ) {}
 
   /** Follows the node changes of every cluster with a group, and settles what changed while the service was down. */
   async start(): Promise<void> {
-    const groups = await this.groups.find();
+    const groups = await this.groups.allGroups();
     for (const clusterId of new Set(groups.map((group) => group.clusterId))) {
       this.watch(clusterId);
     }
@@ -126,7 +118,7 @@ export class NodeGroupService {
   // ---------------------------------------------------------------- groups and spares
 
   async createGroup(definition: NodeGroupDefinition, actor: string): Promise<NodeGroupEntity> {
-    const cluster = isUuid(definition.clusterId) ? await this.clusters.findOneBy({ id: definition.clusterId }) : null;
+    const cluster = await this.clusters.find(definition.clusterId);
     if (!cluster) {
       throw new NotFoundError('cluster', definition.clusterId);
     }
@@ -145,7 +137,7 @@ export class NodeGroupService {
     if (!(profile.cpuCores > 0) || !(profile.memoryBytes > 0) || !(profile.maxPods > 0) || !(profile.ephemeralStorageBytes >= 0) || !UNAME_ARCH[profile.arch]) {
       throw new BadUserInputError('input.profile', message('nodeGroup.profile', { arches: Object.keys(UNAME_ARCH).join(', ') }));
     }
-    const group = this.groups.create({
+    const group = await this.groups.insertGroup({
       id: randomUUID(),
       clusterId: cluster.id,
       name: definition.name,
@@ -157,20 +149,15 @@ export class NodeGroupService {
       profile: { cpuCores: profile.cpuCores, memoryBytes: profile.memoryBytes, ephemeralStorageBytes: profile.ephemeralStorageBytes, maxPods: profile.maxPods, arch: profile.arch },
       createdBy: actor,
     });
-    try {
-      await this.groups.insert(group);
-    } catch (error) {
-      if (uniqueViolationOf(error)) {
-        throw new FieldConflictError('input.name', message('nodeGroup.nameTaken', { name: definition.name }));
-      }
-      throw error;
+    if (!group) {
+      throw new FieldConflictError('input.name', message('nodeGroup.nameTaken', { name: definition.name }));
     }
     this.watch(cluster.id);
-    return this.groups.findOneByOrFail({ id: group.id });
+    return group;
   }
 
   async group(id: string): Promise<NodeGroupEntity> {
-    const group = isUuid(id) ? await this.groups.findOneBy({ id }) : null;
+    const group = await this.groups.findGroup(id);
     if (!group) {
       throw new NotFoundError('node group', id);
     }
@@ -181,12 +168,12 @@ export class NodeGroupService {
     if (!isUuid(clusterId)) {
       throw new NotFoundError('cluster', clusterId);
     }
-    return this.groups.find({ where: { clusterId }, order: { name: 'ASC' } });
+    return this.groups.groupsOf(clusterId);
   }
 
   /** The group by the id cluster-autoscaler knows (its name), within the cluster its certificate names. */
   async groupByName(clusterId: string, name: string): Promise<NodeGroupEntity> {
-    const group = await this.groups.findOneBy({ clusterId, name });
+    const group = await this.groups.findGroupByName(clusterId, name);
     if (!group) {
       throw new AutoscalingRefusal('NOT_FOUND', `node group "${name}" not found`);
     }
@@ -197,48 +184,48 @@ export class NodeGroupService {
   async addSpare(groupId: string, host: Omit<SpareHost, 'clusterId' | 'labels' | 'taints'>, actor: string): Promise<NodeGroupMemberEntity> {
     const group = await this.group(groupId);
     const nodeId = await this.ports.addNode({ ...host, clusterId: group.clusterId, labels: group.labels, taints: group.taints });
-    await this.members.insert({ nodeId, groupId: group.id, state: 'CHECKING', reason: 'addNode\'s checks are running' });
+    await this.groups.insertMember({ nodeId, groupId: group.id, state: 'CHECKING', reason: 'addNode\'s checks are running' });
     await this.record(group, 'SPARE_ADDED', { nodeId, hostname: host.hostname }, `added as a spare of ${group.name} by ${actor}; checking the host`, actor);
     // The checks may have finished before the membership was stored.
     await this.reconcileNode(nodeId);
-    return this.members.findOneByOrFail({ nodeId });
+    return (await this.groups.member(nodeId)) ?? Promise.reject(new Error(`the membership of node ${nodeId} is gone`));
   }
 
   /** Current members of the group (retired records left out), newest first. */
   membersOf(groupId: string): Promise<Array<NodeGroupMemberEntity & { node: NodeEntity | null }>> {
-    return this.members
-      .find({ where: { groupId }, order: { createdAt: 'DESC' } })
+    return this.groups
+      .membersOf(groupId)
       .then((rows) => rows.filter((row) => row.state !== 'RETIRED'))
       .then(async (rows) => {
-        const nodes = rows.length > 0 ? await this.nodes.repository.findBy({ id: In(rows.map((row) => row.nodeId)) }) : [];
+        const nodes = await this.nodes.findMany(rows.map((row) => row.nodeId));
         const byId = new Map(nodes.map((node) => [node.id, node]));
         return rows.map((row) => Object.assign(row, { node: byId.get(row.nodeId) ?? null }));
       });
   }
 
   activitiesOf(groupId: string, limit = 100): Promise<AutoscalingActivityEntity[]> {
-    return this.activities.find({ where: { groupId }, order: { seq: 'DESC' }, take: Math.min(Math.max(limit, 1), 500) });
+    return this.groups.activitiesOf(groupId, limit);
   }
 
   // ---------------------------------------------------------------- what cluster-autoscaler asks
 
   /** Every state change a node event may have caused, for every group (Refresh, start). */
   async reconcileAll(): Promise<void> {
-    const open = await this.members.find({ where: { state: In(['CHECKING', 'SPARE', 'RESERVED', 'RUNNING']) }, select: { nodeId: true } });
-    for (const { nodeId } of open) {
+    const open = await this.groups.memberNodeIdsIn(['CHECKING', 'SPARE', 'RESERVED', 'RUNNING']);
+    for (const nodeId of open) {
       await this.reconcileNode(nodeId);
     }
   }
 
   async currentSize(group: NodeGroupEntity): Promise<number> {
-    return this.members.count({ where: { groupId: group.id, state: In([...IN_GROUP]) } });
+    return this.groups.countMembers(group.id, IN_GROUP);
   }
 
   /** The group's instances: members installing, running or being deleted, and a placeholder for each reservation no spare filled. */
   async instances(group: NodeGroupEntity): Promise<GroupInstance[]> {
-    const cluster = await this.clusters.findOneByOrFail({ id: group.clusterId });
-    const rows = await this.members.find({ where: { groupId: group.id, state: In([...IN_GROUP]) }, order: { createdAt: 'ASC' } });
-    const nodes = rows.length > 0 ? await this.nodes.repository.findBy({ id: In(rows.map((row) => row.nodeId)) }) : [];
+    const cluster = await this.clusterOf(group.clusterId);
+    const rows = await this.groups.membersIn(group.id, IN_GROUP);
+    const nodes = await this.nodes.findMany(rows.map((row) => row.nodeId));
     const byId = new Map(nodes.map((node) => [node.id, node]));
     const instances: GroupInstance[] = rows.map((row) => {
       const node = byId.get(row.nodeId);
@@ -269,12 +256,12 @@ export class NodeGroupService {
     if (!providerId) {
       return null;
     }
-    const node = await this.nodes.repository.findOneBy({ clusterId, providerId });
+    const node = await this.nodes.findByProviderId(clusterId, providerId);
     if (!node) {
       return null;
     }
-    const member = await this.members.findOneBy({ nodeId: node.id });
-    return member && member.state !== 'RETIRED' ? this.groups.findOneBy({ id: member.groupId }) : null;
+    const member = await this.groups.member(node.id);
+    return member && member.state !== 'RETIRED' ? this.groups.findGroup(member.groupId) : null;
   }
 
   /**
@@ -286,31 +273,22 @@ export class NodeGroupService {
     if (!Number.isInteger(delta) || delta <= 0) {
       throw new AutoscalingRefusal('INVALID_ARGUMENT', `size increase must be positive, got ${delta}`);
     }
-    const cluster = await this.clusters.findOneByOrFail({ id: clusterId });
-    const outcome = await this.dataSource.transaction(async (manager) => {
-      const group = await this.lockGroup(manager, clusterId, name);
+    const cluster = await this.clusterOf(clusterId);
+    const outcome = await this.lockGroup(clusterId, name, async (locked) => {
+      const { group } = locked;
       if (group.targetSize + delta > group.maxSize) {
         throw new AutoscalingRefusal('INVALID_ARGUMENT', `size increase too large: target ${group.targetSize} + ${delta} is above the maximum ${group.maxSize} of node group ${group.name}`);
       }
-      const spares = await manager
-        .getRepository(NodeGroupMemberEntity)
-        .createQueryBuilder('member')
-        .innerJoin(NodeEntity, 'node', 'node.id = member.node_id')
-        .where("member.group_id = :groupId AND member.state = 'SPARE' AND node.status = 'READY_TO_INSTALL'", { groupId: group.id })
-        .orderBy('member.updated_at', 'ASC')
-        .limit(delta)
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .getMany();
+      const spares = await locked.takeSpares(delta);
       for (const spare of spares) {
-        await manager.getRepository(NodeGroupMemberEntity).update({ nodeId: spare.nodeId }, { state: 'RESERVED', reason: 'reserved by a scale-up; installing' });
-        await manager.getRepository(NodeEntity).update({ id: spare.nodeId }, { providerId: providerIdOf(cluster, spare.nodeId) });
+        await locked.setMember(spare.nodeId, { state: 'RESERVED', reason: 'reserved by a scale-up; installing' });
+        await locked.setProviderId(spare.nodeId, providerIdOf(cluster, spare.nodeId));
       }
-      await manager.getRepository(NodeGroupEntity).update({ id: group.id }, { targetSize: group.targetSize + delta });
+      await locked.setTargetSize(group.targetSize + delta);
       return { group, reserved: spares.map((spare) => spare.nodeId) };
     });
     const { group } = outcome;
-    const hosts = outcome.reserved.length > 0 ? await this.nodes.repository.findBy({ id: In(outcome.reserved) }) : [];
+    const hosts = await this.nodes.findMany(outcome.reserved);
     for (const host of hosts) {
       await this.record(group, 'RESERVE', { nodeId: host.id, hostname: host.hostname }, `reserved for a scale-up of ${group.name} by ${delta} (target ${group.targetSize} → ${group.targetSize + delta})`);
     }
@@ -332,14 +310,13 @@ export class NodeGroupService {
     if (!Number.isInteger(delta) || delta >= 0) {
       throw new AutoscalingRefusal('INVALID_ARGUMENT', `size decrease must be negative, got ${delta}`);
     }
-    const group = await this.dataSource.transaction(async (manager) => {
-      const locked = await this.lockGroup(manager, clusterId, name);
-      const size = await manager.getRepository(NodeGroupMemberEntity).count({ where: { groupId: locked.id, state: In(['RESERVED', 'RUNNING']) } });
-      if (locked.targetSize + delta < size) {
-        throw new AutoscalingRefusal('FAILED_PRECONDITION', `attempt to delete existing nodes: target ${locked.targetSize}, ${size} node(s) installed or installing, delta ${delta}`);
+    const group = await this.lockGroup(clusterId, name, async (locked) => {
+      const size = await locked.countMembers(['RESERVED', 'RUNNING']);
+      if (locked.group.targetSize + delta < size) {
+        throw new AutoscalingRefusal('FAILED_PRECONDITION', `attempt to delete existing nodes: target ${locked.group.targetSize}, ${size} node(s) installed or installing, delta ${delta}`);
       }
-      await manager.getRepository(NodeGroupEntity).update({ id: locked.id }, { targetSize: locked.targetSize + delta });
-      return locked;
+      await locked.setTargetSize(locked.group.targetSize + delta);
+      return locked.group;
     });
     await this.record(group, 'DECREASE_TARGET', {}, `target of ${group.name} lowered ${group.targetSize} → ${group.targetSize + delta} (unfilled reservations dropped)`);
   }
@@ -350,17 +327,16 @@ export class NodeGroupService {
    * A placeholder of an unfilled reservation only lowers the target.
    */
   async deleteNodes(clusterId: string, name: string, providerIds: readonly string[]): Promise<void> {
-    const cluster = await this.clusters.findOneByOrFail({ id: clusterId });
-    const { group, members } = await this.dataSource.transaction(async (manager) => {
-      const locked = await this.lockGroup(manager, clusterId, name);
+    const cluster = await this.clusterOf(clusterId);
+    const { group, members } = await this.lockGroup(clusterId, name, async (lockedGroup) => {
+      const locked = lockedGroup.group;
       const chosen: Array<{ nodeId: string | null; providerId: string }> = [];
       for (const providerId of providerIds) {
         if (providerId.startsWith(`ccos://${cluster.name}/unfulfilled.${locked.name}.`)) {
           chosen.push({ nodeId: null, providerId });
           continue;
         }
-        const node = providerId ? await manager.getRepository(NodeEntity).findOneBy({ clusterId, providerId }) : null;
-        const member = node ? await manager.getRepository(NodeGroupMemberEntity).findOneBy({ nodeId: node.id, groupId: locked.id }) : null;
+        const { node, member } = await lockedGroup.memberByProviderId(providerId);
         if (!node || !member || !['RESERVED', 'RUNNING'].includes(member.state)) {
           throw new AutoscalingRefusal('INVALID_ARGUMENT', `node ${providerId || '(no providerID)'} does not belong to node group ${locked.name}${member?.state === 'DELETING' ? ' any more (being deleted)' : ''}`);
         }
@@ -369,10 +345,10 @@ export class NodeGroupService {
       if (locked.targetSize - chosen.length < locked.minSize) {
         throw new AutoscalingRefusal('FAILED_PRECONDITION', `deleting ${chosen.length} node(s) would take node group ${locked.name} below its minimum size ${locked.minSize} (target ${locked.targetSize})`);
       }
-      await manager.getRepository(NodeGroupEntity).update({ id: locked.id }, { targetSize: locked.targetSize - chosen.length });
+      await lockedGroup.setTargetSize(locked.targetSize - chosen.length);
       for (const { nodeId } of chosen) {
         if (nodeId) {
-          await manager.getRepository(NodeGroupMemberEntity).update({ nodeId }, { state: 'DELETING', reason: 'scale-down: removing the node' });
+          await lockedGroup.setMember(nodeId, { state: 'DELETING', reason: 'scale-down: removing the node' });
         }
       }
       return { group: locked, members: chosen };
@@ -395,8 +371,8 @@ export class NodeGroupService {
       const runId = await this.ports.startRemoval(node.id, AUTOSCALER_ACTOR);
       const outcome = await this.ports.removalOutcome(runId);
       if (outcome.status !== 'SUCCEEDED') {
-        await this.members.update({ nodeId: node.id }, { state: 'RUNNING', reason: `removal ${outcome.status.toLowerCase()}: ${outcome.reason ?? ''}` });
-        await this.groups.increment({ id: group.id }, 'targetSize', 1);
+        await this.groups.setMember(node.id, { state: 'RUNNING', reason: `removal ${outcome.status.toLowerCase()}: ${outcome.reason ?? ''}` });
+        await this.groups.incrementTargetSize(group.id);
         await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, `the removal of ${node.hostname} ${outcome.status.toLowerCase()}: ${outcome.reason ?? 'no reason given'}`);
         return;
       }
@@ -404,8 +380,8 @@ export class NodeGroupService {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.logger.warn({ err: error, nodeId: node.id, group: group.name }, 'scale-down failed');
-      await this.members.update({ nodeId: node.id }, { state: 'RUNNING', reason: `removal could not start: ${message}` }).catch(() => undefined);
-      await this.groups.increment({ id: group.id }, 'targetSize', 1).catch(() => undefined);
+      await this.groups.setMember(node.id, { state: 'RUNNING', reason: `removal could not start: ${message}` }).catch(() => undefined);
+      await this.groups.incrementTargetSize(group.id).catch(() => undefined);
       await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, `the removal of ${node.hostname} could not run: ${message}`).catch(() => undefined);
     }
   }
@@ -429,16 +405,9 @@ export class NodeGroupService {
       statusReason: `returning to the pool of ${group.name}: checking the host again`,
       origin: 'ADDED',
     });
-    await this.dataSource.transaction(async (manager) => {
-      await manager
-        .getRepository(NodeEntity)
-        .createQueryBuilder()
-        .update()
-        .set({ successorNodeId: successor.id })
-        .where('id = :id OR successor_node_id = :id', { id: removed.id })
-        .execute();
-      await manager.getRepository(NodeGroupMemberEntity).update({ nodeId: removed.id }, { state: 'RETIRED', reason: `removed; the host continues as node ${successor.id}` });
-      await manager.getRepository(NodeGroupMemberEntity).insert({ nodeId: successor.id, groupId: group.id, state: 'CHECKING', reason: 'back from a scale-down: addNode\'s checks are running', predecessorNodeId: removed.id });
+    await this.groups.continueAs(removed.id, successor.id, group.id, {
+      retired: `removed; the host continues as node ${successor.id}`,
+      checking: 'back from a scale-down: addNode\'s checks are running',
     });
     this.ports.checkHost(successor.id);
   }
@@ -447,18 +416,17 @@ export class NodeGroupService {
 
   /** Moves the node's membership along what its node record now says. */
   async reconcileNode(nodeId: string): Promise<void> {
-    const member = await this.members.findOneBy({ nodeId });
+    const member = await this.groups.member(nodeId);
     if (!member) {
       return;
     }
-    const node = await this.nodes.repository.findOneBy({ id: nodeId });
-    const group = await this.groups.findOneBy({ id: member.groupId });
+    const node = await this.nodes.find(nodeId);
+    const group = await this.groups.findGroup(member.groupId);
     if (!node || !group) {
       return;
     }
     const move = async (from: NodeGroupMemberState, to: NodeGroupMemberState, reason: string, kind: AutoscalingActivityKind | null): Promise<void> => {
-      const changed = await this.members.update({ nodeId, state: from }, { state: to, reason });
-      if ((changed.affected ?? 0) === 1) {
+      if (await this.groups.updateMemberIf(nodeId, { state: from }, { state: to, reason })) {
         if (kind) {
           await this.record(group, kind, { nodeId, hostname: node.hostname }, reason, SERVICE_ACTOR);
         } else {
@@ -474,7 +442,7 @@ export class NodeGroupService {
           await move('CHECKING', 'UNUSABLE', `the host is ${node.facts.arch}; node group ${group.name} is ${group.profile.arch}`, 'SPARE_UNUSABLE');
         } else if (member.predecessorNodeId && verdict?.verdict === 'CLEANABLE' && !verdict.cleanedAt) {
           // What the host's own install through this group wrote (the Ignition's files) may go; anything else is foreign.
-          const own = await this.filesWrittenBy(member.predecessorNodeId);
+          const own = await this.groups.ignitionFilesWrittenFor(member.predecessorNodeId);
           const foreign = verdict.leftovers.filter((leftover) => !own.has(leftover.item));
           if (foreign.length > 0) {
             await move('CHECKING', 'REINSTALL_REQUIRED', `the dirty-host check found what its own install did not write${describeLeftovers(foreign)}: ${verdict.reason}`, 'REINSTALL_REQUIRED');
@@ -505,27 +473,15 @@ export class NodeGroupService {
       } else if (node.status === 'INSTALL_FAILED' && !member.reason?.startsWith('install failed')) {
         // Once per failure: Refresh and every node change come back here.
         const reason = `install failed: ${node.statusReason ?? ''}`;
-        const changed = await this.members.update({ nodeId, state: 'RESERVED', reason: 'reserved by a scale-up; installing' }, { reason });
-        if ((changed.affected ?? 0) === 1) {
+        if (await this.groups.updateMemberIf(nodeId, { state: 'RESERVED', reason: 'reserved by a scale-up; installing' }, { reason })) {
           await this.record(group, 'INSTALL_FAILED', { nodeId, hostname: node.hostname }, `${node.hostname}: ${reason}`, SERVICE_ACTOR);
         }
       } else if (node.status === 'INSTALLING' && member.reason?.startsWith('install failed')) {
-        await this.members.update({ nodeId, state: 'RESERVED' }, { reason: 'reserved by a scale-up; installing' });
+        await this.groups.updateMemberIf(nodeId, { state: 'RESERVED' }, { reason: 'reserved by a scale-up; installing' });
       }
     } else if (member.state === 'RUNNING' && node.status === 'REMOVED') {
       await move('RUNNING', 'RETIRED', `the Node ${node.hostname} left the cluster outside a scale-down`, null);
     }
-  }
-
-  /** Paths the node's install runs wrote (APPLY_IGNITION's report of the Ignition files it applied). */
-  private async filesWrittenBy(nodeId: string): Promise<Set<string>> {
-    const rows = await this.dataSource.query<Array<{ path: string }>>(
-      `SELECT DISTINCT f->>'path' AS path
-         FROM install_runs r JOIN step_events e ON e.run_id = r.id, jsonb_array_elements(COALESCE(e.detail->'files', '[]'::jsonb)) f
-        WHERE r.node_id = $1 AND e.step = 'APPLY_IGNITION' AND e.status = 'SUCCEEDED'`,
-      [nodeId],
-    );
-    return new Set(rows.map((row) => row.path));
   }
 
   /** Removes the files the host's own install wrote (the host cleanup: those files, then a fresh scan); the node change that follows settles the member. */
@@ -535,8 +491,7 @@ export class NodeGroupService {
     }
     // One cleanup per host across replicas: the member's reason is the claim.
     const claim = `back from a scale-down: removing the ${count} file(s) its own install wrote`;
-    const claimed = await this.members.update({ nodeId: node.id, state: 'CHECKING', reason: Not(claim) }, { reason: claim });
-    if ((claimed.affected ?? 0) !== 1) {
+    if (!(await this.groups.updateMemberIf(node.id, { state: 'CHECKING', reasonNot: claim }, { reason: claim }))) {
       return;
     }
     this.cleaning.add(node.id);
@@ -544,8 +499,7 @@ export class NodeGroupService {
       await this.ports.cleanLeftovers(node.id, AUTOSCALER_ACTOR);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const changed = await this.members.update({ nodeId: node.id, state: 'CHECKING' }, { state: 'REINSTALL_REQUIRED', reason: `removing the ${count} file(s) its own install wrote failed: ${message}` });
-      if ((changed.affected ?? 0) === 1) {
+      if (await this.groups.updateMemberIf(node.id, { state: 'CHECKING' }, { state: 'REINSTALL_REQUIRED', reason: `removing the ${count} file(s) its own install wrote failed: ${message}` })) {
         await this.record(group, 'REINSTALL_REQUIRED', { nodeId: node.id, hostname: node.hostname }, `removing the files its own install wrote failed: ${message}`, SERVICE_ACTOR);
       }
     } finally {
@@ -553,12 +507,22 @@ export class NodeGroupService {
     }
   }
 
-  private async lockGroup(manager: EntityManager, clusterId: string, name: string): Promise<NodeGroupEntity> {
-    const group = await manager.getRepository(NodeGroupEntity).createQueryBuilder('g').where('g.cluster_id = :clusterId AND g.name = :name', { clusterId, name }).setLock('pessimistic_write').getOne();
-    if (!group) {
+  /** Runs `work` with the group locked (one transaction); NOT_FOUND for cluster-autoscaler when there is no such group. */
+  private async lockGroup<T>(clusterId: string, name: string, work: (locked: LockedNodeGroup) => Promise<T>): Promise<T> {
+    const done = await this.groups.withLockedGroup(clusterId, name, work);
+    if (!done) {
       throw new AutoscalingRefusal('NOT_FOUND', `node group "${name}" not found`);
     }
-    return group;
+    return done.result;
+  }
+
+  /** A cluster the caller knows exists (its certificate or its group names it). */
+  private async clusterOf(clusterId: string): Promise<ClusterEntity> {
+    const cluster = await this.clusters.find(clusterId);
+    if (!cluster) {
+      throw new NotFoundError('cluster', clusterId);
+    }
+    return cluster;
   }
 
   /** Stores the decision, audits it, counts it and publishes it. */
@@ -569,7 +533,7 @@ export class NodeGroupService {
     reason: string,
     actor = AUTOSCALER_ACTOR,
   ): Promise<void> {
-    const saved = await this.activities.save(this.activities.create({ groupId: group.id, kind, nodeId: about.nodeId ?? null, hostname: about.hostname ?? null, reason, actor }));
+    const saved = await this.groups.recordActivity({ groupId: group.id, kind, nodeId: about.nodeId ?? null, hostname: about.hostname ?? null, reason, actor });
     await this.audit.record({
       actor,
       action: `autoscaling.${kind.toLowerCase()}`,

@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:net';
-import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterEntity, openDatabase } from '@ccos/api/data-access-db';
+import { type Database, ClusterEntity, ClusterStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { ClusterAddressGuard, parseAddressPolicy } from '@ccos/api/data-access-kube';
 import { AppError } from '@ccos/api/util-graphql';
@@ -24,7 +23,7 @@ function kubeconfig(server: string, extra = ''): string {
 
 describe('ClusterService.register: where credentials may go', () => {
   let database: TestDatabase;
-  let dataSource: DataSource;
+  let dataSource: Database;
   // Stands where a refused API server would be: it must never see a connection.
   let listener: Server;
   let port = 0;
@@ -49,7 +48,7 @@ describe('ClusterService.register: where credentials may go', () => {
     await database?.drop();
   });
 
-  const service = (allow = '') => new ClusterService(dataSource, new SecretBox('cluster-service-spec-secret-key-0123456789'), () => undefined, new ClusterAddressGuard(parseAddressPolicy(allow)));
+  const service = (allow = '') => new ClusterService(new ClusterStore(dataSource), new SecretBox('cluster-service-spec-secret-key-0123456789'), () => undefined, new ClusterAddressGuard(parseAddressPolicy(allow)));
   const input = (overrides: Partial<RegisterClusterInput>): RegisterClusterInput => ({
     name: `c${++counter}`,
     apiServerUrl: 'https://10.20.30.40:6443',

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, Repository } from 'typeorm';
-import { ClusterEntity, isUuid, uniqueViolationOf } from '@ccos/api/data-access-db';
+import type { ClusterEntity, ClusterStore } from '@ccos/api/data-access-db';
 import { ClusterAddressGuard, KubeClientConfigError, type KubeClientOptions, createKubeClient, resolveClusterHost } from '@ccos/api/data-access-kube';
 import { BadUserInputError, FieldConflictError, NotFoundError } from '@ccos/api/util-graphql';
 import { bare, message } from '@ccos/shared/messages';
@@ -12,17 +11,13 @@ import type { RegisterClusterInput } from './register-cluster.input';
 export type ClusterChangeListener = (cluster: ClusterEntity) => void;
 
 export class ClusterService {
-  private readonly clusters: Repository<ClusterEntity>;
-
   constructor(
-    dataSource: DataSource,
+    private readonly clusters: ClusterStore,
     private readonly secrets: SecretBox,
     private readonly onChange: ClusterChangeListener = () => undefined,
     /** Which API server addresses the service connects to (ALLOW_CLUSTER_ADDRESSES); none of loopback, link-local or metadata by default. */
     private readonly addresses: ClusterAddressGuard = new ClusterAddressGuard(),
-  ) {
-    this.clusters = dataSource.getRepository(ClusterEntity);
-  }
+  ) {}
 
   /**
    * Registers a cluster after checking that the service would connect to it as given: the
@@ -41,10 +36,10 @@ export class ClusterService {
       throw new BadUserInputError('input.apiServerUrl', host.coded);
     }
     checkClientAccepts({ apiServerUrl, credentials, allowInsecureTransport: input.allowInsecureTransport, addresses: this.addresses });
-    if (await this.clusters.existsBy({ name: input.name })) {
+    if (await this.clusters.existsNamed(input.name)) {
       throw duplicateName(input.name);
     }
-    const cluster = this.clusters.create({
+    const saved = await this.clusters.insert({
       id: randomUUID(),
       name: input.name,
       apiServerUrl,
@@ -57,25 +52,20 @@ export class ClusterService {
       bootstrapStyle: input.bootstrapStyle,
       machineConfigCaCert: input.machineConfigCaCert ?? null,
     });
-    try {
-      const saved = await this.clusters.save(cluster);
-      this.onChange(saved);
-      return saved;
-    } catch (error) {
-      // Two registrations of one name raced past the check above.
-      if (uniqueViolationOf(error)) {
-        throw duplicateName(input.name);
-      }
-      throw error;
+    // Null: two registrations of one name raced past the check above.
+    if (!saved) {
+      throw duplicateName(input.name);
     }
+    this.onChange(saved);
+    return saved;
   }
 
   list(): Promise<ClusterEntity[]> {
-    return this.clusters.find({ order: { name: 'ASC' } });
+    return this.clusters.list();
   }
 
   async get(id: string): Promise<ClusterEntity> {
-    const cluster = isUuid(id) ? await this.clusters.findOneBy({ id }) : null;
+    const cluster = await this.clusters.find(id);
     if (!cluster) {
       throw new NotFoundError('cluster', id);
     }

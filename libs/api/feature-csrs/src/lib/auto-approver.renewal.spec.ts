@@ -44,7 +44,7 @@ describe('CSR auto-approver: serving-certificate renewals of nodes joined here',
   });
 
   async function start(): Promise<void> {
-    feature = createCsrFeature({ dataSource: world.dataSource, clusters: world.directory, events, logger, approver: { identity: 'replica-r', ...FAST_LEASE } });
+    feature = createCsrFeature({ ...world.stores, clusters: world.directory, events, logger, approver: { identity: 'replica-r', ...FAST_LEASE } });
     await feature.start();
     await eventually(() => (feature.autoApprover.isLeading(world.clusterId) ? true : undefined), 5000, 'leadership');
   }

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
+import { FakeClock } from '@ccos/shared/util-timing/testing';
 import { type AuditEntry, type AuditSink, createInProcessEventBus, type EventBus, TOPICS } from '@ccos/api/util-graphql';
 import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
 import { type AutoApproverOptions, type ImpostorDenied, announceClusterSettingsChanged } from './auto-approver';
@@ -14,7 +15,7 @@ const FAST_LEASE: AutoApproverOptions = { leaseDurationSeconds: 2, renewDeadline
 
 /** One replica of the service: its own watches, service and auto-approver. */
 function replica(world: CsrTestWorld, events: EventBus, identity: string, approver: AutoApproverOptions = FAST_LEASE, audit?: AuditSink): CsrFeature {
-  return createCsrFeature({ dataSource: world.dataSource, clusters: world.directory, events, logger, audit, approver: { identity, ...approver } });
+  return createCsrFeature({ ...world.stores, clusters: world.directory, events, logger, audit, approver: { identity, ...approver } });
 }
 
 async function conditionOf(world: CsrTestWorld, name: string): Promise<string | undefined> {
@@ -96,9 +97,12 @@ describe('CSR auto-approver against kube-sim', () => {
     expect(failing[1].detail).toContain('IP address 10.96.0.1 is not an address of worker-2');
     expect(await conditionOf(world, forged.name)).toBeUndefined();
 
-    // More events do not repeat the record.
-    await world.createCsr({ commonName: 'system:node:not-in-inventory' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // More events do not repeat the record: once the approver has decided on a later CSR, there is still one.
+    const stranger = await world.createCsr({ commonName: 'system:node:not-in-inventory' });
+    await eventually(async () => {
+      const rows = await world.dataSource.query(`SELECT 1 FROM csr_decisions WHERE csr_name = $1`, [stranger.name]);
+      return rows.length > 0 ? true : undefined;
+    }, 2000, 'the later CSR decided');
     const again = await world.dataSource.query(`SELECT count(*)::int AS n FROM csr_decisions WHERE csr_name = $1`, [forged.name]);
     expect(again[0].n).toBe(1);
     expect(await a.service.pendingCsrNamesFor(world.clusterId, 'worker-2')).toEqual([forged.name]);
@@ -106,7 +110,9 @@ describe('CSR auto-approver against kube-sim', () => {
 
   it('denies an older duplicate as superseded when auto-approve is switched on, and reacts to the switch at once', async () => {
     await world.setAutoApprove(false);
-    const a = replica(world, events, 'replica-a');
+    // The safety net re-reads the settings only every minute: anything sooner is the announcement's doing.
+    const clusterResyncMs = 60_000;
+    const a = replica(world, events, 'replica-a', { ...FAST_LEASE, clusterResyncMs });
     running.push(a);
     await a.start();
     await world.addInstallingNode('worker-3', '198.18.0.13');
@@ -114,16 +120,17 @@ describe('CSR auto-approver against kube-sim', () => {
     // creationTimestamp has a resolution of one second.
     await new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
     const newer = await world.createCsr({ commonName: 'system:node:worker-3' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The replica's watch has both: an approver that were running would have seen them too.
+    await eventually(async () => ((await a.service.pendingCsrNamesFor(world.clusterId, 'worker-3')).length === 2 ? true : undefined), 2000, 'both CSRs in the watch');
     expect(await conditionOf(world, older.name)).toBeUndefined();
+    expect(await conditionOf(world, newer.name)).toBeUndefined();
 
     await world.setAutoApprove(true);
     const switchedAt = performance.now();
     announceClusterSettingsChanged(events, world.clusterId);
     await eventually(async () => ((await conditionOf(world, newer.name)) === 'Approved' ? true : undefined), 5000, 'newer approved');
     await eventually(async () => ((await conditionOf(world, older.name)) === 'Denied' ? true : undefined), 2000, 'older denied');
-    // Acquiring a fresh lease is the first attempt, so this is well inside a second.
-    expect(performance.now() - switchedAt).toBeLessThan(1500);
+    expect(performance.now() - switchedAt).toBeLessThan(clusterResyncMs);
     const denied = await world.admin.certificates.readCertificateSigningRequest({ name: older.name });
     expect(denied.status?.conditions?.[0]).toMatchObject({ type: 'Denied', reason: 'CcosScalerSuperseded' });
     expect(denied.status?.conditions?.[0]?.message).toMatch(new RegExp(`^superseded by the newer CSR ${newer.name} \\(created .*\\) for worker-3 with the same signer$`));
@@ -171,13 +178,15 @@ describe('CSR auto-approver against kube-sim', () => {
   });
 
   it('fails over: only the Lease holder decides, and a standby takes over when the leader dies', async () => {
-    const a = replica(world, events, 'replica-a', { ...FAST_LEASE, releaseOnStop: false });
-    const b = replica(world, events, 'replica-b', FAST_LEASE);
+    // The Lease runs on virtual time, moved only once both replicas' electors wait on it.
+    const clock = new FakeClock(undefined, false);
+    const a = replica(world, events, 'replica-a', { ...FAST_LEASE, releaseOnStop: false, leaseClock: clock });
+    const b = replica(world, events, 'replica-b', { ...FAST_LEASE, leaseClock: clock });
     running.push(b);
     await a.start();
-    await eventually(() => (a.autoApprover.isLeading(world.clusterId) ? true : undefined), 5000, 'a leads');
+    await clock.passTimeUntil(() => a.autoApprover.isLeading(world.clusterId), 1, 5000, 'a leads');
     await b.start();
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await clock.passTime(600, 2);
     expect(b.autoApprover.isLeading(world.clusterId)).toBe(false);
 
     await world.addInstallingNode('worker-4', '198.18.0.14');
@@ -186,12 +195,12 @@ describe('CSR auto-approver against kube-sim', () => {
     await eventually(() => (a.autoApprover.counters(world.clusterId).approved === 1 ? true : undefined), 1000, 'a counted its approval');
     expect(b.autoApprover.counters(world.clusterId).approved).toBe(0);
 
-    // a dies without releasing the Lease: b may take over only once the lease expired.
-    const diedAt = performance.now();
+    // a dies without releasing the Lease: b may take over only once the lease expired on its clock.
+    const diedAt = clock.monotonic();
     await a.stop();
-    await eventually(() => (b.autoApprover.isLeading(world.clusterId) ? true : undefined), 6000, 'b leads');
-    const takeover = performance.now() - diedAt;
-    expect(takeover).toBeGreaterThan(1000);
+    await clock.passTimeUntil(() => b.autoApprover.isLeading(world.clusterId), 1, 6000, 'b leads');
+    const takeover = clock.monotonic() - diedAt;
+    expect(takeover).toBeGreaterThan((FAST_LEASE.leaseDurationSeconds ?? 0) * 1000 - 2 * (FAST_LEASE.retryPeriodSeconds ?? 0) * 1000);
     expect(takeover).toBeLessThan(4000);
 
     await world.addInstallingNode('worker-5', '198.18.0.15');
@@ -205,15 +214,18 @@ describe('CSR auto-approver against kube-sim', () => {
   });
 
   it('hands the Lease over at once on a clean stop', async () => {
-    const a = replica(world, events, 'replica-a');
-    const b = replica(world, events, 'replica-b');
+    const clock = new FakeClock(undefined, false);
+    const a = replica(world, events, 'replica-a', { ...FAST_LEASE, leaseClock: clock });
+    const b = replica(world, events, 'replica-b', { ...FAST_LEASE, leaseClock: clock });
     running.push(b);
     await a.start();
-    await eventually(() => (a.autoApprover.isLeading(world.clusterId) ? true : undefined), 5000, 'a leads');
+    await clock.passTimeUntil(() => a.autoApprover.isLeading(world.clusterId), 1, 5000, 'a leads');
     await b.start();
-    const stoppedAt = performance.now();
+    await clock.sleeping(2);
+    const stoppedAt = clock.monotonic();
     await a.stop();
-    await eventually(() => (b.autoApprover.isLeading(world.clusterId) ? true : undefined), 3000, 'b leads');
-    expect(performance.now() - stoppedAt).toBeLessThan(1000);
+    await clock.passTimeUntil(() => b.autoApprover.isLeading(world.clusterId), 1, 3000, 'b leads');
+    // b's next attempt after the release, long before the lease could have expired.
+    expect(clock.monotonic() - stoppedAt).toBeLessThan((FAST_LEASE.retryPeriodSeconds ?? 0) * 1.2 * 1000 + 1);
   });
 });

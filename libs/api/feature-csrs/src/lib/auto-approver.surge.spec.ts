@@ -48,7 +48,7 @@ describe('CSR auto-approver: 20 hosts at once', () => {
 
   beforeAll(async () => {
     world = await startCsrTestWorld({ autoApprove: true });
-    feature = createCsrFeature({ dataSource: world.dataSource, clusters: world.directory, events: createInProcessEventBus(), logger: pino({ level: 'silent' }), approver: { identity: 'replica-a' } });
+    feature = createCsrFeature({ ...world.stores, clusters: world.directory, events: createInProcessEventBus(), logger: pino({ level: 'silent' }), approver: { identity: 'replica-a' } });
     await feature.start();
     await eventually(() => (feature.autoApprover.isLeading(world.clusterId) ? true : undefined), 10_000, 'leadership');
     for (const [index, hostname] of hostnames.entries()) {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { bare, message } from '@ccos/shared/messages';
 import type { CsrPolicyPath, CsrVerdict } from '@ccos/shared/domain';
+import type { Clock } from '@ccos/shared/util-timing';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import type { InstallRunNotices } from '@ccos/api/data-access-db';
 import { type KubeClient, type LeaderElector, approveCsr, denyCsr, startLeaderElection } from '@ccos/api/data-access-kube';
@@ -48,6 +49,8 @@ export interface AutoApproverOptions {
   readonly retryPeriodSeconds?: number;
   /** Clear the Lease holder on a clean stop, so another replica takes over at once. Default true. */
   readonly releaseOnStop?: boolean;
+  /** Paces the Lease (retries, renewals, expiry); tests pass a virtual one. Default: the process's clock. */
+  readonly leaseClock?: Clock;
   /** Safety net for a missed settings announcement: re-read the cluster list this often. Default 30 s. */
   readonly clusterResyncMs?: number;
   /** While leading, decide again this often even without a CSR event. Default 60 s. */
@@ -253,6 +256,7 @@ class ClusterApprover {
       renewDeadlineSeconds: this.options.renewDeadlineSeconds ?? APPROVER_LEASE_TIMING.renewDeadlineSeconds,
       retryPeriodSeconds: this.options.retryPeriodSeconds ?? APPROVER_LEASE_TIMING.retryPeriodSeconds,
       releaseOnStop: this.options.releaseOnStop,
+      clock: this.options.leaseClock,
       onStartedLeading: (signal) => this.lead(signal),
       onNewLeader: (leader) => this.log.info({ leader }, 'CSR approver leader'),
       onError: (error) => this.log.warn({ err: error }, 'leader election request failed'),

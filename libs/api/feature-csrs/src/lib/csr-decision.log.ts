@@ -1,7 +1,5 @@
-import type { DataSource, Repository } from 'typeorm';
-import { In } from 'typeorm';
 import type { CsrCheck } from '@ccos/shared/domain';
-import { type CsrDecisionKind, CsrDecisionEntity } from '@ccos/api/data-access-db';
+import type { CsrDecisionEntity, CsrDecisionKind, CsrDecisionStore, NewCsrDecision } from '@ccos/api/data-access-db';
 
 /** One decision to write down. */
 export interface CsrDecisionInput {
@@ -46,16 +44,12 @@ export function deciderOf(input: Pick<CsrDecisionInput, 'actor' | 'forced'>): Cs
   return input.actor === AUTO_APPROVER_ACTOR ? 'auto-approver' : input.forced ? 'forced' : 'operator';
 }
 
-/** `csr_decisions`: every approval, denial and (once per CSR) why the auto-approver left one pending. */
+/** Every approval, denial and (once per CSR) why the auto-approver left one pending, told to the metrics as written. */
 export class CsrDecisionLog {
-  private readonly decisions: Repository<CsrDecisionEntity>;
-
-  constructor(dataSource: DataSource, private readonly observer?: CsrDecisionObserver) {
-    this.decisions = dataSource.getRepository(CsrDecisionEntity);
-  }
+  constructor(private readonly decisions: CsrDecisionStore, private readonly observer?: CsrDecisionObserver) {}
 
   async record(input: CsrDecisionInput): Promise<CsrDecisionEntity> {
-    const saved = await this.decisions.save(this.decisions.create(toEntity(input)));
+    const saved = await this.decisions.insert(toEntity(input));
     this.observer?.({ clusterId: input.clusterId, decision: input.decision, decider: deciderOf(input) });
     return saved;
   }
@@ -65,15 +59,8 @@ export class CsrDecisionLog {
    * that hold across replicas and fail-overs). Returns whether it was written.
    */
   async recordLeftPendingOnce(input: Omit<CsrDecisionInput, 'decision'>): Promise<boolean> {
-    const result = await this.decisions
-      .createQueryBuilder()
-      .insert()
-      .into(CsrDecisionEntity)
-      .values(toEntity({ ...input, decision: 'LEFT_PENDING' }))
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    const written = (result.raw as unknown[]).length > 0;
+    const { decision: _leftPending, ...row } = toEntity({ ...input, decision: 'LEFT_PENDING' });
+    const written = await this.decisions.insertLeftPendingOnce(row);
     if (written) {
       this.observer?.({ clusterId: input.clusterId, decision: 'LEFT_PENDING', decider: deciderOf(input) });
     }
@@ -82,10 +69,7 @@ export class CsrDecisionLog {
 
   /** Decisions of these CSRs (all of the cluster's when `names` is absent), oldest first, by CSR name. */
   async of(clusterId: string, names?: readonly string[]): Promise<Map<string, CsrDecisionEntity[]>> {
-    const found = await this.decisions.find({
-      where: names ? { clusterId, csrName: In([...names]) } : { clusterId },
-      order: { decidedAt: 'ASC', id: 'ASC' },
-    });
+    const found = await this.decisions.ofCluster(clusterId, names);
     const byName = new Map<string, CsrDecisionEntity[]>();
     for (const decision of found) {
       byName.set(decision.csrName, [...(byName.get(decision.csrName) ?? []), decision]);
@@ -94,7 +78,7 @@ export class CsrDecisionLog {
   }
 }
 
-function toEntity(input: CsrDecisionInput): Partial<CsrDecisionEntity> {
+function toEntity(input: CsrDecisionInput): NewCsrDecision {
   return {
     clusterId: input.clusterId,
     csrName: input.csrName,

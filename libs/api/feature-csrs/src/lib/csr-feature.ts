@@ -1,16 +1,19 @@
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
-import { InstallRunNotices } from '@ccos/api/data-access-db';
+import type { CsrDecisionStore, CsrInventory, InstallRunNotices } from '@ccos/api/data-access-db';
 import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type AutoApproverOptions, CsrAutoApprover } from './auto-approver';
 import { type CsrDecisionObserver, CsrDecisionLog } from './csr-decision.log';
-import { CsrInventory } from './csr-inventory';
 import { type CsrPolicyOptions, CsrService } from './csr.service';
 import { type ClusterDirectory, CsrWatches, type CsrWatchesOptions } from './csr-watches';
 import { NodeCertificatesService } from './node-certificates.service';
 
 export interface CsrFeatureOptions {
-  readonly dataSource: DataSource;
+  /** `csr_decisions`. */
+  readonly decisions: CsrDecisionStore;
+  /** What the service knows of the cluster's nodes, for the policy. */
+  readonly inventory: CsrInventory;
+  /** Notices the auto-approver raises on install runs. */
+  readonly notices: InstallRunNotices;
   readonly clusters: ClusterDirectory;
   readonly events: EventBus;
   readonly logger: Logger;
@@ -39,13 +42,13 @@ export interface CsrFeature {
 
 /** Builds the CSR watch cache, the review service and the auto-approver. */
 export function createCsrFeature(options: CsrFeatureOptions): CsrFeature {
-  const { dataSource, clusters, events, logger } = options;
+  const { clusters, events, logger } = options;
   const watches = new CsrWatches(clusters, events, logger, options.watches);
-  const decisions = new CsrDecisionLog(dataSource, options.onDecision);
-  const service = new CsrService(clusters, watches, new CsrInventory(dataSource), decisions, events, logger, options.policy);
+  const decisions = new CsrDecisionLog(options.decisions, options.onDecision);
+  const service = new CsrService(clusters, watches, options.inventory, decisions, events, logger, options.policy);
   const autoApprover = new CsrAutoApprover(clusters, watches, service, decisions, events, logger, {
     audit: options.audit,
-    notices: new InstallRunNotices(dataSource),
+    notices: options.notices,
     ...options.approver,
   });
   return {

@@ -1,10 +1,9 @@
 import { CSR_CHECK_OVERRIDES, type CsrCheckName, type CsrVerdict, isImpostor } from '@ccos/shared/domain';
-import type { CsrDecisionEntity } from '@ccos/api/data-access-db';
+import type { CsrDecisionEntity, InventoryNode } from '@ccos/api/data-access-db';
 import type { CsrSummary } from '@ccos/api/data-access-kube';
 import { commonNamesOf, policyState } from './csr-facts';
 import { deciderOfCondition } from './csr-decision.log';
 import type { CsrDecisionType } from './csr-decision.type';
-import type { InventoryNode } from './csr-inventory';
 import type { CsrType } from './csr.type';
 import type { CsrVerdictType } from './csr-verdict.type';
 

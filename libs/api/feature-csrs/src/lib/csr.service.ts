@@ -3,12 +3,11 @@ import {
   type CsrFacts, type CsrPolicyContext, type CsrVerdict, type Role,
   checkForceReason, claimedNodeName, evaluateCsr, forceBlockers, nodeNameOf,
 } from '@ccos/shared/domain';
-import type { ClusterEntity } from '@ccos/api/data-access-db';
+import type { ClusterEntity, CsrInventory, InventoryNode } from '@ccos/api/data-access-db';
 import { type CsrSummary, approveCsr, denyCsr } from '@ccos/api/data-access-kube';
 import { AppError, BadUserInputError, type EventBus, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
 import type { CsrDecisionLog } from './csr-decision.log';
 import { clusterNodeFacts, csrFacts } from './csr-facts';
-import type { CsrInventory, InventoryNode } from './csr-inventory';
 import { toCsrType, toVerdictType } from './csr.mapper';
 import type { CsrType } from './csr.type';
 import type { CsrVerdictType } from './csr-verdict.type';

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import { parse } from 'yaml';
 import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
-import { ClusterEntity, openDatabase } from '@ccos/api/data-access-db';
+import { ClusterEntity, CsrDecisionStore, CsrInventory, type Database, InstallRunNotices, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
@@ -60,7 +59,10 @@ export interface SimEndpoint {
 
 /** A real Postgres database with the schema, a kube-sim, and a registered cluster pointing at it. */
 export interface CsrTestWorld {
-  readonly dataSource: DataSource;
+  /** For seeding rows and reading what the feature wrote; the feature itself gets `stores`. */
+  readonly dataSource: Database;
+  /** The stores createCsrFeature takes, on this world's database. */
+  readonly stores: { readonly decisions: CsrDecisionStore; readonly inventory: CsrInventory; readonly notices: InstallRunNotices };
   readonly database: TestDatabase;
   readonly sim: SimEndpoint;
   readonly clusterId: string;
@@ -181,6 +183,7 @@ export async function startCsrTestWorld(
   };
   return {
     dataSource,
+    stores: { decisions: new CsrDecisionStore(dataSource), inventory: new CsrInventory(dataSource), notices: new InstallRunNotices(dataSource) },
     database,
     sim,
     clusterId,

@@ -6,7 +6,7 @@ import { AgentTokens, InstallRunEntity, type NodeEntity, NodeStore, openDatabase
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { ClusterAddressGuard, type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
 import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
-import { createInProcessEventBus } from '@ccos/api/util-graphql';
+import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 // The cluster of these specs is the in-process Kubernetes API simulator (a test-only tool).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
@@ -53,7 +53,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
     clusterId = randomUUID();
     await dataSource.query(`INSERT INTO clusters (id, name, api_server_url, vip, credentials_sealed, credential_kind) VALUES ($1, 'sim', $2, '198.18.0.2', 'x', 'KUBECONFIG')`, [clusterId, sim.url]);
-    nodes = new NodeStore(dataSource, createInProcessEventBus());
+    nodes = new NodeStore(dataSource, nodeChangePublisher(createInProcessEventBus()));
     agent = new RecordingAgent();
     identities = new RunBootstrapIdentities(dataSource, { clientFor: async () => admin }, NAMESPACE, logger);
     installs = new InstallService(dataSource, nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS);

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ClusterEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import type { NodeEvent, NodeSummary } from '@ccos/api/data-access-kube';
-import { createInProcessEventBus } from '@ccos/api/util-graphql';
+import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { type ClusterNodeWatches, NodeInventorySync } from './node-inventory-sync';
 
 const summary = (name: string, extra: Partial<NodeSummary> = {}): NodeSummary => ({
@@ -67,7 +67,7 @@ describe('node inventory sync', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     dataSource = await openDatabase({ url: database.url });
-    store = new NodeStore(dataSource, createInProcessEventBus());
+    store = new NodeStore(dataSource, nodeChangePublisher(createInProcessEventBus()));
   });
   afterAll(async () => {
     await dataSource?.destroy();

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
-import type { AgentTokens, NodeStore } from '@ccos/api/data-access-db';
+import type { AgentTokens, NodeStore, RemovalRunStore } from '@ccos/api/data-access-db';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { EventBus } from '@ccos/api/util-graphql';
 import { RemovalLog } from './removal-log';
@@ -9,7 +8,7 @@ import { RemovalRunner, type RemovalRunnerOptions } from './removal-runner';
 import { RemovalService } from './removal.service';
 
 export interface RemovalFeatureOptions {
-  readonly dataSource: DataSource;
+  readonly runs: RemovalRunStore;
   readonly nodes: NodeStore;
   readonly tokens: AgentTokens;
   /** Per-cluster client and Node cache (feature-csrs' CsrWatches). */
@@ -35,9 +34,9 @@ export interface RemovalFeature {
 }
 
 export function createRemovalFeature(options: RemovalFeatureOptions): RemovalFeature {
-  const log = new RemovalLog(options.dataSource, options.events, options.logger);
-  const runner = new RemovalRunner(options.dataSource, options.nodes, options.tokens, options.clusters, options.csrs, options.hosts, options.ssh, log, options.logger, options.runner);
-  const service = new RemovalService(options.dataSource, options.nodes, options.clusters, options.hosts, options.ssh, runner, log);
+  const log = new RemovalLog(options.runs, options.events, options.logger);
+  const runner = new RemovalRunner(options.runs, options.nodes, options.tokens, options.clusters, options.csrs, options.hosts, options.ssh, log, options.logger, options.runner);
+  const service = new RemovalService(options.runs, options.nodes, options.clusters, options.hosts, options.ssh, runner, log);
   const stop = async (): Promise<void> => {
     await runner.stop();
   };

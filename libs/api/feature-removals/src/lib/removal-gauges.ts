@@ -1,14 +1,11 @@
-import type { DataSource } from 'typeorm';
+import type { RemovalRunStore } from '@ccos/api/data-access-db';
 
 /** Removal counts read from Postgres at scrape time: every replica answers the same. */
 export class RemovalGauges {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly runs: RemovalRunStore) {}
 
   /** Running removal runs by phase. */
-  async inProgressByPhase(): Promise<Array<{ phase: string; count: number }>> {
-    const rows: Array<{ phase: string; count: string }> = await this.dataSource.query(
-      `SELECT phase, count(*) AS count FROM removal_runs WHERE status = 'RUNNING' GROUP BY phase`,
-    );
-    return rows.map((row) => ({ phase: row.phase, count: Number(row.count) }));
+  inProgressByPhase(): Promise<Array<{ phase: string; count: number }>> {
+    return this.runs.runningByPhase();
   }
 }

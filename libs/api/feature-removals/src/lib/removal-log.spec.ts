@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
-import { ClusterEntity, NodeEntity, RemovalRunEntity, openDatabase } from '@ccos/api/data-access-db';
+import { type Database, ClusterEntity, NodeEntity, RemovalRunEntity, RemovalRunStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { type RemovalProgressPayload, TOPICS, createInProcessEventBus } from '@ccos/api/util-graphql';
 import { RemovalLog } from './removal-log';
 
 describe('removal log', () => {
   let database: TestDatabase;
-  let dataSource: DataSource;
+  let dataSource: Database;
   let run: RemovalRunEntity;
 
   beforeAll(async () => {
@@ -38,7 +37,7 @@ describe('removal log', () => {
 
   it('numbers events in order, stores a burst in few writes and announces each write after it is stored', async () => {
     const bus = createInProcessEventBus();
-    const log = new RemovalLog(dataSource, bus, pino({ level: 'silent' }));
+    const log = new RemovalLog(new RemovalRunStore(dataSource), bus, pino({ level: 'silent' }));
     const announced: number[] = [];
     const stored: number[] = [];
     const iterator = (bus.subscribe(TOPICS.REMOVAL_PROGRESS, run.nodeId) as AsyncIterable<RemovalProgressPayload>)[Symbol.asyncIterator]();

@@ -1,9 +1,7 @@
 import { bare, type CodedText } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import type { DataSource, Repository } from 'typeorm';
-import { MoreThan } from 'typeorm';
 import type { RemovalEventKind } from '@ccos/shared/domain';
-import { RemovalEventEntity, type RemovalRunEntity, entityChanges } from '@ccos/api/data-access-db';
+import type { RemovalEventEntity, RemovalRunEntity, RemovalRunStore } from '@ccos/api/data-access-db';
 import { type EventBus, type RemovalProgressPayload, TOPICS } from '@ccos/api/util-graphql';
 
 /** An event to record. */
@@ -28,7 +26,7 @@ export class RunEventWriter {
   constructor(
     private readonly run: RemovalRunEntity,
     private seq: number,
-    private readonly events: Repository<RemovalEventEntity>,
+    private readonly store: RemovalRunStore,
     private readonly bus: EventBus,
     private readonly logger: Logger,
   ) {}
@@ -63,27 +61,19 @@ export class RunEventWriter {
       const batch = this.queue;
       this.queue = [];
       try {
-        await this.events
-          .createQueryBuilder()
-          .insert()
-          .into(RemovalEventEntity)
-          .values(
-            batch.map((event) =>
-              entityChanges<RemovalEventEntity>({
-                runId: this.run.id,
-                seq: event.seq,
-                kind: event.kind,
-                pod: event.pod ?? null,
-                pdb: event.pdb ?? null,
-                message: typeof event.message === 'string' ? event.message : event.message.message,
-                messageCoded: typeof event.message === 'string' ? null : bare(event.message),
-                detail: event.detail ?? null,
-                occurredAt: event.occurredAt,
-              }),
-            ),
-          )
-          .orIgnore()
-          .execute();
+        await this.store.appendEvents(
+          this.run.id,
+          batch.map((event) => ({
+            seq: event.seq,
+            kind: event.kind,
+            pod: event.pod ?? null,
+            pdb: event.pdb ?? null,
+            message: typeof event.message === 'string' ? event.message : event.message.message,
+            messageCoded: typeof event.message === 'string' ? null : bare(event.message),
+            detail: event.detail ?? null,
+            occurredAt: event.occurredAt,
+          })),
+        );
       } catch (error) {
         this.logger.error({ err: error, runId: this.run.id, events: batch.length }, 'could not store removal events');
       }
@@ -100,29 +90,24 @@ function publishProgress(bus: EventBus, run: RemovalRunEntity, seq: number): voi
 
 /** Reads and writes removal events. */
 export class RemovalLog {
-  private readonly events: Repository<RemovalEventEntity>;
-
   constructor(
-    dataSource: DataSource,
+    private readonly store: RemovalRunStore,
     private readonly bus: EventBus,
     private readonly logger: Logger,
-  ) {
-    this.events = dataSource.getRepository(RemovalEventEntity);
-  }
+  ) {}
 
   /** A writer continuing after the run's last stored event. */
   async writer(run: RemovalRunEntity): Promise<RunEventWriter> {
-    return new RunEventWriter(run, await this.lastSeq(run.id), this.events, this.bus, this.logger);
+    return new RunEventWriter(run, await this.lastSeq(run.id), this.store, this.bus, this.logger);
   }
 
-  async lastSeq(runId: string): Promise<number> {
-    const row: Array<{ max: number | null }> = await this.events.query('SELECT max(seq) AS max FROM removal_events WHERE run_id = $1', [runId]);
-    return Number(row[0]?.max ?? 0);
+  lastSeq(runId: string): Promise<number> {
+    return this.store.lastEventSeq(runId);
   }
 
   /** Events after `afterSeq`, in order. */
   after(runId: string, afterSeq = 0): Promise<RemovalEventEntity[]> {
-    return this.events.find({ where: { runId, seq: MoreThan(afterSeq) }, order: { seq: 'ASC' } });
+    return this.store.eventsAfter(runId, afterSeq);
   }
 
   /** Tells subscribers a run changed. */

@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
-import { AgentTokens, ClusterEntity, NodeStore, RemovalRunEntity, openDatabase } from '@ccos/api/data-access-db';
+import { type Database, AgentTokens, ClusterEntity, NodeStore, RemovalRunEntity, RemovalRunStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { SshPool } from '@ccos/api/data-access-ssh';
-import { createInProcessEventBus } from '@ccos/api/util-graphql';
+import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { RemovalLog } from './removal-log';
 import { RemovalRunner } from './removal-runner';
 
 /** Which RUNNING runs a replica takes over; the cluster is unreachable, so an adopted run ends DRAIN_FAILED. */
 describe('removal runner: taking runs over', () => {
   let database: TestDatabase;
-  let dataSource: DataSource;
+  let dataSource: Database;
   let store: NodeStore;
   let clusterId: string;
   const ssh = new SshPool({ maxSessions: 1 });
@@ -21,14 +20,14 @@ describe('removal runner: taking runs over', () => {
 
   const runner = (identity: string) =>
     new RemovalRunner(
-      dataSource,
+      new RemovalRunStore(dataSource),
       store,
       new AgentTokens(dataSource),
       { watch: async () => Promise.reject(new Error('no API server in this test')), read: async () => Promise.reject(new Error('no API server in this test')) },
       { pendingCsrNamesFor: async () => [], deny: async () => undefined },
       () => null,
       ssh,
-      new RemovalLog(dataSource, createInProcessEventBus(), logger),
+      new RemovalLog(new RemovalRunStore(dataSource), createInProcessEventBus(), logger),
       logger,
       { identity, staleAfterMs: 15_000 },
     );
@@ -65,7 +64,7 @@ describe('removal runner: taking runs over', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     dataSource = await openDatabase({ url: database.url });
-    store = new NodeStore(dataSource, createInProcessEventBus());
+    store = new NodeStore(dataSource, nodeChangePublisher(createInProcessEventBus()));
     clusterId = randomUUID();
     await dataSource.getRepository(ClusterEntity).insert({ id: clusterId, name: 'c', apiServerUrl: 'https://api:6443', vip: '198.18.0.2', credentialsSealed: 's', credentialKind: 'TOKEN' });
   });

@@ -1,9 +1,8 @@
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { DataSource, Repository } from 'typeorm';
 import { type RemovalPhase, nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
-import { type AgentTokens, type NodeStore, type RemovalBlockingPod, RemovalRunEntity, entityChanges, returningRows } from '@ccos/api/data-access-db';
+import type { AgentTokens, NodeStore, RemovalBlockingPod, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
 import { type DrainEvent, type DrainFailure, type DrainResult, deleteNode, drainDeadNode, drainNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { cleanHost, stopKubelet } from './host-commands';
@@ -78,7 +77,6 @@ function describeBlocking(blocking: readonly RemovalBlockingPod[]): string {
   return `${named.join('; ')}${more}`;
 }
 
-/** The rows of a raw query: TypeORM answers UPDATE ... RETURNING with `[rows, count]`. */
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -93,7 +91,6 @@ function errorText(error: unknown): string {
  */
 export class RemovalRunner {
   readonly identity: string;
-  private readonly runs: Repository<RemovalRunEntity>;
   private readonly active = new Map<string, ActiveRun>();
   private readonly log: Logger;
   private readonly heartbeatMs: number;
@@ -102,7 +99,7 @@ export class RemovalRunner {
   private stopping = false;
 
   constructor(
-    dataSource: DataSource,
+    private readonly runs: RemovalRunStore,
     private readonly nodes: NodeStore,
     private readonly tokens: AgentTokens,
     private readonly clusters: ClusterAccess,
@@ -113,7 +110,6 @@ export class RemovalRunner {
     logger: Logger,
     private readonly options: RemovalRunnerOptions = {},
   ) {
-    this.runs = dataSource.getRepository(RemovalRunEntity);
     this.identity = options.identity ?? `${hostname()}#${process.pid}`;
     this.heartbeatMs = options.heartbeatMs ?? 5000;
     this.staleAfterMs = options.staleAfterMs ?? 15_000;
@@ -146,16 +142,12 @@ export class RemovalRunner {
       active.abort.abort();
     }
     await Promise.all([...this.active.values()].map((active) => active.done));
-    const released = await returningRows<{ id: string }>(
-      this.runs,
-      `UPDATE removal_runs SET owner = NULL, heartbeat_at = NULL WHERE owner = $1 AND status = 'RUNNING' RETURNING id`,
-      [this.identity],
-    ).catch((error: unknown) => {
+    const released = await this.runs.release(this.identity).catch((error: unknown) => {
       this.log.warn({ err: error }, 'could not hand the removal runs over; another replica takes them once their heartbeat is stale');
       return [];
     });
     if (released.length > 0) {
-      this.log.info({ runs: released.map((run) => run.id) }, 'handed removal runs over to the other replicas');
+      this.log.info({ runs: released }, 'handed removal runs over to the other replicas');
     }
     return released.length;
   }
@@ -201,17 +193,9 @@ export class RemovalRunner {
       return 0;
     }
     const host = this.identity.split('#')[0];
-    const claimed = await returningRows<{ id: string }>(
-      this.runs,
-      `UPDATE removal_runs SET owner = $1, heartbeat_at = now()
-        WHERE status = 'RUNNING' AND NOT (id = ANY($2::uuid[]))
-          AND (owner IS NULL OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $3)
-               OR ($4 AND split_part(owner, '#', 1) = $5))
-        RETURNING id`,
-      [this.identity, [...this.active.keys()], this.staleAfterMs / 1000, atStart, host],
-    );
-    for (const { id } of claimed) {
-      const run = await this.runs.findOneByOrFail({ id });
+    const claimed = await this.runs.claimOrphans(this.identity, { except: [...this.active.keys()], staleAfterSeconds: this.staleAfterMs / 1000, sameHost: atStart ? host : null });
+    for (const id of claimed) {
+      const run = await this.runs.get(id);
       this.log.info({ runId: id, nodeId: run.nodeId, phase: run.phase, previousOwner: run.owner }, 'resuming a removal run');
       await this.launch(run, true);
     }
@@ -485,12 +469,7 @@ export class RemovalRunner {
 
   private async revokeTokens(active: ActiveRun): Promise<PhaseOutcome> {
     const { run, writer } = active;
-    const live: Array<{ count: string }> = await this.runs.query(
-      `SELECT count(*) AS count FROM install_runs WHERE node_id = $1 AND agent_token_hash IS NOT NULL AND (agent_token_expires_at IS NULL OR agent_token_expires_at > now())`,
-      [run.nodeId],
-    );
-    await this.tokens.revokeForNode(run.nodeId);
-    const count = Number(live[0]?.count ?? 0);
+    const count = await this.tokens.revokeForNode(run.nodeId);
     writer.add({ kind: 'TOKENS_REVOKED', message: count > 0 ? message('removal.event.tokensRevoked', { count }) : message('removal.event.noTokens'), detail: { revoked: count } });
     return 'NEXT';
   }
@@ -531,27 +510,20 @@ export class RemovalRunner {
   }
 
   /** Updates the run while this replica owns it; a run taken over by another replica is left to it. */
-  private async save(active: ActiveRun, fields: Partial<Pick<RemovalRunEntity, 'status' | 'phase' | 'reason' | 'reasonCoded' | 'blocking' | 'finishedAt'>>): Promise<void> {
-    const update = await this.runs
-      .createQueryBuilder()
-      .update(RemovalRunEntity)
-      .set(entityChanges<RemovalRunEntity>(fields))
-      .where('id = :id AND status = :running AND owner = :owner', { id: active.run.id, running: 'RUNNING', owner: this.identity })
-      .execute();
-    if (update.affected !== 1) {
+  private async save(active: ActiveRun, fields: RemovalRunProgress): Promise<void> {
+    if (!(await this.runs.updateOwned(active.run.id, this.identity, fields))) {
       throw new RunTakenOver(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
     }
     if (fields.status && fields.status !== 'RUNNING') {
       this.options.observer?.runFinished(fields.status);
     }
-    active.run = await this.runs.findOneByOrFail({ id: active.run.id });
+    active.run = await this.runs.get(active.run.id);
     active.writer.announce();
   }
 
   /** Throws RunTakenOver unless this replica still executes the run. */
   private async assertOwned(active: ActiveRun): Promise<void> {
-    const owned = await this.runs.existsBy({ id: active.run.id, status: 'RUNNING', owner: this.identity });
-    if (!owned) {
+    if (!(await this.runs.isOwnedBy(active.run.id, this.identity))) {
       throw new RunTakenOver(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
     }
   }
@@ -559,20 +531,16 @@ export class RemovalRunner {
   /** Renews the claim; notices a cancel requested on another replica, or that the run was taken over. */
   private async beat(active: ActiveRun): Promise<void> {
     try {
-      const rows = await returningRows<{ cancel_requested: boolean; reason: string | null; reason_coded: Message | null }>(
-        this.runs,
-        `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason, reason_coded`,
-        [active.run.id, this.identity],
-      );
-      if (rows.length === 0) {
+      const beat = await this.runs.heartbeat(active.run.id, this.identity);
+      if (!beat) {
         // Ended here meanwhile, or taken over by a replica that found our heartbeat stale.
         active.lost = true;
         active.abort.abort();
         return;
       }
-      if (rows[0].cancel_requested && !active.cancelled) {
-        active.run.reason = rows[0].reason ?? active.run.reason;
-        active.run.reasonCoded = rows[0].reason_coded ?? active.run.reasonCoded;
+      if (beat.cancelRequested && !active.cancelled) {
+        active.run.reason = beat.reason ?? active.run.reason;
+        active.run.reasonCoded = beat.reasonCoded ?? active.run.reasonCoded;
         this.markCancelled(active);
       }
     } catch (error) {

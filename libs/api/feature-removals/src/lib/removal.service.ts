@@ -1,6 +1,5 @@
 import { bare, type CodedText, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
-import type { DataSource, Repository } from 'typeorm';
 import {
   type RemovalOptions,
   checkRemovalOptions,
@@ -8,7 +7,7 @@ import {
   removalSafety,
   transition,
 } from '@ccos/shared/domain';
-import { type NodeEntity, type NodeStore, RemovalRunEntity, isUuid, uniqueViolationOf } from '@ccos/api/data-access-db';
+import { type NodeEntity, type NodeStore, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
 import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { AppError, BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
@@ -50,20 +49,17 @@ function unavailable(what: string, error: unknown): AppError {
  * making a node schedulable again after a removal that did not finish.
  */
 export class RemovalService {
-  private readonly runs: Repository<RemovalRunEntity>;
   private readonly probes = new Map<string, { at: number; result: Promise<{ reachable: boolean; message: CodedText }> }>();
 
   constructor(
-    dataSource: DataSource,
+    private readonly runs: RemovalRunStore,
     private readonly nodes: NodeStore,
     private readonly clusters: ClusterAccess,
     private readonly hosts: HostAccess,
     private readonly ssh: SshPool,
     private readonly runner: RemovalRunner,
     private readonly log: RemovalLog,
-  ) {
-    this.runs = dataSource.getRepository(RemovalRunEntity);
-  }
+  ) {}
 
   /**
    * What a removal with `options` would do and whether it may start. Reads only, within a few
@@ -171,7 +167,7 @@ export class RemovalService {
     this.checkOptions(options);
     const node = await this.nodes.get(nodeId);
     if (node.status === 'REMOVING') {
-      const running = await this.runs.findOneBy({ nodeId, status: 'RUNNING' });
+      const running = await this.runs.runningOf(nodeId);
       throw new ConflictError(`a removal of ${node.hostname} is already running${running ? ` (run ${running.id}, phase ${running.phase})` : ''}`, { runId: running?.id ?? null });
     }
     const allowed = transition(node.status, 'REMOVAL_STARTED');
@@ -188,34 +184,27 @@ export class RemovalService {
       const rules = safety.checks.filter((check) => check.blocking && !check.passed).map((check) => check.rule);
       throw new PreconditionError(`cannot remove ${node.hostname}: ${safety.refusal}`, { rules });
     }
-    const run = this.runs.create({
+    const saved = await this.runs.insertRunning({
       id: randomUUID(),
       nodeId,
       clusterId: node.clusterId,
       nodeName: node.hostname,
       nodeUid: live.uid || null,
-      status: 'RUNNING',
       phase: 'DRAIN',
       options,
       requestedBy: actor,
       owner: this.runner.identity,
       heartbeatAt: new Date(),
     });
-    try {
-      await this.runs.insert(run);
-    } catch (error) {
-      if (uniqueViolationOf(error)) {
-        throw new ConflictError(`a removal of ${node.hostname} is already running`);
-      }
-      throw error;
+    if (!saved) {
+      throw new ConflictError(`a removal of ${node.hostname} is already running`);
     }
     try {
       await this.nodes.transition(nodeId, 'REMOVAL_STARTED', `removal started by ${actor}: cordoning and draining`);
     } catch (error) {
-      await this.runs.delete({ id: run.id });
+      await this.runs.delete(saved.id);
       throw error;
     }
-    const saved = await this.runs.findOneByOrFail({ id: run.id });
     await this.runner.launch(saved, false);
     return saved;
   }
@@ -226,7 +215,7 @@ export class RemovalService {
    */
   async cancel(nodeId: string, actor: string): Promise<RemovalRunEntity> {
     const node = await this.nodes.get(nodeId);
-    const run = await this.runs.findOneBy({ nodeId, status: 'RUNNING' });
+    const run = await this.runs.runningOf(nodeId);
     if (!run) {
       throw new PreconditionError(`no removal of ${node.hostname} is running`, { status: node.status });
     }
@@ -234,17 +223,17 @@ export class RemovalService {
       throw new PreconditionError(`the drain of ${node.hostname} is over and the removal is in phase ${run.phase}: it can no longer be cancelled`, { phase: run.phase });
     }
     const reason = message('removal.cancelledBy', { actor });
-    await this.runs.update({ id: run.id, status: 'RUNNING' }, { cancelRequested: true, reason: reason.message, reasonCoded: bare(reason) });
+    await this.runs.requestCancel(run.id, { reason: reason.message, reasonCoded: bare(reason) });
     if (!this.runner.cancelLocal(run.id, reason)) {
       // Executing on another replica (its heartbeat sees the flag), or nowhere: adopt it then.
       await this.runner.adoptOrphans(false);
       this.runner.cancelLocal(run.id, reason);
     }
     const deadline = Date.now() + CANCEL_WAIT_MS;
-    let current = await this.runs.findOneByOrFail({ id: run.id });
+    let current = await this.runs.get(run.id);
     while (current.status === 'RUNNING' && Date.now() < deadline) {
       await Promise.race([this.runner.settled(run.id), new Promise((resolve) => setTimeout(resolve, 200))]);
-      current = await this.runs.findOneByOrFail({ id: run.id });
+      current = await this.runs.get(run.id);
     }
     return current;
   }
@@ -282,11 +271,11 @@ export class RemovalService {
     if (!isUuid(nodeId)) {
       throw new NotFoundError('node', nodeId);
     }
-    return this.runs.find({ where: { nodeId }, order: { startedAt: 'ASC' } });
+    return this.runs.ofNode(nodeId);
   }
 
   async run(id: string): Promise<RemovalRunEntity> {
-    const run = isUuid(id) ? await this.runs.findOneBy({ id }) : null;
+    const run = await this.runs.find(id);
     if (!run) {
       throw new NotFoundError('removal run', id);
     }
@@ -294,7 +283,7 @@ export class RemovalService {
   }
 
   latestRun(nodeId: string): Promise<RemovalRunEntity | null> {
-    return this.runs.findOne({ where: { nodeId }, order: { startedAt: 'DESC' } });
+    return this.runs.latestOf(nodeId);
   }
 
   async events(runId: string, afterSeq = 0): Promise<RemovalEventType[]> {
@@ -312,7 +301,7 @@ export class RemovalService {
   }
 
   async view(run: RemovalRunEntity): Promise<RemovalRunType> {
-    const [node, lastSeq] = await Promise.all([this.nodes.repository.findOneBy({ id: run.nodeId }), this.log.lastSeq(run.id)]);
+    const [node, lastSeq] = await Promise.all([this.nodes.find(run.nodeId), this.log.lastSeq(run.id)]);
     const { confirmHostname: _typed, ...options } = run.options;
     return {
       id: run.id,
@@ -348,12 +337,12 @@ export class RemovalService {
     if (!payload) {
       run = await this.latestRun(nodeId);
     } else if (payload.removalId === cursor.runId) {
-      run = await this.runs.findOneBy({ id: payload.removalId });
+      run = await this.runs.find(payload.removalId);
     } else {
-      const other = await this.runs.findOneBy({ id: payload.removalId });
+      const other = await this.runs.find(payload.removalId);
       // A late announcement of an older run is not news.
       const older = other && cursor.runId !== null && other.startedAt.getTime() < cursor.startedAt;
-      run = !other || older ? (cursor.runId ? await this.runs.findOneBy({ id: cursor.runId }) : null) : other;
+      run = !other || older ? (cursor.runId ? await this.runs.find(cursor.runId) : null) : other;
     }
     if (run?.id !== cursor.runId) {
       cursor.runId = run?.id ?? null;

@@ -1,93 +1,20 @@
-import { GraphQLError } from 'graphql';
-import type { Role } from '@ccos/shared/domain';
-import { bare, type CodedText, message } from '@ccos/shared/messages';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { AppError } from '@ccos/shared/domain';
 
-/** Error codes clients can rely on (`extensions.code`). */
-export type ErrorCode =
-  | 'BAD_USER_INPUT'
-  | 'CONFLICT'
-  | 'NOT_FOUND'
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'FAILED_PRECONDITION'
-  | 'HOST_KEY_CHANGED'
-  | 'UNAVAILABLE'
-  /** A cluster's API server did not answer (now, or recently: the service remembers it for a few seconds). */
-  | 'CLUSTER_UNREACHABLE'
-  /** A per-run or per-request limit was reached (e.g. events per install run). */
-  | 'LIMIT_EXCEEDED'
-  /** Too many failed sign-ins for this user from this address, or from this address at all; `retryAfterSeconds` says when to try again. */
-  | 'LOGIN_THROTTLED'
-  /** Too many sign-ins are being checked at once; `retryAfterSeconds` says when to try again. */
-  | 'LOGIN_BUSY'
-  | 'INTERNAL_SERVER_ERROR';
-
-/** An error meant for the client: a literal code and a message that says what to fix. */
-export class AppError extends GraphQLError {
-  /**
-   * `message` is a coded message where the text is the service's own: its code and parameters go
-   * into `extensions.messageCode` and `extensions.messageParams`, so clients show it in their language.
-   */
-  constructor(code: ErrorCode, message: string | CodedText, extensions: Record<string, unknown> = {}, cause?: unknown) {
-    const coded = typeof message === 'string' ? {} : { messageCode: message.code, messageParams: message.params };
-    super(typeof message === 'string' ? message : message.message, { extensions: { ...extensions, ...coded, code }, originalError: cause instanceof Error ? cause : undefined });
-    this.name = 'AppError';
-  }
-
-  get code(): ErrorCode {
-    return this.extensions['code'] as ErrorCode;
-  }
-}
-
-/** A field was wrong; the message starts with the field's name. */
-export class BadUserInputError extends AppError {
-  /** A coded `problem` names no field in its text; clients put it beside the field. */
-  constructor(field: string, problem: string | CodedText) {
-    super(
-      'BAD_USER_INPUT',
-      typeof problem === 'string' ? `${field} ${problem}` : message('error.badInput', { field, problem: bare(problem) }),
-      typeof problem === 'string' ? { field } : { field, problemCode: problem.code, problemParams: problem.params },
-    );
-  }
-}
-
-export class ConflictError extends AppError {
-  constructor(message: string | CodedText, extensions: Record<string, unknown> = {}) {
-    super('CONFLICT', message, extensions);
-  }
-}
+// The errors themselves know no transport (stores, services and resolvers throw them); they are
+// exported here too so the GraphQL layer finds them beside the one function that maps them.
+export { AppError, BadUserInputError, ConflictError, type ErrorCode, FieldConflictError, ForbiddenError, NotFoundError, PreconditionError, UnauthenticatedError } from '@ccos/shared/domain';
 
 /**
- * A field's value clashes with what exists (a host name already taken): CONFLICT, with the field
- * and its coded problem as {@link BadUserInputError} has them, so clients show it beside the field.
+ * The one place an {@link AppError} becomes a GraphQL error as clients see it: its message,
+ * and its code and details (`messageCode`, `messageParams`, `field` …) as `extensions`, where
+ * the operation met it (`formatted`'s path and locations). Null for any other error: a
+ * GraphQLError of the server's own, or something unexpected that the edge masks.
  */
-export class FieldConflictError extends ConflictError {
-  constructor(field: string, problem: CodedText, extensions: Record<string, unknown> = {}) {
-    super(message('error.badInput', { field, problem: bare(problem) }), { ...extensions, field, problemCode: problem.code, problemParams: problem.params });
+export function graphQLErrorOf(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError | null {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (!(original instanceof AppError)) {
+    return null;
   }
-}
-
-export class NotFoundError extends AppError {
-  constructor(kind: string, id: string) {
-    super('NOT_FOUND', message('error.notFound', { kind, id }), { kind });
-  }
-}
-
-export class UnauthenticatedError extends AppError {
-  constructor(text: string | CodedText = message('error.unauthenticated')) {
-    super('UNAUTHENTICATED', text);
-  }
-}
-
-export class ForbiddenError extends AppError {
-  constructor(required: Role, held: Role) {
-    super('FORBIDDEN', message('error.forbidden', { required, held }), { requiredRole: required });
-  }
-}
-
-/** The request is valid but the target is not in a state that allows it. */
-export class PreconditionError extends AppError {
-  constructor(message: string | CodedText, extensions: Record<string, unknown> = {}) {
-    super('FAILED_PRECONDITION', message, extensions);
-  }
+  return { message: original.message, path: formatted.path, locations: formatted.locations, extensions: { ...original.extensions } };
 }

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { Backoff } from '@ccos/shared/util-timing';
 import { createPubSub } from '@graphql-yoga/subscription';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -52,7 +53,8 @@ export async function createPostgresEventBus(url: string, logger: Logger): Promi
   publisher.on('error', (error) => logger.warn({ err: error }, 'event publisher connection lost; the next event reconnects'));
   let listener: pg.Client | null = null;
   let closed = false;
-  let backoffMs = 250;
+  // 250 ms doubling to 10 s, no jitter: one listener per replica, nothing to spread.
+  const backoff = new Backoff({ initialMs: 250, maxMs: 10_000, jitter: 0 });
 
   const connect = async (): Promise<void> => {
     const client = new pg.Client({ connectionString: url, application_name: LISTENER_APPLICATION_NAME });
@@ -75,7 +77,7 @@ export async function createPostgresEventBus(url: string, logger: Logger): Promi
     await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);
     listener = client;
-    backoffMs = 250;
+    backoff.reset();
   };
   const scheduleReconnect = (): void => {
     listener = null;
@@ -85,10 +87,9 @@ export async function createPostgresEventBus(url: string, logger: Logger): Promi
     setTimeout(() => {
       connect().catch((error: unknown) => {
         logger.warn({ err: error }, 'event listener reconnect failed');
-        backoffMs = Math.min(backoffMs * 2, 10_000);
         scheduleReconnect();
       });
-    }, backoffMs).unref();
+    }, backoff.next()).unref();
   };
   await connect();
 

@@ -1,4 +1,5 @@
 import type { InstallStep, NodeStatus, StepEventStatus } from '@ccos/shared/domain';
+import type { EventBus } from './pubsub';
 
 /**
  * Subscription topics and their payloads. Payloads are plain JSON (ISO dates) because with
@@ -75,4 +76,15 @@ export interface AutoscalingActivityPayload {
 export interface BatchProgressPayload {
   readonly batchId: string;
   readonly at: string;
+}
+
+/**
+ * Publishes NODE_CHANGED for every node the node store reports as created, changed or deleted
+ * (the store's change listener, wired by the composition root).
+ */
+export function nodeChangePublisher(events: Pick<EventBus, 'publish'>, now: () => Date = () => new Date()): (node: { readonly id: string; readonly clusterId: string; readonly status: NodeStatus }) => void {
+  return (node) => {
+    const payload: NodeChangedPayload = { clusterId: node.clusterId, nodeId: node.id, status: node.status, at: now().toISOString() };
+    events.publish(TOPICS.NODE_CHANGED, node.clusterId, payload);
+  };
 }

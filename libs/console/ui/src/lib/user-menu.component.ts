@@ -31,8 +31,10 @@ import { uniqueId } from './unique-id';
     @media (max-width: 640px) { .username { display: none; } }
   `,
   template: `
-    <button #trigger class="trigger" type="button" [attr.aria-expanded]="open()" [attr.aria-controls]="panelId" [attr.aria-label]="menuLabel() + ': ' + username()" (click)="toggle()">
+    <!-- The name comes from the content, so that it holds the visible user name (WCAG 2.5.3, label in name). -->
+    <button #trigger class="trigger" type="button" [attr.aria-expanded]="open()" [attr.aria-controls]="panelId" (click)="toggle()">
       <span class="avatar" aria-hidden="true">{{ username().charAt(0) }}</span>
+      <span class="ccos-visually-hidden">{{ menuLabel() }}: </span>
       <span class="username">{{ username() }}</span>
       <span class="caret" aria-hidden="true">▾</span>
     </button>

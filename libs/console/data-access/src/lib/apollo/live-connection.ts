@@ -1,5 +1,6 @@
 import { DOCUMENT } from '@angular/common';
 import { Injectable, effect, inject, signal } from '@angular/core';
+import { backoffDelayMs, type BackoffPolicy } from '@ccos/shared/util-timing';
 import { type Client, createClient } from 'graphql-ws';
 import { Session } from '../session/session';
 import { GRAPHQL_PATH } from './graphql-path';
@@ -9,7 +10,8 @@ const CLOSE_FORBIDDEN = 4403;
 const CLOSE_PONG_TIMEOUT = 4408;
 const KEEP_ALIVE_MS = 15_000;
 const PONG_TIMEOUT_MS = 5_000;
-const MAX_RETRY_WAIT_MS = 30_000;
+/** 1 s, 2 s, 4 s … capped at 30 s, each between half and all of that (jitter spreads reconnecting consoles). */
+const RECONNECT_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 30_000, jitter: 0.5 };
 
 /**
  * The graphql-ws client for subscriptions (live install progress, node and CSR changes).
@@ -115,10 +117,9 @@ export function webSocketUrl(location: Pick<Location, 'protocol' | 'host'>, path
   return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${path}`;
 }
 
-/** 1 s, 2 s, 4 s … capped at 30 s, each between half and all of that (jitter spreads reconnecting consoles). */
+/** The wait before reconnect number `retries` (from 0). */
 export function retryDelayMs(retries: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(MAX_RETRY_WAIT_MS, 1_000 * 2 ** Math.min(retries, 15));
-  return Math.round(ceiling * (0.5 + random() / 2));
+  return backoffDelayMs(RECONNECT_BACKOFF, retries, random);
 }
 
 function isCloseEvent(value: unknown): value is { code: number; reason: string } {

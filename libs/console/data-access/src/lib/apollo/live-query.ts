@@ -37,7 +37,15 @@ export class LiveQuery<TData, TVariables extends OperationVariables> {
     this.stop();
     this.state.set({ data: undefined, loading: true, problems: [] });
     // The page shows a failed query as an error state with a retry button, so no toast.
-    const ref = this.apollo.watchQuery<TData, TVariables>({ query: this.document, variables, notifyOnNetworkStatusChange: true, context: { errorDisplay: 'caller' } });
+    // No deduplication: a refetch asked for after a change must reach the server after it. Joined
+    // to a request already in flight (sent a moment before the change), it would bring back the
+    // state before, and nothing later would correct it (seen: a host key refusal shown as ADDING).
+    const ref = this.apollo.watchQuery<TData, TVariables>({
+      query: this.document,
+      variables,
+      notifyOnNetworkStatusChange: true,
+      context: { errorDisplay: 'caller', queryDeduplication: false },
+    });
     this.ref = ref;
     this.subscription = ref.valueChanges.subscribe({
       next: (result) => {

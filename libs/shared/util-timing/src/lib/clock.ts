@@ -1,7 +1,8 @@
 /**
- * Time as the agent sees it. `now` is wall-clock time (event timestamps);
- * `monotonic` measures durations and cannot jump when NTP steps the clock
- * mid-run. Tests use a virtual clock.
+ * Time as the agent and the service's timing code (leases, informers) see
+ * it. `now` is wall-clock time (timestamps); `monotonic` measures durations
+ * and cannot jump when NTP steps the clock mid-run. Tests use a virtual
+ * clock (`FakeClock` from the `testing` entry point).
  */
 export interface Clock {
   /** Milliseconds since the epoch. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Backoff, EVENT_BACKOFF } from './backoff';
+import { Backoff, backoffDelayMs, EVENT_BACKOFF } from './backoff';
 
 describe('Backoff', () => {
   it('doubles from 0.5 s and is capped at 30 s (events)', () => {
@@ -41,5 +41,18 @@ describe('Backoff', () => {
     expect(backoff.attempts).toBe(2);
     backoff.reset();
     expect(backoff.next()).toBe(100);
+  });
+
+  it.each([
+    // The informer's: ±20 % around a base capped at 200 ms.
+    [{ initialMs: 50, maxMs: 200, jitter: 0.2, spread: 'around' as const }, [0, 0.5, 0.9999], [[40, 50, 60], [80, 100, 120], [160, 200, 240], [160, 200, 240]]],
+    // The event bus listener's: no jitter, 250 ms doubling to 10 s.
+    [{ initialMs: 250, maxMs: 10_000, jitter: 0 }, [0, 0.9999], [[250, 250], [500, 500], [1000, 1000]]],
+    // The console's reconnects: half to all of 1 s, 2 s … 30 s.
+    [{ initialMs: 1_000, maxMs: 30_000 }, [0, 0.9999], [[500, 1000], [1000, 2000], [2000, 4000]]],
+  ])('%o gives per attempt the delays of its randoms', (policy, randoms, expected) => {
+    expected.forEach((delays, attempt) => {
+      expect(randoms.map((random) => backoffDelayMs(policy, attempt, () => random))).toEqual(delays);
+    });
   });
 });

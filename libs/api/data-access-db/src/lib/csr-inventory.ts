@@ -28,6 +28,7 @@ interface InventoryRow {
 export class CsrInventory {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** The cluster's nodes that are not REMOVED, by hostname. */
   async of(clusterId: string): Promise<InventoryNode[]> {
     // The kubelet start is taken from the service's clock (received_at), the same kind of
     // clock as the API server's creationTimestamp; the host's clock may be off. The first

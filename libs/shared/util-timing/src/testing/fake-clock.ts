@@ -1,3 +1,5 @@
+/// <reference types="node" />
+// Test-only entry point, run by Node: settle() needs a turn of Node's event loop (setImmediate).
 import type { Clock } from '../lib/clock';
 
 interface Sleeper {
@@ -24,6 +26,7 @@ export class FakeClock implements Clock {
   private mono = 0;
   private sleepers: Sleeper[] = [];
   private ticking = false;
+  private readonly sleepListeners = new Set<() => void>();
 
   constructor(
     start = '2026-12-01T00:00:00.000Z',
@@ -58,6 +61,9 @@ export class FakeClock implements Clock {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.sleepers.push(sleeper);
+      for (const listener of [...this.sleepListeners]) {
+        listener();
+      }
       this.tick();
     });
   }
@@ -82,6 +88,65 @@ export class FakeClock implements Clock {
   elapse(ms: number): void {
     this.mono += ms;
     this.wakeDue();
+  }
+
+  /**
+   * Resolves once at least `count` sleeps are pending: with one sleep per
+   * loop under test, every loop has finished its work (its requests
+   * answered) and waits for time to pass. Tests of loops that do real I/O
+   * use this instead of auto-advance, which cannot tell a loop waiting for
+   * a socket from one that is idle.
+   */
+  sleeping(count: number): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.sleepers.length >= count) {
+          this.sleepListeners.delete(check);
+          resolve();
+        }
+      };
+      this.sleepListeners.add(check);
+      check();
+    });
+  }
+
+  /** Moves time to the earliest pending wake-up (if any) and wakes every sleeper due then; returns how far time moved. */
+  wakeNext(): number {
+    const next = this.earliest();
+    if (next === undefined) {
+      return 0;
+    }
+    const moved = Math.max(0, next.wake - this.mono);
+    this.mono += moved;
+    this.wakeDue();
+    return moved;
+  }
+
+  /**
+   * Lets `ms` of virtual time pass, one wake-up at a time, each only once `loops` sleeps are
+   * pending again (every loop under test finished its I/O): time moves in the loops' own steps,
+   * so a slow machine makes a test slower, never different.
+   */
+  async passTime(ms: number, loops: number): Promise<void> {
+    const until = this.mono + ms;
+    await this.sleeping(loops);
+    while (this.mono < until) {
+      this.wakeNext();
+      await this.sleeping(loops);
+    }
+  }
+
+  /** Moves virtual time as {@link passTime} does until `check` holds; throws when `limitMs` of virtual time did not do it. */
+  async passTimeUntil(check: () => boolean, loops: number, limitMs: number, what = 'condition'): Promise<void> {
+    const until = this.mono + limitMs;
+    await this.sleeping(loops);
+    while (!check()) {
+      if (this.mono > until) {
+        throw new Error(`${what}: not within ${limitMs} ms of virtual time`);
+      }
+      this.wakeNext();
+      await this.sleeping(loops);
+    }
   }
 
   /** How many sleeps are pending. */

@@ -1,0 +1,47 @@
+import { type DataSource, type Repository } from 'typeorm';
+import { ClusterEntity } from './entities/cluster.entity';
+import { isUuid } from './node.store';
+import { uniqueViolationOf } from './unique-violation';
+
+/** What registering a cluster stores; the rest takes the columns' defaults. */
+export type NewCluster = Pick<ClusterEntity, 'id' | 'name' | 'apiServerUrl' | 'vip' | 'credentialsSealed' | 'credentialKind'> & Partial<ClusterEntity>;
+
+/** `clusters`: the registered clusters and their settings. */
+export class ClusterStore {
+  private readonly clusters: Repository<ClusterEntity>;
+
+  constructor(dataSource: DataSource) {
+    this.clusters = dataSource.getRepository(ClusterEntity);
+  }
+
+  existsNamed(name: string): Promise<boolean> {
+    return this.clusters.existsBy({ name });
+  }
+
+  /** Stores a new cluster; null when its name is taken (a unique index decides when two registrations race). */
+  async insert(cluster: NewCluster): Promise<ClusterEntity | null> {
+    try {
+      return await this.clusters.save(this.clusters.create(cluster));
+    } catch (error) {
+      if (uniqueViolationOf(error)) {
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  /** Every cluster, by name. */
+  list(): Promise<ClusterEntity[]> {
+    return this.clusters.find({ order: { name: 'ASC' } });
+  }
+
+  /** The cluster, or null (also for an id that is no UUID). */
+  find(id: string): Promise<ClusterEntity | null> {
+    return isUuid(id) ? this.clusters.findOneBy({ id }) : Promise.resolve(null);
+  }
+
+  /** Writes the cluster's changed settings. */
+  save(cluster: ClusterEntity): Promise<ClusterEntity> {
+    return this.clusters.save(cluster);
+  }
+}

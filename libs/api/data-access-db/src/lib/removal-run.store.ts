@@ -1,0 +1,167 @@
+import type { Message } from '@ccos/shared/messages';
+import { type DataSource, MoreThan, type Repository } from 'typeorm';
+import { RemovalEventEntity } from './entities/removal-event.entity';
+import { RemovalRunEntity } from './entities/removal-run.entity';
+import { entityChanges } from './entity-changes';
+import { isUuid } from './node.store';
+import { returningRows } from './returning-rows';
+import { uniqueViolationOf } from './unique-violation';
+
+/** What a new run is made of; the rest (blocking pods, cancel flag, times) starts empty. */
+export type NewRemovalRun = Pick<RemovalRunEntity, 'id' | 'nodeId' | 'clusterId' | 'nodeName' | 'nodeUid' | 'phase' | 'options' | 'requestedBy' | 'owner' | 'heartbeatAt'>;
+
+/** The fields of a run its executing replica changes as it goes. */
+export type RemovalRunProgress = Partial<Pick<RemovalRunEntity, 'status' | 'phase' | 'reason' | 'reasonCoded' | 'blocking' | 'finishedAt'>>;
+
+/** One event of a run as it is stored. */
+export type NewRemovalEvent = Pick<RemovalEventEntity, 'seq' | 'kind' | 'pod' | 'pdb' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
+
+/** What a heartbeat learned about a run this replica still owns. */
+export interface RemovalRunBeat {
+  readonly cancelRequested: boolean;
+  readonly reason: string | null;
+  readonly reasonCoded: Message | null;
+}
+
+/**
+ * `removal_runs` and their ordered `removal_events`. A RUNNING run belongs to one replica at a
+ * time (`owner`, renewed by `heartbeat`); every change its executor makes is conditional on
+ * still owning it, so a replica that lost a run can no longer write to it.
+ */
+export class RemovalRunStore {
+  private readonly runs: Repository<RemovalRunEntity>;
+  private readonly events: Repository<RemovalEventEntity>;
+
+  constructor(dataSource: DataSource) {
+    this.runs = dataSource.getRepository(RemovalRunEntity);
+    this.events = dataSource.getRepository(RemovalEventEntity);
+  }
+
+  /** The run, or null (also for an id that is no UUID). */
+  find(id: string): Promise<RemovalRunEntity | null> {
+    return isUuid(id) ? this.runs.findOneBy({ id }) : Promise.resolve(null);
+  }
+
+  /** The run, which must exist (its id came from the store). */
+  get(id: string): Promise<RemovalRunEntity> {
+    return this.runs.findOneByOrFail({ id });
+  }
+
+  /** The node's RUNNING run, if any (a unique index allows one). */
+  runningOf(nodeId: string): Promise<RemovalRunEntity | null> {
+    return this.runs.findOneBy({ nodeId, status: 'RUNNING' });
+  }
+
+  /** Every run of the node, oldest first. */
+  ofNode(nodeId: string): Promise<RemovalRunEntity[]> {
+    return this.runs.find({ where: { nodeId }, order: { startedAt: 'ASC' } });
+  }
+
+  latestOf(nodeId: string): Promise<RemovalRunEntity | null> {
+    return this.runs.findOne({ where: { nodeId }, order: { startedAt: 'DESC' } });
+  }
+
+  /** Stores a new RUNNING run; null when the node has one running already (the unique index decides, across replicas). */
+  async insertRunning(run: NewRemovalRun): Promise<RemovalRunEntity | null> {
+    try {
+      await this.runs.insert(this.runs.create({ ...run, status: 'RUNNING' }));
+    } catch (error) {
+      if (uniqueViolationOf(error)) {
+        return null;
+      }
+      throw error;
+    }
+    return this.get(run.id);
+  }
+
+  /** Deletes a run that never started (its node could not be moved). */
+  async delete(id: string): Promise<void> {
+    await this.runs.delete({ id });
+  }
+
+  /** Flags a RUNNING run for cancellation; its executor's heartbeat sees the flag. */
+  async requestCancel(id: string, reason: Pick<RemovalRunEntity, 'reason' | 'reasonCoded'>): Promise<void> {
+    await this.runs.update({ id, status: 'RUNNING' }, { cancelRequested: true, ...reason });
+  }
+
+  /** Changes a run while `owner` executes it; false when it no longer does (taken over or ended). */
+  async updateOwned(id: string, owner: string, fields: RemovalRunProgress): Promise<boolean> {
+    const update = await this.runs
+      .createQueryBuilder()
+      .update(RemovalRunEntity)
+      .set(entityChanges<RemovalRunEntity>(fields))
+      .where('id = :id AND status = :running AND owner = :owner', { id, running: 'RUNNING', owner })
+      .execute();
+    return update.affected === 1;
+  }
+
+  /** Whether `owner` still executes the run. */
+  isOwnedBy(id: string, owner: string): Promise<boolean> {
+    return this.runs.existsBy({ id, status: 'RUNNING', owner });
+  }
+
+  /** Renews `owner`'s claim on a run; null when it is no longer theirs (ended, or taken over after a stale heartbeat). */
+  async heartbeat(id: string, owner: string): Promise<RemovalRunBeat | null> {
+    const [row] = await returningRows<{ cancel_requested: boolean; reason: string | null; reason_coded: Message | null }>(
+      this.runs,
+      `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason, reason_coded`,
+      [id, owner],
+    );
+    return row ? { cancelRequested: row.cancel_requested, reason: row.reason, reasonCoded: row.reason_coded } : null;
+  }
+
+  /**
+   * Claims RUNNING runs nobody executes for `owner`: no owner, or a heartbeat older than
+   * `staleAfterSeconds`, or (when `sameHost` is given: a restart) an owner on that host.
+   * `except` are runs `owner` executes already. Returns the claimed runs' ids.
+   */
+  async claimOrphans(owner: string, options: { readonly except: readonly string[]; readonly staleAfterSeconds: number; readonly sameHost: string | null }): Promise<string[]> {
+    const claimed = await returningRows<{ id: string }>(
+      this.runs,
+      `UPDATE removal_runs SET owner = $1, heartbeat_at = now()
+        WHERE status = 'RUNNING' AND NOT (id = ANY($2::uuid[]))
+          AND (owner IS NULL OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $3)
+               OR ($4 AND split_part(owner, '#', 1) = $5))
+        RETURNING id`,
+      [owner, [...options.except], options.staleAfterSeconds, options.sameHost !== null, options.sameHost ?? ''],
+    );
+    return claimed.map((row) => row.id);
+  }
+
+  /** Gives up `owner`'s RUNNING runs (a clean stop) so another replica takes them at once. Returns their ids. */
+  async release(owner: string): Promise<string[]> {
+    const released = await returningRows<{ id: string }>(this.runs, `UPDATE removal_runs SET owner = NULL, heartbeat_at = NULL WHERE owner = $1 AND status = 'RUNNING' RETURNING id`, [owner]);
+    return released.map((row) => row.id);
+  }
+
+  /** RUNNING runs by phase (the metrics; every replica reads the same). */
+  async runningByPhase(): Promise<Array<{ phase: string; count: number }>> {
+    const rows: Array<{ phase: string; count: string }> = await this.runs.query(`SELECT phase, count(*) AS count FROM removal_runs WHERE status = 'RUNNING' GROUP BY phase`);
+    return rows.map((row) => ({ phase: row.phase, count: Number(row.count) }));
+  }
+
+  /** Stores events of a run; an event already stored under its (run, seq) is left as it is. */
+  async appendEvents(runId: string, events: readonly NewRemovalEvent[]): Promise<void> {
+    if (events.length === 0) {
+      return;
+    }
+    await this.events
+      .createQueryBuilder()
+      .insert()
+      .into(RemovalEventEntity)
+      .values(events.map((event) => entityChanges<RemovalEventEntity>({ ...event, runId })))
+      .orIgnore()
+      .execute();
+  }
+
+  /** The highest stored sequence number of the run's events (0 without any). */
+  async lastEventSeq(runId: string): Promise<number> {
+    const row: Array<{ max: number | null }> = await this.events.query('SELECT max(seq) AS max FROM removal_events WHERE run_id = $1', [runId]);
+    return Number(row[0]?.max ?? 0);
+  }
+
+  /** Events after `afterSeq`, in order. */
+  eventsAfter(runId: string, afterSeq = 0): Promise<RemovalEventEntity[]> {
+    return this.events.find({ where: { runId, seq: MoreThan(afterSeq) }, order: { seq: 'ASC' } });
+  }
+}

@@ -1,0 +1,102 @@
+import { bare, type CodedText, message } from '@ccos/shared/messages';
+import type { Role } from './roles';
+
+/**
+ * Error codes clients can rely on. The API sends them as GraphQL `extensions.code`
+ * (`libs/api/util-graphql`'s `graphQLErrorOf` is the one place that maps them).
+ */
+export type ErrorCode =
+  | 'BAD_USER_INPUT'
+  | 'CONFLICT'
+  | 'NOT_FOUND'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'FAILED_PRECONDITION'
+  | 'HOST_KEY_CHANGED'
+  | 'UNAVAILABLE'
+  /** A cluster's API server did not answer (now, or recently: the service remembers it for a few seconds). */
+  | 'CLUSTER_UNREACHABLE'
+  /** A per-run or per-request limit was reached (e.g. events per install run). */
+  | 'LIMIT_EXCEEDED'
+  /** Too many failed sign-ins for this user from this address, or from this address at all; `retryAfterSeconds` says when to try again. */
+  | 'LOGIN_THROTTLED'
+  /** Too many sign-ins are being checked at once; `retryAfterSeconds` says when to try again. */
+  | 'LOGIN_BUSY'
+  | 'INTERNAL_SERVER_ERROR';
+
+/**
+ * An error meant for the client, whatever carries it (GraphQL, an HTTP route, the CLI): a
+ * literal code, a message that says what to fix, and details. It knows no transport; stores,
+ * services and resolvers throw it and the edge translates it.
+ */
+export class AppError extends Error {
+  /**
+   * What the client gets beside the message: the caller's details, `code`, and for a coded
+   * message its `messageCode` and `messageParams`, so clients show it in their language.
+   */
+  readonly extensions: Readonly<Record<string, unknown>>;
+
+  constructor(code: ErrorCode, text: string | CodedText, extensions: Record<string, unknown> = {}, cause?: unknown) {
+    const coded = typeof text === 'string' ? {} : { messageCode: text.code, messageParams: text.params };
+    super(typeof text === 'string' ? text : text.message, cause instanceof Error ? { cause } : undefined);
+    this.name = 'AppError';
+    this.extensions = { ...extensions, ...coded, code };
+  }
+
+  get code(): ErrorCode {
+    return this.extensions['code'] as ErrorCode;
+  }
+}
+
+/** A field was wrong; the message starts with the field's name. */
+export class BadUserInputError extends AppError {
+  /** A coded `problem` names no field in its text; clients put it beside the field. */
+  constructor(field: string, problem: string | CodedText) {
+    super(
+      'BAD_USER_INPUT',
+      typeof problem === 'string' ? `${field} ${problem}` : message('error.badInput', { field, problem: bare(problem) }),
+      typeof problem === 'string' ? { field } : { field, problemCode: problem.code, problemParams: problem.params },
+    );
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(text: string | CodedText, extensions: Record<string, unknown> = {}) {
+    super('CONFLICT', text, extensions);
+  }
+}
+
+/**
+ * A field's value clashes with what exists (a host name already taken): CONFLICT, with the field
+ * and its coded problem as {@link BadUserInputError} has them, so clients show it beside the field.
+ */
+export class FieldConflictError extends ConflictError {
+  constructor(field: string, problem: CodedText, extensions: Record<string, unknown> = {}) {
+    super(message('error.badInput', { field, problem: bare(problem) }), { ...extensions, field, problemCode: problem.code, problemParams: problem.params });
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(kind: string, id: string) {
+    super('NOT_FOUND', message('error.notFound', { kind, id }), { kind });
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  constructor(text: string | CodedText = message('error.unauthenticated')) {
+    super('UNAUTHENTICATED', text);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(required: Role, held: Role) {
+    super('FORBIDDEN', message('error.forbidden', { required, held }), { requiredRole: required });
+  }
+}
+
+/** The request is valid but the target is not in a state that allows it. */
+export class PreconditionError extends AppError {
+  constructor(text: string | CodedText, extensions: Record<string, unknown> = {}) {
+    super('FAILED_PRECONDITION', text, extensions);
+  }
+}

@@ -1,0 +1,1 @@
+export { FakeClock, settle } from './fake-clock';
