@@ -63,8 +63,8 @@ describe('console: bulk add and the batch page', () => {
     const rows = page.getByTestId('bulk-rows');
     // Checked as typed: line 4 carries both of its problems, the others none.
     await expect.poll(() => rows.locator('tr[data-line="4"] .problem').allTextContents()).toEqual([
-      expect.stringMatching(/^hostname: "Bad_Name" is not a valid RFC 1123 label/),
-      'ip: "198.18.0.300" is not an IPv4 or IPv6 address',
+      expect.stringMatching(/^Host name: "Bad_Name" is not a valid RFC 1123 label/),
+      'IP address: "198.18.0.300" is not an IPv4 or IPv6 address',
     ]);
     expect(await rows.locator('tr.invalid').count()).toBe(1);
     await page.getByRole('button', { name: 'Add all rows' }).click();

@@ -159,6 +159,20 @@ describe('console: every screen of a scale-out and a removal in Chinese', () => 
     await expectChinese('nodes-one');
   });
 
+  it("refuses the same host name again with the API's field error, in Chinese beside the field", async () => {
+    const host = world.lab.hosts[0];
+    await page.getByRole('main').getByRole('link', { name: '录入节点' }).first().click();
+    await page.getByRole('heading', { name: '录入节点', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: '主机名' }).fill(host.hostname);
+    await page.getByRole('textbox', { name: 'IP 地址' }).fill('198.18.0.250');
+    await page.getByRole('textbox', { name: 'SSH 用户' }).fill(host.user);
+    await page.getByRole('textbox', { name: 'SSH 端口' }).fill(String(host.port));
+    await page.getByLabel(/^密码/).fill(host.password);
+    await page.getByRole('button', { name: '录入节点' }).click();
+    await page.getByText(`“${host.hostname}”已是此集群的节点（待安装）`, { exact: true }).waitFor();
+    await expectChinese('add-node-taken', [host.user, '198.18.0.250']);
+  });
+
   it('shows an install that fails at PREFLIGHT, with its reason, events and hints in Chinese', async () => {
     const host = world.lab.hosts[0];
     await page.goto(nodeUrl);

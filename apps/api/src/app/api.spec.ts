@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, ADMIN_PASSWORD, type GraphQLResponse, startApiHarness } from '../testing/api-test-harness';
 import { type ApiServices, buildApiSchema, printApiSchema } from './schema';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
+import { formatServerText } from '@ccos/shared/messages';
 
 const KUBECONFIG = `apiVersion: v1
 kind: Config
@@ -99,22 +100,29 @@ describe('installer service API', () => {
     });
 
     it.each([
-      ['a bad API server URL', { apiServerUrl: 'ftp://x' }, 'BAD_USER_INPUT', /^input\.apiServerUrl "ftp:\/\/x" is not an API server URL/],
-      ['a bad VIP', { vip: '10.0.0.300' }, 'BAD_USER_INPUT', /^input\.vip "10\.0\.0\.300" is not an IPv4 or IPv6 address/],
-      ['a bad name', { name: 'Prod East' }, 'BAD_USER_INPUT', /^input\.name "Prod East" is not a valid name/],
-      ['no credentials', { kubeconfig: null }, 'BAD_USER_INPUT', /^input\.kubeconfig or input\.token is required/],
-      ['both credentials', { token: 'x' }, 'BAD_USER_INPUT', /^input\.token must not be given together with input\.kubeconfig/],
-      ['a kubeconfig without a user', { kubeconfig: KUBECONFIG.replace(/users:[\s\S]*/, 'users: []\n') }, 'BAD_USER_INPUT', /^input\.kubeconfig has no credentials for user "admin"/],
-      ['a kubeconfig that runs a command', { kubeconfig: KUBECONFIG.replace('user: { token: "kube-admin-token-SECRET-4242" }', 'user: { exec: { command: "/bin/sh", args: ["-c", "id"] } }') }, 'BAD_USER_INPUT', /^input\.kubeconfig user "admin" uses exec, which would run a command/],
-      ['a kubeconfig that is not YAML', { kubeconfig: '{ [' }, 'BAD_USER_INPUT', /^input\.kubeconfig is not valid YAML/],
-      ['a CA that is not PEM', { kubeconfig: null, token: 't', caCert: 'hello' }, 'BAD_USER_INPUT', /^input\.caCert is not a PEM certificate/],
-      ['a duplicate name', { name: 'prod' }, 'CONFLICT', /^input\.name "prod" is already registered/],
-    ])('refuses %s with a coded error naming the field, and stores nothing', async (_case, overrides, code, message) => {
+      ['a bad API server URL', { apiServerUrl: 'ftp://x' }, 'BAD_USER_INPUT', /^input\.apiServerUrl "ftp:\/\/x" is not an API server URL/, '“ftp://x”不是 API 服务器地址，应形如 https://api.example.com:6443'],
+      ['a bad VIP', { vip: '10.0.0.300' }, 'BAD_USER_INPUT', /^input\.vip "10\.0\.0\.300" is not an IPv4 or IPv6 address/, '“10.0.0.300”不是 IPv4 或 IPv6 地址'],
+      ['a bad name', { name: 'Prod East' }, 'BAD_USER_INPUT', /^input\.name "Prod East" is not a valid name/, '“Prod East”不是有效的名称（小写字母、数字和“-”，1–63 个字符）'],
+      ['no credentials', { kubeconfig: null }, 'BAD_USER_INPUT', /^input\.kubeconfig or input\.token is required/, '需要 kubeconfig 或令牌：服务需要集群的凭据'],
+      ['both credentials', { token: 'x' }, 'BAD_USER_INPUT', /^input\.token must not be given together with input\.kubeconfig/, '不能与 kubeconfig 同时填写，请二选一'],
+      ['a kubeconfig without a user', { kubeconfig: KUBECONFIG.replace(/users:[\s\S]*/, 'users: []\n') }, 'BAD_USER_INPUT', /^input\.kubeconfig has no credentials for user "admin"/, '当前上下文的用户“admin”没有凭据（令牌或客户端证书）'],
+      ['a kubeconfig that runs a command', { kubeconfig: KUBECONFIG.replace('user: { token: "kube-admin-token-SECRET-4242" }', 'user: { exec: { command: "/bin/sh", args: ["-c", "id"] } }') }, 'BAD_USER_INPUT', /^input\.kubeconfig user "admin" uses exec, which would run a command/, '用户“admin”使用了 exec，这会在安装服务上运行命令或读取文件；请改为嵌入令牌，或 client-certificate-data 和 client-key-data'],
+      ['a kubeconfig that is not YAML', { kubeconfig: '{ [' }, 'BAD_USER_INPUT', /^input\.kubeconfig is not valid YAML/, '不是有效的 YAML（'],
+      ['a CA that is not PEM', { kubeconfig: null, token: 't', caCert: 'hello' }, 'BAD_USER_INPUT', /^input\.caCert is not a PEM certificate/, '不是 PEM 格式的证书（-----BEGIN CERTIFICATE-----）'],
+      ['a duplicate name', { name: 'prod' }, 'CONFLICT', /^input\.name "prod" is already registered/, '“prod”已被注册，请换一个名称'],
+    ])('refuses %s with a coded error naming the field, and stores nothing', async (_case, overrides, code, message, chinese) => {
       const before = await harness.api.dataSource.query('SELECT count(*)::int AS n FROM clusters');
       const result = await harness.gql(REGISTER, { input: clusterInput(overrides) }, admin);
       expect(result.data).toBeNull();
-      expect(result.errors?.[0]?.extensions?.['code']).toBe(code);
-      expect(result.errors?.[0]?.message).toMatch(message);
+      const error = result.errors?.[0];
+      expect(error?.extensions?.['code']).toBe(code);
+      expect(error?.message).toMatch(message);
+      // The field's problem by its code: what the console shows beside the field, in the user's language and without API names.
+      expect(error?.extensions?.['field']).toBe(String(error?.message).split(' ')[0]);
+      const problem = formatServerText('zh-CN', error?.extensions?.['problemCode'] as string, error?.extensions?.['problemParams'], null);
+      expect(problem).toContain(chinese);
+      expect(problem).not.toMatch(/input\.|[A-Za-z]+Input/);
+      expect(formatServerText('en', error?.extensions?.['messageCode'] as string, error?.extensions?.['messageParams'], null)).toBe(error?.message);
       expect(await harness.api.dataSource.query('SELECT count(*)::int AS n FROM clusters')).toEqual(before);
     });
 

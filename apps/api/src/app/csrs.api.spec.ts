@@ -4,6 +4,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
+import { formatServerText } from '@ccos/shared/messages';
 import { AgentTokens } from '@ccos/api/data-access-db';
 import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
 import { CSR_TEST_SEED } from '@ccos/api/feature-csrs/testing';
@@ -537,6 +538,15 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       expect(runs.data?.node.installRuns).toEqual([
         { bootstrapIdentity: identities.get('worker-11')?.username, notices: [{ kind: 'CSR_IMPOSTOR', subject: OPENSHIFT_NODE_BOOTSTRAPPER, count: 1, message: `denied ${name}: ${view.statusReason}` }] },
       ]);
+      // The notice by its code reads in Chinese too, its reason nested in the same language.
+      const coded = await harness.gql<{ node: { installRuns: Array<{ notices: Array<{ message: string; messageCode: string | null; messageParams: unknown }> }> } }>(
+        'query($id: ID!) { node(id: $id) { installRuns { notices { message messageCode messageParams } } } }',
+        { id: nodeId },
+        viewer,
+      );
+      const notice = coded.data?.node.installRuns[0]?.notices[0];
+      expect(formatServerText('en', notice?.messageCode, notice?.messageParams, null)).toBe(notice?.message);
+      expect(formatServerText('zh-CN', notice?.messageCode, notice?.messageParams, null)).toContain(`已拒绝 ${name}：冒名者：worker-11 的客户端 CSR 由 ${OPENSHIFT_NODE_BOOTSTRAPPER} 请求，`);
       const audit = await harness.api.dataSource.query(`SELECT actor, action, result, detail->>'requester' AS requester, detail->>'impostor' AS impostor FROM audit_log WHERE target_id = $1`, [name]);
       expect(audit).toEqual([{ actor: 'auto-approver', action: 'denyCsr', result: 'SUCCESS', requester: OPENSHIFT_NODE_BOOTSTRAPPER, impostor: 'true' }]);
       // worker-8's impostor, left pending while auto-approve was off, was denied the moment it was switched on: 2 in all.

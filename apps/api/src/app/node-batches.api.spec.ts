@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
+import { formatServerText } from '@ccos/shared/messages';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness, writeStandInArtifactSet } from '../testing/api-test-harness';
@@ -72,6 +73,15 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
       [6, ['taints', 'ip']],
     ]);
     expect(out?.rows[0].problems[0].message).toBe('"w-1" is also on line 4 of this list');
+    // Each row's problem by its code: the console words it in the user's language.
+    const coded = await harness.gql<{ addNodes: { rows: Array<{ problems: Array<{ message: string; messageCode: string | null; messageParams: unknown }> }> } }>(
+      'mutation($input: AddNodesInput!) { addNodes(input: $input) { rows { problems { message messageCode messageParams } } } }',
+      { input: { clusterId, password: SHARED_PASSWORD, list } },
+      operator,
+    );
+    const [alsoOnLine, badIp] = coded.data?.addNodes.rows[0]?.problems ?? [];
+    expect(formatServerText('zh-CN', alsoOnLine?.messageCode, alsoOnLine?.messageParams, null)).toBe('"w-1" 也出现在此列表的第 4 行');
+    expect(formatServerText('en', badIp?.messageCode, badIp?.messageParams, null)).toBe(badIp?.message);
     expect(await nodeCount()).toBe(0);
   });
 
@@ -123,6 +133,14 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
       await new Promise((wake) => setTimeout(wake, 200));
     }
     expect(statuses).toEqual(['UNREACHABLE', 'UNREACHABLE', 'UNREACHABLE']);
+
+    // One host added on its own under a taken name: a field error by its code, worded by the client.
+    const single = await harness.gql('mutation($input: AddNodeInput!) { addNode(input: $input) { id } }', { input: { clusterId, hostname: 'a-1', ip: '127.0.0.61', sshPort: 1, sshUser: 'root', password: 'pw' } }, operator);
+    const taken = single.errors?.[0];
+    expect(taken?.message).toBe('input.hostname "a-1" is already a node of this cluster (UNREACHABLE)');
+    expect(taken?.extensions).toMatchObject({ code: 'CONFLICT', field: 'input.hostname', problemCode: 'node.hostnameTaken' });
+    expect(formatServerText('zh-CN', taken?.extensions?.['problemCode'] as string, taken?.extensions?.['problemParams'], null)).toBe('“a-1”已是此集群的节点（无法连接）');
+    expect(formatServerText('zh-CN', taken?.extensions?.['messageCode'] as string, taken?.extensions?.['messageParams'], null)).toBe('input.hostname：“a-1”已是此集群的节点（无法连接）');
 
     // While the cluster's artifact set is incomplete (here: pinned to a release never imported), the batch is refused up front.
     const admin = await harness.tokenFor('ADMIN');

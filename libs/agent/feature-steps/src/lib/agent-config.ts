@@ -114,10 +114,10 @@ export function parseAgentConfig(value: unknown): ConfigParse {
   const token = text('token', (v) => (/^[\x21-\x7e]{8,4096}$/.test(v) ? null : 'must be 8..4096 printable characters without spaces'));
   const nodeName = text('nodeName', (v) => {
     const problem = checkHostname(v);
-    return problem === null ? null : `"${shorten(v)}" ${problem}`;
+    return problem === null ? null : `"${shorten(v)}" ${problem.message}`;
   });
-  const nodeIp = text('nodeIp', checkIp);
-  const vip = text('vip', checkIp);
+  const nodeIp = text('nodeIp', (v) => checkIp(v)?.message ?? null);
+  const vip = text('vip', (v) => checkIp(v)?.message ?? null);
   const startStep = text('startStep', (v) => (isInstallStep(v) ? null : `"${shorten(v)}" is not an install step`)) as InstallStep;
   const stateDir = text('stateDir', (v) =>
     v.startsWith('/') && !v.split('/').includes('..') && v !== '/' && !/[\0\n]/.test(v) ? null : `"${shorten(v)}" must be an absolute path below /`,
@@ -234,7 +234,7 @@ function parseLabels(value: unknown, problems: string[]): Label[] {
   });
   const problem = checkLabels(labels);
   if (problem !== null) {
-    problems.push(`labels: ${problem}`);
+    problems.push(`labels: ${problem.message}`);
   }
   return labels;
 }
@@ -261,7 +261,7 @@ function parseTaints(value: unknown, problems: string[]): Taint[] {
   });
   const problem = checkTaints(taints);
   if (problem !== null) {
-    problems.push(`taints: ${problem}`);
+    problems.push(`taints: ${problem.message}`);
   }
   return taints;
 }

@@ -1,4 +1,5 @@
 import type { NodeEntity } from '@ccos/api/data-access-db';
+import { message } from '@ccos/shared/messages';
 import { BadUserInputError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 
@@ -14,21 +15,21 @@ const PRIVATE_KEY = /^-----BEGIN (?:OPENSSH |RSA |EC |DSA |ENCRYPTED )?PRIVATE K
 /** Exactly one of a password or a private key; the key must look like one (its content is never echoed). */
 export function credentialsFrom(input: { password?: string | null; privateKey?: string | null; passphrase?: string | null }): SshCredentials {
   if (input.password && input.privateKey) {
-    throw new BadUserInputError('input.privateKey', 'must not be given together with input.password; choose one');
+    throw new BadUserInputError('input.privateKey', message('node.credentialsBoth'));
   }
   if (input.privateKey) {
     if (!PRIVATE_KEY.test(input.privateKey.trim())) {
-      throw new BadUserInputError('input.privateKey', 'is not a PEM or OpenSSH private key (-----BEGIN … PRIVATE KEY-----)');
+      throw new BadUserInputError('input.privateKey', message('node.privateKeyInvalid'));
     }
     return { kind: 'PRIVATE_KEY', privateKey: `${input.privateKey.trim()}\n`, passphrase: input.passphrase || null };
   }
   if (input.passphrase) {
-    throw new BadUserInputError('input.passphrase', 'only applies to input.privateKey');
+    throw new BadUserInputError('input.passphrase', message('node.passphraseWithoutKey'));
   }
   if (input.password) {
     return { kind: 'PASSWORD', password: input.password };
   }
-  throw new BadUserInputError('input.password', 'or input.privateKey is required to log in to the host');
+  throw new BadUserInputError('input.password', message('node.credentialsMissing'));
 }
 
 export function sealCredentials(secrets: SecretBox, credentials: SshCredentials): Pick<NodeEntity, 'sshCredentialsSealed' | 'sshAuthMethod'> {

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { type CodedText, bare, message } from '@ccos/shared/messages';
 
 /**
  * Address ranges the service does not send cluster credentials to unless told to: its own host
@@ -93,14 +94,8 @@ export function parseAddressPolicy(raw: string | undefined): ClusterAddressPolic
   return { ranges: [...ranges], networks };
 }
 
-/** Why an address is refused, for messages: `127.0.0.1 is a loopback address`. */
-function describeRefusal(address: string, range: RefusedAddressRange): string {
-  const what = range === 'metadata' ? 'a cloud metadata address' : range === 'loopback' ? "a loopback address (the service's own host)" : 'a link-local address';
-  return `${address} is ${what}`;
-}
-
-/** The verdict on one address. */
-export type AddressVerdict = { readonly ok: true } | { readonly ok: false; readonly range: RefusedAddressRange; readonly reason: string };
+/** The verdict on one address; a refusal says why (`127.0.0.1 is a loopback address …`). */
+export type AddressVerdict = { readonly ok: true } | { readonly ok: false; readonly range: RefusedAddressRange; readonly reason: string; readonly reasonCoded: CodedText };
 
 /** Decides whether the service may connect to an IP address under a policy. */
 export class ClusterAddressGuard {
@@ -124,11 +119,8 @@ export class ClusterAddressGuard {
     if (range === null || this.policy.ranges.includes(range) || this.allowed.check(address, familyOf(address))) {
       return { ok: true };
     }
-    return {
-      ok: false,
-      range,
-      reason: `${describeRefusal(address, range)}, where the service does not send cluster credentials; use the API server's routable address, or allow it with ${ADDRESS_POLICY_VARIABLE}=${range} (or its network) in the service's environment`,
-    };
+    const reason = message('cluster.addressRefused', { address, range, variable: ADDRESS_POLICY_VARIABLE });
+    return { ok: false, range, reason: reason.message, reasonCoded: reason };
   }
 
   /**
@@ -184,7 +176,7 @@ export function hostOf(url: string): string {
 /** What {@link resolveClusterHost} answers: the host's addresses, or why it may not be used. */
 export type HostCheck =
   | { readonly ok: true; readonly addresses: readonly string[] }
-  | { readonly ok: false; readonly kind: 'refused' | 'unresolvable' | 'dns-unavailable'; readonly message: string };
+  | { readonly ok: false; readonly kind: 'refused' | 'unresolvable' | 'dns-unavailable'; readonly message: string; readonly coded: CodedText };
 
 /**
  * Resolves the host of an API server URL (an IP address stands for itself) and checks every
@@ -202,15 +194,16 @@ export async function resolveClusterHost(url: string, guard: ClusterAddressGuard
       );
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      return code === 'ENOTFOUND' || code === 'ENODATA'
-        ? { ok: false, kind: 'unresolvable', message: `host ${host} does not resolve (${code}); check the name, or give the API server's IP address` }
-        : { ok: false, kind: 'dns-unavailable', message: `host ${host} could not be resolved now (${code}); try again, or give the API server's IP address` };
+      const unresolvable = code === 'ENOTFOUND' || code === 'ENODATA';
+      const coded = message(unresolvable ? 'cluster.hostUnresolvable' : 'cluster.dnsUnavailable', { host, code });
+      return { ok: false, kind: unresolvable ? 'unresolvable' : 'dns-unavailable', message: coded.message, coded };
     }
   }
   for (const address of addresses) {
     const verdict = guard.check(address);
     if (!verdict.ok) {
-      return { ok: false, kind: 'refused', message: address === host ? verdict.reason : `host ${host} resolves to ${verdict.reason}` };
+      const coded = address === host ? verdict.reasonCoded : message('cluster.hostResolvesTo', { host, refusal: bare(verdict.reasonCoded) });
+      return { ok: false, kind: 'refused', message: coded.message, coded };
     }
   }
   return { ok: true, addresses };

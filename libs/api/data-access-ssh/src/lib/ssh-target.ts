@@ -1,4 +1,4 @@
-import { checkHostname, checkIp, checkPort, checkSshUser, isIPv6, type Problem } from '@ccos/shared/domain';
+import { checkHostname, checkIp, checkPort, checkSshUser, isIPv6 } from '@ccos/shared/domain';
 import { normalizeFingerprint, type PinnedHostKey } from './host-key';
 
 /** How to log in: one password, or one private key (PEM or OpenSSH format, optionally encrypted). */
@@ -39,18 +39,18 @@ export function describeEndpoint(target: Pick<SshTarget, 'host' | 'port'>): stri
  * API applies to user input; returns null when it is usable, else a message
  * that names the field (and never a secret).
  */
-export function checkSshTarget(target: SshTarget): Problem {
+export function checkSshTarget(target: SshTarget): string | null {
   const hostProblem = checkIp(target.host) === null ? null : checkHostname(target.host.toLowerCase());
   if (hostProblem !== null) {
-    return `host ${hostProblem}`;
+    return `host ${hostProblem.message}`;
   }
   const portProblem = checkPort(target.port ?? SSH_PORT);
   if (portProblem !== null) {
-    return `port ${portProblem}`;
+    return `port ${portProblem.message}`;
   }
   const userProblem = checkSshUser(target.username);
   if (userProblem !== null) {
-    return `user ${userProblem}`;
+    return `user ${userProblem.message}`;
   }
   if (target.auth.kind === 'password' && target.auth.password.length === 0) {
     return 'password must not be empty';

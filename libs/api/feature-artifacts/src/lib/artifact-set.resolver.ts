@@ -1,3 +1,4 @@
+import { message } from '@ccos/shared/messages';
 import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { isSafeReleaseVersion } from '@ccos/shared/domain';
 import { BadUserInputError } from '@ccos/api/util-graphql';
@@ -36,7 +37,7 @@ export class ArtifactSetResolver {
   ): Promise<ClusterArtifactSetType> {
     const value = version?.trim() || null;
     if (value !== null && !isSafeReleaseVersion(value)) {
-      throw new BadUserInputError('version', 'is not a release version (e.g. 4.12.0; letters, digits, . _ + - only)');
+      throw new BadUserInputError('version', message('artifacts.notVersion'));
     }
     await this.overrides.set(clusterId, value);
     this.clusterArtifacts.forget(clusterId);

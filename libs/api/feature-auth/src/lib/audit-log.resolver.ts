@@ -1,3 +1,4 @@
+import { message } from '@ccos/shared/messages';
 import { Arg, Authorized, ID, Int, Query, Resolver } from 'type-graphql';
 import type { AuditLog, AuditLogEntity } from '@ccos/api/data-access-db';
 import { BadUserInputError } from '@ccos/api/util-graphql';
@@ -17,10 +18,10 @@ export class AuditLogResolver {
     @Arg('before', () => ID, { nullable: true, description: 'The id of the last entry of the previous page.' }) before: string | null | undefined,
   ): Promise<AuditLogPageType> {
     if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) {
-      throw new BadUserInputError('first', `must be between 1 and ${MAX_PAGE}`);
+      throw new BadUserInputError('first', message('validation.between', { min: 1, max: MAX_PAGE }));
     }
     if (before != null && !/^[1-9]\d{0,18}$/.test(before)) {
-      throw new BadUserInputError('before', 'must be the id of an audit entry');
+      throw new BadUserInputError('before', message('audit.beforeNotId'));
     }
     const page = await this.trail.search({ ...filter, before, limit: first });
     return { entries: page.entries.map(toAuditEntry), hasMore: page.hasMore };

@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { type Message, message } from '@ccos/shared/messages';
 import { type Role, checkUsername } from '@ccos/shared/domain';
 import type { LockedUserChange, UserEntity, UserSessionEntity, UserStore } from '@ccos/api/data-access-db';
 import {
   AppError,
   type AuthenticatedUser,
   BadUserInputError,
-  ConflictError,
+  FieldConflictError,
   NotFoundError,
   PreconditionError,
   type RequestOrigin,
@@ -61,7 +62,7 @@ export class UserService {
 
   async create(username: string, password: string, role: Role): Promise<UserEntity> {
     if (await this.users.existsNamed(username)) {
-      throw new ConflictError(`username "${username}" is already taken`, { field: 'username' });
+      throw new FieldConflictError('username', message('user.nameTaken', { username }));
     }
     return this.users.insert({ id: randomUUID(), username, passwordHash: await hashPassword(password), role, disabledAt: null });
   }
@@ -78,11 +79,11 @@ export class UserService {
     });
     if (!user || !valid) {
       this.onLogin('WRONG_PASSWORD');
-      throw new UnauthenticatedError('wrong user name or password');
+      throw new UnauthenticatedError(message('user.wrongPassword'));
     }
     if (user.disabledAt) {
       this.onLogin('DISABLED');
-      throw new UnauthenticatedError(`user "${user.username}" is disabled; an administrator can enable it again`);
+      throw new UnauthenticatedError(message('user.disabled', { username: user.username }));
     }
     user.lastLoginAt = new Date();
     await this.users.update(user.id, { lastLoginAt: user.lastLoginAt });
@@ -131,7 +132,7 @@ export class UserService {
       throw new UnauthenticatedError();
     }
     if (!valid) {
-      throw new BadUserInputError('currentPassword', 'is wrong');
+      throw new BadUserInputError('currentPassword', message('user.currentPasswordWrong'));
     }
     await this.users.update(user.id, { passwordHash: await hashPassword(newPassword) });
     await this.sessions.end(user.id, 'ALL', 'password changed', caller.sessionId);
@@ -145,7 +146,7 @@ export class UserService {
   }
 
   async setRole(username: string, role: Role): Promise<UserEntity> {
-    const changed = await this.changeUser(username, (user) => user.role === 'ADMIN' && role !== 'ADMIN' && !user.disabledAt, `make ${username} ${role}`, () => ({ role }));
+    const changed = await this.changeUser(username, (user) => user.role === 'ADMIN' && role !== 'ADMIN' && !user.disabledAt, { code: 'user.change.role', params: { username, role } }, () => ({ role }));
     if (changed.before.role !== role) {
       this.sessions.announceChanged(changed.after.id);
     }
@@ -154,7 +155,7 @@ export class UserService {
 
   /** Disables a user: no sign-in, and every session ends at once. */
   async disable(username: string): Promise<UserEntity> {
-    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, `disable ${username}`, (user) => ({ disabledAt: user.disabledAt ?? new Date() }));
+    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, { code: 'user.change.disable', params: { username } }, (user) => ({ disabledAt: user.disabledAt ?? new Date() }));
     await this.sessions.end(after.id, 'ALL', 'user disabled');
     return after;
   }
@@ -167,7 +168,7 @@ export class UserService {
 
   /** Deletes a user and their sessions; the audit log keeps their name. */
   async delete(username: string): Promise<UserEntity> {
-    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, `delete ${username}`, () => 'DELETE');
+    const { after } = await this.changeUser(username, (user) => user.role === 'ADMIN' && !user.disabledAt, { code: 'user.change.delete', params: { username } }, () => 'DELETE');
     this.sessions.announceEnded(after.id);
     return after;
   }
@@ -180,13 +181,13 @@ export class UserService {
   private async changeUser(
     username: string,
     removesAnAdmin: (user: UserEntity) => boolean,
-    what: string,
+    what: Message,
     change: (user: UserEntity) => LockedUserChange,
   ): Promise<{ before: UserEntity; after: UserEntity }> {
     await this.get(username);
     const changed = await this.users.changeLocked(username, (user, activeAdminIds) => {
       if (removesAnAdmin(user) && activeAdminIds.every((id) => id === user.id)) {
-        throw new PreconditionError(`cannot ${what}: ${username} is the last active ADMIN; make another user ADMIN first`, { reason: 'LAST_ADMIN' });
+        throw new PreconditionError(message('user.lastAdmin', { what, username }), { reason: 'LAST_ADMIN' });
       }
       return change(user);
     });
@@ -226,7 +227,7 @@ export class UserService {
     } catch (error) {
       if (error instanceof NoPasswordCheckSlot) {
         this.onLogin('BUSY');
-        throw new AppError('LOGIN_BUSY', 'too many sign-in attempts in progress; try again in 1 s', { retryAfterSeconds: 1, reason: error.reason });
+        throw new AppError('LOGIN_BUSY', message('user.loginBusy', { seconds: 1 }), { retryAfterSeconds: 1, reason: error.reason });
       }
       throw error;
     }
@@ -248,6 +249,5 @@ export class UserService {
 }
 
 function throttled(wait: LoginWait): AppError {
-  const what = wait.scope === 'ADDRESS' ? 'too many failed sign-ins from your address' : 'too many failed sign-ins for this user from your address';
-  return new AppError('LOGIN_THROTTLED', `${what}; try again in ${wait.seconds} s`, { retryAfterSeconds: wait.seconds, scope: wait.scope });
+  return new AppError('LOGIN_THROTTLED', message('user.loginThrottled', { scope: wait.scope, seconds: wait.seconds }), { retryAfterSeconds: wait.seconds, scope: wait.scope });
 }

@@ -1,3 +1,4 @@
+import { message } from '@ccos/shared/messages';
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { isUuid, type NodeGroupEntity } from '@ccos/api/data-access-db';
 import { type AutoscalingActivityPayload, NotFoundError, PreconditionError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
@@ -54,7 +55,7 @@ export class NodeGroupResolver {
     await this.groups.groupsOf(clusterId);
     const issued = this.connections.issue(clusterId);
     if (!issued) {
-      throw new PreconditionError('the externalgrpc provider is off: set AUTOSCALER_GRPC_PORT and restart the service');
+      throw new PreconditionError(message('nodeGroup.grpcOff'));
     }
     return issued;
   }

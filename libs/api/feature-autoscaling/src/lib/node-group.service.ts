@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import { type Label, type Taint, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
 import {
@@ -17,7 +18,7 @@ import {
   type NodeStore,
   isUuid,
 } from '@ccos/api/data-access-db';
-import { type AutoscalingActivityPayload, BadUserInputError, ConflictError, type EventBus, NotFoundError, type NodeChangedPayload, TOPICS } from '@ccos/api/util-graphql';
+import { type AutoscalingActivityPayload, BadUserInputError, type EventBus, FieldConflictError, NotFoundError, type NodeChangedPayload, TOPICS } from '@ccos/api/util-graphql';
 import type { AutoscalingObserver, AutoscalingPorts, SpareHost } from './autoscaling-ports';
 
 /** The actor of decisions cluster-autoscaler asked for (over gRPC, authenticated by its client certificate). */
@@ -122,18 +123,19 @@ export class NodeGroupService {
       throw new NotFoundError('cluster', definition.clusterId);
     }
     if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(definition.name)) {
-      throw new BadUserInputError('input.name', 'must be 1..63 lower-case letters, digits and inner dashes');
+      throw new BadUserInputError('input.name', message('nodeGroup.name'));
     }
     if (!Number.isInteger(definition.minSize) || definition.minSize < 0 || !Number.isInteger(definition.maxSize) || definition.maxSize < definition.minSize) {
-      throw new BadUserInputError('input.maxSize', 'minSize must be a whole number from 0 and maxSize at least minSize');
+      throw new BadUserInputError('input.maxSize', message('nodeGroup.sizes'));
     }
-    const problem = checkNodeLabels(definition.labels) ?? checkTaints(definition.taints);
+    const labelProblem = checkNodeLabels(definition.labels);
+    const problem = labelProblem ?? checkTaints(definition.taints);
     if (problem) {
-      throw new BadUserInputError(problem.startsWith('taint') ? 'input.taints' : 'input.labels', problem);
+      throw new BadUserInputError(labelProblem ? 'input.labels' : 'input.taints', problem);
     }
     const profile = definition.profile;
     if (!(profile.cpuCores > 0) || !(profile.memoryBytes > 0) || !(profile.maxPods > 0) || !(profile.ephemeralStorageBytes >= 0) || !UNAME_ARCH[profile.arch]) {
-      throw new BadUserInputError('input.profile', `cpuCores, memoryBytes and maxPods must be positive, arch one of ${Object.keys(UNAME_ARCH).join(', ')}`);
+      throw new BadUserInputError('input.profile', message('nodeGroup.profile', { arches: Object.keys(UNAME_ARCH).join(', ') }));
     }
     const group = await this.groups.insertGroup({
       id: randomUUID(),
@@ -148,7 +150,7 @@ export class NodeGroupService {
       createdBy: actor,
     });
     if (!group) {
-      throw new ConflictError(`the cluster already has a node group named ${definition.name}`);
+      throw new FieldConflictError('input.name', message('nodeGroup.nameTaken', { name: definition.name }));
     }
     this.watch(cluster.id);
     return group;

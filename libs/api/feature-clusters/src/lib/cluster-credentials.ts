@@ -1,3 +1,4 @@
+import { type CodedText, message } from '@ccos/shared/messages';
 import { parse } from 'yaml';
 
 /** How the service authenticates to a cluster's API server. Sealed at rest; never returned. */
@@ -19,40 +20,40 @@ interface KubeconfigShape {
  * cluster with a server and a user with a token, client certificate or basic credentials.
  * Returns a problem (naming what is missing) or null. Never echoes the content.
  */
-export function checkKubeconfig(text: string): string | null {
+export function checkKubeconfig(text: string): CodedText | null {
   let config: KubeconfigShape;
   try {
     config = parse(text) as KubeconfigShape;
   } catch (error) {
-    return `is not valid YAML (${(error as Error).message.split('\n')[0]})`;
+    return message('kubeconfig.notYaml', { error: (error as Error).message.split('\n')[0] });
   }
   if (!config || typeof config !== 'object') {
-    return 'is not a kubeconfig document';
+    return message('kubeconfig.notKubeconfig');
   }
   const contextName = config['current-context'];
   const context = config.contexts?.find((entry) => entry.name === contextName)?.context;
   if (!contextName || !context) {
-    return 'has no current-context that names an entry in contexts';
+    return message('kubeconfig.noCurrentContext');
   }
   const cluster = config.clusters?.find((entry) => entry.name === context.cluster)?.cluster;
   if (!cluster?.server) {
-    return `has no server for cluster "${context.cluster ?? ''}" of the current context`;
+    return message('kubeconfig.noServer', { cluster: context.cluster ?? '' });
   }
   if ('proxy-url' in cluster) {
-    return 'sets proxy-url, which the service does not use: it connects to the API server directly and checks the address it connects to; remove proxy-url';
+    return message('kubeconfig.proxyUrl');
   }
   if (cluster && 'certificate-authority' in cluster) {
-    return 'names its CA as a file (certificate-authority); embed it as certificate-authority-data, since the service cannot read files of your machine';
+    return message('kubeconfig.caFile');
   }
   const user = config.users?.find((entry) => entry.name === context.user)?.user;
   // Plugins would run commands and file references would read files on the installer service.
   const external = user && ['exec', 'auth-provider', 'tokenFile', 'client-certificate', 'client-key'].find((key) => key in user);
   if (external) {
-    return `user "${context.user ?? ''}" uses ${external}, which would run a command or read a file on the installer service; embed a token or client-certificate-data and client-key-data instead`;
+    return message('kubeconfig.externalCredentials', { user: context.user ?? '', external });
   }
   const usable = user && ['token', 'client-certificate-data', 'username'].some((key) => key in user);
   if (!usable) {
-    return `has no credentials for user "${context.user ?? ''}" of the current context (token or client certificate)`;
+    return message('kubeconfig.noCredentials', { user: context.user ?? '' });
   }
   return null;
 }
@@ -66,8 +67,9 @@ export function kubeconfigSkipsTlsVerify(text: string): boolean {
   return value === true || value === 'true';
 }
 
-export function checkPem(text: string, label: string): string | null {
-  const pattern = new RegExp(`^-----BEGIN ${label}-----\\r?\\n[A-Za-z0-9+/=\\r\\n]+-----END ${label}-----\\s*$`);
+/** One or more PEM certificates (a CA bundle), nothing else. */
+export function checkPemCertificates(text: string): CodedText | null {
+  const pattern = /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----\s*$/;
   const blocks = text.trim().split(/(?<=-----END [A-Z ]+-----)\s*/).filter(Boolean);
-  return blocks.length > 0 && blocks.every((block) => pattern.test(block.trim())) ? null : `is not a PEM ${label.toLowerCase()} (-----BEGIN ${label}-----)`;
+  return blocks.length > 0 && blocks.every((block) => pattern.test(block.trim())) ? null : message('cluster.notPemCertificate');
 }

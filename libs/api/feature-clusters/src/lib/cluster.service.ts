@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ClusterEntity, ClusterStore } from '@ccos/api/data-access-db';
 import { ClusterAddressGuard, KubeClientConfigError, type KubeClientOptions, createKubeClient, resolveClusterHost } from '@ccos/api/data-access-kube';
-import { BadUserInputError, ConflictError, NotFoundError } from '@ccos/api/util-graphql';
+import { BadUserInputError, FieldConflictError, NotFoundError } from '@ccos/api/util-graphql';
+import { bare, message } from '@ccos/shared/messages';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { CREDENTIALS_PURPOSE, type ClusterCredentials, checkKubeconfig, checkPem, kubeconfigSkipsTlsVerify } from './cluster-credentials';
+import { CREDENTIALS_PURPOSE, type ClusterCredentials, checkKubeconfig, checkPemCertificates, kubeconfigSkipsTlsVerify } from './cluster-credentials';
 import type { RegisterClusterInput } from './register-cluster.input';
 
 /** Told after a cluster was registered or its settings changed (the CSR auto-approver listens). */
@@ -32,7 +33,7 @@ export class ClusterService {
     // A name that does not resolve (yet) is let through: every connection resolves and checks it again.
     const host = await resolveClusterHost(apiServerUrl, this.addresses);
     if (!host.ok && host.kind === 'refused') {
-      throw new BadUserInputError('input.apiServerUrl', host.message);
+      throw new BadUserInputError('input.apiServerUrl', host.coded);
     }
     checkClientAccepts({ apiServerUrl, credentials, allowInsecureTransport: input.allowInsecureTransport, addresses: this.addresses });
     if (await this.clusters.existsNamed(input.name)) {
@@ -74,7 +75,7 @@ export class ClusterService {
   /** Sets join auto-approve, renewal auto-approve, or both; an absent switch keeps its value. */
   async setCsrAutoApprove(id: string, switches: { readonly enabled?: boolean | null; readonly renewals?: boolean | null }): Promise<ClusterEntity> {
     if ((switches.enabled ?? null) === null && (switches.renewals ?? null) === null) {
-      throw new BadUserInputError('enabled', 'give enabled (join auto-approve), renewals (renewal auto-approve), or both');
+      throw new BadUserInputError('enabled', message('cluster.autoApproveNothing'));
     }
     const cluster = await this.get(id);
     cluster.csrAutoApprove = switches.enabled ?? cluster.csrAutoApprove;
@@ -102,7 +103,7 @@ export class ClusterService {
   }
 }
 
-const INSECURE_OPT_IN = 'set input.allowInsecureTransport: true only if the cluster really has no verifiable TLS';
+const INSECURE_OPT_IN = bare(message('cluster.insecureOptIn'));
 
 /** Plain HTTP and unverified TLS only when the registration asks for them by name. */
 function checkTransport(input: RegisterClusterInput, apiServerUrl: string, credentials: ClusterCredentials): void {
@@ -110,13 +111,10 @@ function checkTransport(input: RegisterClusterInput, apiServerUrl: string, crede
     return;
   }
   if (apiServerUrl.startsWith('http://')) {
-    throw new BadUserInputError('input.apiServerUrl', `uses http://, which would send the cluster credentials unencrypted; give the API server's https:// URL, or ${INSECURE_OPT_IN}`);
+    throw new BadUserInputError('input.apiServerUrl', message('cluster.plainHttp', { optIn: INSECURE_OPT_IN }));
   }
   if (credentials.kind === 'KUBECONFIG' && kubeconfigSkipsTlsVerify(credentials.kubeconfig)) {
-    throw new BadUserInputError(
-      'input.kubeconfig',
-      `sets insecure-skip-tls-verify, so anyone on the network path could pose as the API server and receive the credentials; put the API server's CA into certificate-authority-data instead, or ${INSECURE_OPT_IN}`,
-    );
+    throw new BadUserInputError('input.kubeconfig', message('cluster.skipTlsVerify', { optIn: INSECURE_OPT_IN }));
   }
 }
 
@@ -126,7 +124,7 @@ function checkClientAccepts(options: KubeClientOptions): void {
     createKubeClient(options).close();
   } catch (error) {
     if (error instanceof KubeClientConfigError) {
-      throw new BadUserInputError(options.credentials.kind === 'TOKEN' ? 'input.token' : 'input.kubeconfig', `cannot be used: ${error.message}`);
+      throw new BadUserInputError(options.credentials.kind === 'TOKEN' ? 'input.token' : 'input.kubeconfig', message('cluster.credentialsUnusable', { error: error.message }));
     }
     throw error;
   }
@@ -134,7 +132,7 @@ function checkClientAccepts(options: KubeClientOptions): void {
 
 function credentialsFrom(input: RegisterClusterInput): ClusterCredentials {
   if (input.kubeconfig && input.token) {
-    throw new BadUserInputError('input.token', 'must not be given together with input.kubeconfig; choose one');
+    throw new BadUserInputError('input.token', message('cluster.tokenAndKubeconfig'));
   }
   if (input.kubeconfig) {
     const problem = checkKubeconfig(input.kubeconfig);
@@ -145,17 +143,17 @@ function credentialsFrom(input: RegisterClusterInput): ClusterCredentials {
   }
   if (input.token) {
     if (/\s/.test(input.token.trim())) {
-      throw new BadUserInputError('input.token', 'must be a single bearer token without spaces');
+      throw new BadUserInputError('input.token', message('cluster.tokenSpaces'));
     }
-    const caProblem = input.caCert ? checkPem(input.caCert, 'CERTIFICATE') : null;
+    const caProblem = input.caCert ? checkPemCertificates(input.caCert) : null;
     if (caProblem) {
       throw new BadUserInputError('input.caCert', caProblem);
     }
     return { kind: 'TOKEN', token: input.token.trim(), caCert: input.caCert ?? null };
   }
-  throw new BadUserInputError('input.kubeconfig', 'or input.token is required: the service needs credentials for the cluster');
+  throw new BadUserInputError('input.kubeconfig', message('cluster.credentialsMissing'));
 }
 
-function duplicateName(name: string): ConflictError {
-  return new ConflictError(`input.name "${name}" is already registered; choose another name`, { field: 'input.name' });
+function duplicateName(name: string): FieldConflictError {
+  return new FieldConflictError('input.name', message('cluster.nameTaken', { name }));
 }

@@ -1,7 +1,7 @@
 import { IsOptional, MaxLength } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { checkApiServerUrl, checkClusterName, checkIp } from '@ccos/shared/domain';
-import { BootstrapStyleEnum, MultiLine, Satisfies, Secret } from '@ccos/api/util-graphql';
+import { BootstrapStyleEnum, MultiLine, Satisfies, Secret, coded } from '@ccos/api/util-graphql';
 import type { BootstrapStyle } from '@ccos/api/data-access-db';
 
 @InputType({ description: 'A cluster to manage: give either `kubeconfig`, or `token` (with `caCert` unless the API server certificate is publicly trusted).' })
@@ -22,19 +22,19 @@ export class RegisterClusterInput {
   @Secret()
   @MultiLine()
   @IsOptional()
-  @MaxLength(256 * 1024, { message: 'is larger than 256 KiB' })
+  @MaxLength(256 * 1024, coded('validation.tooLarge', { kib: 256 }))
   kubeconfig?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Service-account bearer token. Write-only.' })
   @Secret()
   @IsOptional()
-  @MaxLength(16 * 1024, { message: 'is larger than 16 KiB' })
+  @MaxLength(16 * 1024, coded('validation.tooLarge', { kib: 16 }))
   token?: string | null;
 
   @Field(() => String, { nullable: true, description: 'PEM CA bundle for the API server, with `token`.' })
   @MultiLine()
   @IsOptional()
-  @MaxLength(64 * 1024, { message: 'is larger than 64 KiB' })
+  @MaxLength(64 * 1024, coded('validation.tooLarge', { kib: 64 }))
   caCert?: string | null;
 
   @Field(() => Boolean, { defaultValue: false })
@@ -56,6 +56,6 @@ export class RegisterClusterInput {
   @Field(() => String, { nullable: true, description: 'PEM CA of the machine config server (22623), if not the cluster CA.' })
   @MultiLine()
   @IsOptional()
-  @MaxLength(64 * 1024, { message: 'is larger than 64 KiB' })
+  @MaxLength(64 * 1024, coded('validation.tooLarge', { kib: 64 }))
   machineConfigCaCert?: string | null;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { bare, message } from '@ccos/shared/messages';
 import type { CsrPolicyPath, CsrVerdict } from '@ccos/shared/domain';
 import type { Clock } from '@ccos/shared/util-timing';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
@@ -396,7 +397,7 @@ class ClusterApprover {
       targetType: 'Csr',
       targetId: name,
       result: 'SUCCESS',
-      detail: { clusterId: this.clusterId, node: verdict.node, reason: verdict.reason, ...extra },
+      detail: { clusterId: this.clusterId, node: verdict.node, reason: verdict.reason, reasonCode: verdict.reasonCode, reasonParams: verdict.reasonParams, ...extra },
       requestId: null,
     });
   }
@@ -406,12 +407,14 @@ class ClusterApprover {
     await this.audit('denyCsr', name, verdict, { impostor: true, requester });
     const node = snapshot.inventory.find((entry) => entry.hostname === verdict.node);
     if (node?.runId) {
+      const denied = message('notice.impostorDenied', { csr: name, reason: { code: verdict.reasonCode, params: verdict.reasonParams } });
       await this.options.notices?.raise({
         runId: node.runId,
         kind: 'CSR_IMPOSTOR',
         subject: requester,
-        message: `denied ${name}: ${verdict.reason}`,
-        detail: { csr: name, requester },
+        message: denied.message,
+        // The notice's text by its code, so clients word it in their language.
+        detail: { csr: name, requester, messageCoded: bare(denied) },
       });
       const payload: InstallProgressPayload = { nodeId: node.id, runId: node.runId, seq: 0, step: null, status: null, runStatus: null };
       this.events.publish(TOPICS.INSTALL_PROGRESS, node.id, payload);

@@ -94,6 +94,12 @@ export class InstallRunNoticeType {
   @Field(() => String, { description: 'The latest occurrence.' })
   message!: string;
 
+  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages).' })
+  messageCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  messageParams!: Record<string, unknown> | null;
+
   @Field(() => Int)
   count!: number;
 

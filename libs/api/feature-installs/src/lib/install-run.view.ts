@@ -1,3 +1,4 @@
+import { isMessage } from '@ccos/shared/messages';
 import type { DataSource } from 'typeorm';
 import { summariseSteps } from '@ccos/shared/domain';
 import { InstallDiagnosticsEntity, type InstallRunEntity, InstallRunNotices, StepEventEntity } from '@ccos/api/data-access-db';
@@ -35,7 +36,7 @@ export class InstallRunView {
       deadlineAt: run.deadlineAt,
       bootstrapIdentity: run.bootstrapIdentity,
       bootstrapIdentityRevokedAt: run.bootstrapIdentityRevokedAt,
-      notices: notices.map(({ kind, subject, message, count, firstAt, lastAt }) => ({ kind, subject, message, count, firstAt, lastAt })),
+      notices: notices.map(({ kind, subject, message, detail, count, firstAt, lastAt }) => ({ kind, subject, message, ...codedNotice(detail), count, firstAt, lastAt })),
       steps: steps.map(({ step, state, progress, message, coded, startedAt, finishedAt }) => ({ step, status: state, progress, message, messageCode: coded?.code ?? null, messageParams: coded?.params ?? null, startedAt, finishedAt })),
       events: events.map(toStepEventType),
       diagnostics: diagnostics ? { size: diagnostics.size, uploadedAt: diagnostics.uploadedAt, url: `/api/install-runs/${run.id}/diagnostics.tar.gz` } : null,
@@ -55,4 +56,10 @@ export function toStepEventType(event: StepEventEntity): StepEventType {
     detail: event.detail,
     occurredAt: event.occurredAt,
   };
+}
+
+/** A notice's text by its code, kept in its detail (notices raised before texts were coded have none). */
+function codedNotice(detail: Record<string, unknown> | null): { messageCode: string | null; messageParams: Record<string, unknown> | null } {
+  const coded = detail?.['messageCoded'];
+  return isMessage(coded) ? { messageCode: coded.code, messageParams: { ...coded.params } } : { messageCode: null, messageParams: null };
 }

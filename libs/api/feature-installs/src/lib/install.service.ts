@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { type DataSource, IsNull, type Repository } from 'typeorm';
-import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
+import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, statusText, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
 import {
   type AgentChannel,
   AgentTokens,
@@ -130,10 +130,10 @@ export class InstallService {
   async install(nodeId: string, actor: string): Promise<InstallRunEntity> {
     const node = await this.nodes.get(nodeId);
     if (node.status !== 'READY_TO_INSTALL') {
-      throw new PreconditionError(`node ${node.hostname} is ${node.status}; an install needs READY_TO_INSTALL`, { status: node.status });
+      throw new PreconditionError(message('install.needsReady', { hostname: node.hostname, status: statusText(node.status) }), { status: node.status });
     }
     if (!verdictAllowsInstall(node.hostVerdict)) {
-      throw new PreconditionError(message('install.blockedByLeftovers', { hostname: node.hostname, reason: node.hostVerdict?.reason ?? bare(message('install.hostHasLeftovers')) }), { verdict: node.hostVerdict?.verdict });
+      throw new PreconditionError(message('install.blockedByLeftovers', { hostname: node.hostname, reason: node.hostVerdict?.reasonCoded ?? node.hostVerdict?.reason ?? bare(message('install.hostHasLeftovers')) }), { verdict: node.hostVerdict?.verdict });
     }
     await this.readiness(node.clusterId);
     return this.start(node, 'PREFLIGHT', actor, 'INSTALL_STARTED');
@@ -142,7 +142,7 @@ export class InstallService {
   async retry(nodeId: string, actor: string): Promise<InstallRunEntity> {
     const node = await this.nodes.get(nodeId);
     if (node.status !== 'INSTALL_FAILED' && node.status !== 'STALLED') {
-      throw new PreconditionError(`node ${node.hostname} is ${node.status}; a retry needs INSTALL_FAILED or STALLED`, { status: node.status });
+      throw new PreconditionError(message('install.retryNeedsFailure', { hostname: node.hostname, status: statusText(node.status) }), { status: node.status });
     }
     await this.readiness(node.clusterId);
     const previous = await this.latestRun(node.id);
@@ -163,7 +163,7 @@ export class InstallService {
     const node = await this.nodes.get(nodeId);
     const run = await this.latestRun(node.id);
     if (!run || run.status !== 'RUNNING') {
-      throw new PreconditionError(`node ${node.hostname} has no install running`);
+      throw new PreconditionError(message('install.notRunning', { hostname: node.hostname }));
     }
     // End the run first: the agent's own "cancelled" report then changes nothing.
     await this.runs.update(run.id, { cancelRequested: true });

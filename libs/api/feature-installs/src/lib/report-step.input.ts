@@ -2,7 +2,8 @@ import { IsOptional, Max, MaxLength, Min } from 'class-validator';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { InstallStep, Problem, StepEventStatus } from '@ccos/shared/domain';
-import { InstallStepEnum, MultiLine, Satisfies, StepEventStatusEnum } from '@ccos/api/util-graphql';
+import { InstallStepEnum, MultiLine, Satisfies, StepEventStatusEnum, coded } from '@ccos/api/util-graphql';
+import { message } from '@ccos/shared/messages';
 
 /** The most a step event's `detail` may take, as JSON (the agent's largest, a failure with a 4 KiB output tail, is far below). */
 export const MAX_STEP_DETAIL_BYTES = 16 * 1024;
@@ -13,7 +14,7 @@ export const STEP_EVENT_RESERVE = 50;
 
 function checkDetailSize(detail: Record<string, unknown>): Problem {
   const bytes = Buffer.byteLength(JSON.stringify(detail), 'utf8');
-  return bytes > MAX_STEP_DETAIL_BYTES ? `is ${bytes} bytes as JSON; at most ${MAX_STEP_DETAIL_BYTES} are accepted: send a shorter excerpt (e.g. a shorter output tail)` : null;
+  return bytes > MAX_STEP_DETAIL_BYTES ? message('validation.detailTooLarge', { bytes, max: MAX_STEP_DETAIL_BYTES }) : null;
 }
 
 /** One step event from the agent; (runId, seq) is stored once, so re-sending is safe. */
@@ -23,8 +24,8 @@ export class ReportStepInput {
   runId!: string;
 
   @Field(() => Int, { description: 'Starts at 1 for the run and grows by 1 per event.' })
-  @Min(1, { message: 'must be at least 1' })
-  @Max(1_000_000, { message: 'must be at most 1000000' })
+  @Min(1, coded('validation.atLeast', { min: 1 }))
+  @Max(1_000_000, coded('validation.atMost', { max: 1_000_000 }))
   seq!: number;
 
   @Field(() => InstallStepEnum)
@@ -35,19 +36,19 @@ export class ReportStepInput {
 
   @Field(() => Int, { nullable: true })
   @IsOptional()
-  @Min(0, { message: 'must be between 0 and 100' })
-  @Max(100, { message: 'must be between 0 and 100' })
+  @Min(0, coded('validation.between', { min: 0, max: 100 }))
+  @Max(100, coded('validation.between', { min: 0, max: 100 }))
   progress?: number | null;
 
   @Field(() => String, { nullable: true })
   @MultiLine()
   @IsOptional()
-  @MaxLength(4096, { message: 'is longer than 4096 characters' })
+  @MaxLength(4096, coded('validation.tooLong', { max: 4096 }))
   message?: string | null;
 
   @Field(() => String, { nullable: true, description: 'The code of `message` in the message catalogue (libs/shared/messages); unknown codes are stored as plain text.' })
   @IsOptional()
-  @MaxLength(128, { message: 'is longer than 128 characters' })
+  @MaxLength(128, coded('validation.tooLong', { max: 128 }))
   messageCode?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: `The parameters of messageCode; at most ${MAX_STEP_DETAIL_BYTES} bytes as JSON.` })

@@ -1,16 +1,16 @@
 import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { MultiLine, Secret } from '@ccos/api/util-graphql';
+import { MultiLine, Secret, coded } from '@ccos/api/util-graphql';
 import { LabelInput, SshCredentialsInput, TaintInput } from './add-node.input';
 
 @InputType({ description: 'An address range with a hostname pattern: 198.18.0.10-198.18.0.29 with w-{n} gives w-1 … w-20.' })
 export class AddressRangeInput {
   @Field(() => String, { description: '`198.18.0.10-198.18.0.29`, or `198.18.0.10-29`.' })
-  @MaxLength(64, { message: 'is longer than 64 characters' })
+  @MaxLength(64, coded('validation.tooLong', { max: 64 }))
   range!: string;
 
   @Field(() => String, { description: '{n} is the number of the address (from firstNumber), {octet} its last octet, {ip} the address with dashes.' })
-  @MaxLength(200, { message: 'is longer than 200 characters' })
+  @MaxLength(200, coded('validation.tooLong', { max: 200 }))
   hostnamePattern!: string;
 
   @Field(() => Int, { defaultValue: 1 })
@@ -20,11 +20,11 @@ export class AddressRangeInput {
 @InputType({ description: 'One host of a bulk add, with its own credentials if it does not use the shared ones.' })
 export class BulkHostInput {
   @Field(() => String)
-  @MaxLength(253, { message: 'is longer than 253 characters' })
+  @MaxLength(253, coded('validation.tooLong', { max: 253 }))
   hostname!: string;
 
   @Field(() => String)
-  @MaxLength(64, { message: 'is longer than 64 characters' })
+  @MaxLength(64, coded('validation.tooLong', { max: 64 }))
   ip!: string;
 
   @Field(() => Int, { nullable: true })
@@ -32,7 +32,7 @@ export class BulkHostInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @MaxLength(64, { message: 'is longer than 64 characters' })
+  @MaxLength(64, coded('validation.tooLong', { max: 64 }))
   sshUser?: string | null;
 
   @Field(() => [LabelInput], { defaultValue: [] })
@@ -46,20 +46,20 @@ export class BulkHostInput {
   @Field(() => String, { nullable: true })
   @Secret()
   @IsOptional()
-  @MaxLength(1024, { message: 'is longer than 1024 characters' })
+  @MaxLength(1024, coded('validation.tooLong', { max: 1024 }))
   password?: string | null;
 
   @Field(() => String, { nullable: true })
   @Secret()
   @MultiLine()
   @IsOptional()
-  @MaxLength(32 * 1024, { message: 'is larger than 32 KiB' })
+  @MaxLength(32 * 1024, coded('validation.tooLarge', { kib: 32 }))
   privateKey?: string | null;
 
   @Field(() => String, { nullable: true })
   @Secret()
   @IsOptional()
-  @MaxLength(1024, { message: 'is longer than 1024 characters' })
+  @MaxLength(1024, coded('validation.tooLong', { max: 1024 }))
   passphrase?: string | null;
 }
 
@@ -75,7 +75,7 @@ export class AddNodesInput extends SshCredentialsInput {
   @Field(() => String, { nullable: true, description: 'CSV (optional header naming the columns) or one host per line; `#` starts a comment.' })
   @MultiLine()
   @IsOptional()
-  @MaxLength(256 * 1024, { message: 'is larger than 256 KiB' })
+  @MaxLength(256 * 1024, coded('validation.tooLarge', { kib: 256 }))
   list?: string | null;
 
   @Field(() => AddressRangeInput, { nullable: true })

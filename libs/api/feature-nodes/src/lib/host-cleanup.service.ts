@@ -1,6 +1,6 @@
 import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import { type HostVerdict, type Leftover, cleanupPaths, decideHostVerdict } from '@ccos/shared/domain';
+import { type HostVerdict, type Leftover, cleanupPaths, decideHostVerdict, statusText } from '@ccos/shared/domain';
 import { type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { PreconditionError } from '@ccos/api/util-graphql';
@@ -37,16 +37,16 @@ export class HostCleanupService {
     if (!verdict || verdict.verdict !== 'CLEANABLE' || verdict.cleanedAt) {
       throw new PreconditionError(
         verdict?.verdict === 'REINSTALL_REQUIRED'
-          ? `node ${node.hostname}: ${verdict.reason}; cleanup cannot make it safe`
-          : `node ${node.hostname} has nothing to clean (${verdict ? (verdict.cleanedAt ? 'already cleaned' : verdict.verdict) : 'not checked yet'})`,
+          ? message('cleanup.reinstallRequired', { hostname: node.hostname, reason: verdict.reasonCoded ?? verdict.reason })
+          : message('cleanup.nothingToClean', { hostname: node.hostname, state: verdict ? (verdict.cleanedAt ? 'cleaned' : verdict.verdict) : 'unchecked' }),
       );
     }
     if (node.status !== 'READY_TO_INSTALL') {
-      throw new PreconditionError(`node ${node.hostname} is ${node.status}; cleanup needs READY_TO_INSTALL`, { status: node.status });
+      throw new PreconditionError(message('cleanup.needsReady', { hostname: node.hostname, status: statusText(node.status) }), { status: node.status });
     }
     const clusterItems = verdict.leftovers.filter((leftover) => leftover.kind === 'CLUSTER_NODE' || leftover.kind === 'CLUSTER_CSRS');
     if (clusterItems.length > 0 && !this.cluster) {
-      throw new PreconditionError('this service cannot reach the cluster to delete the Node or CSRs left over');
+      throw new PreconditionError(message('cleanup.clusterUnreachable'));
     }
     const remaining = await this.pool.run(sshTargetOf(node, this.secrets), async (session) => {
       await cleanHost(session, cleanupPaths(verdict.leftovers));
@@ -60,7 +60,7 @@ export class HostCleanupService {
     if (left.length > 0) {
       const again: HostVerdict = decideHostVerdict(remaining);
       await this.nodes.update(node.id, { hostVerdict: again });
-      throw new PreconditionError(`node ${node.hostname}: cleanup left ${left.map((leftover) => leftover.item).join(', ')}; look at the host`);
+      throw new PreconditionError(message('cleanup.leftBehind', { hostname: node.hostname, items: left.map((leftover) => leftover.item).join(', ') }));
     }
     this.logger.info({ nodeId: node.id, actor, items: verdict.leftovers.length }, 'cleaned the leftovers of an earlier membership');
     return this.nodes.update(node.id, { hostVerdict: { ...verdict, cleanedAt: new Date().toISOString() }, ...reasonFields(message('node.leftoversCleaned', { actor })) });

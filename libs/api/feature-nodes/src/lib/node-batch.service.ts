@@ -61,7 +61,7 @@ export class NodeBatchService {
     const requestProblems: BulkProblem[] = [];
     const sources = [input.list, input.range, input.rows].filter((source) => source !== null && source !== undefined);
     if (sources.length !== 1) {
-      throw new BadUserInputError('input', 'give exactly one of list, range or rows');
+      throw new BadUserInputError('input', message('batch.oneSource'));
     }
     const defaults = { sshPort: input.sshPort, sshUser: input.sshUser };
     let rows: CheckedRow[] = [];
@@ -131,7 +131,7 @@ export class NodeBatchService {
       results.map(({ row, problems }) => ({
         line: row.line, hostname: row.hostname, ip: row.ip, sshPort: row.sshPort, sshUser: row.sshUser,
         labels: row.labels.map(({ key, value }) => ({ key, value })), taints: row.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
-        problems: problems.map(({ field, message }) => ({ field, message })),
+        problems: problems.map(({ field, message, coded }) => ({ field, message, messageCode: coded?.code ?? null, messageParams: coded ? { ...coded.params } : null })),
         nodeId: nodeIds.get(row.line) ?? null,
       }));
     const refused = results.filter((result) => result.problems.length > 0).length;
@@ -173,7 +173,7 @@ export class NodeBatchService {
       );
     } catch (error) {
       if ((error as { code?: string }).code === '23505') {
-        throw new AppError('CONFLICT', 'another request added one of these hosts meanwhile; check the list again', {}, error);
+        throw new AppError('CONFLICT', message('batch.addedMeanwhile'), {}, error);
       }
       throw error;
     }
@@ -190,7 +190,7 @@ export class NodeBatchService {
     await this.batches.update(batch.id, { concurrency: this.clampConcurrency(concurrency ?? batch.concurrency), installRequestedBy: actor, installRequestedAt: new Date() });
     const queued = await this.movePhase(batch.id, ['ADDED'], 'QUEUED');
     if (queued === 0 && !(await this.hasOpenHosts(batch.id))) {
-      throw new PreconditionError('every host of this batch was already asked to install; use retryFailed for the failed ones');
+      throw new PreconditionError(message('batch.allAsked'));
     }
     await this.installer.kick(batch.id);
     return this.batch(batch.id);
@@ -217,7 +217,7 @@ export class NodeBatchService {
     const batch = await this.getEntity(batchId);
     const failed = await this.nodes.repository.find({ where: { batchId: batch.id, batchPhase: 'FAILED' } });
     if (failed.length === 0) {
-      throw new PreconditionError('no host of this batch has failed');
+      throw new PreconditionError(message('batch.noneFailed'));
     }
     await this.readiness(batch.clusterId);
     for (const node of failed) {
@@ -238,7 +238,7 @@ export class NodeBatchService {
     const batch = await this.getEntity(batchId);
     const cancelled = await this.movePhase(batch.id, ['ADDED', 'QUEUED', 'HELD'], 'CANCELLED');
     if (cancelled === 0) {
-      throw new PreconditionError('no host of this batch is waiting to install');
+      throw new PreconditionError(message('batch.noneWaiting'));
     }
     await this.installer.kick(batch.id);
     return this.batch(batch.id);
@@ -322,7 +322,7 @@ export class NodeBatchService {
   private clampConcurrency(wanted: number | null): number {
     const value = wanted ?? this.defaultConcurrency;
     if (!Number.isInteger(value) || value < 1 || value > MAX_BATCH_CONCURRENCY) {
-      throw new BadUserInputError('concurrency', `must be a whole number from 1 to ${MAX_BATCH_CONCURRENCY}`);
+      throw new BadUserInputError('concurrency', message('validation.wholeNumberRange', { min: 1, max: MAX_BATCH_CONCURRENCY }));
     }
     return value;
   }
@@ -355,7 +355,7 @@ export class NodeBatchService {
   private requireAgent(): AgentBinary {
     const agent = this.agent();
     if (!agent) {
-      throw new PreconditionError('the installer service has no agent executable to copy (AGENT_BINARY); build it with `npm run build`');
+      throw new PreconditionError(message('node.noAgentBinary'));
     }
     return agent;
   }

@@ -10,6 +10,12 @@ export class BulkRowProblemType {
 
   @Field(() => String)
   message!: string;
+
+  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages).' })
+  messageCode?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  messageParams?: Record<string, unknown> | null;
 }
 
 @ObjectType('BulkRowResult', { description: 'One row of a bulk add: what was read, its problems, and the node when it was added.' })

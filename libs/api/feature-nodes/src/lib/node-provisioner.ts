@@ -147,7 +147,7 @@ export class NodeProvisioner implements ProvisioningQueue {
         }
         const copied = { version: tail(version.stdout), sha256: agent.sha256.slice(0, 12) };
         const reason =
-          verdict && verdict.verdict.verdict !== 'CLEAN' ? message('node.agentCopiedBlocked', { ...copied, reason: verdict.verdict.reason }) : message('node.agentCopied', copied);
+          verdict && verdict.verdict.verdict !== 'CLEAN' ? message('node.agentCopiedBlocked', { ...copied, reason: verdict.verdict.reasonCoded ?? verdict.verdict.reason }) : message('node.agentCopied', copied);
         await this.nodes.transition(node.id, 'AGENT_COPIED', reason, {
           agentSha256: agent.sha256,
         });

@@ -1,8 +1,8 @@
-import { message } from '@ccos/shared/messages';
+import { bare, message } from '@ccos/shared/messages';
 import type { DataSource, Repository } from 'typeorm';
-import { canDeleteRecord, canonicalIp, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
+import { canDeleteRecord, canonicalIp, checkNodeLabels, checkTaints, statusText } from '@ccos/shared/domain';
 import { ClusterEntity, type NodeEntity, type NodeStore, isUuid, reasonFields, uniqueViolationOf } from '@ccos/api/data-access-db';
-import { BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
+import { BadUserInputError, FieldConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
 import { type AgentBinary, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
@@ -34,9 +34,10 @@ export class NodeService {
     if (!cluster) {
       throw new NotFoundError('cluster', input.clusterId);
     }
-    const problem = checkNodeLabels(input.labels) ?? checkTaints(input.taints);
+    const labelProblem = checkNodeLabels(input.labels);
+    const problem = labelProblem ?? checkTaints(input.taints);
     if (problem) {
-      throw new BadUserInputError(problem.startsWith('taint') ? 'input.taints' : 'input.labels', problem);
+      throw new BadUserInputError(labelProblem ? 'input.labels' : 'input.taints', problem);
     }
     const credentials = credentialsFrom(input);
     this.requireAgent();
@@ -112,10 +113,10 @@ export class NodeService {
   async acceptHostKey(nodeId: string, fingerprint: string): Promise<NodeEntity> {
     const node = await this.nodes.get(nodeId);
     if (node.status !== 'HOST_KEY_CHANGED' || !node.offeredHostKeyFingerprint) {
-      throw new PreconditionError(`node ${node.hostname} has no changed host key to accept (status ${node.status})`);
+      throw new PreconditionError(message('node.noChangedHostKey', { hostname: node.hostname, status: statusText(node.status) }));
     }
     if (fingerprint !== node.offeredHostKeyFingerprint) {
-      throw new BadUserInputError('fingerprint', `does not match the key the host presented (${node.offeredHostKeyFingerprint})`);
+      throw new BadUserInputError('fingerprint', message('node.fingerprintMismatch', { fingerprint: node.offeredHostKeyFingerprint }));
     }
     const changed = await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', message('node.hostKeyAccepted'), {
       hostKeyFingerprint: node.offeredHostKeyFingerprint,
@@ -131,8 +132,8 @@ export class NodeService {
     if (!canDeleteRecord(node.status, node.everJoined)) {
       throw new PreconditionError(
         node.everJoined
-          ? `node ${node.hostname} has joined the cluster: remove it (removeNode) instead of deleting its record`
-          : `node ${node.hostname} is ${node.status}; wait for it to finish or cancel it first`,
+          ? message('node.joinedRemoveInstead', { hostname: node.hostname })
+          : message('node.busyCannotDelete', { hostname: node.hostname, status: statusText(node.status) }),
       );
     }
     await this.nodes.delete(node);
@@ -142,7 +143,7 @@ export class NodeService {
   private requireAgent(): AgentBinary {
     const agent = this.agent();
     if (!agent) {
-      throw new PreconditionError('the installer service has no agent executable to copy (AGENT_BINARY); build it with `npm run build`');
+      throw new PreconditionError(message('node.noAgentBinary'));
     }
     return agent;
   }
@@ -155,16 +156,13 @@ export class NodeService {
       .andWhere('(node.hostname = :hostname OR node.ip = :ip)', { hostname, ip });
     const clash = await (superseded ? query.andWhere('node.id <> :superseded', { superseded }) : query).getOne();
     if (clash?.hostname === hostname && clash.origin === 'DISCOVERED') {
-      throw new ConflictError(
-        `input.hostname "${hostname}" is a Node found in the cluster at ${clash.ip ?? 'an unknown address'}, not at ${ip}: give the host another name, or remove that Node first`,
-        { field: 'input.hostname', nodeId: clash.id },
-      );
+      throw new FieldConflictError('input.hostname', message('node.hostnameDiscovered', { hostname, found: clash.ip ?? bare(message('node.unknownAddress')), ip }), { nodeId: clash.id });
     }
     if (clash?.hostname === hostname) {
-      throw new ConflictError(`input.hostname "${hostname}" is already a node of this cluster (${clash.status})`, { field: 'input.hostname', nodeId: clash.id });
+      throw new FieldConflictError('input.hostname', message('node.hostnameTaken', { hostname, status: statusText(clash.status) }), { nodeId: clash.id });
     }
     if (clash) {
-      throw new ConflictError(`input.ip ${ip} is already used by node ${clash.hostname} of this cluster`, { field: 'input.ip', nodeId: clash.id });
+      throw new FieldConflictError('input.ip', message('node.ipTaken', { ip, hostname: clash.hostname }), { nodeId: clash.id });
     }
   }
 }

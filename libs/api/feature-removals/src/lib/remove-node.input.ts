@@ -1,6 +1,7 @@
 import { IsInt, IsOptional, Max, MaxLength, Min } from 'class-validator';
 import { Field, InputType, Int } from 'type-graphql';
 import { DEFAULT_REMOVAL_OPTIONS, MAX_REMOVAL_TIMEOUT_SECONDS, type RemovalOptions } from '@ccos/shared/domain';
+import { coded } from '@ccos/api/util-graphql';
 
 /** How to remove a node; the drain flags and their defaults are kubectl drain's. */
 @InputType({ description: "Options of removeNode and removalPreview. The drain flags and defaults are kubectl drain's; the seed's command is force + deleteEmptyDirData + ignoreDaemonSets." })
@@ -15,14 +16,14 @@ export class RemoveNodeInput {
   ignoreDaemonSets!: boolean;
 
   @Field(() => Int, { defaultValue: -1, description: "Grace period for each evicted pod; -1 uses the pod's own (--grace-period)." })
-  @IsInt({ message: 'must be an integer' })
-  @Min(-1, { message: "must be at least -1 (-1 = each pod's own grace period)" })
+  @IsInt(coded('validation.integer'))
+  @Min(-1, coded('validation.gracePeriod'))
   gracePeriodSeconds!: number;
 
   @Field(() => Int, { defaultValue: 0, description: 'Give up the drain after this many seconds, leaving the node cordoned (DRAIN_FAILED); 0 waits as long as it takes (--timeout).' })
-  @IsInt({ message: 'must be an integer' })
-  @Min(0, { message: 'must be at least 0 (0 = no timeout)' })
-  @Max(MAX_REMOVAL_TIMEOUT_SECONDS, { message: `must be at most ${MAX_REMOVAL_TIMEOUT_SECONDS}` })
+  @IsInt(coded('validation.integer'))
+  @Min(0, coded('validation.drainTimeout'))
+  @Max(MAX_REMOVAL_TIMEOUT_SECONDS, coded('validation.atMost', { max: MAX_REMOVAL_TIMEOUT_SECONDS }))
   timeoutSeconds!: number;
 
   @Field(() => Boolean, { defaultValue: false, description: 'Allow removing the last schedulable Ready worker.' })
@@ -36,7 +37,7 @@ export class RemoveNodeInput {
 
   @Field(() => String, { nullable: true, description: 'The node name typed again by the operator; required with ungraceful, checked whenever given.' })
   @IsOptional()
-  @MaxLength(253, { message: 'is longer than 253 characters' })
+  @MaxLength(253, coded('validation.tooLong', { max: 253 }))
   confirmHostname?: string | null;
 
   @Field(() => Boolean, {

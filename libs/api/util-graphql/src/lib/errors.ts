@@ -3,7 +3,7 @@ import { AppError } from '@ccos/shared/domain';
 
 // The errors themselves know no transport (stores, services and resolvers throw them); they are
 // exported here too so the GraphQL layer finds them beside the one function that maps them.
-export { AppError, BadUserInputError, ConflictError, type ErrorCode, ForbiddenError, NotFoundError, PreconditionError, UnauthenticatedError } from '@ccos/shared/domain';
+export { AppError, BadUserInputError, ConflictError, type ErrorCode, FieldConflictError, ForbiddenError, NotFoundError, PreconditionError, UnauthenticatedError } from '@ccos/shared/domain';
 
 /**
  * The one place an {@link AppError} becomes a GraphQL error as clients see it: its message,

@@ -1,3 +1,4 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ObjectType } from 'type-graphql';
 import type { HostVerdict, HostVerdictKind, LeftoverKind } from '@ccos/shared/domain';
 
@@ -21,6 +22,12 @@ export class HostVerdictType {
   @Field(() => String)
   reason!: string;
 
+  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages).' })
+  reasonCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  reasonParams!: Record<string, unknown> | null;
+
   @Field(() => GraphQLISODateTime)
   checkedAt!: Date;
 
@@ -38,6 +45,8 @@ export function toVerdictType(node: { readonly hostVerdict: HostVerdict | null }
     verdict: verdict.verdict,
     leftovers: verdict.leftovers.map(({ kind, item }) => ({ kind, item })),
     reason: verdict.reason,
+    reasonCode: verdict.reasonCoded?.code ?? null,
+    reasonParams: verdict.reasonCoded?.params ?? null,
     checkedAt: new Date(verdict.checkedAt),
     cleanedAt: verdict.cleanedAt ? new Date(verdict.cleanedAt) : null,
   };

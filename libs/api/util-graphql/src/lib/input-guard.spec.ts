@@ -68,7 +68,7 @@ describe('unstorableTextProblem', () => {
     ['lone low \udc00', true, 'contains an unpaired UTF-16 surrogate (U+DC00); send valid Unicode text'],
     ['high at the end \ud83d', false, 'contains an unpaired UTF-16 surrogate (U+D83D); send valid Unicode text'],
   ])('%j (line breaks allowed: %s) → %s', (text, lines, problem) => {
-    expect(unstorableTextProblem(text, lines)).toBe(problem);
+    expect(unstorableTextProblem(text, lines)?.message ?? null).toBe(problem);
   });
 
   it('makes what cannot be stored visible instead, for the audit record of a refusal', () => {

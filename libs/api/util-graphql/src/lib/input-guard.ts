@@ -1,6 +1,7 @@
 import { type GraphQLInputType, type GraphQLScalarType, getNullableType, isInputObjectType, isListType, isScalarType } from 'graphql';
 import type { MiddlewareFn } from 'type-graphql';
 import { allowsLineBreaks } from './input-marks';
+import { type CodedText, bare, message } from '@ccos/shared/messages';
 import { BadUserInputError } from './errors';
 
 /** JSON arguments (step details) nested deeper than this cannot be stored as jsonb reliably. */
@@ -28,21 +29,17 @@ function isLowSurrogate(code: number): boolean {
  * unpaired surrogate cannot be stored as UTF-8, and other control characters have no place in a
  * name or an id: they hide text in a terminal and break log lines.
  */
-export function unstorableTextProblem(text: string, lineBreaksAllowed: boolean): string | null {
+export function unstorableTextProblem(text: string, lineBreaksAllowed: boolean): CodedText | null {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (isControl(code) && !(lineBreaksAllowed && isLineBreakOrTab(code))) {
       const hex = code.toString(16).toUpperCase().padStart(4, '0');
-      return code === 0
-        ? 'contains a NUL character (U+0000), which cannot be stored'
-        : isLineBreakOrTab(code)
-          ? `contains a line break or tab (U+${hex}); it takes a single line`
-          : `contains the control character U+${hex}`;
+      return code === 0 ? message('validation.nul') : message(isLineBreakOrTab(code) ? 'validation.lineBreak' : 'validation.control', { hex });
     }
     if (isHighSurrogate(code) && isLowSurrogate(text.charCodeAt(index + 1))) {
       index += 1;
     } else if (isHighSurrogate(code) || isLowSurrogate(code)) {
-      return `contains an unpaired UTF-16 surrogate (U+${code.toString(16).toUpperCase()}); send valid Unicode text`;
+      return message('validation.surrogate', { hex: code.toString(16).toUpperCase() });
     }
   }
   return null;
@@ -94,7 +91,7 @@ export function createInputGuard(): MiddlewareFn {
 
 interface Problem {
   readonly path: string;
-  readonly problem: string;
+  readonly problem: CodedText;
 }
 
 function problemIn(type: GraphQLInputType, value: unknown, path: string, lineBreaksAllowed: boolean): Problem | null {
@@ -142,12 +139,12 @@ function problemInJson(value: unknown, path: string, depth: number): Problem | n
     return null;
   }
   if (depth >= MAX_JSON_DEPTH) {
-    return { path, problem: `is nested deeper than ${MAX_JSON_DEPTH} levels` };
+    return { path, problem: message('validation.tooDeep', { max: MAX_JSON_DEPTH }) };
   }
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
     const keyProblem = Array.isArray(value) ? null : unstorableTextProblem(key, false);
     if (keyProblem) {
-      return { path, problem: `has a key that ${keyProblem}` };
+      return { path, problem: message('validation.keyContains', { problem: bare(keyProblem) }) };
     }
     const problem = problemInJson(inner, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key.length > 64 ? `${key.slice(0, 64)}…` : key}`, depth + 1);
     if (problem) {

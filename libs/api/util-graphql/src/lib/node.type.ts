@@ -76,6 +76,12 @@ export class NodeType {
   @Field(() => String, { nullable: true, description: 'What to try next, for failure statuses.' })
   nextStep!: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The message code of nextStep (libs/shared/messages).' })
+  nextStepCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of nextStepCode.' })
+  nextStepParams!: Record<string, unknown> | null;
+
   @Field(() => NodeOriginEnum)
   origin!: NodeOrigin;
 

@@ -50,6 +50,16 @@ export class ConflictError extends AppError {
   }
 }
 
+/**
+ * A field's value clashes with what exists (a host name already taken): CONFLICT, with the field
+ * and its coded problem as {@link BadUserInputError} has them, so clients show it beside the field.
+ */
+export class FieldConflictError extends ConflictError {
+  constructor(field: string, problem: CodedText, extensions: Record<string, unknown> = {}) {
+    super(message('error.badInput', { field, problem: bare(problem) }), { ...extensions, field, problemCode: problem.code, problemParams: problem.params });
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(kind: string, id: string) {
     super('NOT_FOUND', message('error.notFound', { kind, id }), { kind });

@@ -1,3 +1,4 @@
+import { type CodedText, type Message, bare, message } from '@ccos/shared/messages';
 /**
  * Many hosts at once: a pasted or uploaded list (CSV, or one host per line) or an address
  * range with a hostname pattern, turned into rows, and every row checked before anything is
@@ -29,6 +30,12 @@ export type BulkField = 'row' | 'hostname' | 'ip' | 'sshPort' | 'sshUser' | 'lab
 export interface BulkProblem {
   readonly field: BulkField;
   readonly message: string;
+  /** The message by its code, where the text is coded (clients word it in their language). */
+  readonly coded?: Message;
+}
+
+function bulkProblem(field: BulkField, text: CodedText): BulkProblem {
+  return { field, message: text.message, coded: bare(text) };
 }
 
 /** One host as entered; `line` is 1-based in the pasted text (or the position in a range). */
@@ -137,14 +144,14 @@ function rowFrom(line: number, fields: readonly string[], columns: readonly Colu
     return at >= 0 ? (fields[at] ?? '').trim() : '';
   };
   if (fields.length > columns.length) {
-    problems.push({ field: 'row', message: `has ${fields.length} fields; at most ${columns.length} are expected (${columns.join(', ')})` });
+    problems.push(bulkProblem('row', message('bulk.tooManyFields', { count: fields.length, max: columns.length, columns: columns.join(', ') })));
   }
   const portText = value('port');
   let sshPort = defaults.sshPort;
   if (portText !== '') {
     sshPort = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
     if (Number.isNaN(sshPort)) {
-      problems.push({ field: 'sshPort', message: `"${shorten(portText)}" is not a TCP port (1–65535)` });
+      problems.push(bulkProblem('sshPort', message('validation.notPort', { value: `"${shorten(portText)}"` })));
     }
   }
   const labels = parseLabels(value('labels'));
@@ -171,7 +178,7 @@ function parseTaints(text: string, problems: BulkProblem[]): Taint[] {
   for (const item of items(text)) {
     const colon = item.lastIndexOf(':');
     if (colon < 0) {
-      problems.push({ field: 'taints', message: `taint "${shorten(item)}" has no effect; write key[=value]:${TAINT_EFFECTS.join('|')}` });
+      problems.push(bulkProblem('taints', message('bulk.taintWithoutEffect', { taint: shorten(item), effects: TAINT_EFFECTS.join('|') })));
       continue;
     }
     const head = item.slice(0, colon);
@@ -263,16 +270,16 @@ export interface ExistingHosts {
 export function checkBulkRows(rows: readonly CheckedRow[], existing: ExistingHosts): CheckedRow[] {
   const hostnameLines = linesBy(rows, (row) => row.hostname);
   const ipLines = linesBy(rows, (row) => canonicalIp(row.ip));
-  const tooMany: BulkProblem[] = rows.length > MAX_BULK_ROWS ? [{ field: 'row', message: `the list has ${rows.length} hosts; at most ${MAX_BULK_ROWS} are allowed in one request` }] : [];
+  const tooMany: BulkProblem[] = rows.length > MAX_BULK_ROWS ? [bulkProblem('row', message('bulk.tooManyRows', { count: rows.length, max: MAX_BULK_ROWS }))] : [];
   return rows.map(({ row, problems }) => {
     const found: BulkProblem[] = [...problems, ...tooMany];
     const add = (field: BulkField, problem: Problem) => {
       if (problem) {
-        found.push({ field, message: problem });
+        found.push(bulkProblem(field, problem));
       }
     };
-    add('hostname', row.hostname === '' ? 'is missing' : checkHostname(row.hostname));
-    add('ip', row.ip === '' ? 'is missing' : checkIp(row.ip));
+    add('hostname', row.hostname === '' ? message('validation.missing') : checkHostname(row.hostname));
+    add('ip', row.ip === '' ? message('validation.missing') : checkIp(row.ip));
     if (!found.some((problem) => problem.field === 'sshPort')) {
       add('sshPort', checkPort(row.sshPort));
     }
@@ -286,20 +293,20 @@ export function checkBulkRows(rows: readonly CheckedRow[], existing: ExistingHos
     if (row.hostname !== '') {
       const others = (hostnameLines.get(row.hostname) ?? []).filter((line) => line !== row.line);
       if (others.length > 0) {
-        add('hostname', `"${shorten(row.hostname)}" is also on line ${others.join(', ')} of this list`);
+        add('hostname', message('bulk.alsoOnLine', { value: `"${shorten(row.hostname)}"`, lines: others.join(', ') }));
       }
       if (existing.hostnames.has(row.hostname)) {
-        add('hostname', `"${shorten(row.hostname)}" is already a node of this cluster`);
+        add('hostname', message('bulk.hostnameTaken', { hostname: shorten(row.hostname) }));
       }
     }
     if (row.ip !== '' && checkIp(row.ip) === null) {
       const ip = canonicalIp(row.ip);
       const others = (ipLines.get(ip) ?? []).filter((line) => line !== row.line);
       if (others.length > 0) {
-        add('ip', `${row.ip} is also on line ${others.join(', ')} of this list`);
+        add('ip', message('bulk.alsoOnLine', { value: row.ip, lines: others.join(', ') }));
       }
       if ([...existing.ips].some((known) => canonicalIp(known) === ip)) {
-        add('ip', `${row.ip} is already used by a node of this cluster`);
+        add('ip', message('bulk.ipTaken', { ip: row.ip }));
       }
     }
     return { row, problems: found };

@@ -701,7 +701,7 @@ function checkCommonName(request: CsrRequestFacts | null): CsrCheck {
     return fail('subject-common-name', message('csr.subject-common-name.fail2', { p0: names[0] }));
   }
   const problem = checkHostname(name);
-  return problem ? fail('subject-common-name', message('csr.subject-common-name.fail3', { p0: names[0], p1: problem })) : pass('subject-common-name', message('csr.subject-common-name.pass1', { p0: names[0] }));
+  return problem ? fail('subject-common-name', message('csr.subject-common-name.fail3', { p0: names[0], p1: bare(problem) })) : pass('subject-common-name', message('csr.subject-common-name.pass1', { p0: names[0] }));
 }
 
 function checkOrganization(request: CsrRequestFacts | null): CsrCheck {

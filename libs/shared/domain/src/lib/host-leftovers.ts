@@ -1,3 +1,5 @@
+import { type CodedText, type Message, bare, message } from '@ccos/shared/messages';
+
 /**
  * Hosts that were nodes before: what an earlier membership left behind, and what may be done
  * about it. The seed's rule: a node this service removed rejoins only through a fresh OS
@@ -35,6 +37,8 @@ export interface HostVerdict {
   /** Everything found; for CLEANABLE exactly what cleanup would remove. */
   readonly leftovers: readonly Leftover[];
   readonly reason: string;
+  /** The reason's code and parameters; absent on verdicts stored before reasons were coded. */
+  readonly reasonCoded?: Message | null;
   readonly checkedAt: string;
   /** When an operator confirmed the cleanup and it ran. */
   readonly cleanedAt?: string | null;
@@ -46,18 +50,19 @@ const REINSTALL_KINDS: readonly LeftoverKind[] = ['REMOVED_MACHINE'];
 /** A Node under that name that is Ready belongs to a live member: cleaning it would remove a working node. */
 export function decideHostVerdict(leftovers: readonly Leftover[], options: { readonly liveNodeNamed?: boolean; readonly at?: Date } = {}): HostVerdict {
   const checkedAt = (options.at ?? new Date()).toISOString();
+  const verdict = (kind: HostVerdictKind, reason: CodedText): HostVerdict => ({ verdict: kind, leftovers, checkedAt, reason: reason.message, reasonCoded: bare(reason) });
   const reinstall = leftovers.filter((leftover) => REINSTALL_KINDS.includes(leftover.kind));
   if (reinstall.length > 0) {
-    return { verdict: 'REINSTALL_REQUIRED', leftovers, checkedAt, reason: 'this host was a node this service removed; it rejoins only after a fresh OS install' };
+    return verdict('REINSTALL_REQUIRED', message('host.removedMachine'));
   }
   if (options.liveNodeNamed) {
-    return { verdict: 'REINSTALL_REQUIRED', leftovers, checkedAt, reason: 'a Ready Node of this name is in the cluster; give the host another name or reinstall it' };
+    return verdict('REINSTALL_REQUIRED', message('host.liveNodeNamed'));
   }
   if (leftovers.length > 0) {
-    const kinds = [...new Set(leftovers.map((leftover) => leftover.kind.toLowerCase().replace(/_/g, ' ')))];
-    return { verdict: 'CLEANABLE', leftovers, checkedAt, reason: `leftovers of an earlier membership (${kinds.join(', ')}); an operator must confirm their cleanup before install` };
+    const kinds = [...new Set(leftovers.map((leftover) => leftover.kind))];
+    return verdict('CLEANABLE', message('host.leftovers', { kinds: kinds.map((kind) => ({ code: 'host.leftoverKind', params: { kind } })) }));
   }
-  return { verdict: 'CLEAN', leftovers, checkedAt, reason: 'no leftovers of an earlier membership' };
+  return verdict('CLEAN', message('host.clean'));
 }
 
 /** Whether an install may start: a clean host, or a cleanable one whose cleanup ran. */

@@ -1,3 +1,5 @@
+import { type CodedText, type Message, message } from '@ccos/shared/messages';
+
 /**
  * The node lifecycle: the only place that decides which status change is allowed.
  *
@@ -116,15 +118,20 @@ export function isActive(status: NodeStatus): boolean {
 }
 
 /** What an operator should try next, shown beside a failure status. */
-export const NEXT_STEP: Readonly<Partial<Record<NodeStatus, string>>> = {
-  AUTH_FAILED: 'Check the SSH user and password or key, then update the credentials (updateNodeCredentials).',
-  UNREACHABLE: 'Check that the host is powered on, that its IP and SSH port are right and that no firewall blocks it, then try again (recopyAgent).',
-  HOST_KEY_CHANGED: 'Confirm with the host owner that the host was reinstalled, then accept the new key (acceptHostKey); otherwise treat it as an attack.',
-  PRECHECK_FAILED: 'Fix the host as the reason says (architecture, OS, free disk), then try again (recopyAgent).',
-  INSTALL_FAILED: 'Read the failed step and its hint, fix the host, then retry the install (retryInstall) — it resumes at the failed step.',
-  STALLED: 'The agent stopped reporting: check that the host is up and can reach the installer service, then retry the install (retryInstall).',
-  DRAIN_FAILED: 'Resolve the blocking pods or PodDisruptionBudgets named in the reason, then retry the removal, or uncordon the node to keep it.',
+export const NEXT_STEP: Readonly<Partial<Record<NodeStatus, CodedText>>> = {
+  AUTH_FAILED: message('node.next.AUTH_FAILED'),
+  UNREACHABLE: message('node.next.UNREACHABLE'),
+  HOST_KEY_CHANGED: message('node.next.HOST_KEY_CHANGED'),
+  PRECHECK_FAILED: message('node.next.PRECHECK_FAILED'),
+  INSTALL_FAILED: message('node.next.INSTALL_FAILED'),
+  STALLED: message('node.next.STALLED'),
+  DRAIN_FAILED: message('node.next.DRAIN_FAILED'),
 };
+
+/** A status as a message parameter: its name in English (as the API spells it), its words in other languages. */
+export function statusText(status: NodeStatus): Message {
+  return { code: 'node.statusName', params: { status } };
+}
 
 function describeEvent(event: NodeEvent): string {
   return event.toLowerCase().replace(/_/g, ' ');

@@ -1,23 +1,28 @@
+import { type CodedText, message } from '@ccos/shared/messages';
+
 /**
  * Input rules shared by the API (authoritative) and the console (early feedback).
- * Each check returns `null` when the value is fine, or a message that names the problem.
- * Pure: no Node or browser APIs, so it runs anywhere.
+ * Each check returns `null` when the value is fine, or a coded message that says what is wrong
+ * without naming the field (the API puts the field beside it). Pure: no Node or browser APIs.
  */
-export type Problem = string | null;
+export type Problem = CodedText | null;
+
+/** Whether a key belongs to a label or a taint: the same rules, each named in its messages. */
+type KeyKind = 'label' | 'taint';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** RFC 1123 host name as Kubernetes requires for Node names: lower case, dot-separated labels. */
 export function checkHostname(value: string): Problem {
   if (value.length === 0) {
-    return 'must not be empty';
+    return message('validation.empty');
   }
   if (value.length > 253) {
-    return `is ${value.length} characters long; at most 253 are allowed`;
+    return message('validation.hostnameTooLong', { length: value.length, max: 253 });
   }
   const bad = value.split('.').find((label) => !DNS_LABEL.test(label));
   if (bad !== undefined) {
-    return `"${shorten(bad)}" is not a valid RFC 1123 label (lower-case letters, digits and '-', 1–63 characters, starting and ending with a letter or digit)`;
+    return message('validation.hostnameLabel', { label: shorten(bad) });
   }
   return null;
 }
@@ -63,39 +68,39 @@ export function isIPv6(value: string): boolean {
 }
 
 export function checkIp(value: string): Problem {
-  return isIPv4(value) || isIPv6(value) ? null : `"${shorten(value)}" is not an IPv4 or IPv6 address`;
+  return isIPv4(value) || isIPv6(value) ? null : message('validation.notIp', { value: shorten(value) });
 }
 
 export function checkPort(value: number): Problem {
-  return Number.isInteger(value) && value >= 1 && value <= 65535 ? null : `${value} is not a TCP port (1–65535)`;
+  return Number.isInteger(value) && value >= 1 && value <= 65535 ? null : message('validation.notPort', { value: String(value) });
 }
 
 /** A POSIX-style login name: what sshd and useradd accept, nothing a shell would interpret. */
 export function checkSshUser(value: string): Problem {
   return /^[a-z_][a-z0-9_.-]{0,31}$/i.test(value)
     ? null
-    : `"${shorten(value)}" is not a valid user name (letters, digits, '_', '.', '-', at most 32, not starting with a digit or '-')`;
+    : message('validation.sshUser', { value: shorten(value) });
 }
 
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 
 /** Kubernetes label key: optional DNS-subdomain prefix and '/', then a name of at most 63 characters. */
-export function checkLabelKey(key: string): Problem {
+export function checkLabelKey(key: string, kind: KeyKind = 'label'): Problem {
   const slash = key.lastIndexOf('/');
   const prefix = slash >= 0 ? key.slice(0, slash) : null;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
   if (prefix !== null && (prefix.length > 253 || checkHostname(prefix) !== null)) {
-    return `label key "${shorten(key)}" has an invalid prefix (must be a DNS subdomain)`;
+    return message('validation.keyPrefix', { kind, key: shorten(key) });
   }
   if (!LABEL_NAME.test(name)) {
-    return `label key "${shorten(key)}" is invalid (alphanumerics, '-', '_', '.', at most 63, starting and ending alphanumeric)`;
+    return message('validation.key', { kind, key: shorten(key) });
   }
   return null;
 }
 
-export function checkLabelValue(value: string): Problem {
-  return LABEL_VALUE.test(value) ? null : `label value "${shorten(value)}" is invalid (at most 63 alphanumerics, '-', '_', '.', starting and ending alphanumeric)`;
+export function checkLabelValue(value: string, kind: KeyKind = 'label'): Problem {
+  return LABEL_VALUE.test(value) ? null : message('validation.value', { kind, value: shorten(value) });
 }
 
 export interface Label {
@@ -111,7 +116,7 @@ export function checkLabels(labels: readonly Label[]): Problem {
       return problem;
     }
     if (seen.has(label.key)) {
-      return `label key "${shorten(label.key)}" appears twice`;
+      return message('validation.labelTwice', { key: shorten(label.key) });
     }
     seen.add(label.key);
   }
@@ -143,7 +148,7 @@ export function kubeletMaySetLabel(key: string): boolean {
 export function checkNodeLabels(labels: readonly Label[]): Problem {
   const refused = labels.map((label) => label.key).filter((key) => !kubeletMaySetLabel(key));
   if (refused.length > 0) {
-    return `label key "${shorten(refused[0])}" is in the kubernetes.io namespace, which a kubelet may not set (allowed: ${KUBELET_LABEL_PREFIXES.join(', ')} and the well-known topology labels)`;
+    return message('validation.labelKubernetesNamespace', { key: shorten(refused[0]), allowed: KUBELET_LABEL_PREFIXES.join(', ') });
   }
   return checkLabels(labels);
 }
@@ -159,12 +164,12 @@ export interface Taint {
 
 export function checkTaints(taints: readonly Taint[]): Problem {
   for (const taint of taints) {
-    const problem = checkLabelKey(taint.key) ?? (taint.value ? checkLabelValue(taint.value) : null);
+    const problem = checkLabelKey(taint.key, 'taint') ?? (taint.value ? checkLabelValue(taint.value, 'taint') : null);
     if (problem) {
-      return `taint ${problem.replace(/^label /, '')}`;
+      return problem;
     }
     if (!(TAINT_EFFECTS as readonly string[]).includes(taint.effect)) {
-      return `taint effect "${shorten(String(taint.effect))}" must be one of ${TAINT_EFFECTS.join(', ')}`;
+      return message('validation.taintEffect', { effect: shorten(String(taint.effect)), effects: TAINT_EFFECTS.join(', ') });
     }
   }
   return null;
@@ -172,35 +177,35 @@ export function checkTaints(taints: readonly Taint[]): Problem {
 
 /** A cluster name: a DNS label, since it is shown in paths and used in resource names. */
 export function checkClusterName(value: string): Problem {
-  return DNS_LABEL.test(value) ? null : `"${shorten(value)}" is not a valid name (lower-case letters, digits and '-', 1–63 characters)`;
+  return DNS_LABEL.test(value) ? null : message('validation.clusterName', { value: shorten(value) });
 }
 
 /** An API server URL: https (or http for a lab) with a host and an optional port, nothing else. */
 export function checkApiServerUrl(value: string): Problem {
   const match = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?\/?$/.exec(value);
   if (!match) {
-    return `"${shorten(value)}" is not an API server URL such as https://api.example.com:6443`;
+    return message('validation.apiServerUrl', { value: shorten(value) });
   }
   const host = match[2].startsWith('[') ? match[2].slice(1, -1) : match[2];
   if (match[2].startsWith('[') ? !isIPv6(host) : checkIp(host) !== null && checkHostname(host.toLowerCase()) !== null) {
-    return `"${shorten(value)}" has an invalid host`;
+    return message('validation.apiServerUrlHost', { value: shorten(value) });
   }
   if (match[3] !== undefined && checkPort(Number(match[3])) !== null) {
-    return `"${shorten(value)}" has an invalid port`;
+    return message('validation.apiServerUrlPort', { value: shorten(value) });
   }
   return null;
 }
 
 /** A console user name: 2–32 lower-case letters, digits, '.', '_' or '-', starting with a letter. */
 export function checkUsername(value: string): Problem {
-  return /^[a-z][a-z0-9._-]{1,31}$/.test(value) ? null : 'must be 2–32 lower-case letters, digits, ".", "_" or "-", starting with a letter';
+  return /^[a-z][a-z0-9._-]{1,31}$/.test(value) ? null : message('validation.username');
 }
 
 /** How long a console password may be. */
 export const PASSWORD_LENGTH = { min: 12, max: 256 } as const;
 
 export function checkPassword(value: string): Problem {
-  return value.length >= PASSWORD_LENGTH.min && value.length <= PASSWORD_LENGTH.max ? null : `must be ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters long`;
+  return value.length >= PASSWORD_LENGTH.min && value.length <= PASSWORD_LENGTH.max ? null : message('validation.passwordLength', PASSWORD_LENGTH);
 }
 
 /** Shortens and escapes a hostile value before it is quoted back in a message. */

@@ -1,4 +1,5 @@
 import { AGENT_EN } from './catalogue/agent.en';
+import { API_EN } from './catalogue/api.en';
 
 /**
  * Every text the server produces, by its stable code, in English (ICU message format).
@@ -310,6 +311,7 @@ export const EN = {
   'csr.verdict.superseded': 'superseded',
   'csr.verdict.renewalPassed': 'a serving-certificate renewal: all {count, plural, one {# check} other {# checks}} passed',
   ...AGENT_EN,
+  ...API_EN,
 } as const satisfies Record<string, string>;
 
 export type MessageCode = keyof typeof EN;

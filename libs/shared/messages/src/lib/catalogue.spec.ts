@@ -24,6 +24,15 @@ function argumentsOf(elements: readonly MessageFormatElement[], found = new Map<
   return found;
 }
 
+/** The text a message shows of its own: its literals, also those inside plural and select options. */
+function literalsOf(elements: readonly MessageFormatElement[]): string {
+  return elements
+    .map((element) =>
+      element.type === TYPE.literal ? element.value : element.type === TYPE.plural || element.type === TYPE.select ? Object.values(element.options).map((option) => literalsOf(option.value)).join(' ') : ' ',
+    )
+    .join('');
+}
+
 describe('message catalogue', () => {
   it('has an English and a Chinese text for every code, and nothing else', () => {
     expect(Object.keys(ZH_CN).sort()).toEqual([...CODES].sort());
@@ -48,8 +57,8 @@ describe('message catalogue', () => {
 
   it('the Chinese catalogue is written in Chinese wherever it has words of its own', () => {
     for (const code of CODES) {
-      // Arguments, commands in backquotes and product names are not words to translate.
-      const words = ZH_CN[code].replace(/\{[^{}]*\}/g, '').replace(/`[^`]*`/g, '');
+      // Arguments, select keys, commands in backquotes and product names are not words to translate.
+      const words = literalsOf(parse(ZH_CN[code], { ignoreTag: true })).replace(/`[^`]*`/g, '');
       if (/[A-Za-z]{3,}/.test(words) && !TECHNICAL_TERMS.has(code)) {
         expect(words, code).toMatch(/[\u4e00-\u9fff]/);
       }

@@ -23,6 +23,12 @@ interface RowView {
  * rules as the API, from @ccos/shared/domain); the API's answer (duplicates in the cluster
  * included) replaces it on Check or Add. The password is dropped after every send.
  */
+/** The column (or part of the form) each field of a row's problem belongs to. */
+const BULK_FIELD_COLUMNS: Readonly<Record<string, 'bulk.col.line' | 'bulk.col.hostname' | 'bulk.col.ip' | 'bulk.col.port' | 'bulk.col.user' | 'bulk.col.labels' | 'bulk.field.credentials'>> = {
+  row: 'bulk.col.line', hostname: 'bulk.col.hostname', ip: 'bulk.col.ip', sshPort: 'bulk.col.port', sshUser: 'bulk.col.user',
+  labels: 'bulk.col.labels', taints: 'bulk.col.labels', credentials: 'bulk.field.credentials',
+};
+
 @Component({
   selector: 'ccos-bulk-add-page',
   imports: [ButtonDirective, PageHeaderComponent, TextFieldComponent],
@@ -123,7 +129,8 @@ export class BulkAddPage {
   private readonly router = inject(Router);
   private readonly notifications = inject(Notifications);
   protected readonly store = inject(NodeBatchStore);
-  protected readonly t = inject(I18n).translator(batchesMessages);
+  private readonly i18n = inject(I18n);
+  protected readonly t = this.i18n.translator(batchesMessages);
 
   protected readonly source = signal<'list' | 'range'>('list');
   protected readonly list = signal('');
@@ -160,13 +167,13 @@ export class BulkAddPage {
       return answer.result.rows.map((row) => ({
         line: row.line, hostname: row.hostname, ip: row.ip, sshPort: row.sshPort, sshUser: row.sshUser,
         extras: extrasOf(row.labels, row.taints),
-        problems: row.problems.map((problem) => `${problem.field}: ${problem.message}`),
+        problems: row.problems.map((problem) => this.problemText(problem.field, problem.messageCode, problem.messageParams, problem.message)),
       }));
     }
     return this.local().rows.map(({ row, problems }) => ({
       line: row.line, hostname: row.hostname, ip: row.ip, sshPort: row.sshPort, sshUser: row.sshUser,
       extras: extrasOf(row.labels, row.taints),
-      problems: problems.map((problem) => `${problem.field}: ${problem.message}`),
+      problems: problems.map((problem) => this.problemText(problem.field, problem.coded?.code, problem.coded?.params, problem.message)),
     }));
   });
   protected readonly refused = computed(() => this.rows().filter((row) => row.problems.length > 0).length);
@@ -174,6 +181,12 @@ export class BulkAddPage {
     const answer = this.answer();
     return answer && answer.key === this.inputKey() ? answer.result.problems.map((problem) => problem.message) : [];
   });
+
+  /** A row's problem in the user's language: the column it is about, then what is wrong. */
+  private problemText(field: string, code: string | null | undefined, params: unknown, text: string): string {
+    const column = BULK_FIELD_COLUMNS[field];
+    return `${column ? this.t(column) : field}: ${this.i18n.server(code, params, text)}`;
+  }
 
   protected readFile(event: Event): void {
     const file = (event.target as HTMLInputElement).files?.[0];
