@@ -37,6 +37,8 @@ export const REST_EN = {
   'agentToken.otherRun': 'this agent token belongs to another run; it cannot report for run {runId}',
   'agentToken.eventLimit': 'run {runId} already has {stored} step events, the most one run may report{progress, select, true { with progress} other {}}; this {status} event of {step} was not stored. {progress, select, true {The step can still report STARTED, SUCCEEDED or FAILED.} other {Retry the install to start a new run.}}',
   'agentToken.httpsOnly': 'agent tokens are accepted over HTTPS only; plain HTTP for agents needs AGENT_PLAIN_HTTP=allow on the service',
+  'cluster.conflict.hostname': 'a Node named {node} already exists in the cluster ({ready, select, true {Ready} other {not Ready}}); delete it first if it is a leftover of this host',
+  'cluster.conflict.ip': 'Node {node} of the cluster already uses {ip}',
   'query.tooDeep': 'query is nested {depth} levels deep; at most {max} are allowed',
   'query.tooManyAliases': 'query uses more than {max} aliases',
   'query.tooCostly': 'query would resolve more than {max} fields (list fields count once per item); ask for fewer items or fields',

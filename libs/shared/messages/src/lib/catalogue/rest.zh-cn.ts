@@ -36,6 +36,8 @@ export const REST_ZH_CN: Readonly<Record<keyof typeof REST_EN, string>> = {
   'agentToken.otherRun': '此代理令牌属于另一次运行；不能为运行 {runId} 上报',
   'agentToken.eventLimit': '运行 {runId} 已有 {stored} 个步骤事件，达到一次运行{progress, select, true {可上报进度} other {可上报}}的上限；{step} 的这个 {status} 事件未被保存。{progress, select, true {该步骤仍可上报 STARTED、SUCCEEDED 或 FAILED。} other {请重试安装以开始新的运行。}}',
   'agentToken.httpsOnly': '代理令牌只能通过 HTTPS 发送；要让代理使用明文 HTTP，需在服务上设置 AGENT_PLAIN_HTTP=allow',
+  'cluster.conflict.hostname': '集群中已有名为 {node} 的 Node（{ready, select, true {Ready} other {未就绪}}）；如果它是此主机先前留下的，请先删除它',
+  'cluster.conflict.ip': '集群的 Node {node} 已在使用 {ip}',
   'query.tooDeep': '查询嵌套了 {depth} 层；最多允许 {max} 层',
   'query.tooManyAliases': '查询使用的别名超过 {max} 个',
   'query.tooCostly': '查询将解析超过 {max} 个字段（列表字段按每个条目计一次）；请减少所请求的条目或字段',
