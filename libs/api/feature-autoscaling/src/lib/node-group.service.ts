@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { message } from '@ccos/shared/messages';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import { type Label, type Taint, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
 import {
@@ -185,7 +185,7 @@ export class NodeGroupService {
     const group = await this.group(groupId);
     const nodeId = await this.ports.addNode({ ...host, clusterId: group.clusterId, labels: group.labels, taints: group.taints });
     await this.groups.insertMember({ nodeId, groupId: group.id, state: 'CHECKING', reason: 'addNode\'s checks are running' });
-    await this.record(group, 'SPARE_ADDED', { nodeId, hostname: host.hostname }, `added as a spare of ${group.name} by ${actor}; checking the host`, actor);
+    await this.record(group, 'SPARE_ADDED', { nodeId, hostname: host.hostname }, message('autoscaling.spareAdded', { group: group.name, actor }), actor);
     // The checks may have finished before the membership was stored.
     await this.reconcileNode(nodeId);
     return (await this.groups.member(nodeId)) ?? Promise.reject(new Error(`the membership of node ${nodeId} is gone`));
@@ -290,7 +290,7 @@ export class NodeGroupService {
     const { group } = outcome;
     const hosts = await this.nodes.findMany(outcome.reserved);
     for (const host of hosts) {
-      await this.record(group, 'RESERVE', { nodeId: host.id, hostname: host.hostname }, `reserved for a scale-up of ${group.name} by ${delta} (target ${group.targetSize} → ${group.targetSize + delta})`);
+      await this.record(group, 'RESERVE', { nodeId: host.id, hostname: host.hostname }, message('autoscaling.reserved', { group: group.name, delta: String(delta), from: String(group.targetSize), to: String(group.targetSize + delta) }));
     }
     const missing = delta - hosts.length;
     if (missing > 0) {
@@ -299,7 +299,7 @@ export class NodeGroupService {
     if (hosts.length > 0) {
       const batchId = await this.ports.installAsBatch(clusterId, hosts.map((host) => host.id), AUTOSCALER_ACTOR);
       for (const host of hosts) {
-        await this.record(group, 'INSTALL', { nodeId: host.id, hostname: host.hostname }, `installing as ${providerIdOf(cluster, host.id)} in batch ${batchId}`);
+        await this.record(group, 'INSTALL', { nodeId: host.id, hostname: host.hostname }, message('autoscaling.installing', { providerId: providerIdOf(cluster, host.id), batchId }));
       }
     }
     return { reserved: hosts.length, missing };
@@ -318,7 +318,7 @@ export class NodeGroupService {
       await locked.setTargetSize(locked.group.targetSize + delta);
       return locked.group;
     });
-    await this.record(group, 'DECREASE_TARGET', {}, `target of ${group.name} lowered ${group.targetSize} → ${group.targetSize + delta} (unfilled reservations dropped)`);
+    await this.record(group, 'DECREASE_TARGET', {}, message('autoscaling.targetLowered', { group: group.name, from: String(group.targetSize), to: String(group.targetSize + delta) }));
   }
 
   /**
@@ -355,11 +355,11 @@ export class NodeGroupService {
     });
     for (const { nodeId, providerId } of members) {
       if (!nodeId) {
-        await this.record(group, 'DECREASE_TARGET', {}, `unfilled reservation ${providerId} dropped`);
+        await this.record(group, 'DECREASE_TARGET', {}, message('autoscaling.reservationDropped', { providerId }));
         continue;
       }
       const node = await this.nodes.get(nodeId);
-      await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, `scale-down of ${group.name}: removing ${node.hostname} (${providerId})`);
+      await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, message('autoscaling.scaleDown', { group: group.name, hostname: node.hostname, providerId }));
       const task = this.scaleDown(group, node).finally(() => this.scaleDowns.delete(task));
       this.scaleDowns.add(task);
     }
@@ -530,17 +530,19 @@ export class NodeGroupService {
     group: NodeGroupEntity,
     kind: AutoscalingActivityKind,
     about: { nodeId?: string; hostname?: string },
-    reason: string,
+    why: string | CodedText,
     actor = AUTOSCALER_ACTOR,
   ): Promise<void> {
-    const saved = await this.groups.recordActivity({ groupId: group.id, kind, nodeId: about.nodeId ?? null, hostname: about.hostname ?? null, reason, actor });
+    const reason = typeof why === 'string' ? why : why.message;
+    const reasonCoded = typeof why === 'string' ? null : bare(why);
+    const saved = await this.groups.recordActivity({ groupId: group.id, kind, nodeId: about.nodeId ?? null, hostname: about.hostname ?? null, reason, reasonCoded, actor });
     await this.audit.record({
       actor,
       action: `autoscaling.${kind.toLowerCase()}`,
       targetType: about.nodeId ? 'node' : 'nodeGroup',
       targetId: about.nodeId ?? group.id,
       result: 'SUCCESS',
-      detail: { group: group.name, groupId: group.id, reason },
+      detail: { group: group.name, groupId: group.id, reason, ...(reasonCoded ? { reasonCode: reasonCoded.code, reasonParams: reasonCoded.params } : {}) },
       requestId: null,
     });
     this.observer?.decision(kind, group.name);
