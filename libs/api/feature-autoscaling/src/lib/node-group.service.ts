@@ -294,7 +294,7 @@ export class NodeGroupService {
     }
     const missing = delta - hosts.length;
     if (missing > 0) {
-      await this.record(group, 'OUT_OF_RESOURCES', {}, `the pool of ${group.name} had ${hosts.length} spare host(s) for a scale-up by ${delta}: ${missing} instance(s) report out-of-resources`);
+      await this.record(group, 'OUT_OF_RESOURCES', {}, message('autoscaling.outOfResources', { group: group.name, spares: String(hosts.length), delta: String(delta), missing: String(missing) }));
     }
     if (hosts.length > 0) {
       const batchId = await this.ports.installAsBatch(clusterId, hosts.map((host) => host.id), AUTOSCALER_ACTOR);
@@ -373,16 +373,16 @@ export class NodeGroupService {
       if (outcome.status !== 'SUCCEEDED') {
         await this.groups.setMember(node.id, { state: 'RUNNING', reason: `removal ${outcome.status.toLowerCase()}: ${outcome.reason ?? ''}` });
         await this.groups.incrementTargetSize(group.id);
-        await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, `the removal of ${node.hostname} ${outcome.status.toLowerCase()}: ${outcome.reason ?? 'no reason given'}`);
+        await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalEnded', { hostname: node.hostname, status: outcome.status.toLowerCase(), reason: outcome.reason ?? message('install.noReason') }));
         return;
       }
       await this.returnToPool(group, node.id);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const detail = error instanceof Error ? error.message : String(error);
       this.logger.warn({ err: error, nodeId: node.id, group: group.name }, 'scale-down failed');
-      await this.groups.setMember(node.id, { state: 'RUNNING', reason: `removal could not start: ${message}` }).catch(() => undefined);
+      await this.groups.setMember(node.id, { state: 'RUNNING', reason: `removal could not start: ${detail}` }).catch(() => undefined);
       await this.groups.incrementTargetSize(group.id).catch(() => undefined);
-      await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, `the removal of ${node.hostname} could not run: ${message}`).catch(() => undefined);
+      await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalNotRun', { hostname: node.hostname, error: detail })).catch(() => undefined);
     }
   }
 
@@ -474,7 +474,7 @@ export class NodeGroupService {
         // Once per failure: Refresh and every node change come back here.
         const reason = `install failed: ${node.statusReason ?? ''}`;
         if (await this.groups.updateMemberIf(nodeId, { state: 'RESERVED', reason: 'reserved by a scale-up; installing' }, { reason })) {
-          await this.record(group, 'INSTALL_FAILED', { nodeId, hostname: node.hostname }, `${node.hostname}: ${reason}`, SERVICE_ACTOR);
+          await this.record(group, 'INSTALL_FAILED', { nodeId, hostname: node.hostname }, message('autoscaling.installFailed', { hostname: node.hostname, reason: node.statusReasonCoded ?? node.statusReason ?? '' }), SERVICE_ACTOR);
         }
       } else if (node.status === 'INSTALLING' && member.reason?.startsWith('install failed')) {
         await this.groups.updateMemberIf(nodeId, { state: 'RESERVED' }, { reason: 'reserved by a scale-up; installing' });
@@ -498,9 +498,9 @@ export class NodeGroupService {
     try {
       await this.ports.cleanLeftovers(node.id, AUTOSCALER_ACTOR);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (await this.groups.updateMemberIf(node.id, { state: 'CHECKING' }, { state: 'REINSTALL_REQUIRED', reason: `removing the ${count} file(s) its own install wrote failed: ${message}` })) {
-        await this.record(group, 'REINSTALL_REQUIRED', { nodeId: node.id, hostname: node.hostname }, `removing the files its own install wrote failed: ${message}`, SERVICE_ACTOR);
+      const detail = error instanceof Error ? error.message : String(error);
+      if (await this.groups.updateMemberIf(node.id, { state: 'CHECKING' }, { state: 'REINSTALL_REQUIRED', reason: `removing the ${count} file(s) its own install wrote failed: ${detail}` })) {
+        await this.record(group, 'REINSTALL_REQUIRED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.cleanupFailed', { error: detail }), SERVICE_ACTOR);
       }
     } finally {
       this.cleaning.delete(node.id);
