@@ -182,7 +182,7 @@ export class CsrService {
       message: forced ? `Approved by ${actor.username} through ccos-scaler, overriding the CSR policy: ${why}` : `Approved by ${actor.username} through ccos-scaler.`,
     });
     if (!result.ok) {
-      throw new PreconditionError(result.reason);
+      throw new PreconditionError(result.coded ?? result.reason);
     }
     if (result.changed) {
       await this.decisions.record({
@@ -219,7 +219,7 @@ export class CsrService {
     const verdict = snapshot.verdictOf(name);
     const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerDeny', message: `Denied by ${actor} through ccos-scaler: ${why}` });
     if (!result.ok) {
-      throw new PreconditionError(result.reason);
+      throw new PreconditionError(result.coded ?? result.reason);
     }
     if (result.changed) {
       await this.decisions.record({ clusterId, csrName: name, nodeId: snapshot.nodeIdOf(verdict), decision: 'DENIED', actor, reason: why, checks: verdict.checks });

@@ -14,6 +14,8 @@ export const REST_EN = {
   'csr.forceBlocked.check': '{check} ({detail})',
   'csr.denyReasonEmpty': 'must not be empty: say why the CSR is denied',
   'csr.alreadyDecided': '{name} is already {state}; only a pending CSR can be {verb, select, approve {approved} other {denied}}',
+  'csr.notFoundInCluster': 'certificate signing request "{name}" not found',
+  'csr.alreadyOpposite': 'certificate signing request "{name}" is already {state}',
   'cluster.outage.unreachable': "cluster {cluster} is unreachable: {error} (for {downFor} s; the next try is in {retryIn} s). Check that its API server is up and that the installer service can reach it (network, firewall, the API server's address).",
   'cluster.outage.errorAnswer': 'the API server of cluster {cluster} answers with an error: {error} (for {downFor} s; the next try is in {retryIn} s). Check the credentials and the permissions of the service account the cluster was registered with.',
   'cluster.outage.noFirstList': 'no complete answer within {seconds} s (the first list of its CSRs and Nodes has not arrived)',

@@ -13,6 +13,8 @@ export const REST_ZH_CN: Readonly<Record<keyof typeof REST_EN, string>> = {
   'csr.forceBlocked.check': '{check}（{detail}）',
   'csr.denyReasonEmpty': '不能为空：请说明拒绝此 CSR 的原因',
   'csr.alreadyDecided': '{name} 已{state, select, approved {被批准} denied {被拒绝} issued {签发} failed {失败} other {处于 {state} 状态}}；只有待处理的 CSR 才能被{verb, select, approve {批准} other {拒绝}}',
+  'csr.notFoundInCluster': '找不到证书签名请求“{name}”',
+  'csr.alreadyOpposite': '证书签名请求“{name}”已{state, select, Approved {被批准} Denied {被拒绝} other {处于 {state} 状态}}',
   'cluster.outage.unreachable': '无法连接集群 {cluster}：{error}（已持续 {downFor} 秒；{retryIn} 秒后重试）。请检查其 API 服务器是否在运行，以及安装服务能否访问它（网络、防火墙、API 服务器地址）。',
   'cluster.outage.errorAnswer': '集群 {cluster} 的 API 服务器返回错误：{error}（已持续 {downFor} 秒；{retryIn} 秒后重试）。请检查注册该集群时所用服务账号的凭据和权限。',
   'cluster.outage.noFirstList': '{seconds} 秒内没有得到完整的应答（其 CSR 和 Node 的首次列表尚未到达）',
