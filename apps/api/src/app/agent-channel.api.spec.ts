@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatServerText } from '@ccos/shared/messages';
 import { AgentTokens } from '@ccos/api/data-access-db';
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
@@ -101,9 +102,16 @@ describe('the agent channel: HTTPS and plain HTTP on one port', () => {
         body,
       });
       expect(answer.status).toBe(403);
-      expect(JSON.parse(answer.body)).toEqual({
-        errors: [{ message: 'agent tokens are accepted over HTTPS only; plain HTTP for agents needs AGENT_PLAIN_HTTP=allow on the service', extensions: { code: 'HTTPS_REQUIRED' } }],
+      const refusal = JSON.parse(answer.body);
+      expect(refusal).toEqual({
+        errors: [{
+          message: 'agent tokens are accepted over HTTPS only; plain HTTP for agents needs AGENT_PLAIN_HTTP=allow on the service',
+          extensions: { code: 'HTTPS_REQUIRED', messageCode: 'agentToken.httpsOnly', messageParams: {} },
+        }],
       });
+      expect(formatServerText('zh-CN', refusal.errors[0].extensions.messageCode, refusal.errors[0].extensions.messageParams, null)).toBe(
+        '代理令牌只能通过 HTTPS 发送；要让代理使用明文 HTTP，需在服务上设置 AGENT_PLAIN_HTTP=allow',
+      );
       const stored = await harness.api.dataSource.query('SELECT count(*)::int AS n FROM install_diagnostics WHERE run_id = $1', [agent.runId]);
       expect(stored[0].n).toBe(0);
       expect(harness.logs.join('\n')).not.toContain(agent.token);

@@ -1,3 +1,4 @@
+import { message } from '@ccos/shared/messages';
 import type { ClusterConnections, ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import { deleteNode, denyCsr } from '@ccos/api/data-access-kube';
 import type { CsrService } from '@ccos/api/feature-csrs';
@@ -20,8 +21,8 @@ export function clusterProbeFrom(connections: ClusterConnections, csrs: CsrServi
       const sameName = nodes.find((node) => node.name === nodeName);
       const sameIp = ip ? nodes.find((node) => node.name !== nodeName && node.addresses.some((address) => address.address === ip)) : undefined;
       return {
-        hostname: sameName ? `a Node named ${nodeName} already exists in the cluster (${sameName.ready ? 'Ready' : 'not Ready'}); delete it first if it is a leftover of this host` : null,
-        ip: sameIp ? `Node ${sameIp.name} of the cluster already uses ${ip}` : null,
+        hostname: sameName ? message('cluster.conflict.hostname', { node: nodeName, ready: sameName.ready }) : null,
+        ip: sameIp && ip ? message('cluster.conflict.ip', { node: sameIp.name, ip }) : null,
       };
     },
   };

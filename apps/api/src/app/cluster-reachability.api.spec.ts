@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatServerText } from '@ccos/shared/messages';
 // The API's specs run against the in-process Kubernetes API simulator.
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
@@ -116,6 +117,8 @@ describe('reads of a cluster that does not answer', () => {
         const { ms, result } = await timed(round % 2 === 0 ? CSRS : PREVIEW, { c: silentId });
         expect(result.errors?.[0]?.extensions?.['code'], JSON.stringify(result.errors)).toBe('CLUSTER_UNREACHABLE');
         expect(result.errors?.[0]?.message).toMatch(/^cluster silent is unreachable: /);
+        const chinese = formatServerText('zh-CN', result.errors?.[0]?.extensions?.['messageCode'] as string, result.errors?.[0]?.extensions?.['messageParams'], null);
+        expect(chinese).toMatch(/^无法连接集群 silent：.+（已持续 \d+ 秒；\d+ 秒后重试）。请检查其 API 服务器是否在运行/);
         expect(ms).toBeLessThan(BOUND_MS);
       }
     });

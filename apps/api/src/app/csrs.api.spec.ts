@@ -12,6 +12,16 @@ import { CSR_TEST_SEED } from '@ccos/api/feature-csrs/testing';
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
 
+/** An error's message in Chinese, from its messageCode and messageParams. */
+function zh(error: { message: string; extensions?: Record<string, unknown> } | undefined): string {
+  return formatServerText('zh-CN', error?.extensions?.['messageCode'] as string, error?.extensions?.['messageParams'], null);
+}
+
+/** A field error's problem in Chinese, from its problemCode and problemParams (the words a client puts beside the field). */
+function zhProblem(error: { message: string; extensions?: Record<string, unknown> } | undefined): string {
+  return formatServerText('zh-CN', error?.extensions?.['problemCode'] as string, error?.extensions?.['problemParams'], null);
+}
+
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
@@ -278,6 +288,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
         message: `the CSR policy would not approve ${forged}: O is [system:nodes, system:masters]; exactly [system:nodes] is required; force cannot override subject-organization`,
         extensions: { code: 'FAILED_PRECONDITION', failedChecks: ['subject-organization'], blockingChecks: ['subject-organization'] },
       });
+      expect(zh(refused.errors?.[0])).toBe(`CSR 策略不会批准 ${forged}：O 为 [system:nodes, system:masters]；必须恰好为 [system:nodes]；强制批准也不能越过 subject-organization`);
       expect(await conditions(forged)).toEqual([]);
 
       const denied = await harness.gql<{ denyCsr: CsrView }>(
@@ -341,10 +352,12 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
     it('refuses contradictory and empty decisions', async () => {
       const approveDenied = await harness.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n) { name } }', { c: clusterId, n: forged }, operator);
       expect(approveDenied.errors?.[0]).toMatchObject({ message: `${forged} is already denied; only a pending CSR can be approved`, extensions: { code: 'FAILED_PRECONDITION' } });
+      expect(zh(approveDenied.errors?.[0])).toBe(`${forged} 已被拒绝；只有待处理的 CSR 才能被批准`);
       const denyApproved = await harness.gql('mutation($c: ID!, $n: String!) { denyCsr(clusterId: $c, name: $n, reason: "late") { name } }', { c: clusterId, n: legit }, operator);
       expect(denyApproved.errors?.[0]?.extensions?.['code']).toBe('FAILED_PRECONDITION');
       const empty = await harness.gql('mutation($c: ID!, $n: String!) { denyCsr(clusterId: $c, name: $n, reason: "  ") { name } }', { c: clusterId, n: legit }, operator);
       expect(empty.errors?.[0]).toMatchObject({ message: 'reason must not be empty: say why the CSR is denied', extensions: { code: 'BAD_USER_INPUT' } });
+      expect(zhProblem(empty.errors?.[0])).toBe('不能为空：请说明拒绝此 CSR 的原因');
       const missing = await harness.gql('mutation($c: ID!) { approveCsr(clusterId: $c, name: "csr-missing") { name } }', { c: clusterId }, operator);
       expect(missing.errors?.[0]).toMatchObject({ message: 'certificate signing request csr-missing does not exist', extensions: { code: 'NOT_FOUND' } });
     });
@@ -372,6 +385,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       for (const name of [outside, masters]) {
         const result = await harness.gql(FORCE, { c: clusterId, n: name, r: 'I know what I am doing' }, operator);
         expect(result.errors?.[0]).toMatchObject({ message: 'approving with force needs the ADMIN role; you are OPERATOR', extensions: { code: 'FORBIDDEN', requiredRole: 'ADMIN' } });
+        expect(zh(result.errors?.[0])).toBe('强制批准需要 ADMIN 角色；您的角色是 OPERATOR');
         expect(await conditions(name)).toEqual([]);
       }
       const audit = await harness.api.dataSource.query(
@@ -390,6 +404,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', blockingChecks: [check] });
       expect(result.errors?.[0]?.message).toMatch(new RegExp(`^force cannot approve ${name()}: ${check} \\(`));
       expect(result.errors?.[0]?.message).toContain(detail);
+      expect(zh(result.errors?.[0])).toMatch(new RegExp(`^无法强制批准 ${name()}：${check}（.+）；任何批准都不能越过这项检查$`));
       expect(await conditions(name())).toEqual([]);
       const shown = await csrNamed(name());
       expect(shown.verdict.checks.find((entry) => entry.name === check)).toMatchObject({ passed: false, overridable: false });
@@ -405,18 +420,20 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
     });
 
     it.each([
-      ['no reason', undefined, 'reason is required with force: say why the CSR is approved against the policy'],
-      ['a blank reason', '  ', 'reason is required with force: say why the CSR is approved against the policy'],
-      ['a reason of 501 characters', 'x'.repeat(501), 'reason is 501 characters long; at most 500 are allowed'],
-    ])('refuses an ADMIN\'s force with %s', async (_what, reason, message) => {
+      ['no reason', undefined, 'reason is required with force: say why the CSR is approved against the policy', '强制批准时必须填写：请说明为何违背策略批准此 CSR'],
+      ['a blank reason', '  ', 'reason is required with force: say why the CSR is approved against the policy', '强制批准时必须填写：请说明为何违背策略批准此 CSR'],
+      ['a reason of 501 characters', 'x'.repeat(501), 'reason is 501 characters long; at most 500 are allowed', '长度为 501 个字符，最多允许 500 个'],
+    ])('refuses an ADMIN\'s force with %s', async (_what, reason, message, chinese) => {
       const result = await harness.gql(FORCE, { c: clusterId, n: outside, r: reason }, admin);
       expect(result.errors?.[0]).toMatchObject({ message, extensions: { code: 'BAD_USER_INPUT', field: 'reason' } });
+      expect(zhProblem(result.errors?.[0])).toBe(chinese);
       expect(await conditions(outside)).toEqual([]);
     });
 
     it('refuses a reason without force', async () => {
       const result = await harness.gql('mutation($c: ID!, $n: String!) { approveCsr(clusterId: $c, name: $n, reason: "because") { name } }', { c: clusterId, n: outside }, admin);
       expect(result.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'reason' } });
+      expect(zhProblem(result.errors?.[0])).toBe('只用于 force: true（强制批准）；策略允许的批准无需填写理由');
     });
 
     it('approves, for an ADMIN with a reason, a CSR that is valid but for its closed approval window, keeping the reason in the decision and the audit log', async () => {

@@ -1,3 +1,4 @@
+import { message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { type IncomingMessage, type Server as PlainServer, createServer } from 'node:http';
@@ -245,8 +246,9 @@ function agentTokensNeedTls(allowPlain: boolean, logger: Logger) {
       return;
     }
     logger.warn({ path: req.path, remote: req.socket.remoteAddress }, 'refused an agent token sent over plain HTTP');
+    const httpsRequired = message('agentToken.httpsOnly');
     response.status(403).json({
-      errors: [{ message: 'agent tokens are accepted over HTTPS only; plain HTTP for agents needs AGENT_PLAIN_HTTP=allow on the service', extensions: { code: 'HTTPS_REQUIRED' } }],
+      errors: [{ message: httpsRequired.message, extensions: { code: 'HTTPS_REQUIRED', messageCode: httpsRequired.code, messageParams: httpsRequired.params } }],
     });
   };
 }

@@ -94,6 +94,13 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
     expect(await nodeCount()).toBe(0);
     const bad = await addNodes({ range: { range: '127.0.0.29-127.0.0.20', hostnamePattern: 'w-{n}' } });
     expect(bad.data?.addNodes.problems).toEqual([{ field: 'row', message: 'the range ends (127.0.0.20) before it starts (127.0.0.29)' }]);
+    const coded = await harness.gql<{ addNodes: { problems: Array<{ messageCode: string; messageParams: Record<string, unknown> }> } }>(
+      'mutation($input: AddNodesInput!) { addNodes(input: $input) { problems { messageCode messageParams } } }',
+      { input: { clusterId, range: { range: '127.0.0.29-127.0.0.20', hostnamePattern: 'w-{n}' }, sshPort: 1, password: 'pw', dryRun: true } },
+      operator,
+    );
+    const problem = coded.data?.addNodes.problems[0];
+    expect(formatServerText('zh-CN', problem?.messageCode, problem?.messageParams, null)).toBe('范围的结束地址（127.0.0.20）在起始地址（127.0.0.29）之前');
   });
 
   it('with addValidRows adds the passing rows in one batch, sealing the shared password once, and reports the others', async () => {
@@ -147,6 +154,10 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
     await harness.gql('mutation($c: ID!) { setClusterArtifactVersion(clusterId: $c, version: "9.9.9") { kind } }', { c: clusterId }, admin);
     const refused = await harness.gql('mutation($id: ID!) { installBatch(batchId: $id) { id } }', { id: batchId }, operator);
     expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', version: '9.9.9', missing: expect.arrayContaining(['binary/oc', 'unit/kubelet.service']) });
+    expect(refused.errors?.[0]?.message).toMatch(/^the cluster has no artifact set for release 9\.9\.9; missing .*binary\/oc.*\. Import the release's set \(npm run artifacts -- import <folder\|tar>, or upload it as an ADMIN\) and install again\.$/);
+    expect(formatServerText('zh-CN', refused.errors?.[0]?.extensions?.['messageCode'] as string, refused.errors?.[0]?.extensions?.['messageParams'], null)).toMatch(
+      /^集群没有版本 9\.9\.9 的制品集；缺少 .*binary\/oc.*。请导入该版本的制品集（npm run artifacts -- import <folder\|tar>，或以 ADMIN 身份上传），然后重新安装。$/,
+    );
     expect(((await harness.gql<{ batch: { state: string } }>(BATCH, { id: batchId }, operator)).data?.batch.state)).toBe('ADDED');
     await harness.gql('mutation($c: ID!) { setClusterArtifactVersion(clusterId: $c, version: null) { kind } }', { c: clusterId }, admin);
 

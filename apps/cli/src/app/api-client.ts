@@ -3,11 +3,11 @@ import { print } from 'graphql';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
-import { type Language, type Translate, serverText } from './messages';
+import { type Language, type ServerErrorExtensions, type Translate, serverErrorText } from './messages';
 
 interface GraphqlError {
   readonly message: string;
-  readonly extensions?: { readonly code?: string; readonly messageCode?: string; readonly messageParams?: unknown };
+  readonly extensions?: ServerErrorExtensions & { readonly code?: string };
 }
 
 /** How an error code from the API maps to the CLI's exit codes. */
@@ -120,7 +120,7 @@ export class ApiClient {
     const code = error.extensions?.code;
     const exit = exitFor(code);
     const key = exit === EXIT.auth ? 'authFailed' : 'apiRefused';
-    return new CliError(this.t(key, { detail: serverText(this.language, error.message, error.extensions?.messageCode, error.extensions?.messageParams) }), exit, code);
+    return new CliError(this.t(key, { detail: serverErrorText(this.language, error.message, error.extensions) }), exit, code);
   }
 
   private socketError(error: unknown): CliError {

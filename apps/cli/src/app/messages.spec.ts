@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { columnTitles, languageOf, translator } from './messages';
+import { message } from '@ccos/shared/messages';
+import { columnTitles, languageOf, serverErrorText, translator } from './messages';
 
 describe('messages', () => {
   it.each([
@@ -23,5 +24,20 @@ describe('messages', () => {
     const titles = columnTitles('zh');
     expect(Object.keys(titles)).toEqual(Object.keys(columnTitles('en')));
     expect(titles['HOSTNAME']).toBe('主机名');
+  });
+
+  it('words a field\'s problem in Chinese after the field\'s own words, not its API path; English keeps the server\'s message', () => {
+    // What the API sends for a host name that is taken (FieldConflictError) and for a CSR's reason (BadUserInputError).
+    const taken = message('node.hostnameTaken', { hostname: 'a-1', status: { code: 'node.statusName', params: { status: 'UNREACHABLE' } } });
+    const whole = message('error.badInput', { field: 'input.hostname', problem: { code: taken.code, params: taken.params } });
+    const extensions = { field: 'input.hostname', problemCode: taken.code, problemParams: taken.params, messageCode: whole.code, messageParams: whole.params };
+    expect(serverErrorText('zh', whole.message, extensions)).toBe('主机名：“a-1”已是此集群的节点（无法连接）');
+    expect(serverErrorText('en', whole.message, extensions)).toBe('input.hostname "a-1" is already a node of this cluster (UNREACHABLE)');
+    const empty = message('csr.denyReasonEmpty');
+    expect(serverErrorText('zh', `reason ${empty.message}`, { field: 'reason', problemCode: empty.code, problemParams: empty.params })).toBe('理由：不能为空：请说明拒绝此 CSR 的原因');
+    // A field the CLI has no words for keeps its own last name; an error without a field is worded whole.
+    expect(serverErrorText('zh', 'x', { field: 'input.rows[3].profile', problemCode: 'validation.empty', problemParams: {} })).toBe('profile：不能为空');
+    const forbidden = message('csr.forceNeedsAdmin', { held: 'OPERATOR' });
+    expect(serverErrorText('zh', forbidden.message, { messageCode: forbidden.code, messageParams: forbidden.params })).toBe('强制批准需要 ADMIN 角色；您的角色是 OPERATOR');
   });
 });

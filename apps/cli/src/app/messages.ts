@@ -142,3 +142,47 @@ export function columnTitles(language: Language): Record<string, string> {
 export function serverText(language: Language, fallback: string | null | undefined, code?: string | null, params?: unknown): string {
   return formatServerText(language === 'zh' ? 'zh-CN' : 'en', code, params, fallback);
 }
+
+/**
+ * A field's own words, for the fields the CLI's commands fill in (`input.hostname` from
+ * --hostname): the API's path means nothing to the reader. An unknown field keeps its last name.
+ */
+const FIELD_WORDS: Readonly<Record<string, { readonly en: string; readonly zh: string }>> = {
+  hostname: { en: 'host name', zh: '主机名' },
+  ip: { en: 'IP address', zh: 'IP 地址' },
+  sshPort: { en: 'SSH port', zh: 'SSH 端口' },
+  sshUser: { en: 'SSH user', zh: 'SSH 用户' },
+  password: { en: 'password', zh: '密码' },
+  privateKey: { en: 'private key', zh: '私钥' },
+  passphrase: { en: 'passphrase', zh: '私钥口令' },
+  labels: { en: 'labels', zh: '标签' },
+  taints: { en: 'taints', zh: '污点' },
+  reason: { en: 'reason', zh: '理由' },
+  username: { en: 'user name', zh: '用户名' },
+  clusterId: { en: 'cluster', zh: '集群' },
+};
+
+export function fieldWords(language: Language, field: string): string {
+  const name = field.replace(/\[\d+\]/g, '').split('.').pop() ?? field;
+  return FIELD_WORDS[name]?.[language] ?? name;
+}
+
+/** What the API's error extensions carry for a field's problem (BAD_USER_INPUT, or a CONFLICT about a field). */
+export interface ServerErrorExtensions {
+  readonly messageCode?: string;
+  readonly messageParams?: unknown;
+  readonly field?: string;
+  readonly problemCode?: string;
+  readonly problemParams?: unknown;
+}
+
+/**
+ * An API error in the CLI's language. A field's coded problem is shown after the field's own
+ * words in Chinese (`主机名：…`), never after its API path; English keeps the server's message.
+ */
+export function serverErrorText(language: Language, fallback: string, extensions: ServerErrorExtensions | undefined): string {
+  if (language === 'zh' && typeof extensions?.field === 'string' && typeof extensions.problemCode === 'string') {
+    return `${fieldWords(language, extensions.field)}：${formatServerText('zh-CN', extensions.problemCode, extensions.problemParams, fallback)}`;
+  }
+  return serverText(language, fallback, extensions?.messageCode, extensions?.messageParams);
+}

@@ -34,7 +34,7 @@ describe('GraphqlApiClient', () => {
   });
 
   it('reads agentRun with its timing and the Date header', async () => {
-    const run = { runId: 'run-1', nodeName: 'h1', serverTime: '2026-12-01T00:00:03.000Z', hostnameConflict: null, ipConflict: 'Node h7 has 198.18.0.11', nodeRegistered: true, nodeReady: false, pendingCsrNames: ['csr-abc'], cancelRequested: false };
+    const run = { runId: 'run-1', nodeName: 'h1', serverTime: '2026-12-01T00:00:03.000Z', hostnameConflict: null, hostnameConflictCode: null, hostnameConflictParams: null, ipConflict: 'Node h7 has 198.18.0.11', ipConflictCode: null, ipConflictParams: null, nodeRegistered: true, nodeReady: false, pendingCsrNames: ['csr-abc'], cancelRequested: false };
     const { client } = api(json({ data: { agentRun: run } }));
     const reply = await client.agentRun();
     expect(reply.run).toEqual(run);

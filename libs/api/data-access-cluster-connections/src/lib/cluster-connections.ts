@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import {
   type ClusterVersionReading, type CsrEvent, type CsrSummary, type CsrWatch, type InformerOptions, type KubeClient, type KubeClientOptions, type KubeCredentials, type NodeEvent, type NodeInventory, type NodeSummary,
@@ -65,6 +66,13 @@ interface Running {
   untilHealthy(): Promise<void>;
   retryNow(): void;
   stop(): Promise<void>;
+}
+
+/** An error of this service's own (a read that timed out), with its text by code. */
+class CodedError extends Error {
+  constructor(readonly text: CodedText) {
+    super(text.message);
+  }
 }
 
 /** The cluster's answer was an error (it is up); anything else means it was not reached. */
@@ -166,7 +174,7 @@ export class ClusterConnections {
     });
     try {
       if ((await Promise.race([running.untilHealthy().then(() => 'healthy' as const), timedOut])) === 'timeout') {
-        const outage = this.reachability.failed(clusterId, running.lastError ?? new Error(`no complete answer within ${timeoutMs / 1000} s (the first list of its CSRs and Nodes has not arrived)`));
+        const outage = this.reachability.failed(clusterId, running.lastError ?? new CodedError(message('cluster.outage.noFirstList', { seconds: timeoutMs / 1000 })));
         throw this.outageError(clusterId, running, outage);
       }
     } finally {
@@ -193,7 +201,7 @@ export class ClusterConnections {
       if (!unreached) {
         throw error;
       }
-      const cause = error.kind === 'aborted' ? new Error(`${error.operation}: no answer within ${this.readTimeoutMs / 1000} s`) : error;
+      const cause = error.kind === 'aborted' ? new CodedError(message('cluster.outage.readTimeout', { operation: error.operation, seconds: this.readTimeoutMs / 1000 })) : error;
       const running = await this.start(clusterId);
       throw this.outageError(clusterId, running, this.reachability.failed(clusterId, cause));
     }
@@ -219,13 +227,13 @@ export class ClusterConnections {
       return raced;
     }
     if (this.closed) {
-      throw new AppError('UNAVAILABLE', 'the service is shutting down');
+      throw new AppError('UNAVAILABLE', message('service.shuttingDown'));
     }
     let client: KubeClient;
     try {
       client = createKubeClient(this.clusters.clientOptionsOf(cluster));
     } catch (error) {
-      throw new AppError('FAILED_PRECONDITION', `cluster ${cluster.name}: ${(error as Error).message}`, { clusterId }, error);
+      throw new AppError('FAILED_PRECONDITION', message('cluster.clientOptions', { cluster: cluster.name, error: (error as Error).message }), { clusterId }, error);
     }
     const log = this.logger.child({ component: 'cluster-connection', clusterId });
     const state: { lastError: Error | null; synced: boolean; failures: Map<WatchSource, Error>; waiting: Array<() => void> } = { lastError: null, synced: false, failures: new Map(), waiting: [] };
@@ -310,15 +318,10 @@ export class ClusterConnections {
     const retryInSeconds = Math.max(0, Math.ceil((outage.retryAt - now) / 1000));
     const downFor = Math.max(0, Math.round((now - outage.since) / 1000));
     const status = answeredWithError(outage.error);
-    const what = status
-      ? `the API server of cluster ${running.clusterName} answers with an error`
-      : `cluster ${running.clusterName} is unreachable`;
-    const next = status
-      ? 'check the credentials and the permissions of the service account the cluster was registered with'
-      : "check that its API server is up and that the installer service can reach it (network, firewall, the API server's address)";
+    const error = outage.error instanceof CodedError ? bare(outage.error.text) : outage.error.message;
     return new AppError(
       status ? 'UNAVAILABLE' : 'CLUSTER_UNREACHABLE',
-      `${what}: ${outage.error.message} (for ${downFor} s; the next try is in ${retryInSeconds} s). ${next[0]?.toUpperCase()}${next.slice(1)}.`,
+      message(status ? 'cluster.outage.errorAnswer' : 'cluster.outage.unreachable', { cluster: running.clusterName, error, downFor, retryIn: retryInSeconds }),
       { clusterId, retryInSeconds },
     );
   }

@@ -1,3 +1,4 @@
+import type { CodedText } from '@ccos/shared/messages';
 /** What the service asks the cluster about a node being installed. */
 export interface ClusterProbe {
   /** Whether the Node object exists and is Ready. */
@@ -5,5 +6,5 @@ export interface ClusterProbe {
   /** Names of this node's CSRs waiting for approval. */
   pendingCsrNames(clusterId: string, nodeName: string): Promise<string[]>;
   /** Other Nodes of the cluster that already use this name or IP (a sentence each, or null). */
-  conflicts(clusterId: string, nodeName: string, ip: string | null): Promise<{ hostname: string | null; ip: string | null }>;
+  conflicts(clusterId: string, nodeName: string, ip: string | null): Promise<{ hostname: CodedText | null; ip: CodedText | null }>;
 }

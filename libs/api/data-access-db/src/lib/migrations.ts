@@ -13,6 +13,7 @@ import { AgentLaunchClaims1766500000000 } from './migrations/1766500000000-agent
 import { Autoscaling1767000000000 } from './migrations/1767000000000-autoscaling';
 import { CodedMessages1767100000000 } from './migrations/1767100000000-coded-messages';
 import { ClusterArtifactVersion1767200000000 } from './migrations/1767200000000-cluster-artifact-version';
+import { AutoscalingActivityCoded1767350000000 } from './migrations/1767350000000-autoscaling-activity-coded';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   Autoscaling1767000000000,
   CodedMessages1767100000000,
   ClusterArtifactVersion1767200000000,
+  AutoscalingActivityCoded1767350000000,
 ];

@@ -8,7 +8,7 @@ import { uniqueViolationOf } from './unique-violation';
 export type NewNodeGroup = Pick<NodeGroupEntity, 'id' | 'clusterId' | 'name' | 'minSize' | 'maxSize' | 'targetSize' | 'labels' | 'taints' | 'profile' | 'createdBy'>;
 
 /** An activity as it is recorded; its seq and time come from Postgres. */
-export type NewAutoscalingActivity = Pick<AutoscalingActivityEntity, 'groupId' | 'kind' | 'nodeId' | 'hostname' | 'reason' | 'actor'>;
+export type NewAutoscalingActivity = Pick<AutoscalingActivityEntity, 'groupId' | 'kind' | 'nodeId' | 'hostname' | 'reason' | 'reasonCoded' | 'actor'>;
 
 /** Which member rows a conditional change applies to: the node's, in this state (and with this reason, or any but `reasonNot`). */
 export interface MemberCondition {

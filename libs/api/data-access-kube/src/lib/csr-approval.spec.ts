@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatMessage } from '@ccos/shared/messages';
 import { generateCertificateRequest, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { approveCsr, denyCsr } from './csr-approval';
 import type { KubeClient } from './kube-client';
@@ -43,14 +44,18 @@ describe('approveCsr / denyCsr', () => {
     await create('b1');
     expect(await denyCsr(world.client, 'b1')).toMatchObject({ ok: true, changed: true, csr: { state: 'Denied', conditions: [{ type: 'Denied', reason: 'CcosScalerDeny', message: 'This CSR was denied by ccos-scaler.' }] } });
     expect(await denyCsr(world.client, 'b1')).toMatchObject({ ok: true, changed: false });
-    expect(await approveCsr(world.client, 'b1')).toEqual({ ok: false, reason: 'certificate signing request "b1" is already Denied' });
+    const refused = await approveCsr(world.client, 'b1');
+    expect(refused).toMatchObject({ ok: false, reason: 'certificate signing request "b1" is already Denied' });
+    expect(!refused.ok && refused.coded ? formatMessage('zh-CN', refused.coded.code, refused.coded.params) : null).toBe('证书签名请求“b1”已被拒绝');
     expect((await read('b1')).status?.conditions).toHaveLength(1);
 
     await create('b2');
     expect(await approveCsr(world.client, 'b2')).toMatchObject({ ok: true, changed: true, csr: { conditions: [{ reason: 'CcosScalerApprove' }] } });
     expect(await approveCsr(world.client, 'b2')).toMatchObject({ ok: true, changed: false });
-    expect(await denyCsr(world.client, 'b2')).toEqual({ ok: false, reason: 'certificate signing request "b2" is already Approved' });
-    expect(await approveCsr(world.client, 'nope')).toEqual({ ok: false, reason: 'certificate signing request "nope" not found' });
+    expect(await denyCsr(world.client, 'b2')).toMatchObject({ ok: false, reason: 'certificate signing request "b2" is already Approved' });
+    const missing = await approveCsr(world.client, 'nope');
+    expect(missing).toMatchObject({ ok: false, reason: 'certificate signing request "nope" not found' });
+    expect(!missing.ok && missing.coded ? formatMessage('zh-CN', missing.coded.code, missing.coded.params) : null).toBe('找不到证书签名请求“nope”');
   });
 
   it('re-reads and retries when someone else wrote the CSR in between (409 Conflict)', async () => {

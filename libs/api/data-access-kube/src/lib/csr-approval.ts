@@ -1,3 +1,4 @@
+import { type CodedText, message } from '@ccos/shared/messages';
 import type { V1CertificateSigningRequest } from '@kubernetes/client-node';
 import { summarizeCsr, type CsrSummary } from './csr';
 import { isStatus, type KubeClient } from './kube-client';
@@ -14,7 +15,11 @@ export interface CsrDecisionOptions {
 /** Outcome of an approval or denial. */
 export type CsrDecisionResult =
   | { ok: true; /** False when the CSR already carried this decision. */ changed: boolean; csr: CsrSummary }
-  | { ok: false; reason: string };
+  | { ok: false; reason: string; /** `reason` by its code, when the service words it (not the API server's own answer). */ coded: CodedText | null };
+
+function refused(text: CodedText): CsrDecisionResult {
+  return { ok: false, reason: text.message, coded: text };
+}
 
 /** How many times a decision is retried after a conflicting write (kubectl: 10). */
 const CONFLICT_RETRIES = 10;
@@ -23,27 +28,27 @@ async function decide(client: KubeClient, name: string, decision: 'Approved' | '
   const opposite = decision === 'Approved' ? 'Denied' : 'Approved';
   const verb = decision === 'Approved' ? 'approve' : 'deny';
   const reason = options.reason ?? (decision === 'Approved' ? 'CcosScalerApprove' : 'CcosScalerDeny');
-  const message = options.message ?? `This CSR was ${decision.toLowerCase()} by ccos-scaler.`;
+  const conditionMessage = options.message ?? `This CSR was ${decision.toLowerCase()} by ccos-scaler.`;
   for (let attempt = 0; ; attempt++) {
     let csr: V1CertificateSigningRequest;
     try {
       csr = await client.call(`read certificatesigningrequest ${name}`, (callOptions) => client.certificates.readCertificateSigningRequest({ name }, callOptions), options.signal);
     } catch (error) {
       if (isStatus(error, 404)) {
-        return { ok: false, reason: `certificate signing request "${name}" not found` };
+        return refused(message('csr.notFoundInCluster', { name }));
       }
       throw error;
     }
     const conditions = csr.status?.conditions ?? [];
     if (conditions.some((condition) => condition.type === opposite)) {
-      return { ok: false, reason: `certificate signing request "${name}" is already ${opposite}` };
+      return refused(message('csr.alreadyOpposite', { name, state: opposite }));
     }
     if (conditions.some((condition) => condition.type === decision)) {
       return { ok: true, changed: false, csr: await summarizeCsr(csr) };
     }
     const body: V1CertificateSigningRequest = {
       ...csr,
-      status: { ...csr.status, conditions: [...conditions, { type: decision, status: 'True', reason, message, lastUpdateTime: new Date() }] },
+      status: { ...csr.status, conditions: [...conditions, { type: decision, status: 'True', reason, message: conditionMessage, lastUpdateTime: new Date() }] },
     };
     try {
       const updated = await client.call(
@@ -58,10 +63,10 @@ async function decide(client: KubeClient, name: string, decision: 'Approved' | '
         continue;
       }
       if (isStatus(error, 404)) {
-        return { ok: false, reason: `certificate signing request "${name}" not found` };
+        return refused(message('csr.notFoundInCluster', { name }));
       }
       if (isStatus(error, 422)) {
-        return { ok: false, reason: error.status?.message ?? error.message };
+        return { ok: false, reason: error.status?.message ?? error.message, coded: null };
       }
       throw error;
     }

@@ -1,4 +1,5 @@
 import { missingArtifacts } from '@ccos/shared/domain';
+import { bare, message } from '@ccos/shared/messages';
 import { PreconditionError } from '@ccos/api/util-graphql';
 import type { ArtifactCatalog } from './artifact-catalog';
 import type { ArtifactSetStore } from './artifact-set-store';
@@ -103,10 +104,12 @@ export class ClusterArtifacts {
     }
     if (set.missing.length > 0) {
       const which = set.kind === 'NONE'
-        ? `has no artifact set${set.version ? ` for release ${set.version}` : ''}${set.versionProblem ? ` (its version could not be read: ${set.versionProblem})` : ''}`
-        : `has an incomplete artifact set (${set.kind === 'IMPORTED' ? `release ${set.setVersion ?? '?'}` : `the default folder, version ${set.setVersion ?? 'unversioned'}`})`;
+        ? message('artifacts.which.none', { version: set.version ?? 'none', problem: set.versionProblem ?? 'none' })
+        : set.kind === 'IMPORTED'
+          ? message('artifacts.which.imported', { version: set.setVersion ?? '?' })
+          : message('artifacts.which.defaultFolder', { version: set.setVersion ?? 'none' });
       throw new PreconditionError(
-        `the cluster ${which}; missing ${set.missing.join(', ')}. Import the release's set (npm run artifacts -- import <folder|tar>, or upload it as an ADMIN) and install again.`,
+        message('artifacts.incomplete', { which: bare(which), missing: set.missing.join(', ') }),
         { missing: [...set.missing], version: set.version, artifactSet: set.kind },
       );
     }

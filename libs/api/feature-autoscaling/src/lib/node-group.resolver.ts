@@ -92,7 +92,7 @@ export class NodeGroupResolver {
       taints: group.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
       profile: { ...group.profile },
       hosts,
-      activity: activity.map((entry) => ({ seq: entry.seq, kind: entry.kind, nodeId: entry.nodeId, hostname: entry.hostname, reason: entry.reason, actor: entry.actor, at: entry.at })),
+      activity: activity.map((entry) => ({ seq: entry.seq, kind: entry.kind, nodeId: entry.nodeId, hostname: entry.hostname, reason: entry.reason, reasonCode: entry.reasonCoded?.code ?? null, reasonParams: entry.reasonCoded ? { ...entry.reasonCoded.params } : null, actor: entry.actor, at: entry.at })),
       createdBy: group.createdBy,
       createdAt: group.createdAt,
     };

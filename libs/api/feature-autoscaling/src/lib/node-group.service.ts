@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { message } from '@ccos/shared/messages';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import { type Label, type Taint, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
 import {
@@ -185,7 +185,7 @@ export class NodeGroupService {
     const group = await this.group(groupId);
     const nodeId = await this.ports.addNode({ ...host, clusterId: group.clusterId, labels: group.labels, taints: group.taints });
     await this.groups.insertMember({ nodeId, groupId: group.id, state: 'CHECKING', reason: 'addNode\'s checks are running' });
-    await this.record(group, 'SPARE_ADDED', { nodeId, hostname: host.hostname }, `added as a spare of ${group.name} by ${actor}; checking the host`, actor);
+    await this.record(group, 'SPARE_ADDED', { nodeId, hostname: host.hostname }, message('autoscaling.spareAdded', { group: group.name, actor }), actor);
     // The checks may have finished before the membership was stored.
     await this.reconcileNode(nodeId);
     return (await this.groups.member(nodeId)) ?? Promise.reject(new Error(`the membership of node ${nodeId} is gone`));
@@ -290,16 +290,16 @@ export class NodeGroupService {
     const { group } = outcome;
     const hosts = await this.nodes.findMany(outcome.reserved);
     for (const host of hosts) {
-      await this.record(group, 'RESERVE', { nodeId: host.id, hostname: host.hostname }, `reserved for a scale-up of ${group.name} by ${delta} (target ${group.targetSize} → ${group.targetSize + delta})`);
+      await this.record(group, 'RESERVE', { nodeId: host.id, hostname: host.hostname }, message('autoscaling.reserved', { group: group.name, delta: String(delta), from: String(group.targetSize), to: String(group.targetSize + delta) }));
     }
     const missing = delta - hosts.length;
     if (missing > 0) {
-      await this.record(group, 'OUT_OF_RESOURCES', {}, `the pool of ${group.name} had ${hosts.length} spare host(s) for a scale-up by ${delta}: ${missing} instance(s) report out-of-resources`);
+      await this.record(group, 'OUT_OF_RESOURCES', {}, message('autoscaling.outOfResources', { group: group.name, spares: String(hosts.length), delta: String(delta), missing: String(missing) }));
     }
     if (hosts.length > 0) {
       const batchId = await this.ports.installAsBatch(clusterId, hosts.map((host) => host.id), AUTOSCALER_ACTOR);
       for (const host of hosts) {
-        await this.record(group, 'INSTALL', { nodeId: host.id, hostname: host.hostname }, `installing as ${providerIdOf(cluster, host.id)} in batch ${batchId}`);
+        await this.record(group, 'INSTALL', { nodeId: host.id, hostname: host.hostname }, message('autoscaling.installing', { providerId: providerIdOf(cluster, host.id), batchId }));
       }
     }
     return { reserved: hosts.length, missing };
@@ -318,7 +318,7 @@ export class NodeGroupService {
       await locked.setTargetSize(locked.group.targetSize + delta);
       return locked.group;
     });
-    await this.record(group, 'DECREASE_TARGET', {}, `target of ${group.name} lowered ${group.targetSize} → ${group.targetSize + delta} (unfilled reservations dropped)`);
+    await this.record(group, 'DECREASE_TARGET', {}, message('autoscaling.targetLowered', { group: group.name, from: String(group.targetSize), to: String(group.targetSize + delta) }));
   }
 
   /**
@@ -355,11 +355,11 @@ export class NodeGroupService {
     });
     for (const { nodeId, providerId } of members) {
       if (!nodeId) {
-        await this.record(group, 'DECREASE_TARGET', {}, `unfilled reservation ${providerId} dropped`);
+        await this.record(group, 'DECREASE_TARGET', {}, message('autoscaling.reservationDropped', { providerId }));
         continue;
       }
       const node = await this.nodes.get(nodeId);
-      await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, `scale-down of ${group.name}: removing ${node.hostname} (${providerId})`);
+      await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, message('autoscaling.scaleDown', { group: group.name, hostname: node.hostname, providerId }));
       const task = this.scaleDown(group, node).finally(() => this.scaleDowns.delete(task));
       this.scaleDowns.add(task);
     }
@@ -373,16 +373,16 @@ export class NodeGroupService {
       if (outcome.status !== 'SUCCEEDED') {
         await this.groups.setMember(node.id, { state: 'RUNNING', reason: `removal ${outcome.status.toLowerCase()}: ${outcome.reason ?? ''}` });
         await this.groups.incrementTargetSize(group.id);
-        await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, `the removal of ${node.hostname} ${outcome.status.toLowerCase()}: ${outcome.reason ?? 'no reason given'}`);
+        await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalEnded', { hostname: node.hostname, status: outcome.status.toLowerCase(), reason: outcome.reason ?? message('install.noReason') }));
         return;
       }
       await this.returnToPool(group, node.id);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const detail = error instanceof Error ? error.message : String(error);
       this.logger.warn({ err: error, nodeId: node.id, group: group.name }, 'scale-down failed');
-      await this.groups.setMember(node.id, { state: 'RUNNING', reason: `removal could not start: ${message}` }).catch(() => undefined);
+      await this.groups.setMember(node.id, { state: 'RUNNING', reason: `removal could not start: ${detail}` }).catch(() => undefined);
       await this.groups.incrementTargetSize(group.id).catch(() => undefined);
-      await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, `the removal of ${node.hostname} could not run: ${message}`).catch(() => undefined);
+      await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalNotRun', { hostname: node.hostname, error: detail })).catch(() => undefined);
     }
   }
 
@@ -474,7 +474,7 @@ export class NodeGroupService {
         // Once per failure: Refresh and every node change come back here.
         const reason = `install failed: ${node.statusReason ?? ''}`;
         if (await this.groups.updateMemberIf(nodeId, { state: 'RESERVED', reason: 'reserved by a scale-up; installing' }, { reason })) {
-          await this.record(group, 'INSTALL_FAILED', { nodeId, hostname: node.hostname }, `${node.hostname}: ${reason}`, SERVICE_ACTOR);
+          await this.record(group, 'INSTALL_FAILED', { nodeId, hostname: node.hostname }, message('autoscaling.installFailed', { hostname: node.hostname, reason: node.statusReasonCoded ?? node.statusReason ?? '' }), SERVICE_ACTOR);
         }
       } else if (node.status === 'INSTALLING' && member.reason?.startsWith('install failed')) {
         await this.groups.updateMemberIf(nodeId, { state: 'RESERVED' }, { reason: 'reserved by a scale-up; installing' });
@@ -498,9 +498,9 @@ export class NodeGroupService {
     try {
       await this.ports.cleanLeftovers(node.id, AUTOSCALER_ACTOR);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (await this.groups.updateMemberIf(node.id, { state: 'CHECKING' }, { state: 'REINSTALL_REQUIRED', reason: `removing the ${count} file(s) its own install wrote failed: ${message}` })) {
-        await this.record(group, 'REINSTALL_REQUIRED', { nodeId: node.id, hostname: node.hostname }, `removing the files its own install wrote failed: ${message}`, SERVICE_ACTOR);
+      const detail = error instanceof Error ? error.message : String(error);
+      if (await this.groups.updateMemberIf(node.id, { state: 'CHECKING' }, { state: 'REINSTALL_REQUIRED', reason: `removing the ${count} file(s) its own install wrote failed: ${detail}` })) {
+        await this.record(group, 'REINSTALL_REQUIRED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.cleanupFailed', { error: detail }), SERVICE_ACTOR);
       }
     } finally {
       this.cleaning.delete(node.id);
@@ -530,17 +530,19 @@ export class NodeGroupService {
     group: NodeGroupEntity,
     kind: AutoscalingActivityKind,
     about: { nodeId?: string; hostname?: string },
-    reason: string,
+    why: string | CodedText,
     actor = AUTOSCALER_ACTOR,
   ): Promise<void> {
-    const saved = await this.groups.recordActivity({ groupId: group.id, kind, nodeId: about.nodeId ?? null, hostname: about.hostname ?? null, reason, actor });
+    const reason = typeof why === 'string' ? why : why.message;
+    const reasonCoded = typeof why === 'string' ? null : bare(why);
+    const saved = await this.groups.recordActivity({ groupId: group.id, kind, nodeId: about.nodeId ?? null, hostname: about.hostname ?? null, reason, reasonCoded, actor });
     await this.audit.record({
       actor,
       action: `autoscaling.${kind.toLowerCase()}`,
       targetType: about.nodeId ? 'node' : 'nodeGroup',
       targetId: about.nodeId ?? group.id,
       result: 'SUCCESS',
-      detail: { group: group.name, groupId: group.id, reason },
+      detail: { group: group.name, groupId: group.id, reason, ...(reasonCoded ? { reasonCode: reasonCoded.code, reasonParams: reasonCoded.params } : {}) },
       requestId: null,
     });
     this.observer?.decision(kind, group.name);

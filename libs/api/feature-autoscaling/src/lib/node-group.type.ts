@@ -1,3 +1,4 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { NodeStatus } from '@ccos/shared/domain';
 import { LabelType, NodeStatusEnum, TaintType } from '@ccos/api/util-graphql';
@@ -63,6 +64,12 @@ export class AutoscalingActivityType {
 
   @Field(() => String)
   reason!: string;
+
+  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages); null for decisions from before codes.' })
+  reasonCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  reasonParams!: Record<string, unknown> | null;
 
   @Field(() => String)
   actor!: string;

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { bare, message } from '@ccos/shared/messages';
 import {
   type CsrFacts, type CsrPolicyContext, type CsrVerdict, type Role,
   checkForceReason, claimedNodeName, evaluateCsr, forceBlockers, nodeNameOf,
@@ -139,7 +140,7 @@ export class CsrService {
     const { force } = options;
     const why = options.reason?.trim() ?? '';
     if (force && actor.role !== 'ADMIN') {
-      throw new AppError('FORBIDDEN', `approving with force needs the ADMIN role; you are ${actor.role}`, { requiredRole: 'ADMIN' });
+      throw new AppError('FORBIDDEN', message('csr.forceNeedsAdmin', { held: actor.role }), { requiredRole: 'ADMIN' });
     }
     if (force) {
       const problem = checkForceReason(why);
@@ -147,7 +148,7 @@ export class CsrService {
         throw new BadUserInputError('reason', problem);
       }
     } else if (options.reason != null) {
-      throw new BadUserInputError('reason', 'applies only to force: true (a forced approval); an approval the policy allows needs none');
+      throw new BadUserInputError('reason', message('csr.reasonWithoutForce'));
     }
     const snapshot = await this.snapshot(clusterId);
     const csr = this.pendingOrThrow(snapshot, name, 'approve');
@@ -159,15 +160,19 @@ export class CsrService {
     const failed = verdict.checks.filter((check) => !check.passed);
     const blockers = forceBlockers(verdict);
     if (!approvable && !force) {
-      const hint = blockers.length > 0 ? `force cannot override ${blockers.map((check) => check.name).join(', ')}` : 'an ADMIN may approve with force: true and a reason';
-      throw new PreconditionError(`the CSR policy would not approve ${name}: ${verdict.reason}; ${hint}`, {
+      const hint = blockers.length > 0 ? message('csr.policyRefuses.cannotOverride', { checks: blockers.map((check) => check.name).join(', ') }) : message('csr.policyRefuses.adminMayForce');
+      throw new PreconditionError(message('csr.policyRefuses', { name, reason: { code: verdict.reasonCode, params: verdict.reasonParams }, hint: bare(hint) }), {
         failedChecks: failed.map((check) => check.name),
         blockingChecks: blockers.map((check) => check.name),
       });
     }
     if (!approvable && blockers.length > 0) {
       throw new PreconditionError(
-        `force cannot approve ${name}: ${blockers.map((check) => `${check.name} (${check.detail})`).join('; ')}; no approval goes past ${blockers.length === 1 ? 'this check' : 'these checks'}`,
+        message('csr.forceBlocked', {
+          name,
+          blockers: blockers.map((check) => bare(message('csr.forceBlocked.check', { check: check.name, detail: { code: check.detailCode, params: check.detailParams } }))),
+          count: blockers.length,
+        }),
         { failedChecks: failed.map((check) => check.name), blockingChecks: blockers.map((check) => check.name) },
       );
     }
@@ -177,7 +182,7 @@ export class CsrService {
       message: forced ? `Approved by ${actor.username} through ccos-scaler, overriding the CSR policy: ${why}` : `Approved by ${actor.username} through ccos-scaler.`,
     });
     if (!result.ok) {
-      throw new PreconditionError(result.reason);
+      throw new PreconditionError(result.coded ?? result.reason);
     }
     if (result.changed) {
       await this.decisions.record({
@@ -201,10 +206,10 @@ export class CsrService {
   async deny(clusterId: string, name: string, actor: string, reason: string): Promise<CsrType> {
     const why = reason.trim();
     if (why.length === 0) {
-      throw new BadUserInputError('reason', 'must not be empty: say why the CSR is denied');
+      throw new BadUserInputError('reason', message('csr.denyReasonEmpty'));
     }
     if (why.length > MAX_DENY_REASON) {
-      throw new BadUserInputError('reason', `is ${why.length} characters long; at most ${MAX_DENY_REASON} are allowed`);
+      throw new BadUserInputError('reason', message('validation.hostnameTooLong', { length: why.length, max: MAX_DENY_REASON }));
     }
     const snapshot = await this.snapshot(clusterId);
     const csr = this.pendingOrThrow(snapshot, name, 'deny');
@@ -214,7 +219,7 @@ export class CsrService {
     const verdict = snapshot.verdictOf(name);
     const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerDeny', message: `Denied by ${actor} through ccos-scaler: ${why}` });
     if (!result.ok) {
-      throw new PreconditionError(result.reason);
+      throw new PreconditionError(result.coded ?? result.reason);
     }
     if (result.changed) {
       await this.decisions.record({ clusterId, csrName: name, nodeId: snapshot.nodeIdOf(verdict), decision: 'DENIED', actor, reason: why, checks: verdict.checks });
@@ -249,8 +254,8 @@ export class CsrService {
 
   /** Tells csrChanged subscribers that a decision was recorded (the CSR's own change comes from the watch). */
   announce(clusterId: string, name: string, resourceVersion: string): void {
-    const message: CsrChangedMessage = { clusterId, name, kind: 'MODIFIED', resourceVersion: `${resourceVersion}+decision` };
-    this.events.publish(TOPICS.CSR_CHANGED, clusterId, message);
+    const change: CsrChangedMessage = { clusterId, name, kind: 'MODIFIED', resourceVersion: `${resourceVersion}+decision` };
+    this.events.publish(TOPICS.CSR_CHANGED, clusterId, change);
   }
 
   /** The pending CSR; null when it already carries the decision asked for; throws otherwise. */
@@ -264,7 +269,7 @@ export class CsrService {
       return null;
     }
     if (csr.state !== 'Pending') {
-      throw new PreconditionError(`${name} is already ${csr.state.toLowerCase()}; only a pending CSR can be ${verb === 'approve' ? 'approved' : 'denied'}`, { status: csr.state });
+      throw new PreconditionError(message('csr.alreadyDecided', { name, state: csr.state.toLowerCase(), verb }), { status: csr.state });
     }
     return csr;
   }

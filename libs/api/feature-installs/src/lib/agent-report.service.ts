@@ -35,10 +35,10 @@ export class AgentReportService {
   async authenticate(token: string | null, runId?: string): Promise<InstallRunEntity> {
     const run = await this.tokens.authenticate(token);
     if (!run) {
-      throw new AppError('UNAUTHENTICATED', 'the agent token is not valid (unknown, expired or revoked): the run has ended');
+      throw new AppError('UNAUTHENTICATED', message('agentToken.invalid'));
     }
     if (runId !== undefined && run.id !== runId) {
-      throw new AppError('FORBIDDEN', `this agent token belongs to another run; it cannot report for run ${runId}`);
+      throw new AppError('FORBIDDEN', message('agentToken.otherRun', { runId }));
     }
     return run;
   }
@@ -95,8 +95,12 @@ export class AgentReportService {
       runId: run.id,
       nodeName: node.hostname,
       serverTime: new Date(),
-      hostnameConflict: conflicts.hostname,
-      ipConflict: conflicts.ip,
+      hostnameConflict: conflicts.hostname?.message ?? null,
+      hostnameConflictCode: conflicts.hostname?.code ?? null,
+      hostnameConflictParams: conflicts.hostname ? { ...conflicts.hostname.params } : null,
+      ipConflict: conflicts.ip?.message ?? null,
+      ipConflictCode: conflicts.ip?.code ?? null,
+      ipConflictParams: conflicts.ip ? { ...conflicts.ip.params } : null,
       nodeRegistered: state.registered,
       nodeReady: state.ready,
       pendingCsrNames,
@@ -117,9 +121,7 @@ export class AgentReportService {
     }
     throw new AppError(
       'LIMIT_EXCEEDED',
-      `run ${run.id} already has ${stored} step events, the most one run may report${input.status === 'PROGRESS' ? ' with progress' : ''}; this ${input.status} event of ${input.step} was not stored. ${
-        input.status === 'PROGRESS' ? 'The step can still report STARTED, SUCCEEDED or FAILED.' : 'Retry the install to start a new run.'
-      }`,
+      message('agentToken.eventLimit', { runId: run.id, stored: String(stored), progress: String(input.status === 'PROGRESS'), status: input.status, step: input.step }),
       { limit },
     );
   }

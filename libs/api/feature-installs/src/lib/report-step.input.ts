@@ -91,8 +91,20 @@ export class AgentRunType {
   @Field(() => String, { nullable: true, description: 'Set when another Node of the cluster already has this name.' })
   hostnameConflict!: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The message code of hostnameConflict (libs/shared/messages).' })
+  hostnameConflictCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of hostnameConflictCode.' })
+  hostnameConflictParams!: Record<string, unknown> | null;
+
   @Field(() => String, { nullable: true, description: 'Set when another Node of the cluster already has this IP.' })
   ipConflict!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The message code of ipConflict (libs/shared/messages).' })
+  ipConflictCode!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of ipConflictCode.' })
+  ipConflictParams!: Record<string, unknown> | null;
 
   @Field(() => Boolean)
   nodeRegistered!: boolean;

@@ -1,4 +1,4 @@
-import { message } from '@ccos/shared/messages';
+import { bare, message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, Repository } from 'typeorm';
 import { In, Not } from 'typeorm';
@@ -25,7 +25,7 @@ import { type AgentBinary, type SshCredentials, credentialsFrom, sealCredentials
 import type { BatchInstalls, InstallReadiness } from './install-ports';
 import type { ProvisioningQueue } from './node.service';
 import { toVerdictType } from '@ccos/api/util-graphql';
-import type { AddNodesResultType, BatchHostType, BulkRowResultType, NodeBatchType } from './node-batch.type';
+import type { AddNodesResultType, BatchHostType, BulkRowProblemType, BulkRowResultType, NodeBatchType } from './node-batch.type';
 
 /** Node statuses from which a retry first connects again (the add-time checks failed). */
 const RECONNECT_FIRST = new Set(['UNREACHABLE', 'AUTH_FAILED', 'PRECHECK_FAILED']);
@@ -35,6 +35,11 @@ const RECONNECT_FIRST = new Set(['UNREACHABLE', 'AUTH_FAILED', 'PRECHECK_FAILED'
  * batches: install with bounded concurrency, retry the failed, cancel the rest. The work of a
  * batch install is the {@link BatchInstaller}'s; this service records what was asked.
  */
+/** A problem as the API shows it: its English text and, where coded, its code and parameters. */
+function problemView({ field, message: text, coded }: BulkProblem): BulkRowProblemType {
+  return { field, message: text, messageCode: coded?.code ?? null, messageParams: coded ? { ...coded.params } : null };
+}
+
 export class NodeBatchService {
   private readonly clusters: Repository<ClusterEntity>;
   private readonly batches: Repository<NodeBatchEntity>;
@@ -69,14 +74,15 @@ export class NodeBatchService {
     if (input.list !== null && input.list !== undefined) {
       rows = parseHostList(input.list, defaults);
       if (rows.length === 0) {
-        requestProblems.push({ field: 'row', message: 'the list has no hosts' });
+        const noHosts = message('batch.noHosts');
+        requestProblems.push({ field: 'row', message: noHosts.message, coded: bare(noHosts) });
       }
     } else if (input.range) {
       const expanded = expandAddressRange(input.range, { ...defaults, labels: input.labels, taints: input.taints });
       if (expanded.ok) {
         rows = expanded.rows;
       } else {
-        requestProblems.push({ field: 'row', message: expanded.problem });
+        requestProblems.push({ field: 'row', message: expanded.problem, coded: expanded.coded });
       }
     } else if (input.rows) {
       rows = input.rows.map((row, index) => {
@@ -122,7 +128,8 @@ export class NodeBatchService {
       } else if (sealedShared) {
         credentials.set(row.line, sealedShared);
       } else if (!requestProblems.some((problem) => problem.field === 'credentials')) {
-        found.push({ field: 'credentials', message: 'no password or private key: give shared credentials or this row\'s own' });
+        const noCredentials = message('batch.noCredentials');
+        found.push({ field: 'credentials', message: noCredentials.message, coded: bare(noCredentials) });
       }
       return { row, problems: found };
     });
@@ -131,12 +138,12 @@ export class NodeBatchService {
       results.map(({ row, problems }) => ({
         line: row.line, hostname: row.hostname, ip: row.ip, sshPort: row.sshPort, sshUser: row.sshUser,
         labels: row.labels.map(({ key, value }) => ({ key, value })), taints: row.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
-        problems: problems.map(({ field, message, coded }) => ({ field, message, messageCode: coded?.code ?? null, messageParams: coded ? { ...coded.params } : null })),
+        problems: problems.map(problemView),
         nodeId: nodeIds.get(row.line) ?? null,
       }));
     const refused = results.filter((result) => result.problems.length > 0).length;
     const passing = results.filter((result) => result.problems.length === 0);
-    const nothing = (): AddNodesResultType => ({ batch: null, rows: view(new Map()), added: 0, refused, problems: requestProblems });
+    const nothing = (): AddNodesResultType => ({ batch: null, rows: view(new Map()), added: 0, refused, problems: requestProblems.map(problemView) });
     if (input.dryRun || requestProblems.length > 0 || passing.length === 0 || (refused > 0 && !input.addValidRows)) {
       return nothing();
     }

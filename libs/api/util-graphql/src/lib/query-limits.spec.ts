@@ -2,12 +2,18 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { addTypenameToDocument } from '@apollo/client/utilities';
 import { GraphQLError, type OperationDefinitionNode, buildSchema, getOperationAST, parse, specifiedRules, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { formatServerText } from '@ccos/shared/messages';
 import { QUERY_LIMITS, aliasLimit, costRefusal, depthLimit, operationCost, queryLimitRules, selectsIntrospection } from './query-limits';
 
 const schema = buildSchema(readFileSync('libs/shared/api-schema/schema.graphql', 'utf8'));
 const rules = [...specifiedRules, ...queryLimitRules()];
 
 /** `fragment F0 { ...F1 ...F1 }` … : each fragment spreads the next twice, 2^n paths in all. */
+/** A refusal in Chinese, from its messageCode and messageParams. */
+function chinese(error: GraphQLError): string {
+  return formatServerText('zh-CN', error.extensions['messageCode'] as string, error.extensions['messageParams'], null);
+}
+
 function nestedFragments(count: number): string {
   const fragments = Array.from({ length: count }, (_, i) => (i === count - 1 ? `fragment F${i} on User { id }` : `fragment F${i} on User { ...F${i + 1} ...F${i + 1} }`));
   return `{ me { ...F0 } } ${fragments.join(' ')}`;
@@ -49,6 +55,7 @@ describe('depth limit', () => {
     const deep = `{ node(id: "x") { installRuns { ...Run } } } fragment Run on InstallRun { events { ... on StepEvent { seq } } }`;
     expect(validate(schema, parse(deep), [depthLimit(4)])).toEqual([]);
     expect(validate(schema, parse(deep), [depthLimit(3)]).map((error) => error.message)).toEqual(['query is nested 4 levels deep; at most 3 are allowed']);
+    expect(validate(schema, parse(deep), [depthLimit(3)]).map(chinese)).toEqual(['查询嵌套了 4 层；最多允许 3 层']);
   });
 
   it('refuses a document nested deeper than 12 levels', () => {
@@ -68,6 +75,7 @@ describe('alias limit', () => {
     const aliases = (count: number) => parse(`{ ${Array.from({ length: count }, (_, i) => `a${i}: me { id }`).join(' ')} }`);
     expect(validate(schema, aliases(64), [aliasLimit(64)])).toEqual([]);
     expect(validate(schema, aliases(65), [aliasLimit(64)]).map((error) => error.message)).toEqual(['query uses more than 64 aliases']);
+    expect(validate(schema, aliases(65), [aliasLimit(64)]).map(chinese)).toEqual(['查询使用的别名超过 64 个']);
   });
 });
 
@@ -131,6 +139,8 @@ describe('operation cost', () => {
     expect(cost).toBe(QUERY_LIMITS.maxCost + 1);
     expect(costRefusal(cost)).toBeInstanceOf(GraphQLError);
     expect(costRefusal(cost)?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', maxCost: QUERY_LIMITS.maxCost });
+    expect(costRefusal(cost)?.message).toBe('query would resolve more than 50000 fields (list fields count once per item); ask for fewer items or fields');
+    expect(chinese(costRefusal(cost) as GraphQLError)).toBe('查询将解析超过 50000 个字段（列表字段按每个条目计一次）；请减少所请求的条目或字段');
     // Each fragment spreads the next in two selection sets: counted 2^59 times over, refused without walking them.
     const aliased = Array.from({ length: 60 }, (_, i) => (i === 59 ? `fragment F${i} on User { id }` : `fragment F${i} on User { a: username b: username ...F${i + 1} ... on User { ...F${i + 1} } }`));
     const bomb = operationOf(`query { users { ...F0 } } ${aliased.join(' ')}`);

@@ -1,3 +1,4 @@
+import { type CodedText, message } from '@ccos/shared/messages';
 import {
   type ArgumentNode,
   type ASTVisitor,
@@ -55,8 +56,11 @@ export const QUERY_LIMITS: QueryLimits = {
   listBounds: { 'CsrVerdict.checks': CHECKS_PER_VERDICT, 'CsrDecision.checks': CHECKS_PER_VERDICT, 'Csr.decisions': 3 },
 };
 
-function refusal(message: string, node?: { readonly loc?: unknown }): GraphQLError {
-  return new GraphQLError(message, { nodes: node ? [node as OperationDefinitionNode] : undefined, extensions: { code: 'BAD_USER_INPUT' } });
+function refusal(text: CodedText, node?: { readonly loc?: unknown }): GraphQLError {
+  return new GraphQLError(text.message, {
+    nodes: node ? [node as OperationDefinitionNode] : undefined,
+    extensions: { code: 'BAD_USER_INPUT', messageCode: text.code, messageParams: text.params },
+  });
 }
 
 /**
@@ -101,7 +105,7 @@ export function depthLimit(maxDepth: number): ValidationRule {
       OperationDefinition(node) {
         const depth = depthOf(node.selectionSet);
         if (depth > maxDepth) {
-          context.reportError(refusal(`query is nested ${depth} levels deep; at most ${maxDepth} are allowed`, node));
+          context.reportError(refusal(message('query.tooDeep', { depth, max: maxDepth }), node));
         }
       },
     };
@@ -117,7 +121,7 @@ export function aliasLimit(maxAliases: number): ValidationRule {
         if (node.alias) {
           aliases += 1;
           if (aliases === maxAliases + 1) {
-            context.reportError(refusal(`query uses more than ${maxAliases} aliases`, node));
+            context.reportError(refusal(message('query.tooManyAliases', { max: maxAliases }), node));
           }
         }
       },
@@ -224,9 +228,10 @@ function sizeArgument(args: readonly ArgumentNode[], variables: Readonly<Record<
 
 /** The refusal of an operation that costs more than `maxCost`, or null. */
 export function costRefusal(cost: number, limits: Pick<QueryLimits, 'maxCost'> = QUERY_LIMITS): GraphQLError | null {
+  const tooCostly = message('query.tooCostly', { max: String(limits.maxCost) });
   return cost > limits.maxCost
-    ? new GraphQLError(`query would resolve more than ${limits.maxCost} fields (list fields count once per item); ask for fewer items or fields`, {
-        extensions: { code: 'BAD_USER_INPUT', cost, maxCost: limits.maxCost, http: { status: 400 } },
+    ? new GraphQLError(tooCostly.message, {
+        extensions: { code: 'BAD_USER_INPUT', cost, maxCost: limits.maxCost, messageCode: tooCostly.code, messageParams: tooCostly.params, http: { status: 400 } },
       })
     : null;
 }

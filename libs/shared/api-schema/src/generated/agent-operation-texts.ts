@@ -35,7 +35,11 @@ export const AgentRunText = new TypedDocumentString(`
     nodeName
     serverTime
     hostnameConflict
+    hostnameConflictCode
+    hostnameConflictParams
     ipConflict
+    ipConflictCode
+    ipConflictParams
     nodeRegistered
     nodeReady
     pendingCsrNames

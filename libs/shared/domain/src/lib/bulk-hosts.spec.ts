@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatMessage } from '@ccos/shared/messages';
 import { type CheckedRow, MAX_BULK_ROWS, checkBulkRows, expandAddressRange, parseHostList } from './bulk-hosts';
 
 const none = { hostnames: new Set<string>(), ips: new Set<string>() };
@@ -52,15 +53,25 @@ describe('expandAddressRange', () => {
   });
 
   it.each([
-    ['198.18.0.10', 'w-{n}', 'not an address range'],
-    ['198.18.0.29-198.18.0.10', 'w-{n}', 'ends (198.18.0.10) before it starts'],
-    ['198.18.0.300-198.18.0.301', 'w-{n}', 'does not have two IPv4 addresses'],
-    ['10.0.0.0-10.0.2.0', 'w-{n}', 'at most 256'],
-    ['198.18.0.10-198.18.0.11', 'worker', 'needs {n}'],
-    ['198.18.0.10-198.18.0.11', 'w-{x}', 'unknown placeholder "{x}"'],
-  ])('refuses %s with %s', (range, hostnamePattern, message) => {
+    ['198.18.0.10', 'w-{n}', 'not an address range', '“198.18.0.10”不是地址范围，例如 198.18.0.10-198.18.0.29'],
+    ['198.18.0.29-198.18.0.10', 'w-{n}', 'ends (198.18.0.10) before it starts', '范围的结束地址（198.18.0.10）在起始地址（198.18.0.29）之前'],
+    ['198.18.0.300-198.18.0.301', 'w-{n}', 'does not have two IPv4 addresses', '“198.18.0.300-198.18.0.301”不是两个 IPv4 地址'],
+    ['10.0.0.0-10.0.2.0', 'w-{n}', 'at most 256', '范围包含 513 个地址；一次请求最多允许 256 个'],
+    ['198.18.0.10-198.18.0.11', 'worker', 'needs {n}', '主机名模式需要包含 {n}、{octet} 或 {ip}，让每个地址都有自己的名称'],
+    ['198.18.0.10-198.18.0.11', 'w-{x}', 'unknown placeholder "{x}"', '主机名模式含有未知的占位符“{x}”（请使用 {n}、{octet} 或 {ip}）'],
+  ])('refuses %s with %s', (range, hostnamePattern, message, chinese) => {
     const result = expandAddressRange({ range, hostnamePattern });
     expect(result.ok ? '' : result.problem).toContain(message);
+    expect(result.ok ? '' : formatMessage('zh-CN', result.coded.code, result.coded.params)).toBe(chinese);
+  });
+
+  it('words the range problems exactly as before in English', () => {
+    const tooLarge = expandAddressRange({ range: '10.0.0.0-10.0.255.255', hostnamePattern: 'w-{n}' });
+    expect(tooLarge.ok ? '' : tooLarge.problem).toBe('the range spans 65536 addresses; at most 256 are allowed in one request');
+    const placeholder = expandAddressRange({ range: '198.18.0.10-198.18.0.11', hostnamePattern: 'w-{x}' });
+    expect(placeholder.ok ? '' : placeholder.problem).toBe('the hostname pattern has an unknown placeholder "{x}" (use {n}, {octet} or {ip})');
+    const firstNumber = expandAddressRange({ range: '198.18.0.10-198.18.0.11', hostnamePattern: 'w-{n}', firstNumber: -1 });
+    expect(firstNumber.ok ? '' : firstNumber.problem).toBe('the first number must be a whole number from 0 to 1000000');
   });
 });
 

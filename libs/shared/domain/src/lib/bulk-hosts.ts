@@ -201,38 +201,42 @@ export interface AddressRange {
   readonly firstNumber?: number;
 }
 
-export type RangeExpansion = { readonly ok: true; readonly rows: CheckedRow[] } | { readonly ok: false; readonly problem: string };
+export type RangeExpansion = { readonly ok: true; readonly rows: CheckedRow[] } | { readonly ok: false; readonly problem: string; readonly coded: Message };
+
+function rangeProblem(text: CodedText): RangeExpansion {
+  return { ok: false, problem: text.message, coded: bare(text) };
+}
 
 /** Expands an IPv4 range with a hostname pattern into rows (`198.18.0.10-198.18.0.29` with `w-{n}` → w-1 … w-20). */
 export function expandAddressRange(input: AddressRange, defaults: RowDefaults & { readonly labels?: readonly Label[]; readonly taints?: readonly Taint[] } = DEFAULT_ROW_DEFAULTS): RangeExpansion {
   const match = /^\s*([0-9.]+)\s*-\s*([0-9.]+)\s*$/.exec(input.range);
   if (!match) {
-    return { ok: false, problem: `"${shorten(input.range)}" is not an address range such as 198.18.0.10-198.18.0.29` };
+    return rangeProblem(message('batch.range.notRange', { range: shorten(input.range) }));
   }
   const from = match[1];
   const to = match[2].includes('.') ? match[2] : `${from.split('.').slice(0, 3).join('.')}.${match[2]}`;
   if (!isIPv4(from) || !isIPv4(to)) {
-    return { ok: false, problem: `"${shorten(input.range)}" does not have two IPv4 addresses` };
+    return rangeProblem(message('batch.range.notIpv4', { range: shorten(input.range) }));
   }
   const first = ipv4ToNumber(from);
   const last = ipv4ToNumber(to);
   if (last < first) {
-    return { ok: false, problem: `the range ends (${to}) before it starts (${from})` };
+    return rangeProblem(message('batch.range.backwards', { from, to }));
   }
   const count = last - first + 1;
   if (count > MAX_RANGE_ADDRESSES) {
-    return { ok: false, problem: `the range spans ${count} addresses; at most ${MAX_RANGE_ADDRESSES} are allowed in one request` };
+    return rangeProblem(message('batch.range.tooLarge', { count: String(count), max: String(MAX_RANGE_ADDRESSES) }));
   }
   const unknown = /\{(?!(?:n|octet|ip)\})[^}]*\}/.exec(input.hostnamePattern);
   if (unknown) {
-    return { ok: false, problem: `the hostname pattern has an unknown placeholder "${shorten(unknown[0])}" (use {n}, {octet} or {ip})` };
+    return rangeProblem(message('batch.range.unknownPlaceholder', { placeholder: shorten(unknown[0]) }));
   }
   if (!/\{(n|octet|ip)\}/.test(input.hostnamePattern) && count > 1) {
-    return { ok: false, problem: 'the hostname pattern needs {n}, {octet} or {ip} so that every address gets its own name' };
+    return rangeProblem(message('batch.range.needsPlaceholder'));
   }
   const start = input.firstNumber ?? 1;
   if (!Number.isInteger(start) || start < 0 || start > 1_000_000) {
-    return { ok: false, problem: 'the first number must be a whole number from 0 to 1000000' };
+    return rangeProblem(message('batch.range.firstNumber', { min: '0', max: '1000000' }));
   }
   const rows: CheckedRow[] = [];
   for (let offset = 0; offset < count; offset += 1) {

@@ -259,17 +259,17 @@ export const CSR_CHECK_OVERRIDES: Readonly<Record<CsrCheckName, CsrCheckOverride
 export const FORCE_REASON_MAX_LENGTH = 500;
 
 /** Why a forced approval's written reason is not acceptable, or null when it is. */
-export function checkForceReason(reason: string | null | undefined): string | null {
+export function checkForceReason(reason: string | null | undefined): CodedText | null {
   const text = reason?.trim() ?? '';
   if (text.length === 0) {
-    return 'is required with force: say why the CSR is approved against the policy';
+    return message('csr.forceReason.required');
   }
   if (text.length > FORCE_REASON_MAX_LENGTH) {
-    return `is ${text.length} characters long; at most ${FORCE_REASON_MAX_LENGTH} are allowed`;
+    return message('validation.hostnameTooLong', { length: text.length, max: FORCE_REASON_MAX_LENGTH });
   }
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(text)) {
-    return 'must not contain control characters';
+    return message('csr.forceReason.control');
   }
   return null;
 }

@@ -1,5 +1,6 @@
 import { AGENT_EN } from './catalogue/agent.en';
 import { API_EN } from './catalogue/api.en';
+import { REST_EN } from './catalogue/rest.en';
 
 /**
  * Every text the server produces, by its stable code, in English (ICU message format).
@@ -312,6 +313,7 @@ export const EN = {
   'csr.verdict.renewalPassed': 'a serving-certificate renewal: all {count, plural, one {# check} other {# checks}} passed',
   ...AGENT_EN,
   ...API_EN,
+  ...REST_EN,
 } as const satisfies Record<string, string>;
 
 export type MessageCode = keyof typeof EN;

@@ -65,6 +65,17 @@ describe('message catalogue', () => {
     }
   });
 
+  it('words the autoscaling decisions as the service always did in English, and in Chinese', () => {
+    expect(formatMessage('en', 'autoscaling.outOfResources', { group: 'pool-a', spares: '1', delta: '3', missing: '2' })).toBe(
+      'the pool of pool-a had 1 spare host(s) for a scale-up by 3: 2 instance(s) report out-of-resources',
+    );
+    expect(formatMessage('zh-CN', 'autoscaling.outOfResources', { group: 'pool-a', spares: '1', delta: '3', missing: '2' })).toBe('pool-a 的池中只有 1 台备用主机，不够扩容 3 台：2 个实例报告资源不足');
+    const ended = { hostname: 'w-1', status: 'failed', reason: message('install.noReason') };
+    expect(formatMessage('en', 'autoscaling.removalEnded', ended)).toBe('the removal of w-1 failed: no reason given');
+    expect(formatMessage('zh-CN', 'autoscaling.removalEnded', ended)).toBe(`w-1 的移除失败：${formatMessage('zh-CN', 'install.noReason')}`);
+    expect(formatMessage('en', 'autoscaling.reserved', { group: 'pool-a', delta: '2', from: '1', to: '3' })).toBe('reserved for a scale-up of pool-a by 2 (target 1 → 3)');
+  });
+
   it('chooses the English plural form by count', () => {
     expect(formatMessage('en', 'agent.preflight.passed', { count: 1 })).toBe('all 1 preflight check passed');
     expect(formatMessage('en', 'agent.preflight.passed', { count: 13 })).toBe('all 13 preflight checks passed');

@@ -1,6 +1,7 @@
 import { AGENT_ZH_CN } from './catalogue/agent.zh-cn';
 import type { MessageCode } from './catalogue.en';
 import { API_ZH_CN } from './catalogue/api.zh-cn';
+import { REST_ZH_CN } from './catalogue/rest.zh-cn';
 
 /** The catalogue in Simplified Chinese: the same codes and the same ICU arguments as English. */
 export const ZH_CN: Readonly<Record<MessageCode, string>> = {
@@ -309,4 +310,5 @@ export const ZH_CN: Readonly<Record<MessageCode, string>> = {
   'csr.verdict.renewalPassed': 'serving 证书续签：全部 {count} 项检查均已通过',
   ...AGENT_ZH_CN,
   ...API_ZH_CN,
+  ...REST_ZH_CN,
 };

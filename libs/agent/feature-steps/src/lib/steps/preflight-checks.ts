@@ -1,4 +1,4 @@
-import { bare, type CodedText, type MessageParams, message } from '@ccos/shared/messages';
+import { bare, type CodedText, type Message, type MessageParams, isMessageCode, message } from '@ccos/shared/messages';
 import { ApiError, isTransient, type AgentRunReply } from '@ccos/agent/data-access-api';
 import { CERT_NOT_PINNED, succeeded } from '@ccos/agent/util-host';
 import { HOST_PATHS } from '../host-paths';
@@ -69,6 +69,11 @@ export function formatBytes(bytes: number): string {
 
 function pass(observed: string, expected: string, hint: CodedText): CheckOutcome {
   return { passed: true, observed, expected, hint, problem: null };
+}
+
+/** The service's words for a conflict: by its code when the service sent one (servers before it send only the English text). */
+function conflictText(text: string, code: string | null, params: Readonly<Record<string, unknown>> | null): string | Message {
+  return isMessageCode(code) && params ? { code, params: params as MessageParams } : text;
 }
 
 function fail(problem: CodedText, observed: string, expected: string, hint: CodedText): CheckOutcome {
@@ -287,7 +292,7 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
       }
       return reply.run.hostnameConflict === null
         ? pass('unique', expected, hint)
-        : fail(message('agent.preflight.hostnameTaken', { conflict: reply.run.hostnameConflict }), reply.run.hostnameConflict, expected, hint);
+        : fail(message('agent.preflight.hostnameTaken', { conflict: conflictText(reply.run.hostnameConflict, reply.run.hostnameConflictCode, reply.run.hostnameConflictParams) }), reply.run.hostnameConflict, expected, hint);
     },
   },
   {
@@ -301,7 +306,7 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
       }
       return reply.run.ipConflict === null
         ? pass('unique', expected, hint)
-        : fail(message('agent.preflight.ipTaken', { conflict: reply.run.ipConflict }), reply.run.ipConflict, expected, hint);
+        : fail(message('agent.preflight.ipTaken', { conflict: conflictText(reply.run.ipConflict, reply.run.ipConflictCode, reply.run.ipConflictParams) }), reply.run.ipConflict, expected, hint);
     },
   },
 ];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatMessage, message } from '@ccos/shared/messages';
 import { ApiError } from '@ccos/agent/data-access-api';
 import { failed, ok } from '@ccos/agent/util-host/testing';
 import { stepHarness, type StepHarness } from '../../testing/step-harness';
@@ -106,6 +107,17 @@ describe('PREFLIGHT', () => {
     expect(result.message).toMatch(problem);
     expect(result.hint).toBe(failing[0]?.hint);
     expect(result.detail?.['failed']).toEqual([check]);
+  });
+
+  it('words a conflict the service coded in the agent\'s message, in English and in Chinese', async () => {
+    const h = healthyHost();
+    const conflict = message('cluster.conflict.hostname', { node: 'h1', ready: true });
+    h.api.run = { ...h.api.run, hostnameConflict: conflict.message, hostnameConflictCode: conflict.code, hostnameConflictParams: { ...conflict.params } };
+    const result = await new PreflightStep().run(h.ctx);
+    expect(result.ok).toBe(false);
+    expect(result.message).toBe('preflight failed: the hostname is taken: a Node named h1 already exists in the cluster (Ready); delete it first if it is a leftover of this host');
+    const coded = result.coded;
+    expect(coded && formatMessage('zh-CN', coded.code, coded.params)).toContain('主机名已被占用：集群中已有名为 h1 的 Node（Ready）；如果它是此主机先前留下的，请先删除它');
   });
 
   it('names every failing check in one message, with all their hints', async () => {

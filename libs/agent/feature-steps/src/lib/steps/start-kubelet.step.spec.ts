@@ -189,7 +189,7 @@ describe('START_KUBELET with the run\'s bootstrap identity', () => {
 
 describe('phaseOf', () => {
   it('prefers Ready, then pending CSRs, then registration', () => {
-    const base = { runId: 'r', nodeName: 'h1', serverTime: '', hostnameConflict: null, ipConflict: null, nodeRegistered: false, nodeReady: false, pendingCsrNames: [] as string[], cancelRequested: false };
+    const base = { runId: 'r', nodeName: 'h1', serverTime: '', hostnameConflict: null, hostnameConflictCode: null, hostnameConflictParams: null, ipConflict: null, ipConflictCode: null, ipConflictParams: null, nodeRegistered: false, nodeReady: false, pendingCsrNames: [] as string[], cancelRequested: false };
     expect(phaseOf(null).message.message).toContain('waiting for the installer service');
     expect(phaseOf({ ...base, nodeReady: true, pendingCsrNames: ['x'] }).key).toBe('ready');
     expect(phaseOf({ ...base, pendingCsrNames: ['csr-b', 'csr-a'] })).toMatchObject({ key: 'csr:csr-a,csr-b', message: { message: 'waiting for CSR approval: csr-b, csr-a' } });

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { Message } from '@ccos/shared/messages';
 import type { Label, Taint } from '@ccos/shared/domain';
 
 /** The hardware every host of a node group has, as the autoscaler's template Node shows it. */
@@ -106,6 +107,10 @@ export class AutoscalingActivityEntity {
 
   @Column({ type: 'text' })
   reason!: string;
+
+  /** `reason` by its message code and parameters (libs/shared/messages); null for text from before codes. */
+  @Column({ name: 'reason_coded', type: 'jsonb', nullable: true })
+  reasonCoded!: Message | null;
 
   @Column({ type: 'text' })
   actor!: string;
