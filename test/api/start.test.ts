@@ -76,7 +76,22 @@ describe('npm start', () => {
     } finally {
       process.kill(-(child.pid ?? 0), 'SIGTERM');
       await new Promise((done) => child.once('exit', done));
-      await rm(dataDir, { recursive: true, force: true });
+      // npm exits before the API and its embedded database have finished shutting down; the data
+      // folder can only go once the whole group has (seen: ENOTEMPTY on pgdata/pg_logical).
+      await groupGone(child.pid ?? 0, 30_000);
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     }
   }, 90_000);
 });
+
+/** Resolves once no process of the group `pgid` is left, or after `timeoutMs`. */
+async function groupGone(pgid: number, timeoutMs: number): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
+}

@@ -215,7 +215,8 @@ describe('console', () => {
     await page.getByRole('textbox', { name: 'Master VIP' }).fill('127.0.0.1');
     await page.getByRole('textbox', { name: 'kubeconfig', exact: true }).fill(serviceKubeconfig);
     await page.getByRole('button', { name: '注册集群' }).click();
-    await expect.poll(() => descriptionOf(url)).toContain('uses http://, which would send the cluster credentials unencrypted');
+    // The API's refusal, by its code, in the page's language.
+    await expect.poll(() => descriptionOf(url)).toContain('使用了 http://，集群凭据将以明文发送');
 
     await page.getByRole('checkbox', { name: '允许不安全传输（http:// 或 insecure-skip-tls-verify）' }).check();
     await page.getByRole('button', { name: '注册集群' }).click();

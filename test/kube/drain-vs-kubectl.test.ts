@@ -114,8 +114,10 @@ describe('drainNode ends like kubectl drain', () => {
 
       const events: DrainEvent[] = [];
       const drained = drainNode(viaUs.client, 'w2', { ...options, retryIntervalMs: 200 }, (event) => events.push(event));
+      // kubectl's words in `message` and `detail`; the coded form beside them is the catalogue's.
       await expect.poll(() => events.find((e) => e.type === 'pod-blocked'), { timeout: 10_000, interval: 50 }).toEqual({
         type: 'pod-blocked',
+        coded: expect.objectContaining({ code: 'drain.twoSentences' }),
         pod: 'shop/db-5c9b7-00000',
         pdb: 'db-budget',
         message: "Cannot evict pod as it would violate the pod's disruption budget.",
