@@ -344,10 +344,11 @@ class ClusterApprover {
         });
         this.handled.set(name, 'DECIDED');
         if (result.ok && result.changed) {
+          // Counted with the cluster's write: the decision row and the audit entry come after it.
+          this.counters.approved += 1;
           await this.audit('approveCsr', name, verdict);
           await this.decisions.record({ ...base, decision: 'APPROVED', reason: `auto-approved: ${verdict.reason}` });
           this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
-          this.counters.approved += 1;
           this.log.info({ csr: name, node: verdict.node }, 'CSR auto-approved');
         } else if (!result.ok) {
           this.log.info({ csr: name, reason: result.reason }, 'CSR could not be approved');
@@ -356,21 +357,21 @@ class ClusterApprover {
         const result = await denyCsr(snapshot.watch.client, name, { reason: AUTO_APPROVER_CONDITION_REASONS.impostor, message: verdict.reason, signal: this.session ?? undefined });
         this.handled.set(name, 'DECIDED');
         if (result.ok && result.changed) {
+          this.counters.denied += 1;
+          this.counters.impostors += 1;
           await this.decisions.record({ ...base, decision: 'DENIED', reason: verdict.reason });
           await this.raiseImpostor(snapshot, name, verdict, result.csr.username ?? '');
           this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
-          this.counters.denied += 1;
-          this.counters.impostors += 1;
           this.log.warn({ csr: name, node: verdict.node, requester: result.csr.username, reason: verdict.reason }, 'impostor CSR denied');
         }
       } else if (verdict.decision === 'DENY_SUPERSEDED') {
         const result = await denyCsr(snapshot.watch.client, name, { reason: AUTO_APPROVER_CONDITION_REASONS.superseded, message: verdict.reason, signal: this.session ?? undefined });
         this.handled.set(name, 'DECIDED');
         if (result.ok && result.changed) {
+          this.counters.denied += 1;
           await this.audit('denyCsr', name, verdict);
           await this.decisions.record({ ...base, decision: 'DENIED', reason: verdict.reason });
           this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
-          this.counters.denied += 1;
           this.log.info({ csr: name, node: verdict.node, reason: verdict.reason }, 'superseded CSR denied');
         }
       } else if (verdict.decision === 'LEAVE_TO_CLUSTER') {
