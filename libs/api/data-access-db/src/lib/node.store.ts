@@ -144,11 +144,22 @@ export class NodeStore {
 
   /** Changes fields other than the status, and tells subscribers. */
   async update(id: string, fields: NodeFields): Promise<NodeEntity> {
-    if ('statusReason' in fields && !('statusReasonCoded' in fields)) {
-      // A reason without a code replaces the coded one too, so the two never disagree.
-      fields = { ...fields, statusReasonCoded: null };
+    await this.nodes.update(id, entityChanges<NodeEntity>(withReasonCode(fields)));
+    const node = await this.get(id);
+    this.publish(node);
+    return node;
+  }
+
+  /**
+   * `update`, but only while the node is still in `status`: a report that was read before the
+   * node moved on (an install's last progress racing its success) must not write over the newer
+   * state. Returns null, and tells nobody, when the node has left `status`.
+   */
+  async updateWhile(id: string, status: NodeEntity['status'], fields: NodeFields): Promise<NodeEntity | null> {
+    const update = await this.nodes.createQueryBuilder().update(NodeEntity).set(entityChanges<NodeEntity>(withReasonCode(fields))).where('id = :id AND status = :status', { id, status }).execute();
+    if (update.affected !== 1) {
+      return null;
     }
-    await this.nodes.update(id, entityChanges<NodeEntity>(fields));
     const node = await this.get(id);
     this.publish(node);
     return node;
@@ -167,4 +178,9 @@ export class NodeStore {
 
 export function isUuid(value: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}
+
+/** A reason without a code replaces the coded one too, so the two never disagree. */
+function withReasonCode(fields: NodeFields): NodeFields {
+  return 'statusReason' in fields && !('statusReasonCoded' in fields) ? { ...fields, statusReasonCoded: null } : fields;
 }

@@ -169,13 +169,13 @@ export class AgentReportService {
       await this.nodes.transition(node.id, 'NODE_READY', message('node.nodeReady'), { ready: true });
       this.logger.info({ runId: run.id }, 'install run succeeded');
     } else if (input.status === 'STARTED' || input.status === 'SUCCEEDED') {
-      await this.nodes.update(node.id, reasonFields(message(input.status === 'STARTED' ? 'node.stepRunning' : 'node.stepDone', { step: bare(title) })));
+      await this.nodes.updateWhile(node.id, 'INSTALLING', reasonFields(message(input.status === 'STARTED' ? 'node.stepRunning' : 'node.stepDone', { step: bare(title) })));
     } else if (input.status === 'PROGRESS' && input.step === 'START_KUBELET') {
       // The node list, its status card and the batch view say so while kubelet waits for an operator's approval.
       const csrs = waitingCsrsOf(input);
       const reason = csrs.length > 0 ? message('node.waitingForCsrs', { count: csrs.length, csrs: csrs.join(', ') }) : message('node.stepRunning', { step: bare(title) });
       if (node.statusReasonCoded?.code !== reason.code || JSON.stringify(node.statusReasonCoded.params) !== JSON.stringify(reason.params)) {
-        await this.nodes.update(node.id, reasonFields(reason));
+        await this.nodes.updateWhile(node.id, 'INSTALLING', reasonFields(reason));
       }
     }
   }
