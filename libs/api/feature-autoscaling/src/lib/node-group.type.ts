@@ -1,7 +1,6 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { NodeStatus } from '@ccos/shared/domain';
-import { LabelType, NodeStatusEnum, TaintType } from '@ccos/api/util-graphql';
+import { LabelType, NodeStatusEnum, TaintType, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 
 @ObjectType('NodeGroupProfile')
 export class NodeGroupProfileType {
@@ -65,10 +64,10 @@ export class AutoscalingActivityType {
   @Field(() => String)
   reason!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages); null for decisions from before codes.' })
+  @MessageCodeField('reason', '; null for decisions from before codes')
   reasonCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  @MessageParamsField('reason')
   reasonParams!: Record<string, unknown> | null;
 
   @Field(() => String)

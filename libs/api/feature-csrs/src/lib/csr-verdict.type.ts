@@ -1,7 +1,7 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ObjectType } from 'type-graphql';
 import type { CsrPolicyDecision, CsrPolicyPath, KubeletCsrKind } from '@ccos/shared/domain';
 import { CsrPolicyDecisionEnum, CsrPolicyPathEnum, KubeletCsrKindEnum } from './csr.enums';
+import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 
 @ObjectType('CsrCheck', { description: 'One check of the auto-approve policy and what it found.' })
 export class CsrCheckType {
@@ -14,10 +14,10 @@ export class CsrCheckType {
   @Field(() => String)
   detail!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of detail (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('detail')
   detailCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of detailCode.' })
+  @MessageParamsField('detail')
   detailParams!: Record<string, unknown> | null;
 
   @Field(() => Boolean, { description: 'Whether an ADMIN\'s forced approval may go past this check when it fails. Signer, usages, subject, key, signature and SAN form never; the requester never for a host this service installs.' })
@@ -44,10 +44,10 @@ export class CsrVerdictType {
   @Field(() => String, { description: 'The first failed check, or why it is approved or superseded.' })
   reason!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('reason')
   reasonCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  @MessageParamsField('reason')
   reasonParams!: Record<string, unknown> | null;
 
   @Field(() => [CsrCheckType])

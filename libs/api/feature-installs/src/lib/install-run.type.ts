@@ -2,7 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { AgentChannel } from '@ccos/api/data-access-db';
 import type { InstallRunStatus, InstallStep, StepEventStatus, StepState } from '@ccos/shared/domain';
-import { InstallRunStatusEnum, InstallStepEnum, StepEventStatusEnum, StepStateEnum } from '@ccos/api/util-graphql';
+import { InstallRunStatusEnum, InstallStepEnum, StepEventStatusEnum, StepStateEnum, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 
 export const AgentChannelEnum = { HTTPS: 'HTTPS', PLAIN_HTTP: 'PLAIN_HTTP' } as const satisfies Record<AgentChannel, AgentChannel>;
 registerEnumType(AgentChannelEnum, {
@@ -34,10 +34,10 @@ export class StepSummaryType {
   @Field(() => String, { nullable: true })
   message!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('message')
   messageCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  @MessageParamsField('message')
   messageParams!: Record<string, unknown> | null;
 }
 
@@ -58,10 +58,10 @@ export class StepEventType {
   @Field(() => String, { nullable: true })
   message!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('message')
   messageCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  @MessageParamsField('message')
   messageParams!: Record<string, unknown> | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'Failing check or command, exit code, output tail, hint.' })
@@ -94,10 +94,10 @@ export class InstallRunNoticeType {
   @Field(() => String, { description: 'The latest occurrence.' })
   message!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages).' })
+  @MessageCodeField('message')
   messageCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  @MessageParamsField('message')
   messageParams!: Record<string, unknown> | null;
 
   @Field(() => Int)
@@ -130,10 +130,10 @@ export class InstallRunType {
   @Field(() => String, { nullable: true })
   reason!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('reason')
   reasonCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  @MessageParamsField('reason')
   reasonParams!: Record<string, unknown> | null;
 
   @Field(() => String)

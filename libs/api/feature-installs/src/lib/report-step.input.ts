@@ -2,7 +2,7 @@ import { IsOptional, Max, MaxLength, Min } from 'class-validator';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { InstallStep, Problem, StepEventStatus } from '@ccos/shared/domain';
-import { InstallStepEnum, MultiLine, Satisfies, StepEventStatusEnum, coded } from '@ccos/api/util-graphql';
+import { InstallStepEnum, MultiLine, Satisfies, StepEventStatusEnum, coded, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 import { message } from '@ccos/shared/messages';
 
 /** The most a step event's `detail` may take, as JSON (the agent's largest, a failure with a 4 KiB output tail, is far below). */
@@ -91,19 +91,19 @@ export class AgentRunType {
   @Field(() => String, { nullable: true, description: 'Set when another Node of the cluster already has this name.' })
   hostnameConflict!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of hostnameConflict (libs/shared/messages).' })
+  @MessageCodeField('hostnameConflict')
   hostnameConflictCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of hostnameConflictCode.' })
+  @MessageParamsField('hostnameConflict')
   hostnameConflictParams!: Record<string, unknown> | null;
 
   @Field(() => String, { nullable: true, description: 'Set when another Node of the cluster already has this IP.' })
   ipConflict!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of ipConflict (libs/shared/messages).' })
+  @MessageCodeField('ipConflict')
   ipConflictCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of ipConflictCode.' })
+  @MessageParamsField('ipConflict')
   ipConflictParams!: Record<string, unknown> | null;
 
   @Field(() => Boolean)

@@ -1,7 +1,6 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { BatchPhase, BatchState, InstallStep, NodeStatus } from '@ccos/shared/domain';
-import { HostVerdictType, LabelType, NodeStatusEnum, TaintType } from '@ccos/api/util-graphql';
+import { HostVerdictType, LabelType, NodeStatusEnum, TaintType, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 
 @ObjectType('BulkRowProblem')
 export class BulkRowProblemType {
@@ -11,10 +10,10 @@ export class BulkRowProblemType {
   @Field(() => String)
   message!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages).' })
+  @MessageCodeField('message')
   messageCode?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  @MessageParamsField('message')
   messageParams?: Record<string, unknown> | null;
 }
 
@@ -71,10 +70,10 @@ export class BatchHostType {
   @Field(() => String, { nullable: true })
   statusReason!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of statusReason (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('statusReason')
   statusReasonCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of statusReasonCode.' })
+  @MessageParamsField('statusReason')
   statusReasonParams!: Record<string, unknown> | null;
 
   @Field(() => String, { nullable: true, description: 'The step its install is at, while it installs.' })

@@ -1,7 +1,7 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import type { SafetyRule } from '@ccos/shared/domain';
 import { type DrainActionName, DrainActionEnum, type DrainPodClassName, DrainPodClassEnum, RemovalSafetyRuleEnum } from './removal.enums';
+import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 
 @ObjectType('RemovalSafetyCheck', { description: "One rule's verdict on the removal." })
 export class SafetyCheckType {
@@ -17,10 +17,10 @@ export class SafetyCheckType {
   @Field(() => String)
   message!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('message')
   messageCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  @MessageParamsField('message')
   messageParams!: Record<string, unknown> | null;
 }
 
@@ -44,10 +44,10 @@ export class DrainPodPreviewType {
   @Field(() => String, { description: "kubectl's words for the decision, or what owns the pod." })
   reason!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('reason')
   reasonCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  @MessageParamsField('reason')
   reasonParams!: Record<string, unknown> | null;
 
   @Field(() => String, { nullable: true, description: 'Kind/name of the controller.' })
@@ -62,10 +62,10 @@ export class KubectlLineType {
   @Field(() => String)
   message!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('message')
   messageCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  @MessageParamsField('message')
   messageParams!: Record<string, unknown> | null;
 }
 
@@ -113,10 +113,10 @@ export class CapacityPreviewType {
   @Field(() => String)
   message!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('message')
   messageCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  @MessageParamsField('message')
   messageParams!: Record<string, unknown> | null;
 
   @Field(() => Int)
@@ -158,10 +158,10 @@ export class HostAccessPreviewType {
   @Field(() => String)
   message!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('message')
   messageCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  @MessageParamsField('message')
   messageParams!: Record<string, unknown> | null;
 }
 
@@ -179,10 +179,10 @@ export class RemovalPreviewType {
   @Field(() => String, { nullable: true, description: 'Why not, in words.' })
   refusal!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of refusal (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('refusal')
   refusalCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of refusalCode.' })
+  @MessageParamsField('refusal')
   refusalParams!: Record<string, unknown> | null;
 
   @Field(() => Boolean, { description: 'The Node object exists in the cluster.' })

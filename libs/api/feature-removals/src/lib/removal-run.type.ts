@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { NodeStatus, RemovalEventKind, RemovalPhase, RemovalRunStatus } from '@ccos/shared/domain';
-import { NodeStatusEnum } from '@ccos/api/util-graphql';
+import { NodeStatusEnum, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 import { RemovalEventKindEnum, RemovalPhaseEnum, RemovalRunStatusEnum } from './removal.enums';
 
 @ObjectType('RemovalOptions', { description: 'The options a run was started with.' })
@@ -42,10 +42,10 @@ export class BlockingPodType {
   @Field(() => String, { description: "The API's words (or kubectl's refusal)." })
   message!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('message')
   messageCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  @MessageParamsField('message')
   messageParams!: Record<string, unknown> | null;
 }
 
@@ -66,10 +66,10 @@ export class RemovalEventType {
   @Field(() => String)
   message!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of message (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('message')
   messageCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of messageCode.' })
+  @MessageParamsField('message')
   messageParams!: Record<string, unknown> | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'E.g. the budget\'s "needs n healthy pods and has m" detail, CSR names, SSH output.' })
@@ -105,10 +105,10 @@ export class RemovalRunType {
   @Field(() => String, { nullable: true, description: 'Why the run failed or was cancelled; what it did when it succeeded.' })
   reason!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('reason')
   reasonCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  @MessageParamsField('reason')
   reasonParams!: Record<string, unknown> | null;
 
   @Field(() => [BlockingPodType], { description: 'Pods still on the node when the drain stopped.' })
@@ -135,10 +135,10 @@ export class RemovalRunType {
   @Field(() => String, { nullable: true, description: "The node's status reason now (DRAIN_FAILED names the blocking pods and budgets)." })
   nodeStatusReason!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of nodeStatusReason (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('nodeStatusReason')
   nodeStatusReasonCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of nodeStatusReasonCode.' })
+  @MessageParamsField('nodeStatusReason')
   nodeStatusReasonParams!: Record<string, unknown> | null;
 }
 

@@ -1,6 +1,6 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ObjectType } from 'type-graphql';
 import type { HostVerdict, HostVerdictKind, LeftoverKind } from '@ccos/shared/domain';
+import { MessageCodeField, MessageParamsField } from './message-code-fields';
 
 @ObjectType('LeftoverItem', { simpleResolvers: true })
 export class LeftoverItemType {
@@ -22,10 +22,10 @@ export class HostVerdictType {
   @Field(() => String)
   reason!: string;
 
-  @Field(() => String, { nullable: true, description: 'The message code of reason (libs/shared/messages).' })
+  @MessageCodeField('reason')
   reasonCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of reasonCode.' })
+  @MessageParamsField('reason')
   reasonParams!: Record<string, unknown> | null;
 
   @Field(() => GraphQLISODateTime)

@@ -1,9 +1,9 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { NodeOrigin, NodeStatus } from '@ccos/shared/domain';
 import { NodeOriginEnum, NodeStatusEnum } from './enums';
 import { HostVerdictType } from './host-verdict.type';
 import { LabelType, TaintType } from './label-types';
+import { MessageCodeField, MessageParamsField } from './message-code-fields';
 
 @ObjectType('HostFacts', { simpleResolvers: true, description: 'What the service found on the host when it connected.' })
 export class HostFactsType {
@@ -67,19 +67,19 @@ export class NodeType {
   @Field(() => String, { nullable: true, description: 'Why the node is in its status, in words.' })
   statusReason!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of statusReason (libs/shared/messages), for clients that show it in their language.' })
+  @MessageCodeField('statusReason')
   statusReasonCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of statusReasonCode.' })
+  @MessageParamsField('statusReason')
   statusReasonParams!: Record<string, unknown> | null;
 
   @Field(() => String, { nullable: true, description: 'What to try next, for failure statuses.' })
   nextStep!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The message code of nextStep (libs/shared/messages).' })
+  @MessageCodeField('nextStep')
   nextStepCode!: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The parameters of nextStepCode.' })
+  @MessageParamsField('nextStep')
   nextStepParams!: Record<string, unknown> | null;
 
   @Field(() => NodeOriginEnum)
