@@ -1,0 +1,2 @@
+export { FakeApollo, FakeLiveConnection, type FakeRequest, type FakeSubscription, operationNameOf } from './fake-apollo';
+export { type StoreUnderTest, storeUnderTest } from './store-test-bed';

@@ -1,0 +1,1 @@
+export { FakeStorage, type FakeTab, fakeTab } from './fake-browser';
