@@ -1,14 +1,14 @@
 import { DOCUMENT } from '@angular/common';
 import { TestBed } from '@angular/core/testing';
 import { describe, expect, it } from 'vitest';
-import { FakeStorage, fakeTab } from '../testing';
+import { FakeBrowser } from '../testing';
 import { defineCatalog } from './catalog';
 import { I18n } from './i18n';
 
-/** A fresh page load in a tab of a browser (that may share `storage` with an earlier one). */
-function i18nIn(options: { readonly languages?: readonly string[]; readonly storage?: FakeStorage } = {}) {
+/** A fresh page load in a tab of `browser` (a browser of its own by default). */
+function i18nIn(options: { readonly languages?: readonly string[]; readonly browser?: FakeBrowser } = {}) {
   TestBed.resetTestingModule();
-  const tab = fakeTab(options);
+  const tab = (options.browser ?? new FakeBrowser()).openTab(options);
   TestBed.configureTestingModule({ providers: [{ provide: DOCUMENT, useValue: tab.document }] });
   const i18n = TestBed.inject(I18n);
   TestBed.tick();
@@ -26,12 +26,12 @@ describe('the console’s language', () => {
   });
 
   it('remembers a choice over the browser’s language, for the next visit', () => {
-    const storage = new FakeStorage();
-    const first = i18nIn({ languages: ['en-US'], storage });
+    const browser = new FakeBrowser();
+    const first = i18nIn({ languages: ['en-US'], browser });
     first.i18n.setLanguage('zh');
     TestBed.tick();
     expect(first.tab.document.documentElement.lang).toBe('zh-CN');
-    expect(i18nIn({ languages: ['en-US'], storage }).i18n.language()).toBe('zh');
+    expect(i18nIn({ languages: ['en-US'], browser }).i18n.language()).toBe('zh');
   });
 
   it('translates a catalogue key in the current language, with ICU plurals in English', () => {

@@ -1,1 +1,1 @@
-export { FakeStorage, type FakeTab, fakeTab } from './fake-browser';
+export { FakeBrowser, type FakeTab, fakeTab } from './fake-browser';
