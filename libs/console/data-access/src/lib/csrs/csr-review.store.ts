@@ -168,7 +168,7 @@ export class CsrReviewStore {
  * one leaves it; a known one stays where it is (Apollo has updated its fields). The same array
  * when nothing changes.
  */
-export function withCsrChange(csrs: readonly Csr[], change: CsrChangedSubscription['csrChanged']): readonly Csr[] {
+export function withCsrChange(csrs: Csr[], change: CsrChangedSubscription['csrChanged']): Csr[] {
   const known = csrs.some((csr) => csr.name === change.name);
   if (change.kind === 'DELETED' || !change.csr) {
     return known ? csrs.filter((csr) => csr.name !== change.name) : csrs;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { storeUnderTest } from '../../testing';
 import { NodeBatchStore, type NodeBatchView } from './node-batch.store';
 
-const batch = (status: string) => ({ id: 'b-1', status, items: [] }) as unknown as NodeBatchView;
+const batch = (state: string) => ({ id: 'b-1', state, hosts: [] }) as unknown as NodeBatchView;
 
 function opened() {
   const under = storeUnderTest(NodeBatchStore);
@@ -15,7 +15,7 @@ function opened() {
 describe('the batch page', () => {
   it('shows the batch and follows its progress', async () => {
     const { store, api } = opened();
-    await expect.poll(() => store.batch()?.status).toBe('ADDED');
+    await expect.poll(() => store.batch()?.state).toBe('ADDED');
     expect(api.subscription('BatchProgress').variables).toEqual({ batchId: 'b-1' });
     expect(store.live()).toBe(true);
   });
@@ -26,7 +26,7 @@ describe('the batch page', () => {
     connection.drop();
     connection.reconnect();
     api.answer('Batch', { data: { batch: batch('INSTALLING') } });
-    await expect.poll(() => store.batch()?.status).toBe('INSTALLING');
+    await expect.poll(() => store.batch()?.state).toBe('INSTALLING');
   });
 
   it('is busy with one action at a time and says why an action was refused', async () => {
