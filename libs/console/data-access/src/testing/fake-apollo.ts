@@ -50,6 +50,14 @@ interface Options {
 export class FakeApollo {
   readonly requests: FakeRequest[] = [];
   readonly subscriptions: FakeSubscription[] = [];
+  /** How often a store emptied Apollo's cache (`client.clearStore()`), as after a change of user. */
+  cacheClears = 0;
+  readonly client = {
+    clearStore: async (): Promise<unknown[]> => {
+      this.cacheClears += 1;
+      return [];
+    },
+  };
 
   /** The requests named `name` not yet answered, oldest first. */
   pending(name: string): FakeRequest[] {
