@@ -35,6 +35,8 @@ describe('the six steps of an install run, as the node page lists them', () => {
     const shown = items(installRun({ startStep: 'APPLY_IGNITION', steps: [stepSummary('APPLY_IGNITION', { status: 'RUNNING' })] }), []);
     expect(shown.map((item) => item.state)).toEqual(['skipped', 'skipped', 'skipped', 'skipped', 'running', 'pending']);
     expect(shown[0]?.stateLabel).toBe('Done in an earlier run');
+    // Before the agent reports, the step the retry resumes at waits like those after it.
+    expect(items(installRun({ startStep: 'APPLY_IGNITION', steps: [] }), []).map((item) => item.state)).toEqual(['skipped', 'skipped', 'skipped', 'skipped', 'pending', 'pending']);
   });
 
   it('shows a failed step with the catalogue’s fix and the agent’s own hint, both in the user’s language', () => {
