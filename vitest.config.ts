@@ -34,12 +34,13 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // The console's rules, stores' helpers and catalogues that need no DOM; components are
-          // covered in Chromium by test/console.
+          // The console's rules, stores, view models and catalogues, in Node (no DOM; the few that
+          // need injection use TestBed); components are covered in Chromium by test/console.
           name: 'console',
           include: ['{apps,libs}/console/**/src/**/*.spec.ts'],
           exclude: ['**/node_modules/**'],
           environment: 'node',
+          setupFiles: ['libs/console/util-i18n/src/testing/angular-test-environment.ts'],
           testTimeout: 30_000,
         },
       },

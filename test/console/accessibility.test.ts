@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SHIPPED_RBAC, generateCertificateRequest, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
-import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
-import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
-import { type PageRecord, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateCertificateRequest, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
+import type { KubeSim } from '@ccos/tools/kube-sim';
+import { type ApiProcess, E2E_ADMIN_PASSWORD } from '../support/api-process';
+import type { PageRecord } from '../support/console-browser';
+import { startApiAndKubeSim, useConsoleWorld } from '../support/console-world';
 
 /**
  * An automated accessibility check of the console's pages with axe-core (Deque's rules engine,
@@ -27,7 +28,6 @@ interface AxeViolation {
 
 let api: ApiProcess;
 let sim: KubeSim;
-let browser: Browser;
 let page: Page;
 let record: PageRecord;
 let clusterUrl = '';
@@ -54,8 +54,10 @@ async function expectAccessible(name: string): Promise<void> {
 }
 
 describe('console: accessibility (axe-core, WCAG 2.1 A/AA)', () => {
+  const shared = useConsoleWorld({ start: startApiAndKubeSim, screenshots: SCREENSHOTS, describeFailure: () => `pages checked so far: ${checked.join(', ')}` });
   beforeAll(async () => {
-    [api, sim, browser] = await Promise.all([startApiProcess(), startKubeSim({ seed: SHIPPED_RBAC }), launchChromium()]);
+    ({ page, record } = shared);
+    ({ api, sim } = shared.world);
     for (const [index, ready] of [[1, 'True'], [2, 'False']] as const) {
       sim.api.seed(sim.resource('nodes'), {
         apiVersion: 'v1',
@@ -92,21 +94,7 @@ describe('console: accessibility (axe-core, WCAG 2.1 A/AA)', () => {
       }
       await new Promise((wake) => setTimeout(wake, 250));
     }
-    ({ page, record } = await openConsolePage(browser, api.observe));
   }, 180_000);
-
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && page) {
-      const file = await screenshot(page, SCREENSHOTS, `failed-${context.task.name}`).catch(() => 'none');
-      console.error(`screenshot of the failure: ${file}; pages checked so far: ${checked.join(', ')}`);
-    }
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await api?.stop();
-    await sim?.stop();
-  });
 
   it('the sign-in page, also showing a failed sign-in', async () => {
     await page.goto(`${api.url}/sign-in`);

@@ -1,7 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { type PageRecord, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
+import { type PageRecord, screenshot } from '../support/console-browser';
+import { useConsoleWorld } from '../support/console-world';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -18,31 +19,18 @@ const KEEPS_SECRET = `(secret) =>
   [...document.querySelectorAll('input, textarea')].some((field) => field.value === secret)`;
 
 let world: ScaleOutWorld;
-let browser: Browser;
 let page: Page;
 let baseUrl = '';
 let record: PageRecord;
 
 describe('console: bulk add and the batch page', () => {
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([
-      startScaleOutWorld({ hosts: 3, name: 'console-batch', hostnamePrefix: 'b-', csrAutoApprove: true, apiEnv: { SSH_CONNECT_TIMEOUT_MS: '4000' } }),
-      launchChromium(),
-    ]);
-    baseUrl = `http://127.0.0.1:${world.api.port}`;
-    ({ page, record } = await openConsolePage(browser, world.api.observe));
-  }, 600_000);
-
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && page) {
-      const file = await screenshot(page, SCREENSHOTS, `failed-${context.task.name}`).catch(() => 'none');
-      console.error(`screenshot of the failure: ${file}\nAPI log tail:\n${world?.api.output().slice(-3000)}`);
-    }
+  const shared = useConsoleWorld({
+    start: () => startScaleOutWorld({ hosts: 3, name: 'console-batch', hostnamePrefix: 'b-', csrAutoApprove: true, apiEnv: { SSH_CONNECT_TIMEOUT_MS: '4000' } }),
+    screenshots: SCREENSHOTS,
+    startTimeoutMs: 600_000,
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await world?.stop();
+  beforeAll(() => {
+    ({ world, page, record, baseUrl } = shared);
   });
 
   it('pastes a list, shows each problem on its row, refuses to add while one row is bad, then adds the valid rows as one batch', async () => {

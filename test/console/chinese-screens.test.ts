@@ -1,7 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { type PageRecord, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
+import { type PageRecord, screenshot } from '../support/console-browser';
+import { useConsoleWorld } from '../support/console-world';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -84,7 +85,6 @@ const LATIN_WORDS = `({ selectors, terms, data }) => {
 }`;
 
 let world: ScaleOutWorld;
-let browser: Browser;
 let page: Page;
 let record: PageRecord;
 let baseUrl = '';
@@ -95,22 +95,13 @@ const english: Record<string, string[]> = {};
 const hostFacts: string[] = [];
 
 describe('console: every screen of a scale-out and a removal in Chinese', () => {
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startScaleOutWorld({ hosts: 1, name: 'console-zh', apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000' } }), launchChromium()]);
-    baseUrl = `http://127.0.0.1:${world.api.port}`;
-    ({ page, record } = await openConsolePage(browser, world.api.observe));
-  }, 900_000);
-
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && page) {
-      const file = await screenshot(page, SCREENSHOTS, `failed-${context.task.name}`).catch(() => 'none');
-      console.error(`screenshot of the failure: ${file}\nAPI log tail:\n${world?.api.output().slice(-3000)}`);
-    }
+  const shared = useConsoleWorld({
+    start: () => startScaleOutWorld({ hosts: 1, name: 'console-zh', apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000' } }),
+    screenshots: SCREENSHOTS,
+    startTimeoutMs: 900_000,
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await world?.stop();
+  beforeAll(() => {
+    ({ world, page, record, baseUrl } = shared);
   });
 
   it('switches to Chinese on the sign-in page and signs in', async () => {

@@ -1,9 +1,10 @@
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
-import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
-import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
-import { type PageRecord, descriptionOf, launchChromium, recordPage, screenshot } from '../support/console-browser';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
+import type { KubeSim } from '@ccos/tools/kube-sim';
+import { type ApiProcess, E2E_ADMIN_PASSWORD } from '../support/api-process';
+import { type PageRecord, descriptionOf, screenshot } from '../support/console-browser';
+import { startApiAndKubeSim, useConsoleWorld } from '../support/console-world';
 
 /**
  * The console in Chromium against the built API (which serves it), driven as a person
@@ -16,7 +17,6 @@ const SCREENSHOTS = 'tmp/console-e2e';
 
 let api: ApiProcess;
 let sim: KubeSim;
-let browser: Browser;
 let page: Page;
 let record: PageRecord;
 let clusterUrl = '';
@@ -24,26 +24,11 @@ let clusterUrl = '';
 let serviceKubeconfig = '';
 
 describe('console', () => {
-  beforeAll(async () => {
-    [api, sim, browser] = await Promise.all([startApiProcess(), startKubeSim({ seed: SHIPPED_RBAC }), launchChromium()]);
+  const shared = useConsoleWorld({ start: startApiAndKubeSim, screenshots: SCREENSHOTS, page: { viewport: { width: 1280, height: 800 }, actionTimeoutMs: 10_000 } });
+  beforeAll(() => {
+    ({ page, record } = shared);
+    ({ api, sim } = shared.world);
     serviceKubeconfig = shippedIdentityKubeconfig(sim);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    record = recordPage(page, api.observe);
-  });
-
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && page) {
-      const file = await screenshot(page, SCREENSHOTS, context.task.name).catch(() => 'none');
-      console.error(`screenshot of the failure: ${file}\nAPI log tail:\n${api?.output().slice(-2000)}`);
-    }
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await api?.stop();
-    await sim?.stop();
   });
 
   it('shows the API error for a wrong password, then signs the admin in', async () => {

@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { INSTALL_STEPS, STEP_CATALOGUE, describeStep } from '@ccos/shared/domain';
 import { formatMessage } from '@ccos/shared/messages';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { type PageRecord, descriptionOf, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
+import { type PageRecord, descriptionOf, screenshot } from '../support/console-browser';
+import { useConsoleWorld } from '../support/console-world';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -38,35 +39,22 @@ const RECORD_STEP_STATES = `(() => {
 })()`;
 
 let world: ScaleOutWorld;
-let browser: Browser;
 let page: Page;
 let baseUrl = '';
 let nodeUrl = '';
 let record: PageRecord;
 
 describe('console: nodes and certificates', () => {
+  // The lab lock may be held by another engineer's run; startScaleOutWorld waits for it.
+  const shared = useConsoleWorld({
+    start: () => startScaleOutWorld({ hosts: 2, apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000' } }),
+    screenshots: SCREENSHOTS,
+    startTimeoutMs: 900_000,
+  });
   beforeAll(async () => {
-    // The lab lock may be held by another engineer's run; startScaleOutWorld waits for it.
-    [world, browser] = await Promise.all([
-      startScaleOutWorld({ hosts: 2, apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000' } }),
-      launchChromium(),
-    ]);
-    baseUrl = `http://127.0.0.1:${world.api.port}`;
+    ({ world, page, record, baseUrl } = shared);
     const created = await world.gql('mutation($input: CreateUserInput!) { createUser(input: $input) { id } }', { input: { ...VIEWER, role: 'VIEWER' } });
     expect(created.errors).toBeUndefined();
-    ({ page, record } = await openConsolePage(browser, world.api.observe));
-  }, 900_000);
-
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && page) {
-      const file = await screenshot(page, SCREENSHOTS, `failed-${context.task.name}`).catch(() => 'none');
-      console.error(`screenshot of the failure: ${file}\nAPI log tail:\n${world?.api.output().slice(-3000)}`);
-    }
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await world?.stop();
   });
 
   it('signs in and opens the cluster nodes page from the cluster page', async () => {

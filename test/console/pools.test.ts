@@ -1,8 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { E2E_ADMIN_PASSWORD, freePort } from '../support/api-process';
 import { type CloudProviderClient, callProvider, cloudProviderClient } from '../support/autoscaler-client';
-import { launchChromium, openConsolePage, screenshot } from '../support/console-browser';
+import { screenshot } from '../support/console-browser';
+import { useConsoleWorld } from '../support/console-world';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -15,37 +16,31 @@ const SCREENSHOTS = 'tmp/console-pools-e2e';
 const GROUP = 'pool-ui';
 
 let world: ScaleOutWorld;
-let browser: Browser;
 let page: Page;
 let client: CloudProviderClient;
 
 describe('console: the Pools page', () => {
-  beforeAll(async () => {
-    const grpcPort = await freePort('127.0.0.1');
-    [world, browser] = await Promise.all([
-      startScaleOutWorld({
+  const shared = useConsoleWorld({
+    start: async () => {
+      const grpcPort = await freePort('127.0.0.1');
+      return startScaleOutWorld({
         hosts: 2,
         name: 'console-pools',
         hostnamePrefix: 'p-',
         csrAutoApprove: true,
         apiEnv: { AUTOSCALER_GRPC_PORT: String(grpcPort), AUTOSCALER_GRPC_HOST: '127.0.0.1', AUTOSCALER_GRPC_ADDRESS: `127.0.0.1:${grpcPort}` },
-      }),
-      launchChromium(),
-    ]);
-    ({ page } = await openConsolePage(browser, world.api.observe));
-  }, 600_000);
-
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && page) {
-      const file = await screenshot(page, SCREENSHOTS, `failed-${context.task.name}`).catch(() => 'none');
-      console.error(`screenshot of the failure: ${file}\nAPI log tail:\n${world?.api.output().slice(-3000)}`);
-    }
+      });
+    },
+    screenshots: SCREENSHOTS,
+    startTimeoutMs: 600_000,
+  });
+  beforeAll(() => {
+    ({ world, page } = shared);
   });
 
-  afterAll(async () => {
+  // Before the world stops (hooks registered later run first on the way out).
+  afterAll(() => {
     client?.close();
-    await browser?.close();
-    await world?.stop();
   });
 
   it('shows a scale-up and a scale-down live: spares, installing, running, removed, back in the pool', async () => {

@@ -41,10 +41,20 @@ export function recordPage(page: Page, observe?: (requestBody: string, responseT
   return record;
 }
 
+/** The window a console page opens in and how long each action may take (default 1366×900, 15 s). */
+export interface ConsolePageOptions {
+  readonly viewport?: { readonly width: number; readonly height: number };
+  readonly actionTimeoutMs?: number;
+}
+
 /** A page as the console tests use it: a desktop window, English, 15 s per action, its requests recorded. */
-export async function openConsolePage(browser: Browser, observe?: (requestBody: string, responseText: string) => void): Promise<{ page: Page; record: PageRecord }> {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+export async function openConsolePage(
+  browser: Browser,
+  observe?: (requestBody: string, responseText: string) => void,
+  options: ConsolePageOptions = {},
+): Promise<{ page: Page; record: PageRecord }> {
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1366, height: 900 }, locale: 'en-US' });
+  context.setDefaultTimeout(options.actionTimeoutMs ?? 15_000);
   const page = await context.newPage();
   return { page, record: recordPage(page, observe) };
 }

@@ -1,6 +1,6 @@
 import { NODE_STATUSES } from '@ccos/shared/domain';
 import { describe, expect, it } from 'vitest';
-import { STATUS_FAMILIES, isStatusFilter, matchesFilter, statusFamily, statusTone } from './node-status';
+import { STATUS_FAMILIES, isStatusFilter, matchesFilter, statusCounts, statusFamily, statusTone } from './node-status';
 
 describe('node status families and badges', () => {
   it('puts every status in exactly one family, and every family has a status', () => {
@@ -24,5 +24,16 @@ describe('node status families and badges', () => {
     expect(isStatusFilter('JOINED')).toBe(true);
     expect(isStatusFilter('<script>')).toBe(false);
     expect(isStatusFilter(null)).toBe(false);
+  });
+
+  it('counts each status and each family for the filter’s options, leaving out what no node has', () => {
+    const counts = statusCounts(['JOINED', 'JOINED', 'AUTH_FAILED', 'STALLED', 'INSTALLING']);
+    expect(counts.get('JOINED')).toBe(2);
+    expect(counts.get('joined')).toBe(2);
+    expect(counts.get('attention')).toBe(2);
+    expect(counts.get('progress')).toBe(1);
+    expect(counts.has('REMOVED')).toBe(false);
+    expect(counts.has('removed')).toBe(false);
+    expect(statusCounts([]).size).toBe(0);
   });
 });

@@ -44,6 +44,17 @@ export function isStatusFilter(value: string | null | undefined): value is Statu
   return value === 'all' || (STATUS_FAMILIES as readonly string[]).includes(value ?? '') || (NODE_STATUSES as readonly string[]).includes(value ?? '');
 }
 
+/** How many nodes each status and each family has (absent: none), for the filter's options. */
+export function statusCounts(statuses: Iterable<NodeStatus>): ReadonlyMap<StatusFilter, number> {
+  const counts = new Map<StatusFilter, number>();
+  for (const status of statuses) {
+    counts.set(status, (counts.get(status) ?? 0) + 1);
+    const family = FAMILY[status];
+    counts.set(family, (counts.get(family) ?? 0) + 1);
+  }
+  return counts;
+}
+
 export function matchesFilter(status: NodeStatus, filter: StatusFilter): boolean {
   if (filter === 'all') {
     return true;

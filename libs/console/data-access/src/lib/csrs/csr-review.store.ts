@@ -152,11 +152,8 @@ export class CsrReviewStore {
       if (!existing) {
         return existing;
       }
-      const known = existing.csrs.some((csr) => csr.name === change.name);
-      if (change.kind === 'DELETED' || !change.csr) {
-        return known ? { csrs: existing.csrs.filter((csr) => csr.name !== change.name) } : existing;
-      }
-      return known ? existing : { csrs: [change.csr, ...existing.csrs].sort(newestFirst) };
+      const csrs = withCsrChange(existing.csrs, change);
+      return csrs === existing.csrs ? existing : { csrs };
     });
   }
 
@@ -164,6 +161,19 @@ export class CsrReviewStore {
     clearTimeout(this.previewTimer);
     this.previewTimer = setTimeout(() => this.previewQuery.refetch(), PREVIEW_SETTLE_MS);
   }
+}
+
+/**
+ * The cluster's CSR list after a `csrChanged` message: a new CSR joins it newest first, a deleted
+ * one leaves it; a known one stays where it is (Apollo has updated its fields). The same array
+ * when nothing changes.
+ */
+export function withCsrChange(csrs: Csr[], change: CsrChangedSubscription['csrChanged']): Csr[] {
+  const known = csrs.some((csr) => csr.name === change.name);
+  if (change.kind === 'DELETED' || !change.csr) {
+    return known ? csrs.filter((csr) => csr.name !== change.name) : csrs;
+  }
+  return known ? csrs : [change.csr, ...csrs].sort(newestFirst);
 }
 
 function newestFirst(a: Csr, b: Csr): number {

@@ -4,6 +4,7 @@ import { ButtonDirective, StatusBadgeComponent, type StatusTone, StepListCompone
 import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
 import { nodesMessages } from '../nodes.messages';
+import { latestStepChange, runDuration, runLog } from './run-log';
 import { stepItems, stepTitle } from './step-items';
 
 const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'info', SUCCEEDED: 'ok', FAILED: 'error', CANCELLED: 'warn' };
@@ -38,22 +39,13 @@ export class InstallRunComponent {
 
   protected readonly steps = computed(() => stepItems(this.run(), this.events(), { t: this.t, i18n: this.i18n, clusterId: this.clusterId(), now: this.now() }));
   protected readonly runTone = computed(() => RUN_TONES[this.run().status]);
-  protected readonly progressEventCount = computed(() => this.events().filter((event) => event.status === 'PROGRESS').length);
+  private readonly log = computed(() => runLog(this.events(), this.showProgressEvents()));
+  protected readonly progressEventCount = computed(() => this.log().progressCount);
   /** Newest first, so the latest event is at the top of the log. */
-  protected readonly shownEvents = computed(() => {
-    const events = this.showProgressEvents() ? this.events() : this.events().filter((event) => event.status !== 'PROGRESS');
-    return [...events].reverse();
-  });
+  protected readonly shownEvents = computed(() => this.log().shown);
   /** The latest step change in words, for the polite live region. */
-  protected readonly announcement = computed(() => {
-    const last = [...this.events()].reverse().find((event) => event.status !== 'PROGRESS');
-    return last ? `${stepTitle(last.step, this.i18n)}: ${this.t(`eventStatus.${last.status}`)}` : '';
-  });
-  protected readonly duration = computed(() => {
-    const run = this.run();
-    const end = run.finishedAt ? Date.parse(run.finishedAt) : this.now();
-    return this.i18n.formatDuration(end - Date.parse(run.startedAt));
-  });
+  protected readonly announcement = computed(() => latestStepChange(this.events(), this.t, this.i18n));
+  protected readonly duration = computed(() => runDuration(this.run(), this.now(), this.i18n));
 
   protected stepName(step: InstallStep): string {
     return stepTitle(step, this.i18n);

@@ -4,7 +4,7 @@ import { ClusterDetailStore, ErrorReporter, NodeCertificatesStore, type NodeSumm
 import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, VirtualRowsDirective } from '@ccos/console/ui';
 import { NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
-import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusFamily, statusTone, waitsForCsrApproval } from '../node-status';
+import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusCounts, statusFamily, statusTone, waitsForCsrApproval } from '../node-status';
 import { batchesMessages } from '../batches.messages';
 import { nodesMessages } from '../nodes.messages';
 
@@ -49,15 +49,7 @@ export class NodeListPage {
   protected readonly shown = computed(() => this.store.nodes().filter((node) => matchesFilter(node.status, this.filter())));
   protected readonly families = STATUS_FAMILIES;
   /** How many nodes each status and each family has, counted once per list change (not per option and render). */
-  private readonly counts = computed(() => {
-    const counts = new Map<StatusFilter, number>();
-    for (const node of this.store.nodes()) {
-      counts.set(node.status, (counts.get(node.status) ?? 0) + 1);
-      const family = statusFamily(node.status);
-      counts.set(family, (counts.get(family) ?? 0) + 1);
-    }
-    return counts;
-  });
+  private readonly counts = computed(() => statusCounts(this.store.nodes().map((node) => node.status)));
   /** Statuses that occur, in lifecycle order, for the exact-status options. */
   protected readonly statusesPresent = computed(() => NODE_STATUSES.filter((status) => this.counts().has(status)));
   protected readonly problem = computed(() => {

@@ -1,0 +1,3 @@
+export { FakeApollo, FakeLiveConnection, type FakeRequest, type FakeSubscription, operationNameOf } from './fake-apollo';
+export { type StoreUnderTest, storeUnderTest } from './store-test-bed';
+export { installRun, stepEvent, stepSummary } from './install-fixtures';

@@ -1,0 +1,1 @@
+export { FakeBrowser, type FakeTab, fakeTab } from './fake-browser';
