@@ -205,6 +205,14 @@ describe('node removal over GraphQL, against kube-sim', () => {
     ]);
   });
 
+  it('says what each node allows, as the domain decides: nothing on the control plane, removal of a worker found in the cluster', async () => {
+    const listed = (await gqlOk<{ nodes: { hostname: string; everJoined: boolean; availableActions: string[] }[] }>('query($c: ID!) { nodes(clusterId: $c) { hostname everJoined availableActions } }', { c: clusterId }, viewer)).nodes;
+    expect(listed).toEqual([
+      { hostname: 'm1', everJoined: true, availableActions: [] },
+      ...['w1', 'w2', 'w3', 'w4', 'w5'].map((hostname) => ({ hostname, everJoined: true, availableActions: ['REMOVE'] })),
+    ]);
+  });
+
   it('needs OPERATOR to remove, cancel or uncordon, and VIEWER to look', async () => {
     const w3 = await active('w3');
     for (const [query, needed] of [

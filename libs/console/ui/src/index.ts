@@ -20,3 +20,4 @@ export { LiveIndicatorComponent } from './lib/live-indicator.component';
 export { KeyValueEditorComponent, type KeyValueRow } from './lib/fields/key-value-editor.component';
 export { FileTextFieldComponent } from './lib/fields/file-text-field.component';
 export { VirtualRowsDirective } from './lib/virtual-rows.directive';
+export { domainValidator, requiredText, sameAs, differentFrom, firstWithError } from './lib/forms/domain-validators';

@@ -1,4 +1,5 @@
 export * from './lib/node-lifecycle';
+export * from './lib/node-actions';
 export * from './lib/node-removal';
 export * from './lib/install-steps';
 export * from './lib/validation';

@@ -1,7 +1,7 @@
 import { bare, type CodedText } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import { type DataSource, type EntityManager, In, type Repository } from 'typeorm';
-import { type NodeEvent, NotFoundError, PreconditionError, transition } from '@ccos/shared/domain';
+import { type NodeEvent, NotFoundError, PreconditionError, everJoinedAfter, transition } from '@ccos/shared/domain';
 import { NodeEntity } from './entities/node.entity';
 import { entityChanges } from './entity-changes';
 
@@ -129,7 +129,7 @@ export class NodeStore {
       const update = await this.nodes
         .createQueryBuilder()
         .update(NodeEntity)
-        .set(entityChanges<NodeEntity>({ ...fields, status: result.to, ...reason, everJoined: result.to === 'JOINED' ? true : node.everJoined }))
+        .set(entityChanges<NodeEntity>({ ...fields, status: result.to, ...reason, everJoined: everJoinedAfter(result.to, node.everJoined) }))
         .where('id = :id AND status = :status', { id, status: node.status })
         .execute();
       if (update.affected === 1) {

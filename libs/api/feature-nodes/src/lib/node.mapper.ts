@@ -1,4 +1,4 @@
-import { NEXT_STEP } from '@ccos/shared/domain';
+import { NEXT_STEP, nodeActions } from '@ccos/shared/domain';
 import type { NodeEntity } from '@ccos/api/data-access-db';
 import { type NodeType, toVerdictType } from '@ccos/api/util-graphql';
 
@@ -25,6 +25,7 @@ export function toNodeType(node: NodeEntity): NodeType {
     nextStepParams: NEXT_STEP[node.status]?.params ?? null,
     origin: node.origin,
     everJoined: node.everJoined,
+    availableActions: nodeActions(node),
     role: node.role,
     ready: node.ready,
     unschedulable: node.unschedulable,

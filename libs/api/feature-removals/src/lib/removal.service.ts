@@ -2,6 +2,7 @@ import { bare, type CodedText, type Message, type MessageParams, message } from 
 import { randomUUID } from 'node:crypto';
 import {
   type RemovalOptions,
+  canUncordon,
   checkRemovalOptions,
   removalCancellable,
   removalSafety,
@@ -253,7 +254,7 @@ export class RemovalService {
     if (node.status === 'REMOVING') {
       throw new PreconditionError(`a removal of ${node.hostname} is running: cancel it first (cancelRemoval)`, { status: node.status });
     }
-    if (node.status !== 'DRAIN_FAILED' && node.status !== 'JOINED') {
+    if (!canUncordon(node.status)) {
       throw new PreconditionError(`node ${node.hostname} is ${node.status}; uncordoning needs DRAIN_FAILED or JOINED`, { status: node.status });
     }
     const { client } = await this.clusterOf(node);

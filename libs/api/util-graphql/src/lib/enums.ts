@@ -1,6 +1,6 @@
 import { registerEnumType } from 'type-graphql';
 import { AUDIT_RESULTS } from './audit-middleware';
-import { INSTALL_RUN_STATUSES, INSTALL_STEPS, NODE_STATUSES, ROLES, STEP_EVENT_STATUSES } from '@ccos/shared/domain';
+import { INSTALL_RUN_STATUSES, INSTALL_STEPS, NODE_ACTIONS, NODE_STATUSES, ROLES, STEP_EVENT_STATUSES } from '@ccos/shared/domain';
 
 /** Turns a domain list of names into the object form type-graphql registers as an enum. */
 export function enumOf<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
@@ -9,6 +9,7 @@ export function enumOf<const T extends readonly string[]>(values: T): { [K in T[
 
 export const RoleEnum = enumOf(ROLES);
 export const NodeStatusEnum = enumOf(NODE_STATUSES);
+export const NodeActionEnum = enumOf(NODE_ACTIONS);
 export const InstallStepEnum = enumOf(INSTALL_STEPS);
 export const StepEventStatusEnum = enumOf(STEP_EVENT_STATUSES);
 export const InstallRunStatusEnum = enumOf(INSTALL_RUN_STATUSES);
@@ -19,6 +20,10 @@ export const AuditResultEnum = enumOf(AUDIT_RESULTS);
 
 registerEnumType(RoleEnum, { name: 'Role', description: 'VIEWER reads; OPERATOR adds, installs and removes nodes and decides CSRs; ADMIN manages clusters, users and policy.' });
 registerEnumType(NodeStatusEnum, { name: 'NodeStatus' });
+registerEnumType(NodeActionEnum, {
+  name: 'NodeAction',
+  description: 'What the node\'s state allows now. ACCEPT_HOST_KEY needs ADMIN, the others OPERATOR; CANCEL_REMOVAL only while the removal drains.',
+});
 registerEnumType(InstallStepEnum, { name: 'InstallStep' });
 registerEnumType(StepEventStatusEnum, { name: 'StepEventStatus' });
 registerEnumType(InstallRunStatusEnum, { name: 'InstallRunStatus' });

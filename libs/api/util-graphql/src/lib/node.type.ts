@@ -1,6 +1,6 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
-import type { NodeOrigin, NodeStatus } from '@ccos/shared/domain';
-import { NodeOriginEnum, NodeStatusEnum } from './enums';
+import type { NodeAction, NodeOrigin, NodeStatus } from '@ccos/shared/domain';
+import { NodeActionEnum, NodeOriginEnum, NodeStatusEnum } from './enums';
 import { HostVerdictType } from './host-verdict.type';
 import { LabelType, TaintType } from './label-types';
 import { MessageCodeField, MessageParamsField } from './message-code-fields';
@@ -90,6 +90,9 @@ export class NodeType {
 
   @Field(() => Boolean, { description: 'The node has been part of the cluster; its record can then only be deleted once it is REMOVED.' })
   everJoined!: boolean;
+
+  @Field(() => [NodeActionEnum], { description: 'The actions the node\'s state allows now, decided by the node lifecycle; the roles in NodeAction decide who may ask.' })
+  availableActions!: NodeAction[];
 
   @Field(() => Boolean, { description: 'The Node object in the cluster is Ready.' })
   ready!: boolean;

@@ -1,6 +1,7 @@
 import { ChangeDetectionStrategy, Component, computed, inject, signal, viewChildren } from '@angular/core';
+import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
 import { AuthStore, Notifications, Session } from '@ccos/console/data-access';
-import { ButtonDirective, PageHeaderComponent, TextFieldComponent } from '@ccos/console/ui';
+import { ButtonDirective, PageHeaderComponent, TextFieldComponent, differentFrom, domainValidator, firstWithError, sameAs } from '@ccos/console/ui';
 import { I18n } from '@ccos/console/util-i18n';
 import { checkPassword } from '@ccos/shared/domain';
 import { accountMessages } from './account.messages';
@@ -11,7 +12,7 @@ const FIELDS: readonly PasswordField[] = ['current', 'next', 'confirm'];
 /** /account/password: the signed-in user changes their own password (this session stays, the others end). */
 @Component({
   selector: 'ccos-change-password-page',
-  imports: [ButtonDirective, PageHeaderComponent, TextFieldComponent],
+  imports: [ButtonDirective, PageHeaderComponent, ReactiveFormsModule, TextFieldComponent],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './change-password.page.html',
   styleUrl: './account.pages.css',
@@ -25,51 +26,65 @@ export class ChangePasswordPage {
   protected readonly username = computed(() => this.session.user()?.username ?? '');
   protected readonly saving = this.auth.changingPassword;
 
-  protected readonly current = signal('');
-  protected readonly next = signal('');
-  protected readonly confirm = signal('');
+  protected readonly form = inject(NonNullableFormBuilder).group(
+    {
+      current: ['', Validators.required],
+      next: ['', domainValidator(checkPassword)],
+      confirm: [''],
+    },
+    { validators: [differentFrom('next', 'current'), sameAs('confirm', 'next')] },
+  );
   protected readonly changed = signal(false);
   private readonly submitted = signal(false);
   /** What was sent, so the API's complaint about a field shows only while it is unchanged. */
   private readonly sent = signal<{ current: string; next: string } | null>(null);
   private readonly fields = viewChildren(TextFieldComponent);
 
-  private readonly clientErrors = computed<Record<PasswordField, string | null>>(() => ({
-    current: this.current() ? null : this.t('password.required.current'),
-    next: checkPassword(this.next()) !== null ? this.t('password.invalid.new') : this.next() === this.current() ? this.t('password.same') : null,
-    confirm: this.confirm() === this.next() ? null : this.t('password.mismatch'),
-  }));
-  protected readonly showInvalidSummary = computed(() => this.submitted() && FIELDS.some((field) => this.errorFor(field) !== null));
+  private clientError(field: PasswordField): string | null {
+    const { controls } = this.form;
+    switch (field) {
+      case 'current':
+        return controls.current.invalid ? this.t('password.required.current') : null;
+      case 'next':
+        return controls.next.invalid ? this.t('password.invalid.new') : this.form.hasError('same') ? this.t('password.same') : null;
+      case 'confirm':
+        return this.form.hasError('mismatch') ? this.t('password.mismatch') : null;
+    }
+  }
+
+  protected showInvalidSummary(): boolean {
+    return this.submitted() && FIELDS.some((field) => this.errorFor(field) !== null);
+  }
 
   protected errorFor(field: PasswordField): string | null {
     const sent = this.sent();
     const server = this.auth.passwordFieldErrors();
     // The API's wording names its own fields; the console says it in the user's language.
-    if (field === 'current' && server['currentPassword'] && sent?.current === this.current()) {
+    const { current, next } = this.form.getRawValue();
+    if (field === 'current' && server['currentPassword'] && sent?.current === current) {
       return this.t('password.wrongCurrent');
     }
-    if (field === 'next' && server['newPassword'] && sent?.next === this.next()) {
+    if (field === 'next' && server['newPassword'] && sent?.next === next) {
       return this.t('password.invalid.new');
     }
-    return this.submitted() ? this.clientErrors()[field] : null;
+    return this.submitted() ? this.clientError(field) : null;
   }
 
   protected async changePassword(event: Event): Promise<void> {
     event.preventDefault();
     this.submitted.set(true);
     this.changed.set(false);
-    if (Object.values(this.clientErrors()).some(Boolean)) {
+    if (this.form.invalid) {
       this.focusFirstError();
       return;
     }
-    this.sent.set({ current: this.current(), next: this.next() });
-    const outcome = await this.auth.changePassword(this.current(), this.next());
+    const { current, next } = this.form.getRawValue();
+    this.sent.set({ current, next });
+    const outcome = await this.auth.changePassword(current, next);
     if (outcome.ok) {
       this.notifications.show('success', () => this.t('password.changed'));
       this.changed.set(true);
-      this.current.set('');
-      this.next.set('');
-      this.confirm.set('');
+      this.form.reset();
       this.submitted.set(false);
       this.sent.set(null);
       return;
@@ -79,7 +94,7 @@ export class ChangePasswordPage {
 
   private focusFirstError(): void {
     setTimeout(() => {
-      const index = FIELDS.findIndex((field) => this.errorFor(field) !== null);
+      const index = firstWithError(FIELDS, (field) => this.errorFor(field));
       if (index >= 0) {
         this.fields()[index]?.focus();
       }

@@ -1,14 +1,15 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked, viewChildren } from '@angular/core';
+import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
 import { Router } from '@angular/router';
 import { type ApiProblem, AuthStore, ErrorReporter, Session, safeReturnUrl } from '@ccos/console/data-access';
-import { ButtonDirective, LanguageSwitchComponent, TextFieldComponent } from '@ccos/console/ui';
+import { ButtonDirective, LanguageSwitchComponent, TextFieldComponent, requiredText } from '@ccos/console/ui';
 import { I18n, LANGUAGES, LANGUAGE_NAMES, commonMessages, isLanguage } from '@ccos/console/util-i18n';
 import { authMessages } from './auth.messages';
 
 /** The sign-in page; afterwards the user goes back to where they were sent from. */
 @Component({
   selector: 'ccos-sign-in-page',
-  imports: [ButtonDirective, LanguageSwitchComponent, TextFieldComponent],
+  imports: [ButtonDirective, LanguageSwitchComponent, ReactiveFormsModule, TextFieldComponent],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './sign-in.page.html',
   styleUrl: './sign-in.page.css',
@@ -27,15 +28,23 @@ export class SignInPage {
   protected readonly language = this.i18n.language;
   protected readonly languages = LANGUAGES.map((code) => ({ code, name: LANGUAGE_NAMES[code], tag: code === 'zh' ? 'zh-CN' : 'en' }));
 
-  protected readonly username = signal('');
-  protected readonly password = signal('');
+  protected readonly form = inject(NonNullableFormBuilder).group({
+    username: ['', requiredText],
+    password: ['', Validators.required],
+  });
   protected readonly submitted = signal(false);
   protected readonly busy = this.auth.busy;
   protected readonly problem = signal<ApiProblem | null>(null);
   protected readonly sessionExpired = computed(() => this.session.signedOutReason() === 'expired' && !this.problem());
 
-  protected readonly usernameError = computed(() => (this.submitted() && !this.username().trim() ? this.t('required.username') : null));
-  protected readonly passwordError = computed(() => (this.submitted() && !this.password() ? this.t('required.password') : null));
+  /** Field errors show once the user tried to sign in; the template asks again as they type. */
+  protected usernameError(): string | null {
+    return this.submitted() && this.form.controls.username.invalid ? this.t('required.username') : null;
+  }
+
+  protected passwordError(): string | null {
+    return this.submitted() && this.form.controls.password.invalid ? this.t('required.password') : null;
+  }
   protected readonly problemMessage = computed(() => {
     const problem = this.problem();
     return problem ? this.errors.messageOf(problem) : '';
@@ -56,19 +65,20 @@ export class SignInPage {
     event.preventDefault();
     this.submitted.set(true);
     this.problem.set(null);
-    if (this.usernameError() || this.passwordError()) {
-      this.fields()[this.usernameError() ? 0 : 1]?.focus();
+    if (this.form.invalid) {
+      this.fields()[this.form.controls.username.invalid ? 0 : 1]?.focus();
       return;
     }
     this.signingInHere = true;
-    const outcome = await this.auth.signIn(this.username().trim(), this.password());
+    const { username, password } = this.form.getRawValue();
+    const outcome = await this.auth.signIn(username.trim(), password);
     if (outcome.ok) {
       await this.router.navigateByUrl(safeReturnUrl(this.returnUrl()));
       return;
     }
     this.signingInHere = false;
     this.problem.set(outcome.problems[0] ?? null);
-    this.password.set('');
+    this.form.controls.password.setValue('');
     this.fields()[1]?.focus();
   }
 

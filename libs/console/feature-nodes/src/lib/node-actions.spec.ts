@@ -1,48 +1,25 @@
-import { NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
+import { NODE_ACTIONS } from '@ccos/shared/domain';
 import { describe, expect, it } from 'vitest';
-import { NO_ACTIONS, availableActions, hasAnyAction } from './node-actions';
-
-const OPERATOR = { operator: true, admin: false };
-const ADMIN = { operator: true, admin: true };
-const VIEWER = { operator: false, admin: false };
-const added = (status: NodeStatus, offeredHostKeyFingerprint: string | null = null) => ({ status, origin: 'ADDED' as const, role: 'worker', offeredHostKeyFingerprint });
+import { NO_ACTIONS, hasAnyAction, nodeButtons } from './node-actions';
 
 describe('the buttons a node page offers', () => {
-  it('offers a VIEWER nothing, whatever the status', () => {
-    for (const status of NODE_STATUSES) {
-      expect(availableActions(added(status), VIEWER)).toEqual(NO_ACTIONS);
-    }
+  it('offers a VIEWER or a signed-out user nothing, whatever the API allows', () => {
+    expect(nodeButtons(NODE_ACTIONS, 'VIEWER', true)).toEqual(NO_ACTIONS);
+    expect(hasAnyAction(nodeButtons(NODE_ACTIONS, null, true))).toBe(false);
   });
 
-  it('offers nothing on a control-plane node, even to an ADMIN', () => {
-    expect(hasAnyAction(availableActions({ ...added('JOINED'), role: 'master' }, ADMIN))).toBe(false);
+  it('shows exactly the actions the API lists', () => {
+    expect(nodeButtons(['INSTALL', 'DELETE_RECORD'], 'OPERATOR')).toEqual({ ...NO_ACTIONS, install: true, delete: true });
+    expect(nodeButtons(['REMOVE', 'UNCORDON'], 'OPERATOR')).toEqual({ ...NO_ACTIONS, remove: true, uncordon: true });
   });
 
-  it('offers Install on a host ready for it, and Retry but not Install after a failure', () => {
-    expect(availableActions(added('READY_TO_INSTALL'), OPERATOR)).toMatchObject({ install: true, retry: false, remove: false });
-    expect(availableActions(added('INSTALL_FAILED'), OPERATOR)).toMatchObject({ install: false, retry: true });
-  });
-
-  it('lets only an ADMIN accept a changed host key, and only when the host offered one', () => {
-    expect(availableActions(added('HOST_KEY_CHANGED', 'SHA256:x'), OPERATOR).acceptHostKey).toBe(false);
-    expect(availableActions(added('HOST_KEY_CHANGED', 'SHA256:x'), ADMIN).acceptHostKey).toBe(true);
-    expect(availableActions(added('HOST_KEY_CHANGED', null), ADMIN).acceptHostKey).toBe(false);
-    // Re-copying would meet the changed key again.
-    expect(availableActions(added('HOST_KEY_CHANGED', 'SHA256:x'), ADMIN).recopy).toBe(false);
-  });
-
-  it('offers Remove on a joined node and Uncordon only after a failed drain', () => {
-    expect(availableActions(added('JOINED'), OPERATOR)).toMatchObject({ remove: true, uncordon: false, install: false });
-    expect(availableActions(added('DRAIN_FAILED'), OPERATOR)).toMatchObject({ uncordon: true });
+  it('lets only an ADMIN accept a changed host key', () => {
+    expect(nodeButtons(['ACCEPT_HOST_KEY'], 'OPERATOR').acceptHostKey).toBe(false);
+    expect(nodeButtons(['ACCEPT_HOST_KEY'], 'ADMIN').acceptHostKey).toBe(true);
   });
 
   it('offers Cancel removal only while the drain can still be stopped', () => {
-    expect(availableActions(added('REMOVING'), OPERATOR, false).cancelRemoval).toBe(false);
-    expect(availableActions(added('REMOVING'), OPERATOR, true).cancelRemoval).toBe(true);
-  });
-
-  it('never offers an install to a node found in the cluster, but does offer its removal', () => {
-    const discovered = { ...added('JOINED'), origin: 'DISCOVERED' as const };
-    expect(availableActions(discovered, OPERATOR)).toMatchObject({ install: false, retry: false, recopy: false, remove: true });
+    expect(nodeButtons(['CANCEL_REMOVAL'], 'OPERATOR', false).cancelRemoval).toBe(false);
+    expect(nodeButtons(['CANCEL_REMOVAL'], 'OPERATOR', true).cancelRemoval).toBe(true);
   });
 });

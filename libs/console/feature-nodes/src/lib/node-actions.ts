@@ -1,6 +1,6 @@
-import { CONTROL_PLANE_ROLES, type NodeStatus, allowedFrom, canDeleteRecord } from '@ccos/shared/domain';
+import { type NodeAction, type Role, actionsFor } from '@ccos/shared/domain';
 
-/** The buttons a node's page offers; each one is allowed by the node lifecycle and the user's role. */
+/** The buttons a node's page offers: the API's `availableActions`, of those the user's role may ask for. */
 export interface NodeActions {
   readonly install: boolean;
   readonly retry: boolean;
@@ -8,11 +8,26 @@ export interface NodeActions {
   readonly recopy: boolean;
   readonly credentials: boolean;
   readonly acceptHostKey: boolean;
+  readonly clean: boolean;
   readonly delete: boolean;
   readonly remove: boolean;
   readonly cancelRemoval: boolean;
   readonly uncordon: boolean;
 }
+
+const BUTTON: Readonly<Record<NodeAction, keyof NodeActions>> = {
+  INSTALL: 'install',
+  RETRY_INSTALL: 'retry',
+  CANCEL_INSTALL: 'cancel',
+  RECOPY_AGENT: 'recopy',
+  UPDATE_CREDENTIALS: 'credentials',
+  ACCEPT_HOST_KEY: 'acceptHostKey',
+  CLEAN_HOST: 'clean',
+  DELETE_RECORD: 'delete',
+  REMOVE: 'remove',
+  CANCEL_REMOVAL: 'cancelRemoval',
+  UNCORDON: 'uncordon',
+};
 
 export const NO_ACTIONS: NodeActions = {
   install: false,
@@ -21,57 +36,26 @@ export const NO_ACTIONS: NodeActions = {
   recopy: false,
   credentials: false,
   acceptHostKey: false,
+  clean: false,
   delete: false,
   remove: false,
   cancelRemoval: false,
   uncordon: false,
 };
 
-interface NodeFacts {
-  readonly status: NodeStatus;
-  readonly origin: 'ADDED' | 'DISCOVERED';
-  readonly role: string;
-  readonly offeredHostKeyFingerprint: string | null;
-  /** The add-time verdict on leftovers of an earlier membership; an install needs CLEAN or a cleaned CLEANABLE. */
-  readonly hostVerdict?: { readonly verdict: string; readonly cleanedAt?: string | null } | null;
-}
-
-/** Statuses a node can only reach after it joined the cluster (the API does not expose `everJoined`). */
-const AFTER_JOIN: ReadonlySet<NodeStatus> = new Set<NodeStatus>(['JOINED', 'REMOVING', 'DRAIN_FAILED', 'REMOVED']);
-
 /**
- * What may be done to `node` now. The state machine in @ccos/shared/domain decides which
- * transitions exist; roles decide who may ask (OPERATOR for everything, ADMIN to trust a
- * new host key). Control-plane nodes are not this service's to change; nodes found in the
- * cluster rather than added here have no install to manage but can be removed.
- * `removalCancellable` says whether the running removal is still draining.
+ * The buttons for a node whose actions the API listed (the node lifecycle in @ccos/shared/domain
+ * decides them there), kept to those `role` may ask for. A removal can only be cancelled while it
+ * drains, which the removal run says: `removalCancellable`.
  */
-export function availableActions(node: NodeFacts, roles: { readonly operator: boolean; readonly admin: boolean }, removalCancellable = false): NodeActions {
-  if (!roles.operator || (CONTROL_PLANE_ROLES as readonly string[]).includes(node.role)) {
-    return NO_ACTIONS;
+export function nodeButtons(available: readonly NodeAction[], role: Role | null, removalCancellable = false): NodeActions {
+  const buttons: Record<keyof NodeActions, boolean> = { ...NO_ACTIONS };
+  for (const action of actionsFor(available, role)) {
+    buttons[BUTTON[action]] = action !== 'CANCEL_REMOVAL' || removalCancellable;
   }
-  const status = node.status;
-  const added = node.origin === 'ADDED';
-  // Reconnecting with the same pinned key would only hit the changed key again.
-  const reconnect = added && allowedFrom('RECONNECT_REQUESTED').includes(status) && status !== 'HOST_KEY_CHANGED';
-  return {
-    install: added && allowedFrom('INSTALL_STARTED').includes(status) && verdictAllows(node.hostVerdict),
-    retry: added && allowedFrom('INSTALL_RETRIED').includes(status),
-    cancel: added && allowedFrom('INSTALL_CANCELLED').includes(status),
-    recopy: reconnect,
-    credentials: reconnect,
-    acceptHostKey: added && roles.admin && status === 'HOST_KEY_CHANGED' && node.offeredHostKeyFingerprint !== null,
-    delete: canDeleteRecord(status, AFTER_JOIN.has(status) || !added),
-    remove: allowedFrom('REMOVAL_STARTED').includes(status),
-    cancelRemoval: status === 'REMOVING' && removalCancellable,
-    uncordon: status === 'DRAIN_FAILED',
-  };
+  return buttons;
 }
 
 export function hasAnyAction(actions: NodeActions): boolean {
   return Object.values(actions).some(Boolean);
-}
-
-function verdictAllows(verdict: NodeFacts['hostVerdict']): boolean {
-  return !verdict || verdict.verdict === 'CLEAN' || (verdict.verdict === 'CLEANABLE' && Boolean(verdict.cleanedAt));
 }

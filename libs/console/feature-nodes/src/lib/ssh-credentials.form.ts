@@ -1,4 +1,6 @@
 import { computed, signal } from '@angular/core';
+import { FormControl, FormGroup, type ValidatorFn } from '@angular/forms';
+import { domainValidator } from '@ccos/console/ui';
 import { checkSshUser } from '@ccos/shared/domain';
 
 export type AuthMethod = 'PASSWORD' | 'PRIVATE_KEY';
@@ -9,32 +11,58 @@ const PRIVATE_KEY = /^-----BEGIN (?:OPENSSH |RSA |EC |DSA |ENCRYPTED )?PRIVATE K
 export type CredentialsField = 'sshUser' | 'password' | 'privateKey' | 'passphrase';
 export type CredentialsProblem = 'invalid.sshUser' | 'required.password' | 'required.privateKey' | 'invalid.privateKey';
 
+/** Only the secret of the chosen method is needed; a key must look like one. */
+const chosenSecret: ValidatorFn = (group) => {
+  const { method, password, privateKey } = group.value as { method: AuthMethod; password: string; privateKey: string };
+  if (method === 'PASSWORD') {
+    return password === '' ? { 'required.password': true } : null;
+  }
+  const key = privateKey.trim();
+  return !key ? { 'required.privateKey': true } : PRIVATE_KEY.test(key) ? null : { 'invalid.privateKey': true };
+};
+
 /**
  * SSH login for a host: a user and either a password or a private key (with an optional
- * passphrase). Shared by the add-node form and the update-credentials dialog. The secrets
- * live in signals only until {@link forgetSecrets}, which the forms call after every send.
+ * passphrase), as an Angular form group whose user check is the domain's checkSshUser. Shared
+ * by the add-node form and the update-credentials dialog. The secrets stay in the controls only
+ * until {@link forgetSecrets}, which the forms call after every send.
  */
 export class SshCredentialsForm {
-  readonly sshUser = signal('root');
-  readonly method = signal<AuthMethod>('PASSWORD');
-  readonly password = signal('');
-  readonly privateKey = signal('');
-  readonly passphrase = signal('');
+  readonly group = new FormGroup(
+    {
+      sshUser: new FormControl('root', { nonNullable: true, validators: domainValidator((value) => checkSshUser(value.trim()), 'invalid.sshUser') }),
+      method: new FormControl<AuthMethod>('PASSWORD', { nonNullable: true }),
+      password: new FormControl('', { nonNullable: true }),
+      privateKey: new FormControl('', { nonNullable: true }),
+      passphrase: new FormControl('', { nonNullable: true }),
+    },
+    { validators: chosenSecret },
+  );
+  /** Moves on every change of the group, so what is computed from it (the pages' error texts) follows. */
+  private readonly changes = signal(0);
+
+  constructor() {
+    this.group.valueChanges.subscribe(() => this.changes.update((count) => count + 1));
+  }
+
+  get controls(): SshCredentialsForm['group']['controls'] {
+    return this.group.controls;
+  }
+
+  readonly method = computed(() => {
+    this.changes();
+    return this.controls.method.value;
+  });
 
   readonly problems = computed(() => {
+    this.changes();
     const problems: Partial<Record<CredentialsField, CredentialsProblem>> = {};
-    if (checkSshUser(this.sshUser().trim()) !== null) {
+    if (this.controls.sshUser.invalid) {
       problems.sshUser = 'invalid.sshUser';
     }
-    if (this.method() === 'PASSWORD' && this.password() === '') {
-      problems.password = 'required.password';
-    }
-    if (this.method() === 'PRIVATE_KEY') {
-      const key = this.privateKey().trim();
-      if (!key) {
-        problems.privateKey = 'required.privateKey';
-      } else if (!PRIVATE_KEY.test(key)) {
-        problems.privateKey = 'invalid.privateKey';
+    for (const problem of ['required.password', 'required.privateKey', 'invalid.privateKey'] as const) {
+      if (this.group.hasError(problem)) {
+        problems[problem === 'required.password' ? 'password' : 'privateKey'] = problem;
       }
     }
     return problems;
@@ -42,18 +70,17 @@ export class SshCredentialsForm {
 
   /** Only the chosen kind of secret; the other is sent as null. */
   toInput(): { sshUser: string; password: string | null; privateKey: string | null; passphrase: string | null } {
-    const usesKey = this.method() === 'PRIVATE_KEY';
+    const value = this.group.getRawValue();
+    const usesKey = value.method === 'PRIVATE_KEY';
     return {
-      sshUser: this.sshUser().trim(),
-      password: usesKey ? null : this.password(),
-      privateKey: usesKey ? this.privateKey().trim() : null,
-      passphrase: usesKey && this.passphrase() ? this.passphrase() : null,
+      sshUser: value.sshUser.trim(),
+      password: usesKey ? null : value.password,
+      privateKey: usesKey ? value.privateKey.trim() : null,
+      passphrase: usesKey && value.passphrase ? value.passphrase : null,
     };
   }
 
   forgetSecrets(): void {
-    this.password.set('');
-    this.privateKey.set('');
-    this.passphrase.set('');
+    this.group.patchValue({ password: '', privateKey: '', passphrase: '' });
   }
 }

@@ -1,4 +1,5 @@
 import { ChangeDetectionStrategy, Component, computed, inject, signal, viewChildren } from '@angular/core';
+import { NonNullableFormBuilder, ReactiveFormsModule } from '@angular/forms';
 import { ErrorReporter, Notifications, Session, type User, UsersStore, userAgentSummary } from '@ccos/console/data-access';
 import {
   ButtonDirective,
@@ -12,12 +13,15 @@ import {
   type SessionRow,
   StatusBadgeComponent,
   TextFieldComponent,
+  domainValidator,
+  firstWithError,
 } from '@ccos/console/ui';
 import { ROLES, type Role, checkPassword, checkUsername, isRole } from '@ccos/shared/domain';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import { usersMessages } from './users.messages';
 
 type UserField = 'username' | 'password';
+const USER_FIELDS: readonly UserField[] = ['username', 'password'];
 
 /**
  * Users (ADMIN): the list, a form to create one with a role, and per user: change the role,
@@ -26,7 +30,7 @@ type UserField = 'username' | 'password';
  */
 @Component({
   selector: 'ccos-users-page',
-  imports: [ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, SelectFieldComponent, SessionListComponent, StatusBadgeComponent, TextFieldComponent],
+  imports: [ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, ReactiveFormsModule, SelectFieldComponent, SessionListComponent, StatusBadgeComponent, TextFieldComponent],
   providers: [UsersStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './users.page.html',
@@ -45,9 +49,12 @@ export class UsersPage {
   protected readonly deleting = signal<string | null>(null);
 
   protected readonly formOpen = signal(false);
-  protected readonly username = signal('');
-  protected readonly password = signal('');
-  protected readonly role = signal<Role>('VIEWER');
+  /** The new user; the domain's own checks decide what a user name and a password may be. */
+  protected readonly form = inject(NonNullableFormBuilder).group({
+    username: ['', domainValidator((value) => checkUsername(value.trim()))],
+    password: ['', domainValidator(checkPassword)],
+    role: ['VIEWER' as Role],
+  });
   private readonly submitted = signal(false);
   private readonly sent = signal<{ username: string; password: string } | null>(null);
   private readonly fields = viewChildren(TextFieldComponent);
@@ -57,13 +64,10 @@ export class UsersPage {
     const problem = this.store.problems()[0];
     return problem ? this.errors.messageOf(problem) : null;
   });
-  private readonly clientErrors = computed(() => ({
-    username: checkUsername(this.username().trim()) === null ? null : this.t('invalid.username'),
-    password: checkPassword(this.password()) === null ? null : this.t('invalid.password'),
-  }));
-  private readonly clientInvalid = computed(() => Object.values(this.clientErrors()).some(Boolean));
   /** Said once, by the submit button, when any field shows a problem (the console's or the API's). */
-  protected readonly showInvalidSummary = computed(() => this.submitted() && (['username', 'password'] as const).some((field) => this.errorFor(field) !== null));
+  protected showInvalidSummary(): boolean {
+    return this.submitted() && USER_FIELDS.some((field) => this.errorFor(field) !== null);
+  }
 
   protected readonly sessionRows = computed<readonly SessionRow[]>(() =>
     this.store.sessions().map((session) => ({
@@ -158,11 +162,12 @@ export class UsersPage {
 
   protected errorFor(field: UserField): string | null {
     const serverError = this.store.fieldErrors()[field];
-    const current = field === 'username' ? this.username().trim() : this.password();
+    const { username, password } = this.form.getRawValue();
+    const current = field === 'username' ? username.trim() : password;
     if (serverError && this.sent()?.[field] === current) {
       return serverError;
     }
-    return this.submitted() ? this.clientErrors()[field] : null;
+    return this.submitted() && this.form.controls[field].invalid ? this.t(field === 'username' ? 'invalid.username' : 'invalid.password') : null;
   }
 
   protected openForm(): void {
@@ -177,18 +182,19 @@ export class UsersPage {
 
   protected chooseRole(value: string): void {
     if (isRole(value)) {
-      this.role.set(value);
+      this.form.controls.role.setValue(value);
     }
   }
 
   protected async createUser(event: Event): Promise<void> {
     event.preventDefault();
     this.submitted.set(true);
-    if (this.clientInvalid()) {
+    if (this.form.invalid) {
       this.focusFirstError();
       return;
     }
-    const input = { username: this.username().trim(), password: this.password(), role: this.role() };
+    const { username, password, role } = this.form.getRawValue();
+    const input = { username: username.trim(), password, role };
     this.sent.set({ username: input.username, password: input.password });
     const outcome = await this.store.create(input);
     if (outcome.ok) {
@@ -202,9 +208,7 @@ export class UsersPage {
   }
 
   private resetForm(): void {
-    this.username.set('');
-    this.password.set('');
-    this.role.set('VIEWER');
+    this.form.reset();
     this.submitted.set(false);
     this.sent.set(null);
     this.store.clearProblems();
@@ -212,7 +216,7 @@ export class UsersPage {
 
   private focusFirstError(): void {
     setTimeout(() => {
-      const index = (['username', 'password'] as const).findIndex((field) => this.errorFor(field) !== null);
+      const index = firstWithError(USER_FIELDS, (field) => this.errorFor(field));
       if (index >= 0) {
         this.fields()[index]?.focus();
       }

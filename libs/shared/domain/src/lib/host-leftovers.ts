@@ -66,7 +66,7 @@ export function decideHostVerdict(leftovers: readonly Leftover[], options: { rea
 }
 
 /** Whether an install may start: a clean host, or a cleanable one whose cleanup ran. */
-export function verdictAllowsInstall(verdict: HostVerdict | null): boolean {
+export function verdictAllowsInstall(verdict: Pick<HostVerdict, 'verdict' | 'cleanedAt'> | null): boolean {
   return verdict === null || verdict.verdict === 'CLEAN' || (verdict.verdict === 'CLEANABLE' && Boolean(verdict.cleanedAt));
 }
 

@@ -1,4 +1,5 @@
-import { type Signal, computed, signal } from '@angular/core';
+import { FormControl, FormGroup, type ValidatorFn } from '@angular/forms';
+import { domainValidator } from '@ccos/console/ui';
 import type { BootstrapStyle, RegisterClusterInput } from '@ccos/shared/api-schema';
 import { checkApiServerUrl, checkClusterName, checkIp } from '@ccos/shared/domain';
 
@@ -10,61 +11,80 @@ export type RegisterField = 'name' | 'apiServerUrl' | 'vip' | 'kubeconfig' | 'to
 /** Which client-side rule a field breaks; the page words it in the current language. */
 export type ClientProblem = 'invalid.name' | 'invalid.apiServerUrl' | 'invalid.vip' | 'required.kubeconfig' | 'required.token';
 
+const text = (validator?: ValidatorFn) => new FormControl('', { nonNullable: true, validators: validator ?? [] });
+const trimmed = (check: (value: string) => ReturnType<typeof checkIp>, problem: ClientProblem) => domainValidator((value) => check(value.trim()), problem);
+
+/** Only the credential the user chose is needed. */
+const chosenCredential: ValidatorFn = (group) => {
+  const kind = group.get('credentialKind')?.value as CredentialKind;
+  const field = kind === 'TOKEN' ? 'token' : 'kubeconfig';
+  return String(group.get(field)?.value ?? '').trim() ? null : { [`required.${field}`]: true };
+};
+
 /**
- * The register-cluster form's values and client-side rules (the same rules the API applies,
- * from @ccos/shared/domain), kept apart from the page so the page only wires them to fields.
+ * The register-cluster form: an Angular form group whose validators are the rules the API
+ * applies (from @ccos/shared/domain), each failing under the key the page words, kept apart
+ * from the page so the page only wires controls to fields.
  */
 export class RegisterClusterForm {
-  readonly name = signal('');
-  readonly apiServerUrl = signal('');
-  readonly vip = signal('');
-  readonly credentialKind = signal<CredentialKind>('KUBECONFIG');
-  readonly kubeconfig = signal('');
-  readonly token = signal('');
-  readonly caCert = signal('');
-  readonly machineConfigCaCert = signal('');
-  readonly bootstrapStyle = signal<BootstrapStyle>('OPENSHIFT');
-  readonly csrAutoApprove = signal(false);
-  readonly allowInsecureTransport = signal(false);
+  readonly group = new FormGroup(
+    {
+      name: text(trimmed(checkClusterName, 'invalid.name')),
+      apiServerUrl: text(trimmed(checkApiServerUrl, 'invalid.apiServerUrl')),
+      vip: text(trimmed(checkIp, 'invalid.vip')),
+      credentialKind: new FormControl<CredentialKind>('KUBECONFIG', { nonNullable: true }),
+      kubeconfig: text(),
+      token: text(),
+      caCert: text(),
+      machineConfigCaCert: text(),
+      bootstrapStyle: new FormControl<BootstrapStyle>('OPENSHIFT', { nonNullable: true }),
+      csrAutoApprove: new FormControl(false, { nonNullable: true }),
+      allowInsecureTransport: new FormControl(false, { nonNullable: true }),
+    },
+    { validators: chosenCredential },
+  );
+
+  get controls(): RegisterClusterForm['group']['controls'] {
+    return this.group.controls;
+  }
 
   /** Problems per field, in the order the fields appear. */
-  readonly problems: Signal<Partial<Record<RegisterField, ClientProblem>>> = computed(() => {
+  problems(): Partial<Record<RegisterField, ClientProblem>> {
     const problems: Partial<Record<RegisterField, ClientProblem>> = {};
-    if (checkClusterName(this.name().trim()) !== null) {
-      problems.name = 'invalid.name';
+    for (const field of ['name', 'apiServerUrl', 'vip'] as const) {
+      const errors = this.controls[field].errors;
+      if (errors) {
+        problems[field] = Object.keys(errors)[0] as ClientProblem;
+      }
     }
-    if (checkApiServerUrl(this.apiServerUrl().trim()) !== null) {
-      problems.apiServerUrl = 'invalid.apiServerUrl';
-    }
-    if (checkIp(this.vip().trim()) !== null) {
-      problems.vip = 'invalid.vip';
-    }
-    if (this.credentialKind() === 'KUBECONFIG' && !this.kubeconfig().trim()) {
-      problems.kubeconfig = 'required.kubeconfig';
-    }
-    if (this.credentialKind() === 'TOKEN' && !this.token().trim()) {
-      problems.token = 'required.token';
+    for (const field of ['kubeconfig', 'token'] as const) {
+      if (this.group.hasError(`required.${field}`)) {
+        problems[field] = `required.${field}`;
+      }
     }
     return problems;
-  });
+  }
 
-  readonly valid = computed(() => Object.keys(this.problems()).length === 0);
+  valid(): boolean {
+    return this.group.valid;
+  }
 
   /** What to send: trimmed, only the chosen kind of credential, empty optional fields left out. */
   toInput(): RegisterClusterInput {
-    const optional = (value: string) => (value.trim() ? value.trim() : null);
-    const usesToken = this.credentialKind() === 'TOKEN';
+    const value = this.group.getRawValue();
+    const optional = (field: string) => (field.trim() ? field.trim() : null);
+    const usesToken = value.credentialKind === 'TOKEN';
     return {
-      name: this.name().trim(),
-      apiServerUrl: this.apiServerUrl().trim(),
-      vip: this.vip().trim(),
-      kubeconfig: usesToken ? null : this.kubeconfig(),
-      token: usesToken ? this.token().trim() : null,
-      caCert: usesToken ? optional(this.caCert()) : null,
-      machineConfigCaCert: optional(this.machineConfigCaCert()),
-      bootstrapStyle: this.bootstrapStyle(),
-      csrAutoApprove: this.csrAutoApprove(),
-      allowInsecureTransport: this.allowInsecureTransport(),
+      name: value.name.trim(),
+      apiServerUrl: value.apiServerUrl.trim(),
+      vip: value.vip.trim(),
+      kubeconfig: usesToken ? null : value.kubeconfig,
+      token: usesToken ? value.token.trim() : null,
+      caCert: usesToken ? optional(value.caCert) : null,
+      machineConfigCaCert: optional(value.machineConfigCaCert),
+      bootstrapStyle: value.bootstrapStyle,
+      csrAutoApprove: value.csrAutoApprove,
+      allowInsecureTransport: value.allowInsecureTransport,
     };
   }
 

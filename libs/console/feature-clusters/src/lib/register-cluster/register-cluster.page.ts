@@ -1,4 +1,5 @@
 import { ChangeDetectionStrategy, Component, computed, inject, signal, viewChildren } from '@angular/core';
+import { ReactiveFormsModule } from '@angular/forms';
 import { Router, RouterLink } from '@angular/router';
 import { ClusterRegistrationStore, ErrorReporter, Notifications } from '@ccos/console/data-access';
 import type { BootstrapStyle, RegisterClusterInput } from '@ccos/shared/api-schema';
@@ -17,7 +18,7 @@ const FIELD_ORDER: readonly RegisterField[] = ['name', 'apiServerUrl', 'vip', 'k
  */
 @Component({
   selector: 'ccos-register-cluster-page',
-  imports: [RouterLink, ButtonDirective, CheckboxFieldComponent, ChoiceFieldComponent, PageHeaderComponent, SelectFieldComponent, TextFieldComponent],
+  imports: [RouterLink, ButtonDirective, CheckboxFieldComponent, ChoiceFieldComponent, PageHeaderComponent, ReactiveFormsModule, SelectFieldComponent, TextFieldComponent],
   providers: [ClusterRegistrationStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './register-cluster.page.html',
@@ -52,7 +53,9 @@ export class RegisterClusterPage {
    */
   protected readonly formProblems = computed(() => this.store.problems().filter((problem) => problem.field !== null && !FIELD_ORDER.includes(fieldKey(problem.field))));
   /** Said once at the bottom, by the submit button, when any field shows a problem. */
-  protected readonly showInvalidSummary = computed(() => this.submitted() && FIELD_ORDER.some((field) => this.errorFor(field) !== null));
+  protected showInvalidSummary(): boolean {
+    return this.submitted() && FIELD_ORDER.some((field) => this.errorFor(field) !== null);
+  }
 
   protected errorFor(field: RegisterField): string | null {
     const sent = this.sent();
@@ -77,11 +80,11 @@ export class RegisterClusterPage {
   }
 
   protected chooseCredentialKind(kind: string): void {
-    this.form.credentialKind.set(kind === 'TOKEN' ? 'TOKEN' : ('KUBECONFIG' satisfies CredentialKind));
+    this.form.controls.credentialKind.setValue(kind === 'TOKEN' ? 'TOKEN' : ('KUBECONFIG' satisfies CredentialKind));
   }
 
   protected chooseBootstrapStyle(style: string): void {
-    this.form.bootstrapStyle.set(style === 'KUBEADM' ? 'KUBEADM' : ('OPENSHIFT' satisfies BootstrapStyle));
+    this.form.controls.bootstrapStyle.setValue(style === 'KUBEADM' ? 'KUBEADM' : ('OPENSHIFT' satisfies BootstrapStyle));
   }
 
   protected async registerCluster(event: Event): Promise<void> {

@@ -1,5 +1,6 @@
 import { computed, signal } from '@angular/core';
-import type { KeyValueRow } from '@ccos/console/ui';
+import { FormControl, FormGroup } from '@angular/forms';
+import { type KeyValueRow, domainValidator } from '@ccos/console/ui';
 import type { AddNodeInput } from '@ccos/shared/api-schema';
 import { TAINT_EFFECTS, type TaintEffect, checkHostname, checkIp, checkLabelKey, checkLabelValue, checkLabels, checkPort, checkTaints } from '@ccos/shared/domain';
 import { type CredentialsField, type CredentialsProblem, SshCredentialsForm } from '../ssh-credentials.form';
@@ -16,32 +17,56 @@ export interface RowProblem {
   readonly key: string;
 }
 
+const trimmed = (check: (value: string) => ReturnType<typeof checkIp>, problem: HostProblem) => domainValidator((value) => check(value.trim()), problem);
+
+/** A port as typed: digits only, then the domain's port range. */
+function checkTypedPort(value: string): ReturnType<typeof checkPort> {
+  return /^\d{1,5}$/.test(value) ? checkPort(Number(value)) : checkPort(Number.NaN);
+}
+
 /**
- * The add-node form's values and client-side rules — the same rules the API applies, from
- * @ccos/shared/domain — kept apart from the page so the page only wires them to fields.
+ * The add-node form: an Angular form group whose validators are the rules the API applies,
+ * from @ccos/shared/domain, kept apart from the page so the page only wires controls to fields.
  * Empty label and taint rows are ignored.
  */
 export class AddNodeForm {
-  readonly hostname = signal('');
-  readonly ip = signal('');
-  readonly sshPort = signal('22');
   readonly credentials = new SshCredentialsForm();
-  readonly labels = signal<readonly KeyValueRow[]>([]);
-  readonly taints = signal<readonly KeyValueRow[]>([]);
+  readonly group = new FormGroup({
+    hostname: new FormControl('', { nonNullable: true, validators: trimmed(checkHostname, 'invalid.hostname') }),
+    ip: new FormControl('', { nonNullable: true, validators: trimmed(checkIp, 'invalid.ip') }),
+    sshPort: new FormControl('22', { nonNullable: true, validators: trimmed(checkTypedPort, 'invalid.sshPort') }),
+    credentials: this.credentials.group,
+    labels: new FormControl<readonly KeyValueRow[]>([], { nonNullable: true }),
+    taints: new FormControl<readonly KeyValueRow[]>([], { nonNullable: true }),
+  });
+  /** Moves on every change of the group, so what is computed from it (the page's error texts) follows. */
+  private readonly changes = signal(0);
 
-  readonly labelRowProblems = computed(() => rowProblems(this.labels(), false));
-  readonly taintRowProblems = computed(() => rowProblems(this.taints(), true));
+  constructor() {
+    this.group.valueChanges.subscribe(() => this.changes.update((count) => count + 1));
+  }
+
+  get controls(): AddNodeForm['group']['controls'] {
+    return this.group.controls;
+  }
+
+  readonly labelRowProblems = computed(() => {
+    this.changes();
+    return rowProblems(this.controls.labels.value, false);
+  });
+  readonly taintRowProblems = computed(() => {
+    this.changes();
+    return rowProblems(this.controls.taints.value, true);
+  });
 
   readonly problems = computed(() => {
+    this.changes();
     const problems: Partial<Record<AddNodeField, AddNodeProblem>> = {};
-    if (checkHostname(this.hostname().trim()) !== null) {
-      problems.hostname = 'invalid.hostname';
-    }
-    if (checkIp(this.ip().trim()) !== null) {
-      problems.ip = 'invalid.ip';
-    }
-    if (!/^\d{1,5}$/.test(this.sshPort().trim()) || checkPort(Number(this.sshPort().trim())) !== null) {
-      problems.sshPort = 'invalid.sshPort';
+    for (const field of ['hostname', 'ip', 'sshPort'] as const) {
+      const errors = this.controls[field].errors;
+      if (errors) {
+        problems[field] = Object.keys(errors)[0] as HostProblem;
+      }
     }
     Object.assign(problems, this.credentials.problems());
     // Row problems are shown per row; the set-wide rule (the API's) must agree before sending.
@@ -57,11 +82,12 @@ export class AddNodeForm {
   readonly valid = computed(() => Object.keys(this.problems()).length === 0);
 
   toInput(clusterId: string): AddNodeInput {
+    const { hostname, ip, sshPort } = this.group.getRawValue();
     return {
       clusterId,
-      hostname: this.hostname().trim(),
-      ip: this.ip().trim(),
-      sshPort: Number(this.sshPort().trim()),
+      hostname: hostname.trim(),
+      ip: ip.trim(),
+      sshPort: Number(sshPort.trim()),
       ...this.credentials.toInput(),
       labels: this.labelInput(),
       taints: this.taintInput().map((taint) => ({ key: taint.key, value: taint.value || null, effect: taint.effect })),
@@ -70,11 +96,12 @@ export class AddNodeForm {
 
   /** What each field was when sent, to tell whether the user changed it since the API complained. */
   snapshot(): Readonly<Record<AddNodeField, string>> {
+    const { hostname, ip, sshPort, credentials } = this.group.getRawValue();
     return {
-      hostname: this.hostname().trim(),
-      ip: this.ip().trim(),
-      sshPort: this.sshPort().trim(),
-      sshUser: this.credentials.sshUser().trim(),
+      hostname: hostname.trim(),
+      ip: ip.trim(),
+      sshPort: sshPort.trim(),
+      sshUser: credentials.sshUser.trim(),
       password: '',
       privateKey: '',
       passphrase: '',
@@ -84,11 +111,11 @@ export class AddNodeForm {
   }
 
   private labelInput(): { key: string; value: string }[] {
-    return filled(this.labels()).map((row) => ({ key: row.key.trim(), value: row.value.trim() }));
+    return filled(this.controls.labels.value).map((row) => ({ key: row.key.trim(), value: row.value.trim() }));
   }
 
   private taintInput(): { key: string; value: string; effect: TaintEffect }[] {
-    return filled(this.taints()).map((row) => ({ key: row.key.trim(), value: row.value.trim(), effect: toEffect(row.effect) }));
+    return filled(this.controls.taints.value).map((row) => ({ key: row.key.trim(), value: row.value.trim(), effect: toEffect(row.effect) }));
   }
 }
 

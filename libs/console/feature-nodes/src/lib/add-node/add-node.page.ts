@@ -1,5 +1,6 @@
 import { DOCUMENT } from '@angular/common';
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, viewChildren } from '@angular/core';
+import { ReactiveFormsModule } from '@angular/forms';
 import { Router, RouterLink } from '@angular/router';
 import { type ApiProblem, ClusterDetailStore, ErrorReporter, NodeEntryStore, Notifications } from '@ccos/console/data-access';
 import {
@@ -30,7 +31,7 @@ const MAX_KEY_BYTES = 32 * 1024;
  */
 @Component({
   selector: 'ccos-add-node-page',
-  imports: [RouterLink, ButtonDirective, ChoiceFieldComponent, FileTextFieldComponent, KeyValueEditorComponent, PageHeaderComponent, TextFieldComponent],
+  imports: [RouterLink, ButtonDirective, ChoiceFieldComponent, FileTextFieldComponent, KeyValueEditorComponent, PageHeaderComponent, ReactiveFormsModule, TextFieldComponent],
   providers: [NodeEntryStore, ClusterDetailStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './add-node.page.html',
@@ -116,7 +117,7 @@ export class AddNodePage {
   }
 
   protected chooseAuthMethod(method: string): void {
-    this.credentials.method.set(method === 'PRIVATE_KEY' ? 'PRIVATE_KEY' : ('PASSWORD' satisfies AuthMethod));
+    this.credentials.controls.method.setValue(method === 'PRIVATE_KEY' ? 'PRIVATE_KEY' : ('PASSWORD' satisfies AuthMethod));
   }
 
   protected refuseKeyFile(file: { readonly name: string }): void {
@@ -155,7 +156,7 @@ export class AddNodePage {
   }
 
   private secretValue(field: 'password' | 'privateKey' | 'passphrase'): string {
-    return field === 'password' ? this.credentials.password() : field === 'privateKey' ? this.credentials.privateKey() : this.credentials.passphrase();
+    return field === 'password' ? this.credentials.controls.password.value : field === 'privateKey' ? this.credentials.controls.privateKey.value : this.credentials.controls.passphrase.value;
   }
 
   private rowErrors(problems: readonly (RowProblem | null)[]): (string | null)[] {

@@ -1,4 +1,6 @@
 import { ChangeDetectionStrategy, Component, computed, inject, input, signal } from '@angular/core';
+import { takeUntilDestroyed } from '@angular/core/rxjs-interop';
+import { NonNullableFormBuilder, ReactiveFormsModule } from '@angular/forms';
 import { Router } from '@angular/router';
 import { type AddNodesResult, NodeBatchStore, Notifications } from '@ccos/console/data-access';
 import { ButtonDirective, PageHeaderComponent, TextFieldComponent } from '@ccos/console/ui';
@@ -31,7 +33,7 @@ const BULK_FIELD_COLUMNS: Readonly<Record<string, 'bulk.col.line' | 'bulk.col.ho
 
 @Component({
   selector: 'ccos-bulk-add-page',
-  imports: [ButtonDirective, PageHeaderComponent, TextFieldComponent],
+  imports: [ButtonDirective, PageHeaderComponent, ReactiveFormsModule, TextFieldComponent],
   providers: [NodeBatchStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   styles: `
@@ -51,17 +53,17 @@ const BULK_FIELD_COLUMNS: Readonly<Record<string, 'bulk.col.line' | 'bulk.col.ho
         <h2 id="bulk-source">{{ t('bulk.source') }}</h2>
         <fieldset>
           <legend class="visually-hidden">{{ t('bulk.source') }}</legend>
-          <label><input type="radio" name="source" value="list" [checked]="source() === 'list'" (change)="source.set('list')" /> {{ t('bulk.source.list') }}</label>
-          <label><input type="radio" name="source" value="range" [checked]="source() === 'range'" (change)="source.set('range')" /> {{ t('bulk.source.range') }}</label>
+          <label><input type="radio" name="source" value="list" [checked]="value().source === 'list'" (change)="form.controls.source.setValue('list')" /> {{ t('bulk.source.list') }}</label>
+          <label><input type="radio" name="source" value="range" [checked]="value().source === 'range'" (change)="form.controls.source.setValue('range')" /> {{ t('bulk.source.range') }}</label>
         </fieldset>
-        @if (source() === 'list') {
-          <ccos-text-field name="list" multiline monospace [rows]="8" [label]="t('bulk.list')" [hint]="t('bulk.list.hint')" placeholder="w-1,198.18.0.10" [(value)]="list" />
+        @if (value().source === 'list') {
+          <ccos-text-field name="list" multiline monospace [rows]="8" [label]="t('bulk.list')" [hint]="t('bulk.list.hint')" placeholder="w-1,198.18.0.10" [formControl]="form.controls.list" />
           <label>{{ t('bulk.upload') }} <input type="file" name="listFile" accept=".csv,.txt,text/csv,text/plain" (change)="readFile($event)" /></label>
         } @else {
           <div class="row">
-            <ccos-text-field name="range" monospace [label]="t('bulk.range')" [hint]="t('bulk.range.hint')" placeholder="198.18.0.10-198.18.0.29" [(value)]="range" />
-            <ccos-text-field name="pattern" monospace [label]="t('bulk.pattern')" [hint]="t('bulk.pattern.hint', { n: '{n}', octet: '{octet}' })" placeholder="w-{n}" [(value)]="pattern" />
-            <ccos-text-field name="firstNumber" inputMode="numeric" [label]="t('bulk.firstNumber')" [(value)]="firstNumber" />
+            <ccos-text-field name="range" monospace [label]="t('bulk.range')" [hint]="t('bulk.range.hint')" placeholder="198.18.0.10-198.18.0.29" [formControl]="form.controls.range" />
+            <ccos-text-field name="pattern" monospace [label]="t('bulk.pattern')" [hint]="t('bulk.pattern.hint', { n: '{n}', octet: '{octet}' })" placeholder="w-{n}" [formControl]="form.controls.pattern" />
+            <ccos-text-field name="firstNumber" inputMode="numeric" [label]="t('bulk.firstNumber')" [formControl]="form.controls.firstNumber" />
           </div>
           @if (rangeProblem(); as problem) {
             <p class="problem" role="alert" data-testid="range-problem">{{ problem }}</p>
@@ -72,9 +74,9 @@ const BULK_FIELD_COLUMNS: Readonly<Record<string, 'bulk.col.line' | 'bulk.col.ho
       <section class="ccos-card" aria-labelledby="bulk-login">
         <h2 id="bulk-login">{{ t('bulk.login') }}</h2>
         <div class="row">
-          <ccos-text-field name="sshUser" monospace autocomplete="off" [label]="t('bulk.sshUser')" [(value)]="sshUser" />
-          <ccos-text-field name="sshPort" inputMode="numeric" [label]="t('bulk.sshPort')" [(value)]="sshPort" />
-          <ccos-text-field name="password" type="password" autocomplete="new-password" [label]="t('bulk.password')" [(value)]="password" />
+          <ccos-text-field name="sshUser" monospace autocomplete="off" [label]="t('bulk.sshUser')" [formControl]="form.controls.sshUser" />
+          <ccos-text-field name="sshPort" inputMode="numeric" [label]="t('bulk.sshPort')" [formControl]="form.controls.sshPort" />
+          <ccos-text-field name="password" type="password" autocomplete="new-password" [label]="t('bulk.password')" [formControl]="form.controls.password" />
         </div>
       </section>
 
@@ -132,34 +134,38 @@ export class BulkAddPage {
   private readonly i18n = inject(I18n);
   protected readonly t = this.i18n.translator(batchesMessages);
 
-  protected readonly source = signal<'list' | 'range'>('list');
-  protected readonly list = signal('');
-  protected readonly range = signal('');
-  protected readonly pattern = signal('w-{n}');
-  protected readonly firstNumber = signal('1');
-  protected readonly sshUser = signal('root');
-  protected readonly sshPort = signal('22');
-  protected readonly password = signal('');
+  protected readonly form = inject(NonNullableFormBuilder).group({
+    source: ['list' as 'list' | 'range'],
+    list: [''],
+    range: [''],
+    pattern: ['w-{n}'],
+    firstNumber: ['1'],
+    sshUser: ['root'],
+    sshPort: ['22'],
+    password: [''],
+  });
+  /** The form's value as a signal: the rows are checked again as it is typed. */
+  protected readonly value = signal(this.form.getRawValue());
   /** The API's answer for the input as it was sent; editing the input drops it. */
   private readonly answer = signal<{ readonly key: string; readonly result: AddNodesResult } | null>(null);
   protected readonly nothingAdded = signal(false);
 
-  private readonly inputKey = computed(() => JSON.stringify([this.source(), this.list(), this.range(), this.pattern(), this.firstNumber(), this.sshUser(), this.sshPort()]));
+  private readonly inputKey = computed(() => JSON.stringify([this.value().source, this.value().list, this.value().range, this.value().pattern, this.value().firstNumber, this.value().sshUser, this.value().sshPort]));
 
   /** The console's own check: the same rules as the API, without the cluster's hosts. */
   private readonly local = computed<{ rows: CheckedRow[]; problem: string | null }>(() => {
-    const defaults = { sshPort: Number(this.sshPort()) || 22, sshUser: this.sshUser() || 'root' };
-    if (this.source() === 'list') {
-      return { rows: checkBulkRows(parseHostList(this.list(), defaults), { hostnames: new Set(), ips: new Set() }), problem: null };
+    const defaults = { sshPort: Number(this.value().sshPort) || 22, sshUser: this.value().sshUser || 'root' };
+    if (this.value().source === 'list') {
+      return { rows: checkBulkRows(parseHostList(this.value().list, defaults), { hostnames: new Set(), ips: new Set() }), problem: null };
     }
-    if (this.range().trim() === '') {
+    if (this.value().range.trim() === '') {
       return { rows: [], problem: null };
     }
-    const expanded = expandAddressRange({ range: this.range(), hostnamePattern: this.pattern(), firstNumber: Number(this.firstNumber()) }, defaults);
+    const expanded = expandAddressRange({ range: this.value().range, hostnamePattern: this.value().pattern, firstNumber: Number(this.value().firstNumber) }, defaults);
     return expanded.ok ? { rows: checkBulkRows(expanded.rows, { hostnames: new Set(), ips: new Set() }), problem: null } : { rows: [], problem: expanded.problem };
   });
 
-  protected readonly rangeProblem = computed(() => (this.source() === 'range' ? this.local().problem : null));
+  protected readonly rangeProblem = computed(() => (this.value().source === 'range' ? this.local().problem : null));
 
   protected readonly rows = computed<readonly RowView[]>(() => {
     const answer = this.answer();
@@ -182,6 +188,10 @@ export class BulkAddPage {
     return answer && answer.key === this.inputKey() ? answer.result.problems.map((problem) => problem.message) : [];
   });
 
+  constructor() {
+    this.form.valueChanges.pipe(takeUntilDestroyed()).subscribe(() => this.value.set(this.form.getRawValue()));
+  }
+
   /** A row's problem in the user's language: the column it is about, then what is wrong. */
   private problemText(field: string, code: string | null | undefined, params: unknown, text: string): string {
     const column = BULK_FIELD_COLUMNS[field];
@@ -194,8 +204,8 @@ export class BulkAddPage {
       return;
     }
     void file.text().then((text) => {
-      this.source.set('list');
-      this.list.set(text);
+      this.form.controls.source.setValue('list');
+      this.form.controls.list.setValue(text);
     });
   }
 
@@ -216,17 +226,17 @@ export class BulkAddPage {
 
   private async send(mode: { dryRun?: boolean; addValidRows?: boolean }): Promise<AddNodesResult | null> {
     const key = this.inputKey();
-    const password = this.password();
+    const password = this.value().password;
     if (!mode.dryRun) {
       // Dropped before the answer arrives: the only copy left is in the request being sent.
-      this.password.set('');
+      this.form.controls.password.setValue('');
     }
     this.nothingAdded.set(false);
     const outcome = await this.store.add({
       clusterId: this.clusterId(),
-      ...(this.source() === 'list' ? { list: this.list() } : { range: { range: this.range(), hostnamePattern: this.pattern(), firstNumber: Number(this.firstNumber()) || 0 } }),
-      sshUser: this.sshUser(),
-      sshPort: Number(this.sshPort()) || 22,
+      ...(this.value().source === 'list' ? { list: this.value().list } : { range: { range: this.value().range, hostnamePattern: this.value().pattern, firstNumber: Number(this.value().firstNumber) || 0 } }),
+      sshUser: this.value().sshUser,
+      sshPort: Number(this.value().sshPort) || 22,
       password: password || null,
       dryRun: mode.dryRun ?? false,
       addValidRows: mode.addValidRows ?? false,

@@ -1,4 +1,5 @@
 import { ChangeDetectionStrategy, Component, booleanAttribute, computed, effect, inject, input, output, signal } from '@angular/core';
+import { ReactiveFormsModule } from '@angular/forms';
 import { ChoiceFieldComponent, ConfirmDialogComponent, type FieldOption, FileTextFieldComponent, TextFieldComponent } from '@ccos/console/ui';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
@@ -11,7 +12,7 @@ import { type AuthMethod, type CredentialsField, SshCredentialsForm } from '../s
  */
 @Component({
   selector: 'ccos-credentials-dialog',
-  imports: [ChoiceFieldComponent, ConfirmDialogComponent, FileTextFieldComponent, TextFieldComponent],
+  imports: [ChoiceFieldComponent, ConfirmDialogComponent, FileTextFieldComponent, ReactiveFormsModule, TextFieldComponent],
   changeDetection: ChangeDetectionStrategy.OnPush,
   styles: `
     .fields { display: flex; flex-direction: column; gap: 0.9rem; }
@@ -31,10 +32,10 @@ import { type AuthMethod, type CredentialsField, SshCredentialsForm } from '../s
         @if (cleared()) {
           <p class="ccos-alert ccos-alert--info" role="status">{{ t('auth.cleared') }}</p>
         }
-        <ccos-text-field name="sshUser" required monospace autocomplete="off" [label]="t('field.sshUser')" [(value)]="form.sshUser" [error]="errorFor('sshUser')" />
+        <ccos-text-field name="sshUser" required monospace autocomplete="off" [label]="t('field.sshUser')" [formControl]="form.controls.sshUser" [error]="errorFor('sshUser')" />
         <ccos-choice-field [legend]="t('auth.legend')" [options]="methods()" [value]="form.method()" (valueChange)="chooseMethod($event)" />
         @if (form.method() === 'PASSWORD') {
-          <ccos-text-field name="password" type="password" required autocomplete="new-password" [label]="t('field.password')" [(value)]="form.password" [error]="errorFor('password')" />
+          <ccos-text-field name="password" type="password" required autocomplete="new-password" [label]="t('field.password')" [formControl]="form.controls.password" [error]="errorFor('password')" />
         } @else {
           <ccos-file-text-field
             name="privateKey"
@@ -44,11 +45,11 @@ import { type AuthMethod, type CredentialsField, SshCredentialsForm } from '../s
             [label]="t('field.privateKey')"
             [chooseLabel]="t('auth.chooseFile')"
             placeholder="-----BEGIN OPENSSH PRIVATE KEY-----"
-            [(value)]="form.privateKey"
+            [formControl]="form.controls.privateKey"
             [error]="errorFor('privateKey')"
             (fileRejected)="tooLarge.set($event.name)"
           />
-          <ccos-text-field name="passphrase" type="password" autocomplete="new-password" [label]="t('field.passphrase')" [(value)]="form.passphrase" [error]="errorFor('passphrase')" />
+          <ccos-text-field name="passphrase" type="password" autocomplete="new-password" [label]="t('field.passphrase')" [formControl]="form.controls.passphrase" [error]="errorFor('passphrase')" />
         }
       </div>
     </ccos-confirm-dialog>
@@ -82,8 +83,8 @@ export class CredentialsDialogComponent {
     // Each opening starts clean, with the node's current user.
     effect(() => {
       if (this.open()) {
-        this.form.sshUser.set(this.sshUser() ?? 'root');
-        this.form.method.set('PASSWORD');
+        this.form.controls.sshUser.setValue(this.sshUser() ?? 'root');
+        this.form.controls.method.setValue('PASSWORD');
         this.form.forgetSecrets();
         this.tried.set(false);
         this.cleared.set(false);
@@ -98,7 +99,7 @@ export class CredentialsDialogComponent {
       return this.t('auth.fileTooLarge', { name: this.tooLarge() ?? '' });
     }
     const server = this.fieldErrors()[field];
-    if (server && (field === 'sshUser' ? this.form.sshUser().trim() === this.sentUser : this.secretOf(field) === '')) {
+    if (server && (field === 'sshUser' ? this.form.controls.sshUser.value.trim() === this.sentUser : this.secretOf(field) === '')) {
       return server;
     }
     const problem = this.form.problems()[field];
@@ -106,7 +107,7 @@ export class CredentialsDialogComponent {
   }
 
   protected chooseMethod(method: string): void {
-    this.form.method.set(method === 'PRIVATE_KEY' ? 'PRIVATE_KEY' : ('PASSWORD' satisfies AuthMethod));
+    this.form.controls.method.setValue(method === 'PRIVATE_KEY' ? 'PRIVATE_KEY' : ('PASSWORD' satisfies AuthMethod));
   }
 
   protected submit(): void {
@@ -127,6 +128,6 @@ export class CredentialsDialogComponent {
   }
 
   private secretOf(field: CredentialsField): string {
-    return field === 'password' ? this.form.password() : field === 'privateKey' ? this.form.privateKey() : this.form.passphrase();
+    return field === 'password' ? this.form.controls.password.value : field === 'privateKey' ? this.form.controls.privateKey.value : this.form.controls.passphrase.value;
   }
 }

@@ -3,11 +3,11 @@ import { Router, RouterLink } from '@angular/router';
 import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificatesStore, NodeDetailStore, Notifications, RemovalProgressStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
-import { INSTALL_STEPS, type InstallRunStatus, type NodeStatus, removalCancellable } from '@ccos/shared/domain';
+import { INSTALL_STEPS, type InstallRunStatus, type NodeStatus, isInCluster, removalCancellable } from '@ccos/shared/domain';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { InstallRunComponent } from '../install-run/install-run.component';
 import { stepTitle } from '../install-run/step-items';
-import { NO_ACTIONS, availableActions, hasAnyAction } from '../node-actions';
+import { NO_ACTIONS, hasAnyAction, nodeButtons } from '../node-actions';
 import { statusTone, waitsForCsrApproval } from '../node-status';
 import { nodesMessages } from '../nodes.messages';
 import { RemovalRunComponent } from '../removal-run/removal-run.component';
@@ -76,6 +76,7 @@ export class NodeDetailPage {
   protected readonly i18n = inject(I18n);
   protected readonly t = this.i18n.translator(nodesMessages);
   protected readonly waitsForCsrApproval = waitsForCsrApproval;
+  protected readonly isInCluster = isInCluster;
   protected readonly common = this.i18n.translator(commonMessages);
   protected readonly store = inject(NodeDetailStore);
   protected readonly cluster = inject(ClusterDetailStore);
@@ -97,7 +98,7 @@ export class NodeDetailPage {
     const node = this.store.node();
     const run = this.removal.currentRun();
     const draining = run?.status === 'RUNNING' && removalCancellable(run.phase);
-    return node ? availableActions(node, { operator: this.isOperator(), admin: this.session.allows('ADMIN') }, draining) : NO_ACTIONS;
+    return node ? nodeButtons(node.availableActions, this.session.user()?.role ?? null, draining) : NO_ACTIONS;
   });
   protected readonly anyAction = computed(() => hasAnyAction(this.actions()));
 

@@ -2,7 +2,7 @@ import { ChangeDetectionStrategy, Component, computed, effect, inject, input } f
 import { Router, RouterLink } from '@angular/router';
 import { ClusterDetailStore, ErrorReporter, NodeCertificatesStore, type NodeSummary, NodeListStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, VirtualRowsDirective } from '@ccos/console/ui';
-import { NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
+import { NODE_STATUSES, type NodeStatus, isInCluster } from '@ccos/shared/domain';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusCounts, statusFamily, statusTone, waitsForCsrApproval } from '../node-status';
 import { batchesMessages } from '../batches.messages';
@@ -36,6 +36,7 @@ export class NodeListPage {
   protected readonly common = this.i18n.translator(commonMessages);
   protected readonly store = inject(NodeListStore);
   protected readonly waitsForCsrApproval = waitsForCsrApproval;
+  protected readonly isInCluster = isInCluster;
   protected readonly cluster = inject(ClusterDetailStore);
   private readonly certificates = inject(NodeCertificatesStore);
   /** Node names with a certificate under 30 days left (or expired). */

@@ -1,8 +1,33 @@
 import { computed, signal } from '@angular/core';
+import { FormControl, FormGroup, type ValidatorFn } from '@angular/forms';
 import type { RemoveNodeInput } from '@ccos/shared/api-schema';
 import { DEFAULT_REMOVAL_OPTIONS, checkRemovalOptions } from '@ccos/shared/domain';
 
 export type RemovalNumberField = 'gracePeriodSeconds' | 'timeoutSeconds';
+
+const flag = (value: boolean) => new FormControl(value, { nonNullable: true });
+
+function numbersOf(value: { gracePeriodSeconds: string; timeoutSeconds: string }): { gracePeriodSeconds: number; timeoutSeconds: number } {
+  return { gracePeriodSeconds: Number(value.gracePeriodSeconds.trim()), timeoutSeconds: Number(value.timeoutSeconds.trim()) };
+}
+
+/** Whole numbers, then the domain's rule on them (checkRemovalOptions); errors are keyed by field. */
+const removalNumbers: ValidatorFn = (group) => {
+  const value = group.value as { gracePeriodSeconds: string; timeoutSeconds: string };
+  const problems: Partial<Record<RemovalNumberField, true>> = {};
+  for (const field of ['gracePeriodSeconds', 'timeoutSeconds'] as const) {
+    if (!/^-?\d+$/.test(value[field].trim())) {
+      problems[field] = true;
+    }
+  }
+  if (Object.keys(problems).length === 0) {
+    const problem = checkRemovalOptions({ ...DEFAULT_REMOVAL_OPTIONS, ...numbersOf(value) });
+    if (problem) {
+      problems[problem.field as RemovalNumberField] = true;
+    }
+  }
+  return Object.keys(problems).length > 0 ? problems : null;
+};
 
 /**
  * The removal options as the page edits them. The drain flags start as the design's
@@ -10,47 +35,61 @@ export type RemovalNumberField = 'gracePeriodSeconds' | 'timeoutSeconds';
  * checked with the domain's rule before anything is asked.
  */
 export class RemoveNodeForm {
-  readonly ignoreDaemonSets = signal(true);
-  readonly deleteEmptyDirData = signal(true);
-  readonly force = signal(true);
-  readonly gracePeriodSeconds = signal(String(DEFAULT_REMOVAL_OPTIONS.gracePeriodSeconds));
-  readonly timeoutSeconds = signal(String(DEFAULT_REMOVAL_OPTIONS.timeoutSeconds));
-  readonly cleanHost = signal(false);
-  readonly allowLastWorker = signal(false);
-  readonly ungraceful = signal(false);
-  readonly confirmHostname = signal('');
+  readonly group = new FormGroup(
+    {
+      ignoreDaemonSets: flag(true),
+      deleteEmptyDirData: flag(true),
+      force: flag(true),
+      gracePeriodSeconds: new FormControl(String(DEFAULT_REMOVAL_OPTIONS.gracePeriodSeconds), { nonNullable: true }),
+      timeoutSeconds: new FormControl(String(DEFAULT_REMOVAL_OPTIONS.timeoutSeconds), { nonNullable: true }),
+      cleanHost: flag(false),
+      allowLastWorker: flag(false),
+      ungraceful: flag(false),
+      confirmHostname: new FormControl('', { nonNullable: true }),
+    },
+    { validators: removalNumbers },
+  );
+  /** The group's value as a signal, so the preview and the page's texts follow the controls. */
+  private readonly value = signal(this.group.getRawValue());
 
-  readonly numberProblems = computed(() => {
-    const problems: Partial<Record<RemovalNumberField, true>> = {};
-    for (const field of ['gracePeriodSeconds', 'timeoutSeconds'] as const) {
-      if (!/^-?\d+$/.test(this[field]().trim())) {
-        problems[field] = true;
-      }
-    }
-    if (Object.keys(problems).length === 0) {
-      const problem = checkRemovalOptions({ ...DEFAULT_REMOVAL_OPTIONS, ...this.numbers() });
-      if (problem) {
-        problems[problem.field as RemovalNumberField] = true;
-      }
-    }
-    return problems;
+  constructor() {
+    this.group.valueChanges.subscribe(() => this.value.set(this.group.getRawValue()));
+  }
+
+  get controls(): RemoveNodeForm['group']['controls'] {
+    return this.group.controls;
+  }
+
+  readonly confirmHostname = computed(() => this.value().confirmHostname);
+  readonly ungraceful = computed(() => this.value().ungraceful);
+
+  readonly numberProblems = computed<Partial<Record<RemovalNumberField, true>>>(() => {
+    this.value();
+    return (this.group.errors as Partial<Record<RemovalNumberField, true>> | null) ?? {};
   });
 
-  /** The options without the typed name: what the preview is asked about while the user decides. */
-  readonly options = computed<RemoveNodeInput | null>(() => {
-    if (Object.keys(this.numberProblems()).length > 0) {
-      return null;
-    }
-    return {
-      ignoreDaemonSets: this.ignoreDaemonSets(),
-      deleteEmptyDirData: this.deleteEmptyDirData(),
-      force: this.force(),
-      ...this.numbers(),
-      cleanHost: this.cleanHost(),
-      allowLastWorker: this.allowLastWorker(),
-      ungraceful: this.ungraceful(),
-    };
-  });
+  /**
+   * The options without the typed name: what the preview is asked about while the user decides.
+   * Typing the name (or anything that leaves the options as they were) asks nothing again.
+   */
+  readonly options = computed<RemoveNodeInput | null>(
+    () => {
+      const value = this.value();
+      if (Object.keys(this.numberProblems()).length > 0) {
+        return null;
+      }
+      return {
+        ignoreDaemonSets: value.ignoreDaemonSets,
+        deleteEmptyDirData: value.deleteEmptyDirData,
+        force: value.force,
+        ...numbersOf(value),
+        cleanHost: value.cleanHost,
+        allowLastWorker: value.allowLastWorker,
+        ungraceful: value.ungraceful,
+      };
+    },
+    { equal: (a, b) => JSON.stringify(a) === JSON.stringify(b) },
+  );
 
   /** The drain the options amount to, as the seed document writes it. */
   command(hostname: string): string {
@@ -65,9 +104,5 @@ export class RemoveNodeForm {
         ].filter(Boolean)
       : [];
     return [`oc adm drain ${hostname}`, ...flags].join(' ');
-  }
-
-  private numbers(): { gracePeriodSeconds: number; timeoutSeconds: number } {
-    return { gracePeriodSeconds: Number(this.gracePeriodSeconds().trim()), timeoutSeconds: Number(this.timeoutSeconds().trim()) };
   }
 }

@@ -1,4 +1,5 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input } from '@angular/core';
+import { ReactiveFormsModule } from '@angular/forms';
 import { Router, RouterLink } from '@angular/router';
 import { ErrorReporter, NodeRemovalStore, Notifications } from '@ccos/console/data-access';
 import {
@@ -28,7 +29,7 @@ const PREVIEW_SETTLE_MS = 400;
  */
 @Component({
   selector: 'ccos-remove-node-page',
-  imports: [ServerTextPipe, RouterLink, ButtonDirective, CheckListComponent, CheckboxFieldComponent, DataStateComponent, PageHeaderComponent, StatusBadgeComponent, TextFieldComponent],
+  imports: [ServerTextPipe, RouterLink, ButtonDirective, CheckListComponent, CheckboxFieldComponent, DataStateComponent, PageHeaderComponent, ReactiveFormsModule, StatusBadgeComponent, TextFieldComponent],
   providers: [NodeRemovalStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './remove-node.page.html',

@@ -1,4 +1,5 @@
-import { ChangeDetectionStrategy, Component, type ElementRef, booleanAttribute, computed, input, model, output, viewChild } from '@angular/core';
+import { ChangeDetectionStrategy, Component, type ElementRef, booleanAttribute, computed, forwardRef, input, model, output, viewChild } from '@angular/core';
+import { type ControlValueAccessor, NG_VALUE_ACCESSOR } from '@angular/forms';
 import { uniqueId } from '../unique-id';
 import { FIELD_STYLES } from './field.styles';
 
@@ -10,6 +11,7 @@ import { FIELD_STYLES } from './field.styles';
 @Component({
   selector: 'ccos-file-text-field',
   changeDetection: ChangeDetectionStrategy.OnPush,
+  providers: [{ provide: NG_VALUE_ACCESSOR, useExisting: forwardRef(() => FileTextFieldComponent), multi: true }],
   styles: [
     FIELD_STYLES,
     `
@@ -41,15 +43,15 @@ import { FIELD_STYLES } from './field.styles';
       [attr.aria-describedby]="describedBy()"
       autocomplete="off"
       spellcheck="false"
-      (input)="value.set(textOf($event))"
-      (blur)="blurred.emit()"
+      (input)="take(textOf($event))"
+      (blur)="left()"
     ></textarea>
     @if (error()) {
       <p class="error" [id]="errorId">{{ error() }}</p>
     }
   `,
 })
-export class FileTextFieldComponent {
+export class FileTextFieldComponent implements ControlValueAccessor {
   readonly label = input.required<string>();
   readonly chooseLabel = input.required<string>();
   readonly value = model('');
@@ -72,8 +74,34 @@ export class FileTextFieldComponent {
   private readonly file = viewChild.required<ElementRef<HTMLInputElement>>('file');
   private readonly control = viewChild.required<ElementRef<HTMLTextAreaElement>>('control');
 
+  private changed: (value: string) => void = () => undefined;
+  private touched: () => void = () => undefined;
+
   focus(): void {
     this.control().nativeElement.focus();
+  }
+
+  writeValue(value: string | null): void {
+    this.value.set(value ?? '');
+  }
+
+  registerOnChange(changed: (value: string) => void): void {
+    this.changed = changed;
+  }
+
+  registerOnTouched(touched: () => void): void {
+    this.touched = touched;
+  }
+
+  /** Typed or read from a file: the field's value, and its form control's when it has one. */
+  protected take(text: string): void {
+    this.value.set(text);
+    this.changed(text);
+  }
+
+  protected left(): void {
+    this.touched();
+    this.blurred.emit();
   }
 
   protected chooseFile(): void {
@@ -92,7 +120,7 @@ export class FileTextFieldComponent {
       this.fileRejected.emit({ name: chosen.name, size: chosen.size });
       return;
     }
-    this.value.set(await chosen.text());
+    this.take(await chosen.text());
     this.control().nativeElement.focus();
   }
 

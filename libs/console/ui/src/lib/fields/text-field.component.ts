@@ -1,15 +1,18 @@
-import { ChangeDetectionStrategy, Component, type ElementRef, booleanAttribute, computed, input, model, output, viewChild } from '@angular/core';
+import { ChangeDetectionStrategy, Component, type ElementRef, booleanAttribute, computed, forwardRef, input, model, output, signal, viewChild } from '@angular/core';
+import { type ControlValueAccessor, NG_VALUE_ACCESSOR } from '@angular/forms';
 import { uniqueId } from '../unique-id';
 import { FIELD_STYLES } from './field.styles';
 
 /**
  * A labelled text input or textarea with an optional hint and error. The error is tied to
  * the control with aria-describedby and marks it aria-invalid, so screen readers read it.
+ * Bind it with `[(value)]`, or as a control of an Angular form (`formControlName`).
  */
 @Component({
   selector: 'ccos-text-field',
   changeDetection: ChangeDetectionStrategy.OnPush,
   styles: FIELD_STYLES,
+  providers: [{ provide: NG_VALUE_ACCESSOR, useExisting: forwardRef(() => TextFieldComponent), multi: true }],
   template: `
     <label class="label" [for]="id">{{ label() }}@if (required()) {<span class="required" aria-hidden="true">*</span>}</label>
     @if (hint()) {
@@ -25,13 +28,13 @@ import { FIELD_STYLES } from './field.styles';
         [rows]="rows()"
         [value]="value()"
         [required]="required()"
-        [disabled]="disabled()"
+        [disabled]="isDisabled()"
         [attr.placeholder]="placeholder() || null"
         [attr.aria-invalid]="error() ? 'true' : null"
         [attr.aria-describedby]="describedBy()"
         spellcheck="false"
-        (input)="value.set(textOf($event))"
-        (blur)="blurred.emit()"
+        (input)="typed($event)"
+        (blur)="left()"
       ></textarea>
     } @else {
       <input
@@ -43,15 +46,15 @@ import { FIELD_STYLES } from './field.styles';
         [type]="type()"
         [value]="value()"
         [required]="required()"
-        [disabled]="disabled()"
+        [disabled]="isDisabled()"
         [attr.autocomplete]="autocomplete() || null"
         [attr.inputmode]="inputMode() || null"
         [attr.placeholder]="placeholder() || null"
         [attr.aria-invalid]="error() ? 'true' : null"
         [attr.aria-describedby]="describedBy()"
         [attr.spellcheck]="type() === 'text' ? 'false' : null"
-        (input)="value.set(textOf($event))"
-        (blur)="blurred.emit()"
+        (input)="typed($event)"
+        (blur)="left()"
       />
     }
     @if (error()) {
@@ -59,7 +62,7 @@ import { FIELD_STYLES } from './field.styles';
     }
   `,
 })
-export class TextFieldComponent {
+export class TextFieldComponent implements ControlValueAccessor {
   readonly label = input.required<string>();
   readonly value = model('');
   readonly type = input<'text' | 'password' | 'url' | 'email'>('text');
@@ -81,13 +84,40 @@ export class TextFieldComponent {
   protected readonly errorId = `${this.id}-error`;
   protected readonly describedBy = computed(() => [this.hint() ? this.hintId : '', this.error() ? this.errorId : ''].filter(Boolean).join(' ') || null);
   private readonly control = viewChild<ElementRef<HTMLInputElement | HTMLTextAreaElement>>('control');
+  private readonly disabledByForm = signal(false);
+  protected readonly isDisabled = computed(() => this.disabled() || this.disabledByForm());
+  private changed: (value: string) => void = () => undefined;
+  private touched: () => void = () => undefined;
+
+  writeValue(value: string | null): void {
+    this.value.set(value ?? '');
+  }
+
+  registerOnChange(changed: (value: string) => void): void {
+    this.changed = changed;
+  }
+
+  registerOnTouched(touched: () => void): void {
+    this.touched = touched;
+  }
+
+  setDisabledState(disabled: boolean): void {
+    this.disabledByForm.set(disabled);
+  }
 
   /** Moves keyboard focus here (a form does this for its first invalid field). */
   focus(): void {
     this.control()?.nativeElement.focus();
   }
 
-  protected textOf(event: Event): string {
-    return (event.target as HTMLInputElement | HTMLTextAreaElement).value;
+  protected typed(event: Event): void {
+    const text = (event.target as HTMLInputElement | HTMLTextAreaElement).value;
+    this.value.set(text);
+    this.changed(text);
+  }
+
+  protected left(): void {
+    this.touched();
+    this.blurred.emit();
   }
 }
