@@ -192,9 +192,9 @@ async function measureAll(sizes: readonly number[], serial: number, log: (line: 
   await stat(AGENT_EXECUTABLE).catch(() => {
     throw new RowUnavailable(`${AGENT_EXECUTABLE} is missing: npx nx run-many -t build -p api boot-worker`);
   });
-  let database: string | undefined;
+  const names: { database?: string } = {};
   // CPU-seconds by category (needs root and a cpuacct cgroup hierarchy; without them, no CPU figures).
-  const cpu = await startCpuAccounting(() => database).catch((error: unknown) => {
+  const cpu = await startCpuAccounting(() => names.database).catch((error: unknown) => {
     log(`scale-out: no CPU accounting (${error instanceof Error ? error.message : String(error)})`);
     return null;
   });
@@ -202,7 +202,7 @@ async function measureAll(sizes: readonly number[], serial: number, log: (line: 
     await cpu?.stop();
     throw error;
   });
-  database = world.api.database?.name;
+  names.database = world.api.database?.name;
   const rows: Row[] = [];
   try {
     const pid = await apiPid(world.api.port);

@@ -55,7 +55,7 @@ export function categoryOf(argv: readonly string[], parent: CpuCategory | undefi
   if (script === 'lab-daemon.cjs') {
     return 'lab-daemon';
   }
-  if (/apps\/api\/main\.js$/.test(second) || /dist\/apps\/api/.test(second)) {
+  if (argv.some((arg) => /dist\/apps\/api\/main\.js$/.test(arg))) {
     return 'api';
   }
   if (parent === 'sshd' || parent === 'ssh-commands') {
