@@ -22,6 +22,7 @@
 import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { CPU_CATEGORIES, CPU_CATEGORY_TEXT, type CpuAccounting, cpuDelta, startCpuAccounting } from './support/cpu-accounting';
 import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';
 // The world of the scale-out tests: kube-sim, lab hosts, the built API process (test support, not product code).
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -41,6 +42,8 @@ interface Row {
   readonly healthzMs: { readonly p50: number; readonly p99: number; readonly max: number; readonly samples: number };
   /** The API process's event-loop delay over the row (its own monitor, from /metrics). */
   readonly eventLoopMs: { readonly p99: number; readonly max: number };
+  /** CPU-seconds of this run's processes over the row, by category (null without a cpuacct cgroup). */
+  readonly cpu: ReturnType<typeof cpuDelta> | null;
 }
 
 const quantile = (values: number[], q: number): number => {
@@ -112,7 +115,8 @@ function readyNodes(world: ScaleOutWorld, names: ReadonlySet<string>): number {
   return nodes.filter((node) => names.has(node.metadata.name) && node.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True')).length;
 }
 
-async function measure(world: ScaleOutWorld, label: string, first: number, count: number, concurrency: number, pid: number): Promise<Row> {
+async function measure(world: ScaleOutWorld, label: string, first: number, count: number, concurrency: number, pid: number, cpu: CpuAccounting | null): Promise<Row> {
+  const cpuBefore = await cpu?.read();
   const hosts = world.lab.hosts.slice(first, first + count);
   const names = new Set(hosts.map((host) => host.hostname));
   const bytesBefore = await txBytes(world, hosts.map((host) => host.id));
@@ -141,6 +145,7 @@ async function measure(world: ScaleOutWorld, label: string, first: number, count
     await new Promise((wake) => setTimeout(wake, 100));
   }
   const wallMs = Date.now() - started;
+  const cpuAfter = await cpu?.read();
   clearInterval(sampler);
   const healthzTimes = await healthz.stop();
   const loop = await eventLoopDelay(world);
@@ -176,6 +181,7 @@ async function measure(world: ScaleOutWorld, label: string, first: number, count
     agentBytes,
     peakRssMb: peak,
     eventLoopMs: loop,
+    cpu: cpuBefore && cpuAfter ? cpuDelta(cpuBefore, cpuAfter) : null,
     healthzMs: { p50: quantile(healthzTimes, 0.5), p99: quantile(healthzTimes, 0.99), max: Math.max(...healthzTimes), samples: healthzTimes.length },
   };
 }
@@ -186,7 +192,17 @@ async function measureAll(sizes: readonly number[], serial: number, log: (line: 
   await stat(AGENT_EXECUTABLE).catch(() => {
     throw new RowUnavailable(`${AGENT_EXECUTABLE} is missing: npx nx run-many -t build -p api boot-worker`);
   });
-  const world = await startScaleOutWorld({ hosts: total, name: 'bench-scale-out', csrAutoApprove: true, apiEnv: { SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20', LOG_LEVEL: 'warn' } });
+  const names: { database?: string } = {};
+  // CPU-seconds by category (needs root and a cpuacct cgroup hierarchy; without them, no CPU figures).
+  const cpu = await startCpuAccounting(() => names.database).catch((error: unknown) => {
+    log(`scale-out: no CPU accounting (${error instanceof Error ? error.message : String(error)})`);
+    return null;
+  });
+  const world = await startScaleOutWorld({ hosts: total, name: 'bench-scale-out', csrAutoApprove: true, apiEnv: { SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20', LOG_LEVEL: 'warn' } }).catch(async (error: unknown) => {
+    await cpu?.stop();
+    throw error;
+  });
+  names.database = world.api.database?.name;
   const rows: Row[] = [];
   try {
     const pid = await apiPid(world.api.port);
@@ -195,16 +211,17 @@ async function measureAll(sizes: readonly number[], serial: number, log: (line: 
     }
     let next = 0;
     for (const size of sizes) {
-      rows.push(await measure(world, `${size} at once`, next, size, Math.min(size, cap), pid));
+      rows.push(await measure(world, `${size} at once`, next, size, Math.min(size, cap), pid, cpu));
       next += size;
       log(`scale-out: ${rows.at(-1)?.label} in ${((rows.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s`);
     }
     if (serial > 0) {
-      rows.push(await measure(world, `${serial} one after another`, next, serial, 1, pid));
+      rows.push(await measure(world, `${serial} one after another`, next, serial, 1, pid, cpu));
       log(`scale-out: ${rows.at(-1)?.label} in ${((rows.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s`);
     }
   } finally {
     await world.stop();
+    await cpu?.stop();
   }
   return rows;
 }
@@ -252,6 +269,15 @@ async function main(): Promise<void> {
   console.log(header.join(' | '));
   for (const row of rows) {
     console.log([row.label, (row.wallMs / 1000).toFixed(1), ...steps.map((step) => ((row.stepMedians[step] ?? Number.NaN) / 1000).toFixed(1)), (row.bytesToHosts / 2 ** 20).toFixed(0), (row.agentBytes / 2 ** 20).toFixed(0), row.peakRssMb.toFixed(0), `${row.healthzMs.p50.toFixed(0)} / ${row.healthzMs.p99.toFixed(0)} / ${row.healthzMs.max.toFixed(0)} (${row.healthzMs.samples})`, `${row.eventLoopMs.p99.toFixed(0)} / ${row.eventLoopMs.max.toFixed(0)}`].join(' | '));
+  }
+  if (rows.some((row) => row.cpu)) {
+    console.log('');
+    console.log(['CPU-s', ...rows.map((row) => row.label)].join(' | '));
+    for (const category of [...CPU_CATEGORIES, 'total'] as const) {
+      const text = category === 'total' ? 'total' : CPU_CATEGORY_TEXT[category];
+      console.log([text, ...rows.map((row) => (row.cpu ? row.cpu[category].toFixed(1) : '-'))].join(' | '));
+    }
+    console.log(['total per host', ...rows.map((row) => (row.cpu ? (row.cpu.total / row.hosts).toFixed(2) : '-'))].join(' | '));
   }
   const wall = (label: string) => rows.find((row) => row.label === label)?.wallMs ?? Number.NaN;
   const largest = Math.max(...sizes);
