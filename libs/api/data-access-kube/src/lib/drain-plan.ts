@@ -1,5 +1,6 @@
 import type { V1OwnerReference, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { bare, type CodedText, type Message, type MessageCode, message } from '@ccos/shared/messages';
+import type { Clock } from '@ccos/shared/util-timing';
 import { KubeApiError, type KubeClient } from './kube-client';
 import { listAll } from './informer';
 import { selectorMatches } from './label-selector';
@@ -36,6 +37,8 @@ export interface DrainOptions {
   disableEviction?: boolean;
   /** Cancels the drain (the node stays cordoned). */
   signal?: AbortSignal;
+  /** Paces the timeout, eviction retries and polls; tests pass a virtual one. Default: the process's clock. */
+  clock?: Clock;
 }
 
 /** Why a pod is evicted, skipped or refused (the deciding one of kubectl's filters). */

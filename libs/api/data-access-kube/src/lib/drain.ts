@@ -1,6 +1,6 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { V1Eviction } from '@kubernetes/client-node';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
+import { SystemClock } from '@ccos/shared/util-timing';
 import { cordonAndPlan, drainReport } from './drain-opening';
 import type { DrainOptions, DrainPlanPod } from './drain-plan';
 import { isStatus, KubeApiError, type KubeClient } from './kube-client';
@@ -183,7 +183,15 @@ export async function drainNode(client: KubeClient, node: string, options: Drain
   }
   const timeoutSeconds = options.timeoutSeconds ?? 0;
   const deadline = new AbortController();
-  const timer = timeoutSeconds > 0 ? setTimeout(() => deadline.abort(), timeoutSeconds * 1000) : undefined;
+  // The timer is the (injectable) clock's: a drain's timeout runs on virtual time in tests.
+  const finished = new AbortController();
+  if (timeoutSeconds > 0) {
+    void (options.clock ?? new SystemClock()).sleep(timeoutSeconds * 1000, finished.signal).then(() => {
+      if (!finished.signal.aborted) {
+        deadline.abort();
+      }
+    });
+  }
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   const stopped = (): DrainFailure | null => (options.signal?.aborted ? 'CANCELLED' : deadline.signal.aborted ? 'TIMEOUT' : null);
   const stoppedReason = (failure: DrainFailure): CodedText => (failure === 'CANCELLED' ? message('removal.drainCancelled') : message('drain.timedOut', { seconds: String(timeoutSeconds) }));
@@ -218,7 +226,7 @@ export async function drainNode(client: KubeClient, node: string, options: Drain
     }
     return finish({ ok: true, evicted: evictions.map((e) => e.entry.pod), skipped });
   } finally {
-    clearTimeout(timer);
+    finished.abort();
   }
 }
 
@@ -229,7 +237,8 @@ async function evictAndWait(client: KubeClient, eviction: Eviction, options: Dra
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const grace = options.gracePeriodSeconds ?? -1;
   const body: V1Eviction = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace }, deleteOptions: grace >= 0 ? { gracePeriodSeconds: grace } : {} };
-  const sleep = (ms: number): Promise<void> => delay(ms, undefined, { signal }).catch(() => undefined);
+  const clock = options.clock ?? new SystemClock();
+  const sleep = (ms: number): Promise<void> => clock.sleep(ms, signal);
   const gone = (): void => {
     eviction.state = 'gone';
     Object.assign(eviction, said(message('drain.deleted')));

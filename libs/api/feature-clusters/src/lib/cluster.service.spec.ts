@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, ClusterEntity, ClusterStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
@@ -27,15 +27,40 @@ describe('ClusterService.register: where credentials may go', () => {
   // Stands where a refused API server would be: it must never see a connection.
   let listener: Server;
   let port = 0;
-  let connections = 0;
   let counter = 0;
+  /** Remote ports of every connection the listener accepted, in order. */
+  const accepted: number[] = [];
+  /** The test's own probe connections (local ports), not counted as the service's. */
+  const probes = new Set<number>();
+  let acceptedChanged = (): void => undefined;
+  const connections = (): number => accepted.filter((remote) => !probes.has(remote)).length;
+  /**
+   * Resolves once the listener has accepted a probe connection of the test's own. The listener
+   * accepts in order, so a connection attempt made before the probe has been accepted by then.
+   */
+  const probed = async (): Promise<void> => {
+    const probe = connect({ port, host: '127.0.0.1' });
+    await new Promise<void>((resolve, reject) => probe.once('connect', resolve).once('error', reject));
+    const local = probe.localPort ?? 0;
+    probes.add(local);
+    await new Promise<void>((resolve) => {
+      acceptedChanged = () => {
+        if (accepted.includes(local)) {
+          resolve();
+        }
+      };
+      acceptedChanged();
+    });
+    probe.destroy();
+  };
 
   beforeAll(async () => {
     database = await createTestDatabase('ccos_clusters');
     dataSource = await openDatabase({ url: database.url });
     listener = createServer((socket) => {
-      connections++;
+      accepted.push(socket.remotePort ?? 0);
       socket.destroy();
+      acceptedChanged();
     });
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     const address = listener.address();
@@ -87,16 +112,16 @@ describe('ClusterService.register: where credentials may go', () => {
     ],
     ['a kubeconfig with proxy-url', { token: null, kubeconfig: kubeconfig('https://10.20.30.40:6443', ', proxy-url: "http://127.0.0.1:3128"') }, /input\.kubeconfig sets proxy-url/],
   ])('refuses %s as BAD_USER_INPUT, storing and contacting nothing', async (_what, overrides, message) => {
-    const before = { stored: await stored(), connections };
+    const before = { stored: await stored(), connections: connections() };
     const withPort = Object.fromEntries(Object.entries(overrides).map(([key, value]) => [key, typeof value === 'string' ? value.replace('PORT', String(port)) : value]));
     const error = await refusal(service().register(input(withPort)));
     expect(error.code).toBe('BAD_USER_INPUT');
     expect(error.message).toMatch(message);
     expect(error.message).not.toContain(TOKEN);
     expect(await stored()).toBe(before.stored);
-    // Let an (unwanted) connection attempt arrive before counting.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(connections).toBe(before.connections);
+    // Let an (unwanted) connection attempt arrive before counting: it would be accepted before the probe.
+    await probed();
+    expect(connections()).toBe(before.connections);
   });
 
   it('accepts each of them when told to: ALLOW_CLUSTER_ADDRESSES for addresses, allowInsecureTransport for transport', async () => {

@@ -162,10 +162,11 @@ describe('node inventory sync', () => {
     expect(await records()).toEqual([]);
   });
 
-  it('stops without waiting for a cluster whose API server never answers', async () => {
+  // A stop that waited for the cluster would never resolve: the test's own timeout is the bound.
+  it('stops without waiting for a cluster whose API server never answers', { timeout: 2000 }, async () => {
     watches.synced = () => new Promise(() => undefined);
     sync = new NodeInventorySync(store, watches, { list: async () => [{ id: clusterId }] }, pino({ level: 'silent' }));
     await sync.start();
-    await expect(Promise.race([sync.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('hung'), 2000))])).resolves.toBe('stopped');
+    await expect(sync.stop()).resolves.toBeUndefined();
   });
 });

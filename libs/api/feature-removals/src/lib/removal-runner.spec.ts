@@ -50,15 +50,12 @@ describe('removal runner: taking runs over', () => {
     });
     return id;
   };
-  const ended = async (id: string) => {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const run = await dataSource.getRepository(RemovalRunEntity).findOneByOrFail({ id });
-      if (run.status !== 'RUNNING') {
-        return run;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`run ${id} still running`);
+  /** The run's row once the runner that executes it has finished it (awaited, not polled). */
+  const ended = async (owner: RemovalRunner, id: string) => {
+    await owner.settled(id);
+    const run = await dataSource.getRepository(RemovalRunEntity).findOneByOrFail({ id });
+    expect(run.status, `run ${id} still running`).not.toBe('RUNNING');
+    return run;
   };
 
   beforeAll(async () => {
@@ -81,7 +78,7 @@ describe('removal runner: taking runs over', () => {
     const first = runner('api-0#300');
     expect(await first.adoptOrphans(true)).toBe(2);
     for (const id of [restarted, stale]) {
-      const run = await ended(id);
+      const run = await ended(first, id);
       expect(run).toMatchObject({ owner: 'api-0#300', status: 'FAILED' });
       expect(run.reason).toContain('cannot reach the cluster');
       expect((await store.get(run.nodeId)).status).toBe('DRAIN_FAILED');
@@ -94,7 +91,7 @@ describe('removal runner: taking runs over', () => {
     expect(await second.adoptOrphans(false)).toBe(0);
     await dataSource.getRepository(RemovalRunEntity).update(sameHostLater, { heartbeatAt: new Date(Date.now() - 60_000) });
     expect(await second.adoptOrphans(false)).toBe(1);
-    expect(await ended(sameHostLater)).toMatchObject({ owner: 'api-0#400' });
+    expect(await ended(second, sameHostLater)).toMatchObject({ owner: 'api-0#400' });
     await second.stop();
   });
 });

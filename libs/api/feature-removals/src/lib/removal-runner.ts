@@ -5,6 +5,7 @@ import { type RemovalPhase, nextRemovalPhase, removalCancellable } from '@ccos/s
 import type { AgentTokens, NodeStore, RemovalBlockingPod, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
 import { type DrainEvent, type DrainFailure, type DrainResult, deleteNode, drainDeadNode, drainNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
+import { type Clock, SystemClock } from '@ccos/shared/util-timing';
 import { cleanHost, stopKubelet } from './host-commands';
 import type { RemovalLog, RunEventWriter } from './removal-log';
 import type { ClusterAccess, CsrLeftovers, HostAccess } from './removal-ports';
@@ -20,6 +21,8 @@ export interface RemovalRunnerOptions {
   readonly evictionRetryMs?: number;
   /** Told how runs end and which evictions a PodDisruptionBudget refused (the metrics). */
   readonly observer?: RemovalObserver;
+  /** Paces heartbeats, sweeps, drain timeouts and eviction retries; tests pass a virtual one. Default: the process's clock. */
+  readonly clock?: Clock;
 }
 
 /** Told what removals did, for metrics; each fact by the one replica that executed it. */
@@ -96,7 +99,9 @@ export class RemovalRunner {
   private readonly log: Logger;
   private readonly heartbeatMs: number;
   private readonly staleAfterMs: number;
-  private sweepTimer: NodeJS.Timeout | null = null;
+  private readonly clock: Clock;
+  /** Ends the sweep loop and every run's heartbeat loop. */
+  private readonly stopped = new AbortController();
   private stopping = false;
 
   constructor(
@@ -114,14 +119,14 @@ export class RemovalRunner {
     this.identity = options.identity ?? `${hostname()}#${process.pid}`;
     this.heartbeatMs = options.heartbeatMs ?? 5000;
     this.staleAfterMs = options.staleAfterMs ?? 15_000;
+    this.clock = options.clock ?? new SystemClock();
     this.log = logger.child({ component: 'removal-runner' });
   }
 
   /** Resumes the runs a restart interrupted, then keeps looking for runs whose replica died. */
   async start(): Promise<number> {
     const resumed = await this.adoptOrphans(true);
-    this.sweepTimer = setInterval(() => void this.adoptOrphans(false).catch((error: unknown) => this.log.warn({ err: error }, 'could not look for abandoned removal runs')), this.heartbeatMs);
-    this.sweepTimer.unref();
+    void this.every(this.stopped.signal, () => this.adoptOrphans(false).catch((error: unknown) => this.log.warn({ err: error }, 'could not look for abandoned removal runs')));
     return resumed;
   }
 
@@ -136,9 +141,7 @@ export class RemovalRunner {
    */
   async stop(): Promise<number> {
     this.stopping = true;
-    if (this.sweepTimer) {
-      clearInterval(this.sweepTimer);
-    }
+    this.stopped.abort();
     for (const active of this.active.values()) {
       active.abort.abort();
     }
@@ -203,6 +206,17 @@ export class RemovalRunner {
     return claimed.length;
   }
 
+  /** Calls `task` every heartbeatMs on the clock until `signal` aborts. */
+  private async every(signal: AbortSignal, task: () => Promise<unknown>): Promise<void> {
+    for (;;) {
+      await this.clock.sleep(this.heartbeatMs, signal);
+      if (signal.aborted) {
+        return;
+      }
+      await task();
+    }
+  }
+
   private markCancelled(active: ActiveRun): void {
     if (active.cancelled || !removalCancellable(active.run.phase)) {
       return;
@@ -217,8 +231,8 @@ export class RemovalRunner {
 
   private async execute(active: ActiveRun, resumed: boolean): Promise<void> {
     const { writer } = active;
-    const heartbeat = setInterval(() => void this.beat(active), this.heartbeatMs);
-    heartbeat.unref();
+    const heartbeat = new AbortController();
+    void this.every(AbortSignal.any([heartbeat.signal, this.stopped.signal]), () => this.beat(active));
     try {
       if (resumed) {
         writer.add({ kind: 'RESUMED', message: message('removal.event.resumed', { owner: this.identity, phase: active.run.phase }) });
@@ -226,7 +240,7 @@ export class RemovalRunner {
         if (node.status !== 'REMOVING') {
           // Interrupted after the node got its final status: only the run is left to close.
           const status = node.status === 'REMOVED' ? 'SUCCEEDED' : 'FAILED';
-          await this.save(active, { status, phase: status === 'SUCCEEDED' ? 'DONE' : active.run.phase, ...runReason(node.statusReasonCoded ? { ...node.statusReasonCoded, message: node.statusReason ?? '' } : node.statusReason ?? message('node.isStatus', { status: node.status })), finishedAt: new Date() });
+          await this.save(active, { status, phase: status === 'SUCCEEDED' ? 'DONE' : active.run.phase, ...runReason(node.statusReasonCoded ? { ...node.statusReasonCoded, message: node.statusReason ?? '' } : node.statusReason ?? message('node.isStatus', { status: node.status })), finishedAt: new Date(this.clock.now()) });
           writer.add({ kind: 'FINISHED', message: message('removal.event.closed', { status: node.status }), detail: { status } });
           return;
         }
@@ -262,7 +276,7 @@ export class RemovalRunner {
         this.log.error({ err: failure, runId: active.run.id }, 'could not record the failed removal'),
       );
     } finally {
-      clearInterval(heartbeat);
+      heartbeat.abort();
       await writer.flush();
     }
   }
@@ -295,7 +309,7 @@ export class RemovalRunner {
     } catch (error) {
       return this.drainStopped(active, 'API_ERROR', message('removal.clusterUnreachable', { error: errorText(error) }), []);
     }
-    const elapsedSeconds = (Date.now() - run.startedAt.getTime()) / 1000;
+    const elapsedSeconds = (this.clock.now() - run.startedAt.getTime()) / 1000;
     // The timeout counts from the start of the run, also across a restart.
     const timeoutSeconds = options.timeoutSeconds > 0 ? Math.max(1, Math.ceil(options.timeoutSeconds - elapsedSeconds)) : 0;
     const onEvent = this.drainListener(active, options.ungraceful);
@@ -313,6 +327,7 @@ export class RemovalRunner {
             timeoutSeconds,
             retryIntervalMs: this.options.evictionRetryMs,
             signal,
+            clock: this.clock,
           },
           onEvent,
         ).finally(() => {
@@ -350,7 +365,7 @@ export class RemovalRunner {
           writer.add({ kind: 'POD_SKIPPED', pod: event.pod, message: { ...event.reasonCoded, message: event.reason } });
           break;
         case 'pod-blocked': {
-          active.blockedSince ??= Date.now();
+          active.blockedSince ??= this.clock.now();
           this.options.observer?.evictionRefused(active.run.clusterId);
           // The Eviction API is asked again every few seconds: record a block once per reason.
           const key = `${event.pdb ?? ''}|${event.message}|${event.detail ?? ''}`;
@@ -495,7 +510,7 @@ export class RemovalRunner {
     await this.nodes
       .transition(run.nodeId, 'REMOVAL_SUCCEEDED', message('removal.removedReuse', { reason: bare(reason) }), { ready: false })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked REMOVED'));
-    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', ...runReason(reason), finishedAt: new Date() });
+    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', ...runReason(reason), finishedAt: new Date(this.clock.now()) });
     active.writer.add({ kind: 'FINISHED', message: message('removal.event.removed', { node: run.nodeName }) });
   }
 
@@ -506,7 +521,7 @@ export class RemovalRunner {
     await this.nodes
       .transition(run.nodeId, 'DRAIN_FAILED', reason, { unschedulable: true })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked DRAIN_FAILED'));
-    await this.save(active, { status, ...runReason(reason), blocking, finishedAt: new Date() });
+    await this.save(active, { status, ...runReason(reason), blocking, finishedAt: new Date(this.clock.now()) });
     active.writer.add({ kind: 'FINISHED', message: message(status === 'CANCELLED' ? 'removal.event.cancelled' : 'removal.event.failed'), detail: { status } });
   }
 
