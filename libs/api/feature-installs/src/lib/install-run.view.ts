@@ -1,21 +1,19 @@
 import { isMessage } from '@ccos/shared/messages';
-import type { DataSource } from 'typeorm';
 import { summariseSteps } from '@ccos/shared/domain';
-import { InstallDiagnosticsEntity, type InstallRunEntity, InstallRunNotices, StepEventEntity } from '@ccos/api/data-access-db';
+import type { InstallRunEntity, InstallRunNotices, InstallRunStore, StepEventEntity } from '@ccos/api/data-access-db';
 import type { InstallRunType, StepEventType } from './install-run.type';
 
 /** Builds the GraphQL view of a run: its step summaries, its events in order, the service's notices and its diagnostics. */
 export class InstallRunView {
-  private readonly notices: InstallRunNotices;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.notices = new InstallRunNotices(dataSource);
-  }
+  constructor(
+    private readonly runs: InstallRunStore,
+    private readonly notices: InstallRunNotices,
+  ) {}
 
   async of(run: InstallRunEntity): Promise<InstallRunType> {
     const [events, diagnostics, notices] = await Promise.all([
-      this.dataSource.getRepository(StepEventEntity).find({ where: { runId: run.id }, order: { seq: 'ASC' } }),
-      this.dataSource.getRepository(InstallDiagnosticsEntity).findOne({ where: { runId: run.id }, select: { runId: true, size: true, uploadedAt: true } }),
+      this.runs.eventsOf(run.id),
+      this.runs.diagnosticsSummaryOf(run.id),
       this.notices.of(run.id),
     ]);
     const steps = summariseSteps(events.map((event) => ({ ...event, coded: event.messageCoded, at: event.occurredAt })));
