@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { type BatchPhase, nextBatchStep, verdictAllowsInstall } from '@ccos/shared/domain';
 import type { NodeBatchStore, NodeEntity } from '@ccos/api/data-access-db';
-import { type BatchProgressPayload, type EventBus, type InstallProgressPayload, type NodeChangedPayload, TOPICS } from '@ccos/api/util-graphql';
+import { type BatchProgressPayload, type EventBus, type InstallProgressPayload, TOPICS, followNodeChanges } from '@ccos/api/util-graphql';
 import type { InstallService } from './install.service';
 
 /** A pass over every open batch, in case a node change was missed (a NOTIFY lost while reconnecting). */
@@ -177,24 +177,25 @@ export class BatchInstaller {
     if (this.watched.has(clusterId) || this.stopped) {
       return;
     }
-    const iterator = (this.bus.subscribe(TOPICS.NODE_CHANGED, clusterId) as AsyncIterable<NodeChangedPayload>)[Symbol.asyncIterator]();
-    this.watched.set(clusterId, iterator);
-    void (async () => {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done || this.stopped) {
-          return;
-        }
-        const node = await this.batches.placeOf(next.value.nodeId).catch(() => null);
+    const iterator = followNodeChanges(
+      this.bus,
+      clusterId,
+      async (change) => {
+        const node = await this.batches.placeOf(change.nodeId).catch(() => null);
         if (node?.batchId && node.batchPhase && node.batchPhase !== 'ADDED') {
           void this.kick(node.batchId);
         } else if (node?.batchId) {
           this.publish(node.batchId);
         }
-      }
-    })().catch((error: unknown) => {
-      this.watched.delete(clusterId);
-      this.logger.warn({ err: error, clusterId }, 'stopped following node changes for batches');
-    });
+      },
+      {
+        stopped: () => this.stopped,
+        failed: (error) => {
+          this.watched.delete(clusterId);
+          this.logger.warn({ err: error, clusterId }, 'stopped following node changes for batches');
+        },
+      },
+    );
+    this.watched.set(clusterId, iterator);
   }
 }
