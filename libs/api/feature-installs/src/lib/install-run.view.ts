@@ -1,6 +1,7 @@
 import { isMessage } from '@ccos/shared/messages';
 import { summariseSteps } from '@ccos/shared/domain';
 import type { InstallRunEntity, InstallRunNotices, InstallRunStore, StepEventEntity } from '@ccos/api/data-access-db';
+import { type CodedFields, codedFields } from '@ccos/api/util-graphql';
 import type { InstallRunType, StepEventType } from './install-run.type';
 
 /** Builds the GraphQL view of a run: its step summaries, its events in order, the service's notices and its diagnostics. */
@@ -24,8 +25,7 @@ export class InstallRunView {
       startStep: run.startStep,
       failedStep: run.failedStep,
       reason: run.reason,
-      reasonCode: run.reasonCoded?.code ?? null,
-      reasonParams: run.reasonCoded?.params ?? null,
+      ...codedFields('reason', run.reasonCoded),
       requestedBy: run.requestedBy,
       agentChannel: run.agentChannel,
       startedAt: run.startedAt,
@@ -35,7 +35,7 @@ export class InstallRunView {
       bootstrapIdentity: run.bootstrapIdentity,
       bootstrapIdentityRevokedAt: run.bootstrapIdentityRevokedAt,
       notices: notices.map(({ kind, subject, message, detail, count, firstAt, lastAt }) => ({ kind, subject, message, ...codedNotice(detail), count, firstAt, lastAt })),
-      steps: steps.map(({ step, state, progress, message, coded, startedAt, finishedAt }) => ({ step, status: state, progress, message, messageCode: coded?.code ?? null, messageParams: coded?.params ?? null, startedAt, finishedAt })),
+      steps: steps.map(({ step, state, progress, message, coded, startedAt, finishedAt }) => ({ step, status: state, progress, message, ...codedFields('message', coded), startedAt, finishedAt })),
       events: events.map(toStepEventType),
       diagnostics: diagnostics ? { size: diagnostics.size, uploadedAt: diagnostics.uploadedAt, url: `/api/install-runs/${run.id}/diagnostics.tar.gz` } : null,
     };
@@ -49,15 +49,14 @@ export function toStepEventType(event: StepEventEntity): StepEventType {
     status: event.status,
     progress: event.progress,
     message: event.message,
-    messageCode: event.messageCoded?.code ?? null,
-    messageParams: event.messageCoded?.params ?? null,
+    ...codedFields('message', event.messageCoded),
     detail: event.detail,
     occurredAt: event.occurredAt,
   };
 }
 
 /** A notice's text by its code, kept in its detail (notices raised before texts were coded have none). */
-function codedNotice(detail: Record<string, unknown> | null): { messageCode: string | null; messageParams: Record<string, unknown> | null } {
+function codedNotice(detail: Record<string, unknown> | null): CodedFields<'message'> {
   const coded = detail?.['messageCoded'];
-  return isMessage(coded) ? { messageCode: coded.code, messageParams: { ...coded.params } } : { messageCode: null, messageParams: null };
+  return codedFields('message', isMessage(coded) ? coded : null);
 }
