@@ -99,8 +99,6 @@ export default [
     // Persistence has one home, libs/api/data-access-db: features take its stores (one per aggregate,
     // named queries), never TypeORM or the Postgres driver, not even for a type.
     files: ['libs/api/feature-*/**/*.ts'],
-    // TODO(issue 17): feature-nodes (and feature-installs, split from it) still reach TypeORM directly.
-    ignores: ['libs/api/feature-nodes/**', 'libs/api/feature-installs/**'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: ['typeorm', 'pg'].map((name) => ({ name, message: 'features do not touch the database: add a named query to a store in libs/api/data-access-db and use it.' })),
@@ -112,8 +110,7 @@ export default [
     // … nor write SQL or reach for a repository, a query builder or a transaction. Specs and test
     // fixtures may still seed and read rows through the database they opened.
     files: ['libs/api/feature-*/**/*.ts'],
-    // TODO(issue 17): feature-nodes (and feature-installs, split from it) still query directly.
-    ignores: ['libs/api/feature-nodes/**', 'libs/api/feature-installs/**', '**/*.spec.ts', '**/testing/**'],
+    ignores: ['**/*.spec.ts', '**/testing/**'],
     rules: {
       'no-restricted-syntax': ['error',
         {

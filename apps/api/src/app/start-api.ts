@@ -170,8 +170,10 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const cluster = clusterProbeFrom(connections, certificates.service);
     let listeningPort = config.port;
     const installs = createInstallFeature({
-      dataSource,
+      runs: stores.installRuns,
+      notices: stores.installRunNotices,
       nodes: nodeStore,
+      batches: stores.nodeBatches,
       tokens: agentTokens,
       connections,
       cluster,
@@ -199,8 +201,10 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       observer: metrics.domain.installObserver,
     });
     const nodes = createNodeFeature({
-      dataSource,
+      clusterRecords: stores.clusters,
       nodes: nodeStore,
+      batches: stores.nodeBatches,
+      runs: stores.installRuns,
       secrets,
       ssh: sshPool,
       agent,

@@ -20,6 +20,8 @@ export * from './lib/embedded-database';
 export * from './lib/audit-log';
 export * from './lib/node.store';
 export * from './lib/node-group.store';
+export * from './lib/node-batch.store';
+export * from './lib/install-run.store';
 export * from './lib/removal-run.store';
 export * from './lib/cluster.store';
 export * from './lib/csr-decision.store';

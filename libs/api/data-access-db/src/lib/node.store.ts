@@ -1,9 +1,17 @@
 import { bare, type CodedText } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
-import { type DataSource, type EntityManager, In, type Repository } from 'typeorm';
+import { type DataSource, In, Not, type Repository } from 'typeorm';
 import { type NodeEvent, NotFoundError, PreconditionError, everJoinedAfter, transition } from '@ccos/shared/domain';
+import { InstallRunEntity } from './entities/install-run.entity';
+import { NodeBatchEntity } from './entities/node-batch.entity';
 import { NodeEntity } from './entities/node.entity';
 import { entityChanges } from './entity-changes';
+
+/** A node batch as `createMany` stores it, in the transaction of its hosts. */
+export type NewNodeBatch = Pick<NodeBatchEntity, 'id' | 'clusterId' | 'createdBy' | 'source' | 'concurrency'>;
+
+/** The fields of a cluster's live record the bulk add checks its rows against. */
+export type NodeListing = Pick<NodeEntity, 'id' | 'hostname' | 'ip' | 'status' | 'origin'>;
 
 /** A status reason: a coded message (the catalogue's English text is stored beside its code), or plain text. */
 export type ReasonText = string | CodedText;
@@ -41,14 +49,6 @@ export class NodeStore {
     this.nodes = dataSource.getRepository(NodeEntity);
   }
 
-  /**
-   * The raw TypeORM repository. Only feature-nodes still reads through it (issue 17: its
-   * queries move into named methods here); no other feature may.
-   */
-  get repository(): Repository<NodeEntity> {
-    return this.nodes;
-  }
-
   /** The node, or null when there is none with that id. */
   find(id: string): Promise<NodeEntity | null> {
     return isUuid(id) ? this.nodes.findOneBy({ id }) : Promise.resolve(null);
@@ -63,6 +63,67 @@ export class NodeStore {
   /** The cluster's node with this providerID (cluster-autoscaler's name for it), or null. */
   findByProviderId(clusterId: string, providerId: string): Promise<NodeEntity | null> {
     return this.nodes.findOneBy({ clusterId, providerId });
+  }
+
+  /** The cluster's nodes (removed ones too), by hostname, then oldest first. */
+  listOf(clusterId: string): Promise<NodeEntity[]> {
+    return this.nodes.find({ where: { clusterId }, order: { hostname: 'ASC', createdAt: 'ASC' } });
+  }
+
+  /** Every node in `status` (a restart resumes the ADDING ones). */
+  withStatus(status: NodeEntity['status']): Promise<NodeEntity[]> {
+    return this.nodes.findBy({ status });
+  }
+
+  /** The cluster's records that are not REMOVED; only those `named`, when given. */
+  activeOf(clusterId: string, named: readonly string[] | null = null): Promise<NodeEntity[]> {
+    return this.nodes.find({
+      where: named ? named.map((hostname) => ({ clusterId, hostname, status: Not('REMOVED' as const) })) : { clusterId, status: Not('REMOVED' as const) },
+    });
+  }
+
+  /** `activeOf` the whole cluster, only the fields that tell whether a new host clashes with one. */
+  listingOf(clusterId: string): Promise<NodeListing[]> {
+    return this.nodes.find({ where: { clusterId, status: Not('REMOVED') }, select: { id: true, hostname: true, ip: true, status: true, origin: true } });
+  }
+
+  /** A record of the cluster, not REMOVED and not `except`, with this hostname or this IP; null when none. */
+  clashOf(clusterId: string, hostname: string, ip: string, except?: string): Promise<NodeEntity | null> {
+    const query = this.nodes
+      .createQueryBuilder('node')
+      .where('node.cluster_id = :clusterId AND node.status <> :removed', { clusterId, removed: 'REMOVED' })
+      .andWhere('(node.hostname = :hostname OR node.ip = :ip)', { hostname, ip });
+    return (except ? query.andWhere('node.id <> :superseded', { superseded: except }) : query).getOne();
+  }
+
+  /** The cluster's JOINED record of a Node found there (origin DISCOVERED) with this hostname, or null. */
+  discoveredNamed(clusterId: string, hostname: string): Promise<NodeEntity | null> {
+    return this.nodes.findOneBy({ clusterId, hostname, status: 'JOINED', origin: 'DISCOVERED' });
+  }
+
+  /**
+   * A REMOVED record that once joined, of the machine with this machine-id, other than `nodeId`
+   * and not the record `nodeId` succeeds (that one is the host's own earlier membership in a
+   * node group, ended by a completed scale-down); null when none.
+   */
+  removedMachine(machineId: string, nodeId: string): Promise<NodeEntity | null> {
+    return this.nodes
+      .createQueryBuilder('node')
+      .where("node.status = 'REMOVED' AND node.ever_joined AND node.facts->>'machineId' = :machineId AND node.id <> :id AND node.successor_node_id IS DISTINCT FROM :id", { machineId, id: nodeId })
+      .getOne();
+  }
+
+  /** Whether the node has had any install run. */
+  async hasInstallRuns(nodeId: string): Promise<boolean> {
+    return (await this.nodes.manager.count(InstallRunEntity, { where: { nodeId } })) > 0;
+  }
+
+  /** Nodes by cluster and status, removed ones left out (the metrics; every replica reads the same). */
+  async countByStatus(): Promise<Array<{ clusterId: string; status: string; count: number }>> {
+    const rows: Array<{ cluster_id: string; status: string; count: string }> = await this.nodes.query(
+      `SELECT cluster_id, status, count(*) AS count FROM nodes WHERE status <> 'REMOVED' GROUP BY cluster_id, status`,
+    );
+    return rows.map((row) => ({ clusterId: row.cluster_id, status: row.status, count: Number(row.count) }));
   }
 
   async get(id: string): Promise<NodeEntity> {
@@ -80,19 +141,21 @@ export class NodeStore {
   }
 
   /**
-   * Creates several nodes in one transaction (all or none), after `before` ran in it (the
-   * batch record they point to), and tells subscribers. `supersede` names DISCOVERED records
+   * Creates several nodes in one transaction (all or none), after `batch` (the batch record they
+   * point to, when given) is inserted in it, and tells subscribers. `supersede` names DISCOVERED records
    * (Nodes found in the cluster) whose names the new nodes take: in the same transaction they
    * become REMOVED through HOST_ADDED_AGAIN, so no moment has both or neither.
    */
   async createMany(
     rows: ReadonlyArray<NodeFields & Pick<NodeEntity, 'clusterId' | 'hostname' | 'status'>>,
-    before: (manager: EntityManager) => Promise<void> = async () => undefined,
+    batch: NewNodeBatch | null = null,
     supersede: { readonly ids: readonly string[]; readonly reason: string } = { ids: [], reason: '' },
   ): Promise<NodeEntity[]> {
     const rule = transition('JOINED', 'HOST_ADDED_AGAIN');
     const { created, superseded } = await this.nodes.manager.transaction(async (manager) => {
-      await before(manager);
+      if (batch) {
+        await manager.getRepository(NodeBatchEntity).insert(batch);
+      }
       const repository = manager.getRepository(NodeEntity);
       const gone: NodeEntity[] = [];
       for (const id of supersede.ids) {

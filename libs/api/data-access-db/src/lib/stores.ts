@@ -4,7 +4,9 @@ import { ClusterStore } from './cluster.store';
 import { CsrDecisionStore } from './csr-decision.store';
 import { CsrInventory } from './csr-inventory';
 import { InstallRunNotices } from './install-run-notices';
+import { InstallRunStore } from './install-run.store';
 import { type LoginLimitStore, loginLimitStore } from './login-limit.store';
+import { NodeBatchStore } from './node-batch.store';
 import { NodeGroupStore } from './node-group.store';
 import { type NodeChangeListener, NodeStore } from './node.store';
 import { RemovalRunStore } from './removal-run.store';
@@ -19,6 +21,8 @@ export interface Stores {
   readonly loginLimits: LoginLimitStore;
   readonly clusters: ClusterStore;
   readonly nodes: NodeStore;
+  readonly nodeBatches: NodeBatchStore;
+  readonly installRuns: InstallRunStore;
   readonly agentTokens: AgentTokens;
   readonly installRunNotices: InstallRunNotices;
   readonly csrDecisions: CsrDecisionStore;
@@ -36,6 +40,8 @@ export function createStores(dataSource: DataSource, options: { readonly onNodeC
     loginLimits: loginLimitStore(dataSource),
     clusters: new ClusterStore(dataSource),
     nodes: new NodeStore(dataSource, options.onNodeChanged),
+    nodeBatches: new NodeBatchStore(dataSource),
+    installRuns: new InstallRunStore(dataSource),
     agentTokens: new AgentTokens(dataSource),
     installRunNotices: new InstallRunNotices(dataSource),
     csrDecisions: new CsrDecisionStore(dataSource),

@@ -18,7 +18,7 @@ import {
   type NodeStore,
   isUuid,
 } from '@ccos/api/data-access-db';
-import { type AutoscalingActivityPayload, BadUserInputError, type EventBus, FieldConflictError, NotFoundError, type NodeChangedPayload, TOPICS } from '@ccos/api/util-graphql';
+import { type AutoscalingActivityPayload, BadUserInputError, type EventBus, FieldConflictError, NotFoundError, TOPICS, followNodeChanges } from '@ccos/api/util-graphql';
 import type { AutoscalingObserver, AutoscalingPorts, SpareHost } from './autoscaling-ports';
 
 /** The actor of decisions cluster-autoscaler asked for (over gRPC, authenticated by its client certificate). */
@@ -560,20 +560,19 @@ export class NodeGroupService {
     if (this.watched.has(clusterId) || this.stopped) {
       return;
     }
-    const iterator = (this.events.subscribe(TOPICS.NODE_CHANGED, clusterId) as AsyncIterable<NodeChangedPayload>)[Symbol.asyncIterator]();
+    const iterator = followNodeChanges(
+      this.events,
+      clusterId,
+      (change) => this.reconcileNode(change.nodeId).catch((error: unknown) => this.logger.warn({ err: error, nodeId: change.nodeId }, 'could not follow a node group member')),
+      {
+        stopped: () => this.stopped,
+        failed: (error) => {
+          this.watched.delete(clusterId);
+          this.logger.warn({ err: error, clusterId }, 'stopped following node changes for node groups');
+        },
+      },
+    );
     this.watched.set(clusterId, iterator);
-    void (async () => {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done || this.stopped) {
-          return;
-        }
-        await this.reconcileNode(next.value.nodeId).catch((error: unknown) => this.logger.warn({ err: error, nodeId: next.value.nodeId }, 'could not follow a node group member'));
-      }
-    })().catch((error: unknown) => {
-      this.watched.delete(clusterId);
-      this.logger.warn({ err: error, clusterId }, 'stopped following node changes for node groups');
-    });
   }
 }
 

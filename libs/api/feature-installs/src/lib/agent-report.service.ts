@@ -1,8 +1,7 @@
 import { bare, isMessageCode, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import type { DataSource, Repository } from 'typeorm';
 import { describeStep } from '@ccos/shared/domain';
-import { type AgentTokens, type InstallRunEntity, type NodeStore, InstallRunEntity as InstallRunTable, StepEventEntity, entityChanges, reasonFields } from '@ccos/api/data-access-db';
+import { type AgentTokens, type InstallRunEntity, type InstallRunStore, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import { type InstallObserver, UNOBSERVED_INSTALLS, failureCodeOf } from './install-metrics';
@@ -15,11 +14,8 @@ import { type AgentRunType, MAX_STEP_EVENTS_PER_RUN, type ReportStepInput, type 
  * START_KUBELET SUCCEEDED (the Node is Ready), and the node's status follows.
  */
 export class AgentReportService {
-  private readonly events: Repository<StepEventEntity>;
-  private readonly runs: Repository<InstallRunEntity>;
-
   constructor(
-    dataSource: DataSource,
+    private readonly runs: InstallRunStore,
     private readonly tokens: AgentTokens,
     private readonly nodes: NodeStore,
     private readonly installs: InstallService,
@@ -27,10 +23,7 @@ export class AgentReportService {
     private readonly bus: EventBus,
     private readonly logger: Logger,
     private readonly observer: InstallObserver = UNOBSERVED_INSTALLS,
-  ) {
-    this.events = dataSource.getRepository(StepEventEntity);
-    this.runs = dataSource.getRepository(InstallRunTable);
-  }
+  ) {}
 
   async authenticate(token: string | null, runId?: string): Promise<InstallRunEntity> {
     const run = await this.tokens.authenticate(token);
@@ -46,31 +39,21 @@ export class AgentReportService {
   async report(token: string | null, input: ReportStepInput): Promise<ReportStepResultType> {
     const run = await this.authenticate(token, input.runId);
     await this.checkEventLimit(run, input);
-    const inserted = await this.events
-      .createQueryBuilder()
-      .insert()
-      .into(StepEventEntity)
-      .values(
-        entityChanges<StepEventEntity>({
-          runId: run.id,
-          seq: input.seq,
-          step: input.step,
-          status: input.status,
-          progress: input.progress ?? null,
-          message: input.message ?? null,
-          messageCoded: eventMessageOf(input),
-          detail: input.detail ?? null,
-          occurredAt: input.occurredAt,
-        }),
-      )
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    const duplicate = (inserted.raw as unknown[]).length === 0;
+    const duplicate = !(await this.runs.appendEvent({
+      runId: run.id,
+      seq: input.seq,
+      step: input.step,
+      status: input.status,
+      progress: input.progress ?? null,
+      message: input.message ?? null,
+      messageCoded: eventMessageOf(input),
+      detail: input.detail ?? null,
+      occurredAt: input.occurredAt,
+    }));
     if (!duplicate) {
       // A metric that cannot be read must not keep the event from moving the run along.
       await this.observeStored(run, input).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'could not time the step event for the metrics'));
-      await this.runs.update(run.id, { lastEventAt: new Date() });
+      await this.runs.heardFrom(run.id, new Date());
       const payload: InstallProgressPayload = { nodeId: run.nodeId, runId: run.id, seq: input.seq, step: input.step, status: input.status, runStatus: null };
       this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
       await this.follow(run, input).catch((error: unknown) => {
@@ -115,8 +98,8 @@ export class AgentReportService {
    */
   private async checkEventLimit(run: InstallRunEntity, input: ReportStepInput): Promise<void> {
     const limit = input.status === 'PROGRESS' ? MAX_STEP_EVENTS_PER_RUN : MAX_STEP_EVENTS_PER_RUN + STEP_EVENT_RESERVE;
-    const stored = await this.events.countBy({ runId: run.id });
-    if (stored < limit || (await this.events.existsBy({ runId: run.id, seq: input.seq }))) {
+    const stored = await this.runs.eventCount(run.id);
+    if (stored < limit || (await this.runs.hasEvent(run.id, input.seq))) {
       return;
     }
     throw new AppError(
@@ -136,15 +119,9 @@ export class AgentReportService {
     if (input.status !== 'SUCCEEDED' && input.status !== 'FAILED') {
       return;
     }
-    const started = await this.events
-      .createQueryBuilder('event')
-      .select('event.occurredAt', 'occurredAt')
-      .where('event.runId = :runId AND event.step = :step AND event.status = :started AND event.seq < :seq', { runId: run.id, step: input.step, started: 'STARTED', seq: input.seq })
-      .orderBy('event.seq', 'DESC')
-      .limit(1)
-      .getRawOne<{ occurredAt: Date }>();
+    const started = await this.runs.startedBefore(run.id, input.step, input.seq);
     if (started) {
-      this.observer.stepFinished(input.step, input.status, Math.max(0, (new Date(input.occurredAt).getTime() - new Date(started.occurredAt).getTime()) / 1000));
+      this.observer.stepFinished(input.step, input.status, Math.max(0, (new Date(input.occurredAt).getTime() - started.getTime()) / 1000));
     }
   }
 

@@ -1,9 +1,7 @@
 import type { Logger } from 'pino';
-import type { DataSource, Repository } from 'typeorm';
-import { In } from 'typeorm';
 import { type BatchPhase, nextBatchStep, verdictAllowsInstall } from '@ccos/shared/domain';
-import { NodeBatchEntity, type NodeEntity, type NodeStore } from '@ccos/api/data-access-db';
-import { type BatchProgressPayload, type EventBus, type InstallProgressPayload, type NodeChangedPayload, TOPICS } from '@ccos/api/util-graphql';
+import type { NodeBatchStore, NodeEntity } from '@ccos/api/data-access-db';
+import { type BatchProgressPayload, type EventBus, type InstallProgressPayload, TOPICS, followNodeChanges } from '@ccos/api/util-graphql';
 import type { InstallService } from './install.service';
 
 /** A pass over every open batch, in case a node change was missed (a NOTIFY lost while reconnecting). */
@@ -16,7 +14,6 @@ const SAFETY_SWEEP_MS = 15_000;
  * each node, so after a restart it goes on where it was.
  */
 export class BatchInstaller {
-  private readonly batches: Repository<NodeBatchEntity>;
   /** One pass at a time per batch; a request during a pass runs one more pass after it. */
   private readonly passes = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
@@ -26,14 +23,11 @@ export class BatchInstaller {
   private stopped = false;
 
   constructor(
-    dataSource: DataSource,
-    private readonly nodes: NodeStore,
+    private readonly batches: NodeBatchStore,
     private readonly installs: InstallService,
     private readonly bus: EventBus,
     private readonly logger: Logger,
-  ) {
-    this.batches = dataSource.getRepository(NodeBatchEntity);
-  }
+  ) {}
 
   /** Picks up the batches that were installing when the service stopped. */
   async start(): Promise<number> {
@@ -83,12 +77,12 @@ export class BatchInstaller {
   }
 
   private async pass(batchId: string): Promise<void> {
-    const batch = await this.batches.findOneBy({ id: batchId });
+    const batch = await this.batches.find(batchId);
     if (!batch) {
       return;
     }
     this.watch(batch.clusterId);
-    const hosts = await this.nodes.repository.find({ where: { batchId }, order: { batchPosition: 'ASC' } });
+    const hosts = await this.batches.hostsOf(batchId);
     let active = hosts.filter((host) => host.batchPhase === 'ACTIVE').length;
     const waiting: Array<{ host: NodeEntity; via: 'install' | 'retry' }> = [];
     const actor = batch.installRequestedBy ?? batch.createdBy;
@@ -125,8 +119,7 @@ export class BatchInstaller {
 
   /** Step milestones of the batch's installing hosts feed its progress too. */
   private async followActive(batchId: string): Promise<void> {
-    const active = await this.nodes.repository.find({ where: { batchId, batchPhase: 'ACTIVE' }, select: { id: true } });
-    const ids = new Set(active.map((node) => node.id));
+    const ids = new Set(await this.batches.hostIdsOf(batchId, 'ACTIVE'));
     for (const [nodeId, followed] of this.steps) {
       if (followed.batchId === batchId && !ids.has(nodeId)) {
         this.steps.delete(nodeId);
@@ -167,13 +160,7 @@ export class BatchInstaller {
 
   /** Compare-and-set of a host's phase, so two passes (or replicas) never both move it. */
   private async setPhase(host: NodeEntity, from: BatchPhase, to: BatchPhase): Promise<boolean> {
-    const result = await this.nodes.repository
-      .createQueryBuilder()
-      .update()
-      .set({ batchPhase: to })
-      .where('id = :id AND batch_phase = :from', { id: host.id, from })
-      .execute();
-    return result.affected === 1;
+    return this.batches.setPhase(host.id, from, to);
   }
 
   private publish(batchId: string): void {
@@ -181,9 +168,8 @@ export class BatchInstaller {
     this.bus.publish(TOPICS.BATCH_PROGRESS, batchId, payload);
   }
 
-  private async openBatchIds(): Promise<string[]> {
-    const rows = await this.nodes.repository.find({ where: { batchPhase: In(['QUEUED', 'ACTIVE', 'HELD']) }, select: { batchId: true } });
-    return [...new Set(rows.flatMap((row) => (row.batchId ? [row.batchId] : [])))];
+  private openBatchIds(): Promise<string[]> {
+    return this.batches.openIds();
   }
 
   /** Follows the cluster's node changes: a change of a batch host runs a pass of its batch. */
@@ -191,24 +177,25 @@ export class BatchInstaller {
     if (this.watched.has(clusterId) || this.stopped) {
       return;
     }
-    const iterator = (this.bus.subscribe(TOPICS.NODE_CHANGED, clusterId) as AsyncIterable<NodeChangedPayload>)[Symbol.asyncIterator]();
-    this.watched.set(clusterId, iterator);
-    void (async () => {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done || this.stopped) {
-          return;
-        }
-        const node = await this.nodes.repository.findOne({ where: { id: next.value.nodeId }, select: { id: true, batchId: true, batchPhase: true } }).catch(() => null);
+    const iterator = followNodeChanges(
+      this.bus,
+      clusterId,
+      async (change) => {
+        const node = await this.batches.placeOf(change.nodeId).catch(() => null);
         if (node?.batchId && node.batchPhase && node.batchPhase !== 'ADDED') {
           void this.kick(node.batchId);
         } else if (node?.batchId) {
           this.publish(node.batchId);
         }
-      }
-    })().catch((error: unknown) => {
-      this.watched.delete(clusterId);
-      this.logger.warn({ err: error, clusterId }, 'stopped following node changes for batches');
-    });
+      },
+      {
+        stopped: () => this.stopped,
+        failed: (error) => {
+          this.watched.delete(clusterId);
+          this.logger.warn({ err: error, clusterId }, 'stopped following node changes for batches');
+        },
+      },
+    );
+    this.watched.set(clusterId, iterator);
   }
 }

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Response } from 'express';
-import type { DataSource } from 'typeorm';
-import { type AgentTokens, InstallDiagnosticsEntity, InstallRunEntity, isUuid } from '@ccos/api/data-access-db';
+import type { AgentTokens, InstallRunEntity, InstallRunStore } from '@ccos/api/data-access-db';
 import { bearerToken } from '@ccos/api/util-graphql';
 import { roleAllows, type Role } from '@ccos/shared/domain';
 
@@ -55,9 +54,8 @@ function tooLarge(size: number | null): string {
  * The upload checks the token and the declared size before it reads a byte of the body, and
  * reads at most {@link MAX_DIAGNOSTICS_BYTES}: an anonymous or oversized upload costs nothing.
  */
-export function diagnosticsRoutes(dataSource: DataSource, tokens: AgentTokens, sessionRole: SessionRole, onUploaded: (run: InstallRunEntity) => void): Router {
+export function diagnosticsRoutes(runs: InstallRunStore, tokens: AgentTokens, sessionRole: SessionRole, onUploaded: (run: InstallRunEntity) => void): Router {
   const router = Router();
-  const bundles = dataSource.getRepository(InstallDiagnosticsEntity);
 
   router.post('/agent/diagnostics', async (req, res) => {
     const run = await tokens.authenticate(bearerToken(req.headers.authorization));
@@ -84,7 +82,7 @@ export function diagnosticsRoutes(dataSource: DataSource, tokens: AgentTokens, s
       res.status(400).json({ error: 'the diagnostics bundle must be a gzip file (tar.gz)' });
       return;
     }
-    await bundles.upsert({ runId: run.id, content, size: content.length, uploadedAt: new Date() }, ['runId']);
+    await runs.saveDiagnostics(run.id, content, new Date());
     onUploaded(run);
     res.status(204).end();
   });
@@ -100,12 +98,12 @@ export function diagnosticsRoutes(dataSource: DataSource, tokens: AgentTokens, s
       return;
     }
     const id = String(req.params['id']);
-    const bundle = isUuid(id) ? await bundles.findOneBy({ runId: id }) : null;
+    const bundle = await runs.diagnosticsOf(id);
     if (!bundle) {
       res.status(404).json({ error: `no diagnostics for install run ${id}` });
       return;
     }
-    const run = await dataSource.getRepository(InstallRunEntity).findOneBy({ id });
+    const run = await runs.find(id);
     res.setHeader('content-type', 'application/gzip');
     res.setHeader('content-disposition', `attachment; filename="diagnostics-${run?.nodeId ?? 'node'}-${id}.tar.gz"`);
     res.send(bundle.content);

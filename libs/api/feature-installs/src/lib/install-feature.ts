@@ -1,8 +1,7 @@
 import type { Router } from 'express';
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
 import type { ClusterConnections, ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import type { AgentTokens, NodeStore } from '@ccos/api/data-access-db';
+import type { AgentTokens, InstallRunNotices, InstallRunStore, NodeBatchStore, NodeStore } from '@ccos/api/data-access-db';
 import type { AgentBinary } from '@ccos/api/data-access-hosts';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { EventBus } from '@ccos/api/util-graphql';
@@ -20,8 +19,10 @@ import { type AgentLaunchSettings, SshAgentControl } from './ssh-agent-control';
 import { StallWatchdog } from './stall-watchdog';
 
 export interface InstallFeatureOptions {
-  readonly dataSource: DataSource;
+  readonly runs: InstallRunStore;
+  readonly notices: InstallRunNotices;
   readonly nodes: NodeStore;
+  readonly batches: NodeBatchStore;
   readonly tokens: AgentTokens;
   /** Each cluster's client, for the runs' bootstrap identities. */
   readonly connections: ClusterConnections;
@@ -70,22 +71,22 @@ export interface InstallFeature {
 }
 
 export function createInstallFeature(options: InstallFeatureOptions): InstallFeature {
-  const { dataSource, nodes, tokens, events, logger } = options;
+  const { runs, nodes, tokens, events, logger } = options;
   const agentControl = new SshAgentControl(options.ssh, options.secrets, options.agent, options.launch);
-  const identities = new RunBootstrapIdentities(dataSource, { clientFor: async (clusterId) => (await options.connections.ensure(clusterId)).client }, options.bootstrapNamespace, logger);
-  const service = new InstallService(dataSource, nodes, tokens, agentControl, identities, events, logger, options.runDeadlineMs, options.observer, {}, options.readiness);
-  const agentReports = new AgentReportService(dataSource, tokens, nodes, service, options.cluster, events, logger, options.observer);
-  const batches = new BatchInstaller(dataSource, nodes, service, events, logger);
-  const watchdog = new StallWatchdog(dataSource, nodes, options.stallAfterSeconds, logger);
-  const sweeper = new InstallRunSweeper(dataSource, nodes, service, agentControl, identities, logger);
+  const identities = new RunBootstrapIdentities(runs, { clientFor: async (clusterId) => (await options.connections.ensure(clusterId)).client }, options.bootstrapNamespace, logger);
+  const service = new InstallService(runs, nodes, tokens, agentControl, identities, events, logger, options.runDeadlineMs, options.observer, {}, options.readiness);
+  const agentReports = new AgentReportService(runs, tokens, nodes, service, options.cluster, events, logger, options.observer);
+  const batches = new BatchInstaller(options.batches, service, events, logger);
+  const watchdog = new StallWatchdog(runs, nodes, options.stallAfterSeconds, logger);
+  const sweeper = new InstallRunSweeper(runs, nodes, service, agentControl, identities, logger);
   return {
     service,
-    runView: new InstallRunView(dataSource),
+    runView: new InstallRunView(runs, options.notices),
     agentReports,
     batches,
     agentChannel: options.agentChannel,
-    gauges: new InstallGauges(dataSource),
-    mountRoutes: (app) => void app.use(diagnosticsRoutes(dataSource, tokens, options.sessionRole, (run) => service.publishRun(run))),
+    gauges: new InstallGauges(runs, nodes),
+    mountRoutes: (app) => void app.use(diagnosticsRoutes(runs, tokens, options.sessionRole, (run) => service.publishRun(run))),
     async start() {
       watchdog.start();
       await sweeper.start();

@@ -1,5 +1,5 @@
-import type { DataSource } from 'typeorm';
 import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
+import type { InstallRunStore, NodeStore } from '@ccos/api/data-access-db';
 
 /**
  * Told what installs did, for metrics. Each fact is reported once across replicas: by the
@@ -45,25 +45,18 @@ export function failureCodeOf(detail: Record<string, unknown> | null | undefined
 
 /** Counts read from Postgres at scrape time: every replica answers the same. */
 export class InstallGauges {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly runs: InstallRunStore,
+    private readonly nodes: NodeStore,
+  ) {}
 
   /** Running install runs by the step they are at (the step of their latest event; their start step before any). */
-  async inProgressByStep(): Promise<Array<{ step: string; count: number }>> {
-    const rows: Array<{ step: string; count: string }> = await this.dataSource.query(
-      `SELECT coalesce(e.step, r.start_step) AS step, count(*) AS count
-         FROM install_runs r
-         LEFT JOIN LATERAL (SELECT step FROM step_events WHERE run_id = r.id ORDER BY seq DESC LIMIT 1) e ON true
-        WHERE r.status = 'RUNNING'
-        GROUP BY 1`,
-    );
-    return rows.map((row) => ({ step: row.step, count: Number(row.count) }));
+  inProgressByStep(): Promise<Array<{ step: string; count: number }>> {
+    return this.runs.runningByStep();
   }
 
   /** Nodes by cluster and status (removed nodes left out). */
-  async nodesByStatus(): Promise<Array<{ clusterId: string; status: string; count: number }>> {
-    const rows: Array<{ cluster_id: string; status: string; count: string }> = await this.dataSource.query(
-      `SELECT cluster_id, status, count(*) AS count FROM nodes WHERE status <> 'REMOVED' GROUP BY cluster_id, status`,
-    );
-    return rows.map((row) => ({ clusterId: row.cluster_id, status: row.status, count: Number(row.count) }));
+  nodesByStatus(): Promise<Array<{ clusterId: string; status: string; count: number }>> {
+    return this.nodes.countByStatus();
   }
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentTokens, InstallRunEntity, type NodeEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
+import { type Database, AgentTokens, InstallRunEntity, InstallRunStore, type NodeEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { ClusterAddressGuard, type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
 import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
@@ -34,7 +33,7 @@ class RecordingAgent implements AgentControl {
 
 describe('install runs: deadline, agent token and the run\'s own bootstrap identity', () => {
   let database: TestDatabase;
-  let dataSource: DataSource;
+  let dataSource: Database;
   let sim: KubeSim;
   let admin: KubeClient;
   let nodes: NodeStore;
@@ -54,8 +53,8 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     await dataSource.query(`INSERT INTO clusters (id, name, api_server_url, vip, credentials_sealed, credential_kind) VALUES ($1, 'sim', $2, '198.18.0.2', 'x', 'KUBECONFIG')`, [clusterId, sim.url]);
     nodes = new NodeStore(dataSource, nodeChangePublisher(createInProcessEventBus()));
     agent = new RecordingAgent();
-    identities = new RunBootstrapIdentities(dataSource, { clientFor: async () => admin }, NAMESPACE, logger);
-    installs = new InstallService(dataSource, nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS);
+    identities = new RunBootstrapIdentities(new InstallRunStore(dataSource), { clientFor: async () => admin }, NAMESPACE, logger);
+    installs = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS);
   });
   afterAll(async () => {
     admin?.close();
@@ -135,7 +134,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     const run = await installs.install(nodeId, 'operator');
     const { kubeletBootstrapToken } = await launchedFor(run.id);
     const deadline = (await runRow(run.id)).deadlineAt as Date;
-    const sweeper = new InstallRunSweeper(dataSource, nodes, installs, agent, identities, logger, () => new Date(deadline.getTime() + 1));
+    const sweeper = new InstallRunSweeper(new InstallRunStore(dataSource), nodes, installs, agent, identities, logger, () => new Date(deadline.getTime() + 1));
     await sweeper.sweep();
     const ended = await runRow(run.id);
     expect(ended).toMatchObject({ status: 'FAILED', reason: `the install run passed its deadline (${deadline.toISOString()}); its agent token and bootstrap identity no longer work` });
@@ -150,7 +149,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     // The agent's last report ended the run on a replica that died before it could revoke.
     await dataSource.query(`UPDATE install_runs SET status = 'SUCCEEDED', finished_at = now() WHERE id = $1`, [run.id]);
     expect(typeof (await fileCsrWith(kubeletBootstrapToken))).toBe('string');
-    const restarted = new InstallRunSweeper(dataSource, nodes, installs, agent, new RunBootstrapIdentities(dataSource, { clientFor: async () => admin }, NAMESPACE, logger), logger);
+    const restarted = new InstallRunSweeper(new InstallRunStore(dataSource), nodes, installs, agent, new RunBootstrapIdentities(new InstallRunStore(dataSource), { clientFor: async () => admin }, NAMESPACE, logger), logger);
     await restarted.start(60_000);
     await restarted.stop();
     expect((await runRow(run.id)).bootstrapIdentityRevokedAt).not.toBeNull();
@@ -158,8 +157,8 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
   });
 
   it('fails the run before anything runs on the host when no identity can be minted, saying what to set up', async () => {
-    const broken = new RunBootstrapIdentities(dataSource, { clientFor: async () => admin }, 'no-such-namespace', logger);
-    const withoutNamespace = new InstallService(dataSource, nodes, tokens(), agent, broken, createInProcessEventBus(), logger, DEADLINE_MS);
+    const broken = new RunBootstrapIdentities(new InstallRunStore(dataSource), { clientFor: async () => admin }, 'no-such-namespace', logger);
+    const withoutNamespace = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), agent, broken, createInProcessEventBus(), logger, DEADLINE_MS);
     const nodeId = await readyNode('w6');
     const run = await withoutNamespace.install(nodeId, 'operator');
     await expect.poll(async () => (await runRow(run.id)).status, { timeout: 5000 }).toBe('FAILED');
@@ -179,8 +178,8 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
         return new Promise(() => undefined);
       }
     }
-    const dying = new InstallService(dataSource, nodes, tokens(), new DyingAgent(), identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-a#1', heartbeatMs: 60_000, staleAfterMs: 1000 });
-    const survivor = new InstallService(dataSource, nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-b#2', heartbeatMs: 50, staleAfterMs: 1000 });
+    const dying = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), new DyingAgent(), identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-a#1', heartbeatMs: 60_000, staleAfterMs: 1000 });
+    const survivor = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-b#2', heartbeatMs: 50, staleAfterMs: 1000 });
     const abandoned = await dying.install(await readyNode('w8'), 'operator');
     const started = await survivor.install(await readyNode('w9'), 'operator');
     await launchedFor(started.id);

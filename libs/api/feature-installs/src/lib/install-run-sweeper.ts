@@ -1,7 +1,6 @@
 import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
-import { InstallRunEntity, type NodeStore } from '@ccos/api/data-access-db';
+import type { InstallRunStore, NodeStore } from '@ccos/api/data-access-db';
 import { SERVICE_FAILURE_CODES } from './install-metrics';
 import type { AgentControl, InstallService } from './install.service';
 import type { RunBootstrapIdentities } from './run-bootstrap-identities';
@@ -21,7 +20,7 @@ export class InstallRunSweeper {
   private running: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly runs: InstallRunStore,
     private readonly nodes: NodeStore,
     private readonly installs: InstallService,
     private readonly agent: AgentControl,
@@ -52,11 +51,7 @@ export class InstallRunSweeper {
 
   private async once(): Promise<void> {
     const now = this.now();
-    const overdue = await this.dataSource
-      .getRepository(InstallRunEntity)
-      .createQueryBuilder('run')
-      .where("run.status = 'RUNNING' AND run.deadline_at <= :now", { now })
-      .getMany();
+    const overdue = await this.runs.overdue(now);
     for (const run of overdue) {
       const deadline = run.deadlineAt?.toISOString() ?? 'unknown';
       const reason = message('install.deadlinePassed', { deadline });

@@ -1,21 +1,20 @@
 import { isMessage } from '@ccos/shared/messages';
-import type { DataSource } from 'typeorm';
 import { summariseSteps } from '@ccos/shared/domain';
-import { InstallDiagnosticsEntity, type InstallRunEntity, InstallRunNotices, StepEventEntity } from '@ccos/api/data-access-db';
+import type { InstallRunEntity, InstallRunNotices, InstallRunStore, StepEventEntity } from '@ccos/api/data-access-db';
+import { type CodedFields, codedFields } from '@ccos/api/util-graphql';
 import type { InstallRunType, StepEventType } from './install-run.type';
 
 /** Builds the GraphQL view of a run: its step summaries, its events in order, the service's notices and its diagnostics. */
 export class InstallRunView {
-  private readonly notices: InstallRunNotices;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.notices = new InstallRunNotices(dataSource);
-  }
+  constructor(
+    private readonly runs: InstallRunStore,
+    private readonly notices: InstallRunNotices,
+  ) {}
 
   async of(run: InstallRunEntity): Promise<InstallRunType> {
     const [events, diagnostics, notices] = await Promise.all([
-      this.dataSource.getRepository(StepEventEntity).find({ where: { runId: run.id }, order: { seq: 'ASC' } }),
-      this.dataSource.getRepository(InstallDiagnosticsEntity).findOne({ where: { runId: run.id }, select: { runId: true, size: true, uploadedAt: true } }),
+      this.runs.eventsOf(run.id),
+      this.runs.diagnosticsSummaryOf(run.id),
       this.notices.of(run.id),
     ]);
     const steps = summariseSteps(events.map((event) => ({ ...event, coded: event.messageCoded, at: event.occurredAt })));
@@ -26,8 +25,7 @@ export class InstallRunView {
       startStep: run.startStep,
       failedStep: run.failedStep,
       reason: run.reason,
-      reasonCode: run.reasonCoded?.code ?? null,
-      reasonParams: run.reasonCoded?.params ?? null,
+      ...codedFields('reason', run.reasonCoded),
       requestedBy: run.requestedBy,
       agentChannel: run.agentChannel,
       startedAt: run.startedAt,
@@ -37,7 +35,7 @@ export class InstallRunView {
       bootstrapIdentity: run.bootstrapIdentity,
       bootstrapIdentityRevokedAt: run.bootstrapIdentityRevokedAt,
       notices: notices.map(({ kind, subject, message, detail, count, firstAt, lastAt }) => ({ kind, subject, message, ...codedNotice(detail), count, firstAt, lastAt })),
-      steps: steps.map(({ step, state, progress, message, coded, startedAt, finishedAt }) => ({ step, status: state, progress, message, messageCode: coded?.code ?? null, messageParams: coded?.params ?? null, startedAt, finishedAt })),
+      steps: steps.map(({ step, state, progress, message, coded, startedAt, finishedAt }) => ({ step, status: state, progress, message, ...codedFields('message', coded), startedAt, finishedAt })),
       events: events.map(toStepEventType),
       diagnostics: diagnostics ? { size: diagnostics.size, uploadedAt: diagnostics.uploadedAt, url: `/api/install-runs/${run.id}/diagnostics.tar.gz` } : null,
     };
@@ -51,15 +49,14 @@ export function toStepEventType(event: StepEventEntity): StepEventType {
     status: event.status,
     progress: event.progress,
     message: event.message,
-    messageCode: event.messageCoded?.code ?? null,
-    messageParams: event.messageCoded?.params ?? null,
+    ...codedFields('message', event.messageCoded),
     detail: event.detail,
     occurredAt: event.occurredAt,
   };
 }
 
 /** A notice's text by its code, kept in its detail (notices raised before texts were coded have none). */
-function codedNotice(detail: Record<string, unknown> | null): { messageCode: string | null; messageParams: Record<string, unknown> | null } {
+function codedNotice(detail: Record<string, unknown> | null): CodedFields<'message'> {
   const coded = detail?.['messageCoded'];
-  return isMessage(coded) ? { messageCode: coded.code, messageParams: { ...coded.params } } : { messageCode: null, messageParams: null };
+  return codedFields('message', isMessage(coded) ? coded : null);
 }

@@ -2,19 +2,17 @@ import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { type DataSource, IsNull, type Repository } from 'typeorm';
 import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, statusText, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
 import {
   type AgentChannel,
   AgentTokens,
-  InstallRunEntity,
+  type InstallRunEntity,
+  type InstallRunStore,
   type NodeEntity,
   type NodeStore,
   type ReasonText,
-  StepEventEntity,
-  isUuid,
+  type StepEventEntity,
   reasonFields,
-  returningRows,
 } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
 import { type InstallObserver, SERVICE_FAILURE_CODES, UNOBSERVED_INSTALLS } from './install-metrics';
@@ -70,11 +68,8 @@ export interface LaunchFailure {
  * resumes at the first step that did not succeed.
  */
 export class InstallService {
-  private readonly runs: Repository<InstallRunEntity>;
-  private readonly events: Repository<StepEventEntity>;
-
   constructor(
-    dataSource: DataSource,
+    private readonly runs: InstallRunStore,
     private readonly nodes: NodeStore,
     private readonly tokens: AgentTokens,
     private readonly agent: AgentControl,
@@ -86,8 +81,6 @@ export class InstallService {
     claims: LaunchClaims = {},
     private readonly readiness: InstallReadiness = async () => undefined,
   ) {
-    this.runs = dataSource.getRepository(InstallRunEntity);
-    this.events = dataSource.getRepository(StepEventEntity);
     this.identity = claims.identity ?? `${hostname()}#${process.pid}`;
     this.heartbeatMs = claims.heartbeatMs ?? 5_000;
     this.staleAfterMs = claims.staleAfterMs ?? 20_000;
@@ -104,24 +97,14 @@ export class InstallService {
    * their numbers, so the new one carries on where it was. Returns how many were taken over.
    */
   async relaunchAbandoned(): Promise<number> {
-    const claimed = await returningRows<{ id: string; previous: string | null }>(
-      this.runs,
-      `UPDATE install_runs AS run SET launch_owner = $1, launch_heartbeat_at = now()
-        FROM (SELECT id, launch_owner AS previous FROM install_runs
-               WHERE status = 'RUNNING' AND agent_launched_at IS NULL AND launch_owner IS NOT NULL
-                 AND launch_heartbeat_at < now() - make_interval(secs => $2)
-               FOR UPDATE SKIP LOCKED) AS abandoned
-        WHERE run.id = abandoned.id
-        RETURNING run.id, abandoned.previous`,
-      [this.identity, this.staleAfterMs / 1000],
-    );
+    const claimed = await this.runs.claimAbandonedLaunches(this.identity, this.staleAfterMs / 1000);
     for (const { id, previous } of claimed) {
-      const run = await this.runs.findOneByOrFail({ id });
+      const run = await this.runs.get(id);
       const node = await this.nodes.get(run.nodeId);
       this.logger.warn({ runId: id, nodeId: node.id, previousOwner: previous }, 'taking over the start of an agent another replica did not finish');
       await this.agent.stop(node, run).catch(() => undefined);
       const { token, hash } = this.tokens.issue();
-      await this.runs.update({ id, status: 'RUNNING' }, { agentTokenHash: hash });
+      await this.runs.replaceTokenWhileRunning(id, hash);
       await this.launch(node, { ...run, agentTokenHash: hash }, token);
     }
     return claimed.length;
@@ -166,7 +149,7 @@ export class InstallService {
       throw new PreconditionError(message('install.notRunning', { hostname: node.hostname }));
     }
     // End the run first: the agent's own "cancelled" report then changes nothing.
-    await this.runs.update(run.id, { cancelRequested: true });
+    await this.runs.requestCancel(run.id);
     const finished = await this.finish(run, 'CANCELLED', null, `cancelled by ${actor}`, SERVICE_FAILURE_CODES.cancelled);
     await this.nodes.transition(node.id, 'INSTALL_CANCELLED', message('node.installCancelled', { actor }));
     await this.agent.stop(node, run).catch((error: unknown) =>
@@ -176,11 +159,11 @@ export class InstallService {
   }
 
   async runsOf(nodeId: string): Promise<InstallRunEntity[]> {
-    return this.runs.find({ where: { nodeId }, order: { startedAt: 'ASC' } });
+    return this.runs.ofNode(nodeId);
   }
 
   async run(id: string): Promise<InstallRunEntity> {
-    const run = isUuid(id) ? await this.runs.findOneBy({ id }) : null;
+    const run = await this.runs.find(id);
     if (!run) {
       throw new NotFoundError('install run', id);
     }
@@ -188,7 +171,7 @@ export class InstallService {
   }
 
   latestRun(nodeId: string): Promise<InstallRunEntity | null> {
-    return this.runs.findOne({ where: { nodeId }, order: { startedAt: 'DESC' } });
+    return this.runs.latestOf(nodeId);
   }
 
   /**
@@ -204,15 +187,14 @@ export class InstallService {
     failureCode: string = SERVICE_FAILURE_CODES.none,
   ): Promise<InstallRunEntity> {
     const now = new Date();
-    const current = await this.runs.findOneByOrFail({ id: run.id });
-    const ended = await this.runs.update(
-      { id: run.id, status: 'RUNNING' },
-      { status, failedStep, reason: reasonFields(reason).statusReason, reasonCoded: reasonFields(reason).statusReasonCoded, finishedAt: now, agentTokenExpiresAt: AgentTokens.expiryAfterEnd(now, current.deadlineAt) },
-    );
-    if (ended.affected === 1) {
+    const current = await this.runs.get(run.id);
+    const ended = await this.runs.end(run.id, {
+      status, failedStep, reason: reasonFields(reason).statusReason, reasonCoded: reasonFields(reason).statusReasonCoded, finishedAt: now, agentTokenExpiresAt: AgentTokens.expiryAfterEnd(now, current.deadlineAt),
+    });
+    if (ended) {
       this.observer.runFinished(status, failureCode);
     }
-    const finished = await this.runs.findOneByOrFail({ id: run.id });
+    const finished = await this.runs.get(run.id);
     this.publishRun(finished);
     // Not awaited by the caller's answer: the sweeper revokes it later if the cluster does not answer now.
     void this.identities.revoke(finished).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id }, 'could not revoke the run\'s bootstrap identity yet'));
@@ -227,16 +209,14 @@ export class InstallService {
   private async start(node: NodeEntity, from: InstallStep, actor: string, event: 'INSTALL_STARTED' | 'INSTALL_RETRIED'): Promise<InstallRunEntity> {
     const { token, hash } = this.tokens.issue();
     const deadlineAt = new Date(Date.now() + this.deadlineMs);
-    const run = await this.runs.save(
-      this.runs.create({
-        id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: hash, agentTokenExpiresAt: deadlineAt, deadlineAt, startStep: from, requestedBy: actor,
-        agentChannel: this.agent.channel, launchOwner: this.identity, launchHeartbeatAt: new Date(),
-      }),
-    );
+    const run = await this.runs.insert({
+      id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: hash, agentTokenExpiresAt: deadlineAt, deadlineAt, startStep: from, requestedBy: actor,
+      agentChannel: this.agent.channel, launchOwner: this.identity, launchHeartbeatAt: new Date(),
+    });
     try {
       await this.nodes.transition(node.id, event, from === 'PREFLIGHT' ? message('node.startingAgent') : message('node.startingAgentAt', { step: bare(describeStep(from).title) }));
     } catch (error) {
-      await this.runs.delete({ id: run.id });
+      await this.runs.delete(run.id);
       throw error;
     }
     this.publishRun(run);
@@ -250,7 +230,7 @@ export class InstallService {
   private async launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void> {
     const heartbeat = setInterval(() => {
       void this.runs
-        .update({ id: run.id, launchOwner: this.identity, agentLaunchedAt: IsNull() }, { launchHeartbeatAt: new Date() })
+        .renewLaunch(run.id, this.identity, new Date())
         .catch((error: unknown) => this.logger.debug({ err: error, runId: run.id }, 'could not renew the launch claim'));
     }, this.heartbeatMs);
     heartbeat.unref();
@@ -260,7 +240,7 @@ export class InstallService {
         throw Object.assign(new Error((error as Error).message), { kind: 'OTHER' as const, cause: error });
       });
       await this.agent.launch(node, run, token, identity.token);
-      await this.runs.update({ id: run.id }, { agentLaunchedAt: new Date() });
+      await this.runs.launched(run.id, new Date());
       this.logger.info({ nodeId: node.id, runId: run.id, startStep: run.startStep }, 'agent started');
     } catch (error) {
       const failure = error as LaunchFailure;
@@ -284,7 +264,7 @@ export class InstallService {
   }
 
   private eventsOf(runId: string): Promise<StepEventEntity[]> {
-    return this.events.find({ where: { runId }, order: { seq: 'ASC' } });
+    return this.runs.eventsOf(runId);
   }
 }
 

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { DataSource, Repository } from 'typeorm';
-import { InstallRunEntity, type NodeEntity } from '@ccos/api/data-access-db';
+import type { InstallRunEntity, InstallRunStore, NodeEntity } from '@ccos/api/data-access-db';
 import {
   type KubeClient, KubeApiError, mayFileCsrs, mintBootstrapIdentity, parseServiceAccountUsername, revokeBootstrapIdentity, serviceAccountUsername,
 } from '@ccos/api/data-access-kube';
@@ -38,23 +37,19 @@ export interface RunIdentityIssuer {
  * accounts are bound to `system:node-bootstrapper` (create CSRs, nothing else).
  */
 export class RunBootstrapIdentities implements RunIdentityIssuer {
-  private readonly runs: Repository<InstallRunEntity>;
-
   constructor(
-    dataSource: DataSource,
+    private readonly runs: InstallRunStore,
     private readonly clusters: ClusterClients,
     private readonly namespace: string,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
-  ) {
-    this.runs = dataSource.getRepository(InstallRunEntity);
-  }
+  ) {}
 
   async mint(node: NodeEntity, run: InstallRunEntity): Promise<{ token: string; username: string }> {
     const name = `run-${run.id}`;
     const username = serviceAccountUsername(this.namespace, name);
     // Written before the account exists, so a crash in between still leaves a record to revoke.
-    await this.runs.update({ id: run.id, status: 'RUNNING' }, { bootstrapIdentity: username, bootstrapIdentityUid: null, bootstrapIdentityRevokedAt: null });
+    await this.runs.recordIdentityWhileRunning(run.id, { bootstrapIdentity: username, bootstrapIdentityUid: null, bootstrapIdentityRevokedAt: null });
     const client = await this.clusters.clientFor(node.clusterId);
     const deadline = run.deadlineAt ?? new Date(this.now().getTime() + 3600_000);
     let identity;
@@ -74,7 +69,7 @@ export class RunBootstrapIdentities implements RunIdentityIssuer {
     const asIdentity = client.withToken(identity.token);
     const access = await mayFileCsrs(asIdentity).finally(() => asIdentity.close());
     if (access.verdict === 'denied') {
-      await this.revoke(await this.runs.findOneByOrFail({ id: run.id })).catch(() => undefined);
+      await this.revoke(await this.runs.get(run.id)).catch(() => undefined);
       throw new Error(
         `could not mint the run's bootstrap identity: ${identity.username} may not create certificatesigningrequests${access.reason ? ` (${access.reason})` : ''}; bind system:node-bootstrapper to the group system:serviceaccounts:${this.namespace} (a ClusterRoleBinding)`,
       );
@@ -82,13 +77,10 @@ export class RunBootstrapIdentities implements RunIdentityIssuer {
     if (access.verdict === 'unknown') {
       this.logger.debug({ runId: run.id, reason: access.reason }, 'could not check that the bootstrap identity may file CSRs');
     }
-    const stored = await this.runs.update(
-      { id: run.id, status: 'RUNNING' },
-      { bootstrapIdentity: identity.username, bootstrapIdentityUid: identity.uid, bootstrapIdentityExpiresAt: identity.expiresAt },
-    );
-    if (!stored.affected) {
+    const stored = await this.runs.recordIdentityWhileRunning(run.id, { bootstrapIdentity: identity.username, bootstrapIdentityUid: identity.uid, bootstrapIdentityExpiresAt: identity.expiresAt });
+    if (!stored) {
       // The run ended while the identity was being minted: it must not outlive it.
-      await this.revoke(await this.runs.findOneByOrFail({ id: run.id }));
+      await this.revoke(await this.runs.get(run.id));
       throw new Error('the run ended while its bootstrap identity was being minted');
     }
     this.logger.info({ runId: run.id, nodeId: node.id, identity: identity.username, expiresAt: identity.expiresAt }, 'bootstrap identity minted');
@@ -96,7 +88,7 @@ export class RunBootstrapIdentities implements RunIdentityIssuer {
   }
 
   async revoke(run: InstallRunEntity): Promise<void> {
-    const current = await this.runs.findOneBy({ id: run.id });
+    const current = await this.runs.find(run.id);
     const account = current?.bootstrapIdentity ? parseServiceAccountUsername(current.bootstrapIdentity) : null;
     if (!current || !account || current.bootstrapIdentityRevokedAt) {
       return;
@@ -104,7 +96,7 @@ export class RunBootstrapIdentities implements RunIdentityIssuer {
     const clusterId = await this.clusterOf(current);
     const client = await this.clusters.clientFor(clusterId);
     await revokeBootstrapIdentity(client, { ...account, uid: current.bootstrapIdentityUid });
-    await this.runs.update({ id: run.id }, { bootstrapIdentityRevokedAt: this.now() });
+    await this.runs.identityRevoked(run.id, this.now());
     this.logger.info({ runId: run.id, identity: current.bootstrapIdentity }, 'bootstrap identity revoked');
   }
 
@@ -113,11 +105,7 @@ export class RunBootstrapIdentities implements RunIdentityIssuer {
    * after a restart, or when the cluster did not answer at the time. Returns how many.
    */
   async revokeEnded(): Promise<number> {
-    const due = await this.runs
-      .createQueryBuilder('run')
-      .where('run.bootstrap_identity IS NOT NULL AND run.bootstrap_identity_revoked_at IS NULL')
-      .andWhere("(run.status <> 'RUNNING' OR run.deadline_at <= :now)", { now: this.now() })
-      .getMany();
+    const due = await this.runs.withIdentityToRevoke(this.now());
     let revoked = 0;
     for (const run of due) {
       try {
@@ -131,8 +119,7 @@ export class RunBootstrapIdentities implements RunIdentityIssuer {
   }
 
   private async clusterOf(run: InstallRunEntity): Promise<string> {
-    const rows: Array<{ cluster_id: string }> = await this.runs.manager.query('SELECT cluster_id FROM nodes WHERE id = $1', [run.nodeId]);
-    const clusterId = rows[0]?.cluster_id;
+    const clusterId = await this.runs.clusterOf(run);
     if (!clusterId) {
       throw new Error(`the node of run ${run.id} is gone`);
     }

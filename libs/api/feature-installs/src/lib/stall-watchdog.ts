@@ -1,7 +1,6 @@
 import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
-import { InstallRunEntity, type NodeStore } from '@ccos/api/data-access-db';
+import type { InstallRunStore, NodeStore } from '@ccos/api/data-access-db';
 
 /**
  * Marks a node STALLED when the agent of its running install has been silent for
@@ -13,7 +12,7 @@ export class StallWatchdog {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly runs: InstallRunStore,
     private readonly nodes: NodeStore,
     private readonly silenceSeconds: number,
     private readonly logger: Logger,
@@ -35,13 +34,7 @@ export class StallWatchdog {
 
   async check(now = new Date()): Promise<number> {
     const cutoff = new Date(now.getTime() - this.silenceSeconds * 1000);
-    const silent = await this.dataSource
-      .getRepository(InstallRunEntity)
-      .createQueryBuilder('run')
-      .innerJoin('nodes', 'node', 'node.id = run.node_id')
-      .where("run.status = 'RUNNING' AND node.status = 'INSTALLING'")
-      .andWhere('COALESCE(run.last_event_at, run.started_at) < :cutoff', { cutoff })
-      .getMany();
+    const silent = await this.runs.silentSince(cutoff);
     for (const run of silent) {
       const since = run.lastEventAt ?? run.startedAt;
       const seconds = Math.round((now.getTime() - since.getTime()) / 1000);

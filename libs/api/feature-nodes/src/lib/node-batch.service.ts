@@ -1,7 +1,5 @@
 import { bare, message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
-import type { DataSource, Repository } from 'typeorm';
-import { In, Not } from 'typeorm';
 import {
   type BatchPhase,
   type BulkProblem,
@@ -17,7 +15,7 @@ import {
   expandAddressRange,
   parseHostList,
 } from '@ccos/shared/domain';
-import { ClusterEntity, NodeBatchEntity, NodeEntity, type NodeStore, isUuid, reasonFields } from '@ccos/api/data-access-db';
+import { type ClusterStore, type InstallRunStore, type NodeBatchEntity, type NodeBatchStore, type NodeEntity, type NodeStore, isUuid, reasonFields } from '@ccos/api/data-access-db';
 import { AppError, BadUserInputError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AddNodesInput, BulkHostInput } from './add-nodes.input';
@@ -41,25 +39,21 @@ function problemView({ field, message: text, coded }: BulkProblem): BulkRowProbl
 }
 
 export class NodeBatchService {
-  private readonly clusters: Repository<ClusterEntity>;
-  private readonly batches: Repository<NodeBatchEntity>;
-
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly clusters: ClusterStore,
     private readonly nodes: NodeStore,
+    private readonly batches: NodeBatchStore,
+    private readonly runs: InstallRunStore,
     private readonly secrets: SecretBox,
     private readonly provisioning: ProvisioningQueue,
     private readonly agent: () => AgentBinary | null,
     private readonly installer: BatchInstalls,
     private readonly defaultConcurrency: number = DEFAULT_BATCH_CONCURRENCY,
     private readonly readiness: InstallReadiness = async () => undefined,
-  ) {
-    this.clusters = dataSource.getRepository(ClusterEntity);
-    this.batches = dataSource.getRepository(NodeBatchEntity);
-  }
+  ) {}
 
   async addNodes(input: AddNodesInput, actor: string): Promise<AddNodesResultType> {
-    const cluster = isUuid(input.clusterId) ? await this.clusters.findOneBy({ id: input.clusterId }) : null;
+    const cluster = await this.clusters.find(input.clusterId);
     if (!cluster) {
       throw new NotFoundError('cluster', input.clusterId);
     }
@@ -97,7 +91,7 @@ export class NodeBatchService {
       });
     }
 
-    const active = await this.nodes.repository.find({ where: { clusterId: cluster.id, status: Not('REMOVED') }, select: { id: true, hostname: true, ip: true, status: true, origin: true } });
+    const active = await this.nodes.listingOf(cluster.id);
     // A Node found in the cluster under a row's name, at its address (or none known): the row takes
     // its place (see NodeService.add), and the provisioning lists the Node among the host's leftovers.
     const superseded = new Map<number, string>();
@@ -170,9 +164,7 @@ export class NodeBatchService {
           batchPosition: index + 1,
           batchPhase: 'ADDED' as const,
         })),
-        async (manager) => {
-          await manager.getRepository(NodeBatchEntity).insert({ id: batchId, clusterId: cluster.id, createdBy: actor, source, concurrency: this.clampConcurrency(null) });
-        },
+        { id: batchId, clusterId: cluster.id, createdBy: actor, source, concurrency: this.clampConcurrency(null) },
         {
           ids: [...new Set(passing.flatMap(({ row }) => (superseded.has(row.line) ? [superseded.get(row.line) ?? ''] : [])))],
           reason: 'its host was added through this service in a batch; the Node is checked as one of the host\'s leftovers',
@@ -210,26 +202,21 @@ export class NodeBatchService {
    */
   async installHosts(clusterId: string, nodeIds: readonly string[], actor: string): Promise<NodeBatchType> {
     const batchId = randomUUID();
-    await this.dataSource.transaction(async (manager) => {
-      await manager.getRepository(NodeBatchEntity).insert({ id: batchId, clusterId, createdBy: actor, source: 'AUTOSCALER', concurrency: this.clampConcurrency(null) });
-      for (const [index, nodeId] of nodeIds.entries()) {
-        await manager.getRepository(NodeEntity).update({ id: nodeId, clusterId }, { batchId, batchPosition: index + 1, batchPhase: 'ADDED' });
-      }
-    });
+    await this.batches.createOf({ id: batchId, clusterId, createdBy: actor, source: 'AUTOSCALER', concurrency: this.clampConcurrency(null) }, nodeIds);
     return this.installBatch(batchId, null, actor);
   }
 
   /** Queues the failed hosts again: those whose checks failed connect again first; failed installs resume at their failed step. */
   async retryFailed(batchId: string, actor: string): Promise<NodeBatchType> {
     const batch = await this.getEntity(batchId);
-    const failed = await this.nodes.repository.find({ where: { batchId: batch.id, batchPhase: 'FAILED' } });
+    const failed = await this.batches.hostsIn(batch.id, 'FAILED');
     if (failed.length === 0) {
       throw new PreconditionError(message('batch.noneFailed'));
     }
     await this.readiness(batch.clusterId);
     for (const node of failed) {
       // Queued first: a pass that sees the node connecting again then waits for it instead of failing it.
-      await this.nodes.repository.update({ id: node.id, batchPhase: 'FAILED' }, { batchPhase: 'QUEUED' });
+      await this.batches.setPhase(node.id, 'FAILED', 'QUEUED');
       if (RECONNECT_FIRST.has(node.status)) {
         await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', message('node.connectingAgain', { actor }));
         this.provisioning.schedule(node.id);
@@ -253,8 +240,8 @@ export class NodeBatchService {
 
   async batch(batchId: string): Promise<NodeBatchType> {
     const batch = await this.getEntity(batchId);
-    const nodes = await this.nodes.repository.find({ where: { batchId: batch.id }, order: { batchPosition: 'ASC' } });
-    const steps = await this.currentSteps(nodes.filter((node) => node.status === 'INSTALLING' || node.status === 'STALLED').map((node) => node.id));
+    const nodes = await this.batches.hostsOf(batch.id);
+    const steps = await this.runs.currentSteps(nodes.filter((node) => node.status === 'INSTALLING' || node.status === 'STALLED').map((node) => node.id));
     const hosts: BatchHostType[] = nodes.map((node) => ({
       nodeId: node.id,
       position: node.batchPosition ?? 0,
@@ -298,19 +285,18 @@ export class NodeBatchService {
     if (!isUuid(clusterId)) {
       throw new NotFoundError('cluster', clusterId);
     }
-    const batches = await this.batches.find({ where: { clusterId }, order: { createdAt: 'DESC' }, take: 50 });
+    const batches = await this.batches.latestOf(clusterId);
     return Promise.all(batches.map((batch) => this.batch(batch.id)));
   }
 
   /** Node ids of a batch (for its progress subscription). */
   async memberIds(batchId: string): Promise<{ clusterId: string; nodeIds: string[] }> {
     const batch = await this.getEntity(batchId);
-    const nodes = await this.nodes.repository.find({ where: { batchId: batch.id }, select: { id: true } });
-    return { clusterId: batch.clusterId, nodeIds: nodes.map((node) => node.id) };
+    return { clusterId: batch.clusterId, nodeIds: await this.batches.hostIdsOf(batch.id) };
   }
 
   private async getEntity(batchId: string): Promise<NodeBatchEntity> {
-    const batch = isUuid(batchId) ? await this.batches.findOneBy({ id: batchId }) : null;
+    const batch = await this.batches.find(batchId);
     if (!batch) {
       throw new NotFoundError('batch', batchId);
     }
@@ -318,12 +304,11 @@ export class NodeBatchService {
   }
 
   private async movePhase(batchId: string, from: BatchPhase[], to: BatchPhase): Promise<number> {
-    const result = await this.nodes.repository.update({ batchId, batchPhase: In(from) }, { batchPhase: to });
-    return result.affected ?? 0;
+    return this.batches.movePhase(batchId, from, to);
   }
 
   private async hasOpenHosts(batchId: string): Promise<boolean> {
-    return (await this.nodes.repository.count({ where: { batchId, batchPhase: In(['QUEUED', 'ACTIVE']) } })) > 0;
+    return (await this.batches.countIn(batchId, ['QUEUED', 'ACTIVE'])) > 0;
   }
 
   private clampConcurrency(wanted: number | null): number {
@@ -343,20 +328,6 @@ export class NodeBatchService {
       problems.push({ field: 'credentials', message: `${field.replace(/^input\./, '')} ${message}` });
       return null;
     }
-  }
-
-  private async currentSteps(nodeIds: string[]): Promise<Map<string, InstallStep>> {
-    if (nodeIds.length === 0) {
-      return new Map();
-    }
-    const rows = await this.dataSource.query<Array<{ node_id: string; step: InstallStep }>>(
-      `SELECT DISTINCT ON (r.node_id) r.node_id, e.step
-         FROM install_runs r JOIN step_events e ON e.run_id = r.id
-        WHERE r.node_id = ANY($1) AND r.status = 'RUNNING'
-        ORDER BY r.node_id, r.started_at DESC, e.seq DESC`,
-      [nodeIds],
-    );
-    return new Map(rows.map((row) => [row.node_id, row.step]));
   }
 
   private requireAgent(): AgentBinary {

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import type { NodeStore } from '@ccos/api/data-access-db';
+import type { ClusterStore, InstallRunStore, NodeBatchStore, NodeStore } from '@ccos/api/data-access-db';
 import type { AgentBinary } from '@ccos/api/data-access-hosts';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { SecretBox } from '@ccos/api/util-secrets';
@@ -13,8 +12,12 @@ import { NodeProvisioner } from './node-provisioner';
 import { NodeService } from './node.service';
 
 export interface NodeFeatureOptions {
-  readonly dataSource: DataSource;
+  /** The cluster records, for the cluster a host is added to. */
+  readonly clusterRecords: ClusterStore;
   readonly nodes: NodeStore;
+  readonly batches: NodeBatchStore;
+  /** The install runs, for the step each installing host of a batch is at. */
+  readonly runs: InstallRunStore;
   readonly secrets: SecretBox;
   readonly ssh: SshPool;
   /** The agent executable copied to hosts; null while it is not built. */
@@ -52,13 +55,13 @@ export interface NodeFeature {
 }
 
 export function createNodeFeature(options: NodeFeatureOptions): NodeFeature {
-  const { dataSource, nodes, secrets, ssh, agent, logger } = options;
+  const { clusterRecords, nodes, secrets, ssh, agent, logger } = options;
   const provisioner = new NodeProvisioner(nodes, secrets, ssh, agent, logger, options.cluster);
   const inventorySync = new NodeInventorySync(nodes, options.watches, options.clusters, logger);
   return {
-    service: new NodeService(dataSource, nodes, secrets, provisioner, agent),
+    service: new NodeService(clusterRecords, nodes, secrets, provisioner, agent),
     provisioner,
-    batches: new NodeBatchService(dataSource, nodes, secrets, provisioner, agent, options.installs, options.batchConcurrency, options.installReadiness),
+    batches: new NodeBatchService(clusterRecords, nodes, options.batches, options.runs, secrets, provisioner, agent, options.installs, options.batchConcurrency, options.installReadiness),
     hostCleanup: new HostCleanupService(nodes, secrets, ssh, options.leftovers, logger),
     async start() {
       await inventorySync.start();

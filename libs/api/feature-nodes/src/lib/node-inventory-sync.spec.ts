@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ClusterEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
+import { type Database, ClusterEntity, NodeEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import type { NodeEvent, NodeSummary } from '@ccos/api/data-access-kube';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
@@ -58,7 +57,7 @@ class FakeWatches implements ClusterNodeWatches {
 
 describe('node inventory sync', () => {
   let database: TestDatabase;
-  let dataSource: DataSource;
+  let dataSource: Database;
   let store: NodeStore;
   let clusterId: string;
   let watches: FakeWatches;
@@ -83,7 +82,7 @@ describe('node inventory sync', () => {
   });
 
   const records = async () =>
-    (await store.repository.find({ where: { clusterId }, order: { hostname: 'ASC', createdAt: 'ASC' } })).map((node) => ({
+    (await store.listOf(clusterId)).map((node) => ({
       hostname: node.hostname,
       origin: node.origin,
       status: node.status,
@@ -110,14 +109,14 @@ describe('node inventory sync', () => {
       { hostname: 'w1', origin: 'DISCOVERED', status: 'JOINED', role: 'worker', ready: true, unschedulable: true, everJoined: true },
       { hostname: 'w2', origin: 'ADDED', status: 'INSTALLING', role: 'worker', ready: false, unschedulable: false, everJoined: false },
     ]);
-    expect((await store.repository.findOneByOrFail({ clusterId, hostname: 'w1' })).ip).toBe(summary('w1').addresses[1].address);
+    expect((await dataSource.getRepository(NodeEntity).findOneByOrFail({ clusterId, hostname: 'w1' })).ip).toBe(summary('w1').addresses[1].address);
   });
 
   it('keeps a discovered Node without an address an added node already uses', async () => {
     await store.create({ clusterId, hostname: 'h1', ip: '198.18.0.11', status: 'READY_TO_INSTALL', origin: 'ADDED' });
     watches.nodes.set('other', summary('other', { addresses: [{ type: 'InternalIP', address: '198.18.0.11' }] }));
     await startSync();
-    expect(await store.repository.findOneByOrFail({ clusterId, hostname: 'other' })).toMatchObject({ origin: 'DISCOVERED', ip: null });
+    expect(await dataSource.getRepository(NodeEntity).findOneByOrFail({ clusterId, hostname: 'other' })).toMatchObject({ origin: 'DISCOVERED', ip: null });
   });
 
   it('follows Ready and cordon changes, discovers new Nodes and marks Nodes deleted outside the service REMOVED', async () => {
@@ -132,7 +131,7 @@ describe('node inventory sync', () => {
       { hostname: 'w1', origin: 'DISCOVERED', status: 'JOINED', role: 'worker', ready: false, unschedulable: true, everJoined: true },
       { hostname: 'w2', origin: 'DISCOVERED', status: 'REMOVED', role: 'worker', ready: false, unschedulable: false, everJoined: true },
     ]);
-    const gone = await store.repository.findOneByOrFail({ clusterId, hostname: 'w2' });
+    const gone = await dataSource.getRepository(NodeEntity).findOneByOrFail({ clusterId, hostname: 'w2' });
     expect(gone.statusReason).toBe('the Node object w2 was deleted from the cluster outside this service');
 
     // The same name registering again is a new node; the removed record keeps its history.

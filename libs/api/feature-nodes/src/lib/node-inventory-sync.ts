@@ -1,6 +1,5 @@
 import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import { Not } from 'typeorm';
 import { allowedFrom, inventoryRole } from '@ccos/shared/domain';
 import { type NodeEntity, type NodeStore, reasonFields, uniqueViolationOf } from '@ccos/api/data-access-db';
 import type { NodeEvent as KubeNodeEvent, NodeSummary } from '@ccos/api/data-access-kube';
@@ -144,9 +143,7 @@ export class NodeInventorySync {
   /** Reconciles the named Nodes (all of the cluster's when `names` is null) with their records. */
   private async reconcile(clusterId: string, names: readonly string[] | null): Promise<void> {
     const current = new Map((await this.watches.ensure(clusterId)).nodes().map((node) => [node.name, node]));
-    const records = await this.store.repository.find({
-      where: names ? names.map((hostname) => ({ clusterId, hostname, status: Not('REMOVED' as const) })) : { clusterId, status: Not('REMOVED' as const) },
-    });
+    const records = await this.store.activeOf(clusterId, names);
     const byName = new Map(records.map((record) => [record.hostname, record]));
     const all = names ?? [...new Set([...current.keys(), ...byName.keys()])];
     for (const name of all) {

@@ -1,7 +1,7 @@
 import { type CodedText, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts } from '@ccos/api/data-access-ssh';
-import { InstallRunEntity, type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
+import { type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import { type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
@@ -58,7 +58,7 @@ export class NodeProvisioner implements ProvisioningQueue {
 
   /** After a restart: picks up every node still being added. */
   async resumePending(): Promise<number> {
-    const pending = await this.nodes.repository.findBy({ status: 'ADDING' });
+    const pending = await this.nodes.withStatus('ADDING');
     pending.forEach((node) => this.schedule(node.id));
     return pending.length;
   }
@@ -73,21 +73,13 @@ export class NodeProvisioner implements ProvisioningQueue {
    * this node has install runs: what they left is its own, not an earlier membership's.
    */
   private async verdictOf(node: NodeEntity, session: SshSession): Promise<{ verdict: HostVerdict; machineId: string | null } | null> {
-    const runs = await this.nodes.repository.manager.count(InstallRunEntity, { where: { nodeId: node.id } });
-    if (runs > 0) {
+    if (await this.nodes.hasInstallRuns(node.id)) {
       return null;
     }
     const scan = await scanHost(session);
     const leftovers: Leftover[] = [...scan.leftovers];
     if (scan.machineId) {
-      const removed = await this.nodes.repository
-        .createQueryBuilder('node')
-        // A record whose successor is this one is this host's own earlier membership in a node group, ended by a completed scale-down.
-        .where("node.status = 'REMOVED' AND node.ever_joined AND node.facts->>'machineId' = :machineId AND node.id <> :id AND node.successor_node_id IS DISTINCT FROM :id", {
-          machineId: scan.machineId,
-          id: node.id,
-        })
-        .getOne();
+      const removed = await this.nodes.removedMachine(scan.machineId, node.id);
       if (removed) {
         leftovers.push({ kind: 'REMOVED_MACHINE', item: `machine-id ${scan.machineId} of node ${removed.hostname}, removed ${removed.updatedAt.toISOString()}` });
       }

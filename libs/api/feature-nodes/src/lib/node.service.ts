@@ -1,7 +1,6 @@
 import { bare, message } from '@ccos/shared/messages';
-import type { DataSource, Repository } from 'typeorm';
 import { canDeleteRecord, canonicalIp, checkNodeLabels, checkTaints, statusText } from '@ccos/shared/domain';
-import { ClusterEntity, type NodeEntity, type NodeStore, isUuid, reasonFields, uniqueViolationOf } from '@ccos/api/data-access-db';
+import { type ClusterStore, type NodeEntity, type NodeStore, isUuid, reasonFields, uniqueViolationOf } from '@ccos/api/data-access-db';
 import { BadUserInputError, FieldConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
@@ -17,20 +16,16 @@ export interface ProvisioningQueue {
  * the background; every outcome is a node status with a reason.
  */
 export class NodeService {
-  private readonly clusters: Repository<ClusterEntity>;
-
   constructor(
-    dataSource: DataSource,
+    private readonly clusters: ClusterStore,
     private readonly nodes: NodeStore,
     private readonly secrets: SecretBox,
     private readonly provisioning: ProvisioningQueue,
     private readonly agent: () => AgentBinary | null,
-  ) {
-    this.clusters = dataSource.getRepository(ClusterEntity);
-  }
+  ) {}
 
   async add(input: AddNodeInput): Promise<NodeEntity> {
-    const cluster = isUuid(input.clusterId) ? await this.clusters.findOneBy({ id: input.clusterId }) : null;
+    const cluster = await this.clusters.find(input.clusterId);
     if (!cluster) {
       throw new NotFoundError('cluster', input.clusterId);
     }
@@ -58,7 +53,7 @@ export class NodeService {
       status: 'ADDING',
       ...reasonFields(message('node.connecting')),
       origin: 'ADDED',
-    }], undefined, discovered ? { ids: [discovered.id], reason: supersededReason(input.hostname) } : undefined)
+    }], null, discovered ? { ids: [discovered.id], reason: supersededReason(input.hostname) } : undefined)
       .catch(async (error: unknown) => {
         // Two entries of the same host raced past the check: the unique index stopped the second.
         if (uniqueViolationOf(error)) {
@@ -74,7 +69,7 @@ export class NodeService {
     if (!isUuid(clusterId)) {
       throw new NotFoundError('cluster', clusterId);
     }
-    return this.nodes.repository.find({ where: { clusterId }, order: { hostname: 'ASC', createdAt: 'ASC' } });
+    return this.nodes.listOf(clusterId);
   }
 
   get(id: string): Promise<NodeEntity> {
@@ -83,7 +78,7 @@ export class NodeService {
 
   /** The node, or null when its record is gone. */
   find(id: string): Promise<NodeEntity | null> {
-    return this.nodes.repository.findOneBy({ id });
+    return this.nodes.find(id);
   }
 
   /** New SSH credentials, then a fresh connection attempt. */
@@ -150,11 +145,7 @@ export class NodeService {
 
   /** `superseded`: the DISCOVERED record the add takes the place of, which is no clash. */
   private async refuseDuplicates(clusterId: string, hostname: string, ip: string, superseded?: string): Promise<void> {
-    const query = this.nodes.repository
-      .createQueryBuilder('node')
-      .where('node.cluster_id = :clusterId AND node.status <> :removed', { clusterId, removed: 'REMOVED' })
-      .andWhere('(node.hostname = :hostname OR node.ip = :ip)', { hostname, ip });
-    const clash = await (superseded ? query.andWhere('node.id <> :superseded', { superseded }) : query).getOne();
+    const clash = await this.nodes.clashOf(clusterId, hostname, ip, superseded);
     if (clash?.hostname === hostname && clash.origin === 'DISCOVERED') {
       throw new FieldConflictError('input.hostname', message('node.hostnameDiscovered', { hostname, found: clash.ip ?? bare(message('node.unknownAddress')), ip }), { nodeId: clash.id });
     }
@@ -173,7 +164,7 @@ export class NodeService {
  * at another address is another machine, and stays a clash.
  */
 async function discoveredRecordOf(nodes: NodeStore, clusterId: string, hostname: string, ip: string): Promise<NodeEntity | null> {
-  const found = await nodes.repository.findOneBy({ clusterId, hostname, status: 'JOINED', origin: 'DISCOVERED' });
+  const found = await nodes.discoveredNamed(clusterId, hostname);
   return found && (found.ip === null || canonicalIp(found.ip) === canonicalIp(ip)) ? found : null;
 }
 

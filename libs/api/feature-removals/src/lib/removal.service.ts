@@ -11,7 +11,7 @@ import {
 import { type NodeEntity, type NodeStore, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
 import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
-import { AppError, BadUserInputError, ConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
+import { AppError, BadUserInputError, type CodedFields, ConflictError, NotFoundError, PreconditionError, codedFields } from '@ccos/api/util-graphql';
 import { probeHost } from './host-commands';
 import type { RemovalLog } from './removal-log';
 import type { ProgressTick } from './removal-progress';
@@ -300,8 +300,7 @@ export class RemovalService {
       pod: event.pod,
       pdb: event.pdb,
       message: event.message,
-      messageCode: event.messageCoded?.code ?? null,
-      messageParams: event.messageCoded?.params ?? null,
+      ...codedFields('message', event.messageCoded),
       detail: event.detail,
       occurredAt: event.occurredAt,
     }));
@@ -319,10 +318,9 @@ export class RemovalService {
       phase: run.phase,
       options,
       reason: run.reason,
-      reasonCode: run.reasonCoded?.code ?? null,
-      reasonParams: run.reasonCoded?.params ?? null,
+      ...codedFields('reason', run.reasonCoded),
       blocking: run.blocking.map((entry) => ({
-        pod: entry.pod, pdb: entry.pdb ?? null, message: entry.message, messageCode: entry.messageCoded?.code ?? null, messageParams: entry.messageCoded?.params ?? null,
+        pod: entry.pod, pdb: entry.pdb ?? null, message: entry.message, ...codedFields('message', entry.messageCoded),
       })),
       cancelRequested: run.cancelRequested,
       requestedBy: run.requestedBy,
@@ -331,8 +329,7 @@ export class RemovalService {
       lastSeq,
       nodeStatus: node?.status ?? 'REMOVED',
       nodeStatusReason: node?.statusReason ?? null,
-      nodeStatusReasonCode: node?.statusReasonCoded?.code ?? null,
-      nodeStatusReasonParams: node?.statusReasonCoded?.params ?? null,
+      ...codedFields('nodeStatusReason', node?.statusReasonCoded),
     };
   }
 
@@ -405,8 +402,8 @@ export class RemovalService {
 }
 
 /** A kubectl line with its code and parameters. */
-function kubectlLine(text: string, coded: Message | undefined): { message: string; messageCode: string | null; messageParams: MessageParams | null } {
-  return { message: text, messageCode: coded?.code ?? null, messageParams: coded?.params ?? null };
+function kubectlLine(text: string, coded: Message | undefined): { message: string } & CodedFields<'message'> {
+  return { message: text, ...codedFields('message', coded) };
 }
 
 /** A preview's refusal: the English text and its code and parameters. */

@@ -1,3 +1,4 @@
+import type { Message, MessageParams } from '@ccos/shared/messages';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field } from 'type-graphql';
 
@@ -13,4 +14,17 @@ export function MessageCodeField(text: string, note = ', for clients that show i
 
 export function MessageParamsField(text: string): ReturnType<typeof Field> {
   return Field(() => GraphQLJSONObject, { nullable: true, description: `The parameters of ${text}Code.` });
+}
+
+/** The `<text>Code` and `<text>Params` fields of a view (see {@link MessageCodeField}). */
+export type CodedFields<T extends string> = { [K in `${T}Code`]: string | null } & { [K in `${T}Params`]: MessageParams | null };
+
+/**
+ * The code and parameters fields of the text field `text`, from the coded form stored beside
+ * its English: both null when it has none (plain text, or stored before texts were coded).
+ * `{ message, ...codedFields('message', event.messageCoded) }`.
+ */
+export function codedFields<T extends string>(text: T, coded: Message | null | undefined): CodedFields<T> {
+  // The two keys are built from `text`, which is what the mapped type says; TypeScript cannot follow computed keys.
+  return { [`${text}Code`]: coded?.code ?? null, [`${text}Params`]: coded?.params ?? null } as CodedFields<T>;
 }

@@ -88,3 +88,27 @@ export function nodeChangePublisher(events: Pick<EventBus, 'publish'>, now: () =
     events.publish(TOPICS.NODE_CHANGED, node.clusterId, payload);
   };
 }
+
+/**
+ * Follows one cluster's NODE_CHANGED topic: `each` runs for every change, one after the other,
+ * until the returned iterator is closed (its `return()`) or `stopped()` says so. `failed` hears
+ * why the following ended otherwise (the bus broke off), so the caller can follow again later.
+ */
+export function followNodeChanges(
+  events: Pick<EventBus, 'subscribe'>,
+  clusterId: string,
+  each: (change: NodeChangedPayload) => Promise<void>,
+  options: { readonly stopped: () => boolean; readonly failed: (error: unknown) => void },
+): AsyncIterator<NodeChangedPayload> {
+  const iterator = (events.subscribe(TOPICS.NODE_CHANGED, clusterId) as AsyncIterable<NodeChangedPayload>)[Symbol.asyncIterator]();
+  void (async () => {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done || options.stopped()) {
+        return;
+      }
+      await each(next.value);
+    }
+  })().catch(options.failed);
+  return iterator;
+}

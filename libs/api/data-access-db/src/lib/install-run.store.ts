@@ -1,0 +1,241 @@
+import type { InstallStep } from '@ccos/shared/domain';
+import { type DataSource, IsNull, type Repository } from 'typeorm';
+import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity';
+import { InstallRunEntity } from './entities/install-run.entity';
+import { StepEventEntity } from './entities/step-event.entity';
+import { entityChanges } from './entity-changes';
+import { isUuid } from './node.store';
+import { returningRows } from './returning-rows';
+
+/** What starting a run stores; the rest takes the columns' defaults. */
+export type NewInstallRun = Pick<
+  InstallRunEntity,
+  'id' | 'nodeId' | 'status' | 'agentTokenHash' | 'agentTokenExpiresAt' | 'deadlineAt' | 'startStep' | 'requestedBy' | 'agentChannel' | 'launchOwner' | 'launchHeartbeatAt'
+>;
+
+/** The fields ending a run sets. */
+export type InstallRunEnd = Pick<InstallRunEntity, 'status' | 'failedStep' | 'reason' | 'reasonCoded' | 'finishedAt' | 'agentTokenExpiresAt'>;
+
+/** A run's bootstrap identity as recorded on it. */
+export type InstallRunIdentity = Partial<Pick<InstallRunEntity, 'bootstrapIdentity' | 'bootstrapIdentityUid' | 'bootstrapIdentityExpiresAt' | 'bootstrapIdentityRevokedAt'>>;
+
+/** One agent event as it is stored. */
+export type NewStepEvent = Pick<StepEventEntity, 'runId' | 'seq' | 'step' | 'status' | 'progress' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
+
+/** A run's diagnostics bundle without its content. */
+export type InstallDiagnosticsSummary = Pick<InstallDiagnosticsEntity, 'runId' | 'size' | 'uploadedAt'>;
+
+/**
+ * `install_runs`, their ordered `step_events` and their `install_diagnostics`. A run is RUNNING
+ * until it ends, once: ending it, and every change made while it runs, is conditional on its
+ * status (a compare-and-set), so a late writer never changes a run that ended. Starting its agent
+ * belongs to one replica (`launch_owner`) until that replica's heartbeat goes stale.
+ * (The agent tokens of runs are {@link AgentTokens}'.)
+ */
+export class InstallRunStore {
+  private readonly runs: Repository<InstallRunEntity>;
+  private readonly events: Repository<StepEventEntity>;
+  private readonly diagnostics: Repository<InstallDiagnosticsEntity>;
+
+  constructor(dataSource: DataSource) {
+    this.runs = dataSource.getRepository(InstallRunEntity);
+    this.events = dataSource.getRepository(StepEventEntity);
+    this.diagnostics = dataSource.getRepository(InstallDiagnosticsEntity);
+  }
+
+  /** The run, or null (also for an id that is no UUID). */
+  find(id: string): Promise<InstallRunEntity | null> {
+    return isUuid(id) ? this.runs.findOneBy({ id }) : Promise.resolve(null);
+  }
+
+  /** The run, which must exist (its id came from the store). */
+  get(id: string): Promise<InstallRunEntity> {
+    return this.runs.findOneByOrFail({ id });
+  }
+
+  /** Every run of the node, oldest first. */
+  ofNode(nodeId: string): Promise<InstallRunEntity[]> {
+    return this.runs.find({ where: { nodeId }, order: { startedAt: 'ASC' } });
+  }
+
+  /** The node's latest run, or null. */
+  latestOf(nodeId: string): Promise<InstallRunEntity | null> {
+    return this.runs.findOne({ where: { nodeId }, order: { startedAt: 'DESC' } });
+  }
+
+  /** Stores a new run. */
+  insert(run: NewInstallRun): Promise<InstallRunEntity> {
+    return this.runs.save(this.runs.create(run));
+  }
+
+  /** Deletes a run that never started (its node could not be moved). */
+  async delete(id: string): Promise<void> {
+    await this.runs.delete({ id });
+  }
+
+  /** Ends a RUNNING run; false when it had ended already (a run ends once). */
+  async end(id: string, fields: InstallRunEnd): Promise<boolean> {
+    const ended = await this.runs.update({ id, status: 'RUNNING' }, fields);
+    return ended.affected === 1;
+  }
+
+  /** Flags the run as cancelled by an operator (the agent hears of it in its answers). */
+  async requestCancel(id: string): Promise<void> {
+    await this.runs.update(id, { cancelRequested: true });
+  }
+
+  /** When the run's agent was last heard from. */
+  async heardFrom(id: string, at: Date): Promise<void> {
+    await this.runs.update(id, { lastEventAt: at });
+  }
+
+  /**
+   * Claims for `owner` the starts of RUNNING runs whose agent nobody recorded started and whose
+   * launch owner's heartbeat is older than `staleAfterSeconds` (rows another replica is claiming
+   * are skipped). Returns the claimed runs' ids and their previous owners.
+   */
+  claimAbandonedLaunches(owner: string, staleAfterSeconds: number): Promise<Array<{ id: string; previous: string | null }>> {
+    return returningRows<{ id: string; previous: string | null }>(
+      this.runs,
+      `UPDATE install_runs AS run SET launch_owner = $1, launch_heartbeat_at = now()
+        FROM (SELECT id, launch_owner AS previous FROM install_runs
+               WHERE status = 'RUNNING' AND agent_launched_at IS NULL AND launch_owner IS NOT NULL
+                 AND launch_heartbeat_at < now() - make_interval(secs => $2)
+               FOR UPDATE SKIP LOCKED) AS abandoned
+        WHERE run.id = abandoned.id
+        RETURNING run.id, abandoned.previous`,
+      [owner, staleAfterSeconds],
+    );
+  }
+
+  /** Renews `owner`'s claim on starting the run's agent, while nobody recorded it started. */
+  async renewLaunch(id: string, owner: string, at: Date): Promise<void> {
+    await this.runs.update({ id, launchOwner: owner, agentLaunchedAt: IsNull() }, { launchHeartbeatAt: at });
+  }
+
+  /** Records the run's agent started. */
+  async launched(id: string, at: Date): Promise<void> {
+    await this.runs.update({ id }, { agentLaunchedAt: at });
+  }
+
+  /** Gives a RUNNING run a new agent token (its hash). */
+  async replaceTokenWhileRunning(id: string, agentTokenHash: string): Promise<void> {
+    await this.runs.update({ id, status: 'RUNNING' }, { agentTokenHash });
+  }
+
+  /** Records the run's bootstrap identity while it runs; false when the run ended. */
+  async recordIdentityWhileRunning(id: string, identity: InstallRunIdentity): Promise<boolean> {
+    const stored = await this.runs.update({ id, status: 'RUNNING' }, identity);
+    return Boolean(stored.affected);
+  }
+
+  /** Records the run's bootstrap identity deleted from its cluster. */
+  async identityRevoked(id: string, at: Date): Promise<void> {
+    await this.runs.update({ id }, { bootstrapIdentityRevokedAt: at });
+  }
+
+  /** Runs that ended, or passed their deadline by `now`, and still hold a bootstrap identity. */
+  withIdentityToRevoke(now: Date): Promise<InstallRunEntity[]> {
+    return this.runs
+      .createQueryBuilder('run')
+      .where('run.bootstrap_identity IS NOT NULL AND run.bootstrap_identity_revoked_at IS NULL')
+      .andWhere("(run.status <> 'RUNNING' OR run.deadline_at <= :now)", { now })
+      .getMany();
+  }
+
+  /** RUNNING runs whose deadline is `now` or earlier. */
+  overdue(now: Date): Promise<InstallRunEntity[]> {
+    return this.runs.createQueryBuilder('run').where("run.status = 'RUNNING' AND run.deadline_at <= :now", { now }).getMany();
+  }
+
+  /** RUNNING runs of INSTALLING nodes whose agent was last heard from (or that started) before `cutoff`. */
+  silentSince(cutoff: Date): Promise<InstallRunEntity[]> {
+    return this.runs
+      .createQueryBuilder('run')
+      .innerJoin('nodes', 'node', 'node.id = run.node_id')
+      .where("run.status = 'RUNNING' AND node.status = 'INSTALLING'")
+      .andWhere('COALESCE(run.last_event_at, run.started_at) < :cutoff', { cutoff })
+      .getMany();
+  }
+
+  /** The cluster of the run's node; null when the node is gone. */
+  async clusterOf(run: Pick<InstallRunEntity, 'nodeId'>): Promise<string | null> {
+    const rows: Array<{ cluster_id: string }> = await this.runs.manager.query('SELECT cluster_id FROM nodes WHERE id = $1', [run.nodeId]);
+    return rows[0]?.cluster_id ?? null;
+  }
+
+  /** Running runs by the step they are at (the step of their latest event; their start step before any). */
+  async runningByStep(): Promise<Array<{ step: string; count: number }>> {
+    const rows: Array<{ step: string; count: string }> = await this.runs.query(
+      `SELECT coalesce(e.step, r.start_step) AS step, count(*) AS count
+         FROM install_runs r
+         LEFT JOIN LATERAL (SELECT step FROM step_events WHERE run_id = r.id ORDER BY seq DESC LIMIT 1) e ON true
+        WHERE r.status = 'RUNNING'
+        GROUP BY 1`,
+    );
+    return rows.map((row) => ({ step: row.step, count: Number(row.count) }));
+  }
+
+  /** The step of the latest event of each node's latest RUNNING run, for the nodes that have one. */
+  async currentSteps(nodeIds: readonly string[]): Promise<Map<string, InstallStep>> {
+    if (nodeIds.length === 0) {
+      return new Map();
+    }
+    const rows: Array<{ node_id: string; step: InstallStep }> = await this.runs.query(
+      `SELECT DISTINCT ON (r.node_id) r.node_id, e.step
+         FROM install_runs r JOIN step_events e ON e.run_id = r.id
+        WHERE r.node_id = ANY($1) AND r.status = 'RUNNING'
+        ORDER BY r.node_id, r.started_at DESC, e.seq DESC`,
+      [[...nodeIds]],
+    );
+    return new Map(rows.map((row) => [row.node_id, row.step]));
+  }
+
+  /** Stores an event; false when one is stored under its (run, seq) already (a re-send). */
+  async appendEvent(event: NewStepEvent): Promise<boolean> {
+    const inserted = await this.events.createQueryBuilder().insert().into(StepEventEntity).values(entityChanges<StepEventEntity>(event)).orIgnore().returning(['id']).execute();
+    return (inserted.raw as unknown[]).length > 0;
+  }
+
+  /** How many events the run has. */
+  eventCount(runId: string): Promise<number> {
+    return this.events.countBy({ runId });
+  }
+
+  /** Whether the run has an event under `seq`. */
+  hasEvent(runId: string, seq: number): Promise<boolean> {
+    return this.events.existsBy({ runId, seq });
+  }
+
+  /** When the latest STARTED event of `step` before `seq` occurred (by the agent's clock); null without one. */
+  async startedBefore(runId: string, step: InstallStep, seq: number): Promise<Date | null> {
+    const started = await this.events
+      .createQueryBuilder('event')
+      .select('event.occurredAt', 'occurredAt')
+      .where('event.runId = :runId AND event.step = :step AND event.status = :started AND event.seq < :seq', { runId, step, started: 'STARTED', seq })
+      .orderBy('event.seq', 'DESC')
+      .limit(1)
+      .getRawOne<{ occurredAt: Date }>();
+    return started ? new Date(started.occurredAt) : null;
+  }
+
+  /** The run's events, in order. */
+  eventsOf(runId: string): Promise<StepEventEntity[]> {
+    return this.events.find({ where: { runId }, order: { seq: 'ASC' } });
+  }
+
+  /** Stores the run's diagnostics bundle, replacing one uploaded before. */
+  async saveDiagnostics(runId: string, content: Buffer, uploadedAt: Date): Promise<void> {
+    await this.diagnostics.upsert({ runId, content, size: content.length, uploadedAt }, ['runId']);
+  }
+
+  /** The run's diagnostics bundle, or null (also for an id that is no UUID). */
+  diagnosticsOf(runId: string): Promise<InstallDiagnosticsEntity | null> {
+    return isUuid(runId) ? this.diagnostics.findOneBy({ runId }) : Promise.resolve(null);
+  }
+
+  /** The run's diagnostics bundle without its content, or null. */
+  diagnosticsSummaryOf(runId: string): Promise<InstallDiagnosticsSummary | null> {
+    return this.diagnostics.findOne({ where: { runId }, select: { runId: true, size: true, uploadedAt: true } });
+  }
+}
