@@ -156,7 +156,7 @@ export class BulkAddPage {
       return { rows: [], problem: null };
     }
     const expanded = expandAddressRange({ range: this.range(), hostnamePattern: this.pattern(), firstNumber: Number(this.firstNumber()) }, defaults);
-    return expanded.ok ? { rows: checkBulkRows(expanded.rows, { hostnames: new Set(), ips: new Set() }), problem: null } : { rows: [], problem: expanded.problem };
+    return expanded.ok ? { rows: checkBulkRows(expanded.rows, { hostnames: new Set(), ips: new Set() }), problem: null } : { rows: [], problem: this.i18n.server(expanded.coded.code, expanded.coded.params, expanded.problem) };
   });
 
   protected readonly rangeProblem = computed(() => (this.source() === 'range' ? this.local().problem : null));
@@ -179,7 +179,7 @@ export class BulkAddPage {
   protected readonly refused = computed(() => this.rows().filter((row) => row.problems.length > 0).length);
   protected readonly requestProblems = computed(() => {
     const answer = this.answer();
-    return answer && answer.key === this.inputKey() ? answer.result.problems.map((problem) => problem.message) : [];
+    return answer && answer.key === this.inputKey() ? answer.result.problems.map((problem) => this.i18n.server(problem.messageCode, problem.messageParams, problem.message)) : [];
   });
 
   /** A row's problem in the user's language: the column it is about, then what is wrong. */
