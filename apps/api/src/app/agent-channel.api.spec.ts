@@ -90,6 +90,14 @@ describe('the agent channel: HTTPS and plain HTTP on one port', () => {
       expect(JSON.parse(manifest.body).artifacts).toEqual([expect.objectContaining({ name: 'kubelet' })]);
     });
 
+    it('refuses the artifacts without a valid agent token, by code beside the English error', async () => {
+      const refused = await overTls(harness.api.httpsUrl, ca, '/artifacts/manifest', { headers: { authorization: 'Bearer not-a-token' } });
+      expect(refused.status).toBe(401);
+      const body = JSON.parse(refused.body);
+      expect(body).toEqual({ error: 'a valid agent token is required to download artifacts', messageCode: 'artifacts.agentTokenRequired', messageParams: {} });
+      expect(formatServerText('zh-CN', body.messageCode, body.messageParams, null)).toBe('下载制品需要有效的 agent 令牌');
+    });
+
     it.each([
       ['reportStep/agentRun (GraphQL)', 'POST', '/graphql', AGENT_RUN],
       ['the artifact manifest', 'GET', '/artifacts/manifest', undefined],

@@ -272,7 +272,9 @@ describe('installer service API', () => {
     it('refuses an oversized body with 413 and a malformed query with a parse error', async () => {
       const big = await fetch(`${harness.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ clusters { id } } #${'x'.repeat(1_100_000)}` }) });
       expect(big.status).toBe(413);
-      expect(((await big.json()) as GraphQLResponse).errors?.[0]?.message).toBe('request body is too large');
+      const tooLarge = ((await big.json()) as GraphQLResponse).errors?.[0];
+      expect(tooLarge?.message).toBe('request body is too large');
+      expect(tooLarge?.extensions).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', messageCode: 'error.bodyTooLarge', messageParams: {} });
       const malformed = await fetch(`${harness.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ clusters { id ' }) });
       expect(malformed.status).toBe(400);
       expect(((await malformed.json()) as GraphQLResponse).errors?.[0]?.extensions?.['code']).toBe('GRAPHQL_PARSE_FAILED');

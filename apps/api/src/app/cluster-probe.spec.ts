@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formatMessage } from '@ccos/shared/messages';
+import { formatMessage, formatServerText } from '@ccos/shared/messages';
 import type { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
 import type { NodeSummary } from '@ccos/api/data-access-kube';
 import type { CsrService } from '@ccos/api/feature-csrs';
-import { clusterProbeFrom } from './cluster-probe';
+import { AppError } from '@ccos/shared/domain';
+import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
 
 /** The probe reads only the watch cache's Nodes: a cache holding these Nodes stands for the cluster. */
 function probeOver(nodes: ReadonlyArray<Pick<NodeSummary, 'name' | 'ready' | 'addresses'>>) {
@@ -27,5 +28,22 @@ describe('cluster probe conflicts', () => {
   it('finds no conflict for a new name and address', async () => {
     const probe = probeOver([{ name: 'w-9', ready: true, addresses: [{ type: 'InternalIP', address: '198.18.0.11' }] }]);
     expect(await probe.conflicts('c1', 'w-2', '198.18.0.12')).toEqual({ hostname: null, ip: null });
+  });
+});
+
+describe('cluster leftover cleaner', () => {
+  it("refuses, by code, to go on when the cluster will not deny a leftover CSR, nesting the cluster's refusal", async () => {
+    // The CSR was approved meanwhile: the denial is refused, and the operator reads why in their language.
+    const client = {
+      call: (_what: string, run: (options: object) => Promise<unknown>) => run({}),
+      certificates: { readCertificateSigningRequest: async () => ({ metadata: { name: 'csr-old' }, status: { conditions: [{ type: 'Approved', status: 'True' }] } }) },
+    };
+    const cleaner = clusterLeftoverCleaner({ ensure: async () => ({ client }) } as unknown as ClusterConnections);
+    const error = await cleaner.denyCsr('c1', 'csr-old').then(() => null, (thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(AppError);
+    const { extensions, message } = error as AppError;
+    expect(message).toBe('could not deny CSR csr-old: certificate signing request "csr-old" is already Approved');
+    expect(extensions).toMatchObject({ code: 'FAILED_PRECONDITION', messageCode: 'cleanup.csrNotDenied', messageParams: { name: 'csr-old', reason: { code: 'csr.alreadyOpposite' } } });
+    expect(formatServerText('zh-CN', extensions['messageCode'] as string, extensions['messageParams'], null)).toMatch(/^无法拒绝 CSR csr-old：/);
   });
 });

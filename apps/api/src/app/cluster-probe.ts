@@ -1,6 +1,7 @@
 import { message } from '@ccos/shared/messages';
 import type { ClusterConnections, ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import { deleteNode, denyCsr } from '@ccos/api/data-access-kube';
+import { PreconditionError } from '@ccos/api/util-graphql';
 import type { CsrService } from '@ccos/api/feature-csrs';
 import type { ClusterLeftoverCleaner } from '@ccos/api/feature-nodes';
 
@@ -28,21 +29,21 @@ export function clusterProbeFrom(connections: ClusterConnections, csrs: CsrServi
   };
 }
 
-/** Ends a host's leftovers in its cluster, through the cluster's connection. */
+/** Ends a host's leftovers in its cluster, through the cluster's connection; what the cluster refuses is a coded refusal the operator reads. */
 export function clusterLeftoverCleaner(connections: ClusterConnections): ClusterLeftoverCleaner {
   return {
     async deleteNode(clusterId, name) {
       const client = (await connections.ensure(clusterId)).client;
       const result = await deleteNode(client, name);
       if (!result.ok) {
-        throw new Error(`could not delete Node ${name}: ${'reason' in result ? String(result.reason) : 'refused'}`);
+        throw new PreconditionError(message('cleanup.nodeNotDeleted', { name, reason: result.reason }));
       }
     },
     async denyCsr(clusterId, name) {
       const client = (await connections.ensure(clusterId)).client;
       const result = await denyCsr(client, name, { message: 'left pending by an earlier membership of this host; denied by its cleanup' });
       if (!result.ok) {
-        throw new Error(`could not deny CSR ${name}: ${result.reason}`);
+        throw new PreconditionError(message('cleanup.csrNotDenied', { name, reason: result.coded ? { code: result.coded.code, params: result.coded.params } : result.reason }));
       }
     },
   };

@@ -31,13 +31,13 @@ const BOOTSTRAPPER_TOKEN = 'bootstrapper-token-for-api-tests';
 const BOOTSTRAP_NAMESPACE = 'ccos-scaler-bootstrap';
 
 const CSR_FIELDS = `
-  name signerName status issued decidedBy statusReason usages createdAt ageSeconds parseError
+  name signerName status issued decidedBy statusReason statusReasonCode statusReasonParams usages createdAt ageSeconds parseError
   requester { username groups }
   subject { text commonNames organizations }
   sans { dnsNames ipAddresses emailAddresses uris otherNames }
   key { algorithm bits curve signatureAlgorithm signatureValid }
   node { id hostname }
-  decisions { decision actor reason forced forceReason checks { name passed overridable } }
+  decisions { decision actor reason reasonCode reasonParams forced forceReason checks { name passed overridable } }
   verdict { csrName decision kind node reason checks { name passed detail overridable } }`;
 
 interface CsrView {
@@ -46,12 +46,14 @@ interface CsrView {
   issued: boolean;
   decidedBy: string | null;
   statusReason: string | null;
+  statusReasonCode: string | null;
+  statusReasonParams: Record<string, unknown> | null;
   requester: { username: string; groups: string[] };
   subject: { text: string; commonNames: string[]; organizations: string[] } | null;
   sans: { dnsNames: string[]; ipAddresses: string[] } | null;
   key: { algorithm: string; curve: string | null; signatureValid: boolean } | null;
   node: { id: string; hostname: string } | null;
-  decisions: Array<{ decision: string; actor: string; reason: string; forced: boolean; forceReason: string | null }>;
+  decisions: Array<{ decision: string; actor: string; reason: string; reasonCode: string | null; reasonParams: Record<string, unknown> | null; forced: boolean; forceReason: string | null }>;
   verdict: { decision: string; kind: string | null; node: string | null; reason: string; checks: Array<{ name: string; passed: boolean; detail: string; overridable: boolean }> };
 }
 
@@ -308,7 +310,10 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
         operator,
       );
       expect(approved.errors).toBeUndefined();
-      expect(approved.data?.approveCsr).toMatchObject({ status: 'APPROVED', decidedBy: 'operator', statusReason: 'approved by operator; all 16 checks passed' });
+      expect(approved.data?.approveCsr).toMatchObject({ status: 'APPROVED', decidedBy: 'operator', statusReason: 'approved by operator; all 16 checks passed', statusReasonCode: 'csr.decision.approved' });
+      const operatorApproved = approved.data?.approveCsr;
+      expect(formatServerText('zh-CN', operatorApproved?.statusReasonCode, operatorApproved?.statusReasonParams, null)).toMatch(/^由 operator 批准；/);
+      expect(operatorApproved?.decisions[0]?.reasonCode).toBe('csr.decision.approved');
       expect(approved.data?.approveCsr.decisions).toEqual([expect.objectContaining({ decision: 'APPROVED', actor: 'operator', forced: false })]);
 
       // A host this service did not install (not in the inventory), joining with the shared credential: only an ADMIN's force, with a reason, recorded so.
@@ -507,7 +512,9 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       }
       expect(elapsed).toBeLessThan(1000);
       const approved = await csrNamed(name);
-      expect(approved).toMatchObject({ status: 'APPROVED', decidedBy: 'auto-approver', statusReason: 'auto-approved: all 16 checks passed' });
+      expect(approved).toMatchObject({ status: 'APPROVED', decidedBy: 'auto-approver', statusReason: 'auto-approved: all 16 checks passed', statusReasonCode: 'csr.decision.autoApproved' });
+      expect(formatServerText('zh-CN', approved?.statusReasonCode, approved?.statusReasonParams, null)).toMatch(/^已自动批准：/);
+      expect(formatServerText('en', approved?.statusReasonCode, approved?.statusReasonParams, null)).toBe(approved?.statusReason);
       expect(await harness.api.dataSource.query(`SELECT actor, action, result, detail->>'node' AS node FROM audit_log WHERE target_id = $1`, [name])).toEqual([
         { actor: 'auto-approver', action: 'approveCsr', result: 'SUCCESS', node: 'worker-2' },
       ]);
@@ -531,6 +538,9 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
         statusReason: 'IP address 198.18.0.1 is not an address of worker-2 in the inventory ([198.18.0.12])',
         decisions: [{ decision: 'LEFT_PENDING', actor: 'auto-approver', forced: false }],
       });
+      expect(view?.statusReasonCode).toMatch(/^csr\.san-ip\./);
+      expect(view?.decisions[0]?.reasonCode).toBe(view?.statusReasonCode);
+      expect(formatServerText('en', view?.statusReasonCode, view?.statusReasonParams, null)).toBe(view?.statusReason);
       expect(view?.verdict.checks.filter((check) => !check.passed)).toEqual([
         { name: 'san-ip', passed: false, detail: 'IP address 198.18.0.1 is not an address of worker-2 in the inventory ([198.18.0.12])', overridable: true },
       ]);

@@ -309,7 +309,8 @@ function maskUnexpected(formatted: GraphQLFormattedError, error: unknown, logger
   }
   const errorId = randomUUID();
   logger.error({ err: original, errorId, path: formatted.path }, 'unexpected error in a GraphQL operation');
-  return { message: `internal error (id ${errorId}); the service log has the details`, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR', errorId } };
+  const text = message('error.internal', { errorId });
+  return { message: text.message, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR', errorId, messageCode: text.code, messageParams: text.params } };
 }
 
 /** What a graphql-ws connection keeps between its messages. */
@@ -484,8 +485,10 @@ function errorHandler(logger: Logger) {
       logger.error({ err: error, path: req.path }, 'request failed');
     }
     // body-parser's own messages quote the start of the body, which may hold a secret.
-    const message =
-      error.type === 'entity.too.large' ? 'request body is too large' : error.type === 'entity.parse.failed' ? 'the request body is not valid JSON' : status >= 500 ? 'internal error' : 'bad request';
-    response.status(status).json({ errors: [{ message, extensions: { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' } }] });
+    const text = message(
+      error.type === 'entity.too.large' ? 'error.bodyTooLarge' : error.type === 'entity.parse.failed' ? 'error.bodyNotJson' : status >= 500 ? 'error.internalBare' : 'error.badRequest',
+    );
+    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST';
+    response.status(status).json({ errors: [{ message: text.message, extensions: { code, messageCode: text.code, messageParams: text.params } }] });
   };
 }

@@ -103,6 +103,21 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
     expect(formatServerText('zh-CN', problem?.messageCode, problem?.messageParams, null)).toBe('范围的结束地址（127.0.0.20）在起始地址（127.0.0.29）之前');
   });
 
+  it('names the field of a credentials problem once, by code', async () => {
+    const bad = await harness.gql<{ addNodes: { problems: Array<{ field: string; message: string; messageCode: string | null; messageParams: Record<string, unknown> | null }> } }>(
+      'mutation($input: AddNodesInput!) { addNodes(input: $input) { problems { field message messageCode messageParams } } }',
+      { input: { clusterId, list: 'k-1 127.0.0.41', sshPort: 1, privateKey: 'not a key', dryRun: true } },
+      operator,
+    );
+    expect(bad.errors).toBeUndefined();
+    const [problem] = bad.data?.addNodes.problems ?? [];
+    expect(problem?.field).toBe('credentials');
+    expect(problem?.message).toBe('privateKey is not a PEM or OpenSSH private key (-----BEGIN … PRIVATE KEY-----)');
+    expect(problem?.messageCode).toBe('error.badInput');
+    expect(problem?.messageParams).toEqual({ field: 'privateKey', problem: { code: 'node.privateKeyInvalid', params: {} } });
+    expect(formatServerText('zh-CN', problem?.messageCode, problem?.messageParams, null)).toBe('privateKey：不是 PEM 或 OpenSSH 格式的私钥（-----BEGIN … PRIVATE KEY-----）');
+  });
+
   it('with addValidRows adds the passing rows in one batch, sealing the shared password once, and reports the others', async () => {
     const result = await addNodes({ list: 'a-1 127.0.0.41 1\na-2 127.0.0.42 1\nA_3 127.0.0.43 1\na-4 127.0.0.44 1', addValidRows: true });
     expect(result.errors).toBeUndefined();

@@ -2,12 +2,22 @@ import 'reflect-metadata';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 import { formatServerText } from '@ccos/shared/messages';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness, writeStandInArtifactSet } from '../testing/api-test-harness';
+
+interface Host {
+  hostname: string;
+  state: string;
+  reason: string | null;
+  reasonCode: string | null;
+  reasonParams: Record<string, unknown> | null;
+}
 
 interface Activity {
   kind: string;
@@ -58,5 +68,51 @@ describe('node groups: a decision\'s reason in the audit and the activity, by co
     expect(formatServerText('zh-CN', spare?.reasonCode, spare?.reasonParams, null)).toBe('由 admin 添加为 pool-a 的备用主机；正在检查主机');
     const audit = await harness.api.dataSource.query(`SELECT detail->>'reasonCode' AS code FROM audit_log WHERE action = 'autoscaling.spare_added'`);
     expect(audit).toEqual([{ code: 'autoscaling.spareAdded' }]);
+  });
+
+  it('words where a pool member stands by code: the spare whose checks failed, in its row and in the decision', async () => {
+    const admin = await harness.tokenFor('ADMIN');
+    const created = await harness.gql<{ createNodeGroup: { id: string } }>(
+      'mutation($input: CreateNodeGroupInput!) { createNodeGroup(input: $input) { id } }',
+      { input: { clusterId, name: 'pool-b', maxSize: 1, profile: { cpuCores: 4, memoryBytes: 8 * 1024 ** 3 } } },
+      admin,
+    );
+    expect(created.errors).toBeUndefined();
+    const client = createClient({ url: `${harness.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${admin}` } });
+    type Group = { name: string; hosts: Host[]; activity: Activity[] };
+    const unusable = new Promise<Group>((resolve, reject) => {
+      client.subscribe<{ nodeGroupsChanged: Group[] }>(
+        { query: 'subscription($c: ID!) { nodeGroupsChanged(clusterId: $c) { name hosts { hostname state reason reasonCode reasonParams } activity { kind reason reasonCode reasonParams } } }', variables: { c: clusterId } },
+        {
+          next: (update) => {
+            const group = update.data?.nodeGroupsChanged.find((entry) => entry.name === 'pool-b');
+            if (group?.hosts.some((host) => host.state === 'UNUSABLE')) {
+              resolve(group);
+            }
+          },
+          error: reject,
+          complete: () => undefined,
+        },
+      );
+    });
+    try {
+      const added = await harness.gql(
+        'mutation($input: AddSpareInput!) { addNodeGroupSpare(input: $input) { nodeId } }',
+        { input: { groupId: created.data?.createNodeGroup.id, hostname: 'spare-2', ip: '127.0.0.2', sshPort: 1, password: 'spare-password-2' } },
+        admin,
+      );
+      expect(added.errors).toBeUndefined();
+      const group = await unusable;
+      const host = group.hosts.find((entry) => entry.hostname === 'spare-2');
+      expect(host?.reason).toMatch(/^addNode's checks failed \(UNREACHABLE\): /);
+      expect(host?.reasonCode).toBe('autoscaling.member.checksFailed');
+      expect(host?.reasonParams).toMatchObject({ status: 'UNREACHABLE', reason: { code: 'node.sshUnreachable' } });
+      expect(formatServerText('zh-CN', host?.reasonCode, host?.reasonParams, null)).toMatch(/^addNode 的检查失败（UNREACHABLE）：/);
+      const decision = group.activity.find((entry) => entry.kind === 'SPARE_UNUSABLE');
+      expect(decision?.reasonCode).toBe('autoscaling.member.checksFailed');
+      expect(decision?.reason).toBe(host?.reason);
+    } finally {
+      await client.dispose();
+    }
   });
 });

@@ -6,6 +6,7 @@ import {
   FakeClock, FakeExecutor, FakeHttp, FakeNetwork, FakeSystemInfo, MemoryFileSystem, MemoryLogger, failed, ok,
 } from '@ccos/agent/util-host/testing';
 import { INSTALL_STEPS, type InstallStep } from '@ccos/shared/domain';
+import { type CodedText, formatServerText, message } from '@ccos/shared/messages';
 import { testConfig } from '../testing/step-harness';
 import type { AgentConfig } from './agent-config';
 import { InstallRunner, type RunnerDeps } from './install-runner';
@@ -15,7 +16,7 @@ import type { StepRegistry } from './step-registry';
 
 type Behaviour = (ctx: StepContext) => Promise<StepResult>;
 
-function stubRegistry(behaviours: Partial<Record<InstallStep, Behaviour>> = {}, problems: Partial<Record<InstallStep, string[]>> = {}): { registry: StepRegistry; ran: InstallStep[] } {
+function stubRegistry(behaviours: Partial<Record<InstallStep, Behaviour>> = {}, problems: Partial<Record<InstallStep, CodedText[]>> = {}): { registry: StepRegistry; ran: InstallStep[] } {
   const ran: InstallStep[] = [];
   const entries = INSTALL_STEPS.map((step): [InstallStep, StepHandler] => [step, {
     step,
@@ -145,11 +146,16 @@ describe('InstallRunner', () => {
   });
 
   it('fails a step whose config does not validate without running it', async () => {
-    const { registry, ran } = stubRegistry({}, { APPLY_IGNITION: ['kubelet may not set labels kubernetes.io/role'] });
+    const { registry, ran } = stubRegistry({}, { APPLY_IGNITION: [message('agent.ignition.refusedLabels', { labels: 'kubernetes.io/role' })] });
     const { runner, api } = await world(registry, { config: { startStep: 'APPLY_IGNITION' } });
     expect(await runner.run(new AbortController().signal)).toMatchObject({ kind: 'failed', code: 'INVALID_INPUT' });
     expect(ran).toEqual([]);
-    expect(api.events().at(-1)?.message).toContain('kubernetes.io/role');
+    const failed = api.events().at(-1);
+    expect(failed?.message).toContain('kubelet may not set labels kubernetes.io/role on its own Node');
+    // The problems are nested by code, so the service words them in Chinese too.
+    expect(failed?.messageCode).toBe('agent.invalidConfig');
+    expect(failed?.messageParams).toMatchObject({ problems: [{ code: 'agent.ignition.refusedLabels', params: { labels: 'kubernetes.io/role' } }] });
+    expect(formatServerText('zh-CN', failed?.messageCode, failed?.messageParams, null)).toContain('kubelet 不能在自己的 Node 上设置标签 kubernetes.io/role');
   });
 
   it('stops with FAILED "cancelled by the operator" when the service says cancelRequested', async () => {

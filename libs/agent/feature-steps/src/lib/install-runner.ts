@@ -125,7 +125,7 @@ export class InstallRunner {
     let result: StepResult;
     const problems = handler.validate(config);
     if (problems.length > 0) {
-      result = failure('INVALID_INPUT', message('agent.invalidConfig', { step: title, problems: problems.join('; ') }), message('agent.invalidConfig.hint'));
+      result = failure('INVALID_INPUT', message('agent.invalidConfig', { step: title, problems: problems.map(bare) }), message('agent.invalidConfig.hint'));
     } else {
       result = await this.runHandler(step, abort);
     }

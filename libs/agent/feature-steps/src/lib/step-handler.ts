@@ -66,8 +66,8 @@ export type StepResult = StepSuccess | StepFailure;
  */
 export interface StepHandler {
   readonly step: InstallStep;
-  /** Problems with the config for this step (empty when fine). */
-  validate(config: AgentConfig): string[];
+  /** Problems with the config for this step (empty when fine), by code, so the service words them in the user's language. */
+  validate(config: AgentConfig): CodedText[];
   run(ctx: StepContext): Promise<StepResult>;
 }
 

@@ -14,6 +14,8 @@ import { Autoscaling1767000000000 } from './migrations/1767000000000-autoscaling
 import { CodedMessages1767100000000 } from './migrations/1767100000000-coded-messages';
 import { ClusterArtifactVersion1767200000000 } from './migrations/1767200000000-cluster-artifact-version';
 import { AutoscalingActivityCoded1767350000000 } from './migrations/1767350000000-autoscaling-activity-coded';
+import { NodeGroupMemberCoded1767450000000 } from './migrations/1767450000000-node-group-member-coded';
+import { CsrDecisionCoded1767460000000 } from './migrations/1767460000000-csr-decision-coded';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -29,4 +31,6 @@ export const MIGRATIONS = [
   CodedMessages1767100000000,
   ClusterArtifactVersion1767200000000,
   AutoscalingActivityCoded1767350000000,
+  NodeGroupMemberCoded1767450000000,
+  CsrDecisionCoded1767460000000,
 ];

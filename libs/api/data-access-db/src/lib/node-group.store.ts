@@ -10,6 +10,9 @@ export type NewNodeGroup = Pick<NodeGroupEntity, 'id' | 'clusterId' | 'name' | '
 /** An activity as it is recorded; its seq and time come from Postgres. */
 export type NewAutoscalingActivity = Pick<AutoscalingActivityEntity, 'groupId' | 'kind' | 'nodeId' | 'hostname' | 'reason' | 'reasonCoded' | 'actor'>;
 
+/** Where a member stands: its English text and, beside it, its message code and parameters. */
+export type MemberReason = Pick<NodeGroupMemberEntity, 'reason' | 'reasonCoded'>;
+
 /** Which member rows a conditional change applies to: the node's, in this state (and with this reason, or any but `reasonNot`). */
 export interface MemberCondition {
   readonly state: NodeGroupMemberState;
@@ -30,7 +33,7 @@ export interface LockedNodeGroup {
   countMembers(states: readonly NodeGroupMemberState[]): Promise<number>;
   /** The cluster's node with this providerID, and its membership of this group. */
   memberByProviderId(providerId: string): Promise<{ node: NodeEntity | null; member: NodeGroupMemberEntity | null }>;
-  setMember(nodeId: string, fields: Pick<NodeGroupMemberEntity, 'state' | 'reason'>): Promise<void>;
+  setMember(nodeId: string, fields: Pick<NodeGroupMemberEntity, 'state'> & MemberReason): Promise<void>;
   setProviderId(nodeId: string, providerId: string): Promise<void>;
   setTargetSize(targetSize: number): Promise<void>;
 }
@@ -108,7 +111,7 @@ export class NodeGroupStore {
 
   // ---------------------------------------------------------------- members
 
-  async insertMember(member: Pick<NodeGroupMemberEntity, 'nodeId' | 'groupId' | 'state' | 'reason'>): Promise<NodeGroupMemberEntity> {
+  async insertMember(member: Pick<NodeGroupMemberEntity, 'nodeId' | 'groupId' | 'state'> & MemberReason): Promise<NodeGroupMemberEntity> {
     await this.members.insert(member);
     return this.members.findOneByOrFail({ nodeId: member.nodeId });
   }
@@ -139,12 +142,12 @@ export class NodeGroupStore {
   }
 
   /** Changes the membership whatever its state. */
-  async setMember(nodeId: string, fields: Partial<Pick<NodeGroupMemberEntity, 'state' | 'reason'>>): Promise<void> {
+  async setMember(nodeId: string, fields: Partial<Pick<NodeGroupMemberEntity, 'state'>> & MemberReason): Promise<void> {
     await this.members.update({ nodeId }, fields);
   }
 
   /** Changes the membership only if it matches `when`; returns whether it did (once, across replicas). */
-  async updateMemberIf(nodeId: string, when: MemberCondition, fields: Partial<Pick<NodeGroupMemberEntity, 'state' | 'reason'>>): Promise<boolean> {
+  async updateMemberIf(nodeId: string, when: MemberCondition, fields: Partial<Pick<NodeGroupMemberEntity, 'state'>> & MemberReason): Promise<boolean> {
     const reason = when.reason !== undefined ? { reason: when.reason } : when.reasonNot !== undefined ? { reason: Not(when.reasonNot) } : {};
     const changed = await this.members.update({ nodeId, state: when.state, ...reason }, fields);
     return (changed.affected ?? 0) === 1;
@@ -155,11 +158,11 @@ export class NodeGroupStore {
    * succeeded) point at the successor, the old membership retires, and the successor joins the
    * group CHECKING, all at once.
    */
-  async continueAs(removedId: string, successorId: string, groupId: string, reasons: { readonly retired: string; readonly checking: string }): Promise<void> {
+  async continueAs(removedId: string, successorId: string, groupId: string, reasons: { readonly retired: MemberReason; readonly checking: MemberReason }): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       await manager.getRepository(NodeEntity).createQueryBuilder().update().set({ successorNodeId: successorId }).where('id = :id OR successor_node_id = :id', { id: removedId }).execute();
-      await manager.getRepository(NodeGroupMemberEntity).update({ nodeId: removedId }, { state: 'RETIRED', reason: reasons.retired });
-      await manager.getRepository(NodeGroupMemberEntity).insert({ nodeId: successorId, groupId, state: 'CHECKING', reason: reasons.checking, predecessorNodeId: removedId });
+      await manager.getRepository(NodeGroupMemberEntity).update({ nodeId: removedId }, { state: 'RETIRED', ...reasons.retired });
+      await manager.getRepository(NodeGroupMemberEntity).insert({ nodeId: successorId, groupId, state: 'CHECKING', ...reasons.checking, predecessorNodeId: removedId });
     });
   }
 

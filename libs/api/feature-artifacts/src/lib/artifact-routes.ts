@@ -1,7 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { Router, type Request, type Response } from 'express';
+import { message } from '@ccos/shared/messages';
 import type { ArtifactCatalog } from './artifact-catalog';
 import { parseRange } from './byte-range';
+import { refusalBody } from './refusal-body';
 
 /**
  * The set a request downloads from: an agent's, its run's cluster's set; a signed-in user's, the
@@ -24,7 +26,7 @@ export function artifactRoutes(catalogFor: ArtifactAccess): Router {
       res.locals['catalog'] = catalog;
       next();
     } else {
-      res.status(401).setHeader('www-authenticate', 'Bearer').json({ error: 'a valid agent token is required to download artifacts' });
+      res.status(401).setHeader('www-authenticate', 'Bearer').json(refusalBody(message('artifacts.agentTokenRequired')));
     }
   });
   router.get('/manifest', async (_req, res) => {
@@ -36,7 +38,7 @@ export function artifactRoutes(catalogFor: ArtifactAccess): Router {
   router.get('/:kind/:name', async (req: Request<{ kind: string; name: string }>, res: Response) => {
     const artifact = await catalogOf(res).find(req.params.kind, req.params.name);
     if (!artifact) {
-      res.status(404).json({ error: `no artifact ${req.params.kind}/${req.params.name}` });
+      res.status(404).json(refusalBody(message('artifacts.noSuchArtifact', { kind: String(req.params.kind), name: String(req.params.name) })));
       return;
     }
     const etag = `"${artifact.sha256}"`;

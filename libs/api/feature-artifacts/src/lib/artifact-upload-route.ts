@@ -1,5 +1,7 @@
 import { Router } from 'express';
+import { message } from '@ccos/shared/messages';
 import { ArtifactImportError, type ArtifactSetStore, type ArtifactSetSummary } from './artifact-set-store';
+import { refusalBody } from './refusal-body';
 
 /** The role of whoever sent the request, or null when nobody is signed in. */
 export type UploaderRole = (authorization: string | undefined) => Promise<{ readonly role: string; readonly username: string } | null>;
@@ -24,21 +26,21 @@ export function artifactUploadRoutes(options: ArtifactUploadOptions): Router {
   router.post('/admin/artifact-sets', async (req, res) => {
     const user = await options.uploader(req.headers.authorization);
     if (!user) {
-      res.status(401).setHeader('www-authenticate', 'Bearer').json({ error: 'sign in as an ADMIN to import artifact sets' });
+      res.status(401).setHeader('www-authenticate', 'Bearer').json(refusalBody(message('artifacts.uploadNeedsSignIn')));
       return;
     }
     if (user.role !== 'ADMIN') {
-      res.status(403).json({ error: `importing artifact sets needs the ADMIN role; you are ${user.role}` });
+      res.status(403).json(refusalBody(message('artifacts.uploadNeedsAdmin', { held: user.role })));
       return;
     }
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim();
     if (type !== 'application/x-tar' && type !== 'application/octet-stream') {
-      res.status(415).json({ error: 'send the set as a tar archive (Content-Type: application/x-tar)' });
+      res.status(415).json(refusalBody(message('artifacts.uploadNotTar')));
       return;
     }
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (declared > options.maxBytes) {
-      res.status(413).json({ error: `the upload has ${declared} bytes; at most ${options.maxBytes} are taken (ARTIFACT_UPLOAD_MAX_BYTES)` });
+      res.status(413).json(refusalBody(message('artifacts.uploadTooLarge', { declared: String(declared), max: String(options.maxBytes) })));
       return;
     }
     let received = 0;

@@ -76,8 +76,12 @@ export async function startCloudProviderServer(groups: NodeGroupService, logger:
       (response) => callback(null, response),
       (error: unknown) => {
         if (error instanceof AutoscalingRefusal) {
-          log.info({ rpc: name, code: error.code, reason: error.message }, 'refused an autoscaler call');
-          callback({ code: grpc.status[error.code], details: error.message });
+          log.info({ rpc: name, code: error.code, reason: error.message, reasonCode: error.text.code, reasonParams: error.text.params }, 'refused an autoscaler call');
+          // The details stay English (cluster-autoscaler logs them); the code and parameters ride in the trailers for clients that word them.
+          const metadata = new grpc.Metadata();
+          metadata.set('ccos-message-code', error.text.code);
+          metadata.set('ccos-message-params', JSON.stringify(error.text.params));
+          callback({ code: grpc.status[error.code], details: error.message, metadata });
           return;
         }
         log.error({ err: error, rpc: name }, 'autoscaler call failed');

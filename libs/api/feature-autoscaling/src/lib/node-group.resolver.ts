@@ -106,6 +106,8 @@ function hostView(row: Awaited<ReturnType<NodeGroupService['membersOf']>>[number
     ip: row.node?.ip ?? null,
     state: row.state,
     reason: row.reason,
+    reasonCode: row.reasonCoded?.code ?? null,
+    reasonParams: row.reasonCoded ? { ...row.reasonCoded.params } : null,
     nodeStatus: row.node?.status ?? 'REMOVED',
     providerId: row.node?.providerId ?? null,
     since: row.updatedAt,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bare, type CodedText, message } from '@ccos/shared/messages';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import { type Label, type Taint, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
 import {
@@ -9,6 +9,7 @@ import {
   type ClusterEntity,
   type ClusterStore,
   type LockedNodeGroup,
+  type MemberReason,
   type NodeEntity,
   type NodeGroupEntity,
   type NodeGroupMemberEntity,
@@ -17,6 +18,7 @@ import {
   type NodeGroupStore,
   type NodeStore,
   isUuid,
+  reasonFields,
 } from '@ccos/api/data-access-db';
 import { type AutoscalingActivityPayload, BadUserInputError, type EventBus, FieldConflictError, NotFoundError, TOPICS, followNodeChanges } from '@ccos/api/util-graphql';
 import type { AutoscalingObserver, AutoscalingPorts, SpareHost } from './autoscaling-ports';
@@ -54,15 +56,20 @@ export interface GroupInstance {
   readonly hostname: string | null;
 }
 
-/** A refusal cluster-autoscaler gets as a gRPC status. */
+/** A refusal cluster-autoscaler gets as a gRPC status; its English text is the status's details, its code and parameters ride beside it. */
 export class AutoscalingRefusal extends Error {
   override readonly name = 'AutoscalingRefusal';
   constructor(
     readonly code: 'NOT_FOUND' | 'INVALID_ARGUMENT' | 'FAILED_PRECONDITION',
-    message: string,
+    readonly text: CodedText,
   ) {
-    super(message);
+    super(text.message);
   }
+}
+
+/** A member's standing from its coded text: the English text the store compares, and the code clients word it from. */
+function standing(text: CodedText): MemberReason {
+  return { reason: text.message, reasonCoded: bare(text) };
 }
 
 /** The instance id a reservation no spare could fill carries. */
@@ -175,7 +182,7 @@ export class NodeGroupService {
   async groupByName(clusterId: string, name: string): Promise<NodeGroupEntity> {
     const group = await this.groups.findGroupByName(clusterId, name);
     if (!group) {
-      throw new AutoscalingRefusal('NOT_FOUND', `node group "${name}" not found`);
+      throw new AutoscalingRefusal('NOT_FOUND', message('autoscaling.refusal.groupNotFound', { name }));
     }
     return group;
   }
@@ -184,7 +191,7 @@ export class NodeGroupService {
   async addSpare(groupId: string, host: Omit<SpareHost, 'clusterId' | 'labels' | 'taints'>, actor: string): Promise<NodeGroupMemberEntity> {
     const group = await this.group(groupId);
     const nodeId = await this.ports.addNode({ ...host, clusterId: group.clusterId, labels: group.labels, taints: group.taints });
-    await this.groups.insertMember({ nodeId, groupId: group.id, state: 'CHECKING', reason: 'addNode\'s checks are running' });
+    await this.groups.insertMember({ nodeId, groupId: group.id, state: 'CHECKING', ...standing(message('autoscaling.member.checking')) });
     await this.record(group, 'SPARE_ADDED', { nodeId, hostname: host.hostname }, message('autoscaling.spareAdded', { group: group.name, actor }), actor);
     // The checks may have finished before the membership was stored.
     await this.reconcileNode(nodeId);
@@ -243,7 +250,7 @@ export class NodeGroupService {
       instances.push({
         id: placeholderId(cluster.name, group.name, index),
         state: 'CREATING',
-        error: { code: 'NO_SPARE_HOSTS', message: `node group ${group.name} has no spare host left in its pool`, errorClass: 'OUT_OF_RESOURCES' },
+        error: { code: 'NO_SPARE_HOSTS', message: message('autoscaling.noSpareHosts', { group: group.name }).message, errorClass: 'OUT_OF_RESOURCES' },
         nodeId: null,
         hostname: null,
       });
@@ -271,17 +278,17 @@ export class NodeGroupService {
    */
   async increaseSize(clusterId: string, name: string, delta: number): Promise<{ reserved: number; missing: number }> {
     if (!Number.isInteger(delta) || delta <= 0) {
-      throw new AutoscalingRefusal('INVALID_ARGUMENT', `size increase must be positive, got ${delta}`);
+      throw new AutoscalingRefusal('INVALID_ARGUMENT', message('autoscaling.refusal.increaseNotPositive', { delta: String(delta) }));
     }
     const cluster = await this.clusterOf(clusterId);
     const outcome = await this.lockGroup(clusterId, name, async (locked) => {
       const { group } = locked;
       if (group.targetSize + delta > group.maxSize) {
-        throw new AutoscalingRefusal('INVALID_ARGUMENT', `size increase too large: target ${group.targetSize} + ${delta} is above the maximum ${group.maxSize} of node group ${group.name}`);
+        throw new AutoscalingRefusal('INVALID_ARGUMENT', message('autoscaling.refusal.increaseTooLarge', { target: String(group.targetSize), delta: String(delta), max: String(group.maxSize), group: group.name }));
       }
       const spares = await locked.takeSpares(delta);
       for (const spare of spares) {
-        await locked.setMember(spare.nodeId, { state: 'RESERVED', reason: 'reserved by a scale-up; installing' });
+        await locked.setMember(spare.nodeId, { state: 'RESERVED', ...standing(message('autoscaling.member.reserved')) });
         await locked.setProviderId(spare.nodeId, providerIdOf(cluster, spare.nodeId));
       }
       await locked.setTargetSize(group.targetSize + delta);
@@ -308,12 +315,12 @@ export class NodeGroupService {
   /** Lowers the target by reservations no spare filled (never deletes a node). */
   async decreaseTargetSize(clusterId: string, name: string, delta: number): Promise<void> {
     if (!Number.isInteger(delta) || delta >= 0) {
-      throw new AutoscalingRefusal('INVALID_ARGUMENT', `size decrease must be negative, got ${delta}`);
+      throw new AutoscalingRefusal('INVALID_ARGUMENT', message('autoscaling.refusal.decreaseNotNegative', { delta: String(delta) }));
     }
     const group = await this.lockGroup(clusterId, name, async (locked) => {
       const size = await locked.countMembers(['RESERVED', 'RUNNING']);
       if (locked.group.targetSize + delta < size) {
-        throw new AutoscalingRefusal('FAILED_PRECONDITION', `attempt to delete existing nodes: target ${locked.group.targetSize}, ${size} node(s) installed or installing, delta ${delta}`);
+        throw new AutoscalingRefusal('FAILED_PRECONDITION', message('autoscaling.refusal.decreaseDeletesNodes', { target: String(locked.group.targetSize), size: String(size), delta: String(delta) }));
       }
       await locked.setTargetSize(locked.group.targetSize + delta);
       return locked.group;
@@ -338,17 +345,17 @@ export class NodeGroupService {
         }
         const { node, member } = await lockedGroup.memberByProviderId(providerId);
         if (!node || !member || !['RESERVED', 'RUNNING'].includes(member.state)) {
-          throw new AutoscalingRefusal('INVALID_ARGUMENT', `node ${providerId || '(no providerID)'} does not belong to node group ${locked.name}${member?.state === 'DELETING' ? ' any more (being deleted)' : ''}`);
+          throw new AutoscalingRefusal('INVALID_ARGUMENT', message('autoscaling.refusal.notMember', { providerId: providerId || 'none', group: locked.name, deleting: member?.state === 'DELETING' }));
         }
         chosen.push({ nodeId: node.id, providerId });
       }
       if (locked.targetSize - chosen.length < locked.minSize) {
-        throw new AutoscalingRefusal('FAILED_PRECONDITION', `deleting ${chosen.length} node(s) would take node group ${locked.name} below its minimum size ${locked.minSize} (target ${locked.targetSize})`);
+        throw new AutoscalingRefusal('FAILED_PRECONDITION', message('autoscaling.refusal.belowMinimum', { count: String(chosen.length), group: locked.name, min: String(locked.minSize), target: String(locked.targetSize) }));
       }
       await lockedGroup.setTargetSize(locked.targetSize - chosen.length);
       for (const { nodeId } of chosen) {
         if (nodeId) {
-          await lockedGroup.setMember(nodeId, { state: 'DELETING', reason: 'scale-down: removing the node' });
+          await lockedGroup.setMember(nodeId, { state: 'DELETING', ...standing(message('autoscaling.member.deleting')) });
         }
       }
       return { group: locked, members: chosen };
@@ -371,7 +378,7 @@ export class NodeGroupService {
       const runId = await this.ports.startRemoval(node.id, AUTOSCALER_ACTOR);
       const outcome = await this.ports.removalOutcome(runId);
       if (outcome.status !== 'SUCCEEDED') {
-        await this.groups.setMember(node.id, { state: 'RUNNING', reason: `removal ${outcome.status.toLowerCase()}: ${outcome.reason ?? ''}` });
+        await this.groups.setMember(node.id, { state: 'RUNNING', ...standing(message('autoscaling.member.removalEnded', { status: outcome.status.toLowerCase(), reason: outcome.reason ?? '' })) });
         await this.groups.incrementTargetSize(group.id);
         await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalEnded', { hostname: node.hostname, status: outcome.status.toLowerCase(), reason: outcome.reason ?? message('install.noReason') }));
         return;
@@ -380,7 +387,7 @@ export class NodeGroupService {
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       this.logger.warn({ err: error, nodeId: node.id, group: group.name }, 'scale-down failed');
-      await this.groups.setMember(node.id, { state: 'RUNNING', reason: `removal could not start: ${detail}` }).catch(() => undefined);
+      await this.groups.setMember(node.id, { state: 'RUNNING', ...standing(message('autoscaling.member.removalNotStarted', { error: detail })) }).catch(() => undefined);
       await this.groups.incrementTargetSize(group.id).catch(() => undefined);
       await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalNotRun', { hostname: node.hostname, error: detail })).catch(() => undefined);
     }
@@ -402,12 +409,12 @@ export class NodeGroupService {
       labels: group.labels,
       taints: group.taints,
       status: 'ADDING',
-      statusReason: `returning to the pool of ${group.name}: checking the host again`,
+      ...reasonFields(message('autoscaling.returningToPool', { group: group.name })),
       origin: 'ADDED',
     });
     await this.groups.continueAs(removed.id, successor.id, group.id, {
-      retired: `removed; the host continues as node ${successor.id}`,
-      checking: 'back from a scale-down: addNode\'s checks are running',
+      retired: standing(message('autoscaling.member.retired', { nodeId: successor.id })),
+      checking: standing(message('autoscaling.member.backChecking')),
     });
     this.ports.checkHost(successor.id);
   }
@@ -425,8 +432,8 @@ export class NodeGroupService {
     if (!node || !group) {
       return;
     }
-    const move = async (from: NodeGroupMemberState, to: NodeGroupMemberState, reason: string, kind: AutoscalingActivityKind | null): Promise<void> => {
-      if (await this.groups.updateMemberIf(nodeId, { state: from }, { state: to, reason })) {
+    const move = async (from: NodeGroupMemberState, to: NodeGroupMemberState, reason: CodedText, kind: AutoscalingActivityKind | null): Promise<void> => {
+      if (await this.groups.updateMemberIf(nodeId, { state: from }, { state: to, ...standing(reason) })) {
         if (kind) {
           await this.record(group, kind, { nodeId, hostname: node.hostname }, reason, SERVICE_ACTOR);
         } else {
@@ -439,48 +446,48 @@ export class NodeGroupService {
         const verdict = node.hostVerdict;
         const wanted = UNAME_ARCH[group.profile.arch];
         if (node.facts.arch && wanted && node.facts.arch !== wanted) {
-          await move('CHECKING', 'UNUSABLE', `the host is ${node.facts.arch}; node group ${group.name} is ${group.profile.arch}`, 'SPARE_UNUSABLE');
+          await move('CHECKING', 'UNUSABLE', message('autoscaling.member.wrongArch', { arch: node.facts.arch, group: group.name, wanted: group.profile.arch }), 'SPARE_UNUSABLE');
         } else if (member.predecessorNodeId && verdict?.verdict === 'CLEANABLE' && !verdict.cleanedAt) {
           // What the host's own install through this group wrote (the Ignition's files) may go; anything else is foreign.
           const own = await this.groups.ignitionFilesWrittenFor(member.predecessorNodeId);
           const foreign = verdict.leftovers.filter((leftover) => !own.has(leftover.item));
           if (foreign.length > 0) {
-            await move('CHECKING', 'REINSTALL_REQUIRED', `the dirty-host check found what its own install did not write${describeLeftovers(foreign)}: ${verdict.reason}`, 'REINSTALL_REQUIRED');
+            await move('CHECKING', 'REINSTALL_REQUIRED', message('autoscaling.member.foreignLeftovers', { leftovers: leftoversOf(foreign), reason: verdict.reasonCoded ?? verdict.reason }), 'REINSTALL_REQUIRED');
           } else {
             await this.cleanOwnFiles(group, node, verdict.leftovers.length);
           }
         } else if (verdict && verdict.verdict !== 'CLEAN' && !(member.predecessorNodeId && verdict.verdict === 'CLEANABLE' && verdict.cleanedAt)) {
-          await move('CHECKING', 'REINSTALL_REQUIRED', `the dirty-host check says ${verdict.verdict.toLowerCase().replace(/_/g, ' ')}: ${verdict.reason}${describeLeftovers(verdict.leftovers)}`, 'REINSTALL_REQUIRED');
+          await move('CHECKING', 'REINSTALL_REQUIRED', message('autoscaling.member.dirty', { verdict: verdict.verdict, reason: verdict.reasonCoded ?? verdict.reason, leftovers: leftoversOf(verdict.leftovers) }), 'REINSTALL_REQUIRED');
         } else if (member.predecessorNodeId) {
-          const cleaned = verdict?.cleanedAt ? ` after removing ${verdict.leftovers.length} file(s) its own install wrote` : '';
-          await move('CHECKING', 'SPARE', `back in the pool of ${group.name}: the dirty-host check says clean${cleaned}`, 'RETURN_TO_POOL');
+          const back = { group: group.name, cleaned: Boolean(verdict?.cleanedAt), count: String(verdict?.leftovers.length ?? 0) };
+          await move('CHECKING', 'SPARE', message('autoscaling.member.backInPool', back), 'RETURN_TO_POOL');
         } else {
-          await move('CHECKING', 'SPARE', `checked and clean: a spare of ${group.name}`, 'SPARE_READY');
+          await move('CHECKING', 'SPARE', message('autoscaling.member.spareReady', { group: group.name }), 'SPARE_READY');
         }
       } else if (CHECK_FAILED.has(node.status)) {
-        await move('CHECKING', 'UNUSABLE', `addNode's checks failed (${node.status}): ${node.statusReason ?? ''}`, 'SPARE_UNUSABLE');
+        await move('CHECKING', 'UNUSABLE', message('autoscaling.member.checksFailed', { status: node.status, reason: node.statusReasonCoded ?? node.statusReason ?? '' }), 'SPARE_UNUSABLE');
       }
     } else if (member.state === 'SPARE' && node.status !== 'READY_TO_INSTALL') {
       // An operator acted on the spare (reconnect, deleted record): it waits for the checks again.
       if (node.status === 'ADDING') {
-        await move('SPARE', 'CHECKING', 'checking the host again', null);
+        await move('SPARE', 'CHECKING', message('autoscaling.member.checkingAgain'), null);
       } else if (CHECK_FAILED.has(node.status)) {
-        await move('SPARE', 'UNUSABLE', `${node.status}: ${node.statusReason ?? ''}`, 'SPARE_UNUSABLE');
+        await move('SPARE', 'UNUSABLE', message('autoscaling.member.spareFailed', { status: node.status, reason: node.statusReasonCoded ?? node.statusReason ?? '' }), 'SPARE_UNUSABLE');
       }
     } else if (member.state === 'RESERVED') {
       if (node.status === 'JOINED') {
-        await move('RESERVED', 'RUNNING', `${node.hostname} joined and is Ready as ${node.providerId ?? '?'}`, 'INSTALLED');
+        await move('RESERVED', 'RUNNING', message('autoscaling.member.joined', { hostname: node.hostname, providerId: node.providerId ?? '?' }), 'INSTALLED');
       } else if (node.status === 'INSTALL_FAILED' && !member.reason?.startsWith('install failed')) {
         // Once per failure: Refresh and every node change come back here.
-        const reason = `install failed: ${node.statusReason ?? ''}`;
-        if (await this.groups.updateMemberIf(nodeId, { state: 'RESERVED', reason: 'reserved by a scale-up; installing' }, { reason })) {
+        const failed = standing(message('autoscaling.member.installFailed', { reason: node.statusReasonCoded ?? node.statusReason ?? '' }));
+        if (await this.groups.updateMemberIf(nodeId, { state: 'RESERVED', reason: message('autoscaling.member.reserved').message }, failed)) {
           await this.record(group, 'INSTALL_FAILED', { nodeId, hostname: node.hostname }, message('autoscaling.installFailed', { hostname: node.hostname, reason: node.statusReasonCoded ?? node.statusReason ?? '' }), SERVICE_ACTOR);
         }
       } else if (node.status === 'INSTALLING' && member.reason?.startsWith('install failed')) {
-        await this.groups.updateMemberIf(nodeId, { state: 'RESERVED' }, { reason: 'reserved by a scale-up; installing' });
+        await this.groups.updateMemberIf(nodeId, { state: 'RESERVED' }, standing(message('autoscaling.member.reserved')));
       }
     } else if (member.state === 'RUNNING' && node.status === 'REMOVED') {
-      await move('RUNNING', 'RETIRED', `the Node ${node.hostname} left the cluster outside a scale-down`, null);
+      await move('RUNNING', 'RETIRED', message('autoscaling.member.leftCluster', { hostname: node.hostname }), null);
     }
   }
 
@@ -490,8 +497,8 @@ export class NodeGroupService {
       return;
     }
     // One cleanup per host across replicas: the member's reason is the claim.
-    const claim = `back from a scale-down: removing the ${count} file(s) its own install wrote`;
-    if (!(await this.groups.updateMemberIf(node.id, { state: 'CHECKING', reasonNot: claim }, { reason: claim }))) {
+    const claim = standing(message('autoscaling.member.cleaning', { count: String(count) }));
+    if (!(await this.groups.updateMemberIf(node.id, { state: 'CHECKING', reasonNot: claim.reason ?? '' }, claim))) {
       return;
     }
     this.cleaning.add(node.id);
@@ -499,7 +506,7 @@ export class NodeGroupService {
       await this.ports.cleanLeftovers(node.id, AUTOSCALER_ACTOR);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      if (await this.groups.updateMemberIf(node.id, { state: 'CHECKING' }, { state: 'REINSTALL_REQUIRED', reason: `removing the ${count} file(s) its own install wrote failed: ${detail}` })) {
+      if (await this.groups.updateMemberIf(node.id, { state: 'CHECKING' }, { state: 'REINSTALL_REQUIRED', ...standing(message('autoscaling.member.cleanupFailed', { count: String(count), error: detail })) })) {
         await this.record(group, 'REINSTALL_REQUIRED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.cleanupFailed', { error: detail }), SERVICE_ACTOR);
       }
     } finally {
@@ -511,7 +518,7 @@ export class NodeGroupService {
   private async lockGroup<T>(clusterId: string, name: string, work: (locked: LockedNodeGroup) => Promise<T>): Promise<T> {
     const done = await this.groups.withLockedGroup(clusterId, name, work);
     if (!done) {
-      throw new AutoscalingRefusal('NOT_FOUND', `node group "${name}" not found`);
+      throw new AutoscalingRefusal('NOT_FOUND', message('autoscaling.refusal.groupNotFound', { name }));
     }
     return done.result;
   }
@@ -576,11 +583,12 @@ export class NodeGroupService {
   }
 }
 
-function describeLeftovers(leftovers: ReadonlyArray<{ kind: string; item: string }>): string {
+/** The first leftovers by name (data) and how many more; null when there are none. */
+function leftoversOf(leftovers: ReadonlyArray<{ kind: string; item: string }>): Message | null {
   if (leftovers.length === 0) {
-    return '';
+    return null;
   }
   const shown = leftovers.slice(0, 5).map((leftover) => leftover.item);
-  return ` (${shown.join(', ')}${leftovers.length > 5 ? `, and ${leftovers.length - 5} more` : ''})`;
+  return bare(message('autoscaling.member.leftovers', { items: shown.join(', '), more: Math.max(leftovers.length - 5, 0) }));
 }
 

@@ -37,6 +37,12 @@ export class NodeGroupHostType {
   @Field(() => String, { nullable: true })
   reason!: string | null;
 
+  @MessageCodeField('reason', '; null for reasons from before codes')
+  reasonCode!: string | null;
+
+  @MessageParamsField('reason')
+  reasonParams!: Record<string, unknown> | null;
+
   @Field(() => NodeStatusEnum)
   nodeStatus!: NodeStatus;
 

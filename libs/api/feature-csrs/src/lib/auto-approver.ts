@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { bare, message } from '@ccos/shared/messages';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { CsrPolicyPath, CsrVerdict } from '@ccos/shared/domain';
 import type { Clock } from '@ccos/shared/util-timing';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
@@ -347,7 +347,7 @@ class ClusterApprover {
           // Counted with the cluster's write: the decision row and the audit entry come after it.
           this.counters.approved += 1;
           await this.audit('approveCsr', name, verdict);
-          await this.decisions.record({ ...base, decision: 'APPROVED', reason: `auto-approved: ${verdict.reason}` });
+          await this.decisions.record({ ...base, decision: 'APPROVED', reason: message('csr.decision.autoApproved', { reason: verdictReason(verdict) }) });
           this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
           this.log.info({ csr: name, node: verdict.node }, 'CSR auto-approved');
         } else if (!result.ok) {
@@ -359,7 +359,7 @@ class ClusterApprover {
         if (result.ok && result.changed) {
           this.counters.denied += 1;
           this.counters.impostors += 1;
-          await this.decisions.record({ ...base, decision: 'DENIED', reason: verdict.reason });
+          await this.decisions.record({ ...base, decision: 'DENIED', reason: coded(verdict) });
           await this.raiseImpostor(snapshot, name, verdict, result.csr.username ?? '');
           this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
           this.log.warn({ csr: name, node: verdict.node, requester: result.csr.username, reason: verdict.reason }, 'impostor CSR denied');
@@ -370,7 +370,7 @@ class ClusterApprover {
         if (result.ok && result.changed) {
           this.counters.denied += 1;
           await this.audit('denyCsr', name, verdict);
-          await this.decisions.record({ ...base, decision: 'DENIED', reason: verdict.reason });
+          await this.decisions.record({ ...base, decision: 'DENIED', reason: coded(verdict) });
           this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
           this.log.info({ csr: name, node: verdict.node, reason: verdict.reason }, 'superseded CSR denied');
         }
@@ -378,7 +378,7 @@ class ClusterApprover {
         // The cluster's own approver renews a node's client certificate: nothing to do or record.
         this.handled.set(name, 'LEFT_PENDING');
       } else if (!this.handled.has(name)) {
-        const written = await this.decisions.recordLeftPendingOnce({ ...base, reason: verdict.reason });
+        const written = await this.decisions.recordLeftPendingOnce({ ...base, reason: coded(verdict) });
         this.handled.set(name, 'LEFT_PENDING');
         if (written) {
           this.csrs.announce(this.clusterId, name, `left-pending`);
@@ -436,8 +436,18 @@ function switchedOff(verdict: CsrVerdict, cluster: Pick<ClusterEntity, 'csrAutoA
   if (verdict.path === 'JOIN') {
     return null;
   }
-  const reason = `renewal auto-approve is off for this cluster; ${verdict.decision === 'APPROVE' ? 'the renewal policy would approve it' : verdict.reason}`;
-  return { ...verdict, decision: 'LEAVE_PENDING', reason };
+  const text = message('csr.decision.renewalsOff', { reason: verdict.decision === 'APPROVE' ? bare(message('csr.decision.renewalWouldApprove')) : verdictReason(verdict) });
+  return { ...verdict, decision: 'LEAVE_PENDING', reason: text.message, reasonCode: text.code, reasonParams: text.params };
+}
+
+/** The verdict's reason as a message to nest. */
+function verdictReason(verdict: CsrVerdict): Message {
+  return { code: verdict.reasonCode, params: verdict.reasonParams };
+}
+
+/** The verdict's reason as the decision records it: its English text with its code. */
+function coded(verdict: CsrVerdict): CodedText {
+  return { message: verdict.reason, code: verdict.reasonCode, params: verdict.reasonParams };
 }
 
 function rank(verdict: CsrVerdict): number {

@@ -1,3 +1,4 @@
+import { bare, type CodedText } from '@ccos/shared/messages';
 import type { CsrCheck } from '@ccos/shared/domain';
 import type { CsrDecisionEntity, CsrDecisionKind, CsrDecisionStore, NewCsrDecision } from '@ccos/api/data-access-db';
 
@@ -9,7 +10,8 @@ export interface CsrDecisionInput {
   readonly decision: CsrDecisionKind;
   /** A user name, or `auto-approver`. */
   readonly actor: string;
-  readonly reason: string;
+  /** Coded when the service words it; an operator's own words (a denial's reason) are data. */
+  readonly reason: string | CodedText;
   readonly forced?: boolean;
   /** The ADMIN's written reason for a forced approval. */
   readonly forceReason?: string | null;
@@ -85,7 +87,8 @@ function toEntity(input: CsrDecisionInput): NewCsrDecision {
     nodeId: input.nodeId,
     decision: input.decision,
     actor: input.actor,
-    reason: input.reason,
+    reason: typeof input.reason === 'string' ? input.reason : input.reason.message,
+    reasonCoded: typeof input.reason === 'string' ? null : bare(input.reason),
     forced: input.forced ?? false,
     forceReason: input.forceReason ?? null,
     checks: input.checks.map(({ name, passed, detail, detailCode, detailParams, overridable }) => ({ name, passed, detail, detailCode, detailParams, overridable })),

@@ -1,5 +1,6 @@
 import { Field, GraphQLISODateTime, ObjectType } from 'type-graphql';
 import type { CsrDecisionKind } from '@ccos/api/data-access-db';
+import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 import { CsrDecisionKindEnum } from './csr.enums';
 import { CsrCheckType } from './csr-verdict.type';
 
@@ -13,6 +14,12 @@ export class CsrDecisionType {
 
   @Field(() => String)
   reason!: string;
+
+  @MessageCodeField('reason', '; null for an operator\'s own words and decisions from before codes')
+  reasonCode!: string | null;
+
+  @MessageParamsField('reason')
+  reasonParams!: Record<string, unknown> | null;
 
   @Field(() => Boolean, { description: 'An ADMIN approved although the policy would not have.' })
   forced!: boolean;

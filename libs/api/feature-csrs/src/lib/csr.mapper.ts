@@ -1,6 +1,7 @@
 import { CSR_CHECK_OVERRIDES, type CsrCheckName, type CsrVerdict, isImpostor } from '@ccos/shared/domain';
 import type { CsrDecisionEntity, InventoryNode } from '@ccos/api/data-access-db';
 import type { CsrSummary } from '@ccos/api/data-access-kube';
+import type { Message } from '@ccos/shared/messages';
 import { commonNamesOf, policyState } from './csr-facts';
 import { deciderOfCondition } from './csr-decision.log';
 import type { CsrDecisionType } from './csr-decision.type';
@@ -20,7 +21,7 @@ export function toCsrType(
   const request = csr.request.ok ? csr.request.request : null;
   const createdAt = csr.createdAt ? new Date(csr.createdAt) : null;
   const node = verdict.node === null ? undefined : inventory.find((entry) => entry.hostname === verdict.node);
-  const { decidedBy, statusReason } = explainStatus(csr, decisions);
+  const { decidedBy, statusReason, statusReasonCoded } = explainStatus(csr, decisions);
   return {
     clusterId,
     name: csr.name,
@@ -50,6 +51,8 @@ export function toCsrType(
       : null,
     decidedBy,
     statusReason,
+    statusReasonCode: statusReasonCoded?.code ?? null,
+    statusReasonParams: statusReasonCoded ? { ...statusReasonCoded.params } : null,
     decisions: decisions.map(toDecisionType),
     node: node ? { id: node.id, hostname: node.hostname } : null,
     impostor: isImpostor(verdict),
@@ -76,6 +79,8 @@ export function toDecisionType(decision: CsrDecisionEntity): CsrDecisionType {
     decision: decision.decision,
     actor: decision.actor,
     reason: decision.reason,
+    reasonCode: decision.reasonCoded?.code ?? null,
+    reasonParams: decision.reasonCoded ? { ...decision.reasonCoded.params } : null,
     forced: decision.forced,
     forceReason: decision.forceReason,
     // Records from before the rule was declared say nothing; the declaration answers for them.
@@ -88,25 +93,25 @@ export function toDecisionType(decision: CsrDecisionEntity): CsrDecisionType {
  * Who decided and why: our own record when this service decided, else the condition the
  * deciding client wrote (kubectl, another approver, the signer for FAILED).
  */
-function explainStatus(csr: CsrSummary, decisions: readonly CsrDecisionEntity[]): { decidedBy: string | null; statusReason: string | null } {
+function explainStatus(csr: CsrSummary, decisions: readonly CsrDecisionEntity[]): { decidedBy: string | null; statusReason: string | null; statusReasonCoded?: Message | null } {
   const latest = (kind: CsrDecisionEntity['decision']): CsrDecisionEntity | undefined => [...decisions].reverse().find((decision) => decision.decision === kind);
   const condition = (type: string) => csr.conditions.find((entry) => entry.type === type && entry.status === 'True');
   switch (policyState(csr)) {
     case 'PENDING': {
       const left = latest('LEFT_PENDING');
-      return { decidedBy: left?.actor ?? null, statusReason: left?.reason ?? null };
+      return { decidedBy: left?.actor ?? null, statusReason: left?.reason ?? null, statusReasonCoded: left?.reasonCoded };
     }
     case 'APPROVED': {
       const ours = latest('APPROVED');
       const approved = condition('Approved');
       return ours
-        ? { decidedBy: ours.actor, statusReason: ours.reason }
+        ? { decidedBy: ours.actor, statusReason: ours.reason, statusReasonCoded: ours.reasonCoded }
         : { decidedBy: deciderOfCondition(approved?.reason, 'unknown'), statusReason: approved?.message ?? null };
     }
     case 'DENIED': {
       const ours = latest('DENIED');
       const denied = condition('Denied');
-      return ours ? { decidedBy: ours.actor, statusReason: ours.reason } : { decidedBy: deciderOfCondition(denied?.reason, 'unknown'), statusReason: denied?.message ?? null };
+      return ours ? { decidedBy: ours.actor, statusReason: ours.reason, statusReasonCoded: ours.reasonCoded } : { decidedBy: deciderOfCondition(denied?.reason, 'unknown'), statusReason: denied?.message ?? null };
     }
     case 'FAILED': {
       const failed = condition('Failed');

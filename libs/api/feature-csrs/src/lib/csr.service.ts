@@ -185,13 +185,16 @@ export class CsrService {
       throw new PreconditionError(result.coded ?? result.reason);
     }
     if (result.changed) {
+      const policySaid = { code: verdict.reasonCode, params: verdict.reasonParams };
       await this.decisions.record({
         clusterId,
         csrName: name,
         nodeId: snapshot.nodeIdOf(verdict),
         decision: 'APPROVED',
         actor: actor.username,
-        reason: forced ? `forced by ${actor.username}: ${why}; the policy said: ${verdict.reason}` : `approved by ${actor.username}; ${verdict.reason}`,
+        reason: forced
+          ? message('csr.decision.forced', { actor: actor.username, why, reason: policySaid })
+          : message('csr.decision.approved', { actor: actor.username, reason: policySaid }),
         forced,
         forceReason: force ? why : null,
         checks: verdict.checks,

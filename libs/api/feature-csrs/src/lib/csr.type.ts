@@ -1,5 +1,6 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import type { CsrState } from '@ccos/shared/domain';
+import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 import { CsrChangeKindEnum, CsrStatusEnum } from './csr.enums';
 import { CsrDecisionType } from './csr-decision.type';
 import { CsrVerdictType } from './csr-verdict.type';
@@ -137,6 +138,12 @@ export class CsrType {
 
   @Field(() => String, { nullable: true, description: 'Why it was approved, denied or failed.' })
   statusReason!: string | null;
+
+  @MessageCodeField('statusReason', '; null for a reason decided outside this service, an operator\'s own words, or from before codes')
+  statusReasonCode!: string | null;
+
+  @MessageParamsField('statusReason')
+  statusReasonParams!: Record<string, unknown> | null;
 
   @Field(() => [CsrDecisionType], { description: 'Decisions recorded by this service, oldest first.' })
   decisions!: CsrDecisionType[];

@@ -1,4 +1,4 @@
-import { bare, message } from '@ccos/shared/messages';
+import { bare, isMessageCode, type MessageParams, message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import {
   type BatchPhase,
@@ -323,9 +323,16 @@ export class NodeBatchService {
     try {
       return credentialsFrom(input);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const field = (error as { extensions?: { field?: string } }).extensions?.field ?? 'credentials';
-      problems.push({ field: 'credentials', message: `${field.replace(/^input\./, '')} ${message}` });
+      // The error's message starts with its field (input.privateKey …); the row names the field once, without input.
+      const extensions = error instanceof AppError ? error.extensions : {};
+      const field = typeof extensions['field'] === 'string' ? extensions['field'].replace(/^input\./, '') : 'credentials';
+      const problemCode = extensions['problemCode'];
+      if (isMessageCode(problemCode)) {
+        const text = message('error.badInput', { field, problem: { code: problemCode, params: (extensions['problemParams'] ?? {}) as MessageParams } });
+        problems.push({ field: 'credentials', message: text.message, coded: bare(text) });
+      } else {
+        problems.push({ field: 'credentials', message: (error instanceof Error ? error.message : String(error)).replace(/^input\./, '') });
+      }
       return null;
     }
   }

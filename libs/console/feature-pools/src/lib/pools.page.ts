@@ -1,7 +1,7 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input } from '@angular/core';
 import { ErrorReporter, type NodeGroupHostView, NodeGroupsStore } from '@ccos/console/data-access';
 import { DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
-import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import { I18n, ServerTextPipe, commonMessages } from '@ccos/console/util-i18n';
 import { poolsMessages } from './pools.messages';
 
 const STATE_TONES: Record<string, StatusTone> = {
@@ -21,7 +21,7 @@ type KindKey = Extract<MessageKey, `kind.${string}`>;
 /** The Pools page: each node group's spares by state, its sizes, and its scale-ups and scale-downs, live. */
 @Component({
   selector: 'ccos-pools-page',
-  imports: [DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent],
+  imports: [ServerTextPipe, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent],
   providers: [NodeGroupsStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './pools.page.html',

@@ -146,6 +146,7 @@ describe('APPLY_IGNITION', () => {
 
   it('refuses labels kubelet would not start with, before touching the host', () => {
     const problems = new ApplyIgnitionStep().validate(stepHarness({ labels: [{ key: 'kubernetes.io/role', value: 'worker' }] }).config);
-    expect(problems[0]).toContain('kubernetes.io/role');
+    expect(problems[0]?.message).toContain('kubernetes.io/role');
+    expect(problems[0]).toMatchObject({ code: 'agent.ignition.refusedLabels', params: { labels: 'kubernetes.io/role' } });
   });
 });

@@ -1,4 +1,4 @@
-import { message } from '@ccos/shared/messages';
+import { type CodedText, message } from '@ccos/shared/messages';
 import { type JsonObject } from '@ccos/agent/util-host';
 import type { AgentConfig } from '../agent-config';
 import { HOST_PATHS } from '../host-paths';
@@ -17,11 +17,9 @@ import { failure, progressOf, success, type StepContext, type StepHandler, type 
 export class ApplyIgnitionStep implements StepHandler {
   readonly step = 'APPLY_IGNITION' as const;
 
-  validate(config: AgentConfig): string[] {
+  validate(config: AgentConfig): CodedText[] {
     const refused = refusedKubeletLabels(config.labels);
-    return refused.length === 0
-      ? []
-      : [`kubelet may not set labels ${refused.join(', ')} on its own Node: labels in the kubernetes.io/k8s.io namespaces must start with node-role.kubernetes.io/, node.kubernetes.io/ or kubelet.kubernetes.io/ (or be a well-known topology label)`];
+    return refused.length === 0 ? [] : [message('agent.ignition.refusedLabels', { labels: refused.join(', ') })];
   }
 
   async run(ctx: StepContext): Promise<StepResult> {

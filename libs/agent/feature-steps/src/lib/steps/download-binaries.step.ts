@@ -1,5 +1,5 @@
 import { REQUIRED_BINARIES } from '@ccos/shared/domain';
-import { bare, message } from '@ccos/shared/messages';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
 import { HOST_PATHS } from '../host-paths';
 import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
@@ -15,7 +15,7 @@ export { REQUIRED_BINARIES } from '@ccos/shared/domain';
 export class DownloadBinariesStep implements StepHandler {
   readonly step = 'DOWNLOAD_BINARIES' as const;
 
-  validate(): string[] {
+  validate(): CodedText[] {
     return [];
   }
 

@@ -1,4 +1,4 @@
-import { bare, message } from '@ccos/shared/messages';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { exitMessage, succeeded, type CommandResult } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
@@ -18,7 +18,7 @@ const TRANSACTION_TIMEOUT_MS = 60 * 60_000;
 export class InstallPackagesStep implements StepHandler {
   readonly step = 'INSTALL_PACKAGES' as const;
 
-  validate(): string[] {
+  validate(): CodedText[] {
     return [];
   }
 

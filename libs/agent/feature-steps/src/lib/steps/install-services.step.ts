@@ -1,4 +1,4 @@
-import { bare, message } from '@ccos/shared/messages';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { exitMessage, succeeded, type JsonObject } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
@@ -18,7 +18,7 @@ export const UNIT_NAME = /^[A-Za-z0-9:_.@\\-]{1,200}\.(service|socket|timer|targ
 export class InstallServicesStep implements StepHandler {
   readonly step = 'INSTALL_SERVICES' as const;
 
-  validate(): string[] {
+  validate(): CodedText[] {
     return [];
   }
 

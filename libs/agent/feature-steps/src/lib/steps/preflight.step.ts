@@ -15,8 +15,8 @@ export class PreflightStep implements StepHandler {
 
   constructor(private readonly checks: readonly PreflightCheck[] = PREFLIGHT_CHECKS) {}
 
-  validate(config: AgentConfig): string[] {
-    return config.requirements.maxClockSkewSeconds > 0 ? [] : ['requirements.maxClockSkewSeconds must be positive'];
+  validate(config: AgentConfig): CodedText[] {
+    return config.requirements.maxClockSkewSeconds > 0 ? [] : [message('agent.preflight.skewLimitNotPositive')];
   }
 
   async run(ctx: StepContext): Promise<StepResult> {

@@ -52,7 +52,7 @@ export function phaseOf(run: AgentRun | null): Phase {
 export class StartKubeletStep implements StepHandler {
   readonly step = 'START_KUBELET' as const;
 
-  validate(): string[] {
+  validate(): CodedText[] {
     return [];
   }
 

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { Message } from '@ccos/shared/messages';
 
 export type CsrDecisionKind = 'APPROVED' | 'DENIED' | 'LEFT_PENDING';
 
@@ -36,6 +37,10 @@ export class CsrDecisionEntity {
 
   @Column({ type: 'text' })
   reason!: string;
+
+  /** `reason` by its message code and parameters (libs/shared/messages); null for an operator's own words and rows from before codes. */
+  @Column({ name: 'reason_coded', type: 'jsonb', nullable: true })
+  reasonCoded!: Message | null;
 
   /** An operator approved although the policy would not have: recorded so it stands out in reviews. */
   @Column({ type: 'boolean', default: false })

@@ -73,6 +73,10 @@ export class NodeGroupMemberEntity {
   @Column({ type: 'text', nullable: true })
   reason!: string | null;
 
+  /** `reason` by its message code and parameters (libs/shared/messages); null for text from before codes. */
+  @Column({ name: 'reason_coded', type: 'jsonb', nullable: true })
+  reasonCoded!: Message | null;
+
   /** The record this host had before it came back to the pool. */
   @Column({ name: 'predecessor_node_id', type: 'uuid', nullable: true })
   predecessorNodeId!: string | null;

@@ -162,7 +162,7 @@ export class BulkAddPage {
       return { rows: [], problem: null };
     }
     const expanded = expandAddressRange({ range: this.value().range, hostnamePattern: this.value().pattern, firstNumber: Number(this.value().firstNumber) }, defaults);
-    return expanded.ok ? { rows: checkBulkRows(expanded.rows, { hostnames: new Set(), ips: new Set() }), problem: null } : { rows: [], problem: expanded.problem };
+    return expanded.ok ? { rows: checkBulkRows(expanded.rows, { hostnames: new Set(), ips: new Set() }), problem: null } : { rows: [], problem: this.i18n.server(expanded.coded.code, expanded.coded.params, expanded.problem) };
   });
 
   protected readonly rangeProblem = computed(() => (this.value().source === 'range' ? this.local().problem : null));
@@ -185,7 +185,7 @@ export class BulkAddPage {
   protected readonly refused = computed(() => this.rows().filter((row) => row.problems.length > 0).length);
   protected readonly requestProblems = computed(() => {
     const answer = this.answer();
-    return answer && answer.key === this.inputKey() ? answer.result.problems.map((problem) => problem.message) : [];
+    return answer && answer.key === this.inputKey() ? answer.result.problems.map((problem) => this.i18n.server(problem.messageCode, problem.messageParams, problem.message)) : [];
   });
 
   constructor() {

@@ -151,4 +151,6 @@ export const AGENT_EN = {
   'drain.blockingPod': '{pod} ({message})',
   'drain.blockingPodBudget': '{pod} (PodDisruptionBudget {budget}: {message})',
   'drain.andMore': '{items}, and {count} more',
+  'agent.ignition.refusedLabels': 'kubelet may not set labels {labels} on its own Node: labels in the kubernetes.io/k8s.io namespaces must start with node-role.kubernetes.io/, node.kubernetes.io/ or kubelet.kubernetes.io/ (or be a well-known topology label)',
+  'agent.preflight.skewLimitNotPositive': 'requirements.maxClockSkewSeconds must be positive',
 } as const satisfies Record<string, string>;

@@ -148,4 +148,6 @@ export const AGENT_ZH_CN: Readonly<Record<keyof typeof AGENT_EN, string>> = {
   'drain.blockingPod': '{pod}（{message}）',
   'drain.blockingPodBudget': '{pod}（被 PodDisruptionBudget {budget} 阻止：{message}）',
   'drain.andMore': '{items}，另有 {count} 个',
+  'agent.ignition.refusedLabels': 'kubelet 不能在自己的 Node 上设置标签 {labels}：kubernetes.io/k8s.io 命名空间中的标签必须以 node-role.kubernetes.io/、node.kubernetes.io/ 或 kubelet.kubernetes.io/ 开头（或是公认的拓扑标签）',
+  'agent.preflight.skewLimitNotPositive': 'requirements.maxClockSkewSeconds 必须为正数',
 };

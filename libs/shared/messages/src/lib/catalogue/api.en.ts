@@ -67,6 +67,8 @@ export const API_EN = {
   'cleanup.nothingToClean': 'node {hostname} has nothing to clean ({state, select, cleaned {already cleaned} unchecked {not checked yet} other {{state}}})',
   'cleanup.needsReady': 'node {hostname} is {status}; cleanup needs READY_TO_INSTALL',
   'cleanup.clusterUnreachable': 'this service cannot reach the cluster to delete the Node or CSRs left over',
+  'cleanup.nodeNotDeleted': 'could not delete Node {name}: {reason}',
+  'cleanup.csrNotDenied': 'could not deny CSR {name}: {reason}',
   'cleanup.leftBehind': 'node {hostname}: cleanup left {items}; look at the host',
   'batch.oneSource': 'give exactly one of list, range or rows',
   'batch.addedMeanwhile': 'another request added one of these hosts meanwhile; check the list again',

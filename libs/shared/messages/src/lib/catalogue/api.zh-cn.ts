@@ -66,6 +66,8 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'cleanup.nothingToClean': '节点 {hostname} 没有需要清理的内容（{state, select, cleaned {已清理过} unchecked {尚未检查} other {{state}}}）',
   'cleanup.needsReady': '节点 {hostname} 当前为“{status}”；只有待安装的节点才能清理',
   'cleanup.clusterUnreachable': '本服务无法连接集群，不能删除遗留的 Node 或 CSR',
+  'cleanup.nodeNotDeleted': '无法删除 Node {name}：{reason}',
+  'cleanup.csrNotDenied': '无法拒绝 CSR {name}：{reason}',
   'cleanup.leftBehind': '节点 {hostname}：清理后仍遗留 {items}；请检查主机',
   'batch.oneSource': '请在列表、地址范围和行中只给出一种',
   'batch.addedMeanwhile': '另一个请求已同时录入了其中某台主机；请重新检查列表',
