@@ -106,8 +106,8 @@ describe('node groups: a decision\'s reason in the audit and the activity, by co
       const host = group.hosts.find((entry) => entry.hostname === 'spare-2');
       expect(host?.reason).toMatch(/^addNode's checks failed \(UNREACHABLE\): /);
       expect(host?.reasonCode).toBe('autoscaling.member.checksFailed');
-      expect(host?.reasonParams).toMatchObject({ status: 'UNREACHABLE', reason: { code: 'node.sshUnreachable' } });
-      expect(formatServerText('zh-CN', host?.reasonCode, host?.reasonParams, null)).toMatch(/^addNode 的检查失败（UNREACHABLE）：/);
+      expect(host?.reasonParams).toMatchObject({ status: { code: 'node.statusName', params: { status: 'UNREACHABLE' } }, reason: { code: 'node.sshUnreachable' } });
+      expect(formatServerText('zh-CN', host?.reasonCode, host?.reasonParams, null)).toMatch(/^录入节点的检查未通过（无法连接）：/);
       const decision = group.activity.find((entry) => entry.kind === 'SPARE_UNUSABLE');
       expect(decision?.reasonCode).toBe('autoscaling.member.checksFailed');
       expect(decision?.reason).toBe(host?.reason);

@@ -465,14 +465,14 @@ export class NodeGroupService {
           await move('CHECKING', 'SPARE', message('autoscaling.member.spareReady', { group: group.name }), 'SPARE_READY');
         }
       } else if (CHECK_FAILED.has(node.status)) {
-        await move('CHECKING', 'UNUSABLE', message('autoscaling.member.checksFailed', { status: node.status, reason: node.statusReasonCoded ?? node.statusReason ?? '' }), 'SPARE_UNUSABLE');
+        await move('CHECKING', 'UNUSABLE', message('autoscaling.member.checksFailed', { status: message('node.statusName', { status: node.status }), reason: node.statusReasonCoded ?? node.statusReason ?? '' }), 'SPARE_UNUSABLE');
       }
     } else if (member.state === 'SPARE' && node.status !== 'READY_TO_INSTALL') {
       // An operator acted on the spare (reconnect, deleted record): it waits for the checks again.
       if (node.status === 'ADDING') {
         await move('SPARE', 'CHECKING', message('autoscaling.member.checkingAgain'), null);
       } else if (CHECK_FAILED.has(node.status)) {
-        await move('SPARE', 'UNUSABLE', message('autoscaling.member.spareFailed', { status: node.status, reason: node.statusReasonCoded ?? node.statusReason ?? '' }), 'SPARE_UNUSABLE');
+        await move('SPARE', 'UNUSABLE', message('autoscaling.member.spareFailed', { status: message('node.statusName', { status: node.status }), reason: node.statusReasonCoded ?? node.statusReason ?? '' }), 'SPARE_UNUSABLE');
       }
     } else if (member.state === 'RESERVED') {
       if (node.status === 'JOINED') {
