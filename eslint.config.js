@@ -1,5 +1,6 @@
 import { builtinModules } from 'node:module';
 import nx from '@nx/eslint-plugin';
+import importX from 'eslint-plugin-import-x';
 
 /** Packages that only make sense on a server; browser code must not pull them in. */
 const serverOnlyPackages = [
@@ -68,6 +69,11 @@ export default [
     },
   },
   {
+    files: ['**/*.ts', '**/*.tsx', '**/*.mjs', '**/*.js'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/internal-regex': '^@ccos/' },
+  },
+  {
     files: ['**/*.ts', '**/*.tsx'],
     rules: {
       '@nx/enforce-module-boundaries': moduleBoundaries(depConstraints),
@@ -75,7 +81,15 @@ export default [
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-exports': ['error', { restrictDefaultExports: { direct: true, named: true, defaultFrom: true, namedFrom: true, namespaceFrom: true } }],
-      'import/order': 'off',
+      // Node built-ins, then packages, then the workspace's own libraries (@ccos/*), then relative
+      // paths; alphabetical inside each group. Side-effect imports (reflect-metadata) stay where they are.
+      'import-x/order': ['error', {
+        groups: ['builtin', 'external', 'internal', ['parent', 'sibling', 'index']],
+        pathGroups: [{ pattern: '@ccos/**', group: 'internal' }],
+        pathGroupsExcludedImportTypes: ['builtin'],
+        'newlines-between': 'never',
+        alphabetize: { order: 'asc', caseInsensitive: true },
+      }],
       curly: ['error', 'all'],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
@@ -93,7 +107,7 @@ export default [
     // Written by GraphQL Code Generator (`npm run codegen`): typecheck and the drift spec check it;
     // its helper class types document metadata as `any`.
     files: ['libs/shared/api-schema/src/generated/**/*.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+    rules: { '@typescript-eslint/no-explicit-any': 'off', 'import-x/order': 'off' },
   },
   {
     // Persistence has one home, libs/api/data-access-db: features take its stores (one per aggregate,

@@ -12,9 +12,9 @@
  * at 127.0.0.1:5432. Prints figures; not part of the test suite.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type IncomingMessage, request as plainRequest } from 'node:http';
 import { request as tlsRequest } from 'node:https';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';

@@ -19,13 +19,13 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { openSshSession, uploadFile } from '@ccos/api/data-access-ssh';
 import { type Lab, type LabHost, startLab } from '@ccos/tools/lab';
-import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';
 import { median } from './support/drain-seed';
+import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';
 
 const AGENT_EXECUTABLE = resolve('dist/apps/boot-worker/boot-worker');
 const REMOTE_DIR = '/opt/ccos-bench';

@@ -17,8 +17,8 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
-import { type Browser, type Page, type Response, chromium } from 'playwright-core';
 import { print } from 'graphql';
+import { type Browser, type Page, type Response, chromium } from 'playwright-core';
 import { NodeListDocument } from '@ccos/shared/api-schema';
 import { type ApiWorld, BENCH_ADMIN_PASSWORD, startApiWorld } from './support/api-world';
 import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';

@@ -25,12 +25,11 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { parse } from 'yaml';
-import { createInProcessEventBus } from '@ccos/api/util-graphql';
-import { buildKubeconfig, generateCertificateRequest } from '@ccos/tools/kube-sim';
 import {
   BOOTSTRAPPER_TOKEN, BOOTSTRAPPER_TOKEN_LINE, CSR_TEST_SEED, type SimEndpoint, createCsrReplica, eventually, startCsrTestWorld, startInProcessSim,
 } from '@ccos/api/feature-csrs/testing';
-
+import { createInProcessEventBus } from '@ccos/api/util-graphql';
+import { buildKubeconfig, generateCertificateRequest } from '@ccos/tools/kube-sim';
 import { type BenchOptions, type Figure, isMain, percentile } from './support/row';
 
 /** The row of `npm run bench`: p50/p99 one CSR at a time (spread) and in a burst, beside a 5-minute approve-all cronjob. */

@@ -19,17 +19,17 @@
 import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import pg from 'pg';
-import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';
+// The world of the scale-out tests: kube-sim, lab hosts, the built API process (test support, not product code).
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { AGENT_EXECUTABLE, type ScaleOutWorld, startScaleOutWorld } from '../test/support/scale-out-world';
 import { baselineRss, heapUsed, subscribeInstallProgress } from './memory-at-size';
+import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';
 
 /** The API's memory outside the V8 heap (Buffers, ArrayBuffers), from its /metrics. */
 async function externalMemory(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(/^nodejs_external_memory_bytes\s+(\S+)/m.exec(text)?.[1] ?? Number.NaN);
 }
-// The world of the scale-out tests: kube-sim, lab hosts, the built API process (test support, not product code).
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { AGENT_EXECUTABLE, type ScaleOutWorld, startScaleOutWorld } from '../test/support/scale-out-world';
 
 const MB = 1e6;
 

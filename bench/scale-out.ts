@@ -22,11 +22,11 @@
 import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { CPU_CATEGORIES, CPU_CATEGORY_TEXT, type CpuAccounting, cpuDelta, startCpuAccounting } from './support/cpu-accounting';
-import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';
 // The world of the scale-out tests: kube-sim, lab hosts, the built API process (test support, not product code).
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { AGENT_EXECUTABLE, type ScaleOutWorld, startScaleOutWorld } from '../test/support/scale-out-world';
+import { CPU_CATEGORIES, CPU_CATEGORY_TEXT, type CpuAccounting, cpuDelta, startCpuAccounting } from './support/cpu-accounting';
+import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';
 
 const run = promisify(execFile);
 

@@ -1,8 +1,8 @@
+import { spawn } from 'node:child_process';
 import { lstat, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { freePort, startApiProcess } from '../support/api-process';
 
 const REGISTER = `mutation($input: RegisterClusterInput!) { registerCluster(input: $input) { id name } }`;

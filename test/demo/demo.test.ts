@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAB_LOCK_TIMEOUT_MS, startLab, subnetContains, type Lab, type LabDescription, type LabHost } from '@ccos/tools/lab';
-import { freePort } from '../support/api-process';
 import { labTraces, netnsInodes } from '../lab/lab-process';
 import { systemSsh } from '../lab/ssh-session';
+import { freePort } from '../support/api-process';
 
 /**
  * `npm run demo` next to a test's own lab: it comes up on a lab of its own, its cluster

@@ -1,8 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
-import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import * as monitoringV1 from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import * as appsV1 from 'kubernetes-models/apps/v1';
 import * as networkingV1 from 'kubernetes-models/networking.k8s.io/v1';
@@ -11,6 +9,8 @@ import * as rbacV1 from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import * as coreV1 from 'kubernetes-models/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
+import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { kubectl } from '../support/kubectl-drain';
 
 /**

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { type TcpForwarder, startTcpForwarder } from '@ccos/tools/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TcpForwarder, startTcpForwarder } from '@ccos/tools/lab';
 import { type ApiProcess, freePort } from '../support/api-process';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 

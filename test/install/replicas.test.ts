@@ -1,7 +1,7 @@
 import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, ClusterAddressGuard, type KubeClient } from '@ccos/api/data-access-kube';
 import { type TcpForwarder, startTcpForwarder } from '@ccos/tools/lab';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiProcess, freePort } from '../support/api-process';
 import { subscribe } from '../support/graphql-subscriptions';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
+import { generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 
 const KUBECTL = '/usr/bin/kubectl';
 const CLUSTER_ROLE = join(__dirname, '../../deploy/base/rbac/cluster-role.yaml');

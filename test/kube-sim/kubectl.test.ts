@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiException, CertificatesV1Api, CoreV1Api, KubeConfig, PolicyV1Api, type V1CertificateSigningRequest, type V1Pod } from '@kubernetes/client-node';
-import { generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 
 const KUBECTL = '/usr/bin/kubectl';
 const RS_UID = 'a1f0c7e2-0000-4000-8000-0000000000a1';

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 
 /** Debian's modules load only under this interpreter (the python3 first on PATH may be another). */
 const PYTHON = '/usr/bin/python3';

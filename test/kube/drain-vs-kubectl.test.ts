@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, drainNode, type DrainEvent, type DrainOptions, type DrainResult, type KubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRAIN_FLAG_COMBOS, DRAIN_SEED, KUBECTL, type KubectlRun, drainFlags, kubectl as runKubectl, refusedByReason } from '../support/kubectl-drain';
 
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */

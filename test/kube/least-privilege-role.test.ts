@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
 import {
   ClusterAddressGuard,
   approveCsr,
@@ -23,8 +25,6 @@ import {
 } from '@ccos/api/data-access-kube';
 import { SHIPPED_SERVICE_ACCOUNT, shippedRbacFiles } from '@ccos/api/data-access-kube/testing';
 import { generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments, stringify } from 'yaml';
 
 /**
  * deploy/base/rbac holds what the product ships for every cluster: the service's account, its

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listLabs, stopLab, subnetContains, type LabDescription } from '@ccos/tools/lab';
-import { labTraces, netnsInodes } from './lab-process';
 import { fetchWorkerConfig } from './ignition-apply';
+import { labTraces, netnsInodes } from './lab-process';
 import { systemSsh } from './ssh-session';
 
 /**

@@ -1,7 +1,7 @@
 import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type KubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { generateCertificateRequest } from '@ccos/tools/kube-sim';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScaleOutWorld, approveUntilSettled, startScaleOutWorld } from '../support/scale-out-world';
 
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */

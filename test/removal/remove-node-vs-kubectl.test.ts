@@ -1,10 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type KubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiProcess, startApiProcess } from '../support/api-process';
 import { DRAIN_FLAG_COMBOS, DRAIN_SEED, type DrainFlagOptions, drainFlags, kubectl, refusedByReason } from '../support/kubectl-drain';
 

@@ -1,6 +1,6 @@
-import { LoginDocument, type LoginMutation, LogoutDocument } from '@ccos/shared/api-schema';
 import { print } from 'graphql';
 import { type FormEvent, useState } from 'react';
+import { LoginDocument, type LoginMutation, LogoutDocument } from '@ccos/shared/api-schema';
 import { type IdeSession, clearSession, saveSession } from './session';
 import { type IdeLanguage, chooseLanguage, currentLanguage, wordsOf } from './words';
 

@@ -13,28 +13,28 @@ import { nodeRestriction } from './authorization/node-restriction';
 import { rbacEscalationPrevention } from './authorization/rbac-escalation';
 import { bootstrapTokenSecret, type BootstrapTokenOptions } from './bootstrap-token';
 import { CertificateAuthority, type KeyPairPem } from './certificate-authority';
-import { CsrSigningController } from './csr-signing-controller';
-import type { KubeObject } from './kube-object';
 import { CrdController } from './crd-controller';
+import { CsrSigningController } from './csr-signing-controller';
 import { createIdentity, type Identity, type IdentityOptions } from './identity';
+import type { KubeObject } from './kube-object';
 import { buildKubeconfig, type KubeconfigCredentials } from './kubeconfig';
-import { ObjectApi } from './object-api';
 import { NodeLifecycleController } from './node-lifecycle-controller';
+import { ObjectApi } from './object-api';
 import { PdbController } from './pdb-controller';
 import { PodGcController } from './pod-gc-controller';
-import { Scheduler } from './scheduler';
-import { DeploymentController, PodStarter, ReplicaSetController } from './workload-controllers';
 import type { ResourceDefinition } from './resource-definition';
 import { RESOURCES, resourceForKind } from './resource-registry';
 import { INITIAL_NAMESPACES } from './resources/namespaces';
+import { Scheduler } from './scheduler';
 import { loadSeed, type SeedInput } from './seed';
 import { ApiHandler } from './server';
 import { ServiceAccountTokens, type ServiceAccountTokenOptions } from './service-account-tokens';
 import { LegacyServiceAccountTokens, ServiceAccountsController } from './service-accounts';
 import { ObjectStore, type WatchCacheOptions } from './store';
-import { x509 } from './x509';
 import { readTokenFile, type StaticToken } from './token-file';
 import { ANONYMOUS_USER, type UserInfo } from './user-info';
+import { DeploymentController, PodStarter, ReplicaSetController } from './workload-controllers';
+import { x509 } from './x509';
 
 /** Options of {@link startKubeSim}. */
 export interface KubeSimOptions {

@@ -1,7 +1,7 @@
 import { cloneJson, isJsonObject, type JsonObject } from './json-value';
 import { kubeTime, type KubeObject } from './kube-object';
-import type { ObjectStore } from './store';
 import type { ResourceDefinition } from './resource-definition';
+import type { ObjectStore } from './store';
 
 const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
 const NODE_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];

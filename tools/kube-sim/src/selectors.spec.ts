@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api-error';
-import { labelSelectorFromObject, parseFieldSelector, parseLabelSelector } from './selectors';
-import { POD_FIELD_LABELS } from './resources/pods';
 import { metadataFieldLabels } from './resources/field-labels';
+import { POD_FIELD_LABELS } from './resources/pods';
+import { labelSelectorFromObject, parseFieldSelector, parseLabelSelector } from './selectors';
 
 const labels = { app: 'web', tier: 'front', version: '3' };
 

@@ -2,8 +2,8 @@ import { createPublicKey, generateKeyPairSync, randomUUID, sign, verify, type Ke
 import { badRequest, invalid, notFound, type FieldError } from './api-error';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-value';
 import { kubeTime } from './kube-object';
-import type { ObjectStore } from './store';
 import type { ResourceDefinition } from './resource-definition';
+import type { ObjectStore } from './store';
 import type { UserInfo } from './user-info';
 
 /** The issuer and default audience of a kubeadm cluster's service-account tokens. */

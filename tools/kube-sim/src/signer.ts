@@ -1,5 +1,5 @@
-import { x509 } from './x509';
 import type { CertificateAuthority } from './certificate-authority';
+import { x509 } from './x509';
 
 /** The signers whose approved CSRs the simulator signs, like kube-controller-manager's csrsigning. */
 export const SUPPORTED_SIGNERS = [

@@ -3,8 +3,8 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kubeletUnit, nodeInitUnit } from './kubelet-files';
 import { RPM_CATALOGUE } from './rpm-catalogue';
-import { ARTIFACT_BINARIES, artifactEntry } from './standin-catalogue';
 import { bundleOf, bundleStandins, writeExecutable } from './standin-bundle';
+import { ARTIFACT_BINARIES, artifactEntry } from './standin-catalogue';
 import { encodeRpm, rpmFileName } from './standins/rpm/rpm-package';
 
 /**

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { hostDirs } from './host-mounts';
 import type { LabHost } from './lab-host';
 import type { LabLayout } from './lab-layout';
+import type { MachineConfigServerMode } from './machine-config-server';
 import { setHostLink } from './network';
 import { generateHostKeys, hostKeyFingerprints, startSshd, stopSshd, type HostKeyType } from './sshd';
 import { STANDIN_FILES, readJson, type HostFaults } from './standins/host-state';
 import { clearTrafficControl, impairLink, limitBandwidth, type Impairment } from './traffic-control';
 import { readVipFaults, writeVipFaults, type VipFaults } from './vip-services';
-import type { MachineConfigServerMode } from './machine-config-server';
 
 /**
  * Fault injection for tests and the CLI. Host faults act on the machine side

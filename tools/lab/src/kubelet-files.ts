@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
-import { API_PORT } from './lab-layout';
 import { kubeconfigYaml } from './kube/kubeconfig';
+import { API_PORT } from './lab-layout';
 
 /**
  * The files that make the kubelet run on a worker, laid out as on an

@@ -3,8 +3,8 @@ import { labLayout, type LabLayout } from './lab-layout';
 import { readRegistry, ownerAlive, removeEntry, type LabRegistryEntry } from './lab-registry';
 import { readLabRecord } from './lab-state';
 import { processCommandLine, processesInNamespaces, terminateProcesses } from './processes';
-import { processAlive } from './standins/process-state';
 import { runCommand } from './run-command';
+import { processAlive } from './standins/process-state';
 
 /**
  * Removes every trace of one lab, from nothing but its id and its folder,

@@ -1,14 +1,14 @@
-import { copyFile, lstat, mkdir, readFile, stat, writeFile, chmod, chown } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import { copyFile, lstat, mkdir, readFile, stat, writeFile, chmod, chown } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createHostNamespaces, detachNamespaceFiles, hostCommandPrefix } from './host-namespaces';
 import { checkMountOrder, hostMountPlan, mountCommands, type HostDirs } from './host-mounts';
+import { createHostNamespaces, detachNamespaceFiles, hostCommandPrefix } from './host-namespaces';
 import type { LabLayout } from './lab-layout';
-import { HOST_COMMANDS, SHADOWED_DIRS } from './standin-catalogue';
-import { STANDIN_FILES, type HostFaults, type HostLabConfig } from './standins/host-state';
 import { withRootPassword } from './password-hash';
 import { runCommand } from './run-command';
 import { generateHostKeys, sshdConfig, startSshd, type HostKeyType } from './sshd';
+import { HOST_COMMANDS, SHADOWED_DIRS } from './standin-catalogue';
+import { STANDIN_FILES, type HostFaults, type HostLabConfig } from './standins/host-state';
 
 /** How one lab host is reached over SSH (the shape of `hosts[]` in lab.json). */
 export interface LabHost {

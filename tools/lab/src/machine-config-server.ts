@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
 import type { CertifiedKey } from './pki';
 
 /**

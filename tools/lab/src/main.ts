@@ -2,8 +2,8 @@ import { readFile, readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeArtifacts } from './artifacts';
-import { parseDuration } from './standins/kubelet/kubelet-options';
 import { LabPermissionError, attachLab, listLabs, requireRoot, startLab, stopLab, type Lab, type LabSummary } from './lab';
+import { parseDuration } from './standins/kubelet/kubelet-options';
 import { NetemUnavailableError } from './traffic-control';
 
 /**

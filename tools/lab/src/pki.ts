@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import { randomBytes, webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
 
 /**
  * The lab's own certificates: a CA for the machine config server (its PEM

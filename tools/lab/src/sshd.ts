@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HOST_PATH, type LabLayout } from './lab-layout';
 import { runInHost } from './host-namespaces';
-import { processAlive } from './standins/process-state';
+import { HOST_PATH, type LabLayout } from './lab-layout';
 import { runCommand } from './run-command';
+import { processAlive } from './standins/process-state';
 
 /** Host key types a lab host offers; RSA is slow to generate, so it is optional. */
 export type HostKeyType = 'ed25519' | 'ecdsa' | 'rsa';

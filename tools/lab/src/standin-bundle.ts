@@ -1,7 +1,7 @@
-import { build } from 'esbuild';
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { HOST_COMMANDS, standinEntries } from './standin-catalogue';
 
 const SOURCE_DIR = fileURLToPath(new URL('./standins/', import.meta.url));

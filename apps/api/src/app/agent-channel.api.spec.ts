@@ -5,11 +5,11 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatServerText } from '@ccos/shared/messages';
+import WebSocket from 'ws';
 import { AgentTokens } from '@ccos/api/data-access-db';
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
+import { formatServerText } from '@ccos/shared/messages';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { readFile } from 'node:fs/promises';
 import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, ADMIN_PASSWORD, type GraphQLResponse, startApiHarness } from '../testing/api-test-harness';
-import { type ApiServices, buildApiSchema, printApiSchema } from './schema';
+import WebSocket from 'ws';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
 import { formatServerText } from '@ccos/shared/messages';
+import { type ApiHarness, ADMIN_PASSWORD, type GraphQLResponse, startApiHarness } from '../testing/api-test-harness';
+import { type ApiServices, buildApiSchema, printApiSchema } from './schema';
 
 const KUBECONFIG = `apiVersion: v1
 kind: Config

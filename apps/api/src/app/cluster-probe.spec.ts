@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { formatMessage, formatServerText } from '@ccos/shared/messages';
 import type { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
 import type { NodeSummary } from '@ccos/api/data-access-kube';
 import type { CsrService } from '@ccos/api/feature-csrs';
 import { AppError } from '@ccos/shared/domain';
+import { formatMessage, formatServerText } from '@ccos/shared/messages';
 import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
 
 /** The probe reads only the watch cache's Nodes: a cache holding these Nodes stands for the cluster. */

@@ -1,9 +1,9 @@
-import { message } from '@ccos/shared/messages';
 import type { ClusterConnections, ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import { deleteNode, denyCsr } from '@ccos/api/data-access-kube';
-import { PreconditionError } from '@ccos/api/util-graphql';
 import type { CsrService } from '@ccos/api/feature-csrs';
 import type { ClusterLeftoverCleaner } from '@ccos/api/feature-nodes';
+import { PreconditionError } from '@ccos/api/util-graphql';
+import { message } from '@ccos/shared/messages';
 
 /**
  * Answers the agent's questions about the cluster from each cluster connection's watch cache

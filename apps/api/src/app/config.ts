@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type ClusterAddressPolicy, parseAddressPolicy } from '@ccos/api/data-access-kube';
 import proxyaddr from 'proxy-addr';
+import { type ClusterAddressPolicy, parseAddressPolicy } from '@ccos/api/data-access-kube';
 
 /** Everything the service reads from its environment. README.md documents each variable. */
 export interface ApiConfig {

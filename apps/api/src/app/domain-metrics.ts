@@ -1,11 +1,11 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { INSTALL_STEPS } from '@ccos/shared/domain';
 import type { CsrPendingSummary } from '@ccos/api/data-access-cluster-connections';
 import type { SshPoolStats } from '@ccos/api/data-access-ssh';
 import type { AutoscalingObserver } from '@ccos/api/feature-autoscaling';
 import type { CsrDecisionObserver } from '@ccos/api/feature-csrs';
 import type { InstallGauges, InstallObserver } from '@ccos/api/feature-installs';
 import type { BlockedDrain, RemovalGauges, RemovalObserver } from '@ccos/api/feature-removals';
+import { INSTALL_STEPS } from '@ccos/shared/domain';
 
 /** Where the gauges read the present at scrape time. */
 export interface DomainSources {

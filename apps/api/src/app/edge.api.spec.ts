@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { type Client, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { QUERY_LIMITS } from '@ccos/api/util-graphql';
 import { type ApiHarness, type GraphQLResponse, startApiHarness } from '../testing/api-test-harness';
 import { WEBSOCKET_LIMITS } from './http-server';

@@ -1,12 +1,11 @@
-import { message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { type IncomingMessage, type Server as PlainServer, createServer } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { join } from 'node:path';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import {
@@ -25,6 +24,7 @@ import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { AGENT_TOKEN_PREFIX } from '@ccos/api/data-access-db';
 import {
   type AuthenticatedUser,
   type EventBus,
@@ -42,8 +42,8 @@ import {
   selectsIntrospection,
   withRequestSecrets,
 } from '@ccos/api/util-graphql';
+import { message } from '@ccos/shared/messages';
 import { scrubSecrets } from '@ccos/shared/util-redaction';
-import { AGENT_TOKEN_PREFIX } from '@ccos/api/data-access-db';
 import { compressedAssets } from './compressed-assets';
 import { trackLiveSessions } from './live-sessions';
 import type { ApiMetrics } from './metrics';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { AgentTokens } from '@ccos/api/data-access-db';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
 

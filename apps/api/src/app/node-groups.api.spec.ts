@@ -3,8 +3,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 import { formatServerText } from '@ccos/shared/messages';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
+import WebSocket from 'ws';
 import { type KubeClient, createKubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 import { NODE_BOOTSTRAPPER_BINDING } from '@ccos/api/feature-csrs/testing';
+import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';

@@ -1,5 +1,4 @@
 import type { DestinationStream, Logger } from 'pino';
-import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
 import { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
 import { AuditLog, type Database, createStores, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
 import { loadAgentBinary, sshTargetOf } from '@ccos/api/data-access-hosts';
@@ -15,17 +14,18 @@ import { createNodeFeature } from '@ccos/api/feature-nodes';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
+import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
+import { autoscalerConnections, autoscalerServerCredentials } from './autoscaler-grpc';
+import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
 import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { ApiMetrics } from './metrics';
-import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
 import { requestOrigins } from './request-origin';
 import { buildApiSchema } from './schema';
-import { autoscalerConnections, autoscalerServerCredentials } from './autoscaler-grpc';
+import { serverNames } from './tls/server-names';
 import { loadOrCreateServiceCa } from './tls/service-ca.store';
 import { ServiceTls } from './tls/service-tls';
-import { serverNames } from './tls/server-names';
 
 export interface RunningApi {
   /** Plain HTTP (people, local tools). */

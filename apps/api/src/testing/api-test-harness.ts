@@ -1,14 +1,14 @@
-import { Writable } from 'node:stream';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { SecretLedger } from '@ccos/api/util-graphql/testing';
 import { CreateUserDocument, LoginDocument, RegisterClusterDocument } from '@ccos/shared/api-schema';
 import { REQUIRED_BINARIES, REQUIRED_UNITS } from '@ccos/shared/domain';
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { print } from 'graphql';
 import { loadConfig, type Environment } from '../app/config';
 import { type RunningApi, startApi } from '../app/start-api';
 

@@ -13,8 +13,8 @@ import { type Translate, languageOf, translator } from './messages';
 import { NODES_ADD, NODES_LIST } from './nodes.command';
 import type { Io, OutputFormat } from './output';
 import { NODES_REMOVE } from './removal.command';
-import { LOGIN, LOGOUT } from './session.command';
 import { readStoredSession, sessionFile } from './session-store';
+import { LOGIN, LOGOUT } from './session.command';
 
 /** Every command, by its words. */
 const COMMANDS: Record<string, CommandSpec> = {

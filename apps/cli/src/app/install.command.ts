@@ -1,4 +1,3 @@
-import { serverText } from './messages';
 import {
   CancelInstallDocument,
   CsrsDocument,
@@ -10,6 +9,7 @@ import {
 } from '@ccos/shared/api-schema';
 import { type CommandContext, type CommandSpec, type NodeView, printJson, printJsonLine, resolveNode, usageError } from './command';
 import { EXIT, type ExitCode } from './exit-codes';
+import { serverText } from './messages';
 import { progressBar } from './output';
 
 type Progress = InstallProgressSubscription['installProgress'];

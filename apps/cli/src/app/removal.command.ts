@@ -1,4 +1,3 @@
-import { serverText } from './messages';
 import {
   RemovalPreviewDocument,
   type RemovalPreviewQuery,
@@ -9,6 +8,7 @@ import {
 } from '@ccos/shared/api-schema';
 import { type CommandContext, type CommandSpec, integerFlag, printJsonLine, resolveNode, usageError } from './command';
 import { EXIT } from './exit-codes';
+import { serverText } from './messages';
 
 type Preview = RemovalPreviewQuery['removalPreview'];
 type RemovalRun = RemovalProgressSubscription['removalProgress']['run'];

@@ -1,7 +1,7 @@
+import { request as httpRequest } from 'node:http';
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
-import { request as httpRequest } from 'node:http';
 import type { KubeConnection } from './kubeconfig';
 
 /**

@@ -1,8 +1,8 @@
 import './stdout-pipe';
 import { createInterface } from 'node:readline';
-import { nevra, type RpmMetadata } from './rpm/rpm-package';
-import { readInstalled, withTransactionLock, writeInstalled } from './rpm/rpm-database';
 import { loadPackageFiles } from './rpm/package-files';
+import { readInstalled, withTransactionLock, writeInstalled } from './rpm/rpm-database';
+import { nevra, type RpmMetadata } from './rpm/rpm-package';
 import { planTransaction } from './rpm/rpm-transaction';
 
 /**

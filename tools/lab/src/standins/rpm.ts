@@ -1,7 +1,7 @@
 import './stdout-pipe';
-import { nevra, type RpmMetadata } from './rpm/rpm-package';
-import { readInstalled, withTransactionLock, writeInstalled, type InstalledPackage } from './rpm/rpm-database';
 import { loadPackageFiles } from './rpm/package-files';
+import { readInstalled, withTransactionLock, writeInstalled, type InstalledPackage } from './rpm/rpm-database';
+import { nevra, type RpmMetadata } from './rpm/rpm-package';
 import { planTransaction, progressLine } from './rpm/rpm-transaction';
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CERT_NOT_PINNED, HttpError, type HttpRequest } from '@ccos/agent/util-host';
 import { FakeClock, FakeHttp, requestHeader, type FakeHttpReply } from '@ccos/agent/util-host/testing';
-import { GraphqlApiClient } from './api-client';
 import { AgentRunText, type ReportStepInput, ReportStepText } from '@ccos/shared/api-schema';
+import { GraphqlApiClient } from './api-client';
 import { AGENT_RUN, REPORT_STEP, type StepEvent } from './operations';
 
 const API = 'http://198.18.0.1:4000';

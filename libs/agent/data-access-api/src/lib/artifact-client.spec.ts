@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CERT_NOT_PINNED, HttpError, type HttpRequest, type TlsPin } from '@ccos/agent/util-host';
 import { FakeClock, FakeHttp, MemoryFileSystem, MemoryLogger, requestHeader, type FakeHttpReply } from '@ccos/agent/util-host/testing';
+import type { Artifact } from '@ccos/shared/domain';
 import { ApiError } from './api-errors';
 import { ArtifactClient, DownloadError, MANIFEST_MISMATCH } from './artifact-client';
-import type { Artifact } from '@ccos/shared/domain';
 
 const API = 'http://198.18.0.1:4000';
 const TOKEN = 'agt_secret-token';

@@ -3,9 +3,9 @@ import {
   Backoff, CERT_NOT_PINNED, DOWNLOAD_BACKOFF, HttpError, readBody,
   type BackoffPolicy, type Clock, type FileSystem, type Http, type Logger, type TlsPin,
 } from '@ccos/agent/util-host';
-import { ApiError, httpFailureKind } from './api-errors';
-import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { parseManifest, type Artifact, type ArtifactManifest } from '@ccos/shared/domain';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
+import { ApiError, httpFailureKind } from './api-errors';
 
 /** Progress of one download, in bytes of the final file. */
 export interface DownloadProgress {

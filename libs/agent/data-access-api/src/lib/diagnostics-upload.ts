@@ -1,6 +1,6 @@
 import { Backoff, EVENT_BACKOFF, type BackoffPolicy, type Clock, type Logger } from '@ccos/agent/util-host';
-import { ApiError, isUnauthenticated } from './api-errors';
 import type { ApiClient } from './api-client';
+import { ApiError, isUnauthenticated } from './api-errors';
 
 /** The most the service accepts for one diagnostics bundle. */
 export const MAX_DIAGNOSTICS_BYTES = 8 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { Backoff, EVENT_BACKOFF, type BackoffPolicy, type Clock, type JsonObject, type Logger } from '@ccos/agent/util-host';
-import { ApiError, isUnauthenticated } from './api-errors';
 import type { ApiClient } from './api-client';
+import { ApiError, isUnauthenticated } from './api-errors';
 import type { StepEvent, StepEventInput } from './operations';
 import type { Spool } from './spool';
 

@@ -1,6 +1,6 @@
-import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
 import type { JsonObject } from '@ccos/agent/util-host';
 import { AgentRunText, type AgentRunQuery, ReportStepText, type ReportStepMutation } from '@ccos/shared/api-schema';
+import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
 
 /**
  * The agent's GraphQL operations: libs/shared/api-schema/src/operations/agent.graphql, validated

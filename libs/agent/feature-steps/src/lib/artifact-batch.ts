@@ -1,11 +1,11 @@
-import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import {
   ApiError, DownloadError, MANIFEST_MISMATCH, isTransient, isUnauthenticated,
   type Artifact, type ArtifactKind, type ArtifactManifest, type DownloadResult,
 } from '@ccos/agent/data-access-api';
 import { Backoff, CERT_NOT_PINNED, DOWNLOAD_BACKOFF, type JsonObject } from '@ccos/agent/util-host';
-import { formatBytes } from './steps/preflight-checks';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { failure, progressOf, type StepContext, type StepFailure } from './step-handler';
+import { formatBytes } from './steps/preflight-checks';
 
 /** PROGRESS events during downloads come at most this often. */
 export const PROGRESS_INTERVAL_MS = 1_000;

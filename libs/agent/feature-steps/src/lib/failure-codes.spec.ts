@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatMessage } from '@ccos/shared/messages';
 import { describeStep } from '@ccos/shared/domain';
+import { formatMessage } from '@ccos/shared/messages';
 import { diagnose } from './failure-codes';
 
 const fallback = { code: 'KUBELET_DIED' as const, hint: describeStep('START_KUBELET').hint };

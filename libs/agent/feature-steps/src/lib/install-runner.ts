@@ -10,8 +10,8 @@ import type { AgentConfig } from './agent-config';
 import { collectDiagnostics } from './diagnostics-bundle';
 import type { RunControl } from './run-control';
 import type { ProgressUpdate, StepContext, StepFailure, StepResult } from './step-handler';
-import type { StepRegistry } from './step-registry';
 import { failure, progressOf } from './step-handler';
+import type { StepRegistry } from './step-registry';
 
 /** How a run ended, and the process exit code that says so. */
 export type RunOutcome =

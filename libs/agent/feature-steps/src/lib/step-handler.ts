@@ -1,9 +1,9 @@
-import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { ApiClient, ArtifactClient } from '@ccos/agent/data-access-api';
 import type {
   Clock, CommandResult, Executor, FileSystem, Http, JsonObject, Logger, Network, SystemInfo,
 } from '@ccos/agent/util-host';
 import type { InstallStep } from '@ccos/shared/domain';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { AgentConfig } from './agent-config';
 import type { FailureCode } from './failure-codes';
 

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { type AddressInfo, type Socket } from 'node:net';
 import { createServer as createHttpsServer } from 'node:https';
+import { type AddressInfo, type Socket } from 'node:net';
 import { type Server, createServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestCertificate, testCertificate } from '../testing/test-certificates';

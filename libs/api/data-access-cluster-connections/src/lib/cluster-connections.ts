@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import {
   type ClusterVersionReading, type CsrEvent, type CsrSummary, type CsrWatch, type InformerOptions, type KubeClient, type KubeClientOptions, type KubeCredentials, type NodeEvent, type NodeInventory, type NodeSummary,
   KubeApiError, createKubeClient, readClusterVersion, watchCsrs, watchNodes,
 } from '@ccos/api/data-access-kube';
 import { AppError } from '@ccos/api/util-graphql';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { type ClusterOutage, ClusterReachability } from './cluster-reachability';
 
 /** What the connections need of the registered clusters; ClusterService provides it. */

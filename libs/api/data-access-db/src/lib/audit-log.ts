@@ -1,5 +1,5 @@
-import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
 import { type AuditEntry, type AuditResult, type AuditTrail, storableText } from '@ccos/api/util-graphql';
 import { AuditLogEntity } from './entities/audit-log.entity';
 

@@ -1,17 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../testing';
 import { openDatabase, redactUrl } from './data-source';
 import { startEmbeddedDatabase } from './embedded-database';
 import { ClusterEntity } from './entities/cluster.entity';
-import { NodeEntity } from './entities/node.entity';
 import { InstallRunEntity } from './entities/install-run.entity';
+import { NodeEntity } from './entities/node.entity';
 import { StepEventEntity } from './entities/step-event.entity';
 import { MIGRATIONS } from './migrations';
-import type { DataSource } from 'typeorm';
 
 async function roundTrip(dataSource: DataSource): Promise<void> {
   const cluster = dataSource.getRepository(ClusterEntity).create({

@@ -1,5 +1,5 @@
-import type { InstallStep } from '@ccos/shared/domain';
 import { type DataSource, IsNull, type Repository } from 'typeorm';
+import type { InstallStep } from '@ccos/shared/domain';
 import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity';
 import { InstallRunEntity } from './entities/install-run.entity';
 import { StepEventEntity } from './entities/step-event.entity';

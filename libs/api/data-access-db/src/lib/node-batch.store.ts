@@ -1,5 +1,5 @@
-import type { BatchPhase } from '@ccos/shared/domain';
 import { type DataSource, In, type Repository } from 'typeorm';
+import type { BatchPhase } from '@ccos/shared/domain';
 import { NodeBatchEntity } from './entities/node-batch.entity';
 import { NodeEntity } from './entities/node.entity';
 import { isUuid, type NewNodeBatch } from './node.store';

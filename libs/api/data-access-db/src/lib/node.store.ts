@@ -1,7 +1,7 @@
-import { bare, type CodedText } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import { type DataSource, In, Not, type Repository } from 'typeorm';
 import { type NodeEvent, NotFoundError, PreconditionError, everJoinedAfter, transition } from '@ccos/shared/domain';
+import { bare, type CodedText } from '@ccos/shared/messages';
 import { InstallRunEntity } from './entities/install-run.entity';
 import { NodeBatchEntity } from './entities/node-batch.entity';
 import { NodeEntity } from './entities/node.entity';

@@ -1,5 +1,5 @@
-import type { Message } from '@ccos/shared/messages';
 import { type DataSource, MoreThan, type Repository } from 'typeorm';
+import type { Message } from '@ccos/shared/messages';
 import { RemovalEventEntity } from './entities/removal-event.entity';
 import { RemovalRunEntity } from './entities/removal-run.entity';
 import { entityChanges } from './entity-changes';

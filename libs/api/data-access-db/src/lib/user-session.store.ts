@@ -1,5 +1,5 @@
-import type { Role } from '@ccos/shared/domain';
 import { type DataSource, In, IsNull, LessThan, MoreThan, Not, type Repository } from 'typeorm';
+import type { Role } from '@ccos/shared/domain';
 import { UserSessionEntity } from './entities/user-session.entity';
 
 /** A session with what `authenticate` needs of its user. */

@@ -1,5 +1,5 @@
-import type { Role } from '@ccos/shared/domain';
 import { type DataSource, type Repository } from 'typeorm';
+import type { Role } from '@ccos/shared/domain';
 import { UserEntity } from './entities/user.entity';
 
 /** A change to one user under the admin lock of {@link UserStore.changeLocked}. */

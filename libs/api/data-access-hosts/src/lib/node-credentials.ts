@@ -1,7 +1,7 @@
 import type { NodeEntity } from '@ccos/api/data-access-db';
-import { message } from '@ccos/shared/messages';
 import { BadUserInputError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
+import { message } from '@ccos/shared/messages';
 
 /** How the service logs in to a host. Sealed at rest under this purpose; never returned. */
 export type SshCredentials =

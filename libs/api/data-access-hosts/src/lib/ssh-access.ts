@@ -1,7 +1,7 @@
-import { type CodedText, message } from '@ccos/shared/messages';
-import { type SshError, type SshTarget, isSshError } from '@ccos/api/data-access-ssh';
 import type { NodeEntity } from '@ccos/api/data-access-db';
+import { type SshError, type SshTarget, isSshError } from '@ccos/api/data-access-ssh';
 import type { SecretBox } from '@ccos/api/util-secrets';
+import { type CodedText, message } from '@ccos/shared/messages';
 import { openCredentials } from './node-credentials';
 
 /** The SSH target of a node, with its pinned host key (none before the first connection). */

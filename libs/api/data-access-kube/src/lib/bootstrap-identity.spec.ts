@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOOTSTRAP_IDENTITIES_RBAC } from '../testing/shipped-rbac';
 import { generateCertificateRequest, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
+import { BOOTSTRAP_IDENTITIES_RBAC } from '../testing/shipped-rbac';
 import { listBootstrapIdentities, mintBootstrapIdentity, parseServiceAccountUsername, revokeBootstrapIdentity } from './bootstrap-identity';
 import { ClusterAddressGuard } from './cluster-address';
 import { KubeApiError, createKubeClient, type KubeClient } from './kube-client';

@@ -1,5 +1,5 @@
-import { bare, type CodedText, type Message, message as text } from '@ccos/shared/messages';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import { bare, type CodedText, type Message, message as text } from '@ccos/shared/messages';
 import { classifyPods, isFinished, listPodsOnNode, podRef, type DrainOptions, type DrainPlan } from './drain-plan';
 import type { KubeClient } from './kube-client';
 import { listNodes, type NodeSummary } from './node-inventory';

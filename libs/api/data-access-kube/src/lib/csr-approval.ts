@@ -1,5 +1,5 @@
-import { type CodedText, message } from '@ccos/shared/messages';
 import type { V1CertificateSigningRequest } from '@kubernetes/client-node';
+import { type CodedText, message } from '@ccos/shared/messages';
 import { summarizeCsr, type CsrSummary } from './csr';
 import { isStatus, type KubeClient } from './kube-client';
 

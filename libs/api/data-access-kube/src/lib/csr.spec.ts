@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, generateCertificateRequest, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
-import { approveCsr, denyCsr } from './csr-approval';
-import { listCsrs, watchCsrs, type CsrEvent } from './csr';
-import { createKubeClient, type KubeClient } from './kube-client';
 import { ClusterAddressGuard } from './cluster-address';
+import { listCsrs, watchCsrs, type CsrEvent } from './csr';
+import { approveCsr, denyCsr } from './csr-approval';
+import { createKubeClient, type KubeClient } from './kube-client';
 
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');

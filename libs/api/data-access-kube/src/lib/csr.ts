@@ -1,7 +1,7 @@
 import type { V1CertificateSigningRequest } from '@kubernetes/client-node';
 import { parseCertificateRequest, type CertificateRequestParse } from './csr-request';
-import { type IssuedCertificate, parseIssuedCertificate } from './issued-certificate';
 import { listAll, startInformer, type InformerOptions, type WatchEventType } from './informer';
+import { type IssuedCertificate, parseIssuedCertificate } from './issued-certificate';
 import type { KubeClient } from './kube-client';
 import { isoTime } from './node-inventory';
 

@@ -1,7 +1,7 @@
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { setUnschedulable } from './cordon';
-import { planDrain, type DrainOptions, type DrainPlanPod } from './drain-plan';
 import type { DrainBlockingPod, DrainEvent, DrainFailure, DrainResult, DrainSkippedPod } from './drain';
+import { planDrain, type DrainOptions, type DrainPlanPod } from './drain-plan';
 import { isStatus, type KubeClient } from './kube-client';
 
 /** How a drain tells its listener what happens; every drain ends with exactly one `done`. */

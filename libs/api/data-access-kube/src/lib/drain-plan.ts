@@ -1,8 +1,8 @@
 import type { V1OwnerReference, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { bare, type CodedText, type Message, type MessageCode, message } from '@ccos/shared/messages';
 import type { Clock } from '@ccos/shared/util-timing';
-import { KubeApiError, type KubeClient } from './kube-client';
 import { listAll } from './informer';
+import { KubeApiError, type KubeClient } from './kube-client';
 import { selectorMatches } from './label-selector';
 
 /** A coded message as a filter's text and code. */

@@ -1,5 +1,5 @@
-import { formatMessage } from '@ccos/shared/messages';
 import { afterEach, describe, expect, it } from 'vitest';
+import { formatMessage } from '@ccos/shared/messages';
 import { startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { drainNode, planDrain, type DrainEvent } from './drain';
 import type { KubeClient } from './kube-client';

@@ -1,6 +1,6 @@
 import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
-import { FakeClock } from '@ccos/shared/util-timing/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '@ccos/shared/util-timing/testing';
 import { clientVia, CuttableProxy, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import type { KubeClient } from './kube-client';
 import { claimedLease, LeaderElection, LeaseObservation, releasedLease, startLeaderElection, type LeaderElector } from './leases';

@@ -1,7 +1,7 @@
-import type { DrainOptions } from './drain-plan';
 import { bare, message } from '@ccos/shared/messages';
 import { failuresOf, stillOnNode, type DrainBlockingPod, type DrainEvent, type DrainResult } from './drain';
 import { cordonAndPlan, drainReport } from './drain-opening';
+import type { DrainOptions } from './drain-plan';
 import { isStatus, type KubeClient } from './kube-client';
 
 /** The options of {@link drainDeadNode}: kubectl's pod classes; no grace period, timeout or retries apply. */

@@ -2,8 +2,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 // Specs of this library run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this file.
 import { generateCertificateRequest, startKubeSim, type KubeSim, type KubeSimOptions } from '@ccos/tools/kube-sim';
-import { createKubeClient, type KubeClient } from '../lib/kube-client';
 import { ClusterAddressGuard } from '../lib/cluster-address';
+import { createKubeClient, type KubeClient } from '../lib/kube-client';
 
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { SshSession } from './ssh-session';
 import { SshPool } from './ssh-pool';
+import type { SshSession } from './ssh-session';
 import type { SshTarget } from './ssh-target';
 
 const target = (n: number): SshTarget => ({ host: `198.18.0.${10 + n}`, username: 'root', auth: { kind: 'password', password: 'pw' } });

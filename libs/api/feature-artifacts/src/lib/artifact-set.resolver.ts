@@ -1,7 +1,7 @@
-import { message } from '@ccos/shared/messages';
 import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { isSafeReleaseVersion } from '@ccos/shared/domain';
 import { BadUserInputError } from '@ccos/api/util-graphql';
+import { isSafeReleaseVersion } from '@ccos/shared/domain';
+import { message } from '@ccos/shared/messages';
 import { ArtifactSetType, ClusterArtifactSetType } from './artifact-set.type';
 import type { ClusterArtifactSet, ClusterArtifacts } from './cluster-artifacts';
 

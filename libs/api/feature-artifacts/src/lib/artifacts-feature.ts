@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import type { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
 import { artifactRoutes } from './artifact-routes';
-import type { ArtifactVersionOverrides } from './artifact-set.resolver';
 import { ArtifactSetStore } from './artifact-set-store';
+import type { ArtifactVersionOverrides } from './artifact-set.resolver';
 import { type ArtifactUploadOptions, type UploaderRole, artifactUploadRoutes } from './artifact-upload-route';
 import { ClusterArtifacts } from './cluster-artifacts';
 

@@ -1,6 +1,6 @@
+import { PreconditionError } from '@ccos/api/util-graphql';
 import { missingArtifacts } from '@ccos/shared/domain';
 import { bare, message } from '@ccos/shared/messages';
-import { PreconditionError } from '@ccos/api/util-graphql';
 import type { ArtifactCatalog } from './artifact-catalog';
 import type { ArtifactSetStore } from './artifact-set-store';
 

@@ -1,7 +1,7 @@
-import { message } from '@ccos/shared/messages';
 import { Arg, Authorized, ID, Int, Query, Resolver } from 'type-graphql';
 import type { AuditLog, AuditLogEntity } from '@ccos/api/data-access-db';
 import { BadUserInputError } from '@ccos/api/util-graphql';
+import { message } from '@ccos/shared/messages';
 import { type AuditEntryType, AuditLogFilter, AuditLogPageType } from './audit-entry.type';
 
 const MAX_PAGE = 200;

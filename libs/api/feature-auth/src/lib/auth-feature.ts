@@ -4,8 +4,8 @@ import type { EventBus } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { LoginThrottle } from './login-throttle';
 import { DEFAULT_PASSWORD_CHECK_LIMITS, PasswordCheckSlots } from './password-check-slots';
-import { SessionService } from './session.service';
 import { SessionTokens } from './session-tokens';
+import { SessionService } from './session.service';
 import { type LoginOutcome, UserService } from './user.service';
 
 export interface AuthFeatureOptions {

@@ -3,8 +3,8 @@ import type { UserEntity } from '@ccos/api/data-access-db';
 import type { AuthenticatedUser, RequestContext } from '@ccos/api/util-graphql';
 import { BadUserInputError, Secret, UnauthenticatedError } from '@ccos/api/util-graphql';
 import { checkPassword } from '@ccos/shared/domain';
-import { SessionType, UserType } from './user.type';
 import type { UserService } from './user.service';
+import { SessionType, UserType } from './user.type';
 
 @Resolver()
 export class AuthResolver {

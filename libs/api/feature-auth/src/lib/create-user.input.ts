@@ -1,6 +1,6 @@
 import { Field, InputType } from 'type-graphql';
-import { type Role, checkPassword, checkUsername } from '@ccos/shared/domain';
 import { RoleEnum, Satisfies, Secret } from '@ccos/api/util-graphql';
+import { type Role, checkPassword, checkUsername } from '@ccos/shared/domain';
 
 @InputType()
 export class CreateUserInput {

@@ -4,8 +4,8 @@ import { type AuthenticatedUser, ForbiddenError, NotFoundError, type RequestCont
 import { signedIn, toUserType } from './auth.resolver';
 import type { SessionEndReason, SessionService } from './session.service';
 import { UserSessionType } from './user-session.type';
-import { UserType } from './user.type';
 import type { UserService } from './user.service';
+import { UserType } from './user.type';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

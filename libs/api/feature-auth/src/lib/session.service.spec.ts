@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, UserEntity, UserSessionEntity, UserSessionStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
-import { DEFAULT_SESSION_LIMITS, type SessionLimits, SessionService } from './session.service';
 import { SessionTokens } from './session-tokens';
+import { DEFAULT_SESSION_LIMITS, type SessionLimits, SessionService } from './session.service';
 
 const ORIGIN = { address: '10.1.0.1', userAgent: 'Mozilla/5.0 (X11) test' };
 

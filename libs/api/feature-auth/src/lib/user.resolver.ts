@@ -1,10 +1,10 @@
 import { Arg, Authorized, Mutation, Query, Resolver } from 'type-graphql';
-import type { Role } from '@ccos/shared/domain';
 import { RoleEnum } from '@ccos/api/util-graphql';
+import type { Role } from '@ccos/shared/domain';
 import { toUserType } from './auth.resolver';
 import { CreateUserInput } from './create-user.input';
-import { UserType } from './user.type';
 import type { UserService } from './user.service';
+import { UserType } from './user.type';
 
 /**
  * What admins do to users. Users are named by `username` (unique and never renamed), so

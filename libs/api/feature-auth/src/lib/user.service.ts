@@ -1,6 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type Message, message } from '@ccos/shared/messages';
-import { type Role, checkUsername } from '@ccos/shared/domain';
 import type { LockedUserChange, UserEntity, UserSessionEntity, UserStore } from '@ccos/api/data-access-db';
 import {
   AppError,
@@ -13,6 +11,8 @@ import {
   UnauthenticatedError,
 } from '@ccos/api/util-graphql';
 import { hashPassword, verifyPassword } from '@ccos/api/util-secrets';
+import { type Role, checkUsername } from '@ccos/shared/domain';
+import { type Message, message } from '@ccos/shared/messages';
 import type { LoginThrottle, LoginWait } from './login-throttle';
 import { NoPasswordCheckSlot, type PasswordCheckSlots } from './password-check-slots';
 import type { SessionService } from './session.service';

@@ -1,6 +1,6 @@
 import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
-import type { Role } from '@ccos/shared/domain';
 import { RoleEnum } from '@ccos/api/util-graphql';
+import type { Role } from '@ccos/shared/domain';
 
 @ObjectType('User')
 export class UserType {

@@ -1,7 +1,7 @@
 import { ValidateNested } from 'class-validator';
 import { Field, Float, ID, InputType, Int } from 'type-graphql';
-import { checkHostname, checkIp, checkPort } from '@ccos/shared/domain';
 import { LabelInput, Satisfies, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
+import { checkHostname, checkIp, checkPort } from '@ccos/shared/domain';
 
 @InputType({ description: 'The hardware every host of a node group has; the template Node cluster-autoscaler simulates with.' })
 export class NodeGroupProfileInput {

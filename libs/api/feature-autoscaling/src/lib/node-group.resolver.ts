@@ -1,7 +1,7 @@
-import { message } from '@ccos/shared/messages';
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { isUuid, type NodeGroupEntity } from '@ccos/api/data-access-db';
 import { type AutoscalingActivityPayload, NotFoundError, PreconditionError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
+import { message } from '@ccos/shared/messages';
 import { AddSpareInput, CreateNodeGroupInput } from './node-group.input';
 import type { NodeGroupService } from './node-group.service';
 import { AutoscalerConnectionType, NodeGroupHostType, NodeGroupType } from './node-group.type';

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import { type Label, type Taint, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
 import {
   type AuditLog,
   type AutoscalingActivityEntity,
@@ -21,6 +19,8 @@ import {
   reasonFields,
 } from '@ccos/api/data-access-db';
 import { type AutoscalingActivityPayload, BadUserInputError, type EventBus, FieldConflictError, NotFoundError, TOPICS, followNodeChanges } from '@ccos/api/util-graphql';
+import { type Label, type Taint, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { AutoscalingObserver, AutoscalingPorts, SpareHost } from './autoscaling-ports';
 
 /** The actor of decisions cluster-autoscaler asked for (over gRPC, authenticated by its client certificate). */

@@ -1,6 +1,6 @@
 import { Field, Float, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
-import type { NodeStatus } from '@ccos/shared/domain';
 import { LabelType, NodeStatusEnum, TaintType, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
+import type { NodeStatus } from '@ccos/shared/domain';
 
 @ObjectType('NodeGroupProfile')
 export class NodeGroupProfileType {

@@ -1,5 +1,5 @@
-import { type CodedText, message } from '@ccos/shared/messages';
 import { parse } from 'yaml';
+import { type CodedText, message } from '@ccos/shared/messages';
 
 /** How the service authenticates to a cluster's API server. Sealed at rest; never returned. */
 export type ClusterCredentials =

@@ -1,7 +1,7 @@
 import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
-import { ClusterType } from './cluster.type';
 import type { ClusterService } from './cluster.service';
+import { ClusterType } from './cluster.type';
 import { RegisterClusterInput } from './register-cluster.input';
 
 @Resolver(() => ClusterType)

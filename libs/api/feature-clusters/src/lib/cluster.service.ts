@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ClusterEntity, ClusterStore } from '@ccos/api/data-access-db';
 import { ClusterAddressGuard, KubeClientConfigError, type KubeClientOptions, createKubeClient, resolveClusterHost } from '@ccos/api/data-access-kube';
 import { BadUserInputError, FieldConflictError, NotFoundError } from '@ccos/api/util-graphql';
-import { bare, message } from '@ccos/shared/messages';
 import type { SecretBox } from '@ccos/api/util-secrets';
+import { bare, message } from '@ccos/shared/messages';
 import { CREDENTIALS_PURPOSE, type ClusterCredentials, checkKubeconfig, checkPemCertificates, kubeconfigSkipsTlsVerify } from './cluster-credentials';
 import type { RegisterClusterInput } from './register-cluster.input';
 

@@ -1,6 +1,6 @@
 import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
-import { BootstrapStyleEnum } from '@ccos/api/util-graphql';
 import type { BootstrapStyle } from '@ccos/api/data-access-db';
+import { BootstrapStyleEnum } from '@ccos/api/util-graphql';
 
 /** A registered cluster. Its credentials are write-only and have no field here. */
 @ObjectType('Cluster')

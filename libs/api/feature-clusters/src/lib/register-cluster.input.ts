@@ -1,8 +1,8 @@
 import { IsOptional, MaxLength } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
-import { checkApiServerUrl, checkClusterName, checkIp } from '@ccos/shared/domain';
-import { BootstrapStyleEnum, MultiLine, Satisfies, Secret, coded } from '@ccos/api/util-graphql';
 import type { BootstrapStyle } from '@ccos/api/data-access-db';
+import { BootstrapStyleEnum, MultiLine, Satisfies, Secret, coded } from '@ccos/api/util-graphql';
+import { checkApiServerUrl, checkClusterName, checkIp } from '@ccos/shared/domain';
 
 @InputType({ description: 'A cluster to manage: give either `kubeconfig`, or `token` (with `caCert` unless the API server certificate is publicly trusted).' })
 export class RegisterClusterInput {

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
 import { createInProcessEventBus, type EventBus } from '@ccos/api/util-graphql';
+import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
+import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
 import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
 import { type AutoApproverOptions, announceClusterSettingsChanged } from './auto-approver';
-import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
 
 const logger = pino({ level: 'silent' });
 const FAST_LEASE: AutoApproverOptions = { leaseDurationSeconds: 2, renewDeadlineSeconds: 1.5, retryPeriodSeconds: 0.25 };

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type AuditEntry, type AuditSink, createInProcessEventBus, type EventBus, TOPICS } from '@ccos/api/util-graphql';
 import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
 import { FakeClock } from '@ccos/shared/util-timing/testing';
-import { type AuditEntry, type AuditSink, createInProcessEventBus, type EventBus, TOPICS } from '@ccos/api/util-graphql';
 import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
 import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
 import { type AutoApproverOptions, type ImpostorDenied, announceClusterSettingsChanged } from './auto-approver';

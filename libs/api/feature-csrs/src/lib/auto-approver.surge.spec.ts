@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
-import { type CsrTestWorld, eventually, generateCertificateRequest, startCsrTestWorld } from '../testing/csr-test-world';
+import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
 import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
+import { type CsrTestWorld, eventually, generateCertificateRequest, startCsrTestWorld } from '../testing/csr-test-world';
 
 const HOSTS = 20;
 /**

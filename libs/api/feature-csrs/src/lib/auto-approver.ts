@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
-import type { CsrPolicyPath, CsrVerdict } from '@ccos/shared/domain';
-import type { Clock } from '@ccos/shared/util-timing';
+import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import type { InstallRunNotices } from '@ccos/api/data-access-db';
 import { type KubeClient, type LeaderElector, approveCsr, denyCsr, startLeaderElection } from '@ccos/api/data-access-kube';
 import { type AuditSink, type EventBus, type InstallProgressPayload, TOPICS } from '@ccos/api/util-graphql';
+import type { CsrPolicyPath, CsrVerdict } from '@ccos/shared/domain';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
+import type { Clock } from '@ccos/shared/util-timing';
 import { AUTO_APPROVER_ACTOR, AUTO_APPROVER_CONDITION_REASONS, type CsrDecisionLog } from './csr-decision.log';
 import type { CsrService, CsrSnapshot } from './csr.service';
-import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 
 /** Topic on which any replica announces that a cluster was registered or its settings changed. */
 export const CLUSTER_SETTINGS_CHANGED = 'CLUSTER_SETTINGS_CHANGED';

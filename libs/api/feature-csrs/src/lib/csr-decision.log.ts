@@ -1,6 +1,6 @@
-import { bare, type CodedText } from '@ccos/shared/messages';
-import type { CsrCheck } from '@ccos/shared/domain';
 import type { CsrDecisionEntity, CsrDecisionKind, CsrDecisionStore, NewCsrDecision } from '@ccos/api/data-access-db';
+import type { CsrCheck } from '@ccos/shared/domain';
+import { bare, type CodedText } from '@ccos/shared/messages';
 
 /** One decision to write down. */
 export interface CsrDecisionInput {

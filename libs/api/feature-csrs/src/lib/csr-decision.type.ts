@@ -1,8 +1,8 @@
 import { Field, GraphQLISODateTime, ObjectType } from 'type-graphql';
 import type { CsrDecisionKind } from '@ccos/api/data-access-db';
 import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
-import { CsrDecisionKindEnum } from './csr.enums';
 import { CsrCheckType } from './csr-verdict.type';
+import { CsrDecisionKindEnum } from './csr.enums';
 
 @ObjectType('CsrDecision', { description: 'A decision recorded in csr_decisions: who, what, why, and the checks at that moment.' })
 export class CsrDecisionType {

@@ -1,5 +1,5 @@
-import type { ClusterNodeFacts, CsrFacts, CsrRequestFacts, CsrState } from '@ccos/shared/domain';
 import type { CsrSummary, NodeSummary, ParsedCertificateRequest } from '@ccos/api/data-access-kube';
+import type { ClusterNodeFacts, CsrFacts, CsrRequestFacts, CsrState } from '@ccos/shared/domain';
 
 /** The policy's four states from the API's five (an issued CSR is an approved one). */
 export function policyState(csr: CsrSummary): CsrState {

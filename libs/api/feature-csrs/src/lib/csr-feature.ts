@@ -3,8 +3,8 @@ import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access
 import type { CsrDecisionStore, CsrInventory, InstallRunNotices } from '@ccos/api/data-access-db';
 import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type AutoApproverOptions, CsrAutoApprover } from './auto-approver';
-import { type CsrDecisionObserver, CsrDecisionLog } from './csr-decision.log';
 import { publishCsrChange } from './csr-changes';
+import { type CsrDecisionObserver, CsrDecisionLog } from './csr-decision.log';
 import { type CsrPolicyOptions, CsrService } from './csr.service';
 import { NodeCertificatesService } from './node-certificates.service';
 

@@ -1,7 +1,7 @@
 import { Field, ObjectType } from 'type-graphql';
+import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 import type { CsrPolicyDecision, CsrPolicyPath, KubeletCsrKind } from '@ccos/shared/domain';
 import { CsrPolicyDecisionEnum, CsrPolicyPathEnum, KubeletCsrKindEnum } from './csr.enums';
-import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 
 @ObjectType('CsrCheck', { description: 'One check of the auto-approve policy and what it found.' })
 export class CsrCheckType {

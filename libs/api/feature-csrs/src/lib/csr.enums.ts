@@ -1,7 +1,7 @@
 import { registerEnumType } from 'type-graphql';
-import { CSR_POLICY_DECISIONS, CSR_POLICY_PATHS, CSR_STATES } from '@ccos/shared/domain';
 import type { CsrDecisionKind } from '@ccos/api/data-access-db';
 import { enumOf } from '@ccos/api/util-graphql';
+import { CSR_POLICY_DECISIONS, CSR_POLICY_PATHS, CSR_STATES } from '@ccos/shared/domain';
 
 export const CsrStatusEnum = enumOf(CSR_STATES);
 export const CsrPolicyDecisionEnum = enumOf(CSR_POLICY_DECISIONS);

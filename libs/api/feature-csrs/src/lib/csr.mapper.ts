@@ -1,12 +1,12 @@
-import { CSR_CHECK_OVERRIDES, type CsrCheckName, type CsrVerdict, isImpostor } from '@ccos/shared/domain';
 import type { CsrDecisionEntity, InventoryNode } from '@ccos/api/data-access-db';
 import type { CsrSummary } from '@ccos/api/data-access-kube';
+import { CSR_CHECK_OVERRIDES, type CsrCheckName, type CsrVerdict, isImpostor } from '@ccos/shared/domain';
 import type { Message } from '@ccos/shared/messages';
-import { commonNamesOf, policyState } from './csr-facts';
 import { deciderOfCondition } from './csr-decision.log';
 import type { CsrDecisionType } from './csr-decision.type';
-import type { CsrType } from './csr.type';
+import { commonNamesOf, policyState } from './csr-facts';
 import type { CsrVerdictType } from './csr-verdict.type';
+import type { CsrType } from './csr.type';
 
 /** The GraphQL view of a CSR: what it claims, how it was decided and by whom, and the policy's verdict. */
 export function toCsrType(

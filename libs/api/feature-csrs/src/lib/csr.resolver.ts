@@ -1,9 +1,9 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { MultiLine, type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
 import { type CsrChangedMessage, uniqueCsrChanges } from './csr-changes';
+import { CsrVerdictType } from './csr-verdict.type';
 import type { CsrService } from './csr.service';
 import { CsrChangeType, CsrType } from './csr.type';
-import { CsrVerdictType } from './csr-verdict.type';
 import { CsrsArgs } from './csrs.args';
 import { ClusterCertificatesType } from './node-certificate.type';
 import type { NodeCertificatesService } from './node-certificates.service';

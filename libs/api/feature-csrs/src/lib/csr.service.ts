@@ -1,19 +1,19 @@
 import type { Logger } from 'pino';
-import { bare, message } from '@ccos/shared/messages';
+import type { ClusterConnections, ClusterDirectory, ClusterWatch } from '@ccos/api/data-access-cluster-connections';
+import type { ClusterEntity, CsrInventory, InventoryNode } from '@ccos/api/data-access-db';
+import { type CsrSummary, approveCsr, denyCsr } from '@ccos/api/data-access-kube';
+import { AppError, BadUserInputError, type EventBus, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
 import {
   type CsrFacts, type CsrPolicyContext, type CsrVerdict, type Role,
   checkForceReason, claimedNodeName, evaluateCsr, forceBlockers, nodeNameOf,
 } from '@ccos/shared/domain';
-import type { ClusterEntity, CsrInventory, InventoryNode } from '@ccos/api/data-access-db';
-import { type CsrSummary, approveCsr, denyCsr } from '@ccos/api/data-access-kube';
-import { AppError, BadUserInputError, type EventBus, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
+import { bare, message } from '@ccos/shared/messages';
+import type { CsrChangedMessage } from './csr-changes';
 import type { CsrDecisionLog } from './csr-decision.log';
 import { clusterNodeFacts, csrFacts } from './csr-facts';
+import type { CsrVerdictType } from './csr-verdict.type';
 import { toCsrType, toVerdictType } from './csr.mapper';
 import type { CsrType } from './csr.type';
-import type { CsrVerdictType } from './csr-verdict.type';
-import type { ClusterConnections, ClusterDirectory, ClusterWatch } from '@ccos/api/data-access-cluster-connections';
-import type { CsrChangedMessage } from './csr-changes';
 
 /** Tuning of the policy; the defaults come from the domain. */
 export interface CsrPolicyOptions {

@@ -1,9 +1,9 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
-import type { CsrState } from '@ccos/shared/domain';
 import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
-import { CsrChangeKindEnum, CsrStatusEnum } from './csr.enums';
+import type { CsrState } from '@ccos/shared/domain';
 import { CsrDecisionType } from './csr-decision.type';
 import { CsrVerdictType } from './csr-verdict.type';
+import { CsrChangeKindEnum, CsrStatusEnum } from './csr.enums';
 
 @ObjectType('CsrRequester', { description: 'Who created the CSR, as the API server authenticated them (never taken from the request).' })
 export class CsrRequesterType {

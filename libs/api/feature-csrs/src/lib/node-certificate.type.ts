@@ -1,6 +1,6 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import type { KubeletCsrKind } from '@ccos/shared/domain';
 import { enumOf } from '@ccos/api/util-graphql';
+import type { KubeletCsrKind } from '@ccos/shared/domain';
 import { KubeletCsrKindEnum } from './csr.enums';
 
 export const NodeCertificateSourceEnum = enumOf(['ISSUED_CSR'] as const);

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
+import type { ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import { type CsrFacts, type CsrVerdict, CERTIFICATE_WARNING_DAYS, currentNodeCertificates, expiresWithin, oldestPendingRenewals } from '@ccos/shared/domain';
 import type { CsrService } from './csr.service';
-import type { ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 import type { NodeCertificateType, PendingRenewalType } from './node-certificate.type';
 
 /** One cluster's certificate picture: what each node holds, and renewals waiting. */

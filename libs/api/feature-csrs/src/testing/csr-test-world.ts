@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { parse } from 'yaml';
-import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
+import type { ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 import { ClusterEntity, CsrDecisionStore, CsrInventory, type Database, InstallRunNotices, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
+import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
 // Tests of this feature run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this fixture.
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 
 /** Kubelet-style requests made ahead of a measurement (a surge), for `createCsr({ csrPem })`. */
 export { generateCertificateRequest };
-import type { ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 
 /** kube-sim listens on 127.0.0.1, which clients refuse unless allowed. */
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');

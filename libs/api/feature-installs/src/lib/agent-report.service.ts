@@ -1,9 +1,9 @@
-import { bare, isMessageCode, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import { describeStep } from '@ccos/shared/domain';
+import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import { type AgentTokens, type InstallRunEntity, type InstallRunStore, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
-import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
+import { describeStep } from '@ccos/shared/domain';
+import { bare, isMessageCode, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import { type InstallObserver, UNOBSERVED_INSTALLS, failureCodeOf } from './install-metrics';
 import type { InstallService } from './install.service';
 import { type AgentRunType, MAX_STEP_EVENTS_PER_RUN, type ReportStepInput, type ReportStepResultType, STEP_EVENT_RESERVE } from './report-step.input';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { type BatchPhase, nextBatchStep, verdictAllowsInstall } from '@ccos/shared/domain';
 import type { NodeBatchStore, NodeEntity } from '@ccos/api/data-access-db';
 import { type BatchProgressPayload, type EventBus, type InstallProgressPayload, TOPICS, followNodeChanges } from '@ccos/api/util-graphql';
+import { type BatchPhase, nextBatchStep, verdictAllowsInstall } from '@ccos/shared/domain';
 import type { InstallService } from './install.service';
 
 /** A pass over every open batch, in case a node change was missed (a NOTIFY lost while reconnecting). */

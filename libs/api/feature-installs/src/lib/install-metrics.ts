@@ -1,5 +1,5 @@
-import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
 import type { InstallRunStore, NodeStore } from '@ccos/api/data-access-db';
+import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
 
 /**
  * Told what installs did, for metrics. Each fact is reported once across replicas: by the

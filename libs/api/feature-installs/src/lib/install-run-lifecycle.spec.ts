@@ -8,8 +8,8 @@ import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 // The cluster of these specs is the in-process Kubernetes API simulator (a test-only tool).
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
-import { type AgentControl, InstallService } from './install.service';
 import { InstallRunSweeper } from './install-run-sweeper';
+import { type AgentControl, InstallService } from './install.service';
 import { RunBootstrapIdentities } from './run-bootstrap-identities';
 
 const NAMESPACE = 'ccos-scaler-bootstrap';

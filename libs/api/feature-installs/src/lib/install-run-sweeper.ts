@@ -1,6 +1,6 @@
-import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import type { InstallRunStore, NodeStore } from '@ccos/api/data-access-db';
+import { message } from '@ccos/shared/messages';
 import { SERVICE_FAILURE_CODES } from './install-metrics';
 import type { AgentControl, InstallService } from './install.service';
 import type { RunBootstrapIdentities } from './run-bootstrap-identities';

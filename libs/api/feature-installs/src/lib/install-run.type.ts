@@ -1,8 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { AgentChannel } from '@ccos/api/data-access-db';
-import type { InstallRunStatus, InstallStep, StepEventStatus, StepState } from '@ccos/shared/domain';
 import { InstallRunStatusEnum, InstallStepEnum, StepEventStatusEnum, StepStateEnum, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
+import type { InstallRunStatus, InstallStep, StepEventStatus, StepState } from '@ccos/shared/domain';
 
 export const AgentChannelEnum = { HTTPS: 'HTTPS', PLAIN_HTTP: 'PLAIN_HTTP' } as const satisfies Record<AgentChannel, AgentChannel>;
 registerEnumType(AgentChannelEnum, {

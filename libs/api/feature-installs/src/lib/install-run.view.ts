@@ -1,7 +1,7 @@
-import { isMessage } from '@ccos/shared/messages';
-import { summariseSteps } from '@ccos/shared/domain';
 import type { InstallRunEntity, InstallRunNotices, InstallRunStore, StepEventEntity } from '@ccos/api/data-access-db';
 import { type CodedFields, codedFields } from '@ccos/api/util-graphql';
+import { summariseSteps } from '@ccos/shared/domain';
+import { isMessage } from '@ccos/shared/messages';
 import type { InstallRunType, StepEventType } from './install-run.type';
 
 /** Builds the GraphQL view of a run: its step summaries, its events in order, the service's notices and its diagnostics. */

@@ -1,9 +1,9 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { isUuid } from '@ccos/api/data-access-db';
 import { type InstallProgressPayload, NodeType, NotFoundError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
-import type { InstallService } from './install.service';
-import type { InstallRunView } from './install-run.view';
 import { InstallProgressType, InstallRunType } from './install-run.type';
+import type { InstallRunView } from './install-run.view';
+import type { InstallService } from './install.service';
 
 /** The first message of an installProgress stream: the current state, no new event. */
 type ProgressMessage = InstallProgressPayload | { readonly nodeId: string; readonly snapshot: true };

@@ -1,8 +1,6 @@
-import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, statusText, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
 import {
   type AgentChannel,
   AgentTokens,
@@ -15,6 +13,8 @@ import {
   reasonFields,
 } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
+import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, statusText, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { type InstallObserver, SERVICE_FAILURE_CODES, UNOBSERVED_INSTALLS } from './install-metrics';
 import type { RunIdentityIssuer } from './run-bootstrap-identities';
 

@@ -1,8 +1,8 @@
 import { IsOptional, Max, MaxLength, Min } from 'class-validator';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
-import type { InstallStep, Problem, StepEventStatus } from '@ccos/shared/domain';
 import { InstallStepEnum, MultiLine, Satisfies, StepEventStatusEnum, coded, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
+import type { InstallStep, Problem, StepEventStatus } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
 
 /** The most a step event's `detail` may take, as JSON (the agent's largest, a failure with a 4 KiB output tail, is far below). */

@@ -1,7 +1,7 @@
-import { type SshPool, type SshSession, defineScript, uploadFile } from '@ccos/api/data-access-ssh';
 import type { AgentChannel, InstallRunEntity, NodeEntity } from '@ccos/api/data-access-db';
-import type { SecretBox } from '@ccos/api/util-secrets';
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary, ensureAgent, sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
+import { type SshPool, type SshSession, defineScript, uploadFile } from '@ccos/api/data-access-ssh';
+import type { SecretBox } from '@ccos/api/util-secrets';
 import type { AgentControl, LaunchFailure } from './install.service';
 
 /**

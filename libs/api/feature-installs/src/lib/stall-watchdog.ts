@@ -1,6 +1,6 @@
-import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
 import type { InstallRunStore, NodeStore } from '@ccos/api/data-access-db';
+import { message } from '@ccos/shared/messages';
 
 /**
  * Marks a node STALLED when the agent of its running install has been silent for

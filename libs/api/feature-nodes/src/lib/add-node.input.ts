@@ -1,7 +1,7 @@
 import { ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { checkHostname, checkIp, checkPort } from '@ccos/shared/domain';
 import { LabelInput, Satisfies, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
+import { checkHostname, checkIp, checkPort } from '@ccos/shared/domain';
 
 export { LabelInput, SshCredentialsInput, TaintInput };
 

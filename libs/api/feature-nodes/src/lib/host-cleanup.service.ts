@@ -1,12 +1,12 @@
-import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import { type HostVerdict, type Leftover, cleanupPaths, decideHostVerdict, statusText } from '@ccos/shared/domain';
 import { type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
+import { sshTargetOf } from '@ccos/api/data-access-hosts';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
+import { type HostVerdict, type Leftover, cleanupPaths, decideHostVerdict, statusText } from '@ccos/shared/domain';
+import { message } from '@ccos/shared/messages';
 import { cleanHost, scanHost } from './host-scan';
-import { sshTargetOf } from '@ccos/api/data-access-hosts';
 
 /**
  * Ends the cluster-side leftovers of a host: deletes a Node that is not Ready, denies the CSRs left

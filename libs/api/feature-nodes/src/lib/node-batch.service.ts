@@ -1,5 +1,9 @@
-import { bare, isMessageCode, type MessageParams, message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
+import { type ClusterStore, type InstallRunStore, type NodeBatchEntity, type NodeBatchStore, type NodeEntity, type NodeStore, isUuid, reasonFields } from '@ccos/api/data-access-db';
+import { type AgentBinary, type SshCredentials, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
+import { AppError, BadUserInputError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
+import { toVerdictType } from '@ccos/api/util-graphql';
+import type { SecretBox } from '@ccos/api/util-secrets';
 import {
   type BatchPhase,
   type BulkProblem,
@@ -15,15 +19,11 @@ import {
   expandAddressRange,
   parseHostList,
 } from '@ccos/shared/domain';
-import { type ClusterStore, type InstallRunStore, type NodeBatchEntity, type NodeBatchStore, type NodeEntity, type NodeStore, isUuid, reasonFields } from '@ccos/api/data-access-db';
-import { AppError, BadUserInputError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
-import type { SecretBox } from '@ccos/api/util-secrets';
+import { bare, isMessageCode, type MessageParams, message } from '@ccos/shared/messages';
 import type { AddNodesInput, BulkHostInput } from './add-nodes.input';
-import { type AgentBinary, type SshCredentials, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
 import type { BatchInstalls, InstallReadiness } from './install-ports';
-import type { ProvisioningQueue } from './node.service';
-import { toVerdictType } from '@ccos/api/util-graphql';
 import type { AddNodesResultType, BatchHostType, BulkRowProblemType, BulkRowResultType, NodeBatchType } from './node-batch.type';
+import type { ProvisioningQueue } from './node.service';
 
 /** Node statuses from which a retry first connects again (the add-time checks failed). */
 const RECONNECT_FIRST = new Set(['UNREACHABLE', 'AUTH_FAILED', 'PRECHECK_FAILED']);

@@ -1,6 +1,6 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
-import type { BatchPhase, BatchState, InstallStep, NodeStatus } from '@ccos/shared/domain';
 import { HostVerdictType, LabelType, NodeStatusEnum, TaintType, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
+import type { BatchPhase, BatchState, InstallStep, NodeStatus } from '@ccos/shared/domain';
 
 @ObjectType('BulkRowProblem')
 export class BulkRowProblemType {

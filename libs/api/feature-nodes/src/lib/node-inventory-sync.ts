@@ -1,8 +1,8 @@
-import { message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import { allowedFrom, inventoryRole } from '@ccos/shared/domain';
 import { type NodeEntity, type NodeStore, reasonFields, uniqueViolationOf } from '@ccos/api/data-access-db';
 import type { NodeEvent as KubeNodeEvent, NodeSummary } from '@ccos/api/data-access-kube';
+import { allowedFrom, inventoryRole } from '@ccos/shared/domain';
+import { message } from '@ccos/shared/messages';
 
 /**
  * The per-cluster Node watches this sync listens to (data-access-cluster-connections'

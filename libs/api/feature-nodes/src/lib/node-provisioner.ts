@@ -1,11 +1,11 @@
-import { type CodedText, message } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts } from '@ccos/api/data-access-ssh';
-import { type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
-import { type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
-import type { SecretBox } from '@ccos/api/util-secrets';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
+import { type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary, ensureAgent, sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
+import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts } from '@ccos/api/data-access-ssh';
+import type { SecretBox } from '@ccos/api/util-secrets';
+import { type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
+import { type CodedText, message } from '@ccos/shared/messages';
 import { scanHost } from './host-scan';
 import type { ProvisioningQueue } from './node.service';
 

@@ -1,6 +1,6 @@
-import { NEXT_STEP, nodeActions } from '@ccos/shared/domain';
 import type { NodeEntity } from '@ccos/api/data-access-db';
 import { type NodeType, toVerdictType } from '@ccos/api/util-graphql';
+import { NEXT_STEP, nodeActions } from '@ccos/shared/domain';
 
 /** Copies only public fields: sealed credentials never reach a response, even by accident. */
 export function toNodeType(node: NodeEntity): NodeType {

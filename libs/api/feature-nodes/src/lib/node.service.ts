@@ -1,10 +1,10 @@
-import { bare, message } from '@ccos/shared/messages';
-import { canDeleteRecord, canonicalIp, checkNodeLabels, checkTaints, statusText } from '@ccos/shared/domain';
 import { type ClusterStore, type NodeEntity, type NodeStore, isUuid, reasonFields, uniqueViolationOf } from '@ccos/api/data-access-db';
+import { type AgentBinary, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
 import { BadUserInputError, FieldConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
+import { canDeleteRecord, canonicalIp, checkNodeLabels, checkTaints, statusText } from '@ccos/shared/domain';
+import { bare, message } from '@ccos/shared/messages';
 import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
-import { type AgentBinary, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
 
 /** Runs the background part of adding a node (connect, check, copy the agent). */
 export interface ProvisioningQueue {

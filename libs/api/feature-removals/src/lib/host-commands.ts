@@ -1,5 +1,5 @@
-import { type CodedText, message } from '@ccos/shared/messages';
 import { type ExecResult, type SshPool, type SshTarget, defineScript, isSshError } from '@ccos/api/data-access-ssh';
+import { type CodedText, message } from '@ccos/shared/messages';
 
 /** What stopping the kubelet came to. */
 export type KubeletStop =

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
 import { type Database, ClusterEntity, NodeEntity, RemovalRunEntity, RemovalRunStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { type RemovalProgressPayload, TOPICS, createInProcessEventBus } from '@ccos/api/util-graphql';
+import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
 import { RemovalLog } from './removal-log';
 
 describe('removal log', () => {

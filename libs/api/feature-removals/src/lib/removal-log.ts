@@ -1,8 +1,8 @@
-import { bare, type CodedText } from '@ccos/shared/messages';
 import type { Logger } from 'pino';
-import type { RemovalEventKind } from '@ccos/shared/domain';
 import type { RemovalEventEntity, RemovalRunEntity, RemovalRunStore } from '@ccos/api/data-access-db';
 import { type EventBus, type RemovalProgressPayload, TOPICS } from '@ccos/api/util-graphql';
+import type { RemovalEventKind } from '@ccos/shared/domain';
+import { bare, type CodedText } from '@ccos/shared/messages';
 
 /** An event to record. */
 export interface RemovalEventInput {

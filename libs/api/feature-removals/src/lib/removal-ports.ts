@@ -1,6 +1,6 @@
+import type { NodeEntity } from '@ccos/api/data-access-db';
 import type { KubeClient, NodeSummary } from '@ccos/api/data-access-kube';
 import type { SshTarget } from '@ccos/api/data-access-ssh';
-import type { NodeEntity } from '@ccos/api/data-access-db';
 
 /**
  * A cluster's API client and its Node cache. data-access-cluster-connections' ClusterConnections

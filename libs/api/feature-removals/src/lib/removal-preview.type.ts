@@ -1,7 +1,7 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 import type { SafetyRule } from '@ccos/shared/domain';
 import { type DrainActionName, DrainActionEnum, type DrainPodClassName, DrainPodClassEnum, RemovalSafetyRuleEnum } from './removal.enums';
-import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 
 @ObjectType('RemovalSafetyCheck', { description: "One rule's verdict on the removal." })
 export class SafetyCheckType {

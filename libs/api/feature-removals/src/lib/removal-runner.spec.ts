@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
 import { type Database, AgentTokens, ClusterEntity, NodeStore, RemovalRunEntity, RemovalRunStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
+import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
 import { RemovalLog } from './removal-log';
 import { RemovalRunner } from './removal-runner';
 

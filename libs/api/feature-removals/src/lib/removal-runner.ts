@@ -1,10 +1,10 @@
-import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { type RemovalPhase, nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
 import type { AgentTokens, NodeStore, RemovalBlockingPod, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
 import { type DrainEvent, type DrainFailure, type DrainResult, deleteNode, drainDeadNode, drainNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
+import { type RemovalPhase, nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
 import { cleanHost, stopKubelet } from './host-commands';
 import type { RemovalLog, RunEventWriter } from './removal-log';

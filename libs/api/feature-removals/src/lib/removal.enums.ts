@@ -1,6 +1,6 @@
 import { registerEnumType } from 'type-graphql';
-import { REMOVAL_EVENT_KINDS, REMOVAL_PHASES, REMOVAL_RUN_STATUSES, SAFETY_RULES } from '@ccos/shared/domain';
 import { enumOf } from '@ccos/api/util-graphql';
+import { REMOVAL_EVENT_KINDS, REMOVAL_PHASES, REMOVAL_RUN_STATUSES, SAFETY_RULES } from '@ccos/shared/domain';
 
 export const RemovalRunStatusEnum = enumOf(REMOVAL_RUN_STATUSES);
 export const RemovalPhaseEnum = enumOf(REMOVAL_PHASES);

@@ -1,11 +1,11 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { isUuid } from '@ccos/api/data-access-db';
 import { NotFoundError, type RemovalProgressPayload, type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
-import { RemoveNodeInput, removalOptionsOf } from './remove-node.input';
-import { type ProgressTick, progressTicks } from './removal-progress';
 import { RemovalPreviewType } from './removal-preview.type';
+import { type ProgressTick, progressTicks } from './removal-progress';
 import { RemovalEventType, RemovalProgressType, RemovalRunType, UncordonResultType } from './removal-run.type';
 import type { RemovalService } from './removal.service';
+import { RemoveNodeInput, removalOptionsOf } from './remove-node.input';
 
 @Resolver(() => RemovalRunType)
 export class RemovalResolver {

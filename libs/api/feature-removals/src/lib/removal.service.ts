@@ -1,5 +1,8 @@
-import { bare, type CodedText, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import { randomUUID } from 'node:crypto';
+import { type NodeEntity, type NodeStore, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
+import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
+import type { SshPool } from '@ccos/api/data-access-ssh';
+import { AppError, BadUserInputError, type CodedFields, ConflictError, NotFoundError, PreconditionError, codedFields } from '@ccos/api/util-graphql';
 import {
   type RemovalOptions,
   canUncordon,
@@ -8,15 +11,12 @@ import {
   removalSafety,
   transition,
 } from '@ccos/shared/domain';
-import { type NodeEntity, type NodeStore, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
-import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
-import type { SshPool } from '@ccos/api/data-access-ssh';
-import { AppError, BadUserInputError, type CodedFields, ConflictError, NotFoundError, PreconditionError, codedFields } from '@ccos/api/util-graphql';
+import { bare, type CodedText, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import { probeHost } from './host-commands';
 import type { RemovalLog } from './removal-log';
-import type { ProgressTick } from './removal-progress';
 import type { ClusterAccess, HostAccess } from './removal-ports';
 import type { RemovalPreviewType } from './removal-preview.type';
+import type { ProgressTick } from './removal-progress';
 import type { RemovalEventType, RemovalProgressType, RemovalRunType, UncordonResultType } from './removal-run.type';
 import type { RemovalRunner } from './removal-runner';
 import type { DrainActionName, DrainPodClassName } from './removal.enums';

@@ -1,7 +1,7 @@
 import { IsInt, IsOptional, Max, MaxLength, Min } from 'class-validator';
 import { Field, InputType, Int } from 'type-graphql';
-import { DEFAULT_REMOVAL_OPTIONS, MAX_REMOVAL_TIMEOUT_SECONDS, type RemovalOptions } from '@ccos/shared/domain';
 import { coded } from '@ccos/api/util-graphql';
+import { DEFAULT_REMOVAL_OPTIONS, MAX_REMOVAL_TIMEOUT_SECONDS, type RemovalOptions } from '@ccos/shared/domain';
 
 /** How to remove a node; the drain flags and their defaults are kubectl drain's. */
 @InputType({ description: "Options of removeNode and removalPreview. The drain flags and defaults are kubectl drain's; the seed's command is force + deleteEmptyDirData + ignoreDaemonSets." })

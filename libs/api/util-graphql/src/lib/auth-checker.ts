@@ -1,8 +1,8 @@
 import type { AuthChecker } from 'type-graphql';
 import { isRole, roleAllows } from '@ccos/shared/domain';
+import { type AuditSink, targetOf, targetTypeOf } from './audit-middleware';
 import type { RequestContext } from './context';
 import { ForbiddenError, UnauthenticatedError } from './errors';
-import { type AuditSink, targetOf, targetTypeOf } from './audit-middleware';
 
 /**
  * The one auth checker: `@Authorized('OPERATOR')` lets OPERATOR and ADMIN through.

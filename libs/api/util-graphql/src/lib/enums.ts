@@ -1,6 +1,6 @@
 import { registerEnumType } from 'type-graphql';
-import { AUDIT_RESULTS } from './audit-middleware';
 import { INSTALL_RUN_STATUSES, INSTALL_STEPS, NODE_ACTIONS, NODE_STATUSES, ROLES, STEP_EVENT_STATUSES } from '@ccos/shared/domain';
+import { AUDIT_RESULTS } from './audit-middleware';
 
 /** Turns a domain list of names into the object form type-graphql registers as an enum. */
 export function enumOf<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {

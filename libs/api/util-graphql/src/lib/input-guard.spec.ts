@@ -3,8 +3,8 @@ import { graphql, specifiedDirectives } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Field, ID, InputType, Mutation, Query, Resolver, buildSchema } from 'type-graphql';
 import { describe, expect, it } from 'vitest';
-import { INPUT_MARK_DIRECTIVES, MultiLine } from './input-marks';
 import { MAX_JSON_DEPTH, createInputGuard, storableText, unstorableTextProblem } from './input-guard';
+import { INPUT_MARK_DIRECTIVES, MultiLine } from './input-marks';
 
 @InputType()
 class LabelInput {

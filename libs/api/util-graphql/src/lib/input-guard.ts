@@ -1,8 +1,8 @@
 import { type GraphQLInputType, type GraphQLScalarType, getNullableType, isInputObjectType, isListType, isScalarType } from 'graphql';
 import type { MiddlewareFn } from 'type-graphql';
-import { allowsLineBreaks } from './input-marks';
 import { type CodedText, bare, message } from '@ccos/shared/messages';
 import { BadUserInputError } from './errors';
+import { allowsLineBreaks } from './input-marks';
 
 /** JSON arguments (step details) nested deeper than this cannot be stored as jsonb reliably. */
 export const MAX_JSON_DEPTH = 32;

@@ -3,8 +3,8 @@ import { buildSchema as buildSdlSchema, parse, specifiedDirectives } from 'graph
 import { Arg, Field, InputType, Mutation, Query, Resolver, buildSchema } from 'type-graphql';
 import { describe, expect, it } from 'vitest';
 import { INPUT_MARK_DIRECTIVES, MultiLine, Secret, allowsLineBreaks, isSecretInput } from './input-marks';
-import { redactSecretArguments, secretValuesInRequest } from './secret-arguments';
 import { rememberRequestSecrets, scrubRequestSecrets, withRequestSecrets } from './request-secrets';
+import { redactSecretArguments, secretValuesInRequest } from './secret-arguments';
 
 @InputType()
 class CredentialsInput {

@@ -1,6 +1,6 @@
-import type { Message, MessageParams } from '@ccos/shared/messages';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field } from 'type-graphql';
+import type { Message, MessageParams } from '@ccos/shared/messages';
 
 /**
  * A text the server produces travels as its English beside its message code and parameters

@@ -1,9 +1,9 @@
 import { setMaxListeners } from 'node:events';
-import { Backoff } from '@ccos/shared/util-timing';
 import { createPubSub } from '@graphql-yoga/subscription';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { PubSub } from 'type-graphql';
+import { Backoff } from '@ccos/shared/util-timing';
 
 /**
  * Events for subscriptions. Payloads must be plain JSON (ISO strings for dates): with

@@ -1,4 +1,3 @@
-import { type CodedText, message } from '@ccos/shared/messages';
 import {
   type ArgumentNode,
   type ASTVisitor,
@@ -21,6 +20,7 @@ import {
   valueFromASTUntyped,
 } from 'graphql';
 import { CLIENT_CSR_CHECKS, SERVING_CSR_CHECKS } from '@ccos/shared/domain';
+import { type CodedText, message } from '@ccos/shared/messages';
 
 /** How big a document may be and how much work one operation may ask for. */
 export interface QueryLimits {

@@ -14,9 +14,9 @@ import {
   type StatusTone,
   TextFieldComponent,
 } from '@ccos/console/ui';
+import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { CsrPolicyDecision } from '@ccos/shared/api-schema';
 import { FORCE_REASON_MAX_LENGTH } from '@ccos/shared/domain';
-import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { CsrCardComponent } from './csr-card/csr-card.component';
 import { isKnownCheck } from './csr-checks';
 import { csrsMessages } from './csrs.messages';

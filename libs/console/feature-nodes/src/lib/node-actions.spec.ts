@@ -1,5 +1,5 @@
-import { NODE_ACTIONS } from '@ccos/shared/domain';
 import { describe, expect, it } from 'vitest';
+import { NODE_ACTIONS } from '@ccos/shared/domain';
 import { NO_ACTIONS, hasAnyAction, nodeButtons } from './node-actions';
 
 describe('the buttons a node page offers', () => {

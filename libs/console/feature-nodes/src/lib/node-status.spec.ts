@@ -1,5 +1,5 @@
-import { NODE_STATUSES } from '@ccos/shared/domain';
 import { describe, expect, it } from 'vitest';
+import { NODE_STATUSES } from '@ccos/shared/domain';
 import { STATUS_FAMILIES, isStatusFilter, matchesFilter, statusCounts, statusFamily, statusTone } from './node-status';
 
 describe('node status families and badges', () => {

@@ -5,8 +5,8 @@ import { NavigationEnd, Router, RouterLink, RouterLinkActive, RouterOutlet } fro
 import { filter, map } from 'rxjs';
 import { AgentChannelStore, AuthStore, ClusterListStore, Notifications, SIGN_IN_PATH, Session } from '@ccos/console/data-access';
 import { ClusterSwitcherComponent, LanguageSwitchComponent, UserMenuComponent } from '@ccos/console/ui';
-import type { Role } from '@ccos/shared/domain';
 import { I18n, LANGUAGES, LANGUAGE_NAMES, type Language, commonMessages, isLanguage } from '@ccos/console/util-i18n';
+import type { Role } from '@ccos/shared/domain';
 import { shellMessages } from './shell.messages';
 
 /**

@@ -16,8 +16,8 @@ import {
   domainValidator,
   firstWithError,
 } from '@ccos/console/ui';
-import { ROLES, type Role, checkPassword, checkUsername, isRole } from '@ccos/shared/domain';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import { ROLES, type Role, checkPassword, checkUsername, isRole } from '@ccos/shared/domain';
 import { usersMessages } from './users.messages';
 
 type UserField = 'username' | 'password';

@@ -1,7 +1,7 @@
 import { AGENT_ZH_CN } from './catalogue/agent.zh-cn';
-import type { MessageCode } from './catalogue.en';
 import { API_ZH_CN } from './catalogue/api.zh-cn';
 import { REST_ZH_CN } from './catalogue/rest.zh-cn';
+import type { MessageCode } from './catalogue.en';
 
 /** The catalogue in Simplified Chinese: the same codes and the same ICU arguments as English. */
 export const ZH_CN: Readonly<Record<MessageCode, string>> = {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import { webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
 
 /**
  * Keys and certificate requests as the kubelet makes them: ECDSA P-256 keys,

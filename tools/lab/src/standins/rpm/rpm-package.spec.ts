@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { InstalledPackage } from './rpm-database';
 import { decodeRpm, encodeRpm, nevra, RpmFormatError } from './rpm-package';
 import { dependencyOrder, planTransaction } from './rpm-transaction';
-import type { InstalledPackage } from './rpm-database';
 
 const meta = (name: string, requires: string[] = []) => ({ name, version: '1.0', release: '1.el9', arch: 'x86_64', summary: name, requires, payloadSize: 0, payloadSha256: '' });
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { base64Url, CA_PEM, workerConfig } from './ignition-fixtures';
 import { IgnitionError, ignitionVersion, planIgnition } from './ignition-config';
+import { base64Url, CA_PEM, workerConfig } from './ignition-fixtures';
 
 describe('planIgnition', () => {
   it('decodes the worker config: base64 and percent-encoded files, defaults, units with drop-ins', () => {

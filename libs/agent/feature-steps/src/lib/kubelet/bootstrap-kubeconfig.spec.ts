@@ -1,5 +1,5 @@
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { BootstrapKubeconfigError, bootstrapKubeconfigPath, withBootstrapToken } from './bootstrap-kubeconfig';
 
 const OPENSHIFT_UNIT = `# /etc/systemd/system/kubelet.service

@@ -1,5 +1,5 @@
-import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { parse, stringify } from 'yaml';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 
 /** Why a bootstrap kubeconfig cannot be given the run's token. */
 export class BootstrapKubeconfigError extends Error {

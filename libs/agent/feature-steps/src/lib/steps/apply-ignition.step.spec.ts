@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError, type HttpRequest } from '@ccos/agent/util-host';
 import { ok, requestHeader, type FakeHttpReply } from '@ccos/agent/util-host/testing';
-import { CA_PEM, workerConfig } from '../ignition/ignition-fixtures';
 import { stepHarness, type StepHarness } from '../../testing/step-harness';
 import type { AgentConfig } from '../agent-config';
+import { CA_PEM, workerConfig } from '../ignition/ignition-fixtures';
 import { ApplyIgnitionStep } from './apply-ignition.step';
 
 const MCS = 'https://198.18.0.2:22623/config/worker';

@@ -1,5 +1,5 @@
-import { type CodedText, message } from '@ccos/shared/messages';
 import { type JsonObject } from '@ccos/agent/util-host';
+import { type CodedText, message } from '@ccos/shared/messages';
 import type { AgentConfig } from '../agent-config';
 import { HOST_PATHS } from '../host-paths';
 import { ApplyError, applyIgnitionPlan } from '../ignition/ignition-applier';

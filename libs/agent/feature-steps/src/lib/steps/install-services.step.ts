@@ -1,6 +1,6 @@
-import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { exitMessage, succeeded, type JsonObject } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
 import { diagnose } from '../failure-codes';
 import { HOST_PATHS, statePaths } from '../host-paths';

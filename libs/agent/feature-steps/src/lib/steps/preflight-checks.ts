@@ -1,6 +1,6 @@
-import { bare, type CodedText, type Message, type MessageParams, isMessageCode, message } from '@ccos/shared/messages';
 import { ApiError, isTransient, type AgentRunReply } from '@ccos/agent/data-access-api';
 import { CERT_NOT_PINNED, succeeded } from '@ccos/agent/util-host';
+import { bare, type CodedText, type Message, type MessageParams, isMessageCode, message } from '@ccos/shared/messages';
 import { HOST_PATHS } from '../host-paths';
 import type { StepContext } from '../step-handler';
 

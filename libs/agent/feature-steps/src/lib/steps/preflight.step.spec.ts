@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formatMessage, message } from '@ccos/shared/messages';
 import { ApiError } from '@ccos/agent/data-access-api';
 import { failed, ok } from '@ccos/agent/util-host/testing';
+import { formatMessage, message } from '@ccos/shared/messages';
 import { stepHarness, type StepHarness } from '../../testing/step-harness';
-import { PreflightStep } from './preflight.step';
 import { compareVersions, kernelVersion, memTotalBytes } from './preflight-checks';
+import { PreflightStep } from './preflight.step';
 
 /** A host that passes every check. */
 function healthyHost(): StepHarness {

@@ -1,6 +1,6 @@
-import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { isUnauthenticated } from '@ccos/agent/data-access-api';
 import type { JsonObject } from '@ccos/agent/util-host';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { AgentConfig } from '../agent-config';
 import { failure, progressOf, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
 import { agentRunOnce, PREFLIGHT_CHECKS, type CheckOutcome, type CheckResult, type PreflightCheck } from './preflight-checks';

@@ -1,7 +1,7 @@
-import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { isUnauthenticated, type AgentRun } from '@ccos/agent/data-access-api';
 import { describeExit, exitMessage, succeeded, tailText, type CommandResult } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { diagnose } from '../failure-codes';
 import { BootstrapKubeconfigError, bootstrapKubeconfigPath, withBootstrapToken } from '../kubelet/bootstrap-kubeconfig';
 import { failure, progressOf, success, withEvidence, type StepContext, type StepHandler, type StepResult } from '../step-handler';

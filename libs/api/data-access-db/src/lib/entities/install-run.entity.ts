@@ -1,6 +1,6 @@
-import type { Message } from '@ccos/shared/messages';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
+import type { Message } from '@ccos/shared/messages';
 
 /** How a run's agent reaches the service: HTTPS with the pin from its config, or plain HTTP (allowed explicitly). */
 export type AgentChannel = 'HTTPS' | 'PLAIN_HTTP';

@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import type { Message } from '@ccos/shared/messages';
 import type { Label, Taint } from '@ccos/shared/domain';
+import type { Message } from '@ccos/shared/messages';
 
 /** The hardware every host of a node group has, as the autoscaler's template Node shows it. */
 export interface NodeGroupProfile {

@@ -1,6 +1,6 @@
-import type { Message } from '@ccos/shared/messages';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
 import type { BatchPhase, HostVerdict, Label, NodeOrigin, NodeStatus, Taint } from '@ccos/shared/domain';
+import type { Message } from '@ccos/shared/messages';
 
 /** What the installer service learned about the host when it connected. */
 export interface HostFacts {

@@ -1,6 +1,6 @@
-import type { Message } from '@ccos/shared/messages';
 import { Column, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { RemovalEventKind } from '@ccos/shared/domain';
+import type { Message } from '@ccos/shared/messages';
 
 /** One thing a removal run did or saw; (run, seq) is unique, so an event is stored once. */
 @Entity({ name: 'removal_events' })

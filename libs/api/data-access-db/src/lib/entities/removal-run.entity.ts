@@ -1,6 +1,6 @@
-import type { Message } from '@ccos/shared/messages';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { RemovalOptions, RemovalPhase, RemovalRunStatus } from '@ccos/shared/domain';
+import type { Message } from '@ccos/shared/messages';
 
 /** A pod a drain could not get rid of, kept on a failed run and named in the node's status reason. */
 export interface RemovalBlockingPod {

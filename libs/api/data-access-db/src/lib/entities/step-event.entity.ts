@@ -1,6 +1,6 @@
-import type { Message } from '@ccos/shared/messages';
 import { Column, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
+import type { Message } from '@ccos/shared/messages';
 
 /** One event the agent reported; (run, seq) is unique so a re-sent event is stored once. */
 @Entity({ name: 'step_events' })

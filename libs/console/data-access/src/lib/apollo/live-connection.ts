@@ -1,7 +1,7 @@
 import { DOCUMENT } from '@angular/common';
 import { Injectable, effect, inject, signal } from '@angular/core';
-import { backoffDelayMs, type BackoffPolicy } from '@ccos/shared/util-timing';
 import { type Client, createClient } from 'graphql-ws';
+import { backoffDelayMs, type BackoffPolicy } from '@ccos/shared/util-timing';
 import { Session } from '../session/session';
 import { GRAPHQL_PATH } from './graphql-path';
 

@@ -1,9 +1,9 @@
 import { DestroyRef } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { CombinedGraphQLErrors } from '@apollo/client';
-import { NodeChangedDocument } from '@ccos/shared/api-schema';
 import type { Apollo } from 'apollo-angular';
 import { describe, expect, it } from 'vitest';
+import { NodeChangedDocument } from '@ccos/shared/api-schema';
 import { FakeApollo, FakeLiveConnection } from '../../testing';
 import type { LiveConnection } from './live-connection';
 import { LiveSubscription } from './live-subscription';

@@ -1,12 +1,12 @@
-import { fieldProblemText } from '../errors/error-reporter';
-import { I18n } from '@ccos/console/util-i18n';
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
+import { I18n } from '@ccos/console/util-i18n';
 import { ApproveCsrDocument, CsrChangedDocument, type CsrChangedSubscription, CsrPolicyPreviewDocument, CsrsDocument, type CsrsQuery, DenyCsrDocument } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
 import { liveSubscription } from '../apollo/live-subscription';
 import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
+import { fieldProblemText } from '../errors/error-reporter';
 
 /** A CSR with what it claims, its decisions and the policy's verdict (the CsrFields fragment). */
 export type Csr = CsrsQuery['csrs'][number];

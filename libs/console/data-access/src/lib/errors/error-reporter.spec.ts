@@ -1,8 +1,8 @@
 import { TestBed } from '@angular/core/testing';
 import { CombinedGraphQLErrors } from '@apollo/client';
+import { describe, expect, it } from 'vitest';
 import { I18n } from '@ccos/console/util-i18n';
 import { formatMessage } from '@ccos/shared/messages';
-import { describe, expect, it } from 'vitest';
 import { Notifications } from '../notifications/notifications';
 import { fieldProblems, problemsOf } from './api-problem';
 import { ErrorReporter, fieldProblemText } from './error-reporter';

@@ -1,7 +1,7 @@
 import { computed, inject, signal } from '@angular/core';
 import { I18n } from '@ccos/console/util-i18n';
-import { fieldProblemText } from '../errors/error-reporter';
 import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
+import { fieldProblemText } from '../errors/error-reporter';
 
 /** What one mutation gave back: its result (absent when it failed) and the error. */
 export interface MutationAnswer<T> {

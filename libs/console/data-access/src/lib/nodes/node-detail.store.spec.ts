@@ -1,8 +1,8 @@
 import { CombinedGraphQLErrors } from '@apollo/client';
 import { describe, expect, it } from 'vitest';
 import { installRun, stepEvent, storeUnderTest } from '../../testing';
-import { NodeDetailStore } from './node-detail.store';
 import type { InstallRunView } from './node';
+import { NodeDetailStore } from './node-detail.store';
 
 function node(status: string, installRuns: InstallRunView[] = []) {
   return { id: 'n-1', clusterId: 'c-1', hostname: 'worker-1', status, installRuns };

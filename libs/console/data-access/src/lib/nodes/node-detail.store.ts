@@ -1,9 +1,8 @@
-import { fieldProblemText } from '../errors/error-reporter';
-import { I18n } from '@ccos/console/util-i18n';
 import { Injectable, computed, inject, signal } from '@angular/core';
 import type { ApolloCache } from '@apollo/client';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
+import { I18n } from '@ccos/console/util-i18n';
 import {
   AcceptHostKeyDocument,
   CancelInstallDocument,
@@ -24,6 +23,7 @@ import {
 import { liveQuery } from '../apollo/live-query';
 import { liveSubscription } from '../apollo/live-subscription';
 import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
+import { fieldProblemText } from '../errors/error-reporter';
 import type { MutationAnswer } from '../forms/form-submission';
 import { type InstallRunView, type NodeSummary, type StepEventView, mergeEvents } from './node';
 

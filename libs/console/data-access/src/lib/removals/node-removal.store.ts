@@ -3,8 +3,8 @@ import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
 import { NodeDocument, RemovalPreviewDocument, RemoveNodeDocument, type RemoveNodeInput } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
-import { FormSubmission } from '../forms/form-submission';
 import { type ApiProblem, type Outcome, problemsOf } from '../errors/api-problem';
+import { FormSubmission } from '../forms/form-submission';
 import type { RemovalPreviewView, RemovalRunView } from './removal';
 
 /**

@@ -1,8 +1,8 @@
 import { DOCUMENT } from '@angular/common';
 import { EnvironmentInjector, createEnvironmentInjector } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
-import { FakeBrowser } from '@ccos/console/util-i18n/testing';
 import { describe, expect, it } from 'vitest';
+import { FakeBrowser } from '@ccos/console/util-i18n/testing';
 import { type SessionData, Session, parseSession } from './session';
 
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();

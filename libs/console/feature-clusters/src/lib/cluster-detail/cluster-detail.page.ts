@@ -2,8 +2,8 @@ import { ChangeDetectionStrategy, Component, computed, effect, inject, input, si
 import { RouterLink } from '@angular/router';
 import { ClusterDetailStore, ErrorReporter, Notifications, Session } from '@ccos/console/data-access';
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, StatusBadgeComponent, SwitchComponent } from '@ccos/console/ui';
-import { describeStep } from '@ccos/shared/domain';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import { describeStep } from '@ccos/shared/domain';
 import { clustersMessages } from '../clusters.messages';
 
 /** One cluster: how the service reaches it, and its certificate handling (auto-approve, ADMIN may change it). */

@@ -2,9 +2,9 @@ import { ChangeDetectionStrategy, Component, computed, inject, signal, viewChild
 import { ReactiveFormsModule } from '@angular/forms';
 import { Router, RouterLink } from '@angular/router';
 import { ClusterRegistrationStore, ErrorReporter, Notifications } from '@ccos/console/data-access';
-import type { BootstrapStyle, RegisterClusterInput } from '@ccos/shared/api-schema';
 import { ButtonDirective, CheckboxFieldComponent, ChoiceFieldComponent, type FieldOption, PageHeaderComponent, SelectFieldComponent, TextFieldComponent } from '@ccos/console/ui';
 import { I18n } from '@ccos/console/util-i18n';
+import type { BootstrapStyle, RegisterClusterInput } from '@ccos/shared/api-schema';
 import { clustersMessages } from '../clusters.messages';
 import { type CredentialKind, type RegisterField, RegisterClusterForm } from './register-cluster.form';
 

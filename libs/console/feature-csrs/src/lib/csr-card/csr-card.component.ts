@@ -3,8 +3,8 @@ import { ChangeDetectionStrategy, Component, booleanAttribute, computed, inject,
 import { RouterLink } from '@angular/router';
 import type { Csr } from '@ccos/console/data-access';
 import { ButtonDirective, type CheckItem, CheckListComponent, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
-import type { CsrStatus } from '@ccos/shared/api-schema';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
+import type { CsrStatus } from '@ccos/shared/api-schema';
 import { isKnownCheck } from '../csr-checks';
 import { csrsMessages } from '../csrs.messages';
 

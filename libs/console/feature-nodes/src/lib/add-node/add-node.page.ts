@@ -12,8 +12,8 @@ import {
   PageHeaderComponent,
   TextFieldComponent,
 } from '@ccos/console/ui';
-import { TAINT_EFFECTS } from '@ccos/shared/domain';
 import { I18n } from '@ccos/console/util-i18n';
+import { TAINT_EFFECTS } from '@ccos/shared/domain';
 import { nodesMessages } from '../nodes.messages';
 import type { AuthMethod } from '../ssh-credentials.form';
 import { type AddNodeField, AddNodeForm, type RowProblem } from './add-node.form';

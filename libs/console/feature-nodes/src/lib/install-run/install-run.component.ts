@@ -1,8 +1,8 @@
 import { ChangeDetectionStrategy, Component, booleanAttribute, computed, inject, input, signal } from '@angular/core';
 import { DiagnosticsDownload, type InstallRunView, type StepEventView } from '@ccos/console/data-access';
 import { ButtonDirective, StatusBadgeComponent, type StatusTone, StepListComponent } from '@ccos/console/ui';
-import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
+import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
 import { nodesMessages } from '../nodes.messages';
 import { latestStepChange, runDuration, runLog } from './run-log';
 import { stepItems, stepTitle } from './step-items';

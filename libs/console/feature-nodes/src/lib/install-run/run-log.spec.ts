@@ -1,7 +1,7 @@
 import { TestBed } from '@angular/core/testing';
+import { describe, expect, it } from 'vitest';
 import { installRun, stepEvent } from '@ccos/console/data-access/testing';
 import { I18n } from '@ccos/console/util-i18n';
-import { describe, expect, it } from 'vitest';
 import { nodesMessages } from '../nodes.messages';
 import { latestStepChange, runDuration, runLog } from './run-log';
 import { stepTitle } from './step-items';

@@ -1,10 +1,10 @@
 import { TestBed } from '@angular/core/testing';
+import { describe, expect, it } from 'vitest';
 import type { InstallRunView, StepEventView } from '@ccos/console/data-access';
 import { installRun, stepEvent, stepSummary } from '@ccos/console/data-access/testing';
 import { I18n } from '@ccos/console/util-i18n';
 import { INSTALL_STEPS, describeStep } from '@ccos/shared/domain';
 import { formatMessage } from '@ccos/shared/messages';
-import { describe, expect, it } from 'vitest';
 import { nodesMessages } from '../nodes.messages';
 import { csrNamesIn, stepItems } from './step-items';
 

@@ -1,7 +1,7 @@
 import type { InstallRunView, StepEventView } from '@ccos/console/data-access';
 import type { StepItem, StepItemLink, StepItemState } from '@ccos/console/ui';
-import { INSTALL_STEPS, type InstallStep, describeStep, stepIndex } from '@ccos/shared/domain';
 import type { I18n, Translate } from '@ccos/console/util-i18n';
+import { INSTALL_STEPS, type InstallStep, describeStep, stepIndex } from '@ccos/shared/domain';
 import type { nodesMessages } from '../nodes.messages';
 
 type NodesTranslate = Translate<(typeof nodesMessages)['en']>;

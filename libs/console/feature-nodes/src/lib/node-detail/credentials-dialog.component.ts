@@ -1,8 +1,8 @@
 import { ChangeDetectionStrategy, Component, booleanAttribute, computed, effect, inject, input, output, signal } from '@angular/core';
 import { ReactiveFormsModule } from '@angular/forms';
 import { ChoiceFieldComponent, ConfirmDialogComponent, type FieldOption, FileTextFieldComponent, TextFieldComponent } from '@ccos/console/ui';
-import type { SshCredentialsInput } from '@ccos/shared/api-schema';
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
+import type { SshCredentialsInput } from '@ccos/shared/api-schema';
 import { nodesMessages } from '../nodes.messages';
 import { type AuthMethod, type CredentialsField, SshCredentialsForm } from '../ssh-credentials.form';
 

@@ -2,9 +2,9 @@ import { ChangeDetectionStrategy, Component, computed, effect, inject, input, si
 import { Router, RouterLink } from '@angular/router';
 import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificatesStore, NodeDetailStore, Notifications, RemovalProgressStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
+import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
 import { INSTALL_STEPS, type InstallRunStatus, type NodeStatus, isInCluster, removalCancellable } from '@ccos/shared/domain';
-import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { InstallRunComponent } from '../install-run/install-run.component';
 import { stepTitle } from '../install-run/step-items';
 import { NO_ACTIONS, hasAnyAction, nodeButtons } from '../node-actions';

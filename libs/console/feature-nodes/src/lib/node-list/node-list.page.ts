@@ -2,10 +2,10 @@ import { ChangeDetectionStrategy, Component, computed, effect, inject, input } f
 import { Router, RouterLink } from '@angular/router';
 import { ClusterDetailStore, ErrorReporter, NodeCertificatesStore, type NodeSummary, NodeListStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, VirtualRowsDirective } from '@ccos/console/ui';
-import { NODE_STATUSES, type NodeStatus, isInCluster } from '@ccos/shared/domain';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
-import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusCounts, statusFamily, statusTone, waitsForCsrApproval } from '../node-status';
+import { NODE_STATUSES, type NodeStatus, isInCluster } from '@ccos/shared/domain';
 import { batchesMessages } from '../batches.messages';
+import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusCounts, statusFamily, statusTone, waitsForCsrApproval } from '../node-status';
 import { nodesMessages } from '../nodes.messages';
 
 /**

@@ -1,8 +1,8 @@
 import type { RemovalEventView, RemovalRunView } from '@ccos/console/data-access';
 import type { StepItem, StepItemState } from '@ccos/console/ui';
+import type { I18n, Translate } from '@ccos/console/util-i18n';
 import type { RemovalEventKind, RemovalPhase } from '@ccos/shared/api-schema';
 import { REMOVAL_PHASES } from '@ccos/shared/domain';
-import type { I18n, Translate } from '@ccos/console/util-i18n';
 import type { removalMessages } from '../removal.messages';
 
 type RemovalTranslate = Translate<(typeof removalMessages)['en']>;

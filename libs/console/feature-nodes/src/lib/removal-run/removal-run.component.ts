@@ -1,8 +1,8 @@
 import { ChangeDetectionStrategy, Component, computed, inject, input } from '@angular/core';
 import type { RemovalEventView, RemovalRunView } from '@ccos/console/data-access';
 import { StatusBadgeComponent, type StatusTone, StepListComponent } from '@ccos/console/ui';
-import type { RemovalRunStatus } from '@ccos/shared/api-schema';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
+import type { RemovalRunStatus } from '@ccos/shared/api-schema';
 import { removalMessages } from '../removal.messages';
 import { optionFlags, phaseItems } from './phase-items';
 

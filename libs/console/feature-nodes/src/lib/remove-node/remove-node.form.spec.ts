@@ -1,7 +1,7 @@
 // Angular's forms are partially compiled; without a DOM test bed the JIT compiler links them.
 import '@angular/compiler';
-import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
 import { RemoveNodeForm } from './remove-node.form';
 
 describe('the remove-node form', () => {

@@ -12,9 +12,9 @@ import {
   StatusBadgeComponent,
   TextFieldComponent,
 } from '@ccos/console/ui';
+import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { RemovalSafetyRule } from '@ccos/shared/api-schema';
 import { type NodeStatus, allowedFrom } from '@ccos/shared/domain';
-import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { nodesMessages } from '../nodes.messages';
 import { removalMessages } from '../removal.messages';
 import { type RemovalNumberField, RemoveNodeForm } from './remove-node.form';

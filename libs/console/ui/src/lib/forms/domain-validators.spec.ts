@@ -1,8 +1,8 @@
 // Angular's forms are partially compiled; without a DOM test bed the JIT compiler links them.
 import '@angular/compiler';
 import { FormControl, FormGroup } from '@angular/forms';
-import { checkIp, checkPassword, checkUsername } from '@ccos/shared/domain';
 import { describe, expect, it } from 'vitest';
+import { checkIp, checkPassword, checkUsername } from '@ccos/shared/domain';
 import { differentFrom, domainValidator, firstWithError, requiredText, sameAs } from './domain-validators';
 
 describe('form validators made of the domain checks', () => {
