@@ -61,7 +61,7 @@ export const poolsMessages = defineCatalog({
     'column.host': '主机',
     'column.state': '状态',
     'column.reason': '原因',
-    'column.providerId': '提供方 ID（providerID）',
+    'column.providerId': '提供方标识',
     'column.at': '时间',
     'column.kind': '决策',
     'column.actor': '执行者',
