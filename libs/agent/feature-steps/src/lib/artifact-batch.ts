@@ -3,8 +3,9 @@ import {
   type Artifact, type ArtifactKind, type ArtifactManifest, type DownloadResult,
 } from '@ccos/agent/data-access-api';
 import { Backoff, CERT_NOT_PINNED, DOWNLOAD_BACKOFF, type JsonObject } from '@ccos/agent/util-host';
+import type { InstallStep } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
-import { failure, progressOf, type StepContext, type StepFailure } from './step-handler';
+import { failure, progressOf, type StepContext, type StepFailure, type StepHandler, type StepResult } from './step-handler';
 import { formatBytes } from './steps/preflight-checks';
 
 /** PROGRESS events during downloads come at most this often. */
@@ -52,6 +53,30 @@ export function serviceCertHint(ctx: StepContext): CodedText {
 /** The manifest's artifacts of one kind, in manifest order. */
 export function artifactsOfKind(manifest: ArtifactManifest, kind: ArtifactKind): Artifact[] {
   return manifest.artifacts.filter((artifact) => artifact.kind === kind);
+}
+
+/**
+ * A step that works on the manifest's artifacts of one kind (binaries, rpms, units): it needs no
+ * config of its own, fetches the manifest (a failure to get it ends the step) and hands over those
+ * artifacts.
+ */
+export abstract class ArtifactKindStep implements StepHandler {
+  abstract readonly step: InstallStep;
+  protected abstract readonly kind: ArtifactKind;
+
+  validate(): CodedText[] {
+    return [];
+  }
+
+  async run(ctx: StepContext): Promise<StepResult> {
+    const manifest = await fetchManifest(ctx);
+    if ('ok' in manifest) {
+      return manifest;
+    }
+    return this.runOn(ctx, artifactsOfKind(manifest, this.kind), manifest);
+  }
+
+  protected abstract runOn(ctx: StepContext, artifacts: Artifact[], manifest: ArtifactManifest): Promise<StepResult>;
 }
 
 export interface BatchOptions {

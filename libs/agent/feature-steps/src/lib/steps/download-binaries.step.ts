@@ -1,8 +1,9 @@
+import type { Artifact, ArtifactManifest } from '@ccos/agent/data-access-api';
 import { REQUIRED_BINARIES } from '@ccos/shared/domain';
-import { bare, type CodedText, message } from '@ccos/shared/messages';
-import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
+import { bare, message } from '@ccos/shared/messages';
+import { ArtifactKindStep, downloadBatch } from '../artifact-batch';
 import { HOST_PATHS } from '../host-paths';
-import { failure, success, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, success, type StepContext, type StepResult } from '../step-handler';
 import { formatBytes } from './preflight-checks';
 
 export { REQUIRED_BINARIES } from '@ccos/shared/domain';
@@ -12,19 +13,11 @@ export { REQUIRED_BINARIES } from '@ccos/shared/domain';
  * /usr/local/bin/<name> (0755), resumable and sha256-verified; files
  * already there with the right checksum are kept.
  */
-export class DownloadBinariesStep implements StepHandler {
+export class DownloadBinariesStep extends ArtifactKindStep {
   readonly step = 'DOWNLOAD_BINARIES' as const;
+  protected readonly kind = 'binary';
 
-  validate(): CodedText[] {
-    return [];
-  }
-
-  async run(ctx: StepContext): Promise<StepResult> {
-    const manifest = await fetchManifest(ctx);
-    if ('ok' in manifest) {
-      return manifest;
-    }
-    const binaries = artifactsOfKind(manifest, 'binary');
+  protected async runOn(ctx: StepContext, binaries: Artifact[], manifest: ArtifactManifest): Promise<StepResult> {
     const missing = REQUIRED_BINARIES.filter((name) => !binaries.some((artifact) => artifact.name === name));
     if (missing.length > 0) {
       return failure(

@@ -1,10 +1,11 @@
+import type { Artifact } from '@ccos/agent/data-access-api';
 import { exitMessage, succeeded, type CommandResult } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
-import { bare, type CodedText, message } from '@ccos/shared/messages';
-import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
+import { bare, message } from '@ccos/shared/messages';
+import { ArtifactKindStep, downloadBatch } from '../artifact-batch';
 import { diagnose } from '../failure-codes';
 import { statePaths } from '../host-paths';
-import { failure, progressOf, success, withEvidence, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, progressOf, success, withEvidence, type StepContext, type StepResult } from '../step-handler';
 
 /** A package transaction is never interrupted (a half-done rpm transaction is worse than a late cancel). */
 const TRANSACTION_TIMEOUT_MS = 60 * 60_000;
@@ -15,19 +16,11 @@ const TRANSACTION_TIMEOUT_MS = 60 * 60_000;
  * says every package is installed already, nothing is downloaded or
  * reinstalled.
  */
-export class InstallPackagesStep implements StepHandler {
+export class InstallPackagesStep extends ArtifactKindStep {
   readonly step = 'INSTALL_PACKAGES' as const;
+  protected readonly kind = 'rpm';
 
-  validate(): CodedText[] {
-    return [];
-  }
-
-  async run(ctx: StepContext): Promise<StepResult> {
-    const manifest = await fetchManifest(ctx);
-    if ('ok' in manifest) {
-      return manifest;
-    }
-    const rpms = artifactsOfKind(manifest, 'rpm');
+  protected async runOn(ctx: StepContext, rpms: Artifact[]): Promise<StepResult> {
     if (rpms.length === 0) {
       return success(message('agent.packages.none'), { packages: 0 });
     }

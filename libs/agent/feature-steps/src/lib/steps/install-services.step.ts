@@ -1,10 +1,11 @@
+import type { Artifact } from '@ccos/agent/data-access-api';
 import { exitMessage, succeeded, type JsonObject } from '@ccos/agent/util-host';
 import { describeStep } from '@ccos/shared/domain';
-import { bare, type CodedText, message } from '@ccos/shared/messages';
-import { artifactsOfKind, downloadBatch, fetchManifest } from '../artifact-batch';
+import { bare, message } from '@ccos/shared/messages';
+import { ArtifactKindStep, downloadBatch } from '../artifact-batch';
 import { diagnose } from '../failure-codes';
 import { HOST_PATHS, statePaths } from '../host-paths';
-import { failure, progressOf, success, withEvidence, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, progressOf, success, withEvidence, type StepContext, type StepResult } from '../step-handler';
 
 /** A systemd unit file name (no path, a known unit type). */
 export const UNIT_NAME = /^[A-Za-z0-9:_.@\\-]{1,200}\.(service|socket|timer|target|path|mount|automount|slice)$/;
@@ -15,19 +16,11 @@ export const UNIT_NAME = /^[A-Za-z0-9:_.@\\-]{1,200}\.(service|socket|timer|targ
  * `systemctl enable` them. Nothing is started here: kubelet starts in
  * START_KUBELET, once Ignition has written its configuration.
  */
-export class InstallServicesStep implements StepHandler {
+export class InstallServicesStep extends ArtifactKindStep {
   readonly step = 'INSTALL_SERVICES' as const;
+  protected readonly kind = 'unit';
 
-  validate(): CodedText[] {
-    return [];
-  }
-
-  async run(ctx: StepContext): Promise<StepResult> {
-    const manifest = await fetchManifest(ctx);
-    if ('ok' in manifest) {
-      return manifest;
-    }
-    const units = artifactsOfKind(manifest, 'unit');
+  protected async runOn(ctx: StepContext, units: Artifact[]): Promise<StepResult> {
     const badNames = units.filter((unit) => !UNIT_NAME.test(unit.name)).map((unit) => unit.name);
     if (badNames.length > 0) {
       return failure('MANIFEST_INVALID', message('agent.units.badNames', { names: badNames.join(', ') }), message('agent.units.badNames.hint'));
