@@ -24,7 +24,7 @@ export {
   type HostCheck,
   type RefusedAddressRange,
 } from './lib/cluster-address';
-export { startInformer, type Indexer, type Informer, type InformerEvent, type InformerObject, type InformerOptions, type InformerSource, type ListPage, type WatchEventType } from './lib/informer';
+export { InformerCache, startInformer, type Indexer, type Informer, type InformerEvent, type InformerObject, type InformerOptions, type InformerSource, type ListPage, type WatchEventType } from './lib/informer';
 export { listNodes, summarizeNode, watchNodes, isoTime, CONTROL_PLANE_TAINT_KEYS, NODE_ROLE_LABEL_PREFIX, type NodeEvent, type NodeInventory, type NodeSummary, type NodeTaint } from './lib/node-inventory';
 export { cpuMillicores, parseQuantity, wholeUnits } from './lib/quantity';
 export { cordonNode, uncordonNode, setUnschedulable, type CordonResult } from './lib/cordon';
