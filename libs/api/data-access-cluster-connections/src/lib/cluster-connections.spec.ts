@@ -2,9 +2,9 @@ import type { V1Pod } from '@kubernetes/client-node';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClusterEntity } from '@ccos/api/data-access-db';
-import { AppError } from '@ccos/api/util-graphql';
 import { ClusterAddressGuard, type PodEvent } from '@ccos/api/data-access-kube';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig, startSimWithClient, type SimWithClient } from '@ccos/api/data-access-kube/testing';
+import { AppError } from '@ccos/api/util-graphql';
 import { ClusterConnections, type ClusterDirectory } from './cluster-connections';
 
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { watchPods, type PodEvent, type PodWatch } from './pod-watch';
 
-const pod = (name: string, nodeName?: string): Record<string, unknown> => ({
+const pod = (name: string, nodeName?: string) => ({
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: {
@@ -20,6 +20,9 @@ const pod = (name: string, nodeName?: string): Record<string, unknown> => ({
   },
   status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
 });
+
+/** The shop namespace and these objects, as a kube-sim seed (JSON is YAML). */
+const seedOf = (...objects: object[]): string => [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, ...objects].map((obj) => JSON.stringify(obj)).join('\n---\n');
 
 describe('watchPods', () => {
   let world: SimWithClient | undefined;
@@ -49,7 +52,7 @@ describe('watchPods', () => {
   it('caches the scheduled pods by node from one list, then follows creations and deletions by watch alone', async () => {
     const requests: string[] = [];
     world = await startSimWithClient({
-      seed: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, pod('a1', 'w1'), pod('a2', 'w1'), pod('b1', 'w2'), pod('pending')],
+      seed: seedOf(pod('a1', 'w1'), pod('a2', 'w1'), pod('b1', 'w2'), pod('pending')),
       log: (line) => requests.push(line),
     });
     const { watch, next } = watching(world);
@@ -77,7 +80,7 @@ describe('watchPods', () => {
   });
 
   it('keeps what a drain plan and a capacity check read, nothing else', async () => {
-    world = await startSimWithClient({ seed: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, pod('a1', 'w1')] });
+    world = await startSimWithClient({ seed: seedOf(pod('a1', 'w1')) });
     const { watch, next } = watching(world);
     pods = watch;
     await pods.synced;
