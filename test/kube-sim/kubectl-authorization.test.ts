@@ -113,6 +113,8 @@ describe('kube-sim authorization through the real kubectl', () => {
     const rules = await admin(['auth', 'can-i', '--list', ...as]);
     expect(rules.stdout).toMatch(/^pods\/eviction\s+\[\]\s+\[\]\s+\[create\]$/m);
     expect(rules.stdout).toMatch(/^nodes\s+\[\]\s+\[\]\s+\[get list watch patch delete\]$/m);
+    expect(rules.stdout).toMatch(/^pods\s+\[\]\s+\[\]\s+\[get list watch delete\]$/m);
+    expect(await admin(['auth', 'can-i', 'watch', 'pods', '--all-namespaces', ...as])).toMatchObject({ code: 0, stdout: 'yes\n' });
   });
 
   it('auth can-i as a node (--as system:node:… --as-group system:nodes): the Node authorizer’s answers', async () => {
@@ -141,6 +143,23 @@ describe('kube-sim authorization through the real kubectl', () => {
     expect(drained.code, drained.stderr).toBe(0);
     expect(drained.stdout).toContain('node/w1 drained');
     expect(sim.store.get(sim.resource('pods'), 'shop', 'web-1')).toBeUndefined();
+  });
+
+  it('the pod cache’s watch of scheduled pods: Forbidden (named) without watch on pods, streamed with the shipped role', async () => {
+    const shipped = (await readFile(CLUSTER_ROLE, 'utf8')).trim();
+    const [role] = parseAllDocuments(shipped).map((d) => d.toJSON() as { metadata: { name: string }; rules: { resources: string[]; verbs: string[] }[] });
+    role.metadata.name = 'ccos-scaler-without-pod-watch';
+    role.rules = role.rules.map((r) => (r.resources.includes('pods') ? { ...r, verbs: r.verbs.filter((verb) => verb !== 'watch') } : r));
+    const withoutWatch = await identity('no-pod-watch', stringify(role));
+    const args = ['get', 'pods', '-A', '--watch', '--field-selector', 'spec.nodeName!=', '--request-timeout=3s'];
+    const refused = await kubectl(withoutWatch, args, 20_000);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('pods is forbidden: User "system:serviceaccount:ops:no-pod-watch" cannot watch resource "pods" in API group "" at the cluster scope');
+
+    const product = await identity('pod-cache', shipped);
+    const streamed = await kubectl(product, [...args, '--output-watch-events'], 20_000);
+    expect(streamed.stderr).not.toContain('forbidden');
+    expect(streamed.stdout).toMatch(/^ADDED\s+kube-system\s+agent-w1\s/m);
   });
 
   it('approving a CSR without approve on its signer is Forbidden', async () => {

@@ -248,6 +248,35 @@ describe('the real kubectl against kube-sim', () => {
     }
   });
 
+  it('get pods -A -w --field-selector spec.nodeName!= (the pod cache’s list and watch): bound pods only, later ones ADDED, deleted ones DELETED', async () => {
+    const unbound: V1Pod = { metadata: { name: 'not-scheduled' }, spec: { containers: [{ name: 'c', image: 'web' }] } };
+    await core.createNamespacedPod({ namespace: 'default', body: unbound });
+    let out = '';
+    let requests = '';
+    const child = spawn(KUBECTL, ['get', 'pods', '-A', '-w', '--field-selector', 'spec.nodeName!=', '--output-watch-events', '-v=6'], { env });
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      requests += chunk.toString();
+    });
+    try {
+      // The list, then a watch from its resourceVersion with the same selector.
+      await expect.poll(() => requests, { timeout: 10_000, interval: 50 }).toMatch(/GET \S+\/api\/v1\/pods\?fieldSelector=spec\.nodeName%21%3D&resourceVersion=\d+&watch=true 200 OK/);
+      expect(requests).toMatch(/GET \S+\/api\/v1\/pods\?fieldSelector=spec\.nodeName%21%3D&limit=500 200 OK/);
+      expect(out).toMatch(/^ADDED\s+kube-system\s+etcd-w1\s/m);
+      expect(out).not.toContain('not-scheduled');
+      await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'watched-pod' }, spec: { nodeName: 'w2', containers: [{ name: 'c', image: 'web' }] } } });
+      await expect.poll(() => out, { timeout: 10_000, interval: 50 }).toMatch(/^ADDED\s+default\s+watched-pod\s/m);
+      expect((await kubectl(['delete', 'pod', 'watched-pod', '--grace-period=0', '--force'])).code).toBe(0);
+      await expect.poll(() => out, { timeout: 10_000, interval: 50 }).toMatch(/^DELETED\s+default\s+watched-pod\s/m);
+      expect(out).not.toContain('not-scheduled');
+    } finally {
+      child.kill();
+      await core.deleteNamespacedPod({ namespace: 'default', name: 'not-scheduled' });
+    }
+  });
+
   it('certificate approve / deny record the decision; the signer issues only the approved one', async () => {
     const token = sim.createBootstrapToken({ id: 'abcdef', secret: '0123456789abcdef', extraGroups: ['system:bootstrappers:kubeadm:default-node-token'] });
     const kc = new KubeConfig();

@@ -20,6 +20,7 @@ import {
   uncordonNode,
   watchCsrs,
   watchNodes,
+  watchPods,
   type DrainResult,
   type KubeClient,
 } from '@ccos/api/data-access-kube';
@@ -31,7 +32,7 @@ import { generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/to
  * ClusterRole, the Lease Role, the bootstrap identities' namespace, Role and ClusterRoleBinding, and
  * the bindings to the account. Applied to kube-sim as they are, the account (with a TokenRequest
  * token, as an operator registers it) must be able to do every Kubernetes operation of the product
- * (inventory and its watch, cordon, drain, dead-node drain, node deletion, CSR list, watch and
+ * (inventory and its watch, the pod cache's watch, cordon, drain, dead-node drain, node deletion, CSR list, watch and
  * approval on both kubelet signers, reading the cluster's release (ClusterVersion, else /version), leader election, minting a run's bootstrap identity and its
  * token, re-minting it after a crash, the identity filing CSRs, revoking it), and taking away any
  * one verb, signer name or binding must make one of them fail with 403 Forbidden naming it: no
@@ -181,6 +182,32 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
       return errors[0];
     } finally {
       await inventory.stop();
+    }
+  });
+  await run('watch pods', async () => {
+    const errors: string[] = [];
+    let synced = false;
+    let added = false;
+    const pods = watchPods(client, (event) => (added ||= event.type === 'ADDED' && event.object.metadata?.name === 'late-pod'), {
+      onError: (error) => errors.push(error.message),
+      initialBackoffMs: 50,
+      maxBackoffMs: 100,
+    });
+    void pods.synced.then(() => (synced = true));
+    try {
+      await until(() => errors[0] ?? (synced ? true : undefined), 5000, 'pod cache sync');
+      if (errors[0]) {
+        return errors[0];
+      }
+      if (pods.podsOnNode('w1').length !== 2) {
+        return `w1 has ${pods.podsOnNode('w1').length} pods in the cache`;
+      }
+      sim.api.create(sim.resource('pods'), 'shop', { metadata: { name: 'late-pod' }, spec: { nodeName: 'w4', containers: [{ name: 'c', image: 'late' }] } }, { user: ADMIN });
+      await until(() => errors[0] ?? (added ? true : undefined), 5000, 'pod watch event');
+      sim.api.delete(sim.resource('pods'), 'shop', 'late-pod', { gracePeriodSeconds: 0, user: ADMIN });
+      return errors[0];
+    } finally {
+      await pods.stop();
     }
   });
   await run('read the cluster version', async () => {
@@ -344,7 +371,7 @@ describe('the shipped least-privilege RBAC (deploy/base/rbac) against kube-sim R
   it('lets every product operation succeed', async () => {
     const outcomes = await runAs(manifests);
     expect(outcomes).toEqual(Object.fromEntries(Object.keys(outcomes).map((op) => [op, undefined])));
-    expect(Object.keys(outcomes)).toHaveLength(15);
+    expect(Object.keys(outcomes)).toHaveLength(16);
   });
 
   it('without the roles and bindings, the product cannot even list nodes', async () => {
@@ -387,8 +414,8 @@ describe('the shipped least-privilege RBAC (deploy/base/rbac) against kube-sim R
 
   it('fails some product operation with Forbidden for every verb, signer or binding taken away', async () => {
     const cases = reductions();
-    // 20 verbs and 2 signer names in the service's roles, 4 verbs in the bootstrap Role, 4 bindings.
-    expect(cases.length).toBe(30);
+    // 21 verbs and 2 signer names in the service's roles, 4 verbs in the bootstrap Role, 4 bindings.
+    expect(cases.length).toBe(31);
     for (const reduction of cases) {
       const outcomes = await runAs(reduction.manifests);
       const failures = Object.entries(outcomes).filter(([, outcome]) => outcome !== undefined);

@@ -6,5 +6,6 @@ export {
   type CsrEventListener,
   type CsrPendingSummary,
   type NodeEventListener,
+  type PodEventListener,
 } from './lib/cluster-connections';
 export type { ClusterProbe } from './lib/cluster-probe';

@@ -24,7 +24,7 @@ export {
   type HostCheck,
   type RefusedAddressRange,
 } from './lib/cluster-address';
-export { startInformer, type Informer, type InformerEvent, type InformerObject, type InformerOptions, type InformerSource, type ListPage, type WatchEventType } from './lib/informer';
+export { InformerCache, startInformer, type Indexer, type Informer, type InformerEvent, type InformerObject, type InformerOptions, type InformerSource, type ListPage, type WatchEventType } from './lib/informer';
 export { listNodes, summarizeNode, watchNodes, isoTime, CONTROL_PLANE_TAINT_KEYS, NODE_ROLE_LABEL_PREFIX, type NodeEvent, type NodeInventory, type NodeSummary, type NodeTaint } from './lib/node-inventory';
 export { cpuMillicores, parseQuantity, wholeUnits } from './lib/quantity';
 export { cordonNode, uncordonNode, setUnschedulable, type CordonResult } from './lib/cordon';
@@ -46,6 +46,7 @@ export {
   type DrainPlanPod,
   type DrainPodClass,
 } from './lib/drain-plan';
+export { podForPlanning, watchPods, SCHEDULED_PODS_SELECTOR, type PodEvent, type PodWatch } from './lib/pod-watch';
 export { drainNode, planDrain, type DrainBlockingPod, type DrainEvent, type DrainFailure, type DrainResult, type DrainSkippedPod } from './lib/drain';
 export { deleteNode, type DeleteNodeResult } from './lib/delete-node';
 export { parseIssuedCertificate, type IssuedCertificate } from './lib/issued-certificate';
@@ -53,7 +54,7 @@ export { parseCertificateRequest, type CertificateRequestParse, type ParsedCerti
 export { csrState, listCsrs, summarizeCsr, watchCsrs, CsrRequestCache, type CsrCondition, type CsrEvent, type CsrState, type CsrSummary, type CsrWatch } from './lib/csr';
 export { approveCsr, denyCsr, type CsrDecisionOptions, type CsrDecisionResult } from './lib/csr-approval';
 export { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './lib/leases';
-export { capacityCheck, podRequests, type CapacityCheck, type CapacityDetail, type PodRequests, type Resources } from './lib/capacity-check';
+export { capacityCheck, podRequests, type CapacityCheck, type CapacityInputs, type CapacityDetail, type PodRequests, type Resources } from './lib/capacity-check';
 export { drainDeadNode, type DeadNodeDrainOptions } from './lib/ungraceful-drain';
 export {
   MIN_TOKEN_EXPIRATION_SECONDS,

@@ -1,8 +1,9 @@
+import type { V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import {
   type ClusterVersionReading, type CsrEvent, type CsrSummary, type CsrWatch, type InformerOptions, type KubeClient, type KubeClientOptions, type KubeCredentials, type NodeEvent, type NodeInventory, type NodeSummary,
-  KubeApiError, createKubeClient, readClusterVersion, watchCsrs, watchNodes,
+  type PodEvent, type PodWatch, KubeApiError, createKubeClient, readClusterVersion, watchCsrs, watchNodes, watchPods,
 } from '@ccos/api/data-access-kube';
 import { AppError } from '@ccos/api/util-graphql';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
@@ -17,13 +18,18 @@ export interface ClusterDirectory {
   clientOptionsOf(cluster: ClusterEntity): KubeClientOptions;
 }
 
-/** One cluster's CSRs and Nodes, kept current by watches. */
+/** One cluster's CSRs, Nodes and scheduled pods, kept current by watches. */
 export interface ClusterWatch {
   readonly clusterId: string;
   readonly client: KubeClient;
   csrs(): CsrSummary[];
   csr(name: string): CsrSummary | undefined;
   nodes(): NodeSummary[];
+  /**
+   * The node's pods from the pod watch cache (the fields `podForPlanning` keeps), or null until
+   * that cache has its first list (then the caller lists them itself).
+   */
+  podsOnNode(nodeName: string): V1Pod[] | null;
 }
 
 /** A cluster's pending CSRs, as its watch cache has them. */
@@ -41,6 +47,9 @@ export type CsrEventListener = (clusterId: string, event: CsrEvent) => void;
 /** Told about every Node change of every watched cluster (not heartbeats), in the API's order per cluster. */
 export type NodeEventListener = (clusterId: string, event: NodeEvent) => void;
 
+/** Told about every change of a scheduled pod of every watched cluster, in the API's order per cluster. */
+export type PodEventListener = (clusterId: string, event: PodEvent) => void;
+
 export interface ClusterConnectionsOptions {
   /**
    * How long a read waits for a cluster that has not answered yet (first list, or reconnecting
@@ -53,14 +62,15 @@ export interface ClusterConnectionsOptions {
   informer?: InformerOptions;
 }
 
-type WatchSource = 'csrs' | 'nodes';
+type WatchSource = 'csrs' | 'nodes' | 'pods';
 
 interface Running {
   readonly clusterName: string;
   readonly watch: ClusterWatch;
   readonly synced: Promise<void>;
+  readonly podsSynced: Promise<void>;
   lastError: Error | null;
-  /** Listed, and neither watch failing since it last heard from the API server. */
+  /** CSRs and Nodes listed, and no watch failing since it last heard from the API server. */
   healthy(): boolean;
   /** Resolves the next time {@link healthy} becomes true (at once when it is). */
   untilHealthy(): Promise<void>;
@@ -81,15 +91,19 @@ function answeredWithError(error: Error): boolean {
 }
 
 /**
- * Each cluster's connection: its client and watch cache, one CSR watch and one Node watch per
+ * Each cluster's connection: its client and watch cache, one CSR, one Node and one Pod watch per
  * cluster, started when a cluster is first asked about and kept until shutdown. Every CSR and
  * Node change is handed to local listeners (the CSR feature, which publishes `CSR_CHANGED`, the
- * auto-approver, the node inventory), so nothing here polls.
+ * auto-approver, the node inventory), so nothing here polls. The pod cache (scheduled pods,
+ * indexed by node) serves removal previews; the cluster counts as answering before it is
+ * listed, since pods are many and CSR reads should not wait for them, but a failing pod watch
+ * makes the cluster unhealthy like the other two.
  */
 export class ClusterConnections {
   private readonly running = new Map<string, Running>();
   private readonly listeners = new Set<CsrEventListener>();
   private readonly nodeListeners = new Set<NodeEventListener>();
+  private readonly podListeners = new Set<PodEventListener>();
   private readonly reachability: ClusterReachability;
   private readonly readTimeoutMs: number;
   private closed = false;
@@ -113,6 +127,12 @@ export class ClusterConnections {
   onNodeEvent(listener: NodeEventListener): () => void {
     this.nodeListeners.add(listener);
     return () => this.nodeListeners.delete(listener);
+  }
+
+  /** Subscribes to changes of scheduled pods of all watched clusters; returns the unsubscribe function. */
+  onPodEvent(listener: PodEventListener): () => void {
+    this.podListeners.add(listener);
+    return () => this.podListeners.delete(listener);
   }
 
   /**
@@ -149,6 +169,11 @@ export class ClusterConnections {
   /** Resolves once the cluster's first lists arrived (never rejects; waits as long as it takes). */
   async synced(clusterId: string): Promise<void> {
     await (await this.start(clusterId)).synced;
+  }
+
+  /** Resolves once the cluster's pod cache has its first list (until then `podsOnNode` answers null). */
+  async podsSynced(clusterId: string): Promise<void> {
+    await (await this.start(clusterId)).podsSynced;
   }
 
   /**
@@ -271,6 +296,7 @@ export class ClusterConnections {
     });
     const csrWatch: CsrWatch = watchCsrs(client, (event) => this.deliver(clusterId, event), informerFor('csrs'));
     const nodeWatch: NodeInventory = watchNodes(client, (event) => this.deliverNode(clusterId, event), informerFor('nodes'));
+    const podWatch: PodWatch = watchPods(client, (event) => this.deliverPod(clusterId, event), informerFor('pods'));
     const synced = Promise.all([csrWatch.synced, nodeWatch.synced]).then(() => {
       state.synced = true;
       wakeIfHealthy();
@@ -283,8 +309,10 @@ export class ClusterConnections {
         csrs: () => csrWatch.csrs(),
         csr: (name) => csrWatch.csrs().find((csr) => csr.name === name),
         nodes: () => nodeWatch.nodes(),
+        podsOnNode: (nodeName) => (podWatch.isSynced() ? podWatch.podsOnNode(nodeName) : null),
       },
       synced,
+      podsSynced: podWatch.synced,
       get lastError() {
         return state.lastError;
       },
@@ -296,9 +324,10 @@ export class ClusterConnections {
       retryNow() {
         csrWatch.retryNow();
         nodeWatch.retryNow();
+        podWatch.retryNow();
       },
       async stop() {
-        await Promise.all([csrWatch.stop(), nodeWatch.stop()]);
+        await Promise.all([csrWatch.stop(), nodeWatch.stop(), podWatch.stop()]);
         client.close();
         const waiting = state.waiting;
         state.waiting = [];
@@ -308,7 +337,7 @@ export class ClusterConnections {
       },
     };
     this.running.set(clusterId, running);
-    log.debug({ server: client.server }, 'watching CSRs and Nodes');
+    log.debug({ server: client.server }, 'watching CSRs, Nodes and pods');
     return running;
   }
 
@@ -332,6 +361,16 @@ export class ClusterConnections {
         listener(clusterId, event);
       } catch (error) {
         this.logger.error({ err: error, clusterId, node: event.node.name }, 'a Node listener failed');
+      }
+    }
+  }
+
+  private deliverPod(clusterId: string, event: PodEvent): void {
+    for (const listener of this.podListeners) {
+      try {
+        listener(clusterId, event);
+      } catch (error) {
+        this.logger.error({ err: error, clusterId, pod: `${event.object.metadata?.namespace ?? ''}/${event.object.metadata?.name ?? ''}` }, 'a Pod listener failed');
       }
     }
   }

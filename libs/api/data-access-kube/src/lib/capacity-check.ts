@@ -37,6 +37,16 @@ export interface CapacityDetail {
   unmanaged: string[];
 }
 
+/** What {@link capacityCheck} need not read because the caller has it (a preview plans once and reads a watch cache). */
+export interface CapacityInputs {
+  /** The node's pods and their plan. */
+  readonly planned?: { readonly onNode: V1Pod[]; readonly plan: DrainPlan };
+  /** Every pod of a node, e.g. from a watch cache; by default a list per node. */
+  readonly podsOnNode?: (nodeName: string) => V1Pod[] | Promise<V1Pod[]>;
+  /** The cluster's Nodes; by default listed. */
+  readonly nodes?: readonly NodeSummary[];
+}
+
 /** Answer of {@link capacityCheck}. */
 export interface CapacityCheck {
   fits: boolean;
@@ -121,13 +131,13 @@ export async function capacityCheck(
   client: KubeClient,
   nodeName: string,
   options: DrainOptions = {},
-  /** The node's pods and their plan when the caller has them already (a preview plans once). */
-  planned?: { readonly onNode: V1Pod[]; readonly plan: DrainPlan },
+  known: CapacityInputs = {},
 ): Promise<CapacityCheck> {
   const signal = options.signal;
   const drainOptions: DrainOptions = { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, ...options };
-  const [onNode, nodes] = await Promise.all([planned?.onNode ?? listPodsOnNode(client, nodeName, signal), listNodes(client, signal)]);
-  const plan = planned?.plan ?? (await classifyPods(client, nodeName, onNode, drainOptions));
+  const podsOn = known.podsOnNode ?? ((name: string) => listPodsOnNode(client, name, signal));
+  const [onNode, nodes] = await Promise.all([known.planned?.onNode ?? podsOn(nodeName), known.nodes ?? listNodes(client, signal)]);
+  const plan = known.planned?.plan ?? (await classifyPods(client, nodeName, onNode, drainOptions));
   const evicted = new Set(plan.pods.filter((entry) => entry.action === 'evict').map((entry) => entry.pod));
   const moving = onNode.filter((pod) => evicted.has(podRef(pod)) && !isFinished(pod)).map((pod) => ({ pod: podRef(pod), requests: podRequests(pod) }));
 
@@ -146,7 +156,7 @@ export async function capacityCheck(
   }
   const candidates = await Promise.all(
     eligible.map(async (node) => {
-      const running = (await listPodsOnNode(client, node.name, signal)).filter((pod) => !isFinished(pod));
+      const running = (await podsOn(node.name)).filter((pod) => !isFinished(pod));
       const used = running.map(podRequests).reduce((sum, r) => ({ cpuMillicores: sum.cpuMillicores + r.cpuMillicores, memoryBytes: sum.memoryBytes + r.memoryBytes }), {
         cpuMillicores: 0,
         memoryBytes: 0,

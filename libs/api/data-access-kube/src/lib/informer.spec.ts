@@ -221,5 +221,20 @@ describe('InformerCache', () => {
     expect(events).toEqual(['DELETED gone', 'MODIFIED changed', 'ADDED new']);
     expect(cache.list().map((n) => n.metadata?.name)).toEqual(['kept', 'changed', 'new']);
   });
+
+  it('keeps its indexes in step with changes, replacements under the same name and re-lists', () => {
+    const zoned = (name: string, resourceVersion: string, zone: string, uid = `uid-${name}`): V1Node => ({ metadata: { name, resourceVersion, uid, labels: { zone } } });
+    const cache = new InformerCache<V1Node>(() => undefined, { zone: (n) => (n.metadata?.labels?.['zone'] ? [n.metadata.labels['zone']] : []) });
+    const inZone = (zone: string): string[] => cache.byIndex('zone', zone).map((n) => n.metadata?.name ?? '').sort();
+    cache.replace([zoned('a', '1', 'east'), zoned('b', '1', 'east'), zoned('c', '1', 'west')]);
+    expect([inZone('east'), inZone('west')]).toEqual([['a', 'b'], ['c']]);
+    cache.apply('MODIFIED', zoned('b', '2', 'west'));
+    cache.apply('MODIFIED', zoned('a', '3', 'north', 'other'));
+    cache.apply('DELETED', zoned('c', '4', 'west'));
+    expect([inZone('east'), inZone('west'), inZone('north')]).toEqual([[], ['b'], ['a']]);
+    cache.replace([zoned('d', '5', 'east')]);
+    expect([inZone('east'), inZone('west'), inZone('north')]).toEqual([['d'], [], []]);
+    expect(() => cache.byIndex('rack', 'r1')).toThrow('no indexer named rack');
+  });
 });
 

@@ -52,7 +52,17 @@ export interface InformerSource<T extends InformerObject> {
   list: PagedList<T>;
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * What of each object to keep, applied before it is cached or reported (client-go's
+   * SetTransform): a cache of thousands of objects holds only what its readers need.
+   */
+  transform?: (obj: T) => T;
+  /** Named index functions (client-go's Indexers): the keys each object is found under by {@link Informer.byIndex}. */
+  indexers?: Readonly<Record<string, Indexer<T>>>;
 }
+
+/** The index keys of one object, e.g. a pod's node name. */
+export type Indexer<T> = (obj: T) => readonly string[];
 
 /** Tuning of an informer; the defaults suit production, tests shorten them. */
 export interface InformerOptions {
@@ -80,6 +90,8 @@ export interface Informer<T> {
   readonly synced: Promise<void>;
   /** The cached objects. */
   list(): T[];
+  /** The cached objects one of the source's indexers files under `key`. */
+  byIndex(index: string, key: string): T[];
   /** Cuts a wait after a failure short: the next attempt starts now (the backoff itself carries on). */
   retryNow(): void;
   /** Stops watching; resolves when nothing is running any more. */
@@ -119,8 +131,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export class InformerCache<T extends InformerObject> {
   private readonly objects = new Map<string, T>();
+  /** Per indexer: index key → object keys. */
+  private readonly indices = new Map<string, Map<string, Set<string>>>();
 
-  constructor(private readonly emit: (event: InformerEvent<T>) => void) {}
+  constructor(
+    private readonly emit: (event: InformerEvent<T>) => void,
+    private readonly indexers: Readonly<Record<string, Indexer<T>>> = {},
+  ) {
+    for (const name of Object.keys(indexers)) {
+      this.indices.set(name, new Map());
+    }
+  }
 
   /** One change, as a watch reports it. */
   apply(type: WatchEventType, obj: T): void {
@@ -128,7 +149,7 @@ export class InformerCache<T extends InformerObject> {
     const cached = this.objects.get(key);
     if (type === 'DELETED') {
       if (cached) {
-        this.objects.delete(key);
+        this.remove(key, cached);
         this.emit({ type, object: obj });
       }
       return;
@@ -139,11 +160,11 @@ export class InformerCache<T extends InformerObject> {
     if (cached && cached.metadata?.uid !== obj.metadata?.uid) {
       // Deleted and created again under the same name while we were not looking.
       this.emit({ type: 'DELETED', object: cached });
-      this.objects.set(key, obj);
+      this.store(key, obj, cached);
       this.emit({ type: 'ADDED', object: obj });
       return;
     }
-    this.objects.set(key, obj);
+    this.store(key, obj, cached);
     this.emit({ type: cached ? 'MODIFIED' : 'ADDED', object: obj });
   }
 
@@ -152,7 +173,7 @@ export class InformerCache<T extends InformerObject> {
     const fresh = new Set(items.map(keyOf));
     for (const [key, cached] of [...this.objects]) {
       if (!fresh.has(key)) {
-        this.objects.delete(key);
+        this.remove(key, cached);
         this.emit({ type: 'DELETED', object: cached });
       }
     }
@@ -163,6 +184,45 @@ export class InformerCache<T extends InformerObject> {
 
   list(): T[] {
     return [...this.objects.values()];
+  }
+
+  byIndex(index: string, indexKey: string): T[] {
+    const keys = this.indices.get(index);
+    if (!keys) {
+      throw new Error(`no indexer named ${index}`);
+    }
+    return [...(keys.get(indexKey) ?? [])].map((key) => this.objects.get(key)).filter((obj): obj is T => obj !== undefined);
+  }
+
+  private store(key: string, obj: T, before: T | undefined): void {
+    if (before) {
+      this.unindex(key, before);
+    }
+    this.objects.set(key, obj);
+    for (const [name, index] of this.indices) {
+      for (const indexKey of this.indexers[name](obj)) {
+        const keys = index.get(indexKey) ?? new Set<string>();
+        keys.add(key);
+        index.set(indexKey, keys);
+      }
+    }
+  }
+
+  private remove(key: string, cached: T): void {
+    this.objects.delete(key);
+    this.unindex(key, cached);
+  }
+
+  private unindex(key: string, obj: T): void {
+    for (const [name, index] of this.indices) {
+      for (const indexKey of this.indexers[name](obj)) {
+        const keys = index.get(indexKey);
+        keys?.delete(key);
+        if (keys?.size === 0) {
+          index.delete(indexKey);
+        }
+      }
+    }
   }
 }
 
@@ -216,7 +276,7 @@ export class Reflector<T extends InformerObject> implements Informer<T> {
       } catch (error) {
         this.reportError(error, 0);
       }
-    });
+    }, source.indexers);
     this.synced = new Promise<void>((resolve) => {
       this.markSynced = resolve;
     });
@@ -232,6 +292,10 @@ export class Reflector<T extends InformerObject> implements Informer<T> {
 
   list(): T[] {
     return this.cache.list();
+  }
+
+  byIndex(index: string, key: string): T[] {
+    return this.cache.byIndex(index, key);
   }
 
   retryNow(): void {
@@ -267,7 +331,8 @@ export class Reflector<T extends InformerObject> implements Informer<T> {
   /** A full list; the watch resumes from its snapshot. */
   private async listPhase(): Promise<InformerPhase> {
     const { items, resourceVersion } = await listAll(this.client, this.source.description, this.source.list, this.stopping.signal, this.options.pageSize ?? 500);
-    this.cache.replace(items);
+    const { transform } = this.source;
+    this.cache.replace(transform ? items.map((item) => transform(item)) : items);
     this.resourceVersion = resourceVersion;
     this.markSynced();
     this.options.onHealthy?.();
@@ -340,7 +405,7 @@ export class Reflector<T extends InformerObject> implements Informer<T> {
           const obj = object as T;
           seen.delivered++;
           if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') {
-            this.cache.apply(type, obj);
+            this.cache.apply(type, source.transform ? source.transform(obj) : obj);
             this.resourceVersion = obj.metadata?.resourceVersion ?? this.resourceVersion;
           } else if (type === 'BOOKMARK') {
             this.resourceVersion = obj.metadata?.resourceVersion ?? this.resourceVersion;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { V1Pod } from '@kubernetes/client-node';
 import { type NodeEntity, type NodeStore, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
 import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
@@ -71,15 +72,17 @@ export class RemovalService {
     const node = await this.nodes.get(nodeId);
     const drainOptions = { force: options.force, deleteEmptyDirData: options.deleteEmptyDirData, ignoreDaemonSets: options.ignoreDaemonSets };
     const clusterSide = this.clusters
-      .read(node.clusterId, async ({ client, nodes }, signal) => {
+      .read(node.clusterId, async ({ client, nodes, podsOnNode }, signal) => {
         const live = await readNode(client, node.hostname, signal);
         if (!live) {
           return null;
         }
-        // One list of the node's pods and one plan serve both the pod table and the capacity check.
-        const onNode = await listPodsOnNode(client, node.hostname, signal);
+        // Pods from the watch cache once it has listed (a list per node before); one plan serves both the pod table and the capacity check.
+        const cached = podsOnNode(node.hostname) !== null;
+        const podsOn = (name: string): V1Pod[] | Promise<V1Pod[]> => (cached ? (podsOnNode(name) ?? []) : listPodsOnNode(client, name, signal));
+        const onNode = await podsOn(node.hostname);
         const plan = await classifyPods(client, node.hostname, onNode, { ...drainOptions, signal });
-        const capacity = await capacityCheck(client, node.hostname, { ...drainOptions, signal }, { onNode, plan });
+        const capacity = await capacityCheck(client, node.hostname, { ...drainOptions, signal }, { planned: { onNode, plan }, podsOnNode: podsOn, nodes: nodes() });
         return { live, nodes: nodes(), plan, capacity };
       })
       .catch((error: unknown) => Promise.reject(unavailable(`cannot read the Node ${node.hostname} and its pods`, error)));
