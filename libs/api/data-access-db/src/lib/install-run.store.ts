@@ -3,9 +3,9 @@ import type { InstallStep } from '@ccos/shared/domain';
 import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity';
 import { InstallRunEntity } from './entities/install-run.entity';
 import { StepEventEntity } from './entities/step-event.entity';
-import { entityChanges } from './entity-changes';
 import { isUuid } from './node.store';
 import { returningRows } from './returning-rows';
+import { RunStore } from './run.store';
 
 /** What starting a run stores; the rest takes the columns' defaults. */
 export type NewInstallRun = Pick<
@@ -19,58 +19,33 @@ export type InstallRunEnd = Pick<InstallRunEntity, 'status' | 'failedStep' | 're
 /** A run's bootstrap identity as recorded on it. */
 export type InstallRunIdentity = Partial<Pick<InstallRunEntity, 'bootstrapIdentity' | 'bootstrapIdentityUid' | 'bootstrapIdentityExpiresAt' | 'bootstrapIdentityRevokedAt'>>;
 
-/** One agent event as it is stored. */
-export type NewStepEvent = Pick<StepEventEntity, 'runId' | 'seq' | 'step' | 'status' | 'progress' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
+/** One agent event as it is stored (the agent numbers it: `events.append`). */
+export type NewStepEvent = Pick<StepEventEntity, 'step' | 'status' | 'progress' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
 
 /** A run's diagnostics bundle without its content. */
 export type InstallDiagnosticsSummary = Pick<InstallDiagnosticsEntity, 'runId' | 'size' | 'uploadedAt'>;
 
 /**
- * `install_runs`, their ordered `step_events` and their `install_diagnostics`. A run is RUNNING
- * until it ends, once: ending it, and every change made while it runs, is conditional on its
- * status (a compare-and-set), so a late writer never changes a run that ended. Starting its agent
- * belongs to one replica (`launch_owner`) until that replica's heartbeat goes stale.
+ * `install_runs`, their ordered `step_events` (numbered by the agent, so a re-sent event is
+ * stored once) and their `install_diagnostics`. A run is RUNNING until it ends, once: ending it,
+ * and every change made while it runs, is conditional on its status (a compare-and-set), so a
+ * late writer never changes a run that ended. Starting its agent belongs to one replica
+ * (`launch_owner`) until that replica's heartbeat goes stale.
  * (The agent tokens of runs are {@link AgentTokens}'.)
  */
-export class InstallRunStore {
-  private readonly runs: Repository<InstallRunEntity>;
-  private readonly events: Repository<StepEventEntity>;
+export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity, NewStepEvent> {
+  private readonly stepEvents: Repository<StepEventEntity>;
   private readonly diagnostics: Repository<InstallDiagnosticsEntity>;
 
   constructor(dataSource: DataSource) {
-    this.runs = dataSource.getRepository(InstallRunEntity);
-    this.events = dataSource.getRepository(StepEventEntity);
+    super(dataSource, InstallRunEntity, StepEventEntity);
+    this.stepEvents = dataSource.getRepository(StepEventEntity);
     this.diagnostics = dataSource.getRepository(InstallDiagnosticsEntity);
-  }
-
-  /** The run, or null (also for an id that is no UUID). */
-  find(id: string): Promise<InstallRunEntity | null> {
-    return isUuid(id) ? this.runs.findOneBy({ id }) : Promise.resolve(null);
-  }
-
-  /** The run, which must exist (its id came from the store). */
-  get(id: string): Promise<InstallRunEntity> {
-    return this.runs.findOneByOrFail({ id });
-  }
-
-  /** Every run of the node, oldest first. */
-  ofNode(nodeId: string): Promise<InstallRunEntity[]> {
-    return this.runs.find({ where: { nodeId }, order: { startedAt: 'ASC' } });
-  }
-
-  /** The node's latest run, or null. */
-  latestOf(nodeId: string): Promise<InstallRunEntity | null> {
-    return this.runs.findOne({ where: { nodeId }, order: { startedAt: 'DESC' } });
   }
 
   /** Stores a new run. */
   insert(run: NewInstallRun): Promise<InstallRunEntity> {
     return this.runs.save(this.runs.create(run));
-  }
-
-  /** Deletes a run that never started (its node could not be moved). */
-  async delete(id: string): Promise<void> {
-    await this.runs.delete({ id });
   }
 
   /** Ends a RUNNING run; false when it had ended already (a run ends once). */
@@ -191,25 +166,9 @@ export class InstallRunStore {
     return new Map(rows.map((row) => [row.node_id, row.step]));
   }
 
-  /** Stores an event; false when one is stored under its (run, seq) already (a re-send). */
-  async appendEvent(event: NewStepEvent): Promise<boolean> {
-    const inserted = await this.events.createQueryBuilder().insert().into(StepEventEntity).values(entityChanges<StepEventEntity>(event)).orIgnore().returning(['id']).execute();
-    return (inserted.raw as unknown[]).length > 0;
-  }
-
-  /** How many events the run has. */
-  eventCount(runId: string): Promise<number> {
-    return this.events.countBy({ runId });
-  }
-
-  /** Whether the run has an event under `seq`. */
-  hasEvent(runId: string, seq: number): Promise<boolean> {
-    return this.events.existsBy({ runId, seq });
-  }
-
   /** When the latest STARTED event of `step` before `seq` occurred (by the agent's clock); null without one. */
   async startedBefore(runId: string, step: InstallStep, seq: number): Promise<Date | null> {
-    const started = await this.events
+    const started = await this.stepEvents
       .createQueryBuilder('event')
       .select('event.occurredAt', 'occurredAt')
       .where('event.runId = :runId AND event.step = :step AND event.status = :started AND event.seq < :seq', { runId, step, started: 'STARTED', seq })
@@ -217,11 +176,6 @@ export class InstallRunStore {
       .limit(1)
       .getRawOne<{ occurredAt: Date }>();
     return started ? new Date(started.occurredAt) : null;
-  }
-
-  /** The run's events, in order. */
-  eventsOf(runId: string): Promise<StepEventEntity[]> {
-    return this.events.find({ where: { runId }, order: { seq: 'ASC' } });
   }
 
   /** Stores the run's diagnostics bundle, replacing one uploaded before. */

@@ -1,10 +1,10 @@
-import { type DataSource, MoreThan, type Repository } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { Message } from '@ccos/shared/messages';
 import { RemovalEventEntity } from './entities/removal-event.entity';
 import { RemovalRunEntity } from './entities/removal-run.entity';
 import { entityChanges } from './entity-changes';
-import { isUuid } from './node.store';
 import { returningRows } from './returning-rows';
+import { RunStore } from './run.store';
 import { uniqueViolationOf } from './unique-violation';
 
 /** What a new run is made of; the rest (blocking pods, cancel flag, times) starts empty. */
@@ -13,8 +13,8 @@ export type NewRemovalRun = Pick<RemovalRunEntity, 'id' | 'nodeId' | 'clusterId'
 /** The fields of a run its executing replica changes as it goes. */
 export type RemovalRunProgress = Partial<Pick<RemovalRunEntity, 'status' | 'phase' | 'reason' | 'reasonCoded' | 'blocking' | 'finishedAt'>>;
 
-/** One event of a run as it is stored. */
-export type NewRemovalEvent = Pick<RemovalEventEntity, 'seq' | 'kind' | 'pod' | 'pdb' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
+/** One event of a run as it is stored (the log numbers it: `events.appendNext`). */
+export type NewRemovalEvent = Pick<RemovalEventEntity, 'kind' | 'pod' | 'pdb' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
 
 /** What a heartbeat learned about a run this replica still owns. */
 export interface RemovalRunBeat {
@@ -24,41 +24,19 @@ export interface RemovalRunBeat {
 }
 
 /**
- * `removal_runs` and their ordered `removal_events`. A RUNNING run belongs to one replica at a
- * time (`owner`, renewed by `heartbeat`); every change its executor makes is conditional on
- * still owning it, so a replica that lost a run can no longer write to it.
+ * `removal_runs` and their ordered `removal_events` (numbered by the store as they are
+ * appended). A RUNNING run belongs to one replica at a time (`owner`, renewed by `heartbeat`);
+ * every change its executor makes is conditional on still owning it, so a replica that lost a
+ * run can no longer write to it.
  */
-export class RemovalRunStore {
-  private readonly runs: Repository<RemovalRunEntity>;
-  private readonly events: Repository<RemovalEventEntity>;
-
+export class RemovalRunStore extends RunStore<RemovalRunEntity, RemovalEventEntity, NewRemovalEvent> {
   constructor(dataSource: DataSource) {
-    this.runs = dataSource.getRepository(RemovalRunEntity);
-    this.events = dataSource.getRepository(RemovalEventEntity);
-  }
-
-  /** The run, or null (also for an id that is no UUID). */
-  find(id: string): Promise<RemovalRunEntity | null> {
-    return isUuid(id) ? this.runs.findOneBy({ id }) : Promise.resolve(null);
-  }
-
-  /** The run, which must exist (its id came from the store). */
-  get(id: string): Promise<RemovalRunEntity> {
-    return this.runs.findOneByOrFail({ id });
+    super(dataSource, RemovalRunEntity, RemovalEventEntity);
   }
 
   /** The node's RUNNING run, if any (a unique index allows one). */
   runningOf(nodeId: string): Promise<RemovalRunEntity | null> {
     return this.runs.findOneBy({ nodeId, status: 'RUNNING' });
-  }
-
-  /** Every run of the node, oldest first. */
-  ofNode(nodeId: string): Promise<RemovalRunEntity[]> {
-    return this.runs.find({ where: { nodeId }, order: { startedAt: 'ASC' } });
-  }
-
-  latestOf(nodeId: string): Promise<RemovalRunEntity | null> {
-    return this.runs.findOne({ where: { nodeId }, order: { startedAt: 'DESC' } });
   }
 
   /** Stores a new RUNNING run; null when the node has one running already (the unique index decides, across replicas). */
@@ -72,11 +50,6 @@ export class RemovalRunStore {
       throw error;
     }
     return this.get(run.id);
-  }
-
-  /** Deletes a run that never started (its node could not be moved). */
-  async delete(id: string): Promise<void> {
-    await this.runs.delete({ id });
   }
 
   /** Flags a RUNNING run for cancellation; its executor's heartbeat sees the flag. */
@@ -138,30 +111,5 @@ export class RemovalRunStore {
   async runningByPhase(): Promise<Array<{ phase: string; count: number }>> {
     const rows: Array<{ phase: string; count: string }> = await this.runs.query(`SELECT phase, count(*) AS count FROM removal_runs WHERE status = 'RUNNING' GROUP BY phase`);
     return rows.map((row) => ({ phase: row.phase, count: Number(row.count) }));
-  }
-
-  /** Stores events of a run; an event already stored under its (run, seq) is left as it is. */
-  async appendEvents(runId: string, events: readonly NewRemovalEvent[]): Promise<void> {
-    if (events.length === 0) {
-      return;
-    }
-    await this.events
-      .createQueryBuilder()
-      .insert()
-      .into(RemovalEventEntity)
-      .values(events.map((event) => entityChanges<RemovalEventEntity>({ ...event, runId })))
-      .orIgnore()
-      .execute();
-  }
-
-  /** The highest stored sequence number of the run's events (0 without any). */
-  async lastEventSeq(runId: string): Promise<number> {
-    const row: Array<{ max: number | null }> = await this.events.query('SELECT max(seq) AS max FROM removal_events WHERE run_id = $1', [runId]);
-    return Number(row[0]?.max ?? 0);
-  }
-
-  /** Events after `afterSeq`, in order. */
-  eventsAfter(runId: string, afterSeq = 0): Promise<RemovalEventEntity[]> {
-    return this.events.find({ where: { runId, seq: MoreThan(afterSeq) }, order: { seq: 'ASC' } });
   }
 }

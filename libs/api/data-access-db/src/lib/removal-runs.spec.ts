@@ -81,16 +81,16 @@ describe('removal runs', () => {
     expect((await store.latestOf(otherNode))?.status).toBe('CANCELLED');
   });
 
-  it('appends events once per (run, seq) and reads them after a sequence number', async () => {
+  it('numbers events after the last one and reads them after a sequence number', async () => {
     const store = new RemovalRunStore(dataSource);
     const owner = run('FAILED');
     await dataSource.getRepository(RemovalRunEntity).insert(owner);
-    const event = (seq: number) => ({ seq, kind: 'CORDONED' as const, pod: null, pdb: null, message: `event ${seq}`, messageCoded: null, detail: null, occurredAt: new Date() });
-    expect(await store.lastEventSeq(owner.id)).toBe(0);
-    await store.appendEvents(owner.id, [event(1), event(2)]);
-    await store.appendEvents(owner.id, [{ ...event(2), message: 'sent again' }, event(3)]);
-    expect(await store.lastEventSeq(owner.id)).toBe(3);
-    expect((await store.eventsAfter(owner.id, 1)).map((stored) => [stored.seq, stored.message])).toEqual([[2, 'event 2'], [3, 'event 3']]);
+    const event = (text: string) => ({ kind: 'CORDONED' as const, pod: null, pdb: null, message: text, messageCoded: null, detail: null, occurredAt: new Date() });
+    expect(await store.events.lastSeq(owner.id)).toBe(0);
+    expect(await store.events.appendNext(owner.id, [event('first'), event('second')])).toEqual([1, 2]);
+    expect(await store.events.appendNext(owner.id, [event('third')])).toEqual([3]);
+    expect(await store.events.lastSeq(owner.id)).toBe(3);
+    expect((await store.events.list(owner.id, 1)).map((stored) => [stored.seq, stored.message])).toEqual([[2, 'second'], [3, 'third']]);
   });
 
   it('stores an event once per (run, seq)', async () => {

@@ -39,8 +39,7 @@ export class AgentReportService {
   async report(token: string | null, input: ReportStepInput): Promise<ReportStepResultType> {
     const run = await this.authenticate(token, input.runId);
     await this.checkEventLimit(run, input);
-    const duplicate = !(await this.runs.appendEvent({
-      runId: run.id,
+    const stored = await this.runs.events.append(run.id, [{
       seq: input.seq,
       step: input.step,
       status: input.status,
@@ -49,7 +48,8 @@ export class AgentReportService {
       messageCoded: eventMessageOf(input),
       detail: input.detail ?? null,
       occurredAt: input.occurredAt,
-    }));
+    }]);
+    const duplicate = stored.length === 0;
     if (!duplicate) {
       // A metric that cannot be read must not keep the event from moving the run along.
       await this.observeStored(run, input).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'could not time the step event for the metrics'));
@@ -98,8 +98,8 @@ export class AgentReportService {
    */
   private async checkEventLimit(run: InstallRunEntity, input: ReportStepInput): Promise<void> {
     const limit = input.status === 'PROGRESS' ? MAX_STEP_EVENTS_PER_RUN : MAX_STEP_EVENTS_PER_RUN + STEP_EVENT_RESERVE;
-    const stored = await this.runs.eventCount(run.id);
-    if (stored < limit || (await this.runs.hasEvent(run.id, input.seq))) {
+    const stored = await this.runs.events.count(run.id);
+    if (stored < limit || (await this.runs.events.has(run.id, input.seq))) {
       return;
     }
     throw new AppError(

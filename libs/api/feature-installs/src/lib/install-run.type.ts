@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { AgentChannel } from '@ccos/api/data-access-db';
-import { InstallRunStatusEnum, InstallStepEnum, StepEventStatusEnum, StepStateEnum, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
+import { InstallRunStatusEnum, InstallStepEnum, MessageCodeField, MessageParamsField, RunEventType, RunType, StepEventStatusEnum, StepStateEnum } from '@ccos/api/util-graphql';
 import type { InstallRunStatus, InstallStep, StepEventStatus, StepState } from '@ccos/shared/domain';
 
 export const AgentChannelEnum = { HTTPS: 'HTTPS', PLAIN_HTTP: 'PLAIN_HTTP' } as const satisfies Record<AgentChannel, AgentChannel>;
@@ -41,11 +41,8 @@ export class StepSummaryType {
   messageParams!: Record<string, unknown> | null;
 }
 
-@ObjectType('StepEvent', { simpleResolvers: true, description: 'One event the agent reported, in order (seq).' })
-export class StepEventType {
-  @Field(() => Int)
-  seq!: number;
-
+@ObjectType('StepEvent', { implements: RunEventType, simpleResolvers: true, description: 'One event the agent reported, in order (seq).' })
+export class StepEventType extends RunEventType {
   @Field(() => InstallStepEnum)
   step!: InstallStep;
 
@@ -55,20 +52,8 @@ export class StepEventType {
   @Field(() => Int, { nullable: true })
   progress!: number | null;
 
-  @Field(() => String, { nullable: true })
-  message!: string | null;
-
-  @MessageCodeField('message')
-  messageCode!: string | null;
-
-  @MessageParamsField('message')
-  messageParams!: Record<string, unknown> | null;
-
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'Failing check or command, exit code, output tail, hint.' })
-  detail!: Record<string, unknown> | null;
-
-  @Field(() => GraphQLISODateTime)
-  occurredAt!: Date;
+  override detail!: Record<string, unknown> | null;
 }
 
 @ObjectType('InstallDiagnostics', { description: 'The agent\'s diagnostics bundle of a failed run (tar.gz).' })
@@ -110,14 +95,8 @@ export class InstallRunNoticeType {
   lastAt!: Date;
 }
 
-@ObjectType('InstallRun')
-export class InstallRunType {
-  @Field(() => ID)
-  id!: string;
-
-  @Field(() => ID)
-  nodeId!: string;
-
+@ObjectType('InstallRun', { implements: RunType })
+export class InstallRunType extends RunType {
   @Field(() => InstallRunStatusEnum)
   status!: InstallRunStatus;
 
@@ -127,26 +106,8 @@ export class InstallRunType {
   @Field(() => InstallStepEnum, { nullable: true })
   failedStep!: InstallStep | null;
 
-  @Field(() => String, { nullable: true })
-  reason!: string | null;
-
-  @MessageCodeField('reason')
-  reasonCode!: string | null;
-
-  @MessageParamsField('reason')
-  reasonParams!: Record<string, unknown> | null;
-
-  @Field(() => String)
-  requestedBy!: string;
-
   @Field(() => AgentChannelEnum, { description: 'PLAIN_HTTP is a warning: this run was not protected against the network.' })
   agentChannel!: AgentChannel;
-
-  @Field(() => GraphQLISODateTime)
-  startedAt!: Date;
-
-  @Field(() => GraphQLISODateTime, { nullable: true })
-  finishedAt!: Date | null;
 
   @Field(() => GraphQLISODateTime, { nullable: true })
   lastEventAt!: Date | null;
@@ -167,7 +128,7 @@ export class InstallRunType {
   steps!: StepSummaryType[];
 
   @Field(() => [StepEventType])
-  events!: StepEventType[];
+  override events!: StepEventType[];
 
   @Field(() => DiagnosticsType, { nullable: true })
   diagnostics!: DiagnosticsType | null;

@@ -1,5 +1,5 @@
 import type { InstallRunEntity, InstallRunNotices, InstallRunStore, StepEventEntity } from '@ccos/api/data-access-db';
-import { type CodedFields, codedFields } from '@ccos/api/util-graphql';
+import { type CodedFields, codedFields, runEventFields, runFields } from '@ccos/api/util-graphql';
 import { summariseSteps } from '@ccos/shared/domain';
 import { isMessage } from '@ccos/shared/messages';
 import type { InstallRunType, StepEventType } from './install-run.type';
@@ -13,23 +13,17 @@ export class InstallRunView {
 
   async of(run: InstallRunEntity): Promise<InstallRunType> {
     const [events, diagnostics, notices] = await Promise.all([
-      this.runs.eventsOf(run.id),
+      this.runs.events.list(run.id),
       this.runs.diagnosticsSummaryOf(run.id),
       this.notices.of(run.id),
     ]);
     const steps = summariseSteps(events.map((event) => ({ ...event, coded: event.messageCoded, at: event.occurredAt })));
     return {
-      id: run.id,
-      nodeId: run.nodeId,
+      ...runFields(run, events.at(-1)?.seq ?? 0),
       status: run.status,
       startStep: run.startStep,
       failedStep: run.failedStep,
-      reason: run.reason,
-      ...codedFields('reason', run.reasonCoded),
-      requestedBy: run.requestedBy,
       agentChannel: run.agentChannel,
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt,
       lastEventAt: run.lastEventAt,
       deadlineAt: run.deadlineAt,
       bootstrapIdentity: run.bootstrapIdentity,
@@ -43,16 +37,7 @@ export class InstallRunView {
 }
 
 export function toStepEventType(event: StepEventEntity): StepEventType {
-  return {
-    seq: event.seq,
-    step: event.step,
-    status: event.status,
-    progress: event.progress,
-    message: event.message,
-    ...codedFields('message', event.messageCoded),
-    detail: event.detail,
-    occurredAt: event.occurredAt,
-  };
+  return { ...runEventFields(event), step: event.step, status: event.status, progress: event.progress };
 }
 
 /** A notice's text by its code, kept in its detail (notices raised before texts were coded have none). */

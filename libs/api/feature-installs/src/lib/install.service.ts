@@ -9,7 +9,6 @@ import {
   type NodeEntity,
   type NodeStore,
   type ReasonText,
-  type StepEventEntity,
   reasonFields,
 } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
@@ -136,7 +135,7 @@ export class InstallService {
         await this.agent.stop(node, previous).catch((error: unknown) => this.logger.warn({ err: error, runId: previous.id }, 'could not stop the stalled agent'));
         await this.finish(previous, 'FAILED', null, 'superseded by a retry', SERVICE_FAILURE_CODES.superseded);
       }
-      const events = await this.eventsOf(previous.id);
+      const events = await this.runs.events.list(previous.id);
       from = resumeStep(summariseSteps(events.map((event) => ({ ...event, at: event.occurredAt }))), previous.startStep) ?? previous.startStep;
     }
     return this.start(node, from, actor, 'INSTALL_RETRIED');
@@ -261,10 +260,6 @@ export class InstallService {
     } finally {
       clearInterval(heartbeat);
     }
-  }
-
-  private eventsOf(runId: string): Promise<StepEventEntity[]> {
-    return this.runs.eventsOf(runId);
   }
 }
 

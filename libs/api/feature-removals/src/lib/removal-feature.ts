@@ -39,7 +39,7 @@ export interface RemovalFeature {
 export function createRemovalFeature(options: RemovalFeatureOptions): RemovalFeature {
   const log = new RemovalLog(options.runs, options.events, options.logger);
   const runner = new RemovalRunner(options.runs, options.nodes, options.tokens, options.clusters, options.csrs, options.hosts, options.ssh, log, options.logger, options.runner);
-  const service = new RemovalService(options.runs, options.nodes, options.clusters, options.hosts, options.ssh, runner, log);
+  const service = new RemovalService(options.runs, options.nodes, options.clusters, options.hosts, options.ssh, runner);
   const stop = async (): Promise<void> => {
     await runner.stop();
   };

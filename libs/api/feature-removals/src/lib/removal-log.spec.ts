@@ -37,7 +37,8 @@ describe('removal log', () => {
 
   it('numbers events in order, stores a burst in few writes and announces each write after it is stored', async () => {
     const bus = createInProcessEventBus();
-    const log = new RemovalLog(new RemovalRunStore(dataSource), bus, pino({ level: 'silent' }));
+    const store = new RemovalRunStore(dataSource);
+    const log = new RemovalLog(store, bus, pino({ level: 'silent' }));
     const announced: number[] = [];
     const stored: number[] = [];
     const iterator = (bus.subscribe(TOPICS.REMOVAL_PROGRESS, run.nodeId) as AsyncIterable<RemovalProgressPayload>)[Symbol.asyncIterator]();
@@ -49,7 +50,7 @@ describe('removal log', () => {
         }
         announced.push(next.value.seq);
         // Everything up to the announced seq is readable when the announcement arrives.
-        stored.push((await log.after(run.id)).at(-1)?.seq ?? 0);
+        stored.push((await store.events.list(run.id)).at(-1)?.seq ?? 0);
         if (next.value.seq === 300) {
           return;
         }
@@ -61,7 +62,7 @@ describe('removal log', () => {
     }
     await writer.flush();
     await listening;
-    expect((await log.after(run.id)).map((event) => event.seq)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    expect((await store.events.list(run.id)).map((event) => event.seq)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
     expect(announced.length).toBeLessThan(10);
     expect(announced.at(-1)).toBe(300);
     announced.forEach((seq, i) => expect(stored[i]).toBeGreaterThanOrEqual(seq));
@@ -70,6 +71,6 @@ describe('removal log', () => {
     const resumed = await log.writer(run);
     resumed.add({ kind: 'RESUMED', message: 'picked up again' });
     await resumed.flush();
-    expect((await log.after(run.id, 300)).map((event) => [event.seq, event.kind])).toEqual([[301, 'RESUMED']]);
+    expect((await store.events.list(run.id, 300)).map((event) => [event.seq, event.kind])).toEqual([[301, 'RESUMED']]);
   });
 });

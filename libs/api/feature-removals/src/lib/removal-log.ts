@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { RemovalEventEntity, RemovalRunEntity, RemovalRunStore } from '@ccos/api/data-access-db';
+import type { RemovalRunEntity, RemovalRunStore } from '@ccos/api/data-access-db';
 import { type EventBus, type RemovalProgressPayload, TOPICS } from '@ccos/api/util-graphql';
 import type { RemovalEventKind } from '@ccos/shared/domain';
 import { bare, type CodedText } from '@ccos/shared/messages';
@@ -15,12 +15,13 @@ export interface RemovalEventInput {
 }
 
 /**
- * The events of one run, numbered in the order they happen. `add` returns at once; the events
- * are written in batches (a 300-pod drain makes hundreds) and each batch is published on
- * REMOVAL_PROGRESS once stored, so a subscriber that hears of seq n can read everything up to n.
+ * The events of one run, in the order they happen. `add` returns at once; the events are
+ * written in batches (a 300-pod drain makes hundreds), numbered by the store after the run's
+ * last event, and each batch is published on REMOVAL_PROGRESS once stored, so a subscriber that
+ * hears of seq n can read everything up to n.
  */
 export class RunEventWriter {
-  private queue: Array<RemovalEventInput & { seq: number; occurredAt: Date }> = [];
+  private queue: Array<RemovalEventInput & { occurredAt: Date }> = [];
   private writing: Promise<void> | null = null;
 
   constructor(
@@ -31,14 +32,13 @@ export class RunEventWriter {
     private readonly logger: Logger,
   ) {}
 
-  /** The last sequence number handed out. */
+  /** The sequence number of the last event stored. */
   get lastSeq(): number {
     return this.seq;
   }
 
   add(event: RemovalEventInput): void {
-    this.seq += 1;
-    this.queue.push({ ...event, seq: this.seq, occurredAt: new Date() });
+    this.queue.push({ ...event, occurredAt: new Date() });
     this.writing ??= this.write();
   }
 
@@ -61,10 +61,9 @@ export class RunEventWriter {
       const batch = this.queue;
       this.queue = [];
       try {
-        await this.store.appendEvents(
+        const seqs = await this.store.events.appendNext(
           this.run.id,
           batch.map((event) => ({
-            seq: event.seq,
             kind: event.kind,
             pod: event.pod ?? null,
             pdb: event.pdb ?? null,
@@ -74,10 +73,11 @@ export class RunEventWriter {
             occurredAt: event.occurredAt,
           })),
         );
+        this.seq = seqs.at(-1) ?? this.seq;
       } catch (error) {
         this.logger.error({ err: error, runId: this.run.id, events: batch.length }, 'could not store removal events');
       }
-      publishProgress(this.bus, this.run, batch[batch.length - 1].seq);
+      publishProgress(this.bus, this.run, this.seq);
     }
     this.writing = null;
   }
@@ -88,7 +88,7 @@ function publishProgress(bus: EventBus, run: RemovalRunEntity, seq: number): voi
   bus.publish(TOPICS.REMOVAL_PROGRESS, run.nodeId, payload);
 }
 
-/** Reads and writes removal events. */
+/** Writes removal events and tells subscribers of them. */
 export class RemovalLog {
   constructor(
     private readonly store: RemovalRunStore,
@@ -98,16 +98,7 @@ export class RemovalLog {
 
   /** A writer continuing after the run's last stored event. */
   async writer(run: RemovalRunEntity): Promise<RunEventWriter> {
-    return new RunEventWriter(run, await this.lastSeq(run.id), this.store, this.bus, this.logger);
-  }
-
-  lastSeq(runId: string): Promise<number> {
-    return this.store.lastEventSeq(runId);
-  }
-
-  /** Events after `afterSeq`, in order. */
-  after(runId: string, afterSeq = 0): Promise<RemovalEventEntity[]> {
-    return this.store.eventsAfter(runId, afterSeq);
+    return new RunEventWriter(run, await this.store.events.lastSeq(run.id), this.store, this.bus, this.logger);
   }
 
   /** Tells subscribers a run changed. */

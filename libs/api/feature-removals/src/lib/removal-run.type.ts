@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
-import { NodeStatusEnum, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { MessageCodeField, MessageParamsField, NodeStatusEnum, RunEventType, RunType } from '@ccos/api/util-graphql';
 import type { NodeStatus, RemovalEventKind, RemovalPhase, RemovalRunStatus } from '@ccos/shared/domain';
 import { RemovalEventKindEnum, RemovalPhaseEnum, RemovalRunStatusEnum } from './removal.enums';
 
@@ -49,11 +49,8 @@ export class BlockingPodType {
   messageParams!: Record<string, unknown> | null;
 }
 
-@ObjectType('RemovalEvent', { simpleResolvers: true, description: 'One thing a removal run did or saw, in order (seq).' })
-export class RemovalEventType {
-  @Field(() => Int)
-  seq!: number;
-
+@ObjectType('RemovalEvent', { implements: RunEventType, simpleResolvers: true, description: 'One thing a removal run did or saw, in order (seq).' })
+export class RemovalEventType extends RunEventType {
   @Field(() => RemovalEventKindEnum)
   kind!: RemovalEventKind;
 
@@ -64,29 +61,14 @@ export class RemovalEventType {
   pdb!: string | null;
 
   @Field(() => String)
-  message!: string;
-
-  @MessageCodeField('message')
-  messageCode!: string | null;
-
-  @MessageParamsField('message')
-  messageParams!: Record<string, unknown> | null;
+  override message!: string;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'E.g. the budget\'s "needs n healthy pods and has m" detail, CSR names, SSH output.' })
-  detail!: Record<string, unknown> | null;
-
-  @Field(() => GraphQLISODateTime)
-  occurredAt!: Date;
+  override detail!: Record<string, unknown> | null;
 }
 
-@ObjectType('RemovalRun', { description: 'One removal of a node: cordon, drain, stop the kubelet, delete the Node, deny CSRs, revoke tokens, clean the host.' })
-export class RemovalRunType {
-  @Field(() => ID)
-  id!: string;
-
-  @Field(() => ID)
-  nodeId!: string;
-
+@ObjectType('RemovalRun', { implements: RunType, description: 'One removal of a node: cordon, drain, stop the kubelet, delete the Node, deny CSRs, revoke tokens, clean the host.' })
+export class RemovalRunType extends RunType {
   @Field(() => ID)
   clusterId!: string;
 
@@ -103,31 +85,13 @@ export class RemovalRunType {
   options!: RemovalOptionsType;
 
   @Field(() => String, { nullable: true, description: 'Why the run failed or was cancelled; what it did when it succeeded.' })
-  reason!: string | null;
-
-  @MessageCodeField('reason')
-  reasonCode!: string | null;
-
-  @MessageParamsField('reason')
-  reasonParams!: Record<string, unknown> | null;
+  override reason!: string | null;
 
   @Field(() => [BlockingPodType], { description: 'Pods still on the node when the drain stopped.' })
   blocking!: BlockingPodType[];
 
   @Field(() => Boolean)
   cancelRequested!: boolean;
-
-  @Field(() => String)
-  requestedBy!: string;
-
-  @Field(() => GraphQLISODateTime)
-  startedAt!: Date;
-
-  @Field(() => GraphQLISODateTime, { nullable: true })
-  finishedAt!: Date | null;
-
-  @Field(() => Int, { description: 'Sequence number of the last event so far.' })
-  lastSeq!: number;
 
   @Field(() => NodeStatusEnum, { description: "The node's status now." })
   nodeStatus!: NodeStatus;

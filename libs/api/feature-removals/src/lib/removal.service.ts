@@ -3,7 +3,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { type NodeEntity, type NodeStore, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
 import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
-import { AppError, BadUserInputError, type CodedFields, ConflictError, NotFoundError, PreconditionError, codedFields } from '@ccos/api/util-graphql';
+import { AppError, BadUserInputError, type CodedFields, ConflictError, NotFoundError, PreconditionError, codedFields, runEventFields, runFields } from '@ccos/api/util-graphql';
 import {
   type RemovalOptions,
   canUncordon,
@@ -14,7 +14,6 @@ import {
 } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import { probeHost } from './host-commands';
-import type { RemovalLog } from './removal-log';
 import type { ClusterAccess, HostAccess } from './removal-ports';
 import type { RemovalPreviewType } from './removal-preview.type';
 import type { ProgressTick } from './removal-progress';
@@ -60,7 +59,6 @@ export class RemovalService {
     private readonly hosts: HostAccess,
     private readonly ssh: SshPool,
     private readonly runner: RemovalRunner,
-    private readonly log: RemovalLog,
   ) {}
 
   /**
@@ -297,39 +295,23 @@ export class RemovalService {
   }
 
   async events(runId: string, afterSeq = 0): Promise<RemovalEventType[]> {
-    return (await this.log.after(runId, afterSeq)).map((event) => ({
-      seq: event.seq,
-      kind: event.kind,
-      pod: event.pod,
-      pdb: event.pdb,
-      message: event.message,
-      ...codedFields('message', event.messageCoded),
-      detail: event.detail,
-      occurredAt: event.occurredAt,
-    }));
+    return (await this.runs.events.list(runId, afterSeq)).map((event) => ({ ...runEventFields(event), kind: event.kind, pod: event.pod, pdb: event.pdb }));
   }
 
   async view(run: RemovalRunEntity): Promise<RemovalRunType> {
-    const [node, lastSeq] = await Promise.all([this.nodes.find(run.nodeId), this.log.lastSeq(run.id)]);
+    const [node, lastSeq] = await Promise.all([this.nodes.find(run.nodeId), this.runs.events.lastSeq(run.id)]);
     const { confirmHostname: _typed, ...options } = run.options;
     return {
-      id: run.id,
-      nodeId: run.nodeId,
+      ...runFields(run, lastSeq),
       clusterId: run.clusterId,
       nodeName: run.nodeName,
       status: run.status,
       phase: run.phase,
       options,
-      reason: run.reason,
-      ...codedFields('reason', run.reasonCoded),
       blocking: run.blocking.map((entry) => ({
         pod: entry.pod, pdb: entry.pdb ?? null, message: entry.message, ...codedFields('message', entry.messageCoded),
       })),
       cancelRequested: run.cancelRequested,
-      requestedBy: run.requestedBy,
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt,
-      lastSeq,
       nodeStatus: node?.status ?? 'REMOVED',
       nodeStatusReason: node?.statusReason ?? null,
       ...codedFields('nodeStatusReason', node?.statusReasonCoded),

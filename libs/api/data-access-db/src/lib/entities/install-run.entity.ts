@@ -1,21 +1,12 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
 import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
-import type { Message } from '@ccos/shared/messages';
+import { RunColumns } from './run-columns';
 
 /** How a run's agent reaches the service: HTTPS with the pin from its config, or plain HTTP (allowed explicitly). */
 export type AgentChannel = 'HTTPS' | 'PLAIN_HTTP';
 
 @Entity({ name: 'install_runs' })
-export class InstallRunEntity {
-  @PrimaryColumn({ type: 'uuid' })
-  id!: string;
-
-  @Column({ name: 'node_id', type: 'uuid' })
-  nodeId!: string;
-
-  @Column({ type: 'text' })
-  status!: InstallRunStatus;
-
+export class InstallRunEntity extends RunColumns<InstallRunStatus> {
   /** sha256 of the one-run agent token; the token itself is never stored. */
   @Column({ name: 'agent_token_hash', type: 'text', nullable: true })
   agentTokenHash!: string | null;
@@ -49,17 +40,6 @@ export class InstallRunEntity {
   @Column({ name: 'failed_step', type: 'text', nullable: true })
   failedStep!: InstallStep | null;
 
-  @Column({ type: 'text', nullable: true })
-  reason!: string | null;
-
-  /** `reason` by its message code and parameters (libs/shared/messages); null for text from before codes. */
-  @Column({ name: 'reason_coded', type: 'jsonb', nullable: true })
-  reasonCoded!: Message | null;
-
-  /** The operator cancelled: the agent learns it from its next report and stops. */
-  @Column({ name: 'cancel_requested', type: 'boolean', default: false })
-  cancelRequested!: boolean;
-
   @Column({ name: 'agent_channel', type: 'text', default: 'PLAIN_HTTP' })
   agentChannel!: AgentChannel;
 
@@ -74,18 +54,7 @@ export class InstallRunEntity {
   @Column({ name: 'launch_heartbeat_at', type: 'timestamptz', nullable: true })
   launchHeartbeatAt!: Date | null;
 
-  @Column({ name: 'requested_by', type: 'text' })
-  requestedBy!: string;
-
+  /** When the agent was last heard from. */
   @Column({ name: 'last_event_at', type: 'timestamptz', nullable: true })
   lastEventAt!: Date | null;
-
-  @CreateDateColumn({ name: 'started_at', type: 'timestamptz' })
-  startedAt!: Date;
-
-  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
-  finishedAt!: Date | null;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

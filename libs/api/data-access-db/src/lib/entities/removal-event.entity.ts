@@ -1,20 +1,11 @@
-import { Column, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, Entity, Unique } from 'typeorm';
 import type { RemovalEventKind } from '@ccos/shared/domain';
-import type { Message } from '@ccos/shared/messages';
+import { RunEventColumns } from './run-columns';
 
-/** One thing a removal run did or saw; (run, seq) is unique, so an event is stored once. */
+/** One thing a removal run did or saw, numbered by the store as it is appended. */
 @Entity({ name: 'removal_events' })
 @Unique('removal_events_run_seq', ['runId', 'seq'])
-export class RemovalEventEntity {
-  @PrimaryGeneratedColumn({ type: 'bigint' })
-  id!: string;
-
-  @Column({ name: 'run_id', type: 'uuid' })
-  runId!: string;
-
-  @Column({ type: 'integer' })
-  seq!: number;
-
+export class RemovalEventEntity extends RunEventColumns {
   @Column({ type: 'text' })
   kind!: RemovalEventKind;
 
@@ -28,14 +19,4 @@ export class RemovalEventEntity {
 
   @Column({ type: 'text' })
   message!: string;
-
-  /** `message` by its message code and parameters (libs/shared/messages); null for text from before codes. */
-  @Column({ name: 'message_coded', type: 'jsonb', nullable: true })
-  messageCoded!: Message | null;
-
-  @Column({ type: 'jsonb', nullable: true })
-  detail!: Record<string, unknown> | null;
-
-  @Column({ name: 'occurred_at', type: 'timestamptz' })
-  occurredAt!: Date;
 }

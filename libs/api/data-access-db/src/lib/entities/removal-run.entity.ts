@@ -1,6 +1,7 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
 import type { RemovalOptions, RemovalPhase, RemovalRunStatus } from '@ccos/shared/domain';
 import type { Message } from '@ccos/shared/messages';
+import { RunColumns } from './run-columns';
 
 /** A pod a drain could not get rid of, kept on a failed run and named in the node's status reason. */
 export interface RemovalBlockingPod {
@@ -18,13 +19,7 @@ export interface RemovalBlockingPod {
  * `heartbeat_at`, so a run whose executor died is picked up again.
  */
 @Entity({ name: 'removal_runs' })
-export class RemovalRunEntity {
-  @PrimaryColumn({ type: 'uuid' })
-  id!: string;
-
-  @Column({ name: 'node_id', type: 'uuid' })
-  nodeId!: string;
-
+export class RemovalRunEntity extends RunColumns<RemovalRunStatus> {
   @Column({ name: 'cluster_id', type: 'uuid' })
   clusterId!: string;
 
@@ -36,9 +31,6 @@ export class RemovalRunEntity {
   @Column({ name: 'node_uid', type: 'text', nullable: true })
   nodeUid!: string | null;
 
-  @Column({ type: 'text' })
-  status!: RemovalRunStatus;
-
   /** Where the run is (or stopped). */
   @Column({ type: 'text' })
   phase!: RemovalPhase;
@@ -46,22 +38,9 @@ export class RemovalRunEntity {
   @Column({ type: 'jsonb' })
   options!: RemovalOptions;
 
-  @Column({ type: 'text', nullable: true })
-  reason!: string | null;
-
-  /** `reason` by its message code and parameters (libs/shared/messages); null for text from before codes. */
-  @Column({ name: 'reason_coded', type: 'jsonb', nullable: true })
-  reasonCoded!: Message | null;
-
   /** Pods still on the node when the drain failed. */
   @Column({ type: 'jsonb', default: () => "'[]'" })
   blocking!: RemovalBlockingPod[];
-
-  @Column({ name: 'cancel_requested', type: 'boolean', default: false })
-  cancelRequested!: boolean;
-
-  @Column({ name: 'requested_by', type: 'text' })
-  requestedBy!: string;
 
   /** The replica executing the run (`host#pid`). */
   @Column({ type: 'text', nullable: true })
@@ -69,13 +48,4 @@ export class RemovalRunEntity {
 
   @Column({ name: 'heartbeat_at', type: 'timestamptz', nullable: true })
   heartbeatAt!: Date | null;
-
-  @CreateDateColumn({ name: 'started_at', type: 'timestamptz' })
-  startedAt!: Date;
-
-  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
-  finishedAt!: Date | null;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

@@ -1,20 +1,11 @@
-import { Column, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, Entity, Unique } from 'typeorm';
 import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
-import type { Message } from '@ccos/shared/messages';
+import { RunEventColumns } from './run-columns';
 
-/** One event the agent reported; (run, seq) is unique so a re-sent event is stored once. */
+/** One event the agent reported, numbered by the agent: a re-sent event is stored once. */
 @Entity({ name: 'step_events' })
 @Unique('step_events_run_seq', ['runId', 'seq'])
-export class StepEventEntity {
-  @PrimaryGeneratedColumn({ type: 'bigint' })
-  id!: string;
-
-  @Column({ name: 'run_id', type: 'uuid' })
-  runId!: string;
-
-  @Column({ type: 'integer' })
-  seq!: number;
-
+export class StepEventEntity extends RunEventColumns {
   @Column({ type: 'text' })
   step!: InstallStep;
 
@@ -27,17 +18,7 @@ export class StepEventEntity {
   @Column({ type: 'text', nullable: true })
   message!: string | null;
 
-  /** `message` by its message code and parameters (libs/shared/messages); null for text from before codes. */
-  @Column({ name: 'message_coded', type: 'jsonb', nullable: true })
-  messageCoded!: Message | null;
-
-  @Column({ type: 'jsonb', nullable: true })
-  detail!: Record<string, unknown> | null;
-
-  /** When the agent saw it happen (its clock). */
-  @Column({ name: 'occurred_at', type: 'timestamptz' })
-  occurredAt!: Date;
-
+  /** When the service stored it; `occurredAt` is when the agent saw it happen, by the agent's clock. */
   @Column({ name: 'received_at', type: 'timestamptz', default: () => 'now()' })
   receivedAt!: Date;
 }
