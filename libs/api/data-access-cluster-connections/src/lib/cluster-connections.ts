@@ -95,9 +95,10 @@ function answeredWithError(error: Error): boolean {
  * cluster, started when a cluster is first asked about and kept until shutdown. Every CSR and
  * Node change is handed to local listeners (the CSR feature, which publishes `CSR_CHANGED`, the
  * auto-approver, the node inventory), so nothing here polls. The pod cache (scheduled pods,
- * indexed by node) serves removal previews; the cluster counts as answering before it is
- * listed, since pods are many and CSR reads should not wait for them, but a failing pod watch
- * makes the cluster unhealthy like the other two.
+ * indexed by node) serves removal previews. It is a cache only: the cluster counts as answering
+ * before it is listed (pods are many, CSR reads should not wait for them), and a failing pod watch
+ * (a role from before the watch was granted, say) leaves the cluster healthy; until it recovers
+ * `podsOnNode` answers null and previews list the node's pods as before.
  */
 export class ClusterConnections {
   private readonly running = new Map<string, Running>();
@@ -274,10 +275,16 @@ export class ClusterConnections {
         }
       }
     };
+    const podWatchFailing = { now: false };
     const informerFor = (source: WatchSource): InformerOptions => ({
       ...this.options.informer,
       onError: (error, retryInMs) => {
         this.options.informer?.onError?.(error, retryInMs);
+        if (source === 'pods') {
+          podWatchFailing.now = true;
+          log.warn({ err: error, retryInMs }, 'pod watch failed; removal previews list pods until it recovers');
+          return;
+        }
         // A listener that threw is this service's problem, not the cluster's.
         if (error instanceof KubeApiError) {
           state.lastError = error;
@@ -288,6 +295,9 @@ export class ClusterConnections {
       },
       onHealthy: () => {
         this.options.informer?.onHealthy?.();
+        if (source === 'pods') {
+          podWatchFailing.now = false;
+        }
         if (state.failures.delete(source)) {
           log.info({ source }, 'watch reconnected');
         }
@@ -309,7 +319,7 @@ export class ClusterConnections {
         csrs: () => csrWatch.csrs(),
         csr: (name) => csrWatch.csrs().find((csr) => csr.name === name),
         nodes: () => nodeWatch.nodes(),
-        podsOnNode: (nodeName) => (podWatch.isSynced() ? podWatch.podsOnNode(nodeName) : null),
+        podsOnNode: (nodeName) => (podWatch.isSynced() && !podWatchFailing.now ? podWatch.podsOnNode(nodeName) : null),
       },
       synced,
       podsSynced: podWatch.synced,
