@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatMessage } from '@ccos/shared/messages';
+import { type SeedOwner, seedBudget, seedController, seedNode, seedOf, seedPod } from '../testing/drain-seed';
 import { startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { drainNode, planDrain, type DrainEvent } from './drain';
 import type { KubeClient } from './kube-client';
@@ -10,99 +11,30 @@ const DS_UID = 'b1f0c7e2-0000-4000-8000-0000000000d5';
 const GONE_DS_UID = 'b1f0c7e2-0000-4000-8000-0000000000d6';
 const DB_RS_UID = 'b1f0c7e2-0000-4000-8000-0000000000db';
 
-const owner = (kind: string, name: string, uid: string) => `[{apiVersion: apps/v1, kind: ${kind}, name: ${name}, uid: ${uid}, controller: true}]`;
-const ready = '{phase: Running, conditions: [{type: Ready, status: "True"}]}';
+const WEB: SeedOwner = { kind: 'ReplicaSet', name: 'web', uid: RS_UID };
+const CACHE: SeedOwner = { kind: 'ReplicaSet', name: 'cache', uid: CACHE_RS_UID };
+const DB: SeedOwner = { kind: 'ReplicaSet', name: 'db', uid: DB_RS_UID };
+const AGENT: SeedOwner = { kind: 'DaemonSet', name: 'agent', uid: DS_UID };
 
 /** w1 holds one pod of every class kubectl drain tells apart; w2 a pod guarded by a PDB with no disruption left. */
-const SEED = `
-apiVersion: v1
-kind: Node
-metadata: {name: w1}
-status: {conditions: [{type: Ready, status: "True"}]}
----
-apiVersion: v1
-kind: Node
-metadata: {name: w2}
-status: {conditions: [{type: Ready, status: "True"}]}
----
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: web, namespace: shop, uid: ${RS_UID}}
-spec: {replicas: 1, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: web}]}}}
----
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: cache, namespace: shop, uid: ${CACHE_RS_UID}}
-spec: {replicas: 1, selector: {matchLabels: {app: cache}}, template: {metadata: {labels: {app: cache}}, spec: {containers: [{name: c, image: cache}]}}}
----
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: db, namespace: shop, uid: ${DB_RS_UID}}
-spec: {replicas: 1, selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: db}]}}}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: kube-system, uid: ${DS_UID}}
-spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {containers: [{name: c, image: agent}]}}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: web-1, namespace: shop, labels: {app: web}, ownerReferences: ${owner('ReplicaSet', 'web', RS_UID)}}
-spec: {nodeName: w1, terminationGracePeriodSeconds: 1, containers: [{name: c, image: web}]}
-status: ${ready}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: cache-1, namespace: shop, labels: {app: cache}, ownerReferences: ${owner('ReplicaSet', 'cache', CACHE_RS_UID)}}
-spec: {nodeName: w1, terminationGracePeriodSeconds: 0, volumes: [{name: scratch, emptyDir: {}}], containers: [{name: c, image: cache}]}
-status: ${ready}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: agent-w1, namespace: kube-system, labels: {app: agent}, ownerReferences: ${owner('DaemonSet', 'agent', DS_UID)}}
-spec: {nodeName: w1, containers: [{name: c, image: agent}]}
-status: ${ready}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: old-agent-w1, namespace: kube-system, ownerReferences: ${owner('DaemonSet', 'old-agent', GONE_DS_UID)}}
-spec: {nodeName: w1, terminationGracePeriodSeconds: 0, containers: [{name: c, image: agent}]}
-status: ${ready}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: etcd-w1, namespace: kube-system, annotations: {kubernetes.io/config.mirror: 9f0c}}
-spec: {nodeName: w1, containers: [{name: c, image: etcd}]}
-status: ${ready}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: handmade, namespace: default}
-spec: {nodeName: w1, terminationGracePeriodSeconds: 0, containers: [{name: c, image: busybox}]}
-status: ${ready}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: job-done, namespace: default}
-spec: {nodeName: w1, volumes: [{name: tmp, emptyDir: {}}], containers: [{name: c, image: busybox}]}
-status: {phase: Succeeded}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: db-1, namespace: shop, labels: {app: db}, ownerReferences: ${owner('ReplicaSet', 'db', DB_RS_UID)}}
-spec: {nodeName: w2, terminationGracePeriodSeconds: 0, containers: [{name: c, image: db}]}
-status: ${ready}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: db-budget, namespace: shop}
-spec: {minAvailable: 1, selector: {matchLabels: {app: db}}}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: web-budget, namespace: shop}
-spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
-`;
+const SEED = seedOf(
+  seedNode('w1'),
+  seedNode('w2'),
+  seedController(WEB, 'shop', 'web'),
+  seedController(CACHE, 'shop', 'cache'),
+  seedController(DB, 'shop', 'db'),
+  seedController(AGENT, 'kube-system', 'agent'),
+  seedPod({ name: 'web-1', namespace: 'shop', node: 'w1', app: 'web', owner: WEB, graceSeconds: 1 }),
+  seedPod({ name: 'cache-1', namespace: 'shop', node: 'w1', app: 'cache', owner: CACHE, graceSeconds: 0, emptyDir: true }),
+  seedPod({ name: 'agent-w1', namespace: 'kube-system', node: 'w1', app: 'agent', owner: AGENT }),
+  seedPod({ name: 'old-agent-w1', namespace: 'kube-system', node: 'w1', owner: { kind: 'DaemonSet', name: 'old-agent', uid: GONE_DS_UID }, graceSeconds: 0 }),
+  seedPod({ name: 'etcd-w1', namespace: 'kube-system', node: 'w1', mirror: true }),
+  seedPod({ name: 'handmade', namespace: 'default', node: 'w1', graceSeconds: 0 }),
+  seedPod({ name: 'job-done', namespace: 'default', node: 'w1', emptyDir: true, state: 'Succeeded' }),
+  seedPod({ name: 'db-1', namespace: 'shop', node: 'w2', app: 'db', owner: DB, graceSeconds: 0 }),
+  seedBudget('db-budget', 'shop', 'db', 'minAvailable: 1'),
+  seedBudget('web-budget', 'shop', 'web', 'maxUnavailable: 1'),
+);
 
 const ALL = { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, retryIntervalMs: 50, pollIntervalMs: 50 };
 
@@ -237,8 +169,8 @@ describe('drain', () => {
   });
 
   it('keeps at most evictionConcurrency evictions in flight', async () => {
-    const pods = Array.from({ length: 30 }, (_, i) => `---\napiVersion: v1\nkind: Pod\nmetadata: {name: p${i}, namespace: shop, ownerReferences: ${owner('ReplicaSet', 'web', RS_UID)}}\nspec: {nodeName: w9, terminationGracePeriodSeconds: 0, containers: [{name: c, image: x}]}\nstatus: ${ready}`);
-    world = await startSimWithClient({ seed: `apiVersion: v1\nkind: Node\nmetadata: {name: w9}\n${pods.join('\n')}` });
+    const pods = Array.from({ length: 30 }, (_, i) => seedPod({ name: `p${i}`, namespace: 'shop', node: 'w9', owner: WEB, graceSeconds: 0 }));
+    world = await startSimWithClient({ seed: seedOf(seedNode('w9'), ...pods) });
     const inner = world.client;
     let inFlight = 0;
     let peak = 0;

@@ -1,52 +1,24 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { type SeedOwner, seedBudget, seedController, seedNode, seedOf, seedPod } from '../testing/drain-seed';
 import { startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import type { DrainEvent } from './drain';
 import { drainDeadNode } from './ungraceful-drain';
 
 const RS_UID = 'c1f0c7e2-0000-4000-8000-0000000000a1';
 const DS_UID = 'c1f0c7e2-0000-4000-8000-0000000000d5';
-const owner = (kind: string, name: string, uid: string) => `[{apiVersion: apps/v1, kind: ${kind}, name: ${name}, uid: ${uid}, controller: true}]`;
+const DB: SeedOwner = { kind: 'ReplicaSet', name: 'db', uid: RS_UID };
+const AGENT: SeedOwner = { kind: 'DaemonSet', name: 'agent', uid: DS_UID };
 
 /** w1 is dead (Ready Unknown) and holds a pod under a PDB that allows no disruption, a long grace period, a DaemonSet pod and an unmanaged pod. */
-const SEED = `
-apiVersion: v1
-kind: Node
-metadata: {name: w1}
-status: {conditions: [{type: Ready, status: "Unknown"}]}
----
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: db, namespace: shop, uid: ${RS_UID}}
-spec: {replicas: 1, selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: db}]}}}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: kube-system, uid: ${DS_UID}}
-spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {containers: [{name: c, image: agent}]}}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: db-1, namespace: shop, labels: {app: db}, ownerReferences: ${owner('ReplicaSet', 'db', RS_UID)}}
-spec: {nodeName: w1, terminationGracePeriodSeconds: 3600, containers: [{name: c, image: db}]}
-status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: agent-w1, namespace: kube-system, labels: {app: agent}, ownerReferences: ${owner('DaemonSet', 'agent', DS_UID)}}
-spec: {nodeName: w1, containers: [{name: c, image: agent}]}
-status: {phase: Running}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: handmade, namespace: default}
-spec: {nodeName: w1, terminationGracePeriodSeconds: 3600, containers: [{name: c, image: busybox}]}
-status: {phase: Running}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: db-budget, namespace: shop}
-spec: {minAvailable: 1, selector: {matchLabels: {app: db}}}
-`;
+const SEED = seedOf(
+  seedNode('w1', { ready: 'Unknown' }),
+  seedController(DB, 'shop', 'db'),
+  seedController(AGENT, 'kube-system', 'agent'),
+  seedPod({ name: 'db-1', namespace: 'shop', node: 'w1', app: 'db', owner: DB, graceSeconds: 3600 }),
+  seedPod({ name: 'agent-w1', namespace: 'kube-system', node: 'w1', app: 'agent', owner: AGENT, state: 'Running' }),
+  seedPod({ name: 'handmade', namespace: 'default', node: 'w1', graceSeconds: 3600, state: 'Running' }),
+  seedBudget('db-budget', 'shop', 'db', 'minAvailable: 1'),
+);
 
 describe('drainDeadNode', () => {
   let world: SimWithClient;

@@ -1,2 +1,3 @@
 export * from './shipped-rbac';
 export * from './kube-sim-fixture';
+export * from './drain-seed';

@@ -11,6 +11,19 @@ export type KubeletStop =
   /** Reached, but `systemctl stop kubelet` failed: the Node must not be deleted. */
   | { readonly outcome: 'FAILED'; readonly message: CodedText };
 
+/** What cleaning a host came to: the paths that existed and were removed. */
+export interface HostCleaning {
+  readonly ok: boolean;
+  readonly removed: string[];
+  readonly message: CodedText;
+}
+
+/** What a removal runs on a node's host. */
+export interface HostCommands {
+  stopKubelet(target: SshTarget): Promise<KubeletStop>;
+  cleanHost(target: SshTarget): Promise<HostCleaning>;
+}
+
 /** What the agent installed on a host (the agent folder, bootstrap kubeconfig, kubelet credentials and unit). */
 export const HOST_CLEAN_PATHS = [
   '/opt/ccos-scaler',
@@ -72,7 +85,7 @@ export async function stopKubelet(pool: SshPool, target: SshTarget, signal?: Abo
 }
 
 /** Removes {@link HOST_CLEAN_PATHS} from the host; what existed is listed. Never throws. */
-export async function cleanHost(pool: SshPool, target: SshTarget): Promise<{ ok: boolean; removed: string[]; message: CodedText }> {
+export async function cleanHost(pool: SshPool, target: SshTarget): Promise<HostCleaning> {
   try {
     return await pool.run(target, async (session) => {
       const result = await session.runScript(CLEAN_HOST, [...HOST_CLEAN_PATHS], { timeoutMs: EXEC_TIMEOUT_MS });
@@ -84,6 +97,11 @@ export async function cleanHost(pool: SshPool, target: SshTarget): Promise<{ ok:
   } catch (error) {
     return { ok: false, removed: [], message: message('removal.host.raw', { text: error instanceof Error ? error.message : String(error) }) };
   }
+}
+
+/** The host commands over the SSH pool (its pinned host keys and session limits). */
+export function sshHostCommands(pool: SshPool): HostCommands {
+  return { stopKubelet: (target) => stopKubelet(pool, target), cleanHost: (target) => cleanHost(pool, target) };
 }
 
 /** Whether a login works now (for the preview). */

@@ -2,6 +2,10 @@ import type { Logger } from 'pino';
 import type { AgentTokens, NodeStore, RemovalRunStore } from '@ccos/api/data-access-db';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { EventBus } from '@ccos/api/util-graphql';
+import { SystemClock } from '@ccos/shared/util-timing';
+import { sshHostCommands } from './host-commands';
+import { KUBE_DRAINS } from './phases/drain.phase';
+import { removalPhaseRegistry } from './phases/phase-registry';
 import { RemovalGauges } from './removal-gauges';
 import { RemovalLog } from './removal-log';
 import type { ClusterAccess, CsrLeftovers, HostAccess } from './removal-ports';
@@ -38,7 +42,20 @@ export interface RemovalFeature {
 
 export function createRemovalFeature(options: RemovalFeatureOptions): RemovalFeature {
   const log = new RemovalLog(options.runs, options.events, options.logger);
-  const runner = new RemovalRunner(options.runs, options.nodes, options.tokens, options.clusters, options.csrs, options.hosts, options.ssh, log, options.logger, options.runner);
+  const clock = options.runner?.clock ?? new SystemClock();
+  const phases = removalPhaseRegistry({
+    clusters: options.clusters,
+    drains: KUBE_DRAINS,
+    clock,
+    evictionRetryMs: options.runner?.evictionRetryMs,
+    observer: options.runner?.observer,
+    nodes: options.nodes,
+    hosts: options.hosts,
+    hostCommands: sshHostCommands(options.ssh),
+    csrs: options.csrs,
+    tokens: options.tokens,
+  });
+  const runner = new RemovalRunner(options.runs, options.nodes, phases, log, options.logger, { ...options.runner, clock });
   const service = new RemovalService(options.runs, options.nodes, options.clusters, options.hosts, options.ssh, runner);
   const stop = async (): Promise<void> => {
     await runner.stop();

@@ -35,3 +35,11 @@ export interface CsrLeftovers {
 
 /** How to log in to a node's host: null when no SSH access is recorded (a discovered node). */
 export type HostAccess = (node: NodeEntity) => SshTarget | null;
+
+/** Told what removals did, for metrics; each fact by the one replica that executed it. */
+export interface RemovalObserver {
+  /** A run ended (the update that ended it was this replica's). */
+  runFinished(outcome: 'SUCCEEDED' | 'FAILED' | 'CANCELLED'): void;
+  /** The Eviction API answered 429 for one of the cluster's pods: a PodDisruptionBudget allows no disruption now. */
+  evictionRefused(clusterId: string): void;
+}

@@ -6,8 +6,8 @@ import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
-import { RemovalLog } from './removal-log';
-import { RemovalRunner } from './removal-runner';
+import { createRemovalFeature } from './removal-feature';
+import type { RemovalRunner } from './removal-runner';
 
 /** Which RUNNING runs a replica takes over; the cluster is unreachable, so an adopted run ends DRAIN_FAILED. */
 describe('removal runner: taking runs over', () => {
@@ -18,19 +18,19 @@ describe('removal runner: taking runs over', () => {
   const ssh = new SshPool({ maxSessions: 1 });
   const logger = pino({ level: 'silent' });
 
-  const runner = (identity: string) =>
-    new RemovalRunner(
-      new RemovalRunStore(dataSource),
-      store,
-      new AgentTokens(dataSource),
-      { watch: async () => Promise.reject(new Error('no API server in this test')), read: async () => Promise.reject(new Error('no API server in this test')) },
-      { pendingCsrNamesFor: async () => [], deny: async () => undefined },
-      () => null,
+  const runner = (identity: string): RemovalRunner =>
+    createRemovalFeature({
+      runs: new RemovalRunStore(dataSource),
+      nodes: store,
+      tokens: new AgentTokens(dataSource),
+      clusters: { watch: async () => Promise.reject(new Error('no API server in this test')), read: async () => Promise.reject(new Error('no API server in this test')) },
+      csrs: { pendingCsrNamesFor: async () => [], deny: async () => undefined },
+      hosts: () => null,
       ssh,
-      new RemovalLog(new RemovalRunStore(dataSource), createInProcessEventBus(), logger),
+      events: createInProcessEventBus(),
       logger,
-      { identity, staleAfterMs: 15_000 },
-    );
+      runner: { identity, staleAfterMs: 15_000 },
+    }).runner;
 
   /** A node being removed by a run of `owner` whose last heartbeat was `ageSeconds` ago. */
   const runOf = async (owner: string, ageSeconds: number): Promise<string> => {

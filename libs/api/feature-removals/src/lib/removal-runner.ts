@@ -1,14 +1,13 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { AgentTokens, NodeStore, RemovalBlockingPod, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
-import { type DrainEvent, type DrainFailure, type DrainResult, deleteNode, drainDeadNode, drainNode } from '@ccos/api/data-access-kube';
-import type { SshPool } from '@ccos/api/data-access-ssh';
-import { type RemovalPhase, nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
-import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
+import type { NodeStore, RemovalBlockingPod, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
+import { nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
-import { cleanHost, stopKubelet } from './host-commands';
+import type { RemovalPhaseRegistry } from './phases/phase-registry';
+import { errorText, type RemovalPhaseContext } from './phases/removal-phase';
 import type { RemovalLog, RunEventWriter } from './removal-log';
-import type { ClusterAccess, CsrLeftovers, HostAccess } from './removal-ports';
+import type { RemovalObserver } from './removal-ports';
 
 export interface RemovalRunnerOptions {
   /** This replica in `removal_runs.owner`; default `<hostname>#<pid>`. */
@@ -17,20 +16,12 @@ export interface RemovalRunnerOptions {
   readonly heartbeatMs?: number;
   /** A RUNNING run whose heartbeat is older than this is taken over. Default 15 s. */
   readonly staleAfterMs?: number;
-  /** Wait before retrying an eviction a PodDisruptionBudget refused. Default 5 s, like kubectl. */
+  /** Wait before retrying an eviction a PodDisruptionBudget refused (the drain phase's). Default 5 s, like kubectl. */
   readonly evictionRetryMs?: number;
   /** Told how runs end and which evictions a PodDisruptionBudget refused (the metrics). */
   readonly observer?: RemovalObserver;
   /** Paces heartbeats, sweeps, drain timeouts and eviction retries; tests pass a virtual one. Default: the process's clock. */
   readonly clock?: Clock;
-}
-
-/** Told what removals did, for metrics; each fact by the one replica that executed it. */
-export interface RemovalObserver {
-  /** A run ended (the update that ended it was this replica's). */
-  runFinished(outcome: 'SUCCEEDED' | 'FAILED' | 'CANCELLED'): void;
-  /** The Eviction API answered 429 for one of the cluster's pods: a PodDisruptionBudget allows no disruption now. */
-  evictionRefused(clusterId: string): void;
 }
 
 /** A drain executing here that PodDisruptionBudgets have held since `since` with no pod evicted. */
@@ -42,9 +33,6 @@ export interface BlockedDrain {
   /** The run's drain timeout (0: none). */
   readonly timeoutSeconds: number;
 }
-
-/** What the denial of a removed node's leftover CSRs says. */
-export const CSR_DENY_REASON = 'node removed';
 
 /** Another replica took the run over (this one looked dead to it): stop without touching the run or the node. */
 class RunTakenOver extends Error {
@@ -66,28 +54,10 @@ interface ActiveRun {
   done: Promise<void>;
 }
 
-type PhaseOutcome = 'NEXT' | 'ENDED';
-
-const MAX_NAMED_PODS = 10;
-
-/** `ns/pod` (PodDisruptionBudget ns/budget: message), for the node's status reason. */
-function describeBlocking(blocking: readonly RemovalBlockingPod[]): Message {
-  const named = blocking.slice(0, MAX_NAMED_PODS).map((entry) => {
-    const namespace = entry.pod.split('/')[0];
-    const said = entry.messageCoded ?? bare(message('drain.raw', { text: entry.message }));
-    return bare(entry.pdb ? message('drain.blockingPodBudget', { pod: entry.pod, budget: `${namespace}/${entry.pdb}`, message: said }) : message('drain.blockingPod', { pod: entry.pod, message: said }));
-  });
-  const list = bare(message('common.list', { items: named }));
-  return blocking.length > MAX_NAMED_PODS ? bare(message('drain.andMore', { items: list, count: blocking.length - MAX_NAMED_PODS })) : list;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
- * Executes removal runs, phase by phase (drain, stop the kubelet, delete the Node, deny the
- * node's pending CSRs, revoke its agent tokens, clean the host), recording each step as an event.
+ * Executes removal runs, phase by phase in the domain's order (each phase a handler of the
+ * registry in `phases/`: drain, stop the kubelet, delete the Node, deny the node's pending CSRs,
+ * revoke its agent tokens, clean the host), recording each step as an event.
  * A run belongs to one replica at a time (`owner`, renewed by a heartbeat); a run whose owner
  * stopped renewing — the service was restarted or a replica died — is taken over and continues
  * at its phase (the drain cordons again and evicts what is left). The Node is deleted only after
@@ -107,11 +77,7 @@ export class RemovalRunner {
   constructor(
     private readonly runs: RemovalRunStore,
     private readonly nodes: NodeStore,
-    private readonly tokens: AgentTokens,
-    private readonly clusters: ClusterAccess,
-    private readonly csrs: CsrLeftovers,
-    private readonly hosts: HostAccess,
-    private readonly ssh: SshPool,
+    private readonly phases: RemovalPhaseRegistry,
     private readonly events: RemovalLog,
     logger: Logger,
     private readonly options: RemovalRunnerOptions = {},
@@ -130,10 +96,6 @@ export class RemovalRunner {
     return resumed;
   }
 
-  /**
-   * Stops executing without ending the runs: they stay RUNNING and the next start (or another
-   * replica) continues them.
-   */
   /**
    * Stops executing, and hands the runs it executed back: their owner is cleared, so another
    * replica's next sweep (or this service's next start) resumes them at once instead of after
@@ -244,10 +206,6 @@ export class RemovalRunner {
           writer.add({ kind: 'FINISHED', message: message('removal.event.closed', { status: node.status }), detail: { status } });
           return;
         }
-        if (active.run.cancelRequested && removalCancellable(active.run.phase)) {
-          await this.drainStopped(active, 'CANCELLED', message('removal.drainCancelled'), []);
-          return;
-        }
       } else {
         const options = active.run.options;
         writer.add({
@@ -258,8 +216,16 @@ export class RemovalRunner {
       }
       let phase = active.run.phase;
       while (phase !== 'DONE') {
-        const outcome = await this.runPhase(active, phase);
-        if (outcome === 'ENDED' || this.stopping || active.lost) {
+        const result = await this.phases[phase].run(this.contextOf(active));
+        if (result.outcome === 'INTERRUPTED') {
+          return;
+        }
+        if (result.outcome !== 'NEXT') {
+          await this.end(active, result.outcome, result.reason, result.blocking);
+          return;
+        }
+        active.nodeGone ||= result.nodeGone === true;
+        if (this.stopping || active.lost) {
           return;
         }
         phase = nextRemovalPhase(phase, active.run.options.cleanHost);
@@ -281,225 +247,21 @@ export class RemovalRunner {
     }
   }
 
-  private runPhase(active: ActiveRun, phase: RemovalPhase): Promise<PhaseOutcome> {
-    switch (phase) {
-      case 'DRAIN':
-        return this.drain(active);
-      case 'STOP_KUBELET':
-        return this.stopKubelet(active);
-      case 'DELETE_NODE':
-        return this.deleteNode(active);
-      case 'DENY_CSRS':
-        return this.denyCsrs(active);
-      case 'REVOKE_TOKENS':
-        return this.revokeTokens(active);
-      case 'CLEAN_HOST':
-        return this.cleanHost(active);
-      case 'DONE':
-        return Promise.resolve('NEXT');
-    }
-  }
-
-  private async drain(active: ActiveRun): Promise<PhaseOutcome> {
-    const { run, writer } = active;
-    const options = run.options;
-    let client;
-    try {
-      client = (await this.clusters.watch(run.clusterId)).client;
-    } catch (error) {
-      return this.drainStopped(active, 'API_ERROR', message('removal.clusterUnreachable', { error: errorText(error) }), []);
-    }
-    const elapsedSeconds = (this.clock.now() - run.startedAt.getTime()) / 1000;
-    // The timeout counts from the start of the run, also across a restart.
-    const timeoutSeconds = options.timeoutSeconds > 0 ? Math.max(1, Math.ceil(options.timeoutSeconds - elapsedSeconds)) : 0;
-    const onEvent = this.drainListener(active, options.ungraceful);
-    const signal = active.abort.signal;
-    const result: DrainResult = options.ungraceful
-      ? await drainDeadNode(client, run.nodeName, { force: options.force, deleteEmptyDirData: options.deleteEmptyDirData, ignoreDaemonSets: options.ignoreDaemonSets, signal }, onEvent)
-      : await drainNode(
-          client,
-          run.nodeName,
-          {
-            force: options.force,
-            deleteEmptyDirData: options.deleteEmptyDirData,
-            ignoreDaemonSets: options.ignoreDaemonSets,
-            gracePeriodSeconds: options.gracePeriodSeconds,
-            timeoutSeconds,
-            retryIntervalMs: this.options.evictionRetryMs,
-            signal,
-            clock: this.clock,
-          },
-          onEvent,
-        ).finally(() => {
-          active.blockedSince = null;
-        });
-    if (this.stopping || active.lost) {
-      return 'ENDED';
-    }
-    if (result.ok) {
-      writer.add({
-        kind: 'DRAIN_FINISHED',
-        message: message('removal.event.drained', { count: result.evicted.length, ungraceful: options.ungraceful, skipped: result.skipped.length }),
-        detail: { evicted: result.evicted.length, skipped: result.skipped.length },
-      });
-      return 'NEXT';
-    }
-    if (result.failure === 'NODE_NOT_FOUND') {
-      active.nodeGone = true;
-      writer.add({ kind: 'DRAIN_FINISHED', message: message('removal.event.nodeGone', { node: run.nodeName }) });
-      return 'NEXT';
-    }
-    return this.drainStopped(active, active.cancelled ? 'CANCELLED' : result.failure, { ...result.reasonCoded, message: result.reason }, result.blocking);
-  }
-
-  /** Records drain events: pods evicted, deleted, skipped, and each new reason a pod is blocked. */
-  private drainListener(active: ActiveRun, ungraceful: boolean): (event: DrainEvent) => void {
-    const { writer } = active;
-    const lastBlock = new Map<string, string>();
-    return (event) => {
-      switch (event.type) {
-        case 'cordoned':
-          writer.add({ kind: 'CORDONED', message: message(event.alreadyCordoned ? 'removal.event.alreadyCordoned' : 'removal.event.cordoned', { node: event.node }) });
-          break;
-        case 'pod-skipped':
-          writer.add({ kind: 'POD_SKIPPED', pod: event.pod, message: { ...event.reasonCoded, message: event.reason } });
-          break;
-        case 'pod-blocked': {
-          active.blockedSince ??= this.clock.now();
-          this.options.observer?.evictionRefused(active.run.clusterId);
-          // The Eviction API is asked again every few seconds: record a block once per reason.
-          const key = `${event.pdb ?? ''}|${event.message}|${event.detail ?? ''}`;
-          if (lastBlock.get(event.pod) !== key) {
-            lastBlock.set(event.pod, key);
-            writer.add({
-              kind: 'POD_BLOCKED',
-              pod: event.pod,
-              pdb: event.pdb,
-              message: { ...event.coded, message: [event.message, event.detail].filter(Boolean).join(' ') },
-              detail: { retryInMs: event.retryInMs, ...(event.detail ? { cause: event.detail } : {}) },
-            });
-          }
-          break;
-        }
-        case 'pod-evicted':
-          active.blockedSince = null;
-          lastBlock.delete(event.pod);
-          writer.add({ kind: 'POD_EVICTED', pod: event.pod, message: message('removal.event.podEvicted') });
-          break;
-        case 'pod-deleted':
-          writer.add(ungraceful ? { kind: 'POD_FORCE_DELETED', pod: event.pod, message: message('removal.event.podForceDeleted') } : { kind: 'POD_DELETED', pod: event.pod, message: message('removal.event.podGone') });
-          break;
-        case 'pod-failed':
-          writer.add({ kind: 'POD_FAILED', pod: event.pod, message: { ...event.coded, message: event.message } });
-          break;
-        default:
-          break;
-      }
+  /** What a phase may touch of the run. */
+  private contextOf(active: ActiveRun): RemovalPhaseContext {
+    return {
+      // A getter: a cancel rewrites the run's reason while its drain goes on.
+      get run() {
+        return active.run;
+      },
+      record: (event) => active.writer.add(event),
+      signal: active.abort.signal,
+      cancelled: () => active.cancelled,
+      interrupted: () => this.stopping || active.lost,
+      heldByBudgets: (since) => {
+        active.blockedSince = since;
+      },
     };
-  }
-
-  /** Ends the run at the drain: the node stays cordoned as DRAIN_FAILED (its reason names what blocked), the Node is kept. */
-  private async drainStopped(active: ActiveRun, failure: DrainFailure, reason: string | CodedText, blocking: RemovalBlockingPod[]): Promise<PhaseOutcome> {
-    const cancelled = failure === 'CANCELLED';
-    const what: Message = cancelled
-      ? active.run.reasonCoded ?? bare(message('removal.raw', { text: active.run.reason ?? 'cancelled' }))
-      : bare(message('removal.drainNotFinished', { failure, reason: typeof reason === 'string' ? reason : bare(reason) }));
-    const said = blocking.length > 0 ? message('removal.blocking', { what, pods: describeBlocking(blocking) }) : message(what.code, what.params);
-    active.writer.add({ kind: 'DRAIN_FAILED', message: said, detail: { failure, blocking } });
-    await this.end(active, cancelled ? 'CANCELLED' : 'FAILED', message('removal.stopped', { what: bare(said) }), blocking);
-    return 'ENDED';
-  }
-
-  private async stopKubelet(active: ActiveRun): Promise<PhaseOutcome> {
-    const { run, writer } = active;
-    const node = await this.nodes.get(run.nodeId);
-    const target = this.hosts(node);
-    if (!target) {
-      writer.add({
-        kind: 'KUBELET_NOT_STOPPED',
-        message: message('removal.event.noSshKubelet', { node: run.nodeName, discovered: node.origin === 'DISCOVERED' }),
-      });
-      return 'NEXT';
-    }
-    const result = await stopKubelet(this.ssh, target);
-    switch (result.outcome) {
-      case 'STOPPED':
-        writer.add({ kind: 'KUBELET_STOPPED', message: result.message });
-        return 'NEXT';
-      case 'NOT_INSTALLED':
-        writer.add({ kind: 'KUBELET_NOT_STOPPED', message: result.message });
-        return 'NEXT';
-      case 'UNREACHABLE':
-        writer.add({ kind: 'KUBELET_NOT_STOPPED', message: message('removal.event.hostUnreachable', { error: bare(result.message) }) });
-        return 'NEXT';
-      case 'FAILED':
-        writer.add({ kind: 'KUBELET_NOT_STOPPED', message: result.message });
-        await this.end(active, 'FAILED', message('removal.kubeletNotStopped', { error: bare(result.message) }), []);
-        return 'ENDED';
-    }
-  }
-
-  private async deleteNode(active: ActiveRun): Promise<PhaseOutcome> {
-    const { run, writer } = active;
-    try {
-      const { client } = await this.clusters.watch(run.clusterId);
-      const result = await deleteNode(client, run.nodeName, { uid: run.nodeUid ?? undefined });
-      if (result.ok) {
-        writer.add({ kind: 'NODE_DELETED', message: message(result.existed ? 'removal.event.nodeDeleted' : 'removal.event.nodeAlreadyGone', { node: run.nodeName }) });
-        return 'NEXT';
-      }
-      writer.add({ kind: 'NODE_NOT_DELETED', message: result.reason });
-      await this.end(active, 'FAILED', result.reason, []);
-    } catch (error) {
-      writer.add({ kind: 'NODE_NOT_DELETED', message: errorText(error) });
-      await this.end(active, 'FAILED', message('removal.nodeNotDeleted', { error: errorText(error) }), []);
-    }
-    return 'ENDED';
-  }
-
-  private async denyCsrs(active: ActiveRun): Promise<PhaseOutcome> {
-    const { run, writer } = active;
-    const names = await this.csrs.pendingCsrNamesFor(run.clusterId, run.nodeName);
-    const denied: string[] = [];
-    const failed: Array<{ name: string; error: string }> = [];
-    for (const name of names) {
-      try {
-        await this.csrs.deny(run.clusterId, name, run.requestedBy, CSR_DENY_REASON);
-        denied.push(name);
-      } catch (error) {
-        failed.push({ name, error: errorText(error) });
-      }
-    }
-    writer.add({
-      kind: 'CSRS_DENIED',
-      message:
-        names.length === 0
-          ? message('removal.event.noCsrs', { node: run.nodeName })
-          : failed.length === 0
-            ? message('removal.event.csrsDenied', { count: denied.length, node: run.nodeName, csrs: denied.join(', ') })
-            : message('removal.event.csrsDeniedSome', { count: denied.length, node: run.nodeName, csrs: denied.join(', '), failed: failed.map((f) => `${f.name} (${f.error})`).join(', ') }),
-      detail: { denied, failed },
-    });
-    return 'NEXT';
-  }
-
-  private async revokeTokens(active: ActiveRun): Promise<PhaseOutcome> {
-    const { run, writer } = active;
-    const count = await this.tokens.revokeForNode(run.nodeId);
-    writer.add({ kind: 'TOKENS_REVOKED', message: count > 0 ? message('removal.event.tokensRevoked', { count }) : message('removal.event.noTokens'), detail: { revoked: count } });
-    return 'NEXT';
-  }
-
-  private async cleanHost(active: ActiveRun): Promise<PhaseOutcome> {
-    const { run, writer } = active;
-    const target = this.hosts(await this.nodes.get(run.nodeId));
-    if (!target) {
-      writer.add({ kind: 'HOST_NOT_CLEANED', message: message('removal.event.noSshClean', { node: run.nodeName }) });
-      return 'NEXT';
-    }
-    const result = await cleanHost(this.ssh, target);
-    writer.add({ kind: result.ok ? 'HOST_CLEANED' : 'HOST_NOT_CLEANED', message: result.message, detail: { removed: result.removed } });
-    return 'NEXT';
   }
 
   private async succeed(active: ActiveRun): Promise<void> {
