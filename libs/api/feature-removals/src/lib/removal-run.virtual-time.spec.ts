@@ -91,8 +91,8 @@ describe('removal runs on virtual time', () => {
   const replica = async (clock: FakeClock, identity: string) => {
     const summaries = await listNodes(world.client);
     const clusters: ClusterAccess = {
-      watch: async () => ({ client: world.client, nodes: () => summaries }),
-      read: async (_id, read) => read({ client: world.client, nodes: () => summaries }, new AbortController().signal),
+      watch: async () => ({ client: world.client, nodes: () => summaries, podsOnNode: () => null }),
+      read: async (_id, read) => read({ client: world.client, nodes: () => summaries, podsOnNode: () => null }, new AbortController().signal),
     };
     const done = { host: [] as string[], denied: [] as string[], refusals: 0, finished: [] as string[] };
     const runs = new RemovalRunStore(dataSource);
@@ -119,18 +119,18 @@ describe('removal runs on virtual time', () => {
       tokens: new AgentTokens(dataSource),
     });
     const runner = new RemovalRunner(runs, nodes, phases, log, logger, { identity, clock, observer });
-    const service = new RemovalService(runs, nodes, clusters, () => HOST_TARGET, ssh, runner, log);
-    return { runner, service, log, done };
+    const service = new RemovalService(runs, nodes, clusters, () => HOST_TARGET, ssh, runner);
+    return { runner, service, runs, done };
   };
 
   const kubeNode = async (name: string) => (await world.client.call('list', (o) => world.client.core.listNode({}, o))).items.find((node) => node.metadata?.name === name);
   const podsOn = async (name: string) =>
     (await world.client.call('list', (o) => world.client.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${name}` }, o))).items.map((pod) => `${pod.metadata?.namespace}/${pod.metadata?.name}`);
-  const eventsOf = async (log: RemovalLog, runId: string) => (await log.after(runId)).map((event) => ({ seq: event.seq, kind: event.kind, pod: event.pod, code: event.messageCoded?.code ?? null, message: event.message }));
+  const eventsOf = async (runs: RemovalRunStore, runId: string) => (await runs.events.list(runId)).map((event) => ({ seq: event.seq, kind: event.kind, pod: event.pod, code: event.messageCoded?.code ?? null, message: event.message }));
 
   it('goes through every phase: the drain retries a budget’s refusal every 5 s of virtual time until it gives way', async () => {
     const clock = new FakeClock(new Date().toISOString(), false);
-    const { runner, service, log, done } = await replica(clock, 'api-0#1');
+    const { runner, service, runs, done } = await replica(clock, 'api-0#1');
     const node = await nodes.create({ clusterId, hostname: 'w1', status: 'JOINED', everJoined: true });
     const options: RemovalOptions = { ...DEFAULT_REMOVAL_OPTIONS, cleanHost: true };
     const run = await service.start(node.id, options, 'alice');
@@ -155,7 +155,7 @@ describe('removal runs on virtual time', () => {
     expect(done.denied).toEqual(['csr-w1']);
     expect(runner.blockedDrains()).toEqual([]);
 
-    const events = await eventsOf(log, run.id);
+    const events = await eventsOf(runs, run.id);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
     expect(events.filter((event) => event.pod === null).map((event) => event.kind)).toEqual([
       'STARTED',
@@ -193,7 +193,7 @@ describe('removal runs on virtual time', () => {
       heartbeatAt: new Date(),
       startedAt: new Date(clock.now() - 10_000),
     });
-    const { runner, log, done } = await replica(clock, 'api-0#200');
+    const { runner, runs, done } = await replica(clock, 'api-0#200');
     expect(await runner.adoptOrphans(true)).toBe(1);
 
     // Loops waiting on the clock: the heartbeat, the drain's timeout and ledger-1's next eviction.
@@ -210,7 +210,7 @@ describe('removal runs on virtual time', () => {
     expect((await kubeNode('w3'))?.spec?.unschedulable).toBe(true);
     expect(await podsOn('w3')).toEqual(['shop/ledger-1']);
     expect(done.host).toEqual([]);
-    expect((await eventsOf(log, id)).map((event) => [event.kind, event.code])).toEqual([
+    expect((await eventsOf(runs, id)).map((event) => [event.kind, event.code])).toEqual([
       ['RESUMED', 'removal.event.resumed'],
       ['CORDONED', 'removal.event.alreadyCordoned'],
       ['POD_BLOCKED', 'drain.twoSentences'],

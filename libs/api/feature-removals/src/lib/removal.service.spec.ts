@@ -9,10 +9,9 @@ import { SHIPPED_RBAC, shippedIdentityKubeconfig, startSimWithClient, type SimWi
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
-import { RemovalLog } from './removal-log';
+import { createRemovalFeature } from './removal-feature';
 import type { ClusterAccess } from './removal-ports';
-import { RemovalRunner } from './removal-runner';
-import { RemovalService } from './removal.service';
+import type { RemovalService } from './removal.service';
 
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 const RS_UID = 'c1f0c7e2-0000-4000-8000-000000000017';
@@ -50,13 +49,19 @@ describe('removal preview: the node’s pods', () => {
   const logger = pino({ level: 'silent' });
   const clusterId = randomUUID();
 
-  const serviceOn = (clusters: ClusterAccess): RemovalService => {
-    const runs = new RemovalRunStore(dataSource);
-    const nodes = new NodeStore(dataSource, nodeChangePublisher(createInProcessEventBus()));
-    const log = new RemovalLog(runs, createInProcessEventBus(), logger);
-    const runner = new RemovalRunner(runs, nodes, new AgentTokens(dataSource), clusters, { pendingCsrNamesFor: async () => [], deny: async () => undefined }, () => null, ssh, log, logger, { identity: 'spec' });
-    return new RemovalService(runs, nodes, clusters, () => null, ssh, runner, log);
-  };
+  const serviceOn = (clusters: ClusterAccess): RemovalService =>
+    createRemovalFeature({
+      runs: new RemovalRunStore(dataSource),
+      nodes: new NodeStore(dataSource, nodeChangePublisher(createInProcessEventBus())),
+      tokens: new AgentTokens(dataSource),
+      clusters,
+      csrs: { pendingCsrNamesFor: async () => [], deny: async () => undefined },
+      hosts: () => null,
+      ssh,
+      events: createInProcessEventBus(),
+      logger,
+      runner: { identity: 'spec' },
+    }).service;
   const previewedPods = async (service: RemovalService): Promise<string[]> =>
     (await service.preview(nodeId, { ...DEFAULT_REMOVAL_OPTIONS, force: true, deleteEmptyDirData: true, ignoreDaemonSets: true })).pods.map((pod) => pod.pod).sort();
   /** Pod lists of one node (what listPodsOnNode sends), as opposed to the pod cache's list of every scheduled pod. */

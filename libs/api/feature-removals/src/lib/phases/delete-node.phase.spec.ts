@@ -21,7 +21,7 @@ describe('DELETE_NODE', () => {
     const { client } = world;
     const current = await client.call('read', (o) => client.core.readNode({ name: 'w1' }, o));
     const h = phaseHarness(runningRun({ phase: 'DELETE_NODE', nodeUid: uid ?? current.metadata?.uid ?? null }));
-    const phase = new DeleteNodePhase({ clusters: { watch: async () => ({ client, nodes: () => [] }) } });
+    const phase = new DeleteNodePhase({ clusters: { watch: async () => ({ client, nodes: () => [], podsOnNode: () => null }) } });
     const nodes = async () => (await client.call('list', (o) => client.core.listNode({}, o))).items.map((node) => node.metadata?.name);
     return { h, phase, nodes };
   };

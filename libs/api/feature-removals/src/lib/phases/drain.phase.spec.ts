@@ -54,7 +54,7 @@ async function drainWith(
     };
   const drains: Drains = { graceful: fake('graceful'), ungraceful: fake('ungraceful') };
   const phase = new DrainPhase({
-    clusters: { watch: async () => (setup.unreachable ? Promise.reject(new Error('connect ECONNREFUSED 198.18.0.2:6443')) : { client: CLIENT, nodes: () => [] }) },
+    clusters: { watch: async () => (setup.unreachable ? Promise.reject(new Error('connect ECONNREFUSED 198.18.0.2:6443')) : { client: CLIENT, nodes: () => [], podsOnNode: () => null }) },
     drains,
     clock,
     evictionRetryMs: 5000,
