@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { BOOTSTRAP_GROUP_PATTERN, BOOTSTRAP_TOKEN_PATTERN, BOOTSTRAP_TOKEN_SECRET_TYPE } from './bootstrap-token';
+import type { KubeSimClock } from './clock';
 import type { ResourceDefinition } from './resource-definition';
 import { secretData } from './resources/secrets';
 import type { ObjectStore } from './store';
@@ -13,6 +14,8 @@ export type AuthResult = { kind: 'user'; user: UserInfo } | { kind: 'anonymous' 
 
 export interface AuthenticatorOptions {
   store: ObjectStore;
+  /** What bootstrap tokens' `expiration` is judged by. */
+  clock: KubeSimClock;
   staticTokens?: readonly StaticToken[];
   /** Token of the built-in admin (`kube-sim-admin`, group `system:masters`). */
   adminToken?: string;
@@ -125,7 +128,7 @@ export class Authenticator {
     }
     if (data['expiration'] !== undefined) {
       const expires = Date.parse(data['expiration']);
-      if (Number.isNaN(expires) || expires <= Date.now()) {
+      if (Number.isNaN(expires) || expires <= this.options.clock.now()) {
         return undefined;
       }
     }

@@ -1,6 +1,7 @@
 import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SYSTEM_CLOCK, type KubeSimClock } from './clock';
 import { x509 } from './x509';
 
 type CryptoKey = webcrypto.CryptoKey;
@@ -58,6 +59,7 @@ export class CertificateAuthority {
     readonly cert: x509.X509Certificate,
     private readonly signingKey: CryptoKey,
     readonly keyPem: string,
+    private readonly clock: KubeSimClock,
   ) {}
 
   /** PEM of the CA certificate. */
@@ -65,10 +67,13 @@ export class CertificateAuthority {
     return this.cert.toString('pem');
   }
 
-  /** Creates a self-signed CA valid for ten years. */
-  static async create(commonName = 'kube-sim-ca'): Promise<CertificateAuthority> {
+  /**
+   * Creates a self-signed CA valid for ten years. `clock` dates it and every certificate it issues;
+   * TLS peers check those dates against their own clock, so a fake one should start at the real time.
+   */
+  static async create(commonName = 'kube-sim-ca', clock: KubeSimClock = SYSTEM_CLOCK): Promise<CertificateAuthority> {
     const keys = await generateKeyPair();
-    const now = Date.now();
+    const now = clock.now();
     const cert = await x509.X509CertificateGenerator.createSelfSigned({
       serialNumber: randomSerial(),
       name: `CN=${commonName}`,
@@ -82,28 +87,28 @@ export class CertificateAuthority {
         await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       ],
     });
-    return new CertificateAuthority(cert, keys.privateKey, await privateKeyPem(keys.privateKey));
+    return new CertificateAuthority(cert, keys.privateKey, await privateKeyPem(keys.privateKey), clock);
   }
 
   /** Loads a CA from PEM (an ECDSA P-256 key, as written by {@link CertificateAuthority.save}). */
-  static async load(certPem: string, keyPem: string): Promise<CertificateAuthority> {
+  static async load(certPem: string, keyPem: string, clock: KubeSimClock = SYSTEM_CLOCK): Promise<CertificateAuthority> {
     const der = createPrivateKey(keyPem).export({ format: 'der', type: 'pkcs8' });
     const key = await webcrypto.subtle.importKey('pkcs8', der, EC_KEY, true, ['sign']);
-    return new CertificateAuthority(new x509.X509Certificate(certPem), key, keyPem);
+    return new CertificateAuthority(new x509.X509Certificate(certPem), key, keyPem, clock);
   }
 
   /** Loads `ca.crt`/`ca.key` from a state directory, creating and saving them on first use. */
-  static async loadOrCreate(stateDir: string): Promise<CertificateAuthority> {
+  static async loadOrCreate(stateDir: string, clock: KubeSimClock = SYSTEM_CLOCK): Promise<CertificateAuthority> {
     const certPath = join(stateDir, 'ca.crt');
     const keyPath = join(stateDir, 'ca.key');
     try {
-      return await CertificateAuthority.load(await readFile(certPath, 'utf8'), await readFile(keyPath, 'utf8'));
+      return await CertificateAuthority.load(await readFile(certPath, 'utf8'), await readFile(keyPath, 'utf8'), clock);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
         throw error;
       }
     }
-    const ca = await CertificateAuthority.create();
+    const ca = await CertificateAuthority.create(undefined, clock);
     await mkdir(stateDir, { recursive: true });
     await writeFile(certPath, ca.certPem, { mode: 0o644 });
     await writeFile(keyPath, ca.keyPem, { mode: 0o600 });
@@ -112,7 +117,7 @@ export class CertificateAuthority {
 
   /** Issues a certificate for a public key; validity is capped by the CA's own. */
   async issue(request: IssueRequest): Promise<x509.X509Certificate> {
-    const now = Date.now();
+    const now = this.clock.now();
     const notBefore = new Date(Math.max(now - BACKDATE_MS, this.cert.notBefore.getTime()));
     const notAfter = new Date(Math.min(now + request.durationMs, this.cert.notAfter.getTime()));
     const extensions: x509.Extension[] = [
@@ -160,8 +165,8 @@ export class CertificateAuthority {
     return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
   }
 
-  /** Checks a certificate was signed by this CA and is within its validity. */
-  async verifies(cert: x509.X509Certificate, at = new Date()): Promise<boolean> {
+  /** Checks a certificate was signed by this CA and is within its validity (now, by the CA's clock). */
+  async verifies(cert: x509.X509Certificate, at = new Date(this.clock.now())): Promise<boolean> {
     return cert.verify({ publicKey: this.cert.publicKey, date: at });
   }
 }

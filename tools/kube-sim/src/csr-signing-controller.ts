@@ -1,4 +1,5 @@
 import type { CertificateAuthority } from './certificate-authority';
+import type { KubeSimClock } from './clock';
 import { cloneJson, type JsonObject } from './json-value';
 import { kubeTime, type KubeObject } from './kube-object';
 import type { ResourceDefinition } from './resource-definition';
@@ -30,7 +31,11 @@ export class CsrSigningController {
   private readonly pending = new Set<Promise<void>>();
   private stopped = false;
 
-  constructor(private readonly store: ObjectStore, private readonly ca: CertificateAuthority) {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly ca: CertificateAuthority,
+    private readonly clock: KubeSimClock,
+  ) {
     this.unsubscribe = store.subscribe((event) => this.onEvent(event));
   }
 
@@ -77,7 +82,7 @@ export class CsrSigningController {
     if (certificate) {
       status['certificate'] = Buffer.from(certificate, 'utf8').toString('base64');
     } else {
-      const now = kubeTime();
+      const now = kubeTime(this.clock.now());
       status['conditions'] = [
         ...csrConditions(updated),
         { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: failure ?? 'signing failed', lastUpdateTime: now, lastTransitionTime: now },

@@ -113,6 +113,6 @@ function checkAndDecrement(api: ObjectApi, pdb: KubeObject, podName: string, dry
     return;
   }
   const updated = cloneJson(pdb);
-  updated.status = { ...status, disruptionsAllowed: allowed - 1, disruptedPods: { ...disrupted, [podName]: kubeTime() } };
+  updated.status = { ...status, disruptionsAllowed: allowed - 1, disruptedPods: { ...disrupted, [podName]: kubeTime(api.clock.now()) } };
   api.store.replace(pdbDef, updated);
 }

@@ -1,4 +1,5 @@
 export { startKubeSim, type KubeSim, type KubeSimOptions } from './kube-sim';
+export { SYSTEM_CLOCK, type KubeSimClock } from './clock';
 export { bootstrapTokenSecret, type BootstrapTokenOptions, BOOTSTRAP_TOKEN_SECRET_TYPE } from './bootstrap-token';
 export { buildKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig';
 export { CertificateAuthority, type KeyPairPem } from './certificate-authority';

@@ -46,9 +46,9 @@ export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
-/** RFC 3339 timestamp with second precision, as Kubernetes writes `metav1.Time`. */
-export function kubeTime(date: Date = new Date()): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
+/** RFC 3339 timestamp with second precision, as Kubernetes writes `metav1.Time`; `at` is a Date or epoch milliseconds (the simulator's clock). */
+export function kubeTime(at: Date | number): string {
+  return `${new Date(at).toISOString().slice(0, 19)}Z`;
 }
 
 /** The owner reference with `controller: true`, if any. */

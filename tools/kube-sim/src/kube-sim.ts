@@ -13,6 +13,7 @@ import { nodeRestriction } from './authorization/node-restriction';
 import { rbacEscalationPrevention } from './authorization/rbac-escalation';
 import { bootstrapTokenSecret, type BootstrapTokenOptions } from './bootstrap-token';
 import { CertificateAuthority, type KeyPairPem } from './certificate-authority';
+import { SYSTEM_CLOCK, type KubeSimClock } from './clock';
 import { CrdController } from './crd-controller';
 import { CsrSigningController } from './csr-signing-controller';
 import { createIdentity, type Identity, type IdentityOptions } from './identity';
@@ -129,6 +130,14 @@ export interface KubeSimOptions {
   aggregatedDiscovery?: boolean;
   /** Issuer, API audiences and clock of service-account tokens (TokenRequest). */
   serviceAccountTokens?: ServiceAccountTokenOptions;
+  /**
+   * The simulator's time (default: the machine's): every timestamp it writes (creationTimestamp,
+   * conditions, taints, deletionTimestamp, certificates' notBefore/notAfter, tokens' iat/exp) and
+   * every expiry it judges. Tests hand it the time source of the code under test, e.g.
+   * `{ now: () => fakeClock.now() }`; TLS peers check certificates against the real time, so a fake
+   * clock should start at it. Timers (grace periods, controller delays, watch timeouts) stay real.
+   */
+  clock?: KubeSimClock;
   /** Receives one line per request and internal errors. */
   log?: (line: string) => void;
 }
@@ -224,8 +233,9 @@ function urlHost(host: string): string {
  */
 export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
   const host = options.host ?? '127.0.0.1';
+  const clock = options.clock ?? SYSTEM_CLOCK;
   const store = new ObjectStore(RESOURCES, { historySize: options.watchCacheSize, watchCache: options.watchCache });
-  const api = new ObjectApi(store);
+  const api = new ObjectApi(store, clock);
   const resource = (name: string): ResourceDefinition => {
     const def = store.definitions.find((d) => d.resource === name);
     if (!def) {
@@ -237,24 +247,24 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     api.seed(resource('namespaces'), { metadata: { name } });
   }
   const crdController = new CrdController(store);
-  const ca = options.stateDir ? await CertificateAuthority.loadOrCreate(options.stateDir) : await CertificateAuthority.create();
+  const ca = options.stateDir ? await CertificateAuthority.loadOrCreate(options.stateDir, clock) : await CertificateAuthority.create(undefined, clock);
   const withAdmin = options.admin !== false;
   const adminToken = withAdmin ? (options.adminToken ?? randomBytes(24).toString('hex')) : '';
   const staticTokens = [...(options.tokenAuthFile ? await readTokenFile(options.tokenAuthFile) : []), ...(options.staticTokens ?? [])];
   const serviceAccounts = new ServiceAccountsController(api, ca.certPem);
   const legacyTokens = new LegacyServiceAccountTokens(api, ca.certPem);
-  const serviceAccountTokens = new ServiceAccountTokens(store, resource('serviceaccounts'), options.serviceAccountTokens);
-  const authenticator = new Authenticator({ store, staticTokens, adminToken: withAdmin ? adminToken : undefined, serviceAccountTokens, tokenAuthenticators: [legacyTokens.authenticate] });
+  const serviceAccountTokens = new ServiceAccountTokens(store, resource('serviceaccounts'), { ...options.serviceAccountTokens, now: options.serviceAccountTokens?.now ?? (() => clock.now()) });
+  const authenticator = new Authenticator({ store, clock, staticTokens, adminToken: withAdmin ? adminToken : undefined, serviceAccountTokens, tokenAuthenticators: [legacyTokens.authenticate] });
   const authorizer = new Authorizer(store);
   api.admission.push(nodeRestriction, rbacEscalationPrevention(authorizer), certificateAdmission(authorizer));
   const aggregation = new ClusterRoleAggregationController(store);
   const controllerDelay = options.controllerDelayMs ?? 0;
   const controllerError = (error: unknown): void => options.log?.(`controller error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  const pdbController = new PdbController(store, options.pdbSyncDelayMs ?? controllerDelay, controllerError);
-  const signer = new CsrSigningController(store, ca);
+  const pdbController = new PdbController(store, clock, options.pdbSyncDelayMs ?? controllerDelay, controllerError);
+  const signer = new CsrSigningController(store, ca, clock);
   const podGc = (options.orphanedPodGcSeconds ?? 40) >= 0 ? new PodGcController(api, (options.orphanedPodGcSeconds ?? 40) * 1000) : undefined;
   const nodeGrace = options.nodeMonitorGracePeriodSeconds ?? 50;
-  const nodeLifecycle = nodeGrace > 0 ? new NodeLifecycleController(store, nodeGrace * 1000) : undefined;
+  const nodeLifecycle = nodeGrace > 0 ? new NodeLifecycleController(store, nodeGrace * 1000, clock) : undefined;
   if (options.seed !== undefined) {
     loadSeed(api, options.seed);
   }
@@ -267,7 +277,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   }
   store.startWatchCaches();
   pdbController.syncAll();
-  const workloads = options.workloadControllers !== true ? [] : [new ReplicaSetController(api, controllerDelay, controllerError), new DeploymentController(api, controllerDelay, controllerError), new Scheduler(store, controllerDelay, controllerError)];
+  const workloads = options.workloadControllers !== true ? [] : [new ReplicaSetController(api, controllerDelay, controllerError), new DeploymentController(api, controllerDelay, controllerError), new Scheduler(store, clock, controllerDelay, controllerError)];
   const podStarter = options.podStartupSeconds !== undefined ? new PodStarter(api, options.podStartupSeconds * 1000) : undefined;
   const controllersIdle = async (): Promise<void> => {
     const queues = [pdbController, ...workloads];

@@ -1,3 +1,4 @@
+import type { KubeSimClock } from './clock';
 import { cloneJson, isJsonObject, type JsonObject } from './json-value';
 import { kubeTime, type KubeObject } from './kube-object';
 import type { ResourceDefinition } from './resource-definition';
@@ -30,7 +31,12 @@ export class NodeLifecycleController {
   private readonly leases: ResourceDefinition;
   private readonly probes = new Map<string, { signature: string; seenAt: number }>();
 
-  constructor(private readonly store: ObjectStore, private readonly gracePeriodMs: number, checkIntervalMs = Math.min(5000, Math.max(100, gracePeriodMs / 4))) {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly gracePeriodMs: number,
+    private readonly clock: KubeSimClock,
+    checkIntervalMs = Math.min(5000, Math.max(100, gracePeriodMs / 4)),
+  ) {
     const find = (group: string, resource: string): ResourceDefinition => {
       const def = store.definitions.find((d) => d.group === group && d.resource === resource);
       if (!def) {
@@ -68,14 +74,14 @@ export class NodeLifecycleController {
     return probe.seenAt;
   }
 
-  /** One pass over every node. */
-  check(now = Date.now()): void {
+  /** One pass over every node, at `now` by the simulator's clock. */
+  check(now = this.clock.now()): void {
     for (const node of this.store.list(this.nodes)) {
       const seen = this.lastSeen(node, now);
       const ready = conditionsOf(node).find((c) => c['type'] === 'Ready');
       const tainted = taintsOf(node).some((t) => t['key'] === UNREACHABLE_TAINT);
       if (seen !== undefined && now - seen > this.gracePeriodMs && ready?.['status'] !== 'Unknown') {
-        this.markUnknown(node);
+        this.markUnknown(node, now);
       } else if (ready?.['status'] === 'True' && tainted) {
         const updated = cloneJson(node);
         updated.spec = { ...updated.spec, taints: taintsOf(node).filter((t) => t['key'] !== UNREACHABLE_TAINT) };
@@ -84,9 +90,9 @@ export class NodeLifecycleController {
     }
   }
 
-  private markUnknown(node: KubeObject): void {
+  private markUnknown(node: KubeObject, at: number): void {
     const updated = cloneJson(node);
-    const now = kubeTime();
+    const now = kubeTime(at);
     const existing = conditionsOf(node);
     const types = new Set([...NODE_CONDITIONS.filter((t) => t === 'Ready' || existing.some((c) => c['type'] === t)), ...existing.map((c) => String(c['type']))]);
     updated.status = {

@@ -12,6 +12,7 @@ import {
   type ErrorSubject,
   type FieldError,
 } from './api-error';
+import { SYSTEM_CLOCK, type KubeSimClock } from './clock';
 import { cloneJson, isJsonObject, jsonEqual, type JsonValue } from './json-value';
 import { kubeTime, objectKey, type KubeObject } from './kube-object';
 import { DEFAULT_LIST_STRATEGIES, applyPatch, type PatchType } from './patch';
@@ -74,7 +75,11 @@ export class ObjectApi {
   /** Validating admission plugins, run in order before every create, update and delete. */
   readonly admission: AdmissionPlugin[] = [];
 
-  constructor(readonly store: ObjectStore) {}
+  /** @param clock what creation and deletion timestamps are stamped with, and grace periods judged by. */
+  constructor(
+    readonly store: ObjectStore,
+    readonly clock: KubeSimClock = SYSTEM_CLOCK,
+  ) {}
 
   /** Runs the admission plugins; the first refusal is thrown. */
   admit(request: AdmissionRequest): void {
@@ -98,7 +103,7 @@ export class ObjectApi {
   }
 
   private context(user: UserInfo): StrategyContext {
-    return { user, now: new Date() };
+    return { user, now: new Date(this.clock.now()) };
   }
 
   private validateName(def: ResourceDefinition, name: string): FieldError[] {
@@ -174,7 +179,7 @@ export class ObjectApi {
       throw invalid(subjectOf(def, ''), [{ type: 'Required', field: 'metadata.name', detail: 'name or generateName is required' }]);
     }
     meta.uid = randomUUID();
-    meta.creationTimestamp = kubeTime();
+    meta.creationTimestamp = kubeTime(this.clock.now());
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -223,7 +228,7 @@ export class ObjectApi {
       delete meta.namespace;
     }
     meta.uid ??= randomUUID();
-    meta.creationTimestamp ??= kubeTime();
+    meta.creationTimestamp ??= kubeTime(this.clock.now());
     delete meta.resourceVersion;
     if (def.tracksGeneration) {
       meta.generation ??= 1;
@@ -264,7 +269,7 @@ export class ObjectApi {
       if (!write) {
         throw new ApiError(failureStatus(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`, {}));
       }
-      candidate = normalizeObject(def, write.merge(incoming, current));
+      candidate = normalizeObject(def, write.merge(incoming, current, this.context(options.user)));
       errors = write.validate?.(candidate, current) ?? [];
     } else {
       candidate = incoming;
@@ -308,7 +313,7 @@ export class ObjectApi {
     }
     candidate.metadata.resourceVersion = current.metadata.resourceVersion;
     const stored = this.store.replace(def, candidate);
-    if (stored.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0 && Date.parse(stored.metadata.deletionTimestamp) <= Date.now()) {
+    if (stored.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0 && Date.parse(stored.metadata.deletionTimestamp) <= this.clock.now()) {
       this.finishDeletion(def, stored);
     }
     return stored;
@@ -364,14 +369,14 @@ export class ObjectApi {
     }
     if (current.metadata.deletionTimestamp) {
       // Already being deleted: a second delete may only shorten the grace period.
-      const remaining = Math.max(0, (Date.parse(current.metadata.deletionTimestamp) - Date.now()) / 1000);
+      const remaining = Math.max(0, (Date.parse(current.metadata.deletionTimestamp) - this.clock.now()) / 1000);
       if (grace >= remaining && (remaining > 0 || finalizers.length > 0)) {
         return current;
       }
     }
     if (grace > 0 || finalizers.length > 0) {
       const updated = cloneJson(current);
-      updated.metadata.deletionTimestamp = kubeTime(new Date(Date.now() + grace * 1000));
+      updated.metadata.deletionTimestamp = kubeTime(this.clock.now() + grace * 1000);
       updated.metadata.deletionGracePeriodSeconds = grace;
       if (def.tracksGeneration) {
         updated.metadata.generation = (current.metadata.generation ?? 0) + 1;

@@ -1,3 +1,4 @@
+import type { KubeSimClock } from './clock';
 import { cloneJson } from './json-value';
 import { controllerOf, type KubeObject } from './kube-object';
 import { computePdbStatus, DISRUPTED_POD_TIMEOUT_MS, pdbStatusChanged, type ControllerScale } from './pdb';
@@ -38,7 +39,12 @@ export class PdbController {
 
   private readonly queue: WorkQueue;
 
-  constructor(private readonly store: ObjectStore, delayMs = 0, onError?: (error: unknown) => void) {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly clock: KubeSimClock,
+    delayMs = 0,
+    onError?: (error: unknown) => void,
+  ) {
     this.queue = new WorkQueue((namespace) => this.syncNamespace(namespace), delayMs, onError);
     this.pods = find(store, '', 'pods');
     this.pdbs = find(store, 'policy', 'poddisruptionbudgets');
@@ -110,7 +116,7 @@ export class PdbController {
       return;
     }
     const pods = this.store.list(this.pods, { namespace });
-    const now = new Date();
+    const now = new Date(this.clock.now());
     for (const pdb of budgets) {
       const status = computePdbStatus(pdb, pods, this.scaleOf, now);
       if (pdbStatusChanged(pdb.status, status)) {
@@ -128,7 +134,7 @@ export class PdbController {
       return;
     }
     const times = Object.values(disrupted as Record<string, string>).map((t) => Date.parse(t) + DISRUPTED_POD_TIMEOUT_MS);
-    const delay = Math.max(0, Math.min(...times) - Date.now()) + 50;
+    const delay = Math.max(0, Math.min(...times) - this.clock.now()) + 50;
     const timer = setTimeout(() => {
       this.timers.delete(namespace);
       this.syncNamespace(namespace);

@@ -24,6 +24,8 @@ const scale =
   (p) =>
     p.metadata.ownerReferences?.[0] ? { uid: p.metadata.ownerReferences[0].uid, replicas } : undefined;
 
+const NOW = new Date('2026-12-01T00:00:00Z');
+
 const fivePods = [pod('a', { owner: 'rs' }), pod('b', { owner: 'rs' }), pod('c', { owner: 'rs' }), pod('d', { owner: 'rs', ready: false }), pod('e', { owner: 'rs', deleting: true }), pod('other', { labels: { app: 'db' }, owner: 'rs2' })];
 
 describe('PodDisruptionBudget status', () => {
@@ -39,21 +41,21 @@ describe('PodDisruptionBudget status', () => {
     [{ maxUnavailable: '50%' }, 5, [5, 2, 3, 1]],
     [{ maxUnavailable: '100%' }, 4, [4, 0, 3, 3]],
   ])('%o with scale %i', (spec, replicas, [expectedPods, desiredHealthy, currentHealthy, disruptionsAllowed]) => {
-    const status = computePdbStatus(pdb(spec), fivePods, scale(replicas));
+    const status = computePdbStatus(pdb(spec), fivePods, scale(replicas), NOW);
     expect(status).toMatchObject({ expectedPods, desiredHealthy, currentHealthy, disruptionsAllowed, observedGeneration: 3 });
     expect((status['conditions'] as { reason: string }[])[0].reason).toBe(disruptionsAllowed > 0 ? 'SufficientPods' : 'InsufficientPods');
   });
 
   it('fails safe when a percentage needs a controller the pods do not have', () => {
-    const status = computePdbStatus(pdb({ minAvailable: '50%' }), [pod('x')], scale(1));
+    const status = computePdbStatus(pdb({ minAvailable: '50%' }), [pod('x')], scale(1), NOW);
     expect(status['disruptionsAllowed']).toBe(0);
     expect((status['conditions'] as { reason: string; message: string }[])[0]).toMatchObject({ reason: 'SyncFailed', message: 'found no controllers for pod "x"' });
   });
 
   it('allows nothing while no pods are expected, and counts recently evicted pods as unhealthy', () => {
-    expect(computePdbStatus(pdb({ minAvailable: 0 }), [], scale(1))['disruptionsAllowed']).toBe(0);
-    const withDisrupted = { ...pdb({ minAvailable: 1 }), status: { disruptedPods: { a: new Date().toISOString() } } };
-    const status = computePdbStatus(withDisrupted, fivePods, scale(5));
+    expect(computePdbStatus(pdb({ minAvailable: 0 }), [], scale(1), NOW)['disruptionsAllowed']).toBe(0);
+    const withDisrupted = { ...pdb({ minAvailable: 1 }), status: { disruptedPods: { a: new Date(NOW.getTime() - 60_000).toISOString() } } };
+    const status = computePdbStatus(withDisrupted, fivePods, scale(5), NOW);
     expect(status).toMatchObject({ currentHealthy: 2, disruptionsAllowed: 1, disruptedPods: { a: expect.any(String) } });
   });
 

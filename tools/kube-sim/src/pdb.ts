@@ -104,7 +104,7 @@ function condition(previous: JsonObject | undefined, status: 'True' | 'False', r
  * @see https://github.com/kubernetes/kubernetes/blob/master/pkg/controller/disruption/disruption.go
  * @see https://kubernetes.io/docs/tasks/run-application/configure-pdb/
  */
-export function computePdbStatus(pdb: KubeObject, namespacePods: readonly KubeObject[], scaleOf: ControllerScale, now: Date = new Date()): JsonObject {
+export function computePdbStatus(pdb: KubeObject, namespacePods: readonly KubeObject[], scaleOf: ControllerScale, now: Date): JsonObject {
   const previous = pdb.status;
   const generation = pdb.metadata.generation ?? 1;
   const pods = podsCoveredBy(pdb, namespacePods);

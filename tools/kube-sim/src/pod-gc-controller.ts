@@ -49,7 +49,7 @@ export class PodGcController {
           phase: 'Failed',
           conditions: [
             ...conditions,
-            { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByPodGC', message: 'PodGC: node no longer exists', lastTransitionTime: kubeTime() },
+            { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByPodGC', message: 'PodGC: node no longer exists', lastTransitionTime: kubeTime(this.api.clock.now()) },
           ],
         };
         this.api.store.replace(pods, failed);

@@ -13,7 +13,7 @@ export interface StrategyContext {
 /** How a writable subresource (`status`, `approval`) turns an incoming object into the stored one. */
 export interface SubresourceWrite {
   /** Returns the object to store: the old object with only the fields this subresource may change taken from `incoming`. */
-  merge(incoming: KubeObject, old: KubeObject): KubeObject;
+  merge(incoming: KubeObject, old: KubeObject, ctx: StrategyContext): KubeObject;
   validate?(obj: KubeObject, old: KubeObject): FieldError[];
 }
 

@@ -1,3 +1,4 @@
+import type { KubeSimClock } from './clock';
 import { cloneJson, isJsonObject, type JsonObject } from './json-value';
 import { kubeTime, type KubeObject } from './kube-object';
 import type { ResourceDefinition } from './resource-definition';
@@ -68,7 +69,12 @@ export class Scheduler {
   private readonly pods: ResourceDefinition;
   private readonly nodes: ResourceDefinition;
 
-  constructor(private readonly store: ObjectStore, delayMs: number, onError?: (error: unknown) => void) {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly clock: KubeSimClock,
+    delayMs: number,
+    onError?: (error: unknown) => void,
+  ) {
     const find = (resource: string): ResourceDefinition => {
       const def = store.definitions.find((d) => d.group === '' && d.resource === resource);
       if (!def) {
@@ -127,7 +133,7 @@ export class Scheduler {
 
   /** What the pods/binding subresource does: spec.nodeName set, PodScheduled True. */
   private bind(pod: KubeObject, nodeName: string): void {
-    const updated = this.withCondition(pod, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: kubeTime() });
+    const updated = this.withCondition(pod, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: kubeTime(this.clock.now()) });
     updated.spec = { ...updated.spec, nodeName };
     this.store.replace(this.pods, updated);
   }
@@ -137,7 +143,7 @@ export class Scheduler {
     if (current?.['status'] === 'False' && current['message'] === message) {
       return;
     }
-    this.store.replace(this.pods, this.withCondition(pod, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: kubeTime() }));
+    this.store.replace(this.pods, this.withCondition(pod, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: kubeTime(this.clock.now()) }));
   }
 
   idle(): Promise<void> {

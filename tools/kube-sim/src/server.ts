@@ -319,7 +319,7 @@ export class ApiHandler {
       this.sendJson(res, 201, {
         kind: 'SelfSubjectReview',
         apiVersion: 'authentication.k8s.io/v1',
-        metadata: { creationTimestamp: kubeTime() },
+        metadata: { creationTimestamp: kubeTime(this.options.api.clock.now()) },
         status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } },
       });
       return;
@@ -521,7 +521,7 @@ export class ApiHandler {
     const representation = negotiate(req.headers.accept);
     const store = this.options.api.store;
     if (representation.kind === 'table') {
-      const table = toTable(def, [obj], { includeObject: this.includeObject(query), resourceVersion: obj.metadata.resourceVersion ?? '' });
+      const table = toTable(def, [obj], { includeObject: this.includeObject(query), resourceVersion: obj.metadata.resourceVersion ?? '', now: this.options.api.clock.now() });
       table['apiVersion'] = `meta.k8s.io/${representation.version}`;
       this.sendJson(res, 200, table, `application/json;as=Table;v=${representation.version};g=meta.k8s.io`);
     } else if (representation.kind === 'metadata') {
@@ -552,6 +552,7 @@ export class ApiHandler {
         resourceVersion: String(rv),
         continueToken: typeof metadata['continue'] === 'string' ? metadata['continue'] : undefined,
         remainingItemCount: typeof metadata['remainingItemCount'] === 'number' ? metadata['remainingItemCount'] : undefined,
+        now: this.options.api.clock.now(),
       });
       table['apiVersion'] = `meta.k8s.io/${representation.version}`;
       this.sendJson(res, 200, table, `application/json;as=Table;v=${representation.version};g=meta.k8s.io`);
@@ -588,7 +589,7 @@ export class ApiHandler {
     const includeObject = this.includeObject(query);
     const encode = (obj: KubeObject, rv: number, json?: string): string => {
       if (representation.kind === 'table') {
-        const table = toTable(def, [obj], { includeObject, resourceVersion: String(rv) });
+        const table = toTable(def, [obj], { includeObject, resourceVersion: String(rv), now: this.options.api.clock.now() });
         table['apiVersion'] = `meta.k8s.io/${representation.version}`;
         return JSON.stringify(table);
       }

@@ -22,7 +22,7 @@ export interface ServiceAccountTokenOptions {
   issuer?: string;
   /** Audiences the API server accepts (`--api-audiences`); the default audience of a TokenRequest. */
   audiences?: string[];
-  /** Milliseconds since the epoch; tests move it to expire tokens. */
+  /** Milliseconds since the epoch; tests move it to expire tokens. Default: the simulator's clock. */
   now?: () => number;
 }
 

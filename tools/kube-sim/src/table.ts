@@ -221,9 +221,13 @@ export function partialObjectMetadata(obj: KubeObject): JsonObject {
  * `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`.
  * @see https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables
  */
-export function toTable(def: ResourceDefinition, objects: readonly KubeObject[], options: { includeObject: IncludeObject; resourceVersion: string; continueToken?: string; remainingItemCount?: number }): JsonObject {
+export function toTable(
+  def: ResourceDefinition,
+  objects: readonly KubeObject[],
+  options: { includeObject: IncludeObject; resourceVersion: string; continueToken?: string; remainingItemCount?: number; now: number },
+): JsonObject {
   const columns = columnsFor(def);
-  const now = Date.now();
+  const { now } = options;
   const metadata: JsonObject = { resourceVersion: options.resourceVersion };
   if (options.continueToken) {
     metadata['continue'] = options.continueToken;

@@ -284,7 +284,7 @@ export class DeploymentController {
     const previous = Array.isArray(deployment.status?.['conditions']) ? deployment.status['conditions'].filter(isJsonObject) : [];
     const old = previous.find((c) => c['type'] === 'Available');
     const availableStatus = isAvailable ? 'True' : 'False';
-    const now = kubeTime();
+    const now = kubeTime(this.api.clock.now());
     const status: JsonObject = {
       observedGeneration: deployment.metadata.generation ?? 1,
       replicas: sum('replicas'),
@@ -392,7 +392,7 @@ export class PodStarter {
     if (!ready) {
       return;
     }
-    const now = kubeTime();
+    const now = kubeTime(this.api.clock.now());
     const containers = (Array.isArray(pod.spec?.['containers']) ? pod.spec['containers'] : []).filter(isJsonObject);
     const updated = cloneJson(pod);
     const scheduled = (Array.isArray(pod.status?.['conditions']) ? pod.status['conditions'] : []).filter((c) => isJsonObject(c) && c['type'] === 'PodScheduled');

@@ -79,6 +79,8 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
   let clusterId: string;
   let kube: KubeClient;
   const requesters = new Map<string, KubeClient>();
+  /** How far kube-sim's clock runs ahead of the machine's: moved instead of waiting for the next second (well within the policy's clock-skew tolerance). */
+  let simAheadMs = 0;
   /** The identity the service would have minted for each node's install run (minted here the same way). */
   const identities = new Map<string, BootstrapIdentity>();
 
@@ -167,6 +169,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
 
   beforeAll(async () => {
     sim = await startKubeSim({
+      clock: { now: () => Date.now() + simAheadMs },
       seed: CSR_TEST_SEED,
       staticTokens: [{ token: BOOTSTRAPPER_TOKEN, user: OPENSHIFT_NODE_BOOTSTRAPPER, uid: 'nb', groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'] }],
       nodeMonitorGracePeriodSeconds: 0,
@@ -243,7 +246,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       workerId = await addInstallingNode('worker-1', '198.18.0.11');
       legit = await createCsr({ commonName: 'system:node:worker-1' });
       // creationTimestamp has a resolution of one second: make the forged CSR the newer one.
-      await new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
+      simAheadMs += 1000;
       // A client CSR asking for an extra organisation: system:masters would make it cluster-admin.
       forged = await createCsr({ commonName: 'system:node:worker-1', organizations: ['system:nodes', 'system:masters'] });
       await listed(forged);
@@ -610,24 +613,33 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
     it('tells subscribers about a new CSR and its approval, once each', async () => {
       const client = createClient({ url: `${harness.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${viewer}` } });
       const received: Array<{ kind: string; name: string; status: string | null }> = [];
-      const subscribed = new Promise<void>((resolve, reject) => {
-        const dispose = client.subscribe<{ csrChanged: { kind: string; name: string; csr: { status: string } | null } }>(
-          { query: 'subscription($c: ID!) { csrChanged(clusterId: $c) { kind name csr { status } } }', variables: { c: clusterId } },
-          {
-            next: (message) => {
-              const change = message.data?.csrChanged;
-              if (change) {
-                received.push({ kind: change.kind, name: change.name, status: change.csr?.status ?? null });
-              }
-            },
-            error: reject,
-            complete: () => resolve(),
+      const failures: unknown[] = [];
+      client.subscribe<{ csrChanged: { kind: string; name: string; csr: { status: string } | null } }>(
+        { query: 'subscription($c: ID!) { csrChanged(clusterId: $c) { kind name csr { status } } }', variables: { c: clusterId } },
+        {
+          next: (message) => {
+            const change = message.data?.csrChanged;
+            if (change) {
+              received.push({ kind: change.kind, name: change.name, status: change.csr?.status ?? null });
+            }
           },
-        );
-        setTimeout(() => resolve(), 200);
-        void dispose;
-      });
-      await subscribed;
+          error: (error) => failures.push(error),
+          complete: () => undefined,
+        },
+      );
+      const heard = async (name: string, attempts: number): Promise<boolean> => {
+        for (let attempt = 0; attempt < attempts && !received.some((change) => change.name === name); attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        return received.some((change) => change.name === name);
+      };
+      // The protocol does not acknowledge a subscription: it is live once it has told of a change, so file probes until one is heard.
+      let live = false;
+      for (let probe = 0; probe < 20 && !live && failures.length === 0; probe += 1) {
+        live = await heard(await createCsr({ commonName: 'system:node:subscription-probe', shared: true }), 10);
+      }
+      expect(failures).toEqual([]);
+      expect(live).toBe(true);
       await addInstallingNode('worker-4', '198.18.0.14');
       const name = await createCsr({ commonName: 'system:node:worker-4' });
       for (let attempt = 0; attempt < 100 && !received.some((change) => change.name === name); attempt += 1) {

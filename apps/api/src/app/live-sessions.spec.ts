@@ -17,7 +17,8 @@ class FakeSocket extends EventEmitter implements LiveSocket {
   }
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+/** Resolves once the socket is closed: a session event is handled in one pass, so whatever it left open then stays open. */
+const closing = (socket: FakeSocket) => new Promise<void>((resolve) => (socket.readyState === socket.OPEN ? socket.once('close', () => resolve()) : resolve()));
 
 describe('live sessions', () => {
   let bus: EventBus;
@@ -33,9 +34,8 @@ describe('live sessions', () => {
     sessions.add(user('u1'), laptop);
     sessions.add(user('u1'), phone);
     sessions.add(user('u2'), other);
-    await tick();
     bus.publish(TOPICS.SESSIONS_ENDED, { userId: 'u1' });
-    await tick();
+    await Promise.all([closing(laptop), closing(phone)]);
     expect(laptop.closedWith).toEqual({ code: 4403, reason: 'Forbidden: the session has ended' });
     expect(phone.closedWith?.code).toBe(4403);
     expect(other.closedWith).toBeNull();
@@ -48,12 +48,11 @@ describe('live sessions', () => {
     sessions.add(user('u1', undefined, 's-laptop'), laptop);
     sessions.add(user('u1', undefined, 's-laptop'), laptopTab);
     sessions.add(user('u1', undefined, 's-phone'), phone);
-    await tick();
     bus.publish(TOPICS.SESSIONS_ENDED, { userId: 'u1', sessionIds: ['s-laptop'] });
-    await tick();
+    await Promise.all([closing(laptop), closing(laptopTab)]);
     expect([laptop.closedWith?.code, laptopTab.closedWith?.code, phone.closedWith]).toEqual([4403, 4403, null]);
     bus.publish(TOPICS.SESSIONS_ENDED, { userId: 'u1' });
-    await tick();
+    await closing(phone);
     expect(phone.closedWith?.code).toBe(4403);
   });
 
@@ -63,9 +62,8 @@ describe('live sessions', () => {
     const [mine, theirs] = [new FakeSocket(), new FakeSocket()];
     sessions.add(user('u1', undefined, 's1'), mine);
     sessions.add(user('u2', undefined, 's2'), theirs);
-    await tick();
     bus.publish(TOPICS.USER_CHANGED, { userId: 'u1' });
-    await tick();
+    await closing(mine);
     expect(mine.closedWith).toEqual({ code: 1012, reason: "the user's role changed; reconnect" });
     expect(theirs.closedWith).toBeNull();
     theirs.close(1000);

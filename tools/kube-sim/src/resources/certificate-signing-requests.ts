@@ -141,11 +141,11 @@ function validateCertificate(csr: KubeObject, old: KubeObject): FieldError[] {
   return [];
 }
 
-function stampConditions(conditions: JsonValue | undefined, old: KubeObject): JsonValue | undefined {
+function stampConditions(conditions: JsonValue | undefined, old: KubeObject, at: Date): JsonValue | undefined {
   if (!Array.isArray(conditions)) {
     return conditions;
   }
-  const now = kubeTime();
+  const now = kubeTime(at);
   return conditions.map((c) => {
     if (!isJsonObject(c)) {
       return c;
@@ -164,9 +164,9 @@ function stampConditions(conditions: JsonValue | undefined, old: KubeObject): Js
 
 /** `/approval`: only the conditions change; the certificate stays as stored. */
 const APPROVAL_WRITE: SubresourceWrite = {
-  merge(incoming, old) {
+  merge(incoming, old, ctx) {
     const status: JsonObject = { ...(old.status ?? {}) };
-    const conditions = stampConditions(incoming.status?.['conditions'], old);
+    const conditions = stampConditions(incoming.status?.['conditions'], old, ctx.now);
     if (conditions === undefined) {
       delete status['conditions'];
     } else {
@@ -179,12 +179,12 @@ const APPROVAL_WRITE: SubresourceWrite = {
 
 /** `/status`: the certificate and non-approval conditions; Approved/Denied stay as stored. */
 const CSR_STATUS_WRITE: SubresourceWrite = {
-  merge(incoming, old) {
+  merge(incoming, old, ctx) {
     const status: JsonObject = { ...(incoming.status ?? {}) };
     const incomingConditions = Array.isArray(status['conditions']) ? status['conditions'].filter(isJsonObject) : [];
     const kept = csrConditions(old).filter((c) => APPROVAL_TYPES.includes(String(c['type'])));
     const merged = [...kept, ...incomingConditions.filter((c) => !APPROVAL_TYPES.includes(String(c['type'])))];
-    const stamped = stampConditions(merged, old);
+    const stamped = stampConditions(merged, old, ctx.now);
     if (Array.isArray(stamped) && stamped.length > 0) {
       status['conditions'] = stamped;
     } else {

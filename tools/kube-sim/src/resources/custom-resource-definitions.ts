@@ -71,9 +71,9 @@ function validateCrd(obj: KubeObject): FieldError[] {
  * @see https://github.com/kubernetes/apiextensions-apiserver/blob/master/pkg/apis/apiextensions/validation/validation.go
  */
 export const CRD_STRATEGY: ResourceStrategy = {
-  prepareForCreate(obj) {
+  prepareForCreate(obj, ctx) {
     const names = namesOf(obj);
-    const now = kubeTime();
+    const now = kubeTime(ctx.now);
     obj.status = {
       acceptedNames: { ...names, singular: names.singular ?? names.kind?.toLowerCase(), listKind: names.listKind ?? `${names.kind}List` },
       conditions: [

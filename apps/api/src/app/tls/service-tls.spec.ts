@@ -53,8 +53,8 @@ describe('ServiceTls from TLS_CERT_FILE / TLS_KEY_FILE', () => {
     }
     return { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key'), caFile: caPem === null ? null : join(dir, 'ca.crt') };
   };
-  const start = async (paths: Awaited<ReturnType<typeof files>>) => {
-    const tls = await ServiceTls.fromFiles(paths, logger, { pollIntervalMs: 50 });
+  const start = async (paths: Awaited<ReturnType<typeof files>>, log = logger) => {
+    const tls = await ServiceTls.fromFiles(paths, log, { pollIntervalMs: 50 });
     open.push(tls);
     return tls;
   };
@@ -117,11 +117,20 @@ describe('ServiceTls from TLS_CERT_FILE / TLS_KEY_FILE', () => {
 
   it('keeps serving the previous certificate when the new files do not go together', async () => {
     const paths = await files(first);
-    const tls = await start(paths);
+    let refused = (): void => undefined;
+    const refusal = new Promise<void>((resolve) => (refused = resolve));
+    const warnings = pino({ level: 'warn' }, {
+      write: (line: string) => {
+        if (line.includes('cannot be used')) {
+          refused();
+        }
+      },
+    });
+    const tls = await start(paths, warnings);
     await writeFile(paths.keyFile, second.keyPem);
     const fixed = nextChange(tls);
-    // Until the matching certificate arrives, nothing changes...
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The watcher saw the new key without its certificate and refused the pair: nothing changed...
+    await refusal;
     expect(fingerprint(tls.serverOptions().cert)).toBe(fingerprint(first.certPem));
     expect(tls.serverOptions().key).toBe(first.keyPem);
     // ...then the pair is complete and taken.

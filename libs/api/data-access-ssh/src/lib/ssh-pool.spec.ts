@@ -46,18 +46,25 @@ describe('SshPool', () => {
   it('runs one task per host at a time, without making other hosts wait behind it', async () => {
     const { pool } = fakePool(5);
     const order: string[] = [];
-    const task = (name: string, ms: number) => async () => {
+    let releaseA1 = (): void => undefined;
+    const a1Held = new Promise<void>((resolve) => {
+      releaseA1 = resolve;
+    });
+    const task = (name: string, until: Promise<void> = Promise.resolve()) => async () => {
       order.push(`${name}+`);
-      await sleep(ms);
+      await until;
       order.push(`${name}-`);
     };
-    await Promise.all([
-      pool.run(target(1), task('a1', 30)),
-      pool.run(target(1), task('a2', 1)),
-      pool.run(target(2), task('b', 1)),
-    ]);
+    const a1 = pool.run(target(1), task('a1', a1Held));
+    const a2 = pool.run(target(1), task('a2'));
+    // b finishes while a1 still holds host 1, and a2 has not started behind it.
+    await pool.run(target(2), task('b'));
+    expect(order).toContain('b-');
+    expect(order).not.toContain('a1-');
+    expect(order).not.toContain('a2+');
+    releaseA1();
+    await Promise.all([a1, a2]);
     expect(order.indexOf('a2+')).toBeGreaterThan(order.indexOf('a1-'));
-    expect(order.indexOf('b-')).toBeLessThan(order.indexOf('a1-'));
   });
 
   it('lets the same host run in parallel when asked to', async () => {

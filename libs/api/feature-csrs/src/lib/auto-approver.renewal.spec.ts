@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createInProcessEventBus, type EventBus } from '@ccos/api/util-graphql';
 import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
+import { FakeClock } from '@ccos/shared/util-timing/testing';
 import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
 import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
 import { type AutoApproverOptions, announceClusterSettingsChanged } from './auto-approver';
@@ -30,10 +31,12 @@ describe('CSR auto-approver: serving-certificate renewals of nodes joined here',
   let world: CsrTestWorld;
   let events: EventBus;
   let feature: CsrReplica;
+  // kube-sim's timestamps and the policy's now, on one virtual time starting at the real time (TLS checks kube-sim's certificates against it).
+  const clock = new FakeClock(new Date().toISOString(), false);
 
   beforeAll(async () => {
     // Join auto-approve off from the start: renewals have their own switch (on by default).
-    world = await startCsrTestWorld({ autoApprove: false });
+    world = await startCsrTestWorld({ autoApprove: false, clock });
     events = createInProcessEventBus();
   });
   afterEach(async () => {
@@ -58,7 +61,7 @@ describe('CSR auto-approver: serving-certificate renewals of nodes joined here',
     await eventually(async () => ((await conditionOf(world, first.name)).includes('Approved') ? true : undefined), 3000, 'first renewal approved');
     await world.sim.signingIdle?.();
     // Certificates carry whole seconds: the second renewal's must be issued in a later one to be the newer.
-    await new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
+    clock.elapse(1000);
     // The second renewal is compared with the certificate the first one got.
     const second = await renewalOf(world, 'worker-r', '198.18.0.31');
     await eventually(async () => ((await conditionOf(world, second.name)).includes('Approved') ? true : undefined), 3000, 'second renewal approved');
@@ -87,7 +90,7 @@ describe('CSR auto-approver: serving-certificate renewals of nodes joined here',
       expect(row.checks.map((check: { name: string }) => check.name)).toContain('renewal-sans');
     }
     const view = await feature.service.get(world.clusterId, second.name);
-    expect(view?.certificate?.notAfter.getTime()).toBeGreaterThan(Date.now());
+    expect(view?.certificate?.notAfter.getTime()).toBeGreaterThan(clock.now());
     expect(view?.certificate?.dnsNames).toEqual(['worker-r']);
     // The node's certificate picture: the serving certificate is the second renewal's; the oldest pending renewal is a hostile one.
     const picture = await feature.nodeCertificates.of(world.clusterId, 'worker-r');

@@ -27,9 +27,12 @@ describe('CSR auto-approver against kube-sim', () => {
   let world: CsrTestWorld;
   let events: EventBus;
   const running: CsrReplica[] = [];
+  // One virtual time for kube-sim's timestamps, the policy and (where a test moves it) the Lease;
+  // it starts at the real time, which TLS checks kube-sim's certificates against.
+  const clock = new FakeClock(new Date().toISOString(), false);
 
   beforeAll(async () => {
-    world = await startCsrTestWorld({ autoApprove: true });
+    world = await startCsrTestWorld({ autoApprove: true, clock });
     events = createInProcessEventBus();
   });
   afterEach(async () => {
@@ -118,7 +121,7 @@ describe('CSR auto-approver against kube-sim', () => {
     await world.addInstallingNode('worker-3', '198.18.0.13');
     const older = await world.createCsr({ commonName: 'system:node:worker-3' });
     // creationTimestamp has a resolution of one second.
-    await new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
+    clock.elapse(1000);
     const newer = await world.createCsr({ commonName: 'system:node:worker-3' });
     // The replica's watch has both: an approver that were running would have seen them too.
     await eventually(async () => ((await a.service.pendingCsrNamesFor(world.clusterId, 'worker-3')).length === 2 ? true : undefined), 2000, 'both CSRs in the watch');
@@ -179,7 +182,6 @@ describe('CSR auto-approver against kube-sim', () => {
 
   it('fails over: only the Lease holder decides, and a standby takes over when the leader dies', async () => {
     // The Lease runs on virtual time, moved only once both replicas' electors wait on it.
-    const clock = new FakeClock(undefined, false);
     const a = replica(world, events, 'replica-a', { ...FAST_LEASE, releaseOnStop: false, leaseClock: clock });
     const b = replica(world, events, 'replica-b', { ...FAST_LEASE, leaseClock: clock });
     running.push(b);
@@ -214,7 +216,6 @@ describe('CSR auto-approver against kube-sim', () => {
   });
 
   it('hands the Lease over at once on a clean stop', async () => {
-    const clock = new FakeClock(undefined, false);
     const a = replica(world, events, 'replica-a', { ...FAST_LEASE, leaseClock: clock });
     const b = replica(world, events, 'replica-b', { ...FAST_LEASE, leaseClock: clock });
     running.push(b);

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 import type { CsrDecisionStore, CsrInventory, InstallRunNotices } from '@ccos/api/data-access-db';
 import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
+import type { Clock } from '@ccos/shared/util-timing';
 import { type AutoApproverOptions, CsrAutoApprover } from './auto-approver';
 import { publishCsrChange } from './csr-changes';
 import { type CsrDecisionObserver, CsrDecisionLog } from './csr-decision.log';
@@ -23,6 +24,8 @@ export interface CsrFeatureOptions {
   /** The audit log, for the auto-approver's decisions (operators' are audited by the GraphQL middleware). */
   readonly audit?: AuditSink;
   readonly policy?: CsrPolicyOptions;
+  /** The time the policy judges CSRs at; tests share a fake one with the cluster. Default: the process's clock. */
+  readonly clock?: Clock;
   readonly approver?: AutoApproverOptions;
   /** Told about every decision written to csr_decisions (the metrics). */
   readonly onDecision?: CsrDecisionObserver;
@@ -47,7 +50,7 @@ export function createCsrFeature(options: CsrFeatureOptions): CsrFeature {
   const watches = options.connections;
   const stopPublishing = watches.onCsrEvent((clusterId, event) => publishCsrChange(events, clusterId, event));
   const decisions = new CsrDecisionLog(options.decisions, options.onDecision);
-  const service = new CsrService(clusters, watches, options.inventory, decisions, events, logger, options.policy);
+  const service = new CsrService(clusters, watches, options.inventory, decisions, events, logger, options.policy, options.clock);
   const autoApprover = new CsrAutoApprover(clusters, watches, service, decisions, events, logger, {
     audit: options.audit,
     notices: options.notices,

@@ -8,6 +8,7 @@ import {
   checkForceReason, claimedNodeName, evaluateCsr, forceBlockers, nodeNameOf,
 } from '@ccos/shared/domain';
 import { bare, message } from '@ccos/shared/messages';
+import { type Clock, SystemClock } from '@ccos/shared/util-timing';
 import type { CsrChangedMessage } from './csr-changes';
 import type { CsrDecisionLog } from './csr-decision.log';
 import { clusterNodeFacts, csrFacts } from './csr-facts';
@@ -62,6 +63,8 @@ export class CsrService {
     private readonly events: EventBus,
     private readonly logger: Logger,
     private readonly options: CsrPolicyOptions = {},
+    /** The time verdicts are judged at (approval windows, certificate expiry). */
+    private readonly clock: Clock = new SystemClock(),
   ) {}
 
   /** Everything the policy needs about a cluster now. */
@@ -75,7 +78,7 @@ export class CsrService {
       inventory,
       clusterNodes: watch.nodes().map(clusterNodeFacts),
       csrs: [...facts.values()],
-      now: new Date(),
+      now: new Date(this.clock.now()),
       clusterAddresses: clusterAddressesOf(cluster),
     };
     const verdicts = new Map<string, CsrVerdict>();
@@ -290,7 +293,7 @@ export class CsrService {
     const decisions = await this.decisions.of(clusterId, [csr.name]);
     const context = { ...snapshot.context, csrs: snapshot.context.csrs.map((entry) => (entry.name === csr.name ? csrFacts(csr) : entry)) };
     const verdict = evaluateCsr(csrFacts(csr), context);
-    return toCsrType(clusterId, csr, verdict, decisions.get(csr.name) ?? [], snapshot.inventory, new Date());
+    return toCsrType(clusterId, csr, verdict, decisions.get(csr.name) ?? [], snapshot.inventory, new Date(this.clock.now()));
   }
 }
 

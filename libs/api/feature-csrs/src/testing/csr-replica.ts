@@ -9,11 +9,12 @@ export interface CsrReplica extends CsrFeature {
 
 /**
  * One replica of the service on the world's cluster: cluster connections of its own and the CSR
- * feature on them, as a process of the service has. `stop` stops the feature, then closes them.
+ * feature on them, as a process of the service has, on the world's clock. `stop` stops the
+ * feature, then closes them.
  */
 export function createCsrReplica(world: CsrTestWorld, options: Omit<CsrFeatureOptions, 'decisions' | 'inventory' | 'notices' | 'clusters' | 'connections'>): CsrReplica {
   const connections = new ClusterConnections(world.directory, options.logger);
-  const feature = createCsrFeature({ ...options, ...world.stores, clusters: world.directory, connections });
+  const feature = createCsrFeature({ clock: world.clock, ...options, ...world.stores, clusters: world.directory, connections });
   return {
     ...feature,
     connections,

@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/
 import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKubeClient, mintBootstrapIdentity } from '@ccos/api/data-access-kube';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
+import { type Clock, SystemClock } from '@ccos/shared/util-timing';
 // Tests of this feature run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this fixture.
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
@@ -64,6 +65,8 @@ export interface CsrTestWorld {
   readonly stores: { readonly decisions: CsrDecisionStore; readonly inventory: CsrInventory; readonly notices: InstallRunNotices };
   readonly database: TestDatabase;
   readonly sim: SimEndpoint;
+  /** The time of the cluster and of the world's records; the replicas' CSR policy reads it too. */
+  readonly clock: Clock;
   readonly clusterId: string;
   readonly directory: ClusterDirectory;
   /** An admin client of the simulator. */
@@ -100,9 +103,10 @@ subjects: [{kind: ServiceAccount, name: node-bootstrapper, namespace: openshift-
 /** What a CSR test cluster starts with: OpenShift's node-bootstrapper binding and what the deployment ships for every cluster (the service's account and RBAC, the runs' identities' namespace). */
 export const CSR_TEST_SEED = `${NODE_BOOTSTRAPPER_BINDING}\n---\n${SHIPPED_RBAC}`;
 
-/** kube-sim in this process, with the node-bootstrapper token. */
-export async function startInProcessSim(): Promise<SimEndpoint> {
+/** kube-sim in this process, with the node-bootstrapper token, stamping objects and certificates with `clock`'s time. */
+export async function startInProcessSim(clock: Pick<Clock, 'now'> = new SystemClock()): Promise<SimEndpoint> {
   const sim: KubeSim = await startKubeSim({
+    clock: { now: () => clock.now() },
     seed: CSR_TEST_SEED,
     staticTokens: [
       { token: BOOTSTRAPPER_TOKEN, user: OPENSHIFT_NODE_BOOTSTRAPPER, uid: 'node-bootstrapper', groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'] },
@@ -120,12 +124,18 @@ export async function startInProcessSim(): Promise<SimEndpoint> {
   };
 }
 
+/**
+ * `clock` (default: the process's) is the time of the in-process kube-sim, of the rows the world
+ * writes and of the replicas' policy: with a fake one, a test moves time instead of waiting for it.
+ * A `sim` of its own keeps its own time, so give it the same clock or none.
+ */
 export async function startCsrTestWorld(
-  options: { autoApprove?: boolean; autoApproveRenewals?: boolean; bootstrapStyle?: 'OPENSHIFT' | 'KUBEADM'; sim?: SimEndpoint } = {},
+  options: { autoApprove?: boolean; autoApproveRenewals?: boolean; bootstrapStyle?: 'OPENSHIFT' | 'KUBEADM'; sim?: SimEndpoint; clock?: Clock } = {},
 ): Promise<CsrTestWorld> {
+  const clock = options.clock ?? new SystemClock();
   const database = await createTestDatabase('ccos_csrs');
   const dataSource = await openDatabase({ url: database.url, maxConnections: 5 });
-  const sim = options.sim ?? (await startInProcessSim());
+  const sim = options.sim ?? (await startInProcessSim(clock));
   const admin = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.kubeconfig } });
   // The runs' identities are minted as the service mints them: as its own account.
   const service = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.serviceKubeconfig ?? sim.kubeconfig } });
@@ -185,6 +195,7 @@ export async function startCsrTestWorld(
     stores: { decisions: new CsrDecisionStore(dataSource), inventory: new CsrInventory(dataSource), notices: new InstallRunNotices(dataSource) },
     database,
     sim,
+    clock,
     clusterId,
     directory,
     admin,
@@ -194,14 +205,14 @@ export async function startCsrTestWorld(
       await dataSource.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, hostname, ip]);
       let identity: BootstrapIdentity | null = null;
       if (withIdentity) {
-        identity = await mintBootstrapIdentity(service, { namespace: TEST_BOOTSTRAP_NAMESPACE, name: `run-${runId}`, expiresAt: new Date(Date.now() + 3600_000) });
+        identity = await mintBootstrapIdentity(service, { namespace: TEST_BOOTSTRAP_NAMESPACE, name: `run-${runId}`, now: new Date(clock.now()), expiresAt: new Date(clock.now() + 3600_000) });
         identities.set(hostname, identity);
       }
       await dataSource.query(
         `INSERT INTO install_runs (id, node_id, status, requested_by, deadline_at, bootstrap_identity, bootstrap_identity_uid) VALUES ($1, $2, 'RUNNING', 'operator', now() + interval '1 hour', $3, $4)`,
         [runId, nodeId, identity?.username ?? null, identity?.uid ?? null],
       );
-      const startedAt = new Date(Date.now() - kubeletStartedAgoMs);
+      const startedAt = new Date(clock.now() - kubeletStartedAgoMs);
       await dataSource.query(
         `INSERT INTO step_events (run_id, seq, step, status, occurred_at, received_at) VALUES ($1, 1, 'START_KUBELET', 'STARTED', $2, $2)`,
         [runId, startedAt],
@@ -252,7 +263,7 @@ export async function startCsrTestWorld(
     async addJoinedNode(hostname, ip, joinedAgoMs = 24 * 3600_000) {
       const nodeId = randomUUID();
       const runId = randomUUID();
-      const startedAt = new Date(Date.now() - joinedAgoMs);
+      const startedAt = new Date(clock.now() - joinedAgoMs);
       await dataSource.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'JOINED')`, [nodeId, clusterId, hostname, ip]);
       await dataSource.query(
         `INSERT INTO install_runs (id, node_id, status, requested_by, started_at, deadline_at, bootstrap_identity, bootstrap_identity_uid)
