@@ -15,6 +15,8 @@ export { SessionListComponent, type SessionRow, type SessionListLabels } from '.
 export { ClusterSwitcherComponent, type ClusterChoice } from './lib/cluster-switcher.component';
 export { ProgressBarComponent, type ProgressTone } from './lib/progress-bar.component';
 export { StepListComponent, type StepItem, type StepItemState, type StepItemLink } from './lib/step-list.component';
+export { RunViewComponent, type RunState, type RunFact, type RunEnding, runTone } from './lib/run-view/run-view.component';
+export { RunLogRowDirective, type RunLogEvent, type RunLogRowContext } from './lib/run-view/run-log-row.directive';
 export { CheckListComponent, type CheckItem } from './lib/check-list.component';
 export { LiveIndicatorComponent } from './lib/live-indicator.component';
 export { KeyValueEditorComponent, type KeyValueRow } from './lib/fields/key-value-editor.component';

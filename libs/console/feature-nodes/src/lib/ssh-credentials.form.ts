@@ -1,4 +1,5 @@
-import { computed, signal } from '@angular/core';
+import { computed } from '@angular/core';
+import { toSignal } from '@angular/core/rxjs-interop';
 import { FormControl, FormGroup, type ValidatorFn } from '@angular/forms';
 import { domainValidator } from '@ccos/console/ui';
 import { checkSshUser } from '@ccos/shared/domain';
@@ -25,7 +26,8 @@ const chosenSecret: ValidatorFn = (group) => {
  * SSH login for a host: a user and either a password or a private key (with an optional
  * passphrase), as an Angular form group whose user check is the domain's checkSshUser. Shared
  * by the add-node form and the update-credentials dialog. The secrets stay in the controls only
- * until {@link forgetSecrets}, which the forms call after every send.
+ * until {@link forgetSecrets}, which the forms call after every send. Create it in an injection
+ * context (a component's field): it follows the group until that context ends.
  */
 export class SshCredentialsForm {
   readonly group = new FormGroup(
@@ -38,24 +40,17 @@ export class SshCredentialsForm {
     },
     { validators: chosenSecret },
   );
-  /** Moves on every change of the group, so what is computed from it (the pages' error texts) follows. */
-  private readonly changes = signal(0);
-
-  constructor() {
-    this.group.valueChanges.subscribe(() => this.changes.update((count) => count + 1));
-  }
+  /** The group's value, so what is computed from its controls (the pages' error texts) follows every change. */
+  private readonly value = toSignal(this.group.valueChanges, { initialValue: this.group.value });
 
   get controls(): SshCredentialsForm['group']['controls'] {
     return this.group.controls;
   }
 
-  readonly method = computed(() => {
-    this.changes();
-    return this.controls.method.value;
-  });
+  readonly method = computed(() => this.value().method ?? this.controls.method.value);
 
   readonly problems = computed(() => {
-    this.changes();
+    this.value();
     const problems: Partial<Record<CredentialsField, CredentialsProblem>> = {};
     if (this.controls.sshUser.invalid) {
       problems.sshUser = 'invalid.sshUser';

@@ -10,7 +10,6 @@ import {
   DeleteNodeRecordDocument,
   InstallNodeDocument,
   InstallProgressDocument,
-  type InstallProgressSubscription,
   InstallRunDocument,
   NodeChangedDocument,
   NodeDocument,
@@ -25,7 +24,8 @@ import { liveSubscription } from '../apollo/live-subscription';
 import { type ApiProblem, type Outcome, fieldProblems, problemsOf } from '../errors/api-problem';
 import { fieldProblemText } from '../errors/error-reporter';
 import type { MutationAnswer } from '../forms/form-submission';
-import { type InstallRunView, type NodeSummary, type StepEventView, mergeEvents } from './node';
+import { NodeRuns } from '../runs/node-runs';
+import type { InstallRunView, NodeSummary, StepEventView } from './node';
 
 /** One mutation for a node. */
 type Send<V> = (nodeId: string) => Promise<MutationAnswer<V>>;
@@ -47,8 +47,8 @@ export class NodeDetailStore {
   private readonly nodeChanges = liveSubscription(NodeChangedDocument);
   private readonly progress = liveSubscription(InstallProgressDocument);
   private nodeId: string | null = null;
-  private readonly latestRun = signal<InstallRunView | null>(null);
-  private readonly eventsByRun = signal<ReadonlyMap<string, readonly StepEventView[]>>(new Map());
+  // The node query lists runs without events: the live stream carries the latest run's, an earlier run's are fetched on demand.
+  private readonly installRuns = new NodeRuns<InstallRunView, StepEventView>(() => this.node()?.installRuns ?? []);
   private readonly runsLoading = signal<ReadonlySet<string>>(new Set());
   private readonly running = signal<NodeAction | null>(null);
   private readonly gone = signal(false);
@@ -68,31 +68,20 @@ export class NodeDetailStore {
   readonly fieldErrors = computed(() => fieldProblems(this.dialogProblems(), fieldProblemText(this.i18n)));
 
   /** Every run of the node, oldest first; a run started since the page loaded is included. */
-  readonly runs = computed<readonly InstallRunView[]>(() => {
-    const listed = this.node()?.installRuns ?? [];
-    const latest = this.latestRun();
-    if (!latest || latest.nodeId !== this.nodeId || listed.some((run) => run.id === latest.id)) {
-      return listed;
-    }
-    return [...listed, latest];
-  });
-  readonly currentRun = computed(() => this.runs().at(-1) ?? null);
+  readonly runs = this.installRuns.runs;
+  readonly currentRun = this.installRuns.currentRun;
   /** Earlier runs, newest first. */
-  readonly previousRuns = computed(() => this.runs().slice(0, -1).reverse());
-  readonly currentEvents = computed(() => {
-    const run = this.currentRun();
-    return run ? this.eventsOf(run.id) : [];
-  });
+  readonly previousRuns = this.installRuns.previousRuns;
+  readonly currentEvents = this.installRuns.currentEvents;
 
   select(clusterId: string, nodeId: string): void {
     if (nodeId !== this.nodeId) {
       this.nodeId = nodeId;
-      this.latestRun.set(null);
-      this.eventsByRun.set(new Map());
+      this.installRuns.follow(nodeId);
       this.gone.set(false);
       this.query.watch({ id: nodeId });
       // On a reconnect graphql-ws subscribes again and the first message repeats every event; merging by seq drops the repeats.
-      this.progress.start({ nodeId }, { next: ({ installProgress }) => this.applyProgress(installProgress) });
+      this.progress.start({ nodeId }, { next: ({ installProgress }) => this.installRuns.apply(installProgress) });
     }
     // Same variables: nothing happens; another cluster (a corrected link): subscribed anew.
     this.nodeChanges.start(
@@ -121,11 +110,11 @@ export class NodeDetailStore {
   }
 
   eventsOf(runId: string): readonly StepEventView[] {
-    return this.eventsByRun().get(runId) ?? [];
+    return this.installRuns.eventsOf(runId);
   }
 
   hasEventsOf(runId: string): boolean {
-    return this.eventsByRun().has(runId);
+    return this.installRuns.hasEventsOf(runId);
   }
 
   isLoadingRun(runId: string): boolean {
@@ -134,7 +123,7 @@ export class NodeDetailStore {
 
   /** Fetches an earlier run's events (the live stream only carries the latest run's). */
   async loadRun(runId: string): Promise<void> {
-    if (this.eventsByRun().has(runId) || this.runsLoading().has(runId)) {
+    if (this.installRuns.hasEventsOf(runId) || this.runsLoading().has(runId)) {
       return;
     }
     this.runsLoading.update((ids) => new Set(ids).add(runId));
@@ -142,7 +131,7 @@ export class NodeDetailStore {
       const result = await firstValueFrom(this.apollo.query({ query: InstallRunDocument, variables: { id: runId }, fetchPolicy: 'network-only' }));
       const run = result.data?.installRun;
       if (run) {
-        this.eventsByRun.update((map) => new Map(map).set(run.id, mergeEvents(map.get(run.id) ?? [], run.events)));
+        this.installRuns.record(run.id, run.events);
       }
     } catch {
       // The error link showed it; the section offers loading again.
@@ -240,20 +229,10 @@ export class NodeDetailStore {
     return outcome;
   }
 
-  private applyProgress(progress: InstallProgressSubscription['installProgress']): void {
-    const run = progress.run;
-    if (!run || progress.nodeId !== this.nodeId) {
-      return;
-    }
-    this.latestRun.set(run);
-    this.eventsByRun.update((map) => new Map(map).set(run.id, mergeEvents(map.get(run.id) ?? [], progress.events)));
-  }
-
   private async startRun(action: NodeAction, send: Send<InstallRunView>): Promise<Outcome<InstallRunView>> {
     const outcome = await this.perform(action, 'toast', send);
     if (outcome.ok) {
-      this.latestRun.set(outcome.value);
-      this.eventsByRun.update((map) => (map.has(outcome.value.id) ? map : new Map(map).set(outcome.value.id, [])));
+      this.installRuns.started(outcome.value);
     }
     return outcome;
   }

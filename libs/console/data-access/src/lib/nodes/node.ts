@@ -15,16 +15,3 @@ export type StepEventView = InstallProgressSubscription['installProgress']['even
 export function byHostname(a: { readonly hostname: string }, b: { readonly hostname: string }): number {
   return a.hostname.localeCompare(b.hostname);
 }
-
-/** Adds `events` to `known` (sorted by seq); a re-sent event (same seq) replaces nothing. */
-export function mergeEvents(known: readonly StepEventView[], events: readonly StepEventView[]): readonly StepEventView[] {
-  if (events.length === 0) {
-    return known;
-  }
-  const seen = new Set(known.map((event) => event.seq));
-  const fresh = events.filter((event) => !seen.has(event.seq));
-  if (fresh.length === 0) {
-    return known;
-  }
-  return [...known, ...fresh].sort((a, b) => a.seq - b.seq);
-}

@@ -1,11 +1,12 @@
-import { Injectable, computed, inject, signal } from '@angular/core';
+import { Injectable, inject, signal } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
-import { CancelRemovalDocument, RemovalProgressDocument, type RemovalProgressSubscription, RemovalRunsDocument, UncordonNodeDocument, type UncordonNodeMutation } from '@ccos/shared/api-schema';
+import { CancelRemovalDocument, RemovalProgressDocument, RemovalRunsDocument, UncordonNodeDocument, type UncordonNodeMutation } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
 import { liveSubscription } from '../apollo/live-subscription';
 import { type Outcome, problemsOf } from '../errors/api-problem';
-import { type RemovalEventView, type RemovalRunView, mergeRemovalEvents } from './removal';
+import { NodeRuns } from '../runs/node-runs';
+import type { RemovalEventView, RemovalRunView } from './removal';
 
 export type UncordonResult = UncordonNodeMutation['uncordonNode'];
 
@@ -21,8 +22,11 @@ export class RemovalProgressStore {
   private readonly query = liveQuery(RemovalRunsDocument);
   private readonly progress = liveSubscription(RemovalProgressDocument);
   private nodeId: string | null = null;
-  private readonly latestRun = signal<RemovalRunView | null>(null);
-  private readonly liveEvents = signal<ReadonlyMap<string, readonly RemovalEventView[]>>(new Map());
+  // The query lists every run with its events so far; the live stream adds the latest run's.
+  private readonly removalRuns = new NodeRuns<RemovalRunView, RemovalEventView>(
+    () => this.query.data()?.removalRuns ?? [],
+    (runId) => this.query.data()?.removalRuns.find((run) => run.id === runId)?.events ?? [],
+  );
   private readonly sending = signal<'cancel' | 'uncordon' | null>(null);
 
   readonly busy = this.sending.asReadonly();
@@ -31,26 +35,19 @@ export class RemovalProgressStore {
   readonly problems = this.query.problems;
 
   /** Every removal run of the node, oldest first; one started since the page loaded is included. */
-  readonly runs = computed<readonly RemovalRunView[]>(() => {
-    const listed = this.query.data()?.removalRuns ?? [];
-    const latest = this.latestRun();
-    if (!latest || latest.nodeId !== this.nodeId || listed.some((run) => run.id === latest.id)) {
-      return listed;
-    }
-    return [...listed, latest];
-  });
-  readonly currentRun = computed(() => this.runs().at(-1) ?? null);
-  readonly previousRuns = computed(() => this.runs().slice(0, -1).reverse());
+  readonly runs = this.removalRuns.runs;
+  readonly currentRun = this.removalRuns.currentRun;
+  /** Earlier runs, newest first. */
+  readonly previousRuns = this.removalRuns.previousRuns;
 
   select(nodeId: string): void {
     if (nodeId === this.nodeId) {
       return;
     }
     this.nodeId = nodeId;
-    this.latestRun.set(null);
-    this.liveEvents.set(new Map());
+    this.removalRuns.follow(nodeId);
     this.query.watch({ nodeId });
-    this.progress.start({ nodeId }, { next: ({ removalProgress }) => this.apply(removalProgress) });
+    this.progress.start({ nodeId }, { next: ({ removalProgress }) => this.removalRuns.apply(removalProgress) });
   }
 
   reload(): void {
@@ -60,8 +57,7 @@ export class RemovalProgressStore {
 
   /** The run's events: those listed with it merged with those that arrived live. */
   eventsOf(runId: string): readonly RemovalEventView[] {
-    const listed = this.query.data()?.removalRuns.find((run) => run.id === runId)?.events ?? [];
-    return mergeRemovalEvents(listed, this.liveEvents().get(runId) ?? []);
+    return this.removalRuns.eventsOf(runId);
   }
 
   /** Stops a removal while it drains; the node stays cordoned (DRAIN_FAILED). */
@@ -78,15 +74,6 @@ export class RemovalProgressStore {
       const result = await firstValueFrom(this.apollo.mutate({ mutation: UncordonNodeDocument, variables: { nodeId } }));
       return { value: result.data?.uncordonNode, error: result.error };
     });
-  }
-
-  private apply(progress: RemovalProgressSubscription['removalProgress']): void {
-    const run = progress.run;
-    if (!run || progress.nodeId !== this.nodeId) {
-      return;
-    }
-    this.latestRun.set(run);
-    this.liveEvents.update((map) => new Map(map).set(run.id, mergeRemovalEvents(map.get(run.id) ?? [], progress.events)));
   }
 
   private async send<V>(action: 'cancel' | 'uncordon', call: (nodeId: string) => Promise<{ readonly value: V | null | undefined; readonly error: unknown }>): Promise<Outcome<V>> {

@@ -8,10 +8,3 @@ export type RemovalRunView = Omit<RemovalRunsQuery['removalRuns'][number], 'even
 
 /** One thing a removal run did or saw (the RemovalEventFields fragment). */
 export type RemovalEventView = RemovalRunsQuery['removalRuns'][number]['events'][number];
-
-/** Adds `events` to `known` by seq; repeats (a resubscription's replay) are dropped. */
-export function mergeRemovalEvents(known: readonly RemovalEventView[], events: readonly RemovalEventView[]): readonly RemovalEventView[] {
-  const seen = new Set(known.map((event) => event.seq));
-  const fresh = events.filter((event) => !seen.has(event.seq));
-  return fresh.length === 0 ? known : [...known, ...fresh].sort((a, b) => a.seq - b.seq);
-}

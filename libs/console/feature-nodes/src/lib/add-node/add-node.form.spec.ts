@@ -1,19 +1,25 @@
 // Angular's forms are partially compiled; without a DOM test bed the JIT compiler links them.
 import '@angular/compiler';
+import { TestBed } from '@angular/core/testing';
 import { describe, expect, it } from 'vitest';
 import { AddNodeForm } from './add-node.form';
+
+/** As a page creates it: in an injection context, which its signals follow the controls in. */
+function newForm(): AddNodeForm {
+  return TestBed.runInInjectionContext(() => new AddNodeForm());
+}
 
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n';
 
 function filled(): AddNodeForm {
-  const form = new AddNodeForm();
+  const form = newForm();
   form.group.patchValue({ hostname: ' worker-3.example.com ', ip: ' 192.168.10.23 ', credentials: { password: 'secret' } });
   return form;
 }
 
 describe('the add-node form', () => {
   it('names every field that breaks a domain rule, and follows the controls as they change', () => {
-    const form = new AddNodeForm();
+    const form = newForm();
     expect(form.problems()).toEqual({ hostname: 'invalid.hostname', ip: 'invalid.ip', password: 'required.password' });
     form.controls.hostname.setValue('worker-3');
     form.controls.sshPort.setValue('70000');

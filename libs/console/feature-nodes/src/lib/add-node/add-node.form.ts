@@ -1,4 +1,5 @@
-import { computed, signal } from '@angular/core';
+import { computed } from '@angular/core';
+import { toSignal } from '@angular/core/rxjs-interop';
 import { FormControl, FormGroup } from '@angular/forms';
 import { type KeyValueRow, domainValidator } from '@ccos/console/ui';
 import type { AddNodeInput } from '@ccos/shared/api-schema';
@@ -27,7 +28,7 @@ function checkTypedPort(value: string): ReturnType<typeof checkPort> {
 /**
  * The add-node form: an Angular form group whose validators are the rules the API applies,
  * from @ccos/shared/domain, kept apart from the page so the page only wires controls to fields.
- * Empty label and taint rows are ignored.
+ * Empty label and taint rows are ignored. Create it in an injection context (a component's field).
  */
 export class AddNodeForm {
   readonly credentials = new SshCredentialsForm();
@@ -39,28 +40,18 @@ export class AddNodeForm {
     labels: new FormControl<readonly KeyValueRow[]>([], { nonNullable: true }),
     taints: new FormControl<readonly KeyValueRow[]>([], { nonNullable: true }),
   });
-  /** Moves on every change of the group, so what is computed from it (the page's error texts) follows. */
-  private readonly changes = signal(0);
-
-  constructor() {
-    this.group.valueChanges.subscribe(() => this.changes.update((count) => count + 1));
-  }
+  /** The group's value, so what is computed from its controls (the page's error texts) follows every change. */
+  private readonly value = toSignal(this.group.valueChanges, { initialValue: this.group.value });
 
   get controls(): AddNodeForm['group']['controls'] {
     return this.group.controls;
   }
 
-  readonly labelRowProblems = computed(() => {
-    this.changes();
-    return rowProblems(this.controls.labels.value, false);
-  });
-  readonly taintRowProblems = computed(() => {
-    this.changes();
-    return rowProblems(this.controls.taints.value, true);
-  });
+  readonly labelRowProblems = computed(() => rowProblems(this.value().labels ?? [], false));
+  readonly taintRowProblems = computed(() => rowProblems(this.value().taints ?? [], true));
 
   readonly problems = computed(() => {
-    this.changes();
+    this.value();
     const problems: Partial<Record<AddNodeField, AddNodeProblem>> = {};
     for (const field of ['hostname', 'ip', 'sshPort'] as const) {
       const errors = this.controls[field].errors;

@@ -1,13 +1,11 @@
 import { ChangeDetectionStrategy, Component, booleanAttribute, computed, inject, input, signal } from '@angular/core';
 import { DiagnosticsDownload, type InstallRunView, type StepEventView } from '@ccos/console/data-access';
-import { ButtonDirective, StatusBadgeComponent, type StatusTone, StepListComponent } from '@ccos/console/ui';
+import { ButtonDirective, type RunEnding, type RunFact, RunLogRowDirective, RunViewComponent } from '@ccos/console/ui';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
-import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
+import type { InstallStep } from '@ccos/shared/domain';
 import { nodesMessages } from '../nodes.messages';
 import { latestStepChange, runDuration, runLog } from './run-log';
 import { stepItems, stepTitle } from './step-items';
-
-const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'info', SUCCEEDED: 'ok', FAILED: 'error', CANCELLED: 'warn' };
 
 /**
  * One install run: its state, the six steps as a vertical stepper, why it ended, the
@@ -16,7 +14,7 @@ const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'in
  */
 @Component({
   selector: 'ccos-install-run',
-  imports: [ServerTextPipe, ButtonDirective, StatusBadgeComponent, StepListComponent],
+  imports: [ServerTextPipe, ButtonDirective, RunViewComponent, RunLogRowDirective],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './install-run.component.html',
   styleUrl: './install-run.component.css',
@@ -38,21 +36,35 @@ export class InstallRunComponent {
   protected readonly showProgressEvents = signal(false);
 
   protected readonly steps = computed(() => stepItems(this.run(), this.events(), { t: this.t, i18n: this.i18n, clusterId: this.clusterId(), now: this.now() }));
-  protected readonly runTone = computed(() => RUN_TONES[this.run().status]);
+  protected readonly facts = computed<readonly RunFact[]>(() => {
+    const run = this.run();
+    return [
+      { text: this.t('run.startedBy', { user: run.requestedBy, time: this.i18n.formatDateTime(run.startedAt) }) },
+      { text: this.t('run.duration', { duration: runDuration(run, this.now(), this.i18n) }) },
+      ...(run.startStep !== 'PREFLIGHT' ? [{ text: this.t('run.resumedAt', { step: this.stepName(run.startStep) }) }] : []),
+    ];
+  });
+  /** A failed step shows its own message in the stepper; say why only when no step carries it. */
+  protected readonly ending = computed<RunEnding | null>(() => {
+    const run = this.run();
+    if (!run.reason || run.status === 'SUCCEEDED' || (run.failedStep !== null && run.status !== 'CANCELLED')) {
+      return null;
+    }
+    return { title: run.status === 'CANCELLED' ? this.t('run.cancelled') : this.t('run.ended'), text: this.i18n.server(run.reasonCode, run.reasonParams, run.reason) };
+  });
+  protected readonly logColumns = computed(() => ['#', this.t('log.time'), this.t('log.step'), this.t('log.status'), this.t('log.message')]);
   private readonly log = computed(() => runLog(this.events(), this.showProgressEvents()));
   protected readonly progressEventCount = computed(() => this.log().progressCount);
-  /** Newest first, so the latest event is at the top of the log. */
   protected readonly shownEvents = computed(() => this.log().shown);
   /** The latest step change in words, for the polite live region. */
   protected readonly announcement = computed(() => latestStepChange(this.events(), this.t, this.i18n));
-  protected readonly duration = computed(() => runDuration(this.run(), this.now(), this.i18n));
+
+  protected statusKey(): `runStatus.${InstallRunView['status']}` {
+    return `runStatus.${this.run().status}`;
+  }
 
   protected stepName(step: InstallStep): string {
     return stepTitle(step, this.i18n);
-  }
-
-  protected runStatusLabel(): string {
-    return this.t(`runStatus.${this.run().status}`);
   }
 
   protected eventStatusLabel(event: StepEventView): string {

@@ -16,9 +16,9 @@ const events = [
 ];
 
 describe('the agent’s event log of a run', () => {
-  it('lists the latest event first, with progress updates folded away until asked for', () => {
-    expect(runLog(events, false)).toEqual({ shown: [events[3], events[2], events[0]], progressCount: 3 });
-    expect(runLog(events, true).shown.map((event) => event.seq)).toEqual([6, 5, 4, 3, 2, 1]);
+  it('folds progress updates away until asked for', () => {
+    expect(runLog(events, false)).toEqual({ shown: [events[0], events[2], events[3]], progressCount: 3 });
+    expect(runLog(events, true).shown.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(runLog([], false)).toEqual({ shown: [], progressCount: 0 });
   });
 

@@ -5,11 +5,10 @@ import { stepTitle } from './step-items';
 
 type NodesTranslate = Translate<(typeof nodesMessages)['en']>;
 
-/** The agent's event log of a run: newest first, progress updates folded away unless asked for, and how many there are. */
+/** The agent's event log of a run, in seq order: progress updates folded away unless asked for, and how many there are. */
 export function runLog(events: readonly StepEventView[], showProgress: boolean): { readonly shown: readonly StepEventView[]; readonly progressCount: number } {
   const progressCount = events.filter((event) => event.status === 'PROGRESS').length;
-  const kept = showProgress ? events : events.filter((event) => event.status !== 'PROGRESS');
-  return { shown: [...kept].reverse(), progressCount };
+  return { shown: showProgress ? events : events.filter((event) => event.status !== 'PROGRESS'), progressCount };
 }
 
 /** The latest step change in words ("Preflight checks: Failed"), for a screen reader's polite live region; progress updates are not changes. */

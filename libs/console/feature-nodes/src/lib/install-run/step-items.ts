@@ -1,4 +1,4 @@
-import type { InstallRunView, StepEventView } from '@ccos/console/data-access';
+import { type InstallRunView, type StepEventView, eventsByGroup } from '@ccos/console/data-access';
 import type { StepItem, StepItemLink, StepItemState } from '@ccos/console/ui';
 import type { I18n, Translate } from '@ccos/console/util-i18n';
 import { INSTALL_STEPS, type InstallStep, describeStep, stepIndex } from '@ccos/shared/domain';
@@ -20,9 +20,9 @@ export function csrNamesIn(summary: { readonly messageCode?: string | null; read
   return typeof csrs === 'string' && csrs !== '' ? csrs.split(', ') : [];
 }
 
-/** The agent's own hint in a FAILED event's detail, if it gave one, in the current language. */
-export function agentHintOf(events: readonly StepEventView[], step: InstallStep, i18n: I18n): string | null {
-  const failed = [...events].reverse().find((event) => event.step === step && event.status === 'FAILED');
+/** The agent's own hint in the last FAILED event of a step's events, if it gave one, in the current language. */
+function agentHintOf(stepEvents: readonly StepEventView[], i18n: I18n): string | null {
+  const failed = stepEvents.findLast((event) => event.status === 'FAILED');
   const hint = failed?.detail?.['hint'];
   const code = failed?.detail?.['hintCode'];
   const text = i18n.server(typeof code === 'string' ? code : null, failed?.detail?.['hintParams'], typeof hint === 'string' ? hint : null);
@@ -45,6 +45,7 @@ interface StepItemsContext {
 export function stepItems(run: InstallRunView, events: readonly StepEventView[], context: StepItemsContext): StepItem[] {
   const { t, i18n } = context;
   const first = stepIndex(run.startStep);
+  const eventsByStep = eventsByGroup(events, (event) => event.step);
   return INSTALL_STEPS.map((step) => {
     const summary = run.steps.find((entry) => entry.step === step);
     const status = summary?.status ?? 'PENDING';
@@ -64,7 +65,7 @@ export function stepItems(run: InstallRunView, events: readonly StepEventView[],
       step === 'START_KUBELET' && state === 'running'
         ? csrNamesIn(summary).map((name) => ({ label: t('step.reviewCsr', { name }), commands: ['/clusters', context.clusterId, 'csrs'], queryParams: { csr: name } }))
         : [];
-    const agentHint = state === 'failed' ? agentHintOf(events, step, i18n) : null;
+    const agentHint = state === 'failed' ? agentHintOf(eventsByStep.get(step) ?? [], i18n) : null;
     return {
       id: step,
       title,

@@ -1,10 +1,10 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
 import { Router, RouterLink } from '@angular/router';
 import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificatesStore, NodeDetailStore, Notifications, RemovalProgressStore, Session } from '@ccos/console/data-access';
-import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
+import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone, runTone } from '@ccos/console/ui';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
-import { INSTALL_STEPS, type InstallRunStatus, type NodeStatus, isInCluster, removalCancellable } from '@ccos/shared/domain';
+import { INSTALL_STEPS, type NodeStatus, isInCluster, removalCancellable } from '@ccos/shared/domain';
 import { InstallRunComponent } from '../install-run/install-run.component';
 import { stepTitle } from '../install-run/step-items';
 import { NO_ACTIONS, hasAnyAction, nodeButtons } from '../node-actions';
@@ -35,8 +35,6 @@ function isRemovalAction(action: ConfirmedAction): action is RemovalAction {
 function removalKey(action: RemovalAction): 'confirmCancel' | 'confirmUncordon' {
   return action === 'uncordon' ? 'confirmUncordon' : 'confirmCancel';
 }
-
-const RUN_TONES: Readonly<Record<InstallRunStatus, StatusTone>> = { RUNNING: 'info', SUCCEEDED: 'ok', FAILED: 'error', CANCELLED: 'warn' };
 
 /**
  * One node: its status with the reason and what to do next, the host as the service found
@@ -165,7 +163,7 @@ export class NodeDetailPage {
   }
 
   protected runTone(run: InstallRunView): StatusTone {
-    return RUN_TONES[run.status];
+    return runTone(run.status);
   }
 
   protected runStatusLabel(run: InstallRunView): string {

@@ -1,4 +1,4 @@
-import type { RemovalEventView, RemovalRunView } from '@ccos/console/data-access';
+import { type RemovalEventView, type RemovalRunView, eventsByGroup } from '@ccos/console/data-access';
 import type { StepItem, StepItemState } from '@ccos/console/ui';
 import type { I18n, Translate } from '@ccos/console/util-i18n';
 import type { RemovalEventKind, RemovalPhase } from '@ccos/shared/api-schema';
@@ -7,8 +7,10 @@ import type { removalMessages } from '../removal.messages';
 
 type RemovalTranslate = Translate<(typeof removalMessages)['en']>;
 
+type RunPhase = Exclude<RemovalPhase, 'DONE'>;
+
 /** Which events belong to which phase, for each phase's last word and time. */
-const PHASE_EVENTS: Readonly<Record<Exclude<RemovalPhase, 'DONE'>, readonly RemovalEventKind[]>> = {
+const PHASE_EVENTS: Readonly<Record<RunPhase, readonly RemovalEventKind[]>> = {
   DRAIN: ['STARTED', 'RESUMED', 'CORDONED', 'POD_EVICTED', 'POD_DELETED', 'POD_FORCE_DELETED', 'POD_SKIPPED', 'POD_BLOCKED', 'POD_FAILED', 'DRAIN_FINISHED', 'DRAIN_FAILED', 'CANCEL_REQUESTED'],
   STOP_KUBELET: ['KUBELET_STOPPED', 'KUBELET_NOT_STOPPED'],
   DELETE_NODE: ['NODE_DELETED', 'NODE_NOT_DELETED'],
@@ -17,9 +19,13 @@ const PHASE_EVENTS: Readonly<Record<Exclude<RemovalPhase, 'DONE'>, readonly Remo
   CLEAN_HOST: ['HOST_CLEANED', 'HOST_NOT_CLEANED'],
 };
 
+const PHASE_OF_KIND: ReadonlyMap<RemovalEventKind, RunPhase> = new Map(
+  Object.entries(PHASE_EVENTS).flatMap(([phase, kinds]) => kinds.map((kind) => [kind, phase as RunPhase] as const)),
+);
+
 /** The phases a run goes through: cleaning the host only when asked for. */
-export function phasesOf(run: RemovalRunView): Exclude<RemovalPhase, 'DONE'>[] {
-  return REMOVAL_PHASES.filter((phase): phase is Exclude<RemovalPhase, 'DONE'> => phase !== 'DONE' && (phase !== 'CLEAN_HOST' || run.options.cleanHost));
+export function phasesOf(run: RemovalRunView): RunPhase[] {
+  return REMOVAL_PHASES.filter((phase): phase is RunPhase => phase !== 'DONE' && (phase !== 'CLEAN_HOST' || run.options.cleanHost));
 }
 
 /**
@@ -29,6 +35,7 @@ export function phasesOf(run: RemovalRunView): Exclude<RemovalPhase, 'DONE'>[] {
 export function phaseItems(run: RemovalRunView, events: readonly RemovalEventView[], t: RemovalTranslate, i18n: I18n): StepItem[] {
   const phases = phasesOf(run);
   const current = run.phase === 'DONE' ? phases.length : phases.indexOf(run.phase);
+  const eventsByPhase = eventsByGroup(events, (event) => PHASE_OF_KIND.get(event.kind) ?? null);
   return phases.map((phase, index) => {
     let state: StepItemState;
     let label: string;
@@ -45,8 +52,7 @@ export function phaseItems(run: RemovalRunView, events: readonly RemovalEventVie
       state = 'failed';
       label = run.status === 'CANCELLED' ? t('phaseState.cancelled') : t('phaseState.failed');
     }
-    const own = events.filter((event) => PHASE_EVENTS[phase].includes(event.kind));
-    const last = own.at(-1);
+    const last = eventsByPhase.get(phase)?.at(-1);
     return {
       id: phase,
       title: t(`phase.${phase}`),

@@ -1,7 +1,6 @@
-import { ChangeDetectionStrategy, Component, type ElementRef, booleanAttribute, computed, forwardRef, input, model, output, viewChild } from '@angular/core';
-import { type ControlValueAccessor, NG_VALUE_ACCESSOR } from '@angular/forms';
-import { uniqueId } from '../unique-id';
+import { ChangeDetectionStrategy, Component, type ElementRef, input, output, viewChild } from '@angular/core';
 import { FIELD_STYLES } from './field.styles';
+import { TextControlDirective, provideValueAccessor } from './text-control.directive';
 
 /**
  * A textarea for a file's text (a private key, a certificate) that can be pasted or read
@@ -11,7 +10,7 @@ import { FIELD_STYLES } from './field.styles';
 @Component({
   selector: 'ccos-file-text-field',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  providers: [{ provide: NG_VALUE_ACCESSOR, useExisting: forwardRef(() => FileTextFieldComponent), multi: true }],
+  providers: [provideValueAccessor(() => FileTextFieldComponent)],
   styles: [
     FIELD_STYLES,
     `
@@ -24,7 +23,7 @@ import { FIELD_STYLES } from './field.styles';
   template: `
     <div class="top">
       <label class="label" [for]="id">{{ label() }}@if (required()) {<span class="required" aria-hidden="true">*</span>}</label>
-      <button class="pick" type="button" (click)="chooseFile()">{{ chooseLabel() }}</button>
+      <button class="pick" type="button" [disabled]="isDisabled()" (click)="chooseFile()">{{ chooseLabel() }}</button>
       <input #file type="file" tabindex="-1" aria-hidden="true" [attr.accept]="accept() || null" (change)="readFile($event)" />
     </div>
     @if (hint()) {
@@ -38,12 +37,13 @@ import { FIELD_STYLES } from './field.styles';
       [rows]="rows()"
       [value]="value()"
       [required]="required()"
+      [disabled]="isDisabled()"
       [attr.placeholder]="placeholder() || null"
       [attr.aria-invalid]="error() ? 'true' : null"
       [attr.aria-describedby]="describedBy()"
       autocomplete="off"
       spellcheck="false"
-      (input)="take(textOf($event))"
+      (input)="typed($event)"
       (blur)="left()"
     ></textarea>
     @if (error()) {
@@ -51,58 +51,15 @@ import { FIELD_STYLES } from './field.styles';
     }
   `,
 })
-export class FileTextFieldComponent implements ControlValueAccessor {
-  readonly label = input.required<string>();
+export class FileTextFieldComponent extends TextControlDirective {
   readonly chooseLabel = input.required<string>();
-  readonly value = model('');
-  readonly name = input('');
-  readonly hint = input<string | null>(null);
-  readonly error = input<string | null>(null);
-  readonly placeholder = input('');
   readonly accept = input('');
   readonly rows = input(6);
   readonly maxBytes = input(64 * 1024);
-  readonly required = input(false, { transform: booleanAttribute });
-  readonly blurred = output();
   /** The chosen file was too large to be what the field expects. */
   readonly fileRejected = output<{ readonly name: string; readonly size: number }>();
 
-  protected readonly id = uniqueId('file-text');
-  protected readonly hintId = `${this.id}-hint`;
-  protected readonly errorId = `${this.id}-error`;
-  protected readonly describedBy = computed(() => [this.hint() ? this.hintId : '', this.error() ? this.errorId : ''].filter(Boolean).join(' ') || null);
   private readonly file = viewChild.required<ElementRef<HTMLInputElement>>('file');
-  private readonly control = viewChild.required<ElementRef<HTMLTextAreaElement>>('control');
-
-  private changed: (value: string) => void = () => undefined;
-  private touched: () => void = () => undefined;
-
-  focus(): void {
-    this.control().nativeElement.focus();
-  }
-
-  writeValue(value: string | null): void {
-    this.value.set(value ?? '');
-  }
-
-  registerOnChange(changed: (value: string) => void): void {
-    this.changed = changed;
-  }
-
-  registerOnTouched(touched: () => void): void {
-    this.touched = touched;
-  }
-
-  /** Typed or read from a file: the field's value, and its form control's when it has one. */
-  protected take(text: string): void {
-    this.value.set(text);
-    this.changed(text);
-  }
-
-  protected left(): void {
-    this.touched();
-    this.blurred.emit();
-  }
 
   protected chooseFile(): void {
     this.file().nativeElement.click();
@@ -121,10 +78,6 @@ export class FileTextFieldComponent implements ControlValueAccessor {
       return;
     }
     this.take(await chosen.text());
-    this.control().nativeElement.focus();
-  }
-
-  protected textOf(event: Event): string {
-    return (event.target as HTMLTextAreaElement).value;
+    this.focus();
   }
 }

@@ -1,7 +1,6 @@
-import { ChangeDetectionStrategy, Component, type ElementRef, booleanAttribute, computed, forwardRef, input, model, output, signal, viewChild } from '@angular/core';
-import { type ControlValueAccessor, NG_VALUE_ACCESSOR } from '@angular/forms';
-import { uniqueId } from '../unique-id';
+import { ChangeDetectionStrategy, Component, booleanAttribute, input } from '@angular/core';
 import { FIELD_STYLES } from './field.styles';
+import { TextControlDirective, provideValueAccessor } from './text-control.directive';
 
 /**
  * A labelled text input or textarea with an optional hint and error. The error is tied to
@@ -12,7 +11,7 @@ import { FIELD_STYLES } from './field.styles';
   selector: 'ccos-text-field',
   changeDetection: ChangeDetectionStrategy.OnPush,
   styles: FIELD_STYLES,
-  providers: [{ provide: NG_VALUE_ACCESSOR, useExisting: forwardRef(() => TextFieldComponent), multi: true }],
+  providers: [provideValueAccessor(() => TextFieldComponent)],
   template: `
     <label class="label" [for]="id">{{ label() }}@if (required()) {<span class="required" aria-hidden="true">*</span>}</label>
     @if (hint()) {
@@ -62,62 +61,11 @@ import { FIELD_STYLES } from './field.styles';
     }
   `,
 })
-export class TextFieldComponent implements ControlValueAccessor {
-  readonly label = input.required<string>();
-  readonly value = model('');
+export class TextFieldComponent extends TextControlDirective {
   readonly type = input<'text' | 'password' | 'url' | 'email'>('text');
-  readonly name = input('');
-  readonly hint = input<string | null>(null);
-  readonly error = input<string | null>(null);
-  readonly placeholder = input('');
   readonly autocomplete = input('');
   readonly inputMode = input<'' | 'text' | 'url' | 'decimal' | 'numeric'>('');
-  readonly required = input(false, { transform: booleanAttribute });
-  readonly disabled = input(false, { transform: booleanAttribute });
   readonly multiline = input(false, { transform: booleanAttribute });
   readonly monospace = input(false, { transform: booleanAttribute });
   readonly rows = input(4);
-  readonly blurred = output();
-
-  protected readonly id = uniqueId('field');
-  protected readonly hintId = `${this.id}-hint`;
-  protected readonly errorId = `${this.id}-error`;
-  protected readonly describedBy = computed(() => [this.hint() ? this.hintId : '', this.error() ? this.errorId : ''].filter(Boolean).join(' ') || null);
-  private readonly control = viewChild<ElementRef<HTMLInputElement | HTMLTextAreaElement>>('control');
-  private readonly disabledByForm = signal(false);
-  protected readonly isDisabled = computed(() => this.disabled() || this.disabledByForm());
-  private changed: (value: string) => void = () => undefined;
-  private touched: () => void = () => undefined;
-
-  writeValue(value: string | null): void {
-    this.value.set(value ?? '');
-  }
-
-  registerOnChange(changed: (value: string) => void): void {
-    this.changed = changed;
-  }
-
-  registerOnTouched(touched: () => void): void {
-    this.touched = touched;
-  }
-
-  setDisabledState(disabled: boolean): void {
-    this.disabledByForm.set(disabled);
-  }
-
-  /** Moves keyboard focus here (a form does this for its first invalid field). */
-  focus(): void {
-    this.control()?.nativeElement.focus();
-  }
-
-  protected typed(event: Event): void {
-    const text = (event.target as HTMLInputElement | HTMLTextAreaElement).value;
-    this.value.set(text);
-    this.changed(text);
-  }
-
-  protected left(): void {
-    this.touched();
-    this.blurred.emit();
-  }
 }
