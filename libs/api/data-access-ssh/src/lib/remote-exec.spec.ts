@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import ssh2, { Client, Server as SshServer, type Connection, type ServerChannel } from 'ssh2';
+import { Client, Server as SshServer, type Connection, type ServerChannel } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseableEd25519KeyPair } from '../testing/ed25519-key-pair';
 import { buildRemoteCommand, displayCommand } from './remote-command';
 import { killStep, PidLineFilter, RemoteExecution, type ExecContext, type ExecPhase } from './remote-exec';
 import { openSshSession } from './ssh-connect';
@@ -57,7 +58,7 @@ function answer(command: string, stream: ServerChannel): void {
 }
 
 beforeAll(async () => {
-  server = new SshServer({ hostKeys: [ssh2.utils.generateKeyPairSync('ed25519').private] }, (client) => {
+  server = new SshServer({ hostKeys: [parseableEd25519KeyPair().private] }, (client) => {
     clients.add(client);
     client.on('error', () => undefined);
     client.on('authentication', (ctx) => (ctx.method === 'password' ? ctx.accept() : ctx.reject(['password'])));

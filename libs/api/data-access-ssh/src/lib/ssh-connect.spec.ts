@@ -1,7 +1,8 @@
 import { createServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { inspect } from 'node:util';
-import ssh2, { Server as SshServer, type AuthContext, type AuthenticationType, type Connection } from 'ssh2';
+import { Server as SshServer, type AuthContext, type AuthenticationType, type Connection } from 'ssh2';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseableEd25519KeyPair } from '../testing/ed25519-key-pair';
 import { fingerprintOfKeyBlob } from './host-key';
 import { ConnectAttempt, openSshSession, type SshConnectEvent } from './ssh-connect';
 import { SshError } from './ssh-errors';
@@ -15,10 +16,10 @@ import type { SshTarget } from './ssh-target';
  */
 const PASSWORD = 'Unit-Secret-pw-42';
 const PASSPHRASE = 'unit-passphrase-77';
-const serverKey = ssh2.utils.generateKeyPairSync('ed25519');
+const serverKey = parseableEd25519KeyPair();
 const serverFingerprint = fingerprintOfKeyBlob(Buffer.from(serverKey.public.split(' ')[1] ?? '', 'base64'));
 const otherFingerprint = 'SHA256:CsWEHVXz6a4ZTspEtlVJcMcB5jlZMH9feTDuYRjqh54';
-const clientKey = ssh2.utils.generateKeyPairSync('ed25519', { passphrase: PASSPHRASE, cipher: 'aes256-ctr', rounds: 2 });
+const clientKey = parseableEd25519KeyPair({ passphrase: PASSPHRASE, cipher: 'aes256-ctr', rounds: 2 });
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
