@@ -189,6 +189,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
         machineConfigCaCert: async (clusterId) => (await clusters.service.get(clusterId)).machineConfigCaCert,
         requirements: config.hostRequirements,
         nodeReadyTimeoutSeconds: config.nodeReadyTimeoutSeconds,
+        cpuProfileDir: config.agentCpuProfileDir,
       },
       readiness: (clusterId) => artifacts.requireComplete(clusterId),
       bootstrapNamespace: config.bootstrapNamespace,
