@@ -186,6 +186,12 @@ async function measure(world: ScaleOutWorld, label: string, first: number, count
   };
 }
 
+/** AGENT_CPU_PROFILE_DIR of this process, for the API: each agent then writes its CPU profile there (the hosts see this machine's folders outside their own mounts). */
+function agentCpuProfile(): Record<string, string> {
+  const folder = process.env['AGENT_CPU_PROFILE_DIR'];
+  return folder ? { AGENT_CPU_PROFILE_DIR: folder } : {};
+}
+
 /** Each size installed at once, then `serial` hosts one after another, on fresh hosts of one lab. */
 async function measureAll(sizes: readonly number[], serial: number, log: (line: string) => void, cap = Number.POSITIVE_INFINITY): Promise<Row[]> {
   const total = sizes.reduce((sum, size) => sum + size, 0) + serial;
@@ -198,7 +204,7 @@ async function measureAll(sizes: readonly number[], serial: number, log: (line: 
     log(`scale-out: no CPU accounting (${error instanceof Error ? error.message : String(error)})`);
     return null;
   });
-  const world = await startScaleOutWorld({ hosts: total, name: 'bench-scale-out', csrAutoApprove: true, apiEnv: { SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20', LOG_LEVEL: 'warn' } }).catch(async (error: unknown) => {
+  const world = await startScaleOutWorld({ hosts: total, name: 'bench-scale-out', csrAutoApprove: true, apiEnv: { SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20', LOG_LEVEL: 'warn', ...agentCpuProfile() } }).catch(async (error: unknown) => {
     await cpu?.stop();
     throw error;
   });

@@ -25,7 +25,7 @@ export const CPU_CATEGORY_TEXT: Record<CpuCategory, string> = {
   api: 'API process',
   postgres: "postgres (the run's database)",
   'ssh-commands': 'commands run over SSH (shells, checks)',
-  'zstd-sha256': 'zstd / sha256sum (agent copy)',
+  'zstd-sha256': 'zstd / sha256sum / openssl (agent copy)',
   'agent-commands': 'commands the agent ran (dnf, rpm, ...)',
   kubelet: 'kubelet stand-ins',
   sshd: 'sshd',
@@ -46,7 +46,7 @@ export function categoryOf(argv: readonly string[], parent: CpuCategory | undefi
   if (/sshd/.test(program) || first.startsWith('sshd')) {
     return 'sshd';
   }
-  if (program === 'zstd' || program === 'sha256sum' || program === 'unzstd') {
+  if (program === 'zstd' || program === 'sha256sum' || program === 'unzstd' || program === 'openssl') {
     return 'zstd-sha256';
   }
   if (script === 'kubelet' || program === 'kubelet') {

@@ -242,8 +242,8 @@ describe('data-access-ssh against lab sshd', () => {
     try {
       const progress: number[] = [];
       const result = await uploadFile(session, { source: local, remotePath, mode: 0o755, sha256, onProgress: (p) => progress.push(p.bytesSent) });
-      console.log(`upload: ${(result.bytes / 1e6).toFixed(1)} MB in ${result.durationMs} ms = ${(result.bytesPerSecond / 1e6).toFixed(1)} MB/s including the remote sha256sum (${result.verifiedBy})`);
-      expect(result).toMatchObject({ remotePath, bytes: content.length, sha256, verifiedBy: 'sha256sum' });
+      console.log(`upload: ${(result.bytes / 1e6).toFixed(1)} MB in ${result.durationMs} ms = ${(result.bytesPerSecond / 1e6).toFixed(1)} MB/s including the remote sha256 (${result.verifiedBy})`);
+      expect(result).toMatchObject({ remotePath, bytes: content.length, sha256, verifiedBy: 'openssl' });
       expect(progress.at(-1)).toBe(content.length);
       expect(progress.every((value, index) => index === 0 || value > (progress[index - 1] ?? 0))).toBe(true);
       expect(await inHost(h7, ['stat', '-c', '%a %s %U', remotePath])).toBe(`755 ${content.length} root\n`);
@@ -335,7 +335,7 @@ describe('data-access-ssh against lab sshd', () => {
       expect((await session.exec(['id', '-un'], { sudo: false })).stdout).toBe('deploy\n');
       const remotePath = '/opt/deploy-owned/bin/agent';
       const uploaded = await uploadFile(session, { source: Buffer.from('#!/bin/sh\necho via-sudo\n'), remotePath, mode: 0o750 });
-      expect(uploaded.verifiedBy).toBe('sha256sum');
+      expect(uploaded.verifiedBy).toBe('openssl');
       expect(await inHost(h8, ['stat', '-c', '%a', remotePath])).toBe('750\n');
       expect(await inHost(h8, ['sh', '-c', 'ls -A /tmp | grep ccos-upload || true'])).toBe('');
       const calls = (await inHost(h8, ['cat', '/tmp/deploy/sudo.log'])).trim().split('\n');

@@ -1,4 +1,5 @@
 import { parseCli, USAGE } from './app/cli-args';
+import { startCpuProfile } from './app/cpu-profile';
 import { runAgent } from './app/run-agent';
 import { startAgent } from './app/start-agent';
 import { stopAgent } from './app/stop-agent';
@@ -29,10 +30,12 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`boot-worker: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-    process.exit(1);
-  },
-);
+const argv = process.argv.slice(2);
+startCpuProfile(argv[0] ?? 'none').then(async (writeCpuProfile) => {
+  const code = await main(argv);
+  await writeCpuProfile();
+  process.exit(code);
+}).catch((error: unknown) => {
+  process.stderr.write(`boot-worker: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exit(1);
+});

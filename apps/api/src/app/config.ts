@@ -60,6 +60,8 @@ export interface ApiConfig {
    * into the server certificate).
    */
   readonly autoscalerGrpc: { readonly port: number; readonly host: string; readonly address: string | null } | null;
+  /** A folder on each host where agents write CPU profiles (AGENT_CPU_PROFILE_DIR; off when unset): for measuring, not for production. */
+  readonly agentCpuProfileDir: string | null;
   /** Preflight thresholds handed to the agent. */
   readonly hostRequirements: { readonly minKernel: string; readonly minMemoryBytes: number; readonly minCpus: number; readonly maxClockSkewSeconds: number };
 }
@@ -126,6 +128,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     bootstrapNamespace: dnsLabel(env, 'BOOTSTRAP_NAMESPACE', 'ccos-scaler-bootstrap'),
     clusterAddresses: parseAddressPolicy(env['ALLOW_CLUSTER_ADDRESSES']),
     autoscalerGrpc: autoscalerGrpcSetting(env),
+    agentCpuProfileDir: env['AGENT_CPU_PROFILE_DIR']?.trim() || null,
     hostRequirements: {
       minKernel: env['MIN_KERNEL'] ?? '4.18',
       minMemoryBytes: integer(env, 'MIN_MEMORY_MB', 2048, 1, 1024 * 1024) * 1024 * 1024,

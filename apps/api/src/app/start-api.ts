@@ -157,10 +157,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
         set: (clusterId, version) => clusters.service.setArtifactVersion(clusterId, version).then(() => undefined),
       },
       // An agent downloads its run's cluster's set; a signed-in user looking around, the default one.
-      agentCluster: async (header) => {
-        const run = await agentTokens.authenticate(bearerToken(header));
-        return run ? (await nodeStore.get(run.nodeId)).clusterId : null;
-      },
+      agentRun: (header) => agentTokens.authenticate(bearerToken(header)),
+      clusterOfNode: async (nodeId) => (await nodeStore.get(nodeId)).clusterId,
       sessionUser,
       uploadMaxBytes: config.artifactUploadMaxBytes,
       onImport: (event) => void audit.record({
@@ -189,6 +187,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
         machineConfigCaCert: async (clusterId) => (await clusters.service.get(clusterId)).machineConfigCaCert,
         requirements: config.hostRequirements,
         nodeReadyTimeoutSeconds: config.nodeReadyTimeoutSeconds,
+        cpuProfileDir: config.agentCpuProfileDir,
       },
       readiness: (clusterId) => artifacts.requireComplete(clusterId),
       bootstrapNamespace: config.bootstrapNamespace,

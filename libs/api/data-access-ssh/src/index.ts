@@ -13,4 +13,5 @@ export * from './lib/remote-checksum';
 export * from './lib/upload';
 export * from './lib/compressed-install';
 export * from './lib/remote-facts';
+export { type RemoteCheck, runChecks } from './lib/remote-batch';
 export * from './lib/ssh-pool';

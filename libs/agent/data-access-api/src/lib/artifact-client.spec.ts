@@ -106,6 +106,25 @@ describe('ArtifactClient.download', () => {
     expect(await fs.sha256(DEST)).toBe(SHA);
   });
 
+  it.each([
+    ['written whole here', {}, []],
+    ['resumed here after a cut link', { breakAfter: 100_000 }, []],
+    ['continued from a .part an earlier agent left', { seeded: 123_456 }, [`${DEST}.part`]],
+  ] as const)('hashes the bytes as they arrive: a part %s is read back only when others wrote some of it', async (_case, setup, readBack) => {
+    const http = server('breakAfter' in setup ? [(request) => serve(request, DATA, setup.breakAfter), () => 'refuse'] : []);
+    const fs = new MemoryFileSystem().seed('seeded' in setup ? { [`${DEST}.part`]: DATA.subarray(0, setup.seeded) } : { '/usr/local/bin/.keep': '' });
+    const hashed: string[] = [];
+    const sha256OfFile = fs.sha256.bind(fs);
+    fs.sha256 = (path: string) => {
+      hashed.push(path);
+      return sha256OfFile(path);
+    };
+    const { artifacts } = client(http, fs);
+    const result = await artifacts.download(ARTIFACT, DEST);
+    expect(result.sha256).toBe(SHA);
+    expect(hashed.filter((path) => path !== DEST)).toEqual(readBack);
+  });
+
   it('starts over when the server answers a range request with the whole (changed) file', async () => {
     const http = server([(request) => ({ ...serve(request, DATA), status: 200, headers: {} })]);
     const fs = new MemoryFileSystem().seed({ [`${DEST}.part`]: Buffer.from('stale bytes of an older version') });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { type Hash, createHash } from 'node:crypto';
 import {
   Backoff, CERT_NOT_PINNED, DOWNLOAD_BACKOFF, HttpError, readBody,
   type BackoffPolicy, type Clock, type FileSystem, type Http, type Logger, type TlsPin,
@@ -6,6 +6,12 @@ import {
 import { parseManifest, type Artifact, type ArtifactManifest } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { ApiError, httpFailureKind } from './api-errors';
+
+/** The sha256 of a part file's bytes so far, as this agent wrote them; no hash when it did not write all of them. */
+interface PartDigest {
+  hash: Hash | null;
+  bytes: number;
+}
 
 /** Progress of one download, in bytes of the final file. */
 export interface DownloadProgress {
@@ -180,6 +186,8 @@ export class ArtifactClient {
     }
     let resumedFrom = 0;
     let resumes = 0;
+    // The sha256 of the part's bytes as they are written, so a finished download is not read back to be hashed.
+    const digest: PartDigest = { hash: null, bytes: 0 };
     const onResume = (offset: number) => {
       resumedFrom = offset;
       resumes += 1;
@@ -192,7 +200,7 @@ export class ArtifactClient {
       let failure: { reason: string; code: string } | null = null;
       try {
         const before = received;
-        received += await this.fetchInto(artifact, part, options, onResume);
+        received += await this.fetchInto(artifact, part, options, onResume, digest);
         if (received > before) {
           lastProgressAt = clock.monotonic();
         }
@@ -215,7 +223,8 @@ export class ArtifactClient {
         failure = { reason: err.message, code: err.code ?? 'EREQUEST' };
       }
       if (failure === null) {
-        const actual = await fs.sha256(part);
+        const actual = digest.hash !== null && digest.bytes === artifact.size ? digest.hash.digest('hex') : await fs.sha256(part);
+        digest.hash = null;
         if (actual === artifact.sha256) {
           await fs.chmod(part, mode);
           await fs.rename(part, dest);
@@ -251,7 +260,7 @@ export class ArtifactClient {
    * One request: continues `part` from its current size. Returns the bytes
    * received; a broken connection throws with `received` set.
    */
-  private async fetchInto(artifact: Artifact, part: string, options: DownloadOptions, onResume: (offset: number) => void): Promise<number> {
+  private async fetchInto(artifact: Artifact, part: string, options: DownloadOptions, onResume: (offset: number) => void, digest: PartDigest): Promise<number> {
     const { fs } = this.options;
     const info = await fs.stat(part);
     let offset = info?.type === 'file' ? info.size : 0;
@@ -299,10 +308,19 @@ export class ArtifactClient {
     }
     // 200 to a range request: the file changed (If-Range) or ranges are unsupported; start over.
     const sink = await fs.openAppend(part, { truncate: start === 0 });
+    if (start === 0) {
+      digest.hash = createHash('sha256');
+      digest.bytes = 0;
+    } else if (digest.bytes !== start) {
+      // A part left by an earlier agent: its bytes were never hashed here, so it is read back at the end.
+      digest.hash = null;
+    }
     let received = 0;
     try {
       for await (const chunk of response.body) {
         await sink.write(chunk);
+        digest.hash?.update(chunk);
+        digest.bytes += chunk.length;
         received += chunk.length;
         options.onProgress?.({ bytes: start + received, total: artifact.size });
         if (start + received > artifact.size) {

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import type { RemoteCheck } from './remote-batch';
 import { defineScript } from './remote-script';
 import { checksumMismatch, remoteFailed } from './ssh-errors';
 import type { SshSession } from './ssh-session';
@@ -34,7 +35,7 @@ export interface CompressedInstallResult {
 }
 
 /** Whether the host can take a compressed stream: the decompressor and a local SHA-256 tool. */
-const PROBE = defineScript('stream-probe', 'command -v "$1" >/dev/null 2>&1 && command -v sha256sum >/dev/null 2>&1 && echo yes || echo no');
+const PROBE = defineScript('stream-probe', 'command -v "$1" >/dev/null 2>&1 && { command -v openssl || command -v sha256sum; } >/dev/null 2>&1 && echo yes || echo no');
 
 /**
  * Decompresses stdin into a temporary file beside the target, hashes the result on the host
@@ -55,7 +56,8 @@ const INSTALL = defineScript('stream-install', [
   'got=$(wc -c < "$tmp") || exit 13',
   'got=$((got + 0))',
   '[ "$got" = "$size" ] || { echo "size $got"; exit 14; }',
-  'sum=$(sha256sum < "$tmp") || exit 13',
+  // OpenSSL's SHA-256 uses the CPU's SHA instructions (coreutils' does not): a seventh of the CPU.
+  '{ command -v openssl >/dev/null 2>&1 && sum=$(openssl dgst -sha256 -r < "$tmp" 2>/dev/null); } || sum=$(sha256sum < "$tmp") || exit 13',
   'sum=${sum%% *}',
   '[ "$sum" = "$want" ] || { echo "sha256 $sum"; exit 15; }',
   'chmod "$mode" "$tmp" && mv -f -- "$tmp" "$dest" || { echo "install failed"; exit 16; }',
@@ -63,10 +65,15 @@ const INSTALL = defineScript('stream-install', [
   'echo installed',
 ].join('\n'));
 
-/** True when the host has the codec's decompressor and `sha256sum` (one short command). */
+/** True when the host has the codec's decompressor and `openssl` or `sha256sum` (one short command). */
 export async function canStreamCompressed(session: SshSession, codec: StreamCodec, options: { readonly sudo?: boolean } = {}): Promise<boolean> {
-  const result = await session.runScript(PROBE, [codec], { sudo: options.sudo ?? session.sudo, timeoutMs: 15_000 });
-  return result.exitCode === 0 && result.stdout.trim() === 'yes';
+  const check = streamProbeCheck(codec);
+  return check.read(await session.runScript(check.script, check.args, { sudo: options.sudo ?? session.sudo, timeoutMs: 15_000 }), session.endpoint);
+}
+
+/** {@link canStreamCompressed} as a check for `runChecks`. */
+export function streamProbeCheck(codec: StreamCodec): RemoteCheck<boolean> {
+  return { script: PROBE, args: [codec], read: (result) => result.exitCode === 0 && result.stdout.trim() === 'yes' };
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { RemoteCheck } from './remote-batch';
+import type { ExecResult } from './remote-exec';
 import { defineScript } from './remote-script';
 import { remoteFailed } from './ssh-errors';
 import type { SshSession } from './ssh-session';
@@ -61,19 +63,29 @@ const FACTS = defineScript('facts', [
  * its nearest existing parent).
  */
 export async function readRemoteFacts(session: SshSession, options: { readonly diskPath?: string } = {}): Promise<RemoteFacts> {
-  const diskPath = options.diskPath ?? '/';
+  const check = remoteFactsCheck(options.diskPath ?? '/');
+  return check.read(await session.runScript(check.script, check.args, { timeoutMs: 30_000, sudo: false }), session.endpoint);
+}
+
+/** {@link readRemoteFacts} as a check for `runChecks`, to share one exec with others (it needs no sudo). */
+export function remoteFactsCheck(diskPath: string): RemoteCheck<RemoteFacts> {
   if (!diskPath.startsWith('/') || /[\0\n]/.test(diskPath)) {
     throw new RangeError('diskPath must be an absolute path without newlines');
   }
-  const result = await session.runScript(FACTS, [diskPath], { timeoutMs: 30_000, sudo: false });
-  if (result.exitCode !== 0 && !result.stdout.includes('@@end')) {
-    throw remoteFailed(session.endpoint, 'Reading host facts', `exit ${result.exitCode ?? result.signal ?? 'unknown'}: ${result.stderr.trim().slice(-300) || 'no output'}`);
-  }
-  try {
-    return parseRemoteFacts(result.stdout, diskPath);
-  } catch (error) {
-    throw remoteFailed(session.endpoint, 'Reading host facts', `${(error as Error).message}. Output: ${result.stdout.slice(0, 300)}`);
-  }
+  return {
+    script: FACTS,
+    args: [diskPath],
+    read(result: ExecResult, endpoint: string): RemoteFacts {
+      if (result.exitCode !== 0 && !result.stdout.includes('@@end')) {
+        throw remoteFailed(endpoint, 'Reading host facts', `exit ${result.exitCode ?? result.signal ?? 'unknown'}: ${result.stderr.trim().slice(-300) || 'no output'}`);
+      }
+      try {
+        return parseRemoteFacts(result.stdout, diskPath);
+      } catch (error) {
+        throw remoteFailed(endpoint, 'Reading host facts', `${(error as Error).message}. Output: ${result.stdout.slice(0, 300)}`);
+      }
+    },
+  };
 }
 
 /** Parses the output of the facts script. Throws when a required section is missing or malformed. */

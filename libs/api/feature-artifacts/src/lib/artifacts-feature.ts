@@ -5,6 +5,7 @@ import { ArtifactSetStore } from './artifact-set-store';
 import type { ArtifactVersionOverrides } from './artifact-set.resolver';
 import { type ArtifactUploadOptions, type UploaderRole, artifactUploadRoutes } from './artifact-upload-route';
 import { ClusterArtifacts } from './cluster-artifacts';
+import { type AgentRunOf, RunArtifactSets } from './run-artifact-sets';
 
 /** How long the cluster is given to say which release it runs. */
 const VERSION_READ_TIMEOUT_MS = 10_000;
@@ -16,8 +17,10 @@ export interface ArtifactsFeatureOptions {
   readonly connections: Pick<ClusterConnections, 'version'>;
   /** The operator's per-cluster version override (the clusters table's artifact_version). */
   readonly overrides: ArtifactVersionOverrides & { get(clusterId: string): Promise<string | null> };
-  /** The cluster whose set a request with this Authorization header downloads, when it carries an install run's agent token. */
-  readonly agentCluster: (authorization: string | undefined) => Promise<string | null>;
+  /** The install run whose set a request with this Authorization header downloads, when it carries a valid agent token. */
+  readonly agentRun: AgentRunOf;
+  /** The cluster of a node (an agent's run's). */
+  readonly clusterOfNode: (nodeId: string) => Promise<string>;
   /** The signed-in user of a request: they may download the default set and import sets. */
   readonly sessionUser: UploaderRole;
   readonly uploadMaxBytes: number;
@@ -46,6 +49,7 @@ export function createArtifactsFeature(options: ArtifactsFeatureOptions): Artifa
     override: (clusterId) => options.overrides.get(clusterId),
     detect: (clusterId) => options.connections.version(clusterId, AbortSignal.timeout(VERSION_READ_TIMEOUT_MS)),
   });
+  const runSets = new RunArtifactSets({ clusters, agentRun: options.agentRun, clusterOfNode: options.clusterOfNode, override: (clusterId) => options.overrides.get(clusterId) });
   return {
     sets,
     clusters,
@@ -56,9 +60,9 @@ export function createArtifactsFeature(options: ArtifactsFeatureOptions): Artifa
       app.use(
         '/artifacts',
         artifactRoutes(async (header) => {
-          const clusterId = await options.agentCluster(header);
-          if (clusterId !== null) {
-            return clusters.catalogFor(clusterId);
+          const catalog = await runSets.catalogFor(header);
+          if (catalog !== null) {
+            return catalog;
           }
           return (await options.sessionUser(header)) ? sets.defaultCatalog : null;
         }),

@@ -84,7 +84,11 @@ export class ClusterArtifacts {
 
   /** The catalog a cluster's agents download from (without looking at its files). */
   async catalogFor(clusterId: string): Promise<ArtifactCatalog> {
-    const override = await this.options.override(clusterId);
+    return this.catalogWithOverride(clusterId, await this.options.override(clusterId));
+  }
+
+  /** The catalog a cluster's agents download from, given the cluster's override as already read. */
+  async catalogWithOverride(clusterId: string, override: string | null): Promise<ArtifactCatalog> {
     if (override) {
       return (await this.options.store.catalog(override)) ?? this.options.store.emptyCatalog;
     }

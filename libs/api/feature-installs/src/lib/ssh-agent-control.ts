@@ -30,6 +30,8 @@ export interface AgentLaunchSettings {
   readonly vip: (clusterId: string) => Promise<string>;
   readonly requirements: { readonly minKernel: string; readonly minMemoryBytes: number; readonly minCpus: number; readonly maxClockSkewSeconds: number };
   readonly nodeReadyTimeoutSeconds: number;
+  /** Where on the host the agent writes its CPU profiles (boot-worker's BOOT_WORKER_CPU_PROFILE); null: not profiled. */
+  readonly cpuProfileDir?: string | null;
 }
 
 /** `$SSH_CONNECTION` is "client-ip client-port server-ip server-port": the client is us, as the host sees us. */
@@ -92,7 +94,8 @@ export class SshAgentControl implements AgentControl {
         kubeletBootstrapToken,
       };
       await uploadFile(session, { source: Buffer.from(JSON.stringify(config, null, 2)), remotePath: configPath, mode: 0o600 });
-      const started = await session.exec([AGENT_REMOTE_PATH, 'start', '--config', configPath], { timeoutMs: 60_000 });
+      const profiled = this.settings.cpuProfileDir ? ['env', `BOOT_WORKER_CPU_PROFILE=${this.settings.cpuProfileDir}`] : [];
+      const started = await session.exec([...profiled, AGENT_REMOTE_PATH, 'start', '--config', configPath], { timeoutMs: 60_000 });
       if (started.exitCode !== 0) {
         throw failure(`boot-worker start exited with ${String(started.exitCode)}: ${(started.stderr || started.stdout).trim().slice(-500)}`);
       }

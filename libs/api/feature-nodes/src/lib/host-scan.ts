@@ -1,4 +1,4 @@
-import { type SshSession, defineScript } from '@ccos/api/data-access-ssh';
+import { type RemoteCheck, type SshSession, defineScript } from '@ccos/api/data-access-ssh';
 import { type HostScan, KUBECONFIG_PATHS, parseHostScan } from '@ccos/shared/domain';
 
 /**
@@ -11,8 +11,11 @@ const SCAN = defineScript('leftover-scan', [
   'echo "@@kubelet-pki"; [ -d /var/lib/kubelet/pki ] && find /var/lib/kubelet/pki -mindepth 1 -maxdepth 1 \\( -type f -o -type l \\) 2>/dev/null | head -100',
   `echo "@@kubeconfig"; for f in ${KUBECONFIG_PATHS.join(' ')}; do [ -e "$f" ] && echo "$f"; done`,
   'echo "@@kubernetes-files"; [ -d /etc/kubernetes ] && find /etc/kubernetes -mindepth 1 \\( -type f -o -type l \\) 2>/dev/null | head -200',
-  'echo "@@kubelet-active"; systemctl is-active kubelet 2>/dev/null',
-  'echo "@@kubelet-enabled"; systemctl is-enabled kubelet 2>/dev/null',
+  // One systemctl for both states (what is-active and is-enabled print); each is one word.
+  'active= enabled=',
+  'set -f; for line in $(systemctl show -p ActiveState -p UnitFileState kubelet 2>/dev/null); do case $line in ActiveState=*) active=${line#*=} ;; UnitFileState=*) enabled=${line#*=} ;; esac; done; set +f',
+  'echo "@@kubelet-active"; [ -n "$active" ] && echo "$active"',
+  'echo "@@kubelet-enabled"; [ -n "$enabled" ] && echo "$enabled"',
   'echo "@@end"',
 ].join('\n'));
 
@@ -23,9 +26,11 @@ const CLEANUP = defineScript('leftover-cleanup', [
   'echo cleaned',
 ].join('\n'));
 
+/** The leftover scan as a check for `runChecks`, to share one exec with others. */
+export const LEFTOVER_SCAN: RemoteCheck<HostScan> = { script: SCAN, args: [], read: (result) => parseHostScan(result.stdout) };
+
 export async function scanHost(session: SshSession): Promise<HostScan> {
-  const result = await session.runScript(SCAN, [], { timeoutMs: 30_000 });
-  return parseHostScan(result.stdout);
+  return LEFTOVER_SCAN.read(await session.runScript(SCAN, [], { timeoutMs: 30_000 }), session.endpoint);
 }
 
 export async function cleanHost(session: SshSession, paths: readonly string[]): Promise<void> {

@@ -2,11 +2,11 @@ import type { Logger } from 'pino';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import { type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary, ensureAgent, sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
-import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts } from '@ccos/api/data-access-ssh';
+import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts, remoteFactsCheck, runChecks } from '@ccos/api/data-access-ssh';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
+import { type HostScan, type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
-import { scanHost } from './host-scan';
+import { LEFTOVER_SCAN, scanHost } from './host-scan';
 import type { ProvisioningQueue } from './node.service';
 
 /** Room the agent needs beyond its own size (its run folders, downloaded rpms go elsewhere). */
@@ -69,14 +69,24 @@ export class NodeProvisioner implements ProvisioningQueue {
   }
 
   /**
-   * The verdict on leftovers of an earlier membership. Null (the stored verdict stands) once
-   * this node has install runs: what they left is its own, not an earlier membership's.
+   * The host's facts and, unless this node has install runs (what they left is its own, not an
+   * earlier membership's), its leftover scan: in one exec when both run as the SSH user.
    */
-  private async verdictOf(node: NodeEntity, session: SshSession): Promise<{ verdict: HostVerdict; machineId: string | null } | null> {
-    if (await this.nodes.hasInstallRuns(node.id)) {
+  private async factsAndScan(node: NodeEntity, session: SshSession): Promise<{ facts: RemoteFacts; scan: HostScan | null }> {
+    const wantScan = !(await this.nodes.hasInstallRuns(node.id));
+    if (wantScan && !session.sudo) {
+      const [facts, scan] = await runChecks(session, [remoteFactsCheck(AGENT_DIR), LEFTOVER_SCAN] as const, { timeoutMs: 30_000, sudo: false });
+      return { facts, scan };
+    }
+    const facts = await readRemoteFacts(session, { diskPath: AGENT_DIR });
+    return { facts, scan: wantScan ? await scanHost(session) : null };
+  }
+
+  /** The verdict on leftovers of an earlier membership; null (the stored verdict stands) without a scan. */
+  private async verdictOf(node: NodeEntity, scan: HostScan | null): Promise<{ verdict: HostVerdict; machineId: string | null } | null> {
+    if (scan === null) {
       return null;
     }
-    const scan = await scanHost(session);
     const leftovers: Leftover[] = [...scan.leftovers];
     if (scan.machineId) {
       const removed = await this.nodes.removedMachine(scan.machineId, node.id);
@@ -113,7 +123,7 @@ export class NodeProvisioner implements ProvisioningQueue {
         if (session.hostKeyStatus === 'first-use') {
           await this.nodes.update(node.id, { hostKeyFingerprint: session.hostKey.fingerprint, hostKeyAlgorithm: session.hostKey.algorithm, ...reasonFields(message('node.connectedChecking')) });
         }
-        const facts = await readRemoteFacts(session, { diskPath: AGENT_DIR });
+        const { facts, scan } = await this.factsAndScan(node, session);
         await this.nodes.update(node.id, {
           facts: { arch: facts.arch, kernel: facts.kernel, osRelease: facts.os.prettyName ?? facts.os.id ?? undefined, freeDiskBytes: facts.disk.freeBytes },
         });
@@ -122,7 +132,7 @@ export class NodeProvisioner implements ProvisioningQueue {
           await this.nodes.transition(node.id, 'PRECHECK_FAILED', problem);
           return;
         }
-        const verdict = await this.verdictOf(node, session);
+        const verdict = await this.verdictOf(node, scan);
         if (verdict) {
           await this.nodes.update(node.id, { hostVerdict: verdict.verdict, facts: { ...(await this.nodes.get(node.id)).facts, machineId: verdict.machineId ?? undefined } });
         }
