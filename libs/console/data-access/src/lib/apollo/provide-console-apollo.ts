@@ -1,5 +1,5 @@
 import { type EnvironmentProviders, inject, makeEnvironmentProviders } from '@angular/core';
-import { type ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
+import { type ApolloClient, ApolloLink, HttpLink } from '@apollo/client';
 import { ErrorLink } from '@apollo/client/link/error';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { provideApollo } from 'apollo-angular';
@@ -7,6 +7,7 @@ import { OperationTypeNode } from 'graphql';
 import { problemsOf } from '../errors/api-problem';
 import { ErrorReporter } from '../errors/error-reporter';
 import { Session } from '../session/session';
+import { createConsoleCache } from './console-cache';
 import { GRAPHQL_PATH } from './graphql-path';
 import { LiveConnection } from './live-connection';
 
@@ -52,15 +53,7 @@ function createApolloOptions(): ApolloClient.Options {
 
   return {
     link: ApolloLink.from([errors, authorization, transport]),
-    cache: new InMemoryCache({
-      typePolicies: {
-        // A CSR has no id; its name is unique within its cluster. Normalised, an approval's
-        // result or a csrChanged message updates every list that shows the CSR.
-        Csr: { keyFields: ['clusterId', 'name'] },
-        // A node's runs come whole from the server (oldest first); take the new list as it is.
-        Node: { fields: { installRuns: { merge: false } } },
-      },
-    }),
+    cache: createConsoleCache(),
     defaultOptions: { watchQuery: { fetchPolicy: 'cache-and-network' } },
   };
 }
