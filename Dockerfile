@@ -15,6 +15,8 @@ ENV NODE_ENV=production PORT=4000 CONSOLE_DIR=/app/dist/apps/console/browser
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY --from=build /src/dist ./dist
-EXPOSE 4000
+# 4000: people (console, API); 4443: install agents (AGENT_PORT); 9090: /metrics (METRICS_PORT). The
+# last two listen only when their variables are set (deploy/base/config.yaml sets them).
+EXPOSE 4000 4443 9090
 USER node
 CMD ["node", "--enable-source-maps", "dist/apps/api/main.js"]

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import tsconfigPaths from 'vite-tsconfig-paths';
 import { defineConfig } from 'vitest/config';
+import { DurationsReporter } from './test/support/durations-reporter';
 
 /**
  * Two kinds of tests:
@@ -14,6 +15,10 @@ import { defineConfig } from 'vitest/config';
  *   (lint rules, manifests, promtool, kube-sim against kubectl and the Python client, the
  *   benchmark's smoke run, which records figures but never judges them, the secrets check): they
  *   run beside the specs, on every core, before the serial chain starts.
+ *
+ * Two e2e files at a time (a second lane) was measured on these 2 cores and gave nothing: each
+ * file ran 2–3.5× slower beside another (two labs, two APIs and a browser are CPU-bound), so the
+ * chain took as long and its timing got worse. See test/durations.txt for each file's time.
  *
  * Vitest runs projects of one `sequence.groupOrder` together, with the same number of workers,
  * and a project limited to one worker in a group of its own after them.
@@ -39,7 +44,7 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
   test: {
-    reporters: ['default'],
+    reporters: ['default', new DurationsReporter()],
     projects: [
       {
         extends: true,

@@ -26,9 +26,10 @@ import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { parse } from 'yaml';
 import {
-  BOOTSTRAPPER_TOKEN, BOOTSTRAPPER_TOKEN_LINE, CSR_TEST_SEED, type SimEndpoint, createCsrReplica, eventually, startCsrTestWorld, startInProcessSim,
+  BOOTSTRAPPER_TOKEN, BOOTSTRAPPER_TOKEN_LINE, CSR_TEST_SEED, type SimEndpoint, createCsrReplica, startCsrTestWorld, startInProcessSim,
 } from '@ccos/api/feature-csrs/testing';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
+import { eventually } from '@ccos/shared/util-timing/testing';
 import { buildKubeconfig, generateCertificateRequest } from '@ccos/tools/kube-sim';
 import { type BenchOptions, type Figure, isMain, percentile } from './support/row';
 

@@ -23,6 +23,7 @@ import pg from 'pg';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { AGENT_EXECUTABLE, type ScaleOutWorld, startScaleOutWorld } from '../test/support/scale-out-world';
 import { baselineRss, heapUsed, subscribeInstallProgress } from './memory-at-size';
+import { MANY_BROWSERS_ENV } from './support/api-world';
 import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';
 
 /** The API's memory outside the V8 heap (Buffers, ArrayBuffers), from its /metrics. */
@@ -181,7 +182,7 @@ export async function measureFootprint(nodes: number, subscriptions: number, ins
   if (process.getuid?.() !== 0) {
     throw new RowUnavailable('lab hosts need root');
   }
-  const world = await startScaleOutWorld({ hosts: installs, name: 'bench/install-footprint', csrAutoApprove: true, apiEnv: { LOG_LEVEL: 'warn', SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20' } });
+  const world = await startScaleOutWorld({ hosts: installs, name: 'bench/install-footprint', csrAutoApprove: true, apiEnv: { LOG_LEVEL: 'warn', SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20', ...MANY_BROWSERS_ENV } });
   const databaseUrl = world.api.database?.url;
   if (!databaseUrl) {
     await world.stop();

@@ -19,12 +19,18 @@ export interface ApiWorld {
   stop(): Promise<void>;
 }
 
+/**
+ * The benchmarks play many browsers (subscribers) with the admin's one session: the graphql-ws
+ * limits per session and user (WS_CONNECTIONS_PER_*) would refuse all but the first few.
+ */
+export const MANY_BROWSERS_ENV: Readonly<Record<string, string>> = { WS_CONNECTIONS_PER_SESSION: '1000', WS_CONNECTIONS_PER_USER: '1000', WS_CONNECTIONS_PER_PROCESS: '2000' };
+
 export async function startApiWorld(env: Record<string, string> = {}): Promise<ApiWorld> {
   const dir = await mkdtemp(join(tmpdir(), 'ccos-bench-'));
   const database = await createTestDatabase('ccos_bench');
   let api: BuiltApi;
   try {
-    api = await startBuiltApi({ DATABASE_URL: database.url, SECRET_KEY, ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, DATA_DIR: dir, LOG_LEVEL: 'warn', ALLOW_CLUSTER_ADDRESSES: 'loopback', ...env });
+    api = await startBuiltApi({ DATABASE_URL: database.url, SECRET_KEY, ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, DATA_DIR: dir, LOG_LEVEL: 'warn', ALLOW_CLUSTER_ADDRESSES: 'loopback', ...MANY_BROWSERS_ENV, ...env });
   } catch (error) {
     await database.drop();
     await rm(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase } from '@ccos/api/data-access-db/testing';
+import { eventually } from '@ccos/shared/util-timing/testing';
 import { type ApiProcess, startApiProcess } from '../support/api-process';
 
 /**
@@ -60,18 +61,6 @@ async function probe(url: string): Promise<{ status: number; body: unknown }> {
   return { status: response.status, body: await response.json() };
 }
 
-/** Polls until `check` holds, for a state reached by the process on its own (no fixed sleep). */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs: number): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (check(value) || Date.now() - started > timeoutMs) {
-      return value;
-    }
-    await new Promise((wake) => setTimeout(wake, 100));
-  }
-}
-
 describe('readiness: /readyz follows the database, /healthz the process', () => {
   let path: CuttablePostgresPath;
   let api: ApiProcess;
@@ -95,12 +84,18 @@ describe('readiness: /readyz follows the database, /healthz the process', () => 
   it('answers 503 while the database is unreachable and 200 again once it is back, without a restart', async () => {
     expect(await probe(`${api.url}/readyz`)).toEqual({ status: 200, body: { status: 'ready' } });
     path.sever();
-    const down = await eventually(() => probe(`${api.url}/readyz`), (result) => result.status === 503, 15_000);
+    const down = await eventually(async () => {
+      const result = await probe(`${api.url}/readyz`);
+      return result.status === 503 ? result : undefined;
+    }, 15_000, '/readyz answering 503', 100);
     expect(down).toEqual({ status: 503, body: { status: 'database unreachable' } });
     // The process itself is fine: liveness must not restart it for the database's sake.
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
     path.restore();
-    const back = await eventually(() => probe(`${api.url}/readyz`), (result) => result.status === 200, 30_000);
+    const back = await eventually(async () => {
+      const result = await probe(`${api.url}/readyz`);
+      return result.status === 200 ? result : undefined;
+    }, 30_000, '/readyz answering 200 again', 100);
     expect(back).toEqual({ status: 200, body: { status: 'ready' } });
     expect(api.running()).toBe(true);
   });

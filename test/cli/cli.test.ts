@@ -8,8 +8,10 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
 
 /**
  * The built `ccos-scaler` executable against the real world: the built API, kube-sim and a lab
- * host running sshd. It signs in, adds the host from a CSV file, installs it and follows it to
- * JOINED while the test approves its CSRs with the CLI, and removes it after the preview; JSON
+ * host running sshd. It signs in, adds the host from a CSV file (a file with bad rows adds
+ * nothing and names them; the corrected file adds all, and again adds nothing), deletes the
+ * records of hosts whose add failed, installs the host and follows it to JOINED while the test
+ * approves its CSRs with the CLI, and removes it after the preview; JSON
  * output is parsed, exit codes checked for a wrong password, an unknown node and bad flags, and
  * the words in Chinese under LANG=zh_CN.UTF-8. Needs `npx nx run-many -t build -p api cli boot-worker`.
  */
@@ -44,6 +46,10 @@ function cli(args: readonly string[], options: { env?: Record<string, string>; i
     child.on('close', (code) => done({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function jsonLines<T>(text: string): T[] {
@@ -116,22 +122,94 @@ describe('ccos-scaler CLI', () => {
     expect((JSON.parse(byEnv.stdout) as Array<{ id: string }>).map((cluster) => cluster.id)).toEqual([world.clusterId]);
   });
 
-  it('adds the lab host from a CSV file and waits until it is ready to install', async () => {
+  it('adds from a CSV file only when every row passes: a bad row adds nothing and is named; the corrected file adds all; run again, it adds nothing and says so', async () => {
     const host = world.lab.hosts[0];
+    // Two addresses of the lab that no host has: their nodes end UNREACHABLE, for nodes delete below.
+    const [firstGhostIp = '', secondGhostIp = ''] = world.lab.unassignedIps;
+    const rows = ['hostname,ip,port,user', `${host.hostname},${host.ip},${host.port},${host.user}`, `ghost-1,${firstGhostIp}`];
+    const badCsv = join(home, 'bad.csv');
+    // Line 4 has two problems; line 5 repeats line 3, which makes both lines wrong.
+    await writeFile(badCsv, [...rows, `Ghost_2!,${secondGhostIp},70000`, `ghost-1,${firstGhostIp}`, ''].join('\n'));
+    const refused = await cli(['nodes', 'add', '--from-csv', badCsv, '--password-file', hostPasswordFile]);
+    expect(refused.code).toBe(1);
+    // Every problem at once, each on its line of the file; then what happened (nothing).
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `${badCsv} line 3: host name: "ghost-1" is also on line 5 of this list`,
+      `${badCsv} line 3: IP address: ${firstGhostIp} is also on line 5 of this list`,
+      `${badCsv} line 4: host name: "Ghost_2!" is not a valid RFC 1123 label (lower-case letters, digits and '-', 1–63 characters, starting and ending with a letter or digit)`,
+      `${badCsv} line 4: SSH port: 70000 is not a TCP port (1–65535)`,
+      `${badCsv} line 5: host name: "ghost-1" is also on line 3 of this list`,
+      `${badCsv} line 5: IP address: ${firstGhostIp} is also on line 3 of this list`,
+      `Nothing added: 3 row(s) of ${badCsv} have problems. Fix them and run the file again, or pass --partial to add the other rows.`,
+    ]);
+    expect(refused.stdout).toBe('');
+    // The nodes added here (the cluster also has the worker "spare", found in it).
+    const addedNodes = async () => (JSON.parse((await cli(['nodes', 'list', '--output', 'json'])).stdout) as Array<{ hostname: string; status: string; origin: string }>).filter((node) => node.origin === 'ADDED');
+    const listNames = async () => (await addedNodes()).map((node) => node.hostname);
+    expect(await listNames()).toEqual([]);
+
     const csv = join(home, 'hosts.csv');
-    await writeFile(csv, `hostname,ip,port,user\n${host.hostname},${host.ip},${host.port},${host.user}\n`);
-    const added = await cli(['nodes', 'add', '--from-csv', csv, '--password-file', hostPasswordFile, '--wait', '--output', 'json']);
+    await writeFile(csv, [...rows, `ghost-2,${secondGhostIp}`, ''].join('\n'));
+    const added = await cli(['nodes', 'add', '--from-csv', csv, '--password-file', hostPasswordFile, '--output', 'json']);
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
-    const nodes = JSON.parse(added.stdout) as Array<{ hostname: string; ip: string; sshPort: number; status: string }>;
-    expect(nodes).toEqual([expect.objectContaining({ hostname: host.hostname, ip: host.ip, sshPort: host.port, status: 'READY_TO_INSTALL' })]);
+    const result = JSON.parse(added.stdout) as { added: Array<{ id: string; hostname: string; ip: string }>; skipped: unknown[]; refused: unknown[] };
+    expect(result.added.map((node) => [node.hostname, node.ip]).sort()).toEqual([[host.hostname, host.ip], ['ghost-1', firstGhostIp], ['ghost-2', secondGhostIp]].sort());
+    expect(result).toMatchObject({ skipped: [], refused: [] });
     expect(added.stdout).not.toContain(host.password);
 
-    const badCsv = join(home, 'bad.csv');
-    await writeFile(badCsv, 'name,address\nh1,198.18.0.5\n');
-    const refused = await cli(['nodes', 'add', '--from-csv', badCsv, '--password-file', hostPasswordFile]);
-    expect(refused.code).toBe(2);
+    // The same file again: every host is there under the same name and address, so no add is asked for.
+    const again = await cli(['nodes', 'add', '--from-csv', csv, '--password-file', hostPasswordFile]);
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    const ids = Object.fromEntries(result.added.map((node) => [node.hostname, node.id]));
+    // The node's status at the time is shown as it is (ADDING, READY_TO_INSTALL or UNREACHABLE by now).
+    const skipped = (line: number, name: string, ip: string) => expect.stringMatching(new RegExp(`^${escapeRegExp(`${csv} line ${line}: ${name} (${ip}) already added as node ${ids[name]} (`)}[A-Z_]+\\), skipped$`));
+    expect(again.stdout.trim().split('\n')).toEqual([
+      skipped(2, host.hostname, host.ip),
+      skipped(3, 'ghost-1', firstGhostIp),
+      skipped(4, 'ghost-2', secondGhostIp),
+      `Nothing to add: all 3 host(s) of ${csv} are already added.`,
+    ]);
+    const chinese = await cli(['nodes', 'add', '--from-csv', csv, '--password-file', hostPasswordFile], { env: { LANG: 'zh_CN.UTF-8' } });
+    expect(chinese.code).toBe(0);
+    expect(chinese.stdout).toContain(`${csv} 第 2 行：${host.hostname}（${host.ip}）已录入为节点 ${ids[host.hostname]}`);
+    expect(chinese.stdout.trim().split('\n').at(-1)).toBe(`无需录入：${csv} 中的 3 台主机均已录入。`);
+    expect((await listNames()).sort()).toEqual([host.hostname, 'ghost-1', 'ghost-2'].sort());
+
+    // The lab host passes its checks; the others have nobody at their address.
+    const statuses = async () => Object.fromEntries((await addedNodes()).map((node) => [node.hostname, node.status]));
+    await expect.poll(statuses, { timeout: 120_000, interval: 500 }).toEqual({ [host.hostname]: 'READY_TO_INSTALL', 'ghost-1': 'UNREACHABLE', 'ghost-2': 'UNREACHABLE' });
+
+    const empty = join(home, 'empty.csv');
+    await writeFile(empty, 'hostname,ip\n');
+    expect((await cli(['nodes', 'add', '--from-csv', empty, '--password-file', hostPasswordFile])).code).toBe(2);
   }, 300_000);
+
+  it('deletes the record of a node whose add failed, after asking, and takes new credentials for another without printing them', async () => {
+    const asked = await cli(['nodes', 'delete', 'ghost-1']);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toContain('not on a terminal: pass --yes to delete the record without asking');
+    const deleted = await cli(['nodes', 'delete', 'ghost-1', '--yes', '--output', 'json']);
+    expect(deleted.stderr).toBe('');
+    expect(deleted.code).toBe(0);
+    expect(JSON.parse(deleted.stdout)).toMatchObject({ hostname: 'ghost-1', clusterId: world.clusterId });
+    const names = (JSON.parse((await cli(['nodes', 'list', '--output', 'json'])).stdout) as Array<{ hostname: string }>).map((node) => node.hostname);
+    expect(names).not.toContain('ghost-1');
+    expect((await cli(['nodes', 'delete', 'ghost-1', '--yes'])).code).toBe(4);
+
+    const newPassword = 'ghost-2-new-password';
+    world.api.secrets.noteSecret(newPassword, 'a password the CLI sends with nodes credentials');
+    const changed = await cli(['nodes', 'credentials', 'ghost-2', '--user', 'core', '--password-stdin', '--wait', '--output', 'json'], { input: `${newPassword}\n` });
+    expect(changed.stdout + changed.stderr).not.toContain(newPassword);
+    // Connected again with the new credentials: still nobody at the address.
+    expect(changed.code).toBe(1);
+    expect(JSON.parse(changed.stdout)).toMatchObject({ hostname: 'ghost-2', sshUser: 'core', status: 'UNREACHABLE' });
+
+    const gone = await cli(['nodes', 'delete', 'ghost-2', '--yes'], { env: { LANG: 'zh_CN.UTF-8' } });
+    expect(gone.code).toBe(0);
+    expect(gone.stdout.trim()).toMatch(/^已删除 ghost-2 的记录（节点 \S+）；主机上的内容未改变。$/);
+  }, 120_000);
 
   it('says exit 4 for a node that does not exist, in English and in Chinese', async () => {
     const english = await cli(['nodes', 'install', 'no-such-node', '--watch']);
@@ -199,12 +277,27 @@ describe('ccos-scaler CLI', () => {
   });
 
   it('removes the host after the preview and follows removalProgress to the end', async () => {
+    // A joined node's record is not deleted: the API says to remove it instead.
+    const deleteJoined = await cli(['nodes', 'delete', hostname, '--yes']);
+    expect(deleteJoined.code).toBe(1);
+    expect(deleteJoined.stderr).toContain(`node ${hostname} has joined the cluster: remove it (removeNode) instead of deleting its record`);
     const removed = await cli(['nodes', 'remove', hostname, '--yes', '--output', 'json']);
     expect(removed.stderr).toBe('');
     expect(removed.code).toBe(0);
-    const [first, ...rest] = jsonLines<{ preview?: { allowed: boolean; nodeName: string; safety: unknown[] }; run?: { status: string; nodeStatus: string } }>(removed.stdout);
+    const [first, ...rest] = jsonLines<{
+      preview?: { allowed: boolean; nodeName: string; safety: unknown[] };
+      run?: { status: string; nodeStatus: string };
+      events?: Array<{ kind: string; phase: string }>;
+    }>(removed.stdout);
     expect(first?.preview).toMatchObject({ allowed: true, nodeName: hostname });
     expect(rest.at(-1)?.run).toMatchObject({ status: 'SUCCEEDED', nodeStatus: 'REMOVED' });
+    // Each event with the phase it happened in, not the run's phase when it was printed.
+    const phaseOf = new Map(rest.flatMap((line) => line.events ?? []).map((event) => [event.kind, event.phase]));
+    const kubelet = phaseOf.get('KUBELET_STOPPED') ?? phaseOf.get('KUBELET_NOT_STOPPED');
+    // The CLI stops at the run's final status, which is announced with the run's closing event: the log is whole.
+    expect([phaseOf.get('STARTED'), phaseOf.get('DRAIN_FINISHED'), kubelet, phaseOf.get('NODE_DELETED'), phaseOf.get('TOKENS_REVOKED'), phaseOf.get('FINISHED')]).toEqual([
+      'DRAIN', 'DRAIN', 'STOP_KUBELET', 'DELETE_NODE', 'REVOKE_TOKENS', 'DONE',
+    ]);
     const listed = await cli(['nodes', 'list', '--output', 'json']);
     expect((JSON.parse(listed.stdout) as Array<{ hostname: string; status: string }>).find((node) => node.hostname === hostname)?.status).toBe('REMOVED');
   }, 300_000);

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
 import { type PageRecord, screenshot } from '../support/console-browser';
 import { useConsoleWorld } from '../support/console-world';
+import { subscribe } from '../support/graphql-subscriptions';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -17,6 +18,28 @@ const KEEPS_SECRET = `(secret) =>
   JSON.stringify({ ...sessionStorage }).includes(secret) ||
   JSON.stringify({ ...localStorage }).includes(secret) ||
   [...document.querySelectorAll('input, textarea')].some((field) => field.value === secret)`;
+/** Notes, in the page, when each host row of the batch table first shows each status (epoch ms, the machine's clock as the test's). */
+const RECORD_STATUS_ROWS = `(() => {
+  const seen = (window.__statusRows = []);
+  const keys = new Set();
+  const look = () => {
+    for (const row of document.querySelectorAll('[data-testid="batch-hosts"] tr[data-host]')) {
+      const status = row.querySelector('[data-testid="host-status"]')?.getAttribute('data-status');
+      const key = row.getAttribute('data-host') + ' ' + status;
+      if (status && !keys.has(key)) {
+        keys.add(key);
+        seen.push({ hostname: row.getAttribute('data-host'), status, at: Date.now() });
+      }
+    }
+  };
+  new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+})()`;
+
+interface StatusSeen {
+  readonly hostname: string;
+  readonly status: string;
+  readonly at: number;
+}
 
 let world: ScaleOutWorld;
 let page: Page;
@@ -60,9 +83,39 @@ describe('console: bulk add and the batch page', () => {
     expect(((await world.gql<{ nodes: unknown[] }>('query($c: ID!) { nodes(clusterId: $c) { id } }', { c: world.clusterId })).data?.nodes ?? []).length).toBe(0);
 
     // The password was dropped with that send; give it again and add the three valid rows.
+    // Each host's status change as the API publishes it, and as the batch page shows it: the
+    // add-time check (ADDING → READY_TO_INSTALL, or UNREACHABLE for the cut host) reaches the page
+    // within 2 s, without a reload.
+    const apiSeen: StatusSeen[] = [];
+    const changes = subscribe<{ nodeChanged: { node: { hostname: string; status: string } | null } }>(world.api.url, world.token, 'subscription($c: ID!) { nodeChanged(clusterId: $c) { node { hostname status } } }', { c: world.clusterId });
+    const settled = changes.until((messages) => {
+      for (const { nodeChanged } of messages.slice(apiSeen.length)) {
+        apiSeen.push({ hostname: nodeChanged.node?.hostname ?? '', status: nodeChanged.node?.status ?? 'DELETED', at: Date.now() });
+      }
+      return hosts.every((host) => apiSeen.some((seen) => seen.hostname === host.hostname && seen.status !== 'ADDING'));
+    }, 60_000);
+    await page.evaluate(RECORD_STATUS_ROWS);
     await page.getByLabel(/^Password \(for every host\)/).fill(hosts[0].password);
     await page.getByRole('button', { name: 'Add the valid rows' }).click();
     await page.getByRole('heading', { name: 'Batch of 3 hosts', level: 1 }).waitFor();
+    await settled.finally(() => changes.close());
+    const pageSeen = () => page.evaluate('window.__statusRows') as Promise<StatusSeen[]>;
+    const shownAt = (await pageSeen())[0]?.at ?? 0;
+    // The changes the page could not have had from its first read of the batch.
+    const later = apiSeen.filter((seen) => seen.at > shownAt && seen.status !== 'ADDING');
+    expect(later.length).toBeGreaterThan(0);
+    await expect
+      .poll(async () => {
+        const shown = await pageSeen();
+        return later.filter((change) => !shown.some((seen) => seen.hostname === change.hostname && seen.status === change.status)).map((change) => `${change.hostname} ${change.status}`);
+      }, { timeout: 10_000 })
+      .toEqual([]);
+    const shown = await pageSeen();
+    for (const change of later) {
+      const row = shown.find((seen) => seen.hostname === change.hostname && seen.status === change.status);
+      expect(row && row.at - change.at, `${change.hostname} ${change.status} on the page after the API`).toBeLessThanOrEqual(2000);
+    }
+    expect(await page.locator(`tr[data-host="${hosts[0].hostname}"] [data-testid="host-status"]`).textContent()).toBe('Ready to install');
     expect(new URL(page.url()).pathname).toMatch(new RegExp(`^/clusters/${world.clusterId}/nodes/batches/[0-9a-f-]{36}$`));
     expect(await page.evaluate(`(${KEEPS_SECRET})(${JSON.stringify(hosts[0].password)})`)).toBe(false);
     await screenshot(page, SCREENSHOTS, 'batch-added-en');
@@ -98,6 +151,8 @@ describe('console: bulk add and the batch page', () => {
     await page.getByRole('heading', { name: '3 台主机的批次', level: 1 }).waitFor();
     expect(await page.getByTestId('batch-state').textContent()).toBe('已完成');
     expect(await page.locator('[data-count="joined"]').textContent()).toContain('已加入');
+    // Statuses by their labels, never the raw enum.
+    expect(await page.getByTestId('host-status').allTextContents()).toEqual(['已加入', '已加入', '已加入']);
     await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes/bulk`);
     await page.getByRole('heading', { name: '批量录入节点', level: 1 }).waitFor();
     await screenshot(page, SCREENSHOTS, 'bulk-zh');

@@ -29,15 +29,15 @@ const TECHNICAL_TERMS = [
   // The product and its agent's executable, OpenShift and Kubernetes objects, node roles and conditions.
   'CCOS', 'ccos-scaler', 'cluster-autoscaler', 'CSV', 'boot-worker', 'OpenShift', 'Kubernetes', 'Node', 'Pod', 'PDB', 'PodDisruptionBudget', 'DaemonSet', 'ReplicaSet', 'emptyDir', 'CSR', 'master', 'worker', 'agent', 'Ready', 'NotReady',
   // Tools and files an operator types by these names.
-  'kubelet', 'kubectl', 'kubeadm', 'kubeconfig', 'rpm', 'dnf', 'systemd', 'Ignition', 'swap', 'swapon', 'sudo',
+  'kubelet', 'kubectl', 'kubeadm', 'kubeconfig', 'rpm', 'dnf', 'systemd', 'sshd', 'Ignition', 'swap', 'swapon', 'sudo',
   // Protocols, formats, certificate fields and units.
   'API', 'VIP', 'SSH', 'IP', 'DNS', 'TLS', 'HTTP', 'HTTPS', 'HTML', 'CN', 'O', 'SAN', 'ECDSA', 'RSA', 'CPU', 'MiB', 'GiB', 'KiB', 'B', 'ms',
   // The language switch names each language in that language.
   'English',
 ];
 
-/** Component names of several words that stay as they are (OpenShift's own name for it). */
-const TECHNICAL_PHRASES = ['machine config server'];
+/** Component names of several words that stay as they are (OpenShift's own name for it), and commands a reason tells the operator to type. */
+const TECHNICAL_PHRASES = ['machine config server', 'systemctl status sshd'];
 
 /** The names of the planted workloads that show without their namespace (pods show as namespace/name, which is data already). */
 const WORKLOAD_NAMES = ['shop/web-budget', 'web-budget'];

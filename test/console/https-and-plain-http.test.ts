@@ -8,7 +8,8 @@ import { launchChromium, recordPage } from '../support/console-browser';
 /**
  * The console on both protocols of the one port: https:// with live updates over wss://,
  * plain http:// as ever; and the warning on every page while the service lets install
- * agents use plain HTTP (AGENT_PLAIN_HTTP=allow), in English and Chinese.
+ * agents use plain HTTP (AGENT_PLAIN_HTTP=allow), in English and Chinese. On both, the
+ * service's Content-Security-Policy refuses nothing the console does.
  */
 describe('console: HTTPS, plain HTTP and the plain-HTTP warning', () => {
   let browser: Browser;
@@ -39,7 +40,10 @@ describe('console: HTTPS, plain HTTP and the plain-HTTP warning', () => {
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
     const record = recordPage(page);
-    await page.goto(url);
+    const loaded = await page.goto(url);
+    expect(loaded?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(loaded?.headers()['x-content-type-options']).toBe('nosniff');
+    expect(loaded?.headers()['strict-transport-security']).toBe(url.startsWith('https:') ? 'max-age=31536000' : undefined);
     await page.getByRole('textbox', { name: 'User name' }).fill('admin');
     await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
     const settings = page.waitForResponse((response) => response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes('"operationName":"AgentChannel"'));
@@ -47,6 +51,9 @@ describe('console: HTTPS, plain HTTP and the plain-HTTP warning', () => {
     await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
     await settings;
     expect(record.pageErrors).toEqual([]);
+    expect(record.policyViolations).toEqual([]);
+    // Every stylesheet applies: a build that loads one with an inline onload handler (which the policy refuses) would leave it at media=print.
+    expect(await page.evaluate("[...document.querySelectorAll('link[rel=stylesheet]')].map((link) => link.media || 'all')")).toEqual(['all']);
     return page;
   };
 

@@ -297,10 +297,27 @@ describe('console: nodes and certificates', () => {
 
   it('removes the joined node (移除节点) after a preview and a typed confirmation, following it live', async () => {
     const host = world.lab.hosts[0];
+    // A pod no controller recreates, and a managed one keeping data in an emptyDir: each is lost
+    // to one forceful option only.
+    const pods = world.sim.resource('pods');
+    world.sim.api.seed(pods, { metadata: { namespace: 'default', name: 'bare-1' }, spec: { nodeName: host.hostname, containers: [{ name: 'c', image: 'busybox' }] }, status: { phase: 'Running' } });
+    world.sim.api.seed(pods, {
+      metadata: { namespace: 'default', name: 'cache-1', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'cache', uid: 'd1f0c7e2-0000-4000-8000-0000000000c1', controller: true }] },
+      spec: { nodeName: host.hostname, containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'scratch', emptyDir: {} }] },
+      status: { phase: 'Running' },
+    });
     await page.goto(nodeUrl);
     await page.getByRole('main').getByRole('link', { name: '移除节点' }).click();
     await page.getByRole('heading', { name: `移除 ${host.hostname}`, level: 1 }).waitFor();
-    expect(await page.getByTestId('drain-command').textContent()).toBe(`oc adm drain ${host.hostname} --force --delete-emptydir-data --ignore-daemonsets`);
+    // The safe side, as in the CLI: nothing is deleted for good unless ticked, and each option
+    // names the pods it would delete before it is ticked.
+    const force = page.getByLabel('强制（--force）');
+    const emptyDir = page.getByLabel('删除 emptyDir 数据（--delete-emptydir-data）');
+    expect(await force.isChecked()).toBe(false);
+    expect(await emptyDir.isChecked()).toBe(false);
+    await expect.poll(() => page.getByTestId('drain-command').textContent()).toBe(`oc adm drain ${host.hostname} --ignore-daemonsets`);
+    await expect.poll(() => page.getByTestId('deletes-FORCE').textContent(), { timeout: 20_000 }).toBe('将删除：default/bare-1');
+    await expect.poll(() => page.getByTestId('deletes-DELETE_EMPTY_DIR_DATA').textContent()).toBe('将删除：default/cache-1');
     // h1 is the cluster's only worker: refused until that is allowed explicitly.
     const preview = page.getByTestId('removal-preview');
     await preview.getByText('仍有其他 worker').waitFor();
@@ -309,6 +326,10 @@ describe('console: nodes and certificates', () => {
     await page.getByRole('textbox', { name: '输入节点名以确认' }).fill(host.hostname);
     expect(await submit.isDisabled()).toBe(true);
     await page.getByLabel('允许移除最后一个 worker').check();
+    await force.check();
+    await emptyDir.check();
+    // The page redraws after each tick: wait for it rather than read at once.
+    await expect.poll(() => page.getByTestId('drain-command').textContent()).toBe(`oc adm drain ${host.hostname} --force --delete-emptydir-data --ignore-daemonsets`);
     await expect.poll(() => preview.locator('li.failed').count(), { timeout: 20_000 }).toBe(0);
     await expect.poll(() => submit.isDisabled(), { timeout: 20_000 }).toBe(false);
     await snap('remove-node-zh');
@@ -343,7 +364,7 @@ describe('console: nodes and certificates', () => {
     const actionButtons = () => page.getByRole('main').getByRole('button', { name: new RegExp(`^(${actionNames.join('|')})$`) });
 
     // The list followed the new node by itself; the admin sees what may be done to it.
-    await page.getByRole('row').filter({ hasText: 'nobody' }).getByText('无法连接').waitFor();
+    await page.getByRole('row').filter({ hasText: 'nobody' }).getByText('无法连接', { exact: true }).waitFor();
     await page.goto(nobodyUrl);
     await page.getByRole('heading', { name: 'nobody', level: 1 }).waitFor();
     await expect.poll(() => actionButtons().count()).toBe(3);

@@ -126,6 +126,17 @@ describe('certificate renewal: serving certificates of a node joined here renew 
     return config.makeApiClient(CertificatesV1Api);
   }
 
+  /** A client of kube-sim with the node's own kubelet client certificate, read from the host (what a renewal is filed with). */
+  async function asKubelet(hostId: string): Promise<CertificatesV1Api> {
+    const pem = String((await world.lab.exec(hostId, ['cat', '/var/lib/kubelet/pki/kubelet-client-current.pem'])).stdout);
+    const blocks = pem.match(/-----BEGIN [^-]+-----[\s\S]+?-----END [^-]+-----\n?/g) ?? [];
+    const certPem = blocks.filter((block) => block.includes('CERTIFICATE')).join('');
+    const keyPem = blocks.filter((block) => block.includes('PRIVATE KEY')).join('');
+    const config = new KubeConfig();
+    config.loadFromString(world.sim.kubeconfigFor({ certPem, keyPem }, `kubelet-${hostId}`));
+    return config.makeApiClient(CertificatesV1Api);
+  }
+
   async function fileServingCsr(api: CertificatesV1Api, node: string, dnsNames: string[], ipAddresses: string[]): Promise<string> {
     const { csrPem } = await generateCertificateRequest({ commonName: `system:node:${node}`, organizations: ['system:nodes'], dnsNames, ipAddresses });
     const created = await api.createCertificateSigningRequest({
@@ -177,7 +188,7 @@ describe('certificate renewal: serving certificates of a node joined here renew 
       // The decision is written right after the approval; the certificate may be seen first.
       const csr = await until(`renewal ${round} recorded`, async () => (await csrs()).find((entry) => entry.name === renewed.csrName && entry.decisions.length > 0));
       expect(csr.requester.username).toBe(`system:node:${node}`);
-      expect(csr.decisions).toEqual([expect.objectContaining({ decision: 'APPROVED', actor: 'auto-approver', reason: 'auto-approved: a serving-certificate renewal: all 16 checks passed' })]);
+      expect(csr.decisions).toEqual([expect.objectContaining({ decision: 'APPROVED', actor: 'auto-approver', reason: 'auto-approved: a serving-certificate renewal: all 18 checks passed' })]);
       expect(nodeReady(host.hostname), `Ready after renewal ${round}`).toBe('True');
       // The kubelet plans its next rotation on receipt: the clock moves again only after that.
       await until(`the kubelet took renewal ${round}`, async () => (rotationsLogged(await kubeletJournal()) >= round ? true : undefined));
@@ -197,16 +208,20 @@ describe('certificate renewal: serving certificates of a node joined here renew 
     expect(metrics).toMatch(new RegExp(`^ccos_certificate_expiry_timestamp_seconds\\{cluster="lab",node="${node}",kind="client"\\} \\d+`, 'm'));
 
     // Hostile renewals: each stays pending, the auto-approver records why once, naming the check.
+    // The node's own credential (its kubelet's client certificate) files the ones that claim the node.
     const self = await asNode(node);
+    const kubelet = await asKubelet(host.id);
     const vip = world.lab.vip;
     const hostile: Record<string, { name: string; check: string }> = {
       'another node\'s name': { name: await fileServingCsr(self, 'not-me', ['not-me'], [host.ip]), check: 'requester' },
-      'a foreign IP': { name: await fileServingCsr(self, node, [node], [host.ip, '10.9.9.9']), check: 'renewal-sans' },
-      'the VIP': { name: await fileServingCsr(self, node, [node], [host.ip, vip]), check: 'no-cluster-address' },
+      'a foreign IP': { name: await fileServingCsr(kubelet, node, [node], [host.ip, '10.9.9.9']), check: 'renewal-sans' },
+      'the VIP': { name: await fileServingCsr(kubelet, node, [node], [host.ip, vip]), check: 'no-cluster-address' },
       'a node this service did not join': { name: await fileServingCsr(await asNode('stranger'), 'stranger', ['stranger'], ['198.18.0.250']), check: 'joined-here' },
+      // The node's name, but a client certificate this service's runs never saw issued (an old disk's, a forged one).
+      'a credential not issued in the node\'s run': { name: await fileServingCsr(self, node, [node], [host.ip]), check: 'run-credential' },
     };
     // With the two hostile renewals of the node pending, even a well-formed one must wait for an operator.
-    hostile['a second pending renewal'] = { name: await fileServingCsr(self, node, [node], [host.ip]), check: 'single-pending-renewal' };
+    hostile['a second pending renewal'] = { name: await fileServingCsr(kubelet, node, [node], [host.ip]), check: 'single-pending-renewal' };
     for (const [what, { name, check }] of Object.entries(hostile)) {
       const view = await until(`${what} recorded`, async () => (await csrs()).find((entry) => entry.name === name && entry.decisions.length > 0));
       expect(view.status, what).toBe('PENDING');
@@ -226,9 +241,11 @@ describe('certificate renewal: serving certificates of a node joined here renew 
     const waiting = await until('the kubelet\'s renewal with renewals off', async () =>
       (await csrs()).find((entry) => entry.status === 'PENDING' && entry.requester.username === `system:node:${node}` && !Object.values(hostile).some((known) => known.name === entry.name)),
     90_000);
-    // The policy would approve it; only the switch holds it. An approver that acted would have done so within a second.
+    // The policy would approve it; only the switches hold it: with both off, the cluster's approver has stopped (its
+    // leader metric says so), so nothing here decides the renewal.
     expect(waiting.verdict.decision).toBe('APPROVE');
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await until('the approver to stop with both switches off', async () =>
+      /^ccos_csr_approver_leader\{cluster="lab"\} 1$/m.test(await (await fetch(`${world.api.url}/metrics`)).text()) ? undefined : true);
     expect((await csrs()).find((entry) => entry.name === waiting.name)?.status, 'still pending with renewals off').toBe('PENDING');
     const held = await world.gql<{ nodeCertificates: { pendingRenewals: Array<{ csrName: string; reason: string }> } }>(CERTIFICATES, { c: world.clusterId, n: node });
     expect(held.data?.nodeCertificates.pendingRenewals).toEqual([{ node, csrName: waiting.name, reason: 'renewal auto-approve is off for this cluster; the renewal policy would approve it' }]);

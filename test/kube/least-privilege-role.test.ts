@@ -13,6 +13,7 @@ import {
   listCsrs,
   listNodes,
   mayFileCsrs,
+  readApiServiceAddresses,
   readClusterVersion,
   mintBootstrapIdentity,
   revokeBootstrapIdentity,
@@ -25,7 +26,8 @@ import {
   type KubeClient,
 } from '@ccos/api/data-access-kube';
 import { SHIPPED_SERVICE_ACCOUNT, shippedRbacFiles } from '@ccos/api/data-access-kube/testing';
-import { generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
+import { eventually } from '@ccos/shared/util-timing/testing';
+import { KUBERNETES_SERVICE_IP, generateCertificateRequest, startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 
 /**
  * deploy/base/rbac holds what the product ships for every cluster: the service's account, its
@@ -108,20 +110,6 @@ interface Manifest {
 /** One product operation's outcome: undefined when it succeeded, else what failed. */
 type Outcomes = Record<string, string | undefined>;
 
-async function until<T>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: nothing happened within ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -161,6 +149,7 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
   };
 
   await run('list nodes', async () => ((await listNodes(client)).length === 4 ? undefined : 'wrong node count'));
+  await run('read the kubernetes Service', async () => ((await readApiServiceAddresses(client)).includes(KUBERNETES_SERVICE_IP) ? undefined : 'no ClusterIP'));
   await run('watch nodes', async () => {
     const errors: string[] = [];
     let synced = false;
@@ -172,12 +161,12 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
     });
     void inventory.synced.then(() => (synced = true));
     try {
-      await until(() => errors[0] ?? (synced ? true : undefined), 5000, 'node inventory sync');
+      await eventually(() => errors[0] ?? (synced ? true : undefined), 5000, 'node inventory sync');
       if (errors[0]) {
         return errors[0];
       }
       sim.api.patch(sim.resource('nodes'), undefined, 'w4', 'application/merge-patch+json', { spec: { unschedulable: true } }, { user: ADMIN });
-      await until(() => errors[0] ?? (changed ? true : undefined), 5000, 'node watch event');
+      await eventually(() => errors[0] ?? (changed ? true : undefined), 5000, 'node watch event');
       sim.api.patch(sim.resource('nodes'), undefined, 'w4', 'application/merge-patch+json', { spec: { unschedulable: null } }, { user: ADMIN });
       return errors[0];
     } finally {
@@ -195,7 +184,7 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
     });
     void pods.synced.then(() => (synced = true));
     try {
-      await until(() => errors[0] ?? (synced ? true : undefined), 5000, 'pod cache sync');
+      await eventually(() => errors[0] ?? (synced ? true : undefined), 5000, 'pod cache sync');
       if (errors[0]) {
         return errors[0];
       }
@@ -203,7 +192,7 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
         return `w1 has ${pods.podsOnNode('w1').length} pods in the cache`;
       }
       sim.api.create(sim.resource('pods'), 'shop', { metadata: { name: 'late-pod' }, spec: { nodeName: 'w4', containers: [{ name: 'c', image: 'late' }] } }, { user: ADMIN });
-      await until(() => errors[0] ?? (added ? true : undefined), 5000, 'pod watch event');
+      await eventually(() => errors[0] ?? (added ? true : undefined), 5000, 'pod watch event');
       sim.api.delete(sim.resource('pods'), 'shop', 'late-pod', { gracePeriodSeconds: 0, user: ADMIN });
       return errors[0];
     } finally {
@@ -222,7 +211,7 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
     const watch = watchCsrs(client, (event) => (added ||= event.type === 'ADDED' && event.csr.name === 'late-csr'), { onError: (error) => errors.push(error.message), initialBackoffMs: 50, maxBackoffMs: 100 });
     void watch.synced.then(() => (synced = true));
     try {
-      await until(() => errors[0] ?? (synced ? true : undefined), 5000, 'CSR watch sync');
+      await eventually(() => errors[0] ?? (synced ? true : undefined), 5000, 'CSR watch sync');
       if (errors[0]) {
         return errors[0];
       }
@@ -233,7 +222,7 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
         { metadata: { name: 'late-csr' }, spec: { request: Buffer.from(late.csrPem).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'] } },
         { user: ADMIN },
       );
-      await until(() => errors[0] ?? (added ? true : undefined), 5000, 'CSR watch event');
+      await eventually(() => errors[0] ?? (added ? true : undefined), 5000, 'CSR watch event');
       return errors[0];
     } finally {
       await watch.stop();
@@ -248,7 +237,7 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
   await run('drain a dead node', async () => failureOf(await drainDeadNode(client, 'w2', { ignoreDaemonSets: true })));
   await run('delete node', async () => {
     const result = await deleteNode(client, 'w3');
-    return result.ok ? undefined : result.reason;
+    return result.ok ? undefined : result.reason.message;
   });
   for (const csr of ['client-csr', 'serving-csr']) {
     await run(`approve ${csr}`, async () => {
@@ -293,11 +282,11 @@ async function productOperations(sim: KubeSim, client: KubeClient): Promise<Outc
     });
     const lease = (): Record<string, unknown> | undefined => sim.store.get(sim.resource('leases'), 'kube-system', 'ccos-scaler-csr-approver')?.spec;
     try {
-      const first = await until(() => errors[0] ?? (elector.isLeader ? String(lease()?.['renewTime']) : undefined), 5000, 'leadership');
+      const first = await eventually(() => errors[0] ?? (elector.isLeader ? String(lease()?.['renewTime']) : undefined), 5000, 'leadership');
       if (errors[0]) {
         return errors[0];
       }
-      await until(() => errors[0] ?? (String(lease()?.['renewTime']) !== first ? (renewals += 1) : undefined), 5000, 'lease renewal');
+      await eventually(() => errors[0] ?? (String(lease()?.['renewTime']) !== first ? (renewals += 1) : undefined), 5000, 'lease renewal');
       if (errors[0]) {
         return errors[0];
       }
@@ -360,10 +349,12 @@ describe('the shipped least-privilege RBAC (deploy/base/rbac) against kube-sim R
     expect(manifests.filter((m) => isRole(m) || isBinding(m)).map((m) => `${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`)).toEqual([
       'ClusterRole//ccos-scaler',
       'Role/kube-system/ccos-scaler',
+      'Role/default/ccos-scaler-api-service',
       'ClusterRoleBinding//ccos-scaler-bootstrap-node-bootstrapper',
       `Role/${BOOTSTRAP_NAMESPACE}/ccos-scaler-bootstrap-identities`,
       'ClusterRoleBinding//ccos-scaler',
       'RoleBinding/kube-system/ccos-scaler',
+      'RoleBinding/default/ccos-scaler-api-service',
       `RoleBinding/${BOOTSTRAP_NAMESPACE}/ccos-scaler-bootstrap-identities`,
     ]);
   });
@@ -371,7 +362,7 @@ describe('the shipped least-privilege RBAC (deploy/base/rbac) against kube-sim R
   it('lets every product operation succeed', async () => {
     const outcomes = await runAs(manifests);
     expect(outcomes).toEqual(Object.fromEntries(Object.keys(outcomes).map((op) => [op, undefined])));
-    expect(Object.keys(outcomes)).toHaveLength(16);
+    expect(Object.keys(outcomes)).toHaveLength(17);
   });
 
   it('without the roles and bindings, the product cannot even list nodes', async () => {
@@ -414,8 +405,8 @@ describe('the shipped least-privilege RBAC (deploy/base/rbac) against kube-sim R
 
   it('fails some product operation with Forbidden for every verb, signer or binding taken away', async () => {
     const cases = reductions();
-    // 21 verbs and 2 signer names in the service's roles, 4 verbs in the bootstrap Role, 4 bindings.
-    expect(cases.length).toBe(31);
+    // 22 verbs and 2 signer names in the service's roles, 4 verbs in the bootstrap Role, 5 bindings.
+    expect(cases.length).toBe(33);
     for (const reduction of cases) {
       const outcomes = await runAs(reduction.manifests);
       const failures = Object.entries(outcomes).filter(([, outcome]) => outcome !== undefined);

@@ -125,9 +125,12 @@ describe('stand-in kubelet against kube-sim', () => {
     // A restart reuses the client certificate: no new client CSR.
     const clientCsrs = (await csrs()).filter((csr) => csr.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet').length;
     expect((await session.exec('systemctl restart kubelet')).code).toBe(0);
+    const restartedAt = Date.now();
     await waitFor('the restarted kubelet to load its certificate', async () =>
       (await session.exec('journalctl -u kubelet --no-pager')).stdout.includes('Loading cert/key pair') ? true : undefined);
-    await sleep(1500);
+    // Renewing its Lease after the restart, it talks to the API server with the certificate it loaded.
+    await waitFor('the restarted kubelet to renew its Lease', async () =>
+      Date.parse(await kubectl('get', 'lease', '-n', 'kube-node-lease', host.hostname, '-o', 'jsonpath={.spec.renewTime}')) >= restartedAt ? true : undefined);
     expect((await csrs()).filter((csr) => csr.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet')).toHaveLength(clientCsrs);
     expect((await session.exec('systemctl stop kubelet && systemctl is-active kubelet')).stdout).toBe('inactive\n');
   });

@@ -179,6 +179,23 @@ const CASES: Record<string, readonly AlertCase[]> = {
       firing: [],
     },
   ],
+  CcosCsrApproverPaused: [
+    {
+      shows: 'the leader holding approvals back fires at once',
+      series: [
+        { series: 'ccos_csr_approver_paused{cluster="lab",instance="a"}', values: '0 0 1x10' },
+        { series: 'ccos_csr_approver_paused{cluster="other",instance="a"}', values: '0x12' },
+      ],
+      at: '5m',
+      firing: [{ labels: { cluster: 'lab', severity: 'critical' }, summary: 'CSR auto-approval paused in cluster lab, too many CSRs pending' }],
+    },
+    {
+      shows: 'approving again clears it',
+      series: [{ series: 'ccos_csr_approver_paused{cluster="lab",instance="a"}', values: '1 1 0x10' }],
+      at: '5m',
+      firing: [],
+    },
+  ],
   CcosDrainBlockedByPdb: [
     {
       shows: 'a drain held past its timeout fires; one held past 15 minutes without a timeout too; one within its long timeout does not',

@@ -101,7 +101,7 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
     const view = await node(ids.get('h6') ?? '');
     expect(view.hostVerdict?.verdict).toBe('REINSTALL_REQUIRED');
     expect(view.hostVerdict?.leftovers.map((leftover) => leftover.kind)).toEqual(['REMOVED_MACHINE']);
-    expect(view.hostVerdict?.leftovers[0].item).toMatch(/of node old-h6/);
+    expect(view.hostVerdict?.leftovers[0].item).toMatch(/^machine-id \w+ → node\/old-h6 \(/);
     const clean = await world.gql('mutation($id: ID!) { cleanHost(nodeId: $id) { id } }', { id: view.id });
     expect(clean.errors?.[0]?.message).toMatch(/fresh OS install; cleanup cannot make it safe/);
     expect((await world.gql('mutation($id: ID!) { installNode(nodeId: $id) { id } }', { id: view.id })).errors?.[0]?.message).toMatch(/fresh OS install/);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type KubeClient, ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
+import { eventually } from '@ccos/shared/util-timing/testing';
 import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { type ApiProcess, startApiProcess } from '../support/api-process';
 import { DRAIN_FLAG_COMBOS, DRAIN_SEED, type DrainFlagOptions, drainFlags, kubectl, refusedByReason } from '../support/kubectl-drain';
@@ -99,17 +100,14 @@ async function removeAndWait(nodeId: string, options: Record<string, unknown>, t
 }
 
 async function waitForEnd(nodeId: string, timeoutMs: number): Promise<RunView> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const run = await lastRun(nodeId).catch(() => undefined);
-    if (run && run.status !== 'RUNNING' && run.events.some((event) => event.kind === 'FINISHED')) {
-      return run;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`removal of ${nodeId} did not end: ${JSON.stringify(run)}\n${api.output().slice(-3000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let run: RunView | undefined;
+  const ended = () => run !== undefined && run.status !== 'RUNNING' && run.events.some((event) => event.kind === 'FINISHED');
+  return eventually(async () => {
+    run = await lastRun(nodeId).catch(() => undefined);
+    return ended() ? run : undefined;
+  }, timeoutMs, `the removal of ${nodeId} ending`, 100).catch((error: Error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(run)}\n${api.output().slice(-3000)}`);
+  });
 }
 
 /** The refused pods by kubectl's reason, from a run's blocking pods. */

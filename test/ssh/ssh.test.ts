@@ -63,6 +63,12 @@ async function inHost(h: LabHost, argv: string[]): Promise<string> {
   return result.stdout;
 }
 
+/** Waits (up to 10 s) until a shell condition holds on the host. */
+async function inHostUntil(h: LabHost, condition: string): Promise<void> {
+  const script = `for _ in $(seq 1 200); do ${condition} && exit 0; sleep 0.05; done; echo "still not true after 10 s: ${condition}" >&2; exit 1`;
+  await (lab as Lab).exec(h.id, ['sh', '-c', script]);
+}
+
 describe('data-access-ssh against lab sshd', () => {
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'ccos-ssh-e2e-'));
@@ -138,6 +144,8 @@ describe('data-access-ssh against lab sshd', () => {
     // A second sshd on the host, logging to a file (the lab has no syslog), so the attempts can be counted.
     const log = '/var/log/ccos-e2e-sshd.log';
     await (lab as Lab).exec(h2.id, ['env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', '/usr/sbin/sshd', '-E', log, '-o', 'Port=2222', '-o', 'PidFile=/run/sshd-e2e.pid']);
+    // sshd may detach before it listens; it writes its pid file once the port is open (as the lab's own start waits for).
+    await inHostUntil(h2, 'test -s /run/sshd-e2e.pid');
     try {
       const attempts: string[] = [];
       const started = Date.now();
@@ -149,8 +157,8 @@ describe('data-access-ssh against lab sshd', () => {
       expect(elapsed).toBeLessThan(5_000);
       expect(error.message).toMatch(new RegExp(`root@?.*${ipPattern(h2)}:2222 failed: the server rejected the password`));
       expect(attempts).toEqual(['none', 'password']);
-      // sshd writes the failure after it answers; give it a moment.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // sshd writes the failure after it answers.
+      await inHostUntil(h2, `grep -q 'Failed password for root' ${log}`);
       const text = await inHost(h2, ['cat', log]);
       expect(text.match(/Failed password for root/g), text).toHaveLength(1);
       expect(text).not.toMatch(/Accepted/);
@@ -158,6 +166,7 @@ describe('data-access-ssh against lab sshd', () => {
 
       const ok = await openSshSession(passwordTarget(h2, { port: 2222 }));
       await ok.close();
+      await inHostUntil(h2, `grep -q 'Accepted password for root' ${log}`);
       expect((await inHost(h2, ['cat', log])).match(/Accepted password for root/g)).toHaveLength(1);
     } finally {
       await (lab as Lab).exec(h2.id, ['sh', '-c', 'kill "$(cat /run/sshd-e2e.pid)"'], { allowFailure: true });

@@ -9,17 +9,24 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /**
- * What a page did that a test checks afterwards: uncaught errors, and the GraphQL operations it sent over HTTP.
+ * What a page did that a test checks afterwards: uncaught errors, what the service's
+ * Content-Security-Policy refused, and the GraphQL operations it sent over HTTP.
  * With `observe`, every GraphQL request body and response text is handed on (to `ApiProcess.observe`).
  */
 export interface PageRecord {
   readonly pageErrors: string[];
+  readonly policyViolations: string[];
   readonly graphqlOperations: string[];
 }
 
 export function recordPage(page: Page, observe?: (requestBody: string, responseText: string) => void): PageRecord {
-  const record: PageRecord = { pageErrors: [], graphqlOperations: [] };
+  const record: PageRecord = { pageErrors: [], policyViolations: [], graphqlOperations: [] };
   page.on('pageerror', (error) => record.pageErrors.push(error.message));
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) {
+      record.policyViolations.push(message.text());
+    }
+  });
   page.on('request', (request) => {
     const name = operationName(request);
     if (name) {

@@ -1,8 +1,14 @@
 import 'reflect-metadata';
-import { loadConfig } from './app/config';
+import { forgetSecretVariables, loadConfig } from './app/config';
 import { startApi } from './app/start-api';
 
-const config = await loadConfig();
+// A configuration the service cannot start with is said in one line, without a stack trace.
+const config = await loadConfig().catch((error: unknown) => {
+  process.stderr.write(`ccos-scaler cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
+// Read once; the processes the service starts do not inherit them.
+forgetSecretVariables();
 const api = await startApi(config);
 
 let stopping = false;

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { BOOTSTRAP_GROUP_PATTERN, BOOTSTRAP_TOKEN_PATTERN, BOOTSTRAP_TOKEN_SECRET_TYPE } from './bootstrap-token';
@@ -30,6 +30,9 @@ function sameSecret(a: string, b: string): boolean {
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }
+
+/** The user extra naming the credential a request authenticated with (`user.CredentialIDKey`). */
+export const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';
 
 function withAuthenticated(user: UserInfo): UserInfo {
   return user.groups.includes('system:authenticated') ? user : { ...user, groups: [...user.groups, 'system:authenticated'] };
@@ -70,7 +73,10 @@ export class Authenticator {
           return { kind: 'rejected' };
         }
         const cn = fieldValues(peer.subject?.CN)[0] ?? '';
-        return { kind: 'user', user: withAuthenticated({ username: cn, groups: fieldValues(peer.subject?.O) }) };
+        // As kube-apiserver's CommonNameUserConversion (1.31+): the certificate's SHA-256 fingerprint
+        // identifies the credential, and reaches a CSR's spec.extra like every extra.
+        const credentialId = `X509SHA256=${createHash('sha256').update(peer.raw).digest('hex')}`;
+        return { kind: 'user', user: withAuthenticated({ username: cn, groups: fieldValues(peer.subject?.O), extra: { [CREDENTIAL_ID_KEY]: [credentialId] } }) };
       }
     }
     const header = req.headers.authorization;

@@ -1,4 +1,4 @@
-export { startKubeSim, type KubeSim, type KubeSimOptions } from './kube-sim';
+export { KUBERNETES_SERVICE_IP, startKubeSim, type KubeSim, type KubeSimOptions } from './kube-sim';
 export { SYSTEM_CLOCK, type KubeSimClock } from './clock';
 export { bootstrapTokenSecret, type BootstrapTokenOptions, BOOTSTRAP_TOKEN_SECRET_TYPE } from './bootstrap-token';
 export { buildKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig';

@@ -190,6 +190,9 @@ export interface KubeSim {
   stop(): Promise<void>;
 }
 
+/** The `kubernetes` Service's ClusterIP in every kube-sim: the first address of the default service range 10.96.0.0/12. */
+export const KUBERNETES_SERVICE_IP = '10.96.0.1';
+
 const ADMIN: UserInfo = { username: 'kube-sim-admin', groups: ['system:masters', 'system:authenticated'] };
 
 function servingSans(host: string, extra: readonly string[]): x509.JsonGeneralNames {
@@ -246,6 +249,14 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   for (const name of INITIAL_NAMESPACES) {
     api.seed(resource('namespaces'), { metadata: { name } });
   }
+  // What kube-apiserver's bootstrap controller keeps in every cluster: the API server as a Service,
+  // at the first address of the service range (the allocator never hands it out again).
+  api.seed(resource('services'), {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+    spec: { type: 'ClusterIP', clusterIP: KUBERNETES_SERVICE_IP, clusterIPs: [KUBERNETES_SERVICE_IP], ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None' },
+  });
   const crdController = new CrdController(store);
   const ca = options.stateDir ? await CertificateAuthority.loadOrCreate(options.stateDir, clock) : await CertificateAuthority.create(undefined, clock);
   const withAdmin = options.admin !== false;

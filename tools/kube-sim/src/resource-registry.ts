@@ -66,6 +66,8 @@ export const RESOURCES: readonly ResourceDefinition[] = [
   define({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true, fieldLabels: SECRET_FIELD_LABELS, strategy: SECRET_STRATEGY }),
   define({ group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: [STATUS], strategy: SERVICE_STRATEGY, verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] }),
   define({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] }),
+  // Stored and served only (deploy/'s claim): no volume is provisioned or bound.
+  define({ group: '', version: 'v1', resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true, shortNames: ['pvc'] }),
   define({
     group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'],
     subresources: [{ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] }],
@@ -92,6 +94,8 @@ export const RESOURCES: readonly ResourceDefinition[] = [
   define({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true }),
   // Stored and served only: no network plugin enforces them.
   define({ group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true, shortNames: ['netpol'], tracksGeneration: true }),
+  // Stored and served only (deploy/'s Ingress): no ingress controller serves them.
+  define({ group: 'networking.k8s.io', version: 'v1', resource: 'ingresses', kind: 'Ingress', namespaced: true, shortNames: ['ing'], tracksGeneration: true }),
   define({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: [STATUS], tracksGeneration: true, strategy: CRD_STRATEGY }),
   define({ group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] }),
   define({ group: 'authorization.k8s.io', version: 'v1', resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', namespaced: true, verbs: ['create'] }),

@@ -30,6 +30,16 @@ describe('lab network slices', () => {
     expect(allocateSubnet(hosts, taken)?.subnet).toBe(subnet);
   });
 
+  it('hands out the slice released longest ago, never-used ones first, so an ended lab\'s addresses come back last', () => {
+    const released = new Map([['198.18.0.32/27', 3_000], ['198.18.0.64/27', 1_000], ['198.18.0.96/27', 2_000]]);
+    expect(allocateSubnet(3, [], released)?.subnet).toBe('198.18.0.128/27');
+    const everyOther = new Map([...[128, 160, 192, 224].map((offset, index): [string, number] => [`198.18.0.${offset}/27`, 4_000 + index]), ...released]);
+    expect(allocateSubnet(3, [], everyOther)?.subnet).toBe('198.18.0.64/27');
+    expect(allocateSubnet(3, ['198.18.0.64/27'], everyOther)?.subnet).toBe('198.18.0.96/27');
+    // A /26 counts the latest release of either /27 in it.
+    expect(allocateSubnet(40, [], new Map([['198.18.0.64/27', 1_000], ['198.18.0.96/27', 9_000], ['198.18.0.128/26', 5_000], ['198.18.0.192/27', 6_000]]))?.subnet).toBe('198.18.0.128/26');
+  });
+
   it('refuses host counts no slice holds and slices that are not one', () => {
     expect(() => allocateSubnet(0, [])).toThrow(/hosts must be 1\.\.124/);
     expect(() => allocateSubnet(MAX_HOSTS + 1, [])).toThrow(RangeError);

@@ -59,22 +59,39 @@ export function labNetwork(subnet: string): LabNetwork {
 }
 
 /**
- * The first free block big enough for `hosts` hosts, or null when every
- * block that size overlaps one of `taken` (CIDRs of the labs already there).
+ * A free block big enough for `hosts` hosts, or null when every block that
+ * size overlaps one of `taken` (CIDRs of the labs already there). Of the free
+ * blocks, the one whose addresses were released longest ago (`released`: CIDR
+ * → when its lab ended, ms), never-used ones first, in address order: a
+ * slice goes back into use only after every other free slice did, so a
+ * service or agent left over from an ended lab is least likely to meet a new
+ * lab's host on an address it still knows.
  */
-export function allocateSubnet(hosts: number, taken: readonly string[]): LabNetwork | null {
+export function allocateSubnet(hosts: number, taken: readonly string[], released: ReadonlyMap<string, number> = new Map()): LabNetwork | null {
   if (!Number.isInteger(hosts) || hosts < 1 || hosts > MAX_HOSTS) {
     throw new RangeError(`hosts must be 1..${MAX_HOSTS}, got ${hosts}`);
   }
   const size = BLOCK_SIZES.find((candidate) => candidate - RESERVED_PER_BLOCK >= hosts) ?? BLOCK_SIZES[BLOCK_SIZES.length - 1];
+  const overlaps = (block: { offset: number; size: number }, offset: number) => offset < block.offset + block.size && block.offset < offset + size;
   const used = taken.map(parseSubnet);
+  const releases = [...released].flatMap(([subnet, at]) => {
+    try {
+      return [{ ...parseSubnet(subnet), at }];
+    } catch {
+      return [];
+    }
+  });
+  let best: { offset: number; lastUse: number } | null = null;
   for (let offset = Math.ceil(FIRST_OFFSET / size) * size; offset + size <= RANGE_SIZE; offset += size) {
-    const clash = used.some((block) => offset < block.offset + block.size && block.offset < offset + size);
-    if (!clash) {
-      return labNetwork(`${address(offset)}/${32 - Math.log2(size)}`);
+    if (used.some((block) => overlaps(block, offset))) {
+      continue;
+    }
+    const lastUse = Math.max(-Infinity, ...releases.filter((block) => overlaps(block, offset)).map((block) => block.at));
+    if (best === null || lastUse < best.lastUse) {
+      best = { offset, lastUse };
     }
   }
-  return null;
+  return best === null ? null : labNetwork(`${address(best.offset)}/${32 - Math.log2(size)}`);
 }
 
 /** Whether `ip` lies inside `subnet`. */

@@ -56,9 +56,34 @@ export async function writeEntry(entry: LabRegistryEntry): Promise<void> {
   await rename(temp, file);
 }
 
-/** Removes an entry (the lab's slice is free again). */
+/**
+ * When each slice's last lab ended (`<root>/released-slices.json`, CIDR → ms since the epoch):
+ * a new lab gets the slice released longest ago (allocateSubnet). Written under the lab lock;
+ * unreadable means no history, which only makes the choice less careful.
+ */
+const RELEASED_FILE = join(LAB_ROOT, 'released-slices.json');
+
+export async function readReleasedSlices(): Promise<Map<string, number>> {
+  try {
+    const parsed = JSON.parse(await readFile(RELEASED_FILE, 'utf8')) as Record<string, unknown>;
+    return new Map(Object.entries(parsed).filter((pair): pair is [string, number] => typeof pair[1] === 'number'));
+  } catch {
+    return new Map();
+  }
+}
+
+/** Removes an entry (the lab's slice is free again, and noted as released now). */
 export async function removeEntry(id: string): Promise<void> {
+  const entry = await readEntry(id);
   await rm(join(REGISTRY_DIR, `${id}.json`), { force: true });
+  if (entry !== null) {
+    const released = await readReleasedSlices();
+    released.set(entry.subnet, Date.now());
+    await mkdir(LAB_ROOT, { recursive: true, mode: 0o755 });
+    const temp = `${RELEASED_FILE}.${process.pid}.tmp`;
+    await writeFile(temp, `${JSON.stringify(Object.fromEntries(released), null, 2)}\n`, { mode: 0o644 });
+    await rename(temp, RELEASED_FILE);
+  }
 }
 
 /**
@@ -69,7 +94,7 @@ export async function removeEntry(id: string): Promise<void> {
  */
 export async function registerLab(hosts: number, owner: ProcessIdentity, name?: string, avoidIds: readonly string[] = []): Promise<LabRegistryEntry> {
   const registry = await readRegistry();
-  const network = allocateSubnet(hosts, registry.map((entry) => entry.subnet));
+  const network = allocateSubnet(hosts, registry.map((entry) => entry.subnet), await readReleasedSlices());
   if (network === null) {
     const labs = registry.map((entry) => `${entry.id} ${entry.subnet} (pid ${entry.owner.pid}${entry.name === undefined ? '' : `, ${entry.name}`})`);
     throw new Error(`no room for a lab of ${hosts} hosts in the test range: labs up are ${labs.join('; ')}. Stop one (npm run lab -- status shows them).`);

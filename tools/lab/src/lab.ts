@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, closeSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,7 +36,11 @@ import { startVipServices, type VipServices, type VipServicesConfig } from './vi
 export interface LabOptions {
   /** How many hosts (1..124; up to 28 share the machine with six other labs). */
   readonly hosts: number;
-  /** root's password on every host (default `ccoslab`). */
+  /**
+   * root's password on every host of the lab. Default: a random one per lab (in the lab's
+   * description, `hosts[].password`), so a service or an agent of another lab that still knows
+   * one of these addresses cannot log in.
+   */
   readonly password?: string;
   /** Extra public keys (OpenSSH lines) root accepts; the lab's own key is always accepted. */
   readonly authorizedKeys?: readonly string[];
@@ -317,8 +322,8 @@ async function build(
   const started = Date.now();
   const { paths, network } = layout;
   const hostKeyTypes = options.hostKeyTypes ?? DEFAULT_HOST_KEY_TYPES;
-  const password = options.password ?? 'ccoslab';
   const prefix = options.hostnamePrefix ?? 'h';
+  const password = options.password ?? randomBytes(12).toString('base64url');
   const hosts: LabHost[] = Array.from({ length: options.hosts }, (_, index) => {
     const id = hostId(index + 1);
     return { id, hostname: `${prefix}${index + 1}`, ip: network.hostIp(index + 1), port: 22, user: 'root', password, netns: layout.netnsName(id) };

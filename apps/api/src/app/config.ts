@@ -4,11 +4,21 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { type ClusterAddressPolicy, parseAddressPolicy } from '@ccos/api/data-access-kube';
+import { DEFAULT_MAX_PENDING_CSRS } from '@ccos/api/feature-csrs';
+import { parseAllowedNodeRoles } from '@ccos/shared/domain';
+import { DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits } from './websocket-admission';
 
 /** Everything the service reads from its environment. README.md documents each variable. */
 export interface ApiConfig {
   readonly port: number;
   readonly host: string;
+  /**
+   * The agents' own listener (AGENT_PORT, on HOST): it answers only what agents use, and agents
+   * are given a URL on it. null: agents use PORT, like everyone else.
+   */
+  readonly agentPort: number | null;
+  /** /metrics on an internal listener of its own (METRICS_PORT on METRICS_HOST); null: /metrics on PORT. */
+  readonly metricsListener: { readonly port: number; readonly host: string } | null;
   /** A real Postgres server, or null for the embedded database in `dataDir`. */
   readonly databaseUrl: string | null;
   readonly dataDir: string;
@@ -24,10 +34,16 @@ export interface ApiConfig {
   /** Password checks (64 MiB scrypt each) one process runs at once. */
   readonly passwordChecksAtOnce: number;
   readonly maxRequestBytes: number;
+  /** Largest request body without a signed-in session (anonymous requests, agents). */
+  readonly maxAnonymousRequestBytes: number;
+  /** graphql-ws connections per session, user and process, and subscriptions per connection. */
+  readonly webSocketLimits: WebSocketLimits;
   /** How long after a node's kubelet started its CSRs may be auto-approved. */
   readonly csrApprovalWindowMinutes: number;
   /** Namespace (in each cluster) of the Lease the CSR auto-approver replicas compete for. */
   readonly csrApproverLeaseNamespace: string;
+  /** The auto-approver approves nothing while more CSRs than this are pending in a cluster. */
+  readonly csrApproverMaxPending: number;
   /** The agent executable copied to hosts. */
   readonly agentBinary: string;
   /** Files hosts download during an install: imported release sets in `<dir>/sets/<version>`, the default set in `<dir>/{binary,rpm,unit}/<name>`. */
@@ -50,10 +66,15 @@ export interface ApiConfig {
   readonly nodeReadyTimeoutSeconds: number;
   /** An install run still running this long after it started is ended; its agent token and bootstrap identity end with it. */
   readonly installRunDeadlineMinutes: number;
+  /** PROGRESS events one install run may store, and their bytes (message, coded message, detail); the events that finish steps have a reserve beyond both. */
+  readonly installRunMaxEvents: number;
+  readonly installRunMaxEventBytes: number;
   /** Namespace (in each cluster) of the per-run bootstrap identities (ServiceAccounts). */
   readonly bootstrapNamespace: string;
   /** Loopback, link-local and metadata ranges (or networks) the service may still connect to as a cluster's API server. */
   readonly clusterAddresses: ClusterAddressPolicy;
+  /** Node roles an OPERATOR may give besides worker (ALLOW_NODE_ROLES); master and control-plane never. */
+  readonly allowedNodeRoles: readonly string[];
   /**
    * cluster-autoscaler's externalgrpc provider (AUTOSCALER_GRPC_PORT; off when unset): where it
    * listens and the address autoscalers dial (AUTOSCALER_GRPC_ADDRESS, host:port; its host goes
@@ -69,17 +90,25 @@ export interface ApiConfig {
 export type Environment = Record<string, string | undefined>;
 
 /**
+ * The variables that carry secrets. Each may come as a file instead (`<NAME>_FILE`, e.g. a mounted
+ * Secret), so that the secret is not in the environment every child process inherits.
+ */
+export const SECRET_VARIABLES = ['DATABASE_URL', 'SECRET_KEY', 'ADMIN_PASSWORD'] as const;
+type SecretVariable = (typeof SECRET_VARIABLES)[number];
+
+/**
  * Reads the configuration. In embedded mode a missing SECRET_KEY is generated once and
  * kept in the data folder (0600); with a real database it must be given, because every
  * replica has to share it.
  */
 export async function loadConfig(env: Environment = process.env): Promise<ApiConfig> {
   const dataDir = resolve(env['DATA_DIR'] ?? './.data');
-  const databaseUrl = env['DATABASE_URL']?.trim() || null;
-  let secretKey = env['SECRET_KEY']?.trim();
+  const secret = await secretVariables(env);
+  const databaseUrl = secret.DATABASE_URL?.trim() || null;
+  let secretKey = secret.SECRET_KEY?.trim();
   if (!secretKey) {
     if (databaseUrl) {
-      throw new Error('SECRET_KEY is required with DATABASE_URL (every replica must share it); generate one with `openssl rand -base64 32`');
+      throw new Error('SECRET_KEY (or SECRET_KEY_FILE) is required with DATABASE_URL (every replica must share it); generate one with `openssl rand -base64 32`');
     }
     secretKey = await embeddedSecretKey(dataDir);
   }
@@ -97,22 +126,37 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
       `INSTALL_RUN_DEADLINE_MINUTES=${installRunDeadlineMinutes} ends every run before START_KUBELET could wait its NODE_READY_TIMEOUT_SECONDS=${nodeReadyTimeoutSeconds}; make the deadline longer`,
     );
   }
+  const port = integer(env, 'PORT', 4000, 0, 65535);
+  const host = env['HOST'] ?? '0.0.0.0';
+  const { agentPort, metricsListener } = ownListeners(env, port, host);
+  const maxRequestBytes = integer(env, 'MAX_REQUEST_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
   return {
-    port: integer(env, 'PORT', 4000, 0, 65535),
-    host: env['HOST'] ?? '0.0.0.0',
+    port,
+    host,
+    agentPort,
+    metricsListener,
     databaseUrl,
     dataDir,
     secretKey,
-    adminPassword: env['ADMIN_PASSWORD'] || undefined,
+    adminPassword: secret.ADMIN_PASSWORD || undefined,
     logLevel: env['LOG_LEVEL'] ?? 'info',
     consoleDir: resolve(env['CONSOLE_DIR'] ?? 'dist/apps/console/browser'),
     graphiqlDir: resolve(env['GRAPHIQL_DIR'] ?? 'dist/apps/graphiql'),
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 12 * 3600, 60, 30 * 24 * 3600),
     trustedProxies: trustedProxies(env['TRUSTED_PROXIES']),
     passwordChecksAtOnce: integer(env, 'PASSWORD_CHECKS_AT_ONCE', Math.min(4, availableParallelism()), 1, 64),
-    maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    maxRequestBytes,
+    // Never above the general limit, on the main port and the agents' listener alike.
+    maxAnonymousRequestBytes: Math.min(integer(env, 'MAX_ANONYMOUS_REQUEST_BYTES', 64 * 1024, 1024, 64 * 1024 * 1024), maxRequestBytes),
+    webSocketLimits: {
+      connectionsPerSession: integer(env, 'WS_CONNECTIONS_PER_SESSION', DEFAULT_WEBSOCKET_LIMITS.connectionsPerSession, 1, 1000),
+      connectionsPerUser: integer(env, 'WS_CONNECTIONS_PER_USER', DEFAULT_WEBSOCKET_LIMITS.connectionsPerUser, 1, 10_000),
+      connectionsPerProcess: integer(env, 'WS_CONNECTIONS_PER_PROCESS', DEFAULT_WEBSOCKET_LIMITS.connectionsPerProcess, 1, 100_000),
+      subscriptionsPerConnection: integer(env, 'WS_SUBSCRIPTIONS_PER_CONNECTION', DEFAULT_WEBSOCKET_LIMITS.subscriptionsPerConnection, 1, 1000),
+    },
     csrApprovalWindowMinutes: integer(env, 'CSR_APPROVAL_WINDOW_MINUTES', 60, 1, 24 * 60),
     csrApproverLeaseNamespace: env['CSR_APPROVER_LEASE_NAMESPACE']?.trim() || 'kube-system',
+    csrApproverMaxPending: integer(env, 'CSR_APPROVER_MAX_PENDING', DEFAULT_MAX_PENDING_CSRS, 1, 100_000),
     agentBinary: resolve(env['AGENT_BINARY'] ?? 'dist/apps/boot-worker/boot-worker'),
     artifactsDir: resolve(env['ARTIFACTS_DIR'] ?? join(dataDir, 'artifacts')),
     artifactUploadMaxBytes: integer(env, 'ARTIFACT_UPLOAD_MAX_BYTES', 16 * 1024 ** 3, 1024 * 1024, 256 * 1024 ** 3),
@@ -125,8 +169,11 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),
     nodeReadyTimeoutSeconds,
     installRunDeadlineMinutes,
+    installRunMaxEvents: integer(env, 'INSTALL_RUN_MAX_EVENTS', 2_000, 100, 1_000_000),
+    installRunMaxEventBytes: integer(env, 'INSTALL_RUN_MAX_EVENT_BYTES', 4 * 1024 * 1024, 64 * 1024, 1024 ** 3),
     bootstrapNamespace: dnsLabel(env, 'BOOTSTRAP_NAMESPACE', 'ccos-scaler-bootstrap'),
     clusterAddresses: parseAddressPolicy(env['ALLOW_CLUSTER_ADDRESSES']),
+    allowedNodeRoles: parseAllowedNodeRoles(env['ALLOW_NODE_ROLES']),
     autoscalerGrpc: autoscalerGrpcSetting(env),
     agentCpuProfileDir: env['AGENT_CPU_PROFILE_DIR']?.trim() || null,
     hostRequirements: {
@@ -135,6 +182,64 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
       minCpus: integer(env, 'MIN_CPUS', 2, 1, 1024),
       maxClockSkewSeconds: integer(env, 'MAX_CLOCK_SKEW_SECONDS', 5, 1, 3600),
     },
+  };
+}
+
+/**
+ * Each secret from its variable or from the file its `_FILE` variable names (read now, at start;
+ * line breaks at the end of the file are not part of it). Giving both is refused, as is a file
+ * that cannot be read: a service that silently used the other value, or none, would start with
+ * the wrong database or key. An empty variable counts as not given.
+ */
+async function secretVariables(env: Environment): Promise<Partial<Record<SecretVariable, string>>> {
+  const values: Partial<Record<SecretVariable, string>> = {};
+  for (const name of SECRET_VARIABLES) {
+    const file = env[`${name}_FILE`]?.trim() || null;
+    const plain = env[name] || null;
+    if (file !== null && plain !== null) {
+      throw new Error(`${name} and ${name}_FILE are both set: give the secret one way only (${name}_FILE, a file such as a mounted Secret, keeps it out of the environment)`);
+    }
+    if (file === null) {
+      values[name] = plain ?? undefined;
+      continue;
+    }
+    try {
+      values[name] = (await readFile(resolve(file), 'utf8')).replace(/[\r\n]+$/, '');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new Error(`${name}_FILE=${file} cannot be read (${code}): the service needs ${name} from that file; check that it exists and that the service's user may read it`, { cause: error });
+    }
+  }
+  return values;
+}
+
+/**
+ * Removes the secret variables given in plain form from `env` once they are read, so that no child
+ * process the service starts (zstd for the agent's copy, …) inherits them.
+ */
+export function forgetSecretVariables(env: Environment = process.env): void {
+  for (const name of SECRET_VARIABLES) {
+    delete env[name];
+  }
+}
+
+/** AGENT_PORT and METRICS_PORT (unset: off, their traffic stays on PORT); each must differ from PORT and from each other. */
+function ownListeners(env: Environment, port: number, host: string): Pick<ApiConfig, 'agentPort' | 'metricsListener'> {
+  const agentPort = env['AGENT_PORT']?.trim() ? integer(env, 'AGENT_PORT', 0, 0, 65535) : null;
+  const metricsPort = env['METRICS_PORT']?.trim() ? integer(env, 'METRICS_PORT', 0, 0, 65535) : null;
+  if (metricsPort === null && env['METRICS_HOST']?.trim()) {
+    throw new Error('METRICS_HOST is where the metrics listener listens: set METRICS_PORT too (without it /metrics is served on PORT)');
+  }
+  const named: Array<[string, number | null]> = [['PORT', port], ['AGENT_PORT', agentPort], ['METRICS_PORT', metricsPort]];
+  for (const [index, [name, value]] of named.entries()) {
+    const clash = named.slice(index + 1).find(([, other]) => value !== null && value !== 0 && other === value);
+    if (clash) {
+      throw new Error(`${name} and ${clash[0]} are both ${value}: each listener needs a port of its own`);
+    }
+  }
+  return {
+    agentPort,
+    metricsListener: metricsPort === null ? null : { port: metricsPort, host: env['METRICS_HOST']?.trim() || host },
   };
 }
 

@@ -130,9 +130,10 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
     await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, hostname, ip]);
     const identity = await mintBootstrapIdentity(kube, { namespace: BOOTSTRAP_NAMESPACE, name: `run-${runId}`, expiresAt: new Date(Date.now() + 3600_000) });
     identities.set(hostname, identity);
+    // The run started a minute before its kubelet.
     await db.query(
-      `INSERT INTO install_runs (id, node_id, status, requested_by, deadline_at, bootstrap_identity, bootstrap_identity_uid) VALUES ($1, $2, 'RUNNING', 'operator', now() + interval '1 hour', $3, $4)`,
-      [runId, nodeId, identity.username, identity.uid],
+      `INSERT INTO install_runs (id, node_id, status, requested_by, started_at, deadline_at, bootstrap_identity, bootstrap_identity_uid) VALUES ($1, $2, 'RUNNING', 'operator', $5, now() + interval '1 hour', $3, $4)`,
+      [runId, nodeId, identity.username, identity.uid, new Date(Date.now() - agoMs - 60_000)],
     );
     const at = new Date(Date.now() - agoMs);
     await db.query(`INSERT INTO step_events (run_id, seq, step, status, occurred_at, received_at) VALUES ($1, 1, 'START_KUBELET', 'STARTED', $2, $2)`, [runId, at]);
@@ -514,6 +515,8 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       expect(elapsed).toBeLessThan(1000);
+      // The decision row is written after the cluster's approval: the condition may be seen first.
+      await expect.poll(async () => (await csrNamed(name)).decidedBy, { timeout: 3000, interval: 20 }).toBe('auto-approver');
       const approved = await csrNamed(name);
       expect(approved).toMatchObject({ status: 'APPROVED', decidedBy: 'auto-approver', statusReason: 'auto-approved: all 16 checks passed', statusReasonCode: 'csr.decision.autoApproved' });
       expect(formatServerText('zh-CN', approved?.statusReasonCode, approved?.statusReasonParams, null)).toMatch(/^已自动批准：/);
@@ -546,6 +549,8 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       expect(formatServerText('en', view?.statusReasonCode, view?.statusReasonParams, null)).toBe(view?.statusReason);
       expect(view?.verdict.checks.filter((check) => !check.passed)).toEqual([
         { name: 'san-ip', passed: false, detail: 'IP address 198.18.0.1 is not an address of worker-2 in the inventory ([198.18.0.12])', overridable: true },
+        // Filed with a node certificate the CA signed outside this install run: not the one its client CSR was issued.
+        { name: 'run-credential', passed: false, detail: expect.stringMatching(/^filed with a client certificate \(X509SHA256=[0-9a-f]{12}…\) that was not issued to the install run of worker-2$/), overridable: false },
       ]);
       expect(await conditions(forged)).toEqual([]);
     });

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { type Counter, Gauge, type Histogram, type Registry } from 'prom-client';
 import type { CsrPendingSummary } from '@ccos/api/data-access-cluster-connections';
 import type { SshPoolStats } from '@ccos/api/data-access-ssh';
 import type { AutoscalingObserver } from '@ccos/api/feature-autoscaling';
@@ -6,6 +6,7 @@ import type { CsrDecisionObserver } from '@ccos/api/feature-csrs';
 import type { InstallGauges, InstallObserver } from '@ccos/api/feature-installs';
 import type { BlockedDrain, RemovalGauges, RemovalObserver } from '@ccos/api/feature-removals';
 import { INSTALL_STEPS } from '@ccos/shared/domain';
+import type { CappedMetrics } from './series-cap';
 
 /** Where the gauges read the present at scrape time. */
 export interface DomainSources {
@@ -16,7 +17,7 @@ export interface DomainSources {
   /** Pending CSRs from the watch cache: the cluster's own state, so the same on every replica. */
   pendingCsrs(): CsrPendingSummary[];
   /** This replica's auto-approvers: clusters with auto-approve on and whether it holds their Lease. */
-  approverLeadership(): ReadonlyArray<{ readonly clusterId: string; readonly leading: boolean }>;
+  approverLeadership(): ReadonlyArray<{ readonly clusterId: string; readonly leading: boolean; readonly pausedBy: { readonly pending: number } | null }>;
   /** Drains executing here that PodDisruptionBudgets hold. */
   blockedDrains(): readonly BlockedDrain[];
   /** This replica's SSH sessions. */
@@ -42,6 +43,7 @@ export class DomainMetrics {
   readonly stepDuration: Histogram<'step' | 'outcome'>;
   readonly eventLag: Histogram;
   readonly installsFinished: Counter<'outcome' | 'failure_code'>;
+  readonly agentEventsRefused: Counter<'reason'>;
   readonly csrDecisions: Counter<'cluster' | 'verdict' | 'decider'>;
   readonly removalsFinished: Counter<'outcome'>;
   readonly evictionsRefused: Counter<'cluster'>;
@@ -50,51 +52,49 @@ export class DomainMetrics {
 
   constructor(
     private readonly registry: Registry,
+    capped: CappedMetrics,
     private readonly clusterName: ClusterNameOf,
   ) {
-    const registers = [registry];
-    this.stepDuration = new Histogram({
+    this.stepDuration = capped.histogram({
       name: 'ccos_install_step_duration_seconds',
       help: 'Install step durations, STARTED to SUCCEEDED or FAILED by the agent\'s clock, by step and outcome',
       labelNames: ['step', 'outcome'] as const,
       buckets: STEP_BUCKETS,
-      registers,
     });
-    this.eventLag = new Histogram({
+    this.eventLag = capped.histogram({
       name: 'ccos_agent_event_lag_seconds',
       help: 'Time from a step event occurring on the host to it being stored (spooling, network, retries)',
       buckets: LAG_BUCKETS,
-      registers,
     });
-    this.installsFinished = new Counter({
+    this.installsFinished = capped.counter({
       name: 'ccos_install_runs_finished_total',
       help: 'Install runs ended, by outcome (SUCCEEDED, FAILED, CANCELLED) and failure code (the agent\'s, or AGENT_NOT_STARTED, RUN_DEADLINE, SUPERSEDED; none on success)',
       labelNames: ['outcome', 'failure_code'] as const,
-      registers,
     });
-    this.csrDecisions = new Counter({
+    this.agentEventsRefused = capped.counter({
+      name: 'ccos_agent_events_refused_total',
+      help: 'Agent step events refused for good, by reason: RUN_FINISHED (the run had ended), EVENT_COUNT or EVENT_BYTES (past the run\'s cap)',
+      labelNames: ['reason'] as const,
+    });
+    this.csrDecisions = capped.counter({
       name: 'ccos_csr_decisions_total',
       help: 'CSR decisions written, by cluster, verdict (APPROVED, DENIED, LEFT_PENDING) and decider (operator, forced, auto-approver)',
       labelNames: ['cluster', 'verdict', 'decider'] as const,
-      registers,
     });
-    this.removalsFinished = new Counter({
+    this.removalsFinished = capped.counter({
       name: 'ccos_removal_runs_finished_total',
       help: 'Removal runs ended, by outcome (SUCCEEDED, FAILED, CANCELLED)',
       labelNames: ['outcome'] as const,
-      registers,
     });
-    this.evictionsRefused = new Counter({
+    this.evictionsRefused = capped.counter({
       name: 'ccos_evictions_refused_total',
       help: 'Evictions the API server refused with 429 because a PodDisruptionBudget allows no disruption now, by cluster',
       labelNames: ['cluster'] as const,
-      registers,
     });
-    this.autoscalingDecisions = new Counter({
+    this.autoscalingDecisions = capped.counter({
       name: 'ccos_autoscaling_decisions_total',
       help: 'Node group decisions stored, by kind (RESERVE, INSTALL, INSTALLED, OUT_OF_RESOURCES, DELETE, RETURN_TO_POOL, REINSTALL_REQUIRED, ...) and node group',
       labelNames: ['kind', 'node_group'] as const,
-      registers,
     });
     this.gauges();
   }
@@ -108,6 +108,7 @@ export class DomainMetrics {
     stepFinished: (step, outcome, seconds) => this.stepDuration.observe({ step, outcome }, seconds),
     eventStored: (lagSeconds) => this.eventLag.observe(lagSeconds),
     runFinished: (outcome, failureCode) => this.installsFinished.inc({ outcome, failure_code: failureCode }),
+    eventRefused: (reason) => this.agentEventsRefused.inc({ reason }),
   };
 
   readonly removalObserver: RemovalObserver = {
@@ -196,6 +197,18 @@ export class DomainMetrics {
         const names = await Promise.all(leadership.map(({ clusterId }) => this.clusterName(clusterId)));
         leader.reset();
         leadership.forEach(({ leading }, index) => leader.set({ cluster: names[index] ?? '' }, leading ? 1 : 0));
+      },
+    });
+    const paused = new Gauge({
+      name: 'ccos_csr_approver_paused',
+      help: '1 while the leading auto-approver approves nothing because more CSRs are pending than CSR_APPROVER_MAX_PENDING, else 0',
+      labelNames: ['cluster'] as const,
+      registers,
+      collect: async () => {
+        const leading = (this.sources?.approverLeadership() ?? []).filter((entry) => entry.leading);
+        const names = await Promise.all(leading.map(({ clusterId }) => this.clusterName(clusterId)));
+        paused.reset();
+        leading.forEach(({ pausedBy }, index) => paused.set({ cluster: names[index] ?? '' }, pausedBy ? 1 : 0));
       },
     });
     const removals = new Gauge({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { type IncomingMessage, type Server as PlainServer, createServer } from 'node:http';
+import { type IncomingMessage, type Server as PlainServer, type RequestListener, createServer } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { join } from 'node:path';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
@@ -46,8 +46,9 @@ import { message } from '@ccos/shared/messages';
 import { scrubSecrets } from '@ccos/shared/util-redaction';
 import { compressedAssets } from './compressed-assets';
 import { trackLiveSessions } from './live-sessions';
-import type { ApiMetrics } from './metrics';
+import { type ApiMetrics, methodLabel, operationLabel, routeLabel } from './metrics';
 import { type OnePortListener, listenOnOnePort } from './tls/one-port-listener';
+import { DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimitName, type WebSocketLimits, WebSocketAdmission } from './websocket-admission';
 
 /** The certificate to serve, and word when it changes (see ServiceTls). */
 export interface ServerCertificate {
@@ -62,6 +63,8 @@ export interface HttpServerOptions {
   /** The built GraphQL IDE (apps/graphiql), served at GET /graphql to browsers. */
   readonly graphiqlDir: string;
   readonly maxRequestBytes: number;
+  /** Largest request body without a signed-in session (anonymous, or an agent token): MAX_ANONYMOUS_REQUEST_BYTES, which the config keeps at most maxRequestBytes. */
+  readonly maxAnonymousRequestBytes?: number;
   readonly schema: GraphQLSchema;
   readonly logger: Logger;
   readonly metrics: ApiMetrics;
@@ -77,6 +80,10 @@ export interface HttpServerOptions {
   readonly certificate: ServerCertificate;
   /** Accept agent tokens on plain HTTP connections too (AGENT_PLAIN_HTTP=allow). */
   readonly agentPlainHttp: boolean;
+  /** Answer GET /metrics on this port (default); false when a listener of its own serves it (METRICS_PORT). */
+  readonly serveMetrics?: boolean;
+  /** graphql-ws connections per session, user and process, and subscriptions per connection (WS_* variables). */
+  readonly webSocketLimits?: WebSocketLimits;
 }
 
 export interface HttpServer {
@@ -85,6 +92,12 @@ export interface HttpServer {
   /** The same port over TLS. */
   readonly httpsUrl: string;
   readonly port: number;
+  /**
+   * Handles a request as this server does, calling `next` for one no route answered: the agents'
+   * listener hands it the requests it admits, so they meet the same edge (request ids, metrics,
+   * the TLS rule for agent tokens, limits, error handling) as on this port.
+   */
+  readonly handle: (request: Request, response: Response, next: NextFunction) => void;
   close(): Promise<void>;
 }
 
@@ -92,10 +105,10 @@ const MIN_TLS_VERSION = 'TLSv1.2';
 
 const extraRules = queryLimitRules(QUERY_LIMITS);
 
-/** What one WebSocket connection may ask for. */
+/** What one WebSocket connection may ask for (unless WS_SUBSCRIPTIONS_PER_CONNECTION says otherwise). */
 export const WEBSOCKET_LIMITS = {
   /** Subscriptions (and queries) running at once on one connection. */
-  maxOperations: 32,
+  maxOperations: DEFAULT_WEBSOCKET_LIMITS.subscriptionsPerConnection,
   /** Operations started per minute on one connection; more closes it (4429). */
   maxOperationsPerMinute: 240,
 } as const;
@@ -109,23 +122,35 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   let listener: OnePortListener | null = null;
   const app = express();
   app.disable('x-powered-by');
-  // Both servers share the app; neither listens: listenOnOnePort hands each its connections.
-  const httpServer = createServer(app);
-  const tlsServer = createTlsServer({ ...options.certificate.serverOptions(), minVersion: MIN_TLS_VERSION }, app);
-  // New handshakes get the new certificate; connections already open keep theirs.
-  const stopCertificateUpdates = options.certificate.onChange(() => tlsServer.setSecureContext({ ...options.certificate.serverOptions(), minVersion: MIN_TLS_VERSION }));
+  const { httpServer, tlsServer, stopCertificateUpdates } = plainAndTlsServers(app, options.certificate);
 
-  const contextFor = async (authorization: unknown, requestId: string, request: IncomingMessage): Promise<RequestContext> => {
+  /** The session's user of a bearer token (null for none, an agent token, or one that is not valid). */
+  const userOf = async (authorization: unknown): Promise<AuthenticatedUser | null> => {
+    const token = bearerToken(authorization);
+    return token && !token.startsWith(`${AGENT_TOKEN_PREFIX}_`) ? options.authenticate(token) : null;
+  };
+  const contextFor = async (authorization: unknown, requestId: string, request: IncomingMessage, known?: AuthenticatedUser | null): Promise<RequestContext> => {
     const token = bearerToken(authorization);
     const isAgent = token?.startsWith(`${AGENT_TOKEN_PREFIX}_`) ?? false;
-    const user = token && !isAgent ? await options.authenticate(token) : null;
+    const user = known !== undefined ? known : await userOf(authorization);
     const origin = options.origin(request);
     return { requestId, user, agentToken: isAgent ? token : null, events: options.events, origin, logger: logger.child({ requestId, user: user?.username }) };
   };
 
+  const admission = new WebSocketAdmission(options.webSocketLimits ?? DEFAULT_WEBSOCKET_LIMITS, (limit) => metrics.webSocketRefusals.inc({ limit }));
+  metrics.followWebSockets(() => admission.connections);
   const wsServer = new WebSocketServer({ noServer: true, path: '/graphql', maxPayload: options.maxRequestBytes });
   for (const server of [httpServer, tlsServer]) {
-    server.on('upgrade', (req, socket, head) => wsServer.handleUpgrade(req, socket, head, (ws) => wsServer.emit('connection', ws, req)));
+    server.on('upgrade', (req, socket, head) =>
+      wsServer.handleUpgrade(req, socket, head, (ws) => {
+        const refusal = admission.admitSocket(ws);
+        if (refusal) {
+          ws.close(refusal.code, refusal.reason);
+          return;
+        }
+        wsServer.emit('connection', ws, req);
+      }),
+    );
   }
   const liveSessions = trackLiveSessions(options.events, logger);
   const wsCleanup = useServer<{ authorization?: unknown }, WebSocketState>(
@@ -137,13 +162,31 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         if (!context.user) {
           return false;
         }
+        const refusal = admission.admitUser(context.user, ctx.extra.socket);
+        if (refusal) {
+          // Sent before graphql-ws's own 4403 for `false`, so the client reads this code and reason.
+          ctx.extra.socket.close(refusal.code, refusal.reason);
+          return false;
+        }
         ctx.extra.context = context;
         ctx.extra.started = [];
         liveSessions.add(context.user, ctx.extra.socket);
         return true;
       },
       // Every operation is parsed, validated and bounded here, as on the HTTP path.
-      onSubscribe: (ctx, _id, payload) => admitWebSocketOperation(schema, ctx.extra, Object.keys(ctx.subscriptions).length, payload),
+      onSubscribe: (ctx, _id, payload) => {
+        const admitted = admitWebSocketOperation(schema, ctx.extra, Object.keys(ctx.subscriptions).length, admission.limits.subscriptionsPerConnection, payload);
+        const refusedFor = Array.isArray(admitted) ? admitted[0]?.extensions['limit'] : undefined;
+        if (refusedFor === 'subscriptions' || refusedFor === 'rate') {
+          metrics.webSocketRefusals.inc({ limit: refusedFor });
+        }
+        return admitted;
+      },
+      // What the connection kept goes with it, whoever still holds the context object.
+      onClose: (ctx) => {
+        ctx.extra.context = undefined;
+        ctx.extra.started = undefined;
+      },
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? formatResult(result.errors, result, logger) : undefined),
     },
     wsServer,
@@ -174,6 +217,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   await apollo.start();
 
   app.use(requestIds(logger));
+  app.use(securityHeaders);
   app.use(httpMetrics(metrics));
   app.use(agentTokensNeedTls(options.agentPlainHttp, logger));
   app.get('/healthz', (_req, res) => {
@@ -183,16 +227,25 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const ready = await options.ready();
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'database unreachable' });
   });
-  app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  if (options.serveMetrics ?? true) {
+    app.get('/metrics', async (_req, res) => {
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+  }
   serveGraphqlIde(app, options.graphiqlDir);
   app.use(
     '/graphql',
-    express.json({ limit: options.maxRequestBytes }),
+    // The session is read before the body, so that a request without one is held to the smaller limit.
+    (req: Request, response: Response, next: NextFunction) => {
+      userOf(req.headers.authorization).then((user) => {
+        response.locals['user'] = user;
+        next();
+      }, next);
+    },
+    jsonBodies(options.maxRequestBytes, options.maxAnonymousRequestBytes ?? options.maxRequestBytes),
     // The request's own scope of secret values for its logs and errors; opened after the body is read, as its stream callbacks would not carry it.
     (_req: Request, _res: Response, next: NextFunction) => withRequestSecrets(next),
-    expressMiddleware(apollo, { context: async ({ req }) => contextFor(req.headers.authorization, String(res(req).locals['requestId']), req) }),
+    expressMiddleware(apollo, { context: async ({ req }) => contextFor(req.headers.authorization, String(res(req).locals['requestId']), req, res(req).locals['user'] as AuthenticatedUser | null) }),
   );
   options.routes?.(app);
   serveConsole(app, options.consoleDir);
@@ -206,10 +259,23 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     url: `http://${authority}`,
     httpsUrl: `https://${authority}`,
     port,
+    handle: (request, response, next) => app(request, response, next),
     async close() {
       await apollo.stop();
     },
   };
+}
+
+/**
+ * The plain HTTP and the TLS server of one port, sharing `app`. Neither listens: listenOnOnePort
+ * hands each its connections. New handshakes get the certificate as it is then; connections
+ * already open keep theirs.
+ */
+export function plainAndTlsServers(app: RequestListener, certificate: ServerCertificate): { readonly httpServer: PlainServer; readonly tlsServer: ReturnType<typeof createTlsServer>; stopCertificateUpdates(): void } {
+  const httpServer = createServer(app);
+  const tlsServer = createTlsServer({ ...certificate.serverOptions(), minVersion: MIN_TLS_VERSION }, app);
+  const stopCertificateUpdates = certificate.onChange(() => tlsServer.setSecureContext({ ...certificate.serverOptions(), minVersion: MIN_TLS_VERSION }));
+  return { httpServer, tlsServer, stopCertificateUpdates };
 }
 
 function res(req: Request): Response {
@@ -230,6 +296,39 @@ function requestIds(logger: Logger) {
     });
     next();
   };
+}
+
+/**
+ * The Content-Security-Policy of every response but the GraphQL IDE's (which has its own, below):
+ * the console loads and calls only this origin (its graphql-ws included: 'self' covers ws:/wss: of
+ * it), no page may frame it (clickjacking), and no plugin runs. Angular adds component styles as
+ * <style> elements at run time, so styles may be inline; scripts may not.
+ */
+export const CONSOLE_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** HSTS for a year: browsers then reach this host over HTTPS only. Sent on HTTPS responses only, as RFC 6797 requires. */
+const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
+
+/** Headers every response carries: the policy above, no MIME sniffing, and HSTS on TLS connections. */
+function securityHeaders(req: Request, response: Response, next: NextFunction): void {
+  response.setHeader('content-security-policy', CONSOLE_CONTENT_SECURITY_POLICY);
+  response.setHeader('x-content-type-options', 'nosniff');
+  // req.secure is the socket's own TLS (no proxy is trusted to claim it).
+  if (req.secure) {
+    response.setHeader('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+  }
+  next();
 }
 
 /**
@@ -258,17 +357,12 @@ function httpMetrics(metrics: ApiMetrics) {
     const end = metrics.httpDuration.startTimer();
     response.on('finish', () => {
       const route = routeLabel(req.originalUrl.split('?')[0] ?? '');
-      end({ method: req.method, route });
-      metrics.httpRequests.inc({ method: req.method, route, status: String(response.statusCode) });
+      const method = methodLabel(req.method);
+      end({ method, route });
+      metrics.httpRequests.inc({ method, route, status: String(response.statusCode) });
     });
     next();
   };
-}
-
-/** A bounded set of route labels, so odd paths cannot blow up the metric's cardinality. */
-function routeLabel(path: string): string {
-  const first = `/${path.split('/')[1] ?? ''}`;
-  return ['/graphql', '/healthz', '/readyz', '/metrics', '/artifacts', '/agent'].includes(first) ? first : 'console';
 }
 
 function metricsPlugin(metrics: ApiMetrics): ApolloServerPlugin<RequestContext> {
@@ -278,7 +372,8 @@ function metricsPlugin(metrics: ApiMetrics): ApolloServerPlugin<RequestContext> 
       return {
         async willSendResponse({ operation, operationName, errors }) {
           const type = operation?.operation ?? 'unknown';
-          const name = operationName ?? 'anonymous';
+          // The name is the client's text: only the service's own operation names become labels.
+          const name = operationLabel(operationName);
           metrics.graphqlDuration.observe({ type, operation: name }, Number(process.hrtime.bigint() - started) / 1e9);
           metrics.graphqlOperations.inc({ type, operation: name, outcome: errors?.length ? 'error' : 'ok' });
         },
@@ -320,17 +415,18 @@ type WebSocketState = {
   started?: number[];
 };
 
-function wsRefusal(message: string, code = 'BAD_USER_INPUT'): GraphQLError[] {
-  return [new GraphQLError(message, { extensions: { code } })];
+function wsRefusal(message: string, code = 'BAD_USER_INPUT', limit?: WebSocketLimitName): GraphQLError[] {
+  return [new GraphQLError(message, { extensions: limit ? { code, limit } : { code } })];
 }
 
 /**
- * The WebSocket path's admission of one operation: at most {@link WEBSOCKET_LIMITS} per connection,
+ * The WebSocket path's admission of one operation: at most `maxRunning` at once and
+ * {@link WEBSOCKET_LIMITS}.maxOperationsPerMinute per connection,
  * the same token limit, validation rules and cost limit as HTTP, and no mutations. Mutations go
  * over HTTP only, where the request id, body limit and per-request secret scrubbing of their audit
  * and logs apply; refusing them here keeps a second path from needing all of that again.
  */
-function admitWebSocketOperation(schema: GraphQLSchema, extra: Partial<WebSocketState> & { readonly socket: WebSocket }, running: number, payload: SubscribePayload): ExecutionArgs | GraphQLError[] {
+function admitWebSocketOperation(schema: GraphQLSchema, extra: Partial<WebSocketState> & { readonly socket: WebSocket }, running: number, maxRunning: number, payload: SubscribePayload): ExecutionArgs | GraphQLError[] {
   const context = extra.context;
   if (!context) {
     return wsRefusal('sign in first: send the bearer token in connection_init', 'UNAUTHENTICATED');
@@ -341,10 +437,10 @@ function admitWebSocketOperation(schema: GraphQLSchema, extra: Partial<WebSocket
   extra.started = recent;
   if (recent.length > WEBSOCKET_LIMITS.maxOperationsPerMinute) {
     extra.socket.close(CLOSE_TOO_MANY_OPERATIONS, `Too many operations: at most ${WEBSOCKET_LIMITS.maxOperationsPerMinute} a minute`);
-    return wsRefusal(`at most ${WEBSOCKET_LIMITS.maxOperationsPerMinute} operations a minute on one connection`, 'TOO_MANY_REQUESTS');
+    return wsRefusal(`at most ${WEBSOCKET_LIMITS.maxOperationsPerMinute} operations a minute on one connection`, 'TOO_MANY_REQUESTS', 'rate');
   }
-  if (running > WEBSOCKET_LIMITS.maxOperations) {
-    return wsRefusal(`at most ${WEBSOCKET_LIMITS.maxOperations} subscriptions at once on one connection; complete one first`, 'TOO_MANY_REQUESTS');
+  if (running > maxRunning) {
+    return wsRefusal(`at most ${maxRunning} subscriptions at once on one connection; complete one first`, 'TOO_MANY_REQUESTS', 'subscriptions');
   }
   let document: DocumentNode;
   try {
@@ -478,16 +574,87 @@ function serveConsole(app: express.Express, consoleDir: string): void {
   });
 }
 
-function errorHandler(logger: Logger) {
-  return (error: Error & { status?: number; type?: string }, req: Request, response: Response, _next: NextFunction) => {
+/**
+ * The deepest nesting of arrays and objects a JSON body may have. GraphQL variables of this
+ * schema nest a few levels; JSON scalars (an agent's `detail`) a few more. Deeper nesting only
+ * costs the parser, the scalars' coercion and every walk over the value.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether `body` (JSON text) nests arrays and objects deeper than `max`, found in one pass before it is parsed. */
+export function jsonNestsDeeperThan(body: Buffer, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < body.length; index++) {
+    const byte = body[index];
+    if (inString) {
+      if (byte === 0x5c) {
+        index++;
+      } else if (byte === 0x22) {
+        inString = false;
+      }
+    } else if (byte === 0x22) {
+      inString = true;
+    } else if (byte === 0x7b || byte === 0x5b) {
+      depth++;
+      if (depth > max) {
+        return true;
+      }
+    } else if (byte === 0x7d || byte === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** body-parser's `verify`: refuses a body nested deeper than {@link MAX_JSON_DEPTH} before JSON.parse sees it. */
+function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer): void {
+  if (jsonNestsDeeperThan(body, MAX_JSON_DEPTH)) {
+    throw Object.assign(new Error(`JSON nested more than ${MAX_JSON_DEPTH} levels deep`), { status: 400, type: 'entity.too.deep', maxDepth: MAX_JSON_DEPTH });
+  }
+}
+
+/** A JSON body parser with the edge's limits: `limit` bytes and {@link MAX_JSON_DEPTH} levels. */
+export function jsonBody(limit: number) {
+  return express.json({ limit, verify: refuseDeepJson });
+}
+
+/**
+ * JSON bodies of /graphql: `signedIn` bytes with a signed-in session (`res.locals.user`, read
+ * before), `anonymous` bytes without one. Reading and parsing a large body costs CPU, and anyone
+ * may send one; a refusal says which limit applied.
+ */
+function jsonBodies(signedIn: number, anonymous: number) {
+  const full = jsonBody(signedIn);
+  const small = jsonBody(anonymous);
+  return (req: Request, response: Response, next: NextFunction) => {
+    if (response.locals['user']) {
+      full(req, response, next);
+      return;
+    }
+    small(req, response, (error?: unknown) => {
+      const tooLarge = typeof error === 'object' && error !== null && (error as { type?: unknown }).type === 'entity.too.large';
+      next(tooLarge ? Object.assign(error, { anonymousLimit: anonymous }) : error);
+    });
+  };
+}
+
+/** Errors of a route or a body parser as a coded JSON answer; 5xx are logged, and no parser message (which may quote the body) is sent. */
+export function errorHandler(logger: Logger) {
+  return (error: Error & { status?: number; type?: string; anonymousLimit?: number; maxDepth?: number }, req: Request, response: Response, _next: NextFunction) => {
     const status = error.status ?? 500;
     if (status >= 500) {
       logger.error({ err: error, path: req.path }, 'request failed');
     }
     // body-parser's own messages quote the start of the body, which may hold a secret.
-    const text = message(
-      error.type === 'entity.too.large' ? 'error.bodyTooLarge' : error.type === 'entity.parse.failed' ? 'error.bodyNotJson' : status >= 500 ? 'error.internalBare' : 'error.badRequest',
-    );
+    const text =
+      error.type === 'entity.too.large' && error.anonymousLimit !== undefined
+        ? message('error.anonymousBodyTooLarge', { max: error.anonymousLimit })
+        : error.type === 'entity.too.deep'
+          ? message('error.jsonTooDeep', { max: error.maxDepth ?? MAX_JSON_DEPTH })
+          : message(
+              error.type === 'entity.too.large' ? 'error.bodyTooLarge' : error.type === 'entity.parse.failed' ? 'error.bodyNotJson' : status >= 500 ? 'error.internalBare' : 'error.badRequest',
+            );
     const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST';
     response.status(status).json({ errors: [{ message: text.message, extensions: { code, messageCode: text.code, messageParams: text.params } }] });
   };

@@ -24,7 +24,8 @@ describe('installProgress with many subscribers', () => {
   const runs: Array<{ nodeId: string; runId: string; token: string }> = [];
 
   beforeAll(async () => {
-    harness = await startApiHarness({ AGENT_PLAIN_HTTP: 'allow' });
+    // 30 subscribers stand for 30 browsers; they share the admin's one session here.
+    harness = await startApiHarness({ AGENT_PLAIN_HTTP: 'allow', WS_CONNECTIONS_PER_SESSION: '64', WS_CONNECTIONS_PER_USER: '64' });
     admin = await harness.login('admin', 'admin-password-for-tests');
     const db = harness.api.dataSource;
     const clusterId = randomUUID();

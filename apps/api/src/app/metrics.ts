@@ -1,56 +1,89 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ClusterCertificates } from '@ccos/api/feature-csrs';
+import { SERVICE_OPERATION_NAMES } from '@ccos/shared/api-schema';
 import { registerCertificateMetrics } from './certificate-metrics';
 import { type ClusterNameOf, DomainMetrics } from './domain-metrics';
+import { CappedMetrics, OTHER_LABEL } from './series-cap';
 
-/** Prometheus metrics: default process metrics, HTTP and GraphQL request counts and durations, and the domain's (installs, CSRs, removals, SSH). */
+/** HTTP methods as a label; Node's parser admits a few dozen, the rest are `other`. */
+const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The routes this service labels; any other path is the console's. */
+const ROUTES = ['/graphql', '/healthz', '/readyz', '/metrics', '/artifacts', '/agent'] as const;
+
+/** A request's method as a label: one of {@link METHODS}, else `other`. */
+export function methodLabel(method: string): string {
+  return METHODS.has(method) ? method : OTHER_LABEL;
+}
+
+/** A path as a label: its first segment when that is one of {@link ROUTES}, else `console`. */
+export function routeLabel(path: string): string {
+  const first = `/${path.split('/')[1] ?? ''}`;
+  return (ROUTES as readonly string[]).includes(first) ? first : 'console';
+}
+
+/**
+ * A GraphQL operation name as a label: one of the service's own operations (the shared schema's
+ * documents, {@link SERVICE_OPERATION_NAMES}), else `other`. The name is the client's text, so
+ * anything else would let anyone mint a series per request.
+ */
+export function operationLabel(name: string | null | undefined): string {
+  return name && SERVICE_OPERATION_NAMES.has(name) ? name : OTHER_LABEL;
+}
+
+/**
+ * Prometheus metrics: default process metrics, HTTP and GraphQL request counts and durations, and
+ * the domain's (installs, CSRs, removals, SSH). Every label takes its values from a fixed set, and
+ * every counter and histogram keeps at most MAX_SERIES_PER_METRIC label sets (series-cap.ts).
+ */
 export class ApiMetrics {
   readonly registry = new Registry();
+  private readonly capped = new CappedMetrics(this.registry);
   readonly domain: DomainMetrics;
-  readonly httpRequests = new Counter({
+  readonly httpRequests = this.capped.counter({
     name: 'ccos_http_requests_total',
     help: 'HTTP requests by method, route and status code',
     labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
   });
-  readonly httpDuration = new Histogram({
+  readonly httpDuration = this.capped.histogram({
     name: 'ccos_http_request_duration_seconds',
     help: 'HTTP request duration by method and route',
     labelNames: ['method', 'route'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
   });
-  readonly graphqlOperations = new Counter({
+  readonly graphqlOperations = this.capped.counter({
     name: 'ccos_graphql_operations_total',
     help: 'GraphQL operations by type, name and outcome',
     labelNames: ['type', 'operation', 'outcome'] as const,
-    registers: [this.registry],
   });
-  readonly impostorCsrs = new Counter({
+  readonly impostorCsrs = this.capped.counter({
     name: 'ccos_csr_impostors_denied_total',
     help: 'Client CSRs for a node being installed, filed by someone other than its install run\'s bootstrap identity, denied by the auto-approver',
     labelNames: ['cluster'] as const,
-    registers: [this.registry],
   });
-  readonly graphqlDuration = new Histogram({
+  readonly graphqlDuration = this.capped.histogram({
     name: 'ccos_graphql_operation_duration_seconds',
     help: 'GraphQL operation duration by type and name',
     labelNames: ['type', 'operation'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
   });
 
-  readonly loginAttempts = new Counter({
+  readonly loginAttempts = this.capped.counter({
     name: 'ccos_login_attempts_total',
     help: 'Sign-in attempts by outcome: SUCCESS, WRONG_PASSWORD, DISABLED, THROTTLED (refused before a password check), BUSY (no check slot)',
     labelNames: ['outcome'] as const,
-    registers: [this.registry],
+  });
+
+  readonly webSocketRefusals = this.capped.counter({
+    name: 'ccos_websocket_refusals_total',
+    help: 'graphql-ws connections and operations refused by a limit: session, user or process (connections; closed with 4431, 4432, 4433), subscriptions (at once on one connection) or rate (operations a minute; closed with 4429)',
+    labelNames: ['limit'] as const,
   });
 
   /** `clusterName` turns cluster ids into the names the `cluster` labels carry. */
   constructor(clusterName: ClusterNameOf = async (clusterId) => clusterId) {
     collectDefaultMetrics({ register: this.registry });
-    this.domain = new DomainMetrics(this.registry, clusterName);
+    this.domain = new DomainMetrics(this.registry, this.capped, clusterName);
   }
 
   /** Exposes certificate expiry per node and pending renewals (see certificate-metrics.ts). */
@@ -65,6 +98,11 @@ export class ApiMetrics {
     gauge('ccos_password_checks_running', 'Password checks (scrypt) running now', (current) => current.running);
     gauge('ccos_password_checks_waiting', 'Sign-in attempts waiting for a password check slot', (current) => current.waiting);
     gauge('ccos_password_checks_peak', 'The most password checks that ran at once since the process started', (current) => current.peak);
+  }
+
+  /** Exposes the graphql-ws connections open now. */
+  followWebSockets(open: () => number): void {
+    new Gauge({ name: 'ccos_websocket_connections', help: 'graphql-ws connections open now on this replica (signed in or not yet)', registers: [this.registry], collect() { this.set(open()); } });
   }
 
   /** Exposes how the agent reached hosts: copies and bytes sent, as a zstd stream or over SFTP. */

@@ -200,7 +200,7 @@ describe('addNodes: many hosts in one request, every row checked first', () => {
     let rows: Array<{ status: string; batch_phase: string; updated_at: Date; status_reason: string }> = [];
     while (Date.now() < again2) {
       rows = (await harness.api.dataSource.query('SELECT status, batch_phase, updated_at, status_reason FROM nodes WHERE batch_id = $1', [batchId])) as typeof rows;
-      if (rows.every((row) => row.batch_phase === 'FAILED' && row.updated_at > before)) {
+      if (rows.every((row) => row.status === 'UNREACHABLE' && row.batch_phase === 'FAILED' && row.updated_at > before)) {
         break;
       }
       await new Promise((wake) => setTimeout(wake, 200));

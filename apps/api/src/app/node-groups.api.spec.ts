@@ -106,7 +106,7 @@ describe('node groups: a decision\'s reason in the audit and the activity, by co
       const host = group.hosts.find((entry) => entry.hostname === 'spare-2');
       expect(host?.reason).toMatch(/^addNode's checks failed \(UNREACHABLE\): /);
       expect(host?.reasonCode).toBe('autoscaling.member.checksFailed');
-      expect(host?.reasonParams).toMatchObject({ status: { code: 'node.statusName', params: { status: 'UNREACHABLE' } }, reason: { code: 'node.sshUnreachable' } });
+      expect(host?.reasonParams).toMatchObject({ status: { code: 'node.statusName', params: { status: 'UNREACHABLE' } }, reason: { code: 'ssh.unreachable' } });
       expect(formatServerText('zh-CN', host?.reasonCode, host?.reasonParams, null)).toMatch(/^录入节点的检查未通过（无法连接）：/);
       const decision = group.activity.find((entry) => entry.kind === 'SPARE_UNUSABLE');
       expect(decision?.reasonCode).toBe('autoscaling.member.checksFailed');

@@ -55,6 +55,45 @@ describe('nodes and installs over GraphQL: roles and input checks', () => {
     }
   });
 
+  it('refuses to re-add a name removed after it joined, unless an ADMIN acknowledges its old certificates may still be valid', async () => {
+    // worker-gone joined this cluster and was removed a month ago: its machine may still hold certificates for the name.
+    await harness.api.dataSource.query(
+      `INSERT INTO nodes (id, cluster_id, hostname, ip, status, ever_joined, updated_at) VALUES (gen_random_uuid(), $1, 'worker-gone', '198.18.0.77', 'REMOVED', true, now() - interval '30 days')`,
+      [clusterId],
+    );
+    const operator = await harness.tokenFor('OPERATOR');
+    const admin = await harness.tokenFor('ADMIN');
+    const again = input({ hostname: 'worker-gone', ip: '198.18.0.78' });
+    for (const token of [operator, admin]) {
+      const refused = await harness.gql(ADD, { input: again }, token);
+      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', reason: 'OLD_CERTIFICATES_MAY_BE_VALID', acknowledgeWith: 'acknowledgeOldCertificates', messageCode: 'node.oldCertificatesMayBeValid' });
+      expect(refused.errors?.[0]?.message).toContain('removing a node cannot revoke certificates');
+    }
+    const byOperator = await harness.gql(ADD, { input: { ...again, acknowledgeOldCertificates: true } }, operator);
+    expect(byOperator.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', requiredRole: 'ADMIN', messageCode: 'node.oldCertificatesNeedAdmin' });
+    // An ADMIN's acknowledgement gets past this check (to the next: this service has no agent to copy here).
+    const byAdmin = await harness.gql(ADD, { input: { ...again, acknowledgeOldCertificates: true } }, admin);
+    expect(byAdmin.errors?.[0]?.extensions?.['reason']).toBeUndefined();
+    expect(byAdmin.errors?.[0]?.extensions?.['messageCode']).not.toMatch(/^node\.oldCertificates/);
+    // A batch cannot acknowledge it: the row is refused with the same reason, and nothing is added.
+    const batch = await harness.gql<{ addNodes: { added: number; rows: Array<{ hostname: string; problems: Array<{ field: string; messageCode: string | null }> }> } }>(
+      'mutation($input: AddNodesInput!) { addNodes(input: $input) { added rows { hostname problems { field messageCode } } } }',
+      { input: { clusterId, list: 'worker-gone 198.18.0.78', password: 'pw' } },
+      admin,
+    );
+    expect(batch.data?.addNodes.added).toBe(0);
+    expect(batch.data?.addNodes.rows[0]?.problems).toContainEqual({ field: 'hostname', messageCode: 'node.oldCertificatesMayBeValid' });
+    // A name removed longer ago than a certificate lives, or that never joined, needs nothing.
+    await harness.api.dataSource.query(
+      `INSERT INTO nodes (id, cluster_id, hostname, ip, status, ever_joined, updated_at) VALUES (gen_random_uuid(), $1, 'worker-ancient', '198.18.0.79', 'REMOVED', true, now() - interval '400 days')`,
+      [clusterId],
+    );
+    const ancient = await harness.gql(ADD, { input: input({ hostname: 'worker-ancient', ip: '198.18.0.80' }) }, operator);
+    expect(ancient.errors?.[0]?.extensions?.['reason']).toBeUndefined();
+    // The other tests count what is stored.
+    await harness.api.dataSource.query(`DELETE FROM nodes WHERE hostname IN ('worker-gone', 'worker-ancient')`);
+  });
+
   it.each(['reportStep', 'agentRun'])('%s answers agents only: a user session is not an agent token', async (operation) => {
     const query =
       operation === 'agentRun'

@@ -288,6 +288,10 @@ describe('node removal over GraphQL, against kube-sim', () => {
       ]),
     );
     expect(seed.budgets).toEqual([{ name: 'web-budget', disruptionsAllowed: 1, pods: ['shop/web-1'], blocks: false }]);
+    // Removal cannot revoke certificates (Kubernetes has none to revoke with): the preview says so.
+    expect(seed.warnings).toContain(
+      'removal cannot revoke the certificates issued for w1: its client and serving certificates stay valid until they expire (up to a year) on any machine that holds them; wipe its disk, and re-adding the name needs an ADMIN\'s acknowledgement while they may be valid',
+    );
     expect(seed.capacity).toMatchObject({ fits: true, candidates: ['w2', 'w3', 'w5'], unmanaged: ['default/handmade'] });
     expect(seed.safety).toEqual([
       { rule: 'CONTROL_PLANE', passed: true },

@@ -20,7 +20,7 @@ import { AuditLogResolver, type AuthFeature, AuthResolver, SessionResolver, User
 import { type AutoscalerConnections, type AutoscalingFeature, NodeGroupResolver } from '@ccos/api/feature-autoscaling';
 import { type ClusterFeature, ClusterResolver } from '@ccos/api/feature-clusters';
 import { type CsrFeature, CsrResolver } from '@ccos/api/feature-csrs';
-import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver } from '@ccos/api/feature-installs';
+import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver, InstallRunResolver } from '@ccos/api/feature-installs';
 import { HostCleanupResolver, NodeBatchResolver, type NodeFeature, NodeResolver } from '@ccos/api/feature-nodes';
 import { type RemovalFeature, RemovalResolver } from '@ccos/api/feature-removals';
 import {
@@ -40,7 +40,7 @@ export interface ApiServices {
   readonly clusters: Pick<ClusterFeature, 'service'>;
   readonly certificates: Pick<CsrFeature, 'service' | 'nodeCertificates'>;
   readonly nodes: Pick<NodeFeature, 'service' | 'batches' | 'hostCleanup'>;
-  readonly installs: Pick<InstallFeature, 'service' | 'runView' | 'agentReports' | 'agentChannel'>;
+  readonly installs: Pick<InstallFeature, 'service' | 'runView' | 'runs' | 'agentReports' | 'agentChannel'>;
   readonly removals: Pick<RemovalFeature, 'service'>;
   readonly artifacts: Pick<ArtifactsFeature, 'clusters' | 'versionOverrides'>;
   readonly autoscaling: Pick<AutoscalingFeature, 'groups'>;
@@ -67,6 +67,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [NodeBatchResolver, new NodeBatchResolver(nodes.batches)],
     [HostCleanupResolver, new HostCleanupResolver(nodes.hostCleanup)],
     [InstallResolver, new InstallResolver(installs.service, installs.runView)],
+    [InstallRunResolver, new InstallRunResolver(installs.runs)],
     [AgentResolver, new AgentResolver(installs.agentReports)],
     [AgentChannelResolver, new AgentChannelResolver(installs.agentChannel)],
     [RemovalResolver, new RemovalResolver(removals.service)],
@@ -83,7 +84,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver, NodeGroupResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, InstallRunResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver, NodeGroupResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

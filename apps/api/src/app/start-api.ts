@@ -15,12 +15,14 @@ import { createRemovalFeature } from '@ccos/api/feature-removals';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
+import { startAgentListener } from './agent-listener';
 import { autoscalerConnections, autoscalerServerCredentials } from './autoscaler-grpc';
 import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
 import type { ApiConfig } from './config';
 import { startHttpServer } from './http-server';
 import { createLogger } from './logger';
 import { ApiMetrics } from './metrics';
+import { startMetricsListener } from './metrics-listener';
 import { requestOrigins } from './request-origin';
 import { buildApiSchema } from './schema';
 import { serverNames } from './tls/server-names';
@@ -30,8 +32,12 @@ import { ServiceTls } from './tls/service-tls';
 export interface RunningApi {
   /** Plain HTTP (people, local tools). */
   readonly url: string;
-  /** The same port over TLS (agents, and anyone who trusts the CA). */
+  /** The same port over TLS (agents, unless AGENT_PORT gives them their own; anyone who trusts the CA). */
   readonly httpsUrl: string;
+  /** The agents' own listener over TLS (AGENT_PORT), or null when agents use the main port. */
+  readonly agentsUrl: string | null;
+  /** The internal metrics listener (METRICS_PORT), or null when /metrics is on the main port. */
+  readonly metricsUrl: string | null;
   /** The certificate served now and what agents pin. */
   readonly tls: ServiceTls;
   readonly port: number;
@@ -82,10 +88,12 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger.warn('AGENT_PLAIN_HTTP=allow: agents may reach the service over plain HTTP, where their run token and the service\'s answers are unprotected');
     }
     const audit = new AuditLog(dataSource, logger);
+    // One address policy (ALLOW_CLUSTER_ADDRESSES) for every connection the service makes: cluster API servers and SSH targets.
+    const addresses = new ClusterAddressGuard(config.clusterAddresses);
     const clusters = createClusterFeature({
       clusters: stores.clusters,
       secrets,
-      addresses: new ClusterAddressGuard(config.clusterAddresses),
+      addresses,
       onChange: (cluster) => announceClusterSettingsChanged(events, cluster.id),
     });
     const metrics = new ApiMetrics((clusterId) => clusters.nameOf(clusterId));
@@ -106,7 +114,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       return token ? auth.users.authenticate(token) : null;
     };
     if (config.clusterAddresses.ranges.length > 0 || config.clusterAddresses.networks.length > 0) {
-      logger.warn({ allowed: [...config.clusterAddresses.ranges, ...config.clusterAddresses.networks] }, 'ALLOW_CLUSTER_ADDRESSES: cluster API servers may be at these otherwise refused addresses');
+      logger.warn({ allowed: [...config.clusterAddresses.ranges, ...config.clusterAddresses.networks] }, 'ALLOW_CLUSTER_ADDRESSES: cluster API servers and SSH targets may be at these otherwise refused addresses');
     }
     // One client and Node/CSR watch cache per cluster, for every feature; closed after all of them.
     const connections = new ClusterConnections(clusters.service, logger);
@@ -124,6 +132,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       onDecision: metrics.domain.csrDecisionObserver,
       approver: {
         leaseNamespace: config.csrApproverLeaseNamespace,
+        maxPending: config.csrApproverMaxPending,
         onImpostorDenied: (event) => void clusters.nameOf(event.clusterId).then((cluster) => metrics.impostorCsrs.inc({ cluster })),
       },
     });
@@ -147,7 +156,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const agent = () => agentBinary;
     const nodeStore = stores.nodes;
     const agentTokens = stores.agentTokens;
-    const sshPool = new SshPool({ maxSessions: config.sshPoolSize, connect: { connectTimeoutMs: config.sshConnectTimeoutMs } });
+    const sshPool = new SshPool({ maxSessions: config.sshPoolSize, connect: { connectTimeoutMs: config.sshConnectTimeoutMs, addresses } });
     stack.push({ name: 'SSH sessions', stop: () => sshPool.close() });
     const artifacts = createArtifactsFeature({
       artifactsDir: config.artifactsDir,
@@ -192,6 +201,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       readiness: (clusterId) => artifacts.requireComplete(clusterId),
       bootstrapNamespace: config.bootstrapNamespace,
       runDeadlineMs: config.installRunDeadlineMinutes * 60_000,
+      eventCaps: { events: config.installRunMaxEvents, bytes: config.installRunMaxEventBytes },
       stallAfterSeconds: config.stallAfterSeconds,
       sessionRole: async (header) => (await sessionUser(header))?.role ?? null,
       agentChannel: { plainHttpAllowed: config.agentPlainHttp, certificateSource: tls.source, caCertificates: () => tls.caCertificates() },
@@ -214,6 +224,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       installs: installs.batches,
       installReadiness: (clusterId) => artifacts.requireComplete(clusterId),
       batchConcurrency: Math.min(config.batchConcurrency, config.sshPoolSize),
+      allowedNodeRoles: config.allowedNodeRoles,
+      addresses,
       logger,
     });
     stack.push({ name: 'node inventory sync', stop: () => nodes.stop() });
@@ -241,8 +253,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       events,
       logger,
       observer: metrics.domain.autoscalingObserver,
+      allowedNodeRoles: config.allowedNodeRoles,
       ports: {
-        addNode: async (host) => (await nodes.service.add({ ...host, labels: [...host.labels], taints: [...host.taints] })).id,
+        // A spare takes its group's labels, whose roles the ADMIN who created the group gave, with the reason createNodeGroup's audit entry keeps;
+        // a name removed after it joined is refused here as in addNode without an ADMIN's acknowledgement.
+        addNode: async (host) => (await nodes.service.add({ ...host, labels: [...host.labels], taints: [...host.taints], acknowledgeOldCertificates: false }, { role: 'ADMIN', reason: 'the labels of its node group, given when the group was created' })).id,
         checkHost: (nodeId) => nodes.provisioner.schedule(nodeId),
         cleanLeftovers: async (nodeId, actor) => {
           await nodes.hostCleanup.clean(nodeId, actor);
@@ -288,6 +303,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       consoleDir: config.consoleDir,
       graphiqlDir: config.graphiqlDir,
       maxRequestBytes: config.maxRequestBytes,
+      maxAnonymousRequestBytes: config.maxAnonymousRequestBytes,
+      webSocketLimits: config.webSocketLimits,
       schema,
       logger,
       metrics,
@@ -297,6 +314,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       events,
       certificate: tls,
       agentPlainHttp: config.agentPlainHttp,
+      serveMetrics: config.metricsListener === null,
       routes: (app) => {
         artifacts.mountRoutes(app);
         installs.mountRoutes(app);
@@ -304,6 +322,20 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     });
     stack.push({ name: 'HTTP server', stop: () => http.close() });
     listeningPort = http.port;
+    // Without AGENT_PORT the main port serves agents too (one port for npm start, the demo and the
+    // tests); with it, agents are given its URL. The main port keeps answering agents either way,
+    // so runs started before AGENT_PORT was set finish on the URL they were given.
+    const agents = config.agentPort === null
+      ? null
+      : await startAgentListener({ port: config.agentPort, host: config.host, certificate: tls, maxRequestBytes: config.maxAnonymousRequestBytes, logger, handle: http.handle });
+    if (agents) {
+      stack.push({ name: 'agents listener', stop: () => agents.close() });
+      listeningPort = agents.port;
+    }
+    const metricsListener = config.metricsListener === null ? null : await startMetricsListener({ ...config.metricsListener, registry: metrics.registry, logger });
+    if (metricsListener) {
+      stack.push({ name: 'metrics listener', stop: () => metricsListener.close() });
+    }
     // Agents are started with the address the service listens at: installs start once it does.
     stack.push({ name: 'stall watchdog, install run sweeper and batch installs', stop: () => installs.stop() });
     const resumedBatches = await installs.start();
@@ -317,8 +349,13 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     }
     await autoscaling.start();
     stack.push({ name: 'node groups and the externalgrpc provider', stop: () => autoscaling.stop() });
-    logger.info({ url: http.url, httpsUrl: http.httpsUrl, certificateSource: tls.source, agentPlainHttp: config.agentPlainHttp }, 'ccos-scaler API listening (HTTPS and plain HTTP on one port)');
-    return { url: http.url, httpsUrl: http.httpsUrl, tls, port: http.port, dataSource, logger, close };
+    const agentsUrl = agents?.httpsUrl ?? null;
+    const metricsUrl = metricsListener?.url ?? null;
+    logger.info(
+      { url: http.url, httpsUrl: http.httpsUrl, agentsUrl, metricsUrl, certificateSource: tls.source, agentPlainHttp: config.agentPlainHttp },
+      'ccos-scaler API listening (HTTPS and plain HTTP on one port)',
+    );
+    return { url: http.url, httpsUrl: http.httpsUrl, agentsUrl, metricsUrl, tls, port: http.port, dataSource, logger, close };
   } catch (error) {
     await close();
     throw error;

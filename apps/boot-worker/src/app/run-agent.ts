@@ -83,6 +83,7 @@ export async function runAgent(configFile: string): Promise<number> {
     log,
     onCancelRequested: () => control.cancelByOperator(),
     onUnauthenticated: () => control.tokenRefused(),
+    onRunFinished: () => control.runEnded(),
   });
   const runner = new InstallRunner({
     config,

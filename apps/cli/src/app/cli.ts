@@ -6,7 +6,9 @@ import { AUDIT } from './audit.command';
 import { AUTOSCALER_CONNECTION } from './autoscaler.command';
 import { CLUSTERS_LIST } from './clusters.command';
 import { type CommandContext, type CommandSpec, usageError } from './command';
+import { NODES_CREDENTIALS } from './credentials.command';
 import { CSRS_APPROVE, CSRS_DENY, CSRS_LIST } from './csrs.command';
+import { NODES_DELETE } from './delete.command';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
 import { NODES_CANCEL, NODES_INSTALL, NODES_RETRY, NODES_WATCH } from './install.command';
 import { type Translate, languageOf, translator } from './messages';
@@ -28,6 +30,8 @@ const COMMANDS: Record<string, CommandSpec> = {
   'nodes retry': NODES_RETRY,
   'nodes cancel': NODES_CANCEL,
   'nodes remove': NODES_REMOVE,
+  'nodes delete': NODES_DELETE,
+  'nodes credentials': NODES_CREDENTIALS,
   'csrs list': CSRS_LIST,
   'csrs approve': CSRS_APPROVE,
   'csrs deny': CSRS_DENY,

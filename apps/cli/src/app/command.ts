@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { ClustersDocument, type ClustersQuery, NodesDocument, type NodesQuery } from '@ccos/shared/api-schema';
 import type { ApiClient } from './api-client';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
-import type { Language, Translate } from './messages';
+import type { Language, MessageKey, Translate } from './messages';
 import type { Io, OutputFormat } from './output';
 
 export type ClusterView = ClustersQuery['clusters'][number];
@@ -69,11 +69,7 @@ export async function passwordFrom(context: CommandContext, required: boolean): 
   }
   let text: string | null = null;
   if (file) {
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw usageError(context.t, `${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-    }
+    text = await readUserFile(context, file);
   } else if (fromStdin) {
     text = await context.readStdin();
   }
@@ -88,6 +84,39 @@ export async function passwordFrom(context: CommandContext, required: boolean): 
     throw usageError(context.t, context.t('emptyPassword'));
   }
   return password;
+}
+
+/** A file the user named, as text; a file that cannot be read is a usage error naming it (never its content). */
+export async function readUserFile(context: CommandContext, file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw usageError(context.t, `${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/**
+ * The SSH secret for a host: --private-key-file (with --passphrase-file for an encrypted key),
+ * or a password from --password-file or --password-stdin. Never from argv, never printed.
+ */
+export async function sshSecretsFrom(context: CommandContext): Promise<{ readonly password: string } | { readonly privateKey: string; readonly passphrase?: string }> {
+  const keyFile = stringFlag(context, 'private-key-file');
+  const passphraseFile = stringFlag(context, 'passphrase-file');
+  if (!keyFile) {
+    if (passphraseFile) {
+      throw usageError(context.t, context.t('passphraseNeedsKey'));
+    }
+    return { password: (await passwordFrom(context, true)) as string };
+  }
+  if (stringFlag(context, 'password-file') || context.flags['password-stdin'] === true) {
+    throw usageError(context.t, context.t('oneSecret'));
+  }
+  const privateKey = await readUserFile(context, keyFile);
+  if (!passphraseFile) {
+    return { privateKey };
+  }
+  const passphrase = (await readUserFile(context, passphraseFile)).replace(/\r?\n$/, '');
+  return passphrase ? { privateKey, passphrase } : { privateKey };
 }
 
 /** The answer as one JSON or YAML document (--output json|yaml). */
@@ -118,6 +147,41 @@ export async function resolveCluster(context: CommandContext): Promise<ClusterVi
     throw usageError(context.t, context.t('severalClusters', { names: clusters.map((cluster) => cluster.name).join(', ') }));
   }
   return clusters[0] as ClusterView;
+}
+
+/** The NODE positional of a node command (an id or a host name). */
+export function nodeArgument(context: CommandContext): string {
+  const node = context.positionals[0];
+  if (!node) {
+    throw usageError(context.t, context.t('missingArgument', { what: 'NODE' }));
+  }
+  return node;
+}
+
+/** How a command that destroys something asks for the host name: its prompt, and what it says when none can be asked or the answer differs. */
+export interface HostnameConfirmation {
+  readonly prompt: MessageKey;
+  readonly needed: MessageKey;
+  readonly aborted: MessageKey;
+}
+
+/**
+ * Whether the user confirmed by typing the host name (or gave --yes). Without a terminal to ask
+ * it is a usage error; a different answer is said on stderr and answers false.
+ */
+export async function confirmedByHostname(context: CommandContext, hostname: string, words: HostnameConfirmation): Promise<boolean> {
+  if (context.flags['yes'] === true) {
+    return true;
+  }
+  const answer = await context.ask(context.t(words.prompt, { hostname }));
+  if (answer === null) {
+    throw usageError(context.t, context.t(words.needed));
+  }
+  if (answer.trim() !== hostname) {
+    context.io.err(context.t(words.aborted));
+    return false;
+  }
+  return true;
 }
 
 /** The node named by id or host name, in --cluster or in any cluster. */

@@ -7,7 +7,7 @@ import {
   NodeDocument,
   RetryInstallDocument,
 } from '@ccos/shared/api-schema';
-import { type CommandContext, type CommandSpec, type NodeView, printJson, printJsonLine, resolveNode, usageError } from './command';
+import { type CommandContext, type CommandSpec, type NodeView, nodeArgument, printJson, printJsonLine, resolveNode, usageError } from './command';
 import { EXIT, type ExitCode } from './exit-codes';
 import { serverText } from './messages';
 import { progressBar } from './output';
@@ -16,14 +16,6 @@ type Progress = InstallProgressSubscription['installProgress'];
 type RunView = NonNullable<Progress['run']>;
 
 const NODE_ARG = { cluster: { type: 'string' } } as const;
-
-function nodeArgument(context: CommandContext): string {
-  const node = context.positionals[0];
-  if (!node) {
-    throw usageError(context.t, context.t('missingArgument', { what: 'NODE' }));
-  }
-  return node;
-}
 
 /** `nodes install NODE [--watch]`: starts the install; with --watch follows it to JOINED or failure. */
 export const NODES_INSTALL: CommandSpec = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { message } from '@ccos/shared/messages';
-import { columnTitles, languageOf, serverErrorText, translator } from './messages';
+import { columnTitles, fieldWords, languageOf, serverErrorText, serverText, translator } from './messages';
 
 describe('messages', () => {
   it.each([
@@ -18,6 +18,15 @@ describe('messages', () => {
     expect(translator('en')('nodeNotFound', { node: 'h1' })).toBe('no node "h1"');
     expect(translator('zh')('nodeNotFound', { node: 'h1' })).toBe('没有节点“h1”');
     expect(translator('en')('nodeNotFound')).toBe('no node "{node}"');
+  });
+
+  it('words a row of --from-csv the API refused in Chinese: the field, then its coded problem', () => {
+    const t = translator('zh');
+    const taken = message('bulk.hostnameTaken', { hostname: 'w-1' });
+    const problem = t('fieldProblem', { field: fieldWords('zh', 'hostname'), problem: serverText('zh', taken.message, taken.code, taken.params) });
+    expect(t('csvRow', { file: 'hosts.csv', line: 4, detail: problem })).toBe('hosts.csv 第 4 行：主机名：“w-1”已是此集群的节点');
+    expect(fieldWords('zh', 'credentials')).toBe('凭据');
+    expect(fieldWords('en', 'row')).toBe('row');
   });
 
   it('has a Chinese heading for every English one', () => {

@@ -14,19 +14,25 @@ Commands:
   logout
   clusters list
   nodes list [--cluster C]
-  nodes add [--cluster C] --hostname H --ip IP [--port 22] [--user root] (--password-file FILE | --password-stdin | --private-key-file FILE) [--wait]
-  nodes add [--cluster C] --from-csv FILE (columns hostname,ip,port,user) (--password-file FILE | --password-stdin) [--wait]
+  nodes add [--cluster C] --hostname H --ip IP [--port 22] [--user root] SECRET [--wait]
+  nodes add [--cluster C] --from-csv FILE [--port 22] [--user root] [--partial] SECRET [--wait]
+      FILE: CSV hostname,ip,port,user,labels,taints (a header may name them in any order) or one host per line.
+      Every row is checked first and every problem is listed by line; nothing is added unless --partial
+      (then the rows without problems are). Hosts already added with the same name and address are skipped.
   nodes install NODE [--watch]
   nodes watch NODE
   nodes retry NODE [--watch]
   nodes cancel NODE
   nodes remove NODE [--yes] [--force] [--delete-emptydir-data] [--ignore-daemonsets] [--allow-last-worker] [--clean-host] [--timeout SECONDS]
+  nodes delete NODE [--yes]    (forgets a node that never joined, or was removed; nothing on the host changes)
+  nodes credentials NODE [--user U] SECRET [--wait]    (new SSH credentials; the service connects again)
   csrs list [--cluster C] [--pending]
   csrs approve NAME [--cluster C] [--force --reason TEXT]
   csrs deny NAME [--cluster C] --reason TEXT
   audit [--actor NAME] [--action NAME] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit N]
   autoscaler connection [--cluster C] [--dir DIR]    (cloud-config and client certificate for cluster-autoscaler)
 
+SECRET: --password-file FILE | --password-stdin | --private-key-file FILE [--passphrase-file FILE]; never on the command line.
 Global flags: --server URL (or CCOS_SERVER), --output table|json|yaml, --help
 The token comes from CCOS_TOKEN, or from the file login writes (~/.config/ccos-scaler/session.json).
 Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found.`,
@@ -37,19 +43,25 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   logout                                                                   退出登录
   clusters list                                                            列出集群
   nodes list [--cluster 集群]                                               列出节点
-  nodes add [--cluster 集群] --hostname 主机名 --ip 地址 [--port 22] [--user root] (--password-file 文件 | --password-stdin | --private-key-file 文件) [--wait]
-  nodes add [--cluster 集群] --from-csv 文件（列：hostname,ip,port,user）(--password-file 文件 | --password-stdin) [--wait]
+  nodes add [--cluster 集群] --hostname 主机名 --ip 地址 [--port 22] [--user root] 凭据 [--wait]
+  nodes add [--cluster 集群] --from-csv 文件 [--port 22] [--user root] [--partial] 凭据 [--wait]
+      文件：CSV 列 hostname,ip,port,user,labels,taints（表头可按任意顺序命名各列），或每行一台主机。
+      先检查每一行，并按行号列出全部问题；有问题时不录入任何主机，除非加 --partial（则录入没有问题的行）。
+      已以相同主机名和地址录入的主机会被跳过。
   nodes install 节点 [--watch]                                               安装节点
   nodes watch 节点                                                           跟踪安装进度
   nodes retry 节点 [--watch]                                                 重试安装
   nodes cancel 节点                                                          取消安装
   nodes remove 节点 [--yes] [--force] [--delete-emptydir-data] [--ignore-daemonsets] [--allow-last-worker] [--clean-host] [--timeout 秒]
+  nodes delete 节点 [--yes]                                                  删除从未加入集群（或已移除）的节点记录；主机上的内容不变
+  nodes credentials 节点 [--user 用户] 凭据 [--wait]                          更新 SSH 凭据，服务随后重新连接
   csrs list [--cluster 集群] [--pending]                                     列出证书请求
   csrs approve 名称 [--cluster 集群] [--force --reason 理由]                  批准证书请求
   csrs deny 名称 [--cluster 集群] --reason 理由                               拒绝证书请求
   audit [--actor 用户] [--action 操作] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit 条数]   审计日志
   autoscaler connection [--cluster 集群] [--dir 目录]                        为 cluster-autoscaler 签发客户端证书并输出 cloud-config
 
+凭据：--password-file 文件 | --password-stdin | --private-key-file 文件 [--passphrase-file 文件]；不要写在命令行上。
 全局参数：--server 地址（或 CCOS_SERVER）、--output table|json|yaml、--help
 令牌取自 CCOS_TOKEN，或 login 写入的文件（~/.config/ccos-scaler/session.json）。
 退出码：0 成功，1 操作失败，2 用法错误，3 认证失败，4 未找到。`,
@@ -60,8 +72,19 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   badOutput: { en: '--output must be table, json or yaml', zh: '--output 只能是 table、json 或 yaml' },
   passwordSource: { en: 'give the password with --password-file FILE or --password-stdin, never on the command line', zh: '请用 --password-file 文件 或 --password-stdin 提供密码，不要写在命令行上' },
   emptyPassword: { en: 'the password is empty', zh: '密码为空' },
-  csvColumns: { en: '{file}: the header must name the columns hostname,ip (and optionally port,user); it has {header}', zh: '{file}：表头须包含 hostname,ip 列（可选 port,user），实际为 {header}' },
   csvRow: { en: '{file} line {line}: {detail}', zh: '{file} 第 {line} 行：{detail}' },
+  fieldProblem: { en: '{field}: {problem}', zh: '{field}：{problem}' },
+  csvFileProblem: { en: '{file}: {detail}', zh: '{file}：{detail}' },
+  csvNoHosts: { en: '{file} names no host (one per line: hostname,ip[,port,user,labels,taints])', zh: '{file} 中没有主机（每行一台：hostname,ip[,port,user,labels,taints]）' },
+  csvAndHost: { en: '--from-csv and --hostname/--ip cannot be used together', zh: '--from-csv 不能与 --hostname/--ip 同时使用' },
+  partialNeedsCsv: { en: '--partial applies only to --from-csv', zh: '--partial 只能与 --from-csv 一起使用' },
+  csvSkipped: { en: '{hostname} ({ip}) already added as node {id} ({status}), skipped', zh: '{hostname}（{ip}）已录入为节点 {id}（{status}），跳过' },
+  csvNothingAdded: { en: 'Nothing added: {refused} row(s) of {file} have problems. Fix them and run the file again, or pass --partial to add the other rows.', zh: '未录入任何主机：{file} 中有 {refused} 行存在问题。请修正后重新运行，或加 --partial 录入其余各行。' },
+  csvNothingPassed: { en: 'Nothing added: no row of {file} passed the checks ({refused} refused).', zh: '未录入任何主机：{file} 中没有通过检查的行（{refused} 行被拒绝）。' },
+  csvNothingToAdd: { en: 'Nothing to add: all {skipped} host(s) of {file} are already added.', zh: '无需录入：{file} 中的 {skipped} 台主机均已录入。' },
+  csvSummary: { en: '{file}: {added} added, {skipped} already added (skipped), {refused} refused.', zh: '{file}：录入 {added} 台，{skipped} 台已录入（跳过），{refused} 行被拒绝。' },
+  passphraseNeedsKey: { en: '--passphrase-file goes with --private-key-file', zh: '--passphrase-file 须与 --private-key-file 一起使用' },
+  oneSecret: { en: 'give either a password or a private key, not both', zh: '请只提供密码或私钥之一，不要同时提供' },
   badPort: { en: 'port "{value}" is not a number from 1 to 65535', zh: '端口“{value}”不是 1 到 65535 之间的数' },
   badNumber: { en: '{flag} must be a whole number', zh: '{flag} 须为整数' },
   passwordPrompt: { en: 'Password for {username}: ', zh: '{username} 的密码：' },
@@ -78,6 +101,11 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   csrNotFound: { en: 'no CSR "{name}" in cluster {cluster}', zh: '集群 {cluster} 中没有证书请求“{name}”' },
   nodeAdded: { en: 'Added {hostname} ({ip}) as node {id}: {status}', zh: '已录入 {hostname}（{ip}），节点 {id}：{status}' },
   nodeSettled: { en: '{hostname}: {status}{reason}', zh: '{hostname}：{status}{reason}' },
+  deleteConfirmPrompt: { en: 'Type the host name ({hostname}) to delete its record, anything else to stop: ', zh: '输入主机名（{hostname}）以确认删除其记录，输入其他内容则取消：' },
+  deleteConfirmNeeded: { en: 'not on a terminal: pass --yes to delete the record without asking', zh: '不在终端上：请加 --yes 以不经确认直接删除记录' },
+  deleteAborted: { en: 'Nothing deleted.', zh: '未删除任何记录。' },
+  nodeDeleted: { en: 'Deleted the record of {hostname} (node {id}); nothing on the host was changed.', zh: '已删除 {hostname} 的记录（节点 {id}）；主机上的内容未改变。' },
+  credentialsUpdated: { en: 'New SSH credentials for {hostname} (user {user}) saved; connecting again: {status}', zh: '已保存 {hostname} 的新 SSH 凭据（用户 {user}）；正在重新连接：{status}' },
   installStarted: { en: 'Install of {hostname} started (run {run}).', zh: '已开始安装 {hostname}（运行 {run}）。' },
   retryStarted: { en: 'Install of {hostname} resumed (run {run}).', zh: '已重试安装 {hostname}（运行 {run}）。' },
   installCancelled: { en: 'Install of {hostname} cancelled: {status}.', zh: '已取消安装 {hostname}：{status}。' },
@@ -155,6 +183,8 @@ const FIELD_WORDS: Readonly<Record<string, { readonly en: string; readonly zh: s
   password: { en: 'password', zh: '密码' },
   privateKey: { en: 'private key', zh: '私钥' },
   passphrase: { en: 'passphrase', zh: '私钥口令' },
+  credentials: { en: 'credentials', zh: '凭据' },
+  row: { en: 'row', zh: '该行' },
   labels: { en: 'labels', zh: '标签' },
   taints: { en: 'taints', zh: '污点' },
   reason: { en: 'reason', zh: '理由' },

@@ -6,7 +6,7 @@ import {
   type RemoveNodeInput,
   RemoveNodeDocument,
 } from '@ccos/shared/api-schema';
-import { type CommandContext, type CommandSpec, integerFlag, printJsonLine, resolveNode, usageError } from './command';
+import { type CommandContext, type CommandSpec, confirmedByHostname, integerFlag, nodeArgument, printJsonLine, resolveNode } from './command';
 import { EXIT } from './exit-codes';
 import { serverText } from './messages';
 
@@ -34,10 +34,7 @@ export const NODES_REMOVE: CommandSpec = {
   positionals: ['NODE'],
   async run(context) {
     const { t } = context;
-    const name = context.positionals[0];
-    if (!name) {
-      throw usageError(t, t('missingArgument', { what: 'NODE' }));
-    }
+    const name = nodeArgument(context);
     const timeoutSeconds = integerFlag(context, 'timeout');
     const gracePeriodSeconds = integerFlag(context, 'grace-period');
     const node = await resolveNode(context, name);
@@ -59,15 +56,8 @@ export const NODES_REMOVE: CommandSpec = {
       context.io.err(t('removalRefused', { reason: removalPreview.refusal ? serverText(context.language, removalPreview.refusal, removalPreview.refusalCode, removalPreview.refusalParams) : removalPreview.refusalLines.map((line) => serverText(context.language, line.message, line.messageCode, line.messageParams)).join('; ') }));
       return EXIT.failed;
     }
-    if (context.flags['yes'] !== true) {
-      const answer = await context.ask(t('confirmPrompt', { hostname: node.hostname }));
-      if (answer === null) {
-        throw usageError(t, t('confirmNeeded'));
-      }
-      if (answer.trim() !== node.hostname) {
-        context.io.err(t('removalAborted'));
-        return EXIT.failed;
-      }
+    if (!(await confirmedByHostname(context, node.hostname, { prompt: 'confirmPrompt', needed: 'confirmNeeded', aborted: 'removalAborted' }))) {
+      return EXIT.failed;
     }
     const { removeNode } = await api.request(RemoveNodeDocument, { nodeId: node.id, options });
     if (context.output === 'table') {
@@ -83,7 +73,7 @@ export const NODES_REMOVE: CommandSpec = {
         printJsonLine(context, { events: removalProgress.events, run });
       } else {
         for (const event of removalProgress.events) {
-          context.io.out(t('removalLine', { phase: run.phase, kind: event.kind, pod: event.pod ?? '', message: event.message ? ` ${serverText(context.language, event.message, event.messageCode, event.messageParams)}` : '' }).replace(/\s+$/, ''));
+          context.io.out(t('removalLine', { phase: event.phase, kind: event.kind, pod: event.pod ?? '', message: event.message ? ` ${serverText(context.language, event.message, event.messageCode, event.messageParams)}` : '' }).replace(/\s+$/, ''));
         }
       }
       if (run.status !== 'RUNNING') {

@@ -1,4 +1,4 @@
-export { ApiError, isTransient, isUnauthenticated, type ApiFailureKind } from './lib/api-errors';
+export { ApiError, isRunFinished, isTransient, isUnauthenticated, type ApiFailureKind } from './lib/api-errors';
 export { GraphqlApiClient, type AgentRunReply, type ApiClient, type GraphqlApiClientOptions, type HealthReply } from './lib/api-client';
 export { ARTIFACT_KINDS, parseManifest, type Artifact, type ArtifactKind, type ArtifactManifest } from '@ccos/shared/domain';
 export {

@@ -19,9 +19,11 @@ export {
   parseAddressPolicy,
   refusedRangeOf,
   resolveClusterHost,
+  type AddressPurpose,
   type AddressVerdict,
   type ClusterAddressPolicy,
   type HostCheck,
+  type RefusedAddressClass,
   type RefusedAddressRange,
 } from './lib/cluster-address';
 export { InformerCache, startInformer, type Indexer, type Informer, type InformerEvent, type InformerObject, type InformerOptions, type InformerSource, type ListPage, type WatchEventType } from './lib/informer';
@@ -49,9 +51,10 @@ export {
 export { podForPlanning, watchPods, SCHEDULED_PODS_SELECTOR, type PodEvent, type PodWatch } from './lib/pod-watch';
 export { drainNode, planDrain, type DrainBlockingPod, type DrainEvent, type DrainFailure, type DrainResult, type DrainSkippedPod } from './lib/drain';
 export { deleteNode, type DeleteNodeResult } from './lib/delete-node';
+export { API_SERVICE, readApiServiceAddresses } from './lib/cluster-service';
 export { parseIssuedCertificate, type IssuedCertificate } from './lib/issued-certificate';
 export { parseCertificateRequest, type CertificateRequestParse, type ParsedCertificateRequest, type RequestPublicKey } from './lib/csr-request';
-export { csrState, listCsrs, summarizeCsr, watchCsrs, CsrRequestCache, type CsrCondition, type CsrEvent, type CsrState, type CsrSummary, type CsrWatch } from './lib/csr';
+export { csrState, listCsrs, summarizeCsr, watchCsrs, CsrRequestCache, CREDENTIAL_ID_KEY, type CsrCondition, type CsrEvent, type CsrState, type CsrSummary, type CsrWatch } from './lib/csr';
 export { approveCsr, denyCsr, type CsrDecisionOptions, type CsrDecisionResult } from './lib/csr-approval';
 export { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './lib/leases';
 export { capacityCheck, podRequests, type CapacityCheck, type CapacityInputs, type CapacityDetail, type PodRequests, type Resources } from './lib/capacity-check';

@@ -1,5 +1,6 @@
 export { createInstallFeature, type InstallFeature, type InstallFeatureOptions } from './lib/install-feature';
 export { InstallResolver } from './lib/install.resolver';
+export { InstallRunResolver } from './lib/install-run.resolver';
 export { AgentResolver } from './lib/agent.resolver';
 export { AgentChannelResolver } from './lib/agent-channel.resolver';
 export type { AgentChannelSettings, CertificateSource } from './lib/agent-channel.type';

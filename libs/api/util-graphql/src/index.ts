@@ -14,6 +14,7 @@ export * from './lib/topics';
 export * from './lib/label-types';
 export * from './lib/message-code-fields';
 export * from './lib/run.type';
+export * from './lib/run-events.args';
 export * from './lib/ssh-credentials.input';
 // The Node type is shared: feature-nodes shows it, feature-installs resolves installRuns on it.
 export * from './lib/node.type';

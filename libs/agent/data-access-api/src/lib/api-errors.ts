@@ -6,9 +6,11 @@ import type { Message } from '@ccos/shared/messages';
  * does next:
  * - `transient`: the service or the link is down, busy or restarting — retry with backoff;
  * - `unauthenticated`: the run's token is invalid or expired, the run is over — stop;
+ * - `finished`: the run has ended on the service's side (succeeded, failed or cancelled) and takes
+ *   no more events — stop sending, nothing later would be taken either;
  * - `rejected`: the service understood and refused — retrying the same request will not help.
  */
-export type ApiFailureKind = 'transient' | 'unauthenticated' | 'rejected';
+export type ApiFailureKind = 'transient' | 'unauthenticated' | 'finished' | 'rejected';
 
 export class ApiError extends Error {
   /** The message by its code in the catalogue, when the agent worded it itself (not the service's own words). */
@@ -31,6 +33,11 @@ export function isUnauthenticated(error: unknown): boolean {
   return error instanceof ApiError && error.kind === 'unauthenticated';
 }
 
+/** The run has ended on the service's side: no event of it will be taken any more. */
+export function isRunFinished(error: unknown): boolean {
+  return error instanceof ApiError && error.kind === 'finished';
+}
+
 export function isTransient(error: unknown): boolean {
   return error instanceof ApiError && error.kind === 'transient';
 }
@@ -42,6 +49,9 @@ const TRANSIENT_GRAPHQL_CODES: ReadonlySet<string> = new Set<ApiErrorCode>(['INT
 export function graphqlFailureKind(code: string): ApiFailureKind {
   if (code === 'UNAUTHENTICATED') {
     return 'unauthenticated';
+  }
+  if (code === 'RUN_FINISHED') {
+    return 'finished';
   }
   return TRANSIENT_GRAPHQL_CODES.has(code) ? 'transient' : 'rejected';
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock, MemoryLogger } from '@ccos/agent/util-host/testing';
 import { FakeApiClient, unauthenticated, unreachable } from '../testing/fake-api-client';
+import { ApiError } from './api-errors';
 import { uploadDiagnostics } from './diagnostics-upload';
 
 describe('uploadDiagnostics', () => {
@@ -23,5 +24,23 @@ describe('uploadDiagnostics', () => {
     api.failUpload = () => unreachable();
     expect(await uploadDiagnostics(Buffer.from('x'), { api, clock, log, timeoutMs: 60_000 })).toBe('timeout');
     expect(await uploadDiagnostics(Buffer.alloc(8 * 1024 * 1024 + 1), { api, clock, log, timeoutMs: 60_000 })).toBe('refused');
+  });
+
+  it('retries while the run has not failed yet (425), and takes 409 (not a failed run, or a bundle stored already) as final at once', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApiClient(clock);
+    const log = new MemoryLogger();
+    let early = 2;
+    api.failUpload = () => (early-- > 0 ? new ApiError('transient', 'HTTP_425', 'diagnostics upload answered HTTP 425') : null);
+    expect(await uploadDiagnostics(Buffer.from('x'), { api, clock, log, timeoutMs: 60_000 })).toBe('uploaded');
+    let attempts = 0;
+    api.failUpload = () => {
+      attempts += 1;
+      return new ApiError('rejected', 'HTTP_409', 'diagnostics upload answered HTTP 409: install run r has its diagnostics already');
+    };
+    const started = clock.monotonic();
+    expect(await uploadDiagnostics(Buffer.from('y'), { api, clock, log, timeoutMs: 60_000 })).toBe('refused');
+    expect(attempts).toBe(1);
+    expect(clock.monotonic()).toBe(started);
   });
 });

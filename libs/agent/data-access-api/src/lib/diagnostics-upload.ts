@@ -9,7 +9,10 @@ export type UploadOutcome = 'uploaded' | 'timeout' | 'unauthenticated' | 'refuse
 
 /**
  * Uploads a diagnostics bundle, retrying like events (capped backoff with
- * jitter) until it is accepted, refused for good, or `timeoutMs` passes.
+ * jitter) until it is accepted, refused for good, or `timeoutMs` passes. The
+ * service takes one bundle per run, from a failed run: 425 (the FAILED event
+ * has not arrived yet) is retried, 409 (not a failed run, or a bundle is
+ * stored already) is final.
  */
 export async function uploadDiagnostics(
   archive: Uint8Array,
@@ -41,6 +44,11 @@ export async function uploadDiagnostics(
       if (isUnauthenticated(error)) {
         deps.log.error(`diagnostics upload refused: the run token is no longer valid`);
         return 'unauthenticated';
+      }
+      if (error instanceof ApiError && error.code === 'HTTP_409') {
+        // The run did not fail (it succeeded or was cancelled), or its bundle is stored already: final.
+        deps.log.warn(`diagnostics not taken: ${error.message}`);
+        return 'refused';
       }
       if (error instanceof ApiError && error.kind === 'rejected' && attempt >= 3) {
         deps.log.error(`diagnostics upload refused: ${error.message}`);

@@ -195,6 +195,30 @@ describe('EventSender', () => {
     await sender.stop();
   });
 
+  it('stops for good when the service says the run has ended: one attempt, no stand-in, no retry, nothing left to send after a restart', async () => {
+    const { sender, api, log, fs, clock } = await setup();
+    const ended = new ApiError('finished', 'RUN_FINISHED', 'reportStep: run run-1 has ended (CANCELLED); this FAILED event of PREFLIGHT was not stored');
+    api.failReportStep = (event) => (event.seq >= 2 ? ended : null);
+    let told = 0;
+    const watched = new EventSender({ spool: await Spool.open(fs, '/state/other.jsonl', 'run-1', log), api, clock, log, onRunFinished: () => (told += 1) });
+    await sender.stop();
+    watched.start();
+    for (const name of ['a', 'b', 'c']) {
+      await watched.report(input(name));
+    }
+    const started = clock.monotonic();
+    expect(await watched.drain(60 * 60_000)).toBe('finished');
+    expect(clock.monotonic() - started).toBeLessThan(1_000);
+    expect(watched.runFinished).toBe(true);
+    expect(told).toBe(1);
+    expect(api.attempts.map((e) => e.seq)).toEqual([1, 2]);
+    expect(api.events().map((e) => e.seq)).toEqual([1]);
+    expect(log.text()).toContain('the service says the run has ended');
+    const reopened = await Spool.open(fs, '/state/other.jsonl', 'run-1', log);
+    expect(reopened.undelivered()).toEqual([]);
+    await watched.stop();
+  });
+
   it('tells when the operator cancelled', async () => {
     const { sender, api, cancels } = await setup();
     sender.start();

@@ -1,6 +1,6 @@
 import { Backoff, EVENT_BACKOFF, type BackoffPolicy, type Clock, type JsonObject, type Logger } from '@ccos/agent/util-host';
 import type { ApiClient } from './api-client';
-import { ApiError, isUnauthenticated } from './api-errors';
+import { ApiError, isRunFinished, isUnauthenticated } from './api-errors';
 import type { StepEvent, StepEventInput } from './operations';
 import type { Spool } from './spool';
 
@@ -15,9 +15,11 @@ export interface EventSenderOptions {
   readonly onCancelRequested?: () => void;
   /** The token was refused: the run is over on the service's side. */
   readonly onUnauthenticated?: () => void;
+  /** The service said the run has ended (RUN_FINISHED): it takes no more events. */
+  readonly onRunFinished?: () => void;
 }
 
-export type DrainOutcome = 'drained' | 'timeout' | 'unauthenticated';
+export type DrainOutcome = 'drained' | 'timeout' | 'unauthenticated' | 'finished';
 
 /** The key of a stand-in's detail: it says why the original detail is missing. */
 export const REFUSED_DETAIL_KEY = 'detailRefused';
@@ -51,7 +53,9 @@ function isStandIn(event: StepEvent): boolean {
  * Delivers spooled events to the service, one at a time and in sequence
  * order, for as long as it takes: while the service is unreachable it
  * retries with capped exponential backoff and jitter (0.5 s → 30 s). It
- * stops only when the token is refused or it is told to.
+ * stops only when the token is refused, the service says the run has ended
+ * (RUN_FINISHED: what is still spooled is marked refused, never sent again),
+ * or it is told to.
  *
  * An event the service refuses (too large, over the run's limit, invalid)
  * is not retried as it is: it goes again at once as a stand-in without its
@@ -67,6 +71,7 @@ export class EventSender {
   private nudge: AbortController | null = null;
   private failing = false;
   private unauth = false;
+  private over = false;
 
   constructor(private readonly options: EventSenderOptions) {
     this.backoff = new Backoff(options.backoff ?? EVENT_BACKOFF, options.random);
@@ -98,6 +103,10 @@ export class EventSender {
     const spooled = input.status === 'PROGRESS'
       ? await this.options.spool.appendOrSupersede(event, (newest) => newest.status === 'PROGRESS' && newest.step === input.step && input.messageCode !== undefined && newest.messageCode === input.messageCode && !isStandIn(newest))
       : await this.options.spool.append(event);
+    if (this.over) {
+      // Kept on disk for the record, never sent: the service takes nothing more for this run.
+      await this.options.spool.markRejected(spooled.seq, 'the run had ended on the service', new Date(this.options.clock.now()));
+    }
     this.wakeUp?.();
     return spooled;
   }
@@ -111,13 +120,21 @@ export class EventSender {
     return this.unauth;
   }
 
-  /** Waits until every spooled event is delivered, the token is refused, or `timeoutMs` passes. */
+  /** The service said the run has ended: nothing more is sent. */
+  get runFinished(): boolean {
+    return this.over;
+  }
+
+  /** Waits until every spooled event is delivered, the token is refused, the run is said to have ended, or `timeoutMs` passes. */
   async drain(timeoutMs: number): Promise<DrainOutcome> {
     const { clock } = this.options;
     const deadline = clock.monotonic() + timeoutMs;
     for (;;) {
       if (this.unauth) {
         return 'unauthenticated';
+      }
+      if (this.over) {
+        return 'finished';
       }
       if (this.pendingCount === 0) {
         return 'drained';
@@ -189,6 +206,19 @@ export class EventSender {
           this.unauth = true;
           this.notify();
           this.options.onUnauthenticated?.();
+          return;
+        }
+        if (isRunFinished(error)) {
+          // Final: a later attempt, or a later start of this agent, would be refused the same way.
+          // Set first: an event spooled from now on marks itself (report), the rest are marked here.
+          this.over = true;
+          const left = spool.undelivered();
+          log.warn(`the service says the run has ended (${(error as Error).message}); ${left.length} event(s) not sent, no more are sent`);
+          for (const event of left) {
+            await spool.markRejected(event.seq, `the run had ended: ${(error as Error).message}`, new Date(clock.now()));
+          }
+          this.notify();
+          this.options.onRunFinished?.();
           return;
         }
         if (error instanceof ApiError && error.kind === 'rejected') {

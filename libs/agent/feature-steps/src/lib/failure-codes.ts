@@ -1,56 +1,7 @@
-import type { InstallStep } from '@ccos/shared/domain';
+import type { AgentFailureCode as FailureCode, InstallStep } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
 
-/**
- * Known failure codes (`detail.code` of a FAILED event). Vague failures are
- * turned into one of these (see {@link diagnose}) so the console can show a
- * precise next step and the service can count them.
- */
-export const FAILURE_CODES = [
-  'PREFLIGHT_FAILED',
-  'INVALID_INPUT',
-  'INTERNAL_ERROR',
-  'CANCELLED',
-  'TERMINATED',
-  'SERVICE_UNREACHABLE',
-  'SERVICE_CERT_REFUSED',
-  'MANIFEST_INVALID',
-  'MANIFEST_MISMATCH',
-  'ARTIFACT_MISSING',
-  'ARTIFACT_NOT_FOUND',
-  'DOWNLOAD_REFUSED',
-  'CHECKSUM_MISMATCH',
-  'NETWORK_UNREACHABLE',
-  'DISK_FULL',
-  'DISK_WRITE_FAILED',
-  'PERMISSION_DENIED',
-  'PACKAGE_TOOL_MISSING',
-  'RPM_MISSING_DEPENDENCY',
-  'RPM_CONFLICT',
-  'RPM_CORRUPT',
-  'RPM_DB_LOCKED',
-  'PACKAGE_INSTALL_FAILED',
-  'UNIT_REJECTED',
-  'SYSTEMCTL_FAILED',
-  'MCS_UNREACHABLE',
-  'MCS_TLS_VERIFY_FAILED',
-  'MCS_HTTP_ERROR',
-  'MCS_NOT_ACCEPTABLE',
-  'IGNITION_NOT_IGNITION',
-  'IGNITION_UNSUPPORTED',
-  'IGNITION_APPLY_FAILED',
-  'INVALID_NODE_LABELS',
-  'KUBELET_START_FAILED',
-  'KUBELET_DIED',
-  'KUBELET_SWAP_ON',
-  'KUBELET_BOOTSTRAP_KUBECONFIG',
-  'KUBELET_INVALID_FLAGS',
-  'KUBELET_UNAUTHORIZED',
-  'KUBELET_API_UNREACHABLE',
-  'CERT_EXPIRED',
-  'NODE_READY_TIMEOUT',
-] as const;
-export type FailureCode = (typeof FAILURE_CODES)[number];
+export { AGENT_FAILURE_CODES as FAILURE_CODES, type AgentFailureCode as FailureCode } from '@ccos/shared/domain';
 
 interface Pattern {
   readonly code: FailureCode;

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ArtifactClient, EventSender, Spool, type StepEvent } from '@ccos/agent/data-access-api';
+import { ApiError, ArtifactClient, EventSender, Spool, type StepEvent } from '@ccos/agent/data-access-api';
 import { FakeApiClient, unauthenticated, unreachable } from '@ccos/agent/data-access-api/testing';
 import {
   FakeClock, FakeExecutor, FakeHttp, FakeNetwork, FakeSystemInfo, MemoryFileSystem, MemoryLogger, failed, ok,
@@ -50,7 +50,7 @@ async function world(registry: StepRegistry, options: { config?: Partial<AgentCo
   const control = new RunControl();
   const api = control.observe(raw);
   const spool = await Spool.open(fs, `${config.stateDir}/spool.jsonl`, config.runId, log);
-  const sender = new EventSender({ spool, api, clock, log, random: () => 0.5, onCancelRequested: () => control.cancelByOperator(), onUnauthenticated: () => control.tokenRefused() });
+  const sender = new EventSender({ spool, api, clock, log, random: () => 0.5, onCancelRequested: () => control.cancelByOperator(), onUnauthenticated: () => control.tokenRefused(), onRunFinished: () => control.runEnded() });
   const http = new FakeHttp(() => ({ status: 404 }));
   const exec = new FakeExecutor().on(['journalctl'], ok('-- No entries --\n')).on(['systemctl', 'status'], ok('○ kubelet.service - Kubernetes Kubelet\n'));
   const runner = new InstallRunner({
@@ -112,8 +112,15 @@ describe('InstallRunner', () => {
       }),
     });
     const { runner, api } = await world(registry);
+    // The service takes a failed run's bundle only: the FAILED event must have arrived when it is uploaded.
+    const deliveredAtUpload: string[] = [];
+    api.failUpload = () => {
+      deliveredAtUpload.push(...api.events().map((e) => `${e.step} ${e.status}`));
+      return null;
+    };
     const outcome = await runner.run(new AbortController().signal);
     expect(outcome).toEqual({ kind: 'failed', step: 'INSTALL_PACKAGES', code: 'RPM_MISSING_DEPENDENCY', exitCode: 1 });
+    expect(deliveredAtUpload.at(-1)).toBe('INSTALL_PACKAGES FAILED');
     expect(ran).toEqual(['PREFLIGHT', 'DOWNLOAD_BINARIES', 'INSTALL_PACKAGES']);
     const failedEvent = api.events().at(-1) as StepEvent;
     expect(failedEvent).toMatchObject({ step: 'INSTALL_PACKAGES', status: 'FAILED', progress: 50, message: 'dnf install -y (73 rpm files) failed: exit code 1' });
@@ -179,6 +186,25 @@ describe('InstallRunner', () => {
     expect(ran).toEqual(['PREFLIGHT', 'DOWNLOAD_BINARIES', 'INSTALL_PACKAGES']);
     expect(w.api.events().at(-1)).toMatchObject({ step: 'INSTALL_PACKAGES', status: 'FAILED', message: 'cancelled by the operator', detail: { code: 'CANCELLED' } });
     expect(w.api.uploads).toHaveLength(0);
+  });
+
+  it('after a cancel, takes the service\'s refusal of its "cancelled" event (the run has ended) as final: exits 5, sends it once', async () => {
+    const { registry } = stubRegistry({
+      INSTALL_PACKAGES: async (ctx) => {
+        while (!ctx.signal.aborted) {
+          await ctx.clock.sleep(5_000, ctx.signal);
+        }
+        return success('should not be reported');
+      },
+    });
+    const w = await world(registry);
+    const run = w.runner.run(new AbortController().signal);
+    await w.clock.advance(10_000);
+    w.api.run = { ...w.api.run, cancelRequested: true };
+    w.api.failReportStep = (event) => (event.status === 'FAILED' ? new ApiError('finished', 'RUN_FINISHED', 'reportStep: run has ended (CANCELLED)') : null);
+    expect(await run).toEqual({ kind: 'cancelled', step: 'INSTALL_PACKAGES', exitCode: 5 });
+    expect(w.api.attempts.filter((e) => e.status === 'FAILED')).toHaveLength(1);
+    expect(w.api.events().some((e) => e.status === 'FAILED')).toBe(false);
   });
 
   it('on SIGTERM reports the current step as stopped, flushes and exits 143', async () => {
@@ -250,6 +276,19 @@ describe('InstallRunner', () => {
     expect(await w.runner.run(new AbortController().signal)).toEqual({ kind: 'unauthenticated', exitCode: 4 });
     expect(ran.length).toBeLessThan(6);
     expect(w.api.events().map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it('exits 7 at once, sending nothing more and retrying nothing, when the service says the run has ended', async () => {
+    const { registry, ran } = stubRegistry();
+    const w = await world(registry);
+    const ended = new ApiError('finished', 'RUN_FINISHED', 'reportStep: run has ended (FAILED)');
+    w.api.failReportStep = (event) => (event.seq >= 3 ? ended : null);
+    const started = w.clock.monotonic();
+    expect(await w.runner.run(new AbortController().signal)).toMatchObject({ kind: 'runFinished', exitCode: 7 });
+    expect(w.clock.monotonic() - started).toBeLessThan(60_000);
+    expect(ran.length).toBeLessThan(6);
+    expect(w.api.events().map((e) => e.seq)).toEqual([1, 2]);
+    expect(w.api.attempts.filter((e) => e.seq >= 3).map((e) => e.seq)).toEqual([3]);
   });
 
   it('exits 6 when the events could not be delivered within the drain limit', async () => {

@@ -19,7 +19,8 @@ export type RunOutcome =
   | { readonly kind: 'failed'; readonly step: InstallStep; readonly code: string; readonly exitCode: 1 }
   | { readonly kind: 'cancelled'; readonly step: InstallStep; readonly exitCode: 5 }
   | { readonly kind: 'terminated'; readonly step: InstallStep | null; readonly exitCode: 143 }
-  | { readonly kind: 'unauthenticated'; readonly exitCode: 4 };
+  | { readonly kind: 'unauthenticated'; readonly exitCode: 4 }
+  | { readonly kind: 'runFinished'; readonly step: InstallStep | null; readonly exitCode: 7 };
 
 /** Exit codes of `boot-worker run` (and of the detached agent). */
 export const EXIT_CODES = {
@@ -30,6 +31,7 @@ export const EXIT_CODES = {
   unauthenticated: 4,
   cancelled: 5,
   spoolNotDrained: 6,
+  runFinished: 7,
   terminated: 143,
 } as const;
 
@@ -75,7 +77,8 @@ export function shortCommand(argv: readonly string[]): string {
  * The agent's main loop: runs the steps from `startStep` on, reports each
  * one (STARTED, PROGRESS…, SUCCEEDED or FAILED) through the spool, keeps a
  * heartbeat going during long steps, turns any exception into a FAILED
- * result, stops on operator cancel, SIGTERM or a refused token, uploads
+ * result, stops on operator cancel, SIGTERM, a refused token or the service
+ * saying the run has ended (RUN_FINISHED: final, never retried), uploads
  * diagnostics after a failure and waits for the spool to drain.
  */
 export class InstallRunner {
@@ -109,7 +112,7 @@ export class InstallRunner {
     const title = bare(describeStep(step).title);
     this.lastProgress = 0;
     if (!(await this.report(step, 'STARTED', { ...progressOf(message('agent.stepStarted', { step: title })), progress: 0, detail: { agentVersion: this.deps.agentVersion } }))) {
-      return { kind: 'unauthenticated', exitCode: 4 };
+      return control.runFinished ? { kind: 'runFinished', step, exitCode: 7 } : { kind: 'unauthenticated', exitCode: 4 };
     }
     if (!this.plainHttpNoted && config.serviceTls === null) {
       // Said once per run, in the run's own record, so nobody reads this install as protected.
@@ -132,6 +135,10 @@ export class InstallRunner {
     if (control.unauthenticated) {
       log.error(`${step}: the run token was refused; stopping without further events`);
       return { kind: 'unauthenticated', exitCode: 4 };
+    }
+    if (control.runFinished && !control.operatorCancelled) {
+      log.error(`${step}: the service says the run has ended; stopping without further events`);
+      return { kind: 'runFinished', step, exitCode: 7 };
     }
     if (control.operatorCancelled) {
       log.warn(`${step}: cancelled by the operator`);
@@ -240,9 +247,9 @@ export class InstallRunner {
     };
   }
 
-  /** Spools an event; false when the token has been refused (nothing more may be sent). */
+  /** Spools an event; false when the token has been refused or the run has ended on the service (nothing more may be sent). */
   private async report(step: InstallStep, status: StepEventStatus, update: ProgressUpdate): Promise<boolean> {
-    if (this.deps.control.unauthenticated) {
+    if (this.deps.control.unauthenticated || this.deps.control.runFinished) {
       return false;
     }
     const progress = update.progress === undefined ? this.lastProgress : Math.max(0, Math.min(100, Math.round(update.progress)));
@@ -264,6 +271,12 @@ export class InstallRunner {
         { exec, fs, clock },
       );
       log.info(`diagnostics bundle: ${archive.length} bytes`);
+      // The service takes a bundle from a failed run only: its FAILED event goes first.
+      const delivered = await this.drain(terminate);
+      if (delivered !== 'drained') {
+        log.warn(`diagnostics not uploaded: the FAILED event was not delivered (${delivered})`);
+        return;
+      }
       await uploadDiagnostics(archive, { api, clock, log, timeoutMs: this.deps.drainLimitMs ?? 60 * 60_000, signal: terminate });
     } catch (error) {
       log.error(`diagnostics could not be collected: ${(error as Error).message}`);
@@ -304,7 +317,7 @@ export class InstallRunner {
 
   private async finish(outcome: RunOutcome, terminate: AbortSignal): Promise<RunOutcome> {
     const { sender, log } = this.deps;
-    if (outcome.kind === 'unauthenticated') {
+    if (outcome.kind === 'unauthenticated' || outcome.kind === 'runFinished') {
       await sender.stop();
       return outcome;
     }
@@ -312,6 +325,10 @@ export class InstallRunner {
     await sender.stop();
     if (drained === 'unauthenticated') {
       return { kind: 'unauthenticated', exitCode: 4 };
+    }
+    if (drained === 'finished' && outcome.kind === 'succeeded') {
+      // The service ended the run (its deadline, a retry) before it heard the last step.
+      return { kind: 'runFinished', step: null, exitCode: 7 };
     }
     if (drained === 'timeout') {
       log.error(`${sender.pendingCount} event(s) not delivered; they stay in the spool for the next start`);

@@ -1,12 +1,14 @@
-import { isUnauthenticated, type AgentRunReply, type ApiClient } from '@ccos/agent/data-access-api';
+import { isRunFinished, isUnauthenticated, type AgentRunReply, type ApiClient } from '@ccos/agent/data-access-api';
 
 /**
  * Why a run must stop early, from wherever it is learnt: an event answer
- * or an agentRun poll saying `cancelRequested`, or the token being refused.
+ * or an agentRun poll saying `cancelRequested`, the token being refused, or the
+ * service saying the run has ended (RUN_FINISHED).
  */
 export class RunControl {
   private readonly operator = new AbortController();
   private readonly token = new AbortController();
+  private readonly ended = new AbortController();
 
   /** The operator cancelled the run in the console. */
   cancelByOperator(): void {
@@ -18,6 +20,15 @@ export class RunControl {
     this.token.abort(new Error('the run token was refused'));
   }
 
+  /** The service said the run has ended (it failed, succeeded or was cancelled there): it takes no more events. */
+  runEnded(): void {
+    this.ended.abort(new Error('the run has ended on the service'));
+  }
+
+  get runFinished(): boolean {
+    return this.ended.signal.aborted;
+  }
+
   get operatorCancelled(): boolean {
     return this.operator.signal.aborted;
   }
@@ -27,7 +38,7 @@ export class RunControl {
   }
 
   get signals(): AbortSignal[] {
-    return [this.operator.signal, this.token.signal];
+    return [this.operator.signal, this.token.signal, this.ended.signal];
   }
 
   /** The API with its answers watched: `cancelRequested` and refused tokens reach this control. */
@@ -38,6 +49,9 @@ export class RunControl {
       } catch (error) {
         if (isUnauthenticated(error)) {
           this.tokenRefused();
+        }
+        if (isRunFinished(error)) {
+          this.runEnded();
         }
         throw error;
       }

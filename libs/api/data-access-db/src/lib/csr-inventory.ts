@@ -14,6 +14,8 @@ interface InventoryRow {
   ip: string | null;
   run_id: string | null;
   run_status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED' | null;
+  run_started_at: Date | null;
+  run_finished_at: Date | null;
   kubelet_started_at: Date | null;
   bootstrap_identity: string | null;
   bootstrap_identity_uid: string | null;
@@ -35,11 +37,12 @@ export class CsrInventory {
     // STARTED opens the window: a re-sent or repeated event cannot move it.
     const rows: InventoryRow[] = await this.dataSource.query(
       `SELECT n.id, n.hostname, n.status, n.ip, r.id AS run_id, r.status AS run_status, r.bootstrap_identity, r.bootstrap_identity_uid,
+              r.started_at AS run_started_at, r.finished_at AS run_finished_at,
               (SELECT min(e.received_at) FROM step_events e
                 WHERE e.run_id = r.id AND e.step = 'START_KUBELET' AND e.status = 'STARTED') AS kubelet_started_at
          FROM nodes n
          LEFT JOIN LATERAL (
-           SELECT id, status, bootstrap_identity, bootstrap_identity_uid FROM install_runs WHERE node_id = n.id ORDER BY started_at DESC LIMIT 1
+           SELECT id, status, bootstrap_identity, bootstrap_identity_uid, started_at, finished_at FROM install_runs WHERE node_id = n.id ORDER BY started_at DESC LIMIT 1
          ) r ON true
         WHERE n.cluster_id = $1 AND n.status <> 'REMOVED'
         ORDER BY n.hostname`,
@@ -55,6 +58,8 @@ export class CsrInventory {
         ? {
             status: row.run_status,
             kubeletStartedAt: row.kubelet_started_at ? new Date(row.kubelet_started_at) : null,
+            startedAt: row.run_started_at ? new Date(row.run_started_at) : null,
+            finishedAt: row.run_finished_at ? new Date(row.run_finished_at) : null,
             bootstrapIdentity: row.bootstrap_identity ? { username: row.bootstrap_identity, uid: row.bootstrap_identity_uid } : null,
           }
         : null,

@@ -3,6 +3,7 @@ import type { InstallStep } from '@ccos/shared/domain';
 import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity';
 import { InstallRunEntity } from './entities/install-run.entity';
 import { StepEventEntity } from './entities/step-event.entity';
+import { entityChanges } from './entity-changes';
 import { isUuid } from './node.store';
 import { returningRows } from './returning-rows';
 import { RunStore } from './run.store';
@@ -22,6 +23,23 @@ export type InstallRunIdentity = Partial<Pick<InstallRunEntity, 'bootstrapIdenti
 /** One agent event as it is stored (the agent numbers it: `events.append`). */
 export type NewStepEvent = Pick<StepEventEntity, 'step' | 'status' | 'progress' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
 
+/** What one run may store: events and their bytes, and what the events that finish steps may use beyond that. */
+export interface RunEventCaps {
+  /** PROGRESS events stop here. */
+  readonly events: number;
+  /** PROGRESS events stop when their bytes would pass this. */
+  readonly bytes: number;
+  /** STARTED, SUCCEEDED and FAILED events may go this many events and bytes further, so a run can still finish. */
+  readonly reserveEvents: number;
+  readonly reserveBytes: number;
+}
+
+/** What admitting an event did: stored, a re-send of a stored one, or refused (the run has ended, or a cap). */
+export type EventAdmission =
+  | { readonly outcome: 'STORED' | 'DUPLICATE' }
+  | { readonly outcome: 'RUN_FINISHED'; readonly status: string }
+  | { readonly outcome: 'EVENT_COUNT' | 'EVENT_BYTES'; readonly count: number; readonly bytes: number; readonly limit: number };
+
 /** A run's diagnostics bundle without its content. */
 export type InstallDiagnosticsSummary = Pick<InstallDiagnosticsEntity, 'runId' | 'size' | 'uploadedAt'>;
 
@@ -37,7 +55,7 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
   private readonly stepEvents: Repository<StepEventEntity>;
   private readonly diagnostics: Repository<InstallDiagnosticsEntity>;
 
-  constructor(dataSource: DataSource) {
+  constructor(private readonly dataSource: DataSource) {
     super(dataSource, InstallRunEntity, StepEventEntity);
     this.stepEvents = dataSource.getRepository(StepEventEntity);
     this.diagnostics = dataSource.getRepository(InstallDiagnosticsEntity);
@@ -52,6 +70,61 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
   async end(id: string, fields: InstallRunEnd): Promise<boolean> {
     const ended = await this.runs.update({ id, status: 'RUNNING' }, fields);
     return ended.affected === 1;
+  }
+
+  /**
+   * Stores one agent event if its run is RUNNING and within its caps, counting it and its
+   * `bytes` on the run in the same transaction: concurrent reports of one run cannot pass a cap
+   * together, and a run that ended meanwhile takes nothing. A seq stored before is a DUPLICATE
+   * (nothing counted). A refusal for a cap records when the run was first capped.
+   */
+  async admitEvent(runId: string, event: NewStepEvent & { readonly seq: number }, bytes: number, caps: RunEventCaps): Promise<EventAdmission> {
+    const reserved = event.status !== 'PROGRESS';
+    const maxEvents = caps.events + (reserved ? caps.reserveEvents : 0);
+    const maxBytes = caps.bytes + (reserved ? caps.reserveBytes : 0);
+    const admission = await this.dataSource.transaction(async (manager): Promise<EventAdmission> => {
+      const counted = await returningRows<{ id: string }>(
+        manager,
+        `UPDATE install_runs SET event_count = event_count + 1, event_bytes = event_bytes + $2
+          WHERE id = $1 AND status = 'RUNNING' AND event_count < $3 AND event_bytes + $2 <= $4
+          RETURNING id`,
+        [runId, bytes, maxEvents, maxBytes],
+      );
+      if (counted.length === 0) {
+        const rows: Array<{ status: string; event_count: number; event_bytes: string }> = await manager.query('SELECT status, event_count, event_bytes FROM install_runs WHERE id = $1', [runId]);
+        const run = rows[0];
+        if (!run || run.status !== 'RUNNING') {
+          return { outcome: 'RUN_FINISHED', status: run?.status ?? 'UNKNOWN' };
+        }
+        const count = Number(run.event_count);
+        return count >= maxEvents
+          ? { outcome: 'EVENT_COUNT', count, bytes: Number(run.event_bytes), limit: maxEvents }
+          : { outcome: 'EVENT_BYTES', count, bytes: Number(run.event_bytes), limit: maxBytes };
+      }
+      const inserted = await manager
+        .createQueryBuilder()
+        .insert()
+        .into(StepEventEntity)
+        .values(entityChanges<StepEventEntity>({ ...event, runId }))
+        .orIgnore()
+        .returning(['seq'])
+        .execute();
+      if ((inserted.raw as unknown[]).length === 0) {
+        // Stored meanwhile by a concurrent re-send: take the count back.
+        await manager.query('UPDATE install_runs SET event_count = event_count - 1, event_bytes = event_bytes - $2 WHERE id = $1', [runId, bytes]);
+        return { outcome: 'DUPLICATE' };
+      }
+      return { outcome: 'STORED' };
+    });
+    if (admission.outcome === 'EVENT_COUNT' || admission.outcome === 'EVENT_BYTES') {
+      await this.markEventsCapped(runId);
+    }
+    return admission;
+  }
+
+  /** Records that the run refused an event for a cap, the first time it does. */
+  async markEventsCapped(runId: string): Promise<void> {
+    await this.runs.update({ id: runId, eventsCappedAt: IsNull() }, { eventsCappedAt: new Date() });
   }
 
   /** Flags the run as cancelled by an operator (the agent hears of it in its answers). */
@@ -178,9 +251,22 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     return started ? new Date(started.occurredAt) : null;
   }
 
-  /** Stores the run's diagnostics bundle, replacing one uploaded before. */
-  async saveDiagnostics(runId: string, content: Buffer, uploadedAt: Date): Promise<void> {
-    await this.diagnostics.upsert({ runId, content, size: content.length, uploadedAt }, ['runId']);
+  /** Stores the run's diagnostics bundle unless it has one: false when one was stored before (the first is kept). */
+  async saveDiagnostics(runId: string, content: Buffer, uploadedAt: Date): Promise<boolean> {
+    const inserted = await this.diagnostics
+      .createQueryBuilder()
+      .insert()
+      .into(InstallDiagnosticsEntity)
+      .values({ runId, content, size: content.length, uploadedAt })
+      .orIgnore()
+      .returning(['runId'])
+      .execute();
+    return (inserted.raw as unknown[]).length === 1;
+  }
+
+  /** Whether the run has a diagnostics bundle. */
+  hasDiagnostics(runId: string): Promise<boolean> {
+    return this.diagnostics.existsBy({ runId });
   }
 
   /** The run's diagnostics bundle, or null (also for an id that is no UUID). */

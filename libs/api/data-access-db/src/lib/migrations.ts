@@ -16,6 +16,8 @@ import { ClusterArtifactVersion1767200000000 } from './migrations/1767200000000-
 import { AutoscalingActivityCoded1767350000000 } from './migrations/1767350000000-autoscaling-activity-coded';
 import { NodeGroupMemberCoded1767450000000 } from './migrations/1767450000000-node-group-member-coded';
 import { CsrDecisionCoded1767460000000 } from './migrations/1767460000000-csr-decision-coded';
+import { InstallRunEventCaps1767471250000 } from './migrations/1767471250000-install-run-event-caps';
+import { RemovalEventPhase1767480000000 } from './migrations/1767480000000-removal-event-phase';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -33,4 +35,6 @@ export const MIGRATIONS = [
   AutoscalingActivityCoded1767350000000,
   NodeGroupMemberCoded1767450000000,
   CsrDecisionCoded1767460000000,
+  InstallRunEventCaps1767471250000,
+  RemovalEventPhase1767480000000,
 ];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource, In, Not, type Repository } from 'typeorm';
-import { type NodeEvent, NotFoundError, PreconditionError, everJoinedAfter, transition } from '@ccos/shared/domain';
-import { bare, type CodedText } from '@ccos/shared/messages';
+import { type NodeEvent, NotFoundError, PreconditionError, eventText, everJoinedAfter, transition } from '@ccos/shared/domain';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { InstallRunEntity } from './entities/install-run.entity';
 import { NodeBatchEntity } from './entities/node-batch.entity';
 import { NodeEntity } from './entities/node.entity';
@@ -13,13 +13,16 @@ export type NewNodeBatch = Pick<NodeBatchEntity, 'id' | 'clusterId' | 'createdBy
 /** The fields of a cluster's live record the bulk add checks its rows against. */
 export type NodeListing = Pick<NodeEntity, 'id' | 'hostname' | 'ip' | 'status' | 'origin'>;
 
-/** A status reason: a coded message (the catalogue's English text is stored beside its code), or plain text. */
-export type ReasonText = string | CodedText;
+/**
+ * A status reason: always a coded message (the catalogue's English text is stored beside its
+ * code), never a bare string, so a Chinese page shows it in Chinese.
+ */
+export type ReasonText = CodedText;
 
-/** The status-reason columns for `reason`: the English text and, when it has one, its code and parameters. */
+/** The status-reason columns for `reason`: the English text, its code and parameters. */
 export function reasonFields(reason: ReasonText | null): Pick<NodeEntity, 'statusReason' | 'statusReasonCoded'> {
-  if (reason === null || typeof reason === 'string') {
-    return { statusReason: reason, statusReasonCoded: null };
+  if (reason === null) {
+    return { statusReason: null, statusReasonCoded: null };
   }
   return { statusReason: reason.message, statusReasonCoded: bare(reason) };
 }
@@ -29,7 +32,7 @@ export function reasonFields(reason: ReasonText | null): Pick<NodeEntity, 'statu
  * wires the service layer's publisher here (`util-graphql`'s `nodeChangePublisher`): the store
  * only reports, it knows no topics.
  */
-export type NodeChangeListener = (node: Pick<NodeEntity, 'id' | 'clusterId' | 'status'>) => void;
+export type NodeChangeListener = (node: Pick<NodeEntity, 'id' | 'clusterId' | 'status' | 'batchId'>) => void;
 
 type NodeFields = Partial<Omit<NodeEntity, 'id' | 'status' | 'createdAt' | 'updatedAt' | 'version'>>;
 
@@ -85,6 +88,24 @@ export class NodeStore {
   /** `activeOf` the whole cluster, only the fields that tell whether a new host clashes with one. */
   listingOf(clusterId: string): Promise<NodeListing[]> {
     return this.nodes.find({ where: { clusterId, status: Not('REMOVED') }, select: { id: true, hostname: true, ip: true, status: true, origin: true } });
+  }
+
+  /**
+   * By hostname, the latest record of the cluster with one of these hostnames that joined and was
+   * REMOVED since `since`: its machine may still hold certificates issued for the name, which
+   * removal cannot revoke. One query for any number of names (a batch's rows).
+   */
+  async removedAfterJoiningSince(clusterId: string, hostnames: readonly string[], since: Date): Promise<Map<string, NodeEntity>> {
+    if (hostnames.length === 0) {
+      return new Map();
+    }
+    const removed = await this.nodes
+      .createQueryBuilder('node')
+      .where("node.cluster_id = :clusterId AND node.hostname IN (:...hostnames) AND node.status = 'REMOVED' AND node.ever_joined AND node.updated_at >= :since", { clusterId, hostnames: [...new Set(hostnames)], since })
+      .orderBy('node.updated_at', 'ASC')
+      .getMany();
+    // Ascending, so the latest record of each name is the one the map keeps.
+    return new Map(removed.map((node) => [node.hostname, node]));
   }
 
   /** A record of the cluster, not REMOVED and not `except`, with this hostname or this IP; null when none. */
@@ -149,7 +170,7 @@ export class NodeStore {
   async createMany(
     rows: ReadonlyArray<NodeFields & Pick<NodeEntity, 'clusterId' | 'hostname' | 'status'>>,
     batch: NewNodeBatch | null = null,
-    supersede: { readonly ids: readonly string[]; readonly reason: string } = { ids: [], reason: '' },
+    supersede: { readonly ids: readonly string[]; readonly reason: ReasonText | null } = { ids: [], reason: null },
   ): Promise<NodeEntity[]> {
     const rule = transition('JOINED', 'HOST_ADDED_AGAIN');
     const { created, superseded } = await this.nodes.manager.transaction(async (manager) => {
@@ -162,11 +183,11 @@ export class NodeStore {
         const update = await repository
           .createQueryBuilder()
           .update(NodeEntity)
-          .set(entityChanges<NodeEntity>({ status: rule.ok ? rule.to : 'REMOVED', statusReason: supersede.reason, ready: false }))
+          .set(entityChanges<NodeEntity>({ status: rule.ok ? rule.to : 'REMOVED', ...reasonFields(supersede.reason), ready: false }))
           .where("id = :id AND status = 'JOINED' AND origin = 'DISCOVERED'", { id })
           .execute();
         if (update.affected !== 1) {
-          throw new PreconditionError('a Node found in the cluster under this name changed meanwhile; add the host again');
+          throw new PreconditionError(message('node.discoveredChanged'));
         }
         gone.push(await repository.findOneByOrFail({ id }));
       }
@@ -187,7 +208,7 @@ export class NodeStore {
       const node = await this.get(id);
       const result = transition(node.status, event);
       if (!result.ok) {
-        throw new PreconditionError(`node ${node.hostname}: ${result.reason}`, { status: node.status });
+        throw new PreconditionError(message('node.refused', { node: node.hostname, reason: bare(result.reason) }), { status: node.status });
       }
       const update = await this.nodes
         .createQueryBuilder()
@@ -202,7 +223,7 @@ export class NodeStore {
       }
       // Someone else changed the status in between: decide again on the new status.
     }
-    throw new PreconditionError(`node ${id} is changing too often to apply ${event}; try again`);
+    throw new PreconditionError(message('node.changingTooOften', { node: id, event: eventText(event) }));
   }
 
   /** Changes fields other than the status, and tells subscribers. */

@@ -14,7 +14,7 @@ export type NewRemovalRun = Pick<RemovalRunEntity, 'id' | 'nodeId' | 'clusterId'
 export type RemovalRunProgress = Partial<Pick<RemovalRunEntity, 'status' | 'phase' | 'reason' | 'reasonCoded' | 'blocking' | 'finishedAt'>>;
 
 /** One event of a run as it is stored (the log numbers it: `events.appendNext`). */
-export type NewRemovalEvent = Pick<RemovalEventEntity, 'kind' | 'pod' | 'pdb' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
+export type NewRemovalEvent = Pick<RemovalEventEntity, 'kind' | 'phase' | 'pod' | 'pdb' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
 
 /** What a heartbeat learned about a run this replica still owns. */
 export interface RemovalRunBeat {

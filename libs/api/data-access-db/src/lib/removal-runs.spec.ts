@@ -85,7 +85,7 @@ describe('removal runs', () => {
     const store = new RemovalRunStore(dataSource);
     const owner = run('FAILED');
     await dataSource.getRepository(RemovalRunEntity).insert(owner);
-    const event = (text: string) => ({ kind: 'CORDONED' as const, pod: null, pdb: null, message: text, messageCoded: null, detail: null, occurredAt: new Date() });
+    const event = (text: string) => ({ kind: 'CORDONED' as const, phase: 'DRAIN' as const, pod: null, pdb: null, message: text, messageCoded: null, detail: null, occurredAt: new Date() });
     expect(await store.events.lastSeq(owner.id)).toBe(0);
     expect(await store.events.appendNext(owner.id, [event('first'), event('second')])).toEqual([1, 2]);
     expect(await store.events.appendNext(owner.id, [event('third')])).toEqual([3]);
@@ -97,7 +97,7 @@ describe('removal runs', () => {
     const owner = run('FAILED');
     await dataSource.getRepository(RemovalRunEntity).insert(owner);
     const events = dataSource.getRepository(RemovalEventEntity);
-    const event = { runId: owner.id, seq: 1, kind: 'CORDONED' as const, message: 'node/w1 cordoned', occurredAt: new Date() };
+    const event = { runId: owner.id, seq: 1, kind: 'CORDONED' as const, phase: 'DRAIN' as const, message: 'node/w1 cordoned', occurredAt: new Date() };
     await events.insert(event);
     await expect(events.insert(event)).rejects.toThrow(/removal_events_run_seq/);
   });

@@ -46,7 +46,7 @@ describe('run event log', () => {
   const stepEvent = (seq: number, message = `event ${seq}`): NewStepEvent & { seq: number } => ({
     seq, step: 'PREFLIGHT', status: 'PROGRESS', progress: seq, message, messageCoded: null, detail: null, occurredAt: new Date(),
   });
-  const removalEvent = (message: string): NewRemovalEvent => ({ kind: 'POD_DELETED', pod: null, pdb: null, message, messageCoded: null, detail: null, occurredAt: new Date() });
+  const removalEvent = (message: string): NewRemovalEvent => ({ kind: 'POD_DELETED', phase: 'DRAIN', pod: null, pdb: null, message, messageCoded: null, detail: null, occurredAt: new Date() });
 
   describe('numbered by its writer', () => {
     const log = () => new RunEventLog<StepEventEntity, NewStepEvent>(dataSource, StepEventEntity);

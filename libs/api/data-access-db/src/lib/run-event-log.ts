@@ -63,9 +63,10 @@ export class RunEventLog<Event extends RunEventColumns, New extends Partial<RunE
     });
   }
 
-  /** The run's events after `afterSeq` (all of them by default), in order. */
-  list(runId: string, afterSeq = 0): Promise<Event[]> {
-    return this.events.createQueryBuilder('event').where('event.runId = :runId AND event.seq > :afterSeq', { runId, afterSeq }).orderBy('event.seq', 'ASC').getMany();
+  /** The run's events after `afterSeq` (all of them by default), in order; at most `limit` of them when given. */
+  list(runId: string, afterSeq = 0, limit?: number): Promise<Event[]> {
+    const query = this.events.createQueryBuilder('event').where('event.runId = :runId AND event.seq > :afterSeq', { runId, afterSeq }).orderBy('event.seq', 'ASC');
+    return (limit === undefined ? query : query.limit(limit)).getMany();
   }
 
   /** The seq of the run's latest event (0 before any). */

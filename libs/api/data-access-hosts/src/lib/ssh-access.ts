@@ -33,13 +33,13 @@ export function sshFailureOutcome(
   const failure: SshError = error;
   switch (failure.kind) {
     case 'AUTH_FAILED':
-      return { event: 'SSH_AUTH_FAILED', reason: message('node.sshAuthFailed', { detail: failure.message }), fields: {} };
+      return { event: 'SSH_AUTH_FAILED', reason: failure.coded ?? message('node.sshAuthFailed', { detail: failure.message }), fields: {} };
     case 'HOST_KEY_CHANGED':
-      return { event: 'HOST_KEY_MISMATCH', reason: message('node.sshHostKeyChanged', { detail: failure.message }), fields: { offeredHostKeyFingerprint: failure.offeredFingerprint ?? null } };
+      return { event: 'HOST_KEY_MISMATCH', reason: failure.coded ?? message('node.sshHostKeyChanged', { detail: failure.message }), fields: { offeredHostKeyFingerprint: failure.offeredFingerprint ?? null } };
     case 'UNREACHABLE':
     case 'TIMEOUT':
     case 'CONNECTION_LOST':
-      return { event: 'SSH_UNREACHABLE', reason: message('node.sshUnreachable', { detail: failure.message }), fields: {} };
+      return { event: 'SSH_UNREACHABLE', reason: failure.coded ?? message('node.sshUnreachable', { detail: failure.message }), fields: {} };
     default:
       return null;
   }

@@ -50,6 +50,17 @@ function familyOf(address: string): 'ipv4' | 'ipv6' {
   return isIP(address) === 6 ? 'ipv6' : 'ipv4';
 }
 
+const UNSPECIFIED = blockListOf([['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']]);
+
+/**
+ * What a refused address is, finer than its range: the unspecified address (0.0.0.0, ::) is allowed
+ * and refused with `loopback`, as it reaches the service's own host, but named as what it is.
+ */
+export type RefusedAddressClass = RefusedAddressRange | 'unspecified';
+
+/** What the service would connect to: a cluster's API server, or a host over SSH. Each refusal says which. */
+export type AddressPurpose = 'cluster' | 'ssh';
+
 /** The refused range an IP address falls in (IPv4-mapped IPv6 addresses count as their IPv4 address), or null. */
 export function refusedRangeOf(address: string): RefusedAddressRange | null {
   const family = familyOf(address);
@@ -95,7 +106,17 @@ export function parseAddressPolicy(raw: string | undefined): ClusterAddressPolic
 }
 
 /** The verdict on one address; a refusal says why (`127.0.0.1 is a loopback address …`). */
-export type AddressVerdict = { readonly ok: true } | { readonly ok: false; readonly range: RefusedAddressRange; readonly reason: string; readonly reasonCoded: CodedText };
+export type AddressVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly range: RefusedAddressRange; readonly addressClass: RefusedAddressClass; readonly reason: string; readonly reasonCoded: CodedText };
+
+/** Each class of refused SSH target by its own code, so clients tell them apart. */
+const SSH_REFUSALS = {
+  loopback: 'ssh.addressRefused.loopback',
+  unspecified: 'ssh.addressRefused.unspecified',
+  'link-local': 'ssh.addressRefused.link-local',
+  metadata: 'ssh.addressRefused.metadata',
+} as const satisfies Record<RefusedAddressClass, string>;
 
 /** Decides whether the service may connect to an IP address under a policy. */
 export class ClusterAddressGuard {
@@ -114,13 +135,17 @@ export class ClusterAddressGuard {
     }
   }
 
-  check(address: string): AddressVerdict {
+  /** `purpose` words the refusal: cluster credentials are not sent there, or no SSH connection is made. */
+  check(address: string, purpose: AddressPurpose = 'cluster'): AddressVerdict {
     const range = refusedRangeOf(address);
     if (range === null || this.policy.ranges.includes(range) || this.allowed.check(address, familyOf(address))) {
       return { ok: true };
     }
-    const reason = message('cluster.addressRefused', { address, range, variable: ADDRESS_POLICY_VARIABLE });
-    return { ok: false, range, reason: reason.message, reasonCoded: reason };
+    const addressClass: RefusedAddressClass = range === 'loopback' && UNSPECIFIED.check(address, familyOf(address)) ? 'unspecified' : range;
+    const reason = purpose === 'ssh'
+      ? message(SSH_REFUSALS[addressClass], { address, range, variable: ADDRESS_POLICY_VARIABLE })
+      : message('cluster.addressRefused', { address, range, variable: ADDRESS_POLICY_VARIABLE });
+    return { ok: false, range, addressClass, reason: reason.message, reasonCoded: reason };
   }
 
   /**

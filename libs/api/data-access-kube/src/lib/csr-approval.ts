@@ -15,7 +15,7 @@ export interface CsrDecisionOptions {
 /** Outcome of an approval or denial. */
 export type CsrDecisionResult =
   | { ok: true; /** False when the CSR already carried this decision. */ changed: boolean; csr: CsrSummary }
-  | { ok: false; reason: string; /** `reason` by its code, when the service words it (not the API server's own answer). */ coded: CodedText | null };
+  | { ok: false; reason: string; /** `reason` by its code; the API server's own answer is its data. */ coded: CodedText };
 
 function refused(text: CodedText): CsrDecisionResult {
   return { ok: false, reason: text.message, coded: text };
@@ -66,7 +66,7 @@ async function decide(client: KubeClient, name: string, decision: 'Approved' | '
         return refused(message('csr.notFoundInCluster', { name }));
       }
       if (isStatus(error, 422)) {
-        return { ok: false, reason: error.status?.message ?? error.message, coded: null };
+        return refused(message('csr.apiRefused', { name, error: error.status?.message ?? error.message }));
       }
       throw error;
     }

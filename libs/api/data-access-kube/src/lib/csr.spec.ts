@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, generateCertificateRequest, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
+import { eventually } from '@ccos/shared/util-timing/testing';
+import { generateCertificateRequest, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { ClusterAddressGuard } from './cluster-address';
 import { listCsrs, watchCsrs, type CsrEvent } from './csr';
 import { approveCsr, denyCsr } from './csr-approval';

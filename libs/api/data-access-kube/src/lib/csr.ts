@@ -5,6 +5,9 @@ import { type IssuedCertificate, parseIssuedCertificate } from './issued-certifi
 import type { KubeClient } from './kube-client';
 import { isoTime } from './node-inventory';
 
+/** The user extra in which kube-apiserver names the credential a request was made with. */
+export const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';
+
 /** Where a CSR stands: waiting for a decision, approved (not yet signed), issued, denied, or failed signing. */
 export type CsrState = 'Pending' | 'Approved' | 'Issued' | 'Denied' | 'Failed';
 
@@ -28,6 +31,12 @@ export interface CsrSummary {
   username: string | null;
   /** `spec.uid` of the requester (a ServiceAccount's UID tells a re-created account from the original). */
   requesterUid: string | null;
+  /**
+   * The credential the requester authenticated with, when the API server says
+   * (`spec.extra["authentication.kubernetes.io/credential-id"]`; for a client certificate
+   * `X509SHA256=<hex fingerprint>`, Kubernetes 1.31 and later); null otherwise.
+   */
+  credentialId: string | null;
   groups: string[];
   usages: string[];
   expirationSeconds: number | null;
@@ -128,6 +137,7 @@ export async function summarizeCsr(csr: V1CertificateSigningRequest, cache: CsrR
     signerName: csr.spec?.signerName ?? '',
     username: csr.spec?.username ?? null,
     requesterUid: csr.spec?.uid ?? null,
+    credentialId: csr.spec?.extra?.[CREDENTIAL_ID_KEY]?.[0] ?? null,
     groups: csr.spec?.groups ?? [],
     usages: csr.spec?.usages ?? [],
     expirationSeconds: csr.spec?.expirationSeconds ?? null,

@@ -25,7 +25,7 @@ describe('deleteNode', () => {
     await deleteNode(world.client, 'w2');
     await world.client.call('create', (o) => world.client.core.createNode({ body: { metadata: { name: 'w2' } } }, o));
     const result = await deleteNode(world.client, 'w2', { uid: old });
-    expect(result).toMatchObject({ ok: false, reason: expect.stringContaining('registered again') });
+    expect(result).toMatchObject({ ok: false, reason: { code: 'removal.nodeRegisteredAgain', message: expect.stringContaining('registered again') } });
     expect(await uidOf('w2')).not.toBe(old);
   });
 });

@@ -1,9 +1,10 @@
+import { type CodedText, message } from '@ccos/shared/messages';
 import { isStatus, type KubeClient } from './kube-client';
 
 /** Outcome of {@link deleteNode}. */
 export type DeleteNodeResult =
   | { ok: true; /** False when the Node was already gone. */ existed: boolean }
-  | { ok: false; reason: string };
+  | { ok: false; reason: CodedText };
 
 /**
  * Deletes a Node object. With `uid`, only that Node: a Node of the same name registered again
@@ -26,7 +27,7 @@ export async function deleteNode(client: KubeClient, name: string, options: { ui
       return { ok: true, existed: false };
     }
     if (isStatus(error, 409)) {
-      return { ok: false, reason: `node ${name} was registered again (another UID) and was not deleted: ${error.status?.message ?? error.message}` };
+      return { ok: false, reason: message('removal.nodeRegisteredAgain', { node: name, error: error.status?.message ?? error.message }) };
     }
     throw error;
   }

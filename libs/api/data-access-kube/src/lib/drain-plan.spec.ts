@@ -2,7 +2,7 @@ import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { bare, message } from '@ccos/shared/messages';
 import {
-  coveringBudgets, DAEMONSET_FATAL, DAEMONSET_WARNING, drainFilters, LOCAL_STORAGE_FATAL, LOCAL_STORAGE_WARNING, runFilters, summarizePlan,
+  coveringBudgets, DAEMONSET_FATAL, DAEMONSET_WARNING, drainFilters, forcefulOptionsFor, LOCAL_STORAGE_FATAL, LOCAL_STORAGE_WARNING, runFilters, summarizePlan,
   UNMANAGED_FATAL, UNMANAGED_WARNING, type DaemonSetLookup, type DrainOptions, type DrainPlanPod, type PlannedPod,
 } from './drain-plan';
 import { KubeApiError } from './kube-client';
@@ -54,6 +54,21 @@ describe('drain filters (one pod, kubectl’s order)', () => {
     expect({ delete: status.delete, kind: status.kind, warnings: warnings.map((warning) => warning.message), ...(podClass === undefined ? {} : { class: podClass }) }).toEqual(expected);
   });
 
+  // What the console shows under each forceful option before it is ticked: the pods it would delete.
+  it.each<[keyof typeof pods, string[]]>([
+    ['managed', []],
+    ['finishedUnmanaged', []],
+    ['unmanaged', ['force']],
+    ['orphanedDaemon', ['force']],
+    ['scratch', ['deleteEmptyDirData']],
+    ['scratchUnmanaged', ['force', 'deleteEmptyDirData']],
+    ['daemon', []],
+    ['mirror', []],
+  ])('the %s pod is deleted with %j', async (pod, expected) => {
+    const forceful = drainFilters({ force: true, deleteEmptyDirData: true, ignoreDaemonSets: true }, existing('kube-system/agent'), () => NOW);
+    expect(await forcefulOptionsFor(pods[pod], forceful)).toEqual(expected);
+  });
+
   it('refusal texts are kubectl’s', async () => {
     const fatal = async (pod: keyof typeof pods) => (await runFilters(pods[pod], drainFilters({}, existing('kube-system/agent'), () => NOW))).status.message;
     expect(await fatal('daemon')).toBe(DAEMONSET_FATAL);
@@ -65,7 +80,7 @@ describe('drain filters (one pod, kubectl’s order)', () => {
 const planned = (pod: string, action: DrainPlanPod['action'], reason = '', warnings: string[] = []): PlannedPod => {
   const [namespace = '', name = ''] = pod.split('/');
   const coded = (text: string) => bare(message('drain.raw', { text }));
-  return { pod, namespace, name, uid: '', class: 'managed', action, reason, reasonCoded: coded(reason), controller: null, pdbs: [], warnings: warnings.map((text) => ({ message: text, coded: coded(text) })) };
+  return { pod, namespace, name, uid: '', class: 'managed', action, reason, reasonCoded: coded(reason), controller: null, pdbs: [], deletedWith: [], warnings: warnings.map((text) => ({ message: text, coded: coded(text) })) };
 };
 
 describe('covering budgets', () => {

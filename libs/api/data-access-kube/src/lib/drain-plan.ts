@@ -62,6 +62,9 @@ export type DrainPodClass =
 
 export type DrainAction = 'evict' | 'skip' | 'refuse';
 
+/** The options that make a drain delete pods it otherwise refuses to: a pod's data or its only copy is lost. */
+export type ForcefulDrainOption = 'force' | 'deleteEmptyDirData';
+
 /** One pod of the node and what a drain does with it. */
 export interface DrainPlanPod {
   /** `namespace/name`. */
@@ -79,6 +82,12 @@ export interface DrainPlanPod {
   controller: string | null;
   /** PodDisruptionBudgets covering the pod (more than one makes the Eviction API fail). */
   pdbs: string[];
+  /**
+   * The forceful options under which the drain deletes this pod, whatever the options asked
+   * about: empty when it is evicted without them, or kept whatever they say (a DaemonSet's, a mirror).
+   * Both when it needs both (no controller, and emptyDir volumes).
+   */
+  deletedWith: ForcefulDrainOption[];
 }
 
 /** A PodDisruptionBudget that covers pods to be evicted. */
@@ -322,6 +331,27 @@ export function drainFilters(options: DrainOptions, daemonSetLookup: DaemonSetLo
   return [skipDeleted, daemonSet, mirror, localStorage, unreplicated];
 }
 
+/**
+ * Which forceful options a pod's deletion needs, from kubectl's filters run with both on: the
+ * options whose filter let it go only because of them. Empty when it is deleted without them or
+ * kept even with them.
+ */
+export async function forcefulOptionsFor(pod: V1Pod, forcefulFilters: readonly DrainFilter[]): Promise<ForcefulDrainOption[]> {
+  const needed = new Set<ForcefulDrainOption>();
+  for (const filter of forcefulFilters) {
+    const status = await filter(pod);
+    if (!status.delete) {
+      return [];
+    }
+    if (status.kind === 'warning' && status.class === 'local-storage') {
+      needed.add('deleteEmptyDirData');
+    } else if (status.kind === 'warning' && (status.class === 'unmanaged' || status.class === 'orphaned-daemonset')) {
+      needed.add('force');
+    }
+  }
+  return (['force', 'deleteEmptyDirData'] as const).filter((option) => needed.has(option));
+}
+
 /** Runs the filters in order on one pod, stopping at the first that keeps it. */
 export async function runFilters(pod: V1Pod, filters: readonly DrainFilter[]): Promise<FilterVerdict> {
   let status = OKAY;
@@ -342,10 +372,14 @@ export async function runFilters(pod: V1Pod, filters: readonly DrainFilter[]): P
 
 /** {@link planDrain} for pods already listed: filters every pod, finds the budgets of those to evict, and words the plan. */
 export async function classifyPods(client: KubeClient, node: string, pods: readonly V1Pod[], options: DrainOptions = {}): Promise<DrainPlan> {
-  const filters = drainFilters(options, daemonSetLookup(client, options.signal));
+  const lookup = daemonSetLookup(client, options.signal);
+  const filters = drainFilters(options, lookup);
+  // The same filters with both forceful options on: what each of them would delete, shown before it is chosen.
+  const forceful = drainFilters({ ...options, force: true, deleteEmptyDirData: true }, lookup);
   const planned = await Promise.all(
     pods.map(async (pod): Promise<PlannedPod> => {
       const { status, podClass, warnings } = await runFilters(pod, filters);
+      const deletedWith = await forcefulOptionsFor(pod, forceful);
       const controller = controllerOf(pod);
       const action: DrainAction = status.delete ? 'evict' : status.kind === 'error' ? 'refuse' : 'skip';
       const ownerText = controller ? `${controller.kind}/${controller.name}` : null;
@@ -366,6 +400,7 @@ export async function classifyPods(client: KubeClient, node: string, pods: reado
             : status.coded ?? bare(message('drain.raw', { text: reason })),
         controller: ownerText,
         pdbs: [],
+        deletedWith,
         warnings,
       };
     }),

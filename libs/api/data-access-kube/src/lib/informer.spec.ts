@@ -1,7 +1,7 @@
 import type { ConfigurationOptions, V1Node } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '@ccos/shared/util-timing/testing';
-import { clientVia, CuttableProxy, eventually, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
+import { eventually, FakeClock } from '@ccos/shared/util-timing/testing';
+import { clientVia, CuttableProxy, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { InformerCache, Reflector, startInformer, type Informer, type InformerEvent } from './informer';
 import type { KubeClient } from './kube-client';
 

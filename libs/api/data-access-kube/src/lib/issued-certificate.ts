@@ -1,11 +1,17 @@
 // @peculiar/x509 resolves its services through tsyringe, which needs the Reflect metadata polyfill first.
 import 'reflect-metadata';
+import { createHash } from 'node:crypto';
 import { SubjectAlternativeNameExtension, X509Certificate } from '@peculiar/x509';
 
 /** What an issued certificate (a CSR's `status.certificate`) says, as far as expiry and renewal care. */
 export interface IssuedCertificate {
   readonly subject: string;
   readonly serialNumber: string;
+  /**
+   * `X509SHA256=<hex SHA-256 of the DER>`: what kube-apiserver names this certificate as a
+   * credential (CSR `spec.extra["authentication.kubernetes.io/credential-id"]`).
+   */
+  readonly credentialId: string;
   readonly dnsNames: string[];
   readonly ipAddresses: string[];
   /** ISO 8601. */
@@ -40,6 +46,7 @@ export function parseIssuedCertificate(input: string | null | undefined): Issued
     return {
       subject: certificate.subject,
       serialNumber: certificate.serialNumber,
+      credentialId: `X509SHA256=${createHash('sha256').update(Buffer.from(certificate.rawData)).digest('hex')}`,
       dnsNames: names.filter((name) => name.type === 'dns').map((name) => name.value),
       ipAddresses: names.filter((name) => name.type === 'ip').map((name) => name.value),
       notBefore: certificate.notBefore.toISOString(),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
+import { eventually } from '@ccos/shared/util-timing/testing';
+import { startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
 import { listNodes, watchNodes, type NodeEvent } from './node-inventory';
 
 const SEED = `

@@ -96,17 +96,3 @@ export class CuttableProxy {
   }
 }
 
-/** Polls until `check` returns something other than undefined. */
-export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what} not met within ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

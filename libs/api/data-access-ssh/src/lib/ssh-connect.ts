@@ -1,9 +1,11 @@
-import { connect as tcpConnect } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, connect as tcpConnect } from 'node:net';
 // ssh2 is CommonJS and Node cannot see `utils` as a named export; the default import is module.exports.
 import ssh2, { Client, type ConnectConfig, type ParsedKey, type ServerHostKeyAlgorithm } from 'ssh2';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { describeHostKey, hostKeyAlgorithmsFor, normalizeFingerprint, type HostKeyInfo, type PinnedHostKey } from './host-key';
 import { singleAttemptAuth, type AuthMethodName, type ResolvedCredential } from './single-attempt-auth';
-import { classifyConnectFailure, type ConnectFailure, type ConnectPhase, type SshError } from './ssh-errors';
+import { classifyConnectFailure, type ConnectFailure, type ConnectPhase, SshError } from './ssh-errors';
 import { Ssh2Session, type HostKeyStatus, type SshSession } from './ssh-session';
 import { checkSshTarget, describeEndpoint, describeTarget, SSH_PORT, type SshTarget } from './ssh-target';
 
@@ -19,7 +21,21 @@ export interface SshConnectOptions {
   readonly keepaliveCountMax?: number;
   /** Progress of the attempt, for logs, audit and tests; never carries a credential. */
   readonly onEvent?: (event: SshConnectEvent) => void;
+  /**
+   * Which addresses may be connected to (the service's address policy, `ALLOW_CLUSTER_ADDRESSES`):
+   * the host, or every address its name resolves to now, is checked before the TCP connection,
+   * which then goes to the checked address. Absent: any address.
+   */
+  readonly addresses?: SshAddressPolicy;
 }
+
+/** What {@link SshConnectOptions.addresses} asks: data-access-kube's `ClusterAddressGuard`, the one policy for clusters and hosts. */
+export interface SshAddressPolicy {
+  check(address: string, purpose: 'ssh'): { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly reasonCoded?: CodedText };
+}
+
+/** The code of an {@link SshError} for a target the address policy refuses; no connection was attempted. */
+export const SSH_ADDRESS_REFUSED = 'EADDRESSREFUSED';
 
 /** What happened during a connection attempt, in order. */
 export type SshConnectEvent =
@@ -188,11 +204,20 @@ export function openSshSession(target: SshTarget, options: SshConnectOptions = {
     ? null
     : { fingerprint: normalizeFingerprint(target.hostKey.fingerprint) ?? '', algorithm: target.hostKey.algorithm };
 
-  return new Promise<SshSession>((resolve, reject) => {
+  const policy = options.addresses;
+  const checked = policy === undefined
+    ? Promise.resolve(target.host)
+    : addressToConnect(target.host, policy, endpoint).catch((error: unknown) => {
+      const sshError = error instanceof SshError ? error : classifyConnectFailure({ endpoint, username: target.username, phase: 'connect', error, configuredMethod, secrets });
+      emit({ type: 'failed', kind: sshError.kind, phase: 'connect' });
+      throw sshError;
+    });
+
+  return checked.then((address) => new Promise<SshSession>((resolve, reject) => {
     const attempt = new ConnectAttempt(pinned, configuredMethod);
     let handshakeTimer: NodeJS.Timeout | undefined;
     const client = new Client();
-    const socket = tcpConnect({ host: target.host, port: target.port ?? SSH_PORT });
+    const socket = tcpConnect({ host: address, port: target.port ?? SSH_PORT });
     socket.setNoDelay(true);
 
     const fail = (error: unknown, timeoutMs?: number) => {
@@ -276,7 +301,34 @@ export function openSshSession(target: SshTarget, options: SshConnectOptions = {
         handshakeTimer = setTimeout(() => fail(undefined, settings.handshakeTimeoutMs), settings.handshakeTimeoutMs);
       }
     });
-  });
+  }));
+}
+
+/**
+ * The address to connect to: the host itself, or the first address its name resolves to, once
+ * every one of them passed the policy (one refused address refuses the name, so a name cannot
+ * take turns between a host and the metadata service). Rejects with an `UNREACHABLE`
+ * {@link SshError} coded {@link SSH_ADDRESS_REFUSED}, or with the lookup's error.
+ */
+async function addressToConnect(host: string, policy: SshAddressPolicy, endpoint: string): Promise<string> {
+  const addresses = isIP(host) !== 0
+    ? [host]
+    : await new Promise<string[]>((resolve, reject) =>
+      dnsLookup(host, { all: true }, (error, found: LookupAddress[]) => (error ? reject(error) : resolve(found.map((entry) => entry.address)))),
+    );
+  for (const address of addresses) {
+    const verdict = policy.check(address, 'ssh');
+    if (!verdict.ok) {
+      const refusal = verdict.reasonCoded ?? verdict.reason;
+      const text = address === host ? refusal : typeof refusal === 'string' ? `${host} resolves to ${refusal}` : message('ssh.resolvesTo', { host, refusal: bare(refusal) });
+      throw new SshError(text, { kind: 'UNREACHABLE', endpoint, code: SSH_ADDRESS_REFUSED, phase: 'connect' });
+    }
+  }
+  const [first] = addresses;
+  if (first === undefined) {
+    throw Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' });
+  }
+  return first;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

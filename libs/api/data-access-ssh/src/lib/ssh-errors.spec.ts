@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { formatMessage } from '@ccos/shared/messages';
 import { checksumMismatch, classifyConnectFailure, connectionLost, isSshError, SshError, type ConnectFailure } from './ssh-errors';
 
 const PASSWORD = 'Hunter2-sup3r-secret';
@@ -37,6 +38,21 @@ describe('classifyConnectFailure', () => {
     expect(error.message).toMatch(message);
     expect(error.message).toContain('198.18.0.11:22');
     expect(error.endpoint).toBe('198.18.0.11:22');
+    // Coded, so a node's reason shows in the reader's language; the English is the catalogue's.
+    expect(error.coded?.message).toBe(error.message);
+    const chinese = formatMessage('zh-CN', error.coded?.code ?? 'install.noReason', error.coded?.params);
+    expect(chinese).toMatch(/[\u4e00-\u9fff]/);
+    // Data (ssh2's own words, the endpoint) stays as it is; the catalogue's own words are Chinese.
+    const data = Object.values(error.coded?.params ?? {}).filter((value): value is string => typeof value === 'string' && value !== '');
+    expect(data.reduce((rest, value) => rest.split(value).join(' '), chinese)).not.toMatch(/\b(Cannot|failed|Check|the server|closed the)\b/);
+  });
+
+  it('words a rejected password in Chinese on a Chinese page', () => {
+    const error = classifyConnectFailure({ ...base, phase: 'auth', attemptedMethod: 'password' });
+    expect(error.coded?.code).toBe('ssh.authPasswordRejected');
+    expect(formatMessage('zh-CN', 'ssh.authPasswordRejected', error.coded?.params)).toBe(
+      '以 root 登录 198.18.0.11:22 的 SSH 失败：服务器拒绝了该密码。请检查该节点的用户名和密码后重试（只尝试了一次，因此不会因重试而锁定账户）。',
+    );
   });
 
   it('reports a changed host key with both fingerprints, before anything was sent', () => {

@@ -1,3 +1,4 @@
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { HostKeyInfo } from './host-key';
 
 /**
@@ -56,9 +57,15 @@ export class SshError extends Error {
   readonly offeredAlgorithm?: string;
   readonly expectedSha256?: string;
   readonly actualSha256?: string;
+  /**
+   * The message by its code, for failures that reach a person as a node's reason (connecting,
+   * logging in, a lost connection); null for the rest, whose text stays in logs and run details.
+   */
+  readonly coded: CodedText | null;
 
-  constructor(message: string, fields: SshErrorFields, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause: reducedCause(cause) });
+  constructor(text: string | CodedText, fields: SshErrorFields, cause?: unknown) {
+    super(typeof text === 'string' ? text : text.message, cause === undefined ? undefined : { cause: reducedCause(cause) });
+    this.coded = typeof text === 'string' ? null : text;
     this.name = 'SshError';
     this.kind = fields.kind;
     this.endpoint = fields.endpoint;
@@ -129,14 +136,8 @@ export interface ConnectFailure {
   readonly secrets?: readonly string[];
 }
 
-const UNREACHABLE_CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  EHOSTUNREACH: 'no route to host',
-  EHOSTDOWN: 'host is down',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'connection timed out',
-  EADDRNOTAVAIL: 'address not available',
-};
+/** Socket codes that mean the host could not be reached (their words are the catalogue's `ssh.unreachable`). */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ETIMEDOUT', 'EADDRNOTAVAIL']);
 
 const NAME_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
 
@@ -157,59 +158,41 @@ export function classifyConnectFailure(failure: ConnectFailure): SshError {
   const port = endpoint.slice(endpoint.lastIndexOf(':') + 1);
   const seconds = failure.timeoutMs === undefined ? '' : formatSeconds(failure.timeoutMs);
   const detail = raw === undefined ? '' : redact(raw.message, failure.secrets ?? []);
-  const make = (kind: SshErrorKind, message: string, extra: Partial<SshErrorFields> = {}) =>
-    new SshError(message, { kind, endpoint, phase, ...(raw?.code === undefined ? {} : { code: raw.code }), ...extra }, raw === undefined ? undefined : { ...raw, message: detail });
+  const make = (kind: SshErrorKind, text: CodedText, extra: Partial<SshErrorFields> = {}) =>
+    new SshError(text, { kind, endpoint, phase, ...(raw?.code === undefined ? {} : { code: raw.code }), ...extra }, raw === undefined ? undefined : { ...raw, message: detail });
 
   if (failure.hostKeyMismatch !== undefined) {
     const { expected, offered, pinnedAlgorithm } = failure.hostKeyMismatch;
     const keyFile = hostKeyFile(offered?.algorithm ?? pinnedAlgorithm);
     const what = offered === null
-      ? `it no longer offers a host key of the pinned type${pinnedAlgorithm === undefined ? '' : ` (${pinnedAlgorithm})`}; pinned ${expected}`
-      : `expected ${expected}, the server offered ${offered.fingerprint} (${offered.algorithm})`;
-    return make('HOST_KEY_CHANGED',
-      `The SSH host key of ${endpoint} has changed: ${what}. Nothing was sent to it (no password or key). ` +
-      `If the host was reinstalled, compare with \`ssh-keygen -lf ${keyFile}\` on its console and accept the new key; otherwise the address may now belong to another machine.`,
+      ? (pinnedAlgorithm === undefined ? message('ssh.hostKeyNoneOfType', { expected }) : message('ssh.hostKeyNoneOfTypeNamed', { expected, algorithm: pinnedAlgorithm }))
+      : message('ssh.hostKeyOffered', { expected, offered: offered.fingerprint, algorithm: offered.algorithm });
+    return make('HOST_KEY_CHANGED', message('ssh.hostKeyChanged', { endpoint, what: bare(what), keyFile }),
       { expectedFingerprint: expected, offeredFingerprint: offered?.fingerprint ?? null, ...(offered === null ? {} : { offeredAlgorithm: offered.algorithm }) });
   }
 
   if (failure.timeoutMs !== undefined) {
     if (phase === 'connect') {
-      return make('UNREACHABLE',
-        `Cannot reach SSH at ${endpoint}: no answer within ${seconds}. Check the IP address, that the host is up, and that no firewall drops port ${port}.`,
-        { code: 'CONNECT_TIMEOUT' });
+      return make('UNREACHABLE', message('ssh.connectTimeout', { endpoint, seconds, port }), { code: 'CONNECT_TIMEOUT' });
     }
     if (phase === 'banner') {
-      return make('UNREACHABLE',
-        `${endpoint} accepted the TCP connection but sent no SSH banner within ${seconds}. Check that sshd (not another service) listens on port ${port} and is not overloaded.`,
-        { code: 'BANNER_TIMEOUT' });
+      return make('UNREACHABLE', message('ssh.bannerTimeout', { endpoint, seconds, port }), { code: 'BANNER_TIMEOUT' });
     }
-    const during = phase === 'auth' ? 'during login' : 'during key exchange';
-    return make('TIMEOUT',
-      `The SSH handshake with ${endpoint} did not finish within ${seconds} (the server answered, then stalled ${during}). ` +
-      'Check the host\'s load and sshd (slow PAM or DNS lookups: `UseDNS no`), then retry.',
-      { code: 'HANDSHAKE_TIMEOUT' });
+    return make('TIMEOUT', message('ssh.handshakeTimeout', { endpoint, seconds, during: phase === 'auth' ? 'auth' : 'kex' }), { code: 'HANDSHAKE_TIMEOUT' });
   }
 
   if (raw?.code === 'INVALID_KEY') {
-    return make('AUTH_FAILED',
-      `The private key for ${failure.username}@${endpoint} cannot be used: ${detail}. ` +
-      'Provide an OpenSSH or PEM private key, with its passphrase if it is encrypted.');
+    return make('AUTH_FAILED', message('ssh.invalidKey', { user: failure.username, endpoint, detail }));
   }
 
-  if (raw !== undefined && raw.code !== undefined && raw.code in UNREACHABLE_CODES && (phase === 'connect' || phase === 'banner')) {
-    const reason = UNREACHABLE_CODES[raw.code];
-    const next = raw.code === 'ECONNREFUSED'
-      ? `Check that sshd is running on the host (\`systemctl status sshd\`) and that port ${port} is open in its firewall.`
-      : 'Check the IP address, that the host is powered on, and the network between this service and the host.';
-    return make('UNREACHABLE', `Cannot reach SSH at ${endpoint}: ${reason} (${raw.code}). ${next}`);
+  if (raw !== undefined && raw.code !== undefined && UNREACHABLE_CODES.has(raw.code) && (phase === 'connect' || phase === 'banner')) {
+    return make('UNREACHABLE', message('ssh.unreachable', { endpoint, code: raw.code, port }));
   }
   if (raw?.code !== undefined && NAME_CODES.has(raw.code)) {
-    return make('UNREACHABLE', `Cannot resolve the host name of ${endpoint} (${raw.code}). Check the name, or use the host's IP address.`);
+    return make('UNREACHABLE', message('ssh.unresolvable', { endpoint, code: raw.code }));
   }
   if (phase === 'connect' || phase === 'banner') {
-    return make('UNREACHABLE',
-      `${endpoint} closed the connection before the SSH banner${detail === '' ? '' : ` (${detail})`}. ` +
-      'sshd may be refusing new connections (MaxStartups, TCP wrappers, fail2ban) or another service listens there; check the host\'s sshd log.');
+    return make('UNREACHABLE', detail === '' ? message('ssh.closedBeforeBanner', { endpoint }) : message('ssh.closedBeforeBannerDetail', { endpoint, detail }));
   }
 
   if (raw?.level === 'client-authentication' || (phase === 'auth' && failure.attemptedMethod !== undefined)) {
@@ -220,37 +203,27 @@ export function classifyConnectFailure(failure: ConnectFailure): SshError {
   }
 
   if (raw?.level === 'handshake' || raw?.level === 'protocol' || /handshake|algorithm|protocol|MAC|cipher/i.test(detail)) {
-    return make('PROTOCOL',
-      `SSH with ${endpoint} failed during the handshake: ${detail || 'the connection closed'}. ` +
-      'The server\'s SSH version or allowed algorithms may not match; check its sshd configuration and log.');
+    return make('PROTOCOL', message('ssh.handshakeFailed', { endpoint, detail: detail === '' ? bare(message('ssh.connectionClosed')) : detail }));
   }
   if (raw === undefined || raw.code === 'ECONNRESET' || raw.code === 'EPIPE') {
-    return make('PROTOCOL',
-      `${endpoint} closed the SSH connection during the ${phase === 'auth' ? 'login' : 'handshake'}${raw === undefined ? '' : ` (${raw.code})`}. Check the host's sshd log (algorithm mismatch, too many connections, LoginGraceTime).`);
+    return make('PROTOCOL', message('ssh.closedDuring', { endpoint, during: phase === 'auth' ? 'auth' : 'kex', code: raw === undefined ? 'none' : String(raw.code) }));
   }
-  return make('OTHER', `SSH to ${failure.username}@${endpoint} failed: ${detail}.`);
+  return make('OTHER', message('ssh.failed', { user: failure.username, endpoint, detail }));
 }
 
-function authFailedMessage(failure: ConnectFailure): string {
-  const { endpoint, username, configuredMethod, attemptedMethod, serverMethods } = failure;
-  const offered = serverMethods === undefined ? '' : ` (it offers: ${serverMethods.join(', ') || 'nothing'})`;
+function authFailedMessage(failure: ConnectFailure): CodedText {
+  const { endpoint, username: user, configuredMethod, attemptedMethod, serverMethods } = failure;
+  const offered = serverMethods === undefined ? '' : bare(serverMethods.length === 0 ? message('ssh.offersNothing') : message('ssh.offers', { methods: serverMethods.join(', ') }));
   if (attemptedMethod === undefined) {
-    return configuredMethod === 'password'
-      ? `SSH login as ${username} to ${endpoint} failed: the server does not accept password logins${offered}. Use a private key for this node, or enable PasswordAuthentication in its sshd_config.`
-      : `SSH login as ${username} to ${endpoint} failed: the server does not accept public key logins${offered}. Use a password for this node, or enable PubkeyAuthentication in its sshd_config.`;
+    return message(configuredMethod === 'password' ? 'ssh.authNoPassword' : 'ssh.authNoPubkey', { user, endpoint, offered });
   }
-  if (attemptedMethod === 'publickey') {
-    return `SSH login as ${username} to ${endpoint} failed: the server rejected the private key. ` +
-      `Check that its public key is in ~${username}/.ssh/authorized_keys on the host and that the user name is right.`;
-  }
-  return `SSH login as ${username} to ${endpoint} failed: the server rejected the password. ` +
-    'Check the user name and password for this node, then try again (only one attempt was made, so retries did not lock the account).';
+  return message(attemptedMethod === 'publickey' ? 'ssh.authKeyRejected' : 'ssh.authPasswordRejected', { user, endpoint });
 }
 
 /** Builds the error for a connection that dropped after login (keep-alive unanswered, server closed, socket error). */
 export function connectionLost(endpoint: string, reason: string, cause?: unknown): SshError {
   return new SshError(
-    `The SSH connection to ${endpoint} was lost (${reason}). Check that the host is up and the network path to it, then retry.`,
+    message('ssh.connectionLost', { endpoint, reason }),
     { kind: 'CONNECTION_LOST', endpoint, phase: 'ready', code: cause === undefined ? 'CLOSED' : readRawError(cause).code ?? 'CLOSED' },
     cause,
   );

@@ -155,4 +155,37 @@ describe('artifact set store', () => {
     const damaged = Buffer.from(await readFile(archive)).subarray(0, 700);
     expect((await refusal(store.importTar((async function* () { yield damaged; })()))).message).toMatch(/cut short|not a tar archive/);
   });
+
+  /** Where the last member's data ends: the archive without its end-of-archive marker (two zero blocks) and padding. */
+  function endOfLastMember(archive: Buffer): number {
+    let offset = 0;
+    while (offset + 512 <= archive.length && archive.subarray(offset, offset + 512).some((byte) => byte !== 0)) {
+      const size = parseInt(archive.subarray(offset + 124, offset + 136).toString('latin1').replace(/\0.*$/, '').trim(), 8);
+      offset += 512 + Math.ceil(size / 512) * 512;
+    }
+    return offset;
+  }
+
+  it('refuses an archive cut short after a whole member, though every listed file came in whole, and stores nothing of it', async () => {
+    // Issue 25: a transfer that stops between two members lost whatever followed; the
+    // end-of-archive marker is the only sign the whole archive arrived.
+    await store.importFolder(release);
+    const before = await inUse();
+    await writeRelease(release, '4.13.0');
+    const archive = join(work, 'cut.tar');
+    execFileSync('tar', ['-cf', archive, '-C', release, 'manifest.json', 'binary', 'rpm', 'unit']);
+    const whole = await readFile(archive);
+    const cut = whole.subarray(0, endOfLastMember(whole));
+    expect(cut.length % 512).toBe(0);
+    expect(cut.length).toBeLessThan(whole.length);
+    const error = await refusal(store.importTar((async function* () { yield cut; })()));
+    expect(error.message).toMatch(/cut short: it ends before the end-of-archive marker/);
+    expect(await inUse()).toEqual(before);
+    expect((await store.list()).map((summary) => summary.version)).toEqual(['4.12.0']);
+    // One zero block is half a marker: still cut short.
+    const half = Buffer.concat([cut, Buffer.alloc(512)]);
+    expect((await refusal(store.importTar((async function* () { yield half; })()))).message).toMatch(/end-of-archive marker/);
+    // The whole archive is taken.
+    expect((await store.importTar((async function* () { yield whole; })())).version).toBe('4.13.0');
+  });
 });

@@ -23,12 +23,15 @@ const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
  * `visit` with an iterable of its bytes; what `visit` does not consume is skipped. The next
  * member is read only once `visit` settled, so a slow consumer holds the upload back instead
  * of buffering it. Links, devices and other special members are reported as `other` (callers
- * refuse them). Throws on a damaged archive.
+ * refuse them). Throws on a damaged archive, and on one without its end-of-archive marker (two
+ * zero blocks): cut between two members, an archive looks whole to the parser, and only the
+ * marker shows that nothing after the last member was lost.
  */
 export async function readTar(source: AsyncIterable<Uint8Array>, visit: (entry: TarEntry, content: TarContent) => Promise<void>): Promise<void> {
   let visiting: Promise<void> = Promise.resolve();
   let visitFailure: unknown = null;
   let sawEntry = false;
+  let sawEnd = false;
   const parser = new Parser({
     strict: true,
     onReadEntry: (entry: ReadEntry) => {
@@ -46,6 +49,9 @@ export async function readTar(source: AsyncIterable<Uint8Array>, visit: (entry: 
         }
       });
     },
+  });
+  parser.once('eof', () => {
+    sawEnd = true;
   });
   const ended = new Promise<void>((resolve, reject) => {
     parser.once('error', reject);
@@ -65,6 +71,9 @@ export async function readTar(source: AsyncIterable<Uint8Array>, visit: (entry: 
     // node-tar accepts a trailing partial header silently; an archive is whole 512-byte blocks.
     if (bytes % TAR_BLOCK !== 0) {
       throw new Error(`it ends inside a ${TAR_BLOCK}-byte block`);
+    }
+    if (!sawEnd && sawEntry) {
+      throw new Error(`cut short: it ends before the end-of-archive marker (two zero ${TAR_BLOCK}-byte blocks) after ${bytes} bytes, so members may be missing`);
     }
   } catch (error) {
     throw new Error(`the upload is not a tar archive (or it is damaged or cut short): ${(error as Error).message}`);

@@ -14,6 +14,8 @@ export interface AutoscalingFeatureOptions {
   readonly events: EventBus;
   readonly logger: Logger;
   readonly observer?: AutoscalingObserver;
+  /** Node roles an OPERATOR may give besides worker (ALLOW_NODE_ROLES); a group with another needs an ADMIN and a reason. */
+  readonly allowedNodeRoles?: readonly string[];
   /** The externalgrpc provider's listener and mTLS material; null keeps it off. */
   readonly grpc: (() => Promise<CloudProviderServerOptions>) | null;
 }
@@ -28,7 +30,7 @@ export interface AutoscalingFeature {
 }
 
 export function createAutoscalingFeature(options: AutoscalingFeatureOptions): AutoscalingFeature {
-  const groups = new NodeGroupService(options.nodeGroups, options.clusters, options.nodes, options.ports, options.audit, options.events, options.logger, options.observer ?? null);
+  const groups = new NodeGroupService(options.nodeGroups, options.clusters, options.nodes, options.ports, options.audit, options.events, options.logger, options.observer ?? null, options.allowedNodeRoles);
   let server: RunningCloudProvider | null = null;
   return {
     groups,

@@ -1,6 +1,6 @@
-import { ValidateNested } from 'class-validator';
+import { IsOptional, ValidateNested } from 'class-validator';
 import { Field, Float, ID, InputType, Int } from 'type-graphql';
-import { LabelInput, Satisfies, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
+import { LabelInput, ROLE_LABEL_REASON_DESCRIPTION, Satisfies, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
 import { checkHostname, checkIp, checkPort } from '@ccos/shared/domain';
 
 @InputType({ description: 'The hardware every host of a node group has; the template Node cluster-autoscaler simulates with.' })
@@ -42,6 +42,10 @@ export class CreateNodeGroupInput {
   @Field(() => [TaintInput], { defaultValue: [] })
   @ValidateNested({ each: true })
   taints!: TaintInput[];
+
+  @Field(() => String, { nullable: true, description: `${ROLE_LABEL_REASON_DESCRIPTION} Its spares carry the labels on this reason.` })
+  @IsOptional()
+  roleLabelReason?: string | null;
 
   @Field(() => NodeGroupProfileInput)
   @ValidateNested()

@@ -35,7 +35,7 @@ export class NodeGroupResolver {
   @Authorized('ADMIN')
   @Mutation(() => NodeGroupType, { description: 'Creates a node group cluster-autoscaler may scale between minSize and maxSize, from the spares added to it.' })
   async createNodeGroup(@Arg('input', () => CreateNodeGroupInput) input: CreateNodeGroupInput, @Ctx() context: RequestContext): Promise<NodeGroupType> {
-    return this.view(await this.groups.createGroup(input, actorOf(context)));
+    return this.view(await this.groups.createGroup(input, actorOf(context), { role: context.user?.role ?? 'VIEWER' }));
   }
 
   @Authorized('OPERATOR')

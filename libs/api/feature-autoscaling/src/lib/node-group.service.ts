@@ -19,7 +19,7 @@ import {
   reasonFields,
 } from '@ccos/api/data-access-db';
 import { type AutoscalingActivityPayload, BadUserInputError, type EventBus, FieldConflictError, NotFoundError, TOPICS, followNodeChanges } from '@ccos/api/util-graphql';
-import { type Label, type Taint, checkNodeLabels, checkTaints } from '@ccos/shared/domain';
+import { type Label, type RoleLabelAuthority, type Taint, checkNodeLabels, checkTaints, roleLabelRefusal } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { AutoscalingObserver, AutoscalingPorts, SpareHost } from './autoscaling-ports';
 
@@ -44,6 +44,8 @@ export interface NodeGroupDefinition {
   readonly labels: readonly Label[];
   readonly taints: readonly Taint[];
   readonly profile: NodeGroupProfile;
+  /** Why the group's hosts take a restricted node role (see roleLabelRefusal). */
+  readonly roleLabelReason?: string | null;
 }
 
 /** An instance as cluster-autoscaler sees it (NodeGroupNodes). */
@@ -104,6 +106,8 @@ export class NodeGroupService {
     private readonly events: EventBus,
     private readonly logger: Logger,
     private readonly observer: AutoscalingObserver | null = null,
+    /** Node roles an OPERATOR may give besides worker (ALLOW_NODE_ROLES). */
+    private readonly allowedNodeRoles: readonly string[] = [],
   ) {}
 
   /** Follows the node changes of every cluster with a group, and settles what changed while the service was down. */
@@ -124,7 +128,8 @@ export class NodeGroupService {
 
   // ---------------------------------------------------------------- groups and spares
 
-  async createGroup(definition: NodeGroupDefinition, actor: string): Promise<NodeGroupEntity> {
+  /** `by`: the caller's role, which bounds the node-role labels the group's spares get (see roleLabelRefusal). */
+  async createGroup(definition: NodeGroupDefinition, actor: string, by: RoleLabelAuthority): Promise<NodeGroupEntity> {
     const cluster = await this.clusters.find(definition.clusterId);
     if (!cluster) {
       throw new NotFoundError('cluster', definition.clusterId);
@@ -139,6 +144,10 @@ export class NodeGroupService {
     const problem = labelProblem ?? checkTaints(definition.taints);
     if (problem) {
       throw new BadUserInputError(labelProblem ? 'input.labels' : 'input.taints', problem);
+    }
+    const roleRefusal = roleLabelRefusal(definition.labels, this.allowedNodeRoles, { role: by.role, reason: definition.roleLabelReason }, 'input.roleLabelReason');
+    if (roleRefusal) {
+      throw roleRefusal;
     }
     const profile = definition.profile;
     if (!(profile.cpuCores > 0) || !(profile.memoryBytes > 0) || !(profile.maxPods > 0) || !(profile.ephemeralStorageBytes >= 0) || !UNAME_ARCH[profile.arch]) {

@@ -3,18 +3,15 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createInProcessEventBus, type EventBus } from '@ccos/api/util-graphql';
 import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
-import { FakeClock } from '@ccos/shared/util-timing/testing';
+import { eventually, FakeClock } from '@ccos/shared/util-timing/testing';
 import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
-import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
+import { type CsrTestWorld, startCsrTestWorld } from '../testing/csr-test-world';
 import { type AutoApproverOptions, announceClusterSettingsChanged } from './auto-approver';
 
 const logger = pino({ level: 'silent' });
 const FAST_LEASE: AutoApproverOptions = { leaseDurationSeconds: 2, renewDeadlineSeconds: 1.5, retryPeriodSeconds: 0.25 };
 
-async function conditionOf(world: CsrTestWorld, name: string): Promise<string> {
-  const csr = await world.admin.certificates.readCertificateSigningRequest({ name });
-  return csr.status?.conditions?.map((condition) => condition.type).join(',') ?? '';
-}
+const conditionOf = (world: CsrTestWorld, name: string): Promise<string> => world.conditionsOf(name);
 
 /** A serving CSR worker-r files with its own client certificate. */
 function renewalOf(world: CsrTestWorld, node: string, ip: string, extra: { dnsNames?: string[]; ipAddresses?: string[]; as?: string } = {}) {
@@ -86,7 +83,7 @@ describe('CSR auto-approver: serving-certificate renewals of nodes joined here',
     const rows = await world.dataSource.query(`SELECT csr_name, node_id, decision, actor, reason, checks FROM csr_decisions WHERE cluster_id = $1 AND decision = 'APPROVED' ORDER BY id`, [world.clusterId]);
     expect(rows.map((row: { csr_name: string }) => row.csr_name)).toEqual([first.name, second.name]);
     for (const row of rows) {
-      expect(row).toMatchObject({ node_id: nodeId, actor: 'auto-approver', reason: 'auto-approved: a serving-certificate renewal: all 16 checks passed' });
+      expect(row).toMatchObject({ node_id: nodeId, actor: 'auto-approver', reason: 'auto-approved: a serving-certificate renewal: all 18 checks passed' });
       expect(row.checks.map((check: { name: string }) => check.name)).toContain('renewal-sans');
     }
     const view = await feature.service.get(world.clusterId, second.name);

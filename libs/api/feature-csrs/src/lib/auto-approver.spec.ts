@@ -3,9 +3,9 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AuditEntry, type AuditSink, createInProcessEventBus, type EventBus, TOPICS } from '@ccos/api/util-graphql';
 import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
-import { FakeClock } from '@ccos/shared/util-timing/testing';
+import { eventually, FakeClock } from '@ccos/shared/util-timing/testing';
 import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
-import { type CsrTestWorld, eventually, startCsrTestWorld } from '../testing/csr-test-world';
+import { type CsrTestWorld, startCsrTestWorld } from '../testing/csr-test-world';
 import { type AutoApproverOptions, type ImpostorDenied, announceClusterSettingsChanged } from './auto-approver';
 
 const logger = pino({ level: 'silent' });
@@ -19,8 +19,7 @@ function replica(world: CsrTestWorld, events: EventBus, identity: string, approv
 }
 
 async function conditionOf(world: CsrTestWorld, name: string): Promise<string | undefined> {
-  const csr = await world.admin.certificates.readCertificateSigningRequest({ name });
-  return csr.status?.conditions?.map((condition) => condition.type).join(',') || undefined;
+  return (await world.conditionsOf(name)) || undefined;
 }
 
 describe('CSR auto-approver against kube-sim', () => {
@@ -51,8 +50,9 @@ describe('CSR auto-approver against kube-sim', () => {
 
     const client = await world.createCsr({ commonName: 'system:node:worker-1' });
     await eventually(async () => ((await conditionOf(world, client.name))?.includes('Approved') ? true : undefined), 1000, 'client CSR approved within 1 s');
+    // The kubelet files its serving CSR with the client certificate it was just issued.
     const serving = await world.createCsr({
-      as: { node: 'worker-1' },
+      as: { certificateOf: client.name },
       signerName: KUBELET_SERVING_SIGNER,
       commonName: 'system:node:worker-1',
       dnsNames: ['worker-1'],
@@ -68,7 +68,7 @@ describe('CSR auto-approver against kube-sim', () => {
     expect(rows.map((row: { csr_name: string }) => row.csr_name)).toEqual([client.name, serving.name]);
     expect(rows[0]).toMatchObject({ node_id: nodeId, decision: 'APPROVED', actor: 'auto-approver', reason: 'auto-approved: all 16 checks passed' });
     expect(rows[0].checks).toHaveLength(16);
-    expect(rows[1]).toMatchObject({ decision: 'APPROVED', reason: 'auto-approved: all 19 checks passed' });
+    expect(rows[1]).toMatchObject({ decision: 'APPROVED', reason: 'auto-approved: all 21 checks passed' });
     // The signer issued both certificates.
     await world.sim.signingIdle?.();
     const issued = await world.admin.certificates.readCertificateSigningRequest({ name: serving.name });
@@ -94,10 +94,12 @@ describe('CSR auto-approver against kube-sim', () => {
       return rows.length > 0 ? rows : undefined;
     }, 2000, 'LEFT_PENDING recorded');
     expect(recorded).toHaveLength(1);
-    expect(recorded[0]).toMatchObject({ decision: 'LEFT_PENDING', actor: 'auto-approver', reason: 'DNS name kubernetes.default.svc is not the hostname of worker-2 in the inventory' });
+    expect(recorded[0]).toMatchObject({ decision: 'LEFT_PENDING', actor: 'auto-approver', reason: 'DNS name kubernetes.default.svc is not the name of worker-2, the node the subject names; a serving certificate names its own node only' });
     const failing = (recorded[0].checks as Array<{ name: string; passed: boolean; detail: string }>).filter((check) => !check.passed);
-    expect(failing.map((check) => check.name)).toEqual(['san-dns', 'san-ip', 'client-bootstrapped']);
+    expect(failing.map((check) => check.name)).toEqual(['san-dns', 'san-ip', 'no-cluster-address', 'client-bootstrapped', 'run-credential']);
     expect(failing[1].detail).toContain('IP address 10.96.0.1 is not an address of worker-2');
+    // 10.96.0.1 is the kubernetes Service's ClusterIP, read from the cluster.
+    expect(failing[2].detail).toContain('kubernetes.default.svc, 10.96.0.1 are addresses of the cluster itself');
     expect(await conditionOf(world, forged.name)).toBeUndefined();
 
     // More events do not repeat the record: once the approver has decided on a later CSR, there is still one.

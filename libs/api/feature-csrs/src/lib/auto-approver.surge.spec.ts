@@ -4,8 +4,9 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
 import { KUBELET_SERVING_SIGNER } from '@ccos/shared/domain';
+import { eventually } from '@ccos/shared/util-timing/testing';
 import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
-import { type CsrTestWorld, eventually, generateCertificateRequest, startCsrTestWorld } from '../testing/csr-test-world';
+import { type CsrTestWorld, generateCertificateRequest, startCsrTestWorld } from '../testing/csr-test-world';
 
 const HOSTS = 20;
 /**
@@ -62,14 +63,14 @@ describe('CSR auto-approver: 20 hosts at once', () => {
 
   it('approves every real client and serving CSR within the bound, each once, and no impostor', async () => {
     // Keys and requests made beforehand: the clock measures the approver, not key generation.
-    const clientPems = await Promise.all(hostnames.map(async (hostname) => (await generateCertificateRequest({ commonName: `system:node:${hostname}`, organizations: ['system:nodes'] })).csrPem));
+    const clientPems = await Promise.all(hostnames.map((hostname) => generateCertificateRequest({ commonName: `system:node:${hostname}`, organizations: ['system:nodes'] })));
     const impostorPems = await Promise.all(hostnames.map(async (hostname) => (await generateCertificateRequest({ commonName: `system:node:${hostname}`, organizations: ['system:nodes'] })).csrPem));
 
     const clientsAt = performance.now();
     const created = await Promise.all(
       hostnames.flatMap((hostname, index) => [
-        world.createCsr({ commonName: `system:node:${hostname}`, csrPem: clientPems[index] }).then((csr) => ({ ...csr, real: true })),
-        world.createCsr({ commonName: `system:node:${hostname}`, csrPem: impostorPems[index], as: { shared: true } }).then((csr) => ({ ...csr, real: false })),
+        world.createCsr({ commonName: `system:node:${hostname}`, ...clientPems[index] }).then((csr) => ({ ...csr, real: true, hostname })),
+        world.createCsr({ commonName: `system:node:${hostname}`, csrPem: impostorPems[index], as: { shared: true } }).then((csr) => ({ ...csr, real: false, hostname })),
       ]),
     );
     const real = created.filter((csr) => csr.real).map((csr) => csr.name);
@@ -80,10 +81,13 @@ describe('CSR auto-approver: 20 hosts at once', () => {
     const servingPems = await Promise.all(
       hostnames.map(async (hostname, index) => (await generateCertificateRequest({ commonName: `system:node:${hostname}`, organizations: ['system:nodes'], dnsNames: [hostname], ipAddresses: [ipOf(index)] })).csrPem),
     );
+    // Each kubelet files its serving CSR with the client certificate its run's CSR was issued.
+    const issuedTo = new Map(created.filter((csr) => csr.real).map((csr) => [csr.hostname, csr.name]));
+    await world.sim.signingIdle?.();
     const servingAt = performance.now();
     const serving = await Promise.all(
       hostnames.map((hostname, index) =>
-        world.createCsr({ as: { node: hostname }, signerName: KUBELET_SERVING_SIGNER, commonName: `system:node:${hostname}`, csrPem: servingPems[index] }),
+        world.createCsr({ as: { certificateOf: issuedTo.get(hostname) ?? '' }, signerName: KUBELET_SERVING_SIGNER, commonName: `system:node:${hostname}`, csrPem: servingPems[index] }),
       ),
     );
     const servingNames = serving.map((csr) => csr.name);

@@ -8,7 +8,7 @@ import { type KubeClient, type LeaderElector, approveCsr, denyCsr, startLeaderEl
 import { type AuditSink, type EventBus, type InstallProgressPayload, TOPICS } from '@ccos/api/util-graphql';
 import type { CsrPolicyPath, CsrVerdict } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
-import type { Clock } from '@ccos/shared/util-timing';
+import { type BackoffPolicy, backoffDelayMs, type Clock } from '@ccos/shared/util-timing';
 import { AUTO_APPROVER_ACTOR, AUTO_APPROVER_CONDITION_REASONS, type CsrDecisionLog } from './csr-decision.log';
 import type { CsrService, CsrSnapshot } from './csr.service';
 
@@ -36,6 +36,16 @@ export const DEFAULT_APPROVER_LEASE_NAMESPACE = 'kube-system';
  */
 export const APPROVER_LEASE_TIMING = { leaseDurationSeconds: 10, renewDeadlineSeconds: 7, retryPeriodSeconds: 2 } as const;
 
+/** A decision the cluster refused or that failed on the way is tried again after 1 s, 2 s … up to 60 s, without waiting for a CSR event. */
+export const DECISION_RETRY_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 60_000 };
+
+/**
+ * Above this many pending CSRs in one cluster the approver approves none (it still denies impostors
+ * and duplicates): a flood of CSRs means someone is filing them, not that hundreds of machines are
+ * joining (the machine-approver's maxPending guard). CSR_APPROVER_MAX_PENDING changes it.
+ */
+export const DEFAULT_MAX_PENDING_CSRS = 500;
+
 export interface AutoApproverOptions {
   /** Namespace of the Lease in each cluster. Default kube-system. */
   readonly leaseNamespace?: string;
@@ -55,6 +65,10 @@ export interface AutoApproverOptions {
   readonly clusterResyncMs?: number;
   /** While leading, decide again this often even without a CSR event. Default 60 s. */
   readonly csrResyncMs?: number;
+  /** How long a failed decision waits before it is tried again. Default DECISION_RETRY_BACKOFF. */
+  readonly retryBackoff?: BackoffPolicy;
+  /** Approve nothing while more CSRs than this are pending in the cluster. Default DEFAULT_MAX_PENDING_CSRS. */
+  readonly maxPending?: number;
   /** Where approvals and denials of the auto-approver are written, next to the operators' mutations. */
   readonly audit?: AuditSink;
   /** Where an impostor's denied CSR is raised on the node's install run. */
@@ -79,6 +93,22 @@ export interface ApproverCounters {
   leftPending: number;
   /** Of the denied: impostors. */
   impostors: number;
+  /** Decisions (or whole passes) that failed and were scheduled again with backoff. */
+  retries: number;
+}
+
+/** The approver of one cluster as the metrics and the API see it. */
+export interface ApproverLeadership {
+  readonly clusterId: string;
+  readonly leading: boolean;
+  /** Set while the max-pending guard holds approvals back. */
+  readonly pausedBy: PendingGuard | null;
+}
+
+/** Why approvals are held back: more CSRs pending than the limit. */
+export interface PendingGuard {
+  readonly pending: number;
+  readonly max: number;
 }
 
 /** Whether the cluster's switch for a policy path is on: csrAutoApprove for joins, autoApproveRenewals for renewals. */
@@ -140,13 +170,13 @@ export class CsrAutoApprover {
   }
 
   /** Every cluster with auto-approve on, and whether this replica holds its Lease now. */
-  leadership(): Array<{ readonly clusterId: string; readonly leading: boolean }> {
-    return [...this.approvers].map(([clusterId, approver]) => ({ clusterId, leading: approver.leading }));
+  leadership(): ApproverLeadership[] {
+    return [...this.approvers].map(([clusterId, approver]) => ({ clusterId, leading: approver.leading, pausedBy: approver.pausedBy }));
   }
 
   /** What this replica's approver of a cluster has done so far. */
   counters(clusterId: string): ApproverCounters {
-    return { ...(this.approvers.get(clusterId)?.counters ?? { approved: 0, denied: 0, leftPending: 0, impostors: 0 }) };
+    return { ...(this.approvers.get(clusterId)?.counters ?? { approved: 0, denied: 0, leftPending: 0, impostors: 0, retries: 0 }) };
   }
 
   /** Re-reads the cluster list now: starts and stops approvers to match csrAutoApprove. */
@@ -220,13 +250,19 @@ const DECISION_CONCURRENCY = 8;
 
 /** The approver of one cluster: a Lease candidate that decides CSRs while it leads. */
 class ClusterApprover {
-  readonly counters: ApproverCounters = { approved: 0, denied: 0, leftPending: 0, impostors: 0 };
+  readonly counters: ApproverCounters = { approved: 0, denied: 0, leftPending: 0, impostors: 0, retries: 0 };
+  /** Set while more CSRs are pending than the guard allows. */
+  pausedBy: PendingGuard | null = null;
   private elector: LeaderElector | null = null;
   private session: AbortSignal | null = null;
   private running: Promise<void> | null = null;
   private dirty = false;
   /** CSRs decided (or recorded as left pending) during this leadership, so a stale cache is not acted on twice. */
   private readonly handled = new Map<string, 'DECIDED' | 'LEFT_PENDING'>();
+  /** Failures in a row per CSR name (WHOLE_PASS for a pass that failed before deciding), for the backoff. */
+  private readonly failures = new Map<string, number>();
+  private retryTimer: NodeJS.Timeout | null = null;
+  private retryAt = Number.POSITIVE_INFINITY;
   private readonly log: Logger;
 
   constructor(
@@ -278,6 +314,7 @@ class ClusterApprover {
   }
 
   async stop(): Promise<void> {
+    this.cancelRetry();
     await this.elector?.stop();
     await this.running;
   }
@@ -290,6 +327,9 @@ class ClusterApprover {
     resync.unref();
     signal.addEventListener('abort', () => {
       clearInterval(resync);
+      this.cancelRetry();
+      this.failures.clear();
+      this.pausedBy = null;
       this.log.info('no longer leading');
     }, { once: true });
     this.poke();
@@ -300,8 +340,10 @@ class ClusterApprover {
       this.dirty = false;
       try {
         await this.reconcile();
+        this.failures.delete(WHOLE_PASS);
       } catch (error) {
-        this.log.warn({ err: error }, 'deciding CSRs failed; trying again with the next change');
+        const delayMs = this.retryLater(WHOLE_PASS);
+        this.log.warn({ err: error, retryInMs: delayMs }, 'deciding CSRs failed; trying again after a pause or with the next change');
       }
     } while (this.dirty && this.leading);
   }
@@ -317,11 +359,16 @@ class ClusterApprover {
       return;
     }
     const pending = snapshot.csrs.filter((csr) => csr.state === 'Pending' && this.handled.get(csr.name) !== 'DECIDED');
+    const guard = this.checkPendingGuard(pending.length);
     const work = pending
       .map((csr) => ({ name: csr.name, verdict: switchedOff(snapshot.verdictOf(csr.name), cluster) }))
+      .map(({ name, verdict }) => ({ name, verdict: verdict && guard ? heldByGuard(verdict, guard) : verdict }))
       // With join auto-approve off, join CSRs are the operator's as before: nothing is recorded for them.
       .filter(({ verdict }) => verdict !== null)
-      .map(({ name, verdict }) => ({ name, verdict: verdict as CsrVerdict }));
+      .map(({ name, verdict }) => ({ name, verdict: verdict as CsrVerdict }))
+      // Under the guard the approver does the least it must: it says why approvals wait and denies impostors
+      // and duplicates; the flood's own reasons are recorded once it has passed.
+      .filter(({ verdict }) => !guard || verdict.decision !== 'LEAVE_PENDING' || verdict.reasonCode === HELD_BY_GUARD);
     // Approvals first: a superseded duplicate is denied only after its successor is approved.
     work.sort((a, b) => rank(a.verdict) - rank(b.verdict));
     for (let index = 0; index < work.length; index += DECISION_CONCURRENCY) {
@@ -343,6 +390,7 @@ class ClusterApprover {
           signal: this.session ?? undefined,
         });
         this.handled.set(name, 'DECIDED');
+        this.failures.delete(name);
         if (result.ok && result.changed) {
           // Counted with the cluster's write: the decision row and the audit entry come after it.
           this.counters.approved += 1;
@@ -387,8 +435,51 @@ class ClusterApprover {
         }
       }
     } catch (error) {
-      this.log.warn({ err: error, csr: name }, 'could not decide a CSR');
+      const delayMs = this.retryLater(name);
+      this.log.warn({ err: error, csr: name, retryInMs: delayMs }, 'could not decide a CSR; trying it again after a pause');
     }
+  }
+
+  /** Schedules another pass after the backoff for this key's failures in a row; returns the delay. */
+  private retryLater(key: string): number {
+    const attempt = this.failures.get(key) ?? 0;
+    this.failures.set(key, attempt + 1);
+    this.counters.retries += 1;
+    const delayMs = backoffDelayMs(this.options.retryBackoff ?? DECISION_RETRY_BACKOFF, attempt);
+    const at = Date.now() + delayMs;
+    if (this.retryTimer && this.retryAt <= at) {
+      return delayMs;
+    }
+    this.cancelRetry();
+    this.retryAt = at;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.retryAt = Number.POSITIVE_INFINITY;
+      this.poke();
+    }, delayMs);
+    this.retryTimer.unref();
+    return delayMs;
+  }
+
+  private cancelRetry(): void {
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+    this.retryAt = Number.POSITIVE_INFINITY;
+  }
+
+  /** Trips (or releases) the max-pending guard for this pass, saying so once each way. */
+  private checkPendingGuard(pending: number): PendingGuard | null {
+    const max = this.options.maxPending ?? DEFAULT_MAX_PENDING_CSRS;
+    const guard = pending > max ? { pending, max } : null;
+    if (guard && !this.pausedBy) {
+      this.log.warn(guard, 'more CSRs pending than CSR_APPROVER_MAX_PENDING: approving none until fewer are pending');
+    } else if (!guard && this.pausedBy) {
+      this.log.info({ pending, max }, 'pending CSRs back under CSR_APPROVER_MAX_PENDING: approving again');
+    }
+    this.pausedBy = guard;
+    return guard;
   }
 
   private async audit(action: 'approveCsr' | 'denyCsr', name: string, verdict: CsrVerdict, extra: Record<string, unknown> = {}): Promise<void> {
@@ -448,6 +539,20 @@ function verdictReason(verdict: CsrVerdict): Message {
 /** The verdict's reason as the decision records it: its English text with its code. */
 function coded(verdict: CsrVerdict): CodedText {
   return { message: verdict.reason, code: verdict.reasonCode, params: verdict.reasonParams };
+}
+
+/** A pass that failed before it decided anything (reading the cluster, say). */
+const WHOLE_PASS = '';
+
+const HELD_BY_GUARD = 'csr.decision.tooManyPending';
+
+/** An approval held back by the max-pending guard becomes "left pending", with the guard's numbers as the reason. */
+function heldByGuard(verdict: CsrVerdict, guard: PendingGuard): CsrVerdict {
+  if (verdict.decision !== 'APPROVE') {
+    return verdict;
+  }
+  const text = message(HELD_BY_GUARD, { pending: guard.pending, max: guard.max });
+  return { ...verdict, decision: 'LEAVE_PENDING', reason: text.message, reasonCode: text.code, reasonParams: text.params };
 }
 
 function rank(verdict: CsrVerdict): number {

@@ -24,6 +24,7 @@ export function csrFacts(csr: CsrSummary): CsrFacts {
     signerName: csr.signerName,
     username: csr.username ?? '',
     uid: csr.requesterUid,
+    credentialId: csr.credentialId,
     groups: csr.groups,
     usages: csr.usages,
     createdAt,
@@ -31,7 +32,7 @@ export function csrFacts(csr: CsrSummary): CsrFacts {
     request: csr.request.ok ? requestFacts(csr.request.request) : null,
     parseError: csr.request.ok ? null : csr.request.error,
     certificate: csr.certificate
-      ? { dnsNames: csr.certificate.dnsNames, ipAddresses: csr.certificate.ipAddresses, notBefore: new Date(csr.certificate.notBefore), notAfter: new Date(csr.certificate.notAfter) }
+      ? { credentialId: csr.certificate.credentialId, dnsNames: csr.certificate.dnsNames, ipAddresses: csr.certificate.ipAddresses, notBefore: new Date(csr.certificate.notBefore), notAfter: new Date(csr.certificate.notAfter) }
       : null,
   };
 }

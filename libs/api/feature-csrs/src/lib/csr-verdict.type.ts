@@ -20,7 +20,7 @@ export class CsrCheckType {
   @MessageParamsField('detail')
   detailParams!: Record<string, unknown> | null;
 
-  @Field(() => Boolean, { description: 'Whether an ADMIN\'s forced approval may go past this check when it fails. Signer, usages, subject, key, signature and SAN form never; the requester never for a host this service installs.' })
+  @Field(() => Boolean, { description: 'Whether an ADMIN\'s forced approval may go past this check when it fails: only inventory and time-window checks. Signer, usages, subject, key, signature and SAN form never; a serving CSR\'s requester, DNS names and cluster addresses never; a client CSR\'s requester never for a host this service installs.' })
   overridable!: boolean;
 }
 

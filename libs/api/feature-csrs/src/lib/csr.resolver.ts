@@ -1,5 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { MultiLine, type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
+import { CSR_CHECK_OVERRIDES, type CsrCheckName, type CsrCheckOverride, SERVING_IDENTITY_CHECKS } from '@ccos/shared/domain';
 import { type CsrChangedMessage, uniqueCsrChanges } from './csr-changes';
 import { CsrVerdictType } from './csr-verdict.type';
 import type { CsrService } from './csr.service';
@@ -7,6 +8,16 @@ import { CsrChangeType, CsrType } from './csr.type';
 import { CsrsArgs } from './csrs.args';
 import { ClusterCertificatesType } from './node-certificate.type';
 import type { NodeCertificatesService } from './node-certificates.service';
+
+/** What force relaxes, from the policy's own table, so the API never says more or less than the policy does. */
+const FORCE_DESCRIPTION =
+  `Approve although the policy would not. Relaxes only the inventory and time-window checks (${checksOverriddenBy('FORCE').join(', ')}) and, ` +
+  `for a host this service did not install with a run identity of its own, ${checksOverriddenBy('FORCE_UNLESS_INSTALLED_HERE').join(' and ')} ` +
+  '(for one it did, only its run\'s identity files its client CSR and only the certificate issued to that identity its serving CSRs). Never the certificate\'s own form ' +
+  '(signer, usages, subject, key, signature, SAN form), and never, on any path (join, renewal, auto-approved or not), ' +
+  `the rules of every serving certificate (${SERVING_IDENTITY_CHECKS.join(', ')}): requested by the node it names, no DNS name but that node's, ` +
+  'no address or name of the cluster (VIP, API server host, the kubernetes Service\'s ClusterIP, kubernetes[.default[.svc[.<cluster domain>]]], ' +
+  'api. and api-int.<base domain>).';
 
 @Resolver(() => CsrType)
 export class CsrResolver {
@@ -42,12 +53,16 @@ export class CsrResolver {
   @Authorized('OPERATOR')
   @Mutation(() => CsrType, {
     description:
-      'Approves a pending CSR. One the policy would not approve needs force: true, the ADMIN role and a reason, and is recorded as forced; force never goes past the signer, usages, subject, key, signature or SAN-form checks, nor past the requester of a host this service installs.',
+      'Approves a pending CSR. One the policy would not approve needs force: true, the ADMIN role and a reason, and is recorded as forced. See force for what it relaxes.',
   })
   async approveCsr(
     @Arg('clusterId', () => ID) clusterId: string,
     @Arg('name', () => String) name: string,
-    @Arg('force', () => Boolean, { defaultValue: false }) force: boolean,
+    @Arg('force', () => Boolean, {
+      defaultValue: false,
+      description: FORCE_DESCRIPTION,
+    })
+    force: boolean,
     @Arg('reason', () => String, { nullable: true, description: 'Why the policy is overridden (with force: true; at most 500 characters). Stored in the decision and the audit log.' })
     @MultiLine()
     reason: string | null | undefined,
@@ -77,4 +92,9 @@ export class CsrResolver {
     const csr = message.kind === 'DELETED' ? null : await this.csrService.get(message.clusterId, message.name);
     return { clusterId: message.clusterId, name: message.name, kind: message.kind, csr };
   }
+}
+
+/** The checks a rule of CSR_CHECK_OVERRIDES applies to, in the table's order. */
+function checksOverriddenBy(rule: CsrCheckOverride): CsrCheckName[] {
+  return (Object.entries(CSR_CHECK_OVERRIDES) as Array<[CsrCheckName, CsrCheckOverride]>).filter(([, given]) => given === rule).map(([name]) => name);
 }

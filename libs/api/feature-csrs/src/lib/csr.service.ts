@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterDirectory, ClusterWatch } from '@ccos/api/data-access-cluster-connections';
 import type { ClusterEntity, CsrInventory, InventoryNode } from '@ccos/api/data-access-db';
-import { type CsrSummary, approveCsr, denyCsr } from '@ccos/api/data-access-kube';
+import { type CsrSummary, type KubeClient, approveCsr, denyCsr, readApiServiceAddresses } from '@ccos/api/data-access-kube';
 import { AppError, BadUserInputError, type EventBus, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
 import {
   type CsrFacts, type CsrPolicyContext, type CsrVerdict, type Role,
-  checkForceReason, claimedNodeName, evaluateCsr, forceBlockers, nodeNameOf,
+  apiNamesOf, checkForceReason, claimedNodeName, evaluateCsr, forceBlockers, nodeNameOf,
 } from '@ccos/shared/domain';
 import { bare, message } from '@ccos/shared/messages';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
@@ -21,7 +21,14 @@ export interface CsrPolicyOptions {
   /** From the kubelet start until how long after it CSRs are auto-approved. */
   readonly approvalWindowMs?: number;
   readonly clockSkewMs?: number;
+  /** How long the `kubernetes` Service's address read from a cluster is used before it is read again. Default 5 minutes. */
+  readonly serviceAddressTtlMs?: number;
 }
+
+/** A failed read of the Service's address is tried again after this long (the policy fails closed meanwhile). */
+const SERVICE_ADDRESS_RETRY_MS = 5_000;
+/** A read of it waits no longer than a read of the watch cache would for an unlisted cluster. */
+const SERVICE_ADDRESS_READ_TIMEOUT_MS = 2_000;
 
 /** A cluster's CSRs with everything the policy decides them on, at one moment. */
 export interface CsrSnapshot {
@@ -55,6 +62,9 @@ export interface ApproveOptions {
  * to csr_decisions. Reads come from the watch cache; decisions go to the API server.
  */
 export class CsrService {
+  /** Per cluster: the `kubernetes` Service's ClusterIPs (null: could not be read) and until when to use them. */
+  private readonly serviceAddresses = new Map<string, { readonly addresses: readonly string[] | null; readonly until: number; readonly client: KubeClient }>();
+
   constructor(
     private readonly clusters: ClusterDirectory,
     private readonly watches: ClusterConnections,
@@ -71,6 +81,7 @@ export class CsrService {
   async snapshot(clusterId: string): Promise<CsrSnapshot> {
     const cluster = await this.clusters.get(clusterId);
     const [watch, inventory] = await Promise.all([this.watches.watch(clusterId), this.inventory.of(clusterId)]);
+    const serviceAddresses = await this.apiServiceAddresses(clusterId, watch.client);
     const csrs = watch.csrs();
     const facts = new Map<string, CsrFacts>(csrs.map((csr) => [csr.name, csrFacts(csr)]));
     const context: CsrPolicyContext = {
@@ -79,7 +90,8 @@ export class CsrService {
       clusterNodes: watch.nodes().map(clusterNodeFacts),
       csrs: [...facts.values()],
       now: new Date(this.clock.now()),
-      clusterAddresses: clusterAddressesOf(cluster),
+      clusterAddresses: [...clusterAddressesOf(cluster), ...(serviceAddresses ?? [])],
+      serviceAddressUnknown: serviceAddresses === null,
     };
     const verdicts = new Map<string, CsrVerdict>();
     return {
@@ -102,6 +114,29 @@ export class CsrService {
       },
       nodeIdOf: (verdict) => inventory.find((node) => node.hostname === verdict.node)?.id ?? null,
     };
+  }
+
+  /**
+   * The `kubernetes` Service's ClusterIPs, read from the cluster and kept for a while; null when
+   * they could not be read (the policy then fails closed for certificates naming addresses).
+   */
+  private async apiServiceAddresses(clusterId: string, client: KubeClient): Promise<readonly string[] | null> {
+    const now = this.clock.now();
+    const known = this.serviceAddresses.get(clusterId);
+    // A new client (the cluster's connection was replaced) may be another API server: read again.
+    if (known && known.until > now && known.client === client) {
+      return known.addresses;
+    }
+    let addresses: readonly string[] | null;
+    try {
+      addresses = await readApiServiceAddresses(client, AbortSignal.timeout(SERVICE_ADDRESS_READ_TIMEOUT_MS));
+    } catch (error) {
+      this.logger.warn({ err: error, clusterId }, 'could not read the kubernetes Service: serving CSRs naming IP addresses wait');
+      addresses = null;
+    }
+    const ttl = addresses === null ? SERVICE_ADDRESS_RETRY_MS : (this.options.serviceAddressTtlMs ?? 5 * 60_000);
+    this.serviceAddresses.set(clusterId, { addresses, until: now + ttl, client });
+    return addresses;
   }
 
   /** The cluster's CSRs (only the pending ones on request), newest first. */
@@ -185,7 +220,7 @@ export class CsrService {
       message: forced ? `Approved by ${actor.username} through ccos-scaler, overriding the CSR policy: ${why}` : `Approved by ${actor.username} through ccos-scaler.`,
     });
     if (!result.ok) {
-      throw new PreconditionError(result.coded ?? result.reason);
+      throw new PreconditionError(result.coded);
     }
     if (result.changed) {
       const policySaid = { code: verdict.reasonCode, params: verdict.reasonParams };
@@ -225,7 +260,7 @@ export class CsrService {
     const verdict = snapshot.verdictOf(name);
     const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerDeny', message: `Denied by ${actor} through ccos-scaler: ${why}` });
     if (!result.ok) {
-      throw new PreconditionError(result.coded ?? result.reason);
+      throw new PreconditionError(result.coded);
     }
     if (result.changed) {
       await this.decisions.record({ clusterId, csrName: name, nodeId: snapshot.nodeIdOf(verdict), decision: 'DENIED', actor, reason: why, checks: verdict.checks });
@@ -297,11 +332,16 @@ export class CsrService {
   }
 }
 
-/** The cluster's own addresses, which no node's serving certificate may name: the VIP and the API server's host. */
+/**
+ * The cluster's own addresses as registered, which no node's serving certificate may name: the VIP,
+ * the API server's host and, when that host is OpenShift's `api.<cluster domain>` (or `api-int.`),
+ * both API names of that domain. The `kubernetes` Service's address is read from the cluster.
+ */
 export function clusterAddressesOf(cluster: Pick<ClusterEntity, 'vip' | 'apiServerUrl'>): string[] {
   const addresses = [cluster.vip];
   try {
-    addresses.push(new URL(cluster.apiServerUrl).hostname.replace(/^\[(.*)\]$/, '$1'));
+    const host = new URL(cluster.apiServerUrl).hostname.replace(/^\[(.*)\]$/, '$1');
+    addresses.push(host, ...apiNamesOf(host));
   } catch {
     // A URL that does not parse was refused at registration.
   }

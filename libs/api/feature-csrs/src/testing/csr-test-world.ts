@@ -7,6 +7,7 @@ import { type BootstrapIdentity, type KubeClient, ClusterAddressGuard, createKub
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
+import { eventually } from '@ccos/shared/util-timing/testing';
 // Tests of this feature run against the in-process Kubernetes API simulator: a test-only
 // dependency on a tool, confined to this fixture.
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
@@ -36,9 +37,13 @@ export interface KubeletCsrRequest {
    * node was added with one), the shared node-bootstrapper (`{ shared: true }`, the default for
    * any other CN), a node name (its own client certificate), or a kubeconfig.
    */
-  readonly as?: { readonly node: string } | { readonly kubeconfig: string } | { readonly shared: true } | { readonly run: string };
-  /** A request made beforehand (then the name fields above are not used for it). */
+  readonly as?: { readonly node: string } | { readonly kubeconfig: string } | { readonly shared: true } | { readonly run: string } | { readonly certificateOf: string };
+  /**
+   * A request made beforehand (then the name fields above are not used for it); with its key,
+   * `{ certificateOf }` can use the certificate it is issued.
+   */
   readonly csrPem?: string;
+  readonly keyPem?: string;
 }
 
 /** The Kubernetes API the world talks to: kube-sim in this process, or one running elsewhere. */
@@ -50,8 +55,10 @@ export interface SimEndpoint {
   readonly serviceKubeconfig?: string;
   /** A kubeconfig authenticating with the node-bootstrapper token. */
   readonly bootstrapperKubeconfig: string;
-  /** A kubeconfig with a node's client certificate (in-process only). */
+  /** A kubeconfig with a node's client certificate, signed by the cluster CA outside any CSR (in-process only). */
   nodeKubeconfig?(node: string): Promise<string>;
+  /** A kubeconfig authenticating with a certificate and its key (in-process only). */
+  certificateKubeconfig?(certPem: string, keyPem: string): string;
   /** Resolves once approved CSRs are signed (in-process only). */
   signingIdle?(): Promise<void>;
   stop(): Promise<void>;
@@ -80,6 +87,8 @@ export interface CsrTestWorld {
   identityOf(hostname: string): BootstrapIdentity | undefined;
   /** Creates a CSR the way a kubelet does; returns its name and when it was sent. */
   createCsr(request: KubeletCsrRequest): Promise<{ name: string; sentAt: number }>;
+  /** The CSR's condition types as the cluster has them, comma-separated ('' while pending). */
+  conditionsOf(name: string): Promise<string>;
   setAutoApprove(enabled: boolean): Promise<void>;
   setAutoApproveRenewals(enabled: boolean): Promise<void>;
   /** A node this service joined `joinedAgoMs` ago (status JOINED, its install run succeeded); returns its id. */
@@ -119,6 +128,7 @@ export async function startInProcessSim(clock: Pick<Clock, 'now'> = new SystemCl
     serviceKubeconfig: shippedIdentityKubeconfig(sim),
     bootstrapperKubeconfig: sim.kubeconfigFor({ token: BOOTSTRAPPER_TOKEN }),
     nodeKubeconfig: async (node) => sim.kubeconfigFor(await sim.issueClientCertificate(`system:node:${node}`, ['system:nodes'])),
+    certificateKubeconfig: (certPem, keyPem) => sim.kubeconfigFor({ certPem, keyPem }),
     signingIdle: () => sim.signingIdle(),
     stop: () => sim.stop(),
   };
@@ -162,8 +172,27 @@ export async function startCsrTestWorld(
     clientOptionsOf: () => ({ apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.serviceKubeconfig ?? sim.kubeconfig }, addresses: LOOPBACK }),
   };
   const requesters = new Map<string, KubeClient>();
+  /** The private key of every CSR the world created, by CSR name: what a kubelet keeps beside its certificate. */
+  const keys = new Map<string, string>();
   const requester = async (as: Exclude<KubeletCsrRequest['as'], undefined>): Promise<KubeClient> => {
-    const key = 'shared' in as ? 'bootstrapper' : 'run' in as ? `run:${as.run}` : 'node' in as ? `node:${as.node}` : as.kubeconfig;
+    if ('certificateOf' in as) {
+      // The kubelet's next request, with the certificate its CSR was issued (as it is on disk).
+      const key = `certificate:${as.certificateOf}`;
+      const known = requesters.get(key);
+      if (known) {
+        return known;
+      }
+      const keyPem = keys.get(as.certificateOf);
+      if (!keyPem || !sim.certificateKubeconfig) {
+        throw new Error(`no key or no in-process sim for the certificate of ${as.certificateOf}`);
+      }
+      const certificate = await eventually(async () => (await admin.certificates.readCertificateSigningRequest({ name: as.certificateOf })).status?.certificate || undefined, 5000, `${as.certificateOf} issued`);
+      const client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'KUBECONFIG', kubeconfig: sim.certificateKubeconfig(Buffer.from(certificate, 'base64').toString('utf8'), keyPem) } });
+      requesters.set(key, client);
+      return client;
+    }
+    // A run's client by its identity: a reinstall of the same name has another one.
+    const key = 'shared' in as ? 'bootstrapper' : 'run' in as ? `run:${identities.get(as.run)?.username ?? as.run}` : 'node' in as ? `node:${as.node}` : as.kubeconfig;
     let client = requesters.get(key);
     if (!client) {
       let kubeconfig: string;
@@ -208,11 +237,12 @@ export async function startCsrTestWorld(
         identity = await mintBootstrapIdentity(service, { namespace: TEST_BOOTSTRAP_NAMESPACE, name: `run-${runId}`, now: new Date(clock.now()), expiresAt: new Date(clock.now() + 3600_000) });
         identities.set(hostname, identity);
       }
-      await dataSource.query(
-        `INSERT INTO install_runs (id, node_id, status, requested_by, deadline_at, bootstrap_identity, bootstrap_identity_uid) VALUES ($1, $2, 'RUNNING', 'operator', now() + interval '1 hour', $3, $4)`,
-        [runId, nodeId, identity?.username ?? null, identity?.uid ?? null],
-      );
       const startedAt = new Date(clock.now() - kubeletStartedAgoMs);
+      // The run started a minute before its kubelet (on the world's clock, as the approval window is judged).
+      await dataSource.query(
+        `INSERT INTO install_runs (id, node_id, status, requested_by, started_at, deadline_at, bootstrap_identity, bootstrap_identity_uid) VALUES ($1, $2, 'RUNNING', 'operator', $5, now() + interval '1 hour', $3, $4)`,
+        [runId, nodeId, identity?.username ?? null, identity?.uid ?? null, new Date(startedAt.getTime() - 60_000)],
+      );
       await dataSource.query(
         `INSERT INTO step_events (run_id, seq, step, status, occurred_at, received_at) VALUES ($1, 1, 'START_KUBELET', 'STARTED', $2, $2)`,
         [runId, startedAt],
@@ -220,19 +250,21 @@ export async function startCsrTestWorld(
       return nodeId;
     },
     identityOf: (hostname) => identities.get(hostname),
+    async conditionsOf(name) {
+      const csr = await admin.certificates.readCertificateSigningRequest({ name });
+      return csr.status?.conditions?.map((condition) => condition.type).join(',') ?? '';
+    },
     async createCsr(request) {
       const named = request.commonName.startsWith('system:node:') ? request.commonName.slice('system:node:'.length) : null;
       const client = await requester(request.as ?? (named !== null && identities.has(named) ? { run: named } : { shared: true }));
-      const csrPem =
-        request.csrPem ??
-        (
-          await generateCertificateRequest({
+      const { csrPem, keyPem } = request.csrPem
+        ? { csrPem: request.csrPem, keyPem: request.keyPem }
+        : await generateCertificateRequest({
             commonName: request.commonName,
             organizations: request.organizations ?? ['system:nodes'],
             dnsNames: request.dnsNames,
             ipAddresses: request.ipAddresses,
-          })
-        ).csrPem;
+          });
       const signerName = request.signerName ?? KUBELET_CLIENT_SIGNER;
       const sentAt = performance.now();
       const created = await client.call('create csr', (callOptions) =>
@@ -252,7 +284,11 @@ export async function startCsrTestWorld(
           callOptions,
         ),
       );
-      return { name: created.metadata?.name ?? '', sentAt };
+      const name = created.metadata?.name ?? '';
+      if (keyPem) {
+        keys.set(name, keyPem);
+      }
+      return { name, sentAt };
     },
     async setAutoApprove(enabled) {
       await clusters.update({ id: clusterId }, { csrAutoApprove: enabled });
@@ -296,17 +332,3 @@ function caOf(kubeconfig: string): string {
   return Buffer.from(data, 'base64').toString('utf8');
 }
 
-/** Polls until `check` returns something other than undefined. */
-export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what} not met within ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import { type AgentTokens, type InstallRunEntity, type InstallRunStore, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
+import { type AgentTokens, type InstallRunEntity, type InstallRunStore, type NodeStore, type RunEventCaps, reasonFields } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
 import { describeStep } from '@ccos/shared/domain';
 import { bare, isMessageCode, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import { type InstallObserver, UNOBSERVED_INSTALLS, failureCodeOf } from './install-metrics';
 import type { InstallService } from './install.service';
-import { type AgentRunType, MAX_STEP_EVENTS_PER_RUN, type ReportStepInput, type ReportStepResultType, STEP_EVENT_RESERVE } from './report-step.input';
+import {
+  type AgentRunType, DEFAULT_RUN_EVENT_CAPS, type ReportStepInput, type ReportStepResultType, STEP_EVENT_RESERVE, STEP_EVENT_RESERVE_BYTES, eventBytes,
+} from './report-step.input';
 
 /**
  * The agent's side of an install: it reports step events (stored once per run and seq)
@@ -23,6 +25,7 @@ export class AgentReportService {
     private readonly bus: EventBus,
     private readonly logger: Logger,
     private readonly observer: InstallObserver = UNOBSERVED_INSTALLS,
+    private readonly caps: RunEventCaps = { ...DEFAULT_RUN_EVENT_CAPS, reserveEvents: STEP_EVENT_RESERVE, reserveBytes: STEP_EVENT_RESERVE_BYTES },
   ) {}
 
   async authenticate(token: string | null, runId?: string): Promise<InstallRunEntity> {
@@ -38,8 +41,16 @@ export class AgentReportService {
 
   async report(token: string | null, input: ReportStepInput): Promise<ReportStepResultType> {
     const run = await this.authenticate(token, input.runId);
-    await this.checkEventLimit(run, input);
-    const stored = await this.runs.events.append(run.id, [{
+    if (run.status !== 'RUNNING') {
+      return this.afterTheEnd(run, input);
+    }
+    const bytes = eventBytes(input);
+    // Past a cap by the row just read: refused without a transaction (a flood past the cap stays cheap).
+    const over = overCap(run, input.status, bytes, this.caps);
+    if (over) {
+      return this.duplicateOrRefused(run, input, bytes, over, false);
+    }
+    const admission = await this.runs.admitEvent(run.id, {
       seq: input.seq,
       step: input.step,
       status: input.status,
@@ -48,8 +59,16 @@ export class AgentReportService {
       messageCoded: eventMessageOf(input),
       detail: input.detail ?? null,
       occurredAt: input.occurredAt,
-    }]);
-    const duplicate = stored.length === 0;
+    }, bytes, this.caps);
+    if (admission.outcome === 'RUN_FINISHED') {
+      // It ended between the token check and the insert.
+      return this.afterTheEnd({ ...run, status: admission.status as InstallRunEntity['status'] }, input);
+    }
+    if (admission.outcome === 'EVENT_COUNT' || admission.outcome === 'EVENT_BYTES') {
+      // The store recorded that the run was capped with the refusal it decided.
+      return this.duplicateOrRefused(run, input, bytes, admission, true);
+    }
+    const duplicate = admission.outcome === 'DUPLICATE';
     if (!duplicate) {
       // A metric that cannot be read must not keep the event from moving the run along.
       await this.observeStored(run, input).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'could not time the step event for the metrics'));
@@ -61,9 +80,48 @@ export class AgentReportService {
         this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'step event did not change the node');
       });
     }
-    // The run as this request authenticated it: only an operator's cancel changes these two, and
-    // reading them again a few milliseconds later cost one more query for every event.
-    return { accepted: true, duplicate, cancelRequested: run.cancelRequested || run.status === 'CANCELLED' };
+    // The run as this request authenticated it (RUNNING): only an operator's cancel changes the
+    // flag, and reading it again a few milliseconds later cost one more query for every event.
+    return { accepted: true, duplicate, cancelRequested: run.cancelRequested };
+  }
+
+  /**
+   * An event past one of the run's caps: a re-send of one stored before is answered as a duplicate
+   * (its answer was lost: the agent's spool then drains); anything else is refused (LIMIT_EXCEEDED),
+   * counted, and the run records when it was first capped (`marked`: the store did already).
+   */
+  private async duplicateOrRefused(run: InstallRunEntity, input: ReportStepInput, bytes: number, over: CapReached, marked: boolean): Promise<ReportStepResultType> {
+    if (await this.runs.events.has(run.id, input.seq)) {
+      return { accepted: true, duplicate: true, cancelRequested: run.cancelRequested };
+    }
+    this.observer.eventRefused(over.outcome);
+    if (!marked && !run.eventsCappedAt) {
+      // Decided on the row just read, outside the store's transaction.
+      void this.runs.markEventsCapped(run.id).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id }, 'could not record that the run was capped'));
+    }
+    const progress = String(input.status === 'PROGRESS');
+    throw new AppError(
+      'LIMIT_EXCEEDED',
+      over.outcome === 'EVENT_COUNT'
+        ? message('agentToken.eventLimit', { runId: run.id, stored: String(over.count), progress, status: input.status, step: input.step })
+        : message('agentToken.eventBytesLimit', { runId: run.id, stored: String(over.bytes), limit: String(over.limit), eventBytes: String(bytes), progress, status: input.status, step: input.step }),
+      { limit: over.limit, cap: over.outcome },
+    );
+  }
+
+  /**
+   * An event for a run that has ended: a re-send of one stored before is answered as a duplicate
+   * (its first answer may have been lost: the agent's spool then drains), anything new is refused
+   * with RUN_FINISHED, which the agent takes as final. The token's grace after the run is for
+   * those re-sends, `agentRun` (whether it was cancelled) and a failed run's diagnostics, not for
+   * more events.
+   */
+  private async afterTheEnd(run: InstallRunEntity, input: ReportStepInput): Promise<ReportStepResultType> {
+    if (await this.runs.events.has(run.id, input.seq)) {
+      return { accepted: true, duplicate: true, cancelRequested: run.cancelRequested || run.status === 'CANCELLED' };
+    }
+    this.observer.eventRefused('RUN_FINISHED');
+    throw new AppError('RUN_FINISHED', message('agentToken.runFinished', { runId: run.id, runStatus: run.status, status: input.status, step: input.step }), { runStatus: run.status });
   }
 
   async agentRun(token: string | null): Promise<AgentRunType> {
@@ -89,24 +147,6 @@ export class AgentReportService {
       pendingCsrNames,
       cancelRequested: run.cancelRequested || run.status === 'CANCELLED',
     };
-  }
-
-  /**
-   * Refuses an event past the run's limit (LIMIT_EXCEEDED), unless it was stored before (a
-   * re-send is answered as a duplicate). PROGRESS events stop first, so STARTED, SUCCEEDED
-   * and FAILED still fit and the run can finish.
-   */
-  private async checkEventLimit(run: InstallRunEntity, input: ReportStepInput): Promise<void> {
-    const limit = input.status === 'PROGRESS' ? MAX_STEP_EVENTS_PER_RUN : MAX_STEP_EVENTS_PER_RUN + STEP_EVENT_RESERVE;
-    const stored = await this.runs.events.count(run.id);
-    if (stored < limit || (await this.runs.events.has(run.id, input.seq))) {
-      return;
-    }
-    throw new AppError(
-      'LIMIT_EXCEEDED',
-      message('agentToken.eventLimit', { runId: run.id, stored: String(stored), progress: String(input.status === 'PROGRESS'), status: input.status, step: input.step }),
-      { limit },
-    );
   }
 
   /**
@@ -156,6 +196,23 @@ export class AgentReportService {
       }
     }
   }
+}
+
+/** A cap an event would pass. */
+type CapReached = { readonly outcome: 'EVENT_COUNT' | 'EVENT_BYTES'; readonly count: number; readonly bytes: number; readonly limit: number };
+
+/** The cap the event would pass by the run's counts as read, or null (the store's admission decides for good). */
+function overCap(run: InstallRunEntity, status: ReportStepInput['status'], bytes: number, caps: RunEventCaps): CapReached | null {
+  const reserved = status !== 'PROGRESS';
+  const maxEvents = caps.events + (reserved ? caps.reserveEvents : 0);
+  const maxBytes = caps.bytes + (reserved ? caps.reserveBytes : 0);
+  if (run.eventCount >= maxEvents) {
+    return { outcome: 'EVENT_COUNT', count: run.eventCount, bytes: run.eventBytes, limit: maxEvents };
+  }
+  if (run.eventBytes + bytes > maxBytes) {
+    return { outcome: 'EVENT_BYTES', count: run.eventCount, bytes: run.eventBytes, limit: maxBytes };
+  }
+  return null;
 }
 
 /** The CSRs a START_KUBELET progress event says kubelet waits for (`agent.kubelet.waitingCsrs` names them). */

@@ -182,10 +182,9 @@ export class BatchInstaller {
       clusterId,
       async (change) => {
         const node = await this.batches.placeOf(change.nodeId).catch(() => null);
+        // The change itself reaches the batch's subscribers from the node store's publisher.
         if (node?.batchId && node.batchPhase && node.batchPhase !== 'ADDED') {
           void this.kick(node.batchId);
-        } else if (node?.batchId) {
-          this.publish(node.batchId);
         }
       },
       {

@@ -3,6 +3,7 @@ import { Router, type Response } from 'express';
 import type { AgentTokens, InstallRunEntity, InstallRunStore } from '@ccos/api/data-access-db';
 import { bearerToken } from '@ccos/api/util-graphql';
 import { roleAllows, type Role } from '@ccos/shared/domain';
+import { type CodedText, message } from '@ccos/shared/messages';
 
 /** The largest diagnostics bundle accepted (the agent cuts its bundle to fit). */
 export const MAX_DIAGNOSTICS_BYTES = 8 * 1024 * 1024;
@@ -16,9 +17,9 @@ class BodyTooLarge extends Error {}
  * Answers without reading the request body: the connection is closed after the answer, so
  * the rest of the body is never pulled off the wire (Node would otherwise read and discard it).
  */
-function refuseUnread(res: Response, status: number, error: string): void {
+function refuseUnread(res: Response, status: number, error: string | CodedText): void {
   res.setHeader('connection', 'close');
-  res.status(status).json({ error });
+  res.status(status).json(typeof error === 'string' ? { error } : { error: error.message, messageCode: error.code, messageParams: error.params });
 }
 
 /** The request body, read only up to `max` bytes; more is a {@link BodyTooLarge} and the reading stops. */
@@ -48,11 +49,14 @@ function tooLarge(size: number | null): string {
 }
 
 /**
- * `POST /agent/diagnostics` — the agent of a failed run uploads its bundle (tar.gz, agent token);
+ * `POST /agent/diagnostics` — the agent of a failed run uploads its bundle (tar.gz, agent token),
+ * once: 425 while the run is still RUNNING (the agent sends its FAILED event first and retries
+ * this answer), 409 for a run that succeeded or was cancelled and for a second bundle (the first
+ * is kept: what the operator reads is what the agent saw when the step failed);
  * `GET /api/install-runs/<id>/diagnostics.tar.gz` — an operator downloads it.
  *
- * The upload checks the token and the declared size before it reads a byte of the body, and
- * reads at most {@link MAX_DIAGNOSTICS_BYTES}: an anonymous or oversized upload costs nothing.
+ * The upload checks the token, the run and the declared size before it reads a byte of the
+ * body, and reads at most {@link MAX_DIAGNOSTICS_BYTES}: a refused upload costs nothing.
  */
 export function diagnosticsRoutes(runs: InstallRunStore, tokens: AgentTokens, sessionRole: SessionRole, onUploaded: (run: InstallRunEntity) => void): Router {
   const router = Router();
@@ -61,6 +65,18 @@ export function diagnosticsRoutes(runs: InstallRunStore, tokens: AgentTokens, se
     const run = await tokens.authenticate(bearerToken(req.headers.authorization));
     if (!run) {
       refuseUnread(res, 401, 'a valid agent token is required');
+      return;
+    }
+    if (run.status === 'RUNNING') {
+      refuseUnread(res, 425, message('diagnostics.runNotFailedYet', { runId: run.id }));
+      return;
+    }
+    if (run.status !== 'FAILED') {
+      refuseUnread(res, 409, message('diagnostics.runNotFailed', { runId: run.id, runStatus: run.status }));
+      return;
+    }
+    if (await runs.hasDiagnostics(run.id)) {
+      refuseUnread(res, 409, message('diagnostics.alreadyUploaded', { runId: run.id }));
       return;
     }
     const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
@@ -82,7 +98,11 @@ export function diagnosticsRoutes(runs: InstallRunStore, tokens: AgentTokens, se
       res.status(400).json({ error: 'the diagnostics bundle must be a gzip file (tar.gz)' });
       return;
     }
-    await runs.saveDiagnostics(run.id, content, new Date());
+    if (!(await runs.saveDiagnostics(run.id, content, new Date()))) {
+      // Another upload of the same run got in between the check above and this one.
+      refuseUnread(res, 409, message('diagnostics.alreadyUploaded', { runId: run.id }));
+      return;
+    }
     onUploaded(run);
     res.status(204).end();
   });

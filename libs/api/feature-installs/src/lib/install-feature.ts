@@ -14,6 +14,7 @@ import { type InstallObserver, InstallGauges } from './install-metrics';
 import { InstallRunSweeper } from './install-run-sweeper';
 import { InstallRunView } from './install-run.view';
 import { type InstallReadiness, InstallService } from './install.service';
+import { STEP_EVENT_RESERVE, STEP_EVENT_RESERVE_BYTES } from './report-step.input';
 import { RunBootstrapIdentities } from './run-bootstrap-identities';
 import { type AgentLaunchSettings, SshAgentControl } from './ssh-agent-control';
 import { StallWatchdog } from './stall-watchdog';
@@ -40,6 +41,8 @@ export interface InstallFeatureOptions {
   readonly bootstrapNamespace: string;
   /** How long a run may take: its agent token and bootstrap identity end with it. */
   readonly runDeadlineMs: number;
+  /** What one run's agent may store: PROGRESS events and their bytes (the events that finish steps have a reserve beyond). */
+  readonly eventCaps: { readonly events: number; readonly bytes: number };
   /** Silence after which a running install is reported stalled. */
   readonly stallAfterSeconds: number;
   /** The session's role, for downloading a run's diagnostics. */
@@ -54,6 +57,8 @@ export interface InstallFeatureOptions {
 export interface InstallFeature {
   readonly service: InstallService;
   readonly runView: InstallRunView;
+  /** The install runs' store, for their events a page at a time. */
+  readonly runs: InstallRunStore;
   readonly agentReports: AgentReportService;
   /** Installs the hosts of node batches (feature-nodes' BatchInstalls). */
   readonly batches: BatchInstaller;
@@ -75,13 +80,18 @@ export function createInstallFeature(options: InstallFeatureOptions): InstallFea
   const agentControl = new SshAgentControl(options.ssh, options.secrets, options.agent, options.launch);
   const identities = new RunBootstrapIdentities(runs, { clientFor: async (clusterId) => (await options.connections.ensure(clusterId)).client }, options.bootstrapNamespace, logger);
   const service = new InstallService(runs, nodes, tokens, agentControl, identities, events, logger, options.runDeadlineMs, options.observer, {}, options.readiness);
-  const agentReports = new AgentReportService(runs, tokens, nodes, service, options.cluster, events, logger, options.observer);
+  const agentReports = new AgentReportService(runs, tokens, nodes, service, options.cluster, events, logger, options.observer, {
+    ...options.eventCaps,
+    reserveEvents: STEP_EVENT_RESERVE,
+    reserveBytes: STEP_EVENT_RESERVE_BYTES,
+  });
   const batches = new BatchInstaller(options.batches, service, events, logger);
   const watchdog = new StallWatchdog(runs, nodes, options.stallAfterSeconds, logger);
   const sweeper = new InstallRunSweeper(runs, nodes, service, agentControl, identities, logger);
   return {
     service,
     runView: new InstallRunView(runs, options.notices),
+    runs,
     agentReports,
     batches,
     agentChannel: options.agentChannel,

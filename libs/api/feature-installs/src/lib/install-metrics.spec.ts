@@ -7,6 +7,7 @@ describe('failureCodeOf', () => {
     [{ code: 'KUBELET_DIED' }, 'KUBELET_DIED'],
     [{ code: 'MCS_TLS_VERIFY_FAILED' }, 'MCS_TLS_VERIFY_FAILED'],
     [{ code: 'disk_full' }, 'UNKNOWN'],
+    [{ code: 'NO_SUCH_CODE_FROM_A_HOSTILE_AGENT' }, 'UNKNOWN'],
     [{ code: 'DISK FULL; rm -rf /' }, 'UNKNOWN'],
     [{ code: `A${'B'.repeat(48)}` }, 'UNKNOWN'],
     [{ code: 42 }, 'UNKNOWN'],

@@ -1,5 +1,5 @@
 import type { InstallRunStore, NodeStore } from '@ccos/api/data-access-db';
-import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
+import { AGENT_FAILURE_CODES, type InstallRunStatus, type InstallStep, SERVICE_FAILURE_CODES } from '@ccos/shared/domain';
 
 /**
  * Told what installs did, for metrics. Each fact is reported once across replicas: by the
@@ -12,35 +12,31 @@ export interface InstallObserver {
   eventStored(lagSeconds: number): void;
   /** A run ended; `failureCode` is the agent's `detail.code`, a service-side cause, or `none`. */
   runFinished(outcome: Exclude<InstallRunStatus, 'RUNNING'>, failureCode: string): void;
+  /** An agent's event was refused for good, and why. */
+  eventRefused(reason: EventRefusal): void;
 }
+
+/** Why an agent's event was refused: its run had ended, or it was past the run's cap on events or on their bytes. */
+export type EventRefusal = 'RUN_FINISHED' | 'EVENT_COUNT' | 'EVENT_BYTES';
 
 /** An observer that ignores everything (tests and tools that do not count). */
 export const UNOBSERVED_INSTALLS: InstallObserver = {
   stepFinished: () => undefined,
   eventStored: () => undefined,
   runFinished: () => undefined,
+  eventRefused: () => undefined,
 };
 
-/** Failure codes of runs the service ended itself (the agent's own codes come from its FAILED event). */
-export const SERVICE_FAILURE_CODES = {
-  agentNotStarted: 'AGENT_NOT_STARTED',
-  deadline: 'RUN_DEADLINE',
-  superseded: 'SUPERSEDED',
-  cancelled: 'CANCELLED',
-  none: 'none',
-  unknown: 'UNKNOWN',
-} as const;
-
-const CODE_FORM = /^[A-Z][A-Z0-9_]{0,47}$/;
+const KNOWN_CODES: ReadonlySet<string> = new Set(AGENT_FAILURE_CODES);
 
 /**
- * The failure code of a FAILED event's detail as a metric label: the agent's codes are
- * SCREAMING_SNAKE words (see the agent's FAILURE_CODES); anything else becomes UNKNOWN so a
- * confused or hostile agent cannot grow the label set with free text.
+ * The failure code of a FAILED event's detail as a metric label: one of the agent's known codes
+ * (AGENT_FAILURE_CODES); anything else becomes UNKNOWN so a confused or hostile agent cannot grow
+ * the label set with its own text.
  */
 export function failureCodeOf(detail: Record<string, unknown> | null | undefined): string {
   const code = detail?.['code'];
-  return typeof code === 'string' && CODE_FORM.test(code) ? code : SERVICE_FAILURE_CODES.unknown;
+  return typeof code === 'string' && KNOWN_CODES.has(code) ? code : SERVICE_FAILURE_CODES.unknown;
 }
 
 /** Counts read from Postgres at scrape time: every replica answers the same. */

@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/
 import { ClusterAddressGuard, type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
 import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
+import { message } from '@ccos/shared/messages';
 // The cluster of these specs is the in-process Kubernetes API simulator (a test-only tool).
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import { InstallRunSweeper } from './install-run-sweeper';
@@ -112,7 +113,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     const nodeId = await readyNode('w2');
     const run = await installs.install(nodeId, 'operator');
     const { token } = await launchedFor(run.id);
-    await nodes.transition(nodeId, 'AGENT_SILENT', 'silent for 120 s');
+    await nodes.transition(nodeId, 'AGENT_SILENT', message('node.agentSilent', { seconds: 120, since: 'then' }));
     now = new Date(Date.now() + DEADLINE_MS - 60_000);
     expect((await tokens().authenticate(token))?.id).toBe(run.id);
     now = new Date(Date.now() + DEADLINE_MS + 1000);

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { InstallRunStore, NodeStore } from '@ccos/api/data-access-db';
+import { SERVICE_FAILURE_CODES } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
-import { SERVICE_FAILURE_CODES } from './install-metrics';
 import type { AgentControl, InstallService } from './install.service';
 import type { RunBootstrapIdentities } from './run-bootstrap-identities';
 

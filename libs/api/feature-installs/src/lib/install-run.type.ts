@@ -121,6 +121,9 @@ export class InstallRunType extends RunType {
   @Field(() => GraphQLISODateTime, { nullable: true, description: 'When that identity was deleted from the cluster.' })
   bootstrapIdentityRevokedAt!: Date | null;
 
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the run first refused an agent event for its caps on events or bytes (INSTALL_RUN_MAX_EVENTS, INSTALL_RUN_MAX_EVENT_BYTES): its log is incomplete from then on. Null while it never did.' })
+  eventsCappedAt!: Date | null;
+
   @Field(() => [InstallRunNoticeType])
   notices!: InstallRunNoticeType[];
 

@@ -28,6 +28,7 @@ export class InstallRunView {
       deadlineAt: run.deadlineAt,
       bootstrapIdentity: run.bootstrapIdentity,
       bootstrapIdentityRevokedAt: run.bootstrapIdentityRevokedAt,
+      eventsCappedAt: run.eventsCappedAt,
       notices: notices.map(({ kind, subject, message, detail, count, firstAt, lastAt }) => ({ kind, subject, message, ...codedNotice(detail), count, firstAt, lastAt })),
       steps: steps.map(({ step, state, progress, message, coded, startedAt, finishedAt }) => ({ step, status: state, progress, message, ...codedFields('message', coded), startedAt, finishedAt })),
       events: events.map(toStepEventType),

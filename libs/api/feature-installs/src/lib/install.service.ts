@@ -12,9 +12,9 @@ import {
   reasonFields,
 } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
-import { type InstallRunStatus, type InstallStep, describeStep, resumeStep, statusText, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
+import { type InstallRunStatus, type InstallStep, SERVICE_FAILURE_CODES, describeStep, resumeStep, statusText, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
-import { type InstallObserver, SERVICE_FAILURE_CODES, UNOBSERVED_INSTALLS } from './install-metrics';
+import { type InstallObserver, UNOBSERVED_INSTALLS } from './install-metrics';
 import type { RunIdentityIssuer } from './run-bootstrap-identities';
 
 /**
@@ -133,7 +133,7 @@ export class InstallService {
       if (previous.status === 'RUNNING') {
         // A stalled agent may come back: stop it so two agents never work on one host.
         await this.agent.stop(node, previous).catch((error: unknown) => this.logger.warn({ err: error, runId: previous.id }, 'could not stop the stalled agent'));
-        await this.finish(previous, 'FAILED', null, 'superseded by a retry', SERVICE_FAILURE_CODES.superseded);
+        await this.finish(previous, 'FAILED', null, message('install.supersededByRetry'), SERVICE_FAILURE_CODES.superseded);
       }
       const events = await this.runs.events.list(previous.id);
       from = resumeStep(summariseSteps(events.map((event) => ({ ...event, at: event.occurredAt }))), previous.startStep) ?? previous.startStep;
@@ -149,7 +149,7 @@ export class InstallService {
     }
     // End the run first: the agent's own "cancelled" report then changes nothing.
     await this.runs.requestCancel(run.id);
-    const finished = await this.finish(run, 'CANCELLED', null, `cancelled by ${actor}`, SERVICE_FAILURE_CODES.cancelled);
+    const finished = await this.finish(run, 'CANCELLED', null, message('install.cancelledBy', { actor }), SERVICE_FAILURE_CODES.cancelled);
     await this.nodes.transition(node.id, 'INSTALL_CANCELLED', message('node.installCancelled', { actor }));
     await this.agent.stop(node, run).catch((error: unknown) =>
       this.logger.warn({ err: error, runId: run.id }, 'could not stop the agent; it stops at its next report'),

@@ -8,9 +8,22 @@ import { message } from '@ccos/shared/messages';
 /** The most a step event's `detail` may take, as JSON (the agent's largest, a failure with a 4 KiB output tail, is far below). */
 export const MAX_STEP_DETAIL_BYTES = 16 * 1024;
 
-/** PROGRESS events one run may report; STARTED, SUCCEEDED and FAILED events have {@link STEP_EVENT_RESERVE} more, so a run can always finish. */
-export const MAX_STEP_EVENTS_PER_RUN = 5_000;
+/**
+ * PROGRESS events one run may store by default (INSTALL_RUN_MAX_EVENTS), and their bytes
+ * (INSTALL_RUN_MAX_EVENT_BYTES: message, coded message and detail). A real install stores about
+ * 50 events and 20 kB; one that waits its whole 2-hour deadline for a CSR approval adds a
+ * heartbeat every 25 s (about 300). STARTED, SUCCEEDED and FAILED events have
+ * {@link STEP_EVENT_RESERVE} events and {@link STEP_EVENT_RESERVE_BYTES} more, so a run can always finish.
+ */
+export const DEFAULT_RUN_EVENT_CAPS = { events: 2_000, bytes: 4 * 1024 * 1024 } as const;
 export const STEP_EVENT_RESERVE = 50;
+export const STEP_EVENT_RESERVE_BYTES = 1024 * 1024;
+
+/** What an event weighs against its run's byte cap: its message, coded message parameters and detail, as stored. */
+export function eventBytes(input: Pick<ReportStepInput, 'message' | 'messageCode' | 'messageParams' | 'detail'>): number {
+  const json = (value: unknown): number => (value === null || value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8'));
+  return Buffer.byteLength(input.message ?? '', 'utf8') + Buffer.byteLength(input.messageCode ?? '', 'utf8') + json(input.messageParams) + json(input.detail);
+}
 
 function checkDetailSize(detail: Record<string, unknown>): Problem {
   const bytes = Buffer.byteLength(JSON.stringify(detail), 'utf8');

@@ -1,6 +1,6 @@
-import { ValidateNested } from 'class-validator';
+import { IsOptional, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { LabelInput, Satisfies, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
+import { LabelInput, ROLE_LABEL_REASON_DESCRIPTION, Satisfies, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
 import { checkHostname, checkIp, checkPort } from '@ccos/shared/domain';
 
 export { LabelInput, SshCredentialsInput, TaintInput };
@@ -29,4 +29,17 @@ export class AddNodeInput extends SshCredentialsInput {
   @Field(() => [TaintInput], { defaultValue: [] })
   @ValidateNested({ each: true })
   taints!: TaintInput[];
+
+  @Field(() => String, { nullable: true, description: ROLE_LABEL_REASON_DESCRIPTION })
+  @IsOptional()
+  roleLabelReason?: string | null;
+
+  @Field(() => Boolean, {
+    defaultValue: false,
+    description:
+      'ADMIN only. Re-add a name this cluster removed after it had joined, within the longest lifetime of a kubelet certificate (a year): ' +
+      'the removed machine may still hold valid certificates issued for that name, which removal cannot revoke (Kubernetes has no ' +
+      'certificate revocation), so only an ADMIN who knows that machine is wiped or gone may re-add it. Without it the request is refused.',
+  })
+  acknowledgeOldCertificates!: boolean;
 }

@@ -1,6 +1,6 @@
 import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { MultiLine, Secret, coded } from '@ccos/api/util-graphql';
+import { MultiLine, ROLE_LABEL_REASON_DESCRIPTION, Secret, coded } from '@ccos/api/util-graphql';
 import { LabelInput, SshCredentialsInput, TaintInput } from './add-node.input';
 
 @InputType({ description: 'An address range with a hostname pattern: 198.18.0.10-198.18.0.29 with w-{n} gives w-1 … w-20.' })
@@ -98,6 +98,10 @@ export class AddNodesInput extends SshCredentialsInput {
   @Field(() => [TaintInput], { defaultValue: [], description: 'Taints for every host of a range.' })
   @ValidateNested({ each: true })
   taints!: TaintInput[];
+
+  @Field(() => String, { nullable: true, description: `${ROLE_LABEL_REASON_DESCRIPTION} One reason covers every row.` })
+  @IsOptional()
+  roleLabelReason?: string | null;
 
   @Field(() => Boolean, { defaultValue: false, description: 'Add the rows that pass and report the others; by default one bad row stops the whole request.' })
   addValidRows!: boolean;

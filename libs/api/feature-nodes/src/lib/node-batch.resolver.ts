@@ -18,7 +18,7 @@ export class NodeBatchResolver {
       'unless addValidRows is set (then the passing rows are added, in one batch). Each added host is then connected to and checked in the background.',
   })
   async addNodes(@Arg('input', () => AddNodesInput) input: AddNodesInput, @Ctx() context: RequestContext): Promise<AddNodesResultType> {
-    return this.service.addNodes(input, actorOf(context));
+    return this.service.addNodes(input, actorOf(context), { role: context.user?.role ?? 'VIEWER' });
   }
 
   @Authorized('OPERATOR')

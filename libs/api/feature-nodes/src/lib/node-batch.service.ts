@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ClusterStore, type InstallRunStore, type NodeBatchEntity, type NodeBatchStore, type NodeEntity, type NodeStore, isUuid, reasonFields } from '@ccos/api/data-access-db';
 import { type AgentBinary, type SshCredentials, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
+import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { AppError, BadUserInputError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import { toVerdictType } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
@@ -18,12 +19,14 @@ import {
   countBatch,
   expandAddressRange,
   parseHostList,
+  type RoleLabelAuthority,
+  roleLabelRefusal,
 } from '@ccos/shared/domain';
 import { bare, isMessageCode, type MessageParams, message } from '@ccos/shared/messages';
 import type { AddNodesInput, BulkHostInput } from './add-nodes.input';
 import type { BatchInstalls, InstallReadiness } from './install-ports';
 import type { AddNodesResultType, BatchHostType, BulkRowProblemType, BulkRowResultType, NodeBatchType } from './node-batch.type';
-import type { ProvisioningQueue } from './node.service';
+import { type ProvisioningQueue, oldCertificatesMayBeValid, removedNamesAmong } from './node.service';
 
 /** Node statuses from which a retry first connects again (the add-time checks failed). */
 const RECONNECT_FIRST = new Set(['UNREACHABLE', 'AUTH_FAILED', 'PRECHECK_FAILED']);
@@ -50,9 +53,14 @@ export class NodeBatchService {
     private readonly installer: BatchInstalls,
     private readonly defaultConcurrency: number = DEFAULT_BATCH_CONCURRENCY,
     private readonly readiness: InstallReadiness = async () => undefined,
+    /** Node roles an OPERATOR may give besides worker (ALLOW_NODE_ROLES). */
+    private readonly allowedNodeRoles: readonly string[] = [],
+    /** Which SSH targets may be entered: the service's one address policy (ALLOW_CLUSTER_ADDRESSES). */
+    private readonly addresses: ClusterAddressGuard = new ClusterAddressGuard(),
   ) {}
 
-  async addNodes(input: AddNodesInput, actor: string): Promise<AddNodesResultType> {
+  /** `by`: the caller's role, which bounds the node-role labels any row may set (see roleLabelRefusal). */
+  async addNodes(input: AddNodesInput, actor: string, by: RoleLabelAuthority): Promise<AddNodesResultType> {
     const cluster = await this.clusters.find(input.clusterId);
     if (!cluster) {
       throw new NotFoundError('cluster', input.clusterId);
@@ -90,6 +98,11 @@ export class NodeBatchService {
         };
       });
     }
+    // A role label the caller may not give refuses the whole request, whatever addValidRows says.
+    const roleRefusal = roleLabelRefusal(rows.flatMap(({ row }) => row.labels), this.allowedNodeRoles, { role: by.role, reason: input.roleLabelReason }, 'input.roleLabelReason');
+    if (roleRefusal) {
+      throw roleRefusal;
+    }
 
     const active = await this.nodes.listingOf(cluster.id);
     // A Node found in the cluster under a row's name, at its address (or none known): the row takes
@@ -103,6 +116,10 @@ export class NodeBatchService {
     }
     const existing = active.filter((node) => ![...superseded.values()].includes(node.id));
     const checked = checkBulkRows(rows, { hostnames: new Set(existing.map((node) => node.hostname)), ips: new Set(existing.flatMap((node) => (node.ip ? [node.ip] : []))) });
+    // A name this cluster removed after it joined may still have valid certificates on its old
+    // machine: a batch cannot acknowledge that, so the row is refused and addNode (an ADMIN's
+    // acknowledgeOldCertificates) is the way in (see NodeService.add).
+    const removedNames = await removedNamesAmong(this.nodes, cluster.id, rows.map(({ row }) => row.hostname));
 
     // One shared credential, sealed once for the whole batch; a row may bring its own.
     let shared: SshCredentials | null = null;
@@ -113,6 +130,15 @@ export class NodeBatchService {
     const credentials = new Map<number, ReturnType<typeof sealCredentials>>();
     const results = checked.map(({ row, problems }) => {
       const found = [...problems];
+      const removed = removedNames.get(row.hostname);
+      if (removed) {
+        const text = oldCertificatesMayBeValid(removed);
+        found.push({ field: 'hostname', message: text.message, coded: bare(text) });
+      }
+      const target = checkIp(row.ip) === null ? this.addresses.check(row.ip, 'ssh') : null;
+      if (target && !target.ok) {
+        found.push({ field: 'ip', message: target.reason, coded: bare(target.reasonCoded) });
+      }
       const own = ownCredentials.get(row.line);
       if (own && (own.password || own.privateKey || own.passphrase)) {
         const parsed = this.credentialsOrProblem(own, found);
@@ -167,7 +193,7 @@ export class NodeBatchService {
         { id: batchId, clusterId: cluster.id, createdBy: actor, source, concurrency: this.clampConcurrency(null) },
         {
           ids: [...new Set(passing.flatMap(({ row }) => (superseded.has(row.line) ? [superseded.get(row.line) ?? ''] : [])))],
-          reason: 'its host was added through this service in a batch; the Node is checked as one of the host\'s leftovers',
+          reason: message('node.supersededByBatch'),
         },
       );
     } catch (error) {
@@ -215,10 +241,13 @@ export class NodeBatchService {
     }
     await this.readiness(batch.clusterId);
     for (const node of failed) {
-      // Queued first: a pass that sees the node connecting again then waits for it instead of failing it.
-      await this.batches.setPhase(node.id, 'FAILED', 'QUEUED');
-      if (RECONNECT_FIRST.has(node.status)) {
+      // Connecting again before it is queued: a pass that saw it queued with its old failed status would fail it at once.
+      const reconnect = RECONNECT_FIRST.has(node.status);
+      if (reconnect) {
         await this.nodes.transition(node.id, 'RECONNECT_REQUESTED', message('node.connectingAgain', { actor }));
+      }
+      await this.batches.setPhase(node.id, 'FAILED', 'QUEUED');
+      if (reconnect) {
         this.provisioning.schedule(node.id);
       }
     }

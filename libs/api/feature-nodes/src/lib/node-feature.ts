@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import type { ClusterStore, InstallRunStore, NodeBatchStore, NodeStore } from '@ccos/api/data-access-db';
 import type { AgentBinary } from '@ccos/api/data-access-hosts';
+import type { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { type ClusterLeftoverCleaner, HostCleanupService } from './host-cleanup.service';
@@ -36,6 +37,10 @@ export interface NodeFeatureOptions {
   readonly installReadiness: InstallReadiness;
   /** How many hosts of one batch are added and installed at once, unless the batch says. */
   readonly batchConcurrency: number;
+  /** Node roles an OPERATOR may give besides worker (ALLOW_NODE_ROLES); others need an ADMIN and a reason. */
+  readonly allowedNodeRoles?: readonly string[];
+  /** Which SSH targets may be entered (ALLOW_CLUSTER_ADDRESSES, the same guard as for clusters); the pool checks them again on every connection. */
+  readonly addresses: ClusterAddressGuard;
   readonly logger: Logger;
 }
 
@@ -59,9 +64,9 @@ export function createNodeFeature(options: NodeFeatureOptions): NodeFeature {
   const provisioner = new NodeProvisioner(nodes, secrets, ssh, agent, logger, options.cluster);
   const inventorySync = new NodeInventorySync(nodes, options.watches, options.clusters, logger);
   return {
-    service: new NodeService(clusterRecords, nodes, secrets, provisioner, agent),
+    service: new NodeService(clusterRecords, nodes, secrets, provisioner, agent, options.allowedNodeRoles, options.addresses),
     provisioner,
-    batches: new NodeBatchService(clusterRecords, nodes, options.batches, options.runs, secrets, provisioner, agent, options.installs, options.batchConcurrency, options.installReadiness),
+    batches: new NodeBatchService(clusterRecords, nodes, options.batches, options.runs, secrets, provisioner, agent, options.installs, options.batchConcurrency, options.installReadiness, options.allowedNodeRoles, options.addresses),
     hostCleanup: new HostCleanupService(nodes, secrets, ssh, options.leftovers, logger),
     async start() {
       await inventorySync.start();

@@ -91,7 +91,8 @@ export class NodeProvisioner implements ProvisioningQueue {
     if (scan.machineId) {
       const removed = await this.nodes.removedMachine(scan.machineId, node.id);
       if (removed) {
-        leftovers.push({ kind: 'REMOVED_MACHINE', item: `machine-id ${scan.machineId} of node ${removed.hostname}, removed ${removed.updatedAt.toISOString()}` });
+        // Data only (the item is shown as it is in every language; its kind says what it means): the machine-id, the removed node and when.
+        leftovers.push({ kind: 'REMOVED_MACHINE', item: `machine-id ${scan.machineId} → node/${removed.hostname} (${removed.updatedAt.toISOString()})` });
       }
     }
     let liveNodeNamed = false;

@@ -1,5 +1,5 @@
-import { Arg, Authorized, Field, ID, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { type NodeChangedPayload, NodeType, TOPICS } from '@ccos/api/util-graphql';
+import { Arg, Authorized, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { type NodeChangedPayload, NodeType, type RequestContext, TOPICS } from '@ccos/api/util-graphql';
 import { AddNodeInput, SshCredentialsInput } from './add-node.input';
 import { toNodeType } from './node.mapper';
 import type { NodeService } from './node.service';
@@ -31,8 +31,8 @@ export class NodeResolver {
 
   @Authorized('OPERATOR')
   @Mutation(() => NodeType, { description: 'Enters a host; the service then connects, checks it and copies the agent in the background (status ADDING → READY_TO_INSTALL).' })
-  async addNode(@Arg('input', () => AddNodeInput) input: AddNodeInput): Promise<NodeType> {
-    return toNodeType(await this.nodeService.add(input));
+  async addNode(@Arg('input', () => AddNodeInput) input: AddNodeInput, @Ctx() context: RequestContext): Promise<NodeType> {
+    return toNodeType(await this.nodeService.add(input, { role: context.user?.role ?? 'VIEWER' }));
   }
 
   @Authorized('OPERATOR')

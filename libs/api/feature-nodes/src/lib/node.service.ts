@@ -1,10 +1,29 @@
 import { type ClusterStore, type NodeEntity, type NodeStore, isUuid, reasonFields, uniqueViolationOf } from '@ccos/api/data-access-db';
 import { type AgentBinary, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
-import { BadUserInputError, FieldConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
+import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
+import { AppError, BadUserInputError, FieldConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { canDeleteRecord, canonicalIp, checkNodeLabels, checkTaints, statusText } from '@ccos/shared/domain';
-import { bare, message } from '@ccos/shared/messages';
+import { type Role, type RoleLabelAuthority, canDeleteRecord, canonicalIp, checkNodeLabels, checkTaints, roleLabelRefusal, statusText } from '@ccos/shared/domain';
+import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
+
+/**
+ * How long a certificate issued for a removed node's name may stay valid: kube-controller-manager's
+ * default `--cluster-signing-duration` (8760h), the longest a kubelet's client or serving certificate lives.
+ * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kube-controller-manager/
+ */
+export const NODE_CERTIFICATE_LIFETIME_MS = 365 * 24 * 3600_000;
+
+/** The records, by hostname, of those names this cluster removed after they joined, within a certificate's lifetime. */
+export function removedNamesAmong(nodes: NodeStore, clusterId: string, hostnames: readonly string[]): Promise<Map<string, NodeEntity>> {
+  return nodes.removedAfterJoiningSince(clusterId, hostnames, new Date(Date.now() - NODE_CERTIFICATE_LIFETIME_MS));
+}
+
+/** Why a removed-after-joining name is not added again without an ADMIN's acknowledgement. */
+export function oldCertificatesMayBeValid(removed: NodeEntity): CodedText {
+  const until = new Date(removed.updatedAt.getTime() + NODE_CERTIFICATE_LIFETIME_MS).toISOString();
+  return message('node.oldCertificatesMayBeValid', { hostname: removed.hostname, removedAt: removed.updatedAt.toISOString(), until });
+}
 
 /** Runs the background part of adding a node (connect, check, copy the agent). */
 export interface ProvisioningQueue {
@@ -22,17 +41,33 @@ export class NodeService {
     private readonly secrets: SecretBox,
     private readonly provisioning: ProvisioningQueue,
     private readonly agent: () => AgentBinary | null,
+    /** Node roles an OPERATOR may give besides worker (ALLOW_NODE_ROLES). */
+    private readonly allowedNodeRoles: readonly string[] = [],
+    /** Which SSH targets may be entered: the service's one address policy (ALLOW_CLUSTER_ADDRESSES). */
+    private readonly addresses: ClusterAddressGuard = new ClusterAddressGuard(),
   ) {}
 
-  async add(input: AddNodeInput): Promise<NodeEntity> {
+  /** `by`: the caller's role, which bounds the node-role labels it may set (see roleLabelRefusal). */
+  async add(input: AddNodeInput, by: RoleLabelAuthority): Promise<NodeEntity> {
     const cluster = await this.clusters.find(input.clusterId);
     if (!cluster) {
       throw new NotFoundError('cluster', input.clusterId);
     }
+    await this.requireAcknowledgedOldCertificates(input, by.role);
     const labelProblem = checkNodeLabels(input.labels);
     const problem = labelProblem ?? checkTaints(input.taints);
     if (problem) {
       throw new BadUserInputError(labelProblem ? 'input.labels' : 'input.taints', problem);
+    }
+    const roleRefusal = roleLabelRefusal(input.labels, this.allowedNodeRoles, { role: by.role, reason: by.reason ?? input.roleLabelReason }, 'input.roleLabelReason');
+    if (roleRefusal) {
+      throw roleRefusal;
+    }
+    // Loopback, unspecified, link-local and metadata addresses reach the service's own host or the
+    // cloud's: no credentials go there (checked again before every connection, see SshPool).
+    const target = this.addresses.check(input.ip, 'ssh');
+    if (!target.ok) {
+      throw new BadUserInputError('input.ip', target.reasonCoded);
     }
     const credentials = credentialsFrom(input);
     this.requireAgent();
@@ -63,6 +98,29 @@ export class NodeService {
       });
     this.provisioning.schedule(node.id);
     return node;
+  }
+
+  /**
+   * Re-adding a name the cluster removed after it joined, within a certificate's lifetime: the
+   * removed machine may still hold valid client and serving certificates for the name (removal
+   * cannot revoke them), so it takes an ADMIN's explicit acknowledgement.
+   */
+  private async requireAcknowledgedOldCertificates(input: AddNodeInput, role: Role): Promise<void> {
+    const removed = (await removedNamesAmong(this.nodes, input.clusterId, [input.hostname])).get(input.hostname);
+    if (!removed) {
+      return;
+    }
+    if (!input.acknowledgeOldCertificates) {
+      throw new PreconditionError(oldCertificatesMayBeValid(removed), {
+        reason: 'OLD_CERTIFICATES_MAY_BE_VALID',
+        removedNodeId: removed.id,
+        acknowledgeWith: 'acknowledgeOldCertificates',
+        requiredRole: 'ADMIN',
+      });
+    }
+    if (role !== 'ADMIN') {
+      throw new AppError('FORBIDDEN', message('node.oldCertificatesNeedAdmin', { hostname: input.hostname, held: role }), { requiredRole: 'ADMIN' });
+    }
   }
 
   list(clusterId: string): Promise<NodeEntity[]> {
@@ -168,6 +226,6 @@ async function discoveredRecordOf(nodes: NodeStore, clusterId: string, hostname:
   return found && (found.ip === null || canonicalIp(found.ip) === canonicalIp(ip)) ? found : null;
 }
 
-function supersededReason(hostname: string): string {
-  return `its host was added through this service; Node/${hostname} is checked as one of the host's leftovers`;
+function supersededReason(hostname: string): CodedText {
+  return message('node.supersededByAdd', { node: hostname });
 }

@@ -50,6 +50,14 @@ function unreachable(error: unknown): string | null {
   return isSshError(error) ? error.message : null;
 }
 
+/** What went wrong, coded: the SSH failure's own message (connecting, logging in), else the error's text as data. */
+function failureText(error: unknown): CodedText {
+  if (isSshError(error) && error.coded) {
+    return error.coded;
+  }
+  return message('removal.host.raw', { text: error instanceof Error ? error.message : String(error) });
+}
+
 /**
  * `systemctl stop kubelet` and `systemctl disable kubelet` on the host, so the kubelet neither
  * registers the Node again once it is deleted nor comes back at the next boot.
@@ -76,11 +84,7 @@ export async function stopKubelet(pool: SshPool, target: SshTarget, signal?: Abo
       { signal },
     );
   } catch (error) {
-    const why = unreachable(error);
-    if (why) {
-      return { outcome: 'UNREACHABLE', message: message('removal.host.raw', { text: why }) };
-    }
-    return { outcome: 'FAILED', message: message('removal.host.raw', { text: error instanceof Error ? error.message : String(error) }) };
+    return { outcome: unreachable(error) ? 'UNREACHABLE' : 'FAILED', message: failureText(error) };
   }
 }
 
@@ -95,7 +99,7 @@ export async function cleanHost(pool: SshPool, target: SshTarget): Promise<HostC
         : { ok: false, removed, message: message('removal.host.cleanFailed', { host: session.endpoint, output: tail(result) }) };
     });
   } catch (error) {
-    return { ok: false, removed: [], message: message('removal.host.raw', { text: error instanceof Error ? error.message : String(error) }) };
+    return { ok: false, removed: [], message: failureText(error) };
   }
 }
 
@@ -112,6 +116,6 @@ export async function probeHost(pool: SshPool, target: SshTarget): Promise<{ rea
       return result.exitCode === 0 ? { reachable: true, message: message('removal.host.answers', { host: session.target }) } : { reachable: false, message: message('removal.host.output', { host: session.target, output: tail(result) }) };
     });
   } catch (error) {
-    return { reachable: false, message: message('removal.host.raw', { text: error instanceof Error ? error.message : String(error) }) };
+    return { reachable: false, message: failureText(error) };
   }
 }

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, ClusterEntity, NodeEntity, RemovalRunEntity, RemovalRunStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { type RemovalProgressPayload, TOPICS, createInProcessEventBus } from '@ccos/api/util-graphql';
-import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
+import { DEFAULT_REMOVAL_OPTIONS, type RemovalPhase } from '@ccos/shared/domain';
+import { message } from '@ccos/shared/messages';
 import { RemovalLog } from './removal-log';
 
 describe('removal log', () => {
@@ -58,7 +59,7 @@ describe('removal log', () => {
     })();
     const writer = await log.writer(run);
     for (let i = 1; i <= 300; i++) {
-      writer.add({ kind: 'POD_DELETED', pod: `shop/web-${i}`, message: 'gone' });
+      writer.add({ kind: 'POD_DELETED', pod: `shop/web-${i}`, message: message('removal.event.podGone') });
     }
     await writer.flush();
     await listening;
@@ -69,8 +70,27 @@ describe('removal log', () => {
 
     // A writer for the same run (after a restart) continues the numbering.
     const resumed = await log.writer(run);
-    resumed.add({ kind: 'RESUMED', message: 'picked up again' });
+    resumed.add({ kind: 'RESUMED', message: message('removal.event.resumed', { owner: 'api-2', phase: 'DRAIN' }) });
     await resumed.flush();
-    expect((await store.events.list(run.id, 300)).map((event) => [event.seq, event.kind])).toEqual([[301, 'RESUMED']]);
+    expect((await store.events.list(run.id, 300)).map((event) => [event.seq, event.kind, event.phase])).toEqual([[301, 'RESUMED', 'DRAIN']]);
+  });
+
+  it('tags each event with the phase the run was in when it was added, though the batch is stored after the run moved on', async () => {
+    const store = new RemovalRunStore(dataSource);
+    const log = new RemovalLog(store, createInProcessEventBus(), pino({ level: 'silent' }));
+    let phase: RemovalPhase = 'DRAIN';
+    const writer = await log.writer(run, () => phase);
+    const after = writer.lastSeq;
+    writer.add({ kind: 'DRAIN_FINISHED', message: message('removal.event.resumed', { owner: 'api-1', phase: 'DRAIN' }) });
+    phase = 'STOP_KUBELET';
+    writer.add({ kind: 'KUBELET_STOPPED', message: message('removal.event.resumed', { owner: 'api-1', phase: 'DRAIN' }) });
+    phase = 'DONE';
+    writer.add({ kind: 'FINISHED', message: message('removal.event.resumed', { owner: 'api-1', phase: 'DRAIN' }) });
+    await writer.flush();
+    expect((await store.events.list(run.id, after)).map((event) => [event.kind, event.phase])).toEqual([
+      ['DRAIN_FINISHED', 'DRAIN'],
+      ['KUBELET_STOPPED', 'STOP_KUBELET'],
+      ['FINISHED', 'DONE'],
+    ]);
   });
 });

@@ -1,17 +1,19 @@
 import type { Logger } from 'pino';
 import type { RemovalRunEntity, RemovalRunStore } from '@ccos/api/data-access-db';
 import { type EventBus, type RemovalProgressPayload, TOPICS } from '@ccos/api/util-graphql';
-import type { RemovalEventKind } from '@ccos/shared/domain';
+import type { RemovalEventKind, RemovalPhase } from '@ccos/shared/domain';
 import { bare, type CodedText } from '@ccos/shared/messages';
 
 /** An event to record. */
 export interface RemovalEventInput {
   readonly kind: RemovalEventKind;
-  /** Plain text (the API's or kubectl's own words) or a coded message of the catalogue. */
-  readonly message: string | CodedText;
+  /** A coded message of the catalogue (kubectl's own words go in as its data parameters). */
+  readonly message: CodedText;
   readonly pod?: string | null;
   readonly pdb?: string | null;
   readonly detail?: Record<string, unknown> | null;
+  /** The phase to tag it with, when not the run's phase now (a closing event takes the phase the run ends in). */
+  readonly phase?: RemovalPhase;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface RemovalEventInput {
  * hears of seq n can read everything up to n.
  */
 export class RunEventWriter {
-  private queue: Array<RemovalEventInput & { occurredAt: Date }> = [];
+  private queue: Array<RemovalEventInput & { phase: RemovalPhase; occurredAt: Date }> = [];
   private writing: Promise<void> | null = null;
 
   constructor(
@@ -30,6 +32,7 @@ export class RunEventWriter {
     private readonly store: RemovalRunStore,
     private readonly bus: EventBus,
     private readonly logger: Logger,
+    private readonly phaseNow: () => RemovalPhase,
   ) {}
 
   /** The sequence number of the last event stored. */
@@ -37,8 +40,9 @@ export class RunEventWriter {
     return this.seq;
   }
 
+  /** Records the event with the run's phase now: it may be stored only after the run moved on. */
   add(event: RemovalEventInput): void {
-    this.queue.push({ ...event, occurredAt: new Date() });
+    this.queue.push({ ...event, phase: event.phase ?? this.phaseNow(), occurredAt: new Date() });
     this.writing ??= this.write();
   }
 
@@ -65,10 +69,11 @@ export class RunEventWriter {
           this.run.id,
           batch.map((event) => ({
             kind: event.kind,
+            phase: event.phase,
             pod: event.pod ?? null,
             pdb: event.pdb ?? null,
-            message: typeof event.message === 'string' ? event.message : event.message.message,
-            messageCoded: typeof event.message === 'string' ? null : bare(event.message),
+            message: event.message.message,
+            messageCoded: bare(event.message),
             detail: event.detail ?? null,
             occurredAt: event.occurredAt,
           })),
@@ -96,9 +101,12 @@ export class RemovalLog {
     private readonly logger: Logger,
   ) {}
 
-  /** A writer continuing after the run's last stored event. */
-  async writer(run: RemovalRunEntity): Promise<RunEventWriter> {
-    return new RunEventWriter(run, await this.store.events.lastSeq(run.id), this.store, this.bus, this.logger);
+  /**
+   * A writer continuing after the run's last stored event; each event gets the phase `phaseNow`
+   * says when it is added (the executor's view of the run, which moves on; the run as it was by default).
+   */
+  async writer(run: RemovalRunEntity, phaseNow: () => RemovalPhase = () => run.phase): Promise<RunEventWriter> {
+    return new RunEventWriter(run, await this.store.events.lastSeq(run.id), this.store, this.bus, this.logger, phaseNow);
   }
 
   /** Tells subscribers a run changed. */

@@ -1,7 +1,7 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 import type { SafetyRule } from '@ccos/shared/domain';
-import { type DrainActionName, DrainActionEnum, type DrainPodClassName, DrainPodClassEnum, RemovalSafetyRuleEnum } from './removal.enums';
+import { type DrainActionName, DrainActionEnum, type DrainPodClassName, DrainPodClassEnum, type ForcefulDrainOptionName, ForcefulDrainOptionEnum, RemovalSafetyRuleEnum } from './removal.enums';
 
 @ObjectType('RemovalSafetyCheck', { description: "One rule's verdict on the removal." })
 export class SafetyCheckType {
@@ -55,6 +55,12 @@ export class DrainPodPreviewType {
 
   @Field(() => [String], { description: 'PodDisruptionBudgets covering the pod.' })
   pdbs!: string[];
+
+  @Field(() => [ForcefulDrainOptionEnum], {
+    description:
+      'The forceful options under which the drain deletes this pod, whatever the options asked about (both when it needs both): what ticking an option would delete, before it is ticked. Empty when the pod is evicted without them or kept whatever they say.',
+  })
+  deletedWith!: ForcefulDrainOptionName[];
 }
 
 @ObjectType('KubectlLine', { description: "One of kubectl's warning or refusal lines, with its message code." })

@@ -54,6 +54,9 @@ export class RemovalEventType extends RunEventType {
   @Field(() => RemovalEventKindEnum)
   kind!: RemovalEventKind;
 
+  @Field(() => RemovalPhaseEnum, { description: 'The phase the run was in when this happened (DONE for the last event of a run that succeeded).' })
+  phase!: RemovalPhase;
+
   @Field(() => String, { nullable: true, description: 'namespace/name, for pod events.' })
   pod!: string | null;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, AgentTokens, ClusterEntity, NodeStore, RemovalRunEntity, RemovalRunStore, openDatabase } from '@ccos/api/data-access-db';
+import { type Database, AgentTokens, ClusterEntity, NodeStore, RemovalRunEntity, type RemovalRunProgress, RemovalRunStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { listNodes } from '@ccos/api/data-access-kube';
 import { type SeedOwner, type SimWithClient, seedBudget, seedController, seedNode, seedOf, seedPod, startSimWithClient } from '@ccos/api/data-access-kube/testing';
@@ -59,6 +59,21 @@ async function passTimeUntilSettled(clock: FakeClock, runner: RemovalRunner, run
   }
 }
 
+/** The run store, noting in `trace` how many events were stored when a run's final status was written. */
+class EndNotingRunStore extends RemovalRunStore {
+  readonly trace: string[] = [];
+
+  override async updateOwned(id: string, owner: string, fields: RemovalRunProgress): Promise<boolean> {
+    const ends = fields.status !== undefined && fields.status !== 'RUNNING';
+    const stored = ends ? (await this.events.list(id)).length : 0;
+    const updated = await super.updateOwned(id, owner, fields);
+    if (updated && ends) {
+      this.trace.push(`ended ${fields.status} with ${stored} events stored`);
+    }
+    return updated;
+  }
+}
+
 /**
  * Whole removal runs against kube-sim and Postgres on virtual time: heartbeats, eviction retries and
  * the drain's timeout all wait on the FakeClock, which the test moves only once every loop of the run
@@ -95,7 +110,7 @@ describe('removal runs on virtual time', () => {
       read: async (_id, read) => read({ client: world.client, nodes: () => summaries, podsOnNode: () => null }, new AbortController().signal),
     };
     const done = { host: [] as string[], denied: [] as string[], refusals: 0, finished: [] as string[] };
-    const runs = new RemovalRunStore(dataSource);
+    const runs = new EndNotingRunStore(dataSource);
     const log = new RemovalLog(runs, createInProcessEventBus(), logger);
     const observer = { runFinished: (outcome: string) => done.finished.push(outcome), evictionRefused: () => (done.refusals += 1) };
     const phases = removalPhaseRegistry({
@@ -126,7 +141,7 @@ describe('removal runs on virtual time', () => {
   const kubeNode = async (name: string) => (await world.client.call('list', (o) => world.client.core.listNode({}, o))).items.find((node) => node.metadata?.name === name);
   const podsOn = async (name: string) =>
     (await world.client.call('list', (o) => world.client.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${name}` }, o))).items.map((pod) => `${pod.metadata?.namespace}/${pod.metadata?.name}`);
-  const eventsOf = async (runs: RemovalRunStore, runId: string) => (await runs.events.list(runId)).map((event) => ({ seq: event.seq, kind: event.kind, pod: event.pod, code: event.messageCoded?.code ?? null, message: event.message }));
+  const eventsOf = async (runs: RemovalRunStore, runId: string) => (await runs.events.list(runId)).map((event) => ({ seq: event.seq, kind: event.kind, phase: event.phase, pod: event.pod, code: event.messageCoded?.code ?? null, message: event.message }));
 
   it('goes through every phase: the drain retries a budget’s refusal every 5 s of virtual time until it gives way', async () => {
     const clock = new FakeClock(new Date().toISOString(), false);
@@ -157,17 +172,21 @@ describe('removal runs on virtual time', () => {
 
     const events = await eventsOf(runs, run.id);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
-    expect(events.filter((event) => event.pod === null).map((event) => event.kind)).toEqual([
-      'STARTED',
-      'CORDONED',
-      'DRAIN_FINISHED',
-      'KUBELET_STOPPED',
-      'NODE_DELETED',
-      'CSRS_DENIED',
-      'TOKENS_REVOKED',
-      'HOST_CLEANED',
-      'FINISHED',
+    // Each event carries the phase its run was in when it happened, not the run's phase now (DONE).
+    expect(events.filter((event) => event.pod === null).map((event) => [event.kind, event.phase])).toEqual([
+      ['STARTED', 'DRAIN'],
+      ['CORDONED', 'DRAIN'],
+      ['DRAIN_FINISHED', 'DRAIN'],
+      ['KUBELET_STOPPED', 'STOP_KUBELET'],
+      ['NODE_DELETED', 'DELETE_NODE'],
+      ['CSRS_DENIED', 'DENY_CSRS'],
+      ['TOKENS_REVOKED', 'REVOKE_TOKENS'],
+      ['HOST_CLEANED', 'CLEAN_HOST'],
+      ['FINISHED', 'DONE'],
     ]);
+    // A follower stops at the final status: by the time it is written, the whole log (FINISHED too) is stored.
+    expect(runs.trace).toEqual([`ended SUCCEEDED with ${events.length} events stored`]);
+    expect(new Set(events.filter((event) => event.pod !== null).map((event) => event.phase))).toEqual(new Set(['DRAIN']));
     // The budget refused db-1 three times or more; the block is recorded once.
     expect(events.filter((event) => event.pod === 'shop/db-1').map((event) => event.kind)).toEqual(['POD_BLOCKED', 'POD_EVICTED', 'POD_DELETED']);
     expect(events.filter((event) => event.pod === 'shop/web-1').map((event) => event.kind)).toEqual(['POD_EVICTED', 'POD_DELETED']);

@@ -6,7 +6,7 @@ import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
 import type { RemovalPhaseRegistry } from './phases/phase-registry';
 import { errorText, type RemovalPhaseContext } from './phases/removal-phase';
-import type { RemovalLog, RunEventWriter } from './removal-log';
+import type { RemovalEventInput, RemovalLog, RunEventWriter } from './removal-log';
 import type { RemovalObserver } from './removal-ports';
 
 export interface RemovalRunnerOptions {
@@ -120,7 +120,8 @@ export class RemovalRunner {
 
   /** Starts executing a run this replica owns. */
   async launch(run: RemovalRunEntity, resumed: boolean): Promise<void> {
-    const writer = await this.events.writer(run);
+    // Each event is tagged with the phase the run is in as it is recorded (this replica's view of the run, kept by save()).
+    const writer = await this.events.writer(run, () => active.run.phase);
     const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, blockedSince: null, done: Promise.resolve() };
     this.active.set(run.id, active);
     active.done = this.execute(active, resumed).finally(() => this.active.delete(run.id));
@@ -202,8 +203,11 @@ export class RemovalRunner {
         if (node.status !== 'REMOVING') {
           // Interrupted after the node got its final status: only the run is left to close.
           const status = node.status === 'REMOVED' ? 'SUCCEEDED' : 'FAILED';
-          await this.save(active, { status, phase: status === 'SUCCEEDED' ? 'DONE' : active.run.phase, ...runReason(node.statusReasonCoded ? { ...node.statusReasonCoded, message: node.statusReason ?? '' } : node.statusReason ?? message('node.isStatus', { status: node.status })), finishedAt: new Date(this.clock.now()) });
-          writer.add({ kind: 'FINISHED', message: message('removal.event.closed', { status: node.status }), detail: { status } });
+          await this.save(
+            active,
+            { status, phase: status === 'SUCCEEDED' ? 'DONE' : active.run.phase, ...runReason(node.statusReasonCoded ? { ...node.statusReasonCoded, message: node.statusReason ?? '' } : message('node.isStatus', { status: node.status })), finishedAt: new Date(this.clock.now()) },
+            { kind: 'FINISHED', message: message('removal.event.closed', { status: node.status }), detail: { status } },
+          );
           return;
         }
       } else {
@@ -238,7 +242,7 @@ export class RemovalRunner {
         return;
       }
       this.log.error({ err: error, runId: active.run.id }, 'removal run failed unexpectedly');
-      await this.end(active, 'FAILED', `unexpected error in phase ${active.run.phase}: ${errorText(error)}`, []).catch((failure: unknown) =>
+      await this.end(active, 'FAILED', message('removal.unexpectedError', { phase: active.run.phase, error: errorText(error) }), []).catch((failure: unknown) =>
         this.log.error({ err: failure, runId: active.run.id }, 'could not record the failed removal'),
       );
     } finally {
@@ -272,23 +276,29 @@ export class RemovalRunner {
     await this.nodes
       .transition(run.nodeId, 'REMOVAL_SUCCEEDED', message('removal.removedReuse', { reason: bare(reason) }), { ready: false })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked REMOVED'));
-    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', ...runReason(reason), finishedAt: new Date(this.clock.now()) });
-    active.writer.add({ kind: 'FINISHED', message: message('removal.event.removed', { node: run.nodeName }) });
+    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', ...runReason(reason), finishedAt: new Date(this.clock.now()) }, { kind: 'FINISHED', message: message('removal.event.removed', { node: run.nodeName }) });
   }
 
   /** Ends the run as FAILED or CANCELLED; the node becomes DRAIN_FAILED (still cordoned). */
-  private async end(active: ActiveRun, status: 'FAILED' | 'CANCELLED', reason: string | CodedText, blocking: RemovalBlockingPod[]): Promise<void> {
+  private async end(active: ActiveRun, status: 'FAILED' | 'CANCELLED', reason: CodedText, blocking: RemovalBlockingPod[]): Promise<void> {
     const { run } = active;
     await this.assertOwned(active);
     await this.nodes
       .transition(run.nodeId, 'DRAIN_FAILED', reason, { unschedulable: true })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked DRAIN_FAILED'));
-    await this.save(active, { status, ...runReason(reason), blocking, finishedAt: new Date(this.clock.now()) });
-    active.writer.add({ kind: 'FINISHED', message: message(status === 'CANCELLED' ? 'removal.event.cancelled' : 'removal.event.failed'), detail: { status } });
+    await this.save(active, { status, ...runReason(reason), blocking, finishedAt: new Date(this.clock.now()) }, { kind: 'FINISHED', message: message(status === 'CANCELLED' ? 'removal.event.cancelled' : 'removal.event.failed'), detail: { status } });
   }
 
-  /** Updates the run while this replica owns it; a run taken over by another replica is left to it. */
-  private async save(active: ActiveRun, fields: RemovalRunProgress): Promise<void> {
+  /**
+   * Updates the run while this replica owns it; a run taken over by another replica is left to it.
+   * A run that ends has its whole log stored, closing event included, before its final status is
+   * written: whoever reads the final status (a follower that then stops) can read every event.
+   */
+  private async save(active: ActiveRun, fields: RemovalRunProgress, closing?: RemovalEventInput): Promise<void> {
+    if (closing) {
+      active.writer.add({ ...closing, phase: fields.phase ?? active.run.phase });
+      await active.writer.flush();
+    }
     if (!(await this.runs.updateOwned(active.run.id, this.identity, fields))) {
       throw new RunTakenOver(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
     }
@@ -328,6 +338,6 @@ export class RemovalRunner {
 }
 
 /** The reason columns of a run: the English text and, when it has one, its code and parameters. */
-function runReason(reason: string | CodedText): Pick<RemovalRunEntity, 'reason' | 'reasonCoded'> {
-  return typeof reason === 'string' ? { reason, reasonCoded: null } : { reason: reason.message, reasonCoded: bare(reason) };
+function runReason(reason: CodedText): Pick<RemovalRunEntity, 'reason' | 'reasonCoded'> {
+  return { reason: reason.message, reasonCoded: bare(reason) };
 }

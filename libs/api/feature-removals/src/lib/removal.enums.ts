@@ -10,6 +10,8 @@ export const DrainPodClassEnum = enumOf(['TERMINATING', 'DAEMONSET', 'ORPHANED_D
 export type DrainPodClassName = keyof typeof DrainPodClassEnum;
 export const DrainActionEnum = enumOf(['EVICT', 'SKIP', 'REFUSE'] as const);
 export type DrainActionName = keyof typeof DrainActionEnum;
+export const ForcefulDrainOptionEnum = enumOf(['FORCE', 'DELETE_EMPTY_DIR_DATA'] as const);
+export type ForcefulDrainOptionName = keyof typeof ForcefulDrainOptionEnum;
 
 registerEnumType(RemovalRunStatusEnum, { name: 'RemovalRunStatus', description: 'RUNNING, then SUCCEEDED (Node deleted), FAILED (the node stays cordoned as DRAIN_FAILED) or CANCELLED.' });
 registerEnumType(RemovalPhaseEnum, {
@@ -24,5 +26,9 @@ registerEnumType(RemovalSafetyRuleEnum, {
 registerEnumType(DrainPodClassEnum, {
   name: 'DrainPodClass',
   description: "Why kubectl drain treats a pod as it does: a controller's pod (MANAGED), emptyDir (LOCAL_STORAGE), no controller (UNMANAGED), DAEMONSET, a DaemonSet that is gone (ORPHANED_DAEMONSET), MIRROR, FINISHED, TERMINATING.",
+});
+registerEnumType(ForcefulDrainOptionEnum, {
+  name: 'ForcefulDrainOption',
+  description: 'A drain option that deletes pods the drain otherwise refuses to: FORCE (`--force`: pods without a controller, or of a DaemonSet that is gone) and DELETE_EMPTY_DIR_DATA (`--delete-emptydir-data`: pods with emptyDir volumes, whose data is lost).',
 });
 registerEnumType(DrainActionEnum, { name: 'DrainAction', description: 'What the drain does with a pod: EVICT, SKIP (left on the node) or REFUSE (the drain stops, nothing is evicted).' });

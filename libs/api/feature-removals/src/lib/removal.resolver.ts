@@ -1,6 +1,6 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { isUuid } from '@ccos/api/data-access-db';
-import { NotFoundError, type RemovalProgressPayload, type RequestContext, TOPICS, actorOf } from '@ccos/api/util-graphql';
+import { NotFoundError, type RemovalProgressPayload, type RequestContext, RunEventsArgs, TOPICS, actorOf } from '@ccos/api/util-graphql';
 import { RemovalPreviewType } from './removal-preview.type';
 import { type ProgressTick, progressTicks } from './removal-progress';
 import { RemovalEventType, RemovalProgressType, RemovalRunType, UncordonResultType } from './removal-run.type';
@@ -35,9 +35,9 @@ export class RemovalResolver {
   }
 
   @Authorized('VIEWER')
-  @FieldResolver(() => [RemovalEventType], { description: 'Everything the run did, in order.' })
-  async events(@Root() run: RemovalRunType): Promise<RemovalEventType[]> {
-    return this.removals.events(run.id);
+  @FieldResolver(() => [RemovalEventType], { description: 'What the run did, in order: the `first` events after seq `after`.' })
+  async events(@Root() run: RemovalRunType, @Args(() => RunEventsArgs) page: RunEventsArgs): Promise<RemovalEventType[]> {
+    return this.removals.events(run.id, page.after, page.first);
   }
 
   @Authorized('OPERATOR')

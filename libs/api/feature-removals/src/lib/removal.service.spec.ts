@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
-import { type Database, AgentTokens, ClusterEntity, NodeStore, RemovalRunStore, openDatabase } from '@ccos/api/data-access-db';
+import { type Database, AgentTokens, ClusterEntity, type NodeEntity, NodeStore, RemovalRunStore, type ReasonText, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { ClusterAddressGuard, type PodEvent } from '@ccos/api/data-access-kube';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig, startSimWithClient, type SimWithClient } from '@ccos/api/data-access-kube/testing';
 import { SshPool } from '@ccos/api/data-access-ssh';
-import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
-import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
+import { AppError, createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
+import { DEFAULT_REMOVAL_OPTIONS, type NodeEvent } from '@ccos/shared/domain';
+import { type Message, formatMessage, formatServerText } from '@ccos/shared/messages';
 import { createRemovalFeature } from './removal-feature';
 import type { ClusterAccess } from './removal-ports';
 import type { RemovalService } from './removal.service';
@@ -37,6 +38,25 @@ status: {phase: Running}`,
   ),
 ].join('\n---\n');
 
+/** Technical names the Chinese catalogue keeps as they are (Kubernetes kinds, the GraphQL operation). */
+const TECHNICAL_TERMS = /\b(Node|Pod|cancelRemoval)\b/g;
+
+/** `text` in Chinese, with no English word left once the data (`data`) and technical names are taken out. */
+function expectChinese(text: string, data: readonly string[]): void {
+  const words = data.reduce((rest, value) => rest.split(value).join(' '), text).replace(TECHNICAL_TERMS, ' ');
+  expect(text).toMatch(/[\u4e00-\u9fff]/);
+  expect(words, text).not.toMatch(/[A-Za-z]{2,}/);
+}
+
+/** What a Chinese page shows for an error the service threw: its code and parameters in zh-CN. */
+async function refusalInChinese(action: Promise<unknown>): Promise<string> {
+  const error: unknown = await action.then(() => null, (thrown: unknown) => thrown);
+  expect(error).toBeInstanceOf(AppError);
+  const { messageCode, messageParams } = (error as AppError).extensions;
+  expect(messageCode).toEqual(expect.any(String));
+  return formatServerText('zh-CN', messageCode as string, messageParams, 'English fallback');
+}
+
 /** The removal preview of w1 reads its pods from the cluster connection's pod cache, and lists them only before that cache has listed. */
 describe('removal preview: the node’s pods', () => {
   let database: TestDatabase;
@@ -49,10 +69,10 @@ describe('removal preview: the node’s pods', () => {
   const logger = pino({ level: 'silent' });
   const clusterId = randomUUID();
 
-  const serviceOn = (clusters: ClusterAccess): RemovalService =>
+  const featureOn = (clusters: ClusterAccess, nodes = new NodeStore(dataSource, nodeChangePublisher(createInProcessEventBus()))) =>
     createRemovalFeature({
       runs: new RemovalRunStore(dataSource),
-      nodes: new NodeStore(dataSource, nodeChangePublisher(createInProcessEventBus())),
+      nodes,
       tokens: new AgentTokens(dataSource),
       clusters,
       csrs: { pendingCsrNamesFor: async () => [], deny: async () => undefined },
@@ -61,7 +81,8 @@ describe('removal preview: the node’s pods', () => {
       events: createInProcessEventBus(),
       logger,
       runner: { identity: 'spec' },
-    }).service;
+    });
+  const serviceOn = (clusters: ClusterAccess): RemovalService => featureOn(clusters).service;
   const previewedPods = async (service: RemovalService): Promise<string[]> =>
     (await service.preview(nodeId, { ...DEFAULT_REMOVAL_OPTIONS, force: true, deleteEmptyDirData: true, ignoreDaemonSets: true })).pods.map((pod) => pod.pod).sort();
   /** Pod lists of one node (what listPodsOnNode sends), as opposed to the pod cache's list of every scheduled pod. */
@@ -137,5 +158,40 @@ describe('removal preview: the node’s pods', () => {
     await deleted;
     expect(await previewedPods(service)).toEqual(['shop/web-3']);
     expect(nodePodLists().slice(before)).toEqual([]);
+  });
+
+  it('refuses a removal, a cancel and an uncordon in words a Chinese page shows in Chinese', async () => {
+    const service = serviceOn(connections);
+    const nodes = new NodeStore(dataSource, nodeChangePublisher(createInProcessEventBus()));
+    const waiting = await nodes.create({ clusterId, hostname: 'w9', status: 'READY_TO_INSTALL' });
+    const refused = await refusalInChinese(service.start(waiting.id, DEFAULT_REMOVAL_OPTIONS, 'admin'));
+    expect(refused).toBe('节点 w9：节点状态为 待安装 时不能开始移除；需要以下状态之一：已加入；驱逐失败');
+    expectChinese(refused, ['w9']);
+    expectChinese(await refusalInChinese(service.cancel(waiting.id, 'admin')), ['w9']);
+    expectChinese(await refusalInChinese(service.uncordon(waiting.id, 'admin')), ['w9']);
+  });
+
+  it('starts a removal with the REMOVAL_STARTED reason coded, so a Chinese page shows it in Chinese', async () => {
+    const reasons: Array<{ event: NodeEvent; reason: ReasonText | null }> = [];
+    /** The node store, noting each transition's reason as the service hands it over. */
+    class NotingNodeStore extends NodeStore {
+      override transition(id: string, event: NodeEvent, reason: ReasonText | null, fields?: Parameters<NodeStore['transition']>[3]): Promise<NodeEntity> {
+        reasons.push({ event, reason });
+        return super.transition(id, event, reason, fields);
+      }
+    }
+    const nodes = new NotingNodeStore(dataSource, nodeChangePublisher(createInProcessEventBus()));
+    const feature = featureOn(connections, nodes);
+    try {
+      const w2 = await nodes.create({ clusterId, hostname: 'w2', status: 'JOINED', everJoined: true });
+      await feature.service.start(w2.id, DEFAULT_REMOVAL_OPTIONS, 'admin');
+      const started = reasons.find((entry) => entry.event === 'REMOVAL_STARTED')?.reason;
+      expect(started).toMatchObject({ code: 'node.removalStarted', message: 'removal started by admin: cordoning and draining' });
+      const coded = started as Message;
+      expect(formatMessage('zh-CN', coded.code, coded.params)).toBe('admin 已开始移除：正在禁止调度并驱逐');
+      expectChinese(formatMessage('zh-CN', coded.code, coded.params), ['admin']);
+    } finally {
+      await feature.stop();
+    }
   });
 });

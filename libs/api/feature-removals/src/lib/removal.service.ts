@@ -10,6 +10,8 @@ import {
   checkRemovalOptions,
   removalCancellable,
   removalSafety,
+  UNCORDON_FROM,
+  statusText,
   transition,
 } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, type MessageParams, message } from '@ccos/shared/messages';
@@ -40,8 +42,12 @@ async function readNode(client: KubeClient, name: string, signal?: AbortSignal):
   }
 }
 
-function unavailable(what: string, error: unknown): AppError {
-  return error instanceof AppError ? error : new AppError('UNAVAILABLE', `${what}: ${error instanceof Error ? error.message : String(error)}`, {}, error);
+/**
+ * UNAVAILABLE, saying what could not be done (`what`, given the foreign error's text as its
+ * `error` parameter, which is data); an AppError passes through as it is.
+ */
+function unavailable(what: (error: string) => CodedText, error: unknown): AppError {
+  return error instanceof AppError ? error : new AppError('UNAVAILABLE', what(error instanceof Error ? error.message : String(error)), {}, error);
 }
 
 /**
@@ -83,15 +89,17 @@ export class RemovalService {
         const capacity = await capacityCheck(client, node.hostname, { ...drainOptions, signal }, { planned: { onNode, plan }, podsOnNode: podsOn, nodes: nodes() });
         return { live, nodes: nodes(), plan, capacity };
       })
-      .catch((error: unknown) => Promise.reject(unavailable(`cannot read the Node ${node.hostname} and its pods`, error)));
+      .catch((error: unknown) => Promise.reject(unavailable((text) => message('removal.readFailed', { node: node.hostname, error: text }), error)));
     const [cluster, host] = await Promise.all([clusterSide, this.hostPreview(node)]);
+    // Kubernetes has no certificate revocation: say so before anyone relies on removal for it.
+    const certificatesStay = message('removal.preview.certificatesStay', { node: node.hostname });
     const statusProblem = transition(node.status, 'REMOVAL_STARTED');
     if (!cluster) {
       return {
         nodeId,
         nodeName: node.hostname,
         allowed: false,
-        ...refusalFields(message('common.list', { items: [bare(message('removal.preview.notInCluster', { node: node.hostname })), ...(statusProblem.ok ? [] : [bare(message('removal.raw', { text: statusProblem.reason }))])] })),
+        ...refusalFields(message('common.list', { items: [bare(message('removal.preview.notInCluster', { node: node.hostname })), ...(statusProblem.ok ? [] : [bare(statusProblem.reason)])] })),
         exists: false,
         roles: [],
         ready: false,
@@ -100,9 +108,9 @@ export class RemovalService {
         safety: [],
         pods: [],
         counts: { evict: 0, skip: 0, refuse: 0 },
-        warnings: [],
+        warnings: [certificatesStay.message],
         refusals: [],
-        warningLines: [],
+        warningLines: [kubectlLine(certificatesStay.message, bare(certificatesStay))],
         refusalLines: [],
         budgets: [],
         capacity: null,
@@ -111,9 +119,9 @@ export class RemovalService {
     }
     const { live, plan, capacity } = cluster;
     const safety = removalSafety(live, cluster.nodes, options);
-    const refusal = [statusProblem.ok ? null : statusProblem.reason, safety.refusal, plan.refusal].filter((part): part is string => part !== null).join('; ');
+    const refusal = [statusProblem.ok ? null : statusProblem.reason.message, safety.refusal, plan.refusal].filter((part): part is string => part !== null).join('; ');
     const refusalParts: Message[] = [
-      ...(statusProblem.ok ? [] : [bare(message('removal.raw', { text: statusProblem.reason }))]),
+      ...(statusProblem.ok ? [] : [bare(statusProblem.reason)]),
       ...(safety.refusalCoded ? [bare(safety.refusalCoded)] : []),
       ...(plan.refusalCoded ? [plan.refusalCoded] : []),
     ];
@@ -140,11 +148,12 @@ export class RemovalService {
         reasonParams: pod.reasonCoded.params,
         controller: pod.controller,
         pdbs: pod.pdbs,
+        deletedWith: pod.deletedWith.map((option) => (option === 'force' ? 'FORCE' : 'DELETE_EMPTY_DIR_DATA')),
       })),
       counts: { evict: count('evict'), skip: count('skip'), refuse: count('refuse') },
-      warnings: plan.warnings,
+      warnings: [...plan.warnings, certificatesStay.message],
       refusals: plan.refusals,
-      warningLines: plan.warnings.map((line, index) => kubectlLine(line, plan.warningsCoded[index])),
+      warningLines: [...plan.warnings.map((line, index) => kubectlLine(line, plan.warningsCoded[index])), kubectlLine(certificatesStay.message, bare(certificatesStay))],
       refusalLines: plan.refusals.map((line, index) => kubectlLine(line, plan.refusalsCoded[index])),
       budgets: plan.budgets.map((budget) => ({ ...budget, blocks: budget.disruptionsAllowed < budget.pods.length })),
       capacity: {
@@ -176,21 +185,24 @@ export class RemovalService {
     const node = await this.nodes.get(nodeId);
     if (node.status === 'REMOVING') {
       const running = await this.runs.runningOf(nodeId);
-      throw new ConflictError(`a removal of ${node.hostname} is already running${running ? ` (run ${running.id}, phase ${running.phase})` : ''}`, { runId: running?.id ?? null });
+      throw new ConflictError(
+        running ? message('removal.alreadyRunningRun', { node: node.hostname, runId: running.id, phase: running.phase }) : message('removal.alreadyRunning', { node: node.hostname }),
+        { runId: running?.id ?? null },
+      );
     }
     const allowed = transition(node.status, 'REMOVAL_STARTED');
     if (!allowed.ok) {
-      throw new PreconditionError(`node ${node.hostname}: ${allowed.reason}`, { status: node.status });
+      throw new PreconditionError(message('node.refused', { node: node.hostname, reason: bare(allowed.reason) }), { status: node.status });
     }
     const { client, nodes } = await this.clusterOf(node);
-    const live = await readNode(client, node.hostname).catch((error: unknown) => Promise.reject(unavailable('cannot read the Node', error)));
+    const live = await readNode(client, node.hostname).catch((error: unknown) => Promise.reject(unavailable((text) => message('removal.readNodeFailed', { node: node.hostname, error: text }), error)));
     if (!live) {
-      throw new PreconditionError(`the Node ${node.hostname} is not in the cluster (any more); there is nothing to remove`, { status: node.status });
+      throw new PreconditionError(message('removal.nothingToRemove', { node: node.hostname }), { status: node.status });
     }
     const safety = removalSafety(live, nodes(), options);
     if (!safety.allowed) {
       const rules = safety.checks.filter((check) => check.blocking && !check.passed).map((check) => check.rule);
-      throw new PreconditionError(`cannot remove ${node.hostname}: ${safety.refusal}`, { rules });
+      throw new PreconditionError(message('removal.refused', { node: node.hostname, refusal: safety.refusalCoded ? bare(safety.refusalCoded) : null }), { rules });
     }
     const saved = await this.runs.insertRunning({
       id: randomUUID(),
@@ -205,10 +217,10 @@ export class RemovalService {
       heartbeatAt: new Date(),
     });
     if (!saved) {
-      throw new ConflictError(`a removal of ${node.hostname} is already running`);
+      throw new ConflictError(message('removal.alreadyRunning', { node: node.hostname }));
     }
     try {
-      await this.nodes.transition(nodeId, 'REMOVAL_STARTED', `removal started by ${actor}: cordoning and draining`);
+      await this.nodes.transition(nodeId, 'REMOVAL_STARTED', message('node.removalStarted', { actor }));
     } catch (error) {
       await this.runs.delete(saved.id);
       throw error;
@@ -225,10 +237,10 @@ export class RemovalService {
     const node = await this.nodes.get(nodeId);
     const run = await this.runs.runningOf(nodeId);
     if (!run) {
-      throw new PreconditionError(`no removal of ${node.hostname} is running`, { status: node.status });
+      throw new PreconditionError(message('removal.notRunning', { node: node.hostname }), { status: node.status });
     }
     if (!removalCancellable(run.phase)) {
-      throw new PreconditionError(`the drain of ${node.hostname} is over and the removal is in phase ${run.phase}: it can no longer be cancelled`, { phase: run.phase });
+      throw new PreconditionError(message('removal.notCancellable', { node: node.hostname, phase: run.phase }), { phase: run.phase });
     }
     const reason = message('removal.cancelledBy', { actor });
     await this.runs.requestCancel(run.id, { reason: reason.message, reasonCoded: bare(reason) });
@@ -253,25 +265,25 @@ export class RemovalService {
   async uncordon(nodeId: string, actor: string): Promise<UncordonResultType> {
     const node = await this.nodes.get(nodeId);
     if (node.status === 'REMOVING') {
-      throw new PreconditionError(`a removal of ${node.hostname} is running: cancel it first (cancelRemoval)`, { status: node.status });
+      throw new PreconditionError(message('removal.cancelFirst', { node: node.hostname }), { status: node.status });
     }
     if (!canUncordon(node.status)) {
-      throw new PreconditionError(`node ${node.hostname} is ${node.status}; uncordoning needs DRAIN_FAILED or JOINED`, { status: node.status });
+      throw new PreconditionError(message('removal.uncordonNeeds', { node: node.hostname, status: statusText(node.status), needs: UNCORDON_FROM.map(statusText) }), { status: node.status });
     }
     const { client } = await this.clusterOf(node);
     let status: NodeEntity['status'] = node.status;
     if (node.status === 'DRAIN_FAILED') {
       // The state machine decides first, so a removal started meanwhile is not undermined.
-      status = (await this.nodes.transition(nodeId, 'UNCORDONED', `uncordoned by ${actor}; the removal did not go ahead`, { unschedulable: false })).status;
+      status = (await this.nodes.transition(nodeId, 'UNCORDONED', message('node.uncordonedBy', { actor }), { unschedulable: false })).status;
     }
     try {
       const result = await uncordonNode(client, node.hostname);
       return { nodeId, hostname: node.hostname, status, changed: result.changed };
     } catch (error) {
       if (isStatus(error, 404)) {
-        throw new PreconditionError(`the Node ${node.hostname} is not in the cluster any more`);
+        throw new PreconditionError(message('removal.nodeGone', { node: node.hostname }));
       }
-      throw unavailable(`node ${node.hostname} is ${status}, but its Node could not be uncordoned; try again`, error);
+      throw unavailable((text) => message('removal.uncordonFailed', { node: node.hostname, status: statusText(status), error: text }), error);
     }
   }
 
@@ -294,8 +306,8 @@ export class RemovalService {
     return this.runs.latestOf(nodeId);
   }
 
-  async events(runId: string, afterSeq = 0): Promise<RemovalEventType[]> {
-    return (await this.runs.events.list(runId, afterSeq)).map((event) => ({ ...runEventFields(event), kind: event.kind, pod: event.pod, pdb: event.pdb }));
+  async events(runId: string, afterSeq = 0, limit?: number): Promise<RemovalEventType[]> {
+    return (await this.runs.events.list(runId, afterSeq, limit)).map((event) => ({ ...runEventFields(event), kind: event.kind, phase: event.phase, pod: event.pod, pdb: event.pdb }));
   }
 
   async view(run: RemovalRunEntity): Promise<RemovalRunType> {
@@ -356,7 +368,7 @@ export class RemovalService {
     try {
       return await this.clusters.watch(node.clusterId);
     } catch (error) {
-      throw unavailable(`cannot reach the cluster of ${node.hostname}`, error);
+      throw unavailable((text) => message('removal.clusterOfUnreachable', { node: node.hostname, error: text }), error);
     }
   }
 

@@ -3,6 +3,7 @@ import { graphql, specifiedDirectives } from 'graphql';
 import pino from 'pino';
 import { Arg, Ctx, Field, ID, InputType, Mutation, Query, Resolver, buildSchema } from 'type-graphql';
 import { describe, expect, it } from 'vitest';
+import { message } from '@ccos/shared/messages';
 import { type AuditEntry, type AuditResult, type AuditTrail, createAuditMiddleware, targetOf } from './audit-middleware';
 import type { RequestContext } from './context';
 import { BadUserInputError } from './errors';
@@ -64,7 +65,7 @@ class ActionResolver {
 
   @Mutation(() => Boolean)
   refuse(@Arg('why', () => String) why: string, @Ctx() _context: RequestContext): boolean {
-    throw new BadUserInputError('why', why);
+    throw new BadUserInputError('why', message('validation.tooLong', { max: why.length - 1 }));
   }
 }
 
@@ -127,8 +128,8 @@ describe('the audit middleware', () => {
     done.length = 0;
     const nul = await run(CHANGE, { k: { name: 'de\u0000ploy', privateKey: 'k' } });
     expect(nul.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'key.name' });
-    const refused = await run('mutation { refuse(why: "is not allowed") }');
-    expect(refused.errors?.[0]?.message).toBe('why is not allowed');
+    const refused = await run('mutation { refuse(why: "long") }');
+    expect(refused.errors?.[0]?.message).toBe('why is longer than 3 characters');
     expect(done).toEqual([]);
     expect(trail.entries.map((entry) => [entry.action, entry.result, entry.detail['code']])).toEqual([
       ['changeSecret', 'FAILURE', 'BAD_USER_INPUT'],

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { MiddlewareFn } from 'type-graphql';
+import { message } from '@ccos/shared/messages';
 import { actorOf, type RequestContext } from './context';
 import { AppError } from './errors';
 import { redactSecretArguments } from './secret-arguments';
@@ -47,7 +48,7 @@ const NOT_AUDITED = new Set(['reportStep']);
 /** The refusal of an action whose audit entry could not be written. */
 export class AuditUnavailableError extends AppError {
   constructor(cause: unknown) {
-    super('UNAVAILABLE', 'the audit log cannot be written right now, so nothing was done; try again shortly', {}, cause);
+    super('UNAVAILABLE', message('error.auditUnavailable'), {}, cause);
   }
 }
 

@@ -26,9 +26,27 @@ async function clientSees(error: unknown): Promise<unknown> {
 describe('graphQLErrorOf: the one place an AppError becomes a GraphQL error', () => {
   it.each([
     ['a coded NOT_FOUND', new NotFoundError('node', 'n-1'), { message: new NotFoundError('node', 'n-1').message, extensions: { code: 'NOT_FOUND', kind: 'node', messageCode: 'error.notFound', messageParams: { kind: 'node', id: 'n-1' } } }],
-    ['a plain FAILED_PRECONDITION with details', new PreconditionError('node w1 is INSTALLING', { status: 'INSTALLING' }), { message: 'node w1 is INSTALLING', extensions: { code: 'FAILED_PRECONDITION', status: 'INSTALLING' } }],
-    ['a BAD_USER_INPUT naming its field', new BadUserInputError('input.name', 'must not be empty'), { message: 'input.name must not be empty', extensions: { code: 'BAD_USER_INPUT', field: 'input.name' } }],
-    ['any other code with retry details', new AppError('LOGIN_BUSY', 'try again in 1 s', { retryAfterSeconds: 1 }), { message: 'try again in 1 s', extensions: { code: 'LOGIN_BUSY', retryAfterSeconds: 1 } }],
+    [
+      'a FAILED_PRECONDITION with details',
+      new PreconditionError(message('node.isStatus', { status: 'INSTALLING' }), { status: 'INSTALLING' }),
+      { message: 'the node is INSTALLING', extensions: { code: 'FAILED_PRECONDITION', status: 'INSTALLING', messageCode: 'node.isStatus', messageParams: { status: 'INSTALLING' } } },
+    ],
+    [
+      'a BAD_USER_INPUT naming its field',
+      new BadUserInputError('input.name', message('validation.empty')),
+      {
+        message: 'input.name must not be empty',
+        extensions: {
+          code: 'BAD_USER_INPUT', field: 'input.name', problemCode: 'validation.empty', problemParams: {},
+          messageCode: 'error.badInput', messageParams: { field: 'input.name', problem: { code: 'validation.empty', params: {} } },
+        },
+      },
+    ],
+    [
+      'any other code with retry details',
+      new AppError('LOGIN_BUSY', message('user.loginBusy', { seconds: 1 }), { retryAfterSeconds: 1 }),
+      { message: 'too many sign-in attempts in progress; try again in 1 s', extensions: { code: 'LOGIN_BUSY', retryAfterSeconds: 1, messageCode: 'user.loginBusy', messageParams: { seconds: 1 } } },
+    ],
   ])('sends %s with its message, code and details where the operation met it', async (_case, error, expected) => {
     expect(await clientSees(error)).toEqual({ ...expected, path: ['probe'], locations: [{ line: 1, column: 3 }] });
   });

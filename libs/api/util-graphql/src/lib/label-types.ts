@@ -55,3 +55,8 @@ export class TaintInput {
   @Field(() => String, { description: 'NoSchedule, PreferNoSchedule or NoExecute' })
   effect!: TaintEffect;
 }
+
+/** The description of every input's `roleLabelReason`, the reason a restricted node-role label needs. */
+export const ROLE_LABEL_REASON_DESCRIPTION =
+  'Why the node takes a role an OPERATOR may not give: any node-role.kubernetes.io/ role but worker and those in ALLOW_NODE_ROLES ' +
+  '(master, control-plane, …). Such a label needs the ADMIN role and this reason (at most 500 characters), which the audit log keeps.';

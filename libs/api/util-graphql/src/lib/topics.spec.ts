@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type EventBus, createInProcessEventBus } from './pubsub';
-import { followNodeChanges, nodeChangePublisher } from './topics';
+import { type BatchProgressPayload, TOPICS, followNodeChanges, nodeChangePublisher } from './topics';
 
 describe('followNodeChanges', () => {
   it('hears every change of its own cluster in order, none of another, and nothing after it is closed', async () => {
@@ -34,5 +34,22 @@ describe('followNodeChanges', () => {
     };
     const failure = new Promise<unknown>((resolve) => followNodeChanges(bus, 'c1', async () => undefined, { stopped: () => false, failed: resolve }));
     expect(await failure).toBe(broken);
+  });
+});
+
+describe('nodeChangePublisher', () => {
+  it("tells a host's batch of each of its changes (an added host's check included), and no batch of a host outside one", async () => {
+    const bus = createInProcessEventBus();
+    const publish = nodeChangePublisher(bus, () => new Date('2026-12-04T12:00:00Z'));
+    const iterator = (bus.subscribe(TOPICS.BATCH_PROGRESS, 'b1') as AsyncIterable<BatchProgressPayload>)[Symbol.asyncIterator]();
+    const first = iterator.next();
+    publish({ id: 'loose', clusterId: 'c1', status: 'READY_TO_INSTALL', batchId: null });
+    publish({ id: 'n1', clusterId: 'c1', status: 'READY_TO_INSTALL', batchId: 'b1' });
+    expect((await first).value).toEqual({ batchId: 'b1', at: '2026-12-04T12:00:00.000Z' });
+    const second = iterator.next();
+    publish({ id: 'n2', clusterId: 'c1', status: 'UNREACHABLE', batchId: 'b2' });
+    publish({ id: 'n1', clusterId: 'c1', status: 'INSTALLING', batchId: 'b1' });
+    expect((await second).value).toEqual({ batchId: 'b1', at: '2026-12-04T12:00:00.000Z' });
+    await iterator.return?.();
   });
 });

@@ -80,12 +80,22 @@ export interface BatchProgressPayload {
 
 /**
  * Publishes NODE_CHANGED for every node the node store reports as created, changed or deleted
- * (the store's change listener, wired by the composition root).
+ * (the store's change listener, wired by the composition root), and BATCH_PROGRESS for its batch
+ * when it belongs to one: a batch page follows its hosts' status from the first change on (the
+ * add-time check's ADDING → READY included), not only once the batch installer follows them.
  */
-export function nodeChangePublisher(events: Pick<EventBus, 'publish'>, now: () => Date = () => new Date()): (node: { readonly id: string; readonly clusterId: string; readonly status: NodeStatus }) => void {
+export function nodeChangePublisher(
+  events: Pick<EventBus, 'publish'>,
+  now: () => Date = () => new Date(),
+): (node: { readonly id: string; readonly clusterId: string; readonly status: NodeStatus; readonly batchId?: string | null }) => void {
   return (node) => {
-    const payload: NodeChangedPayload = { clusterId: node.clusterId, nodeId: node.id, status: node.status, at: now().toISOString() };
+    const at = now().toISOString();
+    const payload: NodeChangedPayload = { clusterId: node.clusterId, nodeId: node.id, status: node.status, at };
     events.publish(TOPICS.NODE_CHANGED, node.clusterId, payload);
+    if (node.batchId) {
+      const batch: BatchProgressPayload = { batchId: node.batchId, at };
+      events.publish(TOPICS.BATCH_PROGRESS, node.batchId, batch);
+    }
   };
 }
 

@@ -50,12 +50,13 @@ function argumentNameOf(argValue: object, args: Record<string, unknown>): string
   )?.[0];
 }
 
-function firstProblem(errors: ValidationError[], path: string[]): { path: string; problem: string | CodedText } | null {
+function firstProblem(errors: ValidationError[], path: string[]): { path: string; problem: CodedText } | null {
   for (const error of errors) {
     const here = [...path, error.property];
-    const [constraint, text] = Object.entries(error.constraints ?? {})[0] ?? [];
-    if (constraint !== undefined && text !== undefined) {
-      return { path: here.join('.'), problem: codedProblemOf(error, constraint) ?? text };
+    const [constraint] = Object.keys(error.constraints ?? {});
+    if (constraint !== undefined) {
+      // A decorator without a coded message says only that the value is invalid: its English text would reach a Chinese page.
+      return { path: here.join('.'), problem: codedProblemOf(error, constraint) ?? message('validation.invalid') };
     }
     const nested = firstProblem(error.children ?? [], here);
     if (nested) {

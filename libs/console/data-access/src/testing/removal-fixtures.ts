@@ -28,7 +28,7 @@ export function removalRun(overrides: Partial<RemovalRunView> = {}): RemovalRunV
   } as RemovalRunView;
 }
 
-/** Something a removal run did or saw. */
+/** Something a removal run did or saw (while draining, unless `overrides` names its phase). */
 export function removalEvent(seq: number, kind: RemovalEventKind, overrides: Partial<RemovalEventView> = {}): RemovalEventView {
-  return { seq, kind, pod: null, pdb: null, message: `event ${seq}`, messageCode: null, messageParams: null, detail: null, occurredAt: '2026-11-30T05:00:00.000Z', ...overrides } as RemovalEventView;
+  return { seq, kind, phase: 'DRAIN', pod: null, pdb: null, message: `event ${seq}`, messageCode: null, messageParams: null, detail: null, occurredAt: '2026-11-30T05:00:00.000Z', ...overrides } as RemovalEventView;
 }

@@ -15,6 +15,7 @@ export const API_ERROR_CODES = {
   UNAVAILABLE: 'A backend of the service (its database, a host) did not answer; try again.',
   CLUSTER_UNREACHABLE: 'A cluster\u2019s API server did not answer (now, or recently: the service remembers it for a few seconds).',
   LIMIT_EXCEEDED: 'A per-run or per-request limit was reached (e.g. events per install run).',
+  RUN_FINISHED: 'The install run has ended (succeeded, failed or cancelled): it takes no more events; its agent stops and does not send them again.',
   LOGIN_THROTTLED: 'Too many failed sign-ins for this user from this address (`scope` USER), or from this address at all (ADDRESS); `retryAfterSeconds` says when to try again.',
   LOGIN_BUSY: 'Too many sign-ins are being checked at once; `retryAfterSeconds` says when to try again.',
   HTTPS_REQUIRED: 'An agent token came over plain HTTP, which the service does not allow (AGENT_PLAIN_HTTP).',

@@ -20,11 +20,14 @@ export class AppError extends Error {
    */
   readonly extensions: Readonly<Record<string, unknown>>;
 
-  constructor(code: ErrorCode, text: string | CodedText, extensions: Record<string, unknown> = {}, cause?: unknown) {
-    const coded = typeof text === 'string' ? {} : { messageCode: text.code, messageParams: text.params };
-    super(typeof text === 'string' ? text : text.message, cause instanceof Error ? { cause } : undefined);
+  /**
+   * `text` is a coded message, never a bare string: the compiler refuses English here, so every
+   * client can show the error in its user's language (`app-errors.types.spec.ts` keeps it so).
+   */
+  constructor(code: ErrorCode, text: CodedText, extensions: Record<string, unknown> = {}, cause?: unknown) {
+    super(text.message, cause instanceof Error ? { cause } : undefined);
     this.name = 'AppError';
-    this.extensions = { ...extensions, ...coded, code };
+    this.extensions = { ...extensions, messageCode: text.code, messageParams: text.params, code };
   }
 
   get code(): ErrorCode {
@@ -35,17 +38,13 @@ export class AppError extends Error {
 /** A field was wrong; the message starts with the field's name. */
 export class BadUserInputError extends AppError {
   /** A coded `problem` names no field in its text; clients put it beside the field. */
-  constructor(field: string, problem: string | CodedText) {
-    super(
-      'BAD_USER_INPUT',
-      typeof problem === 'string' ? `${field} ${problem}` : message('error.badInput', { field, problem: bare(problem) }),
-      typeof problem === 'string' ? { field } : { field, problemCode: problem.code, problemParams: problem.params },
-    );
+  constructor(field: string, problem: CodedText) {
+    super('BAD_USER_INPUT', message('error.badInput', { field, problem: bare(problem) }), { field, problemCode: problem.code, problemParams: problem.params });
   }
 }
 
 export class ConflictError extends AppError {
-  constructor(text: string | CodedText, extensions: Record<string, unknown> = {}) {
+  constructor(text: CodedText, extensions: Record<string, unknown> = {}) {
     super('CONFLICT', text, extensions);
   }
 }
@@ -67,7 +66,7 @@ export class NotFoundError extends AppError {
 }
 
 export class UnauthenticatedError extends AppError {
-  constructor(text: string | CodedText = message('error.unauthenticated')) {
+  constructor(text: CodedText = message('error.unauthenticated')) {
     super('UNAUTHENTICATED', text);
   }
 }
@@ -80,7 +79,7 @@ export class ForbiddenError extends AppError {
 
 /** The request is valid but the target is not in a state that allows it. */
 export class PreconditionError extends AppError {
-  constructor(text: string | CodedText, extensions: Record<string, unknown> = {}) {
+  constructor(text: CodedText, extensions: Record<string, unknown> = {}) {
     super('FAILED_PRECONDITION', text, extensions);
   }
 }

@@ -47,14 +47,15 @@ export function isSafeReleaseVersion(version: string): boolean {
 
 /**
  * What a set lacks before it can install a worker: `binary/<name>` for each required binary,
- * `unit/<name>` for each required unit, and `rpm/*` when it has no rpm at all. Empty = complete.
+ * `unit/<name>` for each required unit, and `rpm/*` (the release's rpm set) when it has no rpm at
+ * all. Empty = complete. Only paths: they are shown as they are in every language.
  */
 export function missingArtifacts(artifacts: ReadonlyArray<Pick<Artifact, 'kind' | 'name'>>): string[] {
   const has = (kind: ArtifactKind, name: string) => artifacts.some((artifact) => artifact.kind === kind && artifact.name === name);
   return [
     ...REQUIRED_BINARIES.filter((name) => !has('binary', name)).map((name) => `binary/${name}`),
     ...REQUIRED_UNITS.filter((name) => !has('unit', name)).map((name) => `unit/${name}`),
-    ...(artifacts.some((artifact) => artifact.kind === 'rpm') ? [] : ['rpm/* (the release\'s rpm set)']),
+    ...(artifacts.some((artifact) => artifact.kind === 'rpm') ? [] : ['rpm/*']),
   ];
 }
 

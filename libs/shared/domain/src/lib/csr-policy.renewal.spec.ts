@@ -99,8 +99,8 @@ describe('CSR policy, renewal path: what it approves', () => {
   });
 
   it('compares with the newest valid certificate, in any case and IP spelling', () => {
-    const newer = { ...issued('worker-1', 'csr-w1-newer', ['worker-1.lab'], ['198.18.0.11']), certificate: { dnsNames: ['worker-1.lab'], ipAddresses: ['198.18.0.11'], notBefore: minutesAgo(10), notAfter: minutesFromNow(600) } };
-    const verdict = evaluateCsr(renewal({}, { dns: ['WORKER-1.lab'] }), context([...HELD, newer]));
+    const newer = { ...issued('worker-1', 'csr-w1-newer', ['Worker-1'], ['198.18.0.11']), certificate: { dnsNames: ['Worker-1'], ipAddresses: ['198.18.0.11'], notBefore: minutesAgo(10), notAfter: minutesFromNow(600) } };
+    const verdict = evaluateCsr(renewal({}, { dns: ['WORKER-1'] }), context([...HELD, newer]));
     expect(verdict.decision).toBe('APPROVE');
     expect(verdict.checks.find((check) => check.name === 'renewal-sans')?.detail).toContain('csr-w1-newer');
   });
@@ -123,8 +123,10 @@ describe('CSR policy, renewal path: what it approves', () => {
     const client: CsrFacts = {
       name: 'csr-w4-client', signerName: KUBELET_CLIENT_SIGNER, ...identityRequester('worker-4'), usages: ['digital signature', 'client auth'],
       createdAt: minutesAgo(1), state: 'APPROVED', request: request('worker-4', [], []),
+      certificate: { credentialId: 'X509SHA256=w4-client', dnsNames: [], ipAddresses: [], notBefore: minutesAgo(1), notAfter: minutesFromNow(60) },
     };
-    const verdict = evaluateCsr(renewal({}, { node: 'worker-4' }), context([...HELD, client]));
+    // Filed with the client certificate the run's client CSR was issued.
+    const verdict = evaluateCsr(renewal({ credentialId: 'X509SHA256=w4-client' }, { node: 'worker-4' }), context([...HELD, client]));
     expect(verdict.path).toBe('JOIN');
     expect(verdict.decision).toBe('APPROVE');
   });
@@ -155,7 +157,7 @@ const HOSTILE: Record<string, HostileRenewal> = {
     csr: renewal(asNode('worker-1'), { node: 'not-me' }),
     check: 'requester',
     reason: 'requested by system:node:worker-1, but the subject names another node',
-    overridable: true,
+    overridable: false,
   },
   'worker-1 adding worker-2\'s address': {
     csr: renewal({}, { ips: ['198.18.0.11', '198.18.0.12'] }),
@@ -167,7 +169,8 @@ const HOSTILE: Record<string, HostileRenewal> = {
     csr: renewal({}, { dns: ['worker-1', 'worker-2'] }),
     check: 'no-other-node-address',
     reason: 'worker-2 (worker-2) belongs to another node',
-    overridable: true,
+    // A name not the node's own: san-dns, which nothing overrides.
+    overridable: false,
   },
   'worker-1 adding a master\'s address (a Node of the cluster, not in the inventory)': {
     csr: renewal({}, { ips: ['198.18.0.11', '198.18.0.10'] }),
@@ -197,7 +200,7 @@ const HOSTILE: Record<string, HostileRenewal> = {
   'worker-1 adding the cluster VIP': {
     csr: renewal({}, { ips: ['198.18.0.11', VIP] }),
     check: 'no-cluster-address',
-    reason: `${VIP} is an address of the cluster itself (VIP or API server)`,
+    reason: `${VIP} is an address of the cluster itself (VIP, API server, the kubernetes Service or its in-cluster names)`,
     overridable: false,
   },
   'worker-1 adding the API server\'s host name': {

@@ -58,12 +58,16 @@ function clientCsr(overrides: Partial<CsrFacts> = {}, requestOverrides: Partial<
   };
 }
 
-/** worker-1's serving CSR, after its client CSR was approved. */
+/** The client certificate issued to worker-1's install run, as the API server names it when it authenticates. */
+const RUN_CLIENT_CERTIFICATE = 'X509SHA256=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0';
+
+/** worker-1's serving CSR, filed with the client certificate its install run was issued. */
 function servingCsr(overrides: Partial<CsrFacts> = {}, requestOverrides: Partial<CsrRequestFacts> = {}): CsrFacts {
   return {
     name: 'csr-serving',
     signerName: KUBELET_SERVING_SIGNER,
     username: 'system:node:worker-1',
+    credentialId: RUN_CLIENT_CERTIFICATE,
     groups: ['system:nodes', 'system:authenticated'],
     usages: ['digital signature', 'server auth'],
     createdAt: minutesAgo(1),
@@ -73,7 +77,12 @@ function servingCsr(overrides: Partial<CsrFacts> = {}, requestOverrides: Partial
   };
 }
 
-const APPROVED_CLIENT = clientCsr({ name: 'csr-client-approved', state: 'APPROVED', createdAt: minutesAgo(3) });
+const APPROVED_CLIENT = clientCsr({
+  name: 'csr-client-approved',
+  state: 'APPROVED',
+  createdAt: minutesAgo(3),
+  certificate: { credentialId: RUN_CLIENT_CERTIFICATE, dnsNames: [], ipAddresses: [], notBefore: minutesAgo(3), notAfter: minutesAgo(-60 * 24 * 30) },
+});
 
 const INVENTORY: InventoryNodeFacts[] = [
   { hostname: 'worker-1', ips: ['198.18.0.11', '2001:db8::11'], installRun: { status: 'RUNNING', kubeletStartedAt: minutesAgo(5), bootstrapIdentity: identityOf('worker-1') } },
@@ -166,7 +175,7 @@ const HOSTILE: Record<string, Case> = {
     context: servingContext,
     check: 'requester',
     reason: 'requested by system:node:worker-1, but the subject names another node',
-    overridable: true,
+    overridable: false,
   },
   'CN not of the form system:node:<name>': {
     csr: clientCsr({}, { commonNames: ['kube-admin'] }),
@@ -243,12 +252,12 @@ const HOSTILE: Record<string, Case> = {
     reason: 'IP address ::ffff:198.18.0.11 is not an address of worker-1',
     overridable: true,
   },
-  'a SAN DNS name not in the inventory': {
+  'a SAN DNS name not the node\'s own': {
     csr: servingCsr({}, { dnsNames: ['worker-1', 'kubernetes.default.svc'] }),
     context: servingContext,
     check: 'san-dns',
-    reason: 'DNS name kubernetes.default.svc is not the hostname of worker-1 in the inventory',
-    overridable: true,
+    reason: 'DNS name kubernetes.default.svc is not the name of worker-1, the node the subject names',
+    overridable: false,
   },
   'a wildcard SAN DNS name': {
     csr: servingCsr({}, { dnsNames: ['*.apps.prod.example.com'] }),
@@ -393,17 +402,60 @@ const HOSTILE: Record<string, Case> = {
     reason: 'a client certificate must not carry subject alternative names; found DNS worker-1, IP 198.18.0.11',
     overridable: false,
   },
+  // worker-6 is installed without a run identity of its own (bound by name only): force may go past these.
   'a serving CSR for a node whose client CSR was never approved': {
-    csr: servingCsr(),
+    csr: servingCsr(asNode('worker-6'), { commonNames: ['system:node:worker-6'], dnsNames: ['worker-6'], ipAddresses: ['198.18.0.16'] }),
     check: 'client-bootstrapped',
-    reason: 'no client CSR of worker-1 was approved during this install; its client certificate did not come from this install',
+    reason: 'no client CSR of worker-6 was approved during this install; its client certificate did not come from this install',
     overridable: true,
   },
   'a serving CSR whose client CSR was approved before this install': {
-    csr: servingCsr(),
-    context: context({}, [clientCsr({ name: 'csr-last-year', state: 'APPROVED', createdAt: minutesAgo(60 * 24 * 365) })]),
+    csr: servingCsr(asNode('worker-6'), { commonNames: ['system:node:worker-6'], dnsNames: ['worker-6'], ipAddresses: ['198.18.0.16'] }),
+    context: context({}, [clientCsr({ ...asNode('worker-6'), name: 'csr-last-year', state: 'APPROVED', createdAt: minutesAgo(60 * 24 * 365) }, { commonNames: ['system:node:worker-6'] })]),
     check: 'client-bootstrapped',
-    reason: 'no client CSR of worker-1 was approved during this install',
+    reason: 'no client CSR of worker-6 was approved during this install',
+    overridable: true,
+  },
+  'a client CSR for worker-1 filed with a node credential of that name (an earlier machine\'s)': {
+    csr: clientCsr(asNode('worker-1')),
+    check: 'requester',
+    reason: 'requested by system:node:worker-1, a node credential of that name; worker-1 is installed with its run\'s own identity',
+    overridable: false,
+  },
+  'a serving CSR filed with a client certificate not issued to worker-1\'s install run': {
+    csr: servingCsr({ credentialId: `X509SHA256=${'ab'.repeat(32)}` }),
+    context: servingContext,
+    check: 'run-credential',
+    reason: `filed with a client certificate (X509SHA256=${'ab'.repeat(6)}…) that was not issued to the install run of worker-1`,
+    overridable: false,
+  },
+  'a serving CSR filed with worker-1\'s client certificate of a year ago (a removed machine\'s)': {
+    csr: servingCsr({ credentialId: `X509SHA256=${'cd'.repeat(32)}` }),
+    context: context({}, [
+      APPROVED_CLIENT,
+      clientCsr({
+        name: 'csr-last-year',
+        state: 'APPROVED',
+        createdAt: minutesAgo(60 * 24 * 365),
+        certificate: { credentialId: `X509SHA256=${'cd'.repeat(32)}`, dnsNames: [], ipAddresses: [], notBefore: minutesAgo(60 * 24 * 365), notAfter: minutesAgo(-60) },
+      }),
+    ]),
+    check: 'run-credential',
+    reason: `filed with a client certificate (X509SHA256=${'cd'.repeat(6)}…) issued for worker-1 before its current install run`,
+    overridable: false,
+  },
+  'a serving CSR whose filing certificate the API server does not name': {
+    csr: servingCsr({ credentialId: null }),
+    context: servingContext,
+    check: 'run-credential',
+    reason: 'the API server did not name the certificate that filed this CSR',
+    overridable: false,
+  },
+  'a client CSR created before the install run started (within the kubelet start\'s clock skew)': {
+    csr: clientCsr({ createdAt: minutesAgo(6) }),
+    context: context({ inventory: INVENTORY.map((node) => (node.hostname === 'worker-1' && node.installRun ? { ...node, installRun: { ...node.installRun, startedAt: minutesAgo(5.5) } } : node)) }),
+    check: 'approval-window',
+    reason: 'before the install run of worker-1 started',
     overridable: true,
   },
   'a serving CSR with client auth': {
@@ -512,11 +564,26 @@ describe('CSR policy: what it approves', () => {
     expect(forceBlockers(verdict)).toEqual([]);
   });
 
-  it('approves a client CSR the node makes with its own identity while it is being installed (kubelet restart)', () => {
-    const csr = clientCsr(asNode('worker-1'));
-    const verdict = evaluateCsr(csr, context());
+  it('approves a node credential\'s client CSR only for a host installed without a run identity of its own', () => {
+    const legacy = clientCsr({ ...asNode('worker-6') }, { commonNames: ['system:node:worker-6'] });
+    const verdict = evaluateCsr(legacy, context());
     expect(verdict.decision).toBe('APPROVE');
-    expect(verdict.checks.find((check) => check.name === 'requester')?.detail).toBe('requested by the node itself (system:node:worker-1): a renewal');
+    expect(verdict.checks.find((check) => check.name === 'requester')?.detail).toBe('requested by the node itself (system:node:worker-6): a renewal');
+  });
+
+  it('leaves a node credential\'s client CSR for a host being installed here pending, not approved and not denied as an impostor', () => {
+    const verdict = evaluateCsr(clientCsr(asNode('worker-1')), context());
+    expect(verdict.decision).toBe('LEAVE_PENDING');
+    expect(forceBlockers(verdict).map((check) => check.name)).toEqual(['requester']);
+  });
+
+  it('is not stalled by a client certificate force-approved for the name to another requester during the window', () => {
+    const forced = clientCsr({ ...SHARED_OPENSHIFT_BOOTSTRAPPER, name: 'csr-forced', state: 'APPROVED', createdAt: minutesAgo(4) });
+    const verdict = evaluateCsr(clientCsr(), context({}, [forced]));
+    expect(verdict.decision).toBe('APPROVE');
+    // Nor does its certificate count for the serving CSR: only the run's own client certificate does.
+    const serving = evaluateCsr(servingCsr(), context({}, [forced]));
+    expect(serving.checks.filter((check) => !check.passed).map((check) => check.name)).toEqual(['client-bootstrapped', 'run-credential']);
   });
 
   it('approves an RSA-2048 key with key encipherment, and without it', () => {
@@ -640,9 +707,9 @@ describe('CSR policy: what force may go past', () => {
     expect(blockers.length === 0).toBe(overridable);
   });
 
-  it('never goes past the certificate\'s own form: signer, usages, subject, key, signature, SAN form, the cluster\'s own addresses', () => {
+  it('never goes past the certificate\'s own form: signer, usages, subject, key, signature, SAN form, the cluster\'s own addresses, names not the node\'s', () => {
     const never = Object.entries(CSR_CHECK_OVERRIDES).filter(([, rule]) => rule === 'NEVER').map(([name]) => name).sort();
-    expect(never).toEqual(['key', 'no-cluster-address', 'no-sans', 'pending', 'request', 'san-form', 'san-other', 'signature', 'signer', 'subject-common-name', 'subject-organization', 'usages']);
+    expect(never).toEqual(['key', 'no-cluster-address', 'no-sans', 'pending', 'request', 'san-dns', 'san-form', 'san-other', 'signature', 'signer', 'subject-common-name', 'subject-organization', 'usages']);
   });
 
   it.each([

@@ -84,6 +84,11 @@ export interface CsrFacts {
   /** `spec.username` / `spec.uid` / `spec.groups`: set by the API server from the authenticated caller. */
   readonly username: string;
   readonly uid?: string | null;
+  /**
+   * The credential the requester authenticated with, as the API server names it in `spec.extra`
+   * (`X509SHA256=<fingerprint>` for a client certificate, Kubernetes 1.31+); null when it does not.
+   */
+  readonly credentialId?: string | null;
   readonly groups: readonly string[];
   readonly usages: readonly string[];
   readonly createdAt: Date;
@@ -97,6 +102,8 @@ export interface CsrFacts {
 
 /** What an issued certificate says: its names and validity. */
 export interface IssuedCertificateFacts {
+  /** How the API server names this certificate when it authenticates a request (`X509SHA256=<fingerprint>`). */
+  readonly credentialId?: string | null;
   readonly dnsNames: readonly string[];
   readonly ipAddresses: readonly string[];
   readonly notBefore: Date;
@@ -113,6 +120,9 @@ export interface InventoryNodeFacts {
     readonly status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
     /** When the run's START_KUBELET step first started, or null before it. */
     readonly kubeletStartedAt: Date | null;
+    /** When the run started and ended (null while it runs): its approval window never reaches outside them. */
+    readonly startedAt?: Date | null;
+    readonly finishedAt?: Date | null;
     /**
      * The bootstrap identity this service minted for the run and handed only to the host (a
      * ServiceAccount token): the one requester whose client CSR for the node is auto-approved.
@@ -156,8 +166,20 @@ export interface CsrPolicyContext {
   /** The cluster's CSRs (this one may be among them; it is skipped). */
   readonly csrs: readonly CsrFacts[];
   readonly now: Date;
-  /** The cluster's own addresses (VIP, API server host): never in a node's serving certificate. */
+  /**
+   * The cluster's own addresses and names: the VIP, the API URL's host, the `kubernetes` Service's
+   * ClusterIPs (read from the cluster), and `api.<domain>` / `api-int.<domain>` when the base domain
+   * is known. Never in a node's serving certificate, whatever the path and whoever approves.
+   * The in-cluster names of the API (`kubernetes`, `kubernetes.default.svc.<domain>`, ...) are
+   * refused without being listed here (see {@link isClusterServiceName}).
+   */
   readonly clusterAddresses?: readonly string[];
+  /**
+   * True when the `kubernetes` Service's address could not be read from the cluster: then no
+   * serving certificate naming an IP address passes, since the policy cannot tell it from the
+   * Service's (fail closed; the next decision reads it again).
+   */
+  readonly serviceAddressUnknown?: boolean;
 }
 
 export interface CsrCheck {
@@ -198,8 +220,8 @@ export const CLIENT_CSR_CHECKS = [
 /** The checks of a serving CSR, in the order a verdict lists them. */
 export const SERVING_CSR_CHECKS = [
   'pending', 'request', 'signature', 'key', 'signer',
-  'subject-common-name', 'subject-organization', 'usages', 'requester', 'san-form', 'san-dns', 'san-ip', 'san-other',
-  'inventory', 'install-run', 'approval-window', 'client-bootstrapped', 'first-of-install', 'single-pending',
+  'subject-common-name', 'subject-organization', 'usages', 'requester', 'san-form', 'san-dns', 'san-ip', 'san-other', 'no-cluster-address',
+  'inventory', 'install-run', 'approval-window', 'client-bootstrapped', 'run-credential', 'first-of-install', 'single-pending',
 ] as const;
 
 /**
@@ -209,8 +231,8 @@ export const SERVING_CSR_CHECKS = [
  */
 export const SERVING_RENEWAL_CSR_CHECKS = [
   'pending', 'request', 'signature', 'key', 'signer',
-  'subject-common-name', 'subject-organization', 'usages', 'requester', 'san-form', 'san-other',
-  'joined-here', 'renewal-sans', 'no-cluster-address', 'no-other-node-address', 'single-pending-renewal',
+  'subject-common-name', 'subject-organization', 'usages', 'requester', 'san-form', 'san-dns', 'san-other',
+  'joined-here', 'run-credential', 'renewal-sans', 'no-cluster-address', 'no-other-node-address', 'single-pending-renewal',
 ] as const;
 
 export type CsrCheckName = (typeof CLIENT_CSR_CHECKS)[number] | (typeof SERVING_CSR_CHECKS)[number] | (typeof SERVING_RENEWAL_CSR_CHECKS)[number];
@@ -218,10 +240,11 @@ export type CsrCheckName = (typeof CLIENT_CSR_CHECKS)[number] | (typeof SERVING_
 /**
  * What an ADMIN's forced approval may go past: `NEVER` for what makes the certificate itself
  * (signer, usages, subject form, key, proof of possession, the form of its SANs) — a forced
- * approval signs exactly what was asked, so these stay absolute; `FORCE` for what relates the
- * request to this service's inventory and install runs; `FORCE_UNLESS_INSTALLED_HERE` for the
- * requester: overridable only for hosts this service did not install, because a host it installs
- * has an identity of its own and any other requester is an impostor.
+ * approval signs exactly what was asked, so these stay absolute — and for the identity rules of
+ * every serving certificate ({@link SERVING_IDENTITY_CHECKS}); `FORCE` for what relates the
+ * request to this service's inventory, install runs and time windows; `FORCE_UNLESS_INSTALLED_HERE`
+ * for a client CSR's requester: overridable only for hosts this service did not install, because
+ * a host it installs has an identity of its own and any other requester is an impostor.
  */
 export type CsrCheckOverride = 'NEVER' | 'FORCE' | 'FORCE_UNLESS_INSTALLED_HERE';
 
@@ -234,17 +257,21 @@ export const CSR_CHECK_OVERRIDES: Readonly<Record<CsrCheckName, CsrCheckOverride
   'subject-common-name': 'NEVER',
   'subject-organization': 'NEVER',
   usages: 'NEVER',
+  // A serving CSR's requester is never overridable (see checkServingRequester).
   requester: 'FORCE_UNLESS_INSTALLED_HERE',
   'no-sans': 'NEVER',
   'san-form': 'NEVER',
   'san-other': 'NEVER',
-  'san-dns': 'FORCE',
+  // Any name but the node's own would let the node answer for that name.
+  'san-dns': 'NEVER',
   'san-ip': 'FORCE',
   inventory: 'FORCE',
   'install-run': 'FORCE',
   'approval-window': 'FORCE',
   'not-joined': 'FORCE',
   'client-bootstrapped': 'FORCE',
+  // A node installed here with its run's own identity: only the certificate issued to that identity files its serving CSRs.
+  'run-credential': 'FORCE_UNLESS_INSTALLED_HERE',
   'first-of-install': 'FORCE',
   'single-pending': 'FORCE',
   'joined-here': 'FORCE',
@@ -255,14 +282,31 @@ export const CSR_CHECK_OVERRIDES: Readonly<Record<CsrCheckName, CsrCheckOverride
   'single-pending-renewal': 'FORCE',
 };
 
+/**
+ * The rules every serving CSR is held to on every path (join, renewal; auto-approved, approved by
+ * an operator, forced by an ADMIN): the requester is the node the subject names, no DNS name but
+ * that node's, no address or name of the cluster itself. A certificate that broke one would let
+ * its holder answer as the API server (every pod trusts the cluster CA for
+ * `kubernetes.default.svc`) or as another node. None is overridable.
+ */
+export const SERVING_IDENTITY_CHECKS = ['requester', 'san-dns', 'no-cluster-address'] as const satisfies readonly CsrCheckName[];
+
 /** The longest reason a forced approval may give. */
 export const FORCE_REASON_MAX_LENGTH = 500;
 
 /** Why a forced approval's written reason is not acceptable, or null when it is. */
 export function checkForceReason(reason: string | null | undefined): CodedText | null {
+  return checkWrittenReason(reason, message('csr.forceReason.required'));
+}
+
+/**
+ * Why a reason an operator writes for the audit log (a forced approval, a restricted node role) is
+ * not acceptable — `whenMissing` when there is none, too long, control characters — or null.
+ */
+export function checkWrittenReason(reason: string | null | undefined, whenMissing: CodedText): CodedText | null {
   const text = reason?.trim() ?? '';
   if (text.length === 0) {
-    return message('csr.forceReason.required');
+    return whenMissing;
   }
   if (text.length > FORCE_REASON_MAX_LENGTH) {
     return message('validation.hostnameTooLong', { length: text.length, max: FORCE_REASON_MAX_LENGTH });
@@ -390,7 +434,8 @@ function evaluateJoin(csr: CsrFacts, context: CsrPolicyContext): CsrVerdict {
     return { decision: 'APPROVE', node: nodeName, kind, path: 'JOIN', ...reasonOf(message('csr.verdict.allPassed', { count: checks.length })), checks };
   }
   const requester = checks.find((entry) => entry.name === 'requester');
-  if (csr.state === 'PENDING' && kind === 'CLIENT' && requester && !requester.passed && installedHere(node)) {
+  // A node credential of that name is no impostor of the bootstrap: it is left pending (or to the cluster, for a Node it has).
+  if (csr.state === 'PENDING' && kind === 'CLIENT' && requester && !requester.passed && installedHere(node) && !filedByNodeItself(csr, claimed)) {
     return { decision: 'DENY_IMPOSTOR', node: nodeName, kind, path: 'JOIN', ...reasonOfCheck(requester), checks };
   }
   // An older duplicate of an approvable request goes, whatever else is wrong with it.
@@ -420,10 +465,12 @@ function evaluateRenewal(csr: CsrFacts, claimed: string, node: InventoryNodeFact
     checkCommonName(request),
     checkOrganization(request),
     checkUsages(csr, 'SERVING'),
-    checkServingRequester(csr, claimed, node),
+    checkServingRequester(csr, claimed),
     checkSanForm(request),
+    checkSanDns(request, claimed),
     checkNoOtherSans(request),
     checkJoinedHere(claimed, node),
+    checkRunCredential(csr, claimed, node, context, 'RENEWAL'),
     checkRenewalSans(request, claimed, node, context),
     checkNoClusterAddress(request, context),
     checkNoOtherNodeAddress(request, claimed, context),
@@ -504,14 +551,43 @@ function checkNoClusterAddress(request: CsrRequestFacts | null, context: CsrPoli
   if (!request) {
     return fail('no-cluster-address', NOT_PARSED);
   }
+  const listed = context.clusterAddresses ?? [];
   const cluster = nameSet(
-    (context.clusterAddresses ?? []).filter((address) => checkIp(address) !== null),
-    (context.clusterAddresses ?? []).filter((address) => checkIp(address) === null),
+    listed.filter((address) => checkIp(address) !== null),
+    listed.filter((address) => checkIp(address) === null),
   );
-  const hits = [...nameSet(request.dnsNames, request.ipAddresses)].filter((name) => cluster.has(name));
-  return hits.length > 0
-    ? fail('no-cluster-address', message('csr.no-cluster-address.fail1', { p0: hits.join(', '), p1: hits.length }))
-    : pass('no-cluster-address', message('csr.no-cluster-address.pass1'));
+  const hits = [...nameSet(request.dnsNames, request.ipAddresses)].filter((name) => cluster.has(name) || isClusterServiceName(name));
+  if (hits.length > 0) {
+    return fail('no-cluster-address', message('csr.no-cluster-address.fail1', { p0: hits.join(', '), p1: hits.length }));
+  }
+  if (context.serviceAddressUnknown === true && request.ipAddresses.length > 0) {
+    return fail('no-cluster-address', message('csr.no-cluster-address.serviceUnknown', { ips: request.ipAddresses.join(', ') }));
+  }
+  return pass('no-cluster-address', message('csr.no-cluster-address.pass1'));
+}
+
+/** The in-cluster names of the API server's Service (and OpenShift's alias of it), in any cluster domain. */
+const CLUSTER_SERVICE_NAMES = /^(kubernetes|openshift)(\.default(\.svc(\..+)?)?)?\.?$/;
+
+/**
+ * Whether a DNS name is one the cluster's API answers to from inside: `kubernetes`,
+ * `kubernetes.default`, `kubernetes.default.svc` and `kubernetes.default.svc.<cluster domain>`
+ * (and the same under `openshift`). Every pod trusts the cluster CA for these.
+ * @see https://kubernetes.io/docs/tasks/run-application/access-api-from-pod/#directly-accessing-the-rest-api
+ */
+export function isClusterServiceName(name: string): boolean {
+  return CLUSTER_SERVICE_NAMES.test(name.toLowerCase());
+}
+
+/**
+ * The names a cluster's API is published under in its base domain, derived from the API URL's
+ * host when it is OpenShift's `api.<cluster>.<base domain>` or `api-int.…`: both of them, so a
+ * certificate naming the internal one is refused too. Empty when the host says nothing of it.
+ * @see https://docs.openshift.com/container-platform/latest/installing/installing_bare_metal/installing-bare-metal.html#installation-dns-user-infra_installing-bare-metal
+ */
+export function apiNamesOf(apiHost: string): string[] {
+  const match = /^api(?:-int)?\.(.+)$/i.exec(apiHost.replace(/\.$/, ''));
+  return match && checkIp(apiHost) !== null ? [`api.${match[1].toLowerCase()}`, `api-int.${match[1].toLowerCase()}`] : [];
 }
 
 function checkNoOtherNodeAddress(request: CsrRequestFacts | null, claimed: string, context: CsrPolicyContext): CsrCheck {
@@ -548,7 +624,8 @@ function checkSinglePendingRenewal(csr: CsrFacts, claimed: string, node: Invento
       other.signerName === KUBELET_SERVING_SIGNER &&
       claimedNodeName(other) !== null &&
       sameHostname(claimedNodeName(other) ?? '', claimed) &&
-      checkServingRequester(other, claimed, node).passed,
+      checkServingRequester(other, claimed).passed &&
+      checkRunCredential(other, claimed, node, context, 'RENEWAL').passed,
   );
   return rivals.length > 0
     ? fail('single-pending-renewal', message('csr.single-pending-renewal.fail1', { p0: claimed, p1: rivals.map((other) => other.name).join(', ') }))
@@ -596,15 +673,17 @@ function kindChecks(
   }
   return [
     ...common,
-    checkServingRequester(csr, claimed, node),
+    checkServingRequester(csr, claimed),
     checkSanForm(request),
-    checkSanDns(request, node),
+    checkSanDns(request, claimed),
     checkSanIps(request, node),
     checkNoOtherSans(request),
+    checkNoClusterAddress(request, context),
     checkInventory(claimed, node),
     checkInstallRun(kind, node),
     checkWindow(csr, node, context),
     checkClientBootstrapped(claimed, node, context),
+    checkRunCredential(csr, claimed, node, context, 'JOIN'),
     checkFirstOfInstall(csr, kind, claimed, node, context),
     checkSinglePending(claimed, duplicates),
   ];
@@ -634,6 +713,12 @@ function installedHere(node: InventoryNodeFacts | undefined): node is InventoryN
 /** Whether force may go past a failed requester check of a CSR for `node`. */
 function requesterOverridable(node: InventoryNodeFacts | undefined): boolean {
   return !installedHere(node);
+}
+
+/** Whether the node the CSR claims filed it itself, with a node credential (`system:node:<claimed>` in system:nodes). */
+function filedByNodeItself(csr: CsrFacts, claimed: string | null): boolean {
+  const requester = nodeNameOf(csr.username);
+  return requester !== null && claimed !== null && sameHostname(requester, claimed) && csr.groups.includes(NODES_GROUP);
 }
 
 /** Whether the CSR was filed by the run's own identity (the same account, not one re-created under its name). */
@@ -739,13 +824,16 @@ function checkClientRequester(csr: CsrFacts, claimed: string | null, node: Inven
   const requester = csr.username;
   const overridable = requesterOverridable(node);
   const renewing = nodeNameOf(requester);
-  if (renewing !== null && claimed !== null && sameHostname(renewing, claimed) && csr.groups.includes(NODES_GROUP)) {
-    return pass('requester', message('csr.requester.pass1', { p0: requester }), overridable);
-  }
+  const byNodeItself = filedByNodeItself(csr, claimed);
+  // For a host installed with its run's own identity, that identity is the only requester: a
+  // node credential of the same name may be an earlier machine's, which removal cannot revoke.
   if (installedHere(node)) {
     const identity = node.installRun.bootstrapIdentity;
     if (byRunIdentity(csr, identity)) {
       return pass('requester', message('csr.requester.pass2', { p0: requester, p1: node.hostname }), overridable);
+    }
+    if (byNodeItself) {
+      return fail('requester', message('csr.requester.nodeCredential', { requester, node: node.hostname, identity: identity.username }), overridable);
     }
     const why = bare(
       csr.username === identity.username
@@ -753,6 +841,9 @@ function checkClientRequester(csr: CsrFacts, claimed: string | null, node: Inven
         : message('csr.requester.notRunIdentity', { node: node.hostname, identity: identity.username }),
     );
     return fail('requester', message('csr.requester.fail1', { p0: node.hostname, p1: requester, p2: why }), overridable);
+  }
+  if (byNodeItself) {
+    return pass('requester', message('csr.requester.pass1', { p0: requester }), overridable);
   }
   if (renewing !== null) {
     return fail('requester', message('csr.requester.fail2', { p0: requester }), overridable);
@@ -774,10 +865,11 @@ function checkClientRequester(csr: CsrFacts, claimed: string | null, node: Inven
   return fail('requester', message('csr.requester.fail5', { p0: requester, p1: own }), overridable);
 }
 
-function checkServingRequester(csr: CsrFacts, claimed: string | null, node: InventoryNodeFacts | undefined): CsrCheck {
+/** A serving CSR comes from the node it names, whatever the path: never overridable (see {@link SERVING_IDENTITY_CHECKS}). */
+function checkServingRequester(csr: CsrFacts, claimed: string | null): CsrCheck {
   const requester = csr.username;
   const requesterNode = nodeNameOf(requester);
-  const overridable = requesterOverridable(node);
+  const overridable = false;
   if (requesterNode === null) {
     return fail('requester', message('csr.requester.fail6', { p0: requester }), overridable);
   }
@@ -817,16 +909,17 @@ function checkSanForm(request: CsrRequestFacts | null): CsrCheck {
   return pass('san-form', message('csr.san-form.pass1'));
 }
 
-function checkSanDns(request: CsrRequestFacts | null, node: InventoryNodeFacts | undefined): CsrCheck {
+/** No DNS name but the name of the node the subject claims (inventory or not: a name is the node's own or it is not). */
+function checkSanDns(request: CsrRequestFacts | null, claimed: string | null): CsrCheck {
   if (!request) {
     return fail('san-dns', NOT_PARSED);
   }
-  if (!node) {
+  if (claimed === null) {
     return fail('san-dns', message('csr.san-dns.fail1'));
   }
-  const foreign = request.dnsNames.filter((name) => !sameHostname(name, node.hostname));
+  const foreign = request.dnsNames.filter((name) => !sameHostname(name, claimed));
   if (foreign.length > 0) {
-    return fail('san-dns', message('csr.san-dns.fail2', { p0: foreign.join(', '), p1: node.hostname }));
+    return fail('san-dns', message('csr.san-dns.fail2', { p0: foreign.join(', '), p1: claimed }));
   }
   return pass('san-dns', request.dnsNames.length > 0 ? message('csr.san-dns.pass1', { p0: request.dnsNames.join(', ') }) : message('csr.san-dns.pass2'));
 }
@@ -888,9 +981,14 @@ function checkWindow(csr: CsrFacts, node: InventoryNodeFacts | undefined, contex
   if (!node || !started) {
     return fail('approval-window', node ? message('csr.approval-window.fail3', { p0: node.hostname }) : message('csr.approval-window.fail4'));
   }
-  const { from, until } = windowOf(started, context.settings);
+  const { from, until, boundByRun } = runWindowOf(node, started, context.settings);
   if (csr.createdAt.getTime() < from.getTime()) {
-    return fail('approval-window', message('csr.approval-window.fail1', { p0: csr.createdAt.toISOString(), p1: node.hostname, p2: started.toISOString() }));
+    return boundByRun.from
+      ? fail('approval-window', message('csr.approval-window.beforeRun', { created: csr.createdAt.toISOString(), node: node.hostname, started: from.toISOString() }))
+      : fail('approval-window', message('csr.approval-window.fail1', { p0: csr.createdAt.toISOString(), p1: node.hostname, p2: started.toISOString() }));
+  }
+  if (boundByRun.until && csr.createdAt.getTime() > until.getTime()) {
+    return fail('approval-window', message('csr.approval-window.afterRun', { created: csr.createdAt.toISOString(), node: node.hostname, ended: until.toISOString() }));
   }
   if (context.now.getTime() > until.getTime() || csr.createdAt.getTime() > until.getTime()) {
     return fail('approval-window', message('csr.approval-window.fail2', { p0: node.hostname, p1: until.toISOString(), p2: minutes(context.settings.approvalWindowMs ?? DEFAULT_CSR_APPROVAL_WINDOW_MS) }));
@@ -914,9 +1012,14 @@ function checkClientBootstrapped(claimed: string | null, node: InventoryNodeFact
   if (claimed === null || !node || !started) {
     return fail('client-bootstrapped', message('csr.client-bootstrapped.fail1'));
   }
-  const { from } = windowOf(started, context.settings);
+  const { from } = runWindowOf(node, started, context.settings);
   const client = context.csrs.find(
-    (other) => other.signerName === KUBELET_CLIENT_SIGNER && other.state === 'APPROVED' && claimedNodeName(other) === claimed && other.createdAt.getTime() >= from.getTime(),
+    (other) =>
+      other.signerName === KUBELET_CLIENT_SIGNER &&
+      other.state === 'APPROVED' &&
+      claimedNodeName(other) === claimed &&
+      other.createdAt.getTime() >= from.getTime() &&
+      (!installedHere(node) || byRunIdentity(other, node.installRun.bootstrapIdentity)),
   );
   return client
     ? pass('client-bootstrapped', message('csr.client-bootstrapped.pass1', { p0: client.name }))
@@ -925,22 +1028,102 @@ function checkClientBootstrapped(claimed: string | null, node: InventoryNodeFact
 
 function checkFirstOfInstall(csr: CsrFacts, kind: KubeletCsrKind, claimed: string | null, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): CsrCheck {
   const started = node?.installRun?.kubeletStartedAt ?? null;
-  if (claimed === null || !started) {
+  if (claimed === null || !node || !started) {
     return fail('first-of-install', message('csr.first-of-install.fail1'));
   }
-  const { from } = windowOf(started, context.settings);
+  const { from } = runWindowOf(node, started, context.settings);
+  // Only an approval this install's own requester got counts: a certificate force-approved for the
+  // name to someone else (before the install, or by another machine) does not stand in its way.
+  const credentials = kind === 'SERVING' ? runCredentials(claimed, node, context) : null;
+  const ours = (other: CsrFacts): boolean =>
+    !installedHere(node)
+      ? true
+      : kind === 'CLIENT'
+        ? byRunIdentity(other, node.installRun.bootstrapIdentity)
+        : other.credentialId != null && credentials !== null && credentials.current.has(other.credentialId);
   const earlier = context.csrs.find(
     (other) =>
       other.name !== csr.name &&
       other.signerName === csr.signerName &&
       other.state === 'APPROVED' &&
       claimedNodeName(other) === claimed &&
-      other.createdAt.getTime() >= from.getTime(),
+      other.createdAt.getTime() >= from.getTime() &&
+      ours(other),
   );
   const what = kind;
   return earlier
     ? fail('first-of-install', message('csr.first-of-install.fail2', { p0: what, p1: claimed, p2: earlier.name }))
     : pass('first-of-install', message('csr.first-of-install.pass1', { p0: what, p1: claimed }));
+}
+
+/** A node's client certificates by credential id: those of its current install run, and older ones. */
+interface RunCredentials {
+  /** Issued to the run's own identity during the run, or renewed by the node with one of these: credential id → CSR name. */
+  readonly current: ReadonlyMap<string, string>;
+  /** Issued for the node's name before the run started, or renewed with one of those: an earlier machine's. */
+  readonly stale: ReadonlySet<string>;
+}
+
+/**
+ * The client certificates issued for a node installed here with its run's own identity, as far as
+ * the cluster's CSRs still show them (approved CSRs are garbage-collected after an hour); null
+ * for a node installed otherwise.
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/certificate-signing-requests/#request-signing-process
+ */
+function runCredentials(claimed: string, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): RunCredentials | null {
+  if (!installedHere(node)) {
+    return null;
+  }
+  const identity = node.installRun.bootstrapIdentity;
+  const started = runWindowStart(node, context.settings);
+  const current = new Map<string, string>();
+  const stale = new Set<string>();
+  const clients = context.csrs
+    .filter((other) => other.signerName === KUBELET_CLIENT_SIGNER && other.state === 'APPROVED' && other.certificate?.credentialId && sameHostname(claimedNodeName(other) ?? '', claimed))
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  for (const other of clients) {
+    const issued = other.certificate?.credentialId ?? '';
+    const renewedWith = other.credentialId ?? null;
+    if ((started !== null && other.createdAt.getTime() < started.getTime()) || (renewedWith !== null && stale.has(renewedWith))) {
+      stale.add(issued);
+    } else if (byRunIdentity(other, identity) || (renewedWith !== null && current.has(renewedWith) && filedByNodeItself(other, claimed))) {
+      current.set(issued, other.name);
+    }
+  }
+  return { current, stale };
+}
+
+/**
+ * A serving CSR of a node installed here with its run's own identity must be filed with a client
+ * certificate issued to that identity during the run (matched by the certificate's fingerprint, which
+ * the API server names as the requester's credential), not merely by a node of that name: removing a
+ * node cannot revoke the certificates its earlier machine holds. On the renewal path, the run's
+ * client CSRs may be gone (garbage-collected after an hour): then only a credential known to be
+ * older than the run is refused.
+ */
+function checkRunCredential(csr: CsrFacts, claimed: string | null, node: InventoryNodeFacts | undefined, context: CsrPolicyContext, path: CsrPolicyPath): CsrCheck {
+  const credentials = claimed === null ? null : runCredentials(claimed, node, context);
+  if (credentials === null || !installedHere(node)) {
+    return pass('run-credential', message('csr.run-credential.notBound'), true);
+  }
+  const credential = csr.credentialId ?? null;
+  const short = (id: string): string => id.replace(/^(X509SHA256=[0-9a-f]{12})[0-9a-f]+$/, '$1…');
+  if (credential === null) {
+    return path === 'JOIN'
+      ? fail('run-credential', message('csr.run-credential.unnamed', { node: node.hostname }), false)
+      : pass('run-credential', message('csr.run-credential.unnamedRenewal'), false);
+  }
+  const from = credentials.current.get(credential);
+  if (from !== undefined) {
+    return pass('run-credential', message('csr.run-credential.pass', { csr: from, node: node.hostname }), false);
+  }
+  if (credentials.stale.has(credential)) {
+    return fail('run-credential', message('csr.run-credential.stale', { credential: short(credential), node: node.hostname }), false);
+  }
+  if (path === 'RENEWAL' && credentials.current.size === 0) {
+    return pass('run-credential', message('csr.run-credential.goneRenewal', { node: node.hostname }), false);
+  }
+  return fail('run-credential', message('csr.run-credential.foreign', { credential: short(credential), node: node.hostname }), false);
 }
 
 function checkSinglePending(claimed: string | null, duplicates: Duplicates | null): CsrCheck {
@@ -978,8 +1161,12 @@ interface Duplicates {
  * real one nor stand in its way.
  */
 function duplicatesOf(csr: CsrFacts, kind: KubeletCsrKind, claimed: string, node: InventoryNodeFacts | undefined, context: CsrPolicyContext): Duplicates {
+  // A serving CSR filed with a certificate this install did not issue is no rival either: an old
+  // machine's credential must not stand in the way of the real kubelet's request.
   const legitimate = (other: CsrFacts): boolean =>
-    (kind === 'CLIENT' ? checkClientRequester(other, claimed, node, context.settings.bootstrapStyle) : checkServingRequester(other, claimed, node)).passed;
+    kind === 'CLIENT'
+      ? checkClientRequester(other, claimed, node, context.settings.bootstrapStyle).passed
+      : checkServingRequester(other, claimed).passed && checkRunCredential(other, claimed, node, context, 'JOIN').passed;
   const rivals = context.csrs.filter(
     (other) => other.name !== csr.name && other.state === 'PENDING' && other.signerName === csr.signerName && claimedNodeName(other) === claimed && legitimate(other),
   );
@@ -1008,6 +1195,28 @@ function isBootstrapIdentity(csr: CsrFacts, style: CsrBootstrapStyle): boolean {
 /** The bootstrap identity of a cluster style, as shown to operators. */
 export function bootstrapIdentity(style: CsrBootstrapStyle): string {
   return style === 'OPENSHIFT' ? OPENSHIFT_NODE_BOOTSTRAPPER : `system:bootstrap:<token-id> in group ${BOOTSTRAPPERS_GROUP}`;
+}
+
+/** When the run's approval window opens (its kubelet start, less the tolerated skew), or null before the kubelet started. */
+function runWindowStart(node: InventoryNodeFacts, settings: CsrPolicySettings): Date | null {
+  const started = node.installRun?.kubeletStartedAt ?? null;
+  return started === null ? null : runWindowOf(node, started, settings).from;
+}
+
+/**
+ * A run's approval window: from its kubelet's start (less the tolerated skew) for the configured
+ * length, but never before the run itself started nor after it ended (plus the skew, for a serving
+ * CSR filed as the node turned Ready): a window belongs to one run, so another run's CSRs of the
+ * same name (a re-install minutes later, a certificate approved just before) are never inside it.
+ */
+function runWindowOf(node: InventoryNodeFacts, started: Date, settings: CsrPolicySettings): { from: Date; until: Date; boundByRun: { from: boolean; until: boolean } } {
+  const { from, until } = windowOf(started, settings);
+  const runStart = node.installRun?.startedAt ?? null;
+  const runEnd = node.installRun?.finishedAt ?? null;
+  const endBound = runEnd === null ? null : new Date(runEnd.getTime() + (settings.clockSkewMs ?? DEFAULT_CSR_CLOCK_SKEW_MS));
+  const fromByRun = runStart !== null && runStart.getTime() > from.getTime();
+  const untilByRun = endBound !== null && endBound.getTime() < until.getTime();
+  return { from: fromByRun ? runStart : from, until: untilByRun ? endBound : until, boundByRun: { from: fromByRun, until: untilByRun } };
 }
 
 function windowOf(started: Date, settings: CsrPolicySettings): { from: Date; until: Date } {

@@ -70,8 +70,11 @@ export function isControlPlaneRole(role: string): boolean {
  * cancelled (DRAIN_FAILED), or a JOINED node left cordoned. A running removal must be cancelled first.
  */
 export function canUncordon(status: NodeStatus): boolean {
-  return status === 'DRAIN_FAILED' || status === 'JOINED';
+  return UNCORDON_FROM.includes(status);
 }
+
+/** The statuses in which a node may be made schedulable again. */
+export const UNCORDON_FROM: readonly NodeStatus[] = ['DRAIN_FAILED', 'JOINED'];
 
 /** Whether the cleanup a CLEANABLE verdict lists may run now: once, before the install. */
 export function canCleanHost(status: NodeStatus, verdict: NodeActionFacts['hostVerdict']): boolean {

@@ -40,7 +40,8 @@ describe('node lifecycle', () => {
   it.each(cases.filter((c) => !c.to))('$event from $status is refused with a reason', ({ event, status }) => {
     const result = transition(status, event);
     expect(result.ok).toBe(false);
-    expect(result.ok ? '' : result.reason).toContain(`while the node is ${status}`);
+    expect(result.ok ? '' : result.reason.code).toBe('node.transitionRefused');
+    expect(result.ok ? '' : result.reason.message).toContain(`while the node is ${status}`);
   });
 
   it('never leaves REMOVED: a removed host must be added and installed from scratch', () => {

@@ -85,7 +85,7 @@ export const NODE_TRANSITIONS: Readonly<Record<NodeEvent, TransitionRule>> = {
 
 export type TransitionResult =
   | { readonly ok: true; readonly to: NodeStatus }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly reason: CodedText };
 
 /** Decides whether `event` may happen to a node in `status`, and where it leads. */
 export function transition(status: NodeStatus, event: NodeEvent): TransitionResult {
@@ -95,7 +95,7 @@ export function transition(status: NodeStatus, event: NodeEvent): TransitionResu
   }
   return {
     ok: false,
-    reason: `${describeEvent(event)} is not possible while the node is ${status}; it needs ${rule.from.join(' or ')}`,
+    reason: message('node.transitionRefused', { event: eventText(event), status: statusText(status), needs: rule.from.map(statusText) }),
   };
 }
 
@@ -133,6 +133,7 @@ export function statusText(status: NodeStatus): Message {
   return { code: 'node.statusName', params: { status } };
 }
 
-function describeEvent(event: NodeEvent): string {
-  return event.toLowerCase().replace(/_/g, ' ');
+/** An event as a message parameter: what happens, in words (`removal started`). */
+export function eventText(event: NodeEvent): Message {
+  return { code: 'node.eventName', params: { event } };
 }

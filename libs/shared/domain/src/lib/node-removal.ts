@@ -89,12 +89,12 @@ export const DEFAULT_REMOVAL_OPTIONS: RemovalOptions = {
 export const MAX_REMOVAL_TIMEOUT_SECONDS = 86_400;
 
 /** A problem with the options (`field problem`), or null. */
-export function checkRemovalOptions(options: RemovalOptions): { field: string; problem: string } | null {
+export function checkRemovalOptions(options: RemovalOptions): { field: string; problem: CodedText } | null {
   if (!Number.isInteger(options.gracePeriodSeconds) || options.gracePeriodSeconds < -1) {
-    return { field: 'gracePeriodSeconds', problem: 'must be an integer of at least -1 (-1 = each pod’s own grace period)' };
+    return { field: 'gracePeriodSeconds', problem: message('removal.option.gracePeriod') };
   }
   if (!Number.isInteger(options.timeoutSeconds) || options.timeoutSeconds < 0 || options.timeoutSeconds > MAX_REMOVAL_TIMEOUT_SECONDS) {
-    return { field: 'timeoutSeconds', problem: `must be an integer from 0 (no timeout) to ${MAX_REMOVAL_TIMEOUT_SECONDS}` };
+    return { field: 'timeoutSeconds', problem: message('removal.option.timeout', { max: MAX_REMOVAL_TIMEOUT_SECONDS }) };
   }
   return null;
 }

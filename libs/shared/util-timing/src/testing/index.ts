@@ -1,1 +1,2 @@
+export { eventually } from './eventually';
 export { FakeClock, settle } from './fake-clock';

@@ -57,4 +57,15 @@ export class InstallRunEntity extends RunColumns<InstallRunStatus> {
   /** When the agent was last heard from. */
   @Column({ name: 'last_event_at', type: 'timestamptz', nullable: true })
   lastEventAt!: Date | null;
+
+  /** The step events stored for this run, and their bytes (message, coded message and detail), against its caps. */
+  @Column({ name: 'event_count', type: 'integer', default: 0 })
+  eventCount!: number;
+
+  @Column({ name: 'event_bytes', type: 'bigint', default: 0, transformer: { to: (value: number) => value, from: (value: string | number) => Number(value) } })
+  eventBytes!: number;
+
+  /** When the run first refused an event for its caps on events or bytes; null while it never did. */
+  @Column({ name: 'events_capped_at', type: 'timestamptz', nullable: true })
+  eventsCappedAt!: Date | null;
 }

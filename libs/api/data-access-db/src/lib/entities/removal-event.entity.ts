@@ -1,5 +1,5 @@
 import { Column, Entity, Unique } from 'typeorm';
-import type { RemovalEventKind } from '@ccos/shared/domain';
+import type { RemovalEventKind, RemovalPhase } from '@ccos/shared/domain';
 import { RunEventColumns } from './run-columns';
 
 /** One thing a removal run did or saw, numbered by the store as it is appended. */
@@ -8,6 +8,10 @@ import { RunEventColumns } from './run-columns';
 export class RemovalEventEntity extends RunEventColumns {
   @Column({ type: 'text' })
   kind!: RemovalEventKind;
+
+  /** The phase the run was in when the event happened (DONE for the closing event of a run that succeeded). */
+  @Column({ type: 'text' })
+  phase!: RemovalPhase;
 
   /** `namespace/name` for pod events. */
   @Column({ type: 'text', nullable: true })

@@ -40,7 +40,7 @@ describe('DELETE_NODE', () => {
   it('leaves a Node registered again since (another uid) and ends the run', async () => {
     const { h, phase, nodes } = await deleteIn('00000000-0000-4000-8000-000000000000');
     const result = await phase.run(h.ctx);
-    expect(result).toMatchObject({ outcome: 'FAILED', reason: expect.stringContaining('node w1 was registered again (another UID) and was not deleted') });
+    expect(result).toMatchObject({ outcome: 'FAILED', reason: expect.objectContaining({ code: 'removal.nodeRegisteredAgain', message: expect.stringContaining('node w1 was registered again (another UID) and was not deleted') }) });
     expect(h.events).toEqual([{ kind: 'NODE_NOT_DELETED', message: result.outcome === 'FAILED' ? result.reason : '' }]);
     expect(await nodes()).toEqual(['w1']);
   });
@@ -49,6 +49,9 @@ describe('DELETE_NODE', () => {
     const h = phaseHarness(runningRun({ phase: 'DELETE_NODE' }));
     const phase = new DeleteNodePhase({ clusters: { watch: async () => Promise.reject(new Error('connect ECONNREFUSED 198.18.0.2:6443')) } });
     expect(await phase.run(h.ctx)).toMatchObject({ outcome: 'FAILED', reason: { code: 'removal.nodeNotDeleted', params: { error: 'connect ECONNREFUSED 198.18.0.2:6443' } } });
-    expect(h.events).toEqual([{ kind: 'NODE_NOT_DELETED', message: 'connect ECONNREFUSED 198.18.0.2:6443' }]);
+    // The event is coded too (it was the bare error text): a Chinese page shows it in Chinese.
+    expect(h.events).toMatchObject([
+      { kind: 'NODE_NOT_DELETED', message: { code: 'removal.nodeNotDeleted', params: { error: 'connect ECONNREFUSED 198.18.0.2:6443' }, message: 'the Node could not be deleted: connect ECONNREFUSED 198.18.0.2:6443; remove the node again' } },
+    ]);
   });
 });

@@ -28,8 +28,9 @@ export class DeleteNodePhase implements RemovalPhaseHandler {
       ctx.record({ kind: 'NODE_NOT_DELETED', message: result.reason });
       return failed(result.reason);
     } catch (error) {
-      ctx.record({ kind: 'NODE_NOT_DELETED', message: errorText(error) });
-      return failed(message('removal.nodeNotDeleted', { error: errorText(error) }));
+      const reason = message('removal.nodeNotDeleted', { error: errorText(error) });
+      ctx.record({ kind: 'NODE_NOT_DELETED', message: reason });
+      return failed(reason);
     }
   }
 }

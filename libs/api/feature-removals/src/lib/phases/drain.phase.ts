@@ -37,7 +37,7 @@ function describeBlocking(blocking: readonly RemovalBlockingPod[]): Message {
 }
 
 /** Ends the run at the drain: a DRAIN_FAILED event naming what blocked; the node stays cordoned, the Node is kept. */
-function drainStopped(ctx: RemovalPhaseContext, failure: DrainFailure, reason: string | CodedText, blocking: RemovalBlockingPod[]): RemovalPhaseResult {
+function drainStopped(ctx: RemovalPhaseContext, failure: DrainFailure, reason: CodedText, blocking: RemovalBlockingPod[]): RemovalPhaseResult {
   const { run } = ctx;
   const cancelled = failure === 'CANCELLED';
   const what: Message = cancelled

@@ -26,7 +26,7 @@ export type RemovalPhaseResult =
       /** The drain found no Node: there is nothing to delete. */
       readonly nodeGone?: boolean;
     }
-  | { readonly outcome: 'FAILED' | 'CANCELLED'; readonly reason: string | CodedText; readonly blocking: RemovalBlockingPod[] }
+  | { readonly outcome: 'FAILED' | 'CANCELLED'; readonly reason: CodedText; readonly blocking: RemovalBlockingPod[] }
   | { readonly outcome: 'INTERRUPTED' };
 
 /**
@@ -41,7 +41,7 @@ export interface RemovalPhaseHandler {
 export const NEXT: RemovalPhaseResult = { outcome: 'NEXT' };
 
 /** The run ends FAILED with `reason`. */
-export function failed(reason: string | CodedText, blocking: RemovalBlockingPod[] = []): RemovalPhaseResult {
+export function failed(reason: CodedText, blocking: RemovalBlockingPod[] = []): RemovalPhaseResult {
   return { outcome: 'FAILED', reason, blocking };
 }
 

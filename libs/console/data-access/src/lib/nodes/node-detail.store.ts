@@ -27,6 +27,9 @@ import type { MutationAnswer } from '../forms/form-submission';
 import { NodeRuns } from '../runs/node-runs';
 import type { InstallRunView, NodeSummary, StepEventView } from './node';
 
+/** What the InstallRun operation asks for at once (`events(first: 500)`), the API's largest page. */
+const EVENTS_PAGE = 500;
+
 /** One mutation for a node. */
 type Send<V> = (nodeId: string) => Promise<MutationAnswer<V>>;
 
@@ -128,10 +131,19 @@ export class NodeDetailStore {
     }
     this.runsLoading.update((ids) => new Set(ids).add(runId));
     try {
-      const result = await firstValueFrom(this.apollo.query({ query: InstallRunDocument, variables: { id: runId }, fetchPolicy: 'network-only' }));
-      const run = result.data?.installRun;
-      if (run) {
+      // The API answers a run's log a page at a time; a page shorter than asked is the last.
+      for (let after = 0; ; ) {
+        const result = await firstValueFrom(this.apollo.query({ query: InstallRunDocument, variables: { id: runId, after }, fetchPolicy: 'network-only' }));
+        const run = result.data?.installRun;
+        if (!run) {
+          break;
+        }
         this.installRuns.record(run.id, run.events);
+        const last = run.events.at(-1)?.seq;
+        if (run.events.length < EVENTS_PAGE || last === undefined) {
+          break;
+        }
+        after = last;
       }
     } catch {
       // The error link showed it; the section offers loading again.

@@ -3,9 +3,10 @@ import { RouterLink } from '@angular/router';
 import { NodeBatchStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextFieldComponent } from '@ccos/console/ui';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
-import { type BatchPhase, type BatchState, type InstallStep, describeStep } from '@ccos/shared/domain';
+import { type BatchPhase, type BatchState, type InstallStep, type NodeStatus, describeStep } from '@ccos/shared/domain';
 import { batchesMessages } from '../batches.messages';
 import { waitsForCsrApproval } from '../node-status';
+import { nodesMessages } from '../nodes.messages';
 
 /**
  * A batch (批次): the hosts of one bulk add, with aggregate progress kept live by the
@@ -82,7 +83,7 @@ import { waitsForCsrApproval } from '../node-status';
               <tr [attr.data-host]="host.hostname" [attr.data-phase]="host.phase">
                 <td><a [routerLink]="['/clusters', clusterId(), 'nodes', host.nodeId]">{{ host.hostname }}</a> <code>{{ host.ip }}</code></td>
                 <td>{{ phaseLabel(host.phase) }}</td>
-                <td>{{ host.status }}</td>
+                <td data-testid="host-status" [attr.data-status]="host.status">{{ statusLabel(host.status) }}</td>
                 <td>{{ host.step ? stepTitle(host.step) : '' }}</td>
                 <td>
                   {{ host.statusReason | serverText: host.statusReasonCode : host.statusReasonParams }}
@@ -110,6 +111,7 @@ export class BatchPage {
   private readonly session = inject(Session);
   private readonly i18n = inject(I18n);
   protected readonly t = this.i18n.translator(batchesMessages);
+  private readonly nodeText = this.i18n.translator(nodesMessages);
   protected readonly concurrency = signal('');
   protected readonly canOperate = computed(() => this.session.allows('OPERATOR'));
   protected readonly heading = computed(() => this.t('batch.heading', { count: this.store.batch()?.progress.total ?? 0 }));
@@ -131,6 +133,11 @@ export class BatchPage {
 
   protected stateLabel(state: string): string {
     return this.t(`batch.state.${state as BatchState}`);
+  }
+
+  /** A host's status by its label, as on the node pages (never the raw enum). */
+  protected statusLabel(status: string): string {
+    return this.nodeText(`status.${status as NodeStatus}`);
   }
 
   protected phaseLabel(phase: string): string {

@@ -22,12 +22,21 @@ describe('a removal run’s phases, as the node page lists them', () => {
     const items = phases(removalRun({ phase: 'STOP_KUBELET' }), [
       removalEvent(1, 'STARTED', { message: 'started' }),
       removalEvent(2, 'POD_EVICTED', { message: 'evicted web-1', occurredAt: '2026-11-30T05:00:10.000Z' }),
-      removalEvent(3, 'KUBELET_NOT_STOPPED', { message: 'kubelet still running' }),
+      removalEvent(3, 'KUBELET_NOT_STOPPED', { phase: 'STOP_KUBELET', message: 'kubelet still running' }),
       removalEvent(4, 'DRAIN_FINISHED', { message: 'drained', occurredAt: '2026-11-30T05:00:20.000Z' }),
-      removalEvent(5, 'FINISHED', { message: 'belongs to no phase' }),
+      removalEvent(5, 'FINISHED', { phase: 'DONE', message: 'belongs to no phase' }),
     ]);
     expect(items.map((item) => item.message)).toEqual(['drained', 'kubelet still running', null, null, null]);
     expect(items[0].timing).toBe(TestBed.inject(I18n).formatTime('2026-11-30T05:00:20.000Z'));
+  });
+
+  it('files an event under the phase it happened in, not the phase its kind usually belongs to', () => {
+    const items = phases(removalRun({ status: 'FAILED', phase: 'STOP_KUBELET' }), [
+      removalEvent(1, 'DRAIN_FINISHED', { message: 'drained' }),
+      removalEvent(2, 'RESUMED', { phase: 'STOP_KUBELET', message: 'picked up again in STOP_KUBELET' }),
+      removalEvent(3, 'FINISHED', { phase: 'STOP_KUBELET', message: 'the removal failed' }),
+    ]);
+    expect(items.slice(0, 2).map((item) => item.message)).toEqual(['drained', 'the removal failed']);
   });
 
   it('marks the current phase of an ended run failed or cancelled, and every phase done once it succeeded', () => {

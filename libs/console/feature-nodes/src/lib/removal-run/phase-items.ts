@@ -1,27 +1,13 @@
 import { type RemovalEventView, type RemovalRunView, eventsByGroup } from '@ccos/console/data-access';
 import type { StepItem, StepItemState } from '@ccos/console/ui';
 import type { I18n, Translate } from '@ccos/console/util-i18n';
-import type { RemovalEventKind, RemovalPhase } from '@ccos/shared/api-schema';
+import type { RemovalPhase } from '@ccos/shared/api-schema';
 import { REMOVAL_PHASES } from '@ccos/shared/domain';
 import type { removalMessages } from '../removal.messages';
 
 type RemovalTranslate = Translate<(typeof removalMessages)['en']>;
 
 type RunPhase = Exclude<RemovalPhase, 'DONE'>;
-
-/** Which events belong to which phase, for each phase's last word and time. */
-const PHASE_EVENTS: Readonly<Record<RunPhase, readonly RemovalEventKind[]>> = {
-  DRAIN: ['STARTED', 'RESUMED', 'CORDONED', 'POD_EVICTED', 'POD_DELETED', 'POD_FORCE_DELETED', 'POD_SKIPPED', 'POD_BLOCKED', 'POD_FAILED', 'DRAIN_FINISHED', 'DRAIN_FAILED', 'CANCEL_REQUESTED'],
-  STOP_KUBELET: ['KUBELET_STOPPED', 'KUBELET_NOT_STOPPED'],
-  DELETE_NODE: ['NODE_DELETED', 'NODE_NOT_DELETED'],
-  DENY_CSRS: ['CSRS_DENIED'],
-  REVOKE_TOKENS: ['TOKENS_REVOKED'],
-  CLEAN_HOST: ['HOST_CLEANED', 'HOST_NOT_CLEANED'],
-};
-
-const PHASE_OF_KIND: ReadonlyMap<RemovalEventKind, RunPhase> = new Map(
-  Object.entries(PHASE_EVENTS).flatMap(([phase, kinds]) => kinds.map((kind) => [kind, phase as RunPhase] as const)),
-);
 
 /** The phases a run goes through: cleaning the host only when asked for. */
 export function phasesOf(run: RemovalRunView): RunPhase[] {
@@ -35,7 +21,8 @@ export function phasesOf(run: RemovalRunView): RunPhase[] {
 export function phaseItems(run: RemovalRunView, events: readonly RemovalEventView[], t: RemovalTranslate, i18n: I18n): StepItem[] {
   const phases = phasesOf(run);
   const current = run.phase === 'DONE' ? phases.length : phases.indexOf(run.phase);
-  const eventsByPhase = eventsByGroup(events, (event) => PHASE_OF_KIND.get(event.kind) ?? null);
+  // Each event says the phase its run was in (a resumption or the run's end belongs where it happened).
+  const eventsByPhase = eventsByGroup(events, (event) => (event.phase === 'DONE' ? null : event.phase));
   return phases.map((phase, index) => {
     let state: StepItemState;
     let label: string;

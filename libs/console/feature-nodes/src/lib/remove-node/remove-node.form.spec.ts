@@ -5,15 +5,17 @@ import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
 import { RemoveNodeForm } from './remove-node.form';
 
 describe('the remove-node form', () => {
-  it('starts with the design drain command and the domain defaults', () => {
+  it('starts on the safe side: nothing deleted for good unless ticked (as the CLI), DaemonSet pods left in place', () => {
     const form = new RemoveNodeForm();
     expect(form.numberProblems()).toEqual({});
-    expect(form.options()).toMatchObject({ ignoreDaemonSets: true, deleteEmptyDirData: true, force: true, cleanHost: false, ungraceful: false });
+    expect(form.options()).toMatchObject({ ignoreDaemonSets: true, deleteEmptyDirData: false, force: false, cleanHost: false, ungraceful: false });
+    expect(form.options()).toMatchObject({ force: DEFAULT_REMOVAL_OPTIONS.force, deleteEmptyDirData: DEFAULT_REMOVAL_OPTIONS.deleteEmptyDirData });
     expect(form.options()).toMatchObject({ gracePeriodSeconds: DEFAULT_REMOVAL_OPTIONS.gracePeriodSeconds, timeoutSeconds: DEFAULT_REMOVAL_OPTIONS.timeoutSeconds });
     // Each pod's own grace period and no timeout are what the drain does without flags.
-    expect(form.command('w1')).toBe('oc adm drain w1 --force --delete-emptydir-data --ignore-daemonsets');
+    expect(form.command('w1')).toBe('oc adm drain w1 --ignore-daemonsets');
     form.controls.timeoutSeconds.setValue('300');
-    expect(form.command('w1')).toBe('oc adm drain w1 --force --delete-emptydir-data --ignore-daemonsets --timeout=300s');
+    form.controls.force.setValue(true);
+    expect(form.command('w1')).toBe('oc adm drain w1 --force --ignore-daemonsets --timeout=300s');
   });
 
   it('refuses numbers that are not whole, then those the domain refuses, and asks no preview meanwhile', () => {

@@ -30,16 +30,18 @@ const removalNumbers: ValidatorFn = (group) => {
 };
 
 /**
- * The removal options as the page edits them. The drain flags start as the design's
- * command (`oc adm drain --force --delete-local-data --ignore-daemonsets`); numbers are
- * checked with the domain's rule before anything is asked.
+ * The removal options as the page edits them. The flags that delete pods for good (`--force`,
+ * `--delete-emptydir-data`) start off, as in the CLI and the domain's defaults: the page shows
+ * which pods each would delete before it is ticked. `--ignore-daemonsets` starts on, as in the
+ * design's command (it only leaves DaemonSet pods in place). Numbers are checked with the
+ * domain's rule before anything is asked.
  */
 export class RemoveNodeForm {
   readonly group = new FormGroup(
     {
       ignoreDaemonSets: flag(true),
-      deleteEmptyDirData: flag(true),
-      force: flag(true),
+      deleteEmptyDirData: flag(DEFAULT_REMOVAL_OPTIONS.deleteEmptyDirData),
+      force: flag(DEFAULT_REMOVAL_OPTIONS.force),
       gracePeriodSeconds: new FormControl(String(DEFAULT_REMOVAL_OPTIONS.gracePeriodSeconds), { nonNullable: true }),
       timeoutSeconds: new FormControl(String(DEFAULT_REMOVAL_OPTIONS.timeoutSeconds), { nonNullable: true }),
       cleanHost: flag(false),

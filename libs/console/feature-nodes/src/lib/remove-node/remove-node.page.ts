@@ -13,7 +13,7 @@ import {
   TextFieldComponent,
 } from '@ccos/console/ui';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
-import type { RemovalSafetyRule } from '@ccos/shared/api-schema';
+import type { ForcefulDrainOption, RemovalSafetyRule } from '@ccos/shared/api-schema';
 import { type NodeStatus, allowedFrom } from '@ccos/shared/domain';
 import { nodesMessages } from '../nodes.messages';
 import { removalMessages } from '../removal.messages';
@@ -78,6 +78,24 @@ export class RemoveNodePage {
     }
     const typed = this.form.confirmHostname().trim();
     return typed && !this.nameConfirmed() && typed.length >= this.hostname().length ? this.t('confirm.mismatch') : null;
+  });
+  /**
+   * Under each forceful option, the pods it would delete for good, from the preview (which says
+   * so whatever is ticked): known before the option is ticked. Empty until the preview answered.
+   */
+  protected readonly deletedBy = computed<Partial<Record<ForcefulDrainOption, string>>>(() => {
+    const preview = this.store.preview();
+    if (!preview) {
+      return {};
+    }
+    const texts: Partial<Record<ForcefulDrainOption, string>> = {};
+    for (const option of ['FORCE', 'DELETE_EMPTY_DIR_DATA'] as const) {
+      const pods = preview.pods
+        .filter((pod) => pod.deletedWith.includes(option))
+        .map((pod) => (pod.deletedWith.length > 1 ? this.t('options.deletesWithBoth', { pod: pod.pod }) : pod.pod));
+      texts[option] = pods.length > 0 ? this.t('options.deletes', { pods: pods.join(', ') }) : this.t('options.deletesNothing');
+    }
+    return texts;
   });
   /** The API's problems with the options, above the button (the typed name shows its own; problems naming no field are toasts). */
   protected readonly startProblems = computed(() => this.store.startProblems().filter((problem) => problem.field !== null && !problem.field.endsWith('confirmHostname')));
