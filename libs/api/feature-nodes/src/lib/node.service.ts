@@ -3,7 +3,7 @@ import { type AgentBinary, credentialsFrom, sealCredentials } from '@ccos/api/da
 import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { AppError, BadUserInputError, FieldConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { type Role, type RoleLabelAuthority, canDeleteRecord, canonicalIp, checkNodeLabels, checkTaints, roleLabelRefusal, statusText } from '@ccos/shared/domain';
+import { type Role, type RoleLabelAuthority, canonicalIp, checkNodeLabels, checkTaints, countsAsJoined, mayDeleteRecord, roleLabelRefusal, statusText } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
 
@@ -182,9 +182,9 @@ export class NodeService {
   /** Forgets a node that never joined the cluster (or was removed). */
   async deleteRecord(nodeId: string): Promise<NodeEntity> {
     const node = await this.nodes.get(nodeId);
-    if (!canDeleteRecord(node.status, node.everJoined)) {
+    if (!mayDeleteRecord(node)) {
       throw new PreconditionError(
-        node.everJoined
+        countsAsJoined(node)
           ? message('node.joinedRemoveInstead', { hostname: node.hostname })
           : message('node.busyCannotDelete', { hostname: node.hostname, status: statusText(node.status) }),
       );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type NodeActionFacts, actionsFor, canCleanHost, canUncordon, everJoinedAfter, isInCluster, nodeActions } from './node-actions';
+import { type NodeActionFacts, actionsFor, canCleanHost, canUncordon, everJoinedAfter, isInCluster, mayDeleteRecord, nodeActions } from './node-actions';
 import { NODE_STATUSES, type NodeStatus } from './node-lifecycle';
 
 const added = (status: NodeStatus, more: Partial<NodeActionFacts> = {}): NodeActionFacts => ({
@@ -62,6 +62,17 @@ describe('the actions a node allows', () => {
     const discovered = added('JOINED', { origin: 'DISCOVERED', everJoined: false });
     expect(nodeActions(discovered)).toEqual(['REMOVE']);
     expect(nodeActions({ ...discovered, status: 'REMOVED' })).toEqual(['DELETE_RECORD']);
+  });
+
+  it('lets the API delete a record exactly when a worker lists Delete record (one rule for both)', () => {
+    for (const status of NODE_STATUSES) {
+      for (const more of [{}, { everJoined: false }, { everJoined: true }, { origin: 'DISCOVERED', everJoined: false }] as const) {
+        const node = added(status, more);
+        expect(mayDeleteRecord(node), `${status} ${JSON.stringify(more)}`).toBe(nodeActions(node).includes('DELETE_RECORD'));
+      }
+    }
+    // Found in the cluster: its record stays until it is REMOVED, whatever everJoined says.
+    expect(mayDeleteRecord(added('JOINED', { origin: 'DISCOVERED', everJoined: false }))).toBe(false);
   });
 });
 

@@ -55,6 +55,16 @@ export function everJoinedAfter(status: NodeStatus, everJoined: boolean): boolea
   return everJoined || status === 'JOINED';
 }
 
+/** A discovered node was in the cluster when it was found, so it counts as joined. */
+export function countsAsJoined(node: Pick<NodeActionFacts, 'origin' | 'everJoined'>): boolean {
+  return node.everJoined || node.origin !== 'ADDED';
+}
+
+/** Whether the node's record may be deleted outright: the one rule for the API and every client. */
+export function mayDeleteRecord(node: Pick<NodeActionFacts, 'status' | 'origin' | 'everJoined'>): boolean {
+  return canDeleteRecord(node.status, countsAsJoined(node));
+}
+
 /** A node in one of these statuses has a Node object in the cluster, whose readiness means something. */
 export function isInCluster(status: NodeStatus): boolean {
   return status === 'JOINED' || status === 'REMOVING' || status === 'DRAIN_FAILED';
@@ -102,8 +112,7 @@ export function nodeActions(node: NodeActionFacts): NodeAction[] {
     UPDATE_CREDENTIALS: reconnect,
     ACCEPT_HOST_KEY: added && status === 'HOST_KEY_CHANGED' && node.offeredHostKeyFingerprint !== null,
     CLEAN_HOST: added && canCleanHost(status, node.hostVerdict),
-    // A discovered node was in the cluster when it was found.
-    DELETE_RECORD: canDeleteRecord(status, node.everJoined || !added),
+    DELETE_RECORD: mayDeleteRecord(node),
     REMOVE: allowedFrom('REMOVAL_STARTED').includes(status),
     CANCEL_REMOVAL: status === 'REMOVING',
     // Uncordoning a schedulable JOINED node would change nothing.
