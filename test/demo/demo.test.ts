@@ -168,6 +168,9 @@ describe('npm run demo', () => {
         process.kill(-(demo.pid ?? 0), 'SIGKILL');
       }
       expect(stopped, `the demo did not stop on SIGINT:\n${output}`).toBe(true);
+      const stopTime = /demo: stopped ([\d.]+) s after the signal/.exec(output);
+      expect(stopTime, output.slice(-2000)).not.toBeNull();
+      console.log(`demo: stopped ${stopTime?.[1]} s after Ctrl+C`);
       await rm(dataDir, { recursive: true, force: true });
     }
     expect(output).toContain(`demo: removing lab ${demoLab?.id ?? ''} (its own hosts, bridge and folder only)`);
