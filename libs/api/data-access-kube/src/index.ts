@@ -85,4 +85,4 @@ export {
   type ServicePermission,
   type ServiceRole,
 } from './lib/service-permissions';
-export { readClusterReadiness, type BootstrapNamespaceVerdict, type ClusterReadiness } from './lib/cluster-readiness';
+export { readClusterReadiness, readUsername, type BootstrapNamespaceVerdict, type ClusterReadiness } from './lib/cluster-readiness';

@@ -30,7 +30,7 @@ export interface ClusterReadiness {
  * @see https://kubernetes.io/docs/reference/access-authn-authz/authorization/#checking-api-access
  */
 export async function readClusterReadiness(client: KubeClient, namespaces: ServiceNamespaces, signal?: AbortSignal): Promise<ClusterReadiness> {
-  const username = await whoAmI(client, signal);
+  const username = await readUsername(client, signal);
   const [bootstrapNamespace, permissions] = await Promise.all([
     dryRunServiceAccount(client, namespaces.bootstrap, signal),
     Promise.all(servicePermissions(namespaces).map(async (permission) => ({ permission, allowed: await mayDo(client, permission, signal) }))),
@@ -38,7 +38,8 @@ export async function readClusterReadiness(client: KubeClient, namespaces: Servi
   return { username, bootstrapNamespace, permissions };
 }
 
-async function whoAmI(client: KubeClient, signal?: AbortSignal): Promise<string | null> {
+/** Who the client's credentials are to the API server (SelfSubjectReview); null when it does not serve the review (before 1.28). */
+export async function readUsername(client: KubeClient, signal?: AbortSignal): Promise<string | null> {
   try {
     const review = await client.call('review who the credentials are', (options) => client.authentication.createSelfSubjectReview({ body: {} }, options), signal);
     return review.status?.userInfo?.username ?? null;

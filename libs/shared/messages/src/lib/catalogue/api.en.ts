@@ -130,4 +130,13 @@ export const API_EN = {
   'bulk.alsoOnLine': '{value} is also on line {lines} of this list',
   'bulk.hostnameTaken': '"{hostname}" is already a node of this cluster',
   'bulk.ipTaken': '{ip} is already used by a node of this cluster',
+  'clusterCheck.theCredentials': 'the registered credentials',
+  'clusterCheck.apiAccess.ok': 'the API server answers; the service is {who} there',
+  'clusterCheck.apiAccess.failed': 'the API server does not answer the registered credentials: {error}; check its URL and the credentials (register the cluster again with working ones)',
+  'clusterCheck.bootstrap.ok': 'the service may create ServiceAccounts in namespace {namespace}, where each install run gets its bootstrap identity (a dry run said so)',
+  'clusterCheck.bootstrap.missing': 'namespace {namespace} does not exist, so every install would fail at launch; apply the manifest in fix (ccos-scaler clusters prepare prints it)',
+  'clusterCheck.bootstrap.forbidden': '{who} may not create ServiceAccounts in namespace {namespace} (the namespace, or the Role and RoleBinding there, are missing), so every install would fail at launch; apply the manifest in fix (ccos-scaler clusters prepare prints it)',
+  'clusterCheck.bootstrap.refused': 'a dry-run create of a ServiceAccount in namespace {namespace} was refused: {detail}',
+  'clusterCheck.permissions.ok': '{who} has every one of the {count} permissions the service uses',
+  'clusterCheck.permissions.missing': '{who} lacks {count, plural, one {# permission} other {# permissions}} the service uses: {missing}',
 } as const satisfies Record<string, string>;

@@ -129,4 +129,13 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'bulk.alsoOnLine': '{value} 也出现在此列表的第 {lines} 行',
   'bulk.hostnameTaken': '“{hostname}”已是此集群的节点',
   'bulk.ipTaken': '{ip} 已被此集群的某个节点使用',
+  'clusterCheck.theCredentials': '已注册的凭据',
+  'clusterCheck.apiAccess.ok': 'API 服务器有应答；服务在该集群中的身份是 {who}',
+  'clusterCheck.apiAccess.failed': 'API 服务器未接受已注册的凭据：{error}；请检查其地址和凭据（用可用的凭据重新注册集群）',
+  'clusterCheck.bootstrap.ok': '服务可以在命名空间 {namespace} 中创建 ServiceAccount，每次安装的引导身份都建在这里（试运行确认）',
+  'clusterCheck.bootstrap.missing': '命名空间 {namespace} 不存在，每次安装都会在启动时失败；请应用 fix 中的清单（ccos-scaler clusters prepare 会输出它）',
+  'clusterCheck.bootstrap.forbidden': '{who} 无权在命名空间 {namespace} 中创建 ServiceAccount（该命名空间或其中的 Role 和 RoleBinding 缺失），每次安装都会在启动时失败；请应用 fix 中的清单（ccos-scaler clusters prepare 会输出它）',
+  'clusterCheck.bootstrap.refused': '在命名空间 {namespace} 中试运行创建 ServiceAccount 被拒绝：{detail}',
+  'clusterCheck.permissions.ok': '{who} 拥有服务所需的全部 {count} 项权限',
+  'clusterCheck.permissions.missing': '{who} 缺少服务所需的 {count} 项权限：{missing}',
 } as const;
