@@ -108,7 +108,7 @@ describe('ccos-scaler clusters check and prepare', () => {
 
     const passing = await cli(['clusters', 'check', '--cluster', 'edge']);
     expect(passing.code, passing.stdout + passing.stderr).toBe(0);
-    expect(passing.stdout.split('\n').filter((line) => /^[✓✗]/.test(line)).map((line) => line.slice(0, 1))).toEqual(['✓', '✓', '✓']);
+    expect(passing.stdout.split('\n').filter((line) => /^[✓✗]/.test(line)).map((line) => line.slice(0, 1))).toEqual(['✓', '✓', '✓', '✓']);
     expect(passing.stdout).toContain('Cluster edge is ready for installs.');
     expect(passing.stdout).not.toContain('fix:');
   });

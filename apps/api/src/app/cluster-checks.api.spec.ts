@@ -80,6 +80,7 @@ describe('clusterChecks: is a cluster ready for installs', () => {
       ['API_ACCESS', true, null],
       ['BOOTSTRAP_NAMESPACE', true, null],
       ['SERVICE_PERMISSIONS', true, null],
+      ['RUN_IDENTITIES_FILE_CSRS', true, null],
     ]);
     expect(checks[0]?.reason).toBe('the API server answers; the service is system:serviceaccount:ccos-scaler:ccos-scaler there');
     expect(checks[2]?.reason).toBe('system:serviceaccount:ccos-scaler:ccos-scaler has every one of the 27 permissions the service uses');
@@ -125,6 +126,17 @@ describe('clusterChecks: is a cluster ready for installs', () => {
         fix: 'kubectl apply -k deploy/base/rbac',
       },
     ]);
+  });
+
+  it('says the runs\' accounts may not file CSRs without their binding to system:node-bootstrapper; the manifest fixes it', async () => {
+    const { sim, clusterId } = await register('no-bootstrapper', shippedRbacWith((object) => (object.kind === 'ClusterRoleBinding' && object.metadata.name === 'ccos-scaler-bootstrap-node-bootstrapper' ? null : object)));
+    const [check, ...others] = await failing(clusterId);
+    expect(others).toEqual([]);
+    expect(check).toMatchObject({ name: 'RUN_IDENTITIES_FILE_CSRS', reasonCode: 'clusterCheck.runCsrs.denied', reasonParams: { namespace: BOOTSTRAP_NAMESPACE } });
+    expect(check?.reason).toContain(`system:node-bootstrapper is not bound to the group system:serviceaccounts:${BOOTSTRAP_NAMESPACE}`);
+    expect(check?.fix).toContain('kind: ClusterRoleBinding');
+    await applyAsAdmin(sim, check?.fix ?? '');
+    expect(await failing(clusterId)).toEqual([]);
   });
 
   it('answers a failed API_ACCESS check alone when the API server is down', async () => {

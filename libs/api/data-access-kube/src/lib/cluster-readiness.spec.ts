@@ -38,12 +38,13 @@ describe('readClusterReadiness', () => {
   };
   const denied = (readiness: Awaited<ReturnType<typeof readClusterReadiness>>) => readiness.permissions.filter((entry) => !entry.allowed).map((entry) => describePermission(entry.permission));
 
-  it('finds everything in place on a cluster with the shipped RBAC, and stores nothing', async () => {
+  it('finds everything in place on a cluster with the shipped RBAC, and leaves no account behind', async () => {
     const readiness = await readAs(shippedIdentityKubeconfig, SHIPPED_RBAC);
     expect(readiness.username).toBe('system:serviceaccount:ccos-scaler:ccos-scaler');
     expect(readiness.bootstrapNamespace).toEqual({ namespace: 'ccos-scaler-bootstrap', verdict: 'ready', detail: null });
     expect(denied(readiness)).toEqual([]);
     expect(readiness.permissions).toHaveLength(27);
+    expect(readiness.runIdentities?.verdict).toBe('allowed');
     const admin = createKubeClient({ addresses: ClusterAddressGuard.allowing('loopback'), apiServerUrl: sim?.url ?? '', credentials: { kind: 'KUBECONFIG', kubeconfig: sim?.kubeconfig ?? '' } });
     const accounts = await admin.call('list', (o) => admin.core.listNamespacedServiceAccount({ namespace: 'ccos-scaler-bootstrap' }, o));
     admin.close();
@@ -58,6 +59,7 @@ describe('readClusterReadiness', () => {
   it('says the service may not mint identities when the namespace and its Role are missing', async () => {
     const readiness = await readAs(shippedIdentityKubeconfig, shippedRbacWith((object) => (inBootstrapNamespace(object) ? null : object)));
     expect(readiness.bootstrapNamespace.verdict).toBe('forbidden');
+    expect(readiness.runIdentities).toBeNull();
     expect(denied(readiness)).toEqual([
       'create serviceaccounts -n ccos-scaler-bootstrap',
       'get serviceaccounts -n ccos-scaler-bootstrap',
@@ -73,6 +75,17 @@ describe('readClusterReadiness', () => {
     const readiness = await readAs(shippedIdentityKubeconfig, seed);
     expect(denied(readiness)).toEqual(['create pods/eviction']);
     expect(readiness.bootstrapNamespace.verdict).toBe('ready');
+  });
+
+  it('says the run identities may not file CSRs without the binding to system:node-bootstrapper, and leaves no account behind', async () => {
+    const readiness = await readAs(shippedIdentityKubeconfig, shippedRbacWith((object) => (object.kind === 'ClusterRoleBinding' && object.metadata.name === 'ccos-scaler-bootstrap-node-bootstrapper' ? null : object)));
+    expect(readiness.bootstrapNamespace.verdict).toBe('ready');
+    expect(denied(readiness)).toEqual([]);
+    expect(readiness.runIdentities?.verdict).toBe('denied');
+    const admin = createKubeClient({ addresses: ClusterAddressGuard.allowing('loopback'), apiServerUrl: sim?.url ?? '', credentials: { kind: 'KUBECONFIG', kubeconfig: sim?.kubeconfig ?? '' } });
+    const accounts = await admin.call('list', (o) => admin.core.listNamespacedServiceAccount({ namespace: 'ccos-scaler-bootstrap' }, o));
+    admin.close();
+    expect(accounts.items.filter((account) => account.metadata?.name?.startsWith('ccos-scaler-check'))).toEqual([]);
   });
 
   it('throws when the API server refuses the credentials', async () => {

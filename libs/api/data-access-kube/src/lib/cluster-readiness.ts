@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mayFileCsrs, mintBootstrapIdentity, revokeBootstrapIdentity } from './bootstrap-identity';
 import { isStatus, KubeApiError, type KubeClient } from './kube-client';
 import { type ServiceNamespaces, type ServicePermission, servicePermissions } from './service-permissions';
 
@@ -17,14 +18,24 @@ export interface ClusterReadiness {
   };
   /** Each permission of the service and whether the API server says it has it. */
   readonly permissions: ReadonlyArray<{ readonly permission: ServicePermission; readonly allowed: boolean }>;
+  /**
+   * Whether an account of the bootstrap namespace may file CSRs (its binding to
+   * system:node-bootstrapper), asked as such an account; null when none could be minted to ask
+   * (the namespace is not ready, or the service may not request tokens or delete accounts there).
+   */
+  readonly runIdentities: { readonly verdict: 'allowed' | 'denied' | 'unknown'; readonly detail: string | null } | null;
 }
+
+/** Labels of the short-lived account a check mints, as the install runs' accounts carry `managed-by`. */
+const CHECK_ACCOUNT_LABELS = { 'app.kubernetes.io/managed-by': 'ccos-scaler', 'ccos-scaler.io/purpose': 'cluster-check' };
 
 /**
  * Asks the cluster, as the service's credentials, whether installs can start there: who the
  * credentials are (SelfSubjectReview), whether a ServiceAccount could be created in the bootstrap
  * namespace (a server-side dry run: authorized and admitted as `mintBootstrapIdentity`'s create,
- * nothing stored), and a SelfSubjectAccessReview for every permission the service uses.
- * Changes nothing in the cluster. Throws {@link KubeApiError} when the API server cannot be
+ * nothing stored), a SelfSubjectAccessReview for every permission the service uses, and, when
+ * the namespace is ready, whether its accounts may file CSRs (asked as a throwaway account that
+ * is deleted again at once: the only write). Throws {@link KubeApiError} when the API server cannot be
  * reached or refuses the credentials (401).
  * @see https://kubernetes.io/docs/reference/using-api/api-concepts/#dry-run
  * @see https://kubernetes.io/docs/reference/access-authn-authz/authorization/#checking-api-access
@@ -35,7 +46,43 @@ export async function readClusterReadiness(client: KubeClient, namespaces: Servi
     dryRunServiceAccount(client, namespaces.bootstrap, signal),
     Promise.all(servicePermissions(namespaces).map(async (permission) => ({ permission, allowed: await mayDo(client, permission, signal) }))),
   ]);
-  return { username, bootstrapNamespace, permissions };
+  const allowed = (verb: string, subresource: string) =>
+    permissions.some((entry) => entry.allowed && entry.permission.namespace === namespaces.bootstrap && entry.permission.resource === 'serviceaccounts' && entry.permission.subresource === subresource && entry.permission.verb === verb);
+  const canMint = bootstrapNamespace.verdict === 'ready' && allowed('create', 'token') && allowed('delete', '');
+  const runIdentities = canMint ? await runIdentitiesMayFileCsrs(client, namespaces.bootstrap, signal) : null;
+  return { username, bootstrapNamespace, permissions, runIdentities };
+}
+
+/**
+ * Mints an account in the bootstrap namespace as an install run does, asks as it whether it may
+ * file CSRs (a SelfSubjectAccessReview needs no permission of its own; asking about another
+ * subject would need `create subjectaccessreviews`, which the service does not have), and deletes
+ * it again, which revokes its token.
+ */
+async function runIdentitiesMayFileCsrs(client: KubeClient, namespace: string, signal?: AbortSignal): Promise<NonNullable<ClusterReadiness['runIdentities']>> {
+  const name = `ccos-scaler-check-${randomBytes(4).toString('hex')}`;
+  let identity;
+  try {
+    identity = await mintBootstrapIdentity(client, { namespace, name, labels: CHECK_ACCOUNT_LABELS, expiresAt: new Date(), signal });
+  } catch (error) {
+    if (!(error instanceof KubeApiError) || error.kind !== 'status') {
+      throw error;
+    }
+    // The account may exist without its token.
+    await revokeBootstrapIdentity(client, { namespace, name }).catch(() => false);
+    return { verdict: 'unknown', detail: error.message };
+  }
+  try {
+    const asIdentity = client.withToken(identity.token);
+    try {
+      const access = await mayFileCsrs(asIdentity, signal);
+      return { verdict: access.verdict, detail: access.reason };
+    } finally {
+      asIdentity.close();
+    }
+  } finally {
+    await revokeBootstrapIdentity(client, identity);
+  }
 }
 
 /** Who the client's credentials are to the API server (SelfSubjectReview); null when it does not serve the review (before 1.28). */

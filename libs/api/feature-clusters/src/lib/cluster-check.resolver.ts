@@ -9,7 +9,8 @@ export class ClusterCheckResolver {
 
   @Authorized('VIEWER')
   @Query(() => [ClusterCheckType], {
-    description: 'Whether the cluster is ready for installs, asked of its API server as the service: API_ACCESS, BOOTSTRAP_NAMESPACE, SERVICE_PERMISSIONS (only API_ACCESS when the API server does not answer). Changes nothing in the cluster.',
+    description:
+      "Whether the cluster is ready for installs, asked of its API server as the service: API_ACCESS, BOOTSTRAP_NAMESPACE, SERVICE_PERMISSIONS, and RUN_IDENTITIES_FILE_CSRS once the service can mint accounts in the bootstrap namespace (only API_ACCESS when the API server does not answer). Dry runs and access reviews, but for one throwaway ServiceAccount in the bootstrap namespace that is deleted again at once.",
   })
   async clusterChecks(@Arg('clusterId', () => ID) clusterId: string): Promise<ClusterCheckType[]> {
     return (await this.checks.check(clusterId)).map((check) => ({ name: check.name, ok: check.ok, reason: check.reason.message, ...codedFields('reason', check.reason), fix: check.fix }));

@@ -15,7 +15,7 @@ import { type CodedText, type Message, bare, message } from '@ccos/shared/messag
 import type { ClusterService } from './cluster.service';
 
 /** The stable names of the checks, in the order they are answered. */
-export type ClusterCheckName = 'API_ACCESS' | 'BOOTSTRAP_NAMESPACE' | 'SERVICE_PERMISSIONS';
+export type ClusterCheckName = 'API_ACCESS' | 'BOOTSTRAP_NAMESPACE' | 'SERVICE_PERMISSIONS' | 'RUN_IDENTITIES_FILE_CSRS';
 
 /** One readiness check of a cluster: what it found and the exact manifest or command that fixes it. */
 export interface ClusterCheck {
@@ -109,5 +109,16 @@ function checksOf(readiness: ClusterReadiness, namespaces: ServiceNamespaces): C
       reason: missing.length === 0 ? message('clusterCheck.permissions.ok', { who, count: readiness.permissions.length }) : message('clusterCheck.permissions.missing', { who, count: missing.length, missing: missing.join(', ') }),
       fix: missing.length === 0 ? null : APPLY_SHIPPED_RBAC,
     },
+    ...(readiness.runIdentities ? [runIdentitiesCheck(readiness.runIdentities, namespace, manifest)] : []),
   ];
+}
+
+function runIdentitiesCheck(runIdentities: NonNullable<ClusterReadiness['runIdentities']>, namespace: string, manifest: string): ClusterCheck {
+  const { verdict, detail } = runIdentities;
+  return {
+    name: 'RUN_IDENTITIES_FILE_CSRS',
+    ok: verdict === 'allowed',
+    reason: verdict === 'allowed' ? message('clusterCheck.runCsrs.ok', { namespace }) : verdict === 'denied' ? message('clusterCheck.runCsrs.denied', { namespace }) : message('clusterCheck.runCsrs.unknown', { namespace, detail: detail ?? '' }),
+    fix: verdict === 'denied' ? manifest : null,
+  };
 }

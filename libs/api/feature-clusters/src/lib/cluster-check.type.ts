@@ -2,9 +2,9 @@ import { Field, ObjectType } from 'type-graphql';
 import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 
 /** One thing a cluster needs before nodes can be installed there, and whether it has it. */
-@ObjectType('ClusterCheck', { description: 'One readiness check of a cluster, asked of its API server as the service (read-only: dry runs and access reviews).' })
+@ObjectType('ClusterCheck', { description: 'One readiness check of a cluster, asked of its API server as the service.' })
 export class ClusterCheckType {
-  @Field(() => String, { description: 'Stable code: API_ACCESS, BOOTSTRAP_NAMESPACE or SERVICE_PERMISSIONS.' })
+  @Field(() => String, { description: 'Stable code: API_ACCESS, BOOTSTRAP_NAMESPACE, SERVICE_PERMISSIONS or RUN_IDENTITIES_FILE_CSRS.' })
   name!: string;
 
   @Field(() => Boolean)

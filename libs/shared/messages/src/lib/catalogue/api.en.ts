@@ -139,4 +139,7 @@ export const API_EN = {
   'clusterCheck.bootstrap.refused': 'a dry-run create of a ServiceAccount in namespace {namespace} was refused: {detail}',
   'clusterCheck.permissions.ok': '{who} has every one of the {count} permissions the service uses',
   'clusterCheck.permissions.missing': '{who} lacks {count, plural, one {# permission} other {# permissions}} the service uses: {missing}',
+  'clusterCheck.runCsrs.ok': "the install runs' accounts in namespace {namespace} may file kubelet CSRs (asked as a throwaway account there, deleted again)",
+  'clusterCheck.runCsrs.denied': "the install runs' accounts in namespace {namespace} may not file CSRs, so no node would join: system:node-bootstrapper is not bound to the group system:serviceaccounts:{namespace}; apply the manifest in fix",
+  'clusterCheck.runCsrs.unknown': "could not ask whether the install runs' accounts in namespace {namespace} may file CSRs: {detail}",
 } as const satisfies Record<string, string>;

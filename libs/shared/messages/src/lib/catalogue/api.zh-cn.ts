@@ -138,4 +138,7 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'clusterCheck.bootstrap.refused': '在命名空间 {namespace} 中试运行创建 ServiceAccount 被拒绝：{detail}',
   'clusterCheck.permissions.ok': '{who} 拥有服务所需的全部 {count} 项权限',
   'clusterCheck.permissions.missing': '{who} 缺少服务所需的 {count} 项权限：{missing}',
+  'clusterCheck.runCsrs.ok': '命名空间 {namespace} 中安装任务的账号可以提交 kubelet 证书请求（以该命名空间中的临时账号询问，随后已删除）',
+  'clusterCheck.runCsrs.denied': '命名空间 {namespace} 中安装任务的账号无权提交证书请求，节点将无法加入：system:node-bootstrapper 未绑定到组 system:serviceaccounts:{namespace}；请应用 fix 中的清单',
+  'clusterCheck.runCsrs.unknown': '无法确认命名空间 {namespace} 中安装任务的账号能否提交证书请求：{detail}',
 } as const;
