@@ -115,6 +115,8 @@ describe('console: accessibility (axe-core, WCAG 2.1 A/AA)', () => {
     await expectAccessible('clusters');
     await page.goto(clusterUrl);
     await page.getByRole('heading', { name: 'a11y', level: 1 }).waitFor();
+    // With the readiness checks answered, so that their list is checked too.
+    await page.getByTestId('cluster-checks-state').waitFor();
     await expectAccessible('cluster');
     await page.goto(`${api.url}/clusters/new`);
     await page.getByRole('heading', { name: 'Register cluster', level: 1 }).waitFor();

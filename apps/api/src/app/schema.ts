@@ -18,7 +18,7 @@ import type { AuditLog } from '@ccos/api/data-access-db';
 import { type ArtifactsFeature, ArtifactSetResolver } from '@ccos/api/feature-artifacts';
 import { AuditLogResolver, type AuthFeature, AuthResolver, SessionResolver, UserResolver } from '@ccos/api/feature-auth';
 import { type AutoscalerConnections, type AutoscalingFeature, NodeGroupResolver } from '@ccos/api/feature-autoscaling';
-import { type ClusterFeature, ClusterResolver } from '@ccos/api/feature-clusters';
+import { ClusterCheckResolver, type ClusterFeature, ClusterResolver } from '@ccos/api/feature-clusters';
 import { type CsrFeature, CsrResolver } from '@ccos/api/feature-csrs';
 import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver, InstallRunResolver } from '@ccos/api/feature-installs';
 import { HostCleanupResolver, NodeBatchResolver, type NodeFeature, NodeResolver } from '@ccos/api/feature-nodes';
@@ -37,7 +37,7 @@ import {
 /** The features resolvers are built from (the composition root creates them once). */
 export interface ApiServices {
   readonly auth: Pick<AuthFeature, 'users' | 'sessions'>;
-  readonly clusters: Pick<ClusterFeature, 'service'>;
+  readonly clusters: Pick<ClusterFeature, 'service' | 'checks'>;
   readonly certificates: Pick<CsrFeature, 'service' | 'nodeCertificates'>;
   readonly nodes: Pick<NodeFeature, 'service' | 'batches' | 'hostCleanup'>;
   readonly installs: Pick<InstallFeature, 'service' | 'runView' | 'runs' | 'agentReports' | 'agentChannel'>;
@@ -62,6 +62,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [SessionResolver, new SessionResolver(auth.users, auth.sessions)],
     [AuditLogResolver, new AuditLogResolver(services.audit)],
     [ClusterResolver, new ClusterResolver(clusters.service)],
+    [ClusterCheckResolver, new ClusterCheckResolver(clusters.checks)],
     [CsrResolver, new CsrResolver(certificates.service, certificates.nodeCertificates)],
     [NodeResolver, new NodeResolver(nodes.service)],
     [NodeBatchResolver, new NodeBatchResolver(nodes.batches)],
@@ -84,7 +85,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, InstallRunResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver, NodeGroupResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, ClusterCheckResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, InstallRunResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver, NodeGroupResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

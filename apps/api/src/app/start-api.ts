@@ -95,6 +95,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       secrets,
       addresses,
       onChange: (cluster) => announceClusterSettingsChanged(events, cluster.id),
+      namespaces: { bootstrap: config.bootstrapNamespace, leases: config.csrApproverLeaseNamespace },
     });
     const metrics = new ApiMetrics((clusterId) => clusters.nameOf(clusterId));
     const auth = createAuthFeature({

@@ -35,6 +35,8 @@ describe('runCli', () => {
     [['nodes', 'credentials', 'h1', '--password', 'hunter2'], /Unknown option '--password'/],
     [['nodes', 'credentials', 'h1', '--passphrase-file', '/dev/null', '--password-stdin'], /--passphrase-file goes with --private-key-file/],
     [['nodes', 'add', '--hostname', 'h1', '--ip', '10.0.0.1', '--partial', '--password-stdin'], /--partial applies only to --from-csv/],
+    [['clusters', 'check', 'extra'], /unexpected argument "extra"/],
+    [['clusters', 'prepare', '--namespace', 'x'], /Unknown option '--namespace'/],
   ])('%j is a usage error (exit 2)', async (argv, message) => {
     const result = await run(argv, { CCOS_TOKEN: 'token' });
     expect(result.code).toBe(2);
@@ -99,6 +101,8 @@ describe('runCli', () => {
       expect(usage).toMatch(/nodes delete \S+ \[--yes\]/);
       expect(usage).toMatch(/nodes credentials \S+ \[--user \S+\]/);
       expect(usage).toContain('--private-key-file');
+      expect(usage).toMatch(/clusters check \[--cluster \S+\]/);
+      expect(usage).toMatch(/clusters prepare \[--cluster \S+\]/);
     }
   });
 });

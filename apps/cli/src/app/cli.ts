@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { ApiClient } from './api-client';
 import { AUDIT } from './audit.command';
 import { AUTOSCALER_CONNECTION } from './autoscaler.command';
-import { CLUSTERS_LIST } from './clusters.command';
+import { CLUSTERS_CHECK, CLUSTERS_LIST, CLUSTERS_PREPARE } from './clusters.command';
 import { type CommandContext, type CommandSpec, usageError } from './command';
 import { NODES_CREDENTIALS } from './credentials.command';
 import { CSRS_APPROVE, CSRS_DENY, CSRS_LIST } from './csrs.command';
@@ -23,6 +23,8 @@ const COMMANDS: Record<string, CommandSpec> = {
   login: LOGIN,
   logout: LOGOUT,
   'clusters list': CLUSTERS_LIST,
+  'clusters check': CLUSTERS_CHECK,
+  'clusters prepare': CLUSTERS_PREPARE,
   'nodes list': NODES_LIST,
   'nodes add': NODES_ADD,
   'nodes install': NODES_INSTALL,

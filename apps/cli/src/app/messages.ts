@@ -13,6 +13,8 @@ Commands:
   login [--username NAME] [--password-file FILE | --password-stdin]
   logout
   clusters list
+  clusters check [--cluster C]    (is the cluster ready for installs? each check with its reason and fix; exit 1 when one fails)
+  clusters prepare [--cluster C]    (prints the manifest the cluster needs for installs: ccos-scaler clusters prepare | kubectl apply -f -)
   nodes list [--cluster C]
   nodes add [--cluster C] --hostname H --ip IP [--port 22] [--user root] SECRET [--wait]
   nodes add [--cluster C] --from-csv FILE [--port 22] [--user root] [--partial] SECRET [--wait]
@@ -42,6 +44,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   login [--username 用户名] [--password-file 文件 | --password-stdin]       登录
   logout                                                                   退出登录
   clusters list                                                            列出集群
+  clusters check [--cluster 集群]                                            检查集群能否安装节点：逐项给出原因和修复方法；有未通过的检查时退出码为 1
+  clusters prepare [--cluster 集群]                                          输出集群安装节点所需的清单（ccos-scaler clusters prepare | kubectl apply -f -）
   nodes list [--cluster 集群]                                               列出节点
   nodes add [--cluster 集群] --hostname 主机名 --ip 地址 [--port 22] [--user root] 凭据 [--wait]
   nodes add [--cluster 集群] --from-csv 文件 [--port 22] [--user root] [--partial] 凭据 [--wait]
@@ -115,6 +119,9 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   installSucceeded: { en: '{hostname} joined the cluster ({status}).', zh: '{hostname} 已加入集群（{status}）。' },
   installFailed: { en: 'Install of {hostname} {status}{step}: {reason}', zh: '{hostname} 安装{status}{step}：{reason}' },
   atStep: { en: ' at {step}', zh: '于 {step}' },
+  checkFix: { en: '    fix:', zh: '    修复方法：' },
+  clusterReady: { en: 'Cluster {cluster} is ready for installs.', zh: '集群 {cluster} 可以安装节点。' },
+  clusterNotReady: { en: 'Cluster {cluster} is not ready for installs: {failed} check(s) failed.', zh: '集群 {cluster} 尚不能安装节点：{failed} 项检查未通过。' },
   csrApproved: { en: 'Approved {name}.', zh: '已批准 {name}。' },
   csrDenied: { en: 'Denied {name}.', zh: '已拒绝 {name}。' },
   previewHeading: { en: 'Removing {hostname} would:', zh: '移除 {hostname} 将会：' },

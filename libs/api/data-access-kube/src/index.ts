@@ -71,3 +71,18 @@ export {
   type MintOptions,
 } from './lib/bootstrap-identity';
 export { readClusterVersion, releaseOfClusterVersion, releaseOfGitVersion, type ClusterVersionReading } from './lib/cluster-version';
+export {
+  DEFAULT_SERVICE_NAMESPACES,
+  SERVICE_RULES,
+  SHIPPED_SERVICE_SUBJECT,
+  bootstrapIdentitiesManifest,
+  describePermission,
+  servicePermissions,
+  subjectOfUsername,
+  type PolicyRule,
+  type RbacSubject,
+  type ServiceNamespaces,
+  type ServicePermission,
+  type ServiceRole,
+} from './lib/service-permissions';
+export { readClusterReadiness, readUsername, type BootstrapNamespaceVerdict, type ClusterReadiness } from './lib/cluster-readiness';

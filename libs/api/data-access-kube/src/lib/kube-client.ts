@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import {
   ApiException,
   AppsV1Api,
+  AuthenticationV1Api,
   AuthorizationV1Api,
   CertificatesV1Api,
   CoordinationV1Api,
@@ -110,6 +111,8 @@ export interface KubeClient {
   readonly policy: PolicyV1Api;
   readonly certificates: CertificatesV1Api;
   readonly coordination: CoordinationV1Api;
+  /** SelfSubjectReview: who the credentials are to the API server. */
+  readonly authentication: AuthenticationV1Api;
   readonly authorization: AuthorizationV1Api;
   /** `GET /version`. */
   readonly versions: VersionApi;
@@ -390,6 +393,7 @@ function clientFor(kc: GuardedKubeConfig, secrets: readonly string[], options: K
     policy: kc.makeApiClient(PolicyV1Api),
     certificates: kc.makeApiClient(CertificatesV1Api),
     coordination: kc.makeApiClient(CoordinationV1Api),
+    authentication: kc.makeApiClient(AuthenticationV1Api),
     authorization: kc.makeApiClient(AuthorizationV1Api),
     versions: kc.makeApiClient(VersionApi),
     customObjects: kc.makeApiClient(CustomObjectsApi),

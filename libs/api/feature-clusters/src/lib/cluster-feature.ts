@@ -1,6 +1,7 @@
 import type { ClusterStore } from '@ccos/api/data-access-db';
-import type { ClusterAddressGuard } from '@ccos/api/data-access-kube';
+import type { ClusterAddressGuard, ServiceNamespaces } from '@ccos/api/data-access-kube';
 import type { SecretBox } from '@ccos/api/util-secrets';
+import { ClusterCheckService } from './cluster-check.service';
 import { type ClusterChangeListener, ClusterService } from './cluster.service';
 
 export interface ClusterFeatureOptions {
@@ -11,11 +12,15 @@ export interface ClusterFeatureOptions {
   readonly addresses: ClusterAddressGuard;
   /** Told after a cluster was registered or its settings changed. */
   readonly onChange: ClusterChangeListener;
+  /** BOOTSTRAP_NAMESPACE and CSR_APPROVER_LEASE_NAMESPACE: where the readiness checks ask about the service's Roles. */
+  readonly namespaces: ServiceNamespaces;
 }
 
 /** The cluster registry as the composition root sees it. */
 export interface ClusterFeature {
   readonly service: ClusterService;
+  /** Whether a cluster is ready for installs. */
+  readonly checks: ClusterCheckService;
   /** A cluster's name, read once per process (it never changes once registered); its id when it cannot be read. */
   nameOf(clusterId: string): Promise<string>;
 }
@@ -25,6 +30,7 @@ export function createClusterFeature(options: ClusterFeatureOptions): ClusterFea
   const names = new Map<string, string>();
   return {
     service,
+    checks: new ClusterCheckService(service, options.namespaces),
     async nameOf(clusterId) {
       const known = names.get(clusterId);
       if (known !== undefined) {

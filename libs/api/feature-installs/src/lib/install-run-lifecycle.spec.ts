@@ -164,7 +164,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     const run = await withoutNamespace.install(nodeId, 'operator');
     await expect.poll(async () => (await runRow(run.id)).status, { timeout: 5000 }).toBe('FAILED');
     expect((await runRow(run.id)).reason).toBe(
-      'could not mint the run\'s bootstrap identity: namespace no-such-namespace does not exist in the cluster; create it with the deployment\'s RBAC (the service needs, in namespace no-such-namespace: create, get and delete on serviceaccounts and create on serviceaccounts/token; and a ClusterRoleBinding of system:node-bootstrapper to the group system:serviceaccounts:no-such-namespace)',
+      'could not mint the run\'s bootstrap identity: namespace no-such-namespace does not exist in the cluster; create it with the deployment\'s RBAC (the service needs, in namespace no-such-namespace: create, get and delete on serviceaccounts and create on serviceaccounts/token; and a ClusterRoleBinding of system:node-bootstrapper to the group system:serviceaccounts:no-such-namespace; `ccos-scaler clusters prepare` prints the manifest, `ccos-scaler clusters check` what else is missing)',
     );
     // The node follows its run.
     await expect.poll(async () => (await nodes.get(nodeId)).status, { timeout: 5000 }).toBe('INSTALL_FAILED');

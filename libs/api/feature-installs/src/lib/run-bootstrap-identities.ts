@@ -129,7 +129,7 @@ export class RunBootstrapIdentities implements RunIdentityIssuer {
   /** What an operator has to fix when minting fails. */
   private explain(error: unknown): string {
     const namespace = this.namespace;
-    const setup = `the service needs, in namespace ${namespace}: create, get and delete on serviceaccounts and create on serviceaccounts/token; and a ClusterRoleBinding of system:node-bootstrapper to the group system:serviceaccounts:${namespace}`;
+    const setup = `the service needs, in namespace ${namespace}: create, get and delete on serviceaccounts and create on serviceaccounts/token; and a ClusterRoleBinding of system:node-bootstrapper to the group system:serviceaccounts:${namespace}; \`ccos-scaler clusters prepare\` prints the manifest, \`ccos-scaler clusters check\` what else is missing`;
     if (error instanceof KubeApiError && error.statusCode === 404 && error.status?.details?.kind === 'namespaces') {
       return `could not mint the run's bootstrap identity: namespace ${namespace} does not exist in the cluster; create it with the deployment's RBAC (${setup})`;
     }

@@ -1,7 +1,7 @@
 import { Injectable, computed, inject } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
-import { ClusterArtifactSetDocument, ClusterDocument, SetAutoApproveRenewalsDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
+import { ClusterArtifactSetDocument, ClusterChecksDocument, ClusterDocument, SetAutoApproveRenewalsDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
 import type { Outcome } from '../errors/api-problem';
 import { FormSubmission } from '../forms/form-submission';
@@ -14,6 +14,8 @@ export class ClusterDetailStore {
   private readonly query = liveQuery(ClusterDocument);
   /** Apart from the cluster: asking the cluster its version may fail without the page failing. */
   private readonly artifactQuery = liveQuery(ClusterArtifactSetDocument);
+  /** Apart too: the readiness checks ask the cluster itself, and take a moment. */
+  private readonly checksQuery = liveQuery(ClusterChecksDocument);
   private selectedId: string | null = null;
   private readonly autoApproveChange = new FormSubmission();
 
@@ -24,13 +26,23 @@ export class ClusterDetailStore {
   /** The artifact set the cluster's installs use and what it lacks. */
   readonly artifactSet = computed(() => this.artifactQuery.data()?.clusterArtifactSet ?? null);
   readonly artifactSetProblems = this.artifactQuery.problems;
+  /** Whether the cluster is ready for installs, each check with its reason and fix; null until answered. */
+  readonly checks = computed(() => this.checksQuery.data()?.clusterChecks ?? null);
+  readonly checking = this.checksQuery.loading;
+  readonly checksProblems = this.checksQuery.problems;
 
   select(id: string): void {
     if (id !== this.selectedId) {
       this.selectedId = id;
       this.query.watch({ id });
       this.artifactQuery.watch({ clusterId: id });
+      this.checksQuery.watch({ clusterId: id });
     }
+  }
+
+  /** Asks the cluster again, after someone applied a fix. */
+  recheck(): void {
+    this.checksQuery.refetch();
   }
 
   reload(): void {

@@ -39,6 +39,11 @@ export class ClusterDetailPage {
     return problem ? this.errors.messageOf(problem) : null;
   });
   protected readonly artifactSet = this.store.artifactSet;
+  protected readonly checksProblem = computed(() => {
+    const problem = this.store.checksProblems()[0];
+    return problem ? this.errors.messageOf(problem) : null;
+  });
+  protected readonly ready = computed(() => this.store.checks()?.every((check) => check.ok) ?? false);
   protected readonly versionSourceLabel = computed(() => {
     const source = this.artifactSet()?.versionSource;
     return source === 'OVERRIDE' ? this.t('artifacts.source.OVERRIDE')
