@@ -89,6 +89,26 @@ describe('clusterChecks: is a cluster ready for installs', () => {
     expect(anonymous.data ?? null).toBeNull();
   });
 
+  it('answers any number of callers asking at once with one check of the cluster: one throwaway account, not one each', async () => {
+    const { sim, clusterId } = await register('asked-at-once', SHIPPED_RBAC);
+    const throwawayAccounts: string[] = [];
+    const unsubscribe = sim.store.subscribe((event) => {
+      if (event.type === 'ADDED' && event.resource.kind === 'ServiceAccount' && event.object.metadata.name?.startsWith('ccos-scaler-check-')) {
+        throwawayAccounts.push(event.object.metadata.name);
+      }
+    });
+    try {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => checksOf(clusterId)));
+      expect(answers.every((checks) => checks.length === 4 && checks.every((check) => check.ok))).toBe(true);
+      expect(throwawayAccounts).toHaveLength(1);
+      // Asked again afterwards, it checks again.
+      await checksOf(clusterId);
+      expect(throwawayAccounts).toHaveLength(2);
+    } finally {
+      unsubscribe();
+    }
+  });
+
   it('names the missing bootstrap namespace (credentials that may create accounts anywhere), and its manifest fixes it', async () => {
     const { sim, clusterId } = await register('no-namespace-admin', shippedRbacWith(withoutBootstrapNamespace), (s) => s.kubeconfig);
     const [check] = await failing(clusterId);

@@ -39,12 +39,29 @@ const CHECK_TIMEOUT_MS = 10_000;
  * still checked.
  */
 export class ClusterCheckService {
+  /**
+   * The check under way per cluster. A check costs the cluster's API server about 30 requests and
+   * one throwaway account, and any VIEWER may ask: callers asking while one runs share its answer,
+   * so no number of them makes a cluster answer more than one check at a time.
+   */
+  private readonly running = new Map<string, Promise<ClusterCheck[]>>();
+
   constructor(
     private readonly clusters: ClusterService,
     private readonly namespaces: ServiceNamespaces,
   ) {}
 
-  async check(clusterId: string): Promise<ClusterCheck[]> {
+  check(clusterId: string): Promise<ClusterCheck[]> {
+    const running = this.running.get(clusterId);
+    if (running) {
+      return running;
+    }
+    const checked = this.checkNow(clusterId).finally(() => this.running.delete(clusterId));
+    this.running.set(clusterId, checked);
+    return checked;
+  }
+
+  private async checkNow(clusterId: string): Promise<ClusterCheck[]> {
     const cluster = await this.clusters.get(clusterId);
     const client = createKubeClient({ ...this.clusters.clientOptionsOf(cluster), requestTimeoutMs: REQUEST_TIMEOUT_MS });
     let readiness: ClusterReadiness;
