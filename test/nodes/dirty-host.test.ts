@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScaleOutWorld, approveUntilSettled, startScaleOutWorld } from '../support/scale-out-world';
 
 const run = promisify(execFile);
-const NODE = `query($id: ID!) { node(id: $id) { id hostname status statusReason batchPhase hostVerdict { verdict reason cleanedAt leftovers { kind item } } } }`;
+const NODE = `query($id: ID!) { node(id: $id) { id hostname status statusReason batchPhase nextStepCode availableActions hostVerdict { verdict reason cleanedAt leftovers { kind item } } } }`;
 
 interface NodeView {
   id: string;
@@ -16,6 +16,8 @@ interface NodeView {
   status: string;
   statusReason: string | null;
   batchPhase: string | null;
+  nextStepCode: string | null;
+  availableActions: string[];
   hostVerdict: { verdict: string; reason: string; cleanedAt: string | null; leftovers: Array<{ kind: string; item: string }> } | null;
 }
 
@@ -92,6 +94,10 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
     expect(view.hostVerdict?.verdict).toBe('CLEANABLE');
     expect(view.hostVerdict?.leftovers).toContainEqual({ kind, item });
     expect(view.hostVerdict?.leftovers.every((leftover) => leftover.kind === kind)).toBe(true);
+    // The next step, the actions and the install agree: clean first.
+    expect(view.nextStepCode).toBe('node.next.CLEAN_HOST');
+    expect(view.availableActions).toContain('CLEAN_HOST');
+    expect(view.availableActions).not.toContain('INSTALL');
     const install = await world.gql('mutation($id: ID!) { installNode(nodeId: $id) { id } }', { id: view.id });
     expect(install.errors?.[0]?.extensions?.['code']).toBe('FAILED_PRECONDITION');
     expect(install.errors?.[0]?.message).toMatch(/leftovers of an earlier membership/);
@@ -102,6 +108,10 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
     expect(view.hostVerdict?.verdict).toBe('REINSTALL_REQUIRED');
     expect(view.hostVerdict?.leftovers.map((leftover) => leftover.kind)).toEqual(['REMOVED_MACHINE']);
     expect(view.hostVerdict?.leftovers[0].item).toMatch(/^machine-id \w+ → node\/old-h6 \(/);
+    // Not "install" as before: the next step says to reinstall the OS, and neither Install nor Clean host is offered.
+    expect(view.nextStepCode).toBe('node.next.REINSTALL_OS');
+    expect(view.availableActions).not.toContain('INSTALL');
+    expect(view.availableActions).not.toContain('CLEAN_HOST');
     const clean = await world.gql('mutation($id: ID!) { cleanHost(nodeId: $id) { id } }', { id: view.id });
     expect(clean.errors?.[0]?.message).toMatch(/fresh OS install; cleanup cannot make it safe/);
     expect((await world.gql('mutation($id: ID!) { installNode(nodeId: $id) { id } }', { id: view.id })).errors?.[0]?.message).toMatch(/fresh OS install/);

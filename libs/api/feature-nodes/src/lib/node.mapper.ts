@@ -1,9 +1,11 @@
 import type { NodeEntity } from '@ccos/api/data-access-db';
 import { type NodeType, toVerdictType } from '@ccos/api/util-graphql';
-import { NEXT_STEP, nodeActions } from '@ccos/shared/domain';
+import { NEXT_STEP_TEXT, nextStepOf, nodeActions } from '@ccos/shared/domain';
 
 /** Copies only public fields: sealed credentials never reach a response, even by accident. */
 export function toNodeType(node: NodeEntity): NodeType {
+  const step = nextStepOf(node);
+  const nextStep = step ? NEXT_STEP_TEXT[step] : null;
   return {
     id: node.id,
     clusterId: node.clusterId,
@@ -20,9 +22,9 @@ export function toNodeType(node: NodeEntity): NodeType {
     statusReason: node.statusReason,
     statusReasonCode: node.statusReasonCoded?.code ?? null,
     statusReasonParams: node.statusReasonCoded?.params ?? null,
-    nextStep: NEXT_STEP[node.status]?.message ?? null,
-    nextStepCode: NEXT_STEP[node.status]?.code ?? null,
-    nextStepParams: NEXT_STEP[node.status]?.params ?? null,
+    nextStep: nextStep?.message ?? null,
+    nextStepCode: nextStep?.code ?? null,
+    nextStepParams: nextStep?.params ?? null,
     origin: node.origin,
     everJoined: node.everJoined,
     availableActions: nodeActions(node),

@@ -78,7 +78,9 @@ export const nodesMessages = defineCatalog({
     'status.DRAIN_FAILED': 'Drain failed',
     'status.REMOVED': 'Removed',
 
-    'next.READY_TO_INSTALL': 'Install the node: the agent runs the six install steps on the host and the node joins the cluster.',
+    'next.INSTALL': 'Install the node: the agent runs the six install steps on the host and the node joins the cluster.',
+    'next.CLEAN_HOST': 'The host has files of an earlier membership (listed below): use "Clean host", then install.',
+    'next.REINSTALL_OS': 'This host cannot join as it is: reinstall its operating system (a new machine-id, an empty disk), then add it again.',
     'next.AUTH_FAILED': 'Check the SSH user and the password or key, then enter them again with "Update credentials".',
     'next.UNREACHABLE': 'Check that the host is on, that its IP address and SSH port are right and that no firewall blocks it, then use "Re-copy agent" to try again.',
     'next.HOST_KEY_CHANGED': 'Ask the host owner whether the host was reinstalled. Only if so, an administrator accepts the new host key; otherwise treat it as an attack.',
@@ -325,7 +327,9 @@ export const nodesMessages = defineCatalog({
     'status.DRAIN_FAILED': '驱逐失败',
     'status.REMOVED': '已移除',
 
-    'next.READY_TO_INSTALL': '安装节点：agent 会在主机上执行六个安装步骤，随后节点加入集群。',
+    'next.INSTALL': '安装节点：agent 会在主机上执行六个安装步骤，随后节点加入集群。',
+    'next.CLEAN_HOST': '主机上有以前加入集群时留下的文件（见下方）：先使用“清理主机”，再安装。',
+    'next.REINSTALL_OS': '此主机不能以现状加入：请重装其操作系统（新的 machine-id、空磁盘），然后重新录入。',
     'next.AUTH_FAILED': '检查 SSH 用户以及密码或私钥，然后通过“更新凭据”重新输入。',
     'next.UNREACHABLE': '确认主机已开机、IP 地址和 SSH 端口正确且没有防火墙阻挡，然后通过“重新复制 agent”再试一次。',
     'next.HOST_KEY_CHANGED': '向主机负责人确认主机是否重装过。只有确认重装后，才由管理员接受新的主机密钥；否则应按攻击处理。',

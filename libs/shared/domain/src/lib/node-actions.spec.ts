@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type NodeActionFacts, actionsFor, canCleanHost, canUncordon, everJoinedAfter, isInCluster, mayDeleteRecord, nodeActions } from './node-actions';
+import { type NodeActionFacts, actionsFor, canCleanHost, canUncordon, everJoinedAfter, isInCluster, mayDeleteRecord, nextStepOf, nodeActions } from './node-actions';
 import { NODE_STATUSES, type NodeStatus } from './node-lifecycle';
 
 const added = (status: NodeStatus, more: Partial<NodeActionFacts> = {}): NodeActionFacts => ({
@@ -110,5 +110,32 @@ describe('the single rules behind the actions', () => {
     expect(everJoinedAfter('JOINED', false)).toBe(true);
     expect(everJoinedAfter('INSTALLING', false)).toBe(false);
     expect(everJoinedAfter('REMOVED', true)).toBe(true);
+  });
+});
+
+describe('what to do next', () => {
+  const verdicts = [null, { verdict: 'CLEAN' }, { verdict: 'CLEANABLE' }, { verdict: 'CLEANABLE', cleanedAt: '2026-12-05T00:00:00Z' }, { verdict: 'REINSTALL_REQUIRED' }] as const;
+
+  it('on a host ready to install, agrees with the actions: install when Install is offered, clean when Clean host is, else reinstall the OS', () => {
+    for (const hostVerdict of verdicts) {
+      const node = added('READY_TO_INSTALL', { hostVerdict });
+      const actions = nodeActions(node);
+      const step = nextStepOf(node);
+      expect(step === 'INSTALL', JSON.stringify(hostVerdict)).toBe(actions.includes('INSTALL'));
+      expect(step === 'CLEAN_HOST', JSON.stringify(hostVerdict)).toBe(actions.includes('CLEAN_HOST'));
+    }
+    // A host this service removed (its machine-id) cannot be cleaned into joining: Install stays off and the step says why.
+    const removedMachine = added('READY_TO_INSTALL', { hostVerdict: { verdict: 'REINSTALL_REQUIRED' } });
+    expect(nextStepOf(removedMachine)).toBe('REINSTALL_OS');
+    expect(nodeActions(removedMachine)).not.toContain('INSTALL');
+  });
+
+  it('names the failure to fix for each failed status, and nothing for a node that is busy or in the cluster', () => {
+    for (const status of ['AUTH_FAILED', 'UNREACHABLE', 'HOST_KEY_CHANGED', 'PRECHECK_FAILED', 'INSTALL_FAILED', 'STALLED', 'DRAIN_FAILED'] as const) {
+      expect(nextStepOf(added(status))).toBe(status);
+    }
+    for (const status of ['ADDING', 'INSTALLING', 'JOINED', 'REMOVING', 'REMOVED'] as const) {
+      expect(nextStepOf(added(status))).toBeNull();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { type CodedText, message } from '@ccos/shared/messages';
 import { type HostVerdictKind, verdictAllowsInstall } from './host-leftovers';
 import { type NodeOrigin, type NodeStatus, allowedFrom, canDeleteRecord } from './node-lifecycle';
 import { CONTROL_PLANE_ROLES } from './node-removal';
@@ -125,3 +126,47 @@ export function nodeActions(node: NodeActionFacts): NodeAction[] {
 export function actionsFor(actions: readonly NodeAction[], role: Role | null): NodeAction[] {
   return role === null ? [] : actions.filter((action) => roleAllows(role, NODE_ACTION_ROLE[action]));
 }
+
+/**
+ * What an operator should do next with a node: the one decision the API's `nextStep` and the
+ * console's "What to do next" both word. On a host ready to install it follows the add-time
+ * verdict, as Install does: clean the host first, or reinstall its OS.
+ */
+export type NextStep = 'INSTALL' | 'CLEAN_HOST' | 'REINSTALL_OS' | 'AUTH_FAILED' | 'UNREACHABLE' | 'HOST_KEY_CHANGED' | 'PRECHECK_FAILED' | 'INSTALL_FAILED' | 'STALLED' | 'DRAIN_FAILED';
+
+export function nextStepOf(node: Pick<NodeActionFacts, 'status' | 'origin' | 'hostVerdict'>): NextStep | null {
+  switch (node.status) {
+    case 'READY_TO_INSTALL':
+      if (node.origin !== 'ADDED') {
+        return null;
+      }
+      if (canCleanHost(node.status, node.hostVerdict)) {
+        return 'CLEAN_HOST';
+      }
+      return verdictAllowsInstall(node.hostVerdict) ? 'INSTALL' : 'REINSTALL_OS';
+    case 'AUTH_FAILED':
+    case 'UNREACHABLE':
+    case 'HOST_KEY_CHANGED':
+    case 'PRECHECK_FAILED':
+    case 'INSTALL_FAILED':
+    case 'STALLED':
+    case 'DRAIN_FAILED':
+      return node.status;
+    default:
+      return null;
+  }
+}
+
+/** The API's words for each next step (they name the GraphQL mutation that does it). */
+export const NEXT_STEP_TEXT: Readonly<Record<NextStep, CodedText>> = {
+  INSTALL: message('node.next.INSTALL'),
+  CLEAN_HOST: message('node.next.CLEAN_HOST'),
+  REINSTALL_OS: message('node.next.REINSTALL_OS'),
+  AUTH_FAILED: message('node.next.AUTH_FAILED'),
+  UNREACHABLE: message('node.next.UNREACHABLE'),
+  HOST_KEY_CHANGED: message('node.next.HOST_KEY_CHANGED'),
+  PRECHECK_FAILED: message('node.next.PRECHECK_FAILED'),
+  INSTALL_FAILED: message('node.next.INSTALL_FAILED'),
+  STALLED: message('node.next.STALLED'),
+  DRAIN_FAILED: message('node.next.DRAIN_FAILED'),
+};

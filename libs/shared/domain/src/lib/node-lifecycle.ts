@@ -117,16 +117,6 @@ export function isActive(status: NodeStatus): boolean {
   return status !== 'REMOVED';
 }
 
-/** What an operator should try next, shown beside a failure status. */
-export const NEXT_STEP: Readonly<Partial<Record<NodeStatus, CodedText>>> = {
-  AUTH_FAILED: message('node.next.AUTH_FAILED'),
-  UNREACHABLE: message('node.next.UNREACHABLE'),
-  HOST_KEY_CHANGED: message('node.next.HOST_KEY_CHANGED'),
-  PRECHECK_FAILED: message('node.next.PRECHECK_FAILED'),
-  INSTALL_FAILED: message('node.next.INSTALL_FAILED'),
-  STALLED: message('node.next.STALLED'),
-  DRAIN_FAILED: message('node.next.DRAIN_FAILED'),
-};
 
 /** A status as a message parameter: its name in English (as the API spells it), its words in other languages. */
 export function statusText(status: NodeStatus): Message {

@@ -4,7 +4,7 @@ import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificate
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone, runTone } from '@ccos/console/ui';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
-import { INSTALL_STEPS, type NodeStatus, isInCluster, removalCancellable } from '@ccos/shared/domain';
+import { INSTALL_STEPS, type NodeActionFacts, type NodeStatus, isInCluster, nextStepOf, removalCancellable } from '@ccos/shared/domain';
 import { InstallRunComponent } from '../install-run/install-run.component';
 import { stepTitle } from '../install-run/step-items';
 import { NO_ACTIONS, hasAnyAction, nodeButtons } from '../node-actions';
@@ -19,14 +19,6 @@ import { HostKeyDialogComponent } from './host-key-dialog.component';
 type ConfirmedAction = InstallAction | RemovalAction;
 type InstallAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'delete';
 type RemovalAction = 'cancelRemoval' | 'uncordon';
-
-/** Statuses the console words a next step for (the API's `nextStep` is English and names mutations). */
-const WITH_NEXT_STEP = ['READY_TO_INSTALL', 'AUTH_FAILED', 'UNREACHABLE', 'HOST_KEY_CHANGED', 'PRECHECK_FAILED', 'INSTALL_FAILED', 'STALLED', 'DRAIN_FAILED'] as const;
-type WithNextStep = (typeof WITH_NEXT_STEP)[number];
-
-function isWithNextStep(status: NodeStatus): status is WithNextStep {
-  return (WITH_NEXT_STEP as readonly string[]).includes(status);
-}
 
 function isRemovalAction(action: ConfirmedAction): action is RemovalAction {
   return action === 'cancelRemoval' || action === 'uncordon';
@@ -171,8 +163,10 @@ export class NodeDetailPage {
   }
 
   /** What to do next, in the user's language; the API's English text when the console has none for the status. */
-  protected nextStep(status: NodeStatus, apiText: string | null): string | null {
-    return isWithNextStep(status) ? this.t(`next.${status}`) : apiText;
+  /** The domain decides the step (as for the API's nextStep); the console words it with its buttons' names. */
+  protected nextStep(node: Pick<NodeActionFacts, 'status' | 'origin' | 'hostVerdict'>): string | null {
+    const step = nextStepOf(node);
+    return step ? this.t(`next.${step}`) : null;
   }
 
   protected confirmTitle(action: ConfirmedAction, hostname: string): string {
