@@ -30,7 +30,13 @@ export interface Leftover {
   readonly item: string;
 }
 
-export type HostVerdictKind = 'CLEAN' | 'CLEANABLE' | 'REINSTALL_REQUIRED';
+export const HOST_VERDICT_KINDS = ['CLEAN', 'CLEANABLE', 'REINSTALL_REQUIRED'] as const;
+export type HostVerdictKind = (typeof HOST_VERDICT_KINDS)[number];
+
+/** Whether a verdict as a client received it (a string in GraphQL) is one the rules know. */
+export function isHostVerdictKind(verdict: string): verdict is HostVerdictKind {
+  return (HOST_VERDICT_KINDS as readonly string[]).includes(verdict);
+}
 
 export interface HostVerdict {
   readonly verdict: HostVerdictKind;

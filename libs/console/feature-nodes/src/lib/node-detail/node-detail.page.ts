@@ -4,7 +4,7 @@ import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificate
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone, runTone } from '@ccos/console/ui';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
-import { INSTALL_STEPS, type NodeActionFacts, type NodeStatus, isInCluster, nextStepOf, removalCancellable } from '@ccos/shared/domain';
+import { INSTALL_STEPS, type NodeOrigin, type NodeStatus, isHostVerdictKind, isInCluster, nextStepOf, removalCancellable } from '@ccos/shared/domain';
 import { InstallRunComponent } from '../install-run/install-run.component';
 import { stepTitle } from '../install-run/step-items';
 import { NO_ACTIONS, hasAnyAction, nodeButtons } from '../node-actions';
@@ -93,7 +93,7 @@ export class NodeDetailPage {
   protected readonly anyAction = computed(() => hasAnyAction(this.actions()));
 
   protected verdictLabel(verdict: string): string {
-    return this.t(`verdict.${verdict as 'CLEAN' | 'CLEANABLE' | 'REINSTALL_REQUIRED'}`);
+    return isHostVerdictKind(verdict) ? this.t(`verdict.${verdict}`) : verdict;
   }
 
   /** The operator's confirmation of the listed cleanup. */
@@ -164,8 +164,9 @@ export class NodeDetailPage {
 
   /** What to do next, in the user's language; the API's English text when the console has none for the status. */
   /** The domain decides the step (as for the API's nextStep); the console words it with its buttons' names. */
-  protected nextStep(node: Pick<NodeActionFacts, 'status' | 'origin' | 'hostVerdict'>): string | null {
-    const step = nextStepOf(node);
+  protected nextStep(node: { status: NodeStatus; origin: NodeOrigin; hostVerdict: { verdict: string; cleanedAt: string | null } | null }): string | null {
+    const verdict = node.hostVerdict;
+    const step = nextStepOf({ status: node.status, origin: node.origin, hostVerdict: verdict && isHostVerdictKind(verdict.verdict) ? { verdict: verdict.verdict, cleanedAt: verdict.cleanedAt } : null });
     return step ? this.t(`next.${step}`) : null;
   }
 
