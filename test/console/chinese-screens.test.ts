@@ -27,7 +27,7 @@ const SCREENSHOTS = 'tmp/console-zh-e2e';
  */
 const TECHNICAL_TERMS = [
   // The product and its agent's executable, OpenShift and Kubernetes objects, node roles and conditions.
-  'CCOS', 'ccos-scaler', 'cluster-autoscaler', 'CSV', 'boot-worker', 'OpenShift', 'Kubernetes', 'Node', 'Pod', 'PDB', 'PodDisruptionBudget', 'DaemonSet', 'ReplicaSet', 'emptyDir', 'CSR', 'master', 'worker', 'agent', 'Ready', 'NotReady',
+  'CCOS', 'ccos-scaler', 'cluster-autoscaler', 'CSV', 'boot-worker', 'OpenShift', 'Kubernetes', 'Node', 'Pod', 'PDB', 'PodDisruptionBudget', 'DaemonSet', 'ReplicaSet', 'ServiceAccount', 'emptyDir', 'CSR', 'master', 'worker', 'agent', 'Ready', 'NotReady',
   // Tools and files an operator types by these names.
   'kubelet', 'kubectl', 'kubeadm', 'kubeconfig', 'rpm', 'dnf', 'systemd', 'sshd', 'Ignition', 'swap', 'swapon', 'sudo',
   // Protocols, formats, certificate fields and units.
@@ -326,8 +326,14 @@ async function worldData(): Promise<string[]> {
   const nodes = await world.gql<{ nodes: Array<{ facts: Record<string, unknown> }> }>('query($id: ID!) { nodes(clusterId: $id) { facts { osRelease kernel arch } } }', { id: world.clusterId });
   const facts = (nodes.data?.nodes ?? []).flatMap((node) => Object.values(node.facts).filter((value): value is string => typeof value === 'string'));
   return [
-    'lab', 'admin', host.hostname, host.ip, host.user, world.lab.vip, ...facts, ...hostFacts, ...KEY_USAGES, ...WORKLOAD_NAMES, ...TECHNICAL_PHRASES, ...(await csrNames()), ...(await failedAnswerHeads()),
+    'lab', 'admin', host.hostname, host.ip, host.user, world.lab.vip, ...facts, ...hostFacts, ...KEY_USAGES, ...WORKLOAD_NAMES, ...TECHNICAL_PHRASES, ...(await csrNames()), ...(await failedAnswerHeads()), ...(await clusterCheckParams()),
   ];
+}
+
+/** What the cluster page's readiness checks name (the bootstrap namespace, the service's user): parameters of their reasons, data. */
+async function clusterCheckParams(): Promise<string[]> {
+  const checks = await world.gql<{ clusterChecks: Array<{ reasonParams: Record<string, unknown> | null }> }>('query($id: ID!) { clusterChecks(clusterId: $id) { reasonParams } }', { id: world.clusterId });
+  return (checks.data?.clusterChecks ?? []).flatMap((check) => Object.values(check.reasonParams ?? {}).filter((value): value is string => typeof value === 'string'));
 }
 
 /** The first bytes of what answered in place of the machine config server, as the failures quote them (data: the answer's own words). */
