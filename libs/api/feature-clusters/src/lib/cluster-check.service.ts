@@ -2,6 +2,7 @@ import {
   KubeApiError,
   SHIPPED_SERVICE_SUBJECT,
   type ClusterReadiness,
+  type KubeClient,
   type ServiceNamespaces,
   bootstrapIdentitiesManifest,
   createKubeClient,
@@ -62,18 +63,14 @@ export class ClusterCheckService {
   }
 
   private async checkNow(clusterId: string): Promise<ClusterCheck[]> {
-    const cluster = await this.clusters.get(clusterId);
-    const client = createKubeClient({ ...this.clusters.clientOptionsOf(cluster), requestTimeoutMs: REQUEST_TIMEOUT_MS });
     let readiness: ClusterReadiness;
     try {
-      readiness = await readClusterReadiness(client, this.namespaces, AbortSignal.timeout(CHECK_TIMEOUT_MS));
+      readiness = await this.withClient(clusterId, (client) => readClusterReadiness(client, this.namespaces, AbortSignal.timeout(CHECK_TIMEOUT_MS)));
     } catch (error) {
       if (error instanceof KubeApiError) {
         return [{ name: 'API_ACCESS', ok: false, reason: message('clusterCheck.apiAccess.failed', { error: error.message }), fix: null }];
       }
       throw error;
-    } finally {
-      client.close();
     }
     return checksOf(readiness, this.namespaces);
   }
@@ -84,16 +81,23 @@ export class ClusterCheckService {
    * whoever the registered credentials are (the shipped account when the API server cannot say).
    */
   async bootstrapManifest(clusterId: string): Promise<string> {
-    const cluster = await this.clusters.get(clusterId);
-    const client = createKubeClient({ ...this.clusters.clientOptionsOf(cluster), requestTimeoutMs: REQUEST_TIMEOUT_MS });
     try {
-      const username = await readUsername(client, AbortSignal.timeout(CHECK_TIMEOUT_MS));
+      const username = await this.withClient(clusterId, (client) => readUsername(client, AbortSignal.timeout(CHECK_TIMEOUT_MS)));
       return bootstrapIdentitiesManifest(this.namespaces.bootstrap, username ? subjectOfUsername(username) : SHIPPED_SERVICE_SUBJECT);
     } catch (error) {
       if (error instanceof KubeApiError) {
         throw new AppError('CLUSTER_UNREACHABLE', message('clusterCheck.apiAccess.failed', { error: error.message }), { clusterId }, error);
       }
       throw error;
+    }
+  }
+
+  /** A client of the check's own (not the shared watch connection), closed when `work` ends. */
+  private async withClient<T>(clusterId: string, work: (client: KubeClient) => Promise<T>): Promise<T> {
+    const cluster = await this.clusters.get(clusterId);
+    const client = createKubeClient({ ...this.clusters.clientOptionsOf(cluster), requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    try {
+      return await work(client);
     } finally {
       client.close();
     }
