@@ -19,6 +19,9 @@ interface RunView {
   events: Array<{ seq: number; step: string; status: string; message: string | null; detail: Record<string, unknown> | null }>;
 }
 
+// The first test restarts the API, so it runs alone; the four after it each fault a host of
+// their own (a cut link, swap, a stopped agent, a cancel) and run side by side, each approving
+// only its own node's CSRs; the last reads the first two's runs.
 describe('installs survive faults', () => {
   let world: ScaleOutWorld;
   const nodeIds: string[] = [];
@@ -69,7 +72,7 @@ describe('installs survive faults', () => {
     await new Promise((wake) => setTimeout(wake, 5000));
     await world.api.restart();
     await world.lab.faults.clearTrafficControl('h1');
-    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000);
+    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000, { onlyTheirs: true });
     expect(statuses[nodeId]).toBe('JOINED');
     const seqs = await storedEvents(runId);
     expect(seqs.length).toBeGreaterThan(12);
@@ -79,7 +82,7 @@ describe('installs survive faults', () => {
     expect(run?.steps.map((step) => step.status)).toEqual(Array(6).fill('SUCCEEDED'));
   }, 400_000);
 
-  it('resumes a download after the host\'s link is cut for 20 s during DOWNLOAD_BINARIES', async () => {
+  it.concurrent('resumes a download after the host\'s link is cut for 20 s during DOWNLOAD_BINARIES', async ({ expect }) => {
     const nodeId = nodeIds[1];
     await world.lab.faults.limitBandwidth('h2', '8mbit');
     await install(nodeId);
@@ -88,7 +91,7 @@ describe('installs survive faults', () => {
     await new Promise((wake) => setTimeout(wake, 20_000));
     await world.lab.faults.restoreLink('h2');
     await world.lab.faults.clearTrafficControl('h2');
-    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000);
+    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000, { onlyTheirs: true });
     expect(statuses[nodeId]).toBe('JOINED');
     const run = (await runsOf(nodeId))?.installRuns.at(-1);
     const downloaded = run?.events.find((event) => event.step === 'DOWNLOAD_BINARIES' && event.status === 'SUCCEEDED');
@@ -96,7 +99,7 @@ describe('installs survive faults', () => {
     expect(files.some((file) => file.resumedFrom > 0)).toBe(true);
   }, 400_000);
 
-  it('fails at PREFLIGHT naming the check when swap is on, offers diagnostics, and a retry after the fix succeeds', async () => {
+  it.concurrent('fails at PREFLIGHT naming the check when swap is on, offers diagnostics, and a retry after the fix succeeds', async ({ expect }) => {
     const nodeId = nodeIds[2];
     await world.lab.faults.setSwap('h3', true);
     const firstRunId = await install(nodeId);
@@ -129,14 +132,14 @@ describe('installs survive faults', () => {
 
     await world.lab.faults.setSwap('h3', false);
     await install(nodeId, 'retryInstall');
-    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000);
+    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000, { onlyTheirs: true });
     expect(statuses[nodeId]).toBe('JOINED');
     const runs = (await runsOf(nodeId))?.installRuns ?? [];
     expect(runs.map((run) => run.status)).toEqual(['FAILED', 'SUCCEEDED']);
     expect(runs[1].startStep).toBe('PREFLIGHT');
   }, 400_000);
 
-  it('marks an install STALLED when its agent goes silent, and INSTALLING again when it speaks', async () => {
+  it.concurrent('marks an install STALLED when its agent goes silent, and INSTALLING again when it speaks', async ({ expect }) => {
     const nodeId = nodeIds[3];
     const runId = await install(nodeId);
     // Without CSR approval the agent waits in START_KUBELET, sending heartbeats.
@@ -150,11 +153,11 @@ describe('installs survive faults', () => {
       await world.lab.exec('h4', ['kill', '-CONT', pid]);
     }
     await world.waitForStatus(nodeId, ['INSTALLING'], 60_000);
-    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000);
+    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000, { onlyTheirs: true });
     expect(statuses[nodeId]).toBe('JOINED');
   }, 400_000);
 
-  it('cancels a running install, stopping the agent, and a retry resumes where it stopped', async () => {
+  it.concurrent('cancels a running install, stopping the agent, and a retry resumes where it stopped', async ({ expect }) => {
     const nodeId = nodeIds[4];
     await world.lab.faults.limitBandwidth('h5', '20mbit');
     const runId = await install(nodeId);
@@ -169,7 +172,7 @@ describe('installs survive faults', () => {
 
     await world.lab.faults.clearTrafficControl('h5');
     await install(nodeId, 'retryInstall');
-    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000);
+    const { statuses } = await approveUntilSettled(world, [nodeId], ['JOINED', 'INSTALL_FAILED'], 240_000, { onlyTheirs: true });
     expect(statuses[nodeId]).toBe('JOINED');
     const runs = (await runsOf(nodeId))?.installRuns ?? [];
     expect(runs.map((run) => run.status)).toEqual(['CANCELLED', 'SUCCEEDED']);

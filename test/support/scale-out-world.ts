@@ -150,13 +150,16 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
  * Plays the operator while installs run: approves through the API every CSR pending in
  * the cluster, until each node is in one of `settled` (e.g. JOINED or INSTALL_FAILED).
  * Tolerates the API being down for a while (a test may restart it). Returns the final
- * status of each node and the CSRs approved.
+ * status of each node and the CSRs approved. With `onlyTheirs`, approves only the CSRs the
+ * service matched to one of `nodeIds`, so tests running side by side in one world leave each
+ * other's CSRs pending.
  */
 export async function approveUntilSettled(
   world: ScaleOutWorld,
   nodeIds: readonly string[],
   settled: readonly string[],
   timeoutMs: number,
+  { onlyTheirs = false }: { readonly onlyTheirs?: boolean } = {},
 ): Promise<{ statuses: Record<string, string>; approved: string[] }> {
   const approved: string[] = [];
   const statuses: Record<string, string> = {};
@@ -172,6 +175,9 @@ export async function approveUntilSettled(
       }
       const pending = await world.gql(CsrsDocument, { clusterId: world.clusterId, pendingOnly: true });
       for (const csr of pending.data?.csrs ?? []) {
+        if (onlyTheirs && !nodeIds.includes(csr.node?.id ?? '')) {
+          continue;
+        }
         const result = await world.gql(ApproveCsrDocument, { clusterId: world.clusterId, name: csr.name });
         if (!result.errors) {
           approved.push(csr.name);
