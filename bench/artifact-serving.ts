@@ -15,10 +15,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+// The tests' port picker (test support, not product code): below the ephemeral range, so side-by-side runs cannot take it first.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { freePort } from '../test/support/api-process';
 import { startApiWorld } from './support/api-world';
 import { type BenchOptions, type Figure, RowUnavailable, isMain } from './support/row';
 
@@ -45,15 +47,6 @@ export async function benchRows(options: BenchOptions): Promise<Figure[]> {
       better: 'higher',
     },
   ];
-}
-
-async function freePort(): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** One GET; the bytes received and the status. */

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+// The tests' port picker (test support, not product code): below the ephemeral range, so side-by-side runs cannot take it first.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { freePort } from '../../test/support/api-process';
 
 const API_BUNDLE = 'dist/apps/api/main.js';
 
@@ -23,12 +25,7 @@ export async function startBuiltApi(env: Record<string, string>, options: BuiltA
   if (!existsSync(bundle)) {
     throw new Error(`${bundle} is missing: build it first (npx nx run api:build)`);
   }
-  const port = await new Promise<number>((resolve, reject) => {
-    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+  const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bundle], {
     env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env, PORT: String(port), HOST: '127.0.0.1' },

@@ -226,17 +226,32 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   };
 }
 
-/** A TCP port nobody listens on right now. */
+/**
+ * A port nothing listens on, for a process the test starts next. Chosen at random below the
+ * kernel's ephemeral range (`net.ipv4.ip_local_port_range`): a port from `listen(0)` comes from that
+ * range, where the kernel also picks the source port of every outgoing connection, so with test
+ * files running side by side one of them could take the port before the process binds it
+ * (EADDRINUSE). Below the range only another caller of this function can, one chance in thousands.
+ */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   const { createServer } = await import('node:net');
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+  const { readFile } = await import('node:fs/promises');
+  const ephemeralLow = Number((await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '32768')).trim().split(/\s+/)[0]) || 32768;
+  const low = 10_000;
+  const high = Math.max(low + 1000, ephemeralLow);
+  const bindable = (port: number) =>
+    new Promise<boolean>((resolveBindable) => {
+      const server = createServer();
+      server.once('error', () => resolveBindable(false));
+      server.listen(port, host, () => server.close(() => resolveBindable(true)));
     });
-  });
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await bindable(port)) {
+      return port;
+    }
+  }
+  throw new Error(`no free port in ${low}–${high - 1} on ${host} after 100 tries`);
 }
 
 export interface GraphqlAnswer<T> {
