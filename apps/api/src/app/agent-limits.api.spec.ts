@@ -141,9 +141,10 @@ describe('limits on what an agent (or anyone) can send', () => {
       expect(declared.body).toContain(`the diagnostics bundle is ${EIGHT_MIB + 1} bytes; at most ${EIGHT_MIB} bytes (8 MiB) are accepted`);
       expect(declared.ms).toBeLessThan(1000);
       const streamed = await upload(port, { Authorization: `Bearer ${failedToken}` }, { chunked: true, sendFirst: 3 * EIGHT_MIB, waitMs: 10_000 });
-      // The server answers 413 and closes with the rest of the upload unread; TCP then resets the
-      // connection, which can discard the answer before the client reads it (no lingering close
-      // yet). What must hold either way: the server stopped the upload and stored nothing.
+      // The server answers 413 and closes with the rest of the upload unread (a body of unknown
+      // length is never drained: answerWithoutReadingBody); TCP then resets the connection, which can
+      // discard the answer before the client reads it. What must hold either way: the server
+      // stopped the upload and stored nothing.
       expect(streamed.sent).toBeLessThan(3 * EIGHT_MIB);
       expect(streamed.status === 413 || (streamed.status === null && streamed.closedByServer)).toBe(true);
       if (streamed.status === 413) {

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { answerWithoutReadingBody } from '@ccos/api/util-graphql';
 import { message } from '@ccos/shared/messages';
 import { ArtifactImportError, type ArtifactSetStore, type ArtifactSetSummary } from './artifact-set-store';
 import { refusalBody } from './refusal-body';
@@ -26,20 +27,24 @@ export function artifactUploadRoutes(options: ArtifactUploadOptions): Router {
   router.post('/admin/artifact-sets', async (req, res) => {
     const user = await options.uploader(req.headers.authorization);
     if (!user) {
+      answerWithoutReadingBody(req, res);
       res.status(401).setHeader('www-authenticate', 'Bearer').json(refusalBody(message('artifacts.uploadNeedsSignIn')));
       return;
     }
     if (user.role !== 'ADMIN') {
+      answerWithoutReadingBody(req, res);
       res.status(403).json(refusalBody(message('artifacts.uploadNeedsAdmin', { held: user.role })));
       return;
     }
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim();
     if (type !== 'application/x-tar' && type !== 'application/octet-stream') {
+      answerWithoutReadingBody(req, res);
       res.status(415).json(refusalBody(message('artifacts.uploadNotTar')));
       return;
     }
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (declared > options.maxBytes) {
+      answerWithoutReadingBody(req, res);
       res.status(413).json(refusalBody(message('artifacts.uploadTooLarge', { declared: String(declared), max: String(options.maxBytes) })));
       return;
     }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Response } from 'express';
 import type { AgentTokens, InstallRunEntity, InstallRunStore } from '@ccos/api/data-access-db';
-import { bearerToken } from '@ccos/api/util-graphql';
+import { answerWithoutReadingBody, bearerToken } from '@ccos/api/util-graphql';
 import { roleAllows, type Role } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
 
@@ -14,11 +14,11 @@ export type SessionRole = (authorization: string | undefined) => Promise<Role | 
 class BodyTooLarge extends Error {}
 
 /**
- * Answers without reading the request body: the connection is closed after the answer, so
- * the rest of the body is never pulled off the wire (Node would otherwise read and discard it).
+ * Answers without reading the request body: a small body is dropped after the answer and the
+ * connection kept, a larger one is never pulled off the wire (see answerWithoutReadingBody).
  */
-function refuseUnread(res: Response, status: number, error: string | CodedText): void {
-  res.setHeader('connection', 'close');
+function refuseUnread(req: IncomingMessage, res: Response, status: number, error: string | CodedText): void {
+  answerWithoutReadingBody(req, res);
   res.status(status).json(typeof error === 'string' ? { error } : { error: error.message, messageCode: error.code, messageParams: error.params });
 }
 
@@ -64,24 +64,24 @@ export function diagnosticsRoutes(runs: InstallRunStore, tokens: AgentTokens, se
   router.post('/agent/diagnostics', async (req, res) => {
     const run = await tokens.authenticate(bearerToken(req.headers.authorization));
     if (!run) {
-      refuseUnread(res, 401, 'a valid agent token is required');
+      refuseUnread(req, res, 401, 'a valid agent token is required');
       return;
     }
     if (run.status === 'RUNNING') {
-      refuseUnread(res, 425, message('diagnostics.runNotFailedYet', { runId: run.id }));
+      refuseUnread(req, res, 425, message('diagnostics.runNotFailedYet', { runId: run.id }));
       return;
     }
     if (run.status !== 'FAILED') {
-      refuseUnread(res, 409, message('diagnostics.runNotFailed', { runId: run.id, runStatus: run.status }));
+      refuseUnread(req, res, 409, message('diagnostics.runNotFailed', { runId: run.id, runStatus: run.status }));
       return;
     }
     if (await runs.hasDiagnostics(run.id)) {
-      refuseUnread(res, 409, message('diagnostics.alreadyUploaded', { runId: run.id }));
+      refuseUnread(req, res, 409, message('diagnostics.alreadyUploaded', { runId: run.id }));
       return;
     }
     const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
     if (declared !== null && declared > MAX_DIAGNOSTICS_BYTES) {
-      refuseUnread(res, 413, tooLarge(declared));
+      refuseUnread(req, res, 413, tooLarge(declared));
       return;
     }
     let content: Buffer;
@@ -89,7 +89,7 @@ export function diagnosticsRoutes(runs: InstallRunStore, tokens: AgentTokens, se
       content = await readCapped(req, MAX_DIAGNOSTICS_BYTES);
     } catch (error) {
       if (error instanceof BodyTooLarge) {
-        refuseUnread(res, 413, tooLarge(null));
+        refuseUnread(req, res, 413, tooLarge(null));
         return;
       }
       throw error;
@@ -100,7 +100,7 @@ export function diagnosticsRoutes(runs: InstallRunStore, tokens: AgentTokens, se
     }
     if (!(await runs.saveDiagnostics(run.id, content, new Date()))) {
       // Another upload of the same run got in between the check above and this one.
-      refuseUnread(res, 409, message('diagnostics.alreadyUploaded', { runId: run.id }));
+      refuseUnread(req, res, 409, message('diagnostics.alreadyUploaded', { runId: run.id }));
       return;
     }
     onUploaded(run);
