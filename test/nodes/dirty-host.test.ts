@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScaleOutWorld, approveUntilSettled, startScaleOutWorld } from '../support/scale-out-world';
 
 const run = promisify(execFile);
-const NODE = `query($id: ID!) { node(id: $id) { id hostname status statusReason batchPhase nextStepCode availableActions hostVerdict { verdict reason cleanedAt leftovers { kind item } } } }`;
+const NODE = `query($id: ID!) { node(id: $id) { id hostname status statusReason batchPhase nextStepCode availableActions hostVerdict { verdict reason cleanedAt leftovers { kind item name } } } }`;
 
 interface NodeView {
   id: string;
@@ -92,7 +92,8 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
   ])('%s: %s leftovers make it CLEANABLE, listing %s, and its install is refused', async (hostname, kind, item) => {
     const view = await node(ids.get(hostname) ?? '');
     expect(view.hostVerdict?.verdict).toBe('CLEANABLE');
-    expect(view.hostVerdict?.leftovers).toContainEqual({ kind, item });
+    // Cluster objects carry their name beside the shown item: cleanup acts on the name.
+    expect(view.hostVerdict?.leftovers).toContainEqual({ kind, item, name: kind === 'CLUSTER_CSRS' ? 'csr-left-by-h5' : null });
     expect(view.hostVerdict?.leftovers.every((leftover) => leftover.kind === kind)).toBe(true);
     // The next step, the actions and the install agree: clean first.
     expect(view.nextStepCode).toBe('node.next.CLEAN_HOST');
@@ -123,6 +124,14 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
     expect((await world.gql('mutation($id: ID!) { cleanHost(nodeId: $id) { id } }', { id: ids.get('h5') })).errors).toBeUndefined();
     const csrs = world.sim.store.list(world.sim.resource('certificatesigningrequests')) as unknown as Array<{ metadata: { name: string }; status?: { conditions?: Array<{ type: string }> } }>;
     expect(csrs.find((csr) => csr.metadata.name === 'csr-left-by-h5')?.status?.conditions?.map((condition) => condition.type)).toEqual(['Denied']);
+    // Decided through the one CSR decision path: recorded with the operator who asked for the cleanup, and why.
+    const decided = await world.gql<{ csrs: Array<{ name: string; decisions: Array<{ decision: string; actor: string; reason: string }> }> }>(
+      'query($c: ID!) { csrs(clusterId: $c) { name decisions { decision actor reason } } }',
+      { c: world.clusterId },
+    );
+    expect(decided.data?.csrs.find((csr) => csr.name === 'csr-left-by-h5')?.decisions).toEqual([
+      { decision: 'DENIED', actor: 'admin', reason: 'left pending by an earlier membership of this host; denied by its cleanup' },
+    ]);
 
     const started = await world.gql('mutation($id: ID!) { installBatch(batchId: $id) { id } }', { id: batchId });
     expect(started.errors).toBeUndefined();

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
 import type { NodeSummary } from '@ccos/api/data-access-kube';
 import type { CsrService } from '@ccos/api/feature-csrs';
+import { PreconditionError } from '@ccos/api/util-graphql';
 import { AppError } from '@ccos/shared/domain';
-import { formatMessage, formatServerText } from '@ccos/shared/messages';
-import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
+import { formatMessage, formatServerText, message } from '@ccos/shared/messages';
+import { CLEANUP_DENY_REASON, clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
 
 /** The probe reads only the watch cache's Nodes: a cache holding these Nodes stands for the cluster. */
 function probeOver(nodes: ReadonlyArray<Pick<NodeSummary, 'name' | 'ready' | 'addresses'>>) {
@@ -32,18 +33,22 @@ describe('cluster probe conflicts', () => {
 });
 
 describe('cluster leftover cleaner', () => {
-  it("refuses, by code, to go on when the cluster will not deny a leftover CSR, nesting the cluster's refusal", async () => {
+  it("denies a leftover CSR through the CSR service's decision path, as the operator who asked, with the cleanup's reason", async () => {
+    const denials: unknown[][] = [];
+    const cleaner = clusterLeftoverCleaner({} as ClusterConnections, { deny: async (...args) => (denials.push(args), {} as never) });
+    await cleaner.denyCsr('c1', 'csr-old', 'alice');
+    expect(denials).toEqual([['c1', 'csr-old', 'alice', CLEANUP_DENY_REASON]]);
+  });
+
+  it("refuses, by code, to go on when the CSR service will not deny a leftover CSR, nesting its refusal", async () => {
     // The CSR was approved meanwhile: the denial is refused, and the operator reads why in their language.
-    const client = {
-      call: (_what: string, run: (options: object) => Promise<unknown>) => run({}),
-      certificates: { readCertificateSigningRequest: async () => ({ metadata: { name: 'csr-old' }, status: { conditions: [{ type: 'Approved', status: 'True' }] } }) },
-    };
-    const cleaner = clusterLeftoverCleaner({ ensure: async () => ({ client }) } as unknown as ClusterConnections);
-    const error = await cleaner.denyCsr('c1', 'csr-old').then(() => null, (thrown: unknown) => thrown);
+    const alreadyApproved = new PreconditionError(message('csr.alreadyDecided', { name: 'csr-old', state: 'approved', verb: 'deny' }));
+    const cleaner = clusterLeftoverCleaner({} as ClusterConnections, { deny: async () => Promise.reject(alreadyApproved) });
+    const error = await cleaner.denyCsr('c1', 'csr-old', 'alice').then(() => null, (thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(AppError);
-    const { extensions, message } = error as AppError;
-    expect(message).toBe('could not deny CSR csr-old: certificate signing request "csr-old" is already Approved');
-    expect(extensions).toMatchObject({ code: 'FAILED_PRECONDITION', messageCode: 'cleanup.csrNotDenied', messageParams: { name: 'csr-old', reason: { code: 'csr.alreadyOpposite' } } });
+    const { extensions, message: text } = error as AppError;
+    expect(text).toBe(`could not deny CSR csr-old: ${alreadyApproved.message}`);
+    expect(extensions).toMatchObject({ code: 'FAILED_PRECONDITION', messageCode: 'cleanup.csrNotDenied', messageParams: { name: 'csr-old', reason: { code: 'csr.alreadyDecided' } } });
     expect(formatServerText('zh-CN', extensions['messageCode'] as string, extensions['messageParams'], null)).toMatch(/^无法拒绝 CSR csr-old：/);
   });
 });

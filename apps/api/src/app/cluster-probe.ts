@@ -1,8 +1,9 @@
 import type { ClusterConnections, ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import { deleteNode, denyCsr } from '@ccos/api/data-access-kube';
+import { deleteNode } from '@ccos/api/data-access-kube';
 import type { CsrService } from '@ccos/api/feature-csrs';
 import type { ClusterLeftoverCleaner } from '@ccos/api/feature-nodes';
 import { PreconditionError } from '@ccos/api/util-graphql';
+import { AppError } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
 
 /**
@@ -29,8 +30,15 @@ export function clusterProbeFrom(connections: ClusterConnections, csrs: CsrServi
   };
 }
 
-/** Ends a host's leftovers in its cluster, through the cluster's connection; what the cluster refuses is a coded refusal the operator reads. */
-export function clusterLeftoverCleaner(connections: ClusterConnections): ClusterLeftoverCleaner {
+/** The reason a cleanup's denial gives (the kubelet, the decision record and the audit read it). */
+export const CLEANUP_DENY_REASON = 'left pending by an earlier membership of this host; denied by its cleanup';
+
+/**
+ * Ends a host's leftovers in its cluster: Nodes through the cluster's connection, CSRs through the
+ * CSR service's one decision path (recorded with the operator's name). What the cluster refuses is a
+ * coded refusal the operator reads.
+ */
+export function clusterLeftoverCleaner(connections: ClusterConnections, csrs: Pick<CsrService, 'deny'>): ClusterLeftoverCleaner {
   return {
     async deleteNode(clusterId, name) {
       const client = (await connections.ensure(clusterId)).client;
@@ -39,11 +47,14 @@ export function clusterLeftoverCleaner(connections: ClusterConnections): Cluster
         throw new PreconditionError(message('cleanup.nodeNotDeleted', { name, reason: result.reason }));
       }
     },
-    async denyCsr(clusterId, name) {
-      const client = (await connections.ensure(clusterId)).client;
-      const result = await denyCsr(client, name, { message: 'left pending by an earlier membership of this host; denied by its cleanup' });
-      if (!result.ok) {
-        throw new PreconditionError(message('cleanup.csrNotDenied', { name, reason: result.coded ? { code: result.coded.code, params: result.coded.params } : result.reason }));
+    async denyCsr(clusterId, name, actor) {
+      try {
+        await csrs.deny(clusterId, name, actor, CLEANUP_DENY_REASON);
+      } catch (error) {
+        if (error instanceof AppError) {
+          throw new PreconditionError(message('cleanup.csrNotDenied', { name, reason: error.text }));
+        }
+        throw error;
       }
     },
   };

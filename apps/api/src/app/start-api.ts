@@ -221,7 +221,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       cluster,
       watches: connections,
       clusters: clusters.service,
-      leftovers: clusterLeftoverCleaner(connections),
+      leftovers: clusterLeftoverCleaner(connections, certificates.service),
       installs: installs.batches,
       installReadiness: (clusterId) => artifacts.requireComplete(clusterId),
       batchConcurrency: Math.min(config.batchConcurrency, config.sshPoolSize),

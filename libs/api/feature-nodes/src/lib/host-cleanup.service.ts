@@ -10,11 +10,20 @@ import { cleanHost, scanHost } from './host-scan';
 
 /**
  * Ends the cluster-side leftovers of a host: deletes a Node that is not Ready, denies the CSRs left
- * pending under its name (as a removal does: the service's role may decide CSRs, not delete them).
+ * pending under its name (as a removal does: the service's role may decide CSRs, not delete them),
+ * through the one CSR decision path, so the denial is recorded with the operator who asked.
  */
 export interface ClusterLeftoverCleaner {
   deleteNode(clusterId: string, name: string): Promise<void>;
-  denyCsr(clusterId: string, name: string): Promise<void>;
+  denyCsr(clusterId: string, name: string, actor: string): Promise<void>;
+}
+
+/**
+ * The cluster object a leftover names. Verdicts stored before leftovers carried `name` have only
+ * the shown item (`Node/<name> (Ready)`, `CertificateSigningRequest/<name>`) to go by.
+ */
+function clusterObjectName(leftover: Leftover): string {
+  return leftover.name ?? leftover.item.replace(/^(Node|CertificateSigningRequest)\//, '').replace(/ \(.*\)$/, '');
 }
 
 /**
@@ -53,8 +62,8 @@ export class HostCleanupService {
       return (await scanHost(session)).leftovers;
     });
     for (const leftover of clusterItems) {
-      const name = leftover.item.replace(/^(Node|CertificateSigningRequest)\//, '').replace(/ \(.*\)$/, '');
-      await (leftover.kind === 'CLUSTER_NODE' ? this.cluster?.deleteNode(node.clusterId, name) : this.cluster?.denyCsr(node.clusterId, name));
+      const name = clusterObjectName(leftover);
+      await (leftover.kind === 'CLUSTER_NODE' ? this.cluster?.deleteNode(node.clusterId, name) : this.cluster?.denyCsr(node.clusterId, name, actor));
     }
     const left: Leftover[] = remaining.filter((leftover) => verdict.leftovers.some((listed) => listed.item === leftover.item) || leftover.kind === 'KUBELET_SERVICE');
     if (left.length > 0) {

@@ -99,11 +99,11 @@ export class NodeProvisioner implements ProvisioningQueue {
     if (this.cluster) {
       const state = await this.cluster.nodeState(node.clusterId, node.hostname).catch(() => null);
       if (state?.registered) {
-        leftovers.push({ kind: 'CLUSTER_NODE', item: `Node/${node.hostname} (${state.ready ? 'Ready' : 'not Ready'})` });
+        leftovers.push({ kind: 'CLUSTER_NODE', item: `Node/${node.hostname} (${state.ready ? 'Ready' : 'not Ready'})`, name: node.hostname });
         liveNodeNamed = state.ready;
       }
       const csrs = await this.cluster.pendingCsrNames(node.clusterId, node.hostname).catch(() => []);
-      leftovers.push(...csrs.map((name) => ({ kind: 'CLUSTER_CSRS' as const, item: `CertificateSigningRequest/${name}` })));
+      leftovers.push(...csrs.map((name) => ({ kind: 'CLUSTER_CSRS' as const, item: `CertificateSigningRequest/${name}`, name })));
     }
     return { verdict: decideHostVerdict(leftovers, { liveNodeNamed }), machineId: scan.machineId };
   }

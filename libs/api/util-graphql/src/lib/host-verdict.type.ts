@@ -9,6 +9,9 @@ export class LeftoverItemType {
 
   @Field(() => String)
   item!: string;
+
+  @Field(() => String, { nullable: true, description: "The object's name in the cluster, for CLUSTER_NODE and CLUSTER_CSRS (what cleanup deletes or denies)" })
+  name?: string;
 }
 
 @ObjectType('HostVerdict', { simpleResolvers: true, description: 'What the add-time checks found of an earlier membership of the host.' })
@@ -43,7 +46,7 @@ export function toVerdictType(node: { readonly hostVerdict: HostVerdict | null }
   }
   return {
     verdict: verdict.verdict,
-    leftovers: verdict.leftovers.map(({ kind, item }) => ({ kind, item })),
+    leftovers: verdict.leftovers.map(({ kind, item, name }) => ({ kind, item, name })),
     reason: verdict.reason,
     reasonCode: verdict.reasonCoded?.code ?? null,
     reasonParams: verdict.reasonCoded?.params ?? null,

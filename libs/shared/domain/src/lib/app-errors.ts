@@ -1,4 +1,4 @@
-import { bare, type CodedText, message } from '@ccos/shared/messages';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { ApiErrorCode } from './api-error-codes';
 import type { Role } from './roles';
 
@@ -32,6 +32,11 @@ export class AppError extends Error {
 
   get code(): ErrorCode {
     return this.extensions['code'] as ErrorCode;
+  }
+
+  /** The coded message, to nest in another one (`{ reason: error.text }`). */
+  get text(): Message {
+    return { code: this.extensions['messageCode'] as Message['code'], params: this.extensions['messageParams'] as Message['params'] };
   }
 }
 

@@ -26,8 +26,10 @@ export type LeftoverKind = (typeof LEFTOVER_KINDS)[number];
 
 export interface Leftover {
   readonly kind: LeftoverKind;
-  /** What exactly: a path, a unit, an object name. */
+  /** What exactly, as shown: a path, a unit, `Node/<name> (Ready)`. */
   readonly item: string;
+  /** The object's name in the cluster, for CLUSTER_NODE and CLUSTER_CSRS: what cleanup deletes or denies. */
+  readonly name?: string;
 }
 
 export const HOST_VERDICT_KINDS = ['CLEAN', 'CLEANABLE', 'REINSTALL_REQUIRED'] as const;
