@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import type { InstallRunNotices } from '@ccos/api/data-access-db';
-import { type KubeClient, type LeaderElector, approveCsr, denyCsr, startLeaderElection } from '@ccos/api/data-access-kube';
+import { type KubeClient, type LeaderElector, startLeaderElection } from '@ccos/api/data-access-kube';
 import { type AuditSink, type EventBus, type InstallProgressPayload, TOPICS } from '@ccos/api/util-graphql';
 import type { CsrPolicyPath, CsrVerdict } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
@@ -382,44 +382,59 @@ class ClusterApprover {
   private async decide(snapshot: CsrSnapshot, name: string, verdict: CsrVerdict): Promise<void> {
     const nodeId = snapshot.nodeIdOf(verdict);
     const base = { clusterId: this.clusterId, csrName: name, nodeId, actor: AUTO_APPROVER_ACTOR, checks: verdict.checks };
+    const signal = this.session ?? undefined;
     try {
       if (verdict.decision === 'APPROVE') {
-        const result = await approveCsr(snapshot.watch.client, name, {
-          reason: AUTO_APPROVER_CONDITION_REASONS.approved,
-          message: `auto-approved: ${verdict.reason}`,
-          signal: this.session ?? undefined,
+        const result = await this.csrs.writeDecision(snapshot, name, {
+          verdict,
+          decision: 'APPROVED',
+          condition: { reason: AUTO_APPROVER_CONDITION_REASONS.approved, message: `auto-approved: ${verdict.reason}` },
+          record: { actor: AUTO_APPROVER_ACTOR, reason: message('csr.decision.autoApproved', { reason: verdictReason(verdict) }) },
+          signal,
+          beforeRecord: async () => {
+            // Counted with the cluster's write: the audit entry and the decision row come after it.
+            this.counters.approved += 1;
+            await this.audit('approveCsr', name, verdict);
+          },
         });
         this.handled.set(name, 'DECIDED');
         this.failures.delete(name);
         if (result.ok && result.changed) {
-          // Counted with the cluster's write: the decision row and the audit entry come after it.
-          this.counters.approved += 1;
-          await this.audit('approveCsr', name, verdict);
-          await this.decisions.record({ ...base, decision: 'APPROVED', reason: message('csr.decision.autoApproved', { reason: verdictReason(verdict) }) });
-          this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
           this.log.info({ csr: name, node: verdict.node }, 'CSR auto-approved');
         } else if (!result.ok) {
           this.log.info({ csr: name, reason: result.reason }, 'CSR could not be approved');
         }
       } else if (verdict.decision === 'DENY_IMPOSTOR') {
-        const result = await denyCsr(snapshot.watch.client, name, { reason: AUTO_APPROVER_CONDITION_REASONS.impostor, message: verdict.reason, signal: this.session ?? undefined });
+        const result = await this.csrs.writeDecision(snapshot, name, {
+          verdict,
+          decision: 'DENIED',
+          condition: { reason: AUTO_APPROVER_CONDITION_REASONS.impostor, message: verdict.reason },
+          record: { actor: AUTO_APPROVER_ACTOR, reason: coded(verdict) },
+          signal,
+          beforeRecord: async (csr) => {
+            this.counters.denied += 1;
+            this.counters.impostors += 1;
+            await this.raiseImpostor(snapshot, name, verdict, csr.username ?? '');
+          },
+        });
         this.handled.set(name, 'DECIDED');
         if (result.ok && result.changed) {
-          this.counters.denied += 1;
-          this.counters.impostors += 1;
-          await this.decisions.record({ ...base, decision: 'DENIED', reason: coded(verdict) });
-          await this.raiseImpostor(snapshot, name, verdict, result.csr.username ?? '');
-          this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
           this.log.warn({ csr: name, node: verdict.node, requester: result.csr.username, reason: verdict.reason }, 'impostor CSR denied');
         }
       } else if (verdict.decision === 'DENY_SUPERSEDED') {
-        const result = await denyCsr(snapshot.watch.client, name, { reason: AUTO_APPROVER_CONDITION_REASONS.superseded, message: verdict.reason, signal: this.session ?? undefined });
+        const result = await this.csrs.writeDecision(snapshot, name, {
+          verdict,
+          decision: 'DENIED',
+          condition: { reason: AUTO_APPROVER_CONDITION_REASONS.superseded, message: verdict.reason },
+          record: { actor: AUTO_APPROVER_ACTOR, reason: coded(verdict) },
+          signal,
+          beforeRecord: async () => {
+            this.counters.denied += 1;
+            await this.audit('denyCsr', name, verdict);
+          },
+        });
         this.handled.set(name, 'DECIDED');
         if (result.ok && result.changed) {
-          this.counters.denied += 1;
-          await this.audit('denyCsr', name, verdict);
-          await this.decisions.record({ ...base, decision: 'DENIED', reason: coded(verdict) });
-          this.csrs.announce(this.clusterId, name, result.csr.resourceVersion);
           this.log.info({ csr: name, node: verdict.node, reason: verdict.reason }, 'superseded CSR denied');
         }
       } else if (verdict.decision === 'LEAVE_TO_CLUSTER') {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterDirectory, ClusterWatch } from '@ccos/api/data-access-cluster-connections';
 import type { ClusterEntity, CsrInventory, InventoryNode } from '@ccos/api/data-access-db';
-import { type CsrSummary, type KubeClient, approveCsr, denyCsr, readApiServiceAddresses } from '@ccos/api/data-access-kube';
+import { type CsrDecisionResult, type CsrSummary, type KubeClient, approveCsr, denyCsr, readApiServiceAddresses } from '@ccos/api/data-access-kube';
 import { AppError, BadUserInputError, type EventBus, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
 import {
   type CsrFacts, type CsrPolicyContext, type CsrVerdict, type Role,
@@ -10,7 +10,7 @@ import {
 import { bare, message } from '@ccos/shared/messages';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
 import type { CsrChangedMessage } from './csr-changes';
-import type { CsrDecisionLog } from './csr-decision.log';
+import type { CsrDecisionInput, CsrDecisionLog } from './csr-decision.log';
 import { clusterNodeFacts, csrFacts } from './csr-facts';
 import type { CsrVerdictType } from './csr-verdict.type';
 import { toCsrType, toVerdictType } from './csr.mapper';
@@ -43,6 +43,19 @@ export interface CsrSnapshot {
 }
 
 const MAX_DENY_REASON = 1000;
+
+/** A decision to write to a cluster: the condition the CSR gets, and the record beside it. */
+export interface CsrDecisionWrite {
+  readonly verdict: CsrVerdict;
+  readonly decision: 'APPROVED' | 'DENIED';
+  /** The condition's reason and message, as the kubelet and `kubectl describe csr` show them. */
+  readonly condition: { readonly reason: string; readonly message: string };
+  /** Who decided and why, as csr_decisions keeps it. */
+  readonly record: Pick<CsrDecisionInput, 'actor' | 'reason' | 'forced' | 'forceReason'>;
+  readonly signal?: AbortSignal;
+  /** Runs once the write changed the CSR, before it is recorded (the auto-approver's audit entry and counters). */
+  readonly beforeRecord?: (csr: CsrSummary) => Promise<void>;
+}
 
 /** Who decides: the user name written to the records, and the role that bounds what they may force. */
 export interface CsrActor {
@@ -215,29 +228,25 @@ export class CsrService {
       );
     }
     const forced = !approvable;
-    const result = await approveCsr(snapshot.watch.client, name, {
-      reason: forced ? 'CcosScalerForcedApprove' : 'CcosScalerApprove',
-      message: forced ? `Approved by ${actor.username} through ccos-scaler, overriding the CSR policy: ${why}` : `Approved by ${actor.username} through ccos-scaler.`,
+    const policySaid = { code: verdict.reasonCode, params: verdict.reasonParams };
+    const result = await this.writeDecision(snapshot, name, {
+      verdict,
+      decision: 'APPROVED',
+      condition: {
+        reason: forced ? 'CcosScalerForcedApprove' : 'CcosScalerApprove',
+        message: forced ? `Approved by ${actor.username} through ccos-scaler, overriding the CSR policy: ${why}` : `Approved by ${actor.username} through ccos-scaler.`,
+      },
+      record: {
+        actor: actor.username,
+        reason: forced ? message('csr.decision.forced', { actor: actor.username, why, reason: policySaid }) : message('csr.decision.approved', { actor: actor.username, reason: policySaid }),
+        forced,
+        forceReason: force ? why : null,
+      },
     });
     if (!result.ok) {
       throw new PreconditionError(result.coded);
     }
     if (result.changed) {
-      const policySaid = { code: verdict.reasonCode, params: verdict.reasonParams };
-      await this.decisions.record({
-        clusterId,
-        csrName: name,
-        nodeId: snapshot.nodeIdOf(verdict),
-        decision: 'APPROVED',
-        actor: actor.username,
-        reason: forced
-          ? message('csr.decision.forced', { actor: actor.username, why, reason: policySaid })
-          : message('csr.decision.approved', { actor: actor.username, reason: policySaid }),
-        forced,
-        forceReason: force ? why : null,
-        checks: verdict.checks,
-      });
-      this.announce(clusterId, name, result.csr.resourceVersion);
       this.logger.info({ clusterId, csr: name, actor: actor.username, forced, overridden: forced ? failed.map((check) => check.name) : [] }, 'CSR approved');
     }
     return this.viewOf(clusterId, result.csr, snapshot);
@@ -257,14 +266,16 @@ export class CsrService {
     if (!csr) {
       return this.mustGet(clusterId, name);
     }
-    const verdict = snapshot.verdictOf(name);
-    const result = await denyCsr(snapshot.watch.client, name, { reason: 'CcosScalerDeny', message: `Denied by ${actor} through ccos-scaler: ${why}` });
+    const result = await this.writeDecision(snapshot, name, {
+      verdict: snapshot.verdictOf(name),
+      decision: 'DENIED',
+      condition: { reason: 'CcosScalerDeny', message: `Denied by ${actor} through ccos-scaler: ${why}` },
+      record: { actor, reason: why },
+    });
     if (!result.ok) {
       throw new PreconditionError(result.coded);
     }
     if (result.changed) {
-      await this.decisions.record({ clusterId, csrName: name, nodeId: snapshot.nodeIdOf(verdict), decision: 'DENIED', actor, reason: why, checks: verdict.checks });
-      this.announce(clusterId, name, result.csr.resourceVersion);
       this.logger.info({ clusterId, csr: name, actor }, 'CSR denied');
     }
     return this.viewOf(clusterId, result.csr, snapshot);
@@ -291,6 +302,23 @@ export class CsrService {
       this.logger.warn({ err: error, clusterId, nodeName }, 'could not read pending CSRs');
       return [];
     }
+  }
+
+  /**
+   * The one place a decision reaches a cluster, whoever decides (an operator's approve or deny, the
+   * auto-approver, a removal's DENY_CSRS phase, host cleanup): writes the Approved or Denied
+   * condition and, when that changed the CSR, records the decision and announces it. A refusal of
+   * the cluster (already decided the other way, gone, forbidden) is the result, not an exception.
+   */
+  async writeDecision(snapshot: CsrSnapshot, name: string, write: CsrDecisionWrite): Promise<CsrDecisionResult> {
+    const toCluster = write.decision === 'APPROVED' ? approveCsr : denyCsr;
+    const result = await toCluster(snapshot.watch.client, name, { ...write.condition, signal: write.signal });
+    if (result.ok && result.changed) {
+      await write.beforeRecord?.(result.csr);
+      await this.decisions.record({ clusterId: snapshot.cluster.id, csrName: name, nodeId: snapshot.nodeIdOf(write.verdict), decision: write.decision, checks: write.verdict.checks, ...write.record });
+      this.announce(snapshot.cluster.id, name, result.csr.resourceVersion);
+    }
+    return result;
   }
 
   /** Tells csrChanged subscribers that a decision was recorded (the CSR's own change comes from the watch). */
