@@ -404,37 +404,28 @@ class ClusterApprover {
         } else if (!result.ok) {
           this.log.info({ csr: name, reason: result.reason }, 'CSR could not be approved');
         }
-      } else if (verdict.decision === 'DENY_IMPOSTOR') {
+      } else if (verdict.decision === 'DENY_IMPOSTOR' || verdict.decision === 'DENY_SUPERSEDED') {
+        const impostor = verdict.decision === 'DENY_IMPOSTOR';
         const result = await this.csrs.writeDecision(snapshot, name, {
           verdict,
           decision: 'DENIED',
-          condition: { reason: AUTO_APPROVER_CONDITION_REASONS.impostor, message: verdict.reason },
+          condition: { reason: AUTO_APPROVER_CONDITION_REASONS[impostor ? 'impostor' : 'superseded'], message: verdict.reason },
           record: { actor: AUTO_APPROVER_ACTOR, reason: coded(verdict) },
           signal,
           beforeRecord: async (csr) => {
             this.counters.denied += 1;
-            this.counters.impostors += 1;
-            await this.raiseImpostor(snapshot, name, verdict, csr.username ?? '');
+            if (impostor) {
+              this.counters.impostors += 1;
+              await this.raiseImpostor(snapshot, name, verdict, csr.username ?? '');
+            } else {
+              await this.audit('denyCsr', name, verdict);
+            }
           },
         });
         this.handled.set(name, 'DECIDED');
-        if (result.ok && result.changed) {
+        if (result.ok && result.changed && impostor) {
           this.log.warn({ csr: name, node: verdict.node, requester: result.csr.username, reason: verdict.reason }, 'impostor CSR denied');
-        }
-      } else if (verdict.decision === 'DENY_SUPERSEDED') {
-        const result = await this.csrs.writeDecision(snapshot, name, {
-          verdict,
-          decision: 'DENIED',
-          condition: { reason: AUTO_APPROVER_CONDITION_REASONS.superseded, message: verdict.reason },
-          record: { actor: AUTO_APPROVER_ACTOR, reason: coded(verdict) },
-          signal,
-          beforeRecord: async () => {
-            this.counters.denied += 1;
-            await this.audit('denyCsr', name, verdict);
-          },
-        });
-        this.handled.set(name, 'DECIDED');
-        if (result.ok && result.changed) {
+        } else if (result.ok && result.changed) {
           this.log.info({ csr: name, node: verdict.node, reason: verdict.reason }, 'superseded CSR denied');
         }
       } else if (verdict.decision === 'LEAVE_TO_CLUSTER') {
