@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScaleOutWorld, approveUntilSettled, startScaleOutWorld } from '../support/scale-out-world';
 
 const run = promisify(execFile);
+const CLI = resolve('dist/apps/cli/ccos-scaler.mjs');
 const NODE = `query($id: ID!) { node(id: $id) { id hostname status statusReason batchPhase nextStepCode availableActions hostVerdict { verdict reason cleanedAt leftovers { kind item name } } } }`;
 
 interface NodeView {
@@ -151,7 +152,11 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
     expect(cleaned.data?.cleanHost.hostVerdict?.cleanedAt).toBeTruthy();
     expect(await exists('h1', '/var/lib/kubelet/pki/kubelet-client-current.pem')).toBe(false);
     expect(await exists('h1', '/var/lib/kubelet/config.yaml')).toBe(true);
-    expect((await world.gql(`mutation($id: ID!) { cleanHost(nodeId: $id) { id } }`, { id: ids.get('h4') })).errors).toBeUndefined();
+    // h4's through the CLI, as an operator's script would: `nodes clean NODE --yes`.
+    const byCli = await run(process.execPath, [CLI, 'nodes', 'clean', ids.get('h4') ?? '', '--yes'], {
+      env: { PATH: process.env['PATH'] ?? '', HOME: dir, LANG: 'en_US.UTF-8', CCOS_SERVER: world.api.url, CCOS_TOKEN: world.token },
+    });
+    expect(byCli.stdout.trim()).toBe('Cleaned h4: removed what its earlier membership left (items listed: 2); it can be installed now.');
     expect((await world.lab.exec('h4', ['sh', '-c', 'systemctl is-enabled kubelet || true'])).stdout.trim()).toBe('disabled');
 
     // Cleaned hosts leave HELD and join through the batch; the others still wait.

@@ -99,6 +99,7 @@ describe('runCli', () => {
       const usage = (await run(['--help'], env)).out;
       expect(usage).toMatch(/nodes add \[--cluster \S+\] --from-csv \S+ .*\[--partial\]/);
       expect(usage).toMatch(/nodes delete \S+ \[--yes\]/);
+      expect(usage).toMatch(/nodes clean \S+ \[--yes\]/);
       expect(usage).toMatch(/nodes credentials \S+ \[--user \S+\]/);
       expect(usage).toContain('--private-key-file');
       expect(usage).toMatch(/clusters check \[--cluster \S+\]/);

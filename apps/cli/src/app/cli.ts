@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ApiClient } from './api-client';
 import { AUDIT } from './audit.command';
 import { AUTOSCALER_CONNECTION } from './autoscaler.command';
+import { NODES_CLEAN } from './clean.command';
 import { CLUSTERS_CHECK, CLUSTERS_LIST, CLUSTERS_PREPARE } from './clusters.command';
 import { type CommandContext, type CommandSpec, usageError } from './command';
 import { NODES_CREDENTIALS } from './credentials.command';
@@ -33,6 +34,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   'nodes cancel': NODES_CANCEL,
   'nodes remove': NODES_REMOVE,
   'nodes delete': NODES_DELETE,
+  'nodes clean': NODES_CLEAN,
   'nodes credentials': NODES_CREDENTIALS,
   'csrs list': CSRS_LIST,
   'csrs approve': CSRS_APPROVE,

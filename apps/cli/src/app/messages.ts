@@ -27,6 +27,7 @@ Commands:
   nodes cancel NODE
   nodes remove NODE [--yes] [--force] [--delete-emptydir-data] [--ignore-daemonsets] [--allow-last-worker] [--clean-host] [--timeout SECONDS]
   nodes delete NODE [--yes]    (forgets a node that never joined, or was removed; nothing on the host changes)
+  nodes clean NODE [--yes]    (removes what an earlier membership left on the host, as listed when it was added; then install)
   nodes credentials NODE [--user U] SECRET [--wait]    (new SSH credentials; the service connects again)
   csrs list [--cluster C] [--pending]
   csrs approve NAME [--cluster C] [--force --reason TEXT]
@@ -58,6 +59,7 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   nodes cancel 节点                                                          取消安装
   nodes remove 节点 [--yes] [--force] [--delete-emptydir-data] [--ignore-daemonsets] [--allow-last-worker] [--clean-host] [--timeout 秒]
   nodes delete 节点 [--yes]                                                  删除从未加入集群（或已移除）的节点记录；主机上的内容不变
+  nodes clean 节点 [--yes]                                                   清除主机上先前加入集群时留下的内容（即录入时列出的各项），之后即可安装
   nodes credentials 节点 [--user 用户] 凭据 [--wait]                          更新 SSH 凭据，服务随后重新连接
   csrs list [--cluster 集群] [--pending]                                     列出证书请求
   csrs approve 名称 [--cluster 集群] [--force --reason 理由]                  批准证书请求
@@ -108,6 +110,13 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   deleteConfirmPrompt: { en: 'Type the host name ({hostname}) to delete its record, anything else to stop: ', zh: '输入主机名（{hostname}）以确认删除其记录，输入其他内容则取消：' },
   deleteConfirmNeeded: { en: 'not on a terminal: pass --yes to delete the record without asking', zh: '不在终端上：请加 --yes 以不经确认直接删除记录' },
   deleteAborted: { en: 'Nothing deleted.', zh: '未删除任何记录。' },
+  cleanConfirmPrompt: { en: 'Type the host name ({hostname}) to remove what its earlier membership left on it, anything else to stop: ', zh: '输入主机名（{hostname}）以清除其先前加入集群时留下的内容，输入其他内容则取消：' },
+  cleanConfirmNeeded: { en: 'not on a terminal: pass --yes to clean the host without asking', zh: '不在终端上：请加 --yes 以不经确认直接清理主机' },
+  cleanAborted: { en: 'Nothing cleaned.', zh: '未清理任何内容。' },
+  hostCleaned: {
+    en: 'Cleaned {hostname}: removed what its earlier membership left (items listed: {count}); it can be installed now.',
+    zh: '已清理 {hostname}：移除了先前加入集群时留下的 {count} 项内容；现在可以安装。',
+  },
   nodeDeleted: { en: 'Deleted the record of {hostname} (node {id}); nothing on the host was changed.', zh: '已删除 {hostname} 的记录（节点 {id}）；主机上的内容未改变。' },
   credentialsUpdated: { en: 'New SSH credentials for {hostname} (user {user}) saved; connecting again: {status}', zh: '已保存 {hostname} 的新 SSH 凭据（用户 {user}）；正在重新连接：{status}' },
   installStarted: { en: 'Install of {hostname} started (run {run}).', zh: '已开始安装 {hostname}（运行 {run}）。' },
