@@ -220,6 +220,23 @@ describe('ccos-scaler CLI', () => {
     expect(chinese.stderr.trim()).toBe('没有节点“no-such-node”');
   });
 
+  it("lists the cluster's pools with their bounds and sizes, in English and in Chinese", async () => {
+    const created = await world.gql('mutation($input: CreateNodeGroupInput!) { createNodeGroup(input: $input) { id } }', {
+      input: { clusterId: world.clusterId, name: 'web-pool', minSize: 0, maxSize: 3, profile: { cpuCores: 2, memoryBytes: 4 * 1024 ** 3 } },
+    });
+    expect(created.errors).toBeUndefined();
+    const english = await cli(['pools', 'list']);
+    expect(english.code).toBe(0);
+    expect(english.stdout.trim().split('\n').map((line) => line.trim().split(/\s+/))).toEqual([
+      ['NAME', 'MIN', 'MAX', 'DESIRED', 'CURRENT', 'SPARES'],
+      ['web-pool', '0', '3', '0', '0', '0'],
+    ]);
+    const chinese = await cli(['pools', 'list'], { env: { LANG: 'zh_CN.UTF-8' } });
+    expect(chinese.stdout.split('\n')[0]).toMatch(/^名称\s+最小\s+最大\s+期望\s+当前\s+备用$/);
+    const json = await cli(['pools', 'list', '--output', 'json']);
+    expect(JSON.parse(json.stdout)).toMatchObject([{ name: 'web-pool', minSize: 0, maxSize: 3, hosts: [] }]);
+  });
+
   it('installs the host and follows installProgress to JOINED while its CSRs are approved with the CLI', async () => {
     const approved: string[] = [];
     let installing = true;

@@ -100,6 +100,7 @@ describe('runCli', () => {
       expect(usage).toMatch(/nodes add \[--cluster \S+\] --from-csv \S+ .*\[--partial\]/);
       expect(usage).toMatch(/nodes delete \S+ \[--yes\]/);
       expect(usage).toMatch(/nodes clean \S+ \[--yes\]/);
+      expect(usage).toMatch(/pools list \[--cluster \S+\]/);
       expect(usage).toMatch(/nodes credentials \S+ \[--user \S+\]/);
       expect(usage).toContain('--private-key-file');
       expect(usage).toMatch(/clusters check \[--cluster \S+\]/);

@@ -15,6 +15,7 @@ import { NODES_CANCEL, NODES_INSTALL, NODES_RETRY, NODES_WATCH } from './install
 import { type Translate, languageOf, translator } from './messages';
 import { NODES_ADD, NODES_LIST } from './nodes.command';
 import type { Io, OutputFormat } from './output';
+import { POOLS_LIST } from './pools.command';
 import { NODES_REMOVE } from './removal.command';
 import { readStoredSession, sessionFile } from './session-store';
 import { LOGIN, LOGOUT } from './session.command';
@@ -39,6 +40,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   'csrs list': CSRS_LIST,
   'csrs approve': CSRS_APPROVE,
   'csrs deny': CSRS_DENY,
+  'pools list': POOLS_LIST,
   audit: AUDIT,
   'autoscaler connection': AUTOSCALER_CONNECTION,
 };

@@ -32,6 +32,7 @@ Commands:
   csrs list [--cluster C] [--pending]
   csrs approve NAME [--cluster C] [--force --reason TEXT]
   csrs deny NAME [--cluster C] --reason TEXT
+  pools list [--cluster C]    (node groups: bounds, the size asked for and had, spares, and each host with its state)
   audit [--actor NAME] [--action NAME] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit N]
   autoscaler connection [--cluster C] [--dir DIR]    (cloud-config and client certificate for cluster-autoscaler)
 
@@ -64,6 +65,7 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   csrs list [--cluster 集群] [--pending]                                     列出证书请求
   csrs approve 名称 [--cluster 集群] [--force --reason 理由]                  批准证书请求
   csrs deny 名称 [--cluster 集群] --reason 理由                               拒绝证书请求
+  pools list [--cluster 集群]                                                列出节点池：上下限、目标与当前规模、备用主机，以及每台主机的状态
   audit [--actor 用户] [--action 操作] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit 条数]   审计日志
   autoscaler connection [--cluster 集群] [--dir 目录]                        为 cluster-autoscaler 签发客户端证书并输出 cloud-config
 
@@ -152,8 +154,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   removalFailed: { en: 'Removal of {hostname} {status}: {reason}', zh: '{hostname} 移除{status}：{reason}' },
   interrupted: { en: 'interrupted; the operation goes on in the service', zh: '已中断；服务端的操作仍在继续' },
   columns: {
-    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT',
-    zh: 'ID|名称|API 服务器|VIP|自动批准|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果',
+    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT|MIN|MAX|DESIRED|CURRENT|SPARES',
+    zh: 'ID|名称|API 服务器|VIP|自动批准|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果|最小|最大|期望|当前|备用',
   },
 } as const satisfies Record<string, { readonly en: string; readonly zh: string }>;
 
