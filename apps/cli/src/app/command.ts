@@ -197,3 +197,27 @@ export async function resolveNode(context: CommandContext, nameOrId: string): Pr
   }
   throw new CliError(context.t('nodeNotFound', { node: nameOrId }), EXIT.notFound);
 }
+
+/**
+ * A command that changes one node once its host name is typed on a terminal (or --yes): it
+ * resolves NODE, asks, runs `act`, and prints the result as JSON/YAML or as `done` says it.
+ */
+export function confirmedNodeCommand<T>(words: HostnameConfirmation, act: (context: CommandContext, node: NodeView) => Promise<T>, done: (context: CommandContext, result: T) => string): CommandSpec {
+  return {
+    options: { cluster: { type: 'string' }, yes: { type: 'boolean' } },
+    positionals: ['NODE'],
+    async run(context) {
+      const node = await resolveNode(context, nodeArgument(context));
+      if (!(await confirmedByHostname(context, node.hostname, words))) {
+        return EXIT.failed;
+      }
+      const result = await act(context, node);
+      if (context.output !== 'table') {
+        printJson(context, result);
+      } else {
+        context.io.out(done(context, result));
+      }
+      return EXIT.ok;
+    },
+  };
+}
