@@ -19,6 +19,9 @@ const HOSTS = 6;
 const WORKER = [{ key: 'node-role.kubernetes.io/worker', value: '' }];
 const RS_UID = 'c0ffee00-0000-4000-8000-0000000000a1';
 
+/** A node ended in a failed state while a test waited for another: no point waiting on. */
+class NodeFailed extends Error {}
+
 type Gql = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>) => Promise<{ data?: T | null; errors?: Array<{ message: string }> }>;
 interface StepEventView { seq: number; step: string; status: string }
 interface RunView { id: string; status: string; events: StepEventView[] }
@@ -51,7 +54,12 @@ describe('replicas: two API processes on one Postgres, a third started mid-test,
   const waitFor = async <T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const value = await probe().catch(() => null);
+      const value = await probe().catch((error: unknown) => {
+        if (error instanceof NodeFailed) {
+          throw error;
+        }
+        return null;
+      });
       if (value) {
         return value;
       }
@@ -62,9 +70,14 @@ describe('replicas: two API processes on one Postgres, a third started mid-test,
     }
   };
 
+  /** Waits for one of `statuses`; a failed install or removal on the way ends the wait with its reason. */
   const waitForStatus = (id: string, statuses: readonly string[], timeoutMs: number) =>
     waitFor(`node ${id} in ${statuses.join('|')}`, async () => {
       const node = await statusOf(id);
+      if (node && node.status.endsWith('_FAILED') && !statuses.includes(node.status)) {
+        const runs = (await gql<{ node: { installRuns: unknown[] } }>('query($id: ID!) { node(id: $id) { installRuns { status failedStep reason events(first: 500) { step status message } } } }', { id })).data?.node.installRuns;
+        throw new NodeFailed(`node ${id} is ${node.status}: ${node.statusReason}\nruns: ${JSON.stringify(runs)}\n${replicas.map((replica) => replica.output().slice(-3000)).join('\n----\n')}`);
+      }
       return node && statuses.includes(node.status) ? node : null;
     }, timeoutMs);
 

@@ -17,10 +17,12 @@ export interface PageRecord {
   readonly pageErrors: string[];
   readonly policyViolations: string[];
   readonly graphqlOperations: string[];
+  /** The `data` of every subscription message the page received over its WebSocket, in order. */
+  readonly subscriptionData: Array<Record<string, unknown>>;
 }
 
 export function recordPage(page: Page, observe?: (requestBody: string, responseText: string) => void): PageRecord {
-  const record: PageRecord = { pageErrors: [], policyViolations: [], graphqlOperations: [] };
+  const record: PageRecord = { pageErrors: [], policyViolations: [], graphqlOperations: [], subscriptionData: [] };
   page.on('pageerror', (error) => record.pageErrors.push(error.message));
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) {
@@ -33,6 +35,14 @@ export function recordPage(page: Page, observe?: (requestBody: string, responseT
       record.graphqlOperations.push(name);
     }
   });
+  page.on('websocket', (socket) =>
+    socket.on('framereceived', ({ payload }) => {
+      const message = parseJson(String(payload)) as { type?: string; payload?: { data?: Record<string, unknown> } } | null;
+      if (message?.type === 'next' && message.payload?.data) {
+        record.subscriptionData.push(message.payload.data);
+      }
+    }),
+  );
   if (observe) {
     // What the console sends and gets back, for the API process's check that no secret comes back.
     page.on('response', (response) => {
@@ -91,6 +101,14 @@ function operationName(request: Request): string | null {
   }
   try {
     return (JSON.parse(request.postData() ?? '{}') as { operationName?: string }).operationName ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
   } catch {
     return null;
   }
