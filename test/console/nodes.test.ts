@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INSTALL_STEPS, STEP_CATALOGUE, describeStep } from '@ccos/shared/domain';
@@ -6,6 +8,7 @@ import { formatMessage } from '@ccos/shared/messages';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
 import { type PageRecord, descriptionOf, screenshot } from '../support/console-browser';
 import { useConsoleWorld } from '../support/console-world';
+import { kubectl } from '../support/kubectl-drain';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -139,6 +142,40 @@ describe('console: nodes and certificates', () => {
     await page.getByText('the password or key was cleared after sending').waitFor();
     await page.goto(nodeUrl);
     await page.getByTestId('node-status').waitFor();
+  });
+
+  it('keeps Install disabled, with the failing check and a link to the cluster, while the cluster is not ready, and the API refuses it too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ccos-console-readiness-'));
+    const env = { HOME: dir, KUBECONFIG: join(dir, 'admin.kubeconfig') };
+    await writeFile(env.KUBECONFIG, world.sim.adminKubeconfig ?? world.sim.kubeconfig, { mode: 0o600 });
+    const binding = ['-n', 'ccos-scaler-bootstrap', 'rolebinding', 'ccos-scaler-bootstrap-identities'];
+    try {
+      const saved = await kubectl(env, ['get', ...binding, '-o', 'yaml']);
+      expect(saved.code, saved.stderr).toBe(0);
+      expect((await kubectl(env, ['delete', ...binding])).code).toBe(0);
+
+      await page.goto(nodeUrl);
+      const notReady = page.getByTestId('cluster-not-ready');
+      await notReady.waitFor({ timeout: 30_000 });
+      expect(await notReady.innerText()).toContain('The cluster is not ready for installs (BOOTSTRAP_NAMESPACE, SERVICE_PERMISSIONS failed)');
+      expect(await page.getByRole('button', { name: 'Install', exact: true }).isDisabled()).toBe(true);
+      await snap('node-cluster-not-ready-en');
+      const nodeId = new URL(nodeUrl).pathname.split('/').pop() ?? '';
+      const refused = await world.gql('mutation($id: ID!) { installNode(nodeId: $id) { id } }', { id: nodeId });
+      expect(refused.errors?.[0]?.extensions?.['messageCode']).toBe('install.clusterNotReady');
+      expect(refused.errors?.[0]?.message).toContain('cluster lab is not ready for installs: BOOTSTRAP_NAMESPACE, SERVICE_PERMISSIONS fail');
+      const after = await world.gql<{ node: { status: string } }>('query($id: ID!) { node(id: $id) { status } }', { id: nodeId });
+      expect(after.data?.node.status).toBe('READY_TO_INSTALL');
+
+      const restored = await kubectl(env, ['apply', '-f', '-'], 60_000, saved.stdout);
+      expect(restored.code, restored.stderr).toBe(0);
+      await page.reload();
+      await page.getByTestId('node-status').waitFor();
+      await expect.poll(() => page.getByRole('button', { name: 'Install', exact: true }).isEnabled(), { timeout: 30_000 }).toBe(true);
+      expect(await notReady.count()).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('installs the node and shows the six steps progress live', async () => {

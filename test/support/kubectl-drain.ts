@@ -129,12 +129,13 @@ export interface KubectlRun {
   stderr: string;
 }
 
-/** Runs the real kubectl with `env` (its KUBECONFIG and cache). */
-export function kubectl(env: NodeJS.ProcessEnv, args: string[], timeoutMs = 60_000): Promise<KubectlRun> {
+/** Runs the real kubectl with `env` (its KUBECONFIG and cache), `input` on its standard input. */
+export function kubectl(env: NodeJS.ProcessEnv, args: string[], timeoutMs = 60_000, input = ''): Promise<KubectlRun> {
   return new Promise((resolve) => {
-    execFile(KUBECTL, args, { env, timeout: timeoutMs }, (error, stdout, stderr) => {
+    const child = execFile(KUBECTL, args, { env, timeout: timeoutMs }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
     });
+    child.stdin?.end(input);
   });
 }
 

@@ -176,6 +176,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       }),
     });
     const cluster = clusterProbeFrom(connections, certificates.service);
+    /** Before an install or a batch starts: the cluster passes its readiness checks and has a complete artifact set. */
+    const installReadiness = async (clusterId: string): Promise<void> => {
+      await clusters.checks.requireReady(clusterId);
+      await artifacts.requireComplete(clusterId);
+    };
     let listeningPort = config.port;
     const installs = createInstallFeature({
       runs: stores.installRuns,
@@ -199,7 +204,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
         nodeReadyTimeoutSeconds: config.nodeReadyTimeoutSeconds,
         cpuProfileDir: config.agentCpuProfileDir,
       },
-      readiness: (clusterId) => artifacts.requireComplete(clusterId),
+      readiness: installReadiness,
       bootstrapNamespace: config.bootstrapNamespace,
       runDeadlineMs: config.installRunDeadlineMinutes * 60_000,
       eventCaps: { events: config.installRunMaxEvents, bytes: config.installRunMaxEventBytes },
@@ -223,7 +228,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       clusters: clusters.service,
       leftovers: clusterLeftoverCleaner(connections, certificates.service),
       installs: installs.batches,
-      installReadiness: (clusterId) => artifacts.requireComplete(clusterId),
+      installReadiness,
       batchConcurrency: Math.min(config.batchConcurrency, config.sshPoolSize),
       allowedNodeRoles: config.allowedNodeRoles,
       addresses,

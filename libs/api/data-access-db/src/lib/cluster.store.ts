@@ -40,6 +40,14 @@ export class ClusterStore {
     return isUuid(id) ? this.clusters.findOneBy({ id }) : Promise.resolve(null);
   }
 
+  /**
+   * Keeps the outcome of a readiness check: when, and which checks failed. Not a settings change,
+   * so the row's version stays (a settings form open meanwhile still saves).
+   */
+  async recordReadiness(id: string, failing: readonly string[], checkedAt: Date): Promise<void> {
+    await this.clusters.query('UPDATE clusters SET readiness_checked_at = $2, readiness_failing = $3 WHERE id = $1', [id, checkedAt, [...failing]]);
+  }
+
   /** Writes the cluster's changed settings. */
   save(cluster: ClusterEntity): Promise<ClusterEntity> {
     return this.clusters.save(cluster);

@@ -18,6 +18,7 @@ import { NodeGroupMemberCoded1767450000000 } from './migrations/1767450000000-no
 import { CsrDecisionCoded1767460000000 } from './migrations/1767460000000-csr-decision-coded';
 import { InstallRunEventCaps1767471250000 } from './migrations/1767471250000-install-run-event-caps';
 import { RemovalEventPhase1767480000000 } from './migrations/1767480000000-removal-event-phase';
+import { ClusterReadiness1767490000000 } from './migrations/1767490000000-cluster-readiness';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   CsrDecisionCoded1767460000000,
   InstallRunEventCaps1767471250000,
   RemovalEventPhase1767480000000,
+  ClusterReadiness1767490000000,
 ];

@@ -11,7 +11,7 @@ import {
   readUsername,
   subjectOfUsername,
 } from '@ccos/api/data-access-kube';
-import { AppError } from '@ccos/api/util-graphql';
+import { AppError, PreconditionError } from '@ccos/api/util-graphql';
 import { type CodedText, type Message, bare, message } from '@ccos/shared/messages';
 import type { ClusterService } from './cluster.service';
 
@@ -62,7 +62,29 @@ export class ClusterCheckService {
     return checked;
   }
 
+  /**
+   * Refuses an install while the cluster's last check found something failing that a check now
+   * still finds failing (a fix applied since passes at once). A cluster never checked, or whose
+   * last check passed, is not checked again: a batch of installs costs its API server nothing.
+   */
+  async requireReady(clusterId: string): Promise<void> {
+    const cluster = await this.clusters.get(clusterId);
+    if (!cluster.readinessFailing?.length) {
+      return;
+    }
+    const failing = (await this.check(clusterId)).filter((check) => !check.ok).map((check) => check.name);
+    if (failing.length > 0) {
+      throw new PreconditionError(message('install.clusterNotReady', { cluster: cluster.name, checks: failing.join(', '), count: failing.length }), { failing });
+    }
+  }
+
   private async checkNow(clusterId: string): Promise<ClusterCheck[]> {
+    const checks = await this.runChecks(clusterId);
+    await this.clusters.recordReadiness(clusterId, checks.filter((check) => !check.ok).map((check) => check.name));
+    return checks;
+  }
+
+  private async runChecks(clusterId: string): Promise<ClusterCheck[]> {
     let readiness: ClusterReadiness;
     try {
       readiness = await this.withClient(clusterId, (client) => readClusterReadiness(client, this.namespaces, AbortSignal.timeout(CHECK_TIMEOUT_MS)));

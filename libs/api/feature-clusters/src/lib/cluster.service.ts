@@ -92,6 +92,11 @@ export class ClusterService {
     return this.clusters.save(cluster);
   }
 
+  /** Keeps which readiness checks failed just now (none: the cluster is ready for installs). */
+  recordReadiness(id: string, failing: readonly string[]): Promise<void> {
+    return this.clusters.recordReadiness(id, failing, new Date());
+  }
+
   /** The decrypted credentials, for the Kubernetes client only. */
   credentialsOf(cluster: ClusterEntity): ClusterCredentials {
     return this.secrets.openJson<ClusterCredentials>(cluster.credentialsSealed, CREDENTIALS_PURPOSE);

@@ -2,6 +2,19 @@ import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
 import type { BootstrapStyle } from '@ccos/api/data-access-db';
 import { BootstrapStyleEnum } from '@ccos/api/util-graphql';
 
+/** The outcome of a cluster's last readiness check (`clusterChecks`). */
+@ObjectType('ClusterReadiness')
+export class ClusterReadinessType {
+  @Field(() => GraphQLISODateTime)
+  checkedAt!: Date;
+
+  @Field(() => [String], { description: 'The names of the checks that failed (as clusterChecks names them); empty when every check passed.' })
+  failing!: string[];
+
+  @Field(() => Boolean, { description: 'Every check passed: installs may start.' })
+  ready!: boolean;
+}
+
 /** A registered cluster. Its credentials are write-only and have no field here. */
 @ObjectType('Cluster')
 export class ClusterType {
@@ -33,6 +46,12 @@ export class ClusterType {
 
   @Field(() => String, { description: 'KUBECONFIG or TOKEN: how the service authenticates (never the credential itself).' })
   credentialKind!: string;
+
+  @Field(() => ClusterReadinessType, {
+    nullable: true,
+    description: 'The last readiness check (run by clusterChecks, by the cluster page and by `ccos-scaler clusters check`); null before the first. While it names failed checks, installNode checks again and is refused if they still fail.',
+  })
+  readiness!: ClusterReadinessType | null;
 
   @Field(() => GraphQLISODateTime)
   createdAt!: Date;

@@ -30,8 +30,8 @@ export interface AgentControl {
 
 /**
  * Checked before a run is created: throws (FAILED_PRECONDITION, naming what is missing) when the
- * node's cluster has no complete artifact set, so an install is refused up front instead of
- * failing at DOWNLOAD_BINARIES.
+ * node's cluster still fails a readiness check or has no complete artifact set, so an install is
+ * refused up front instead of failing at launch or at DOWNLOAD_BINARIES.
  */
 export type InstallReadiness = (clusterId: string) => Promise<void>;
 

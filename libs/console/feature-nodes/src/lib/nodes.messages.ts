@@ -88,6 +88,8 @@ export const nodesMessages = defineCatalog({
     'next.INSTALL_FAILED': 'Read the failed step and its hint below, fix the host, then retry the install — it resumes at the failed step.',
     'next.STALLED': 'The agent stopped reporting. Check that the host is up and reaches the installer service, then retry the install.',
     'next.DRAIN_FAILED': 'Resolve the pods or PodDisruptionBudgets named in the reason, then retry the removal, or uncordon the node to keep it.',
+    'next.CLUSTER_NOT_READY': 'The cluster is not ready for installs ({checks} failed), so Install waits: apply the fix the cluster page shows, check again there, then install.',
+    'next.openCluster': 'Open the cluster page',
 
     'add.heading': 'Add node',
     'add.description': 'Enter a freshly installed host. The service connects over SSH, pins its host key, checks it and copies the agent; then you can install it.',
@@ -337,6 +339,8 @@ export const nodesMessages = defineCatalog({
     'next.INSTALL_FAILED': '查看下方失败的步骤及处理建议，修复主机后重试安装——将从失败的步骤继续。',
     'next.STALLED': 'agent 已停止上报。确认主机在运行且能访问安装服务，然后重试安装。',
     'next.DRAIN_FAILED': '处理原因中列出的 Pod 或 PodDisruptionBudget，然后重试移除；或恢复调度以保留该节点。',
+    'next.CLUSTER_NOT_READY': '集群尚未具备安装条件（检查项 {checks} 未通过），因此暂不能安装：按集群页面给出的修复方法处理，在该页面重新检查，然后再安装。',
+    'next.openCluster': '打开集群页面',
 
     'add.heading': '录入节点',
     'add.description': '录入一台新装好的主机。服务会通过 SSH 连接、固定其主机密钥、检查主机并复制 agent，之后即可安装。',

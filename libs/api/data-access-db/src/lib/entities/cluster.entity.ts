@@ -45,6 +45,14 @@ export class ClusterEntity {
   @Column({ name: 'machine_config_ca_cert', type: 'text', nullable: true })
   machineConfigCaCert!: string | null;
 
+  /** When the readiness checks last ran; null before the first check. */
+  @Column({ name: 'readiness_checked_at', type: 'timestamptz', nullable: true })
+  readinessCheckedAt!: Date | null;
+
+  /** The names of the checks that failed then (empty when all passed). */
+  @Column({ name: 'readiness_failing', type: 'text', array: true, nullable: true })
+  readinessFailing!: string[] | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

@@ -66,6 +66,7 @@ export const API_EN = {
   'install.needsReady': 'node {hostname} is {status}; an install needs READY_TO_INSTALL',
   'install.retryNeedsFailure': 'node {hostname} is {status}; a retry needs INSTALL_FAILED or STALLED',
   'install.notRunning': 'node {hostname} has no install running',
+  'install.clusterNotReady': 'cluster {cluster} is not ready for installs: {checks} {count, plural, one {fails} other {fail}}; open the cluster page (or run ccos-scaler clusters check --cluster {cluster}), apply the fix it shows, then install again',
   'cleanup.reinstallRequired': 'node {hostname}: {reason}; cleanup cannot make it safe',
   'cleanup.nothingToClean': 'node {hostname} has nothing to clean ({state, select, cleaned {already cleaned} unchecked {not checked yet} other {{state}}})',
   'cleanup.needsReady': 'node {hostname} is {status}; cleanup needs READY_TO_INSTALL',

@@ -65,6 +65,7 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'install.needsReady': '节点 {hostname} 当前为“{status}”；只有待安装的节点才能安装',
   'install.retryNeedsFailure': '节点 {hostname} 当前为“{status}”；只有安装失败或已停滞的节点才能重试',
   'install.notRunning': '节点 {hostname} 没有正在进行的安装',
+  'install.clusterNotReady': '集群 {cluster} 尚未具备安装条件：检查项 {checks}（共 {count} 项）未通过；请打开集群页面（或运行 ccos-scaler clusters check --cluster {cluster}），按其给出的修复方法处理后再安装',
   'cleanup.reinstallRequired': '节点 {hostname}：{reason}；清理无法使其安全',
   'cleanup.nothingToClean': '节点 {hostname} 没有需要清理的内容（{state, select, cleaned {已清理过} unchecked {尚未检查} other {{state}}}）',
   'cleanup.needsReady': '节点 {hostname} 当前为“{status}”；只有待安装的节点才能清理',
