@@ -186,6 +186,33 @@ describe('ccos-scaler CLI', () => {
     expect((await cli(['nodes', 'add', '--from-csv', empty, '--password-file', hostPasswordFile])).code).toBe(2);
   }, 300_000);
 
+  it('lists the batch the CSV file added and shows each of its hosts, in English and in Chinese; retry says when nothing failed', async () => {
+    const listed = await cli(['batches', 'list']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const [header, ...rows] = listed.stdout.trim().split('\n').map((line) => line.trim().split(/\s{2,}/));
+    expect(header).toEqual(['ID', 'STATUS', 'HOSTS', 'JOINED', 'FAILED', 'REQUESTER', 'AT']);
+    expect(rows).toHaveLength(1);
+    const [batchId = '', state, hosts, joined, failed, requester] = rows[0] ?? [];
+    expect([state, hosts, joined, failed, requester]).toEqual(['ADDED', '3', '0', '0', 'admin']);
+
+    const shown = await cli(['batches', 'show', batchId.slice(0, 8)]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const [summary, , ...hostLines] = shown.stdout.trim().split('\n');
+    expect(summary).toBe(`Batch ${batchId} (ADDED): 3 host(s): 0 joined, 0 installing, 0 queued, 0 failed, 0 cancelled, 0 waiting for an operator.`);
+    const byHost = Object.fromEntries(hostLines.map((line) => line.trim().split(/\s{2,}/)).map(([hostname = '', ...rest]) => [hostname, rest]));
+    expect(byHost[world.lab.hosts[0].hostname]?.slice(0, 3)).toEqual([world.lab.hosts[0].ip, 'ADDED', 'READY_TO_INSTALL']);
+    expect(byHost['ghost-1']?.[2]).toBe('UNREACHABLE');
+    expect(byHost['ghost-1']?.at(-1)).toMatch(/\S/);
+    const chinese = await cli(['batches', 'show', batchId], { env: { LANG: 'zh_CN.UTF-8' } });
+    expect(chinese.stdout.split('\n')[0]).toBe(`批次 ${batchId}（ADDED）：共 3 台主机：已加入 0，安装中 0，排队 0，失败 0，已取消 0，等待操作员 0。`);
+    expect(chinese.stdout.split('\n')[1]).toMatch(/^主机名\s+地址\s+阶段\s+状态\s+步骤\s+原因$/);
+
+    const retried = await cli(['batches', 'retry', batchId]);
+    expect(retried.code).toBe(1);
+    expect(retried.stderr.trim()).toBe('the service refused: no host of this batch has failed');
+    expect((await cli(['batches', 'show', 'ffffffff'])).code).toBe(4);
+  });
+
   it('deletes the record of a node whose add failed, after asking, and takes new credentials for another without printing them', async () => {
     const asked = await cli(['nodes', 'delete', 'ghost-1']);
     expect(asked.code).toBe(2);

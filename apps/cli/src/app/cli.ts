@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ApiClient } from './api-client';
 import { AUDIT } from './audit.command';
 import { AUTOSCALER_CONNECTION } from './autoscaler.command';
+import { BATCHES_LIST, BATCHES_RETRY, BATCHES_SHOW } from './batches.command';
 import { NODES_CLEAN } from './clean.command';
 import { CLUSTERS_CHECK, CLUSTERS_LIST, CLUSTERS_PREPARE } from './clusters.command';
 import { type CommandContext, type CommandSpec, usageError } from './command';
@@ -41,6 +42,9 @@ const COMMANDS: Record<string, CommandSpec> = {
   'csrs approve': CSRS_APPROVE,
   'csrs deny': CSRS_DENY,
   'pools list': POOLS_LIST,
+  'batches list': BATCHES_LIST,
+  'batches show': BATCHES_SHOW,
+  'batches retry': BATCHES_RETRY,
   audit: AUDIT,
   'autoscaler connection': AUTOSCALER_CONNECTION,
 };

@@ -33,6 +33,9 @@ Commands:
   csrs approve NAME [--cluster C] [--force --reason TEXT]
   csrs deny NAME [--cluster C] --reason TEXT
   pools list [--cluster C]    (node groups: bounds, the size asked for and had, spares, and each host with its state)
+  batches list [--cluster C]    (the latest batches of hosts added together, newest first)
+  batches show BATCH [--cluster C]    (each host of a batch: phase, status, step, and why a failed one failed; BATCH: an id or its start)
+  batches retry BATCH [--cluster C]    (installs the batch's failed hosts again, each from its failed step)
   audit [--actor NAME] [--action NAME] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit N]
   autoscaler connection [--cluster C] [--dir DIR]    (cloud-config and client certificate for cluster-autoscaler)
 
@@ -66,6 +69,9 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   csrs approve 名称 [--cluster 集群] [--force --reason 理由]                  批准证书请求
   csrs deny 名称 [--cluster 集群] --reason 理由                               拒绝证书请求
   pools list [--cluster 集群]                                                列出节点池：上下限、目标与当前规模、备用主机，以及每台主机的状态
+  batches list [--cluster 集群]                                              列出近期批次（一起录入的主机），最新的在前
+  batches show 批次 [--cluster 集群]                                         查看批次中每台主机的阶段、状态、步骤及失败原因（批次：ID 或其开头部分）
+  batches retry 批次 [--cluster 集群]                                        重新安装批次中失败的主机，每台从其失败的步骤继续
   audit [--actor 用户] [--action 操作] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit 条数]   审计日志
   autoscaler connection [--cluster 集群] [--dir 目录]                        为 cluster-autoscaler 签发客户端证书并输出 cloud-config
 
@@ -133,6 +139,13 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   checkFix: { en: '    fix:', zh: '    修复方法：' },
   clusterReady: { en: 'Cluster {cluster} is ready for installs.', zh: '集群 {cluster} 可以安装节点。' },
   clusterNotReady: { en: 'Cluster {cluster} is not ready for installs: {failed} check(s) failed.', zh: '集群 {cluster} 尚不能安装节点：{failed} 项检查未通过。' },
+  batchSummary: {
+    en: 'Batch {id} ({state}): {total} host(s): {joined} joined, {installing} installing, {queued} queued, {failed} failed, {cancelled} cancelled, {waiting} waiting for an operator.',
+    zh: '批次 {id}（{state}）：共 {total} 台主机：已加入 {joined}，安装中 {installing}，排队 {queued}，失败 {failed}，已取消 {cancelled}，等待操作员 {waiting}。',
+  },
+  batchRetried: { en: 'Retrying the {count} failed host(s) of batch {id}; each resumes at its failed step.', zh: '正在重试批次 {id} 中失败的 {count} 台主机；每台从其失败的步骤继续。' },
+  batchNotFound: { en: 'no batch "{batch}" among the latest batches of cluster {cluster}', zh: '集群 {cluster} 的近期批次中没有“{batch}”' },
+  batchAmbiguous: { en: '"{batch}" starts several batch ids ({ids}): give more of it', zh: '“{batch}”是多个批次 ID 的开头（{ids}）：请写得更完整' },
   csrApproved: { en: 'Approved {name}.', zh: '已批准 {name}。' },
   csrDenied: { en: 'Denied {name}.', zh: '已拒绝 {name}。' },
   previewHeading: { en: 'Removing {hostname} would:', zh: '移除 {hostname} 将会：' },
@@ -154,8 +167,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   removalFailed: { en: 'Removal of {hostname} {status}: {reason}', zh: '{hostname} 移除{status}：{reason}' },
   interrupted: { en: 'interrupted; the operation goes on in the service', zh: '已中断；服务端的操作仍在继续' },
   columns: {
-    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT|MIN|MAX|DESIRED|CURRENT|SPARES',
-    zh: 'ID|名称|API 服务器|VIP|自动批准|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果|最小|最大|期望|当前|备用',
+    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT|MIN|MAX|DESIRED|CURRENT|SPARES|HOSTS|JOINED|FAILED|PHASE|STEP',
+    zh: 'ID|名称|API 服务器|VIP|自动批准|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果|最小|最大|期望|当前|备用|主机数|已加入|失败|阶段|步骤',
   },
 } as const satisfies Record<string, { readonly en: string; readonly zh: string }>;
 
