@@ -96,6 +96,15 @@ describe('lab CLI', () => {
     const swap = await lab(['fault', '--lab', description.id, 'swap', 'on', 'h2']);
     expect(swap.code).toBe(0);
     expect((await lab(['exec', '--lab', description.id, 'h2', '--', 'swapon', '--show'])).stdout).toContain('/dev/dm-1');
+    // A fresh OS on h2: a new machine-id, and nothing of before (its swap fault included); `down` below still finds no trace.
+    const machineIdOf = async () => (await lab(['exec', '--lab', description.id, 'h2', '--', 'cat', '/etc/machine-id'])).stdout.trim();
+    const machineIdBefore = await machineIdOf();
+    const reinstalled = await lab(['reinstall', '--lab', description.id, 'h2']);
+    expect(reinstalled.code, reinstalled.stderr).toBe(0);
+    const machineId = await machineIdOf();
+    expect(machineId).not.toBe(machineIdBefore);
+    expect(reinstalled.stdout).toContain(`h2: reinstalled; machine-id ${machineId}\n`);
+    expect((await lab(['exec', '--lab', description.id, 'h2', '--', 'swapon', '--show'])).stdout).toBe('');
     const latency = await lab(['fault', '--lab', description.id, 'latency', 'h1', '100ms']);
     expect(latency.code === 0 || /netem is not available/.test(latency.stderr)).toBe(true);
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetemUnavailableError, startLab, type Lab, type LabHost } from '@ccos/tools/lab';
@@ -50,6 +51,33 @@ describe('lab faults', () => {
     expect(after.fingerprint).not.toBe(before.fingerprint);
     expect(after.fingerprint).toBe(fingerprints.ed25519);
     expect((await (lab as Lab).hostKeyFingerprint(h1.id)).ed25519).toBe(fingerprints.ed25519);
+  });
+
+  it('reinstalls a host: a new machine-id and host key, nothing it gained, the same address and password', async () => {
+    const { faults } = lab as Lab;
+    const before = await connectSsh(h2, { privateKey });
+    const oldMachineId = (await before.exec('cat /etc/machine-id')).stdout.trim();
+    const gained = 'mkdir -p /var/lib/kubelet /etc/kubernetes /opt/ccos && echo x > /var/lib/kubelet/config.yaml && echo x > /etc/kubernetes/kubelet.conf && echo x > /opt/ccos/agent && echo x > /etc/systemd/system/kubelet.service';
+    expect((await before.exec(gained)).code).toBe(0);
+    const sleeper = Number((await before.exec('nohup sleep 300 > /dev/null 2>&1 & echo $!')).stdout.trim());
+    before.close();
+    expect(alive(sleeper)).toBe(true);
+
+    const { machineId, fingerprints } = await faults.reinstall(h2.id);
+    expect(machineId).toMatch(/^[0-9a-f]{32}$/);
+    expect(machineId).not.toBe(oldMachineId);
+    const after = await connectSsh(h2, { password: h2.password });
+    try {
+      expect(after.fingerprint).toBe(fingerprints.ed25519);
+      expect(after.fingerprint).not.toBe(before.fingerprint);
+      expect((await after.exec('cat /etc/machine-id')).stdout.trim()).toBe(machineId);
+      expect((await after.exec('ls /var/lib/kubelet /etc/kubernetes /opt/ccos /etc/systemd/system/kubelet.service 2>&1 | grep -c "No such file"')).stdout.trim()).toBe('4');
+      expect(alive(sleeper)).toBe(false);
+      expect((await after.exec('hostname; cat /etc/os-release | grep ^ID=')).stdout).toBe(`${h2.hostname}\nID="ccos"\n`);
+    } finally {
+      after.close();
+    }
+    (await connectSsh(h2, { privateKey })).close();
   });
 
   it('refuses connections while sshd is stopped, keeping open sessions', async () => {
@@ -126,3 +154,13 @@ describe('lab faults', () => {
     await faults.clearTrafficControl(h1.id);
   });
 });
+
+/** Running, not a zombie left for a parent that does not reap it. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}

@@ -166,4 +166,27 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
     expect(after?.hosts.filter((host) => host.phase === 'HELD').map((host) => host.hostname).sort()).toEqual(['h2', 'h3', 'h6']);
     expect(after?.progress).toEqual({ joined: 4, waitingForOperator: 3 });
   }, 600_000);
+
+  it('h6: after a fresh OS install (a new machine-id and host key) its record is deleted and it is added again: CLEAN, and Install is offered', async () => {
+    const host = world.lab.hosts.find((candidate) => candidate.id === 'h6');
+    if (!host) {
+      throw new Error('the lab has no h6');
+    }
+    const oldMachineId = (await world.lab.exec('h6', ['cat', '/etc/machine-id'])).stdout.trim();
+    const { machineId } = await world.lab.faults.reinstall('h6');
+    expect(machineId).not.toBe(oldMachineId);
+    const deleted = await world.gql('mutation($id: ID!) { deleteNodeRecord(nodeId: $id) { id } }', { id: ids.get('h6') });
+    expect(deleted.errors).toBeUndefined();
+    const added = await world.gql<{ addNode: { id: string } }>('mutation($input: AddNodeInput!) { addNode(input: $input) { id } }', {
+      input: { clusterId: world.clusterId, hostname: host.hostname, ip: host.ip, sshPort: host.port, sshUser: host.user, password: host.password },
+    });
+    expect(added.errors).toBeUndefined();
+    const id = added.data?.addNode.id ?? '';
+    await world.waitForStatus(id, ['READY_TO_INSTALL'], 120_000);
+    const view = await node(id);
+    expect(view.hostVerdict?.verdict).toBe('CLEAN');
+    expect(view.hostVerdict?.leftovers).toEqual([]);
+    expect(view.nextStepCode).toBe('node.next.INSTALL');
+    expect(view.availableActions).toContain('INSTALL');
+  });
 });

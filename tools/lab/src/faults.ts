@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hostDirs } from './host-mounts';
-import type { LabHost } from './lab-host';
+import { reinstallHost, type LabHost } from './lab-host';
 import type { LabLayout } from './lab-layout';
 import type { MachineConfigServerMode } from './machine-config-server';
 import { setHostLink } from './network';
@@ -33,6 +33,11 @@ export interface LabFaults {
   startSshd(host: string): Promise<void>;
   /** Replaces the host's host keys and restarts sshd; returns the new fingerprints. */
   rekey(host: string): Promise<Partial<Record<HostKeyType, string>>>;
+  /**
+   * A fresh OS install of the host (same address, root password and authorized keys; a new
+   * machine-id and new host keys; nothing of what it gained since): returns both.
+   */
+  reinstall(host: string): Promise<{ machineId: string; fingerprints: Partial<Record<HostKeyType, string>> }>;
   /** Makes `swapon --show` list a swap partition (or not). */
   setSwap(host: string, on: boolean): Promise<void>;
   /** Makes `timedatectl` report the clock as (not) synchronised. */
@@ -90,6 +95,10 @@ export function labFaults(
       await stopSshd(dirs.run);
       await startSshd(layout, host.id, dirs.run);
       return hostKeyFingerprints(dirs.ssh, hostKeyTypes);
+    },
+    reinstall: async (ref) => {
+      const machineId = await reinstallHost(layout, findHost(hosts, ref), hostKeyTypes);
+      return { machineId, fingerprints: await hostKeyFingerprints(dirsOf(ref).ssh, hostKeyTypes) };
     },
     setSwap: (ref, on) => updateHostFaults(ref, { swap: on }),
     setTimeSynchronised: (ref, synchronised) => updateHostFaults(ref, { timeUnsynchronised: !synchronised }),

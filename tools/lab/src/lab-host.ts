@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, lstat, mkdir, readFile, stat, writeFile, chmod, chown } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readFile, rm, stat, writeFile, chmod, chown } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkMountOrder, hostMountPlan, mountCommands, type HostDirs } from './host-mounts';
-import { createHostNamespaces, detachNamespaceFiles, hostCommandPrefix } from './host-namespaces';
+import { checkMountOrder, hostDirs, hostMountPlan, mountCommands, type HostDirs } from './host-mounts';
+import { createHostNamespaces, detachNamespaceFiles, hostCommandPrefix, hostNamespaces } from './host-namespaces';
 import type { LabLayout } from './lab-layout';
 import { withRootPassword } from './password-hash';
+import { processesInNamespaces, terminateProcesses } from './processes';
 import { runCommand } from './run-command';
 import { generateHostKeys, sshdConfig, startSshd, type HostKeyType } from './sshd';
 import { HOST_COMMANDS, SHADOWED_DIRS } from './standin-catalogue';
@@ -70,6 +71,39 @@ export async function createHost(setup: HostSetup, machineShadow: string): Promi
   }
   await runCommand([...prefix, 'hostname', setup.host.hostname]);
   await startSshd(layout, setup.host.id, setup.dirs.run);
+}
+
+/**
+ * Gives a host a fresh OS install, as a reimage from the same kickstart would: everything the host
+ * gained since it was built is gone (its processes, every file written under /etc, /var, /opt,
+ * /usr/local, /root and /tmp, the stand-ins' state: installed packages, units, kubelet), it gets a
+ * new machine-id and new host keys, and it keeps its address, its root password and its
+ * authorized keys. Returns the new machine-id.
+ */
+export async function reinstallHost(layout: LabLayout, host: LabHost, hostKeyTypes: readonly HostKeyType[]): Promise<string> {
+  const dirs = hostDirs(layout.paths.host(host.id));
+  const shadow = await readFile(join(dirs.etcUpper, 'shadow'), 'utf8');
+  const passwordHash = shadow.split('\n').find((line) => line.startsWith('root:'))?.split(':')[1];
+  if (passwordHash === undefined) {
+    throw new Error(`lab host ${host.id} has no root entry in its shadow file`);
+  }
+  const authorizedKeys = (await readFile(join(dirs.home, '.ssh/authorized_keys'), 'utf8')).split('\n').filter((line) => line.trim() !== '');
+  const labConfig = JSON.parse(await readFile(join(dirs.labState, STANDIN_FILES.config), 'utf8')) as HostLabConfig;
+
+  const namespaces = hostNamespaces(layout, host.id);
+  await terminateProcesses(processesInNamespaces([namespaces.mountNs, namespaces.utsNs, namespaces.netns]));
+  // With no process left in them, unpinning the namespaces takes the host's mounts with them.
+  for (const file of [namespaces.mountNs, namespaces.utsNs]) {
+    await runCommand(['umount', file], { allowFailure: true });
+    await rm(file, { force: true });
+  }
+  await rm(dirs.root, { recursive: true, force: true });
+  const standinsDir = layout.paths.standins;
+  await createHost(
+    { layout, host, dirs, passwordHash, authorizedKeys, hostKeyTypes, labConfig, standinsDir, shadowed: await shadowedCommands(standinsDir) },
+    await readMachineShadow(),
+  );
+  return (await readFile(join(dirs.etcUpper, 'machine-id'), 'utf8')).trim();
 }
 
 async function writeHostFiles(setup: HostSetup, machineShadow: string): Promise<void> {

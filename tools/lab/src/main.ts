@@ -22,6 +22,8 @@ const USAGE = `usage: npm run lab -- <command>
   status [LAB]          list the labs on this machine, or print one's lab.json
   artifacts --out DIR   write the artifacts the installer service serves
   exec [--lab LAB] HOST -- CMD...   run a command inside a host (as root, no SSH)
+  reinstall [--lab LAB] HOST   a fresh OS install of the host: a new machine-id and
+                        host keys, nothing it gained since (same IP, password, keys)
   fault [--lab LAB] cut HOST | restore HOST
   fault latency HOST 200ms [--loss 5%] [--jitter 10ms]   (needs tc netem)
   fault bandwidth HOST 1mbit | fault clear HOST
@@ -51,6 +53,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return artifacts(rest);
     case 'exec':
       return exec(rest);
+    case 'reinstall':
+      return reinstall(rest);
     case 'fault':
       return fault(rest);
     case undefined:
@@ -203,6 +207,19 @@ async function exec(allArgs: readonly string[]): Promise<number> {
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
   return result.code ?? 1;
+}
+
+async function reinstall(allArgs: readonly string[]): Promise<number> {
+  const { id, rest } = labOption(allArgs);
+  const [host] = rest;
+  if (host === undefined) {
+    process.stderr.write('usage: reinstall [--lab LAB] HOST\n');
+    return 1;
+  }
+  const lab = await requireLab(id);
+  const { machineId, fingerprints } = await lab.faults.reinstall(host);
+  process.stdout.write(`${host}: reinstalled; machine-id ${machineId}\n${Object.entries(fingerprints).map(([type, fp]) => `${type} ${fp}`).join('\n')}\n`);
+  return 0;
 }
 
 async function fault(args: readonly string[]): Promise<number> {
