@@ -115,4 +115,33 @@ describe('node groups: a decision\'s reason in the audit and the activity, by co
       await client.dispose();
     }
   });
+
+  it('scales a group up and down by hand for an OPERATOR, in their name, within its bounds; a VIEWER may not', async () => {
+    const [admin, operator, viewer] = [await harness.tokenFor('ADMIN'), await harness.tokenFor('OPERATOR'), await harness.tokenFor('VIEWER')];
+    const created = await harness.gql<{ createNodeGroup: { id: string } }>(
+      'mutation($input: CreateNodeGroupInput!) { createNodeGroup(input: $input) { id } }',
+      { input: { clusterId, name: 'pool-c', maxSize: 1, profile: { cpuCores: 2, memoryBytes: 4 * 1024 ** 3 } } },
+      admin,
+    );
+    const groupId = created.data?.createNodeGroup.id ?? '';
+    const scaleUp = 'mutation($g: ID!, $by: Int!) { scaleUpNodeGroup(groupId: $g, increaseBy: $by) { targetSize activity { kind actor reasonCode } } }';
+    type Scaled = { scaleUpNodeGroup: { targetSize: number; activity: Array<{ kind: string; actor: string; reasonCode: string | null }> } };
+
+    const forbidden = await harness.gql(scaleUp, { g: groupId, by: 1 }, viewer);
+    expect(forbidden.errors?.[0]?.extensions?.['code']).toBe('FORBIDDEN');
+    const zero = await harness.gql(scaleUp, { g: groupId, by: 0 }, operator);
+    expect(zero.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'increaseBy', problemCode: 'autoscaling.refusal.increaseNotPositive' });
+
+    // No spare is ready: the target rises all the same and the group says it is out of spares, in the operator's name.
+    const scaled = await harness.gql<Scaled>(scaleUp, { g: groupId, by: 1 }, operator);
+    expect(scaled.errors).toBeUndefined();
+    expect(scaled.data?.scaleUpNodeGroup.targetSize).toBe(1);
+    const [operatorName] = (scaled.data?.scaleUpNodeGroup.activity ?? []).filter((entry) => entry.kind === 'OUT_OF_RESOURCES').map((entry) => entry.actor);
+    expect(operatorName).toBe('operator');
+    const beyond = await harness.gql(scaleUp, { g: groupId, by: 1 }, operator);
+    expect(beyond.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'increaseBy', problemCode: 'autoscaling.refusal.increaseTooLarge' });
+
+    const down = await harness.gql('mutation($g: ID!, $n: ID!) { scaleDownNodeGroup(groupId: $g, nodeId: $n) { targetSize } }', { g: groupId, n: '00000000-0000-4000-8000-000000000000' }, operator);
+    expect(down.errors?.[0]?.extensions?.['code']).toBe('NOT_FOUND');
+  });
 });

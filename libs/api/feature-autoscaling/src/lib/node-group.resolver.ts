@@ -1,9 +1,9 @@
-import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { isUuid, type NodeGroupEntity } from '@ccos/api/data-access-db';
-import { type AutoscalingActivityPayload, NotFoundError, PreconditionError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
+import { type AutoscalingActivityPayload, BadUserInputError, NotFoundError, PreconditionError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
 import { message } from '@ccos/shared/messages';
 import { AddSpareInput, CreateNodeGroupInput } from './node-group.input';
-import type { NodeGroupService } from './node-group.service';
+import { AutoscalingRefusal, type NodeGroupService } from './node-group.service';
 import { AutoscalerConnectionType, NodeGroupHostType, NodeGroupType } from './node-group.type';
 
 /** Issues the autoscaler's client certificate and says where the provider listens; null when the gRPC provider is off. */
@@ -45,6 +45,33 @@ export class NodeGroupResolver {
     const member = await this.groups.addSpare(groupId, host, actorOf(context));
     const [view] = (await this.groups.membersOf(member.groupId)).filter((row) => row.nodeId === member.nodeId).map(hostView);
     return view;
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => NodeGroupType, {
+    description:
+      "Scales a node group up by hand, as cluster-autoscaler's NodeGroupIncreaseSize does: raises its target by increaseBy (up to maxSize) and installs that many of its spares in one batch, in the operator's name. cluster-autoscaler, when it runs, may scale it down again once the nodes are unneeded.",
+  })
+  async scaleUpNodeGroup(@Arg('groupId', () => ID) groupId: string, @Arg('increaseBy', () => Int) increaseBy: number, @Ctx() context: RequestContext): Promise<NodeGroupType> {
+    const group = await this.groups.group(groupId);
+    await refusedAs('increaseBy', () => this.groups.increaseSize(group.clusterId, group.name, increaseBy, actorOf(context)));
+    return this.view(await this.groups.group(groupId));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => NodeGroupType, {
+    description:
+      "Scales a node group down by one of its running nodes, as cluster-autoscaler's NodeGroupDeleteNodes does: lowers its target (never below minSize), removes the node safely (cordon, drain honouring budgets, delete), then checks the host again and puts it back in the pool.",
+  })
+  async scaleDownNodeGroup(@Arg('groupId', () => ID) groupId: string, @Arg('nodeId', () => ID) nodeId: string, @Ctx() context: RequestContext): Promise<NodeGroupType> {
+    const group = await this.groups.group(groupId);
+    const member = (await this.groups.membersOf(groupId)).find((row) => row.nodeId === nodeId);
+    if (!member?.node?.providerId) {
+      throw new NotFoundError('node of the group', nodeId);
+    }
+    const providerId = member.node.providerId;
+    await refusedAs('nodeId', () => this.groups.deleteNodes(group.clusterId, group.name, [providerId], actorOf(context)));
+    return this.view(await this.groups.group(groupId));
   }
 
   @Authorized('ADMIN')
@@ -96,6 +123,18 @@ export class NodeGroupResolver {
       createdBy: group.createdBy,
       createdAt: group.createdAt,
     };
+  }
+}
+
+/** The service's refusals (worded for cluster-autoscaler too) as the API's errors: a bad argument names its field. */
+async function refusedAs<T>(field: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AutoscalingRefusal) {
+      throw error.code === 'INVALID_ARGUMENT' ? new BadUserInputError(field, error.text) : error.code === 'FAILED_PRECONDITION' ? new PreconditionError(error.text) : new NotFoundError('node group', field);
+    }
+    throw error;
   }
 }
 

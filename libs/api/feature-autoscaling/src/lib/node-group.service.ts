@@ -285,7 +285,7 @@ export class NodeGroupService {
    * raised (the installs run in the background). A reservation beyond the spares left still
    * raises the target: the missing instances report out-of-resources, so the autoscaler backs off.
    */
-  async increaseSize(clusterId: string, name: string, delta: number): Promise<{ reserved: number; missing: number }> {
+  async increaseSize(clusterId: string, name: string, delta: number, actor = AUTOSCALER_ACTOR): Promise<{ reserved: number; missing: number }> {
     if (!Number.isInteger(delta) || delta <= 0) {
       throw new AutoscalingRefusal('INVALID_ARGUMENT', message('autoscaling.refusal.increaseNotPositive', { delta: String(delta) }));
     }
@@ -306,16 +306,16 @@ export class NodeGroupService {
     const { group } = outcome;
     const hosts = await this.nodes.findMany(outcome.reserved);
     for (const host of hosts) {
-      await this.record(group, 'RESERVE', { nodeId: host.id, hostname: host.hostname }, message('autoscaling.reserved', { group: group.name, delta: String(delta), from: String(group.targetSize), to: String(group.targetSize + delta) }));
+      await this.record(group, 'RESERVE', { nodeId: host.id, hostname: host.hostname }, message('autoscaling.reserved', { group: group.name, delta: String(delta), from: String(group.targetSize), to: String(group.targetSize + delta) }), actor);
     }
     const missing = delta - hosts.length;
     if (missing > 0) {
-      await this.record(group, 'OUT_OF_RESOURCES', {}, message('autoscaling.outOfResources', { group: group.name, spares: String(hosts.length), delta: String(delta), missing: String(missing) }));
+      await this.record(group, 'OUT_OF_RESOURCES', {}, message('autoscaling.outOfResources', { group: group.name, spares: String(hosts.length), delta: String(delta), missing: String(missing) }), actor);
     }
     if (hosts.length > 0) {
-      const batchId = await this.ports.installAsBatch(clusterId, hosts.map((host) => host.id), AUTOSCALER_ACTOR);
+      const batchId = await this.ports.installAsBatch(clusterId, hosts.map((host) => host.id), actor);
       for (const host of hosts) {
-        await this.record(group, 'INSTALL', { nodeId: host.id, hostname: host.hostname }, message('autoscaling.installing', { providerId: providerIdOf(cluster, host.id), batchId }));
+        await this.record(group, 'INSTALL', { nodeId: host.id, hostname: host.hostname }, message('autoscaling.installing', { providerId: providerIdOf(cluster, host.id), batchId }), actor);
       }
     }
     return { reserved: hosts.length, missing };
@@ -342,7 +342,7 @@ export class NodeGroupService {
    * holds), then the target drops and each removal starts; returns without waiting for them.
    * A placeholder of an unfilled reservation only lowers the target.
    */
-  async deleteNodes(clusterId: string, name: string, providerIds: readonly string[]): Promise<void> {
+  async deleteNodes(clusterId: string, name: string, providerIds: readonly string[], actor = AUTOSCALER_ACTOR): Promise<void> {
     const cluster = await this.clusterOf(clusterId);
     const { group, members } = await this.lockGroup(clusterId, name, async (lockedGroup) => {
       const locked = lockedGroup.group;
@@ -371,20 +371,20 @@ export class NodeGroupService {
     });
     for (const { nodeId, providerId } of members) {
       if (!nodeId) {
-        await this.record(group, 'DECREASE_TARGET', {}, message('autoscaling.reservationDropped', { providerId }));
+        await this.record(group, 'DECREASE_TARGET', {}, message('autoscaling.reservationDropped', { providerId }), actor);
         continue;
       }
       const node = await this.nodes.get(nodeId);
-      await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, message('autoscaling.scaleDown', { group: group.name, hostname: node.hostname, providerId }));
-      const task = this.scaleDown(group, node).finally(() => this.scaleDowns.delete(task));
+      await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, message('autoscaling.scaleDown', { group: group.name, hostname: node.hostname, providerId }), actor);
+      const task = this.scaleDown(group, node, actor).finally(() => this.scaleDowns.delete(task));
       this.scaleDowns.add(task);
     }
   }
 
   /** The removal run, then the host back to the pool through addNode's checks (or out, reinstall required). */
-  private async scaleDown(group: NodeGroupEntity, node: NodeEntity): Promise<void> {
+  private async scaleDown(group: NodeGroupEntity, node: NodeEntity, actor: string): Promise<void> {
     try {
-      const runId = await this.ports.startRemoval(node.id, AUTOSCALER_ACTOR);
+      const runId = await this.ports.startRemoval(node.id, actor);
       const outcome = await this.ports.removalOutcome(runId);
       if (outcome.status !== 'SUCCEEDED') {
         await this.groups.setMember(node.id, { state: 'RUNNING', ...standing(message('autoscaling.member.removalEnded', { status: outcome.status.toLowerCase(), reason: outcome.reason ?? '' })) });
