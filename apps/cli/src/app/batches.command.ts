@@ -1,30 +1,15 @@
 import { type BatchFieldsFragment, BatchDocument, BatchesDocument, RetryFailedDocument } from '@ccos/shared/api-schema';
-import { type CommandContext, type CommandSpec, printJson, resolveCluster, usageError } from './command';
+import { type CommandContext, type CommandSpec, clusterListCommand, printJson, resolveCluster, usageError } from './command';
 import { CliError, EXIT } from './exit-codes';
 import { columnTitles, serverText } from './messages';
 import { table } from './output';
 
 /** `batches list`: the cluster's latest batches (the console's Batches page), newest first. */
-export const BATCHES_LIST: CommandSpec = {
-  options: { cluster: { type: 'string' } },
-  positionals: [],
-  async run(context) {
-    const cluster = await resolveCluster(context);
-    const { batches } = await context.api().request(BatchesDocument, { clusterId: cluster.id });
-    if (context.output !== 'table') {
-      printJson(context, batches);
-      return EXIT.ok;
-    }
-    const c = columnTitles(context.language);
-    context.io.out(
-      table(
-        [c['ID'], c['STATUS'], c['HOSTS'], c['JOINED'], c['FAILED'], c['REQUESTER'], c['AT']].map(String),
-        batches.map((batch) => [batch.id, batch.state, batch.progress.total, batch.progress.joined, batch.progress.failed, batch.createdBy, batch.createdAt]),
-      ),
-    );
-    return EXIT.ok;
-  },
-};
+export const BATCHES_LIST = clusterListCommand({
+  fetch: async (context, clusterId) => (await context.api().request(BatchesDocument, { clusterId })).batches,
+  columns: ['ID', 'STATUS', 'HOSTS', 'JOINED', 'FAILED', 'REQUESTER', 'AT'],
+  row: (batch) => [batch.id, batch.state, batch.progress.total, batch.progress.joined, batch.progress.failed, batch.createdBy, batch.createdAt],
+});
 
 /** `batches show BATCH`: where each host of a batch is (the console's batch page), and why a failed one failed. */
 export const BATCHES_SHOW: CommandSpec = {

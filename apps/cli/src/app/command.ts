@@ -4,8 +4,8 @@ import { stringify } from 'yaml';
 import { ClustersDocument, type ClustersQuery, NodesDocument, type NodesQuery } from '@ccos/shared/api-schema';
 import type { ApiClient } from './api-client';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
-import type { Language, MessageKey, Translate } from './messages';
-import type { Io, OutputFormat } from './output';
+import { type Language, type MessageKey, type Translate, columnTitles } from './messages';
+import { type Io, type OutputFormat, table } from './output';
 
 export type ClusterView = ClustersQuery['clusters'][number];
 export type NodeView = NodesQuery['nodes'][number];
@@ -38,6 +38,36 @@ export interface CommandSpec {
   /** Names of the positional arguments, in order (shown in usage errors). */
   readonly positionals: readonly string[];
   run(context: CommandContext): Promise<ExitCode>;
+}
+
+/** What a command listing one cluster's items says: how it asks for them, its columns (English headings) and each item's cells. */
+export interface ClusterList<T> {
+  readonly options?: CommandSpec['options'];
+  fetch(context: CommandContext, clusterId: string): Promise<readonly T[]>;
+  readonly columns: readonly string[];
+  row(item: T, context: CommandContext): ReadonlyArray<string | number>;
+  /** More tables after the first (a pool's hosts). */
+  after?(context: CommandContext, items: readonly T[]): void;
+}
+
+/** `… list [--cluster C]`: the items as the API gave them with --output json|yaml, else one row each in the user's language. */
+export function clusterListCommand<T>(list: ClusterList<T>): CommandSpec {
+  return {
+    options: { cluster: { type: 'string' }, ...list.options },
+    positionals: [],
+    async run(context) {
+      const cluster = await resolveCluster(context);
+      const items = await list.fetch(context, cluster.id);
+      if (context.output !== 'table') {
+        printJson(context, items);
+        return EXIT.ok;
+      }
+      const c = columnTitles(context.language);
+      context.io.out(table(list.columns.map((column) => c[column] ?? column), items.map((item) => list.row(item, context))));
+      list.after?.(context, items);
+      return EXIT.ok;
+    },
+  };
 }
 
 export function usageError(t: Translate, detail: string): CliError {

@@ -1,29 +1,13 @@
 import { ApproveCsrDocument, CsrsDocument, DenyCsrDocument } from '@ccos/shared/api-schema';
-import { type CommandContext, type CommandSpec, printJson, resolveCluster, stringFlag, usageError } from './command';
+import { type CommandContext, type CommandSpec, clusterListCommand, printJson, resolveCluster, stringFlag, usageError } from './command';
 import { CliError, EXIT } from './exit-codes';
-import { columnTitles } from './messages';
-import { table } from './output';
 
-export const CSRS_LIST: CommandSpec = {
-  options: { cluster: { type: 'string' }, pending: { type: 'boolean' } },
-  positionals: [],
-  async run(context) {
-    const cluster = await resolveCluster(context);
-    const { csrs } = await context.api().request(CsrsDocument, { clusterId: cluster.id, pendingOnly: context.flags['pending'] === true });
-    if (context.output !== 'table') {
-      printJson(context, csrs);
-      return EXIT.ok;
-    }
-    const c = columnTitles(context.language);
-    context.io.out(
-      table(
-        [c['NAME'], c['REQUESTER'], c['NODE'], c['STATUS'], c['VERDICT'], c['AGE']].map(String),
-        csrs.map((csr) => [csr.name, csr.requester.username, csr.node?.hostname ?? csr.verdict.node ?? '', csr.status, csr.verdict.decision, `${csr.ageSeconds}s`]),
-      ),
-    );
-    return EXIT.ok;
-  },
-};
+export const CSRS_LIST = clusterListCommand({
+  options: { pending: { type: 'boolean' } },
+  fetch: async (context, clusterId) => (await context.api().request(CsrsDocument, { clusterId, pendingOnly: context.flags['pending'] === true })).csrs,
+  columns: ['NAME', 'REQUESTER', 'NODE', 'STATUS', 'VERDICT', 'AGE'],
+  row: (csr) => [csr.name, csr.requester.username, csr.node?.hostname ?? csr.verdict.node ?? '', csr.status, csr.verdict.decision, `${csr.ageSeconds}s`],
+});
 
 function csrName(context: CommandContext): string {
   const name = context.positionals[0];

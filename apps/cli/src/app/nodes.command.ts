@@ -1,36 +1,16 @@
 import { AddNodeDocument, type AddNodeMutationVariables, AddNodesDocument, type AddNodesMutation, NodesDocument } from '@ccos/shared/api-schema';
-import { type CommandContext, type CommandSpec, type NodeView, printJson, readUserFile, resolveCluster, sshSecretsFrom, stringFlag, usageError } from './command';
+import { type CommandContext, type CommandSpec, type NodeView, clusterListCommand, printJson, readUserFile, resolveCluster, sshSecretsFrom, stringFlag, usageError } from './command';
 import { EXIT, type ExitCode } from './exit-codes';
 import { planCsvAdd } from './hosts-csv';
-import { columnTitles, fieldWords, serverText } from './messages';
-import { table } from './output';
+import { fieldWords, serverText } from './messages';
 
 const SETTLED_AFTER_ADD = ['READY_TO_INSTALL', 'AUTH_FAILED', 'UNREACHABLE', 'HOST_KEY_CHANGED', 'PRECHECK_FAILED'];
 
-export const NODES_LIST: CommandSpec = {
-  options: { cluster: { type: 'string' } },
-  positionals: [],
-  async run(context) {
-    const cluster = await resolveCluster(context);
-    const { nodes } = await context.api().request(NodesDocument, { clusterId: cluster.id });
-    if (context.output !== 'table') {
-      printJson(context, nodes);
-    } else {
-      printNodes(context, nodes);
-    }
-    return EXIT.ok;
-  },
-};
-
-function printNodes(context: CommandContext, nodes: readonly NodeView[]): void {
-  const c = columnTitles(context.language);
-  context.io.out(
-    table(
-      [c['ID'], c['HOSTNAME'], c['IP'], c['STATUS'], c['REASON']].map(String),
-      nodes.map((node) => [node.id, node.hostname, `${node.ip}:${node.sshPort}`, node.status, serverText(context.language, node.statusReason, node.statusReasonCode, node.statusReasonParams)]),
-    ),
-  );
-}
+export const NODES_LIST = clusterListCommand({
+  fetch: async (context, clusterId) => (await context.api().request(NodesDocument, { clusterId })).nodes,
+  columns: ['ID', 'HOSTNAME', 'IP', 'STATUS', 'REASON'],
+  row: (node, context) => [node.id, node.hostname, `${node.ip}:${node.sshPort}`, node.status, serverText(context.language, node.statusReason, node.statusReasonCode, node.statusReasonParams)],
+});
 
 type AddInput = AddNodeMutationVariables['input'];
 type AddNodesResult = AddNodesMutation['addNodes'];
