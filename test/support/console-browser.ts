@@ -99,11 +99,7 @@ function operationName(request: Request): string | null {
   if (request.method() !== 'POST' || !request.url().endsWith('/graphql')) {
     return null;
   }
-  try {
-    return (JSON.parse(request.postData() ?? '{}') as { operationName?: string }).operationName ?? null;
-  } catch {
-    return null;
-  }
+  return (parseJson(request.postData() ?? '{}') as { operationName?: string } | null)?.operationName ?? null;
 }
 
 function parseJson(text: string): unknown {

@@ -54,7 +54,7 @@ export class NodeGroupResolver {
   })
   async scaleUpNodeGroup(@Arg('groupId', () => ID) groupId: string, @Arg('increaseBy', () => Int) increaseBy: number, @Ctx() context: RequestContext): Promise<NodeGroupType> {
     const group = await this.groups.group(groupId);
-    await refusedAs('increaseBy', () => this.groups.increaseSize(group.clusterId, group.name, increaseBy, actorOf(context)));
+    await refusedAs(group, 'increaseBy', () => this.groups.increaseSize(group.clusterId, group.name, increaseBy, actorOf(context)));
     return this.view(await this.groups.group(groupId));
   }
 
@@ -70,7 +70,7 @@ export class NodeGroupResolver {
       throw new NotFoundError('node of the group', nodeId);
     }
     const providerId = member.node.providerId;
-    await refusedAs('nodeId', () => this.groups.deleteNodes(group.clusterId, group.name, [providerId], actorOf(context)));
+    await refusedAs(group, 'nodeId', () => this.groups.deleteNodes(group.clusterId, group.name, [providerId], actorOf(context)));
     return this.view(await this.groups.group(groupId));
   }
 
@@ -127,14 +127,21 @@ export class NodeGroupResolver {
 }
 
 /** The service's refusals (worded for cluster-autoscaler too) as the API's errors: a bad argument names its field. */
-async function refusedAs<T>(field: string, work: () => Promise<T>): Promise<T> {
+async function refusedAs<T>(group: NodeGroupEntity, field: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AutoscalingRefusal) {
-      throw error.code === 'INVALID_ARGUMENT' ? new BadUserInputError(field, error.text) : error.code === 'FAILED_PRECONDITION' ? new PreconditionError(error.text) : new NotFoundError('node group', field);
+    if (!(error instanceof AutoscalingRefusal)) {
+      throw error;
     }
-    throw error;
+    switch (error.code) {
+      case 'INVALID_ARGUMENT':
+        throw new BadUserInputError(field, error.text);
+      case 'FAILED_PRECONDITION':
+        throw new PreconditionError(error.text);
+      case 'NOT_FOUND':
+        throw new NotFoundError('node group', group.id);
+    }
   }
 }
 
