@@ -66,7 +66,7 @@ describe('nodes and installs over GraphQL: roles and input checks', () => {
     const again = input({ hostname: 'worker-gone', ip: '198.18.0.78' });
     for (const token of [operator, admin]) {
       const refused = await harness.gql(ADD, { input: again }, token);
-      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', reason: 'OLD_CERTIFICATES_MAY_BE_VALID', acknowledgeWith: 'acknowledgeOldCertificates', messageCode: 'node.oldCertificatesMayBeValid' });
+      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', reason: 'OLD_CERTIFICATES_MAY_BE_VALID', field: 'input.acknowledgeOldCertificates', acknowledgeWith: 'acknowledgeOldCertificates', messageCode: 'node.oldCertificatesMayBeValid' });
       expect(refused.errors?.[0]?.message).toContain('removing a node cannot revoke certificates');
     }
     const byOperator = await harness.gql(ADD, { input: { ...again, acknowledgeOldCertificates: true } }, operator);

@@ -35,6 +35,7 @@ describe('runCli', () => {
     [['nodes', 'credentials', 'h1', '--password', 'hunter2'], /Unknown option '--password'/],
     [['nodes', 'credentials', 'h1', '--passphrase-file', '/dev/null', '--password-stdin'], /--passphrase-file goes with --private-key-file/],
     [['nodes', 'add', '--hostname', 'h1', '--ip', '10.0.0.1', '--partial', '--password-stdin'], /--partial applies only to --from-csv/],
+    [['nodes', 'add', '--from-csv', 'hosts.csv', '--acknowledge-old-certificates', '--password-stdin'], /--acknowledge-old-certificates applies to one host/],
     [['clusters', 'check', 'extra'], /unexpected argument "extra"/],
     [['clusters', 'prepare', '--namespace', 'x'], /Unknown option '--namespace'/],
   ])('%j is a usage error (exit 2)', async (argv, message) => {

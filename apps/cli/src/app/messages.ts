@@ -16,7 +16,8 @@ Commands:
   clusters check [--cluster C]    (is the cluster ready for installs? each check with its reason and fix; exit 1 when one fails)
   clusters prepare [--cluster C]    (prints the manifest the cluster needs for installs: ccos-scaler clusters prepare | kubectl apply -f -)
   nodes list [--cluster C]
-  nodes add [--cluster C] --hostname H --ip IP [--port 22] [--user root] SECRET [--wait]
+  nodes add [--cluster C] --hostname H --ip IP [--port 22] [--user root] SECRET [--wait] [--acknowledge-old-certificates]
+      --acknowledge-old-certificates (ADMIN): re-add a name this cluster removed after it joined, once its old machine is wiped or gone.
   nodes add [--cluster C] --from-csv FILE [--port 22] [--user root] [--partial] SECRET [--wait]
       FILE: CSV hostname,ip,port,user,labels,taints (a header may name them in any order) or one host per line.
       Every row is checked first and every problem is listed by line; nothing is added unless --partial
@@ -52,7 +53,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   clusters check [--cluster 集群]                                            检查集群能否安装节点：逐项给出原因和修复方法；有未通过的检查时退出码为 1
   clusters prepare [--cluster 集群]                                          输出集群安装节点所需的清单（ccos-scaler clusters prepare | kubectl apply -f -）
   nodes list [--cluster 集群]                                               列出节点
-  nodes add [--cluster 集群] --hostname 主机名 --ip 地址 [--port 22] [--user root] 凭据 [--wait]
+  nodes add [--cluster 集群] --hostname 主机名 --ip 地址 [--port 22] [--user root] 凭据 [--wait] [--acknowledge-old-certificates]
+      --acknowledge-old-certificates（管理员）：在旧机器已被清除或不复存在后，重新录入此集群中加入后被移除的名称。
   nodes add [--cluster 集群] --from-csv 文件 [--port 22] [--user root] [--partial] 凭据 [--wait]
       文件：CSV 列 hostname,ip,port,user,labels,taints（表头可按任意顺序命名各列），或每行一台主机。
       先检查每一行，并按行号列出全部问题；有问题时不录入任何主机，除非加 --partial（则录入没有问题的行）。
@@ -91,6 +93,10 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   csvFileProblem: { en: '{file}: {detail}', zh: '{file}：{detail}' },
   csvNoHosts: { en: '{file} names no host (one per line: hostname,ip[,port,user,labels,taints])', zh: '{file} 中没有主机（每行一台：hostname,ip[,port,user,labels,taints]）' },
   csvAndHost: { en: '--from-csv and --hostname/--ip cannot be used together', zh: '--from-csv 不能与 --hostname/--ip 同时使用' },
+  acknowledgeNeedsOneHost: {
+    en: '--acknowledge-old-certificates applies to one host (--hostname and --ip): a list cannot re-add a removed name',
+    zh: '--acknowledge-old-certificates 只适用于单台主机（--hostname 和 --ip）：列表不能重新录入已移除的名称',
+  },
   partialNeedsCsv: { en: '--partial applies only to --from-csv', zh: '--partial 只能与 --from-csv 一起使用' },
   csvSkipped: { en: '{hostname} ({ip}) already added as node {id} ({status}), skipped', zh: '{hostname}（{ip}）已录入为节点 {id}（{status}），跳过' },
   csvNothingAdded: { en: 'Nothing added: {refused} row(s) of {file} have problems. Fix them and run the file again, or pass --partial to add the other rows.', zh: '未录入任何主机：{file} 中有 {refused} 行存在问题。请修正后重新运行，或加 --partial 录入其余各行。' },

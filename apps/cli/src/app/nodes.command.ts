@@ -34,11 +34,15 @@ export const NODES_ADD: CommandSpec = {
     'private-key-file': { type: 'string' },
     'passphrase-file': { type: 'string' },
     wait: { type: 'boolean' },
+    'acknowledge-old-certificates': { type: 'boolean' },
   },
   positionals: [],
   async run(context) {
     const { t } = context;
     const csv = stringFlag(context, 'from-csv');
+    if (csv && context.flags['acknowledge-old-certificates']) {
+      throw usageError(t, t('acknowledgeNeedsOneHost'));
+    }
     if (csv) {
       return addFromCsv(context, csv);
     }
@@ -53,7 +57,8 @@ export const NODES_ADD: CommandSpec = {
     const host = { hostname, ip, sshPort: portFlag(context) ?? 22, sshUser: stringFlag(context, 'user') ?? 'root' };
     const secrets = await sshSecretsFrom(context);
     const cluster = await resolveCluster(context);
-    const input: AddInput = { ...host, clusterId: cluster.id, ...secrets };
+    const acknowledged = context.flags['acknowledge-old-certificates'] === true;
+    const input: AddInput = { ...host, clusterId: cluster.id, ...secrets, ...(acknowledged ? { acknowledgeOldCertificates: true } : {}) };
     const { addNode } = await context.api().request(AddNodeDocument, { input });
     if (context.output === 'table') {
       context.io.out(t('nodeAdded', { hostname: addNode.hostname, ip: addNode.ip ?? '', id: addNode.id, status: addNode.status }));

@@ -113,6 +113,8 @@ export class NodeService {
     if (!input.acknowledgeOldCertificates) {
       throw new PreconditionError(oldCertificatesMayBeValid(removed), {
         reason: 'OLD_CERTIFICATES_MAY_BE_VALID',
+        // The input field that lifts it: the console shows its confirmation there.
+        field: 'input.acknowledgeOldCertificates',
         removedNodeId: removed.id,
         acknowledgeWith: 'acknowledgeOldCertificates',
         requiredRole: 'ADMIN',

@@ -171,7 +171,7 @@ export const clustersMessages = defineCatalog({
     'register.caCert': 'API 服务器 CA 证书（PEM）',
     'register.hint.caCert': '除非 API 服务器证书由公共 CA 签发，否则需要填写。',
     'register.hint.bootstrapStyle': '该集群中由谁申请 kubelet 客户端证书。',
-    'register.machineConfigCaCert': 'Machine config server CA 证书（PEM，可选）',
+    'register.machineConfigCaCert': 'machine config server 的 CA 证书（PEM，可选）',
     'register.hint.machineConfigCaCert': '仅当 22623 端口使用的 CA 与集群 CA 不同时填写。',
     'register.autoApprove': '自动批准节点证书',
     'register.hint.autoApprove': '只批准与本服务正在安装的节点相符的 CSR；之后可以修改。',

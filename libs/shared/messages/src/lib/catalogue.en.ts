@@ -8,7 +8,7 @@ import { REST_EN } from './catalogue/rest.en';
  * Parameters named in braces are data (host names, pod names, output tails) or nested messages.
  */
 export const EN = {
-  'node.oldCertificatesMayBeValid': '{hostname} was removed from this cluster after it had joined ({removedAt}); its machine may still hold client and serving certificates for that name, valid until {until} at the latest, and removing a node cannot revoke certificates. Re-adding the name needs an ADMIN to confirm that machine is wiped or gone: acknowledgeOldCertificates: true',
+  'node.oldCertificatesMayBeValid': '{hostname} was removed from this cluster after it had joined ({removedAt}); its machine may still hold client and serving certificates for that name, valid until {until} at the latest, and removing a node cannot revoke certificates. Re-adding the name needs an ADMIN to confirm that the machine is wiped or gone',
   'node.oldCertificatesNeedAdmin': 're-adding {hostname} while certificates issued for it may still be valid needs the ADMIN role; you are {held}',
   'removal.preview.certificatesStay': "removal cannot revoke the certificates issued for {node}: its client and serving certificates stay valid until they expire (up to a year) on any machine that holds them; wipe its disk, and re-adding the name needs an ADMIN's acknowledgement while they may be valid",
   'node.connecting': 'connecting over SSH',

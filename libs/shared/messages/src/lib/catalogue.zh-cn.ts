@@ -5,7 +5,7 @@ import type { MessageCode } from './catalogue.en';
 
 /** The catalogue in Simplified Chinese: the same codes and the same ICU arguments as English. */
 export const ZH_CN: Readonly<Record<MessageCode, string>> = {
-  'node.oldCertificatesMayBeValid': '{hostname} 在加入后已从此集群移除（{removedAt}）；其机器可能仍持有该名称的客户端和 服务端证书，最长有效至 {until}，而移除节点无法吊销证书。重新添加该名称需要管理员确认那台机器已被清除或不复存在：acknowledgeOldCertificates: true',
+  'node.oldCertificatesMayBeValid': '{hostname} 在加入后已从此集群移除（{removedAt}）；其机器可能仍持有该名称的客户端和 服务端证书，最长有效至 {until}，而移除节点无法吊销证书。重新添加该名称需要管理员确认那台机器已被清除或不复存在',
   'node.oldCertificatesNeedAdmin': '在为 {hostname} 签发的证书可能仍然有效时重新添加它需要管理员角色；您的角色是 {held}',
   'removal.preview.certificatesStay': '移除无法吊销为 {node} 签发的证书：其客户端和 服务端证书在任何持有它们的机器上一直有效直到过期（最长一年）；请清除其磁盘，在证书可能仍有效期间重新添加该名称需要管理员确认',
   'node.connecting': '正在通过 SSH 连接',

@@ -76,4 +76,11 @@ describe('the add-node form', () => {
     expect(form.credentials.toInput().password).toBe('');
     expect(form.problems()).toEqual({ password: 'required.password' });
   });
+
+  it('asks to re-add a removed name only once an ADMIN confirmed its old machine is gone', () => {
+    const form = filled();
+    expect(form.toInput('c1')).not.toHaveProperty('acknowledgeOldCertificates');
+    form.controls.acknowledgeOldCertificates.setValue(true);
+    expect(form.toInput('c1')).toMatchObject({ hostname: 'worker-3.example.com', acknowledgeOldCertificates: true });
+  });
 });

@@ -39,6 +39,8 @@ export class AddNodeForm {
     credentials: this.credentials.group,
     labels: new FormControl<readonly KeyValueRow[]>([], { nonNullable: true }),
     taints: new FormControl<readonly KeyValueRow[]>([], { nonNullable: true }),
+    /** An ADMIN's confirmation that the machine a removed name belonged to is wiped or gone (asked for by the API only). */
+    acknowledgeOldCertificates: new FormControl(false, { nonNullable: true }),
   });
   /** The group's value, so what is computed from its controls (the page's error texts) follows every change. */
   private readonly value = toSignal(this.group.valueChanges, { initialValue: this.group.value });
@@ -73,7 +75,7 @@ export class AddNodeForm {
   readonly valid = computed(() => Object.keys(this.problems()).length === 0);
 
   toInput(clusterId: string): AddNodeInput {
-    const { hostname, ip, sshPort } = this.group.getRawValue();
+    const { hostname, ip, sshPort, acknowledgeOldCertificates } = this.group.getRawValue();
     return {
       clusterId,
       hostname: hostname.trim(),
@@ -82,6 +84,7 @@ export class AddNodeForm {
       ...this.credentials.toInput(),
       labels: this.labelInput(),
       taints: this.taintInput().map((taint) => ({ key: taint.key, value: taint.value || null, effect: taint.effect })),
+      ...(acknowledgeOldCertificates ? { acknowledgeOldCertificates } : {}),
     };
   }
 

@@ -2,9 +2,10 @@ import { DOCUMENT } from '@angular/common';
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, viewChildren } from '@angular/core';
 import { ReactiveFormsModule } from '@angular/forms';
 import { Router, RouterLink } from '@angular/router';
-import { type ApiProblem, ClusterDetailStore, ErrorReporter, NodeEntryStore, Notifications } from '@ccos/console/data-access';
+import { type ApiProblem, ClusterDetailStore, ErrorReporter, NodeEntryStore, Notifications, Session } from '@ccos/console/data-access';
 import {
   ButtonDirective,
+  CheckboxFieldComponent,
   ChoiceFieldComponent,
   type FieldOption,
   FileTextFieldComponent,
@@ -20,6 +21,8 @@ import { type AddNodeField, AddNodeForm, type RowProblem } from './add-node.form
 
 /** Fields in the order they appear, for focusing the first invalid one. */
 const FIELD_ORDER: readonly AddNodeField[] = ['hostname', 'ip', 'sshPort', 'sshUser', 'password', 'privateKey', 'passphrase', 'labels', 'taints'];
+/** The API's field for re-adding a name removed after it joined (its refusal names it). */
+const ACKNOWLEDGE_OLD_CERTIFICATES = 'acknowledgeOldCertificates';
 /** A private key is a few KiB; anything much larger is the wrong file. */
 const MAX_KEY_BYTES = 32 * 1024;
 
@@ -31,7 +34,7 @@ const MAX_KEY_BYTES = 32 * 1024;
  */
 @Component({
   selector: 'ccos-add-node-page',
-  imports: [RouterLink, ButtonDirective, ChoiceFieldComponent, FileTextFieldComponent, KeyValueEditorComponent, PageHeaderComponent, ReactiveFormsModule, TextFieldComponent],
+  imports: [RouterLink, ButtonDirective, CheckboxFieldComponent, ChoiceFieldComponent, FileTextFieldComponent, KeyValueEditorComponent, PageHeaderComponent, ReactiveFormsModule, TextFieldComponent],
   providers: [NodeEntryStore, ClusterDetailStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './add-node.page.html',
@@ -46,7 +49,9 @@ export class AddNodePage {
   private readonly errors = inject(ErrorReporter);
   protected readonly store = inject(NodeEntryStore);
   protected readonly cluster = inject(ClusterDetailStore);
-  protected readonly t = inject(I18n).translator(nodesMessages);
+  private readonly session = inject(Session);
+  private readonly i18n = inject(I18n);
+  protected readonly t = this.i18n.translator(nodesMessages);
   protected readonly form = new AddNodeForm();
   protected readonly credentials = this.form.credentials;
 
@@ -71,7 +76,27 @@ export class AddNodePage {
   protected readonly labelRowErrors = computed(() => this.rowErrors(this.form.labelRowProblems()));
   protected readonly taintRowErrors = computed(() => this.rowErrors(this.form.taintRowProblems()));
   /** API problems naming a field this form does not show; problems naming none are toasts. */
-  protected readonly formProblems = computed(() => this.store.problems().filter((problem) => problem.field !== null && !FIELD_ORDER.includes(fieldKey(problem.field))));
+  protected readonly formProblems = computed(() =>
+    this.store.problems().filter((problem) => problem.field !== null && !FIELD_ORDER.includes(fieldKey(problem.field)) && !asksForAcknowledgement(problem)),
+  );
+  /**
+   * The API refused the host name because this cluster removed a node of that name after it had
+   * joined: what it said (the name, when it was removed, how long its certificates may be valid),
+   * while the name is still the one sent. An ADMIN may confirm the machine is wiped or gone.
+   */
+  protected readonly oldCertificates = computed(() => {
+    const problem = this.store.problems().find(asksForAcknowledgement);
+    const params = (problem?.messageParams ?? {}) as { hostname?: unknown; removedAt?: unknown; until?: unknown };
+    if (!problem || this.sent()?.hostname !== this.form.snapshot().hostname) {
+      return null;
+    }
+    return {
+      hostname: typeof params.hostname === 'string' ? params.hostname : this.form.snapshot().hostname,
+      removedAt: this.i18n.formatDateTime(typeof params.removedAt === 'string' ? params.removedAt : null),
+      until: this.i18n.formatDateTime(typeof params.until === 'string' ? params.until : null),
+    };
+  });
+  protected readonly mayAcknowledge = computed(() => this.session.user()?.role === 'ADMIN');
   protected readonly showInvalidSummary = computed(
     () => this.submitted() && (FIELD_ORDER.some((field) => this.errorFor(field) !== null) || this.form.problems().labels !== undefined || this.form.problems().taints !== undefined),
   );
@@ -114,6 +139,10 @@ export class AddNodePage {
 
   protected markVisited(field: AddNodeField): void {
     this.visited.update((visited) => new Set(visited).add(field));
+  }
+
+  protected acknowledgeOldCertificates(acknowledged: boolean): void {
+    this.form.controls.acknowledgeOldCertificates.setValue(acknowledged);
   }
 
   protected chooseAuthMethod(method: string): void {
@@ -183,6 +212,11 @@ export class AddNodePage {
       this.document.querySelector<HTMLElement>(`[data-field="${field}"] [aria-invalid="true"]`)?.focus();
     });
   }
+}
+
+/** The API's refusal to re-add a name removed after it joined, which names the input field that lifts it. */
+function asksForAcknowledgement(problem: ApiProblem): boolean {
+  return problem.field?.replace(/^input\./, '') === ACKNOWLEDGE_OLD_CERTIFICATES;
 }
 
 function fieldKey(field: string): AddNodeField {

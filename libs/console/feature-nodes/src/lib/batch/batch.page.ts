@@ -1,6 +1,6 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal } from '@angular/core';
 import { RouterLink } from '@angular/router';
-import { NodeBatchStore, Session } from '@ccos/console/data-access';
+import { ClusterDetailStore, NodeBatchStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextFieldComponent } from '@ccos/console/ui';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
 import { type BatchPhase, type BatchState, type InstallStep, type NodeStatus, describeStep } from '@ccos/shared/domain';
@@ -16,7 +16,7 @@ import { nodesMessages } from '../nodes.messages';
 @Component({
   selector: 'ccos-batch-page',
   imports: [ServerTextPipe, RouterLink, ButtonDirective, LiveIndicatorComponent, PageHeaderComponent, TextFieldComponent],
-  providers: [NodeBatchStore],
+  providers: [NodeBatchStore, ClusterDetailStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   styles: `
     .counts { display: flex; gap: 1rem; flex-wrap: wrap; list-style: none; padding: 0; }
@@ -59,13 +59,19 @@ import { nodesMessages } from '../nodes.messages';
           </ul>
         }
         @if (canOperate()) {
+          @if (batch.progress.added + batch.progress.failed > 0 && clusterFailing().length > 0) {
+            <p class="next" data-testid="cluster-not-ready">
+              {{ nodeText('next.CLUSTER_NOT_READY', { checks: clusterFailing().join(', ') }) }}
+              <a [routerLink]="['/clusters', clusterId()]">{{ nodeText('next.openCluster') }}</a>
+            </p>
+          }
           <div class="actions">
             @if (batch.progress.added > 0) {
               <ccos-text-field name="concurrency" inputMode="numeric" [label]="t('batch.concurrency')" [(value)]="concurrency" />
-              <button type="button" ccosButton="primary" [busy]="store.busy() === 'install'" (click)="installBatch()">{{ t('batch.install') }}</button>
+              <button type="button" ccosButton="primary" [busy]="store.busy() === 'install'" [disabled]="clusterFailing().length > 0" (click)="installBatch()">{{ t('batch.install') }}</button>
             }
             @if (batch.progress.failed > 0) {
-              <button type="button" ccosButton [busy]="store.busy() === 'retry'" (click)="retryFailed()">{{ t('batch.retry') }}</button>
+              <button type="button" ccosButton [busy]="store.busy() === 'retry'" [disabled]="clusterFailing().length > 0" (click)="retryFailed()">{{ t('batch.retry') }}</button>
             }
             @if (batch.progress.queued + batch.progress.added + batch.progress.waitingForOperator > 0) {
               <button type="button" ccosButton="danger" [busy]="store.busy() === 'cancel'" (click)="cancelRemaining()">{{ t('batch.cancel') }}</button>
@@ -111,13 +117,17 @@ export class BatchPage {
   private readonly session = inject(Session);
   private readonly i18n = inject(I18n);
   protected readonly t = this.i18n.translator(batchesMessages);
-  private readonly nodeText = this.i18n.translator(nodesMessages);
+  protected readonly nodeText = this.i18n.translator(nodesMessages);
+  private readonly cluster = inject(ClusterDetailStore);
+  /** The cluster's readiness checks that fail now: installs wait until they pass (the API refuses them too). */
+  protected readonly clusterFailing = computed(() => (this.cluster.checks() ?? []).filter((check) => !check.ok).map((check) => check.name));
   protected readonly concurrency = signal('');
   protected readonly canOperate = computed(() => this.session.allows('OPERATOR'));
   protected readonly heading = computed(() => this.t('batch.heading', { count: this.store.batch()?.progress.total ?? 0 }));
 
   constructor() {
     effect(() => this.store.select(this.batchId()));
+    effect(() => this.cluster.select(this.clusterId()));
   }
 
   /** A failed host's reason in the current language: its row carries the reason's message code. */
