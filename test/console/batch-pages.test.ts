@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { type PageRecord, screenshot } from '../support/console-browser';
+import { type PageRecord, RECORD_BATCH_STATUS_ROWS, batchPageLags, screenshot } from '../support/console-browser';
 import { useConsoleWorld } from '../support/console-world';
-import { subscribe } from '../support/graphql-subscriptions';
+import { nodeStatusChanges } from '../support/graphql-subscriptions';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -18,29 +18,6 @@ const KEEPS_SECRET = `(secret) =>
   JSON.stringify({ ...sessionStorage }).includes(secret) ||
   JSON.stringify({ ...localStorage }).includes(secret) ||
   [...document.querySelectorAll('input, textarea')].some((field) => field.value === secret)`;
-/** Notes, in the page, when each host row of the batch table first shows each status (epoch ms, the machine's clock as the test's). */
-const RECORD_STATUS_ROWS = `(() => {
-  const seen = (window.__statusRows = []);
-  const keys = new Set();
-  const look = () => {
-    for (const row of document.querySelectorAll('[data-testid="batch-hosts"] tr[data-host]')) {
-      const status = row.querySelector('[data-testid="host-status"]')?.getAttribute('data-status');
-      const key = row.getAttribute('data-host') + ' ' + status;
-      if (status && !keys.has(key)) {
-        keys.add(key);
-        seen.push({ hostname: row.getAttribute('data-host'), status, at: Date.now() });
-      }
-    }
-  };
-  new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-})()`;
-
-interface StatusSeen {
-  readonly hostname: string;
-  readonly status: string;
-  readonly at: number;
-}
-
 let world: ScaleOutWorld;
 let page: Page;
 let baseUrl = '';
@@ -86,34 +63,17 @@ describe('console: bulk add and the batch page', () => {
     // Each host's status change as the API publishes it, and as the batch page shows it: the
     // add-time check (ADDING → READY_TO_INSTALL, or UNREACHABLE for the cut host) reaches the page
     // within 2 s, without a reload.
-    const apiSeen: StatusSeen[] = [];
-    const changes = subscribe<{ nodeChanged: { node: { hostname: string; status: string } | null } }>(world.api.url, world.token, 'subscription($c: ID!) { nodeChanged(clusterId: $c) { node { hostname status } } }', { c: world.clusterId });
-    const settled = changes.until((messages) => {
-      for (const { nodeChanged } of messages.slice(apiSeen.length)) {
-        apiSeen.push({ hostname: nodeChanged.node?.hostname ?? '', status: nodeChanged.node?.status ?? 'DELETED', at: Date.now() });
-      }
-      return hosts.every((host) => apiSeen.some((seen) => seen.hostname === host.hostname && seen.status !== 'ADDING'));
-    }, 60_000);
-    await page.evaluate(RECORD_STATUS_ROWS);
+    const changes = nodeStatusChanges(world.api.url, world.token, world.clusterId);
+    const settled = changes.untilAllLeftAdding(hosts.map((host) => host.hostname), 60_000);
+    await page.evaluate(RECORD_BATCH_STATUS_ROWS);
     await page.getByLabel(/^Password \(for every host\)/).fill(hosts[0].password);
     await page.getByRole('button', { name: 'Add the valid rows' }).click();
     await page.getByRole('heading', { name: 'Batch of 3 hosts', level: 1 }).waitFor();
     await settled.finally(() => changes.close());
-    const pageSeen = () => page.evaluate('window.__statusRows') as Promise<StatusSeen[]>;
-    const shownAt = (await pageSeen())[0]?.at ?? 0;
-    // The changes the page could not have had from its first read of the batch.
-    const later = apiSeen.filter((seen) => seen.at > shownAt && seen.status !== 'ADDING');
-    expect(later.length).toBeGreaterThan(0);
-    await expect
-      .poll(async () => {
-        const shown = await pageSeen();
-        return later.filter((change) => !shown.some((seen) => seen.hostname === change.hostname && seen.status === change.status)).map((change) => `${change.hostname} ${change.status}`);
-      }, { timeout: 10_000 })
-      .toEqual([]);
-    const shown = await pageSeen();
-    for (const change of later) {
-      const row = shown.find((seen) => seen.hostname === change.hostname && seen.status === change.status);
-      expect(row && row.at - change.at, `${change.hostname} ${change.status} on the page after the API`).toBeLessThanOrEqual(2000);
+    const lags = await batchPageLags(page, changes.seen());
+    expect(lags.length).toBeGreaterThan(0);
+    for (const change of lags) {
+      expect(change.lagMs, `${change.hostname} ${change.status} on the page after the API`).toBeLessThanOrEqual(2000);
     }
     expect(await page.locator(`tr[data-host="${hosts[0].hostname}"] [data-testid="host-status"]`).textContent()).toBe('Ready to install');
     expect(new URL(page.url()).pathname).toMatch(new RegExp(`^/clusters/${world.clusterId}/nodes/batches/[0-9a-f-]{36}$`));

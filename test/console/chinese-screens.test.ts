@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
+import { latinWordsOnScreen } from '../support/chinese-text';
 import { type PageRecord, screenshot } from '../support/console-browser';
 import { useConsoleWorld } from '../support/console-world';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
@@ -20,25 +21,6 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
  */
 const SCREENSHOTS = 'tmp/console-zh-e2e';
 
-/**
- * Names that stay Latin in the Chinese console because they are names, not English: the
- * product, the Kubernetes objects and tools an operator types, protocols and units. Compared
- * case-insensitively. Kept short on purpose: a word of a sentence is never a name.
- */
-const TECHNICAL_TERMS = [
-  // The product and its agent's executable, OpenShift and Kubernetes objects, node roles and conditions.
-  'CCOS', 'ccos-scaler', 'cluster-autoscaler', 'CSV', 'boot-worker', 'OpenShift', 'Kubernetes', 'Node', 'Pod', 'PDB', 'PodDisruptionBudget', 'DaemonSet', 'ReplicaSet', 'ServiceAccount', 'emptyDir', 'CSR', 'master', 'worker', 'agent', 'Ready', 'NotReady',
-  // Tools and files an operator types by these names.
-  'kubelet', 'kubectl', 'kubeadm', 'kubeconfig', 'rpm', 'dnf', 'systemd', 'sshd', 'Ignition', 'swap', 'swapon', 'sudo',
-  // Protocols, formats, certificate fields and units.
-  'API', 'VIP', 'SSH', 'IP', 'DNS', 'TLS', 'HTTP', 'HTTPS', 'HTML', 'CN', 'O', 'SAN', 'ECDSA', 'RSA', 'CPU', 'MiB', 'GiB', 'KiB', 'B', 'ms',
-  // The language switch names each language in that language.
-  'English',
-];
-
-/** Component names of several words that stay as they are (OpenShift's own name for it), and commands a reason tells the operator to type. */
-const TECHNICAL_PHRASES = ['machine config server', 'systemctl status sshd'];
-
 /** The names of the planted workloads that show without their namespace (pods show as namespace/name, which is data already). */
 const WORKLOAD_NAMES = ['shop/web-budget', 'web-budget'];
 
@@ -47,42 +29,6 @@ const CLUSTER_ADMIN = { username: 'cluster-admin', groups: ['system:masters', 's
 
 /** A CSR's key usages as Kubernetes names them (spec.usages), shown as the request asks for them. */
 const KEY_USAGES = ['digital signature', 'key encipherment', 'client auth', 'server auth'];
-
-/** Elements that show data as it is: code, commands, output tails, names set in monospace, form values. */
-const DATA_SELECTORS = ['code', 'pre', 'kbd', 'samp', '.mono', '.ccos-mono', 'input', 'textarea', 'select', '[data-testid="host-key"]', '[data-testid="drain-command"]', '.sr-only-data'];
-
-/** Browser side: the Latin words on the visible page outside data elements, each with the text it stands in. */
-const LATIN_WORDS = `({ selectors, terms, data }) => {
-  const allowed = new Set(terms.map((term) => term.toLowerCase()));
-  const values = data.map((value) => value.toLowerCase());
-  const found = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const element = node.parentElement;
-    if (!element || element.closest(selectors.join(',')) || element.closest('script, style, [hidden], [aria-hidden="true"]')) {
-      continue;
-    }
-    if (!element.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) {
-      continue;
-    }
-    let text = node.textContent ?? '';
-    // Longest first, so that a value holding a shorter one (an OS name holding the cluster's name) goes whole.
-    for (const value of [...data].sort((a, b) => b.length - a.length)) {
-      text = text.split(value).join(' ');
-    }
-    // A word starts where no letter or digit is before it (the m of 500m CPU is a unit, not a word).
-    // A leading slash keeps a path (/version) whole, so that it counts as data below.
-    for (const match of text.matchAll(/(?<![A-Za-z0-9/])(?:-{0,2}|[/])[A-Za-z][A-Za-z0-9_.:/@#=-]*/g)) {
-      const word = match[0].replace(/[.:/-]+$/, '');
-      // Command flags (--force), identifiers, paths, versions, addresses and key=value examples are data.
-      if (word.startsWith('-') || /[0-9_./:@#=]/.test(word) || allowed.has(word.toLowerCase()) || values.includes(word.toLowerCase())) {
-        continue;
-      }
-      found.push(word + '  ←  ' + (node.textContent ?? '').trim().slice(0, 160));
-    }
-  }
-  return [...new Set(found)];
-}`;
 
 let world: ScaleOutWorld;
 let page: Page;
@@ -326,7 +272,7 @@ async function worldData(): Promise<string[]> {
   const nodes = await world.gql<{ nodes: Array<{ facts: Record<string, unknown> }> }>('query($id: ID!) { nodes(clusterId: $id) { facts { osRelease kernel arch } } }', { id: world.clusterId });
   const facts = (nodes.data?.nodes ?? []).flatMap((node) => Object.values(node.facts).filter((value): value is string => typeof value === 'string'));
   return [
-    'lab', 'admin', host.hostname, host.ip, host.user, world.lab.vip, ...facts, ...hostFacts, ...KEY_USAGES, ...WORKLOAD_NAMES, ...TECHNICAL_PHRASES, ...(await csrNames()), ...(await failedAnswerHeads()), ...(await clusterCheckParams()),
+    'lab', 'admin', host.hostname, host.ip, host.user, world.lab.vip, ...facts, ...hostFacts, ...KEY_USAGES, ...WORKLOAD_NAMES, ...(await csrNames()), ...(await failedAnswerHeads()), ...(await clusterCheckParams()),
   ];
 }
 
@@ -383,7 +329,7 @@ async function expectChinese(name: string, extraData: readonly string[] = []): P
   await page.waitForLoadState('networkidle').catch(() => undefined);
   await screenshot(page, SCREENSHOTS, `${name}-zh`);
   expect(await page.evaluate('document.documentElement.lang')).toBe('zh-CN');
-  const words = (await page.evaluate(`(${LATIN_WORDS})(${JSON.stringify({ selectors: DATA_SELECTORS, terms: TECHNICAL_TERMS, data: [...(await worldData()), ...extraData] })})`)) as string[];
+  const words = await latinWordsOnScreen(page, [...(await worldData()), ...extraData]);
   screens.push(name);
   if (words.length > 0) {
     english[name] = words;

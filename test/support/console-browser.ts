@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { type Browser, type Locator, type Page, type Request, chromium } from 'playwright-core';
+import { expect } from 'vitest';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
@@ -108,4 +109,48 @@ function parseJson(text: string): unknown {
   } catch {
     return null;
   }
+}
+
+/** A host's status change, as the API published it or as the batch page showed it (epoch ms, this machine's clock). */
+export interface StatusSeen {
+  readonly hostname: string;
+  readonly status: string;
+  readonly at: number;
+}
+
+/** Browser side: notes in `window.__statusRows` when each host row of the batch table first shows each status. */
+export const RECORD_BATCH_STATUS_ROWS = `(() => {
+  const seen = (window.__statusRows = []);
+  const keys = new Set();
+  const look = () => {
+    for (const row of document.querySelectorAll('[data-testid="batch-hosts"] tr[data-host]')) {
+      const status = row.querySelector('[data-testid="host-status"]')?.getAttribute('data-status');
+      const key = row.getAttribute('data-host') + ' ' + status;
+      if (status && !keys.has(key)) {
+        keys.add(key);
+        seen.push({ hostname: row.getAttribute('data-host'), status, at: Date.now() });
+      }
+    }
+  };
+  new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+})()`;
+
+/**
+ * How long after the API published them the batch page (recording since {@link RECORD_BATCH_STATUS_ROWS})
+ * showed the status changes it could not have had from its first drawing of the batch: waits until
+ * it shows every one (at most 10 s), and returns each change with its lag in milliseconds.
+ */
+export async function batchPageLags(page: Page, apiSeen: readonly StatusSeen[]): Promise<Array<StatusSeen & { readonly lagMs: number }>> {
+  const pageSeen = () => page.evaluate('window.__statusRows') as Promise<StatusSeen[]>;
+  const firstDrawn = (await pageSeen())[0]?.at ?? 0;
+  const later = apiSeen.filter((seen) => seen.at > firstDrawn && seen.status !== 'ADDING');
+  const shownFor = (shown: readonly StatusSeen[], change: StatusSeen) => shown.find((seen) => seen.hostname === change.hostname && seen.status === change.status);
+  await expect
+    .poll(async () => {
+      const shown = await pageSeen();
+      return later.filter((change) => !shownFor(shown, change)).map((change) => `${change.hostname} ${change.status}`);
+    }, { timeout: 10_000 })
+    .toEqual([]);
+  const shown = await pageSeen();
+  return later.map((change) => ({ ...change, lagMs: (shownFor(shown, change)?.at ?? Number.NaN) - change.at }));
 }

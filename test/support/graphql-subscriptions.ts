@@ -2,10 +2,13 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { operationText } from './api-process';
+import type { StatusSeen } from './console-browser';
 
 /** A graphql-ws subscription that collects what it receives, for assertions. */
 export interface CollectedSubscription<T> {
   readonly messages: T[];
+  /** When each message arrived (epoch ms), by its index in `messages`. */
+  readonly receivedAt: number[];
   readonly errors: unknown[];
   /** Resolves with the messages once `done(messages)` holds, or rejects after `timeoutMs`. */
   until(done: (messages: readonly T[]) => boolean, timeoutMs: number): Promise<T[]>;
@@ -29,6 +32,7 @@ export function subscribe<T>(apiUrl: string, token: string, operation: string | 
     lazy: false,
   });
   const messages: T[] = [];
+  const receivedAt: number[] = [];
   const errors: unknown[] = [];
   const waiters = new Set<() => void>();
   const dispose = client.subscribe<T>(
@@ -39,6 +43,7 @@ export function subscribe<T>(apiUrl: string, token: string, operation: string | 
           errors.push(value.errors);
         } else if (value.data) {
           messages.push(value.data as T);
+          receivedAt.push(Date.now());
         }
         waiters.forEach((wake) => wake());
       },
@@ -51,6 +56,7 @@ export function subscribe<T>(apiUrl: string, token: string, operation: string | 
   );
   return {
     messages,
+    receivedAt,
     errors,
     until(done, timeoutMs) {
       return new Promise((resolve, reject) => {
@@ -73,5 +79,30 @@ export function subscribe<T>(apiUrl: string, token: string, operation: string | 
       dispose();
       await client.dispose();
     },
+  };
+}
+
+/** The status changes of a cluster's nodes as the API publishes them, each with when it arrived here. */
+export interface NodeStatusChanges {
+  seen(): StatusSeen[];
+  /** Resolves once each of `hostnames` has been published with a status other than ADDING. */
+  untilAllLeftAdding(hostnames: readonly string[], timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function nodeStatusChanges(apiUrl: string, token: string, clusterId: string): NodeStatusChanges {
+  const changes = subscribe<{ nodeChanged: { node: { hostname: string; status: string } | null } }>(
+    apiUrl,
+    token,
+    'subscription($c: ID!) { nodeChanged(clusterId: $c) { node { hostname status } } }',
+    { c: clusterId },
+  );
+  const seen = () => changes.messages.map(({ nodeChanged }, index) => ({ hostname: nodeChanged.node?.hostname ?? '', status: nodeChanged.node?.status ?? 'DELETED', at: changes.receivedAt[index] ?? 0 }));
+  return {
+    seen,
+    async untilAllLeftAdding(hostnames, timeoutMs) {
+      await changes.until(() => hostnames.every((hostname) => seen().some((change) => change.hostname === hostname && change.status !== 'ADDING')), timeoutMs);
+    },
+    close: () => changes.close(),
   };
 }
