@@ -134,7 +134,10 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
 
   /** When the run's agent was last heard from. */
   async heardFrom(id: string, at: Date): Promise<void> {
-    await this.runs.update(id, { lastEventAt: at });
+    // An agent that reports was started, whichever replica's SSH session started it, and even if
+    // that replica died before recording it: from now on nobody may take its launch over (a
+    // takeover stops the running agent and starts another).
+    await this.runs.query('UPDATE install_runs SET last_event_at = $2, agent_launched_at = COALESCE(agent_launched_at, $2) WHERE id = $1', [id, at]);
   }
 
   /**

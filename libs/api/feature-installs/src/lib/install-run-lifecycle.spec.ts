@@ -202,4 +202,26 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     expect(await survivor.relaunchAbandoned()).toBe(0);
     expect(agent.launched.filter((entry) => entry.runId === started.id)).toHaveLength(1);
   });
+
+  it('never takes over the launch of a run whose agent reported, though the replica that started it died before recording the start', async () => {
+    now = new Date();
+    let reachedHost = (): void => undefined;
+    const startedOnHost = new Promise<void>((resolve) => (reachedHost = resolve));
+    class DiesAfterStartingAgent extends RecordingAgent {
+      override launch(): Promise<void> {
+        reachedHost();
+        return new Promise(() => undefined);
+      }
+    }
+    const dying = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), new DiesAfterStartingAgent(), identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-c#3', heartbeatMs: 60_000, staleAfterMs: 1000 });
+    const survivor = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-d#4', heartbeatMs: 50, staleAfterMs: 1000 });
+    const run = await dying.install(await readyNode('w10'), 'operator');
+    await startedOnHost;
+    // Its agent started on the host and reported, then its replica died.
+    await new InstallRunStore(dataSource).heardFrom(run.id, new Date());
+    await dataSource.query(`UPDATE install_runs SET launch_heartbeat_at = now() - interval '5 seconds' WHERE id = $1`, [run.id]);
+    expect(await survivor.relaunchAbandoned()).toBe(0);
+    expect(agent.stopped).not.toContain(run.id);
+    expect((await runRow(run.id)).agentLaunchedAt).not.toBeNull();
+  });
 });
