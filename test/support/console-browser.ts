@@ -71,7 +71,9 @@ export async function openConsolePage(
   observe?: (requestBody: string, responseText: string) => void,
   options: ConsolePageOptions = {},
 ): Promise<{ page: Page; record: PageRecord }> {
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1366, height: 900 }, locale: 'en-US' });
+  // As a user who asked for reduced motion: the console then runs no endless animation (the live
+  // dot, spinners), which headless Chromium would otherwise redraw in software 60 times a second.
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1366, height: 900 }, locale: 'en-US', reducedMotion: 'reduce' });
   context.setDefaultTimeout(options.actionTimeoutMs ?? 15_000);
   const page = await context.newPage();
   return { page, record: recordPage(page, observe) };

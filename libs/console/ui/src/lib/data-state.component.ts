@@ -18,7 +18,7 @@ import { ButtonDirective } from './button.directive';
     .state.problem { border-style: solid; border-color: #f4b8b2; background: var(--ccos-danger-soft); }
     .spinner { width: 1.6rem; height: 1.6rem; border-radius: 50%; border: 3px solid var(--ccos-border); border-top-color: var(--ccos-primary); animation: spin 0.8s linear infinite; }
     @keyframes spin { to { transform: rotate(360deg); } }
-    @media (prefers-reduced-motion: reduce) { .spinner { animation-duration: 2.4s; } }
+    @media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
     .title { font-weight: 600; }
     .detail { color: var(--ccos-text-muted); max-width: 40rem; overflow-wrap: anywhere; }
   `,

@@ -70,7 +70,7 @@ export interface StepItem {
     ccos-progress-bar { max-width: 28rem; }
     @keyframes spin { to { transform: rotate(360deg); } }
     .spinner { width: 0.85rem; height: 0.85rem; border-radius: 50%; border: 2px solid currentColor; border-right-color: transparent; animation: spin 0.8s linear infinite; }
-    @media (prefers-reduced-motion: reduce) { .spinner { animation-duration: 2.4s; } }
+    @media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
   `,
   template: `
     <ol>
