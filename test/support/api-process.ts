@@ -111,7 +111,8 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   const url = `http://${host}:${port}`;
 
   const launch = async () => {
-    child = spawn(process.execPath, ['--enable-source-maps', API_BUNDLE], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // API_CPU_PROF=<folder>: each API process writes a V8 CPU profile there when it exits (finding where a test's CPU goes).
+    child = spawn(process.execPath, [...(process.env['API_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['API_CPU_PROF']}`] : []), '--enable-source-maps', API_BUNDLE], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const started = Date.now();
