@@ -6,9 +6,9 @@ import { connectSsh } from './ssh-session';
 
 /**
  * Labs side by side: two labs started at the same moment from two
- * processes both come up on their own slices; a third one's start, a fault
- * and a stop in one lab leave the others' hosts untouched (same sshd, same
- * files, still reachable).
+ * processes both come up on their own slices, and a host of one refuses
+ * logins from the other's gateway; a third one's start, a fault and a stop in
+ * one lab leave the others' hosts untouched (same sshd, same files, still reachable).
  */
 describe('two labs at once', () => {
   let other: LabProcess | undefined;
@@ -61,6 +61,12 @@ describe('two labs at once', () => {
     const mineBefore = await statesOf(mine);
     theirs.hosts.forEach((host, index) => expect(theirsBefore[index]).toMatch(new RegExp(`^${host.hostname}\\n${host.ip.replaceAll('.', '\\.')}/\\d+\\n\\d+\\n${theirs.id}\\n$`)));
     mine.hosts.forEach((host, index) => expect(mineBefore[index]).toMatch(new RegExp(`^${host.hostname}\\n${host.ip.replaceAll('.', '\\.')}/\\d+\\n\\d+\\n${mine?.id ?? ''}\\n$`)));
+
+    // A host takes logins from its own lab's gateway only: from the other lab's, the right key is refused.
+    const myHost = mine.hosts[0] as LabHost;
+    await expect(connectSsh(myHost, { privateKey: await readFile(mine.privateKeyPath) }, 10_000, theirs.gateway)).rejects.toThrow(/authentication methods failed/i);
+    await expect(connectSsh(myHost, { password: myHost.password }, 10_000, theirs.gateway)).rejects.toThrow(/authentication methods failed/i);
+    (await connectSsh(myHost, { privateKey: await readFile(mine.privateKeyPath) }, 10_000, mine.gateway)).close();
 
     // A third lab's start (which cleans up dead labs) and stop change neither.
     const third = await startLab({ hosts: 1, name: 'coexist-third' });

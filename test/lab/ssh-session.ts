@@ -24,6 +24,8 @@ export function connectSsh(
   host: LabHost,
   auth: { readonly password: string } | { readonly privateKey: string | Buffer },
   readyTimeoutMs = 10_000,
+  /** The address to connect from (one of this machine's); by default the route's. */
+  localAddress?: string,
 ): Promise<SshSession> {
   return new Promise((resolve, reject) => {
     const client = new Client();
@@ -38,6 +40,7 @@ export function connectSsh(
         return true;
       },
       ...auth,
+      ...(localAddress === undefined ? {} : { localAddress }),
     };
     client.on('ready', () => resolve({
       fingerprint,

@@ -138,7 +138,7 @@ async function writeHostFiles(setup: HostSetup, machineShadow: string): Promise<
   for (const file of ['moduli', 'ssh_config']) {
     await copyFile(join('/etc/ssh', file), join(dirs.ssh, file)).catch(() => undefined);
   }
-  await writeFile(join(dirs.ssh, 'sshd_config'), sshdConfig(host.ip, setup.hostKeyTypes));
+  await writeFile(join(dirs.ssh, 'sshd_config'), sshdConfig(host.ip, setup.hostKeyTypes, setup.layout.network.gateway));
   await generateHostKeys(dirs.ssh, setup.hostKeyTypes);
   await writeFile(join(dirs.home, '.ssh/authorized_keys'), setup.authorizedKeys.map((key) => `${key.trim()}\n`).join(''), { mode: 0o600 });
   for (const file of ['.bashrc', '.profile']) {

@@ -13,14 +13,20 @@ export type HostKeyType = 'ed25519' | 'ecdsa' | 'rsa';
 /** The default host key types (fast to generate, understood by ssh2 and OpenSSH). */
 export const DEFAULT_HOST_KEY_TYPES: readonly HostKeyType[] = ['ed25519', 'ecdsa'];
 
-/** The host's sshd configuration, as on a freshly installed host with root login allowed. */
-export function sshdConfig(ip: string, keyTypes: readonly HostKeyType[]): string {
+/**
+ * The host's sshd configuration, as on a freshly installed host with root login allowed, for
+ * logins from `sshFrom` only: the lab's gateway, where this machine's services and tests reach
+ * the lab from. A service or agent of another lab, which would come from that lab's gateway,
+ * is refused even if it knows the password (labs are never to meet).
+ */
+export function sshdConfig(ip: string, keyTypes: readonly HostKeyType[], sshFrom: string): string {
   return [
     '# Written by ccos-lab: a freshly installed host that lets root log in.',
     'Port 22',
     `ListenAddress ${ip}`,
     ...keyTypes.map((type) => `HostKey /etc/ssh/ssh_host_${type}_key`),
     'PermitRootLogin yes',
+    `AllowUsers *@${sshFrom}`,
     'PasswordAuthentication yes',
     'PubkeyAuthentication yes',
     'KbdInteractiveAuthentication no',
