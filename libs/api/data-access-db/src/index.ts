@@ -39,3 +39,4 @@ export * from './lib/entity-changes';
 export * from './lib/unique-violation';
 export * from './lib/returning-rows';
 export * from './lib/stores';
+export * from './lib/jobs/job-engine';

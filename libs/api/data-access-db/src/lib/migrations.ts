@@ -19,6 +19,7 @@ import { CsrDecisionCoded1767460000000 } from './migrations/1767460000000-csr-de
 import { InstallRunEventCaps1767471250000 } from './migrations/1767471250000-install-run-event-caps';
 import { RemovalEventPhase1767480000000 } from './migrations/1767480000000-removal-event-phase';
 import { ClusterReadiness1767490000000 } from './migrations/1767490000000-cluster-readiness';
+import { JobWorkerHeartbeats1767500000000 } from './migrations/1767500000000-job-worker-heartbeats';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   InstallRunEventCaps1767471250000,
   RemovalEventPhase1767480000000,
   ClusterReadiness1767490000000,
+  JobWorkerHeartbeats1767500000000,
 ];

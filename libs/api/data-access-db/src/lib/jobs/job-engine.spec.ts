@@ -1,0 +1,181 @@
+import pino from 'pino';
+import type { DataSource } from 'typeorm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../testing';
+import { openDatabase } from '../data-source';
+import { type JobEngine as Engine, type JobEngineOptions, JobEngine } from './job-engine';
+
+const logger = pino({ level: 'silent' });
+
+/** A promise and its resolver, to hold a job running until the test lets it go. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open = (): void => undefined;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+describe('the job engine on graphile-worker, against the real Postgres', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  const engines: Engine[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('ccos_jobs');
+    // The service's own migrations make the heartbeat table.
+    dataSource = await openDatabase({ url: database.url });
+  });
+  afterEach(async () => {
+    await Promise.all(engines.splice(0).map((engine) => engine.stop()));
+    await dataSource.query('DELETE FROM graphile_worker._private_jobs');
+    await dataSource.query('DELETE FROM job_worker_heartbeats');
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  async function engine(options: Partial<JobEngineOptions> = {}): Promise<Engine> {
+    const made = new JobEngine({ databaseUrl: database.url, concurrency: 2, pollIntervalMs: 100, embedded: false, logger, heartbeatMs: 100, staleAfterMs: 1000, ...options });
+    engines.push(made);
+    await made.open();
+    return made;
+  }
+
+  it('runs a queued job once; queued again under its key while it waits, it runs once with the last payload', async () => {
+    const seen: unknown[] = [];
+    const done = gate();
+    const jobs = await engine();
+    jobs.register('greet', async (payload) => {
+      seen.push(payload);
+      done.open();
+    });
+    await jobs.enqueue('greet', { name: 'first' }, { key: 'greet:one' });
+    await jobs.enqueue('greet', { name: 'second' }, { key: 'greet:one' });
+    await jobs.startWorkers();
+    await done.promise;
+    await expect.poll(async () => Number((await dataSource.query('SELECT count(*) AS n FROM graphile_worker.jobs'))[0].n)).toBe(0);
+    expect(seen).toEqual([{ name: 'second' }]);
+  });
+
+  it('queued again under its key while it runs, runs once more afterwards, never alongside', async () => {
+    const events: string[] = [];
+    const first = gate();
+    const jobs = await engine();
+    jobs.register('provision', async (payload) => {
+      events.push(`start ${String(payload['nodeId'])}`);
+      if (!events.includes('end n1')) {
+        await first.promise;
+      }
+      events.push(`end ${String(payload['nodeId'])}`);
+    });
+    await jobs.startWorkers();
+    const again = () => jobs.enqueue('provision', { nodeId: 'n1' }, { key: 'provision:n1', queue: 'host:198.18.0.9:22' });
+    await again();
+    await expect.poll(() => events).toEqual(['start n1']);
+    await again();
+    await again();
+    first.open();
+    await expect.poll(() => events, { timeout: 10_000 }).toEqual(['start n1', 'end n1', 'start n1', 'end n1']);
+  });
+
+  it('never runs two jobs of one queue at once, across two processes', async () => {
+    const running = new Set<string>();
+    let overlaps = 0;
+    let finished = 0;
+    const work = async (payload: Readonly<Record<string, unknown>>) => {
+      const host = String(payload['host']);
+      if (running.has(host)) {
+        overlaps += 1;
+      }
+      running.add(host);
+      await new Promise((wake) => setTimeout(wake, 30));
+      running.delete(host);
+      finished += 1;
+    };
+    const [a, b] = [await engine(), await engine()];
+    a.register('touch', work);
+    b.register('touch', work);
+    for (let index = 0; index < 12; index += 1) {
+      const host = `h${index % 2}`;
+      await a.enqueue('touch', { host }, { queue: `host:${host}` });
+    }
+    await Promise.all([a.startWorkers(), b.startWorkers()]);
+    await expect.poll(() => finished, { timeout: 20_000 }).toBe(12);
+    expect(overlaps).toBe(0);
+  });
+
+  it('leaves a job that used up its attempts failed, with its error, until it is retried', async () => {
+    let failing = true;
+    let succeeded = 0;
+    const jobs = await engine();
+    jobs.register('flaky', async () => {
+      if (failing) {
+        throw new Error('the host said no');
+      }
+      succeeded += 1;
+    });
+    await jobs.enqueue('flaky', { nodeId: 'n1' }, { key: 'flaky:n1', maxAttempts: 1 });
+    await jobs.startWorkers();
+    await expect.poll(async () => (await jobs.failedJobs()).length, { timeout: 10_000 }).toBe(1);
+    const [failed] = await jobs.failedJobs();
+    expect(failed).toMatchObject({ task: 'flaky', key: 'flaky:n1', payload: { nodeId: 'n1' }, attempts: 1, maxAttempts: 1, lastError: 'the host said no' });
+
+    failing = false;
+    expect(await jobs.retry('999999')).toBe(false);
+    expect(await jobs.retry('not a number')).toBe(false);
+    expect(await jobs.retry(failed?.id ?? '')).toBe(true);
+    await expect.poll(() => succeeded, { timeout: 10_000 }).toBe(1);
+    expect(await jobs.failedJobs()).toEqual([]);
+  });
+
+  it('unlocks, within seconds, the job of a worker that stopped beating, and another process runs it', async () => {
+    const hung = gate();
+    const started: string[] = [];
+    // Killed with -9 in effect after its first beat: it beats no more and never releases its job or its queue.
+    const dying = await engine({ concurrency: 1, heartbeatMs: 3_600_000 });
+    dying.register('install', async () => {
+      started.push('dying');
+      await hung.promise;
+    });
+    await dying.enqueue('install', { runId: 'r1' }, { queue: 'host:h1' });
+    await dying.startWorkers();
+    await expect.poll(() => started).toEqual(['dying']);
+    await dataSource.query(`UPDATE job_worker_heartbeats SET beat_at = now() - interval '1 minute'`);
+
+    const survivor = await engine({ concurrency: 1 });
+    survivor.register('install', async () => {
+      started.push('survivor');
+    });
+    await survivor.startWorkers();
+    // While its lock is younger than the stale time, nobody takes it.
+    await dataSource.query(`UPDATE graphile_worker._private_jobs SET locked_at = now()`);
+    expect(await survivor.unlockDeadWorkers()).toEqual([]);
+    await dataSource.query(`UPDATE graphile_worker._private_jobs SET locked_at = now() - interval '5 seconds'`);
+    await dataSource.query(`UPDATE graphile_worker._private_job_queues SET locked_at = now() - interval '5 seconds'`);
+    await expect.poll(() => started, { timeout: 10_000 }).toEqual(['dying', 'survivor']);
+    hung.open();
+  });
+
+  it('keeps the job of a worker that still beats, however long it runs', async () => {
+    const hung = gate();
+    const started: string[] = [];
+    const busy = await engine({ concurrency: 1 });
+    busy.register('drain', async () => {
+      started.push('busy');
+      await hung.promise;
+    });
+    await busy.enqueue('drain', { runId: 'r2' }, { queue: 'host:h2' });
+    await busy.startWorkers();
+    await expect.poll(() => started).toEqual(['busy']);
+    await dataSource.query(`UPDATE graphile_worker._private_jobs SET locked_at = now() - interval '1 hour'`);
+    const other = await engine({ concurrency: 1 });
+    other.register('drain', async () => {
+      started.push('other');
+    });
+    await other.startWorkers();
+    expect(await other.unlockDeadWorkers()).toEqual([]);
+    hung.open();
+    await expect.poll(async () => Number((await dataSource.query('SELECT count(*) AS n FROM graphile_worker.jobs'))[0].n)).toBe(0);
+    expect(started).toEqual(['busy']);
+  });
+});

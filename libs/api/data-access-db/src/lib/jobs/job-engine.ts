@@ -1,0 +1,294 @@
+import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import type { Logger as GraphileLogger, Runner, TaskList, WorkerEvents, WorkerUtils } from 'graphile-worker';
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+/** How a job is queued. */
+export interface JobOptions {
+  /**
+   * At most one waiting job per key: queued again while it waits, it takes the new payload and
+   * time; queued again while it runs, one more runs after it.
+   */
+  readonly key?: string;
+  /** Jobs of one queue run one at a time, across every process of the service (one host's jobs). */
+  readonly queue?: string;
+  /** Attempts before the job is left failed (retried with exponential backoff until then). */
+  readonly maxAttempts?: number;
+  readonly runAt?: Date;
+}
+
+/** What a job's handler learns about its run. */
+export interface JobContext {
+  /** This attempt's number, from 1. */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  /** Aborted when the process shuts down while the job runs. */
+  readonly signal: AbortSignal | undefined;
+}
+
+/** Does a job's work; throwing fails this attempt (its message is kept as the job's last error). */
+export type JobHandler = (payload: Readonly<Record<string, unknown>>, context: JobContext) => Promise<void>;
+
+/** Puts work on the durable queue. */
+export interface JobQueue {
+  enqueue(task: string, payload: Readonly<Record<string, unknown>>, options?: JobOptions): Promise<void>;
+}
+
+/** A feature's view of the engine: it says what its tasks do, and queues them. */
+export interface JobRegistry extends JobQueue {
+  register(task: string, handler: JobHandler): void;
+}
+
+/** A job that used up its attempts: what it was, and why its last attempt failed. */
+export interface FailedJob {
+  readonly id: string;
+  readonly task: string;
+  readonly key: string | null;
+  readonly queue: string | null;
+  readonly payload: unknown;
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  readonly lastError: string | null;
+  readonly createdAt: Date;
+  readonly failedAt: Date;
+}
+
+export interface JobEngineOptions {
+  readonly databaseUrl: string;
+  /** Jobs one process runs at once. */
+  readonly concurrency: number;
+  /** How often an idle worker looks for jobs no notification announced (unlocked ones, and every job on the embedded database, whose connections share one session and so no LISTEN/NOTIFY). */
+  readonly pollIntervalMs: number;
+  /** The embedded database (PGlite behind one socket): no prepared statements, few connections. */
+  readonly embedded: boolean;
+  readonly logger: Logger;
+  /** How often this process says its workers are alive, and looks for workers that stopped saying so. Default 5 s. */
+  readonly heartbeatMs?: number;
+  /** A worker silent this long is dead and its jobs are unlocked for others. Default 20 s. */
+  readonly staleAfterMs?: number;
+}
+
+/** graphile-worker's schema; the tables read here directly are those of 0.17 (pinned in package.json). */
+const SCHEMA = 'graphile_worker';
+const DEFAULT_MAX_ATTEMPTS = 5;
+
+/**
+ * Durable jobs in the service's own Postgres database, on graphile-worker (0.17): a job has a
+ * task, a payload (never a secret: it is stored as it is), a key, a queue whose jobs run one at a
+ * time, and retries with backoff; a job that used up its attempts stays, failed, until an ADMIN
+ * retries it. graphile-worker unlocks the job of a worker that died without releasing it only
+ * after four hours; here every process records its workers' heartbeats and unlocks, within
+ * `staleAfterMs`, the jobs and queues of workers that stopped beating.
+ */
+export class JobEngine implements JobRegistry {
+  readonly processName = `${hostname()}#${process.pid}`;
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly pool: pg.Pool;
+  private readonly events = new EventEmitter() as WorkerEvents;
+  private readonly workerIds = new Set<string>();
+  private utils: WorkerUtils | null = null;
+  private runner: Runner | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private logger: GraphileLogger | null = null;
+  private beating: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: JobEngineOptions) {
+    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.embedded ? 3 : options.concurrency + 3 });
+    const connectionFailed = (error: Error) => options.logger.warn({ err: error, component: 'jobs' }, 'a job database connection failed');
+    this.pool.on('error', connectionFailed);
+    this.pool.on('connect', (client) => client.on('error', connectionFailed));
+    // graphile-worker 0.17 locks jobs and queues in the name of the worker pool (older ones, of each worker): both beat.
+    this.events.on('pool:create', ({ workerPool }) => {
+      this.workerIds.add(workerPool.id);
+    });
+    this.events.on('worker:create', ({ worker }) => {
+      this.workerIds.add(worker.workerId);
+    });
+    this.events.on('job:failed', ({ job, error }) => {
+      options.logger.error({ component: 'jobs', jobId: job.id, task: job.task_identifier, key: job.key, err: error }, 'a job failed its last attempt');
+    });
+  }
+
+  /** Brings the job tables up to date; jobs can be queued from then on. */
+  async open(): Promise<void> {
+    // Loaded here, not at the top: a process that never uses jobs does not pay for the library.
+    const { Logger, makeWorkerUtils } = await import('graphile-worker');
+    this.logger = graphileLogger(Logger, this.options.logger);
+    this.utils = await makeWorkerUtils({ pgPool: this.pool, noPreparedStatements: this.options.embedded, logger: this.logger });
+    await this.utils.migrate();
+  }
+
+  /** Says what a task does; every task must be registered before {@link startWorkers}. */
+  register(task: string, handler: JobHandler): void {
+    if (this.runner) {
+      throw new Error(`job task ${task} registered after the workers started`);
+    }
+    this.handlers.set(task, handler);
+  }
+
+  /** Starts this process's workers, its heartbeat and the sweep for dead workers' jobs. */
+  async startWorkers(): Promise<void> {
+    const taskList: TaskList = {};
+    for (const [task, handler] of this.handlers) {
+      taskList[task] = (payload, helpers) =>
+        handler((payload ?? {}) as Record<string, unknown>, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts, signal: helpers.abortSignal });
+    }
+    const { run } = await import('graphile-worker');
+    this.runner = await run({
+      pgPool: this.pool,
+      taskList,
+      concurrency: this.options.concurrency,
+      pollInterval: this.options.pollIntervalMs,
+      noHandleSignals: true,
+      noPreparedStatements: this.options.embedded,
+      ...(this.logger ? { logger: this.logger } : {}),
+      events: this.events,
+    });
+    await this.beat();
+    this.timer = setInterval(() => {
+      this.beating = this.beating.then(() => this.beatAndSweep());
+    }, this.options.heartbeatMs ?? 5000);
+    this.timer.unref();
+  }
+
+  async enqueue(task: string, payload: Readonly<Record<string, unknown>>, options: JobOptions = {}): Promise<void> {
+    await this.requireUtils().addJob(task, { ...payload }, {
+      ...(options.key === undefined ? {} : { jobKey: options.key, jobKeyMode: 'replace' as const }),
+      ...(options.queue === undefined ? {} : { queueName: options.queue }),
+      ...(options.runAt === undefined ? {} : { runAt: options.runAt }),
+      maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    });
+  }
+
+  /** Jobs that used up their attempts, the latest first. */
+  async failedJobs(limit = 200): Promise<FailedJob[]> {
+    const { rows } = await this.pool.query<{ id: string; task_identifier: string; key: string | null; queue_name: string | null; payload: unknown; attempts: number; max_attempts: number; last_error: string | null; created_at: Date; updated_at: Date }>(
+      `SELECT jobs.id::text, tasks.identifier AS task_identifier, jobs.key, queues.queue_name, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.last_error, jobs.created_at, jobs.updated_at
+         FROM ${SCHEMA}._private_jobs AS jobs
+         JOIN ${SCHEMA}._private_tasks AS tasks ON tasks.id = jobs.task_id
+         LEFT JOIN ${SCHEMA}._private_job_queues AS queues ON queues.id = jobs.job_queue_id
+        WHERE jobs.attempts >= jobs.max_attempts AND jobs.locked_at IS NULL
+        ORDER BY jobs.updated_at DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      task: row.task_identifier,
+      key: row.key,
+      queue: row.queue_name,
+      payload: row.payload,
+      attempts: row.attempts,
+      maxAttempts: row.max_attempts,
+      lastError: row.last_error,
+      createdAt: row.created_at,
+      failedAt: row.updated_at,
+    }));
+  }
+
+  /**
+   * Gives a failed job its attempts again and runs it now; false when no failed job has that id.
+   * (graphile-worker's rescheduleJobs ignores `attempts: 0`, so the SQL function is called.)
+   */
+  async retry(jobId: string): Promise<boolean> {
+    if (!/^\d{1,19}$/.test(jobId)) {
+      return false;
+    }
+    const { rows } = await this.pool.query(
+      `SELECT id FROM ${SCHEMA}.reschedule_jobs(ARRAY(SELECT id FROM ${SCHEMA}.jobs WHERE id = $1::bigint AND attempts >= max_attempts), run_at := now(), attempts := 0)`,
+      [jobId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Unlocks the jobs and queues of workers that have not beaten for `staleAfterMs` (or never did,
+   * and locked their job that long ago): the workers of a process killed without a shutdown.
+   * Returns their ids. Runs on every beat; callable directly (tests).
+   */
+  async unlockDeadWorkers(): Promise<string[]> {
+    const staleSeconds = (this.options.staleAfterMs ?? 20_000) / 1000;
+    const { rows } = await this.pool.query<{ worker_id: string }>(
+      `SELECT locked.worker_id FROM (
+          SELECT locked_by AS worker_id FROM ${SCHEMA}._private_jobs WHERE locked_by IS NOT NULL AND locked_at < now() - make_interval(secs => $1)
+          UNION
+          SELECT locked_by FROM ${SCHEMA}._private_job_queues WHERE locked_by IS NOT NULL AND locked_at < now() - make_interval(secs => $1)
+        ) AS locked
+        WHERE NOT EXISTS (SELECT 1 FROM job_worker_heartbeats beat WHERE beat.worker_id = locked.worker_id AND beat.beat_at >= now() - make_interval(secs => $1))`,
+      [staleSeconds],
+    );
+    const dead = rows.map((row) => row.worker_id);
+    if (dead.length > 0) {
+      await this.requireUtils().forceUnlockWorkers(dead);
+      await this.pool.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [dead]);
+      this.options.logger.warn({ component: 'jobs', workers: dead }, 'unlocked the jobs of workers that stopped beating');
+    }
+    return dead;
+  }
+
+  /** Stops taking jobs, waits for the running ones, and forgets this process's workers. */
+  async stopWorkers(): Promise<void> {
+    if (this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+    await this.beating;
+    const ids = [...this.workerIds];
+    this.workerIds.clear();
+    await this.runner?.stop();
+    this.runner = null;
+    if (ids.length > 0) {
+      await this.pool.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [ids]).catch(() => undefined);
+    }
+  }
+
+  /** Stops the workers, if they run, and closes the engine's connections. */
+  async stop(): Promise<void> {
+    await this.stopWorkers();
+    await this.utils?.release();
+    this.utils = null;
+    await this.pool.end();
+  }
+
+  private async beatAndSweep(): Promise<void> {
+    try {
+      await this.beat();
+      await this.unlockDeadWorkers();
+    } catch (error) {
+      this.options.logger.warn({ err: error, component: 'jobs' }, 'job heartbeat failed');
+    }
+  }
+
+  private async beat(): Promise<void> {
+    const ids = [...this.workerIds];
+    if (ids.length === 0) {
+      return;
+    }
+    await this.pool.query(
+      `INSERT INTO job_worker_heartbeats (worker_id, process, beat_at) SELECT id, $2, now() FROM unnest($1::text[]) AS id
+       ON CONFLICT (worker_id) DO UPDATE SET beat_at = now()`,
+      [ids, this.processName],
+    );
+  }
+
+  private requireUtils(): WorkerUtils {
+    if (!this.utils) {
+      throw new Error('the job engine is not open');
+    }
+    return this.utils;
+  }
+}
+
+/** graphile-worker's log lines into the service's log (its routine lines at debug). */
+function graphileLogger(LoggerClass: typeof GraphileLogger, logger: Logger): GraphileLogger {
+  return new LoggerClass(() => (level, message, meta) => {
+    const fields = { component: 'jobs', ...(meta ?? {}) };
+    if (level === 'error') {
+      logger.error(fields, message);
+    } else if (level === 'warning') {
+      logger.warn(fields, message);
+    } else {
+      logger.debug(fields, message);
+    }
+  });
+}
