@@ -154,6 +154,10 @@ describe('console: nodes and certificates', () => {
       expect(saved.code, saved.stderr).toBe(0);
       expect((await kubectl(env, ['delete', ...binding])).code).toBe(0);
 
+      // The cluster page checks the cluster and records what it found; the node page shows that record (it asks the cluster nothing).
+      const checks = page.getByTestId('cluster-checks');
+      await page.goto(`${baseUrl}/clusters/${world.clusterId}`);
+      await checks.getByTestId('cluster-checks-state').filter({ hasText: 'Not ready: installs would fail' }).waitFor({ timeout: 30_000 });
       await page.goto(nodeUrl);
       const notReady = page.getByTestId('cluster-not-ready');
       await notReady.waitFor({ timeout: 30_000 });
@@ -169,7 +173,10 @@ describe('console: nodes and certificates', () => {
 
       const restored = await kubectl(env, ['apply', '-f', '-'], 60_000, saved.stdout);
       expect(restored.code, restored.stderr).toBe(0);
-      await page.reload();
+      await page.getByTestId('cluster-not-ready').getByRole('link').click();
+      await checks.getByRole('button', { name: 'Check again' }).click();
+      await checks.getByTestId('cluster-checks-state').filter({ hasText: /^\s*Ready\s*$/ }).waitFor({ timeout: 30_000 });
+      await page.goto(nodeUrl);
       await page.getByTestId('node-status').waitFor();
       await expect.poll(() => page.getByRole('button', { name: 'Install', exact: true }).isEnabled(), { timeout: 30_000 }).toBe(true);
       expect(await notReady.count()).toBe(0);

@@ -1,4 +1,4 @@
-import { Injectable, computed, inject } from '@angular/core';
+import { Injectable, computed, effect, inject, untracked } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
 import { ClusterArtifactSetDocument, ClusterChecksDocument, ClusterDocument, SetAutoApproveRenewalsDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
@@ -26,17 +26,39 @@ export class ClusterDetailStore {
   /** The artifact set the cluster's installs use and what it lacks. */
   readonly artifactSet = computed(() => this.artifactQuery.data()?.clusterArtifactSet ?? null);
   readonly artifactSetProblems = this.artifactQuery.problems;
-  /** Whether the cluster is ready for installs, each check with its reason and fix; null until answered. */
+  /** Whether the cluster is ready for installs, each check with its reason and fix; null until answered (or not asked: see {@link select}). */
   readonly checks = computed(() => this.checksQuery.data()?.clusterChecks ?? null);
+  /**
+   * The checks the cluster's last readiness check found failing, as the service recorded it (what
+   * installs are gated on): no request to the cluster. Empty when it passed or was never checked.
+   */
+  readonly failingChecks = computed(() => this.cluster()?.readiness?.failing ?? []);
   readonly checking = this.checksQuery.loading;
   readonly checksProblems = this.checksQuery.problems;
 
-  select(id: string): void {
+  constructor() {
+    // Every check records its outcome on the cluster: read it again, so that every page showing
+    // the recorded readiness (a node's Install, a batch's) has the new one.
+    effect(() => {
+      if (this.checksQuery.data()) {
+        untracked(() => this.query.refetch());
+      }
+    });
+  }
+
+  /**
+   * Follows the cluster. With `checks`, also asks the cluster whether it is ready for installs
+   * (the cluster page): about 30 requests to its API server and one throwaway account, so pages
+   * that only need the outcome read {@link failingChecks} instead.
+   */
+  select(id: string, { checks = false }: { readonly checks?: boolean } = {}): void {
     if (id !== this.selectedId) {
       this.selectedId = id;
       this.query.watch({ id });
       this.artifactQuery.watch({ clusterId: id });
-      this.checksQuery.watch({ clusterId: id });
+      if (checks) {
+        this.checksQuery.watch({ clusterId: id });
+      }
     }
   }
 

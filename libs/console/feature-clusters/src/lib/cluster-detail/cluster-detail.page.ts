@@ -63,7 +63,7 @@ export class ClusterDetailPage {
   protected readonly kubeletStep = computed(() => this.i18n.server(describeStep('START_KUBELET').title.code, {}, describeStep('START_KUBELET').title.message));
 
   constructor() {
-    effect(() => this.store.select(this.clusterId()));
+    effect(() => this.store.select(this.clusterId(), { checks: true }));
   }
 
   /** Renewals need no confirmation to turn on; turning them off lets certificates run out, so it says so. */

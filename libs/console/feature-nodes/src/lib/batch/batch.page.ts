@@ -119,8 +119,8 @@ export class BatchPage {
   protected readonly t = this.i18n.translator(batchesMessages);
   protected readonly nodeText = this.i18n.translator(nodesMessages);
   private readonly cluster = inject(ClusterDetailStore);
-  /** The cluster's readiness checks that fail now: installs wait until they pass (the API refuses them too). */
-  protected readonly clusterFailing = computed(() => (this.cluster.checks() ?? []).filter((check) => !check.ok).map((check) => check.name));
+  /** The cluster's readiness checks its last check found failing: installs wait until they pass (the API refuses them too). */
+  protected readonly clusterFailing = this.cluster.failingChecks;
   protected readonly concurrency = signal('');
   protected readonly canOperate = computed(() => this.session.allows('OPERATOR'));
   protected readonly heading = computed(() => this.t('batch.heading', { count: this.store.batch()?.progress.total ?? 0 }));

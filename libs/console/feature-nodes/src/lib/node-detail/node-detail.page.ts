@@ -91,8 +91,8 @@ export class NodeDetailPage {
     return node ? nodeButtons(node.availableActions, this.session.user()?.role ?? null, draining) : NO_ACTIONS;
   });
   protected readonly anyAction = computed(() => hasAnyAction(this.actions()));
-  /** The cluster's readiness checks that fail now: Install and Retry wait until they pass (the API refuses them too). */
-  protected readonly clusterFailing = computed(() => (this.cluster.checks() ?? []).filter((check) => !check.ok).map((check) => check.name));
+  /** The cluster's readiness checks its last check found failing: Install and Retry wait until they pass (the API refuses them too). */
+  protected readonly clusterFailing = this.cluster.failingChecks;
 
   protected verdictLabel(verdict: string): string {
     return isHostVerdictKind(verdict) ? this.t(`verdict.${verdict}`) : verdict;
