@@ -143,7 +143,8 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
       )).data?.batch;
     const first = await approveUntilSettled(world, [ids.get('h7') ?? '', ids.get('h5') ?? ''], ['JOINED', 'INSTALL_FAILED'], 240_000);
     expect(Object.values(first.statuses)).toEqual(['JOINED', 'JOINED']);
-    expect((await batch())?.progress).toEqual({ joined: 2, waitingForOperator: 5 });
+    // The batch counts a host joined once its pass has seen the node join, a moment after the node.
+    await expect.poll(async () => (await batch())?.progress, { timeout: 30_000 }).toEqual({ joined: 2, waitingForOperator: 5 });
 
     // The operator confirms h1's and h4's cleanup: the listed files go, the kubelet is stopped and disabled, an unlisted file stays.
     await plant('h1', '/var/lib/kubelet/config.yaml', 'unrelated: true\n');
@@ -162,9 +163,9 @@ describe('dirty-host verdicts: a host that was a node before is never joined sil
     // Cleaned hosts leave HELD and join through the batch; the others still wait.
     const second = await approveUntilSettled(world, [ids.get('h1') ?? '', ids.get('h4') ?? ''], ['JOINED', 'INSTALL_FAILED'], 240_000);
     expect(Object.values(second.statuses)).toEqual(['JOINED', 'JOINED']);
+    await expect.poll(async () => (await batch())?.progress, { timeout: 30_000 }).toEqual({ joined: 4, waitingForOperator: 3 });
     const after = await batch();
     expect(after?.hosts.filter((host) => host.phase === 'HELD').map((host) => host.hostname).sort()).toEqual(['h2', 'h3', 'h6']);
-    expect(after?.progress).toEqual({ joined: 4, waitingForOperator: 3 });
   }, 600_000);
 
   it('h6: after a fresh OS install (a new machine-id and host key) its record is deleted and it is added again: CLEAN, and Install is offered', async () => {
