@@ -8,7 +8,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type Lab, type LabHost, startLab } from '@ccos/tools/lab';
-import { freePort } from '../support/api-process';
+import { freePort, graphqlFrom } from '../support/api-process';
 import { latinWordsOnScreen } from '../support/chinese-text';
 import { RECORD_BATCH_STATUS_ROWS, batchPageLags, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
 import { nodeStatusChanges } from '../support/graphql-subscriptions';
@@ -437,13 +437,9 @@ async function walk({ language, sim, lab }: Walker): Promise<void> {
   }
 }
 
+/** A GraphQL call as the given session (the walk's own reads: what the API published, the data its screens show). */
 async function gql<T>(token: string, query: string, variables: Record<string, unknown>): Promise<T> {
-  const response = await fetch(`${service.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  const answer = (await response.json()) as { data?: T; errors?: unknown[] };
+  const answer = await graphqlFrom<T>(service.url, '127.0.0.1', query, variables, { authorization: `Bearer ${token}` });
   if (!answer.data || answer.errors) {
     throw new Error(`${query}: ${JSON.stringify(answer.errors)}`);
   }
@@ -451,15 +447,10 @@ async function gql<T>(token: string, query: string, variables: Record<string, un
 }
 
 async function login(url: string, password: string): Promise<string> {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'mutation($p: String!) { login(username: "admin", password: $p) { token } }', variables: { p: password } }),
-  });
-  const answer = (await response.json()) as { data?: { login?: { token: string } } };
-  const token = answer.data?.login?.token;
+  const answer = await graphqlFrom<{ login: { token: string } }>(url, '127.0.0.1', 'mutation($p: String!) { login(username: "admin", password: $p) { token } }', { p: password });
+  const token = answer.data?.login.token;
   if (!token) {
-    throw new Error(`login failed: ${JSON.stringify(answer)}`);
+    throw new Error(`login failed: ${JSON.stringify(answer.errors)}`);
   }
   return token;
 }

@@ -163,8 +163,9 @@ export class JobEngine implements JobRegistry {
 
   /** Jobs that used up their attempts, the latest first. */
   async failedJobs(limit = 200): Promise<FailedJob[]> {
-    const { rows } = await this.pool.query<{ id: string; task_identifier: string; key: string | null; queue_name: string | null; payload: unknown; attempts: number; max_attempts: number; last_error: string | null; created_at: Date; updated_at: Date }>(
-      `SELECT jobs.id::text, tasks.identifier AS task_identifier, jobs.key, queues.queue_name, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.last_error, jobs.created_at, jobs.updated_at
+    const { rows } = await this.pool.query<FailedJob>(
+      `SELECT jobs.id::text AS id, tasks.identifier AS task, jobs.key, queues.queue_name AS queue, jobs.payload, jobs.attempts,
+              jobs.max_attempts AS "maxAttempts", jobs.last_error AS "lastError", jobs.created_at AS "createdAt", jobs.updated_at AS "failedAt"
          FROM ${SCHEMA}._private_jobs AS jobs
          JOIN ${SCHEMA}._private_tasks AS tasks ON tasks.id = jobs.task_id
          LEFT JOIN ${SCHEMA}._private_job_queues AS queues ON queues.id = jobs.job_queue_id
@@ -172,18 +173,7 @@ export class JobEngine implements JobRegistry {
         ORDER BY jobs.updated_at DESC LIMIT $1`,
       [limit],
     );
-    return rows.map((row) => ({
-      id: row.id,
-      task: row.task_identifier,
-      key: row.key,
-      queue: row.queue_name,
-      payload: row.payload,
-      attempts: row.attempts,
-      maxAttempts: row.max_attempts,
-      lastError: row.last_error,
-      createdAt: row.created_at,
-      failedAt: row.updated_at,
-    }));
+    return rows;
   }
 
   /**
