@@ -178,7 +178,7 @@ describe('cluster-autoscaler externalgrpc provider over a pool of spare lab host
     foreign.close();
   });
 
-  it('drives Refresh, NodeGroups, TemplateNodeInfo, IncreaseSize(2) to two Ready Nodes, NodeGroupForNode, and DeleteNodes back to the pool', async () => {
+  it('drives Refresh, NodeGroups, TemplateNodeInfo, GetOptions, IncreaseSize(2) to two Ready Nodes, NodeGroupForNode, and DeleteNodes back to the pool', async () => {
     await call(client, 'Refresh');
     const groups = await call<{ nodeGroups: Array<{ id: string; minSize: number; maxSize: number; debug: string }> }>(client, 'NodeGroups');
     expect(groups.nodeGroups.map(({ id, minSize, maxSize }) => ({ id, minSize, maxSize }))).toEqual([
@@ -201,15 +201,26 @@ describe('cluster-autoscaler externalgrpc provider over a pool of spare lab host
     expect(node.status.allocatable).toEqual({ cpu: { string: '2' }, memory: { string: String(4 * GIB) }, pods: { string: '110' }, 'ephemeral-storage': { string: String(20 * GIB) } });
     expect(node.status.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True' })]);
 
-    const options = await call<{ nodeGroupAutoscalingOptions: Record<string, unknown> }>(client, 'NodeGroupGetOptions', { id: GROUP, defaults: {} });
-    const opts = options.nodeGroupAutoscalingOptions as Record<string, { seconds?: string } | number | boolean>;
-    for (const key of ['scaleDownUnneededDuration', 'scaleDownUnreadyDuration', 'MaxNodeProvisionDuration']) {
-      expect(Number((opts[key] as { seconds: string }).seconds)).toBeGreaterThan(0);
-    }
-    expect(opts['scaleDownUtilizationThreshold']).toBeGreaterThan(0);
-    expect(opts['scaleDownGpuUtilizationThreshold']).toBeGreaterThan(0);
-    await expect(call(client, 'PricingNodePrice', { node: { providerID: 'x' } })).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
+    // GetOptions as cluster-autoscaler 1.36 sends it (its flags as defaults): its own values come back, but
+    // for one-by-one scaling and a provision time no shorter than an install from a spare takes.
+    const flags = {
+      scaleDownUtilizationThreshold: 0.6, scaleDownGpuUtilizationThreshold: 0.3, zeroOrMaxNodeScaling: true, ignoreDaemonSetsUtilization: true,
+      scaleDownUnneededDuration: { seconds: '900', nanos: 0 }, scaleDownUnreadyDuration: { seconds: '1500', nanos: 0 }, MaxNodeProvisionDuration: { seconds: '900', nanos: 0 },
+    };
+    expect(await call(client, 'NodeGroupGetOptions', { id: GROUP, defaults: flags })).toEqual({
+      nodeGroupAutoscalingOptions: { ...flags, zeroOrMaxNodeScaling: false, MaxNodeProvisionDuration: { seconds: '1800', nanos: 0 } },
+    });
+    expect(await call(client, 'NodeGroupGetOptions', { id: GROUP })).toEqual({
+      nodeGroupAutoscalingOptions: {
+        scaleDownUtilizationThreshold: 0.5, scaleDownGpuUtilizationThreshold: 0.5, zeroOrMaxNodeScaling: false, ignoreDaemonSetsUtilization: false,
+        scaleDownUnneededDuration: { seconds: '600', nanos: 0 }, scaleDownUnreadyDuration: { seconds: '1200', nanos: 0 }, MaxNodeProvisionDuration: { seconds: '1800', nanos: 0 },
+      },
+    });
+    const period = { startTimestamp: { seconds: '1796083200', nanos: 0 }, endTimestamp: { seconds: '1796086800', nanos: 0 } };
+    await expect(call(client, 'PricingNodePrice', { node: { providerID: 'x' }, ...period })).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
+    await expect(call(client, 'PricingPodPrice', { pod_bytes: Buffer.from([0x0a, 0x00]), ...period })).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
     expect(await call(client, 'GPULabel')).toEqual({ label: 'nvidia.com/gpu' });
+    expect(await call(client, 'GetAvailableGPUTypes')).toEqual({ gpuTypes: {} });
 
     // Scale-up of 2: returns at once, two instances creating.
     const started = Date.now();

@@ -14,18 +14,25 @@ const ERROR_CLASS = { OUT_OF_RESOURCES: 1, OTHER: 99 } as const;
 /** InstanceStatus.InstanceState in externalgrpc.proto. */
 const INSTANCE_STATE = { RUNNING: 1, CREATING: 2, DELETING: 3 } as const;
 
-/** What NodeGroupGetOptions answers: every field set (a zero duration would be taken literally). */
+/**
+ * What NodeGroupGetOptions answers where the request's `defaults` (the autoscaler's flags) carry no
+ * value: every field gets one, since the autoscaler takes a missing duration as zero.
+ * `maxNodeProvisionSeconds` is also the least provision time ever answered.
+ */
 export interface AutoscalingOptions {
   readonly scaleDownUtilizationThreshold: number;
   readonly scaleDownGpuUtilizationThreshold: number;
+  readonly ignoreDaemonSetsUtilization: boolean;
   readonly scaleDownUnneededSeconds: number;
   readonly scaleDownUnreadySeconds: number;
   readonly maxNodeProvisionSeconds: number;
 }
 
+/** cluster-autoscaler's own flag defaults, except the provision time. */
 export const DEFAULT_AUTOSCALING_OPTIONS: AutoscalingOptions = {
   scaleDownUtilizationThreshold: 0.5,
   scaleDownGpuUtilizationThreshold: 0.5,
+  ignoreDaemonSetsUtilization: false,
   scaleDownUnneededSeconds: 600,
   scaleDownUnreadySeconds: 1200,
   // An install from a spare (agent, Ignition, kubelet, CSRs) takes minutes on a real host.
@@ -51,6 +58,23 @@ interface ExternalNode {
   providerID?: string;
   name?: string;
   labels?: Record<string, string>;
+}
+
+/** google.protobuf.Duration as proto-loader hands it over (int64 seconds as a string). */
+interface ProtoDuration {
+  seconds: string;
+  nanos: number;
+}
+
+/** NodeGroupAutoscalingOptions as decoded: an absent Duration is null. */
+interface NodeGroupAutoscalingOptions {
+  scaleDownUtilizationThreshold: number;
+  scaleDownGpuUtilizationThreshold: number;
+  zeroOrMaxNodeScaling: boolean;
+  ignoreDaemonSetsUtilization: boolean;
+  scaleDownUnneededDuration: ProtoDuration | null;
+  scaleDownUnreadyDuration: ProtoDuration | null;
+  MaxNodeProvisionDuration: ProtoDuration | null;
 }
 
 /**
@@ -103,7 +127,6 @@ export async function startCloudProviderServer(groups: NodeGroupService, logger:
       errorInfo: instance.error ? { errorCode: instance.error.code, errorMessage: instance.error.message, instanceErrorClass: ERROR_CLASS[instance.error.errorClass] } : { errorCode: '', errorMessage: '', instanceErrorClass: 0 },
     },
   });
-  const duration = (seconds: number) => ({ seconds: String(seconds), nanos: 0 });
   const unimplemented: grpc.handleUnaryCall<unknown, unknown> = (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED, details: 'pricing is not implemented: spare hosts have no price' });
 
   const handlers: grpc.UntypedServiceImplementation = {
@@ -140,20 +163,9 @@ export async function startCloudProviderServer(groups: NodeGroupService, logger:
     NodeGroupTemplateNodeInfo: unary<{ id: string }, unknown>('NodeGroupTemplateNodeInfo', async (clusterId, request) => ({
       nodeBytes: encodeTemplateNode(await groups.groupByName(clusterId, request.id)),
     })),
-    NodeGroupGetOptions: unary<{ id: string }, unknown>('NodeGroupGetOptions', async (clusterId, request) => {
+    NodeGroupGetOptions: unary<{ id: string; defaults: NodeGroupAutoscalingOptions | null }, unknown>('NodeGroupGetOptions', async (clusterId, request) => {
       await groups.groupByName(clusterId, request.id);
-      return {
-        nodeGroupAutoscalingOptions: {
-          scaleDownUtilizationThreshold: settings.scaleDownUtilizationThreshold,
-          scaleDownGpuUtilizationThreshold: settings.scaleDownGpuUtilizationThreshold,
-          // Spares are installed one host at a time as the autoscaler asks; all-or-nothing scaling does not fit a pool.
-          zeroOrMaxNodeScaling: false,
-          ignoreDaemonSetsUtilization: true,
-          scaleDownUnneededDuration: duration(settings.scaleDownUnneededSeconds),
-          scaleDownUnreadyDuration: duration(settings.scaleDownUnreadySeconds),
-          MaxNodeProvisionDuration: duration(settings.maxNodeProvisionSeconds),
-        },
-      };
+      return { nodeGroupAutoscalingOptions: nodeGroupOptions(request.defaults, settings) };
     }),
   };
 
@@ -173,6 +185,34 @@ export async function startCloudProviderServer(groups: NodeGroupService, logger:
         });
       }),
   };
+}
+
+/**
+ * A group's options: the autoscaler's own (its flags, sent as `defaults`), except where a pool of
+ * spares needs its own: a provision time no shorter than an install takes, and one-by-one scaling.
+ * @see https://github.com/kubernetes/autoscaler/blob/cluster-autoscaler-1.36.1/cluster-autoscaler/cloudprovider/externalgrpc/externalgrpc_node_group.go
+ */
+function nodeGroupOptions(requested: NodeGroupAutoscalingOptions | null, settings: AutoscalingOptions): NodeGroupAutoscalingOptions {
+  const leastProvision = durationOf(settings.maxNodeProvisionSeconds);
+  const requestedProvision = requested?.MaxNodeProvisionDuration;
+  return {
+    scaleDownUtilizationThreshold: requested?.scaleDownUtilizationThreshold ?? settings.scaleDownUtilizationThreshold,
+    scaleDownGpuUtilizationThreshold: requested?.scaleDownGpuUtilizationThreshold ?? settings.scaleDownGpuUtilizationThreshold,
+    // Spares are installed one host at a time as the autoscaler asks; all-or-nothing scaling does not fit a pool.
+    zeroOrMaxNodeScaling: false,
+    ignoreDaemonSetsUtilization: requested?.ignoreDaemonSetsUtilization ?? settings.ignoreDaemonSetsUtilization,
+    scaleDownUnneededDuration: requested?.scaleDownUnneededDuration ?? durationOf(settings.scaleDownUnneededSeconds),
+    scaleDownUnreadyDuration: requested?.scaleDownUnreadyDuration ?? durationOf(settings.scaleDownUnreadySeconds),
+    MaxNodeProvisionDuration: requestedProvision && secondsOf(requestedProvision) > secondsOf(leastProvision) ? requestedProvision : leastProvision,
+  };
+}
+
+function durationOf(seconds: number): ProtoDuration {
+  return { seconds: String(seconds), nanos: 0 };
+}
+
+function secondsOf(duration: ProtoDuration): number {
+  return Number(duration.seconds) + duration.nanos / 1e9;
 }
 
 /** The cluster the client certificate names (its CN), or null without one (the handshake already checked the chain). */
