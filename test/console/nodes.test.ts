@@ -1,8 +1,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FailedJobsDocument } from '@ccos/shared/api-schema';
 import { INSTALL_STEPS, STEP_CATALOGUE, describeStep } from '@ccos/shared/domain';
 import { formatMessage } from '@ccos/shared/messages';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
@@ -50,7 +52,7 @@ let record: PageRecord;
 describe('console: nodes and certificates', () => {
   // The lab lock may be held by another engineer's run; startScaleOutWorld waits for it.
   const shared = useConsoleWorld({
-    start: () => startScaleOutWorld({ hosts: 2, apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000' } }),
+    start: () => startScaleOutWorld({ hosts: 3, apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000', JOB_MAX_ATTEMPTS: '2' } }),
     screenshots: SCREENSHOTS,
     startTimeoutMs: 900_000,
   });
@@ -324,6 +326,45 @@ describe('console: nodes and certificates', () => {
     await history.locator('summary').first().click();
     await expect.poll(() => history.locator('li[data-step="PREFLIGHT"]').getAttribute('data-state')).toBe('failed');
     await snap('node-history-en');
+  });
+
+  it('lists a job that failed every attempt with its error; an ADMIN retries it once the cause is gone and it completes', async () => {
+    const host = world.lab.hosts[2];
+    const database = new pg.Client({ connectionString: world.api.database?.url });
+    await database.connect();
+    try {
+      // The database refuses every change to this host's record, as a full disk would.
+      await database.query(`CREATE FUNCTION refuse_node_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'could not extend file "base/16384/16402": No space left on device'; END $$`);
+      await database.query(`CREATE TRIGGER refuse_node_change BEFORE UPDATE ON nodes FOR EACH ROW WHEN (OLD.ip = '${host.ip}') EXECUTE FUNCTION refuse_node_change()`);
+      const nodeId = await world.addHost(2);
+      const failedJob = async () => (await world.gql(FailedJobsDocument, {})).data?.failedJobs.find((job) => job.nodeId === nodeId);
+      await expect.poll(failedJob, { timeout: 60_000 }).toMatchObject({ task: 'node.provision', attempts: 2, maxAttempts: 2, clusterId: world.clusterId, nodeName: host.hostname });
+      expect((await failedJob())?.lastError).toContain('No space left on device');
+      // Nothing is lost meanwhile: the node waits, still being added.
+      expect((await world.waitForStatus(nodeId, ['ADDING'], 1000)).status).toBe('ADDING');
+
+      await page.goto(`${baseUrl}/clusters`);
+      await page.getByRole('navigation').getByRole('link', { name: 'Failed jobs' }).click();
+      await page.getByRole('heading', { name: 'Failed jobs', level: 1 }).waitFor();
+      const row = page.getByTestId('failed-jobs').getByRole('row').filter({ has: page.getByRole('link', { name: host.hostname }) });
+      await row.getByText('No space left on device', { exact: false }).waitFor();
+      expect(await row.textContent()).toContain('Check the host and copy the agent');
+      expect(await row.textContent()).toContain('2 of 2');
+      await snap('failed-job-en');
+
+      await database.query('DROP TRIGGER refuse_node_change ON nodes');
+      await row.getByRole('button', { name: 'Retry' }).click();
+      await page.getByText(/^Job \d+ runs again now\.$/).waitFor();
+      await expect.poll(() => row.count()).toBe(0);
+      await world.waitForStatus(nodeId, ['READY_TO_INSTALL'], 60_000);
+      expect(await failedJob()).toBeUndefined();
+      const audit = await world.gql<{ auditLog: { entries: Array<{ actor: string; result: string }> } }>('{ auditLog(filter: { action: "retryJob" }) { entries { actor result } } }', {});
+      expect(audit.data?.auditLog.entries).toEqual([{ actor: 'admin', result: 'SUCCESS' }]);
+    } finally {
+      await database.query('DROP TRIGGER IF EXISTS refuse_node_change ON nodes');
+      await database.end();
+    }
   });
 
   it('shows the step titles in Chinese after switching language', async () => {

@@ -322,6 +322,28 @@ const CASES: Record<string, readonly AlertCase[]> = {
       firing: [],
     },
   ],
+  CcosJobsFailed: [
+    {
+      shows: 'a failed job fires once although both replicas report it',
+      series: [
+        { series: 'ccos_jobs{state="failed",instance="a"}', values: '0 0 2x10' },
+        { series: 'ccos_jobs{state="failed",instance="b"}', values: '0 0 2x10' },
+        { series: 'ccos_jobs{state="waiting",instance="a"}', values: '5x12' },
+      ],
+      at: '5m',
+      firing: [{ labels: { severity: 'warning' }, summary: '2 background job(s) failed every attempt' }],
+    },
+    {
+      shows: 'jobs waiting and running (retries included) do not, nor a failed job retried within a minute',
+      series: [
+        { series: 'ccos_jobs{state="failed",instance="a"}', values: '0 0 1 0x10' },
+        { series: 'ccos_jobs{state="waiting",instance="a"}', values: '40x12' },
+        { series: 'ccos_jobs{state="running",instance="a"}', values: '10x12' },
+      ],
+      at: '5m',
+      firing: [],
+    },
+  ],
 };
 
 /**

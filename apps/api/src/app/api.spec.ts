@@ -170,6 +170,8 @@ describe('installer service API', () => {
       { name: 'registerCluster', needs: 'ADMIN', query: REGISTER, variables: () => ({ input: clusterInput({ name: `c${Math.random().toString(36).slice(2, 10)}` }) }) },
       { name: 'setCsrAutoApprove', needs: 'ADMIN', query: 'mutation($id: ID!) { setCsrAutoApprove(clusterId: $id, enabled: true) { id } }', variables: () => ({ id: clusterId }) },
       { name: 'login', needs: 'PUBLIC', query: 'mutation { login(username: "admin", password: "wrong") { token } }' },
+      { name: 'failedJobs', needs: 'ADMIN', query: '{ failedJobs { id task lastError } }' },
+      { name: 'retryJob', needs: 'ADMIN', query: 'mutation { retryJob(id: "4242") }' },
     ];
     const callers = ['anonymous', 'VIEWER', 'OPERATOR', 'ADMIN'] as const;
     const rank = { PUBLIC: -1, VIEWER: 0, OPERATOR: 1, ADMIN: 2 } as const;
@@ -423,7 +425,7 @@ describe('installer service API', () => {
   });
 
   it('the committed schema.graphql matches the code (run `npx nx run api:emit-schema` after changing resolvers)', async () => {
-    const services = { auth: {}, clusters: {}, certificates: {}, nodes: {}, installs: {}, removals: {}, artifacts: {}, autoscaling: {}, audit: {}, events: createInProcessEventBus() } as unknown as ApiServices;
+    const services = { auth: {}, clusters: {}, certificates: {}, nodes: {}, installs: {}, removals: {}, artifacts: {}, autoscaling: {}, audit: {}, jobs: {}, events: createInProcessEventBus() } as unknown as ApiServices;
     const committed = await readFile('libs/shared/api-schema/schema.graphql', 'utf8');
     expect(printApiSchema(await buildApiSchema(services))).toBe(committed);
   });

@@ -57,6 +57,10 @@ export interface ApiConfig {
   /** Agents may use plain HTTP (AGENT_PLAIN_HTTP=allow): their token and the answers then cross the network unprotected. */
   readonly agentPlainHttp: boolean;
   readonly sshPoolSize: number;
+  /** Durable jobs (a host's provisioning, …) this process runs at once. */
+  readonly jobConcurrency: number;
+  /** Attempts a job gets (retried with exponential backoff) before it is left failed for an ADMIN to retry. */
+  readonly jobMaxAttempts: number;
   /** Installs a batch runs at once unless its request says otherwise (never more than the SSH pool). */
   readonly batchConcurrency: number;
   readonly sshConnectTimeoutMs: number;
@@ -164,6 +168,8 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     tls: tlsFiles(env),
     agentPlainHttp,
     sshPoolSize: integer(env, 'SSH_POOL_SIZE', 10, 1, 200),
+    jobConcurrency: integer(env, 'JOB_CONCURRENCY', 10, 1, 200),
+    jobMaxAttempts: integer(env, 'JOB_MAX_ATTEMPTS', 5, 1, 25),
     batchConcurrency: integer(env, 'BATCH_CONCURRENCY', 10, 1, 50),
     sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),
     stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),

@@ -1,5 +1,6 @@
 import { type Counter, Gauge, type Histogram, type Registry } from 'prom-client';
 import type { CsrPendingSummary } from '@ccos/api/data-access-cluster-connections';
+import type { JobCounts } from '@ccos/api/data-access-db';
 import type { SshPoolStats } from '@ccos/api/data-access-ssh';
 import type { AutoscalingObserver } from '@ccos/api/feature-autoscaling';
 import type { CsrDecisionObserver } from '@ccos/api/feature-csrs';
@@ -22,6 +23,8 @@ export interface DomainSources {
   blockedDrains(): readonly BlockedDrain[];
   /** This replica's SSH sessions. */
   ssh(): SshPoolStats;
+  /** Durable jobs in Postgres, by state (the same on every replica). */
+  jobs(): Promise<JobCounts>;
   /** How long after the kubelet started the auto-approver may approve a node's CSRs. */
   readonly approvalWindowSeconds: number;
 }
@@ -264,6 +267,21 @@ export class DomainMetrics {
       registers,
       collect: () => {
         waiting.set(this.sources?.ssh().queued ?? 0);
+      },
+    });
+    const jobs = new Gauge({
+      name: 'ccos_jobs',
+      help: 'Durable jobs by state: waiting (retries included), running, failed (used up their attempts; an ADMIN retries them); shared state',
+      labelNames: ['state'] as const,
+      registers,
+      collect: async () => {
+        const counts = await this.sources?.jobs().catch(() => null);
+        jobs.reset();
+        if (counts) {
+          jobs.set({ state: 'waiting' }, counts.waiting);
+          jobs.set({ state: 'running' }, counts.running);
+          jobs.set({ state: 'failed' }, counts.failed);
+        }
       },
     });
   }

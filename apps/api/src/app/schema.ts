@@ -21,6 +21,7 @@ import { type AutoscalerConnections, type AutoscalingFeature, NodeGroupResolver 
 import { ClusterCheckResolver, type ClusterFeature, ClusterResolver } from '@ccos/api/feature-clusters';
 import { type CsrFeature, CsrResolver } from '@ccos/api/feature-csrs';
 import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver, InstallRunResolver } from '@ccos/api/feature-installs';
+import { type FailedJobs, JobsResolver } from '@ccos/api/feature-jobs';
 import { HostCleanupResolver, NodeBatchResolver, type NodeFeature, NodeResolver } from '@ccos/api/feature-nodes';
 import { type RemovalFeature, RemovalResolver } from '@ccos/api/feature-removals';
 import {
@@ -48,6 +49,8 @@ export interface ApiServices {
   readonly autoscalerConnections: AutoscalerConnections;
   readonly audit: AuditLog;
   readonly events: EventBus;
+  /** The durable jobs' dead letters. */
+  readonly jobs: FailedJobs;
 }
 
 /**
@@ -74,6 +77,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [RemovalResolver, new RemovalResolver(removals.service)],
     [ArtifactSetResolver, new ArtifactSetResolver(artifacts.clusters, artifacts.versionOverrides)],
     [NodeGroupResolver, new NodeGroupResolver(autoscaling.groups, services.autoscalerConnections)],
+    [JobsResolver, new JobsResolver(services.jobs)],
   ]);
   const container: ContainerType = {
     get(someClass) {
@@ -85,7 +89,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, ClusterCheckResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, InstallRunResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver, NodeGroupResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, ClusterCheckResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, InstallRunResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver, NodeGroupResolver, JobsResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

@@ -1,6 +1,6 @@
 import type { DestinationStream, Logger } from 'pino';
 import { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
-import { AuditLog, type Database, createStores, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
+import { AuditLog, type Database, JobEngine, createStores, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
 import { loadAgentBinary, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
@@ -10,7 +10,7 @@ import { createAutoscalingFeature } from '@ccos/api/feature-autoscaling';
 import { createClusterFeature } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import { createInstallFeature } from '@ccos/api/feature-installs';
-import { createNodeFeature } from '@ccos/api/feature-nodes';
+import { type NodeFeature, createNodeFeature } from '@ccos/api/feature-nodes';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
@@ -78,6 +78,19 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const events: EventBus = config.databaseUrl ? await createPostgresEventBus(config.databaseUrl, logger) : createInProcessEventBus();
     stack.push({ name: 'event bus', stop: () => events.close() });
     const stores = createStores(dataSource, { onNodeChanged: nodeChangePublisher(events) });
+    // Opened once the service listens (see startJobWorkers): on the embedded database graphile-worker's
+    // first migration takes seconds of the thread the database shares with the service, and only
+    // queuing a job needs it (which opens it and waits).
+    const jobs = new JobEngine({
+      databaseUrl,
+      concurrency: config.jobConcurrency,
+      maxAttempts: config.jobMaxAttempts,
+      // Real Postgres announces new jobs (LISTEN/NOTIFY); the poll finds retries and unlocked jobs. The embedded database announces nothing.
+      pollIntervalMs: config.databaseUrl ? 2000 : 500,
+      embedded: !config.databaseUrl,
+      logger,
+    });
+    stack.push({ name: 'job engine', stop: () => jobs.stop() });
 
     const secrets = new SecretBox(config.secretKey);
     const tls = config.tls
@@ -232,13 +245,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       batchConcurrency: Math.min(config.batchConcurrency, config.sshPoolSize),
       allowedNodeRoles: config.allowedNodeRoles,
       addresses,
+      jobs,
       logger,
     });
     stack.push({ name: 'node inventory sync', stop: () => nodes.stop() });
-    const resumed = await nodes.start();
-    if (resumed > 0) {
-      logger.info({ nodes: resumed }, 'resumed adding nodes interrupted by a restart');
-    }
+    await nodes.start();
     const removals = createRemovalFeature({
       runs: stores.removalRuns,
       nodes: nodeStore,
@@ -287,6 +298,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       approverLeadership: () => certificates.autoApprover.leadership(),
       blockedDrains: () => removals.runner.blockedDrains(),
       ssh: () => sshPool.stats,
+      jobs: () => jobs.counts(),
       approvalWindowSeconds: config.csrApprovalWindowMinutes * 60,
     });
 
@@ -302,6 +314,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       autoscalerConnections: autoscalerConnections(stores.serviceCas, secrets, config, () => autoscaling.grpcPort()),
       audit,
       events,
+      jobs,
     });
     const http = await startHttpServer({
       port: config.port,
@@ -355,6 +368,9 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     }
     await autoscaling.start();
     stack.push({ name: 'node groups and the externalgrpc provider', stop: () => autoscaling.stop() });
+    // Every task is registered by now; stopped first on the way down (the stack unwinds in reverse), before the connections its jobs use.
+    stack.push({ name: 'job workers', stop: () => jobs.stopWorkers() });
+    startJobWorkers(jobs, nodes, logger).catch((error: unknown) => logger.error({ err: error, component: 'jobs' }, 'the job workers could not start'));
     const agentsUrl = agents?.httpsUrl ?? null;
     const metricsUrl = metricsListener?.url ?? null;
     logger.info(
@@ -365,6 +381,16 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/** In the background once the service listens: the job tables, the workers, then a job for every node a restart left being added. */
+async function startJobWorkers(jobs: JobEngine, nodes: NodeFeature, logger: Logger): Promise<void> {
+  await jobs.open();
+  await jobs.startWorkers();
+  const queued = await nodes.provisioner.resumePending();
+  if (queued > 0) {
+    logger.info({ nodes: queued }, 'queued again the nodes still being added');
   }
 }
 

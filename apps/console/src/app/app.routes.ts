@@ -21,6 +21,7 @@ export const routes: Routes = [
       { path: 'account', loadChildren: () => import('@ccos/console/feature-auth').then((m) => m.ACCOUNT_ROUTES) },
       { path: 'users', canMatch: [requireRole('ADMIN')], loadChildren: () => import('@ccos/console/feature-users').then((m) => m.USER_ROUTES) },
       { path: 'audit', canMatch: [requireRole('ADMIN')], loadChildren: () => import('@ccos/console/feature-users').then((m) => m.AUDIT_ROUTES) },
+      { path: 'jobs', canMatch: [requireRole('ADMIN')], loadChildren: () => import('@ccos/console/feature-users').then((m) => m.JOB_ROUTES) },
       { path: '**', redirectTo: 'clusters' },
     ],
   },

@@ -32,5 +32,6 @@ export { type RemovalPreviewView, type RemovalRunView, type RemovalEventView } f
 export { RemovalProgressStore, type UncordonResult } from './lib/removals/removal-progress.store';
 export { NodeRemovalStore } from './lib/removals/node-removal.store';
 export { AuditLogStore, type AuditEntry } from './lib/audit/audit-log.store';
+export { FailedJobsStore, type FailedJob } from './lib/jobs/failed-jobs.store';
 export { NodeGroupsStore, type AutoscalingActivityView, type NodeGroupHostView, type NodeGroupView } from './lib/autoscaling/node-groups.store';
 export { AgentChannelStore } from './lib/agent-channel/agent-channel.store';

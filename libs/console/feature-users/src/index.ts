@@ -1,1 +1,1 @@
-export { AUDIT_ROUTES, USER_ROUTES } from './lib/users.routes';
+export { AUDIT_ROUTES, JOB_ROUTES, USER_ROUTES } from './lib/users.routes';

@@ -22,7 +22,7 @@ export interface AutoscalingPorts {
   /** addNode: validation, duplicates, sealed credentials, then the background checks; the new node's id. */
   addNode(host: SpareHost): Promise<string>;
   /** Runs addNode's background checks (SSH, host key, facts, agent, dirty-host verdict) for a node record that is ADDING. */
-  checkHost(nodeId: string): void;
+  checkHost(nodeId: string): Promise<void>;
   /**
    * Cleans the leftovers the node's stored verdict lists (feature-nodes' host cleanup: exactly
    * those files, then a fresh scan that must find none of them).

@@ -425,7 +425,7 @@ export class NodeGroupService {
       retired: standing(message('autoscaling.member.retired', { nodeId: successor.id })),
       checking: standing(message('autoscaling.member.backChecking')),
     });
-    this.ports.checkHost(successor.id);
+    await this.ports.checkHost(successor.id);
   }
 
   // ---------------------------------------------------------------- state of members

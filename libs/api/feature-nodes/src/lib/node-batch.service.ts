@@ -203,7 +203,9 @@ export class NodeBatchService {
       throw error;
     }
     const ids = new Map(passing.map(({ row }, index) => [row.line, created[index].id]));
-    created.forEach((node) => this.provisioning.schedule(node.id));
+    for (const node of created) {
+      await this.provisioning.schedule(node.id);
+    }
     return { batch: await this.batch(batchId), rows: view(ids), added: created.length, refused, problems: [] };
   }
 
@@ -248,7 +250,7 @@ export class NodeBatchService {
       }
       await this.batches.setPhase(node.id, 'FAILED', 'QUEUED');
       if (reconnect) {
-        this.provisioning.schedule(node.id);
+        await this.provisioning.schedule(node.id);
       }
     }
     await this.batches.update(batch.id, { installRequestedBy: actor, installRequestedAt: batch.installRequestedAt ?? new Date() });

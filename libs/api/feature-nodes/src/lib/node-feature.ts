@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import type { ClusterStore, InstallRunStore, NodeBatchStore, NodeStore } from '@ccos/api/data-access-db';
+import type { ClusterStore, InstallRunStore, JobRegistry, NodeBatchStore, NodeStore } from '@ccos/api/data-access-db';
 import type { AgentBinary } from '@ccos/api/data-access-hosts';
 import type { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
@@ -41,6 +41,8 @@ export interface NodeFeatureOptions {
   readonly allowedNodeRoles?: readonly string[];
   /** Which SSH targets may be entered (ALLOW_CLUSTER_ADDRESSES, the same guard as for clusters); the pool checks them again on every connection. */
   readonly addresses: ClusterAddressGuard;
+  /** The durable jobs a node's provisioning runs as. */
+  readonly jobs: JobRegistry;
   readonly logger: Logger;
 }
 
@@ -51,27 +53,21 @@ export interface NodeFeature {
   readonly provisioner: NodeProvisioner;
   readonly batches: NodeBatchService;
   readonly hostCleanup: HostCleanupService;
-  /**
-   * Follows every registered cluster's Nodes into the inventory, and resumes adding the nodes a
-   * restart interrupted (their number).
-   */
-  start(): Promise<number>;
+  /** Follows every registered cluster's Nodes into the inventory. */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export function createNodeFeature(options: NodeFeatureOptions): NodeFeature {
   const { clusterRecords, nodes, secrets, ssh, agent, logger } = options;
-  const provisioner = new NodeProvisioner(nodes, secrets, ssh, agent, logger, options.cluster);
+  const provisioner = new NodeProvisioner(nodes, secrets, ssh, agent, options.jobs, logger, options.cluster);
   const inventorySync = new NodeInventorySync(nodes, options.watches, options.clusters, logger);
   return {
     service: new NodeService(clusterRecords, nodes, secrets, provisioner, agent, options.allowedNodeRoles, options.addresses),
     provisioner,
     batches: new NodeBatchService(clusterRecords, nodes, options.batches, options.runs, secrets, provisioner, agent, options.installs, options.batchConcurrency, options.installReadiness, options.allowedNodeRoles, options.addresses),
     hostCleanup: new HostCleanupService(nodes, secrets, ssh, options.leftovers, logger),
-    async start() {
-      await inventorySync.start();
-      return provisioner.resumePending();
-    },
+    start: () => inventorySync.start(),
     stop: () => inventorySync.stop(),
   };
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import { type NodeEntity, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
+import { type JobRegistry, type NodeEntity, hostQueue, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary, ensureAgent, sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts, remoteFactsCheck, runChecks } from '@ccos/api/data-access-ssh';
 import type { SecretBox } from '@ccos/api/util-secrets';
@@ -11,6 +11,9 @@ import type { ProvisioningQueue } from './node.service';
 
 /** Room the agent needs beyond its own size (its run folders, downloaded rpms go elsewhere). */
 const DISK_MARGIN_BYTES = 64 * 1024 * 1024;
+/** The durable job that provisions one node (payload: its id). */
+export const PROVISION_TASK = 'node.provision';
+
 /** `uname -m` values the agent executable runs on, by the Node.js architecture it was built for. */
 const HOST_ARCH: Record<string, string> = { x64: 'x86_64', arm64: 'aarch64' };
 
@@ -21,51 +24,42 @@ const HOST_ARCH: Record<string, string> = { x64: 'x86_64', arm64: 'aarch64' };
  * PRECHECK_FAILED with a reason. Failures are statuses, never retried in a loop.
  */
 export class NodeProvisioner implements ProvisioningQueue {
-  private readonly running = new Set<string>();
-  /** Nodes asked for again while their provisioning was still finishing. */
-  private readonly askedAgain = new Set<string>();
-
   constructor(
     private readonly nodes: NodeStore,
     private readonly secrets: SecretBox,
     private readonly pool: SshPool,
     private readonly agent: () => AgentBinary | null,
+    private readonly jobs: JobRegistry,
     private readonly logger: Logger,
     /** The cluster side of the leftover checks (a Node or CSRs under the host's name); none in unit tests. */
     private readonly cluster: ClusterProbe | null = null,
-  ) {}
+  ) {
+    jobs.register(PROVISION_TASK, async (payload) => this.provision(String(payload['nodeId'])));
+  }
 
   /**
-   * Provisions the node in the background. Asked again while a provisioning of the node is
-   * still finishing (its status already changed, its SSH session still closing), it runs once
-   * more afterwards instead of being dropped, which would leave the node ADDING for good.
+   * Queues the node's provisioning as a durable job: it survives a restart, runs on whichever
+   * process has a free worker, never beside another job on the same host, and is retried with
+   * backoff when it fails unexpectedly (a status for the host's own failures is a success).
+   * Asked again while it runs, it runs once more afterwards instead of being dropped, which would
+   * leave the node ADDING for good.
    */
-  schedule(nodeId: string): void {
-    if (this.running.has(nodeId)) {
-      this.askedAgain.add(nodeId);
-      return;
-    }
-    this.running.add(nodeId);
-    this.provision(nodeId)
-      .catch((error: unknown) => this.logger.error({ err: error, nodeId }, 'provisioning failed unexpectedly'))
-      .finally(() => {
-        this.running.delete(nodeId);
-        if (this.askedAgain.delete(nodeId)) {
-          this.schedule(nodeId);
-        }
-      });
+  async schedule(nodeId: string): Promise<void> {
+    const node = await this.nodes.get(nodeId);
+    // A node entered without an address (the cluster's own) has nothing to provision; its name stands in for the host.
+    await this.jobs.enqueue(PROVISION_TASK, { nodeId: node.id, clusterId: node.clusterId, hostname: node.hostname }, { key: `${PROVISION_TASK}:${node.id}`, queue: hostQueue(node.ip ?? node.hostname) });
   }
 
-  /** After a restart: picks up every node still being added. */
+  /**
+   * Queues every node still being added (a job already waiting for one stays the one job; nodes
+   * added before jobs were durable have none); their number.
+   */
   async resumePending(): Promise<number> {
     const pending = await this.nodes.withStatus('ADDING');
-    pending.forEach((node) => this.schedule(node.id));
+    for (const node of pending) {
+      await this.schedule(node.id);
+    }
     return pending.length;
-  }
-
-  /** Resolves when no provisioning is in flight (tests, shutdown). */
-  get busy(): boolean {
-    return this.running.size > 0;
   }
 
   /**
@@ -109,8 +103,8 @@ export class NodeProvisioner implements ProvisioningQueue {
   }
 
   private async provision(nodeId: string): Promise<void> {
-    const node = await this.nodes.get(nodeId);
-    if (node.status !== 'ADDING') {
+    const node = await this.nodes.find(nodeId);
+    if (node?.status !== 'ADDING') {
       return;
     }
     const agent = this.agent();

@@ -27,7 +27,8 @@ export function oldCertificatesMayBeValid(removed: NodeEntity): CodedText {
 
 /** Runs the background part of adding a node (connect, check, copy the agent). */
 export interface ProvisioningQueue {
-  schedule(nodeId: string): void;
+  /** Resolves once the work is durably queued. */
+  schedule(nodeId: string): Promise<void>;
 }
 
 /**
@@ -96,7 +97,7 @@ export class NodeService {
         }
         throw error;
       });
-    this.provisioning.schedule(node.id);
+    await this.provisioning.schedule(node.id);
     return node;
   }
 
@@ -149,7 +150,7 @@ export class NodeService {
       sshUser: input.sshUser,
       ...sealCredentials(this.secrets, credentials),
     });
-    this.provisioning.schedule(changed.id);
+    await this.provisioning.schedule(changed.id);
     return changed;
   }
 
@@ -157,7 +158,7 @@ export class NodeService {
   async recopyAgent(nodeId: string): Promise<NodeEntity> {
     this.requireAgent();
     const changed = await this.nodes.transition(nodeId, 'RECONNECT_REQUESTED', message('node.connectingCopyAgain'));
-    this.provisioning.schedule(changed.id);
+    await this.provisioning.schedule(changed.id);
     return changed;
   }
 
@@ -177,7 +178,7 @@ export class NodeService {
       hostKeyFingerprint: node.offeredHostKeyFingerprint,
       offeredHostKeyFingerprint: null,
     });
-    this.provisioning.schedule(changed.id);
+    await this.provisioning.schedule(changed.id);
     return changed;
   }
 

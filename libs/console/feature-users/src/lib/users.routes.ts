@@ -5,3 +5,6 @@ export const USER_ROUTES: Routes = [{ path: '', loadComponent: () => import('./u
 
 /** /audit (the app guards it for ADMIN). */
 export const AUDIT_ROUTES: Routes = [{ path: '', loadComponent: () => import('./audit.page').then((m) => m.AuditPage) }];
+
+/** /jobs (the app guards it for ADMIN). */
+export const JOB_ROUTES: Routes = [{ path: '', loadComponent: () => import('./jobs.page').then((m) => m.JobsPage) }];

@@ -18,6 +18,11 @@ export interface JobOptions {
   readonly runAt?: Date;
 }
 
+/** The queue of one host's jobs (by its address): they run one at a time, across every process. */
+export function hostQueue(address: string): string {
+  return `host:${address}`;
+}
+
 /** What a job's handler learns about its run. */
 export interface JobContext {
   /** This attempt's number, from 1. */
@@ -54,10 +59,18 @@ export interface FailedJob {
   readonly failedAt: Date;
 }
 
+export interface JobCounts {
+  readonly waiting: number;
+  readonly running: number;
+  readonly failed: number;
+}
+
 export interface JobEngineOptions {
   readonly databaseUrl: string;
   /** Jobs one process runs at once. */
   readonly concurrency: number;
+  /** Attempts a job gets unless it is queued with its own number. Default 5. */
+  readonly maxAttempts?: number;
   /** How often an idle worker looks for jobs no notification announced (unlocked ones, and every job on the embedded database, whose connections share one session and so no LISTEN/NOTIFY). */
   readonly pollIntervalMs: number;
   /** The embedded database (PGlite behind one socket): no prepared statements, few connections. */
@@ -92,6 +105,8 @@ export class JobEngine implements JobRegistry {
   private timer: NodeJS.Timeout | null = null;
   private logger: GraphileLogger | null = null;
   private beating: Promise<void> = Promise.resolve();
+  private opening: Promise<void> | null = null;
+  private starting: Promise<void> | null = null;
 
   constructor(private readonly options: JobEngineOptions) {
     this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.embedded ? 3 : options.concurrency + 3 });
@@ -110,13 +125,23 @@ export class JobEngine implements JobRegistry {
     });
   }
 
-  /** Brings the job tables up to date; jobs can be queued from then on. */
-  async open(): Promise<void> {
+  /**
+   * Brings the job tables up to date, once; queuing or reading jobs opens the engine too and waits
+   * for it, so a process may open it in the background (on the embedded database graphile-worker's
+   * first migration takes seconds of the one thread the database shares with the service).
+   */
+  open(): Promise<void> {
+    this.opening ??= this.migrate();
+    return this.opening;
+  }
+
+  private async migrate(): Promise<void> {
     // Loaded here, not at the top: a process that never uses jobs does not pay for the library.
     const { Logger, makeWorkerUtils } = await import('graphile-worker');
     this.logger = graphileLogger(Logger, this.options.logger);
-    this.utils = await makeWorkerUtils({ pgPool: this.pool, noPreparedStatements: this.options.embedded, logger: this.logger });
-    await this.utils.migrate();
+    const utils = await makeWorkerUtils({ pgPool: this.pool, noPreparedStatements: this.options.embedded, logger: this.logger });
+    await utils.migrate();
+    this.utils = utils;
   }
 
   /** Says what a task does; every task must be registered before {@link startWorkers}. */
@@ -128,7 +153,13 @@ export class JobEngine implements JobRegistry {
   }
 
   /** Starts this process's workers, its heartbeat and the sweep for dead workers' jobs. */
-  async startWorkers(): Promise<void> {
+  startWorkers(): Promise<void> {
+    this.starting ??= this.runWorkers();
+    return this.starting;
+  }
+
+  private async runWorkers(): Promise<void> {
+    await this.opened();
     const taskList: TaskList = {};
     for (const [task, handler] of this.handlers) {
       taskList[task] = (payload, helpers) =>
@@ -140,6 +171,9 @@ export class JobEngine implements JobRegistry {
       taskList,
       concurrency: this.options.concurrency,
       pollInterval: this.options.pollIntervalMs,
+      // One fetch (and one poll) for the process's workers instead of one per worker: an idle
+      // process with 10 workers polled the embedded database 20 times a second.
+      preset: { worker: { localQueue: { size: this.options.concurrency } } },
       noHandleSignals: true,
       noPreparedStatements: this.options.embedded,
       ...(this.logger ? { logger: this.logger } : {}),
@@ -153,16 +187,30 @@ export class JobEngine implements JobRegistry {
   }
 
   async enqueue(task: string, payload: Readonly<Record<string, unknown>>, options: JobOptions = {}): Promise<void> {
+    await this.opened();
     await this.requireUtils().addJob(task, { ...payload }, {
       ...(options.key === undefined ? {} : { jobKey: options.key, jobKeyMode: 'replace' as const }),
       ...(options.queue === undefined ? {} : { queueName: options.queue }),
       ...(options.runAt === undefined ? {} : { runAt: options.runAt }),
-      maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      maxAttempts: options.maxAttempts ?? this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     });
+  }
+
+  /** How many jobs wait (retries included), run now, and used up their attempts. */
+  async counts(): Promise<JobCounts> {
+    await this.opened();
+    const { rows } = await this.pool.query<JobCounts>(
+      `SELECT count(*) FILTER (WHERE locked_at IS NULL AND attempts < max_attempts)::int AS waiting,
+              count(*) FILTER (WHERE locked_at IS NOT NULL)::int AS running,
+              count(*) FILTER (WHERE locked_at IS NULL AND attempts >= max_attempts)::int AS failed
+         FROM ${SCHEMA}._private_jobs`,
+    );
+    return rows[0];
   }
 
   /** Jobs that used up their attempts, the latest first. */
   async failedJobs(limit = 200): Promise<FailedJob[]> {
+    await this.opened();
     const { rows } = await this.pool.query<FailedJob>(
       `SELECT jobs.id::text AS id, tasks.identifier AS task, jobs.key, queues.queue_name AS queue, jobs.payload, jobs.attempts,
               jobs.max_attempts AS "maxAttempts", jobs.last_error AS "lastError", jobs.created_at AS "createdAt", jobs.updated_at AS "failedAt"
@@ -184,6 +232,7 @@ export class JobEngine implements JobRegistry {
     if (!/^\d{1,19}$/.test(jobId)) {
       return false;
     }
+    await this.opened();
     const { rows } = await this.pool.query(
       `SELECT id FROM ${SCHEMA}.reschedule_jobs(ARRAY(SELECT id FROM ${SCHEMA}.jobs WHERE id = $1::bigint AND attempts >= max_attempts), run_at := now(), attempts := 0)`,
       [jobId],
@@ -218,6 +267,8 @@ export class JobEngine implements JobRegistry {
 
   /** Stops taking jobs, waits for the running ones, and forgets this process's workers. */
   async stopWorkers(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    this.starting = null;
     if (this.timer) {
       clearInterval(this.timer);
       this.timer = null;
@@ -234,6 +285,7 @@ export class JobEngine implements JobRegistry {
 
   /** Stops the workers, if they run, and closes the engine's connections. */
   async stop(): Promise<void> {
+    await this.opening?.catch(() => undefined);
     await this.stopWorkers();
     await this.utils?.release();
     this.utils = null;
@@ -259,6 +311,10 @@ export class JobEngine implements JobRegistry {
        ON CONFLICT (worker_id) DO UPDATE SET beat_at = now()`,
       [ids, this.processName],
     );
+  }
+
+  private opened(): Promise<void> {
+    return this.open();
   }
 
   private requireUtils(): WorkerUtils {

@@ -1,0 +1,1 @@
+export { type FailedJobs, JobsResolver } from './lib/jobs.resolver';
