@@ -52,7 +52,7 @@ let record: PageRecord;
 describe('console: nodes and certificates', () => {
   // The lab lock may be held by another engineer's run; startScaleOutWorld waits for it.
   const shared = useConsoleWorld({
-    start: () => startScaleOutWorld({ hosts: 3, apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000', JOB_MAX_ATTEMPTS: '2' } }),
+    start: () => startScaleOutWorld({ hosts: 3, nodeMonitorGracePeriodSeconds: 20, apiEnv: { SSH_CONNECT_TIMEOUT_MS: '3000', JOB_MAX_ATTEMPTS: '2', HEALTH_CHECK_INTERVAL_SECONDS: '5' } }),
     screenshots: SCREENSHOTS,
     startTimeoutMs: 900_000,
   });
@@ -365,6 +365,30 @@ describe('console: nodes and certificates', () => {
       await database.query('DROP TRIGGER IF EXISTS refuse_node_change ON nodes');
       await database.end();
     }
+  });
+
+  it('shows the joined node unhealthy when its kubelet stops, naming why, and healthy again once it runs', async () => {
+    const host = world.lab.hosts[0];
+    await page.goto(nodeUrl);
+    const health = page.getByTestId('node-health');
+    await expect.poll(() => health.getAttribute('data-health'), { timeout: 30_000 }).toBe('HEALTHY');
+    await health.getByText(/^Host last checked over SSH /).waitFor({ timeout: 30_000 });
+
+    expect((await world.lab.exec(host.hostname, ['systemctl', 'stop', 'kubelet'])).code).toBe(0);
+    const inactive = health.locator('li[data-problem="KUBELET_INACTIVE"]');
+    await inactive.waitFor({ timeout: 30_000 });
+    expect(await health.getAttribute('data-health')).toBe('UNHEALTHY');
+    expect(await inactive.textContent()).toContain('the kubelet unit is not active on the host: systemctl is-active kubelet says inactive');
+    // The cluster notices too, once the heartbeats are missed for its grace period.
+    await health.locator('li[data-problem="READY_UNKNOWN"]').waitFor({ timeout: 60_000 });
+    await snap('node-unhealthy-en');
+    await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes`);
+    await page.getByRole('row').filter({ hasText: host.hostname }).getByTestId('unhealthy').waitFor();
+
+    expect((await world.lab.exec(host.hostname, ['systemctl', 'start', 'kubelet'])).code).toBe(0);
+    await expect.poll(async () => (await page.getByRole('row').filter({ hasText: host.hostname }).getByTestId('unhealthy').count()), { timeout: 60_000 }).toBe(0);
+    await page.goto(nodeUrl);
+    await expect.poll(() => health.getAttribute('data-health'), { timeout: 30_000 }).toBe('HEALTHY');
   });
 
   it('shows the step titles in Chinese after switching language', async () => {

@@ -52,6 +52,27 @@ const CASES: Record<string, readonly AlertCase[]> = {
       firing: [],
     },
   ],
+  CcosNodeUnhealthy: [
+    {
+      shows: 'a node unhealthy for 10 minutes fires once per cluster although both replicas report it',
+      series: [
+        { series: 'ccos_node_health{cluster="lab",state="UNHEALTHY",instance="a"}', values: '0 1x15' },
+        { series: 'ccos_node_health{cluster="lab",state="UNHEALTHY",instance="b"}', values: '0 1x15' },
+        { series: 'ccos_node_health{cluster="lab",state="HEALTHY",instance="a"}', values: '2x16' },
+      ],
+      at: '13m',
+      firing: [{ labels: { cluster: 'lab', severity: 'warning' }, summary: '1 node(s) of cluster lab unhealthy for 10 minutes' }],
+    },
+    {
+      shows: 'a node back within 5 minutes, and healthy ones, do not',
+      series: [
+        { series: 'ccos_node_health{cluster="lab",state="UNHEALTHY",instance="a"}', values: '0 1x5 0x10' },
+        { series: 'ccos_node_health{cluster="lab",state="HEALTHY",instance="a"}', values: '3x16' },
+      ],
+      at: '13m',
+      firing: [],
+    },
+  ],
   CcosInstallStalled: [
     {
       shows: 'a node STALLED for 5 minutes fires once per cluster although both replicas report it',

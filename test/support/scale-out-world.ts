@@ -19,6 +19,8 @@ export interface ScaleOutWorldOptions {
   readonly apiEnv?: Record<string, string> | ((lab: Lab) => Record<string, string>);
   /** Stand-in kubelet settings. */
   readonly kubelet?: { readonly csrTimeoutSeconds?: number; readonly heartbeatSeconds?: number; readonly readyDelaySeconds?: number; readonly servingCertificateSeconds?: number };
+  /** Seconds without a kubelet heartbeat before kube-sim marks a Node Ready Unknown (default kube-sim's, 50). */
+  readonly nodeMonitorGracePeriodSeconds?: number;
 }
 
 export type NodeStatusView = NonNullable<NodeStatusQuery['node']>;
@@ -60,7 +62,7 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
     // the lab then gives the kubelets tls-server-name. The cluster has what the deployment ships
     // for every managed cluster (deploy/base/rbac), and the service talks to it as its account
     // there, never as the admin: a missing or excessive permission in the shipped roles fails here.
-    const sim = await startKubeSim({ seed: SHIPPED_RBAC });
+    const sim = await startKubeSim({ seed: SHIPPED_RBAC, ...(options.nodeMonitorGracePeriodSeconds === undefined ? {} : { nodeMonitorGracePeriodSeconds: options.nodeMonitorGracePeriodSeconds }) });
     const serviceKubeconfig = shippedIdentityKubeconfig(sim);
     cleanups.push(() => sim.stop());
     const lab = await startLab({

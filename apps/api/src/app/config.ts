@@ -61,6 +61,8 @@ export interface ApiConfig {
   readonly jobConcurrency: number;
   /** Attempts a job gets (retried with exponential backoff) before it is left failed for an ADMIN to retry. */
   readonly jobMaxAttempts: number;
+  /** How often every member node's host is checked over SSH (reachable, the kubelet unit active). */
+  readonly healthCheckIntervalSeconds: number;
   /** Installs a batch runs at once unless its request says otherwise (never more than the SSH pool). */
   readonly batchConcurrency: number;
   readonly sshConnectTimeoutMs: number;
@@ -170,6 +172,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     sshPoolSize: integer(env, 'SSH_POOL_SIZE', 10, 1, 200),
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 10, 1, 200),
     jobMaxAttempts: integer(env, 'JOB_MAX_ATTEMPTS', 5, 1, 25),
+    healthCheckIntervalSeconds: integer(env, 'HEALTH_CHECK_INTERVAL_SECONDS', 300, 5, 24 * 3600),
     batchConcurrency: integer(env, 'BATCH_CONCURRENCY', 10, 1, 50),
     sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),
     stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),

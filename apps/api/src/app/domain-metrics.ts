@@ -23,6 +23,8 @@ export interface DomainSources {
   blockedDrains(): readonly BlockedDrain[];
   /** This replica's SSH sessions. */
   ssh(): SshPoolStats;
+  /** Member nodes by cluster and health, from Postgres (the same on every replica). */
+  nodeHealth(): Promise<Array<{ clusterId: string; state: string; count: number }>>;
   /** Durable jobs in Postgres, by state (the same on every replica). */
   jobs(): Promise<JobCounts>;
   /** How long after the kubelet started the auto-approver may approve a node's CSRs. */
@@ -154,6 +156,19 @@ export class DomainMetrics {
         nodes.reset();
         for (const { clusterId, status, count } of rows ?? []) {
           nodes.set({ cluster: await this.clusterName(clusterId), status }, count);
+        }
+      },
+    });
+    const health = new Gauge({
+      name: 'ccos_node_health',
+      help: 'Member nodes (JOINED, DRAIN_FAILED, REMOVING) by cluster and health: HEALTHY, UNHEALTHY (not Ready, kubelet silent, host unreachable over SSH or kubelet unit inactive), UNKNOWN; shared state',
+      labelNames: ['cluster', 'state'] as const,
+      registers,
+      collect: async () => {
+        const rows = (await this.sources?.nodeHealth().catch(() => null)) ?? null;
+        health.reset();
+        for (const { clusterId, state, count } of rows ?? []) {
+          health.set({ cluster: await this.clusterName(clusterId), state }, count);
         }
       },
     });

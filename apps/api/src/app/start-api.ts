@@ -246,6 +246,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       allowedNodeRoles: config.allowedNodeRoles,
       addresses,
       jobs,
+      healthCheckIntervalMs: config.healthCheckIntervalSeconds * 1000,
       logger,
     });
     stack.push({ name: 'node inventory sync', stop: () => nodes.stop() });
@@ -299,6 +300,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       blockedDrains: () => removals.runner.blockedDrains(),
       ssh: () => sshPool.stats,
       jobs: () => jobs.counts(),
+      nodeHealth: () => nodes.healthChecks.countByHealth(),
       approvalWindowSeconds: config.csrApprovalWindowMinutes * 60,
     });
 

@@ -20,3 +20,4 @@ export * from './lib/ssh-credentials.input';
 // The Node type is shared: feature-nodes shows it, feature-installs resolves installRuns on it.
 export * from './lib/node.type';
 export * from './lib/host-verdict.type';
+export * from './lib/node-health.type';

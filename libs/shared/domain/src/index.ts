@@ -14,3 +14,4 @@ export * from './lib/host-leftovers';
 export * from './lib/artifact-manifest';
 export * from './lib/app-errors';
 export * from './lib/api-error-codes';
+export * from './lib/node-health';

@@ -20,6 +20,7 @@ import { InstallRunEventCaps1767471250000 } from './migrations/1767471250000-ins
 import { RemovalEventPhase1767480000000 } from './migrations/1767480000000-removal-event-phase';
 import { ClusterReadiness1767490000000 } from './migrations/1767490000000-cluster-readiness';
 import { JobWorkerHeartbeats1767500000000 } from './migrations/1767500000000-job-worker-heartbeats';
+import { NodeHealth1767510000000 } from './migrations/1767510000000-node-health';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   RemovalEventPhase1767480000000,
   ClusterReadiness1767490000000,
   JobWorkerHeartbeats1767500000000,
+  NodeHealth1767510000000,
 ];

@@ -147,6 +147,11 @@ export class NodeStore {
     return rows.map((row) => ({ clusterId: row.cluster_id, status: row.status, count: Number(row.count) }));
   }
 
+  /** What the health of every node in one of `statuses` is judged from (the metrics). */
+  healthInputsOf(statuses: readonly NodeEntity['status'][]): Promise<Array<Pick<NodeEntity, 'clusterId' | 'status' | 'readyStatus' | 'readySince' | 'hostHealth'>>> {
+    return this.nodes.find({ where: { status: In([...statuses]) }, select: { clusterId: true, status: true, readyStatus: true, readySince: true, hostHealth: true } });
+  }
+
   async get(id: string): Promise<NodeEntity> {
     const node = isUuid(id) ? await this.nodes.findOneBy({ id }) : null;
     if (!node) {

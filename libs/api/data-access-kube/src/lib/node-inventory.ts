@@ -25,6 +25,8 @@ export interface NodeSummary {
   ready: boolean;
   /** The Ready condition's status; `Unknown` when the kubelet stopped reporting or there is no condition. */
   readyStatus: 'True' | 'False' | 'Unknown';
+  /** When the Ready condition last changed status (ISO 8601); null without one. */
+  readySince: string | null;
   /** Cordoned (`spec.unschedulable`). */
   unschedulable: boolean;
   /** `status.addresses` in the order the kubelet reported them (InternalIP, Hostname, ...). */
@@ -97,6 +99,7 @@ export function summarizeNode(node: V1Node): NodeSummary {
     roles: rolesOf(node.metadata?.labels ?? {}),
     ready: readyStatus === 'True',
     readyStatus,
+    readySince: isoTime(ready?.lastTransitionTime),
     unschedulable: node.spec?.unschedulable === true,
     addresses: (node.status?.addresses ?? []).map((entry) => ({ type: entry.type, address: entry.address })),
     controlPlaneTaints: taints.filter((taint) => (CONTROL_PLANE_TAINT_KEYS as readonly string[]).includes(taint.key)),

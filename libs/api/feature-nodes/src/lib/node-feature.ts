@@ -8,6 +8,7 @@ import type { SecretBox } from '@ccos/api/util-secrets';
 import { type ClusterLeftoverCleaner, HostCleanupService } from './host-cleanup.service';
 import type { BatchInstalls, InstallReadiness } from './install-ports';
 import { NodeBatchService } from './node-batch.service';
+import { NodeHealthChecks } from './node-health-checks';
 import { type ClusterList, type ClusterNodeWatches, NodeInventorySync } from './node-inventory-sync';
 import { NodeProvisioner } from './node-provisioner';
 import { NodeService } from './node.service';
@@ -41,8 +42,10 @@ export interface NodeFeatureOptions {
   readonly allowedNodeRoles?: readonly string[];
   /** Which SSH targets may be entered (ALLOW_CLUSTER_ADDRESSES, the same guard as for clusters); the pool checks them again on every connection. */
   readonly addresses: ClusterAddressGuard;
-  /** The durable jobs a node's provisioning runs as. */
+  /** The durable jobs a node's provisioning and its host's health checks run as. */
   readonly jobs: JobRegistry;
+  /** How often every member's host is checked over SSH. */
+  readonly healthCheckIntervalMs: number;
   readonly logger: Logger;
 }
 
@@ -53,7 +56,9 @@ export interface NodeFeature {
   readonly provisioner: NodeProvisioner;
   readonly batches: NodeBatchService;
   readonly hostCleanup: HostCleanupService;
-  /** Follows every registered cluster's Nodes into the inventory. */
+  /** The host side of members' health (SSH reachable, the kubelet unit active). */
+  readonly healthChecks: NodeHealthChecks;
+  /** Follows every registered cluster's Nodes into the inventory, and checks members' hosts every interval. */
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -62,12 +67,20 @@ export function createNodeFeature(options: NodeFeatureOptions): NodeFeature {
   const { clusterRecords, nodes, secrets, ssh, agent, logger } = options;
   const provisioner = new NodeProvisioner(nodes, secrets, ssh, agent, options.jobs, logger, options.cluster);
   const inventorySync = new NodeInventorySync(nodes, options.watches, options.clusters, logger);
+  const healthChecks = new NodeHealthChecks(nodes, secrets, ssh, options.jobs, options.healthCheckIntervalMs, logger);
   return {
     service: new NodeService(clusterRecords, nodes, secrets, provisioner, agent, options.allowedNodeRoles, options.addresses),
     provisioner,
     batches: new NodeBatchService(clusterRecords, nodes, options.batches, options.runs, secrets, provisioner, agent, options.installs, options.batchConcurrency, options.installReadiness, options.allowedNodeRoles, options.addresses),
     hostCleanup: new HostCleanupService(nodes, secrets, ssh, options.leftovers, logger),
-    start: () => inventorySync.start(),
-    stop: () => inventorySync.stop(),
+    healthChecks,
+    async start() {
+      await inventorySync.start();
+      healthChecks.start();
+    },
+    async stop() {
+      healthChecks.stop();
+      await inventorySync.stop();
+    },
   };
 }

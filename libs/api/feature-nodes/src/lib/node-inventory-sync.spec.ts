@@ -5,6 +5,7 @@ import { type Database, ClusterEntity, NodeEntity, NodeStore, openDatabase } fro
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import type { NodeEvent, NodeSummary } from '@ccos/api/data-access-kube';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
+import { nodeHealth } from '@ccos/shared/domain';
 import { type ClusterNodeWatches, NodeInventorySync } from './node-inventory-sync';
 
 const summary = (name: string, extra: Partial<NodeSummary> = {}): NodeSummary => ({
@@ -13,6 +14,7 @@ const summary = (name: string, extra: Partial<NodeSummary> = {}): NodeSummary =>
   roles: ['worker'],
   ready: true,
   readyStatus: 'True',
+  readySince: '2026-12-05T03:00:00.000Z',
   unschedulable: false,
   addresses: [
     { type: 'Hostname', address: name },
@@ -138,6 +140,20 @@ describe('node inventory sync', () => {
     watches.put(summary('w2'));
     await sync.idle();
     expect((await records()).filter((node) => node.hostname === 'w2').map((node) => node.status)).toEqual(['REMOVED', 'JOINED']);
+  });
+
+  it('keeps the Ready condition\'s status and when it last changed, which the node\'s health is judged from', async () => {
+    await startSync();
+    watches.put(summary('w1'));
+    await sync.idle();
+    const health = async () => {
+      const node = await dataSource.getRepository(NodeEntity).findOneByOrFail({ clusterId, hostname: 'w1' });
+      return { readyStatus: node.readyStatus, readySince: node.readySince?.toISOString() ?? null, health: nodeHealth({ ...node, host: node.hostHealth })?.state };
+    };
+    expect(await health()).toEqual({ readyStatus: 'True', readySince: '2026-12-05T03:00:00.000Z', health: 'HEALTHY' });
+    watches.put(summary('w1', { ready: false, readyStatus: 'Unknown', readySince: '2026-12-05T03:07:00.000Z' }));
+    await sync.idle();
+    expect(await health()).toEqual({ readyStatus: 'Unknown', readySince: '2026-12-05T03:07:00.000Z', health: 'UNHEALTHY' });
   });
 
   it('finds at start what vanished while the service was down, and leaves nodes being removed to their run', async () => {

@@ -164,6 +164,13 @@ export class NodeInventorySync {
       if (node.ready !== record.ready) {
         fields.ready = node.ready;
       }
+      if (node.readyStatus !== record.readyStatus) {
+        fields.readyStatus = node.readyStatus;
+      }
+      const readySince = node.readySince ? new Date(node.readySince) : null;
+      if (readySince?.getTime() !== record.readySince?.getTime()) {
+        fields.readySince = readySince;
+      }
       if (node.unschedulable !== record.unschedulable) {
         fields.unschedulable = node.unschedulable;
       }
@@ -205,6 +212,8 @@ export class NodeInventorySync {
         origin: 'DISCOVERED',
         role: inventoryRole(node),
         ready: node.ready,
+        readyStatus: node.readyStatus,
+        readySince: node.readySince ? new Date(node.readySince) : null,
         unschedulable: node.unschedulable,
         everJoined: true,
       });

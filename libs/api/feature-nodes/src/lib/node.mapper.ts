@@ -1,5 +1,5 @@
 import type { NodeEntity } from '@ccos/api/data-access-db';
-import { type NodeType, toVerdictType } from '@ccos/api/util-graphql';
+import { type NodeType, toNodeHealthType, toVerdictType } from '@ccos/api/util-graphql';
 import { NEXT_STEP_TEXT, nextStepOf, nodeActions } from '@ccos/shared/domain';
 
 /** Copies only public fields: sealed credentials never reach a response, even by accident. */
@@ -31,6 +31,7 @@ export function toNodeType(node: NodeEntity): NodeType {
     role: node.role,
     ready: node.ready,
     unschedulable: node.unschedulable,
+    health: toNodeHealthType({ status: node.status, readyStatus: node.readyStatus, readySince: node.readySince, host: node.hostHealth }),
     facts: {
       arch: node.facts.arch ?? null,
       osRelease: node.facts.osRelease ?? null,

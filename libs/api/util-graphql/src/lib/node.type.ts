@@ -4,6 +4,7 @@ import { NodeActionEnum, NodeOriginEnum, NodeStatusEnum } from './enums';
 import { HostVerdictType } from './host-verdict.type';
 import { LabelType, TaintType } from './label-types';
 import { MessageCodeField, MessageParamsField } from './message-code-fields';
+import { NodeHealthType } from './node-health.type';
 
 @ObjectType('HostFacts', { simpleResolvers: true, description: 'What the service found on the host when it connected.' })
 export class HostFactsType {
@@ -99,6 +100,9 @@ export class NodeType {
 
   @Field(() => Boolean)
   unschedulable!: boolean;
+
+  @Field(() => NodeHealthType, { nullable: true, description: 'Its health while it is a member of the cluster (JOINED, DRAIN_FAILED, REMOVING); null otherwise.' })
+  health!: NodeHealthType | null;
 
   @Field(() => HostFactsType)
   facts!: HostFactsType;

@@ -1,5 +1,5 @@
 import type { StatusTone } from '@ccos/console/ui';
-import { NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
+import { type HealthState, NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
 
 /** Statuses grouped the way an operator scans a list: what needs them, what is moving, what is done. */
 export const STATUS_FAMILIES = ['attention', 'progress', 'ready', 'joined', 'removed'] as const;
@@ -68,4 +68,11 @@ export function matchesFilter(status: NodeStatus, filter: StatusFilter): boolean
  */
 export function waitsForCsrApproval(node: { readonly statusReasonCode?: string | null }): boolean {
   return node.statusReasonCode === 'node.waitingForCsrs';
+}
+
+const HEALTH_TONES: Readonly<Record<HealthState, StatusTone>> = { HEALTHY: 'ok', UNHEALTHY: 'error', UNKNOWN: 'neutral' };
+
+/** A member node's health as a badge's tone. */
+export function healthTone(state: HealthState): StatusTone {
+  return HEALTH_TONES[state];
 }

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
-import type { BatchPhase, HostVerdict, Label, NodeOrigin, NodeStatus, Taint } from '@ccos/shared/domain';
+import type { BatchPhase, HostHealthCheck, HostVerdict, Label, NodeOrigin, NodeStatus, Taint } from '@ccos/shared/domain';
 import type { Message } from '@ccos/shared/messages';
 
 /** What the installer service learned about the host when it connected. */
@@ -77,6 +77,18 @@ export class NodeEntity {
 
   @Column({ type: 'boolean', default: false })
   unschedulable!: boolean;
+
+  /** Its Node's Ready condition as the cluster shows it; null while no Node has been seen. */
+  @Column({ name: 'ready_status', type: 'text', nullable: true })
+  readyStatus!: 'True' | 'False' | 'Unknown' | null;
+
+  /** When that condition last changed. */
+  @Column({ name: 'ready_since', type: 'timestamptz', nullable: true })
+  readySince!: Date | null;
+
+  /** The last check of its host over SSH (reachable, the kubelet unit active); null before one. */
+  @Column({ name: 'host_health', type: 'jsonb', nullable: true })
+  hostHealth!: HostHealthCheck | null;
 
   @Column({ name: 'ever_joined', type: 'boolean', default: false })
   everJoined!: boolean;

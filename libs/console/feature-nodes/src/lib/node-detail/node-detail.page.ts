@@ -4,11 +4,11 @@ import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificate
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone, runTone } from '@ccos/console/ui';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
-import { INSTALL_STEPS, type NodeOrigin, type NodeStatus, isHostVerdictKind, isInCluster, nextStepOf, removalCancellable } from '@ccos/shared/domain';
+import { type HealthState, INSTALL_STEPS, type NodeOrigin, type NodeStatus, isHostVerdictKind, isInCluster, nextStepOf, removalCancellable } from '@ccos/shared/domain';
 import { InstallRunComponent } from '../install-run/install-run.component';
 import { stepTitle } from '../install-run/step-items';
 import { NO_ACTIONS, hasAnyAction, nodeButtons } from '../node-actions';
-import { statusTone, waitsForCsrApproval } from '../node-status';
+import { healthTone, statusTone, waitsForCsrApproval } from '../node-status';
 import { nodesMessages } from '../nodes.messages';
 import { RemovalRunComponent } from '../removal-run/removal-run.component';
 import { removalMessages } from '../removal.messages';
@@ -150,6 +150,14 @@ export class NodeDetailPage {
 
   protected statusLabel(status: NodeStatus): string {
     return this.t(`status.${status}`);
+  }
+
+  protected healthLabel(state: HealthState): string {
+    return this.t(`health.${state}`);
+  }
+
+  protected healthTone(state: HealthState): StatusTone {
+    return healthTone(state);
   }
 
   protected tone(status: NodeStatus): StatusTone {

@@ -88,6 +88,11 @@ export class NodeListPage {
     return this.t(`status.${status}`);
   }
 
+  /** What makes the node unhealthy, in the user's language, for the badge's tooltip. */
+  protected healthProblems(node: NodeSummary): string {
+    return (node.health?.problems ?? []).map((problem) => this.i18n.server(problem.messageCode, problem.messageParams, problem.message)).join('\n');
+  }
+
   protected tone(node: NodeSummary) {
     return statusTone(node.status);
   }

@@ -146,4 +146,9 @@ export const API_EN = {
   'clusterCheck.runCsrs.ok': "the install runs' accounts in namespace {namespace} may file kubelet CSRs (asked as a throwaway account there, deleted again)",
   'clusterCheck.runCsrs.denied': "the install runs' accounts in namespace {namespace} may not file CSRs, so no node would join: system:node-bootstrapper is not bound to the group system:serviceaccounts:{namespace}; apply the manifest given with this check",
   'clusterCheck.runCsrs.unknown': "could not ask whether the install runs' accounts in namespace {namespace} may file CSRs: {detail}",
+  'health.notReady': 'the kubelet reports the Node not Ready',
+  'health.readyUnknown': 'the kubelet stopped reporting: the cluster marked the Node Ready Unknown',
+  'health.hostUnreachable': 'the host does not answer over SSH: {reason}',
+  'health.kubeletInactive': 'the kubelet unit is not active on the host: {reason}',
+  'health.kubeletState': 'systemctl is-active kubelet says {state}',
 } as const satisfies Record<string, string>;

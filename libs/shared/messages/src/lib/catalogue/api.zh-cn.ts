@@ -145,4 +145,9 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'clusterCheck.runCsrs.ok': '命名空间 {namespace} 中安装任务的账号可以提交 kubelet 证书请求（以该命名空间中的临时账号询问，随后已删除）',
   'clusterCheck.runCsrs.denied': '命名空间 {namespace} 中安装任务的账号无权提交证书请求，节点将无法加入：system:node-bootstrapper 未绑定到组 system:serviceaccounts:{namespace}；请应用随此检查给出的清单',
   'clusterCheck.runCsrs.unknown': '无法确认命名空间 {namespace} 中安装任务的账号能否提交证书请求：{detail}',
+  'health.notReady': 'kubelet 报告该节点未就绪（Not Ready）',
+  'health.readyUnknown': 'kubelet 已停止上报：集群将该节点的 Ready 标为 Unknown',
+  'health.hostUnreachable': '主机无法通过 SSH 连接：{reason}',
+  'health.kubeletInactive': '主机上的 kubelet 服务未处于运行状态：{reason}',
+  'health.kubeletState': 'systemctl is-active kubelet 的结果为 {state}',
 } as const;
