@@ -5,6 +5,7 @@ import type { SshPoolStats } from '@ccos/api/data-access-ssh';
 import type { AutoscalingObserver } from '@ccos/api/feature-autoscaling';
 import type { CsrDecisionObserver } from '@ccos/api/feature-csrs';
 import type { InstallGauges, InstallObserver } from '@ccos/api/feature-installs';
+import type { RemediationObserver } from '@ccos/api/feature-remediation';
 import type { BlockedDrain, RemovalGauges, RemovalObserver } from '@ccos/api/feature-removals';
 import { INSTALL_STEPS } from '@ccos/shared/domain';
 import type { CappedMetrics } from './series-cap';
@@ -23,6 +24,8 @@ export interface DomainSources {
   blockedDrains(): readonly BlockedDrain[];
   /** This replica's SSH sessions. */
   ssh(): SshPoolStats;
+  /** Clusters whose remediation the cap holds now, from Postgres (the same on every replica). */
+  remediationHeld(): Promise<Array<{ clusterId: string; unhealthy: number; cap: number }>>;
   /** Member nodes by cluster and health, from Postgres (the same on every replica). */
   nodeHealth(): Promise<Array<{ clusterId: string; state: string; count: number }>>;
   /** Durable jobs in Postgres, by state (the same on every replica). */
@@ -53,6 +56,7 @@ export class DomainMetrics {
   readonly removalsFinished: Counter<'outcome'>;
   readonly evictionsRefused: Counter<'cluster'>;
   readonly autoscalingDecisions: Counter<'kind' | 'node_group'>;
+  readonly remediationActions: Counter<'cluster' | 'action'>;
   private sources: DomainSources | null = null;
 
   constructor(
@@ -101,6 +105,11 @@ export class DomainMetrics {
       help: 'Node group decisions stored, by kind (RESERVE, INSTALL, INSTALLED, OUT_OF_RESOURCES, DELETE, RETURN_TO_POOL, REINSTALL_REQUIRED, ...) and node group',
       labelNames: ['kind', 'node_group'] as const,
     });
+    this.remediationActions = capped.counter({
+      name: 'ccos_remediation_actions_total',
+      help: 'Remediation actions, by cluster and action (restart_kubelet, reboot, recovered, exhausted, held, released)',
+      labelNames: ['cluster', 'action'] as const,
+    });
     this.gauges();
   }
 
@@ -123,6 +132,10 @@ export class DomainMetrics {
 
   readonly autoscalingObserver: AutoscalingObserver = {
     decision: (kind, group) => this.autoscalingDecisions.inc({ kind, node_group: group }),
+  };
+
+  readonly remediationObserver: RemediationObserver = {
+    action: (clusterId, action) => void this.clusterName(clusterId).then((cluster) => this.remediationActions.inc({ cluster, action })),
   };
 
   readonly csrDecisionObserver: CsrDecisionObserver = ({ clusterId, decision, decider }) =>
@@ -169,6 +182,19 @@ export class DomainMetrics {
         health.reset();
         for (const { clusterId, state, count } of rows ?? []) {
           health.set({ cluster: await this.clusterName(clusterId), state }, count);
+        }
+      },
+    });
+    const held = new Gauge({
+      name: 'ccos_remediation_held',
+      help: 'Unhealthy members of each cluster whose remediation the cap holds now (clusters not held are absent); shared state',
+      labelNames: ['cluster'] as const,
+      registers,
+      collect: async () => {
+        const rows = (await this.sources?.remediationHeld().catch(() => null)) ?? null;
+        held.reset();
+        for (const { clusterId, unhealthy } of rows ?? []) {
+          held.set({ cluster: await this.clusterName(clusterId) }, unhealthy);
         }
       },
     });

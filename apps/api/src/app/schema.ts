@@ -23,6 +23,7 @@ import { type CsrFeature, CsrResolver } from '@ccos/api/feature-csrs';
 import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver, InstallRunResolver } from '@ccos/api/feature-installs';
 import { type FailedJobs, JobsResolver } from '@ccos/api/feature-jobs';
 import { HostCleanupResolver, NodeBatchResolver, type NodeFeature, NodeResolver } from '@ccos/api/feature-nodes';
+import { RemediationResolver } from '@ccos/api/feature-remediation';
 import { type RemovalFeature, RemovalResolver } from '@ccos/api/feature-removals';
 import {
   type EventBus,
@@ -51,6 +52,8 @@ export interface ApiServices {
   readonly events: EventBus;
   /** The durable jobs' dead letters. */
   readonly jobs: FailedJobs;
+  /** Remediation policies and holds (feature-remediation builds it with its remediator). */
+  readonly remediation: RemediationResolver;
 }
 
 /**
@@ -78,6 +81,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [ArtifactSetResolver, new ArtifactSetResolver(artifacts.clusters, artifacts.versionOverrides)],
     [NodeGroupResolver, new NodeGroupResolver(autoscaling.groups, services.autoscalerConnections)],
     [JobsResolver, new JobsResolver(services.jobs)],
+    [RemediationResolver, services.remediation],
   ]);
   const container: ContainerType = {
     get(someClass) {
@@ -89,7 +93,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, ClusterCheckResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, InstallRunResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver, NodeGroupResolver, JobsResolver],
+    resolvers: [AuthResolver, UserResolver, SessionResolver, AuditLogResolver, ClusterResolver, ClusterCheckResolver, CsrResolver, NodeResolver, NodeBatchResolver, HostCleanupResolver, InstallResolver, InstallRunResolver, AgentResolver, AgentChannelResolver, RemovalResolver, ArtifactSetResolver, NodeGroupResolver, JobsResolver, RemediationResolver],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,

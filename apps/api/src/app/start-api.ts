@@ -11,10 +11,12 @@ import { createClusterFeature } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import { createInstallFeature } from '@ccos/api/feature-installs';
 import { type NodeFeature, createNodeFeature } from '@ccos/api/feature-nodes';
+import { createRemediationFeature } from '@ccos/api/feature-remediation';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
+import { SystemClock } from '@ccos/shared/util-timing';
 import { startAgentListener } from './agent-listener';
 import { autoscalerConnections, autoscalerServerCredentials } from './autoscaler-grpc';
 import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
@@ -263,6 +265,19 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger,
       runner: { observer: metrics.domain.removalObserver },
     });
+    const remediation = createRemediationFeature({
+      clusters: stores.clusters,
+      nodes: nodeStore,
+      jobs,
+      ssh: sshPool,
+      secrets,
+      audit,
+      probe: nodes.healthChecks,
+      clock: new SystemClock(),
+      intervalMs: config.remediationIntervalSeconds * 1000,
+      logger,
+      observer: metrics.domain.remediationObserver,
+    });
     const autoscaling = createAutoscalingFeature({
       nodeGroups: stores.nodeGroups,
       clusters: stores.clusters,
@@ -301,6 +316,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       ssh: () => sshPool.stats,
       jobs: () => jobs.counts(),
       nodeHealth: () => nodes.healthChecks.countByHealth(),
+      remediationHeld: async () =>
+        (await stores.clusters.list()).flatMap((cluster) => (cluster.remediationHeld ? [{ clusterId: cluster.id, unhealthy: cluster.remediationHeld.unhealthy, cap: cluster.remediationHeld.cap }] : [])),
       approvalWindowSeconds: config.csrApprovalWindowMinutes * 60,
     });
 
@@ -317,6 +334,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       audit,
       events,
       jobs,
+      remediation: remediation.resolver,
     });
     const http = await startHttpServer({
       port: config.port,
@@ -372,6 +390,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     stack.push({ name: 'node groups and the externalgrpc provider', stop: () => autoscaling.stop() });
     // Every task is registered by now; stopped first on the way down (the stack unwinds in reverse), before the connections its jobs use.
     stack.push({ name: 'job workers', stop: () => jobs.stopWorkers() });
+    remediation.start();
+    stack.push({ name: 'remediation', stop: async () => remediation.stop() });
     startJobWorkers(jobs, nodes, logger).catch((error: unknown) => logger.error({ err: error, component: 'jobs' }, 'the job workers could not start'));
     const agentsUrl = agents?.httpsUrl ?? null;
     const metricsUrl = metricsListener?.url ?? null;

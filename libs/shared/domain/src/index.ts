@@ -15,3 +15,4 @@ export * from './lib/artifact-manifest';
 export * from './lib/app-errors';
 export * from './lib/api-error-codes';
 export * from './lib/node-health';
+export * from './lib/remediation';

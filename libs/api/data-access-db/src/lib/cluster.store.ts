@@ -48,6 +48,16 @@ export class ClusterStore {
     await this.clusters.query('UPDATE clusters SET readiness_checked_at = $2, readiness_failing = $3 WHERE id = $1', [id, checkedAt, [...failing]]);
   }
 
+  /** Clusters with a remediation policy that is on. */
+  withRemediation(): Promise<ClusterEntity[]> {
+    return this.clusters.createQueryBuilder('cluster').where(`(cluster.remediation_policy ->> 'enabled')::boolean`).getMany();
+  }
+
+  /** Records whether the cap holds remediation now (null: it does not). Not a settings change: the row's version stays. */
+  async recordRemediationHeld(id: string, held: ClusterEntity['remediationHeld']): Promise<void> {
+    await this.clusters.query('UPDATE clusters SET remediation_held = $2 WHERE id = $1', [id, held === null ? null : JSON.stringify(held)]);
+  }
+
   /** Writes the cluster's changed settings. */
   save(cluster: ClusterEntity): Promise<ClusterEntity> {
     return this.clusters.save(cluster);

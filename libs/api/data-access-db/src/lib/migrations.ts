@@ -21,6 +21,7 @@ import { RemovalEventPhase1767480000000 } from './migrations/1767480000000-remov
 import { ClusterReadiness1767490000000 } from './migrations/1767490000000-cluster-readiness';
 import { JobWorkerHeartbeats1767500000000 } from './migrations/1767500000000-job-worker-heartbeats';
 import { NodeHealth1767510000000 } from './migrations/1767510000000-node-health';
+import { Remediation1767520000000 } from './migrations/1767520000000-remediation';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   ClusterReadiness1767490000000,
   JobWorkerHeartbeats1767500000000,
   NodeHealth1767510000000,
+  Remediation1767520000000,
 ];

@@ -1,5 +1,5 @@
 import type { NodeEntity } from '@ccos/api/data-access-db';
-import { type NodeType, toNodeHealthType, toVerdictType } from '@ccos/api/util-graphql';
+import { type NodeType, toNodeHealthType, toNodeRemediationType, toVerdictType } from '@ccos/api/util-graphql';
 import { NEXT_STEP_TEXT, nextStepOf, nodeActions } from '@ccos/shared/domain';
 
 /** Copies only public fields: sealed credentials never reach a response, even by accident. */
@@ -32,6 +32,7 @@ export function toNodeType(node: NodeEntity): NodeType {
     ready: node.ready,
     unschedulable: node.unschedulable,
     health: toNodeHealthType({ status: node.status, readyStatus: node.readyStatus, readySince: node.readySince, host: node.hostHealth }),
+    remediation: toNodeRemediationType(node.remediation),
     facts: {
       arch: node.facts.arch ?? null,
       osRelease: node.facts.osRelease ?? null,

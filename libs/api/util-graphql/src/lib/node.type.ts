@@ -4,7 +4,7 @@ import { NodeActionEnum, NodeOriginEnum, NodeStatusEnum } from './enums';
 import { HostVerdictType } from './host-verdict.type';
 import { LabelType, TaintType } from './label-types';
 import { MessageCodeField, MessageParamsField } from './message-code-fields';
-import { NodeHealthType } from './node-health.type';
+import { NodeHealthType, NodeRemediationType } from './node-health.type';
 
 @ObjectType('HostFacts', { simpleResolvers: true, description: 'What the service found on the host when it connected.' })
 export class HostFactsType {
@@ -103,6 +103,9 @@ export class NodeType {
 
   @Field(() => NodeHealthType, { nullable: true, description: 'Its health while it is a member of the cluster (JOINED, DRAIN_FAILED, REMOVING); null otherwise.' })
   health!: NodeHealthType | null;
+
+  @Field(() => NodeRemediationType, { nullable: true, description: 'Its remediation in progress; null when none.' })
+  remediation!: NodeRemediationType | null;
 
   @Field(() => HostFactsType)
   facts!: HostFactsType;

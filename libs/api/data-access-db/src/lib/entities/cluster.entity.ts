@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
+import type { RemediationHold, RemediationPolicy } from '@ccos/shared/domain';
 
 /** How the cluster's bootstrapping kubelets authenticate their first (client) CSR. */
 export type BootstrapStyle = 'OPENSHIFT' | 'KUBEADM';
@@ -52,6 +53,14 @@ export class ClusterEntity {
   /** The names of the checks that failed then (empty when all passed). */
   @Column({ name: 'readiness_failing', type: 'text', array: true, nullable: true })
   readinessFailing!: string[] | null;
+
+  /** Its remediation policy; null: off. */
+  @Column({ name: 'remediation_policy', type: 'jsonb', nullable: true })
+  remediationPolicy!: RemediationPolicy | null;
+
+  /** Set while the cap holds remediation: how many members were unhealthy, of how many, the cap, since when (ISO 8601). */
+  @Column({ name: 'remediation_held', type: 'jsonb', nullable: true })
+  remediationHeld!: (RemediationHold & { readonly since: string }) | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

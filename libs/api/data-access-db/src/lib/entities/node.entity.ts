@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
-import type { BatchPhase, HostHealthCheck, HostVerdict, Label, NodeOrigin, NodeStatus, Taint } from '@ccos/shared/domain';
+import type { BatchPhase, HostHealthCheck, HostVerdict, Label, NodeOrigin, NodeRemediation, NodeStatus, Taint } from '@ccos/shared/domain';
 import type { Message } from '@ccos/shared/messages';
 
 /** What the installer service learned about the host when it connected. */
@@ -89,6 +89,10 @@ export class NodeEntity {
   /** The last check of its host over SSH (reachable, the kubelet unit active); null before one. */
   @Column({ name: 'host_health', type: 'jsonb', nullable: true })
   hostHealth!: HostHealthCheck | null;
+
+  /** Its remediation in progress (the rung, its deadline); null when none. */
+  @Column({ type: 'jsonb', nullable: true })
+  remediation!: NodeRemediation | null;
 
   @Column({ name: 'ever_joined', type: 'boolean', default: false })
   everJoined!: boolean;

@@ -151,4 +151,11 @@ export const API_EN = {
   'health.hostUnreachable': 'the host does not answer over SSH: {reason}',
   'health.kubeletInactive': 'the kubelet unit is not active on the host: {reason}',
   'health.kubeletState': 'systemctl is-active kubelet says {state}',
+  'remediation.recovered': 'node {hostname} is healthy again after remediation ({rungs})',
+  'remediation.exhausted': 'node {hostname} is still unhealthy after every remediation rung: an operator has to look (remove it, or reinstall its host)',
+  'remediation.rung.RESTART_KUBELET': 'restarted the kubelet on {hostname} (remediation)',
+  'remediation.rung.REBOOT': 'rebooted {hostname} (remediation)',
+  'remediation.rungFailed': 'remediation could not run {command} on {hostname}: {output}',
+  'remediation.held': 'remediation held: {unhealthy} of {members} members unhealthy, cap {cap}',
+  'remediation.released': 'remediation resumed: no more than the cap ({cap}) of members unhealthy (was {unhealthy})',
 } as const satisfies Record<string, string>;

@@ -150,4 +150,11 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'health.hostUnreachable': '主机无法通过 SSH 连接：{reason}',
   'health.kubeletInactive': '主机上的 kubelet 服务未处于运行状态：{reason}',
   'health.kubeletState': 'systemctl is-active kubelet 的结果为 {state}',
+  'remediation.recovered': '节点 {hostname} 经修复后已恢复健康（{rungs}）',
+  'remediation.exhausted': '节点 {hostname} 在所有修复步骤之后仍不健康：需要操作员处理（移除该节点，或重装其主机）',
+  'remediation.rung.RESTART_KUBELET': '已在 {hostname} 上重启 kubelet（自动修复）',
+  'remediation.rung.REBOOT': '已重启主机 {hostname}（自动修复）',
+  'remediation.rungFailed': '自动修复无法在 {hostname} 上运行 {command}：{output}',
+  'remediation.held': '自动修复已暂停：{members} 个成员中有 {unhealthy} 个不健康，上限为 {cap}',
+  'remediation.released': '自动修复已恢复：不健康的成员不再超过上限（{cap}）（此前为 {unhealthy}）',
 } as const;

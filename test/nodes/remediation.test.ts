@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
+
+interface NodeHealthView {
+  status: string;
+  health: { state: string; problems: Array<{ kind: string }> } | null;
+  remediation: { rung: string; rungs: string[] } | null;
+}
+
+interface ClusterRemediationView {
+  policy: { enabled: boolean; maxUnhealthy: number };
+  held: { unhealthy: number; members: number; cap: number; message: string } | null;
+}
+
+const NODE = 'query($id: ID!) { node(id: $id) { status health { state problems { kind } } remediation { rung rungs } } }';
+const CLUSTER_REMEDIATION = 'query($c: ID!) { clusterRemediation(clusterId: $c) { policy { enabled maxUnhealthy } held { unhealthy members cap message } } }';
+const SET_POLICY = `mutation($c: ID!, $input: RemediationPolicyInput!) {
+  setRemediationPolicy(clusterId: $c, input: $input) { policy { enabled unhealthySeconds rungTimeoutSeconds maxUnhealthy } held { unhealthy } }
+}`;
+const POLICY = { enabled: true, paused: false, unhealthySeconds: 5, rungTimeoutSeconds: 60, maxUnhealthy: 1, maxUnhealthyIsPercent: false };
+
+describe('remediation of unhealthy members, with a cap (lab: 3 joined hosts)', () => {
+  let world: ScaleOutWorld;
+  let ids: string[] = [];
+
+  const node = async (id: string) => (await world.gql<{ node: NodeHealthView }>(NODE, { id })).data?.node;
+  const healthOf = async (id: string) => (await node(id))?.health?.state;
+  const remediationState = async () => (await world.gql<{ clusterRemediation: ClusterRemediationView }>(CLUSTER_REMEDIATION, { c: world.clusterId })).data?.clusterRemediation;
+  const audited = async (nodeId: string) =>
+    ((await world.gql<{ auditLog: { entries: Array<{ action: string; actor: string; targetId: string | null; result: string }> } }>(
+      '{ auditLog(first: 200, filter: { actor: "remediation" }) { entries { action actor targetId result } } }',
+    )).data?.auditLog.entries ?? []).filter((entry) => entry.targetId === nodeId).map((entry) => `${entry.action}:${entry.result}`).reverse();
+  const kubelet = async (index: number, verb: 'stop' | 'start') => {
+    expect((await world.lab.exec(world.lab.hosts[index].hostname, ['systemctl', verb, 'kubelet'])).code).toBe(0);
+  };
+
+  beforeAll(async () => {
+    world = await startScaleOutWorld({
+      hosts: 3,
+      name: 'remediation',
+      csrAutoApprove: true,
+      nodeMonitorGracePeriodSeconds: 20,
+      apiEnv: { HEALTH_CHECK_INTERVAL_SECONDS: '5', REMEDIATION_INTERVAL_SECONDS: '2' },
+    });
+    ids = await Promise.all([0, 1, 2].map((index) => world.addHost(index)));
+    await Promise.all(ids.map((id) => world.waitForStatus(id, ['READY_TO_INSTALL'], 120_000)));
+    for (const id of ids) {
+      expect((await world.gql('mutation($id: ID!) { installNode(nodeId: $id) { id } }', { id })).errors).toBeUndefined();
+    }
+    const joined = await Promise.all(ids.map((id) => world.waitForStatus(id, ['JOINED', 'INSTALL_FAILED', 'STALLED'], 240_000)));
+    expect(joined.map((entry) => entry.status)).toEqual(['JOINED', 'JOINED', 'JOINED']);
+  }, 400_000);
+  afterAll(async () => {
+    await world?.stop();
+  });
+
+  it('shows the joined members healthy, and remediation off until an ADMIN sets a policy, which is checked', async () => {
+    await Promise.all(ids.map((id) => expect.poll(() => healthOf(id), { timeout: 30_000 }).toBe('HEALTHY')));
+    expect((await remediationState())?.policy.enabled).toBe(false);
+    const refused = await world.gql(SET_POLICY, { c: world.clusterId, input: { ...POLICY, maxUnhealthy: 150, maxUnhealthyIsPercent: true } });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.maxUnhealthy' });
+    const set = await world.gql<{ setRemediationPolicy: { policy: { enabled: boolean; unhealthySeconds: number } } }>(SET_POLICY, { c: world.clusterId, input: POLICY });
+    expect(set.errors).toBeUndefined();
+    expect(set.data?.setRemediationPolicy.policy).toMatchObject({ enabled: true, unhealthySeconds: 5 });
+  });
+
+  it('brings a member whose kubelet stopped back with the first rung, removing nothing, and audits each action', async () => {
+    const stoppedAt = Date.now();
+    await kubelet(0, 'stop');
+    await expect.poll(() => healthOf(ids[0]), { timeout: 30_000 }).toBe('UNHEALTHY');
+    await expect.poll(() => audited(ids[0]), { timeout: 60_000 }).toEqual(['remediation.restart_kubelet:SUCCESS', 'remediation.recovered:SUCCESS']);
+    const back = await node(ids[0]);
+    expect(back).toMatchObject({ status: 'JOINED', health: { state: 'HEALTHY' }, remediation: null });
+    // Within the policy's time plus one rung's timeout.
+    expect(Date.now() - stoppedAt).toBeLessThan((POLICY.unhealthySeconds + POLICY.rungTimeoutSeconds) * 1000);
+    expect((await Promise.all(ids.map((id) => node(id)))).map((entry) => entry?.status)).toEqual(['JOINED', 'JOINED', 'JOINED']);
+  });
+
+  it('holds remediation while more members are unhealthy than the cap, and remediates the other once one fault is lifted', async () => {
+    await kubelet(1, 'stop');
+    await kubelet(2, 'stop');
+    await expect.poll(async () => (await remediationState())?.held, { timeout: 60_000 }).toEqual({ unhealthy: 2, members: 3, cap: 1, message: 'remediation held: 2 of 3 members unhealthy, cap 1' });
+    // Held: the planner that recorded the hold started no rung on either.
+    expect(await audited(ids[1])).toEqual([]);
+    expect(await audited(ids[2])).toEqual([]);
+    expect((await node(ids[1]))?.remediation).toBeNull();
+
+    await kubelet(1, 'start');
+    await expect.poll(() => healthOf(ids[1]), { timeout: 60_000 }).toBe('HEALTHY');
+    await expect.poll(async () => (await remediationState())?.held ?? null, { timeout: 30_000 }).toBeNull();
+    await expect.poll(() => audited(ids[2]), { timeout: 60_000 }).toEqual(['remediation.restart_kubelet:SUCCESS', 'remediation.recovered:SUCCESS']);
+    expect(await healthOf(ids[2])).toBe('HEALTHY');
+    expect(await audited(ids[1])).toEqual([]);
+  });
+});
