@@ -1,5 +1,10 @@
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { E2E_ADMIN_PASSWORD } from '../support/api-process';
+import { launchChromium, openConsolePage, screenshot } from '../support/console-browser';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
+
+const SCREENSHOTS = 'tmp/remediation-e2e';
 
 interface NodeHealthView {
   status: string;
@@ -21,6 +26,8 @@ const POLICY = { enabled: true, paused: false, unhealthySeconds: 5, rungTimeoutS
 
 describe('remediation of unhealthy members, with a cap (lab: 3 joined hosts)', () => {
   let world: ScaleOutWorld;
+  let browser: Browser;
+  let page: Page;
   let ids: string[] = [];
 
   const node = async (id: string) => (await world.gql<{ node: NodeHealthView }>(NODE, { id })).data?.node;
@@ -35,13 +42,17 @@ describe('remediation of unhealthy members, with a cap (lab: 3 joined hosts)', (
   };
 
   beforeAll(async () => {
-    world = await startScaleOutWorld({
-      hosts: 3,
-      name: 'remediation',
-      csrAutoApprove: true,
-      nodeMonitorGracePeriodSeconds: 20,
-      apiEnv: { HEALTH_CHECK_INTERVAL_SECONDS: '5', REMEDIATION_INTERVAL_SECONDS: '2' },
-    });
+    [world, browser] = await Promise.all([
+      startScaleOutWorld({
+        hosts: 3,
+        name: 'remediation',
+        csrAutoApprove: true,
+        nodeMonitorGracePeriodSeconds: 20,
+        apiEnv: { HEALTH_CHECK_INTERVAL_SECONDS: '5', REMEDIATION_INTERVAL_SECONDS: '2' },
+      }),
+      launchChromium(),
+    ]);
+    ({ page } = await openConsolePage(browser));
     ids = await Promise.all([0, 1, 2].map((index) => world.addHost(index)));
     await Promise.all(ids.map((id) => world.waitForStatus(id, ['READY_TO_INSTALL'], 120_000)));
     for (const id of ids) {
@@ -51,17 +62,38 @@ describe('remediation of unhealthy members, with a cap (lab: 3 joined hosts)', (
     expect(joined.map((entry) => entry.status)).toEqual(['JOINED', 'JOINED', 'JOINED']);
   }, 400_000);
   afterAll(async () => {
+    await browser?.close();
     await world?.stop();
   });
 
-  it('shows the joined members healthy, and remediation off until an ADMIN sets a policy, which is checked', async () => {
+  it('shows the joined members healthy, and remediation off until an ADMIN sets a policy on the cluster page, which is checked', async () => {
     await Promise.all(ids.map((id) => expect.poll(() => healthOf(id), { timeout: 30_000 }).toBe('HEALTHY')));
     expect((await remediationState())?.policy.enabled).toBe(false);
     const refused = await world.gql(SET_POLICY, { c: world.clusterId, input: { ...POLICY, maxUnhealthy: 150, maxUnhealthyIsPercent: true } });
     expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.maxUnhealthy' });
-    const set = await world.gql<{ setRemediationPolicy: { policy: { enabled: boolean; unhealthySeconds: number } } }>(SET_POLICY, { c: world.clusterId, input: POLICY });
-    expect(set.errors).toBeUndefined();
-    expect(set.data?.setRemediationPolicy.policy).toMatchObject({ enabled: true, unhealthySeconds: 5 });
+
+    await page.goto(`${world.api.url}/sign-in`);
+    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
+    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
+    const card = page.getByTestId('remediation');
+    await expect.poll(() => card.getAttribute('data-state')).toBe('OFF');
+    const form = card.getByRole('form', { name: 'Remediation policy' });
+    await form.getByRole('checkbox', { name: 'Remediate unhealthy nodes' }).check();
+    await form.getByRole('textbox', { name: 'Unhealthy for (seconds) before the first step' }).fill('2');
+    await form.getByRole('textbox', { name: 'Time each step has (seconds)' }).fill(String(POLICY.rungTimeoutSeconds));
+    await form.getByRole('textbox', { name: 'At most this many unhealthy nodes' }).fill('1');
+    await form.getByRole('button', { name: 'Save policy' }).click();
+    // The API's bound (5 seconds at least) shows on its field, and nothing is saved.
+    await form.getByText('must be between 5 and 86400').waitFor();
+    expect((await remediationState())?.policy.enabled).toBe(false);
+    await form.getByRole('textbox', { name: 'Unhealthy for (seconds) before the first step' }).fill(String(POLICY.unhealthySeconds));
+    await form.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByText('Remediation policy saved.').first().waitFor();
+    await expect.poll(() => card.getAttribute('data-state')).toBe('ON');
+    expect((await remediationState())?.policy).toMatchObject({ enabled: true, maxUnhealthy: 1 });
   });
 
   it('brings a member whose kubelet stopped back with the first rung, removing nothing, and audits each action', async () => {
@@ -80,6 +112,16 @@ describe('remediation of unhealthy members, with a cap (lab: 3 joined hosts)', (
     await kubelet(1, 'stop');
     await kubelet(2, 'stop');
     await expect.poll(async () => (await remediationState())?.held, { timeout: 60_000 }).toEqual({ unhealthy: 2, members: 3, cap: 1, message: 'remediation held: 2 of 3 members unhealthy, cap 1' });
+    await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
+    const card = page.getByTestId('remediation');
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: 30_000 }).toBe('HELD');
+    expect(await card.getByTestId('remediation-held').textContent()).toContain('remediation held: 2 of 3 members unhealthy, cap 1');
+    await screenshot(page, SCREENSHOTS, 'remediation-held-en');
+    await page.getByRole('button', { name: '简体中文' }).click();
+    await card.getByText('自动修复被搁置：3 个成员中有 2 个不健康，上限为 1').waitFor();
+    expect(await card.getByTestId('remediation-state').textContent()).toContain('已搁置');
+    await screenshot(page, SCREENSHOTS, 'remediation-held-zh');
+    await page.getByRole('button', { name: 'English' }).click();
     // Held: the planner that recorded the hold started no rung on either.
     expect(await audited(ids[1])).toEqual([]);
     expect(await audited(ids[2])).toEqual([]);

@@ -171,6 +171,13 @@ describe('installer service API', () => {
       { name: 'setCsrAutoApprove', needs: 'ADMIN', query: 'mutation($id: ID!) { setCsrAutoApprove(clusterId: $id, enabled: true) { id } }', variables: () => ({ id: clusterId }) },
       { name: 'login', needs: 'PUBLIC', query: 'mutation { login(username: "admin", password: "wrong") { token } }' },
       { name: 'failedJobs', needs: 'ADMIN', query: '{ failedJobs { id task lastError } }' },
+      { name: 'clusterRemediation', needs: 'VIEWER', query: 'query($id: ID!) { clusterRemediation(clusterId: $id) { policy { enabled } held { message } } }', variables: () => ({ id: clusterId }) },
+      {
+        name: 'setRemediationPolicy',
+        needs: 'ADMIN',
+        query: 'mutation($id: ID!) { setRemediationPolicy(clusterId: $id, input: { enabled: false, unhealthySeconds: 300, maxUnhealthy: 1 }) { policy { enabled } } }',
+        variables: () => ({ id: clusterId }),
+      },
       { name: 'retryJob', needs: 'ADMIN', query: 'mutation { retryJob(id: "4242") }' },
     ];
     const callers = ['anonymous', 'VIEWER', 'OPERATOR', 'ADMIN'] as const;

@@ -33,5 +33,6 @@ export { RemovalProgressStore, type UncordonResult } from './lib/removals/remova
 export { NodeRemovalStore } from './lib/removals/node-removal.store';
 export { AuditLogStore, type AuditEntry } from './lib/audit/audit-log.store';
 export { FailedJobsStore, type FailedJob } from './lib/jobs/failed-jobs.store';
+export { ClusterRemediationStore, type ClusterRemediation } from './lib/clusters/cluster-remediation.store';
 export { NodeGroupsStore, type AutoscalingActivityView, type NodeGroupHostView, type NodeGroupView } from './lib/autoscaling/node-groups.store';
 export { AgentChannelStore } from './lib/agent-channel/agent-channel.store';

@@ -4,7 +4,7 @@ import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificate
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone, runTone } from '@ccos/console/ui';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
-import { type HealthState, INSTALL_STEPS, type NodeOrigin, type NodeStatus, isHostVerdictKind, isInCluster, nextStepOf, removalCancellable } from '@ccos/shared/domain';
+import { type HealthState, INSTALL_STEPS, type NodeOrigin, type RemediationRung, type NodeStatus, isHostVerdictKind, isInCluster, nextStepOf, removalCancellable } from '@ccos/shared/domain';
 import { InstallRunComponent } from '../install-run/install-run.component';
 import { stepTitle } from '../install-run/step-items';
 import { NO_ACTIONS, hasAnyAction, nodeButtons } from '../node-actions';
@@ -154,6 +154,10 @@ export class NodeDetailPage {
 
   protected healthLabel(state: HealthState): string {
     return this.t(`health.${state}`);
+  }
+
+  protected rungLabel(rung: RemediationRung): string {
+    return this.t(`remediation.rung.${rung}`);
   }
 
   protected healthTone(state: HealthState): StatusTone {

@@ -155,6 +155,6 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'remediation.rung.RESTART_KUBELET': '已在 {hostname} 上重启 kubelet（自动修复）',
   'remediation.rung.REBOOT': '已重启主机 {hostname}（自动修复）',
   'remediation.rungFailed': '自动修复无法在 {hostname} 上运行 {command}：{output}',
-  'remediation.held': '自动修复已暂停：{members} 个成员中有 {unhealthy} 个不健康，上限为 {cap}',
+  'remediation.held': '自动修复被搁置：{members} 个成员中有 {unhealthy} 个不健康，上限为 {cap}',
   'remediation.released': '自动修复已恢复：不健康的成员不再超过上限（{cap}）（此前为 {unhealthy}）',
 } as const;
