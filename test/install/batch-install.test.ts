@@ -97,7 +97,7 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
     expect(retry.errors).toBeUndefined();
     const retryStarted = Date.now();
     // While the retries run, the API is killed and started again: the batch goes on from Postgres. Not while an
-    // agent is in PREFLIGHT: its checks ask the API once, and an API that is down fails them (see the report).
+    // agent is in PREFLIGHT: its checks wait for the API (a minute at most), which would only slow the batch.
     await stream.until((messages) => {
       const steps = messages.at(-1)?.batchProgress.progress.installingBySteps ?? [];
       return steps.length > 0 && steps.every((entry) => entry.step !== 'PREFLIGHT');

@@ -142,8 +142,9 @@ describe('installs survive faults', () => {
   it.concurrent('marks an install STALLED when its agent goes silent, and INSTALLING again when it speaks', async ({ expect }) => {
     const nodeId = nodeIds[3];
     const runId = await install(nodeId);
-    // Without CSR approval the agent waits in START_KUBELET, sending heartbeats.
-    await waitForEvent(nodeId, (event) => event.step === 'START_KUBELET' && event.status === 'STARTED', 120_000);
+    // Without CSR approval the agent waits in START_KUBELET, sending heartbeats. Stopped once it waits (not while it
+    // reads kubelet's unit at the step's start: a command under way when the agent is stopped outlives its timeout).
+    await waitForEvent(nodeId, (event) => event.step === 'START_KUBELET' && event.status === 'PROGRESS' && typeof (event.detail as { waitedSeconds?: unknown } | null)?.waitedSeconds === 'number', 120_000);
     const pid = (await world.lab.exec('h4', ['cat', `/opt/ccos-scaler/runs/${runId}/agent.pid`])).stdout.trim();
     await world.lab.exec('h4', ['kill', '-STOP', pid]);
     try {

@@ -1,6 +1,7 @@
 import { ApiError, isTransient, type AgentRunReply } from '@ccos/agent/data-access-api';
 import { CERT_NOT_PINNED, succeeded } from '@ccos/agent/util-host';
 import { bare, type CodedText, type Message, type MessageParams, isMessageCode, message } from '@ccos/shared/messages';
+import { DOWNLOAD_BACKOFF, backoffDelayMs } from '@ccos/shared/util-timing';
 import { HOST_PATHS } from '../host-paths';
 import type { StepContext } from '../step-handler';
 
@@ -311,22 +312,29 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
   },
 ];
 
-/** agentRun, retried briefly when the service is unreachable; errors become a sentence. */
+/**
+ * How long the preflight keeps asking a service it cannot reach: long enough for the service to
+ * restart (a rolling update, a replica killed and started again), short of the step's patience.
+ */
+export const AGENT_RUN_PATIENCE_MS = 60_000;
+
+/** agentRun, asked again with backoff while the service is unreachable (up to {@link AGENT_RUN_PATIENCE_MS}); errors become a sentence. */
 export function agentRunOnce(ctx: StepContext): PreflightFacts {
   let cached: Promise<AgentRunReply | { readonly error: string }> | null = null;
   return {
     agentRun() {
       cached ??= (async () => {
+        const started = ctx.clock.monotonic();
         let last = '';
-        for (let attempt = 1; attempt <= 3; attempt += 1) {
+        for (let attempt = 0; ; attempt += 1) {
           try {
             return await ctx.api.agentRun(ctx.signal);
           } catch (error) {
             last = (error as Error).message;
-            if (!isTransient(error)) {
+            if (!isTransient(error) || ctx.clock.monotonic() - started >= AGENT_RUN_PATIENCE_MS) {
               break;
             }
-            await ctx.clock.sleep(attempt * 1_000, ctx.signal);
+            await ctx.clock.sleep(backoffDelayMs(DOWNLOAD_BACKOFF, attempt), ctx.signal);
           }
         }
         return { error: `agentRun failed: ${last}` };

@@ -3,7 +3,7 @@ import { ApiError } from '@ccos/agent/data-access-api';
 import { failed, ok } from '@ccos/agent/util-host/testing';
 import { formatMessage, message } from '@ccos/shared/messages';
 import { stepHarness, type StepHarness } from '../../testing/step-harness';
-import { compareVersions, kernelVersion, memTotalBytes } from './preflight-checks';
+import { AGENT_RUN_PATIENCE_MS, compareVersions, kernelVersion, memTotalBytes } from './preflight-checks';
 import { PreflightStep } from './preflight.step';
 
 /** A host that passes every check. */
@@ -155,17 +155,39 @@ describe('PREFLIGHT', () => {
     expect(result.ok).toBe(true);
   });
 
-  it('asks the service once for skew and conflicts, and says so when it cannot', async () => {
+  it('asks the service once for skew and conflicts, and says so when it cannot for a minute', async () => {
     const h = healthyHost();
     let calls = 0;
     h.api.failAgentRun = () => {
       calls += 1;
       return new ApiError('transient', 'ECONNREFUSED', 'AgentRun: connect ECONNREFUSED');
     };
+    const started = h.clock.monotonic();
     const result = await new PreflightStep().run(h.ctx);
     const failing = checksOf(result.detail).filter((c) => !c.passed).map((c) => c.name);
     expect(failing).toEqual(['clockSkew', 'hostnameUnique', 'ipUnique']);
-    expect(calls).toBe(3);
+    expect(h.clock.monotonic() - started).toBeGreaterThanOrEqual(AGENT_RUN_PATIENCE_MS);
+    expect(h.clock.monotonic() - started).toBeLessThan(AGENT_RUN_PATIENCE_MS + 15_000);
+    expect(calls).toBeGreaterThan(3);
+  });
+
+  it('waits out a restart of the service: the checks pass once it answers again', async () => {
+    const h = healthyHost();
+    const back = h.clock.monotonic() + 8_000;
+    h.api.failAgentRun = () => (h.clock.monotonic() < back ? new ApiError('transient', 'ECONNREFUSED', 'AgentRun: connect ECONNREFUSED') : null);
+    const result = await new PreflightStep().run(h.ctx);
+    expect(result.ok).toBe(true);
+  });
+
+  it('does not ask again when the service refuses for good', async () => {
+    const h = healthyHost();
+    let calls = 0;
+    h.api.failAgentRun = () => {
+      calls += 1;
+      return new ApiError('unauthenticated', 'UNAUTHENTICATED', 'the run token was refused');
+    };
+    await new PreflightStep().run(h.ctx);
+    expect(calls).toBe(1);
   });
 });
 

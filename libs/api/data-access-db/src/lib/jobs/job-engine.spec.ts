@@ -156,6 +156,30 @@ describe('the job engine on graphile-worker, against the real Postgres', () => {
     hung.open();
   });
 
+  it('does not hold a shutdown past its grace for a job still running: the job is released and another process runs it', async () => {
+    const hung = gate();
+    const started: string[] = [];
+    const stopping = await engine({ concurrency: 1 });
+    stopping.register('clean', async () => {
+      started.push('stopping');
+      await hung.promise;
+    });
+    await stopping.enqueue('clean', { nodeId: 'n1' }, { queue: 'host:h3' });
+    await stopping.startWorkers();
+    await expect.poll(() => started).toEqual(['stopping']);
+    const other = await engine({ concurrency: 1 });
+    other.register('clean', async () => {
+      started.push('other');
+    });
+    await other.startWorkers();
+
+    const began = Date.now();
+    await stopping.stopWorkers(300);
+    expect(Date.now() - began).toBeLessThan(5000);
+    await expect.poll(() => started, { timeout: 10_000 }).toEqual(['stopping', 'other']);
+    hung.open();
+  });
+
   it('keeps the job of a worker that still beats, however long it runs', async () => {
     const hung = gate();
     const started: string[] = [];

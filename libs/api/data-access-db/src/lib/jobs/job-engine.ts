@@ -265,8 +265,12 @@ export class JobEngine implements JobRegistry {
     return dead;
   }
 
-  /** Stops taking jobs, waits for the running ones, and forgets this process's workers. */
-  async stopWorkers(): Promise<void> {
+  /**
+   * Stops taking jobs and waits up to `graceMs` for the running ones; jobs still running then are
+   * unlocked for another process (or this one's successor) to run again, so a shutdown is never
+   * held by a job waiting on a slow host. Forgets this process's workers.
+   */
+  async stopWorkers(graceMs = 5000): Promise<void> {
     await this.starting?.catch(() => undefined);
     this.starting = null;
     if (this.timer) {
@@ -276,8 +280,20 @@ export class JobEngine implements JobRegistry {
     await this.beating;
     const ids = [...this.workerIds];
     this.workerIds.clear();
-    await this.runner?.stop();
+    const runner = this.runner;
     this.runner = null;
+    if (runner) {
+      let timer: NodeJS.Timeout | undefined;
+      const stopped = await Promise.race([
+        runner.stop().then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
+      ]);
+      clearTimeout(timer);
+      if (!stopped && ids.length > 0 && this.utils) {
+        this.options.logger.warn({ component: 'jobs', workers: ids }, 'jobs still running at shutdown are released for another process to run again');
+        await this.utils.forceUnlockWorkers(ids).catch(() => undefined);
+      }
+    }
     if (ids.length > 0) {
       await this.pool.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [ids]).catch(() => undefined);
     }
