@@ -77,15 +77,15 @@ const CASES: Record<string, readonly AlertCase[]> = {
     {
       shows: 'a hold lasting 5 minutes fires once per cluster although both replicas report it',
       series: [
-        { series: 'ccos_remediation_held{cluster="lab",instance="a"}', values: '_ 2x10' },
-        { series: 'ccos_remediation_held{cluster="lab",instance="b"}', values: '_ 2x10' },
+        { series: 'ccos_remediation_held{cluster="lab",instance="a"}', values: '0 2x10' },
+        { series: 'ccos_remediation_held{cluster="lab",instance="b"}', values: '0 2x10' },
       ],
       at: '7m',
       firing: [{ labels: { cluster: 'lab', severity: 'critical' }, summary: 'Remediation held in cluster lab: 2 members unhealthy, more than its cap' }],
     },
     {
       shows: 'a hold released within 3 minutes does not',
-      series: [{ series: 'ccos_remediation_held{cluster="lab",instance="a"}', values: '_ 2 2 2 _ _ _ _ _ _' }],
+      series: [{ series: 'ccos_remediation_held{cluster="lab",instance="a"}', values: '0 2 2 2 0x6' }],
       at: '8m',
       firing: [],
     },

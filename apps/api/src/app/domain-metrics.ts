@@ -24,7 +24,7 @@ export interface DomainSources {
   blockedDrains(): readonly BlockedDrain[];
   /** This replica's SSH sessions. */
   ssh(): SshPoolStats;
-  /** Clusters whose remediation the cap holds now, from Postgres (the same on every replica). */
+  /** Clusters with remediation on, and how many unhealthy members the cap holds it for (0: not held), from Postgres (the same on every replica). */
   remediationHeld(): Promise<Array<{ clusterId: string; unhealthy: number; cap: number }>>;
   /** Member nodes by cluster and health, from Postgres (the same on every replica). */
   nodeHealth(): Promise<Array<{ clusterId: string; state: string; count: number }>>;
@@ -187,7 +187,7 @@ export class DomainMetrics {
     });
     const held = new Gauge({
       name: 'ccos_remediation_held',
-      help: 'Unhealthy members of each cluster whose remediation the cap holds now (clusters not held are absent); shared state',
+      help: 'Unhealthy members of each cluster whose remediation the cap holds now, 0 while not held (clusters with remediation off are absent); shared state',
       labelNames: ['cluster'] as const,
       registers,
       collect: async () => {

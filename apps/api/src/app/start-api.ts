@@ -317,7 +317,9 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       jobs: () => jobs.counts(),
       nodeHealth: () => nodes.healthChecks.countByHealth(),
       remediationHeld: async () =>
-        (await stores.clusters.list()).flatMap((cluster) => (cluster.remediationHeld ? [{ clusterId: cluster.id, unhealthy: cluster.remediationHeld.unhealthy, cap: cluster.remediationHeld.cap }] : [])),
+        (await stores.clusters.list()).flatMap((cluster) =>
+          cluster.remediationPolicy?.enabled ? [{ clusterId: cluster.id, unhealthy: cluster.remediationHeld?.unhealthy ?? 0, cap: cluster.remediationHeld?.cap ?? 0 }] : [],
+        ),
       approvalWindowSeconds: config.csrApprovalWindowMinutes * 60,
     });
 
