@@ -331,10 +331,13 @@ export function agentRunOnce(ctx: StepContext): PreflightFacts {
             return await ctx.api.agentRun(ctx.signal);
           } catch (error) {
             last = (error as Error).message;
-            if (!isTransient(error) || ctx.clock.monotonic() - started >= AGENT_RUN_PATIENCE_MS) {
+            if (!isTransient(error) || ctx.signal?.aborted || ctx.clock.monotonic() - started >= AGENT_RUN_PATIENCE_MS) {
               break;
             }
             await ctx.clock.sleep(backoffDelayMs(DOWNLOAD_BACKOFF, attempt), ctx.signal);
+            if (ctx.signal?.aborted) {
+              break;
+            }
           }
         }
         return { error: `agentRun failed: ${last}` };

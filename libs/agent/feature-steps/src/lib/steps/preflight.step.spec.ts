@@ -179,6 +179,22 @@ describe('PREFLIGHT', () => {
     expect(result.ok).toBe(true);
   });
 
+  it('stops asking at once when the run is stopped', async () => {
+    const h = healthyHost();
+    let calls = 0;
+    h.api.failAgentRun = () => {
+      calls += 1;
+      if (calls === 2) {
+        h.abort.abort();
+      }
+      return new ApiError('transient', 'ECONNREFUSED', 'AgentRun: connect ECONNREFUSED');
+    };
+    const started = h.clock.monotonic();
+    await new PreflightStep().run(h.ctx).catch(() => undefined);
+    expect(calls).toBe(2);
+    expect(h.clock.monotonic() - started).toBeLessThan(AGENT_RUN_PATIENCE_MS);
+  });
+
   it('does not ask again when the service refuses for good', async () => {
     const h = healthyHost();
     let calls = 0;
