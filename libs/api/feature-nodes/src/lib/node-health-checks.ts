@@ -67,7 +67,7 @@ export class NodeHealthChecks {
   async countByHealth(): Promise<Array<{ clusterId: string; state: HealthState; count: number }>> {
     const counts = new Map<string, { clusterId: string; state: HealthState; count: number }>();
     for (const node of await this.nodes.healthInputsOf(MEMBER_STATUSES)) {
-      const health = nodeHealth({ status: node.status, readyStatus: node.readyStatus, readySince: node.readySince, host: node.hostHealth });
+      const health = nodeHealth(node);
       if (health) {
         const key = `${node.clusterId}/${health.state}`;
         const entry = counts.get(key) ?? { clusterId: node.clusterId, state: health.state, count: 0 };

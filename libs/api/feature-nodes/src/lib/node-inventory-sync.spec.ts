@@ -148,7 +148,7 @@ describe('node inventory sync', () => {
     await sync.idle();
     const health = async () => {
       const node = await dataSource.getRepository(NodeEntity).findOneByOrFail({ clusterId, hostname: 'w1' });
-      return { readyStatus: node.readyStatus, readySince: node.readySince?.toISOString() ?? null, health: nodeHealth({ ...node, host: node.hostHealth })?.state };
+      return { readyStatus: node.readyStatus, readySince: node.readySince?.toISOString() ?? null, health: nodeHealth(node)?.state };
     };
     expect(await health()).toEqual({ readyStatus: 'True', readySince: '2026-12-05T03:00:00.000Z', health: 'HEALTHY' });
     watches.put(summary('w1', { ready: false, readyStatus: 'Unknown', readySince: '2026-12-05T03:07:00.000Z' }));

@@ -31,7 +31,7 @@ export function toNodeType(node: NodeEntity): NodeType {
     role: node.role,
     ready: node.ready,
     unschedulable: node.unschedulable,
-    health: toNodeHealthType({ status: node.status, readyStatus: node.readyStatus, readySince: node.readySince, host: node.hostHealth }),
+    health: toNodeHealthType(node),
     remediation: toNodeRemediationType(node.remediation),
     facts: {
       arch: node.facts.arch ?? null,

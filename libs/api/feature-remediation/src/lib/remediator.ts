@@ -104,7 +104,7 @@ export class Remediator {
     const members = (await this.options.nodes.activeOf(clusterId)).filter((node) => MEMBER_STATUSES.has(node.status));
     const judged: RemediationMember[] = members.map((node) => ({
       id: node.id,
-      health: nodeHealth({ status: node.status, readyStatus: node.readyStatus, readySince: node.readySince, host: node.hostHealth }),
+      health: nodeHealth(node),
       remediation: node.remediation,
     }));
     const plan = planRemediation(policy, judged, new Date(now));

@@ -80,6 +80,6 @@ export function toNodeHealthType(node: HealthInputs): NodeHealthType | null {
     state: health.state,
     since: health.since,
     problems: health.problems.map((problem) => ({ kind: problem.kind, since: problem.since, message: problem.text.message, ...codedFields('message', problem.text) })),
-    hostCheckedAt: node.host ? new Date(node.host.checkedAt) : null,
+    hostCheckedAt: node.hostHealth ? new Date(node.hostHealth.checkedAt) : null,
   };
 }

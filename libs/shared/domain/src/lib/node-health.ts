@@ -26,7 +26,7 @@ export interface HealthInputs {
   readonly readyStatus: 'True' | 'False' | 'Unknown' | null;
   /** When the Ready condition last changed. */
   readonly readySince: Date | null;
-  readonly host: HostHealthCheck | null;
+  readonly hostHealth: HostHealthCheck | null;
 }
 
 export interface HealthProblem {
@@ -62,7 +62,7 @@ export function nodeHealth(node: HealthInputs): NodeHealth | null {
   } else if (node.readyStatus === 'Unknown') {
     problems.push({ kind: 'READY_UNKNOWN', since: node.readySince, text: message('health.readyUnknown') });
   }
-  const host = node.host;
+  const host = node.hostHealth;
   if (host && !host.reachable) {
     problems.push({ kind: 'HOST_UNREACHABLE', since: new Date(host.checkedAt), text: message('health.hostUnreachable', { reason: host.reason ?? '' }) });
   } else if (host?.kubeletActive === false) {
