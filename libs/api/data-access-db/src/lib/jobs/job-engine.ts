@@ -159,7 +159,7 @@ export class JobEngine implements JobRegistry {
   }
 
   private async runWorkers(): Promise<void> {
-    await this.opened();
+    await this.open();
     const taskList: TaskList = {};
     for (const [task, handler] of this.handlers) {
       taskList[task] = (payload, helpers) =>
@@ -187,7 +187,7 @@ export class JobEngine implements JobRegistry {
   }
 
   async enqueue(task: string, payload: Readonly<Record<string, unknown>>, options: JobOptions = {}): Promise<void> {
-    await this.opened();
+    await this.open();
     await this.requireUtils().addJob(task, { ...payload }, {
       ...(options.key === undefined ? {} : { jobKey: options.key, jobKeyMode: 'replace' as const }),
       ...(options.queue === undefined ? {} : { queueName: options.queue }),
@@ -198,7 +198,7 @@ export class JobEngine implements JobRegistry {
 
   /** How many jobs wait (retries included), run now, and used up their attempts. */
   async counts(): Promise<JobCounts> {
-    await this.opened();
+    await this.open();
     const { rows } = await this.pool.query<JobCounts>(
       `SELECT count(*) FILTER (WHERE locked_at IS NULL AND attempts < max_attempts)::int AS waiting,
               count(*) FILTER (WHERE locked_at IS NOT NULL)::int AS running,
@@ -210,7 +210,7 @@ export class JobEngine implements JobRegistry {
 
   /** Jobs that used up their attempts, the latest first. */
   async failedJobs(limit = 200): Promise<FailedJob[]> {
-    await this.opened();
+    await this.open();
     const { rows } = await this.pool.query<FailedJob>(
       `SELECT jobs.id::text AS id, tasks.identifier AS task, jobs.key, queues.queue_name AS queue, jobs.payload, jobs.attempts,
               jobs.max_attempts AS "maxAttempts", jobs.last_error AS "lastError", jobs.created_at AS "createdAt", jobs.updated_at AS "failedAt"
@@ -232,7 +232,7 @@ export class JobEngine implements JobRegistry {
     if (!/^\d{1,19}$/.test(jobId)) {
       return false;
     }
-    await this.opened();
+    await this.open();
     const { rows } = await this.pool.query(
       `SELECT id FROM ${SCHEMA}.reschedule_jobs(ARRAY(SELECT id FROM ${SCHEMA}.jobs WHERE id = $1::bigint AND attempts >= max_attempts), run_at := now(), attempts := 0)`,
       [jobId],
@@ -327,10 +327,6 @@ export class JobEngine implements JobRegistry {
        ON CONFLICT (worker_id) DO UPDATE SET beat_at = now()`,
       [ids, this.processName],
     );
-  }
-
-  private opened(): Promise<void> {
-    return this.open();
   }
 
   private requireUtils(): WorkerUtils {
