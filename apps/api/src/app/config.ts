@@ -63,6 +63,8 @@ export interface ApiConfig {
   readonly jobMaxAttempts: number;
   /** How often every member node's host is checked over SSH (reachable, the kubelet unit active). */
   readonly healthCheckIntervalSeconds: number;
+  /** How long a removal waits for a host that does not answer over SSH before it fails (REMOVAL_HOST_WAIT_SECONDS). */
+  readonly removalHostWaitSeconds: number;
   /** How often each cluster with a remediation policy on is evaluated. */
   readonly remediationIntervalSeconds: number;
   /** Installs a batch runs at once unless its request says otherwise (never more than the SSH pool). */
@@ -175,6 +177,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 10, 1, 200),
     jobMaxAttempts: integer(env, 'JOB_MAX_ATTEMPTS', 5, 1, 25),
     healthCheckIntervalSeconds: integer(env, 'HEALTH_CHECK_INTERVAL_SECONDS', 300, 5, 24 * 3600),
+    removalHostWaitSeconds: integer(env, 'REMOVAL_HOST_WAIT_SECONDS', 600, 10, 24 * 3600),
     remediationIntervalSeconds: integer(env, 'REMEDIATION_INTERVAL_SECONDS', 30, 1, 3600),
     batchConcurrency: integer(env, 'BATCH_CONCURRENCY', 10, 1, 50),
     sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),

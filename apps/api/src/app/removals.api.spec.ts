@@ -59,7 +59,7 @@ const SEED = [
 
 const SEED_FLAGS = { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true };
 
-const RUN_FIELDS = 'id nodeId nodeName status phase reason requestedBy cancelRequested lastSeq nodeStatus nodeStatusReason blocking { pod pdb message } options { force ignoreDaemonSets timeoutSeconds }';
+const RUN_FIELDS = 'id nodeId nodeName status phase reason requestedBy cancelRequested blocker blockerSince lastSeq nodeStatus nodeStatusReason blocking { pod pdb message } options { force ignoreDaemonSets timeoutSeconds }';
 
 interface RunView {
   id: string;
@@ -70,6 +70,8 @@ interface RunView {
   reason: string | null;
   requestedBy: string;
   cancelRequested: boolean;
+  blocker: string | null;
+  blockerSince: string | null;
   lastSeq: number;
   nodeStatus: string;
   nodeStatusReason: string | null;
@@ -220,6 +222,7 @@ describe('node removal over GraphQL, against kube-sim', () => {
       ['query($n: ID!) { removalRuns(nodeId: $n) { id } }', 'VIEWER'],
       ['mutation($n: ID!) { removeNode(nodeId: $n) { id } }', 'OPERATOR'],
       ['mutation($n: ID!) { cancelRemoval(nodeId: $n) { id } }', 'OPERATOR'],
+      ['mutation($n: ID!) { skipRemovalHostSide(nodeId: $n, reason: "gone") { id } }', 'OPERATOR'],
       ['mutation($n: ID!) { uncordonNode(nodeId: $n) { status } }', 'OPERATOR'],
     ] as const) {
       expect((await harness.gql(query, { n: w3.id })).errors?.[0]?.extensions?.['code'], query).toBe('UNAUTHENTICATED');
@@ -379,6 +382,9 @@ describe('node removal over GraphQL, against kube-sim', () => {
       pdb: 'db-budget',
       message: "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget db-budget needs 1 healthy pods and has 1 currently",
     });
+    // The run names its blocker live, since when.
+    await progress.until((all) => all.some((m) => m.run?.blocker !== null && m.run?.blocker !== undefined));
+    expect(progress.messages.findLast((m) => m.run?.blocker)?.run).toMatchObject({ blocker: 'PodDisruptionBudget shop/db-budget allows no disruption of shop/db-1 now', blockerSince: expect.any(String) });
     const second = await remove(w2.id, { ignoreDaemonSets: true });
     expect(second.errors?.[0]?.extensions?.['code']).toBe('CONFLICT');
     expect((await active('w2')).status).toBe('REMOVING');
@@ -394,7 +400,7 @@ describe('node removal over GraphQL, against kube-sim', () => {
     await kube.call('relax', (o) => kube.policy.patchNamespacedPodDisruptionBudget({ name: 'db-budget', namespace: 'shop', body: [{ op: 'replace', path: '/spec/minAvailable', value: 0 }] }, o));
     // The FINISHED event is published as soon as it is stored, the run's end right after it: the last message has both.
     const messages = await progress.until((all) => all.some((m) => m.events.some((e) => e.kind === 'FINISHED')) && all.at(-1)?.run?.status !== 'RUNNING', 20_000);
-    expect(messages.at(-1)?.run).toMatchObject({ status: 'SUCCEEDED', nodeStatus: 'REMOVED' });
+    expect(messages.at(-1)?.run).toMatchObject({ status: 'SUCCEEDED', nodeStatus: 'REMOVED', blocker: null });
     const kinds = messages.flatMap((m) => m.events.map((e) => e.kind));
     expect(kinds.filter((kind) => kind === 'POD_BLOCKED')).toHaveLength(1);
     expect(kinds.indexOf('POD_BLOCKED')).toBeLessThan(kinds.indexOf('POD_EVICTED'));
@@ -494,5 +500,12 @@ describe('node removal over GraphQL, against kube-sim', () => {
     const removedNode = (await nodes()).find((entry) => entry.hostname === 'w1' && entry.status === 'REMOVED');
     const again = await remove(removedNode?.id ?? '', SEED_FLAGS);
     expect(again.errors?.[0]).toMatchObject({ extensions: { code: 'FAILED_PRECONDITION' }, message: expect.stringContaining('REMOVED') });
+  });
+
+  it('skips the host-side part only of a running removal, and only with a written reason', async () => {
+    const w5 = await active('w5');
+    const skip = (reason: string) => harness.gql(`mutation($n: ID!, $r: String!) { skipRemovalHostSide(nodeId: $n, reason: $r) { ${RUN_FIELDS} } }`, { n: w5.id, r: reason }, operator);
+    expect((await skip('  ')).errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'reason' } });
+    expect((await skip('the host is gone')).errors?.[0]).toMatchObject({ extensions: { code: 'FAILED_PRECONDITION' }, message: 'no removal of w5 is running' });
   });
 });

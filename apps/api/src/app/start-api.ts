@@ -263,7 +263,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       ssh: sshPool,
       events,
       logger,
-      runner: { observer: metrics.domain.removalObserver },
+      runner: { observer: metrics.domain.removalObserver, hostWaitMs: config.removalHostWaitSeconds * 1000 },
     });
     const remediation = createRemediationFeature({
       clusters: stores.clusters,

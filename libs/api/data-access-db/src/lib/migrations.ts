@@ -22,6 +22,7 @@ import { ClusterReadiness1767490000000 } from './migrations/1767490000000-cluste
 import { JobWorkerHeartbeats1767500000000 } from './migrations/1767500000000-job-worker-heartbeats';
 import { NodeHealth1767510000000 } from './migrations/1767510000000-node-health';
 import { Remediation1767520000000 } from './migrations/1767520000000-remediation';
+import { RemovalHostWait1767530000000 } from './migrations/1767530000000-removal-host-wait';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   JobWorkerHeartbeats1767500000000,
   NodeHealth1767510000000,
   Remediation1767520000000,
+  RemovalHostWait1767530000000,
 ];

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Message } from '@ccos/shared/messages';
 import { RemovalEventEntity } from './entities/removal-event.entity';
-import { RemovalRunEntity } from './entities/removal-run.entity';
+import { RemovalRunEntity, type RemovalHostSkip } from './entities/removal-run.entity';
 import { entityChanges } from './entity-changes';
 import { returningRows } from './returning-rows';
 import { RunStore } from './run.store';
@@ -11,7 +11,7 @@ import { uniqueViolationOf } from './unique-violation';
 export type NewRemovalRun = Pick<RemovalRunEntity, 'id' | 'nodeId' | 'clusterId' | 'nodeName' | 'nodeUid' | 'phase' | 'options' | 'requestedBy' | 'owner' | 'heartbeatAt'>;
 
 /** The fields of a run its executing replica changes as it goes. */
-export type RemovalRunProgress = Partial<Pick<RemovalRunEntity, 'status' | 'phase' | 'reason' | 'reasonCoded' | 'blocking' | 'finishedAt'>>;
+export type RemovalRunProgress = Partial<Pick<RemovalRunEntity, 'status' | 'phase' | 'reason' | 'reasonCoded' | 'blocking' | 'finishedAt' | 'blocker' | 'blockerSince'>>;
 
 /** One event of a run as it is stored (the log numbers it: `events.appendNext`). */
 export type NewRemovalEvent = Pick<RemovalEventEntity, 'kind' | 'phase' | 'pod' | 'pdb' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
@@ -21,6 +21,8 @@ export interface RemovalRunBeat {
   readonly cancelRequested: boolean;
   readonly reason: string | null;
   readonly reasonCoded: Message | null;
+  /** An operator asked the run to go on without its host. */
+  readonly skipHost: RemovalHostSkip | null;
 }
 
 /**
@@ -57,6 +59,12 @@ export class RemovalRunStore extends RunStore<RemovalRunEntity, RemovalEventEnti
     await this.runs.update({ id, status: 'RUNNING' }, { cancelRequested: true, ...reason });
   }
 
+  /** Records that a RUNNING run goes on without its host; false when it is not running or was told so already. */
+  async requestSkipHost(id: string, skip: RemovalHostSkip): Promise<boolean> {
+    const rows = await returningRows<{ id: string }>(this.runs, `UPDATE removal_runs SET skip_host = $2 WHERE id = $1 AND status = 'RUNNING' AND skip_host IS NULL RETURNING id`, [id, JSON.stringify(skip)]);
+    return rows.length === 1;
+  }
+
   /** Changes a run while `owner` executes it; false when it no longer does (taken over or ended). */
   async updateOwned(id: string, owner: string, fields: RemovalRunProgress): Promise<boolean> {
     const update = await this.runs
@@ -75,12 +83,12 @@ export class RemovalRunStore extends RunStore<RemovalRunEntity, RemovalEventEnti
 
   /** Renews `owner`'s claim on a run; null when it is no longer theirs (ended, or taken over after a stale heartbeat). */
   async heartbeat(id: string, owner: string): Promise<RemovalRunBeat | null> {
-    const [row] = await returningRows<{ cancel_requested: boolean; reason: string | null; reason_coded: Message | null }>(
+    const [row] = await returningRows<{ cancel_requested: boolean; reason: string | null; reason_coded: Message | null; skip_host: RemovalHostSkip | null }>(
       this.runs,
-      `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason, reason_coded`,
+      `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason, reason_coded, skip_host`,
       [id, owner],
     );
-    return row ? { cancelRequested: row.cancel_requested, reason: row.reason, reasonCoded: row.reason_coded } : null;
+    return row ? { cancelRequested: row.cancel_requested, reason: row.reason, reasonCoded: row.reason_coded, skipHost: row.skip_host } : null;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { NodeEntity } from '@ccos/api/data-access-db';
-import { type NodeType, toNodeHealthType, toNodeRemediationType, toVerdictType } from '@ccos/api/util-graphql';
+import { type NodeType, codedFields, toNodeHealthType, toNodeRemediationType, toVerdictType } from '@ccos/api/util-graphql';
 import { NEXT_STEP_TEXT, nextStepOf, nodeActions } from '@ccos/shared/domain';
+import { message } from '@ccos/shared/messages';
 
 /** Copies only public fields: sealed credentials never reach a response, even by accident. */
 export function toNodeType(node: NodeEntity): NodeType {
@@ -33,6 +34,8 @@ export function toNodeType(node: NodeEntity): NodeType {
     unschedulable: node.unschedulable,
     health: toNodeHealthType(node),
     remediation: toNodeRemediationType(node.remediation),
+    reinstallRequired: node.reinstallRequired ? message(node.reinstallRequired.code, node.reinstallRequired.params).message : null,
+    ...codedFields('reinstallRequired', node.reinstallRequired),
     facts: {
       arch: node.facts.arch ?? null,
       osRelease: node.facts.osRelease ?? null,

@@ -13,6 +13,8 @@ export type KubeletStop =
 
 /** What cleaning a host came to: the paths that existed and were removed. */
 export interface HostCleaning {
+  /** The host answered over SSH (false: nothing was run on it). */
+  readonly reached: boolean;
   readonly ok: boolean;
   readonly removed: string[];
   readonly message: CodedText;
@@ -20,8 +22,8 @@ export interface HostCleaning {
 
 /** What a removal runs on a node's host. */
 export interface HostCommands {
-  stopKubelet(target: SshTarget): Promise<KubeletStop>;
-  cleanHost(target: SshTarget): Promise<HostCleaning>;
+  stopKubelet(target: SshTarget, signal?: AbortSignal): Promise<KubeletStop>;
+  cleanHost(target: SshTarget, signal?: AbortSignal): Promise<HostCleaning>;
 }
 
 /** What the agent installed on a host (the agent folder, bootstrap kubeconfig, kubelet credentials and unit). */
@@ -89,23 +91,27 @@ export async function stopKubelet(pool: SshPool, target: SshTarget, signal?: Abo
 }
 
 /** Removes {@link HOST_CLEAN_PATHS} from the host; what existed is listed. Never throws. */
-export async function cleanHost(pool: SshPool, target: SshTarget): Promise<HostCleaning> {
+export async function cleanHost(pool: SshPool, target: SshTarget, signal?: AbortSignal): Promise<HostCleaning> {
   try {
-    return await pool.run(target, async (session) => {
-      const result = await session.runScript(CLEAN_HOST, [...HOST_CLEAN_PATHS], { timeoutMs: EXEC_TIMEOUT_MS });
-      const removed = result.stdout.split('\n').filter((line) => line.startsWith('/'));
-      return result.exitCode === 0
-        ? { ok: true, removed, message: removed.length > 0 ? message('removal.host.cleaned', { removed: removed.join(', '), host: session.endpoint }) : message('removal.host.nothingLeft', { host: session.endpoint }) }
-        : { ok: false, removed, message: message('removal.host.cleanFailed', { host: session.endpoint, output: tail(result) }) };
-    });
+    return await pool.run(
+      target,
+      async (session) => {
+        const result = await session.runScript(CLEAN_HOST, [...HOST_CLEAN_PATHS], { timeoutMs: EXEC_TIMEOUT_MS, signal });
+        const removed = result.stdout.split('\n').filter((line) => line.startsWith('/'));
+        return result.exitCode === 0
+          ? { reached: true, ok: true, removed, message: removed.length > 0 ? message('removal.host.cleaned', { removed: removed.join(', '), host: session.endpoint }) : message('removal.host.nothingLeft', { host: session.endpoint }) }
+          : { reached: true, ok: false, removed, message: message('removal.host.cleanFailed', { host: session.endpoint, output: tail(result) }) };
+      },
+      { signal },
+    );
   } catch (error) {
-    return { ok: false, removed: [], message: failureText(error) };
+    return { reached: unreachable(error) === null, ok: false, removed: [], message: failureText(error) };
   }
 }
 
 /** The host commands over the SSH pool (its pinned host keys and session limits). */
 export function sshHostCommands(pool: SshPool): HostCommands {
-  return { stopKubelet: (target) => stopKubelet(pool, target), cleanHost: (target) => cleanHost(pool, target) };
+  return { stopKubelet: (target, signal) => stopKubelet(pool, target, signal), cleanHost: (target, signal) => cleanHost(pool, target, signal) };
 }
 
 /** Whether a login works now (for the preview). */

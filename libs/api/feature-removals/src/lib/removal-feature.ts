@@ -48,6 +48,7 @@ export function createRemovalFeature(options: RemovalFeatureOptions): RemovalFea
     drains: KUBE_DRAINS,
     clock,
     evictionRetryMs: options.runner?.evictionRetryMs,
+    hostWaitMs: options.runner?.hostWaitMs,
     observer: options.runner?.observer,
     nodes: options.nodes,
     hosts: options.hosts,

@@ -1,5 +1,5 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import { MessageCodeField, MessageParamsField, NodeStatusEnum, RunEventType, RunType } from '@ccos/api/util-graphql';
 import type { NodeStatus, RemovalEventKind, RemovalPhase, RemovalRunStatus } from '@ccos/shared/domain';
 import { RemovalEventKindEnum, RemovalPhaseEnum, RemovalRunStatusEnum } from './removal.enums';
@@ -49,6 +49,18 @@ export class BlockingPodType {
   messageParams!: Record<string, unknown> | null;
 }
 
+@ObjectType('RemovalHostSkip', { description: "An operator's decision that a removal goes on without its host (skipRemovalHostSide)." })
+export class RemovalHostSkipType {
+  @Field(() => String)
+  actor!: string;
+
+  @Field(() => String)
+  reason!: string;
+
+  @Field(() => GraphQLISODateTime)
+  at!: Date;
+}
+
 @ObjectType('RemovalEvent', { implements: RunEventType, simpleResolvers: true, description: 'One thing a removal run did or saw, in order (seq).' })
 export class RemovalEventType extends RunEventType {
   @Field(() => RemovalEventKindEnum)
@@ -95,6 +107,24 @@ export class RemovalRunType extends RunType {
 
   @Field(() => Boolean)
   cancelRequested!: boolean;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'What the run waits for now, e.g. "host 198.18.0.12 unreachable since 10:04:05" or a PodDisruptionBudget that allows no disruption; null while nothing holds it.',
+  })
+  blocker!: string | null;
+
+  @MessageCodeField('blocker')
+  blockerCode!: string | null;
+
+  @MessageParamsField('blocker')
+  blockerParams!: Record<string, unknown> | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'Since when the blocker holds the run.' })
+  blockerSince!: Date | null;
+
+  @Field(() => RemovalHostSkipType, { nullable: true, description: 'Set once an operator had the run go on without its host; the node is then marked reinstall required.' })
+  hostSkip!: RemovalHostSkipType | null;
 
   @Field(() => NodeStatusEnum, { description: "The node's status now." })
   nodeStatus!: NodeStatus;

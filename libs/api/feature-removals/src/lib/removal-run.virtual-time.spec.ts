@@ -127,7 +127,7 @@ describe('removal runs on virtual time', () => {
         },
         cleanHost: async (target) => {
           done.host.push(`clean ${target.host}`);
-          return { ok: true, removed: ['/opt/ccos-scaler'], message: { code: 'removal.host.cleaned', params: { removed: '/opt/ccos-scaler', host: target.host }, message: 'cleaned' } };
+          return { reached: true, ok: true, removed: ['/opt/ccos-scaler'], message: { code: 'removal.host.cleaned', params: { removed: '/opt/ccos-scaler', host: target.host }, message: 'cleaned' } };
         },
       },
       csrs: { pendingCsrNamesFor: async (_id, node) => [`csr-${node}`], deny: async (_id, name) => done.denied.push(name) },

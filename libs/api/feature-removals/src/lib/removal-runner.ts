@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { NodeStore, RemovalBlockingPod, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
+import type { NodeStore, RemovalBlockingPod, RemovalHostSkip, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
 import { nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
-import { bare, type CodedText, message } from '@ccos/shared/messages';
+import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
 import type { RemovalPhaseRegistry } from './phases/phase-registry';
 import { errorText, type RemovalPhaseContext } from './phases/removal-phase';
@@ -16,6 +16,8 @@ export interface RemovalRunnerOptions {
   readonly heartbeatMs?: number;
   /** A RUNNING run whose heartbeat is older than this is taken over. Default 15 s. */
   readonly staleAfterMs?: number;
+  /** How long a host-side phase waits for a host that does not answer over SSH before the run fails. Default 10 minutes. */
+  readonly hostWaitMs?: number;
   /** Wait before retrying an eviction a PodDisruptionBudget refused (the drain phase's). Default 5 s, like kubectl. */
   readonly evictionRetryMs?: number;
   /** Told how runs end and which evictions a PodDisruptionBudget refused (the metrics). */
@@ -51,6 +53,10 @@ interface ActiveRun {
   nodeGone: boolean;
   /** Epoch ms of the first eviction a PodDisruptionBudget refused since the drain last evicted a pod. */
   blockedSince: number | null;
+  /** Aborts once an operator asks the run to go on without its host (here or, through the heartbeat, on another replica). */
+  readonly hostSkip: AbortController;
+  /** The blocker writes in order: a drain names and clears its blocker from its event callback without waiting. */
+  blockerWrites: Promise<void>;
   done: Promise<void>;
 }
 
@@ -122,7 +128,7 @@ export class RemovalRunner {
   async launch(run: RemovalRunEntity, resumed: boolean): Promise<void> {
     // Each event is tagged with the phase the run is in as it is recorded (this replica's view of the run, kept by save()).
     const writer = await this.events.writer(run, () => active.run.phase);
-    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, blockedSince: null, done: Promise.resolve() };
+    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, blockedSince: null, hostSkip: new AbortController(), blockerWrites: Promise.resolve(), done: Promise.resolve() };
     this.active.set(run.id, active);
     active.done = this.execute(active, resumed).finally(() => this.active.delete(run.id));
   }
@@ -143,6 +149,16 @@ export class RemovalRunner {
     active.run.reason = reason.message;
     active.run.reasonCoded = bare(reason);
     this.markCancelled(active);
+    return true;
+  }
+
+  /** Has a run executing here go on without its host; false when it does not run here (its heartbeat reads the request). */
+  skipHostLocal(runId: string, skip: RemovalHostSkip): boolean {
+    const active = this.active.get(runId);
+    if (!active) {
+      return false;
+    }
+    this.markHostSkipped(active, skip);
     return true;
   }
 
@@ -192,10 +208,31 @@ export class RemovalRunner {
     active.abort.abort();
   }
 
+  private markHostSkipped(active: ActiveRun, skip: RemovalHostSkip): void {
+    if (active.hostSkip.signal.aborted) {
+      return;
+    }
+    active.run.skipHost = skip;
+    active.hostSkip.abort();
+  }
+
+  /** Stores what the run waits for (or that nothing does) and announces it, unless that is what the run shows already. */
+  private blockedBy(active: ActiveRun, blocker: Message | null, since: number): Promise<void> {
+    active.blockerWrites = active.blockerWrites.then(async () => {
+      if (JSON.stringify(active.run.blocker) !== JSON.stringify(blocker) && !this.stopping && !active.lost) {
+        await this.save(active, { blocker, blockerSince: blocker ? new Date(since) : null }).catch((error: unknown) => this.log.warn({ err: error, runId: active.run.id }, 'could not record what the removal waits for'));
+      }
+    });
+    return active.blockerWrites;
+  }
+
   private async execute(active: ActiveRun, resumed: boolean): Promise<void> {
     const { writer } = active;
     const heartbeat = new AbortController();
     void this.every(AbortSignal.any([heartbeat.signal, this.stopped.signal]), () => this.beat(active));
+    if (active.run.skipHost) {
+      active.hostSkip.abort();
+    }
     try {
       if (resumed) {
         writer.add({ kind: 'RESUMED', message: message('removal.event.resumed', { owner: this.identity, phase: active.run.phase }) });
@@ -225,6 +262,7 @@ export class RemovalRunner {
           return;
         }
         if (result.outcome !== 'NEXT') {
+          await active.blockerWrites;
           await this.end(active, result.outcome, result.reason, result.blocking);
           return;
         }
@@ -233,7 +271,8 @@ export class RemovalRunner {
           return;
         }
         phase = nextRemovalPhase(phase, active.run.options.cleanHost);
-        await this.save(active, { phase });
+        await active.blockerWrites;
+        await this.save(active, { phase, blocker: null, blockerSince: null });
       }
       await this.succeed(active);
     } catch (error) {
@@ -265,6 +304,9 @@ export class RemovalRunner {
       heldByBudgets: (since) => {
         active.blockedSince = since;
       },
+      blockedBy: (blocker, since) => this.blockedBy(active, blocker, since ?? this.clock.now()),
+      hostSkip: () => active.run.skipHost,
+      hostSkipSignal: AbortSignal.any([active.abort.signal, active.hostSkip.signal]),
     };
   }
 
@@ -276,7 +318,7 @@ export class RemovalRunner {
     await this.nodes
       .transition(run.nodeId, 'REMOVAL_SUCCEEDED', message('removal.removedReuse', { reason: bare(reason) }), { ready: false })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked REMOVED'));
-    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', ...runReason(reason), finishedAt: new Date(this.clock.now()) }, { kind: 'FINISHED', message: message('removal.event.removed', { node: run.nodeName }) });
+    await this.save(active, { status: 'SUCCEEDED', phase: 'DONE', ...runReason(reason), blocker: null, blockerSince: null, finishedAt: new Date(this.clock.now()) }, { kind: 'FINISHED', message: message('removal.event.removed', { node: run.nodeName }) });
   }
 
   /** Ends the run as FAILED or CANCELLED; the node becomes DRAIN_FAILED (still cordoned). */
@@ -286,7 +328,7 @@ export class RemovalRunner {
     await this.nodes
       .transition(run.nodeId, 'DRAIN_FAILED', reason, { unschedulable: true })
       .catch((error: unknown) => this.log.warn({ err: error, runId: run.id }, 'the node could not be marked DRAIN_FAILED'));
-    await this.save(active, { status, ...runReason(reason), blocking, finishedAt: new Date(this.clock.now()) }, { kind: 'FINISHED', message: message(status === 'CANCELLED' ? 'removal.event.cancelled' : 'removal.event.failed'), detail: { status } });
+    await this.save(active, { status, ...runReason(reason), blocking, blocker: null, blockerSince: null, finishedAt: new Date(this.clock.now()) }, { kind: 'FINISHED', message: message(status === 'CANCELLED' ? 'removal.event.cancelled' : 'removal.event.failed'), detail: { status } });
   }
 
   /**
@@ -325,6 +367,9 @@ export class RemovalRunner {
         active.lost = true;
         active.abort.abort();
         return;
+      }
+      if (beat.skipHost) {
+        this.markHostSkipped(active, beat.skipHost);
       }
       if (beat.cancelRequested && !active.cancelled) {
         active.run.reason = beat.reason ?? active.run.reason;

@@ -60,6 +60,15 @@ export class RemovalResolver {
   }
 
   @Authorized('OPERATOR')
+  @Mutation(() => RemovalRunType, {
+    description:
+      'Has a running removal go on without its host, for a host that is gone: stopping the kubelet and cleaning the host are passed, and the node is marked reinstall required (its kubelet may still hold credentials). The reason goes to the audit log.',
+  })
+  async skipRemovalHostSide(@Arg('nodeId', () => ID) nodeId: string, @Arg('reason', () => String) reason: string, @Ctx() context: RequestContext): Promise<RemovalRunType> {
+    return this.removals.view(await this.removals.skipHostSide(nodeId, reason, actorOf(context)));
+  }
+
+  @Authorized('OPERATOR')
   @Mutation(() => UncordonResultType, { description: 'Makes a node schedulable again after a removal that failed or was cancelled (DRAIN_FAILED → JOINED).' })
   async uncordonNode(@Arg('nodeId', () => ID) nodeId: string, @Ctx() context: RequestContext): Promise<UncordonResultType> {
     return this.removals.uncordon(nodeId, actorOf(context));

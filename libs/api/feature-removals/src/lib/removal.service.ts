@@ -8,6 +8,7 @@ import {
   type RemovalOptions,
   canUncordon,
   checkRemovalOptions,
+  checkWrittenReason,
   removalCancellable,
   removalSafety,
   UNCORDON_FROM,
@@ -259,6 +260,36 @@ export class RemovalService {
   }
 
   /**
+   * Has the node's running removal go on without its host: the phases that need the host
+   * (stopping the kubelet, cleaning it) are passed, and the node is marked reinstall required.
+   * For a host that is gone and that the run waits for; a written reason is required.
+   */
+  async skipHostSide(nodeId: string, reason: string, actor: string): Promise<RemovalRunEntity> {
+    const problem = checkWrittenReason(reason, message('removal.skipHost.reasonRequired'));
+    if (problem) {
+      throw new BadUserInputError('reason', problem);
+    }
+    const node = await this.nodes.get(nodeId);
+    const run = await this.runs.runningOf(nodeId);
+    if (!run) {
+      throw new PreconditionError(message('removal.notRunning', { node: node.hostname }), { status: node.status });
+    }
+    const skip = { actor, reason: reason.trim(), at: new Date().toISOString() };
+    if (!(await this.runs.requestSkipHost(run.id, skip))) {
+      const now = await this.runs.get(run.id);
+      throw now.skipHost
+        ? new ConflictError(message('removal.skipHost.already', { node: node.hostname, actor: now.skipHost.actor }))
+        : new PreconditionError(message('removal.notRunning', { node: node.hostname }), { status: node.status });
+    }
+    if (!this.runner.skipHostLocal(run.id, skip)) {
+      // Executing on another replica (its heartbeat reads the request), or nowhere: adopt it then.
+      await this.runner.adoptOrphans(false);
+      this.runner.skipHostLocal(run.id, skip);
+    }
+    return this.runs.get(run.id);
+  }
+
+  /**
    * Makes the node schedulable again: after a removal that failed or was cancelled
    * (DRAIN_FAILED → JOINED), or for a JOINED node left cordoned.
    */
@@ -324,6 +355,10 @@ export class RemovalService {
         pod: entry.pod, pdb: entry.pdb ?? null, message: entry.message, ...codedFields('message', entry.messageCoded),
       })),
       cancelRequested: run.cancelRequested,
+      blocker: run.blocker ? message(run.blocker.code, run.blocker.params).message : null,
+      ...codedFields('blocker', run.blocker),
+      blockerSince: run.blockerSince,
+      hostSkip: run.skipHost ? { actor: run.skipHost.actor, reason: run.skipHost.reason, at: new Date(run.skipHost.at) } : null,
       nodeStatus: node?.status ?? 'REMOVED',
       nodeStatusReason: node?.statusReason ?? null,
       ...codedFields('nodeStatusReason', node?.statusReasonCoded),

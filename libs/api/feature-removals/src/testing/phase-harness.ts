@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { NodeEntity, RemovalRunEntity } from '@ccos/api/data-access-db';
+import { NodeEntity, type RemovalHostSkip, RemovalRunEntity } from '@ccos/api/data-access-db';
 import type { SshTarget } from '@ccos/api/data-access-ssh';
 import { DEFAULT_REMOVAL_OPTIONS, type RemovalOptions } from '@ccos/shared/domain';
+import type { Message } from '@ccos/shared/messages';
 import type { RemovalPhaseContext } from '../lib/phases/removal-phase';
 import type { RemovalEventInput } from '../lib/removal-log';
 
@@ -46,6 +47,10 @@ export interface PhaseHarness {
   readonly events: RemovalEventInput[];
   /** Every heldByBudgets call. */
   readonly held: Array<number | null>;
+  /** Every blocker the phase named (null: nothing holds the run), with since when. */
+  readonly blockers: Array<{ blocker: Message | null; since: number | undefined }>;
+  /** An operator has the run go on without its host. */
+  skipHost(skip: RemovalHostSkip): void;
   /** An operator's cancel: aborts the signal. */
   cancel(): void;
   /** This replica stops executing the run: aborts the signal. */
@@ -56,6 +61,9 @@ export function phaseHarness(run: RemovalRunEntity): PhaseHarness {
   const abort = new AbortController();
   const events: RemovalEventInput[] = [];
   const held: Array<number | null> = [];
+  const blockers: PhaseHarness['blockers'] = [];
+  const skipped = new AbortController();
+  let skip: RemovalHostSkip | null = null;
   let cancelled = false;
   let interrupted = false;
   return {
@@ -66,9 +74,19 @@ export function phaseHarness(run: RemovalRunEntity): PhaseHarness {
       cancelled: () => cancelled,
       interrupted: () => interrupted,
       heldByBudgets: (since) => held.push(since),
+      blockedBy: async (blocker, since) => {
+        blockers.push({ blocker, since });
+      },
+      hostSkip: () => skip,
+      hostSkipSignal: AbortSignal.any([abort.signal, skipped.signal]),
     },
     events,
     held,
+    blockers,
+    skipHost: (decision) => {
+      skip = decision;
+      skipped.abort();
+    },
     cancel: () => {
       cancelled = true;
       abort.abort();

@@ -107,6 +107,15 @@ export class NodeType {
   @Field(() => NodeRemediationType, { nullable: true, description: 'Its remediation in progress; null when none.' })
   remediation!: NodeRemediationType | null;
 
+  @Field(() => String, { nullable: true, description: 'Why its host must be reinstalled before it serves again (a removal went on without the host); null when nothing says so.' })
+  reinstallRequired!: string | null;
+
+  @MessageCodeField('reinstallRequired')
+  reinstallRequiredCode!: string | null;
+
+  @MessageParamsField('reinstallRequired')
+  reinstallRequiredParams!: Record<string, unknown> | null;
+
   @Field(() => HostFactsType)
   facts!: HostFactsType;
 

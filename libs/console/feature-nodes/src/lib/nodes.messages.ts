@@ -72,6 +72,7 @@ export const nodesMessages = defineCatalog({
     'health.hostNotChecked': 'The host has not been checked over SSH yet.',
     'remediation.rung': 'Remediation: {rung}; if it is still unhealthy at {deadline}, the next step follows.',
     'remediation.exhausted': 'Remediation tried every step and the node is still unhealthy: remove it, or reinstall its host.',
+    'reinstallRequired': 'Reinstall required',
     'remediation.rung.RESTART_KUBELET': 'restarting the kubelet',
     'remediation.rung.REBOOT': 'rebooting the host',
 
@@ -340,6 +341,7 @@ export const nodesMessages = defineCatalog({
     'health.hostNotChecked': '尚未通过 SSH 检查过主机。',
     'remediation.rung': '自动修复：{rung}；若到 {deadline} 仍不健康，将进行下一步。',
     'remediation.exhausted': '自动修复已尝试所有步骤，节点仍不健康：请移除该节点，或重装其主机。',
+    'reinstallRequired': '需要重装',
     'remediation.rung.RESTART_KUBELET': '正在重启 kubelet',
     'remediation.rung.REBOOT': '正在重启主机',
 

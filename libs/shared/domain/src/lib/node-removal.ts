@@ -40,6 +40,10 @@ export const REMOVAL_EVENT_KINDS = [
   'KUBELET_STOPPED',
   /** The kubelet could not be or need not be stopped (no SSH access, host unreachable, not installed). */
   'KUBELET_NOT_STOPPED',
+  /** The host does not answer over SSH: the run waits for it (its blocker says since when). */
+  'HOST_WAITING',
+  /** An operator had the run go on without its host: the node is marked reinstall required. */
+  'HOST_SKIPPED',
   'NODE_DELETED',
   'NODE_NOT_DELETED',
   'CSRS_DENIED',

@@ -94,6 +94,10 @@ export class NodeEntity {
   @Column({ type: 'jsonb', nullable: true })
   remediation!: NodeRemediation | null;
 
+  /** Why its host must be reinstalled before it serves again (a removal left it as it was); null when nothing says so. */
+  @Column({ name: 'reinstall_required', type: 'jsonb', nullable: true })
+  reinstallRequired!: Message | null;
+
   @Column({ name: 'ever_joined', type: 'boolean', default: false })
   everJoined!: boolean;
 

@@ -13,6 +13,14 @@ export interface RemovalBlockingPod {
   messageCoded?: Message;
 }
 
+/** An operator's decision that a run goes on without its host (stopping the kubelet, cleaning the host). */
+export interface RemovalHostSkip {
+  readonly actor: string;
+  readonly reason: string;
+  /** ISO time of the decision. */
+  readonly at: string;
+}
+
 /**
  * One removal of a node (cordon, drain, stop the kubelet, delete the Node, ...). At most one
  * run per node is RUNNING (a partial unique index), and the replica executing it renews
@@ -48,4 +56,16 @@ export class RemovalRunEntity extends RunColumns<RemovalRunStatus> {
 
   @Column({ name: 'heartbeat_at', type: 'timestamptz', nullable: true })
   heartbeatAt!: Date | null;
+
+  /** What the run waits for now (a host that does not answer, a PodDisruptionBudget), coded; null while nothing holds it. */
+  @Column({ type: 'jsonb', nullable: true })
+  blocker!: Message | null;
+
+  /** Since when that blocker holds the run. */
+  @Column({ name: 'blocker_since', type: 'timestamptz', nullable: true })
+  blockerSince!: Date | null;
+
+  /** Set once an operator asked the run to go on without its host. */
+  @Column({ name: 'skip_host', type: 'jsonb', nullable: true })
+  skipHost!: RemovalHostSkip | null;
 }

@@ -93,7 +93,10 @@ export class DrainPhase implements RemovalPhaseHandler {
             },
             onEvent,
           )
-          .finally(() => ctx.heldByBudgets(null));
+          .finally(() => {
+            ctx.heldByBudgets(null);
+            void ctx.blockedBy(null);
+          });
     if (ctx.interrupted()) {
       return { outcome: 'INTERRUPTED' };
     }
@@ -132,6 +135,9 @@ export class DrainPhase implements RemovalPhaseHandler {
           const key = `${event.pdb ?? ''}|${event.message}|${event.detail ?? ''}`;
           if (lastBlock.get(event.pod) !== key) {
             lastBlock.set(event.pod, key);
+            if (event.pdb) {
+              void ctx.blockedBy(bare(message('removal.blocker.budget', { pdb: `${event.pod.split('/')[0]}/${event.pdb}`, pod: event.pod })), blockedSince);
+            }
             ctx.record({
               kind: 'POD_BLOCKED',
               pod: event.pod,
@@ -145,6 +151,7 @@ export class DrainPhase implements RemovalPhaseHandler {
         case 'pod-evicted':
           blockedSince = null;
           ctx.heldByBudgets(null);
+          void ctx.blockedBy(null);
           lastBlock.delete(event.pod);
           ctx.record({ kind: 'POD_EVICTED', pod: event.pod, message: message('removal.event.podEvicted') });
           break;

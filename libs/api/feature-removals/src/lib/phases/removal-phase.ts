@@ -1,6 +1,6 @@
-import type { RemovalBlockingPod, RemovalRunEntity } from '@ccos/api/data-access-db';
+import type { RemovalBlockingPod, RemovalHostSkip, RemovalRunEntity } from '@ccos/api/data-access-db';
 import type { RemovalPhase } from '@ccos/shared/domain';
-import type { CodedText } from '@ccos/shared/messages';
+import type { CodedText, Message } from '@ccos/shared/messages';
 import type { RemovalEventInput } from '../removal-log';
 
 /** What a phase may touch of its run; the runner gives one to each phase it runs. */
@@ -17,6 +17,12 @@ export interface RemovalPhaseContext {
   interrupted(): boolean;
   /** PodDisruptionBudgets have held the drain since `since` (epoch ms), or hold it no longer (null): the runner's blockedDrains. */
   heldByBudgets(since: number | null): void;
+  /** Names what the run waits for now, since `since` (epoch ms), stored on the run and published; null once nothing holds it. */
+  blockedBy(blocker: Message | null, since?: number): Promise<void>;
+  /** An operator's decision that the run goes on without its host, once there is one. */
+  hostSkip(): RemovalHostSkip | null;
+  /** Aborts once an operator asks the run to go on without its host (and with `signal`). */
+  readonly hostSkipSignal: AbortSignal;
 }
 
 /** How a phase ended: the run goes on, ends (the node stays cordoned as DRAIN_FAILED), or is left to whoever executes it now. */

@@ -1,7 +1,7 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
 import { Router, RouterLink } from '@angular/router';
 import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificatesStore, NodeDetailStore, Notifications, RemovalProgressStore, Session } from '@ccos/console/data-access';
-import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone, runTone } from '@ccos/console/ui';
+import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone, TextFieldComponent, runTone } from '@ccos/console/ui';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
 import { type HealthState, INSTALL_STEPS, type NodeOrigin, type RemediationRung, type NodeStatus, isHostVerdictKind, isInCluster, nextStepOf, removalCancellable } from '@ccos/shared/domain';
@@ -38,6 +38,7 @@ function removalKey(action: RemovalAction): 'confirmCancel' | 'confirmUncordon' 
   selector: 'ccos-node-detail-page',
   imports: [ServerTextPipe, 
     RouterLink,
+    TextFieldComponent,
     ButtonDirective,
     ConfirmDialogComponent,
     CredentialsDialogComponent,
@@ -77,6 +78,9 @@ export class NodeDetailPage {
 
   protected readonly confirming = signal<ConfirmedAction | null>(null);
   protected readonly editingCredentials = signal(false);
+  /** Why the running removal goes on without its host, as typed. */
+  protected readonly skipReason = signal('');
+  protected readonly skipError = signal<string | null>(null);
   protected readonly acceptingHostKey = signal(false);
   /** Ticks while a run is going, for elapsed times (local clock only; the data is pushed). */
   protected readonly now = signal(Date.now());
@@ -223,6 +227,25 @@ export class NodeDetailPage {
       this.notifications.show('success', () => (isRemovalAction(action) ? this.r(action === 'uncordon' ? 'done.uncordon' : 'done.cancel', { hostname }) : this.t(`done.${action}`, { hostname })));
     } else if (action === 'delete') {
       this.deletedHere = false;
+    }
+  }
+
+  /** Whether the removal waits for a host that does not answer, and this user may have it go on without the host. */
+  protected canSkipHost(run: { status: string; blockerCode?: string | null; hostSkip?: unknown }): boolean {
+    return this.isOperator() && run.status === 'RUNNING' && !run.hostSkip && run.blockerCode === 'removal.blocker.hostUnreachable';
+  }
+
+  protected async skipHostSide(event: Event): Promise<void> {
+    event.preventDefault();
+    const hostname = this.store.node()?.hostname ?? '';
+    const outcome = await this.removal.skipHostSide(this.skipReason());
+    if (outcome.ok) {
+      this.skipError.set(null);
+      this.skipReason.set('');
+      this.notifications.show('success', () => this.r('done.skip', { hostname }));
+    } else {
+      const problem = outcome.problems[0];
+      this.skipError.set(problem ? this.errors.messageOf(problem) : null);
     }
   }
 

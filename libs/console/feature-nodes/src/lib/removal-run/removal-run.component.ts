@@ -26,6 +26,12 @@ import { optionFlags, phaseItems } from './phase-items';
       [logEmpty]="t('log.empty')"
       [logColumns]="logColumns()"
     >
+      @if (run().status === 'RUNNING' && run().blocker) {
+        <p class="blocker" role="status" data-testid="removal-blocker">{{ t('run.blocker', { blocker: i18n.server(run().blockerCode, run().blockerParams, run().blocker) }) }}</p>
+      }
+      @if (run().hostSkip; as skip) {
+        <p class="host-skipped" data-testid="removal-host-skipped">{{ t('run.hostSkipped', { actor: skip.actor, reason: skip.reason }) }}</p>
+      }
       @if (run().blocking.length > 0) {
         <section class="blocking" [attr.aria-label]="t('run.blocking')">
           <h3>{{ t('run.blocking') }}</h3>
