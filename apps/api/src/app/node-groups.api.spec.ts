@@ -144,4 +144,37 @@ describe('node groups: a decision\'s reason in the audit and the activity, by co
     const down = await harness.gql('mutation($g: ID!, $n: ID!) { scaleDownNodeGroup(groupId: $g, nodeId: $n) { targetSize } }', { g: groupId, n: '00000000-0000-4000-8000-000000000000' }, operator);
     expect(down.errors?.[0]?.extensions?.['code']).toBe('NOT_FOUND');
   });
+
+  it('scales a group down by the member it chooses itself: the NotReady one before the newest, saying why', async () => {
+    const [admin, operator] = [await harness.tokenFor('ADMIN'), await harness.tokenFor('OPERATOR')];
+    const created = await harness.gql<{ createNodeGroup: { id: string } }>(
+      'mutation($input: CreateNodeGroupInput!) { createNodeGroup(input: $input) { id } }',
+      { input: { clusterId, name: 'pool-d', maxSize: 3, profile: { cpuCores: 2, memoryBytes: 4 * 1024 ** 3 } } },
+      admin,
+    );
+    const groupId = created.data?.createNodeGroup.id ?? '';
+    const db = harness.api.dataSource;
+    // Three running members; d-1 (the oldest) is NotReady, d-3 the newest.
+    for (const [index, ready] of [[1, 'False'], [2, 'True'], [3, 'True']] as const) {
+      const nodeId = `00000000-0000-4000-8000-00000000d00${index}`;
+      await db.query(
+        `INSERT INTO nodes (id, cluster_id, hostname, ip, status, provider_id, ready_status, ready_since, ever_joined) VALUES ($1, $2, $3, $4, 'JOINED', $5, $6, now() - interval '10 minutes', true)`,
+        [nodeId, clusterId, `d-${index}`, `10.0.4.${index}`, `ccos://sim/${nodeId}`, ready],
+      );
+      await db.query(`INSERT INTO node_group_members (node_id, group_id, state, created_at) VALUES ($1, $2, 'RUNNING', now() - make_interval(hours => $3))`, [nodeId, groupId, 10 - index]);
+    }
+    await db.query('UPDATE node_groups SET target_size = 3 WHERE id = $1', [groupId]);
+
+    const down = await harness.gql<{ scaleDownNodeGroup: { targetSize: number; activity: Array<{ kind: string; hostname: string | null; actor: string; reason: string; reasonCode: string | null; reasonParams: Record<string, unknown> | null }> } }>(
+      'mutation($g: ID!) { scaleDownNodeGroup(groupId: $g) { targetSize activity { kind hostname actor reason reasonCode reasonParams } } }',
+      { g: groupId },
+      operator,
+    );
+    expect(down.errors).toBeUndefined();
+    expect(down.data?.scaleDownNodeGroup.targetSize).toBe(2);
+    const chosen = down.data?.scaleDownNodeGroup.activity.find((entry) => entry.kind === 'VICTIM_CHOSEN');
+    expect(chosen).toMatchObject({ hostname: 'd-1', actor: 'operator', reason: 'chose d-1 to remove: it is unhealthy', reasonCode: 'autoscaling.victim' });
+    expect(formatServerText('zh-CN', chosen?.reasonCode, chosen?.reasonParams, chosen?.reason)).toBe('选择移除 d-1：它不健康');
+    expect(down.data?.scaleDownNodeGroup.activity.filter((entry) => entry.kind === 'DELETE').map((entry) => entry.hostname)).toEqual(['d-1']);
+  });
 });

@@ -16,3 +16,4 @@ export * from './lib/app-errors';
 export * from './lib/api-error-codes';
 export * from './lib/node-health';
 export * from './lib/remediation';
+export * from './lib/scale-down-victims';

@@ -61,10 +61,18 @@ export class NodeGroupResolver {
   @Authorized('OPERATOR')
   @Mutation(() => NodeGroupType, {
     description:
-      "Scales a node group down by one of its running nodes, as cluster-autoscaler's NodeGroupDeleteNodes does: lowers its target (never below minSize), removes the node safely (cordon, drain honouring budgets, delete), then checks the host again and puts it back in the pool.",
+      "Scales a node group down by one of its nodes (the one named, or the one the service chooses), as cluster-autoscaler's NodeGroupDeleteNodes does: lowers its target (never below minSize), removes the node safely (cordon, drain honouring budgets, delete), then checks the host again and puts it back in the pool.",
   })
-  async scaleDownNodeGroup(@Arg('groupId', () => ID) groupId: string, @Arg('nodeId', () => ID) nodeId: string, @Ctx() context: RequestContext): Promise<NodeGroupType> {
+  async scaleDownNodeGroup(
+    @Arg('groupId', () => ID) groupId: string,
+    @Arg('nodeId', () => ID, { nullable: true, description: 'The member to remove; without it the service chooses: a host not joined yet, then an unhealthy member, then the newest (the choice and its reason are in the activity).' }) nodeId: string | null | undefined,
+    @Ctx() context: RequestContext,
+  ): Promise<NodeGroupType> {
     const group = await this.groups.group(groupId);
+    if (!nodeId) {
+      await refusedAs(group, 'groupId', () => this.groups.scaleDownBy(group.clusterId, group.name, 1, actorOf(context)));
+      return this.view(await this.groups.group(groupId));
+    }
     const member = (await this.groups.membersOf(groupId)).find((row) => row.nodeId === nodeId);
     if (!member?.node?.providerId) {
       throw new NotFoundError('node of the group', nodeId);

@@ -19,7 +19,7 @@ import {
   reasonFields,
 } from '@ccos/api/data-access-db';
 import { type AutoscalingActivityPayload, BadUserInputError, type EventBus, FieldConflictError, NotFoundError, TOPICS, followNodeChanges } from '@ccos/api/util-graphql';
-import { type Label, type RoleLabelAuthority, type Taint, checkNodeLabels, checkTaints, roleLabelRefusal } from '@ccos/shared/domain';
+import { type Label, type RoleLabelAuthority, type ScaleDownVictim, type Taint, checkNodeLabels, checkTaints, nodeHealth, pickScaleDownVictims, roleLabelRefusal } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import type { AutoscalingObserver, AutoscalingPorts, SpareHost } from './autoscaling-ports';
 
@@ -342,7 +342,7 @@ export class NodeGroupService {
    * holds), then the target drops and each removal starts; returns without waiting for them.
    * A placeholder of an unfilled reservation only lowers the target.
    */
-  async deleteNodes(clusterId: string, name: string, providerIds: readonly string[], actor = AUTOSCALER_ACTOR): Promise<void> {
+  async deleteNodes(clusterId: string, name: string, providerIds: readonly string[], actor = AUTOSCALER_ACTOR, chosen: readonly ScaleDownVictim[] = []): Promise<void> {
     const cluster = await this.clusterOf(clusterId);
     const { group, members } = await this.lockGroup(clusterId, name, async (lockedGroup) => {
       const locked = lockedGroup.group;
@@ -375,10 +375,41 @@ export class NodeGroupService {
         continue;
       }
       const node = await this.nodes.get(nodeId);
+      const choice = chosen.find((victim) => victim.candidate.nodeId === nodeId);
+      if (choice) {
+        await this.record(group, 'VICTIM_CHOSEN', { nodeId, hostname: node.hostname }, choice.text, actor);
+      }
       await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, message('autoscaling.scaleDown', { group: group.name, hostname: node.hostname, providerId }), actor);
       const task = this.scaleDown(group, node, actor).finally(() => this.scaleDowns.delete(task));
       this.scaleDowns.add(task);
     }
+  }
+
+  /**
+   * Scales the group down by `count` members it chooses itself (pickScaleDownVictims: hosts not
+   * joined yet, then unhealthy members, then the newest), records each choice with its reason,
+   * then deletes them as deleteNodes does. Returns the choice.
+   */
+  async scaleDownBy(clusterId: string, name: string, count: number, actor: string): Promise<ScaleDownVictim[]> {
+    if (!Number.isInteger(count) || count <= 0) {
+      throw new AutoscalingRefusal('INVALID_ARGUMENT', message('autoscaling.refusal.decreaseNotNegative', { delta: String(-count) }));
+    }
+    const group = await this.groupByName(clusterId, name);
+    const rows = await this.groups.membersIn(group.id, ['RESERVED', 'RUNNING']);
+    const nodes = new Map((await this.nodes.findMany(rows.map((row) => row.nodeId))).map((node) => [node.id, node]));
+    const candidates = rows.flatMap((row) => {
+      const node = nodes.get(row.nodeId);
+      return node?.providerId
+        ? [{ nodeId: node.id, hostname: node.hostname, joined: row.state === 'RUNNING', health: nodeHealth(node)?.state ?? null, memberSince: row.createdAt.getTime() }]
+        : [];
+    });
+    const victims = pickScaleDownVictims(candidates, count);
+    if (victims.length < count) {
+      throw new AutoscalingRefusal('FAILED_PRECONDITION', message('autoscaling.refusal.tooFewMembers', { group: group.name, count: String(count), members: String(victims.length) }));
+    }
+    const providerIds = victims.map((victim) => nodes.get(victim.candidate.nodeId)?.providerId ?? '');
+    await this.deleteNodes(clusterId, name, providerIds, actor, victims);
+    return victims;
   }
 
   /** The removal run, then the host back to the pool through addNode's checks (or out, reinstall required). */

@@ -90,7 +90,7 @@ export class NodeGroupMemberEntity {
 
 export type AutoscalingActivityKind =
   | 'SPARE_ADDED' | 'SPARE_READY' | 'SPARE_UNUSABLE' | 'RESERVE' | 'OUT_OF_RESOURCES' | 'INSTALL' | 'INSTALLED' | 'INSTALL_FAILED'
-  | 'DECREASE_TARGET' | 'DELETE' | 'DELETE_FAILED' | 'RETURN_TO_POOL' | 'REINSTALL_REQUIRED';
+  | 'DECREASE_TARGET' | 'VICTIM_CHOSEN' | 'DELETE' | 'DELETE_FAILED' | 'RETURN_TO_POOL' | 'REINSTALL_REQUIRED';
 
 @Entity({ name: 'autoscaling_activities' })
 export class AutoscalingActivityEntity {

@@ -76,6 +76,8 @@ export const REST_EN = {
   'autoscaling.installing': 'installing as {providerId} in batch {batchId}',
   'autoscaling.targetLowered': 'target of {group} lowered {from} → {to} (unfilled reservations dropped)',
   'autoscaling.reservationDropped': 'unfilled reservation {providerId} dropped',
+  'autoscaling.victim': 'chose {hostname} to remove: {reason, select, NOT_JOINED {it has not joined yet} UNHEALTHY {it is unhealthy} HEALTH_UNKNOWN {its health is not known} other {it is the newest member}}',
+  'autoscaling.refusal.tooFewMembers': 'node group {group} has {members} members to remove, fewer than {count}',
   'autoscaling.scaleDown': 'scale-down of {group}: removing {hostname} ({providerId})',
   'autoscaling.outOfResources': 'the pool of {group} had {spares} spare host(s) for a scale-up by {delta}: {missing} instance(s) report out-of-resources',
   'autoscaling.removalEnded': 'the removal of {hostname} {status}: {reason}',

@@ -75,6 +75,8 @@ export const REST_ZH_CN: Readonly<Record<keyof typeof REST_EN, string>> = {
   'autoscaling.installing': '正在安装为 {providerId}（批次 {batchId}）',
   'autoscaling.targetLowered': '{group} 的目标已从 {from} 降为 {to}（未兑现的预留已取消）',
   'autoscaling.reservationDropped': '未兑现的预留 {providerId} 已取消',
+  'autoscaling.victim': '选择移除 {hostname}：{reason, select, NOT_JOINED {它尚未加入} UNHEALTHY {它不健康} HEALTH_UNKNOWN {其健康状况未知} other {它是最新的成员}}',
+  'autoscaling.refusal.tooFewMembers': '节点组 {group} 可移除的成员只有 {members} 个，少于 {count} 个',
   'autoscaling.scaleDown': '{group} 缩容：正在移除 {hostname}（{providerId}）',
   'autoscaling.outOfResources': '{group} 的池中只有 {spares} 台备用主机，不够扩容 {delta} 台：{missing} 个实例报告资源不足',
   'autoscaling.removalEnded': '{hostname} 的移除{status, select, failed {失败} cancelled {已取消} other {结束（{status}）}}：{reason}',
