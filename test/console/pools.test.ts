@@ -9,7 +9,8 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
 /**
  * The Pools page in Chromium while cluster-autoscaler (a client from the same externalgrpc.proto)
  * scales a node group up and down: the spares, the host installing then running, removed then
- * back in the pool, and each decision in the activity, all live without a reload.
+ * back in the pool, and each decision in the activity, all live without a reload. Then
+ * remediation's last rung: a member whose host is gone is replaced by the pool's other spare.
  */
 
 const SCREENSHOTS = 'tmp/console-pools-e2e';
@@ -28,7 +29,14 @@ describe('console: the Pools page', () => {
         name: 'console-pools',
         hostnamePrefix: 'p-',
         csrAutoApprove: true,
-        apiEnv: { AUTOSCALER_GRPC_PORT: String(grpcPort), AUTOSCALER_GRPC_HOST: '127.0.0.1', AUTOSCALER_GRPC_ADDRESS: `127.0.0.1:${grpcPort}` },
+        apiEnv: {
+          AUTOSCALER_GRPC_PORT: String(grpcPort),
+          AUTOSCALER_GRPC_HOST: '127.0.0.1',
+          AUTOSCALER_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`,
+          // The second case: a member whose host is gone is found within seconds and remediated.
+          HEALTH_CHECK_INTERVAL_SECONDS: '5',
+          REMEDIATION_INTERVAL_SECONDS: '2',
+        },
       });
     },
     screenshots: SCREENSHOTS,
@@ -126,4 +134,56 @@ describe('console: the Pools page', () => {
     await expect.poll(() => group.getByTestId('activity').locator('tr[data-kind="RETURN_TO_POOL"] td').nth(1).textContent()).toBe('已回到资源池');
     await screenshot(page, SCREENSHOTS, 'scaled-down-zh');
   }, 900_000);
+
+  it('replaces a member whose host stays unreachable through a kubelet restart and a reboot with the other spare; the broken host is left out, reinstall required', async () => {
+    const group = page.locator(`section[data-group="${GROUP}"]`);
+    const hosts = group.getByTestId('hosts');
+    await page.getByRole('button', { name: 'English' }).click();
+    await callProvider(client, 'NodeGroupIncreaseSize', { id: GROUP, delta: 1 });
+    const running = hosts.locator('tr[data-state="RUNNING"]');
+    await running.waitFor({ timeout: 300_000 });
+    const brokenName = (await running.getAttribute('data-host')) ?? '';
+    const spareName = brokenName === 'p-1' ? 'p-2' : 'p-1';
+    const nodeIdOf = async (hostname: string) =>
+      (await world.gql<{ nodes: Array<{ id: string; hostname: string; status: string }> }>('query($c: ID!) { nodes(clusterId: $c) { id hostname status } }', { c: world.clusterId })).data?.nodes.find(
+        (node) => node.hostname === hostname && node.status !== 'REMOVED' && node.status !== 'READY_TO_INSTALL',
+      )?.id ?? '';
+    const brokenId = await nodeIdOf(brokenName);
+    expect(brokenId).not.toBe('');
+    const policy = await world.gql('mutation($c: ID!, $input: RemediationPolicyInput!) { setRemediationPolicy(clusterId: $c, input: $input) { policy { enabled } } }', {
+      c: world.clusterId,
+      input: { enabled: true, paused: false, unhealthySeconds: 5, rungTimeoutSeconds: 10, maxUnhealthy: 1, maxUnhealthyIsPercent: false },
+    });
+    expect(policy.errors).toBeUndefined();
+
+    // The host goes away: its kubelet stops and SSH refuses.
+    const broken = world.lab.hosts.find((host) => host.hostname === brokenName);
+    if (!broken) {
+      throw new Error(`no lab host ${brokenName}`);
+    }
+    expect((await world.lab.exec(broken.id, ['systemctl', 'stop', 'kubelet'])).code).toBe(0);
+    await world.lab.faults.stopSshd(broken.id);
+
+    await expect.poll(async () => (await hosts.locator('tbody tr').evaluateAll((rows) => rows.map((row) => `${row.getAttribute('data-host')}=${row.getAttribute('data-state')}`).sort())), { timeout: 240_000 }).toEqual([
+      `${brokenName}=REINSTALL_REQUIRED`,
+      `${spareName}=RUNNING`,
+    ].sort());
+    await expect.poll(() => group.getByTestId('activity').locator('tr[data-kind="REINSTALL_REQUIRED"] td').nth(2).textContent()).toBe(brokenName);
+    await screenshot(page, SCREENSHOTS, 'replaced-en');
+
+    // Each rung audited by the remediation actor, in order (the reboot never reached the host), and the pool's decisions in its name.
+    const audit = await world.gql<{ auditLog: { entries: Array<{ action: string; targetId: string | null; result: string }> } }>('{ auditLog(first: 200, filter: { actor: "remediation" }) { entries { action targetId result } } }');
+    expect(audit.data?.auditLog.entries.filter((entry) => entry.targetId === brokenId).map((entry) => `${entry.action}:${entry.result}`).reverse()).toEqual([
+      'remediation.restart_kubelet:FAILURE',
+      'remediation.reboot:FAILURE',
+      'autoscaling.delete:SUCCESS',
+      'remediation.replace:SUCCESS',
+      'autoscaling.reinstall_required:SUCCESS',
+    ]);
+    const removed = await world.gql<{ node: { status: string; reinstallRequired: string | null } }>('query($id: ID!) { node(id: $id) { status reinstallRequired } }', { id: brokenId });
+    expect(removed.data?.node).toMatchObject({ status: 'REMOVED', reinstallRequired: expect.stringContaining('the host did not answer through a kubelet restart and a reboot') });
+    const replacement = await world.gql<{ node: { status: string; ready: boolean } }>('query($id: ID!) { node(id: $id) { status ready } }', { id: await nodeIdOf(spareName) });
+    expect(replacement.data?.node).toMatchObject({ status: 'JOINED', ready: true });
+    await expect.poll(() => group.getByTestId('sizes').textContent()).toMatch(/^Target 1 · current 1/);
+  }, 600_000);
 });

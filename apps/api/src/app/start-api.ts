@@ -273,6 +273,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       secrets,
       audit,
       probe: nodes.healthChecks,
+      // The node groups are created below; the rung that needs them runs once the service is up.
+      replacer: {
+        replaceableMembers: (clusterId) => autoscaling.groups.replaceableMembers(clusterId),
+        replaceMember: (nodeId, actor, removal) => autoscaling.groups.replaceMember(nodeId, actor, removal),
+      },
       clock: new SystemClock(),
       intervalMs: config.remediationIntervalSeconds * 1000,
       logger,
@@ -297,8 +302,13 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
         },
         installAsBatch: async (clusterId, nodeIds, actor) => (await nodes.batches.installHosts(clusterId, nodeIds, actor)).id,
         // cluster-autoscaler has cordoned and drained already; the run drains what is left (DaemonSet pods stay, like the autoscaler leaves them) and cleans the host.
-        startRemoval: async (nodeId, actor) =>
-          (await removals.service.start(nodeId, { ...DEFAULT_REMOVAL_OPTIONS, ignoreDaemonSets: true, deleteEmptyDirData: true, allowLastWorker: true, timeoutSeconds: 600, cleanHost: true }, actor)).id,
+        startRemoval: async (nodeId, actor, removal = {}) => {
+          const run = await removals.service.start(nodeId, { ...DEFAULT_REMOVAL_OPTIONS, ignoreDaemonSets: true, deleteEmptyDirData: true, allowLastWorker: true, timeoutSeconds: 600, cleanHost: true }, actor);
+          if (removal.skipHostSide) {
+            await removals.service.skipHostSide(nodeId, removal.skipHostSide, actor);
+          }
+          return run.id;
+        },
         removalOutcome: async (runId) => {
           await removals.runner.settled(runId);
           const run = await removals.service.run(runId);

@@ -18,6 +18,12 @@ export interface SpareHost {
  * What the autoscaling feature needs of the others; the composition root wires feature-nodes
  * (addNode, its provisioner, the batch install) and feature-removals (the removal run) in.
  */
+/** How a removal the group starts goes. */
+export interface RemovalStart {
+  /** The removal goes on without the host (it does not answer), for this reason: the node is marked reinstall required. */
+  readonly skipHostSide?: string;
+}
+
 export interface AutoscalingPorts {
   /** addNode: validation, duplicates, sealed credentials, then the background checks; the new node's id. */
   addNode(host: SpareHost): Promise<string>;
@@ -31,7 +37,7 @@ export interface AutoscalingPorts {
   /** Installs these READY_TO_INSTALL nodes as one batch (the fleet batch install); the batch id. */
   installAsBatch(clusterId: string, nodeIds: readonly string[], actor: string): Promise<string>;
   /** Starts the removal run of a JOINED node (drain, stop kubelet, delete the Node, deny CSRs, revoke tokens, clean the host); the run id. */
-  startRemoval(nodeId: string, actor: string): Promise<string>;
+  startRemoval(nodeId: string, actor: string, options?: RemovalStart): Promise<string>;
   /** Resolves when the removal run ends; its outcome and reason. */
   removalOutcome(runId: string): Promise<{ readonly status: string; readonly reason: string | null }>;
 }

@@ -21,7 +21,7 @@ import {
 import { type AutoscalingActivityPayload, BadUserInputError, type EventBus, FieldConflictError, NotFoundError, TOPICS, followNodeChanges } from '@ccos/api/util-graphql';
 import { type Label, type RoleLabelAuthority, type ScaleDownVictim, type Taint, checkNodeLabels, checkTaints, nodeHealth, pickScaleDownVictims, roleLabelRefusal } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
-import type { AutoscalingObserver, AutoscalingPorts, SpareHost } from './autoscaling-ports';
+import type { AutoscalingObserver, AutoscalingPorts, RemovalStart, SpareHost } from './autoscaling-ports';
 
 /** The actor of decisions cluster-autoscaler asked for (over gRPC, authenticated by its client certificate). */
 export const AUTOSCALER_ACTOR = 'cluster-autoscaler';
@@ -410,6 +410,81 @@ export class NodeGroupService {
     const providerIds = victims.map((victim) => nodes.get(victim.candidate.nodeId)?.providerId ?? '');
     await this.deleteNodes(clusterId, name, providerIds, actor, victims);
     return victims;
+  }
+
+  /** The cluster's running group members whose group has a spare to put in their place (remediation's REPLACE rung). */
+  async replaceableMembers(clusterId: string): Promise<Set<string>> {
+    const replaceable = new Set<string>();
+    for (const group of await this.groups.groupsOf(clusterId)) {
+      if ((await this.groups.countMembers(group.id, ['SPARE'])) === 0) {
+        continue;
+      }
+      for (const member of await this.groups.membersIn(group.id, ['RUNNING'])) {
+        replaceable.add(member.nodeId);
+      }
+    }
+    return replaceable;
+  }
+
+  /**
+   * Puts a spare of the node's group in its place: the spare is reserved and installed (the
+   * group's target stays), the node is removed safely and its host goes back to the pool, or,
+   * when the removal went on without the host, stays out of it, reinstall required. Returns what
+   * was started, or why nothing was (no group, no spare).
+   */
+  async replaceMember(nodeId: string, actor: string, removal: RemovalStart = {}): Promise<{ readonly started: boolean; readonly text: CodedText }> {
+    const node = await this.nodes.get(nodeId);
+    const member = await this.groups.member(nodeId);
+    const owner = member?.state === 'RUNNING' ? await this.groups.findGroup(member.groupId) : null;
+    if (!owner) {
+      return { started: false, text: message('autoscaling.notReplaceable', { hostname: node.hostname }) };
+    }
+    const cluster = await this.clusterOf(owner.clusterId);
+    const { group, spareId } = await this.lockGroup(owner.clusterId, owner.name, async (locked) => {
+      const [spare] = await locked.takeSpares(1);
+      if (spare) {
+        await locked.setMember(spare.nodeId, { state: 'RESERVED', ...standing(message('autoscaling.member.reservedReplacing', { hostname: node.hostname })) });
+        await locked.setProviderId(spare.nodeId, providerIdOf(cluster, spare.nodeId));
+        await locked.setMember(nodeId, { state: 'DELETING', ...standing(message('autoscaling.member.replacing')) });
+      }
+      return { group: locked.group, spareId: spare?.nodeId ?? null };
+    });
+    if (!spareId) {
+      return { started: false, text: message('autoscaling.noSpareToReplace', { group: group.name, hostname: node.hostname }) };
+    }
+    const spare = await this.nodes.get(spareId);
+    const text = message('autoscaling.replacing', { hostname: node.hostname, group: group.name, spare: spare.hostname });
+    await this.record(group, 'RESERVE', { nodeId: spare.id, hostname: spare.hostname }, text, actor);
+    const batchId = await this.ports.installAsBatch(cluster.id, [spare.id], actor);
+    await this.record(group, 'INSTALL', { nodeId: spare.id, hostname: spare.hostname }, message('autoscaling.installing', { providerId: providerIdOf(cluster, spare.id), batchId }), actor);
+    await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, text, actor);
+    const task = this.retire(group, node, actor, removal).finally(() => this.scaleDowns.delete(task));
+    this.scaleDowns.add(task);
+    return { started: true, text };
+  }
+
+  /** The removal of a replaced member; its host back to the pool, or out of it when the removal went on without it. */
+  private async retire(group: NodeGroupEntity, node: NodeEntity, actor: string, removal: RemovalStart): Promise<void> {
+    try {
+      const runId = await this.ports.startRemoval(node.id, actor, removal);
+      const outcome = await this.ports.removalOutcome(runId);
+      if (outcome.status !== 'SUCCEEDED') {
+        await this.groups.setMember(node.id, { state: 'RUNNING', ...standing(message('autoscaling.member.removalEnded', { status: outcome.status.toLowerCase(), reason: outcome.reason ?? '' })) });
+        await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalEnded', { hostname: node.hostname, status: outcome.status.toLowerCase(), reason: outcome.reason ?? message('install.noReason') }));
+        return;
+      }
+      if ((await this.nodes.get(node.id)).reinstallRequired) {
+        await this.groups.setMember(node.id, { state: 'REINSTALL_REQUIRED', ...standing(message('autoscaling.member.leftAsItIs')) });
+        await this.record(group, 'REINSTALL_REQUIRED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.replacedReinstall', { hostname: node.hostname }), actor);
+        return;
+      }
+      await this.returnToPool(group, node.id);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ err: error, nodeId: node.id, group: group.name }, 'the removal of a replaced member failed');
+      await this.groups.setMember(node.id, { state: 'RUNNING', ...standing(message('autoscaling.member.removalNotStarted', { error: detail })) }).catch(() => undefined);
+      await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalNotRun', { hostname: node.hostname, error: detail })).catch(() => undefined);
+    }
   }
 
   /** The removal run, then the host back to the pool through addNode's checks (or out, reinstall required). */

@@ -24,8 +24,8 @@ export const RUNG_TASK = 'node.remediate';
 export const REMEDIATION_ACTOR = 'remediation';
 const MEMBER_STATUSES = new Set<NodeEntity['status']>(['JOINED', 'DRAIN_FAILED']);
 const RUNG_TIMEOUT_MS = 60_000;
-/** What each rung runs on the host over SSH. */
-const RUNG_COMMANDS: Readonly<Record<RemediationRung, readonly string[]>> = {
+/** What each rung on the host runs over SSH (REPLACE runs through the node groups). */
+const RUNG_COMMANDS: Readonly<Record<Exclude<RemediationRung, 'REPLACE'>, readonly string[]>> = {
   RESTART_KUBELET: ['systemctl', 'restart', 'kubelet'],
   REBOOT: ['systemctl', 'reboot'],
 };
@@ -33,6 +33,14 @@ const RUNG_COMMANDS: Readonly<Record<RemediationRung, readonly string[]>> = {
 /** What remediation needs of the node feature: a fresh check of a host once a rung ran. */
 export interface HostHealthProbe {
   queue(node: Pick<NodeEntity, 'id' | 'clusterId' | 'hostname' | 'ip'>): Promise<void>;
+}
+
+/** The REPLACE rung: feature-autoscaling's node groups put a spare in a member's place. */
+export interface MemberReplacer {
+  /** The cluster's members whose node group has a spare. */
+  replaceableMembers(clusterId: string): Promise<ReadonlySet<string>>;
+  /** Starts the replacement; `skipHostSide` when the removal must go on without the host. Says what it did, or why it did nothing. */
+  replaceMember(nodeId: string, actor: string, removal: { readonly skipHostSide?: string }): Promise<{ readonly started: boolean; readonly text: CodedText }>;
 }
 
 /** Counts for the metrics. */
@@ -48,6 +56,8 @@ export interface RemediatorOptions {
   readonly secrets: SecretBox;
   readonly audit: AuditSink;
   readonly probe: HostHealthProbe;
+  /** Node groups, for the REPLACE rung; without it the ladder ends after the reboot. */
+  readonly replacer?: MemberReplacer;
   readonly clock: Clock;
   /** How often each cluster with a policy on is evaluated. */
   readonly intervalMs: number;
@@ -102,10 +112,12 @@ export class Remediator {
     const policy = cluster.remediationPolicy ?? DEFAULT_REMEDIATION_POLICY;
     const now = this.options.clock.now();
     const members = (await this.options.nodes.activeOf(clusterId)).filter((node) => MEMBER_STATUSES.has(node.status));
+    const replaceable = (await this.options.replacer?.replaceableMembers(clusterId)) ?? new Set<string>();
     const judged: RemediationMember[] = members.map((node) => ({
       id: node.id,
       health: nodeHealth(node),
       remediation: node.remediation,
+      replaceable: replaceable.has(node.id),
     }));
     const plan = planRemediation(policy, judged, new Date(now));
     const byId = new Map(members.map((node) => [node.id, node]));
@@ -149,20 +161,30 @@ export class Remediator {
   /** Runs the rung on the member's host; an unreachable host is recorded, and the ladder's deadline moves it on. */
   private async runRung(nodeId: string, rung: RemediationRung): Promise<void> {
     const node = await this.options.nodes.find(nodeId);
+    if (rung === 'REPLACE') {
+      if (node?.remediation?.rung === rung && MEMBER_STATUSES.has(node.status)) {
+        await this.replace(node);
+      }
+      return;
+    }
     if (!node?.sshCredentialsSealed || node.remediation?.rung !== rung) {
       return;
     }
     const command = RUNG_COMMANDS[rung];
     let outcome: { ok: boolean; text: CodedText };
+    let sent = false;
     try {
-      const result = await this.options.ssh.run(sshTargetOf(node, this.options.secrets), (session) => session.exec(command, { timeoutMs: RUNG_TIMEOUT_MS }));
+      const result = await this.options.ssh.run(sshTargetOf(node, this.options.secrets), (session) => {
+        sent = true;
+        return session.exec(command, { timeoutMs: RUNG_TIMEOUT_MS });
+      });
       outcome = result.exitCode === 0 || rung === 'REBOOT'
         ? { ok: true, text: message(`remediation.rung.${rung}`, { hostname: node.hostname }) }
         : { ok: false, text: message('remediation.rungFailed', { hostname: node.hostname, command: command.join(' '), output: (result.stderr || result.stdout).trim().slice(-300) }) };
     } catch (error) {
       const failure = sshFailureOutcome(error);
-      // A reboot ends the session under the command: that is the rung working.
-      if (rung === 'REBOOT' && failure?.event === 'SSH_UNREACHABLE') {
+      // A reboot ends the session under the command: that is the rung working (a host that refused the login never got it).
+      if (rung === 'REBOOT' && sent && failure?.event === 'SSH_UNREACHABLE') {
         outcome = { ok: true, text: message('remediation.rung.REBOOT', { hostname: node.hostname }) };
       } else if (failure) {
         outcome = { ok: false, text: message('remediation.rungFailed', { hostname: node.hostname, command: command.join(' '), output: failure.reason.message }) };
@@ -172,6 +194,20 @@ export class Remediator {
     }
     await this.audit(node, rung.toLowerCase(), outcome.text, outcome.ok);
     await this.options.probe.queue(node);
+  }
+
+  /** The last rung: a spare of the member's node group in its place; a host that does not answer is left as it is, reinstall required. */
+  private async replace(node: NodeEntity): Promise<void> {
+    const replacer = this.options.replacer;
+    if (!replacer) {
+      return;
+    }
+    const hostGone = node.hostHealth?.reachable === false;
+    const outcome = await replacer.replaceMember(node.id, REMEDIATION_ACTOR, hostGone ? { skipHostSide: message('remediation.hostGone').message } : {});
+    await this.audit(node, 'replace', outcome.started ? outcome.text : message('remediation.replaceNotStarted', { hostname: node.hostname, reason: outcome.text }), outcome.started);
+    if (!outcome.started && node.remediation) {
+      await this.options.nodes.update(node.id, { remediation: { ...node.remediation, exhausted: true } });
+    }
   }
 
   private async recordHold(clusterId: string, before: { readonly unhealthy: number; readonly members: number; readonly cap: number; readonly since: string } | null, held: { unhealthy: number; members: number; cap: number } | null, now: number): Promise<void> {

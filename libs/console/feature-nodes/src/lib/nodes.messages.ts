@@ -74,6 +74,7 @@ export const nodesMessages = defineCatalog({
     'remediation.exhausted': 'Remediation tried every step and the node is still unhealthy: remove it, or reinstall its host.',
     'reinstallRequired': 'Reinstall required',
     'remediation.rung.RESTART_KUBELET': 'restarting the kubelet',
+    'remediation.rung.REPLACE': 'replacing it with a spare of its node group',
     'remediation.rung.REBOOT': 'rebooting the host',
 
     'status.ADDING': 'Adding',
@@ -343,6 +344,7 @@ export const nodesMessages = defineCatalog({
     'remediation.exhausted': '自动修复已尝试所有步骤，节点仍不健康：请移除该节点，或重装其主机。',
     'reinstallRequired': '需要重装',
     'remediation.rung.RESTART_KUBELET': '正在重启 kubelet',
+    'remediation.rung.REPLACE': '正在用其节点组的备用主机替换',
     'remediation.rung.REBOOT': '正在重启主机',
 
     'status.ADDING': '录入中',

@@ -349,6 +349,7 @@ export type RemediationPolicyInput = {
 /** RESTART_KUBELET (systemctl restart kubelet over SSH), then REBOOT (systemctl reboot). */
 export type RemediationRung =
   | 'REBOOT'
+  | 'REPLACE'
   | 'RESTART_KUBELET';
 
 export type RemovalEventKind =

@@ -27,6 +27,14 @@ describe('remediation', () => {
     expect(planRemediation(policy, [unhealthy('b', 500, at('REBOOT', -100, true)), healthy('a')], now).steps).toEqual([]);
   });
 
+  it('replaces a member of a node group with a spare once a reboot did not bring it back; without a spare it gives up', () => {
+    const replaceable = { ...unhealthy('b', 400, at('REBOOT', -1)), replaceable: true };
+    expect(planRemediation(policy, [replaceable, healthy('a')], now).steps).toEqual([{ kind: 'ESCALATE', nodeId: 'b', rung: 'REPLACE' }]);
+    expect(planRemediation(policy, [{ ...replaceable, replaceable: false }, healthy('a')], now).steps).toEqual([{ kind: 'EXHAUSTED', nodeId: 'b' }]);
+    // A spare never skips the rungs before it.
+    expect(planRemediation(policy, [{ ...unhealthy('b', 200, at('RESTART_KUBELET', -1)), replaceable: true }, healthy('a')], now).steps).toEqual([{ kind: 'ESCALATE', nodeId: 'b', rung: 'REBOOT' }]);
+  });
+
   it('records a member healthy again as recovered, even while held or paused', () => {
     expect(planRemediation(policy, [healthy('b', at('RESTART_KUBELET', 30)), healthy('a')], now).steps).toEqual([{ kind: 'RECOVERED', nodeId: 'b' }]);
     expect(planRemediation({ ...policy, paused: true }, [healthy('b', at('RESTART_KUBELET', 30))], now).steps).toEqual([{ kind: 'RECOVERED', nodeId: 'b' }]);

@@ -1,7 +1,11 @@
 import type { HealthState } from './node-health';
 
-/** What is tried, in order, on a member that stays unhealthy: each only if the one before did not bring it back. */
-export const REMEDIATION_RUNGS = ['RESTART_KUBELET', 'REBOOT'] as const;
+/**
+ * What is tried, in order, on a member that stays unhealthy: each only if the one before did not
+ * bring it back. REPLACE (remove the member safely, install a spare of its node group in its
+ * place) only for a member of a node group that has a spare.
+ */
+export const REMEDIATION_RUNGS = ['RESTART_KUBELET', 'REBOOT', 'REPLACE'] as const;
 export type RemediationRung = (typeof REMEDIATION_RUNGS)[number];
 
 /** A cluster's remediation policy (off by default; an ADMIN sets it). */
@@ -46,6 +50,8 @@ export interface RemediationMember {
   /** Its health state and since when; null when not judged (not a member). */
   readonly health: { readonly state: HealthState; readonly since: Date | null } | null;
   readonly remediation: NodeRemediation | null;
+  /** A member of a node group with a spare to put in its place (the REPLACE rung). */
+  readonly replaceable?: boolean;
 }
 
 /** Remediation held by the cap: so many members are unhealthy that the cause is likely not the nodes. */
@@ -100,7 +106,8 @@ export function planRemediation(policy: RemediationPolicy, members: readonly Rem
     if (remediation.exhausted || now.getTime() < new Date(remediation.deadline).getTime()) {
       continue;
     }
-    const next = REMEDIATION_RUNGS[REMEDIATION_RUNGS.indexOf(remediation.rung) + 1];
+    const after = REMEDIATION_RUNGS[REMEDIATION_RUNGS.indexOf(remediation.rung) + 1];
+    const next = after === 'REPLACE' && member.replaceable !== true ? undefined : after;
     steps.push(next ? { kind: 'ESCALATE', nodeId: member.id, rung: next } : { kind: 'EXHAUSTED', nodeId: member.id });
   }
   return { held: null, steps };

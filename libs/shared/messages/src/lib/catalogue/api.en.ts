@@ -154,6 +154,8 @@ export const API_EN = {
   'remediation.recovered': 'node {hostname} is healthy again after remediation ({rungs})',
   'remediation.exhausted': 'node {hostname} is still unhealthy after every remediation rung: an operator has to look (remove it, or reinstall its host)',
   'remediation.rung.RESTART_KUBELET': 'restarted the kubelet on {hostname} (remediation)',
+  'remediation.replaceNotStarted': 'could not replace {hostname}: {reason}',
+  'remediation.hostGone': 'remediation: the host did not answer through a kubelet restart and a reboot',
   'remediation.rung.REBOOT': 'rebooted {hostname} (remediation)',
   'remediation.rungFailed': 'remediation could not run {command} on {hostname}: {output}',
   'remediation.held': 'remediation held: {unhealthy} of {members} members unhealthy, cap {cap}',

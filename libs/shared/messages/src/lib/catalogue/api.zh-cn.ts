@@ -153,6 +153,8 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'remediation.recovered': '节点 {hostname} 经修复后已恢复健康（{rungs}）',
   'remediation.exhausted': '节点 {hostname} 在所有修复步骤之后仍不健康：需要操作员处理（移除该节点，或重装其主机）',
   'remediation.rung.RESTART_KUBELET': '已在 {hostname} 上重启 kubelet（自动修复）',
+  'remediation.replaceNotStarted': '无法替换 {hostname}：{reason}',
+  'remediation.hostGone': '自动修复：重启 kubelet 和重启主机后，主机仍无响应',
   'remediation.rung.REBOOT': '已重启主机 {hostname}（自动修复）',
   'remediation.rungFailed': '自动修复无法在 {hostname} 上运行 {command}：{output}',
   'remediation.held': '自动修复被搁置：{members} 个成员中有 {unhealthy} 个不健康，上限为 {cap}',
