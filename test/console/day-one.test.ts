@@ -375,7 +375,7 @@ async function walk({ language, sim, lab }: Walker): Promise<void> {
     await page.getByRole('textbox', { name: words.confirmName }).fill(first.hostname);
     const submit = page.getByRole('button', { name: words.removeNode });
     await expect.poll(() => submit.isEnabled(), { timeout: 30_000 }).toBe(true);
-    await screen('remove-node', [`oc adm drain ${first.hostname} --ignore-daemonsets`]);
+    await screen('remove-node', [`oc adm drain ${first.hostname} --ignore-daemonsets --timeout=3600s`]);
     await submit.click();
     await page.getByRole('heading', { name: first.hostname, level: 1 }).waitFor();
     await expect.poll(() => page.getByTestId('removal-status').getAttribute('data-status'), { timeout: 180_000 }).toBe('SUCCEEDED');

@@ -430,7 +430,7 @@ describe('console: nodes and certificates', () => {
     const emptyDir = page.getByLabel('删除 emptyDir 数据（--delete-emptydir-data）');
     expect(await force.isChecked()).toBe(false);
     expect(await emptyDir.isChecked()).toBe(false);
-    await expect.poll(() => page.getByTestId('drain-command').textContent()).toBe(`oc adm drain ${host.hostname} --ignore-daemonsets`);
+    await expect.poll(() => page.getByTestId('drain-command').textContent()).toBe(`oc adm drain ${host.hostname} --ignore-daemonsets --timeout=3600s`);
     await expect.poll(() => page.getByTestId('deletes-FORCE').textContent(), { timeout: 20_000 }).toBe('将删除：default/bare-1');
     await expect.poll(() => page.getByTestId('deletes-DELETE_EMPTY_DIR_DATA').textContent()).toBe('将删除：default/cache-1');
     // h1 is the cluster's only worker: refused until that is allowed explicitly.
@@ -444,7 +444,7 @@ describe('console: nodes and certificates', () => {
     await force.check();
     await emptyDir.check();
     // The page redraws after each tick: wait for it rather than read at once.
-    await expect.poll(() => page.getByTestId('drain-command').textContent()).toBe(`oc adm drain ${host.hostname} --force --delete-emptydir-data --ignore-daemonsets`);
+    await expect.poll(() => page.getByTestId('drain-command').textContent()).toBe(`oc adm drain ${host.hostname} --force --delete-emptydir-data --ignore-daemonsets --timeout=3600s`);
     await expect.poll(() => preview.locator('li.failed').count(), { timeout: 20_000 }).toBe(0);
     await expect.poll(() => submit.isDisabled(), { timeout: 20_000 }).toBe(false);
     await snap('remove-node-zh');

@@ -147,7 +147,8 @@ describe('removal runs on virtual time', () => {
     const clock = new FakeClock(new Date().toISOString(), false);
     const { runner, service, runs, done } = await replica(clock, 'api-0#1');
     const node = await nodes.create({ clusterId, hostname: 'w1', status: 'JOINED', everJoined: true });
-    const options: RemovalOptions = { ...DEFAULT_REMOVAL_OPTIONS, cleanHost: true };
+    // No drain timeout: its timer would be one more loop waiting on the clock.
+    const options: RemovalOptions = { ...DEFAULT_REMOVAL_OPTIONS, timeoutSeconds: 0, cleanHost: true };
     const run = await service.start(node.id, options, 'alice');
 
     // Loops waiting on the clock while the budget holds the drain: the run's heartbeat and db-1's next eviction.

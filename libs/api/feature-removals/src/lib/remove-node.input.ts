@@ -20,7 +20,7 @@ export class RemoveNodeInput {
   @Min(-1, coded('validation.gracePeriod'))
   gracePeriodSeconds!: number;
 
-  @Field(() => Int, { defaultValue: 0, description: 'Give up the drain after this many seconds, leaving the node cordoned (DRAIN_FAILED); 0 waits as long as it takes (--timeout).' })
+  @Field(() => Int, { defaultValue: DEFAULT_REMOVAL_OPTIONS.timeoutSeconds, description: 'Give up the drain after this many seconds (default an hour), leaving the node cordoned (DRAIN_FAILED); 0 waits as long as it takes (--timeout).' })
   @IsInt(coded('validation.integer'))
   @Min(0, coded('validation.drainTimeout'))
   @Max(MAX_REMOVAL_TIMEOUT_SECONDS, coded('validation.atMost', { max: MAX_REMOVAL_TIMEOUT_SECONDS }))

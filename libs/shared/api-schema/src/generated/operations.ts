@@ -418,7 +418,7 @@ export type RemoveNodeInput = {
   gracePeriodSeconds?: Scalars['Int']['input'];
   /** Leave DaemonSet pods in place instead of refusing the drain (--ignore-daemonsets). */
   ignoreDaemonSets?: Scalars['Boolean']['input'];
-  /** Give up the drain after this many seconds, leaving the node cordoned (DRAIN_FAILED); 0 waits as long as it takes (--timeout). */
+  /** Give up the drain after this many seconds (default an hour), leaving the node cordoned (DRAIN_FAILED); 0 waits as long as it takes (--timeout). */
   timeoutSeconds?: Scalars['Int']['input'];
   /** The host is dead: delete its pods with grace period 0 instead of evicting them. Refused for a Ready node; needs confirmHostname. */
   ungraceful?: Scalars['Boolean']['input'];

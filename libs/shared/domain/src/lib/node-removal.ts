@@ -82,7 +82,8 @@ export const DEFAULT_REMOVAL_OPTIONS: RemovalOptions = {
   deleteEmptyDirData: false,
   ignoreDaemonSets: false,
   gracePeriodSeconds: -1,
-  timeoutSeconds: 0,
+  // No drain waits forever unless asked to (0): a budget that never allows a disruption ends the run after an hour, the node cordoned.
+  timeoutSeconds: 3600,
   allowLastWorker: false,
   ungraceful: false,
   confirmHostname: null,

@@ -11,8 +11,8 @@ describe('the remove-node form', () => {
     expect(form.options()).toMatchObject({ ignoreDaemonSets: true, deleteEmptyDirData: false, force: false, cleanHost: false, ungraceful: false });
     expect(form.options()).toMatchObject({ force: DEFAULT_REMOVAL_OPTIONS.force, deleteEmptyDirData: DEFAULT_REMOVAL_OPTIONS.deleteEmptyDirData });
     expect(form.options()).toMatchObject({ gracePeriodSeconds: DEFAULT_REMOVAL_OPTIONS.gracePeriodSeconds, timeoutSeconds: DEFAULT_REMOVAL_OPTIONS.timeoutSeconds });
-    // Each pod's own grace period and no timeout are what the drain does without flags.
-    expect(form.command('w1')).toBe('oc adm drain w1 --ignore-daemonsets');
+    // Each pod's own grace period, and an hour before the drain gives up (kubectl's default is no limit).
+    expect(form.command('w1')).toBe('oc adm drain w1 --ignore-daemonsets --timeout=3600s');
     form.controls.timeoutSeconds.setValue('300');
     form.controls.force.setValue(true);
     expect(form.command('w1')).toBe('oc adm drain w1 --force --ignore-daemonsets --timeout=300s');
