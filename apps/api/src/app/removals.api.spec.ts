@@ -508,4 +508,29 @@ describe('node removal over GraphQL, against kube-sim', () => {
     expect((await skip('  ')).errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'reason' } });
     expect((await skip('the host is gone')).errors?.[0]).toMatchObject({ extensions: { code: 'FAILED_PRECONDITION' }, message: 'no removal of w5 is running' });
   });
+
+  it('goes past a budget that holds the drain only for an ADMIN with a reason: the held pod is deleted, the run finishes, who and why recorded', async () => {
+    const admin = await harness.tokenFor('ADMIN');
+    const w5 = await active('w5');
+    const progress = await follow(w5.id);
+    expect((await remove(w5.id, { ignoreDaemonSets: true, allowLastWorker: true })).errors).toBeUndefined();
+    await progress.until((all) => all.some((m) => m.run?.blocker?.startsWith('PodDisruptionBudget shop/queue-budget') === true));
+    const force = (reason: string, token: string) => harness.gql<{ forceRemovalDrain: RunView & { forceDrain: { actor: string; reason: string } | null } }>(
+      `mutation($n: ID!, $r: String!) { forceRemovalDrain(nodeId: $n, reason: $r) { ${RUN_FIELDS} forceDrain { actor reason } } }`,
+      { n: w5.id, r: reason },
+      token,
+    );
+    expect((await force('queue is drained by hand', operator)).errors?.[0]?.extensions?.['code']).toBe('FORBIDDEN');
+    expect((await force(' ', admin)).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'reason' });
+    const forced = await force('queue is drained by hand, CHG-7', admin);
+    expect(forced.errors).toBeUndefined();
+    expect(forced.data?.forceRemovalDrain.forceDrain).toEqual({ actor: 'admin', reason: 'queue is drained by hand, CHG-7' });
+
+    const done = await finished(w5.id);
+    expect(done).toMatchObject({ status: 'SUCCEEDED', nodeStatus: 'REMOVED', blocker: null });
+    expect(done.events.filter((e) => e.pod === 'shop/queue-1').map((e) => e.kind)).toEqual(['POD_BLOCKED', 'POD_FORCE_DELETED', 'POD_DELETED']);
+    expect(done.events.find((e) => e.kind === 'POD_FORCE_DELETED')).toMatchObject({ pdb: 'queue-budget', message: 'deleted past its PodDisruptionBudget queue-budget, as admin asked: queue is drained by hand, CHG-7' });
+    expect(await podsOn('w5')).toEqual([]);
+    expect((await force('again', admin)).errors?.[0]).toMatchObject({ extensions: { code: 'FAILED_PRECONDITION' }, message: 'no removal of w5 is running' });
+  });
 });

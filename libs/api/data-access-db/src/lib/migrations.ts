@@ -23,6 +23,7 @@ import { JobWorkerHeartbeats1767500000000 } from './migrations/1767500000000-job
 import { NodeHealth1767510000000 } from './migrations/1767510000000-node-health';
 import { Remediation1767520000000 } from './migrations/1767520000000-remediation';
 import { RemovalHostWait1767530000000 } from './migrations/1767530000000-removal-host-wait';
+import { RemovalForceDrain1767540000000 } from './migrations/1767540000000-removal-force-drain';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   NodeHealth1767510000000,
   Remediation1767520000000,
   RemovalHostWait1767530000000,
+  RemovalForceDrain1767540000000,
 ];

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Message } from '@ccos/shared/messages';
 import { RemovalEventEntity } from './entities/removal-event.entity';
-import { RemovalRunEntity, type RemovalHostSkip } from './entities/removal-run.entity';
+import { RemovalRunEntity, type RemovalDecision } from './entities/removal-run.entity';
 import { entityChanges } from './entity-changes';
 import { returningRows } from './returning-rows';
 import { RunStore } from './run.store';
@@ -22,7 +22,9 @@ export interface RemovalRunBeat {
   readonly reason: string | null;
   readonly reasonCoded: Message | null;
   /** An operator asked the run to go on without its host. */
-  readonly skipHost: RemovalHostSkip | null;
+  readonly skipHost: RemovalDecision | null;
+  /** An ADMIN asked the drain to go past the budgets that hold it. */
+  readonly forceDrain: RemovalDecision | null;
 }
 
 /**
@@ -60,8 +62,14 @@ export class RemovalRunStore extends RunStore<RemovalRunEntity, RemovalEventEnti
   }
 
   /** Records that a RUNNING run goes on without its host; false when it is not running or was told so already. */
-  async requestSkipHost(id: string, skip: RemovalHostSkip): Promise<boolean> {
+  async requestSkipHost(id: string, skip: RemovalDecision): Promise<boolean> {
     const rows = await returningRows<{ id: string }>(this.runs, `UPDATE removal_runs SET skip_host = $2 WHERE id = $1 AND status = 'RUNNING' AND skip_host IS NULL RETURNING id`, [id, JSON.stringify(skip)]);
+    return rows.length === 1;
+  }
+
+  /** Records that a RUNNING run's drain goes past the budgets holding it; false when it is not draining or was told so already. */
+  async requestForceDrain(id: string, decision: RemovalDecision): Promise<boolean> {
+    const rows = await returningRows<{ id: string }>(this.runs, `UPDATE removal_runs SET force_drain = $2 WHERE id = $1 AND status = 'RUNNING' AND phase = 'DRAIN' AND force_drain IS NULL RETURNING id`, [id, JSON.stringify(decision)]);
     return rows.length === 1;
   }
 
@@ -83,12 +91,12 @@ export class RemovalRunStore extends RunStore<RemovalRunEntity, RemovalEventEnti
 
   /** Renews `owner`'s claim on a run; null when it is no longer theirs (ended, or taken over after a stale heartbeat). */
   async heartbeat(id: string, owner: string): Promise<RemovalRunBeat | null> {
-    const [row] = await returningRows<{ cancel_requested: boolean; reason: string | null; reason_coded: Message | null; skip_host: RemovalHostSkip | null }>(
+    const [row] = await returningRows<{ cancel_requested: boolean; reason: string | null; reason_coded: Message | null; skip_host: RemovalDecision | null; force_drain: RemovalDecision | null }>(
       this.runs,
-      `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason, reason_coded, skip_host`,
+      `UPDATE removal_runs SET heartbeat_at = now() WHERE id = $1 AND owner = $2 AND status = 'RUNNING' RETURNING cancel_requested, reason, reason_coded, skip_host, force_drain`,
       [id, owner],
     );
-    return row ? { cancelRequested: row.cancel_requested, reason: row.reason, reasonCoded: row.reason_coded, skipHost: row.skip_host } : null;
+    return row ? { cancelRequested: row.cancel_requested, reason: row.reason, reasonCoded: row.reason_coded, skipHost: row.skip_host, forceDrain: row.force_drain } : null;
   }
 
   /**

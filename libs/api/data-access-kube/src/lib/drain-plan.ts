@@ -35,6 +35,11 @@ export interface DrainOptions {
    * supported: a drain with it set is refused, never silently turned into evictions.
    */
   disableEviction?: boolean;
+  /**
+   * Once aborted, a pod a PodDisruptionBudget keeps refusing is deleted instead of evicted (what
+   * `--disable-eviction` does, for the held pods only): an operator's decision to go past the budget.
+   */
+  bypassBudgets?: AbortSignal;
   /** Cancels the drain (the node stays cordoned). */
   signal?: AbortSignal;
   /** Paces the timeout, eviction retries and polls; tests pass a virtual one. Default: the process's clock. */

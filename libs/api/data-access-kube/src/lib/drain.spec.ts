@@ -223,6 +223,25 @@ describe('drain', () => {
     expect(events.filter((e) => e.type === 'pod-evicting').length).toBeGreaterThan(1);
   });
 
+  it('deletes a pod its budget keeps refusing once told to go past the budget, and only that pod', async () => {
+    const client = await start();
+    const events: DrainEvent[] = [];
+    const bypass = new AbortController();
+    const drained = drainNode(client, 'w2', { ...ALL, retryIntervalMs: 60_000, bypassBudgets: bypass.signal }, (e) => {
+      events.push(e);
+      if (e.type === 'pod-blocked') {
+        bypass.abort();
+      }
+    });
+    // The retry is a minute away: going past the budget does not wait for it.
+    const started = Date.now();
+    expect(await drained).toEqual({ ok: true, evicted: ['shop/db-1'], skipped: [] });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(events.map((e) => e.type).filter((type) => type.startsWith('pod-'))).toEqual(['pod-evicting', 'pod-blocked', 'pod-deleted-past-budget', 'pod-deleted']);
+    expect(events.find((e) => e.type === 'pod-deleted-past-budget')).toEqual({ type: 'pod-deleted-past-budget', pod: 'shop/db-1', pdb: 'db-budget' });
+    expect(await podsOn(client, 'w2')).toEqual([]);
+  });
+
   it('ends a drain that outlives timeoutSeconds, naming the blocking pods and their budget', async () => {
     const client = await start();
     const events: DrainEvent[] = [];

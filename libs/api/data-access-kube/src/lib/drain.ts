@@ -71,6 +71,8 @@ export type DrainEvent =
   | { type: 'pod-blocked'; pod: string; pdb: string | null; message: string; detail: string | null; coded: Message; retryInMs: number }
   /** The Eviction API accepted the eviction; the pod is terminating. */
   | { type: 'pod-evicted'; pod: string }
+  /** Deleted past the PodDisruptionBudget that held it (bypassBudgets); the pod is terminating. */
+  | { type: 'pod-deleted-past-budget'; pod: string; pdb: string | null }
   /** The pod is gone (404, or a new pod of the same name has another UID). */
   | { type: 'pod-deleted'; pod: string }
   | { type: 'pod-failed'; pod: string; message: string; coded: Message }
@@ -230,6 +232,19 @@ export async function drainNode(client: KubeClient, node: string, options: Drain
   }
 }
 
+/** Deletes a pod a budget holds (its UID as a precondition, so a replacement of the same name is not touched). */
+async function deletePastBudget(client: KubeClient, eviction: Eviction, grace: number, signal: AbortSignal, limit: Limiter): Promise<'DELETED' | 'GONE' | 'RETRY'> {
+  const { pod, namespace, name } = eviction.entry;
+  try {
+    await limit(() =>
+      client.call(`delete pod ${pod}`, (callOptions) => client.core.deleteNamespacedPod({ name, namespace, body: { ...(grace >= 0 ? { gracePeriodSeconds: grace } : {}), preconditions: { uid: eviction.uid } } }, callOptions), signal),
+    );
+    return 'DELETED';
+  } catch (error) {
+    return isStatus(error, 404) ? 'GONE' : 'RETRY';
+  }
+}
+
 /** One pod: evict until accepted (retrying 429s), then poll until it is gone. Ends early when `signal` aborts. */
 async function evictAndWait(client: KubeClient, eviction: Eviction, options: DrainOptions, signal: AbortSignal, limit: Limiter, emit: (event: DrainEvent) => void): Promise<void> {
   const { pod, namespace, name } = eviction.entry;
@@ -245,6 +260,7 @@ async function evictAndWait(client: KubeClient, eviction: Eviction, options: Dra
     emit({ type: 'pod-deleted', pod });
   };
   let deleting = false;
+  let forced = false;
 
   for (let attempt = 1; !signal.aborted; attempt++) {
     try {
@@ -279,7 +295,21 @@ async function evictAndWait(client: KubeClient, eviction: Eviction, options: Dra
       eviction.message = [error.status?.message, detail].filter(Boolean).join(' ') || error.message;
       eviction.coded = error.status?.message || detail ? blockedMessage(error.status?.message, detail) : bare(message('drain.raw', { text: error.message }));
       emit({ type: 'pod-blocked', pod, pdb: pdb ?? eviction.pdb ?? null, message: error.status?.message ?? error.message, detail, coded: eviction.coded, retryInMs: retryIntervalMs });
-      await sleep(retryIntervalMs);
+      await clock.sleep(retryIntervalMs, options.bypassBudgets ? AbortSignal.any([signal, options.bypassBudgets]) : signal);
+      if (options.bypassBudgets?.aborted && !signal.aborted) {
+        const deleted = await deletePastBudget(client, eviction, grace, signal, limit);
+        if (deleted === 'GONE') {
+          gone();
+          return;
+        }
+        if (deleted === 'DELETED') {
+          forced = true;
+          emit({ type: 'pod-deleted-past-budget', pod, pdb: eviction.pdb ?? null });
+          break;
+        }
+        await sleep(retryIntervalMs);
+        continue;
+      }
       // Like kubectl, evict the fresh pod next time; errors here are left to the eviction to sort out.
       try {
         const fresh = await limit(() => client.call(`read pod ${pod}`, (callOptions) => client.core.readNamespacedPod({ name, namespace }, callOptions), signal));
@@ -296,7 +326,9 @@ async function evictAndWait(client: KubeClient, eviction: Eviction, options: Dra
   eviction.state = 'terminating';
   eviction.pdb = undefined;
   Object.assign(eviction, said(message('drain.terminatingAfterEviction')));
-  emit({ type: 'pod-evicted', pod });
+  if (!forced) {
+    emit({ type: 'pod-evicted', pod });
+  }
 
   while (!signal.aborted) {
     try {

@@ -49,8 +49,8 @@ export class BlockingPodType {
   messageParams!: Record<string, unknown> | null;
 }
 
-@ObjectType('RemovalHostSkip', { description: "An operator's decision that a removal goes on without its host (skipRemovalHostSide)." })
-export class RemovalHostSkipType {
+@ObjectType('RemovalDecision', { description: "An operator's decision that a removal goes on without its host (skipRemovalHostSide)." })
+export class RemovalDecisionType {
   @Field(() => String)
   actor!: string;
 
@@ -123,8 +123,11 @@ export class RemovalRunType extends RunType {
   @Field(() => GraphQLISODateTime, { nullable: true, description: 'Since when the blocker holds the run.' })
   blockerSince!: Date | null;
 
-  @Field(() => RemovalHostSkipType, { nullable: true, description: 'Set once an operator had the run go on without its host; the node is then marked reinstall required.' })
-  hostSkip!: RemovalHostSkipType | null;
+  @Field(() => RemovalDecisionType, { nullable: true, description: 'Set once an operator had the run go on without its host; the node is then marked reinstall required.' })
+  hostSkip!: RemovalDecisionType | null;
+
+  @Field(() => RemovalDecisionType, { nullable: true, description: 'Set once an ADMIN had the drain go past the PodDisruptionBudgets that hold it (forceRemovalDrain): the pods they hold are deleted instead of evicted.' })
+  forceDrain!: RemovalDecisionType | null;
 
   @Field(() => NodeStatusEnum, { description: "The node's status now." })
   nodeStatus!: NodeStatus;

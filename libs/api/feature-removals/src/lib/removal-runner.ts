@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { NodeStore, RemovalBlockingPod, RemovalHostSkip, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
+import type { NodeStore, RemovalBlockingPod, RemovalDecision, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
 import { nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
@@ -55,6 +55,8 @@ interface ActiveRun {
   blockedSince: number | null;
   /** Aborts once an operator asks the run to go on without its host (here or, through the heartbeat, on another replica). */
   readonly hostSkip: AbortController;
+  /** Aborts once an ADMIN asks the drain to go past the budgets that hold it. */
+  readonly forceDrain: AbortController;
   /** The blocker writes in order: a drain names and clears its blocker from its event callback without waiting. */
   blockerWrites: Promise<void>;
   done: Promise<void>;
@@ -128,7 +130,7 @@ export class RemovalRunner {
   async launch(run: RemovalRunEntity, resumed: boolean): Promise<void> {
     // Each event is tagged with the phase the run is in as it is recorded (this replica's view of the run, kept by save()).
     const writer = await this.events.writer(run, () => active.run.phase);
-    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, blockedSince: null, hostSkip: new AbortController(), blockerWrites: Promise.resolve(), done: Promise.resolve() };
+    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, blockedSince: null, hostSkip: new AbortController(), forceDrain: new AbortController(), blockerWrites: Promise.resolve(), done: Promise.resolve() };
     this.active.set(run.id, active);
     active.done = this.execute(active, resumed).finally(() => this.active.delete(run.id));
   }
@@ -153,12 +155,22 @@ export class RemovalRunner {
   }
 
   /** Has a run executing here go on without its host; false when it does not run here (its heartbeat reads the request). */
-  skipHostLocal(runId: string, skip: RemovalHostSkip): boolean {
+  skipHostLocal(runId: string, skip: RemovalDecision): boolean {
     const active = this.active.get(runId);
     if (!active) {
       return false;
     }
     this.markHostSkipped(active, skip);
+    return true;
+  }
+
+  /** Has the drain of a run executing here go past the budgets that hold it; false when it does not run here (its heartbeat reads the request). */
+  forceDrainLocal(runId: string, decision: RemovalDecision): boolean {
+    const active = this.active.get(runId);
+    if (!active) {
+      return false;
+    }
+    this.markForced(active, decision);
     return true;
   }
 
@@ -208,12 +220,20 @@ export class RemovalRunner {
     active.abort.abort();
   }
 
-  private markHostSkipped(active: ActiveRun, skip: RemovalHostSkip): void {
+  private markHostSkipped(active: ActiveRun, skip: RemovalDecision): void {
     if (active.hostSkip.signal.aborted) {
       return;
     }
     active.run.skipHost = skip;
     active.hostSkip.abort();
+  }
+
+  private markForced(active: ActiveRun, decision: RemovalDecision): void {
+    if (active.forceDrain.signal.aborted) {
+      return;
+    }
+    active.run.forceDrain = decision;
+    active.forceDrain.abort();
   }
 
   /** Stores what the run waits for (or that nothing does) and announces it, unless that is what the run shows already. */
@@ -232,6 +252,9 @@ export class RemovalRunner {
     void this.every(AbortSignal.any([heartbeat.signal, this.stopped.signal]), () => this.beat(active));
     if (active.run.skipHost) {
       active.hostSkip.abort();
+    }
+    if (active.run.forceDrain) {
+      active.forceDrain.abort();
     }
     try {
       if (resumed) {
@@ -307,6 +330,8 @@ export class RemovalRunner {
       blockedBy: (blocker, since) => this.blockedBy(active, blocker, since ?? this.clock.now()),
       hostSkip: () => active.run.skipHost,
       hostSkipSignal: AbortSignal.any([active.abort.signal, active.hostSkip.signal]),
+      forceDrain: () => active.run.forceDrain,
+      forceDrainSignal: active.forceDrain.signal,
     };
   }
 
@@ -370,6 +395,9 @@ export class RemovalRunner {
       }
       if (beat.skipHost) {
         this.markHostSkipped(active, beat.skipHost);
+      }
+      if (beat.forceDrain) {
+        this.markForced(active, beat.forceDrain);
       }
       if (beat.cancelRequested && !active.cancelled) {
         active.run.reason = beat.reason ?? active.run.reason;

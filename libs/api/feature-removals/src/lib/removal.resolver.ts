@@ -68,6 +68,15 @@ export class RemovalResolver {
     return this.removals.view(await this.removals.skipHostSide(nodeId, reason, actorOf(context)));
   }
 
+  @Authorized('ADMIN')
+  @Mutation(() => RemovalRunType, {
+    description:
+      "Has a running removal's drain go past the PodDisruptionBudgets that hold it: the pods they refuse to evict are deleted instead (kubectl drain --disable-eviction, for those pods only), so the budget's protection is lost. ADMIN, with a reason kept in the audit log; only while the run drains.",
+  })
+  async forceRemovalDrain(@Arg('nodeId', () => ID) nodeId: string, @Arg('reason', () => String) reason: string, @Ctx() context: RequestContext): Promise<RemovalRunType> {
+    return this.removals.view(await this.removals.forceDrain(nodeId, reason, actorOf(context)));
+  }
+
   @Authorized('OPERATOR')
   @Mutation(() => UncordonResultType, { description: 'Makes a node schedulable again after a removal that failed or was cancelled (DRAIN_FAILED → JOINED).' })
   async uncordonNode(@Arg('nodeId', () => ID) nodeId: string, @Ctx() context: RequestContext): Promise<UncordonResultType> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { V1Pod } from '@kubernetes/client-node';
-import { type NodeEntity, type NodeStore, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
+import { type NodeEntity, type NodeStore, type RemovalDecision, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
 import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { AppError, BadUserInputError, type CodedFields, ConflictError, NotFoundError, PreconditionError, codedFields, runEventFields, runFields } from '@ccos/api/util-graphql';
@@ -290,6 +290,35 @@ export class RemovalService {
   }
 
   /**
+   * Has the node's running drain go past the PodDisruptionBudgets that hold it: the pods they
+   * refuse to evict are deleted instead (kubectl drain --disable-eviction, for those pods only).
+   * For an ADMIN (the resolver checks), with a written reason; only while the run drains.
+   */
+  async forceDrain(nodeId: string, reason: string, actor: string): Promise<RemovalRunEntity> {
+    const problem = checkWrittenReason(reason, message('removal.forceDrain.reasonRequired'));
+    if (problem) {
+      throw new BadUserInputError('reason', problem);
+    }
+    const node = await this.nodes.get(nodeId);
+    const run = await this.runs.runningOf(nodeId);
+    if (!run) {
+      throw new PreconditionError(message('removal.notRunning', { node: node.hostname }), { status: node.status });
+    }
+    const decision = { actor, reason: reason.trim(), at: new Date().toISOString() };
+    if (!(await this.runs.requestForceDrain(run.id, decision))) {
+      const now = await this.runs.get(run.id);
+      throw now.forceDrain
+        ? new ConflictError(message('removal.forceDrain.already', { node: node.hostname, actor: now.forceDrain.actor }))
+        : new PreconditionError(message('removal.forceDrain.notDraining', { node: node.hostname, phase: now.phase }), { phase: now.phase });
+    }
+    if (!this.runner.forceDrainLocal(run.id, decision)) {
+      await this.runner.adoptOrphans(false);
+      this.runner.forceDrainLocal(run.id, decision);
+    }
+    return this.runs.get(run.id);
+  }
+
+  /**
    * Makes the node schedulable again: after a removal that failed or was cancelled
    * (DRAIN_FAILED → JOINED), or for a JOINED node left cordoned.
    */
@@ -358,7 +387,8 @@ export class RemovalService {
       blocker: run.blocker ? message(run.blocker.code, run.blocker.params).message : null,
       ...codedFields('blocker', run.blocker),
       blockerSince: run.blockerSince,
-      hostSkip: run.skipHost ? { actor: run.skipHost.actor, reason: run.skipHost.reason, at: new Date(run.skipHost.at) } : null,
+      hostSkip: decisionView(run.skipHost),
+      forceDrain: decisionView(run.forceDrain),
       nodeStatus: node?.status ?? 'REMOVED',
       nodeStatusReason: node?.statusReason ?? null,
       ...codedFields('nodeStatusReason', node?.statusReasonCoded),
@@ -431,6 +461,10 @@ export class RemovalService {
       ...textFields(message(probe.reachable ? 'removal.preview.reachable' : 'removal.preview.unreachable', { probe: bare(probe.message) })),
     };
   }
+}
+
+function decisionView(decision: RemovalDecision | null): { actor: string; reason: string; at: Date } | null {
+  return decision ? { actor: decision.actor, reason: decision.reason, at: new Date(decision.at) } : null;
 }
 
 /** A kubectl line with its code and parameters. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NodeEntity, type RemovalHostSkip, RemovalRunEntity } from '@ccos/api/data-access-db';
+import { NodeEntity, type RemovalDecision, RemovalRunEntity } from '@ccos/api/data-access-db';
 import type { SshTarget } from '@ccos/api/data-access-ssh';
 import { DEFAULT_REMOVAL_OPTIONS, type RemovalOptions } from '@ccos/shared/domain';
 import type { Message } from '@ccos/shared/messages';
@@ -50,7 +50,9 @@ export interface PhaseHarness {
   /** Every blocker the phase named (null: nothing holds the run), with since when. */
   readonly blockers: Array<{ blocker: Message | null; since: number | undefined }>;
   /** An operator has the run go on without its host. */
-  skipHost(skip: RemovalHostSkip): void;
+  skipHost(skip: RemovalDecision): void;
+  /** An ADMIN has the drain go past the budgets. */
+  forceDrain(decision: RemovalDecision): void;
   /** An operator's cancel: aborts the signal. */
   cancel(): void;
   /** This replica stops executing the run: aborts the signal. */
@@ -63,7 +65,9 @@ export function phaseHarness(run: RemovalRunEntity): PhaseHarness {
   const held: Array<number | null> = [];
   const blockers: PhaseHarness['blockers'] = [];
   const skipped = new AbortController();
-  let skip: RemovalHostSkip | null = null;
+  let skip: RemovalDecision | null = null;
+  const forced = new AbortController();
+  let force: RemovalDecision | null = null;
   let cancelled = false;
   let interrupted = false;
   return {
@@ -79,6 +83,8 @@ export function phaseHarness(run: RemovalRunEntity): PhaseHarness {
       },
       hostSkip: () => skip,
       hostSkipSignal: AbortSignal.any([abort.signal, skipped.signal]),
+      forceDrain: () => force,
+      forceDrainSignal: forced.signal,
     },
     events,
     held,
@@ -86,6 +92,10 @@ export function phaseHarness(run: RemovalRunEntity): PhaseHarness {
     skipHost: (decision) => {
       skip = decision;
       skipped.abort();
+    },
+    forceDrain: (decision) => {
+      force = decision;
+      forced.abort();
     },
     cancel: () => {
       cancelled = true;

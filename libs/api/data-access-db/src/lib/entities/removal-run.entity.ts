@@ -13,8 +13,8 @@ export interface RemovalBlockingPod {
   messageCoded?: Message;
 }
 
-/** An operator's decision that a run goes on without its host (stopping the kubelet, cleaning the host). */
-export interface RemovalHostSkip {
+/** An operator's decision about a run, with who took it, why and when (going on without the host, forcing the drain). */
+export interface RemovalDecision {
   readonly actor: string;
   readonly reason: string;
   /** ISO time of the decision. */
@@ -67,5 +67,9 @@ export class RemovalRunEntity extends RunColumns<RemovalRunStatus> {
 
   /** Set once an operator asked the run to go on without its host. */
   @Column({ name: 'skip_host', type: 'jsonb', nullable: true })
-  skipHost!: RemovalHostSkip | null;
+  skipHost!: RemovalDecision | null;
+
+  /** Set once an ADMIN had the drain go past the PodDisruptionBudgets that hold it. */
+  @Column({ name: 'force_drain', type: 'jsonb', nullable: true })
+  forceDrain!: RemovalDecision | null;
 }

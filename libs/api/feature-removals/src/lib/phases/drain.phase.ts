@@ -90,6 +90,7 @@ export class DrainPhase implements RemovalPhaseHandler {
               retryIntervalMs: this.ports.evictionRetryMs,
               signal,
               clock: this.ports.clock,
+              bypassBudgets: ctx.forceDrainSignal,
             },
             onEvent,
           )
@@ -155,6 +156,20 @@ export class DrainPhase implements RemovalPhaseHandler {
           lastBlock.delete(event.pod);
           ctx.record({ kind: 'POD_EVICTED', pod: event.pod, message: message('removal.event.podEvicted') });
           break;
+        case 'pod-deleted-past-budget': {
+          const decision = ctx.forceDrain();
+          blockedSince = null;
+          ctx.heldByBudgets(null);
+          void ctx.blockedBy(null);
+          lastBlock.delete(event.pod);
+          ctx.record({
+            kind: 'POD_FORCE_DELETED',
+            pod: event.pod,
+            pdb: event.pdb ?? undefined,
+            message: message('removal.event.podForcedPastBudget', { pdb: event.pdb ?? '', actor: decision?.actor ?? '', reason: decision?.reason ?? '' }),
+          });
+          break;
+        }
         case 'pod-deleted':
           ctx.record(ungraceful ? { kind: 'POD_FORCE_DELETED', pod: event.pod, message: message('removal.event.podForceDeleted') } : { kind: 'POD_DELETED', pod: event.pod, message: message('removal.event.podGone') });
           break;

@@ -1,4 +1,4 @@
-import type { NodeEntity, NodeStore, RemovalHostSkip } from '@ccos/api/data-access-db';
+import type { NodeEntity, NodeStore, RemovalDecision } from '@ccos/api/data-access-db';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { Clock } from '@ccos/shared/util-timing';
 import type { RemovalPhaseContext } from './removal-phase';
@@ -18,7 +18,7 @@ const LONGEST_RETRY_MS = 30_000;
 export type HostWait<T> =
   | { readonly outcome: 'ANSWERED'; readonly value: T }
   /** An operator had the run go on without the host. */
-  | { readonly outcome: 'SKIPPED'; readonly skip: RemovalHostSkip }
+  | { readonly outcome: 'SKIPPED'; readonly skip: RemovalDecision }
   /** The host did not answer within the wait: the run fails with `reason`. */
   | { readonly outcome: 'EXPIRED'; readonly reason: CodedText }
   /** This replica no longer executes the run. */
@@ -78,7 +78,7 @@ export async function untilHostAnswers<T>(
 }
 
 /** Records that the run goes on without the host, and marks the node reinstall required (once per node). */
-export async function leaveHostAsItIs(ctx: RemovalPhaseContext, ports: HostWaitPorts, node: NodeEntity, skip: RemovalHostSkip): Promise<void> {
+export async function leaveHostAsItIs(ctx: RemovalPhaseContext, ports: HostWaitPorts, node: NodeEntity, skip: RemovalDecision): Promise<void> {
   if (node.reinstallRequired) {
     return;
   }

@@ -1,4 +1,4 @@
-import type { RemovalBlockingPod, RemovalHostSkip, RemovalRunEntity } from '@ccos/api/data-access-db';
+import type { RemovalBlockingPod, RemovalDecision, RemovalRunEntity } from '@ccos/api/data-access-db';
 import type { RemovalPhase } from '@ccos/shared/domain';
 import type { CodedText, Message } from '@ccos/shared/messages';
 import type { RemovalEventInput } from '../removal-log';
@@ -20,9 +20,13 @@ export interface RemovalPhaseContext {
   /** Names what the run waits for now, since `since` (epoch ms), stored on the run and published; null once nothing holds it. */
   blockedBy(blocker: Message | null, since?: number): Promise<void>;
   /** An operator's decision that the run goes on without its host, once there is one. */
-  hostSkip(): RemovalHostSkip | null;
+  hostSkip(): RemovalDecision | null;
   /** Aborts once an operator asks the run to go on without its host (and with `signal`). */
   readonly hostSkipSignal: AbortSignal;
+  /** An ADMIN's decision that the drain goes past the budgets that hold it, once there is one. */
+  forceDrain(): RemovalDecision | null;
+  /** Aborts once an ADMIN asks the drain to go past the budgets that hold it. */
+  readonly forceDrainSignal: AbortSignal;
 }
 
 /** How a phase ended: the run goes on, ends (the node stays cordoned as DRAIN_FAILED), or is left to whoever executes it now. */

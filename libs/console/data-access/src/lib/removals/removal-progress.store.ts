@@ -1,7 +1,7 @@
 import { Injectable, inject, signal } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
-import { CancelRemovalDocument, RemovalProgressDocument, RemovalRunsDocument, SkipRemovalHostSideDocument, UncordonNodeDocument, type UncordonNodeMutation } from '@ccos/shared/api-schema';
+import { CancelRemovalDocument, ForceRemovalDrainDocument, RemovalProgressDocument, RemovalRunsDocument, SkipRemovalHostSideDocument, UncordonNodeDocument, type UncordonNodeMutation } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
 import { liveSubscription } from '../apollo/live-subscription';
 import { type Outcome, problemsOf } from '../errors/api-problem';
@@ -27,7 +27,7 @@ export class RemovalProgressStore {
     () => this.query.data()?.removalRuns ?? [],
     (runId) => this.query.data()?.removalRuns.find((run) => run.id === runId)?.events ?? [],
   );
-  private readonly sending = signal<'cancel' | 'uncordon' | 'skipHost' | null>(null);
+  private readonly sending = signal<'cancel' | 'uncordon' | 'skipHost' | 'forceDrain' | null>(null);
 
   readonly busy = this.sending.asReadonly();
   readonly live = this.progress.live;
@@ -76,6 +76,14 @@ export class RemovalProgressStore {
     });
   }
 
+  /** Has the running drain go past the PodDisruptionBudgets that hold it (ADMIN): the pods they hold are deleted instead of evicted. */
+  forceDrain(reason: string): Promise<Outcome<RemovalRunView>> {
+    return this.send('forceDrain', async (nodeId) => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: ForceRemovalDrainDocument, variables: { nodeId, reason } }));
+      return { value: result.data?.forceRemovalDrain, error: result.error };
+    });
+  }
+
   /** Makes the node schedulable again after a failed or cancelled removal (DRAIN_FAILED → JOINED). */
   uncordon(): Promise<Outcome<UncordonResult>> {
     return this.send('uncordon', async (nodeId) => {
@@ -84,7 +92,7 @@ export class RemovalProgressStore {
     });
   }
 
-  private async send<V>(action: 'cancel' | 'uncordon' | 'skipHost', call: (nodeId: string) => Promise<{ readonly value: V | null | undefined; readonly error: unknown }>): Promise<Outcome<V>> {
+  private async send<V>(action: 'cancel' | 'uncordon' | 'skipHost' | 'forceDrain', call: (nodeId: string) => Promise<{ readonly value: V | null | undefined; readonly error: unknown }>): Promise<Outcome<V>> {
     const nodeId = this.nodeId;
     if (!nodeId) {
       return { ok: false, problems: [{ code: 'UNKNOWN', message: 'no node selected', field: null }] };

@@ -81,6 +81,10 @@ export class NodeDetailPage {
   /** Why the running removal goes on without its host, as typed. */
   protected readonly skipReason = signal('');
   protected readonly skipError = signal<string | null>(null);
+  /** Why the running drain goes past the budgets, as typed (ADMIN). */
+  protected readonly forceReason = signal('');
+  protected readonly forceError = signal<string | null>(null);
+  protected readonly isAdmin = computed(() => this.session.allows('ADMIN'));
   protected readonly acceptingHostKey = signal(false);
   /** Ticks while a run is going, for elapsed times (local clock only; the data is pushed). */
   protected readonly now = signal(Date.now());
@@ -233,6 +237,25 @@ export class NodeDetailPage {
   /** Whether the removal waits for a host that does not answer, and this user may have it go on without the host. */
   protected canSkipHost(run: { status: string; blockerCode?: string | null; hostSkip?: unknown }): boolean {
     return this.isOperator() && run.status === 'RUNNING' && !run.hostSkip && run.blockerCode === 'removal.blocker.hostUnreachable';
+  }
+
+  /** Whether PodDisruptionBudgets hold the running drain and this user may have it go past them. */
+  protected canForceDrain(run: { status: string; phase: string; blockerCode?: string | null; forceDrain?: unknown }): boolean {
+    return this.isAdmin() && run.status === 'RUNNING' && run.phase === 'DRAIN' && !run.forceDrain && run.blockerCode === 'removal.blocker.budget';
+  }
+
+  protected async forceDrain(event: Event): Promise<void> {
+    event.preventDefault();
+    const hostname = this.store.node()?.hostname ?? '';
+    const outcome = await this.removal.forceDrain(this.forceReason());
+    if (outcome.ok) {
+      this.forceError.set(null);
+      this.forceReason.set('');
+      this.notifications.show('success', () => this.r('done.force', { hostname }));
+    } else {
+      const problem = outcome.problems[0];
+      this.forceError.set(problem ? this.errors.messageOf(problem) : null);
+    }
   }
 
   protected async skipHostSide(event: Event): Promise<void> {

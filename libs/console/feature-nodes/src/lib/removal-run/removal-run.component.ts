@@ -29,6 +29,9 @@ import { optionFlags, phaseItems } from './phase-items';
       @if (run().status === 'RUNNING' && run().blocker) {
         <p class="blocker" role="status" data-testid="removal-blocker">{{ t('run.blocker', { blocker: i18n.server(run().blockerCode, run().blockerParams, run().blocker) }) }}</p>
       }
+      @if (run().forceDrain; as force) {
+        <p class="host-skipped" data-testid="removal-force-drain">{{ t('run.forceDrain', { actor: force.actor, reason: force.reason }) }}</p>
+      }
       @if (run().hostSkip; as skip) {
         <p class="host-skipped" data-testid="removal-host-skipped">{{ t('run.hostSkipped', { actor: skip.actor, reason: skip.reason }) }}</p>
       }
