@@ -16,6 +16,14 @@ export type RemovalRunProgress = Partial<Pick<RemovalRunEntity, 'status' | 'phas
 /** One event of a run as it is stored (the log numbers it: `events.appendNext`). */
 export type NewRemovalEvent = Pick<RemovalEventEntity, 'kind' | 'phase' | 'pod' | 'pdb' | 'message' | 'messageCoded' | 'detail' | 'occurredAt'>;
 
+/** The decisions an operator can take about a running removal, by the run's field. */
+export type RemovalDecisionKind = 'skipHost' | 'forceDrain';
+
+const DECISION_COLUMNS: Readonly<Record<RemovalDecisionKind, { readonly column: string; readonly phase: string | null }>> = {
+  skipHost: { column: 'skip_host', phase: null },
+  forceDrain: { column: 'force_drain', phase: 'DRAIN' },
+};
+
 /** What a heartbeat learned about a run this replica still owns. */
 export interface RemovalRunBeat {
   readonly cancelRequested: boolean;
@@ -61,15 +69,18 @@ export class RemovalRunStore extends RunStore<RemovalRunEntity, RemovalEventEnti
     await this.runs.update({ id, status: 'RUNNING' }, { cancelRequested: true, ...reason });
   }
 
-  /** Records that a RUNNING run goes on without its host; false when it is not running or was told so already. */
-  async requestSkipHost(id: string, skip: RemovalDecision): Promise<boolean> {
-    const rows = await returningRows<{ id: string }>(this.runs, `UPDATE removal_runs SET skip_host = $2 WHERE id = $1 AND status = 'RUNNING' AND skip_host IS NULL RETURNING id`, [id, JSON.stringify(skip)]);
-    return rows.length === 1;
-  }
-
-  /** Records that a RUNNING run's drain goes past the budgets holding it; false when it is not draining or was told so already. */
-  async requestForceDrain(id: string, decision: RemovalDecision): Promise<boolean> {
-    const rows = await returningRows<{ id: string }>(this.runs, `UPDATE removal_runs SET force_drain = $2 WHERE id = $1 AND status = 'RUNNING' AND phase = 'DRAIN' AND force_drain IS NULL RETURNING id`, [id, JSON.stringify(decision)]);
+  /**
+   * Records an operator's decision about a RUNNING run (going on without its host; forcing the
+   * drain, only while it drains); false when the run is not in that state or was told so already.
+   * The executing replica's heartbeat reads it.
+   */
+  async requestDecision(id: string, kind: RemovalDecisionKind, decision: RemovalDecision): Promise<boolean> {
+    const { column, phase } = DECISION_COLUMNS[kind];
+    const rows = await returningRows<{ id: string }>(
+      this.runs,
+      `UPDATE removal_runs SET ${column} = $2 WHERE id = $1 AND status = 'RUNNING' AND ${column} IS NULL AND ($3::text IS NULL OR phase = $3) RETURNING id`,
+      [id, JSON.stringify(decision), phase],
+    );
     return rows.length === 1;
   }
 

@@ -72,12 +72,12 @@ describe('removal runs', () => {
     expect(await store.heartbeat(id, 'api-1#1')).toEqual({ cancelRequested: true, reason: 'cancelled by operator', reasonCoded: null, skipHost: null, forceDrain: null });
     // A request to go on without the host is taken once, and the executor's heartbeat reads it.
     const skip = { actor: 'operator', reason: 'host is gone', at: '2026-12-05T10:00:00.000Z' };
-    expect(await store.requestSkipHost(id, skip)).toBe(true);
-    expect(await store.requestSkipHost(id, { ...skip, actor: 'admin' })).toBe(false);
+    expect(await store.requestDecision(id, 'skipHost', skip)).toBe(true);
+    expect(await store.requestDecision(id, 'skipHost', { ...skip, actor: 'admin' })).toBe(false);
     expect((await store.heartbeat(id, 'api-1#1'))?.skipHost).toEqual(skip);
     // Going past the budgets is for a run that drains.
-    expect(await store.requestForceDrain(id, { ...skip, actor: 'admin' })).toBe(true);
-    expect(await store.requestForceDrain(id, { ...skip, actor: 'admin' })).toBe(false);
+    expect(await store.requestDecision(id, 'forceDrain', { ...skip, actor: 'admin' })).toBe(true);
+    expect(await store.requestDecision(id, 'forceDrain', { ...skip, actor: 'admin' })).toBe(false);
     expect((await store.heartbeat(id, 'api-1#1'))?.forceDrain).toEqual({ ...skip, actor: 'admin' });
     expect(await store.updateOwned(id, 'api-1#1', { blocker: { code: 'removal.blocker.hostUnreachable', params: { host: '198.18.0.9', since: 1, error: 'refused' } }, blockerSince: new Date(1000) })).toBe(true);
     expect(await store.get(id)).toMatchObject({ blocker: { code: 'removal.blocker.hostUnreachable' }, blockerSince: new Date(1000), skipHost: skip });

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { NodeStore, RemovalBlockingPod, RemovalDecision, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
+import type { NodeStore, RemovalBlockingPod, RemovalDecision, RemovalDecisionKind, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
 import { nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
@@ -154,23 +154,13 @@ export class RemovalRunner {
     return true;
   }
 
-  /** Has a run executing here go on without its host; false when it does not run here (its heartbeat reads the request). */
-  skipHostLocal(runId: string, skip: RemovalDecision): boolean {
+  /** Applies an operator's decision to a run executing here; false when it does not run here (its heartbeat reads the request). */
+  decideLocal(runId: string, kind: RemovalDecisionKind, decision: RemovalDecision): boolean {
     const active = this.active.get(runId);
     if (!active) {
       return false;
     }
-    this.markHostSkipped(active, skip);
-    return true;
-  }
-
-  /** Has the drain of a run executing here go past the budgets that hold it; false when it does not run here (its heartbeat reads the request). */
-  forceDrainLocal(runId: string, decision: RemovalDecision): boolean {
-    const active = this.active.get(runId);
-    if (!active) {
-      return false;
-    }
-    this.markForced(active, decision);
+    this.markDecided(active, kind, decision);
     return true;
   }
 
@@ -220,20 +210,13 @@ export class RemovalRunner {
     active.abort.abort();
   }
 
-  private markHostSkipped(active: ActiveRun, skip: RemovalDecision): void {
-    if (active.hostSkip.signal.aborted) {
+  private markDecided(active: ActiveRun, kind: RemovalDecisionKind, decision: RemovalDecision): void {
+    const heard = kind === 'skipHost' ? active.hostSkip : active.forceDrain;
+    if (heard.signal.aborted) {
       return;
     }
-    active.run.skipHost = skip;
-    active.hostSkip.abort();
-  }
-
-  private markForced(active: ActiveRun, decision: RemovalDecision): void {
-    if (active.forceDrain.signal.aborted) {
-      return;
-    }
-    active.run.forceDrain = decision;
-    active.forceDrain.abort();
+    active.run[kind] = decision;
+    heard.abort();
   }
 
   /** Stores what the run waits for (or that nothing does) and announces it, unless that is what the run shows already. */
@@ -393,11 +376,11 @@ export class RemovalRunner {
         active.abort.abort();
         return;
       }
-      if (beat.skipHost) {
-        this.markHostSkipped(active, beat.skipHost);
-      }
-      if (beat.forceDrain) {
-        this.markForced(active, beat.forceDrain);
+      for (const kind of ['skipHost', 'forceDrain'] as const) {
+        const decision = beat[kind];
+        if (decision) {
+          this.markDecided(active, kind, decision);
+        }
       }
       if (beat.cancelRequested && !active.cancelled) {
         active.run.reason = beat.reason ?? active.run.reason;

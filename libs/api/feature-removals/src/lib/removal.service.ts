@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { V1Pod } from '@kubernetes/client-node';
-import { type NodeEntity, type NodeStore, type RemovalDecision, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
+import { type NodeEntity, type NodeStore, type RemovalDecision, type RemovalDecisionKind, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
 import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { AppError, BadUserInputError, type CodedFields, ConflictError, NotFoundError, PreconditionError, codedFields, runEventFields, runFields } from '@ccos/api/util-graphql';
@@ -264,29 +264,8 @@ export class RemovalService {
    * (stopping the kubelet, cleaning it) are passed, and the node is marked reinstall required.
    * For a host that is gone and that the run waits for; a written reason is required.
    */
-  async skipHostSide(nodeId: string, reason: string, actor: string): Promise<RemovalRunEntity> {
-    const problem = checkWrittenReason(reason, message('removal.skipHost.reasonRequired'));
-    if (problem) {
-      throw new BadUserInputError('reason', problem);
-    }
-    const node = await this.nodes.get(nodeId);
-    const run = await this.runs.runningOf(nodeId);
-    if (!run) {
-      throw new PreconditionError(message('removal.notRunning', { node: node.hostname }), { status: node.status });
-    }
-    const skip = { actor, reason: reason.trim(), at: new Date().toISOString() };
-    if (!(await this.runs.requestSkipHost(run.id, skip))) {
-      const now = await this.runs.get(run.id);
-      throw now.skipHost
-        ? new ConflictError(message('removal.skipHost.already', { node: node.hostname, actor: now.skipHost.actor }))
-        : new PreconditionError(message('removal.notRunning', { node: node.hostname }), { status: node.status });
-    }
-    if (!this.runner.skipHostLocal(run.id, skip)) {
-      // Executing on another replica (its heartbeat reads the request), or nowhere: adopt it then.
-      await this.runner.adoptOrphans(false);
-      this.runner.skipHostLocal(run.id, skip);
-    }
-    return this.runs.get(run.id);
+  skipHostSide(nodeId: string, reason: string, actor: string): Promise<RemovalRunEntity> {
+    return this.decide(nodeId, reason, actor, 'skipHost');
   }
 
   /**
@@ -294,8 +273,13 @@ export class RemovalService {
    * refuse to evict are deleted instead (kubectl drain --disable-eviction, for those pods only).
    * For an ADMIN (the resolver checks), with a written reason; only while the run drains.
    */
-  async forceDrain(nodeId: string, reason: string, actor: string): Promise<RemovalRunEntity> {
-    const problem = checkWrittenReason(reason, message('removal.forceDrain.reasonRequired'));
+  forceDrain(nodeId: string, reason: string, actor: string): Promise<RemovalRunEntity> {
+    return this.decide(nodeId, reason, actor, 'forceDrain');
+  }
+
+  /** Records an operator's decision about the node's running removal and has its executor apply it, here or through its heartbeat. */
+  private async decide(nodeId: string, reason: string, actor: string, kind: RemovalDecisionKind): Promise<RemovalRunEntity> {
+    const problem = checkWrittenReason(reason, message(kind === 'skipHost' ? 'removal.skipHost.reasonRequired' : 'removal.forceDrain.reasonRequired'));
     if (problem) {
       throw new BadUserInputError('reason', problem);
     }
@@ -305,15 +289,20 @@ export class RemovalService {
       throw new PreconditionError(message('removal.notRunning', { node: node.hostname }), { status: node.status });
     }
     const decision = { actor, reason: reason.trim(), at: new Date().toISOString() };
-    if (!(await this.runs.requestForceDrain(run.id, decision))) {
+    if (!(await this.runs.requestDecision(run.id, kind, decision))) {
       const now = await this.runs.get(run.id);
-      throw now.forceDrain
-        ? new ConflictError(message('removal.forceDrain.already', { node: node.hostname, actor: now.forceDrain.actor }))
-        : new PreconditionError(message('removal.forceDrain.notDraining', { node: node.hostname, phase: now.phase }), { phase: now.phase });
+      const earlier = now[kind];
+      if (earlier) {
+        throw new ConflictError(message(kind === 'skipHost' ? 'removal.skipHost.already' : 'removal.forceDrain.already', { node: node.hostname, actor: earlier.actor }));
+      }
+      throw now.status === 'RUNNING'
+        ? new PreconditionError(message('removal.forceDrain.notDraining', { node: node.hostname, phase: now.phase }), { phase: now.phase })
+        : new PreconditionError(message('removal.notRunning', { node: node.hostname }), { status: node.status });
     }
-    if (!this.runner.forceDrainLocal(run.id, decision)) {
+    if (!this.runner.decideLocal(run.id, kind, decision)) {
+      // Executing on another replica (its heartbeat reads the request), or nowhere: adopt it then.
       await this.runner.adoptOrphans(false);
-      this.runner.forceDrainLocal(run.id, decision);
+      this.runner.decideLocal(run.id, kind, decision);
     }
     return this.runs.get(run.id);
   }

@@ -1,6 +1,6 @@
-import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
+import { ChangeDetectionStrategy, Component, type WritableSignal, computed, effect, inject, input, signal, untracked } from '@angular/core';
 import { Router, RouterLink } from '@angular/router';
-import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificatesStore, NodeDetailStore, Notifications, RemovalProgressStore, Session } from '@ccos/console/data-access';
+import { ClusterDetailStore, ErrorReporter, type InstallRunView, NodeCertificatesStore, NodeDetailStore, Notifications, type Outcome, RemovalProgressStore, Session } from '@ccos/console/data-access';
 import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, LiveIndicatorComponent, PageHeaderComponent, StatusBadgeComponent, type StatusTone, TextFieldComponent, runTone } from '@ccos/console/ui';
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { SshCredentialsInput } from '@ccos/shared/api-schema';
@@ -244,31 +244,26 @@ export class NodeDetailPage {
     return this.isAdmin() && run.status === 'RUNNING' && run.phase === 'DRAIN' && !run.forceDrain && run.blockerCode === 'removal.blocker.budget';
   }
 
-  protected async forceDrain(event: Event): Promise<void> {
-    event.preventDefault();
-    const hostname = this.store.node()?.hostname ?? '';
-    const outcome = await this.removal.forceDrain(this.forceReason());
-    if (outcome.ok) {
-      this.forceError.set(null);
-      this.forceReason.set('');
-      this.notifications.show('success', () => this.r('done.force', { hostname }));
-    } else {
-      const problem = outcome.problems[0];
-      this.forceError.set(problem ? this.errors.messageOf(problem) : null);
-    }
+  protected forceDrain(event: Event): Promise<void> {
+    return this.decide(event, this.forceReason, this.forceError, (reason) => this.removal.forceDrain(reason), 'done.force');
   }
 
-  protected async skipHostSide(event: Event): Promise<void> {
+  protected skipHostSide(event: Event): Promise<void> {
+    return this.decide(event, this.skipReason, this.skipError, (reason) => this.removal.skipHostSide(reason), 'done.skip');
+  }
+
+  /** Sends an operator's decision about the running removal with the reason typed; the API's refusal shows on the reason's field. */
+  private async decide(event: Event, reason: WritableSignal<string>, error: WritableSignal<string | null>, send: (reason: string) => Promise<Outcome<unknown>>, done: 'done.force' | 'done.skip'): Promise<void> {
     event.preventDefault();
     const hostname = this.store.node()?.hostname ?? '';
-    const outcome = await this.removal.skipHostSide(this.skipReason());
+    const outcome = await send(reason());
     if (outcome.ok) {
-      this.skipError.set(null);
-      this.skipReason.set('');
-      this.notifications.show('success', () => this.r('done.skip', { hostname }));
+      error.set(null);
+      reason.set('');
+      this.notifications.show('success', () => this.r(done, { hostname }));
     } else {
       const problem = outcome.problems[0];
-      this.skipError.set(problem ? this.errors.messageOf(problem) : null);
+      error.set(problem ? this.errors.messageOf(problem) : null);
     }
   }
 
