@@ -4,9 +4,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@ccos/shared/util-timing/testing';
 import { createCertificateAuthority } from '@ccos/tools/lab';
 
 /**
@@ -139,21 +139,18 @@ describe('boot-worker executable', () => {
     pids.push(pid);
     expect(started.ms).toBeLessThan(5_000);
     expect(Number((await readFile(join(stateDir, 'agent.pid'), 'utf8')).trim())).toBe(pid);
-    // The parent has exited; the agent runs on in a session of its own (setsid), so a hung-up SSH session cannot take it along.
-    await sleep(500);
+    // The parent has exited; the agent runs on in a session of its own (setsid), so a hung-up SSH
+    // session cannot take it along. It proves it by working: events wait in the spool while the
+    // service is unreachable.
+    const spooled = async () => (await readFile(join(stateDir, 'spool.jsonl'), 'utf8').catch(() => ''))
+      .trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; event?: { seq: number; step: string; status: string; message: string; detail: { code?: string } | null } });
+    const first = await eventually(async () => (await spooled())[0], { what: 'the first spooled event', timeoutMs: 10_000, intervalMs: 100 });
+    expect(first.event).toMatchObject({ seq: 1, step: 'PREFLIGHT', status: 'STARTED' });
     expect(alive(pid)).toBe(true);
     const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^\d+ \(.*\) /, '').split(' ');
     expect(Number(stat[3])).toBe(pid);
     const again = await agent(['start', '--config', file]);
     expect(again).toMatchObject({ code: 0, stdout: `already running pid ${pid}\n` });
-
-    // Events wait in the spool while the service is unreachable.
-    const spooled = async () => (await readFile(join(stateDir, 'spool.jsonl'), 'utf8').catch(() => ''))
-      .trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; event?: { seq: number; step: string; status: string; message: string; detail: { code?: string } | null } });
-    for (let i = 0; i < 100 && (await spooled()).length === 0; i += 1) {
-      await sleep(100);
-    }
-    expect((await spooled())[0]?.event).toMatchObject({ seq: 1, step: 'PREFLIGHT', status: 'STARTED' });
 
     const stopped = await agent(['stop', '--config', file]);
     expect(stopped.code, stopped.stderr).toBe(0);

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@ccos/shared/util-timing/testing';
 import { freePort } from '../support/api-process';
 import { type CloudProviderClient, PROTO_DIR, callProvider, cloudProviderClientConstructor } from '../support/autoscaler-client';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
@@ -46,21 +47,14 @@ describe('cluster-autoscaler externalgrpc provider over a pool of spare lab host
     }
     return answer.data.nodeGroup;
   };
-  const until = async <T>(what: string, probe: () => Promise<T | null>, timeoutMs: number, describe: () => Promise<unknown> = async () => null): Promise<T> => {
-    const started = Date.now();
-    let last: unknown = null;
-    while (Date.now() - started < timeoutMs) {
-      const value = await probe().catch((error: unknown) => ((last = error), null));
-      if (value === null) {
-        last = (await describe().catch(() => null)) ?? last;
-      }
-      if (value !== null) {
-        return value;
-      }
-      await new Promise((wake) => setTimeout(wake, 250));
-    }
-    throw new Error(`${what} not reached in ${timeoutMs} ms (last: ${typeof last === 'string' || last instanceof Error ? String(last) : JSON.stringify(last)})\n${world.api.output().slice(-4000)}`);
-  };
+  const until = <T>(what: string, probe: () => Promise<T | null>, timeoutMs: number, describe: () => Promise<unknown> = async () => null): Promise<T> =>
+    eventually(probe, {
+      what,
+      timeoutMs,
+      intervalMs: 250,
+      tolerate: () => true,
+      context: async () => `last seen: ${JSON.stringify(await describe().catch(() => null))}\n${world.api.output().slice(-4000)}`,
+    });
   const labHost = (hostname: string) => {
     const host = world.lab.hosts.find((candidate) => candidate.hostname === hostname);
     if (!host) {

@@ -1,6 +1,7 @@
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@ccos/shared/util-timing/testing';
 import { generateCertificateRequest } from '@ccos/tools/kube-sim';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
 import { launchChromium, screenshot } from '../support/console-browser';
@@ -83,18 +84,8 @@ describe('certificate renewal: serving certificates of a node joined here renew 
     return result.data?.csrs ?? [];
   }
 
-  async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-    const started = Date.now();
-    for (;;) {
-      const found = await check();
-      if (found !== undefined) {
-        return found;
-      }
-      if (Date.now() - started > timeoutMs) {
-        throw new Error(`${what}: not within ${timeoutMs} ms\n${world.api.output().slice(-3000)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
+  function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+    return eventually(check, { what, timeoutMs, intervalMs: 300, context: () => world.api.output().slice(-3000) });
   }
 
   function nodeReady(name: string): string | undefined {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, ClusterAddressGuard, type KubeClient } from '@ccos/api/data-access-kube';
+import { eventually } from '@ccos/shared/util-timing/testing';
 import { type TcpForwarder, startTcpForwarder } from '@ccos/tools/lab';
 import { type ApiProcess, freePort } from '../support/api-process';
 import { subscribe } from '../support/graphql-subscriptions';
@@ -51,24 +52,14 @@ describe('replicas: two API processes on one Postgres, a third started mid-test,
 
   const statusOf = async (id: string) => (await gql<{ node: { status: string; statusReason: string | null } }>('query($id: ID!) { node(id: $id) { status statusReason } }', { id })).data?.node;
 
-  const waitFor = async <T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe().catch((error: unknown) => {
-        if (error instanceof NodeFailed) {
-          throw error;
-        }
-        return null;
-      });
-      if (value) {
-        return value;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`${what}: not within ${timeoutMs} ms\n${replicas.map((replica) => replica.output().slice(-1500)).join('\n----\n')}`);
-      }
-      await new Promise((wake) => setTimeout(wake, 250));
-    }
-  };
+  const waitFor = <T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> =>
+    eventually(probe, {
+      what,
+      timeoutMs,
+      intervalMs: 250,
+      tolerate: (error) => !(error instanceof NodeFailed),
+      context: () => replicas.map((replica) => replica.output().slice(-1500)).join('\n----\n'),
+    });
 
   /** Waits for one of `statuses`; a failed install or removal on the way ends the wait with its reason. */
   const waitForStatus = (id: string, statuses: readonly string[], timeoutMs: number) =>

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@ccos/shared/util-timing/testing';
 import { startKubeSim, type KubeSim } from '@ccos/tools/kube-sim';
 import { startLab, type IgnitionConfig, type Lab, type LabHost } from '@ccos/tools/lab';
 import { applyIgnition, fetchWorkerConfig } from './ignition-apply';
@@ -39,16 +39,8 @@ describe('stand-in kubelet against kube-sim', () => {
   });
   const csrs = async (): Promise<Csr[]> => (JSON.parse(await kubectl('get', 'csr', '-o', 'json')) as { items: Csr[] }).items;
   const pending = (csr: Csr) => (csr.status?.conditions ?? []).length === 0;
-  async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const value = await probe().catch(() => undefined);
-      if (value !== undefined) {
-        return value;
-      }
-      await sleep(250);
-    }
-    throw new Error(`timed out waiting for ${what}`);
+  function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+    return eventually(probe, { what, timeoutMs, intervalMs: 250, tolerate: () => true });
   }
 
   async function prepareHost(host: LabHost, extraUnitEnvironment?: string): Promise<SshSession> {

@@ -79,14 +79,13 @@ async function register(s: Side): Promise<Map<string, string>> {
   const { registerCluster } = await gql<{ registerCluster: { id: string } }>('mutation($i: RegisterClusterInput!) { registerCluster(input: $i) { id } }', {
     i: { name: `sim-${counter++}`, apiServerUrl: s.sim.url, vip: '198.18.0.2', kubeconfig: shippedIdentityKubeconfig(s.sim), csrAutoApprove: false },
   });
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const { nodes } = await gql<{ nodes: Array<{ id: string; hostname: string }> }>('query($c: ID!) { nodes(clusterId: $c) { id hostname } }', { c: registerCluster.id });
-    if (nodes.length === 4) {
-      return new Map(nodes.map((node) => [node.hostname, node.id]));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`the cluster's Nodes were not discovered:\n${api.output().slice(-3000)}`);
+  return eventually(
+    async () => {
+      const { nodes } = await gql<{ nodes: Array<{ id: string; hostname: string }> }>('query($c: ID!) { nodes(clusterId: $c) { id hostname } }', { c: registerCluster.id });
+      return nodes.length === 4 ? new Map(nodes.map((node) => [node.hostname, node.id])) : undefined;
+    },
+    { what: "the cluster's Nodes discovered", timeoutMs: 10_000, intervalMs: 100, context: () => api.output().slice(-3000) },
+  );
 }
 
 async function lastRun(nodeId: string): Promise<RunView | undefined> {

@@ -7,6 +7,7 @@ import { type KubeClient, createKubeClient, ClusterAddressGuard } from '@ccos/ap
 import { SHIPPED_RBAC } from '@ccos/api/data-access-kube/testing';
 import { NODE_BOOTSTRAPPER_BINDING } from '@ccos/api/feature-csrs/testing';
 import { KUBELET_CLIENT_SIGNER, OPENSHIFT_NODE_BOOTSTRAPPER } from '@ccos/shared/domain';
+import { eventually } from '@ccos/shared/util-timing/testing';
 // The cluster of these tests is the in-process Kubernetes API simulator (a test-only tool).
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
@@ -133,17 +134,14 @@ describe('node removal over GraphQL, against kube-sim', () => {
       .removalRuns;
 
   const finished = async (nodeId: string, timeoutMs = 20_000): Promise<RunView & { events: EventView[] }> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const last = (await runs(nodeId)).at(-1);
-      if (last && last.status !== 'RUNNING') {
-        return last;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`run of ${nodeId} still ${JSON.stringify(last)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let last: (RunView & { events: EventView[] }) | undefined;
+    return eventually(
+      async () => {
+        last = (await runs(nodeId)).at(-1);
+        return last && last.status !== 'RUNNING' ? last : undefined;
+      },
+      { what: `the run of ${nodeId} ending`, timeoutMs, intervalMs: 100, context: () => JSON.stringify(last) },
+    );
   };
 
   const kubeNode = async (name: string) => {
