@@ -35,7 +35,9 @@ describe('the job engine on graphile-worker, against the real Postgres', () => {
   });
 
   async function engine(options: Partial<JobEngineOptions> = {}): Promise<Engine> {
-    const made = new JobEngine({ databaseUrl: database.url, concurrency: 2, pollIntervalMs: 100, embedded: false, logger, heartbeatMs: 100, staleAfterMs: 1000, ...options });
+    // A worker is dead after 10 s without a beat (100 beats): a spec worker sharing a loaded machine
+    // once went a second without one, and a live worker's queue was unlocked under it.
+    const made = new JobEngine({ databaseUrl: database.url, concurrency: 2, pollIntervalMs: 100, embedded: false, logger, heartbeatMs: 100, staleAfterMs: 10_000, ...options });
     engines.push(made);
     await made.open();
     return made;
@@ -150,8 +152,8 @@ describe('the job engine on graphile-worker, against the real Postgres', () => {
     // While its lock is younger than the stale time, nobody takes it.
     await dataSource.query(`UPDATE graphile_worker._private_jobs SET locked_at = now()`);
     expect(await survivor.unlockDeadWorkers()).toEqual([]);
-    await dataSource.query(`UPDATE graphile_worker._private_jobs SET locked_at = now() - interval '5 seconds'`);
-    await dataSource.query(`UPDATE graphile_worker._private_job_queues SET locked_at = now() - interval '5 seconds'`);
+    await dataSource.query(`UPDATE graphile_worker._private_jobs SET locked_at = now() - interval '30 seconds'`);
+    await dataSource.query(`UPDATE graphile_worker._private_job_queues SET locked_at = now() - interval '30 seconds'`);
     await expect.poll(() => started, { timeout: 10_000 }).toEqual(['dying', 'survivor']);
     hung.open();
   });
