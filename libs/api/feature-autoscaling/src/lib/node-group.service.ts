@@ -380,7 +380,7 @@ export class NodeGroupService {
         await this.record(group, 'VICTIM_CHOSEN', { nodeId, hostname: node.hostname }, choice.text, actor);
       }
       await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, message('autoscaling.scaleDown', { group: group.name, hostname: node.hostname, providerId }), actor);
-      const task = this.scaleDown(group, node, actor).finally(() => this.scaleDowns.delete(task));
+      const task = this.removeMember(group, node, actor, { targetLowered: true }).finally(() => this.scaleDowns.delete(task));
       this.scaleDowns.add(task);
     }
   }
@@ -458,18 +458,28 @@ export class NodeGroupService {
     const batchId = await this.ports.installAsBatch(cluster.id, [spare.id], actor);
     await this.record(group, 'INSTALL', { nodeId: spare.id, hostname: spare.hostname }, message('autoscaling.installing', { providerId: providerIdOf(cluster, spare.id), batchId }), actor);
     await this.record(group, 'DELETE', { nodeId, hostname: node.hostname }, text, actor);
-    const task = this.retire(group, node, actor, removal).finally(() => this.scaleDowns.delete(task));
+    const task = this.removeMember(group, node, actor, { removal, targetLowered: false }).finally(() => this.scaleDowns.delete(task));
     this.scaleDowns.add(task);
     return { started: true, text };
   }
 
-  /** The removal of a replaced member; its host back to the pool, or out of it when the removal went on without it. */
-  private async retire(group: NodeGroupEntity, node: NodeEntity, actor: string, removal: RemovalStart): Promise<void> {
+  /**
+   * The removal run of a member leaving the group, then its host back to the pool through addNode's
+   * checks, or out of it when the removal went on without the host. A removal that ends otherwise
+   * leaves the member running, and gives back the target a scale-down lowered.
+   */
+  private async removeMember(group: NodeGroupEntity, node: NodeEntity, actor: string, options: { readonly removal?: RemovalStart; readonly targetLowered: boolean }): Promise<void> {
+    const keepMember = async (reason: CodedText): Promise<void> => {
+      await this.groups.setMember(node.id, { state: 'RUNNING', ...standing(reason) });
+      if (options.targetLowered) {
+        await this.groups.incrementTargetSize(group.id);
+      }
+    };
     try {
-      const runId = await this.ports.startRemoval(node.id, actor, removal);
+      const runId = await this.ports.startRemoval(node.id, actor, options.removal);
       const outcome = await this.ports.removalOutcome(runId);
       if (outcome.status !== 'SUCCEEDED') {
-        await this.groups.setMember(node.id, { state: 'RUNNING', ...standing(message('autoscaling.member.removalEnded', { status: outcome.status.toLowerCase(), reason: outcome.reason ?? '' })) });
+        await keepMember(message('autoscaling.member.removalEnded', { status: outcome.status.toLowerCase(), reason: outcome.reason ?? '' }));
         await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalEnded', { hostname: node.hostname, status: outcome.status.toLowerCase(), reason: outcome.reason ?? message('install.noReason') }));
         return;
       }
@@ -481,29 +491,8 @@ export class NodeGroupService {
       await this.returnToPool(group, node.id);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      this.logger.warn({ err: error, nodeId: node.id, group: group.name }, 'the removal of a replaced member failed');
-      await this.groups.setMember(node.id, { state: 'RUNNING', ...standing(message('autoscaling.member.removalNotStarted', { error: detail })) }).catch(() => undefined);
-      await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalNotRun', { hostname: node.hostname, error: detail })).catch(() => undefined);
-    }
-  }
-
-  /** The removal run, then the host back to the pool through addNode's checks (or out, reinstall required). */
-  private async scaleDown(group: NodeGroupEntity, node: NodeEntity, actor: string): Promise<void> {
-    try {
-      const runId = await this.ports.startRemoval(node.id, actor);
-      const outcome = await this.ports.removalOutcome(runId);
-      if (outcome.status !== 'SUCCEEDED') {
-        await this.groups.setMember(node.id, { state: 'RUNNING', ...standing(message('autoscaling.member.removalEnded', { status: outcome.status.toLowerCase(), reason: outcome.reason ?? '' })) });
-        await this.groups.incrementTargetSize(group.id);
-        await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalEnded', { hostname: node.hostname, status: outcome.status.toLowerCase(), reason: outcome.reason ?? message('install.noReason') }));
-        return;
-      }
-      await this.returnToPool(group, node.id);
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      this.logger.warn({ err: error, nodeId: node.id, group: group.name }, 'scale-down failed');
-      await this.groups.setMember(node.id, { state: 'RUNNING', ...standing(message('autoscaling.member.removalNotStarted', { error: detail })) }).catch(() => undefined);
-      await this.groups.incrementTargetSize(group.id).catch(() => undefined);
+      this.logger.warn({ err: error, nodeId: node.id, group: group.name }, 'the removal of a group member failed');
+      await keepMember(message('autoscaling.member.removalNotStarted', { error: detail })).catch(() => undefined);
       await this.record(group, 'DELETE_FAILED', { nodeId: node.id, hostname: node.hostname }, message('autoscaling.removalNotRun', { hostname: node.hostname, error: detail })).catch(() => undefined);
     }
   }

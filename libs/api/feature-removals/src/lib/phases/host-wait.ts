@@ -51,8 +51,10 @@ export async function untilHostAnswers<T>(
       return { outcome: 'INTERRUPTED' };
     }
     const problem = unreachableOf(value);
-    if (problem && ctx.hostSkip()) {
-      continue;
+    const skipped = ctx.hostSkip();
+    if (problem && skipped) {
+      await ctx.blockedBy(null);
+      return { outcome: 'SKIPPED', skip: skipped };
     }
     if (!problem) {
       await ctx.blockedBy(null);
