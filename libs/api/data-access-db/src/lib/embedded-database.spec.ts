@@ -119,6 +119,44 @@ describe('the embedded database', () => {
     expect(tree.filter((entry) => !entry.directory && (entry.mode & 0o077) !== 0).map((entry) => `${entry.path} ${entry.mode.toString(8)}`)).toEqual([]);
   });
 
+  it('answers several connections at once, each with its own statements and transactions', async () => {
+    // PGlite has one session: statements of one connection (parse, bind, execute, sync) must not
+    // meet another's, as they did when the job engine's connections fetched beside the service's.
+    const clients = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', password });
+        await client.connect();
+        return client;
+      }),
+    );
+    try {
+      const [inTransaction, ...others] = clients as [pg.Client, pg.Client, pg.Client];
+      const transaction = (async () => {
+        await inTransaction.query('BEGIN');
+        await inTransaction.query(`INSERT INTO users (id, username, password_hash, role) VALUES (gen_random_uuid(), 'pending', 'x', 'VIEWER')`);
+        const seen = await inTransaction.query<{ seen: string }>('SELECT count(*)::text AS seen FROM users WHERE username = $1', ['pending']);
+        await inTransaction.query('ROLLBACK');
+        return seen.rows[0]?.seen;
+      })();
+      const answers = await Promise.all(
+        others.flatMap((client, which) =>
+          Array.from({ length: 40 }, async (_, index) => {
+            const result = await client.query<{ n: number; who: string; seen: string }>(
+              which === 0 ? 'SELECT $1::int AS n, $2::text AS who, count(*)::text AS seen FROM users WHERE username = $3' : 'SELECT $2::text AS who, $1::int AS n, (SELECT count(*) FROM users WHERE username = $3)::text AS seen',
+              [index, `client-${which}`, 'pending'],
+            );
+            return result.rows[0];
+          }),
+        ),
+      );
+      // The other connections never see the row another has not committed.
+      expect(answers).toEqual(others.flatMap((_, which) => Array.from({ length: 40 }, (__, index) => ({ n: index, who: `client-${which}`, seen: '0' }))));
+      expect(await transaction).toBe('1');
+    } finally {
+      await Promise.all(clients.map((client) => client.end().catch(() => undefined)));
+    }
+  });
+
   it('uses the same password after a restart', async () => {
     await embedded.stop();
     embedded = await startEmbeddedDatabase(dataDir);

@@ -63,8 +63,9 @@ async function privateTree(path: string): Promise<void> {
  * Unix socket in a 0700 folder, and the only TCP port (127.0.0.1) is a front that requires
  * SCRAM-SHA-256 with a generated password kept in `dataDir/database.password` (0600). The
  * data folder and everything in it belong to the service's user alone (0700/0600).
- * PGlite runs one query at a time and LISTEN/NOTIFY does not cross connections, so the
- * embedded mode is single-process (one connection, in-process pubsub).
+ * PGlite runs one query at a time in one session for every connection (the front has them take
+ * turns) and LISTEN/NOTIFY does not cross connections, so the embedded mode is single-process
+ * (in-process pubsub, jobs found by polling).
  */
 export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });

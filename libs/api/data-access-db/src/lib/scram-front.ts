@@ -1,5 +1,6 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
+import { SessionTurns } from './session-turns';
 
 const PROTOCOL_3 = 196_608;
 const SSL_REQUEST = 80_877_103;
@@ -63,16 +64,18 @@ export interface ScramFront {
  * (a Unix socket) only after SCRAM-SHA-256 authentication with `password`. pglite-socket
  * (0.2) authenticates nobody and PGlite answers a startup message with AuthenticationOk, so
  * this front does the exchange a Postgres server would do up to AuthenticationSASLFinal, then
- * hands the startup message to PGlite, whose AuthenticationOk completes it.
+ * hands the startup message to PGlite, whose AuthenticationOk completes it. Its connections take
+ * turns at PGlite's one session ({@link SessionTurns}).
  * @see https://www.postgresql.org/docs/current/sasl-authentication.html
  */
 export async function startScramFront(password: string, backendPath: string): Promise<ScramFront> {
   const keys = scramKeys(password);
   const sockets = new Set<Socket>();
+  const turns = new SessionTurns();
   const server: Server = createServer((client) => {
     sockets.add(client);
     client.once('close', () => sockets.delete(client));
-    handle(client, keys, backendPath, sockets);
+    handle(client, keys, backendPath, sockets, turns);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -94,7 +97,7 @@ export async function startScramFront(password: string, backendPath: string): Pr
 
 type Phase = 'startup' | 'initial-response' | 'final-response' | 'done';
 
-function handle(client: Socket, keys: ScramKeys, backendPath: string, sockets: Set<Socket>): void {
+function handle(client: Socket, keys: ScramKeys, backendPath: string, sockets: Set<Socket>, turns: SessionTurns): void {
   let buffer = Buffer.alloc(0);
   let phase: Phase = 'startup';
   let startup: Buffer | null = null;
@@ -125,12 +128,7 @@ function handle(client: Socket, keys: ScramKeys, backendPath: string, sockets: S
     backend.once('error', () => client.destroy());
     client.once('error', () => backend.destroy());
     backend.once('connect', () => {
-      backend.write(startup ?? Buffer.alloc(0));
-      if (rest.length > 0) {
-        backend.write(rest);
-      }
-      backend.pipe(client);
-      client.pipe(backend);
+      turns.join(client, backend, startup ?? Buffer.alloc(0), Buffer.from(rest));
       client.resume();
     });
   }
