@@ -6,32 +6,57 @@ import type { Reporter, TestModule } from 'vitest/node';
  * Records how long each test file took, slowest first, so the suite's time has a place where
  * it is written down: `TEST_DURATIONS_FILE` (default `tmp/test-durations.txt`; `npm test`
  * writes the committed `test/durations.txt`). Prints the ten slowest at the end of the run.
- * A file's time is its import and its tests and hooks, as vitest's diagnostics count them.
+ * A file's time is its import and its tests and hooks, as vitest's diagnostics count them; beside
+ * it, when the file was handed to a worker and when it ended (seconds since the run began), and
+ * each project's span, so that idle lanes and a long tail show.
  */
 export class DurationsReporter implements Reporter {
+  private runStarted = Date.now();
+  private readonly queuedAt = new Map<string, number>();
+  private readonly endedAt = new Map<string, number>();
+
+  onTestRunStart(): void {
+    this.runStarted = Date.now();
+  }
+
+  onTestModuleQueued(module: TestModule): void {
+    this.queuedAt.set(module.id, (Date.now() - this.runStarted) / 1000);
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    this.endedAt.set(module.id, (Date.now() - this.runStarted) / 1000);
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const wall = (Date.now() - this.runStarted) / 1000;
     const rows = testModules
       .map((module) => {
         const diagnostic = module.diagnostic();
         const seconds = (diagnostic.collectDuration + diagnostic.setupDuration + diagnostic.duration) / 1000;
-        return { seconds, project: module.project.name, file: relative(process.cwd(), module.moduleId), state: module.state() };
+        const from = this.queuedAt.get(module.id) ?? 0;
+        const to = this.endedAt.get(module.id) ?? wall;
+        return { seconds, from, to, project: module.project.name, file: relative(process.cwd(), module.moduleId), state: module.state() };
       })
       .sort((a, b) => b.seconds - a.seconds);
     if (rows.length === 0) {
       return;
     }
-    const byProject = new Map<string, number>();
+    const byProject = new Map<string, { sum: number; from: number; to: number }>();
     for (const row of rows) {
-      byProject.set(row.project, (byProject.get(row.project) ?? 0) + row.seconds);
+      const project = byProject.get(row.project) ?? { sum: 0, from: row.from, to: row.to };
+      byProject.set(row.project, { sum: project.sum + row.seconds, from: Math.min(project.from, row.from), to: Math.max(project.to, row.to) });
     }
     const lines = [
-      `# Time per test file, slowest first (seconds, import + tests + hooks), ${rows.length} files`,
-      `# per project (sum): ${[...byProject].map(([project, seconds]) => `${project} ${seconds.toFixed(0)}`).join(', ')}`,
-      ...rows.map((row) => `${row.seconds.toFixed(1).padStart(7)}  ${row.project.padEnd(11)} ${row.file}${row.state === 'passed' ? '' : ` (${row.state})`}`),
+      `# Time per test file, slowest first (seconds, import + tests + hooks), ${rows.length} files, ${wall.toFixed(0)} s in all`,
+      `# per project (sum of files; span from the first file handed out to the last ended): ${[...byProject]
+        .map(([project, { sum, from, to }]) => `${project} ${sum.toFixed(0)} (${from.toFixed(0)}–${to.toFixed(0)} s)`)
+        .join(', ')}`,
+      '#   time   from     to  project     file',
+      ...rows.map((row) => `${row.seconds.toFixed(1).padStart(7)} ${row.from.toFixed(0).padStart(6)} ${row.to.toFixed(0).padStart(6)}  ${row.project.padEnd(11)} ${row.file}${row.state === 'passed' ? '' : ` (${row.state})`}`),
     ];
     const target = process.env['TEST_DURATIONS_FILE'] ?? 'tmp/test-durations.txt';
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, `${lines.join('\n')}\n`);
-    process.stdout.write(`\nslowest test files (all in ${target}):\n${lines.slice(2, 12).join('\n')}\n`);
+    process.stdout.write(`\nslowest test files (all in ${target}):\n${lines.slice(3, 13).join('\n')}\n`);
   }
 }
