@@ -22,8 +22,10 @@ import { DurationsReporter } from './test/support/durations-reporter';
  *
  * See test/durations.txt for each file's time.
  *
+ * - `e2e-alone`: files that rewrite what the others read (`npm start` rebuilds dist/), alone at the end.
+ *
  * Vitest runs projects of one `sequence.groupOrder` together, with the same number of workers:
- * the specs and `e2e-beside` are group 0, the e2e lanes group 1, after them.
+ * the specs and `e2e-beside` are group 0, the e2e lanes group 1, after them, then `e2e-alone`.
  */
 const E2E_BESIDE = [
   'test/lint/**/*.test.ts',
@@ -50,6 +52,11 @@ const ISOLATED_SPECS = [
   'libs/api/util-graphql/src/lib/audit-middleware.spec.ts',
   'apps/api/src/**/*.spec.ts',
 ];
+/**
+ * Files that rewrite build outputs other files read (`npm start` has Nx write dist/ again from its
+ * cache): they run alone, after the e2e lanes.
+ */
+const E2E_ALONE = ['test/api/npm-start.test.ts'];
 const WORKERS_BESIDE = Math.max(2, availableParallelism());
 const E2E_LANES = 2;
 export default defineConfig({
@@ -120,10 +127,22 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', ...E2E_BESIDE],
+          exclude: ['**/node_modules/**', ...E2E_BESIDE, ...E2E_ALONE],
           environment: 'node',
           maxWorkers: E2E_LANES,
           sequence: { groupOrder: 1 },
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e-alone',
+          include: E2E_ALONE,
+          environment: 'node',
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
           testTimeout: 180_000,
           hookTimeout: 180_000,
         },

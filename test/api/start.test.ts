@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { lstat, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
-import { E2E_SECRET_KEY, freePort, startApiProcess } from '../support/api-process';
+import { E2E_SECRET_KEY, startApiProcess } from '../support/api-process';
 
 const REGISTER = `mutation($input: RegisterClusterInput!) { registerCluster(input: $input) { id name } }`;
 const KUBECONFIG = [
@@ -56,34 +55,6 @@ describe('npm start on a fresh machine (embedded database, no environment)', () 
       await api.stop();
     }
   });
-});
-
-describe('npm start', () => {
-  it('answers /healthz within 60 s with no environment at all', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'ccos-npm-start-'));
-    const port = await freePort();
-    const started = Date.now();
-    // PORT and DATA_DIR only keep this run off the developer's own .data and port 4000.
-    const child = spawn('npm', ['start'], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', PORT: String(port), DATA_DIR: dataDir }, stdio: 'ignore', detached: true });
-    try {
-      let healthy = false;
-      while (!healthy && Date.now() - started < 60_000) {
-        healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.ok, () => false);
-        if (!healthy) {
-          await new Promise((wake) => setTimeout(wake, 250));
-        }
-      }
-      expect(healthy).toBe(true);
-      expect(Date.now() - started).toBeLessThan(60_000);
-    } finally {
-      process.kill(-(child.pid ?? 0), 'SIGTERM');
-      await new Promise((done) => child.once('exit', done));
-      // npm exits before the API and its embedded database have finished shutting down; the data
-      // folder can only go once the whole group has (seen: ENOTEMPTY on pgdata/pg_logical).
-      await groupGone(child.pid ?? 0, 30_000);
-      await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-    }
-  }, 90_000);
 });
 
 describe('secrets as files, as the deployment mounts them (DATABASE_URL_FILE, SECRET_KEY_FILE, ADMIN_PASSWORD_FILE)', () => {
@@ -149,15 +120,3 @@ describe('secrets as files, as the deployment mounts them (DATABASE_URL_FILE, SE
     expect(error?.message).not.toMatch(/\n\s+at /);
   });
 });
-
-/** Resolves once no process of the group `pgid` is left, or after `timeoutMs`. */
-async function groupGone(pgid: number, timeoutMs: number): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-    try {
-      process.kill(-pgid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((wake) => setTimeout(wake, 100));
-  }
-}
