@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,5 +54,23 @@ describe('loadAgentBinary: the zstd form streamed to hosts', () => {
     const working = await loadAgentBinary(path, { cacheDir: join(dir, 'cache') });
     working?.dropCompressed?.();
     expect(await working?.compressed?.()).toBeNull();
+  });
+
+  it('describes one whole version of an executable written while it is read, never a size from one and a hash from another', async () => {
+    const growing = join(dir, 'growing-boot-worker');
+    await writeFile(growing, randomBytes(1024 * 1024));
+    let appends = 0;
+    const writer = setInterval(() => {
+      appends += 1;
+      if (appends === 15) {
+        clearInterval(writer);
+      }
+      void appendFile(growing, randomBytes(1024 * 1024));
+    }, 20);
+    const agent = await loadAgentBinary(growing, { compress: false });
+    clearInterval(writer);
+    const final = await readFile(growing);
+    expect(agent?.size).toBeGreaterThan(0);
+    expect(agent?.sha256).toBe(createHash('sha256').update(final.subarray(0, agent?.size)).digest('hex'));
   });
 });

@@ -56,19 +56,46 @@ export interface LoadAgentOptions {
  */
 const ZSTD_LEVEL = '-3';
 
+/** Tries to read one whole version of an executable that is being replaced in place. */
+const READ_ATTEMPTS = 5;
+const REREAD_AFTER_MS = 500;
+
+/**
+ * The executable's size and SHA-256 from one read, retried while the file changes under it (an
+ * upgrade or a build writing it in place): the size is what was hashed, never a separate stat.
+ */
+async function readWhole(path: string): Promise<{ size: number; sha256: string } | null> {
+  for (let attempt = 1; ; attempt += 1) {
+    const before = await stat(path).catch(() => null);
+    if (!before?.isFile()) {
+      return null;
+    }
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of createReadStream(path)) {
+      hash.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+    const after = await stat(path).catch(() => null);
+    if (after && after.size === size && after.mtimeMs === before.mtimeMs && after.ino === before.ino) {
+      return { size, sha256: hash.digest('hex') };
+    }
+    if (attempt === READ_ATTEMPTS) {
+      throw new Error(`the agent executable ${path} kept changing while it was read`);
+    }
+    await new Promise((wake) => setTimeout(wake, REREAD_AFTER_MS));
+  }
+}
+
 /** Reads the agent executable once at start; null when it has not been built. */
 export async function loadAgentBinary(path: string, options: LoadAgentOptions = {}): Promise<AgentBinary | null> {
-  const info = await stat(path).catch(() => null);
-  if (!info?.isFile()) {
+  const whole = await readWhole(path);
+  if (!whole) {
     return null;
   }
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) {
-    hash.update(chunk as Buffer);
-  }
-  const sha256 = hash.digest('hex');
+  const { size, sha256 } = whole;
   if (options.compress === false) {
-    return { path, size: info.size, sha256, copies: { streamed: 0, streamedBytes: 0, sftp: 0, sftpBytes: 0 } };
+    return { path, size, sha256, copies: { streamed: 0, streamedBytes: 0, sftp: 0, sftpBytes: 0 } };
   }
   const cacheDir = options.cacheDir ?? join(tmpdir(), 'ccos-scaler-agent-cache');
   const make = () =>
@@ -80,7 +107,7 @@ export async function loadAgentBinary(path: string, options: LoadAgentOptions = 
   let compressed: Promise<CompressedAgent | null> | null = make();
   return {
     path,
-    size: info.size,
+    size,
     sha256,
     copies: { streamed: 0, streamedBytes: 0, sftp: 0, sftpBytes: 0 },
     compressed: () => compressed ?? Promise.resolve(null),
