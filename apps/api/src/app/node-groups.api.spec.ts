@@ -86,7 +86,8 @@ describe('node groups: a decision\'s reason in the audit and the activity, by co
         {
           next: (update) => {
             const group = update.data?.nodeGroupsChanged.find((entry) => entry.name === 'pool-b');
-            if (group?.hosts.some((host) => host.state === 'UNUSABLE')) {
+            // The host's state and the decision in the activity are written one after the other.
+            if (group?.hosts.some((host) => host.state === 'UNUSABLE') && group.activity.some((entry) => entry.kind === 'SPARE_UNUSABLE')) {
               resolve(group);
             }
           },
