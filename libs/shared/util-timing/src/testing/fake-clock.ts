@@ -136,16 +136,27 @@ export class FakeClock implements Clock {
     }
   }
 
-  /** Moves virtual time as {@link passTime} does until `check` holds; throws when `limitMs` of virtual time did not do it. */
-  async passTimeUntil(check: () => boolean, loops: number, limitMs: number, what = 'condition'): Promise<void> {
+  /**
+   * Moves virtual time as {@link passTime} does until `done` holds (a check, or a promise that
+   * settles, its rejection passed on); throws when `limitMs` of virtual time did not do it. With a promise, the wait for
+   * the loops to sleep again also ends when it settles: loops that have finished never sleep again.
+   */
+  async passTimeUntil(done: (() => boolean) | Promise<unknown>, loops: number, limitMs: number, what = 'condition'): Promise<void> {
+    let ended = false;
+    const settled = typeof done === 'function' ? undefined : done.then(() => void (ended = true), () => void (ended = true));
+    const check = typeof done === 'function' ? done : () => ended;
+    const endedOrSleeping = () => (settled === undefined ? this.sleeping(loops) : Promise.race([this.sleeping(loops), settled]));
     const until = this.mono + limitMs;
-    await this.sleeping(loops);
+    await endedOrSleeping();
     while (!check()) {
       if (this.mono > until) {
         throw new Error(`${what}: not within ${limitMs} ms of virtual time`);
       }
       this.wakeNext();
-      await this.sleeping(loops);
+      await endedOrSleeping();
+    }
+    if (typeof done !== 'function') {
+      await done;
     }
   }
 
