@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { isIP } from 'node:net';
+import { type Server as NetServer, createServer as createNetServer, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Authenticator } from './auth';
 import { Authorizer } from './authorization/authorizer';
@@ -187,7 +187,13 @@ export interface KubeSim {
   compact(): void;
   /** Resolves once every approved CSR being signed has its certificate or Failed condition. */
   signingIdle(): Promise<void>;
-  stop(): Promise<void>;
+  /**
+   * Stops the API server and its controllers. With `holdPort`, its port stays taken by a listener
+   * that resets every connection, as a host whose API server is down answers, until a second
+   * `stop()`: a port left free could be handed to another test's server that accepts and never
+   * answers, and a client would wait out its whole timeout instead of being refused.
+   */
+  stop(options?: { readonly holdPort?: boolean }): Promise<void>;
 }
 
 /** The `kubernetes` Service's ClusterIP in every kube-sim: the first address of the default service range 10.96.0.0/12. */
@@ -370,6 +376,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   }
 
   let stopped = false;
+  let portHolder: NetServer | undefined;
   return {
     url,
     host,
@@ -400,8 +407,11 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     signingIdle: () => signer.idle(),
     compact: () => store.compact(),
     controllersIdle,
-    async stop(): Promise<void> {
+    async stop(stopOptions: { readonly holdPort?: boolean } = {}): Promise<void> {
       if (stopped) {
+        const holder = portHolder;
+        portHolder = undefined;
+        await new Promise<void>((resolve) => (holder ? holder.close(() => resolve()) : resolve()));
         return;
       }
       stopped = true;
@@ -422,6 +432,11 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      if (stopOptions.holdPort) {
+        const holder = createNetServer((socket) => socket.resetAndDestroy());
+        await new Promise<void>((resolve, reject) => holder.once('error', reject).listen(port, host, resolve));
+        portHolder = holder;
+      }
     },
   };
 }

@@ -1,0 +1,23 @@
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { startKubeSim } from './kube-sim';
+
+/** How a TCP connection to the port ends: refused, reset, or the server sends bytes. */
+function connectionOutcome(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, host);
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    socket.once('close', () => resolve('closed'));
+  });
+}
+
+describe('kube-sim stop', () => {
+  it('with holdPort resets every connection on its port until the second stop frees it', async () => {
+    const sim = await startKubeSim();
+    await sim.stop({ holdPort: true });
+    expect(await connectionOutcome(sim.host, sim.port)).toBe('ECONNRESET');
+    expect(await connectionOutcome(sim.host, sim.port)).toBe('ECONNRESET');
+    await sim.stop();
+    expect(await connectionOutcome(sim.host, sim.port)).toBe('ECONNREFUSED');
+  });
+});
