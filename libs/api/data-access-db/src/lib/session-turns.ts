@@ -91,10 +91,9 @@ class SessionTurn {
   private waiting: Buffer[] = [];
   /** Sync points sent to the backend (the startup message is one) not yet answered with ReadyForQuery. */
   private unanswered = 0;
-  /** Messages sent since the last sync point (a statement not yet closed by Sync). */
-  private open = 0;
+  /** Whether messages were sent since the last sync point (a statement not yet closed by Sync). */
+  private statementOpen = false;
   private idle = true;
-  private closed = false;
 
   constructor(
     private readonly turns: SessionTurns,
@@ -112,10 +111,7 @@ class SessionTurn {
     // Backpressure both ways, as pipe() would.
     client.on('drain', () => backend.resume());
     backend.on('drain', () => client.resume());
-    const close = () => {
-      this.closed = true;
-      this.turns.release(this);
-    };
+    const close = () => this.turns.release(this);
     client.once('close', close);
     backend.once('close', close);
   }
@@ -147,12 +143,10 @@ class SessionTurn {
     this.fromClient.push(chunk, (type) => {
       if (SYNC_POINTS.has(type)) {
         this.unanswered += 1;
-        this.open = 0;
-      } else {
-        this.open += 1;
       }
+      this.statementOpen = !SYNC_POINTS.has(type);
     });
-    if (!this.closed && !this.backend.write(chunk)) {
+    if (!this.backend.destroyed && !this.backend.write(chunk)) {
       this.client.pause();
     }
   }
@@ -171,7 +165,7 @@ class SessionTurn {
   }
 
   private releaseIfDone(): void {
-    if (this.turns.holds(this) && this.unanswered === 0 && this.open === 0 && !this.fromClient.holdsPart && this.idle && this.waiting.length === 0) {
+    if (this.turns.holds(this) && this.unanswered === 0 && !this.statementOpen && !this.fromClient.holdsPart && this.idle && this.waiting.length === 0) {
       this.turns.release(this);
     }
   }
