@@ -15,8 +15,11 @@ export interface EmbeddedDatabase {
 /** The embedded database's password, beside `secret.key` in the data folder. */
 export const EMBEDDED_PASSWORD_FILE = 'database.password';
 
-/** Connections the socket serves at once: the service's one, and room for a tool or a test. */
-const MAX_CONNECTIONS = 4;
+/**
+ * Connections the socket serves at once: the service's one, the job engine's three, and room for
+ * psql or a test. They take turns at PGlite's one session (SessionTurns), so more cost only memory.
+ */
+const MAX_CONNECTIONS = 8;
 
 /** A Unix socket path must fit in sun_path (108 bytes with its NUL on Linux). */
 const MAX_SOCKET_PATH = 100;
