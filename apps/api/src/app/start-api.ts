@@ -275,8 +275,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       probe: nodes.healthChecks,
       // The node groups are created below; the rung that needs them runs once the service is up.
       replacer: {
-        replaceableMembers: (clusterId) => autoscaling.groups.replaceableMembers(clusterId),
-        replaceMember: (nodeId, actor, removal) => autoscaling.groups.replaceMember(nodeId, actor, removal),
+        replaceableMembers: (clusterId) => autoscaling.groups.scaling.replaceableMembers(clusterId),
+        replaceMember: (nodeId, actor, removal) => autoscaling.groups.scaling.replaceMember(nodeId, actor, removal),
       },
       clock: new SystemClock(),
       intervalMs: config.remediationIntervalSeconds * 1000,

@@ -1,28 +1,14 @@
-import type { Logger } from 'pino';
-import type { AuditLog, ClusterStore, NodeGroupStore, NodeStore } from '@ccos/api/data-access-db';
-import type { EventBus } from '@ccos/api/util-graphql';
-import type { AutoscalingObserver, AutoscalingPorts } from './autoscaling-ports';
 import { type CloudProviderServerOptions, type RunningCloudProvider, startCloudProviderServer } from './cloud-provider.grpc';
-import { NodeGroupService } from './node-group.service';
+import { type NodeGroups, type NodeGroupsOptions, createNodeGroups } from './node-groups';
 
-export interface AutoscalingFeatureOptions {
-  readonly nodeGroups: NodeGroupStore;
-  readonly clusters: ClusterStore;
-  readonly nodes: NodeStore;
-  readonly ports: AutoscalingPorts;
-  readonly audit: AuditLog;
-  readonly events: EventBus;
-  readonly logger: Logger;
-  readonly observer?: AutoscalingObserver;
-  /** Node roles an OPERATOR may give besides worker (ALLOW_NODE_ROLES); a group with another needs an ADMIN and a reason. */
-  readonly allowedNodeRoles?: readonly string[];
+export interface AutoscalingFeatureOptions extends NodeGroupsOptions {
   /** The externalgrpc provider's listener and mTLS material; null keeps it off. */
   readonly grpc: (() => Promise<CloudProviderServerOptions>) | null;
 }
 
 /** The autoscaling feature as the composition root sees it. */
 export interface AutoscalingFeature {
-  readonly groups: NodeGroupService;
+  readonly groups: NodeGroups;
   /** The gRPC provider's port once started; null while off. */
   grpcPort(): number | null;
   start(): Promise<void>;
@@ -30,7 +16,7 @@ export interface AutoscalingFeature {
 }
 
 export function createAutoscalingFeature(options: AutoscalingFeatureOptions): AutoscalingFeature {
-  const groups = new NodeGroupService(options.nodeGroups, options.clusters, options.nodes, options.ports, options.audit, options.events, options.logger, options.observer ?? null, options.allowedNodeRoles);
+  const groups = createNodeGroups(options);
   let server: RunningCloudProvider | null = null;
   return {
     groups,

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeGroupEntity } from '@ccos/api/data-access-db';
 import { message } from '@ccos/shared/messages';
 import { AUTOSCALER_CLIENT_PREFIX, type RunningCloudProvider, startCloudProviderServer } from './cloud-provider.grpc';
-import { AutoscalingRefusal, type NodeGroupService } from './node-group.service';
+import { AutoscalingRefusal } from './node-group-model';
+import type { NodeGroups } from './node-groups';
 import { EXTERNALGRPC_PROTO, protoDir } from './proto-files';
 import { v1NodeType } from './template-node';
 
@@ -28,16 +29,18 @@ const GROUP = {
   profile: { cpuCores: 2, memoryBytes: 4 * 1024 ** 3, ephemeralStorageBytes: 20 * 1024 ** 3, maxPods: 110, arch: 'amd64' },
 } as unknown as NodeGroupEntity;
 
-/** One group in one cluster; what the gRPC layer asks of the service for the calls below. */
+/** One group in one cluster; what the gRPC layer asks of the node groups for the calls below. */
 const groups = {
-  groupByName: async (clusterId: string, name: string) => {
-    if (clusterId !== CLUSTER || name !== GROUP.name) {
-      throw new AutoscalingRefusal('NOT_FOUND', message('autoscaling.refusal.groupNotFound', { name }));
-    }
-    return GROUP;
+  registry: {
+    groupByName: async (clusterId: string, name: string) => {
+      if (clusterId !== CLUSTER || name !== GROUP.name) {
+        throw new AutoscalingRefusal('NOT_FOUND', message('autoscaling.refusal.groupNotFound', { name }));
+      }
+      return GROUP;
+    },
   },
-  reconcileAll: async () => undefined,
-} as unknown as NodeGroupService;
+  members: { reconcileAll: async () => undefined },
+} as unknown as NodeGroups;
 
 interface Pem {
   readonly certPem: string;

@@ -2,7 +2,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { Logger } from 'pino';
 import type { NodeGroupEntity } from '@ccos/api/data-access-db';
-import { type GroupInstance, AutoscalingRefusal, type NodeGroupService } from './node-group.service';
+import { type GroupInstance, AutoscalingRefusal } from './node-group-model';
+import type { NodeGroups } from './node-groups';
 import { CLOUD_PROVIDER_SERVICE, EXTERNALGRPC_PROTO, protoDir } from './proto-files';
 import { encodeTemplateNode } from './template-node';
 
@@ -83,7 +84,7 @@ interface NodeGroupAutoscalingOptions {
  * cluster it may act on; everything else is refused by the TLS handshake or UNAUTHENTICATED.
  * @see https://github.com/kubernetes/autoscaler/tree/master/cluster-autoscaler/cloudprovider/externalgrpc
  */
-export async function startCloudProviderServer(groups: NodeGroupService, logger: Logger, options: CloudProviderServerOptions): Promise<RunningCloudProvider> {
+export async function startCloudProviderServer({ registry, scaling, members }: NodeGroups, logger: Logger, options: CloudProviderServerOptions): Promise<RunningCloudProvider> {
   const log = logger.child({ component: 'externalgrpc' });
   const definition = protoLoader.loadSync(`${protoDir()}${EXTERNALGRPC_PROTO}`, { keepCase: true, longs: String, enums: Number, defaults: true, oneofs: true });
   // proto-loader's definition is keyed by full names: the service's methods, paths and (de)serialisers.
@@ -118,7 +119,7 @@ export async function startCloudProviderServer(groups: NodeGroupService, logger:
     id: group.name,
     minSize: group.minSize,
     maxSize: group.maxSize,
-    debug: `${group.name}: target ${group.targetSize}, current ${await groups.currentSize(group)}, min ${group.minSize}, max ${group.maxSize}`,
+    debug: `${group.name}: target ${group.targetSize}, current ${await registry.currentSize(group)}, min ${group.minSize}, max ${group.maxSize}`,
   });
   const instanceView = (instance: GroupInstance) => ({
     id: instance.id,
@@ -130,9 +131,9 @@ export async function startCloudProviderServer(groups: NodeGroupService, logger:
   const unimplemented: grpc.handleUnaryCall<unknown, unknown> = (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED, details: 'pricing is not implemented: spare hosts have no price' });
 
   const handlers: grpc.UntypedServiceImplementation = {
-    NodeGroups: unary('NodeGroups', async (clusterId) => ({ nodeGroups: await Promise.all((await groups.groupsOf(clusterId)).map(groupView)) })),
+    NodeGroups: unary('NodeGroups', async (clusterId) => ({ nodeGroups: await Promise.all((await registry.groupsOf(clusterId)).map(groupView)) })),
     NodeGroupForNode: unary<{ node?: ExternalNode }, unknown>('NodeGroupForNode', async (clusterId, request) => {
-      const group = await groups.groupForNode(clusterId, request.node?.providerID ?? '');
+      const group = await registry.groupForNode(clusterId, request.node?.providerID ?? '');
       return { nodeGroup: group ? await groupView(group) : { id: '', minSize: 0, maxSize: 0, debug: '' } };
     }),
     PricingNodePrice: unimplemented,
@@ -141,30 +142,30 @@ export async function startCloudProviderServer(groups: NodeGroupService, logger:
     GetAvailableGPUTypes: unary('GetAvailableGPUTypes', async () => ({ gpuTypes: {} })),
     Cleanup: unary('Cleanup', async () => ({})),
     Refresh: unary('Refresh', async () => {
-      await groups.reconcileAll();
+      await members.reconcileAll();
       return {};
     }),
-    NodeGroupTargetSize: unary<{ id: string }, unknown>('NodeGroupTargetSize', async (clusterId, request) => ({ targetSize: (await groups.groupByName(clusterId, request.id)).targetSize })),
+    NodeGroupTargetSize: unary<{ id: string }, unknown>('NodeGroupTargetSize', async (clusterId, request) => ({ targetSize: (await registry.groupByName(clusterId, request.id)).targetSize })),
     NodeGroupIncreaseSize: unary<{ id: string; delta: number }, unknown>('NodeGroupIncreaseSize', async (clusterId, request) => {
-      await groups.increaseSize(clusterId, request.id, request.delta);
+      await scaling.increaseSize(clusterId, request.id, request.delta);
       return {};
     }),
     NodeGroupDeleteNodes: unary<{ id: string; nodes: ExternalNode[] }, unknown>('NodeGroupDeleteNodes', async (clusterId, request) => {
-      await groups.deleteNodes(clusterId, request.id, request.nodes.map((node) => node.providerID ?? ''));
+      await scaling.deleteNodes(clusterId, request.id, request.nodes.map((node) => node.providerID ?? ''));
       return {};
     }),
     NodeGroupDecreaseTargetSize: unary<{ id: string; delta: number }, unknown>('NodeGroupDecreaseTargetSize', async (clusterId, request) => {
-      await groups.decreaseTargetSize(clusterId, request.id, request.delta);
+      await scaling.decreaseTargetSize(clusterId, request.id, request.delta);
       return {};
     }),
     NodeGroupNodes: unary<{ id: string }, unknown>('NodeGroupNodes', async (clusterId, request) => ({
-      instances: (await groups.instances(await groups.groupByName(clusterId, request.id))).map(instanceView),
+      instances: (await registry.instances(await registry.groupByName(clusterId, request.id))).map(instanceView),
     })),
     NodeGroupTemplateNodeInfo: unary<{ id: string }, unknown>('NodeGroupTemplateNodeInfo', async (clusterId, request) => ({
-      nodeBytes: encodeTemplateNode(await groups.groupByName(clusterId, request.id)),
+      nodeBytes: encodeTemplateNode(await registry.groupByName(clusterId, request.id)),
     })),
     NodeGroupGetOptions: unary<{ id: string; defaults: NodeGroupAutoscalingOptions | null }, unknown>('NodeGroupGetOptions', async (clusterId, request) => {
-      await groups.groupByName(clusterId, request.id);
+      await registry.groupByName(clusterId, request.id);
       return { nodeGroupAutoscalingOptions: nodeGroupOptions(request.defaults, settings) };
     }),
   };

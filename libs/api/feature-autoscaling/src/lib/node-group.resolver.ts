@@ -2,9 +2,11 @@ import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscri
 import { isUuid, type NodeGroupEntity } from '@ccos/api/data-access-db';
 import { type AutoscalingActivityPayload, BadUserInputError, NotFoundError, PreconditionError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
 import { message } from '@ccos/shared/messages';
+import { AutoscalingRefusal } from './node-group-model';
+import type { NodeGroupRegistry } from './node-group-registry';
 import { AddSpareInput, CreateNodeGroupInput } from './node-group.input';
-import { AutoscalingRefusal, type NodeGroupService } from './node-group.service';
 import { AutoscalerConnectionType, NodeGroupHostType, NodeGroupType } from './node-group.type';
+import type { NodeGroups } from './node-groups';
 
 /** Issues the autoscaler's client certificate and says where the provider listens; null when the gRPC provider is off. */
 export interface AutoscalerConnections {
@@ -16,34 +18,34 @@ type GroupMessage = { readonly clusterId: string };
 @Resolver(() => NodeGroupType)
 export class NodeGroupResolver {
   constructor(
-    private readonly groups: NodeGroupService,
+    private readonly groups: NodeGroups,
     private readonly connections: AutoscalerConnections,
   ) {}
 
   @Authorized('VIEWER')
   @Query(() => [NodeGroupType], { description: 'The node groups of a cluster with their pools and latest decisions.' })
   async nodeGroups(@Arg('clusterId', () => ID) clusterId: string): Promise<NodeGroupType[]> {
-    return Promise.all((await this.groups.groupsOf(clusterId)).map((group) => this.view(group)));
+    return Promise.all((await this.groups.registry.groupsOf(clusterId)).map((group) => this.view(group)));
   }
 
   @Authorized('VIEWER')
   @Query(() => NodeGroupType)
   async nodeGroup(@Arg('id', () => ID) id: string): Promise<NodeGroupType> {
-    return this.view(await this.groups.group(id));
+    return this.view(await this.groups.registry.group(id));
   }
 
   @Authorized('ADMIN')
   @Mutation(() => NodeGroupType, { description: 'Creates a node group cluster-autoscaler may scale between minSize and maxSize, from the spares added to it.' })
   async createNodeGroup(@Arg('input', () => CreateNodeGroupInput) input: CreateNodeGroupInput, @Ctx() context: RequestContext): Promise<NodeGroupType> {
-    return this.view(await this.groups.createGroup(input, actorOf(context), { role: context.user?.role ?? 'VIEWER' }));
+    return this.view(await this.groups.registry.createGroup(input, actorOf(context), { role: context.user?.role ?? 'VIEWER' }));
   }
 
   @Authorized('OPERATOR')
   @Mutation(() => NodeGroupHostType, { description: 'Adds a host as a spare of a node group: addNode\'s checks run (SSH, host key, facts, agent, dirty-host verdict), then it waits.' })
   async addNodeGroupSpare(@Arg('input', () => AddSpareInput) input: AddSpareInput, @Ctx() context: RequestContext): Promise<NodeGroupHostType> {
     const { groupId, ...host } = input;
-    const member = await this.groups.addSpare(groupId, host, actorOf(context));
-    const [view] = (await this.groups.membersOf(member.groupId)).filter((row) => row.nodeId === member.nodeId).map(hostView);
+    const member = await this.groups.registry.addSpare(groupId, host, actorOf(context));
+    const [view] = (await this.groups.registry.membersOf(member.groupId)).filter((row) => row.nodeId === member.nodeId).map(hostView);
     return view;
   }
 
@@ -53,9 +55,9 @@ export class NodeGroupResolver {
       "Scales a node group up by hand, as cluster-autoscaler's NodeGroupIncreaseSize does: raises its target by increaseBy (up to maxSize) and installs that many of its spares in one batch, in the operator's name. cluster-autoscaler, when it runs, may scale it down again once the nodes are unneeded.",
   })
   async scaleUpNodeGroup(@Arg('groupId', () => ID) groupId: string, @Arg('increaseBy', () => Int) increaseBy: number, @Ctx() context: RequestContext): Promise<NodeGroupType> {
-    const group = await this.groups.group(groupId);
-    await refusedAs(group, 'increaseBy', () => this.groups.increaseSize(group.clusterId, group.name, increaseBy, actorOf(context)));
-    return this.view(await this.groups.group(groupId));
+    const group = await this.groups.registry.group(groupId);
+    await refusedAs(group, 'increaseBy', () => this.groups.scaling.increaseSize(group.clusterId, group.name, increaseBy, actorOf(context)));
+    return this.view(await this.groups.registry.group(groupId));
   }
 
   @Authorized('OPERATOR')
@@ -68,18 +70,18 @@ export class NodeGroupResolver {
     @Arg('nodeId', () => ID, { nullable: true, description: 'The member to remove; without it the service chooses: a host not joined yet, then an unhealthy member, then the newest (the choice and its reason are in the activity).' }) nodeId: string | null | undefined,
     @Ctx() context: RequestContext,
   ): Promise<NodeGroupType> {
-    const group = await this.groups.group(groupId);
+    const group = await this.groups.registry.group(groupId);
     if (!nodeId) {
-      await refusedAs(group, 'groupId', () => this.groups.scaleDownBy(group.clusterId, group.name, 1, actorOf(context)));
-      return this.view(await this.groups.group(groupId));
+      await refusedAs(group, 'groupId', () => this.groups.scaling.scaleDownBy(group.clusterId, group.name, 1, actorOf(context)));
+      return this.view(await this.groups.registry.group(groupId));
     }
-    const member = (await this.groups.membersOf(groupId)).find((row) => row.nodeId === nodeId);
+    const member = (await this.groups.registry.membersOf(groupId)).find((row) => row.nodeId === nodeId);
     if (!member?.node?.providerId) {
       throw new NotFoundError('node of the group', nodeId);
     }
     const providerId = member.node.providerId;
-    await refusedAs(group, 'nodeId', () => this.groups.deleteNodes(group.clusterId, group.name, [providerId], actorOf(context)));
-    return this.view(await this.groups.group(groupId));
+    await refusedAs(group, 'nodeId', () => this.groups.scaling.deleteNodes(group.clusterId, group.name, [providerId], actorOf(context)));
+    return this.view(await this.groups.registry.group(groupId));
   }
 
   @Authorized('ADMIN')
@@ -87,7 +89,7 @@ export class NodeGroupResolver {
     description: 'Issues a client certificate for the cluster\'s cluster-autoscaler and returns the cloud-config for --cloud-provider=externalgrpc. The key is returned this once and never stored.',
   })
   async issueAutoscalerConnection(@Arg('clusterId', () => ID) clusterId: string): Promise<AutoscalerConnectionType> {
-    await this.groups.groupsOf(clusterId);
+    await this.groups.registry.groupsOf(clusterId);
     const issued = this.connections.issue(clusterId);
     if (!issued) {
       throw new PreconditionError(message('nodeGroup.grpcOff'));
@@ -112,8 +114,8 @@ export class NodeGroupResolver {
   }
 
   private async view(group: NodeGroupEntity): Promise<NodeGroupType> {
-    const hosts = (await this.groups.membersOf(group.id)).map(hostView);
-    const activity = await this.groups.activitiesOf(group.id, 50);
+    const hosts = (await this.groups.registry.membersOf(group.id)).map(hostView);
+    const activity = await this.groups.registry.activitiesOf(group.id, 50);
     return {
       id: group.id,
       clusterId: group.clusterId,
@@ -153,7 +155,7 @@ async function refusedAs<T>(group: NodeGroupEntity, field: string, work: () => P
   }
 }
 
-function hostView(row: Awaited<ReturnType<NodeGroupService['membersOf']>>[number]): NodeGroupHostType {
+function hostView(row: Awaited<ReturnType<NodeGroupRegistry['membersOf']>>[number]): NodeGroupHostType {
   return {
     nodeId: row.nodeId,
     hostname: row.node?.hostname ?? '',
