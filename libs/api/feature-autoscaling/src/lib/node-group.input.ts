@@ -1,7 +1,6 @@
 import { IsOptional, ValidateNested } from 'class-validator';
 import { Field, Float, ID, InputType, Int } from 'type-graphql';
-import { LabelInput, ROLE_LABEL_REASON_DESCRIPTION, Satisfies, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
-import { checkHostname, checkIp, checkPort } from '@ccos/shared/domain';
+import { HostAccessInput, LabelInput, ROLE_LABEL_REASON_DESCRIPTION, TaintInput } from '@ccos/api/util-graphql';
 
 @InputType({ description: 'The hardware every host of a node group has; the template Node cluster-autoscaler simulates with.' })
 export class NodeGroupProfileInput {
@@ -53,19 +52,7 @@ export class CreateNodeGroupInput {
 }
 
 @InputType({ description: 'A host to add as a spare of a node group: it goes through addNode\'s checks and waits, not installed.' })
-export class AddSpareInput extends SshCredentialsInput {
+export class AddSpareInput extends HostAccessInput {
   @Field(() => ID)
   groupId!: string;
-
-  @Field(() => String, { description: 'The node name: an RFC 1123 host name, lower case.' })
-  @Satisfies(checkHostname)
-  hostname!: string;
-
-  @Field(() => String)
-  @Satisfies(checkIp)
-  ip!: string;
-
-  @Field(() => Int, { defaultValue: 22 })
-  @Satisfies(checkPort)
-  sshPort!: number;
 }

@@ -1,26 +1,13 @@
 import { IsOptional, ValidateNested } from 'class-validator';
-import { Field, ID, InputType, Int } from 'type-graphql';
-import { LabelInput, ROLE_LABEL_REASON_DESCRIPTION, Satisfies, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
-import { checkHostname, checkIp, checkPort } from '@ccos/shared/domain';
+import { Field, ID, InputType } from 'type-graphql';
+import { HostAccessInput, LabelInput, ROLE_LABEL_REASON_DESCRIPTION, SshCredentialsInput, TaintInput } from '@ccos/api/util-graphql';
 
 export { LabelInput, SshCredentialsInput, TaintInput };
 
 @InputType({ description: 'A freshly installed host to become a worker (the seed\'s 录入节点).' })
-export class AddNodeInput extends SshCredentialsInput {
+export class AddNodeInput extends HostAccessInput {
   @Field(() => ID)
   clusterId!: string;
-
-  @Field(() => String, { description: 'The node name: an RFC 1123 host name, lower case.' })
-  @Satisfies(checkHostname)
-  hostname!: string;
-
-  @Field(() => String)
-  @Satisfies(checkIp)
-  ip!: string;
-
-  @Field(() => Int, { defaultValue: 22 })
-  @Satisfies(checkPort)
-  sshPort!: number;
 
   @Field(() => [LabelInput], { defaultValue: [] })
   @ValidateNested({ each: true })

@@ -1,6 +1,6 @@
 import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { MultiLine, ROLE_LABEL_REASON_DESCRIPTION, Secret, coded } from '@ccos/api/util-graphql';
+import { MultiLine, ROLE_LABEL_REASON_DESCRIPTION, SshSecretsInput, coded } from '@ccos/api/util-graphql';
 import { LabelInput, SshCredentialsInput, TaintInput } from './add-node.input';
 
 @InputType({ description: 'An address range with a hostname pattern: 198.18.0.10-198.18.0.29 with w-{n} gives w-1 … w-20.' })
@@ -18,7 +18,7 @@ export class AddressRangeInput {
 }
 
 @InputType({ description: 'One host of a bulk add, with its own credentials if it does not use the shared ones.' })
-export class BulkHostInput {
+export class BulkHostInput extends SshSecretsInput {
   @Field(() => String)
   @MaxLength(253, coded('validation.tooLong', { max: 253 }))
   hostname!: string;
@@ -42,25 +42,6 @@ export class BulkHostInput {
   @Field(() => [TaintInput], { defaultValue: [] })
   @ValidateNested({ each: true })
   taints!: TaintInput[];
-
-  @Field(() => String, { nullable: true })
-  @Secret()
-  @IsOptional()
-  @MaxLength(1024, coded('validation.tooLong', { max: 1024 }))
-  password?: string | null;
-
-  @Field(() => String, { nullable: true })
-  @Secret()
-  @MultiLine()
-  @IsOptional()
-  @MaxLength(32 * 1024, coded('validation.tooLarge', { kib: 32 }))
-  privateKey?: string | null;
-
-  @Field(() => String, { nullable: true })
-  @Secret()
-  @IsOptional()
-  @MaxLength(1024, coded('validation.tooLong', { max: 1024 }))
-  passphrase?: string | null;
 }
 
 @InputType({

@@ -128,6 +128,7 @@ export type BulkHostInput = {
   labels?: Array<LabelInput>;
   passphrase?: InputMaybe<Scalars['String']['input']>;
   password?: InputMaybe<Scalars['String']['input']>;
+  /** PEM or OpenSSH private key. */
   privateKey?: InputMaybe<Scalars['String']['input']>;
   sshPort?: InputMaybe<Scalars['Int']['input']>;
   sshUser?: InputMaybe<Scalars['String']['input']>;
