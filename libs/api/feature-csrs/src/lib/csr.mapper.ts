@@ -56,11 +56,11 @@ export function toCsrType(
     decisions: decisions.map(toDecisionType),
     node: node ? { id: node.id, hostname: node.hostname } : null,
     impostor: isImpostor(verdict),
-    verdict: toVerdictType(csr.name, verdict),
+    verdict: toCsrVerdictType(csr.name, verdict),
   };
 }
 
-export function toVerdictType(csrName: string, verdict: CsrVerdict): CsrVerdictType {
+export function toCsrVerdictType(csrName: string, verdict: CsrVerdict): CsrVerdictType {
   return {
     csrName,
     decision: verdict.decision,

@@ -13,7 +13,7 @@ import type { CsrChangedMessage } from './csr-changes';
 import type { CsrDecisionInput, CsrDecisionLog } from './csr-decision.log';
 import { clusterNodeFacts, csrFacts } from './csr-facts';
 import type { CsrVerdictType } from './csr-verdict.type';
-import { toCsrType, toVerdictType } from './csr.mapper';
+import { toCsrType, toCsrVerdictType } from './csr.mapper';
 import type { CsrType } from './csr.type';
 
 /** Tuning of the policy; the defaults come from the domain. */
@@ -179,7 +179,7 @@ export class CsrService {
     return snapshot.csrs
       .filter((csr) => csr.state === 'Pending')
       .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.name.localeCompare(b.name))
-      .map((csr) => toVerdictType(csr.name, snapshot.verdictOf(csr.name)));
+      .map((csr) => toCsrVerdictType(csr.name, snapshot.verdictOf(csr.name)));
   }
 
   /**

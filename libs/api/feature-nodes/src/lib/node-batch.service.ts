@@ -3,7 +3,7 @@ import { type ClusterStore, type InstallRunStore, type NodeBatchEntity, type Nod
 import { type AgentBinary, type SshCredentials, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
 import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { AppError, BadUserInputError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
-import { toVerdictType } from '@ccos/api/util-graphql';
+import { toHostVerdictType } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import {
   type BatchPhase,
@@ -286,7 +286,7 @@ export class NodeBatchService {
       step: steps.get(node.id) ?? null,
       labels: node.labels.map(({ key, value }) => ({ key, value })),
       taints: node.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
-      verdict: toVerdictType(node),
+      verdict: toHostVerdictType(node),
     }));
     const counts = countBatch(hosts.map((host) => host.phase));
     const bySteps = new Map<InstallStep, number>();

@@ -1,5 +1,5 @@
 import type { NodeEntity } from '@ccos/api/data-access-db';
-import { type NodeType, codedFields, toNodeHealthType, toNodeRemediationType, toVerdictType } from '@ccos/api/util-graphql';
+import { type NodeType, codedFields, toNodeHealthType, toNodeRemediationType, toHostVerdictType } from '@ccos/api/util-graphql';
 import { NEXT_STEP_TEXT, nextStepOf, nodeActions } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
 
@@ -45,7 +45,7 @@ export function toNodeType(node: NodeEntity): NodeType {
     agentSha256: node.agentSha256,
     batchId: node.batchId,
     batchPhase: node.batchPhase,
-    hostVerdict: toVerdictType(node),
+    hostVerdict: toHostVerdictType(node),
     createdAt: node.createdAt,
     updatedAt: node.updatedAt,
   };

@@ -39,7 +39,7 @@ export class HostVerdictType {
 }
 
 /** The stored verdict as the API shows it. */
-export function toVerdictType(node: { readonly hostVerdict: HostVerdict | null }): HostVerdictType | null {
+export function toHostVerdictType(node: { readonly hostVerdict: HostVerdict | null }): HostVerdictType | null {
   const verdict = node.hostVerdict;
   if (!verdict) {
     return null;
