@@ -23,7 +23,7 @@ import { type CsrFeature, CsrResolver } from '@ccos/api/feature-csrs';
 import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver, InstallRunResolver } from '@ccos/api/feature-installs';
 import { type FailedJobs, JobsResolver } from '@ccos/api/feature-jobs';
 import { HostCleanupResolver, NodeBatchResolver, type NodeFeature, NodeResolver } from '@ccos/api/feature-nodes';
-import type { RemediationResolver } from '@ccos/api/feature-remediation';
+import { RemediationResolver } from '@ccos/api/feature-remediation';
 import { type RemovalFeature, RemovalResolver } from '@ccos/api/feature-removals';
 import {
   type EventBus,
@@ -62,29 +62,29 @@ export interface ApiServices {
  */
 export async function buildApiSchema(services: ApiServices): Promise<GraphQLSchema> {
   const { auth, clusters, certificates, nodes, installs, removals, artifacts, autoscaling } = services;
-  // Every resolver once, as the instance the container hands type-graphql for its class.
-  const resolvers: readonly object[] = [
-    new AuthResolver(auth.users),
-    new UserResolver(auth.users),
-    new SessionResolver(auth.users, auth.sessions),
-    new AuditLogResolver(services.audit),
-    new ClusterResolver(clusters.service),
-    new ClusterCheckResolver(clusters.checks),
-    new CsrResolver(certificates.service, certificates.nodeCertificates),
-    new NodeResolver(nodes.service),
-    new NodeBatchResolver(nodes.batches),
-    new HostCleanupResolver(nodes.hostCleanup),
-    new InstallResolver(installs.service, installs.runView),
-    new InstallRunResolver(installs.runs),
-    new AgentResolver(installs.agentReports),
-    new AgentChannelResolver(installs.agentChannel),
-    new RemovalResolver(removals.service),
-    new ArtifactSetResolver(artifacts.clusters, artifacts.versionOverrides),
-    new NodeGroupResolver(autoscaling.groups, services.autoscalerConnections),
-    new JobsResolver(services.jobs),
-    services.remediation,
+  // Every resolver once: its class for type-graphql, and the instance the container hands out for it.
+  const resolvers: ReadonlyArray<readonly [BuildSchemaOptions['resolvers'][number], object]> = [
+    [AuthResolver, new AuthResolver(auth.users)],
+    [UserResolver, new UserResolver(auth.users)],
+    [SessionResolver, new SessionResolver(auth.users, auth.sessions)],
+    [AuditLogResolver, new AuditLogResolver(services.audit)],
+    [ClusterResolver, new ClusterResolver(clusters.service)],
+    [ClusterCheckResolver, new ClusterCheckResolver(clusters.checks)],
+    [CsrResolver, new CsrResolver(certificates.service, certificates.nodeCertificates)],
+    [NodeResolver, new NodeResolver(nodes.service)],
+    [NodeBatchResolver, new NodeBatchResolver(nodes.batches)],
+    [HostCleanupResolver, new HostCleanupResolver(nodes.hostCleanup)],
+    [InstallResolver, new InstallResolver(installs.service, installs.runView)],
+    [InstallRunResolver, new InstallRunResolver(installs.runs)],
+    [AgentResolver, new AgentResolver(installs.agentReports)],
+    [AgentChannelResolver, new AgentChannelResolver(installs.agentChannel)],
+    [RemovalResolver, new RemovalResolver(removals.service)],
+    [ArtifactSetResolver, new ArtifactSetResolver(artifacts.clusters, artifacts.versionOverrides)],
+    [NodeGroupResolver, new NodeGroupResolver(autoscaling.groups, services.autoscalerConnections)],
+    [JobsResolver, new JobsResolver(services.jobs)],
+    [RemediationResolver, services.remediation],
   ];
-  const instances = new Map<unknown, object>(resolvers.map((resolver) => [resolver.constructor, resolver]));
+  const instances = new Map<unknown, object>(resolvers);
   const container: ContainerType = {
     get(someClass) {
       const instance = instances.get(someClass);
@@ -95,7 +95,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     },
   };
   return buildSchema({
-    resolvers: resolvers.map((resolver) => resolver.constructor) as BuildSchemaOptions['resolvers'],
+    resolvers: resolvers.map(([type]) => type) as BuildSchemaOptions['resolvers'],
     container,
     authChecker: createAuthChecker(services.audit),
     validateFn: validateArguments,
