@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { type Server as NetServer, createServer as createNetServer, isIP } from 'node:net';
+import { type Server as NetServer, type Socket as NetSocket, createServer as createNetServer, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Authenticator } from './auth';
 import { Authorizer } from './authorization/authorizer';
@@ -347,6 +347,14 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     server = createHttpsServer({ key: serving.keyPem, cert: serving.certPem, ca: [ca.certPem], requestCert: true, rejectUnauthorized: false }, handler.handle);
   }
   server.keepAliveTimeout = 30_000;
+  // Every TCP connection, whatever state its TLS handshake or HTTP exchange is in, so that stop()
+  // ends them all: a kept-alive one left open would take a client's next request to a stopped
+  // server that never answers it.
+  const connections = new Set<NetSocket>();
+  server.on('connection', (socket: NetSocket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -431,6 +439,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        connections.forEach((socket) => socket.destroy());
       });
       if (stopOptions.holdPort) {
         const holder = createNetServer((socket) => socket.resetAndDestroy());

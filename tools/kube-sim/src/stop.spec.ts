@@ -12,6 +12,16 @@ function connectionOutcome(host: string, port: number): Promise<string> {
 }
 
 describe('kube-sim stop', () => {
+  it('ends a connection whose TLS handshake has not finished, so no request reaches the stopped server later', async () => {
+    const sim = await startKubeSim();
+    const socket = connect(sim.port, sim.host);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    await sim.stop();
+    await closed;
+    expect(socket.destroyed).toBe(true);
+  });
+
   it('with holdPort resets every connection on its port until the second stop frees it', async () => {
     const sim = await startKubeSim();
     await sim.stop({ holdPort: true });
