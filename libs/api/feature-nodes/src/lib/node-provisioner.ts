@@ -34,7 +34,7 @@ export class NodeProvisioner implements ProvisioningQueue {
     /** The cluster side of the leftover checks (a Node or CSRs under the host's name); none in unit tests. */
     private readonly cluster: ClusterProbe | null = null,
   ) {
-    jobs.register(PROVISION_TASK, async (payload) => this.provision(String(payload['nodeId'])));
+    jobs.register(PROVISION_TASK, async (payload, { lost }) => this.provision(String(payload['nodeId']), lost));
   }
 
   /**
@@ -102,7 +102,12 @@ export class NodeProvisioner implements ProvisioningQueue {
     return { verdict: decideHostVerdict(leftovers, { liveNodeNamed }), machineId: scan.machineId };
   }
 
-  private async provision(nodeId: string): Promise<void> {
+  /**
+   * `signal`: aborted when this job is no longer this process's (another took it over): nothing
+   * more is written or run on the host from here.
+   */
+  private async provision(nodeId: string, signal?: AbortSignal): Promise<void> {
+    const owned = (): void => signal?.throwIfAborted();
     const node = await this.nodes.find(nodeId);
     if (node?.status !== 'ADDING') {
       return;
@@ -115,10 +120,12 @@ export class NodeProvisioner implements ProvisioningQueue {
     this.logger.info({ nodeId: node.id, host: node.ip, port: node.sshPort }, 'connecting over SSH to add the node');
     try {
       await this.pool.run(sshTargetOf(node, this.secrets), async (session) => {
+        owned();
         if (session.hostKeyStatus === 'first-use') {
           await this.nodes.update(node.id, { hostKeyFingerprint: session.hostKey.fingerprint, hostKeyAlgorithm: session.hostKey.algorithm, ...reasonFields(message('node.connectedChecking')) });
         }
         const { facts, scan } = await this.factsAndScan(node, session);
+        owned();
         await this.nodes.update(node.id, {
           facts: { arch: facts.arch, kernel: facts.kernel, osRelease: facts.os.prettyName ?? facts.os.id ?? undefined, freeDiskBytes: facts.disk.freeBytes },
         });
@@ -128,12 +135,15 @@ export class NodeProvisioner implements ProvisioningQueue {
           return;
         }
         const verdict = await this.verdictOf(node, scan);
+        owned();
         if (verdict) {
           await this.nodes.update(node.id, { hostVerdict: verdict.verdict, facts: { ...(await this.nodes.get(node.id)).facts, machineId: verdict.machineId ?? undefined } });
         }
         await this.nodes.update(node.id, reasonFields(message('node.copyingAgent', { size: Math.round(agent.size / 1024 / 1024) })));
         await ensureAgent(session, agent);
-        const version = await session.exec([AGENT_REMOTE_PATH, 'version'], { timeoutMs: 30_000 });
+        owned();
+        const version = await session.exec([AGENT_REMOTE_PATH, 'version'], { timeoutMs: 30_000, signal });
+        owned();
         if (version.exitCode !== 0) {
           await this.nodes.transition(
             node.id,
@@ -148,8 +158,11 @@ export class NodeProvisioner implements ProvisioningQueue {
         await this.nodes.transition(node.id, 'AGENT_COPIED', reason, {
           agentSha256: agent.sha256,
         });
-      });
+      }, { signal });
     } catch (error) {
+      if (signal?.aborted) {
+        throw signal.reason;
+      }
       const outcome = sshFailureOutcome(error);
       if (outcome) {
         await this.nodes.transition(node.id, outcome.event, outcome.reason, outcome.fields);

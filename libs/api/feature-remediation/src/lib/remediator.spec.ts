@@ -33,7 +33,7 @@ class RecordingJobs implements JobRegistry {
     if (!job) {
       throw new Error(`no rung queued for ${nodeId}`);
     }
-    await this.handlers.get(RUNG_TASK)?.(job.payload, { attempt: 1, maxAttempts: 1, signal: undefined });
+    await this.handlers.get(RUNG_TASK)?.(job.payload, { attempt: 1, maxAttempts: 1, signal: undefined, lost: new AbortController().signal });
   }
 }
 

@@ -79,7 +79,7 @@ export class Remediator {
   constructor(private readonly options: RemediatorOptions) {
     this.log = options.logger.child({ component: 'remediation' });
     options.jobs.register(EVALUATE_TASK, async (payload) => this.evaluate(String(payload['clusterId'])));
-    options.jobs.register(RUNG_TASK, async (payload) => this.runRung(String(payload['nodeId']), payload['rung'] as RemediationRung));
+    options.jobs.register(RUNG_TASK, async (payload, { lost }) => this.runRung(String(payload['nodeId']), payload['rung'] as RemediationRung, lost));
   }
 
   start(): void {
@@ -158,8 +158,11 @@ export class Remediator {
     });
   }
 
-  /** Runs the rung on the member's host; an unreachable host is recorded, and the ladder's deadline moves it on. */
-  private async runRung(nodeId: string, rung: RemediationRung): Promise<void> {
+  /**
+   * Runs the rung on the member's host; an unreachable host is recorded, and the ladder's deadline
+   * moves it on. `signal`: aborted when the job is no longer this process's; nothing more runs.
+   */
+  private async runRung(nodeId: string, rung: RemediationRung, signal?: AbortSignal): Promise<void> {
     const node = await this.options.nodes.find(nodeId);
     if (rung === 'REPLACE') {
       if (node?.remediation?.rung === rung && MEMBER_STATUSES.has(node.status)) {
@@ -174,14 +177,22 @@ export class Remediator {
     let outcome: { ok: boolean; text: CodedText };
     let sent = false;
     try {
-      const result = await this.options.ssh.run(sshTargetOf(node, this.options.secrets), (session) => {
-        sent = true;
-        return session.exec(command, { timeoutMs: RUNG_TIMEOUT_MS });
-      });
+      const result = await this.options.ssh.run(
+        sshTargetOf(node, this.options.secrets),
+        (session) => {
+          signal?.throwIfAborted();
+          sent = true;
+          return session.exec(command, { timeoutMs: RUNG_TIMEOUT_MS, signal });
+        },
+        { signal },
+      );
       outcome = result.exitCode === 0 || rung === 'REBOOT'
         ? { ok: true, text: message(`remediation.rung.${rung}`, { hostname: node.hostname }) }
         : { ok: false, text: message('remediation.rungFailed', { hostname: node.hostname, command: command.join(' '), output: (result.stderr || result.stdout).trim().slice(-300) }) };
     } catch (error) {
+      if (signal?.aborted) {
+        throw signal.reason;
+      }
       const failure = sshFailureOutcome(error);
       // A reboot ends the session under the command: that is the rung working (a host that refused the login never got it).
       if (rung === 'REBOOT' && sent && failure?.event === 'SSH_UNREACHABLE') {

@@ -158,6 +158,46 @@ describe('the job engine on graphile-worker, against the real Postgres', () => {
     hung.open();
   });
 
+  it('tells the job of a process another one declared dead that it lost it, at its next beat, and the process beats again; its end deletes nothing', async () => {
+    const started: string[] = [];
+    const otherRuns = gate();
+    // Stalled (a blocked event loop, a paused VM) past the stale time: its beat and its locks look
+    // old, and it looks for no more jobs (it fetched this one when it started).
+    const stalled = await engine({ concurrency: 1, heartbeatMs: 3_600_000, pollIntervalMs: 3_600_000 });
+    stalled.register('provision', async (_payload, { lost }) => {
+      started.push('stalled');
+      await new Promise((resolve) => lost.addEventListener('abort', resolve, { once: true }));
+      started.push(`stalled lost it: ${String(lost.reason)}`);
+    });
+    await stalled.enqueue('provision', { nodeId: 'n4' }, { queue: 'host:h4' });
+    await stalled.startWorkers();
+    await expect.poll(() => started).toEqual(['stalled']);
+    await dataSource.query(`UPDATE job_worker_heartbeats SET beat_at = now() - interval '1 minute'`);
+    await dataSource.query(`UPDATE graphile_worker._private_jobs SET locked_at = now() - interval '1 minute'`);
+    await dataSource.query(`UPDATE graphile_worker._private_job_queues SET locked_at = now() - interval '1 minute'`);
+
+    const other = await engine({ concurrency: 1, heartbeatMs: 3_600_000 });
+    other.register('provision', async () => {
+      started.push('other');
+      await otherRuns.promise;
+    });
+    await other.startWorkers();
+    expect(await other.unlockDeadWorkers()).not.toEqual([]);
+    await expect.poll(() => started, { timeout: 10_000 }).toEqual(['stalled', 'other']);
+
+    await stalled.heartbeat();
+    await expect.poll(() => started).toEqual(['stalled', 'other', 'stalled lost it: Error: another process took over this job: this one was silent past the stale time']);
+    // Both processes' pools and workers beat again (the swept row is back).
+    expect(await dataSource.query(`SELECT count(*)::int AS beating, count(*) FILTER (WHERE beat_at < now() - interval '10 seconds')::int AS stale FROM job_worker_heartbeats`)).toEqual([{ beating: 4, stale: 0 }]);
+    // The stalled worker's run ended (its runner stops once that end is recorded), but the job is
+    // the other's now: it is still there until that run ends.
+    await stalled.stopWorkers();
+    const jobsLeft = async () => Number((await dataSource.query('SELECT count(*) AS n FROM graphile_worker.jobs'))[0].n);
+    expect(await jobsLeft()).toBe(1);
+    otherRuns.open();
+    await expect.poll(jobsLeft).toBe(0);
+  });
+
   it('does not hold a shutdown past its grace for a job still running: the job is released and another process runs it', async () => {
     const hung = gate();
     const started: string[] = [];

@@ -30,6 +30,11 @@ export interface JobContext {
   readonly maxAttempts: number;
   /** Aborted when the process shuts down while the job runs. */
   readonly signal: AbortSignal | undefined;
+  /**
+   * Aborted when this process lost the job: another declared its workers dead (silent past the
+   * stale time) and unlocked the job for others. Nothing more should be done for it here.
+   */
+  readonly lost: AbortSignal;
 }
 
 /** Does a job's work; throwing fails this attempt (its message is kept as the job's last error). */
@@ -100,11 +105,15 @@ export class JobEngine implements JobRegistry {
   private readonly pool: pg.Pool;
   private readonly events = new EventEmitter() as WorkerEvents;
   private readonly workerIds = new Set<string>();
+  /** Workers whose heartbeat row this process wrote: a row of theirs that is gone was swept. */
+  private readonly announced = new Set<string>();
   private utils: WorkerUtils | null = null;
   private runner: Runner | null = null;
   private timer: NodeJS.Timeout | null = null;
   private logger: GraphileLogger | null = null;
   private beating: Promise<void> = Promise.resolve();
+  /** Aborted when another process declared this one's workers dead and took over their jobs. */
+  private fence = new AbortController();
   private opening: Promise<void> | null = null;
   private starting: Promise<void> | null = null;
 
@@ -162,8 +171,14 @@ export class JobEngine implements JobRegistry {
     await this.open();
     const taskList: TaskList = {};
     for (const [task, handler] of this.handlers) {
-      taskList[task] = (payload, helpers) =>
-        handler((payload ?? {}) as Record<string, unknown>, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts, signal: helpers.abortSignal });
+      taskList[task] = async (payload, helpers) => {
+        const lost = this.fence.signal;
+        await handler((payload ?? {}) as Record<string, unknown>, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts, signal: helpers.abortSignal, lost });
+        // A lost job's end is not this process's to record: graphile-worker deletes a completed job
+        // by its id alone (the run another process started, or a newer run queued under its key,
+        // would go with it), while a failure is recorded only by the worker holding the lock.
+        lost.throwIfAborted();
+      };
     }
     const { run } = await import('graphile-worker');
     this.runner = await run({
@@ -280,6 +295,7 @@ export class JobEngine implements JobRegistry {
     await this.beating;
     const ids = [...this.workerIds];
     this.workerIds.clear();
+    this.announced.clear();
     const runner = this.runner;
     this.runner = null;
     if (runner) {
@@ -308,6 +324,11 @@ export class JobEngine implements JobRegistry {
     await this.pool.end();
   }
 
+  /** Beats now, as the timer does every `heartbeatMs` (callable directly: tests). */
+  heartbeat(): Promise<void> {
+    return this.beat();
+  }
+
   private async beatAndSweep(): Promise<void> {
     try {
       await this.beat();
@@ -317,16 +338,38 @@ export class JobEngine implements JobRegistry {
     }
   }
 
+  /**
+   * Says this process's workers are alive. A worker whose heartbeat row is gone was declared dead
+   * by another process's sweep (this one was silent past the stale time: a stalled event loop, a
+   * paused VM), which unlocked its jobs for others to run: the jobs still running here are aborted
+   * (their `lost` signal), so two processes do not go on with one job, and the workers beat again.
+   */
   private async beat(): Promise<void> {
     const ids = [...this.workerIds];
     if (ids.length === 0) {
       return;
     }
+    const { rows } = await this.pool.query<{ worker_id: string }>('UPDATE job_worker_heartbeats SET beat_at = now() WHERE worker_id = ANY($1::text[]) RETURNING worker_id', [ids]);
+    if (rows.length === ids.length) {
+      return;
+    }
+    const beating = new Set(rows.map((row) => row.worker_id));
+    const missing = ids.filter((id) => !beating.has(id));
+    const swept = missing.filter((id) => this.announced.has(id));
+    if (swept.length > 0) {
+      this.options.logger.error(
+        { component: 'jobs', workers: swept, staleAfterMs: this.options.staleAfterMs ?? 20_000 },
+        'this process was silent past the stale time and another took over its jobs: the jobs still running here are aborted',
+      );
+      this.fence.abort(new Error('another process took over this job: this one was silent past the stale time'));
+      this.fence = new AbortController();
+    }
     await this.pool.query(
       `INSERT INTO job_worker_heartbeats (worker_id, process, beat_at) SELECT id, $2, now() FROM unnest($1::text[]) AS id
        ON CONFLICT (worker_id) DO UPDATE SET beat_at = now()`,
-      [ids, this.processName],
+      [missing, this.processName],
     );
+    missing.forEach((id) => this.announced.add(id));
   }
 
   private requireUtils(): WorkerUtils {
