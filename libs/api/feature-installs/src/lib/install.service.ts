@@ -15,7 +15,7 @@ import { type EventBus, type InstallProgressPayload, NotFoundError, Precondition
 import { type InstallRunStatus, type InstallStep, SERVICE_FAILURE_CODES, describeStep, resumeStep, statusText, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { type InstallObserver, UNOBSERVED_INSTALLS } from './install-metrics';
-import type { RunIdentityIssuer } from './run-bootstrap-identities';
+import { IdentityNotMinted, type RunIdentityIssuer } from './run-bootstrap-identities';
 
 /**
  * Starts and stops the agent on a host (over SSH). Throws an error whose message says what went wrong.
@@ -235,16 +235,17 @@ export class InstallService {
     heartbeat.unref();
     try {
       // Before anything runs on the host: without an identity of its own the kubelet could only use the shared one.
-      const identity = await this.identities.mint(node, run).catch((error: unknown) => {
-        throw Object.assign(new Error((error as Error).message), { kind: 'OTHER' as const, cause: error });
-      });
+      const identity = await this.identities.mint(node, run);
       await this.agent.launch(node, run, token, identity.token);
       await this.runs.launched(run.id, new Date());
       this.logger.info({ nodeId: node.id, runId: run.id, startStep: run.startStep }, 'agent started');
     } catch (error) {
-      const failure = error as LaunchFailure;
+      const failure: LaunchFailure = error instanceof IdentityNotMinted ? { message: error.message, kind: 'OTHER' } : (error as LaunchFailure);
       this.logger.warn({ nodeId: node.id, runId: run.id, kind: failure.kind, reason: failure.message }, 'could not start the agent');
-      const reason = failure.message.startsWith('could not mint') ? message('install.identityNotMinted', { error: failure.message.replace(/^could not mint[^:]*: /, '') }) : message('install.agentNotStarted', { error: failure.coded ? bare(failure.coded) : failure.message });
+      const reason =
+        error instanceof IdentityNotMinted
+          ? message('install.identityNotMinted', { error: error.detail })
+          : message('install.agentNotStarted', { error: failure.coded ? bare(failure.coded) : failure.message });
       await this.finish(run, 'FAILED', null, reason, SERVICE_FAILURE_CODES.agentNotStarted);
       const current = await this.nodes.get(node.id);
       if (current.status !== 'INSTALLING') {

@@ -15,6 +15,17 @@ export interface ClusterClients {
   clientFor(clusterId: string): Promise<KubeClient>;
 }
 
+/** The run's bootstrap identity could not be made; `detail` says what an operator has to fix. */
+export class IdentityNotMinted extends Error {
+  override readonly name = 'IdentityNotMinted';
+  constructor(
+    readonly detail: string,
+    options?: { readonly cause?: unknown },
+  ) {
+    super(`could not mint the run's bootstrap identity: ${detail}`, options);
+  }
+}
+
 /** What the install runs need: an identity for a run's kubelet, and its revocation when the run ends. */
 export interface RunIdentityIssuer {
   /** Mints the run's identity and returns the token for the host (a secret: only into the agent's 0600 config). */
@@ -63,15 +74,15 @@ export class RunBootstrapIdentities implements RunIdentityIssuer {
         now: this.now(),
       });
     } catch (error) {
-      throw new Error(this.explain(error), { cause: error });
+      throw new IdentityNotMinted(this.explain(error), { cause: error });
     }
     // A missing binding to system:node-bootstrapper would only show as a kubelet that never joins: say so now.
     const asIdentity = client.withToken(identity.token);
     const access = await mayFileCsrs(asIdentity).finally(() => asIdentity.close());
     if (access.verdict === 'denied') {
       await this.revoke(await this.runs.get(run.id)).catch(() => undefined);
-      throw new Error(
-        `could not mint the run's bootstrap identity: ${identity.username} may not create certificatesigningrequests${access.reason ? ` (${access.reason})` : ''}; bind system:node-bootstrapper to the group system:serviceaccounts:${this.namespace} (a ClusterRoleBinding)`,
+      throw new IdentityNotMinted(
+        `${identity.username} may not create certificatesigningrequests${access.reason ? ` (${access.reason})` : ''}; bind system:node-bootstrapper to the group system:serviceaccounts:${this.namespace} (a ClusterRoleBinding)`,
       );
     }
     if (access.verdict === 'unknown') {
@@ -131,11 +142,11 @@ export class RunBootstrapIdentities implements RunIdentityIssuer {
     const namespace = this.namespace;
     const setup = `the service needs, in namespace ${namespace}: create, get and delete on serviceaccounts and create on serviceaccounts/token; and a ClusterRoleBinding of system:node-bootstrapper to the group system:serviceaccounts:${namespace}; \`ccos-scaler clusters prepare\` prints the manifest, \`ccos-scaler clusters check\` what else is missing`;
     if (error instanceof KubeApiError && error.statusCode === 404 && error.status?.details?.kind === 'namespaces') {
-      return `could not mint the run's bootstrap identity: namespace ${namespace} does not exist in the cluster; create it with the deployment's RBAC (${setup})`;
+      return `namespace ${namespace} does not exist in the cluster; create it with the deployment's RBAC (${setup})`;
     }
     if (error instanceof KubeApiError && error.statusCode === 403) {
-      return `could not mint the run's bootstrap identity: the cluster refused it (${error.status?.message ?? error.message}); ${setup}`;
+      return `the cluster refused it (${error.status?.message ?? error.message}); ${setup}`;
     }
-    return `could not mint the run's bootstrap identity: ${(error as Error).message}`;
+    return (error as Error).message;
   }
 }
