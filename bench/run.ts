@@ -12,7 +12,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, tmpdir, totalmem } from 'node:os';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROWS, type RowEntry } from './rows';
@@ -30,11 +30,22 @@ export interface RowResult {
   readonly status: 'ok' | 'not available' | 'crashed';
   readonly reason?: string;
   readonly seconds: number;
+  /** The machine's 1-minute load average when the row ended: how busy it was (other work included). */
+  readonly loadAverage?: number;
   readonly figures: RecordedFigure[];
 }
 
 export interface BenchReport {
-  readonly machine: { readonly cpuModel: string; readonly cpuCount: number; readonly memoryBytes: number; readonly freeMemoryBytes: number; readonly node: string; readonly platform: string };
+  readonly machine: {
+    readonly cpuModel: string;
+    readonly cpuCount: number;
+    readonly memoryBytes: number;
+    readonly freeMemoryBytes: number;
+    readonly node: string;
+    readonly platform: string;
+    /** 1, 5 and 15-minute load averages before the first row: a busy machine reads its figures as ratios only. */
+    readonly loadAverageAtStart: readonly number[];
+  };
   readonly commit: string;
   readonly date: string;
   readonly smoke: boolean;
@@ -153,27 +164,28 @@ function markdown(report: BenchReport, lines: string[][]): string {
   return [
     `# Benchmarks${report.smoke ? ' (smoke run: tiny sizes, not figures to quote)' : ''}`,
     '',
-    `${report.date}, commit \`${report.commit}\`; ${m.cpuCount} × ${m.cpuModel}, ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB memory, Node ${m.node} (${m.platform}).`,
+    `${report.date}, commit \`${report.commit}\`; ${m.cpuCount} × ${m.cpuModel}, ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB memory, Node ${m.node} (${m.platform}); load average ${m.loadAverageAtStart.map((load) => load.toFixed(2)).join(' / ')} (1 / 5 / 15 min) before the first row.`,
     'Each figure sits beside a reference measured in the same run (or computed, where marked). See bench/README.md for what each row measures.',
     '',
     `| ${HEADER.join(' | ')} |`,
     `| ${HEADER.map(() => '---').join(' | ')} |`,
     ...lines.map((line) => `| ${line.map(escape).join(' | ')} |`),
     '',
-    ...report.rows.map((row) => `- ${row.id}: ${row.status}${row.reason ? ` (${row.reason})` : ''}, ${row.seconds.toFixed(0)} s`),
+    ...report.rows.map((row) => `- ${row.id}: ${row.status}${row.reason ? ` (${row.reason})` : ''}, ${row.seconds.toFixed(0)} s${row.loadAverage === undefined ? '' : `, load ${row.loadAverage.toFixed(2)} at its end`}`),
     '',
   ].join('\n');
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'ccos-bench-'));
 const startedAt = new Date();
+const loadAverageAtStart = loadavg();
 // Taken before the rows run: what was measured, whatever changes in the tree meanwhile.
 const measuredCommit = commit();
 const results: RowResult[] = [];
 try {
   for (const row of selected) {
     process.stderr.write(`${row.id}: ${row.title}${smoke ? ' (smoke)' : ''}\n`);
-    const result = await runRow(row, scratch);
+    const result = { ...(await runRow(row, scratch)), loadAverage: loadavg()[0] };
     process.stderr.write(`${row.id}: ${result.status}${result.reason ? ` (${result.reason})` : ''} in ${result.seconds.toFixed(0)} s\n`);
     results.push(result);
   }
@@ -182,7 +194,15 @@ try {
 }
 
 const report: BenchReport = {
-  machine: { cpuModel: cpus()[0]?.model.trim() ?? 'unknown', cpuCount: cpus().length, memoryBytes: totalmem(), freeMemoryBytes: freemem(), node: process.version, platform: `${process.platform} ${process.arch}` },
+  machine: {
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    cpuCount: cpus().length,
+    memoryBytes: totalmem(),
+    freeMemoryBytes: freemem(),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    loadAverageAtStart,
+  },
   commit: measuredCommit,
   date: startedAt.toISOString(),
   smoke,

@@ -11,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * recorded, not how fast: figures are for the table, never assertions.
  */
 interface Report {
-  machine: { cpuModel: string; cpuCount: number; memoryBytes: number; node: string };
+  machine: { cpuModel: string; cpuCount: number; memoryBytes: number; node: string; loadAverageAtStart: number[] };
   commit: string;
   date: string;
   smoke: boolean;
-  rows: Array<{ id: string; status: string; reason?: string; figures: Array<{ name: string; value: number; unit: string; reference: { name: string; value: number; measured: boolean }; ratio: number; verdict: string }> }>;
+  rows: Array<{ id: string; status: string; reason?: string; loadAverage?: number; figures: Array<{ name: string; value: number; unit: string; reference: { name: string; value: number; measured: boolean }; ratio: number; verdict: string }> }>;
 }
 
 // Rows on lab hosts (root, network namespaces): their smoke is test/bench/lab-smoke.test.ts (scale-out has its own tests).
@@ -51,6 +51,10 @@ describe('npm run bench -- --smoke', () => {
     expect(report.machine.cpuModel.length).toBeGreaterThan(0);
     expect(report.machine.memoryBytes).toBeGreaterThan(0);
     expect(report.machine.node).toBe(process.version);
+    // How busy the machine was, so figures from a loaded machine are read as ratios only.
+    expect(report.machine.loadAverageAtStart).toHaveLength(3);
+    expect(report.machine.loadAverageAtStart.every((load) => load >= 0)).toBe(true);
+    expect(report.rows.every((row) => typeof row.loadAverage === 'number' && row.loadAverage >= 0)).toBe(true);
     expect(report.commit).toMatch(/^[0-9a-f]{40}(\+uncommitted)?$/);
     expect(Date.now() - Date.parse(report.date)).toBeLessThan(3_600_000);
   });
