@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { AuditLog, ClusterEntity, type Database, type NodeEntity, type NodeGroupEntity, NodeGroupStore, type NodeGroupMemberState, NodeStore, ClusterStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
@@ -157,4 +158,20 @@ export class NodeGroupWorld {
   async activity(group: NodeGroupEntity): Promise<string[]> {
     return (await this.store.activitiesOf(group.id, 100)).reverse().map((entry) => (entry.hostname ? `${entry.kind} ${entry.hostname}` : entry.kind));
   }
+}
+
+/** A world for the file's tests: made before the first, closed after the last; call it in the file's `describe`. */
+export function useNodeGroupWorld(): () => NodeGroupWorld {
+  let world: NodeGroupWorld | undefined;
+  beforeAll(async () => {
+    world = await NodeGroupWorld.create();
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+  return () => world ?? notMadeYet();
+}
+
+function notMadeYet(): never {
+  throw new Error('the node group world is made in beforeAll');
 }

@@ -3,21 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterEntity, ClusterStore, type Database, NodeStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { type AgentBinary, sshTargetOf } from '@ccos/api/data-access-hosts';
-import { AppError } from '@ccos/api/util-graphql';
+import { refusalOf } from '@ccos/api/util-graphql/testing';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { AddNodeInput } from './add-node.input';
 import { NodeService } from './node.service';
-
-/** What a refusal tells the client: its code, the field it names, and the problem's message code. */
-async function refusalOf(call: Promise<unknown>): Promise<Record<string, unknown>> {
-  const error = await call.then(
-    () => null,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  const { code, field, problemCode, messageCode } = (error as AppError).extensions;
-  return { code, ...(field === undefined ? {} : { field }), problemCode: problemCode ?? messageCode };
-}
 
 describe('NodeService: entering hosts, on a real database', () => {
   let database: TestDatabase;

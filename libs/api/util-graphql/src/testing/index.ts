@@ -1,1 +1,2 @@
 export * from './secret-ledger';
+export * from './refusal';
