@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import { Client, Server as SshServer, type Connection, type ServerChannel } from 'ssh2';
+import { Client, type ServerChannel } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseableEd25519KeyPair } from '../testing/ed25519-key-pair';
+import { type PlayedSshHost, startPlayedSshHost } from '../testing/played-ssh-host';
 import { buildRemoteCommand, displayCommand } from './remote-command';
 import { killStep, PidLineFilter, RemoteExecution, type ExecContext, type ExecPhase } from './remote-exec';
 import { openSshSession } from './ssh-connect';
@@ -15,10 +14,8 @@ import type { SshSession } from './ssh-session';
  */
 const commands: string[] = [];
 const hanging = new Map<number, ServerChannel>();
-let server: SshServer;
-let port: number;
+let host: PlayedSshHost;
 let session: SshSession;
-const clients = new Set<Connection>();
 
 function answer(command: string, stream: ServerChannel): void {
   commands.push(command);
@@ -58,22 +55,13 @@ function answer(command: string, stream: ServerChannel): void {
 }
 
 beforeAll(async () => {
-  server = new SshServer({ hostKeys: [parseableEd25519KeyPair().private] }, (client) => {
-    clients.add(client);
-    client.on('error', () => undefined);
-    client.on('authentication', (ctx) => (ctx.method === 'password' ? ctx.accept() : ctx.reject(['password'])));
-    client.on('session', (accept) => {
-      accept().on('exec', (acceptExec, _reject, info) => answer(info.command, acceptExec()));
-    });
-  });
-  port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
-  session = await openSshSession({ host: '127.0.0.1', port, username: 'root', auth: { kind: 'password', password: 'pw-unit' } });
+  host = await startPlayedSshHost(answer);
+  session = await openSshSession({ host: '127.0.0.1', port: host.port, username: 'root', auth: { kind: 'password', password: 'pw-unit' } });
 });
 
 afterAll(async () => {
   await session.close();
-  clients.forEach((client) => client.end());
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await host.stop();
 });
 
 describe('exec', () => {
@@ -123,11 +111,11 @@ describe('RemoteExecution phases', () => {
   async function rawContext(onKill: (pid: number) => void): Promise<{ context: ExecContext; close(): void }> {
     const client = new Client();
     await new Promise<void>((resolve, reject) => {
-      client.once('ready', () => resolve()).once('error', reject).connect({ host: '127.0.0.1', port, username: 'root', password: 'pw-unit' });
+      client.once('ready', () => resolve()).once('error', reject).connect({ host: '127.0.0.1', port: host.port, username: 'root', password: 'pw-unit' });
     });
     const context: ExecContext = {
       client,
-      endpoint: `127.0.0.1:${port}`,
+      endpoint: `127.0.0.1:${host.port}`,
       lost: () => null,
       onLost: () => () => undefined,
       killProcessGroup: async (pid) => {

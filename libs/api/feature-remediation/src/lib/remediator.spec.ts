@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { type Connection, Server as SshServer } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterEntity, ClusterStore, type Database, type JobHandler, type JobOptions, type JobRegistry, type NodeEntity, NodeStore, hostQueue, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { sealCredentials } from '@ccos/api/data-access-hosts';
 import { SshPool } from '@ccos/api/data-access-ssh';
-import { parseableEd25519KeyPair } from '@ccos/api/data-access-ssh/testing';
+import { type PlayedSshHost, startPlayedSshHost } from '@ccos/api/data-access-ssh/testing';
 import type { AuditEntry } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import type { RemediationPolicy } from '@ccos/shared/domain';
@@ -41,36 +39,30 @@ class RecordingJobs implements JobRegistry {
 class PlayedHost {
   readonly commands: string[] = [];
   kubeletRestartFails = false;
-  private readonly server = new SshServer({ hostKeys: [parseableEd25519KeyPair().private] }, (client) => this.serve(client));
-  port = 0;
+  private played: PlayedSshHost | undefined;
+
+  get port(): number {
+    return this.played?.port ?? 0;
+  }
 
   async start(): Promise<void> {
-    this.port = await new Promise<number>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve((this.server.address() as AddressInfo).port)));
+    this.played = await startPlayedSshHost((command, stream, client) => {
+      this.commands.push(command.replace(/^.*exec /, ''));
+      stream.stderr.write('ccos-exec-pid:42\n');
+      if (command.endsWith("'reboot'")) {
+        client.end();
+        return;
+      }
+      if (this.kubeletRestartFails) {
+        stream.stderr.write('Job for kubelet.service failed because the control process exited with error code.\n');
+      }
+      stream.exit(this.kubeletRestartFails ? 1 : 0);
+      stream.end();
+    }, 'pw');
   }
 
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private serve(client: Connection): void {
-    client.on('error', () => undefined);
-    client.on('authentication', (context) => (context.method === 'password' && context.password === 'pw' ? context.accept() : context.reject(['password'])));
-    client.on('session', (accept) =>
-      accept().on('exec', (acceptExec, _reject, info) => {
-        const stream = acceptExec();
-        this.commands.push(info.command.replace(/^.*exec /, ''));
-        stream.stderr.write('ccos-exec-pid:42\n');
-        if (info.command.endsWith("'reboot'")) {
-          client.end();
-          return;
-        }
-        if (this.kubeletRestartFails) {
-          stream.stderr.write('Job for kubelet.service failed because the control process exited with error code.\n');
-        }
-        stream.exit(this.kubeletRestartFails ? 1 : 0);
-        stream.end();
-      }),
-    );
+  async stop(): Promise<void> {
+    await this.played?.stop();
   }
 }
 
