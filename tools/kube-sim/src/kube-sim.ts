@@ -41,6 +41,11 @@ import { x509 } from './x509';
 export interface KubeSimOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
   port?: number;
+  /**
+   * A kube-sim stopped with `holdPort` whose port this one takes over, as an API server restarted
+   * on its host: the held port is let go only just before this one listens on it.
+   */
+  replacing?: KubeSim;
   /** Address to listen on (default 127.0.0.1); also put into the serving certificate. */
   host?: string;
   /** Serve plain HTTP instead of HTTPS (no client certificates then). */
@@ -355,15 +360,17 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   });
+  const listenPort = options.replacing?.port ?? options.port ?? 0;
+  await options.replacing?.stop();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(listenPort, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
   const bound = server.address();
-  const port = typeof bound === 'object' && bound ? bound.port : (options.port ?? 0);
+  const port = typeof bound === 'object' && bound ? bound.port : listenPort;
   address = `${urlHost(host).replace(/^\[|\]$/g, '')}:${port}`;
   const url = `${options.insecureHttp ? 'http' : 'https'}://${urlHost(host)}:${port}`;
   const kubeconfigFor = (credentials: KubeconfigCredentials, userName?: string): string =>

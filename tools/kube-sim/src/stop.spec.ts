@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { startKubeSim } from './kube-sim';
 
@@ -29,5 +30,19 @@ describe('kube-sim stop', () => {
     expect(await connectionOutcome(sim.host, sim.port)).toBe('ECONNRESET');
     await sim.stop();
     expect(await connectionOutcome(sim.host, sim.port)).toBe('ECONNREFUSED');
+  });
+
+  it('a kube-sim replacing a held one serves on its port', async () => {
+    const first = await startKubeSim();
+    await first.stop({ holdPort: true });
+    const second = await startKubeSim({ replacing: first });
+    try {
+      expect(second.port).toBe(first.port);
+      const socket = tlsConnect({ host: second.host, port: second.port, rejectUnauthorized: false });
+      await new Promise((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+      socket.destroy();
+    } finally {
+      await second.stop();
+    }
   });
 });

@@ -64,8 +64,7 @@ describe('reads of a cluster that does not answer', () => {
     nodeId = (await listNodes()).find((node) => node.hostname === 'w1')?.id ?? '';
     expect((await timed(CSRS, { c: clusterId })).result.errors).toBeUndefined();
     expect((await timed(REMOVAL_PREVIEW, { n: nodeId })).result.data).toEqual({ removalPreview: { nodeName: 'w1', allowed: true } });
-    const port = sim.port;
-    await sim.stop();
+    await sim.stop({ holdPort: true });
 
     const timings: number[] = [];
     for (let round = 0; round < 4; round++) {
@@ -84,7 +83,7 @@ describe('reads of a cluster that does not answer', () => {
     // Most reads are answered from memory, not by trying the cluster again.
     expect(timings.filter((ms) => ms < 200).length).toBeGreaterThan(timings.length / 2);
 
-    sim = await startKubeSim({ seed: SEED, stateDir, port });
+    sim = await startKubeSim({ seed: SEED, stateDir, replacing: sim });
     await expect.poll(async () => (await timed(CSRS, { c: clusterId })).result.errors, { timeout: 20_000, interval: 250 }).toBeUndefined();
     expect((await timed(REMOVAL_PREVIEW, { n: nodeId })).result.data).toEqual({ removalPreview: { nodeName: 'w1', allowed: true } });
   });
