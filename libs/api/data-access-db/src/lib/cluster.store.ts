@@ -1,4 +1,5 @@
 import { type DataSource, type Repository } from 'typeorm';
+import { NotFoundError } from '@ccos/shared/domain';
 import { ClusterEntity } from './entities/cluster.entity';
 import { isUuid } from './node.store';
 import { uniqueViolationOf } from './unique-violation';
@@ -38,6 +39,15 @@ export class ClusterStore {
   /** The cluster, or null (also for an id that is no UUID). */
   find(id: string): Promise<ClusterEntity | null> {
     return isUuid(id) ? this.clusters.findOneBy({ id }) : Promise.resolve(null);
+  }
+
+  /** The cluster; NotFoundError when there is none. */
+  async get(id: string): Promise<ClusterEntity> {
+    const cluster = await this.find(id);
+    if (!cluster) {
+      throw new NotFoundError('cluster', id);
+    }
+    return cluster;
   }
 
   /**

@@ -1,5 +1,4 @@
-import type { ClusterEntity, ClusterStore, MemberReason, NodeGroupMemberState, NodeGroupProfile } from '@ccos/api/data-access-db';
-import { NotFoundError } from '@ccos/api/util-graphql';
+import type { ClusterEntity, MemberReason, NodeGroupMemberState, NodeGroupProfile } from '@ccos/api/data-access-db';
 import type { Label, Taint } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 
@@ -62,15 +61,6 @@ export function placeholderId(cluster: string, group: string, index: number): st
 /** `ccos://<cluster>/<node id>`; the cluster's name when it is safe in a kubelet flag, else its id. */
 export function providerIdOf(cluster: Pick<ClusterEntity, 'id' | 'name'>, nodeId: string): string {
   return `ccos://${/^[A-Za-z0-9._-]{1,253}$/.test(cluster.name) ? cluster.name : cluster.id}/${nodeId}`;
-}
-
-/** A cluster the caller knows exists (its certificate or its group names it). */
-export async function clusterOf(clusters: ClusterStore, clusterId: string): Promise<ClusterEntity> {
-  const cluster = await clusters.find(clusterId);
-  if (!cluster) {
-    throw new NotFoundError('cluster', clusterId);
-  }
-  return cluster;
 }
 
 /** The first leftovers by name (data) and how many more; null when there are none. */

@@ -6,7 +6,7 @@ import { message } from '@ccos/shared/messages';
 import type { AutoscalingPorts, SpareHost } from './autoscaling-ports';
 import type { GroupActivityLog } from './group-activity-log';
 import type { MemberReconciler } from './member-reconciler';
-import { AutoscalingRefusal, type GroupInstance, IN_GROUP, type NodeGroupDefinition, UNAME_ARCH, clusterOf, placeholderId, providerIdOf, standing } from './node-group-model';
+import { AutoscalingRefusal, type GroupInstance, IN_GROUP, type NodeGroupDefinition, UNAME_ARCH, placeholderId, providerIdOf, standing } from './node-group-model';
 
 /**
  * Node groups and their pools of spare hosts: creating a group, adding a spare (a node record
@@ -28,7 +28,7 @@ export class NodeGroupRegistry {
 
   /** `by`: the caller's role, which bounds the node-role labels the group's spares get (see roleLabelRefusal). */
   async createGroup(definition: NodeGroupDefinition, actor: string, by: RoleLabelAuthority): Promise<NodeGroupEntity> {
-    const cluster = await clusterOf(this.clusters, definition.clusterId);
+    const cluster = await this.clusters.get(definition.clusterId);
     if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(definition.name)) {
       throw new BadUserInputError('input.name', message('nodeGroup.name'));
     }
@@ -119,7 +119,7 @@ export class NodeGroupRegistry {
 
   /** The group's instances: members installing, running or being deleted, and a placeholder for each reservation no spare filled. */
   async instances(group: NodeGroupEntity): Promise<GroupInstance[]> {
-    const cluster = await clusterOf(this.clusters, group.clusterId);
+    const cluster = await this.clusters.get(group.clusterId);
     const rows = await this.groups.membersIn(group.id, IN_GROUP);
     const nodes = await this.nodes.findMany(rows.map((row) => row.nodeId));
     const byId = new Map(nodes.map((node) => [node.id, node]));

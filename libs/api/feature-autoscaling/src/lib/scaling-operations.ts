@@ -4,7 +4,7 @@ import { type ScaleDownVictim, nodeHealth, pickScaleDownVictims } from '@ccos/sh
 import { type CodedText, message } from '@ccos/shared/messages';
 import type { AutoscalingPorts, RemovalStart } from './autoscaling-ports';
 import type { GroupActivityLog } from './group-activity-log';
-import { AUTOSCALER_ACTOR, AutoscalingRefusal, clusterOf, providerIdOf, standing } from './node-group-model';
+import { AUTOSCALER_ACTOR, AutoscalingRefusal, providerIdOf, standing } from './node-group-model';
 import type { NodeGroupRegistry } from './node-group-registry';
 
 /**
@@ -41,7 +41,7 @@ export class ScalingOperations {
     if (!Number.isInteger(delta) || delta <= 0) {
       throw new AutoscalingRefusal('INVALID_ARGUMENT', message('autoscaling.refusal.increaseNotPositive', { delta: String(delta) }));
     }
-    const cluster = await clusterOf(this.clusters, clusterId);
+    const cluster = await this.clusters.get(clusterId);
     const outcome = await this.lockGroup(clusterId, name, async (locked) => {
       const { group } = locked;
       if (group.targetSize + delta > group.maxSize) {
@@ -95,7 +95,7 @@ export class ScalingOperations {
    * A placeholder of an unfilled reservation only lowers the target.
    */
   async deleteNodes(clusterId: string, name: string, providerIds: readonly string[], actor = AUTOSCALER_ACTOR, chosen: readonly ScaleDownVictim[] = []): Promise<void> {
-    const cluster = await clusterOf(this.clusters, clusterId);
+    const cluster = await this.clusters.get(clusterId);
     const { group, members } = await this.lockGroup(clusterId, name, async (lockedGroup) => {
       const locked = lockedGroup.group;
       const chosen: Array<{ nodeId: string | null; providerId: string }> = [];
@@ -191,7 +191,7 @@ export class ScalingOperations {
     if (!owner) {
       return { started: false, text: message('autoscaling.notReplaceable', { hostname: node.hostname }) };
     }
-    const cluster = await clusterOf(this.clusters, owner.clusterId);
+    const cluster = await this.clusters.get(owner.clusterId);
     const { group, spareId } = await this.lockGroup(owner.clusterId, owner.name, async (locked) => {
       const [spare] = await locked.takeSpares(1);
       if (spare) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClusterEntity, ClusterStore } from '@ccos/api/data-access-db';
 import { ClusterAddressGuard, KubeClientConfigError, type KubeClientOptions, createKubeClient, resolveClusterHost } from '@ccos/api/data-access-kube';
-import { BadUserInputError, FieldConflictError, NotFoundError } from '@ccos/api/util-graphql';
+import { BadUserInputError, FieldConflictError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { bare, message } from '@ccos/shared/messages';
 import { CREDENTIALS_PURPOSE, type ClusterCredentials, checkKubeconfig, checkPemCertificates, kubeconfigSkipsTlsVerify } from './cluster-credentials';
@@ -64,12 +64,8 @@ export class ClusterService {
     return this.clusters.list();
   }
 
-  async get(id: string): Promise<ClusterEntity> {
-    const cluster = await this.clusters.find(id);
-    if (!cluster) {
-      throw new NotFoundError('cluster', id);
-    }
-    return cluster;
+  get(id: string): Promise<ClusterEntity> {
+    return this.clusters.get(id);
   }
 
   /** Sets join auto-approve, renewal auto-approve, or both; an absent switch keeps its value. */

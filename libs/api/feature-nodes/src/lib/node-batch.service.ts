@@ -61,10 +61,7 @@ export class NodeBatchService {
 
   /** `by`: the caller's role, which bounds the node-role labels any row may set (see roleLabelRefusal). */
   async addNodes(input: AddNodesInput, actor: string, by: RoleLabelAuthority): Promise<AddNodesResultType> {
-    const cluster = await this.clusters.find(input.clusterId);
-    if (!cluster) {
-      throw new NotFoundError('cluster', input.clusterId);
-    }
+    const cluster = await this.clusters.get(input.clusterId);
     const requestProblems: BulkProblem[] = [];
     const sources = [input.list, input.range, input.rows].filter((source) => source !== null && source !== undefined);
     if (sources.length !== 1) {

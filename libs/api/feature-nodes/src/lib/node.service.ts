@@ -50,10 +50,7 @@ export class NodeService {
 
   /** `by`: the caller's role, which bounds the node-role labels it may set (see roleLabelRefusal). */
   async add(input: AddNodeInput, by: RoleLabelAuthority): Promise<NodeEntity> {
-    const cluster = await this.clusters.find(input.clusterId);
-    if (!cluster) {
-      throw new NotFoundError('cluster', input.clusterId);
-    }
+    await this.clusters.get(input.clusterId);
     await this.requireAcknowledgedOldCertificates(input, by.role);
     const labelProblem = checkNodeLabels(input.labels);
     const problem = labelProblem ?? checkTaints(input.taints);

@@ -1,7 +1,7 @@
 import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { ClusterEntity, ClusterStore } from '@ccos/api/data-access-db';
 import { BadUserInputError, codedFields } from '@ccos/api/util-graphql';
-import { DEFAULT_REMEDIATION_POLICY, NotFoundError } from '@ccos/shared/domain';
+import { DEFAULT_REMEDIATION_POLICY } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
 import { RemediationPolicyInput } from './remediation.input';
 import { ClusterRemediationType } from './remediation.type';
@@ -21,7 +21,7 @@ export class RemediationResolver {
   @Authorized('VIEWER')
   @Query(() => ClusterRemediationType, { description: 'The cluster\'s remediation policy, and whether the cap holds it now.' })
   async clusterRemediation(@Arg('clusterId', () => ID) clusterId: string): Promise<ClusterRemediationType> {
-    return toClusterRemediation(await this.cluster(clusterId));
+    return toClusterRemediation(await this.clusters.get(clusterId));
   }
 
   @Authorized('ADMIN')
@@ -33,7 +33,7 @@ export class RemediationResolver {
     if (input.maxUnhealthyIsPercent && input.maxUnhealthy > 100) {
       throw new BadUserInputError('input.maxUnhealthy', message('validation.between', { min: 0, max: 100 }));
     }
-    const cluster = await this.cluster(clusterId);
+    const cluster = await this.clusters.get(clusterId);
     cluster.remediationPolicy = {
       enabled: input.enabled,
       paused: input.paused,
@@ -49,14 +49,6 @@ export class RemediationResolver {
     }
     await this.remediator.queueAll();
     return toClusterRemediation(saved);
-  }
-
-  private async cluster(clusterId: string): Promise<ClusterEntity> {
-    const cluster = await this.clusters.find(clusterId);
-    if (!cluster) {
-      throw new NotFoundError('cluster', clusterId);
-    }
-    return cluster;
   }
 }
 
