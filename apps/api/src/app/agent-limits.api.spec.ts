@@ -161,11 +161,11 @@ describe('limits on what an agent (or anyone) can send', () => {
   });
 
   describe('reportStep', () => {
-    it('refuses a detail over 16 KiB as JSON, naming the field and the limit, and stores nothing', async () => {
+    it('refuses a detail over 48 KiB as JSON, naming the field and the limit, and stores nothing', async () => {
       const before = await storedEvents();
-      const result = await report(event(1, { status: 'FAILED', detail: { outputTail: 'x'.repeat(20_000) } }));
+      const result = await report(event(1, { status: 'FAILED', detail: { outputTail: 'x'.repeat(55_000) } }));
       expect(result.errors?.[0]?.extensions?.['code']).toBe('BAD_USER_INPUT');
-      expect(result.errors?.[0]?.message).toMatch(/^input\.detail is 200\d\d bytes as JSON; at most 16384 are accepted: send a shorter excerpt/);
+      expect(result.errors?.[0]?.message).toMatch(/^input\.detail is 550\d\d bytes as JSON; at most 49152 are accepted: send a shorter excerpt/);
       expect(await storedEvents()).toBe(before);
       expect((await report(event(1, { detail: { outputTail: 'x'.repeat(4096) } }))).data?.reportStep).toEqual({ accepted: true, duplicate: false });
     });

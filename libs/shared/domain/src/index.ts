@@ -17,3 +17,4 @@ export * from './lib/api-error-codes';
 export * from './lib/node-health';
 export * from './lib/remediation';
 export * from './lib/scale-down-victims';
+export * from './lib/host-manifest';

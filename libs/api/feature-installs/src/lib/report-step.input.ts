@@ -5,8 +5,12 @@ import { InstallStepEnum, MultiLine, Satisfies, StepEventStatusEnum, coded, Mess
 import type { InstallStep, Problem, StepEventStatus } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
 
-/** The most a step event's `detail` may take, as JSON (the agent's largest, a failure with a 4 KiB output tail, is far below). */
-export const MAX_STEP_DETAIL_BYTES = 16 * 1024;
+/**
+ * The most a step event's `detail` may take, as JSON. The largest is APPLY_IGNITION's success: each
+ * file Ignition wrote with its SHA-256 (about 250 bytes a file, so some 190 files); kept below
+ * the 64 KiB an agent's whole request may take on the API's port (MAX_ANONYMOUS_REQUEST_BYTES).
+ */
+export const MAX_STEP_DETAIL_BYTES = 48 * 1024;
 
 /**
  * PROGRESS events one run may store by default (INSTALL_RUN_MAX_EVENTS), and their bytes

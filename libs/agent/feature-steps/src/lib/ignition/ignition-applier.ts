@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { describeExit, succeeded, type CommandResult, type Executor, type FileSystem, type JsonObject } from '@ccos/agent/util-host';
 import { HOST_PATHS } from '../host-paths';
@@ -9,6 +10,8 @@ export interface AppliedIgnition {
   readonly files: JsonObject[];
   readonly links: JsonObject[];
   readonly units: JsonObject[];
+  /** Every file the config puts on the host (files, units, drop-ins), path → SHA-256 of its contents. */
+  readonly written: Record<string, string>;
 }
 
 /** Applying stopped at `path`; `command` when a systemctl call failed. */
@@ -88,6 +91,7 @@ export async function applyIgnitionPlan(plan: IgnitionPlan, fs: FileSystem, exec
     directories.push({ path: dir.path, mode: octal(dir.mode), created: info === null });
   }
 
+  const written: Record<string, string> = {};
   const files: JsonObject[] = [];
   for (const file of plan.files) {
     const info = await fs.stat(file.path);
@@ -122,6 +126,7 @@ export async function applyIgnitionPlan(plan: IgnitionPlan, fs: FileSystem, exec
     }
     await owner(file.path, file);
     files.push({ path: file.path, mode: octal(file.mode), bytes: wanted.length, changed });
+    written[file.path] = sha256Of(wanted);
   }
 
   const links: JsonObject[] = [];
@@ -151,11 +156,13 @@ export async function applyIgnitionPlan(plan: IgnitionPlan, fs: FileSystem, exec
     let changed = false;
     if (unit.contents !== undefined) {
       changed = (await writeIfChanged(fs, `${HOST_PATHS.systemdDir}/${unit.name}`, unit.contents)) || changed;
+      written[`${HOST_PATHS.systemdDir}/${unit.name}`] = sha256Of(unit.contents);
     }
     for (const dropin of unit.dropins) {
       const dir = `${HOST_PATHS.systemdDir}/${unit.name}.d`;
       await fs.mkdir(dir, { mode: 0o755 });
       changed = (await writeIfChanged(fs, `${dir}/${dropin.name}`, dropin.contents)) || changed;
+      written[`${dir}/${dropin.name}`] = sha256Of(dropin.contents);
     }
     units.push({
       name: unit.name,
@@ -181,7 +188,11 @@ export async function applyIgnitionPlan(plan: IgnitionPlan, fs: FileSystem, exec
       await systemctl(exec, ['disable', ...disable], disable.join(' '));
     }
   }
-  return { directories, files, links, units };
+  return { directories, files, links, units, written };
+}
+
+export function sha256Of(contents: string | Buffer): string {
+  return createHash('sha256').update(contents).digest('hex');
 }
 
 async function writeIfChanged(fs: FileSystem, path: string, contents: string): Promise<boolean> {

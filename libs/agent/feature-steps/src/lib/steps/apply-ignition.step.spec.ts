@@ -51,6 +51,14 @@ describe('APPLY_IGNITION', () => {
     );
     expect(result.ok ? result.message : '').toMatch(/^applied Ignition 3\.2\.0: 5 files \(5 changed\), 1 directory, 1 unit; not applied on an installed host: passwd\.users \(1\)$/);
     expect(result.detail).toMatchObject({ status: 200, contentType: 'application/json', caSource: 'machineConfigCaCert', ignitionVersion: '3.2.0' });
+    // Every file Ignition put there, its units and kubelet's sysconfig, each with its hash as on disk.
+    const written = (result.detail as { written: Record<string, string> }).written;
+    expect(Object.keys(written)).toEqual(expect.arrayContaining(['/etc/kubernetes/kubelet-ca.crt', '/etc/kubernetes/kubeconfig', '/etc/sysconfig/kubelet']));
+    expect(Object.keys(written).filter((path) => path.startsWith('/etc/systemd/system/')).sort()).toEqual(['/etc/systemd/system/kubelet.service', '/etc/systemd/system/kubelet.service.d/10-mco-default-env.conf']);
+    expect(Object.keys(written)).toHaveLength(5 + 2 + 1);
+    for (const [path, hash] of Object.entries(written)) {
+      expect(await h.fs.sha256(path)).toBe(hash);
+    }
     expect(JSON.parse(h.fs.text(FETCH_STATUS) ?? '{}')).toMatchObject({ url: MCS, status: 200, contentType: 'application/json' });
   });
 

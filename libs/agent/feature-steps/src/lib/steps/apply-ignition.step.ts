@@ -1,8 +1,9 @@
 import { type JsonObject } from '@ccos/agent/util-host';
+import { WRITTEN_FILES_KEY } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
 import type { AgentConfig } from '../agent-config';
 import { HOST_PATHS } from '../host-paths';
-import { ApplyError, applyIgnitionPlan } from '../ignition/ignition-applier';
+import { ApplyError, applyIgnitionPlan, sha256Of } from '../ignition/ignition-applier';
 import { IgnitionError, planIgnition } from '../ignition/ignition-config';
 import { kubeletExtraArgs, kubeletSysconfig, refusedKubeletLabels } from '../ignition/kubelet-extra-args';
 import { fetchWorkerConfig } from '../ignition/machine-config-fetch';
@@ -66,7 +67,8 @@ export class ApplyIgnitionStep implements StepHandler {
     }
     const existing = await ctx.fs.readFile(HOST_PATHS.kubeletSysconfig).then((data) => data.toString('utf8'), () => null);
     await ctx.fs.mkdir('/etc/sysconfig');
-    await ctx.fs.writeFileAtomic(HOST_PATHS.kubeletSysconfig, kubeletSysconfig(existing, ctx.config.labels, ctx.config.taints, ctx.config.providerId), { mode: 0o644, sync: true });
+    const sysconfig = kubeletSysconfig(existing, ctx.config.labels, ctx.config.taints, ctx.config.providerId);
+    await ctx.fs.writeFileAtomic(HOST_PATHS.kubeletSysconfig, sysconfig, { mode: 0o644, sync: true });
     const extraArgs = kubeletExtraArgs(ctx.config.labels, ctx.config.taints, ctx.config.providerId);
     const changed = applied.files.filter((file) => file.changed === true).length;
     return success(
@@ -86,6 +88,7 @@ export class ApplyIgnitionStep implements StepHandler {
         units: applied.units,
         skipped: [...plan.skipped],
         kubeletExtraArgs: extraArgs,
+        [WRITTEN_FILES_KEY]: { ...applied.written, [HOST_PATHS.kubeletSysconfig]: sha256Of(sysconfig) },
       },
     );
   }

@@ -26,6 +26,12 @@ describe('DOWNLOAD_BINARIES', () => {
     expect(h.fs.paths().filter((path) => path.endsWith('.part'))).toEqual([]);
     expect(h.fs.node('/usr/local/bin/cri-o-1.25.1-1.el9.x86_64.rpm')).toBeUndefined();
     expect(result.detail).toMatchObject({ bytes: 8 * SIZE, total: 8 * SIZE, received: 8 * SIZE });
+    // What the service records as this host's binaries: each as it is on disk.
+    const written = (result.detail as { written: Record<string, string> }).written;
+    expect(Object.keys(written).sort()).toEqual(REQUIRED_BINARIES.map((name) => `/usr/local/bin/${name}`).sort());
+    for (const [path, hash] of Object.entries(written)) {
+      expect(await h.fs.sha256(path)).toBe(hash);
+    }
     const last = h.progress.at(-1);
     expect(last).toMatchObject({ progress: 100, detail: { bytes: 8 * SIZE, total: 8 * SIZE } });
   });

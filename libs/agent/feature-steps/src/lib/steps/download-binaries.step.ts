@@ -1,5 +1,5 @@
 import type { Artifact, ArtifactManifest } from '@ccos/agent/data-access-api';
-import { REQUIRED_BINARIES } from '@ccos/shared/domain';
+import { REQUIRED_BINARIES, WRITTEN_FILES_KEY } from '@ccos/shared/domain';
 import { bare, message } from '@ccos/shared/messages';
 import { ArtifactKindStep, downloadBatch } from '../artifact-batch';
 import { HOST_PATHS } from '../host-paths';
@@ -39,7 +39,11 @@ export class DownloadBinariesStep extends ArtifactKindStep {
     }
     return success(
       message('agent.binaries.done', { count: binaries.length, dir: HOST_PATHS.binDir, size: formatBytes(batch.bytes), received: formatBytes(batch.received) }),
-      { manifestVersion: manifest.version, bytes: batch.bytes, total: batch.bytes, received: batch.received, files: batch.files },
+      {
+        manifestVersion: manifest.version, manifestSha256: ctx.config.artifactManifestSha256, bytes: batch.bytes, total: batch.bytes, received: batch.received, files: batch.files,
+        // Each was checked against the manifest's hash as it was written.
+        [WRITTEN_FILES_KEY]: Object.fromEntries(binaries.map((artifact) => [`${HOST_PATHS.binDir}/${artifact.name}`, artifact.sha256])),
+      },
     );
   }
 }

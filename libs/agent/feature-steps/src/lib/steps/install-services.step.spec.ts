@@ -20,6 +20,11 @@ describe('INSTALL_SERVICES', () => {
     expect(result).toMatchObject({ ok: true, message: 'installed and enabled ccos-node-init.service, kubelet.service' });
     expect(h.fs.text('/etc/systemd/system/kubelet.service')).toBe(KUBELET);
     expect(h.fs.node('/etc/systemd/system/kubelet.service')?.mode).toBe(0o644);
+    const written = (result.detail as { written: Record<string, string> }).written;
+    expect(Object.keys(written)).toEqual(['/etc/systemd/system/ccos-node-init.service', '/etc/systemd/system/kubelet.service']);
+    for (const [path, hash] of Object.entries(written)) {
+      expect(await h.fs.sha256(path)).toBe(hash);
+    }
     expect(h.exec.calls.map((call) => call.argv)).toEqual([
       ['systemctl', 'daemon-reload'],
       ['systemctl', 'enable', 'ccos-node-init.service', 'kubelet.service'],

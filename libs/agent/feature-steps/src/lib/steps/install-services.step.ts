@@ -1,6 +1,6 @@
 import type { Artifact } from '@ccos/agent/data-access-api';
 import { exitMessage, succeeded, type JsonObject } from '@ccos/agent/util-host';
-import { describeStep } from '@ccos/shared/domain';
+import { WRITTEN_FILES_KEY, describeStep } from '@ccos/shared/domain';
 import { bare, message } from '@ccos/shared/messages';
 import { ArtifactKindStep, downloadBatch } from '../artifact-batch';
 import { diagnose } from '../failure-codes';
@@ -36,6 +36,7 @@ export class InstallServicesStep extends ArtifactKindStep {
     }
     await ctx.fs.mkdir(HOST_PATHS.systemdDir);
     const installed: JsonObject[] = [];
+    const written: Record<string, string> = {};
     for (const unit of units) {
       const target = `${HOST_PATHS.systemdDir}/${unit.name}`;
       const contents = await ctx.fs.readFile(`${dir}/${unit.name}`);
@@ -45,6 +46,7 @@ export class InstallServicesStep extends ArtifactKindStep {
         await ctx.fs.writeFileAtomic(target, contents, { mode: 0o644, sync: true });
       }
       installed.push({ name: unit.name, path: target, changed });
+      written[target] = unit.sha256;
     }
     await ctx.progress({ ...progressOf(message('agent.units.reloading', { count: units.length })), progress: 70 });
     const reload = await ctx.exec.run(['systemctl', 'daemon-reload'], { timeoutMs: 120_000 });
@@ -58,6 +60,6 @@ export class InstallServicesStep extends ArtifactKindStep {
       const found = diagnose(this.step, enable.output, { code: 'UNIT_REJECTED', hint: describeStep(this.step).hint });
       return failure(found.code, withEvidence(message('agent.units.enableFailed', { units: names.join(' '), exit: bare(exitMessage(enable)) }), found.evidence), found.hint, { command: enable });
     }
-    return success(message('agent.units.enabled', { units: names.join(', ') }), { units: installed, enabled: names });
+    return success(message('agent.units.enabled', { units: names.join(', ') }), { units: installed, enabled: names, [WRITTEN_FILES_KEY]: written });
   }
 }

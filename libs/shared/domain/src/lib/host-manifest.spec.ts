@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { driftOf, hostManifestState, manifestOf, writtenFilesOf } from './host-manifest';
+
+const A = 'a'.repeat(64);
+const B = 'b'.repeat(64);
+
+describe('host manifests', () => {
+  it('takes from a step event only absolute paths with a SHA-256', () => {
+    expect(writtenFilesOf({ written: { '/etc/ok': A, 'relative': A, '/etc/../shadow': A, '/etc/short': 'abc', '/etc/upper': A.toUpperCase(), '/etc/\nnewline': A } })).toEqual({ '/etc/ok': A });
+    expect(writtenFilesOf({ written: [A] })).toEqual({});
+    expect(writtenFilesOf(null)).toEqual({});
+  });
+
+  it('lets a later step\'s write of a path win, and sorts by path', () => {
+    expect(manifestOf([
+      { step: 'INSTALL_SERVICES', detail: { written: { '/etc/systemd/system/kubelet.service': A, '/etc/systemd/system/crio.service': A } } },
+      { step: 'APPLY_IGNITION', detail: { written: { '/etc/systemd/system/kubelet.service': B } } },
+      { step: 'START_KUBELET', detail: { other: true } },
+    ])).toEqual([
+      { path: '/etc/systemd/system/crio.service', sha256: A, step: 'INSTALL_SERVICES' },
+      { path: '/etc/systemd/system/kubelet.service', sha256: B, step: 'APPLY_IGNITION' },
+    ]);
+  });
+
+  it('calls drift only files found changed or gone, not those the inspection did not look at', () => {
+    const recorded = [{ path: '/a', sha256: A, step: 'APPLY_IGNITION' as const }, { path: '/b', sha256: A, step: 'APPLY_IGNITION' as const }, { path: '/c', sha256: A, step: 'APPLY_IGNITION' as const }];
+    expect(driftOf(recorded, new Map([['/a', A], ['/b', B]]))).toEqual([{ path: '/b', expected: A, found: B }]);
+    expect(driftOf(recorded, new Map([['/c', null]]))).toEqual([{ path: '/c', expected: A, found: null }]);
+  });
+
+  it('says DRIFTED before OUTDATED, and UNINSPECTED until a first inspection', () => {
+    const drift = [{ path: '/a', expected: A, found: null }];
+    expect(hostManifestState({ inspectedAt: new Date(), drift }, false)).toBe('DRIFTED');
+    expect(hostManifestState({ inspectedAt: new Date(), drift: [] }, false)).toBe('OUTDATED');
+    expect(hostManifestState({ inspectedAt: null, drift: [] }, true)).toBe('UNINSPECTED');
+    expect(hostManifestState({ inspectedAt: new Date(), drift: [] }, true)).toBe('CURRENT');
+  });
+});

@@ -1,0 +1,85 @@
+import type { InstallStep } from './install-steps';
+
+/**
+ * What a host runs, as its last install left it: every file the agent wrote (binaries, units,
+ * Ignition's files and units, kubelet's sysconfig) with its SHA-256, and the artifact set they came
+ * from. A step's SUCCEEDED event carries the files it wrote under `detail.written`
+ * ({@link WRITTEN_FILES_KEY}: path → SHA-256), so a run resumed at a later step still has the
+ * earlier steps' files in their own events.
+ */
+export const WRITTEN_FILES_KEY = 'written';
+
+/** path → lower-case hex SHA-256. */
+export type WrittenFiles = Readonly<Record<string, string>>;
+
+/** One file of a host's manifest, and the step that wrote it last. */
+export interface ManifestFile {
+  readonly path: string;
+  readonly sha256: string;
+  readonly step: InstallStep;
+}
+
+/** A recorded file that is not as recorded: changed (`found` is its hash now) or gone (`found` null). */
+export interface FileDrift {
+  readonly path: string;
+  readonly expected: string;
+  readonly found: string | null;
+}
+
+/**
+ * CURRENT: inspected, every file as recorded, on the cluster's artifact set. DRIFTED: the last
+ * inspection found files changed or gone. OUTDATED: installed from another set than the cluster's
+ * now. UNINSPECTED: recorded, not inspected since.
+ */
+export const HOST_MANIFEST_STATES = ['CURRENT', 'DRIFTED', 'OUTDATED', 'UNINSPECTED'] as const;
+export type HostManifestState = (typeof HOST_MANIFEST_STATES)[number];
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** An absolute path without `.`/`..` segments or control characters. */
+function isHostPath(path: string): boolean {
+  return path.startsWith('/') && path.length <= 4096 && !path.split('/').some((segment) => segment === '.' || segment === '..') && ![...path].some((char) => char < ' ' || char === '\x7f');
+}
+
+/** The files a step event's detail says the step wrote; entries that are no absolute path and hash are left out. */
+export function writtenFilesOf(detail: unknown): WrittenFiles {
+  const written = typeof detail === 'object' && detail !== null ? (detail as Record<string, unknown>)[WRITTEN_FILES_KEY] : undefined;
+  if (typeof written !== 'object' || written === null || Array.isArray(written)) {
+    return {};
+  }
+  const files: Record<string, string> = {};
+  for (const [path, sha256] of Object.entries(written)) {
+    if (isHostPath(path) && typeof sha256 === 'string' && SHA256_HEX.test(sha256)) {
+      files[path] = sha256;
+    }
+  }
+  return files;
+}
+
+/** The manifest from a run's steps in the order they succeeded: a later step's write of a path wins. */
+export function manifestOf(steps: ReadonlyArray<{ readonly step: InstallStep; readonly detail: unknown }>): ManifestFile[] {
+  const files = new Map<string, ManifestFile>();
+  for (const { step, detail } of steps) {
+    for (const [path, sha256] of Object.entries(writtenFilesOf(detail))) {
+      files.set(path, { path, sha256, step });
+    }
+  }
+  return [...files.values()].sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** The recorded files that are not as recorded, by what an inspection found (path → hash, null when gone). */
+export function driftOf(recorded: readonly ManifestFile[], found: ReadonlyMap<string, string | null>): FileDrift[] {
+  return recorded
+    .filter((file) => found.has(file.path) && found.get(file.path) !== file.sha256)
+    .map((file) => ({ path: file.path, expected: file.sha256, found: found.get(file.path) ?? null }));
+}
+
+/** The state of a host by its last inspection and whether its set is still the cluster's. */
+export function hostManifestState(manifest: { readonly inspectedAt: Date | string | null; readonly drift: readonly FileDrift[] }, onClusterSet: boolean): HostManifestState {
+  if (manifest.drift.length > 0) {
+    return 'DRIFTED';
+  }
+  if (!onClusterSet) {
+    return 'OUTDATED';
+  }
+  return manifest.inspectedAt === null ? 'UNINSPECTED' : 'CURRENT';
+}
