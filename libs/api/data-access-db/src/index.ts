@@ -1,6 +1,7 @@
 export * from './lib/entities/audit-log.entity';
 export * from './lib/entities/cluster.entity';
 export * from './lib/entities/csr-decision.entity';
+export * from './lib/entities/host-manifest.entity';
 export * from './lib/entities/install-run.entity';
 export * from './lib/entities/install-diagnostics.entity';
 export * from './lib/entities/install-run-notice.entity';
@@ -25,6 +26,7 @@ export * from './lib/node-batch.store';
 export * from './lib/run-event-log';
 export * from './lib/run.store';
 export * from './lib/install-run.store';
+export * from './lib/host-manifest.store';
 export * from './lib/removal-run.store';
 export * from './lib/cluster.store';
 export * from './lib/csr-decision.store';

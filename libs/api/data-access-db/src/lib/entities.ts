@@ -1,6 +1,7 @@
 import { AuditLogEntity } from './entities/audit-log.entity';
 import { ClusterEntity } from './entities/cluster.entity';
 import { CsrDecisionEntity } from './entities/csr-decision.entity';
+import { HostManifestEntity } from './entities/host-manifest.entity';
 import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity';
 import { InstallRunNoticeEntity } from './entities/install-run-notice.entity';
 import { InstallRunEntity } from './entities/install-run.entity';
@@ -20,4 +21,5 @@ export const ENTITIES = [
   InstallRunNoticeEntity,
   NodeBatchEntity,
   NodeGroupEntity, NodeGroupMemberEntity, AutoscalingActivityEntity,
+  HostManifestEntity,
 ];

@@ -24,6 +24,7 @@ import { NodeHealth1767510000000 } from './migrations/1767510000000-node-health'
 import { Remediation1767520000000 } from './migrations/1767520000000-remediation';
 import { RemovalHostWait1767530000000 } from './migrations/1767530000000-removal-host-wait';
 import { RemovalForceDrain1767540000000 } from './migrations/1767540000000-removal-force-drain';
+import { HostManifests1767550000000 } from './migrations/1767550000000-host-manifests';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   Remediation1767520000000,
   RemovalHostWait1767530000000,
   RemovalForceDrain1767540000000,
+  HostManifests1767550000000,
 ];

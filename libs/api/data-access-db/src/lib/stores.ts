@@ -3,6 +3,7 @@ import { AgentTokens } from './agent-tokens';
 import { ClusterStore } from './cluster.store';
 import { CsrDecisionStore } from './csr-decision.store';
 import { CsrInventory } from './csr-inventory';
+import { HostManifestStore } from './host-manifest.store';
 import { InstallRunNotices } from './install-run-notices';
 import { InstallRunStore } from './install-run.store';
 import { type LoginLimitStore, loginLimitStore } from './login-limit.store';
@@ -25,6 +26,7 @@ export interface Stores {
   readonly installRuns: InstallRunStore;
   readonly agentTokens: AgentTokens;
   readonly installRunNotices: InstallRunNotices;
+  readonly hostManifests: HostManifestStore;
   readonly csrDecisions: CsrDecisionStore;
   readonly csrInventory: CsrInventory;
   readonly removalRuns: RemovalRunStore;
@@ -44,6 +46,7 @@ export function createStores(dataSource: DataSource, options: { readonly onNodeC
     installRuns: new InstallRunStore(dataSource),
     agentTokens: new AgentTokens(dataSource),
     installRunNotices: new InstallRunNotices(dataSource),
+    hostManifests: new HostManifestStore(dataSource),
     csrDecisions: new CsrDecisionStore(dataSource),
     csrInventory: new CsrInventory(dataSource),
     removalRuns: new RemovalRunStore(dataSource),

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import { type AgentTokens, type InstallRunEntity, type InstallRunStore, type NodeStore, type RunEventCaps, reasonFields } from '@ccos/api/data-access-db';
+import { type AgentTokens, type HostManifestStore, type InstallRunEntity, type InstallRunStore, type NodeStore, type RunEventCaps, reasonFields } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
 import { describeStep } from '@ccos/shared/domain';
 import { bare, isMessageCode, type Message, type MessageParams, message } from '@ccos/shared/messages';
@@ -24,6 +24,7 @@ export class AgentReportService {
     private readonly probe: ClusterProbe,
     private readonly bus: EventBus,
     private readonly logger: Logger,
+    private readonly manifests: Pick<HostManifestStore, 'recordRun'>,
     private readonly observer: InstallObserver = UNOBSERVED_INSTALLS,
     private readonly caps: RunEventCaps = { ...DEFAULT_RUN_EVENT_CAPS, reserveEvents: STEP_EVENT_RESERVE, reserveBytes: STEP_EVENT_RESERVE_BYTES },
   ) {}
@@ -185,6 +186,8 @@ export class AgentReportService {
       await this.installs.finish(run, 'SUCCEEDED', null, null);
       await this.nodes.transition(node.id, 'NODE_READY', message('node.nodeReady'), { ready: true });
       this.logger.info({ runId: run.id }, 'install run succeeded');
+      const manifest = await this.manifests.recordRun(run, new Date());
+      this.logger.info({ runId: run.id, nodeId: run.nodeId, files: manifest?.files.length ?? 0 }, manifest ? 'recorded what the host runs' : 'the agent said nothing of the files it wrote: no manifest recorded');
     } else if (input.status === 'STARTED' || input.status === 'SUCCEEDED') {
       await this.nodes.updateWhile(node.id, 'INSTALLING', reasonFields(message(input.status === 'STARTED' ? 'node.stepRunning' : 'node.stepDone', { step: bare(title) })));
     } else if (input.status === 'PROGRESS' && input.step === 'START_KUBELET') {

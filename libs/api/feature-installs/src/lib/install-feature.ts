@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import type { AgentTokens, InstallRunNotices, InstallRunStore, NodeBatchStore, NodeStore } from '@ccos/api/data-access-db';
+import type { AgentTokens, HostManifestStore, InstallRunNotices, InstallRunStore, NodeBatchStore, NodeStore } from '@ccos/api/data-access-db';
 import type { AgentBinary } from '@ccos/api/data-access-hosts';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { EventBus } from '@ccos/api/util-graphql';
@@ -25,6 +25,8 @@ export interface InstallFeatureOptions {
   readonly nodes: NodeStore;
   readonly batches: NodeBatchStore;
   readonly tokens: AgentTokens;
+  /** Where a succeeded run's files are recorded as what its host runs. */
+  readonly hostManifests: Pick<HostManifestStore, 'recordRun'>;
   /** Each cluster's client, for the runs' bootstrap identities. */
   readonly connections: ClusterConnections;
   /** What the agent's START_KUBELET and JOIN_CLUSTER steps ask of the cluster (the Node cache and the CSR service). */
@@ -80,7 +82,7 @@ export function createInstallFeature(options: InstallFeatureOptions): InstallFea
   const agentControl = new SshAgentControl(options.ssh, options.secrets, options.agent, options.launch);
   const identities = new RunBootstrapIdentities(runs, { clientFor: async (clusterId) => (await options.connections.ensure(clusterId)).client }, options.bootstrapNamespace, logger);
   const service = new InstallService(runs, nodes, tokens, agentControl, identities, events, logger, options.runDeadlineMs, options.observer, {}, options.readiness);
-  const agentReports = new AgentReportService(runs, tokens, nodes, service, options.cluster, events, logger, options.observer, {
+  const agentReports = new AgentReportService(runs, tokens, nodes, service, options.cluster, events, logger, options.hostManifests, options.observer, {
     ...options.eventCaps,
     reserveEvents: STEP_EVENT_RESERVE,
     reserveBytes: STEP_EVENT_RESERVE_BYTES,

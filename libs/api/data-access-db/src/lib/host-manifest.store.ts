@@ -1,0 +1,67 @@
+import type { DataSource, Repository } from 'typeorm';
+import { type FileDrift, manifestOf } from '@ccos/shared/domain';
+import type { CodedText } from '@ccos/shared/messages';
+import { HostManifestEntity } from './entities/host-manifest.entity';
+import { StepEventEntity } from './entities/step-event.entity';
+import { isUuid } from './node.store';
+
+/** What an inspection of a host found: the files not as recorded, or why it could not look. */
+export type HostInspection =
+  | { readonly inspectedAt: Date; readonly drift: readonly FileDrift[] }
+  | { readonly inspectedAt: Date; readonly problem: CodedText };
+
+/** `host_manifests`: what each node's host runs, recorded from its install runs' step events. */
+export class HostManifestStore {
+  private readonly manifests: Repository<HostManifestEntity>;
+  private readonly events: Repository<StepEventEntity>;
+
+  constructor(dataSource: DataSource) {
+    this.manifests = dataSource.getRepository(HostManifestEntity);
+    this.events = dataSource.getRepository(StepEventEntity);
+  }
+
+  /**
+   * Records what a succeeded run left on its host, from its steps' SUCCEEDED events in the order
+   * they came (a resumed run's earlier steps are in its earlier events). It replaces the node's
+   * manifest and forgets the last inspection, which was of what an earlier run wrote. Null (and
+   * nothing recorded) when no step said what it wrote: an agent from before manifests.
+   */
+  async recordRun(run: { readonly id: string; readonly nodeId: string }, recordedAt: Date): Promise<HostManifestEntity | null> {
+    const succeeded = await this.events.find({ where: { runId: run.id, status: 'SUCCEEDED' }, order: { seq: 'ASC' }, select: { step: true, detail: true } });
+    const files = manifestOf(succeeded.map((event) => ({ step: event.step, detail: event.detail })));
+    if (files.length === 0) {
+      return null;
+    }
+    const binaries = succeeded.findLast((event) => event.step === 'DOWNLOAD_BINARIES')?.detail ?? {};
+    const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+    const manifest = this.manifests.create({
+      nodeId: run.nodeId,
+      runId: run.id,
+      recordedAt,
+      artifactSetVersion: text(binaries['manifestVersion']),
+      artifactManifestSha256: text(binaries['manifestSha256']),
+      files,
+      inspectedAt: null,
+      drift: [],
+      inspectionProblem: null,
+    });
+    await this.manifests.upsert(manifest, ['nodeId']);
+    return manifest;
+  }
+
+  find(nodeId: string): Promise<HostManifestEntity | null> {
+    return isUuid(nodeId) ? this.manifests.findOneBy({ nodeId }) : Promise.resolve(null);
+  }
+
+  /**
+   * Keeps what an inspection found. One that could not look at the host keeps the drift found
+   * before (it is not known to be gone) beside the problem.
+   */
+  async saveInspection(nodeId: string, inspection: HostInspection): Promise<HostManifestEntity | null> {
+    const found = 'problem' in inspection
+      ? { inspectedAt: inspection.inspectedAt, inspectionProblem: inspection.problem }
+      : { inspectedAt: inspection.inspectedAt, drift: [...inspection.drift], inspectionProblem: null };
+    await this.manifests.update({ nodeId }, found);
+    return this.find(nodeId);
+  }
+}
