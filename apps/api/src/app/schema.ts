@@ -20,6 +20,7 @@ import { AuditLogResolver, type AuthFeature, AuthResolver, SessionResolver, User
 import { type AutoscalerConnections, type AutoscalingFeature, NodeGroupResolver } from '@ccos/api/feature-autoscaling';
 import { ClusterCheckResolver, type ClusterFeature, ClusterResolver } from '@ccos/api/feature-clusters';
 import { type CsrFeature, CsrResolver } from '@ccos/api/feature-csrs';
+import { HostManifestResolver } from '@ccos/api/feature-fleet';
 import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver, InstallRunResolver } from '@ccos/api/feature-installs';
 import { type FailedJobs, JobsResolver } from '@ccos/api/feature-jobs';
 import { HostCleanupResolver, NodeBatchResolver, type NodeFeature, NodeResolver } from '@ccos/api/feature-nodes';
@@ -54,6 +55,8 @@ export interface ApiServices {
   readonly jobs: FailedJobs;
   /** Remediation policies and holds (feature-remediation builds it with its remediator). */
   readonly remediation: RemediationResolver;
+  /** What hosts run and their drift (feature-fleet builds it with its inspector). */
+  readonly hostManifests: HostManifestResolver;
 }
 
 /**
@@ -83,6 +86,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [NodeGroupResolver, new NodeGroupResolver(autoscaling.groups, services.autoscalerConnections)],
     [JobsResolver, new JobsResolver(services.jobs)],
     [RemediationResolver, services.remediation],
+    [HostManifestResolver, services.hostManifests],
   ];
   const instances = new Map<unknown, object>(resolvers);
   const container: ContainerType = {

@@ -9,6 +9,7 @@ import { createAuthFeature } from '@ccos/api/feature-auth';
 import { createAutoscalingFeature } from '@ccos/api/feature-autoscaling';
 import { createClusterFeature } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
+import { createFleetFeature } from '@ccos/api/feature-fleet';
 import { createInstallFeature } from '@ccos/api/feature-installs';
 import { type NodeFeature, createNodeFeature } from '@ccos/api/feature-nodes';
 import { createRemediationFeature } from '@ccos/api/feature-remediation';
@@ -203,6 +204,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       nodes: nodeStore,
       batches: stores.nodeBatches,
       tokens: agentTokens,
+      hostManifests: stores.hostManifests,
       connections,
       cluster,
       ssh: sshPool,
@@ -283,6 +285,17 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger,
       observer: metrics.domain.remediationObserver,
     });
+    const fleet = createFleetFeature({
+      nodes: nodeStore,
+      manifests: stores.hostManifests,
+      ssh: sshPool,
+      secrets,
+      jobs,
+      clusterSetSha256: (clusterId) => artifacts.manifestSha256(clusterId),
+      intervalMs: config.hostInspectionIntervalSeconds * 1000,
+      clock: new SystemClock(),
+      logger,
+    });
     const autoscaling = createAutoscalingFeature({
       nodeGroups: stores.nodeGroups,
       clusters: stores.clusters,
@@ -347,6 +360,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       events,
       jobs,
       remediation: remediation.resolver,
+      hostManifests: fleet.resolver,
     });
     const http = await startHttpServer({
       port: config.port,
@@ -404,6 +418,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     stack.push({ name: 'job workers', stop: () => jobs.stopWorkers() });
     remediation.start();
     stack.push({ name: 'remediation', stop: async () => remediation.stop() });
+    fleet.start();
+    stack.push({ name: 'host inspections', stop: async () => fleet.stop() });
     startJobWorkers(jobs, nodes, logger).catch((error: unknown) => logger.error({ err: error, component: 'jobs' }, 'the job workers could not start'));
     const agentsUrl = agents?.httpsUrl ?? null;
     const metricsUrl = metricsListener?.url ?? null;

@@ -109,3 +109,52 @@ async function readBackSha256(session: SshSession, path: string): Promise<string
   });
   return hash.digest('hex');
 }
+
+/**
+ * One line per file, in order: its SHA-256, `missing`, or `unreadable`; `no-tool` alone when the
+ * host has neither openssl nor sha256sum. Each file is read through a redirect, as in SHA256.
+ */
+const SHA256_EACH = defineScript('sha256-each', [
+  'if command -v openssl >/dev/null 2>&1; then tool=openssl; elif command -v sha256sum >/dev/null 2>&1; then tool=sha256sum; else echo no-tool; exit 4; fi',
+  'for f in "$@"; do',
+  '  if [ ! -e "$f" ]; then echo missing',
+  '  elif [ ! -f "$f" ] || [ ! -r "$f" ]; then echo unreadable',
+  '  elif [ "$tool" = openssl ] && out=$(openssl dgst -sha256 -r < "$f" 2>/dev/null); then echo "${out%% *}"',
+  '  elif out=$(sha256sum < "$f" 2>/dev/null); then echo "${out%% *}"',
+  '  else echo unreadable; fi',
+  'done',
+].join('\n'));
+
+/**
+ * SHA-256 of many remote files in one exec: path → hash, or null for a file that is not there.
+ * Throws (naming the file) when one is there but cannot be read, and when the host has no tool
+ * to hash with.
+ */
+export async function remoteSha256s(session: SshSession, paths: readonly string[], options: { readonly sudo?: boolean; readonly timeoutMs?: number } = {}): Promise<Map<string, string | null>> {
+  const found = new Map<string, string | null>();
+  if (paths.length === 0) {
+    return found;
+  }
+  const result = await session.runScript(SHA256_EACH, paths, { sudo: options.sudo ?? session.sudo, timeoutMs: options.timeoutMs ?? 120_000, tailBytes: paths.length * 80 + 4096 });
+  const lines = result.stdout.split('\n').filter((line) => line !== '');
+  if (lines[0] === 'no-tool') {
+    throw remoteFailed(session.endpoint, 'Hashing the recorded files', 'the host has neither openssl nor sha256sum. Install coreutils on the host.');
+  }
+  if (result.exitCode !== 0 || lines.length !== paths.length) {
+    throw remoteFailed(session.endpoint, 'Hashing the recorded files',
+      `exit ${result.exitCode ?? result.signal ?? 'unknown'}${result.timedOut ? ' (timed out)' : ''}, ${lines.length} of ${paths.length} answers: ${result.stderr.trim().slice(-300) || 'no output'}`);
+  }
+  paths.forEach((path, index) => {
+    const line = lines[index] ?? '';
+    if (line === 'unreadable') {
+      throw remoteFailed(session.endpoint, `Checking ${path}`, 'the file is not readable by the SSH user (use sudo).');
+    }
+    found.set(path, line === 'missing' ? null : line);
+  });
+  for (const hash of found.values()) {
+    if (hash !== null && !/^[0-9a-f]{64}$/.test(hash)) {
+      throw remoteFailed(session.endpoint, 'Hashing the recorded files', `an answer is not a SHA-256: ${hash.slice(0, 80)}`);
+    }
+  }
+  return found;
+}

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { type Connection, Server as SshServer, type ServerChannel } from 'ssh2';
 import { parseableEd25519KeyPair } from './ed25519-key-pair';
@@ -34,4 +35,25 @@ export async function startPlayedSshHost(play: PlayedExec, password?: string): P
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * An in-process SSH server whose execs run in this machine's own `sh`, as the SSH user's shell on
+ * a host would run them: for specs of remote scripts against real files in a temporary folder.
+ */
+export function startLocalShellHost(password?: string): Promise<PlayedSshHost> {
+  return startPlayedSshHost((command, channel) => {
+    const shell = spawn('sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'] });
+    shell.stdout.pipe(channel, { end: false });
+    shell.stderr.pipe(channel.stderr, { end: false });
+    channel.pipe(shell.stdin);
+    shell.on('close', (code, signal) => {
+      if (code !== null) {
+        channel.exit(code);
+      } else {
+        channel.exit((signal ?? 'SIGKILL').replace(/^SIG/, ''));
+      }
+      channel.end();
+    });
+  }, password);
 }

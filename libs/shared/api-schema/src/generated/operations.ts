@@ -234,6 +234,13 @@ export type HealthState =
   | 'UNHEALTHY'
   | 'UNKNOWN';
 
+/** CURRENT: inspected, every recorded file as the install left it, on the cluster's artifact set. DRIFTED: the last inspection found files changed or gone. OUTDATED: installed from another artifact set than the cluster's now. UNINSPECTED: recorded, not inspected since. */
+export type HostManifestState =
+  | 'CURRENT'
+  | 'DRIFTED'
+  | 'OUTDATED'
+  | 'UNINSPECTED';
+
 export type InstallRunStatus =
   | 'CANCELLED'
   | 'FAILED'
@@ -426,12 +433,12 @@ export type RemoveNodeInput = {
 };
 
 export type ReportStepInput = {
-  /** At most 16384 bytes as JSON. */
+  /** At most 49152 bytes as JSON. */
   detail?: InputMaybe<Scalars['JSONObject']['input']>;
   message?: InputMaybe<Scalars['String']['input']>;
   /** The code of `message` in the message catalogue (libs/shared/messages); unknown codes are stored as plain text. */
   messageCode?: InputMaybe<Scalars['String']['input']>;
-  /** The parameters of messageCode; at most 16384 bytes as JSON. */
+  /** The parameters of messageCode; at most 49152 bytes as JSON. */
   messageParams?: InputMaybe<Scalars['JSONObject']['input']>;
   /** When it happened, by the agent's clock. */
   occurredAt: Scalars['DateTimeISO']['input'];

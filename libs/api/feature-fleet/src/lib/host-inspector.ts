@@ -1,0 +1,162 @@
+import type { Logger } from 'pino';
+import { type HostManifestEntity, type HostManifestStore, type JobRegistry, type NodeEntity, type NodeStore, hostQueue } from '@ccos/api/data-access-db';
+import { sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
+import { type SshPool, isSshError, remoteSha256s } from '@ccos/api/data-access-ssh';
+import { PreconditionError } from '@ccos/api/util-graphql';
+import type { SecretBox } from '@ccos/api/util-secrets';
+import { type FileDrift, type HostManifestState, type ManifestFile, driftOf, hostManifestState } from '@ccos/shared/domain';
+import { type CodedText, message } from '@ccos/shared/messages';
+import type { Clock } from '@ccos/shared/util-timing';
+
+/** The durable job that inspects one node's host (payload: its id). */
+export const INSPECT_TASK = 'node.inspect-host';
+
+/** Nodes whose hosts the periodic inspection looks at: joined ones the service installed. */
+const INSPECTED_STATUSES = ['JOINED', 'DRAIN_FAILED'] as const;
+const INSPECT_TIMEOUT_MS = 120_000;
+
+/** What a host runs and what its last inspection found, as the API shows it. */
+export interface HostManifestView {
+  readonly nodeId: string;
+  readonly runId: string;
+  readonly recordedAt: Date;
+  readonly artifactSetVersion: string | null;
+  /** False when the cluster's artifact set is another than the one the host was installed from. */
+  readonly onClusterSet: boolean;
+  readonly state: HostManifestState;
+  readonly files: readonly ManifestFile[];
+  readonly inspectedAt: Date | null;
+  readonly drift: readonly FileDrift[];
+  readonly inspectionProblem: CodedText | null;
+}
+
+export interface HostInspectorOptions {
+  readonly nodes: NodeStore;
+  readonly manifests: HostManifestStore;
+  readonly ssh: SshPool;
+  readonly secrets: SecretBox;
+  readonly jobs: JobRegistry;
+  /** SHA-256 of the artifact manifest the cluster's installs get now; null when it has none. */
+  readonly clusterSetSha256: (clusterId: string) => Promise<string | null>;
+  /** How often every joined node's host is inspected; 0 turns the periodic inspection off. */
+  readonly intervalMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * Drift: the files a host's last install wrote, hashed again on the host (one exec over SSH for
+ * all of them, host key pinned) and compared with what the install recorded. An operator inspects
+ * one node at once; every `intervalMs` one job per joined node on its host's queue does the same.
+ * A host that cannot be reached is a finding (the problem is kept beside the drift found before),
+ * not a failure.
+ */
+export class HostInspector {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: HostInspectorOptions) {
+    options.jobs.register(INSPECT_TASK, async (payload) => void (await this.inspectIfMember(String(payload['nodeId']))));
+  }
+
+  start(): void {
+    if (this.options.intervalMs <= 0) {
+      return;
+    }
+    this.timer = setInterval(() => {
+      this.queueAll().catch((error: unknown) => this.options.logger.warn({ err: error, component: 'host-inspector' }, 'could not queue the hosts\' inspections'));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  /** Queues an inspection of every joined node's host that has a manifest; their number. */
+  async queueAll(): Promise<number> {
+    let queued = 0;
+    for (const status of INSPECTED_STATUSES) {
+      for (const node of await this.options.nodes.withStatus(status)) {
+        if (node.sshCredentialsSealed && node.ip && (await this.options.manifests.find(node.id))) {
+          await this.options.jobs.enqueue(INSPECT_TASK, { nodeId: node.id, clusterId: node.clusterId, hostname: node.hostname }, {
+            key: `${INSPECT_TASK}:${node.id}`,
+            queue: hostQueue(node.ip),
+            maxAttempts: 1,
+          });
+          queued += 1;
+        }
+      }
+    }
+    return queued;
+  }
+
+  /** What the node's host runs, with its state now; null when no install recorded it. */
+  async view(nodeId: string): Promise<HostManifestView | null> {
+    const node = await this.options.nodes.get(nodeId);
+    const manifest = await this.options.manifests.find(node.id);
+    return manifest ? this.viewOf(node, manifest) : null;
+  }
+
+  /** Hashes the recorded files on the host now and keeps what that found. */
+  async inspect(nodeId: string): Promise<HostManifestView> {
+    const node = await this.options.nodes.get(nodeId);
+    const manifest = await this.options.manifests.find(node.id);
+    if (!manifest) {
+      throw new PreconditionError(message('hostManifest.none', { hostname: node.hostname }));
+    }
+    if (!node.sshCredentialsSealed || !node.ip) {
+      throw new PreconditionError(message('hostManifest.noAccess', { hostname: node.hostname }));
+    }
+    const inspectedAt = new Date(this.options.clock.now());
+    let saved: HostManifestEntity | null;
+    try {
+      const found = await this.options.ssh.run(sshTargetOf(node, this.options.secrets), (session) =>
+        remoteSha256s(session, manifest.files.map((file) => file.path), { timeoutMs: INSPECT_TIMEOUT_MS }),
+      );
+      const drift = driftOf(manifest.files, found);
+      saved = await this.options.manifests.saveInspection(node.id, { inspectedAt, drift });
+      if (drift.length !== manifest.drift.length || drift.some((file, index) => manifest.drift[index]?.path !== file.path || manifest.drift[index]?.found !== file.found)) {
+        this.options.logger.warn({ nodeId: node.id, host: node.ip, drifted: drift.map((file) => file.path) }, drift.length > 0 ? 'files on a node\'s host are not as its install left them' : 'every recorded file on the node\'s host is as its install left it again');
+      }
+    } catch (error) {
+      const problem = sshFailureOutcome(error)?.reason ?? (isSshError(error) ? message('hostManifest.inspectFailed', { detail: error.message }) : null);
+      if (problem === null) {
+        throw error;
+      }
+      saved = await this.options.manifests.saveInspection(node.id, { inspectedAt, problem });
+    }
+    if (!saved) {
+      // The node's record went while its host was inspected.
+      throw new PreconditionError(message('hostManifest.none', { hostname: node.hostname }));
+    }
+    return this.viewOf(node, saved);
+  }
+
+  private async inspectIfMember(nodeId: string): Promise<void> {
+    const node = await this.options.nodes.find(nodeId);
+    if (node && (INSPECTED_STATUSES as readonly string[]).includes(node.status) && node.sshCredentialsSealed && node.ip && (await this.options.manifests.find(nodeId))) {
+      await this.inspect(nodeId);
+    }
+  }
+
+  private async viewOf(node: NodeEntity, manifest: HostManifestEntity): Promise<HostManifestView> {
+    const clusterSet = manifest.artifactManifestSha256 === null ? null : await this.options.clusterSetSha256(node.clusterId).catch(() => null);
+    // Unknown on either side (an older record, a cluster without a set now) is not called outdated.
+    const onClusterSet = clusterSet === null || manifest.artifactManifestSha256 === null || clusterSet === manifest.artifactManifestSha256;
+    return {
+      nodeId: node.id,
+      runId: manifest.runId,
+      recordedAt: manifest.recordedAt,
+      artifactSetVersion: manifest.artifactSetVersion,
+      onClusterSet,
+      state: hostManifestState(manifest, onClusterSet),
+      files: manifest.files,
+      inspectedAt: manifest.inspectedAt,
+      drift: manifest.drift,
+      inspectionProblem: manifest.inspectionProblem,
+    };
+  }
+}

@@ -1,0 +1,90 @@
+import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { InstallStepEnum, MessageCodeField, MessageParamsField, codedFields, enumOf } from '@ccos/api/util-graphql';
+import { HOST_MANIFEST_STATES, type HostManifestState, type InstallStep } from '@ccos/shared/domain';
+import type { HostManifestView } from './host-inspector';
+
+export const HostManifestStateEnum = enumOf(HOST_MANIFEST_STATES);
+registerEnumType(HostManifestStateEnum, {
+  name: 'HostManifestState',
+  description: 'CURRENT: inspected, every recorded file as the install left it, on the cluster\'s artifact set. DRIFTED: the last inspection found files changed or gone. '
+    + 'OUTDATED: installed from another artifact set than the cluster\'s now. UNINSPECTED: recorded, not inspected since.',
+});
+
+@ObjectType('ManifestFile', { simpleResolvers: true, description: 'A file the agent wrote on the host.' })
+export class ManifestFileType {
+  @Field(() => String)
+  path!: string;
+
+  @Field(() => String, { description: 'Lower-case hex.' })
+  sha256!: string;
+
+  @Field(() => InstallStepEnum, { description: 'The install step that wrote it last.' })
+  step!: InstallStep;
+}
+
+@ObjectType('FileDrift', { simpleResolvers: true, description: 'A recorded file that is not as the install left it.' })
+export class FileDriftType {
+  @Field(() => String)
+  path!: string;
+
+  @Field(() => String, { description: 'SHA-256 the install recorded.' })
+  expected!: string;
+
+  @Field(() => String, { nullable: true, description: 'SHA-256 found on the host; null when the file is gone.' })
+  found!: string | null;
+}
+
+@ObjectType('HostManifest', { simpleResolvers: true, description: 'What a node\'s host runs by its last successful install, and what the last inspection of the host found.' })
+export class HostManifestType {
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => ID, { description: 'The install run that wrote the files.' })
+  runId!: string;
+
+  @Field(() => GraphQLISODateTime)
+  recordedAt!: Date;
+
+  @Field(() => String, { nullable: true, description: 'The version of the artifact set the host was installed from.' })
+  artifactSetVersion!: string | null;
+
+  @Field(() => Boolean, { description: 'False when the cluster\'s installs now get another artifact set than the one this host was installed from.' })
+  onClusterSet!: boolean;
+
+  @Field(() => HostManifestStateEnum)
+  state!: HostManifestState;
+
+  @Field(() => [ManifestFileType])
+  files!: ManifestFileType[];
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the host was last inspected (or tried); null if never since the install.' })
+  inspectedAt!: Date | null;
+
+  @Field(() => [FileDriftType], { description: 'What the last inspection that reached the host found changed or gone.' })
+  drift!: FileDriftType[];
+
+  @Field(() => String, { nullable: true, description: 'Why the last inspection could not look at the host; the drift shown is from the one before.' })
+  inspectionProblem!: string | null;
+
+  @MessageCodeField('inspectionProblem')
+  inspectionProblemCode!: string | null;
+
+  @MessageParamsField('inspectionProblem')
+  inspectionProblemParams!: Record<string, unknown> | null;
+}
+
+export function toHostManifestType(view: HostManifestView): HostManifestType {
+  return {
+    nodeId: view.nodeId,
+    runId: view.runId,
+    recordedAt: view.recordedAt,
+    artifactSetVersion: view.artifactSetVersion,
+    onClusterSet: view.onClusterSet,
+    state: view.state,
+    files: view.files.map((file) => ({ ...file })),
+    inspectedAt: view.inspectedAt,
+    drift: view.drift.map((file) => ({ ...file })),
+    inspectionProblem: view.inspectionProblem?.message ?? null,
+    ...codedFields('inspectionProblem', view.inspectionProblem),
+  };
+}
