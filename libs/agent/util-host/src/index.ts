@@ -4,7 +4,7 @@ export {
   MAX_CAPTURED_BYTES, NodeExecutor, describeExit, exitMessage, formatCommand, succeeded,
   type CommandResult, type Executor, type RunOptions,
 } from './lib/executor';
-export { NodeFileSystem, type FileSink, type FileSystem, type PathInfo, type WriteOptions } from './lib/file-system';
+export { NodeFileSystem, sha256Of, type FileSink, type FileSystem, type PathInfo, type WriteOptions } from './lib/file-system';
 export { HttpError, NodeHttp, isTlsErrorCode, readBody, type Http, type HttpRequest, type HttpResponse } from './lib/http';
 export { CERT_NOT_PINNED, publicKeySha256, type TlsPin } from './lib/tls-pin';
 export { isJsonObject, type JsonObject, type JsonPrimitive, type JsonValue } from './lib/json';

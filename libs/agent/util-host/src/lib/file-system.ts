@@ -55,6 +55,11 @@ export interface FileSystem {
   sha256(path: string): Promise<string>;
 }
 
+/** Hex SHA-256 of contents in memory (a string as UTF-8, as it is written). */
+export function sha256Of(contents: string | Uint8Array): string {
+  return createHash('sha256').update(contents).digest('hex');
+}
+
 /** Bytes an append sink gathers before it writes them. */
 const APPEND_BATCH_BYTES = 1024 * 1024;
 

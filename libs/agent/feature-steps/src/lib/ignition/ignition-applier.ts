@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { describeExit, succeeded, type CommandResult, type Executor, type FileSystem, type JsonObject } from '@ccos/agent/util-host';
+import { describeExit, sha256Of, succeeded, type CommandResult, type Executor, type FileSystem, type JsonObject } from '@ccos/agent/util-host';
 import { HOST_PATHS } from '../host-paths';
 import type { IgnitionPlan, Ownership } from './ignition-config';
 
@@ -189,10 +188,6 @@ export async function applyIgnitionPlan(plan: IgnitionPlan, fs: FileSystem, exec
     }
   }
   return { directories, files, links, units, written };
-}
-
-export function sha256Of(contents: string | Buffer): string {
-  return createHash('sha256').update(contents).digest('hex');
 }
 
 async function writeIfChanged(fs: FileSystem, path: string, contents: string): Promise<boolean> {

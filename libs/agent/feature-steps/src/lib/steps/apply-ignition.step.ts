@@ -1,9 +1,9 @@
-import { type JsonObject } from '@ccos/agent/util-host';
+import { sha256Of, type JsonObject } from '@ccos/agent/util-host';
 import { WRITTEN_FILES_KEY } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
 import type { AgentConfig } from '../agent-config';
 import { HOST_PATHS } from '../host-paths';
-import { ApplyError, applyIgnitionPlan, sha256Of } from '../ignition/ignition-applier';
+import { ApplyError, applyIgnitionPlan } from '../ignition/ignition-applier';
 import { IgnitionError, planIgnition } from '../ignition/ignition-config';
 import { kubeletExtraArgs, kubeletSysconfig, refusedKubeletLabels } from '../ignition/kubelet-extra-args';
 import { fetchWorkerConfig } from '../ignition/machine-config-fetch';

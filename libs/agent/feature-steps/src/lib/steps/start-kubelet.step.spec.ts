@@ -169,6 +169,9 @@ describe('START_KUBELET with the run\'s bootstrap identity', () => {
     ]);
     expect(h.progress[0]?.message).toBe('kubelet bootstraps with this run\'s own identity (/etc/kubernetes/kubeconfig)');
     expect(JSON.stringify(h.progress)).not.toContain(RUN_TOKEN);
+    // What the host runs now: the rewritten file's hash, never its token.
+    expect(result.ok ? result.detail?.['written'] : null).toEqual({ '/etc/kubernetes/kubeconfig': await h.fs.sha256('/etc/kubernetes/kubeconfig') });
+    expect(JSON.stringify(result)).not.toContain(RUN_TOKEN);
   });
 
   it('fails before starting kubelet when kubelet.service names no bootstrap kubeconfig', async () => {

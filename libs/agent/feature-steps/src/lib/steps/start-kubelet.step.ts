@@ -1,10 +1,10 @@
 import { isUnauthenticated, type AgentRun } from '@ccos/agent/data-access-api';
-import { describeExit, exitMessage, succeeded, tailText, type CommandResult } from '@ccos/agent/util-host';
-import { describeStep } from '@ccos/shared/domain';
+import { describeExit, exitMessage, sha256Of, succeeded, tailText, type CommandResult } from '@ccos/agent/util-host';
+import { WRITTEN_FILES_KEY, describeStep } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { diagnose } from '../failure-codes';
 import { BootstrapKubeconfigError, bootstrapKubeconfigPath, withBootstrapToken } from '../kubelet/bootstrap-kubeconfig';
-import { failure, progressOf, success, withEvidence, type StepContext, type StepHandler, type StepResult } from '../step-handler';
+import { failure, progressOf, success, withEvidence, type StepContext, type StepFailure, type StepHandler, type StepResult } from '../step-handler';
 
 /** How often the service is asked about the Node. */
 export const POLL_INTERVAL_MS = 2_000;
@@ -58,11 +58,13 @@ export class StartKubeletStep implements StepHandler {
 
   async run(ctx: StepContext): Promise<StepResult> {
     const token = ctx.config.kubeletBootstrapToken;
+    const written: Record<string, string> = {};
     if (token !== null) {
       const handed = await this.handBootstrapIdentity(ctx, token);
-      if (handed !== null) {
+      if ('ok' in handed) {
         return handed;
       }
+      written[handed.path] = handed.sha256;
     }
     const commands = token === null ? [['systemctl', 'enable', '--now', 'kubelet']] : [['systemctl', 'enable', 'kubelet'], ['systemctl', 'restart', 'kubelet']];
     for (const argv of commands) {
@@ -107,6 +109,7 @@ export class StartKubeletStep implements StepHandler {
           nodeName: lastRun?.nodeName ?? ctx.config.nodeName,
           waitedSeconds: Math.round((ctx.clock.monotonic() - begin) / 1000),
           pendingCsrNames: [...(lastRun?.pendingCsrNames ?? [])],
+          [WRITTEN_FILES_KEY]: written,
         });
       }
       const elapsed = ctx.clock.monotonic() - begin;
@@ -138,8 +141,8 @@ export class StartKubeletStep implements StepHandler {
     }
   }
 
-  /** Writes the run's token into kubelet's bootstrap kubeconfig; a failure result when it cannot. */
-  private async handBootstrapIdentity(ctx: StepContext, token: string): Promise<StepResult | null> {
+  /** Writes the run's token into kubelet's bootstrap kubeconfig: the file and its new SHA-256, or a failure result when it cannot. */
+  private async handBootstrapIdentity(ctx: StepContext, token: string): Promise<StepFailure | { readonly path: string; readonly sha256: string }> {
     const hint = message('agent.kubelet.identity.hint');
     const unit = await ctx.exec.run(['systemctl', 'cat', 'kubelet'], { timeoutMs: 30_000 });
     if (!succeeded(unit)) {
@@ -164,7 +167,7 @@ export class StartKubeletStep implements StepHandler {
     }
     await ctx.fs.writeFileAtomic(path, updated, { mode: 0o600, sync: true });
     await ctx.progress({ ...progressOf(message('agent.kubelet.ownIdentity', { path })), progress: 5, detail: { bootstrapKubeconfig: path } });
-    return null;
+    return { path, sha256: sha256Of(updated) };
   }
 
   private async kubeletState(ctx: StepContext): Promise<{ active: string; dead: boolean; restarts: number | null }> {
