@@ -21,6 +21,17 @@ interface ClusterSet {
   complete: boolean;
 }
 
+const MANIFEST = 'state onClusterSet artifactSetVersion files { path sha256 step } drift { path expected found } inspectionProblem';
+
+interface HostManifest {
+  state: string;
+  onClusterSet: boolean;
+  artifactSetVersion: string | null;
+  files: Array<{ path: string; sha256: string; step: string }>;
+  drift: Array<{ path: string; expected: string; found: string | null }>;
+  inspectionProblem: string | null;
+}
+
 interface StoredSet {
   version: string;
   artifacts: number;
@@ -45,6 +56,12 @@ describe('artifact sets: import, refuse, install', () => {
 
   const clusterSet = async () => (await world.gql<{ clusterArtifactSet: ClusterSet }>(CLUSTER_SET, { c: world.clusterId })).data?.clusterArtifactSet;
   const storedSets = async () => (await world.gql<{ artifactSets: StoredSet[] }>(SETS)).data?.artifactSets ?? [];
+  const hostManifest = async () => (await world.gql<{ hostManifest: HostManifest | null }>(`query($n: ID!) { hostManifest(nodeId: $n) { ${MANIFEST} } }`, { n: nodeId })).data?.hostManifest;
+  const inspect = async () => {
+    const inspected = await world.gql<{ inspectNode: HostManifest }>(`mutation($n: ID!) { inspectNode(nodeId: $n) { ${MANIFEST} } }`, { n: nodeId });
+    expect(inspected.errors).toBeUndefined();
+    return inspected.data?.inspectNode;
+  };
 
   /** A copy of the release folder, changed by `change`, packed as a tar archive. */
   async function tarOf(name: string, change: (dir: string) => Promise<void>, extraTarArgs: string[] = []): Promise<Buffer> {
@@ -150,6 +167,36 @@ describe('artifact sets: import, refuse, install', () => {
     expect(settled.status).toBe('JOINED');
     const config = JSON.parse((await world.lab.exec('h1', ['cat', `/opt/ccos-scaler/runs/${runId}/config.json`])).stdout) as { artifactManifestSha256: string };
     expect(config.artifactManifestSha256).toBe(stored?.manifestSha256);
+  });
+
+  it('records what the host runs; a unit edited by hand is DRIFTED, naming the file, until restored; another set for the cluster makes it OUTDATED', async () => {
+    const unit = '/etc/systemd/system/ccos-node-init.service';
+    const onHost = async (path: string) => (await world.lab.exec('h1', ['sha256sum', path])).stdout.split(' ')[0];
+    const recorded = await hostManifest();
+    expect(recorded).toMatchObject({ state: 'UNINSPECTED', onClusterSet: true, artifactSetVersion: clusterVersion, drift: [] });
+    const paths = recorded?.files.map((file) => file.path) ?? [];
+    expect(paths).toEqual(expect.arrayContaining(['/usr/local/bin/kubelet', unit, '/etc/systemd/system/kubelet.service', '/etc/sysconfig/kubelet', '/etc/kubernetes/kubeconfig']));
+    for (const file of recorded?.files ?? []) {
+      expect(await onHost(file.path), file.path).toBe(file.sha256);
+    }
+    expect(recorded?.files.find((file) => file.path === '/etc/systemd/system/kubelet.service')?.step).toBe('APPLY_IGNITION');
+
+    expect((await inspect())?.state).toBe('CURRENT');
+    await world.lab.exec('h1', ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);
+    const drifted = await inspect();
+    expect(drifted).toMatchObject({ state: 'DRIFTED', drift: [{ path: unit, expected: recorded?.files.find((file) => file.path === unit)?.sha256, found: await onHost(unit) }] });
+    await world.lab.exec('h1', ['sed', '-i', '$d', unit]);
+    expect(await inspect()).toMatchObject({ state: 'CURRENT', drift: [] });
+
+    const next = await upload(await tarOf('next', async (dir) => {
+      const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+      await writeFile(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, version: '9.9.9' }));
+    }));
+    expect(next.status).toBe(201);
+    await world.gql('mutation($c: ID!, $v: String) { setClusterArtifactVersion(clusterId: $c, version: $v) { version } }', { c: world.clusterId, v: '9.9.9' });
+    expect(await hostManifest()).toMatchObject({ state: 'OUTDATED', onClusterSet: false });
+    await world.gql('mutation($c: ID!) { setClusterArtifactVersion(clusterId: $c, version: null) { version } }', { c: world.clusterId });
+    expect(await hostManifest()).toMatchObject({ state: 'CURRENT', onClusterSet: true });
   });
 
   it('an override to a release without a set refuses installs again; clearing it follows the cluster', async () => {
