@@ -320,6 +320,26 @@ describe('ccos-scaler CLI', () => {
     expect(watched.stdout).toContain('预检：已开始');
   });
 
+  it('inspects what the joined host runs: CURRENT (exit 0); a unit edited by hand names the file, in English and in Chinese (exit 1)', async () => {
+    const current = await cli(['nodes', 'inspect', hostname]);
+    expect(current.stderr).toBe('');
+    expect(current.code).toBe(0);
+    expect(current.stdout).toMatch(new RegExp(`^${hostname}: CURRENT: each of the \\d+ files its install wrote is as it was written`));
+    const unit = '/etc/systemd/system/ccos-node-init.service';
+    await world.lab.exec(hostname, ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);
+    try {
+      const drifted = await cli(['nodes', 'inspect', hostname], { env: { LANG: 'zh_CN.UTF-8' } });
+      expect(drifted.code).toBe(1);
+      expect(drifted.stdout.split('\n')[0]).toBe(`${hostname}：DRIFTED：安装写入的文件在主机上被修改或删除（重新安装该节点即可恢复）：`);
+      expect(drifted.stdout.split('\n')[1]).toMatch(new RegExp(`^  已修改  ${unit}（记录为 [0-9a-f]{12}…，现为 [0-9a-f]{12}…）$`));
+      const json = JSON.parse((await cli(['nodes', 'inspect', hostname, '--output', 'json'])).stdout) as { state: string; drift: Array<{ path: string }> };
+      expect(json).toMatchObject({ state: 'DRIFTED', drift: [{ path: unit }] });
+    } finally {
+      await world.lab.exec(hostname, ['sed', '-i', '$d', unit]);
+    }
+    expect((await cli(['nodes', 'inspect', hostname])).code).toBe(0);
+  });
+
   it('removes the host after the preview and follows removalProgress to the end', async () => {
     // A joined node's record is not deleted: the API says to remove it instead.
     const deleteJoined = await cli(['nodes', 'delete', hostname, '--yes']);

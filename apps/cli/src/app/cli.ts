@@ -12,6 +12,7 @@ import { NODES_CREDENTIALS } from './credentials.command';
 import { CSRS_APPROVE, CSRS_DENY, CSRS_LIST } from './csrs.command';
 import { NODES_DELETE } from './delete.command';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
+import { NODES_INSPECT } from './inspect.command';
 import { NODES_CANCEL, NODES_INSTALL, NODES_RETRY, NODES_WATCH } from './install.command';
 import { type Translate, languageOf, translator } from './messages';
 import { NODES_ADD, NODES_LIST } from './nodes.command';
@@ -38,6 +39,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   'nodes delete': NODES_DELETE,
   'nodes clean': NODES_CLEAN,
   'nodes credentials': NODES_CREDENTIALS,
+  'nodes inspect': NODES_INSPECT,
   'csrs list': CSRS_LIST,
   'csrs approve': CSRS_APPROVE,
   'csrs deny': CSRS_DENY,

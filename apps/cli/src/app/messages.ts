@@ -30,6 +30,7 @@ Commands:
   nodes delete NODE [--yes]    (forgets a node that never joined, or was removed; nothing on the host changes)
   nodes clean NODE [--yes]    (removes what an earlier membership left on the host, as listed when it was added; then install)
   nodes credentials NODE [--user U] SECRET [--wait]    (new SSH credentials; the service connects again)
+  nodes inspect NODE    (hashes the files its install wrote on the host now; names each changed or gone file; exit 1 unless CURRENT)
   csrs list [--cluster C] [--pending]
   csrs approve NAME [--cluster C] [--force --reason TEXT]
   csrs deny NAME [--cluster C] --reason TEXT
@@ -67,6 +68,7 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   nodes delete 节点 [--yes]                                                  删除从未加入集群（或已移除）的节点记录；主机上的内容不变
   nodes clean 节点 [--yes]                                                   清除主机上先前加入集群时留下的内容（即录入时列出的各项），之后即可安装
   nodes credentials 节点 [--user 用户] 凭据 [--wait]                          更新 SSH 凭据，服务随后重新连接
+  nodes inspect 节点                                                         重新计算安装写入主机的文件的哈希，列出每个被修改或已删除的文件；状态不是 CURRENT 时退出码为 1
   csrs list [--cluster 集群] [--pending]                                     列出证书请求
   csrs approve 名称 [--cluster 集群] [--force --reason 理由]                  批准证书请求
   csrs deny 名称 [--cluster 集群] --reason 理由                               拒绝证书请求
@@ -127,6 +129,25 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   cleanConfirmPrompt: { en: 'Type the host name ({hostname}) to remove what its earlier membership left on it, anything else to stop: ', zh: '输入主机名（{hostname}）以清除其先前加入集群时留下的内容，输入其他内容则取消：' },
   cleanConfirmNeeded: { en: 'not on a terminal: pass --yes to clean the host without asking', zh: '不在终端上：请加 --yes 以不经确认直接清理主机' },
   cleanAborted: { en: 'Nothing cleaned.', zh: '未清理任何内容。' },
+  'hostState.CURRENT': {
+    en: '{hostname}: CURRENT: each of the {files} files its install wrote is as it was written, from artifact set {version}, the cluster\'s.',
+    zh: '{hostname}：CURRENT：安装写入的 {files} 个文件均与写入时一致，来自制品集 {version}，即集群当前的制品集。',
+  },
+  'hostState.DRIFTED': {
+    en: '{hostname}: DRIFTED: files its install wrote were changed or removed on the host (reinstall the node to restore them):',
+    zh: '{hostname}：DRIFTED：安装写入的文件在主机上被修改或删除（重新安装该节点即可恢复）：',
+  },
+  'hostState.OUTDATED': {
+    en: '{hostname}: OUTDATED: installed from artifact set {version}; the cluster\'s installs now get another set.',
+    zh: '{hostname}：OUTDATED：安装自制品集 {version}；集群的安装现在使用另一个制品集。',
+  },
+  'hostState.UNINSPECTED': {
+    en: '{hostname}: UNINSPECTED: {files} files recorded, not inspected yet.',
+    zh: '{hostname}：UNINSPECTED：已记录 {files} 个文件，尚未检查。',
+  },
+  driftChanged: { en: '  changed  {path}  (recorded {expected}…, now {found}…)', zh: '  已修改  {path}（记录为 {expected}…，现为 {found}…）' },
+  driftGone: { en: '  gone     {path}  (recorded {expected}…)', zh: '  已删除  {path}（记录为 {expected}…）' },
+  inspectProblem: { en: '{hostname}: could not inspect the host: {reason}; the last findings follow.', zh: '{hostname}：无法检查该主机：{reason}；以下为上次的检查结果。' },
   hostCleaned: {
     en: 'Cleaned {hostname}: removed what its earlier membership left (items listed: {count}); it can be installed now.',
     zh: '已清理 {hostname}：移除了先前加入集群时留下的 {count} 项内容；现在可以安装。',
