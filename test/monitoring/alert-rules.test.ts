@@ -73,6 +73,41 @@ const CASES: Record<string, readonly AlertCase[]> = {
       firing: [],
     },
   ],
+  CcosHostDrifted: [
+    {
+      shows: 'a drifted host fires once per cluster after 5 minutes although both replicas report it',
+      series: [
+        { series: 'ccos_host_state{cluster="lab",state="DRIFTED",instance="a"}', values: '0 1x10' },
+        { series: 'ccos_host_state{cluster="lab",state="DRIFTED",instance="b"}', values: '0 1x10' },
+        { series: 'ccos_host_state{cluster="lab",state="CURRENT",instance="a"}', values: '4x11' },
+      ],
+      at: '8m',
+      firing: [{ labels: { cluster: 'lab', severity: 'warning' }, summary: '1 host(s) of cluster lab drifted from what their install wrote' }],
+    },
+    {
+      shows: 'current and uninspected hosts do not',
+      series: [
+        { series: 'ccos_host_state{cluster="lab",state="CURRENT",instance="a"}', values: '4x11' },
+        { series: 'ccos_host_state{cluster="lab",state="UNINSPECTED",instance="a"}', values: '1x11' },
+      ],
+      at: '8m',
+      firing: [],
+    },
+  ],
+  CcosHostsOutdated: [
+    {
+      shows: 'hosts on an older set for an hour fire, as information',
+      series: [{ series: 'ccos_host_state{cluster="lab",state="OUTDATED",instance="a"}', values: '0 3x70' }],
+      at: '65m',
+      firing: [{ labels: { cluster: 'lab', severity: 'info' }, summary: '3 host(s) of cluster lab installed from an older artifact set' }],
+    },
+    {
+      shows: 'not within the hour an import and the reinstalls take',
+      series: [{ series: 'ccos_host_state{cluster="lab",state="OUTDATED",instance="a"}', values: '0 3x30 0x30' }],
+      at: '50m',
+      firing: [],
+    },
+  ],
   CcosRemediationHeld: [
     {
       shows: 'a hold lasting 5 minutes fires once per cluster although both replicas report it',

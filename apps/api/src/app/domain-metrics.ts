@@ -28,6 +28,8 @@ export interface DomainSources {
   remediationHeld(): Promise<Array<{ clusterId: string; unhealthy: number; cap: number }>>;
   /** Member nodes by cluster and health, from Postgres (the same on every replica). */
   nodeHealth(): Promise<Array<{ clusterId: string; state: string; count: number }>>;
+  /** Joined nodes with a record of what their hosts run, by cluster and state (CURRENT, DRIFTED, OUTDATED, UNINSPECTED), from Postgres (the same on every replica). */
+  hostStates(): Promise<Array<{ clusterId: string; state: string; count: number }>>;
   /** Durable jobs in Postgres, by state (the same on every replica). */
   jobs(): Promise<JobCounts>;
   /** How long after the kubelet started the auto-approver may approve a node's CSRs. */
@@ -182,6 +184,19 @@ export class DomainMetrics {
         health.reset();
         for (const { clusterId, state, count } of rows ?? []) {
           health.set({ cluster: await this.clusterName(clusterId), state }, count);
+        }
+      },
+    });
+    const hostStates = new Gauge({
+      name: 'ccos_host_state',
+      help: 'Joined nodes with a record of what their hosts run, by cluster and state: CURRENT, DRIFTED (files the install wrote changed or gone at the last inspection), OUTDATED (installed from another artifact set than the cluster\'s now), UNINSPECTED; shared state',
+      labelNames: ['cluster', 'state'] as const,
+      registers,
+      collect: async () => {
+        const rows = (await this.sources?.hostStates().catch(() => null)) ?? null;
+        hostStates.reset();
+        for (const { clusterId, state, count } of rows ?? []) {
+          hostStates.set({ cluster: await this.clusterName(clusterId), state }, count);
         }
       },
     });

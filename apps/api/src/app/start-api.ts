@@ -339,6 +339,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       ssh: () => sshPool.stats,
       jobs: () => jobs.counts(),
       nodeHealth: () => nodes.healthChecks.countByHealth(),
+      hostStates: () => fleet.inspector.countByState(),
       remediationHeld: async () =>
         (await stores.clusters.list()).flatMap((cluster) =>
           cluster.remediationPolicy?.enabled ? [{ clusterId: cluster.id, unhealthy: cluster.remediationHeld?.unhealthy ?? 0, cap: cluster.remediationHeld?.cap ?? 0 }] : [],

@@ -49,6 +49,20 @@ export class HostManifestStore {
     return manifest;
   }
 
+  /** The manifests of the nodes in these statuses, with each node's cluster, leaving out the files (for counting states). */
+  async ofNodesIn(statuses: readonly string[]): Promise<Array<{ readonly clusterId: string; readonly manifest: Pick<HostManifestEntity, 'nodeId' | 'artifactManifestSha256' | 'inspectedAt' | 'drift'> }>> {
+    const rows = await this.manifests
+      .createQueryBuilder('manifest')
+      .innerJoin('nodes', 'node', 'node.id = manifest.node_id')
+      .select(['manifest.node_id AS node_id', 'manifest.artifact_manifest_sha256 AS artifact_manifest_sha256', 'manifest.inspected_at AS inspected_at', 'manifest.drift AS drift', 'node.cluster_id AS cluster_id'])
+      .where('node.status = ANY(:statuses)', { statuses: [...statuses] })
+      .getRawMany<{ node_id: string; artifact_manifest_sha256: string | null; inspected_at: Date | null; drift: FileDrift[]; cluster_id: string }>();
+    return rows.map((row) => ({
+      clusterId: row.cluster_id,
+      manifest: { nodeId: row.node_id, artifactManifestSha256: row.artifact_manifest_sha256, inspectedAt: row.inspected_at, drift: row.drift },
+    }));
+  }
+
   find(nodeId: string): Promise<HostManifestEntity | null> {
     return isUuid(nodeId) ? this.manifests.findOneBy({ nodeId }) : Promise.resolve(null);
   }

@@ -184,4 +184,23 @@ describe('host inspector: what a host runs, hashed again over SSH and compared w
     await jobs.handlers.get(INSPECT_TASK)?.({ nodeId: node.id }, { attempt: 1, maxAttempts: 1, signal: undefined, lost: new AbortController().signal });
     expect((await inspector.view(node.id))?.drift).toEqual([{ path: unit, expected: sha256('a'), found: sha256('changed') }]);
   });
+
+  it('counts joined hosts with a record by cluster and state for the metrics, leaving out nodes no longer joined', async () => {
+    const drifted = await joined('w-count');
+    const unit = join(dir, 'count.service');
+    await installed(drifted, { APPLY_IGNITION: { [unit]: 'a' } });
+    await writeFile(unit, 'b');
+    await inspector.inspect(drifted.id);
+    const outdated = await joined('w-count-old');
+    await installed(outdated, { APPLY_IGNITION: { [join(dir, 'count-old')]: 'a' } }, 'e'.repeat(64));
+    const leaving = await joined('w-count-leaving');
+    await installed(leaving, { APPLY_IGNITION: { [join(dir, 'count-leaving')]: 'a' } });
+    await nodes.update(leaving.id, { status: 'REMOVING' });
+
+    const counts = await inspector.countByState();
+    const of = (node: NodeEntity) => counts.filter((count) => count.clusterId === node.clusterId);
+    expect(of(drifted)).toEqual([{ clusterId: drifted.clusterId, state: 'DRIFTED', count: 1 }]);
+    expect(of(outdated)).toEqual([{ clusterId: outdated.clusterId, state: 'OUTDATED', count: 1 }]);
+    expect(of(leaving)).toEqual([]);
+  });
 });

@@ -93,6 +93,21 @@ export class HostInspector {
     return queued;
   }
 
+  /** Joined nodes with a record of what their hosts run, by cluster and state (the metrics; every replica reads the same). */
+  async countByState(): Promise<Array<{ clusterId: string; state: HostManifestState; count: number }>> {
+    const clusterSets = new Map<string, Promise<string | null>>();
+    const counts = new Map<string, { clusterId: string; state: HostManifestState; count: number }>();
+    for (const { clusterId, manifest } of await this.options.manifests.ofNodesIn(INSPECTED_STATUSES)) {
+      const set = clusterSets.get(clusterId) ?? this.clusterSet(clusterId);
+      clusterSets.set(clusterId, set);
+      const state = hostManifestState(manifest, onSet(manifest.artifactManifestSha256, await set));
+      const entry = counts.get(`${clusterId}/${state}`) ?? { clusterId, state, count: 0 };
+      entry.count += 1;
+      counts.set(`${clusterId}/${state}`, entry);
+    }
+    return [...counts.values()];
+  }
+
   /** What the node's host runs, with its state now; null when no install recorded it. */
   async view(nodeId: string): Promise<HostManifestView | null> {
     const node = await this.options.nodes.get(nodeId);
@@ -142,10 +157,12 @@ export class HostInspector {
     }
   }
 
+  private clusterSet(clusterId: string): Promise<string | null> {
+    return this.options.clusterSetSha256(clusterId).catch(() => null);
+  }
+
   private async viewOf(node: NodeEntity, manifest: HostManifestEntity): Promise<HostManifestView> {
-    const clusterSet = manifest.artifactManifestSha256 === null ? null : await this.options.clusterSetSha256(node.clusterId).catch(() => null);
-    // Unknown on either side (an older record, a cluster without a set now) is not called outdated.
-    const onClusterSet = clusterSet === null || manifest.artifactManifestSha256 === null || clusterSet === manifest.artifactManifestSha256;
+    const onClusterSet = onSet(manifest.artifactManifestSha256, manifest.artifactManifestSha256 === null ? null : await this.clusterSet(node.clusterId));
     return {
       nodeId: node.id,
       runId: manifest.runId,
@@ -159,4 +176,9 @@ export class HostInspector {
       inspectionProblem: manifest.inspectionProblem,
     };
   }
+}
+
+/** Whether a host installed from `installed` is on the cluster's set; unknown on either side (an older record, a set that cannot be read) is not called outdated. */
+function onSet(installed: string | null, cluster: string | null): boolean {
+  return installed === null || cluster === null || installed === cluster;
 }
