@@ -186,6 +186,24 @@ describe('console: every screen of a scale-out and a removal in Chinese', () => 
     await expectChinese('node-joined');
   });
 
+  it('inspects what the joined host runs and names a unit edited by hand, in Chinese', async () => {
+    const host = world.lab.hosts[0];
+    const unit = '/etc/systemd/system/ccos-node-init.service';
+    const card = page.getByTestId('host-manifest');
+    await card.waitFor({ timeout: 30_000 });
+    await card.getByRole('button', { name: '立即检查' }).click();
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: 30_000 }).toBe('CURRENT');
+    await world.lab.exec(host.hostname, ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);
+    try {
+      await card.getByRole('button', { name: '立即检查' }).click();
+      await expect.poll(() => card.getAttribute('data-state'), { timeout: 30_000 }).toBe('DRIFTED');
+      expect(await card.locator(`li[data-path="${unit}"]`).textContent()).toMatch(/已修改（记录为 [0-9a-f]{12}…，现为 [0-9a-f]{12}…）/);
+      await expectChinese('node-drifted', [unit]);
+    } finally {
+      await world.lab.exec(host.hostname, ['sed', '-i', '$d', unit]);
+    }
+  });
+
   it('previews and runs the removal of a node with workloads, following the drain live in Chinese', async () => {
     const host = world.lab.hosts[0];
     plantWorkloads(host.hostname);

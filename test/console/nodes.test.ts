@@ -391,6 +391,26 @@ describe('console: nodes and certificates', () => {
     await expect.poll(() => health.getAttribute('data-health'), { timeout: 30_000 }).toBe('HEALTHY');
   });
 
+  it('shows what the joined host runs, and names a unit edited by hand once inspected', async () => {
+    const host = world.lab.hosts[0];
+    const unit = '/etc/systemd/system/ccos-node-init.service';
+    await page.goto(nodeUrl);
+    const card = page.getByTestId('host-manifest');
+    await card.waitFor({ timeout: 30_000 });
+    expect(await card.textContent()).toMatch(/\d+ files written by its install, from artifact set \S+/);
+    await world.lab.exec(host.hostname, ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);
+    try {
+      await card.getByRole('button', { name: 'Inspect now' }).click();
+      await expect.poll(() => card.getAttribute('data-state'), { timeout: 30_000 }).toBe('DRIFTED');
+      expect(await card.locator(`li[data-path="${unit}"]`).textContent()).toMatch(/changed \(recorded [0-9a-f]{12}…, now [0-9a-f]{12}…\)/);
+      await snap('node-drifted-en');
+    } finally {
+      await world.lab.exec(host.hostname, ['sed', '-i', '$d', unit]);
+    }
+    await card.getByRole('button', { name: 'Inspect now' }).click();
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: 30_000 }).toBe('CURRENT');
+  });
+
   it('shows the step titles in Chinese after switching language', async () => {
     await page.goto(nodeUrl);
     await page.getByTestId('node-status').waitFor();

@@ -25,6 +25,7 @@ export { NodeListStore } from './lib/nodes/node-list.store';
 export { NodeDetailStore, type NodeAction } from './lib/nodes/node-detail.store';
 export { NodeEntryStore } from './lib/nodes/node-entry.store';
 export { NodeCertificatesStore } from './lib/nodes/node-certificates.store';
+export { HostManifestStore } from './lib/nodes/host-manifest.store';
 export { NodeBatchStore, type AddNodesResult, type NodeBatchView } from './lib/nodes/node-batch.store';
 export { DiagnosticsDownload } from './lib/nodes/diagnostics-download';
 export { CsrReviewStore, type Csr, type CsrVerdictView } from './lib/csrs/csr-review.store';

@@ -74,10 +74,10 @@ describe('host inspector: what a host runs, hashed again over SSH and compared w
   });
 
   /** A joined node on a cluster of its own (a cluster takes each address once); only 127.0.0.1 has a host that answers. */
-  async function joined(hostname: string, ip = '127.0.0.1'): Promise<NodeEntity> {
+  async function joined(hostname: string, ip = '127.0.0.1', status: NodeEntity['status'] = 'JOINED'): Promise<NodeEntity> {
     const clusterId = randomUUID();
     await dataSource.getRepository(ClusterEntity).insert({ id: clusterId, name: `c-${hostname}`, apiServerUrl: 'https://api:6443', vip: '198.18.0.2', credentialsSealed: 's', credentialKind: 'TOKEN' });
-    return nodes.create({ clusterId, hostname, ip, sshPort: host.port, sshUser: 'root', ...sealCredentials(secrets, { kind: 'PASSWORD', password: 'pw' }), status: 'JOINED' });
+    return nodes.create({ clusterId, hostname, ip, sshPort: host.port, sshUser: 'root', ...sealCredentials(secrets, { kind: 'PASSWORD', password: 'pw' }), status });
   }
 
   /** A succeeded install run of the node whose steps wrote `files` (step → path → contents), as its agent reported them. */
@@ -193,9 +193,8 @@ describe('host inspector: what a host runs, hashed again over SSH and compared w
     await inspector.inspect(drifted.id);
     const outdated = await joined('w-count-old');
     await installed(outdated, { APPLY_IGNITION: { [join(dir, 'count-old')]: 'a' } }, 'e'.repeat(64));
-    const leaving = await joined('w-count-leaving');
+    const leaving = await joined('w-count-leaving', '127.0.0.1', 'REMOVING');
     await installed(leaving, { APPLY_IGNITION: { [join(dir, 'count-leaving')]: 'a' } });
-    await nodes.update(leaving.id, { status: 'REMOVING' });
 
     const counts = await inspector.countByState();
     const of = (node: NodeEntity) => counts.filter((count) => count.clusterId === node.clusterId);

@@ -14,6 +14,7 @@ import { RemovalRunComponent } from '../removal-run/removal-run.component';
 import { removalMessages } from '../removal.messages';
 import { CredentialsDialogComponent } from './credentials-dialog.component';
 import { HostKeyDialogComponent } from './host-key-dialog.component';
+import { HostManifestCardComponent } from './host-manifest-card.component';
 
 /** Actions confirmed in the plain confirmation dialog. */
 type ConfirmedAction = InstallAction | RemovalAction;
@@ -44,6 +45,7 @@ function removalKey(action: RemovalAction): 'confirmCancel' | 'confirmUncordon' 
     CredentialsDialogComponent,
     DataStateComponent,
     HostKeyDialogComponent,
+    HostManifestCardComponent,
     InstallRunComponent,
     LiveIndicatorComponent,
     PageHeaderComponent,

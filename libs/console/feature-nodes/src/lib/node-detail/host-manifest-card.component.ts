@@ -1,0 +1,94 @@
+import { ChangeDetectionStrategy, Component, computed, effect, inject, input, untracked } from '@angular/core';
+import { HostManifestStore, Notifications, Session } from '@ccos/console/data-access';
+import { ButtonDirective, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
+import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
+import type { HostManifestState } from '@ccos/shared/domain';
+import { nodesMessages } from '../nodes.messages';
+
+const STATE_TONES: Readonly<Record<HostManifestState, StatusTone>> = { CURRENT: 'ok', DRIFTED: 'error', OUTDATED: 'warn', UNINSPECTED: 'neutral' };
+
+/**
+ * What the node's host runs by its last install: the files the agent wrote with their hashes,
+ * the artifact set they came from, and what the last inspection found (each file changed or gone
+ * named); an operator inspects the host now. Hidden while no install recorded it.
+ */
+@Component({
+  selector: 'ccos-host-manifest-card',
+  imports: [ButtonDirective, ServerTextPipe, StatusBadgeComponent],
+  providers: [HostManifestStore],
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  template: `
+    @if (store.manifest(); as manifest) {
+      <section class="ccos-card" aria-labelledby="manifest-heading" data-testid="host-manifest" [attr.data-state]="manifest.state">
+        <h2 id="manifest-heading">{{ t('manifest.heading') }}</h2>
+        <p>
+          <ccos-status-badge [tone]="tone(manifest.state)">{{ stateLabel(manifest.state) }}</ccos-status-badge>
+        </p>
+        <p class="ccos-muted">{{ t('manifest.recorded', { files: manifest.files.length, version: manifest.artifactSetVersion ?? '—', when: i18n.formatDateTime(manifest.recordedAt) }) }}</p>
+        @if (!manifest.onClusterSet) {
+          <p data-testid="manifest-outdated">{{ t('manifest.outdated') }}</p>
+        }
+        @if (manifest.inspectionProblem) {
+          <p role="alert" data-testid="manifest-problem">{{ t('manifest.problem', { reason: (manifest.inspectionProblem | serverText: manifest.inspectionProblemCode : manifest.inspectionProblemParams) }) }}</p>
+        }
+        @if (manifest.drift.length > 0) {
+          <p>{{ t('manifest.driftIntro') }}</p>
+          <ul class="drift" data-testid="manifest-drift">
+            @for (file of manifest.drift; track file.path) {
+              <li [attr.data-path]="file.path">
+                <code>{{ file.path }}</code>
+                {{ file.found === null ? t('manifest.gone', { expected: file.expected.slice(0, 12) }) : t('manifest.changed', { expected: file.expected.slice(0, 12), found: file.found.slice(0, 12) }) }}
+              </li>
+            }
+          </ul>
+        }
+        <p class="ccos-muted">{{ manifest.inspectedAt ? t('manifest.inspected', { when: i18n.formatDateTime(manifest.inspectedAt) }) : t('manifest.notInspected') }}</p>
+        @if (isOperator()) {
+          <button ccosButton="secondary" type="button" data-testid="inspect-host" [busy]="store.busy()" [disabled]="store.busy()" (click)="inspect()">{{ t('manifest.inspect') }}</button>
+        }
+      </section>
+    }
+  `,
+  styles: `
+    .drift { padding-left: 1.2rem; overflow-wrap: anywhere; }
+  `,
+})
+export class HostManifestCardComponent {
+  readonly nodeId = input.required<string>();
+  /** The node's status: a finished install records anew, so the card reads again when it changes. */
+  readonly status = input.required<string>();
+
+  protected readonly store = inject(HostManifestStore);
+  protected readonly i18n = inject(I18n);
+  protected readonly t = this.i18n.translator(nodesMessages);
+  private readonly session = inject(Session);
+  private readonly notifications = inject(Notifications);
+  protected readonly isOperator = computed(() => this.session.allows('OPERATOR'));
+
+  constructor() {
+    effect(() => this.store.select(this.nodeId()));
+    let seen: string | null = null;
+    effect(() => {
+      const status = this.status();
+      if (seen !== null && status !== seen) {
+        untracked(() => this.store.reload());
+      }
+      seen = status;
+    });
+  }
+
+  protected stateLabel(state: HostManifestState): string {
+    return this.t(`manifest.state.${state}`);
+  }
+
+  protected tone(state: HostManifestState): StatusTone {
+    return STATE_TONES[state];
+  }
+
+  protected async inspect(): Promise<void> {
+    const outcome = await this.store.inspect();
+    if (outcome.ok) {
+      this.notifications.show(outcome.value.state === 'CURRENT' ? 'success' : 'info', () => this.t(`manifest.done.${outcome.value.state}`, { files: outcome.value.drift.length }));
+    }
+  }
+}
