@@ -1,5 +1,5 @@
 import type { DataSource, Repository } from 'typeorm';
-import { type FileDrift, manifestOf } from '@ccos/shared/domain';
+import { type FileDrift, type InstallStep, manifestOf } from '@ccos/shared/domain';
 import type { CodedText } from '@ccos/shared/messages';
 import { HostManifestEntity } from './entities/host-manifest.entity';
 import { StepEventEntity } from './entities/step-event.entity';
@@ -21,13 +21,24 @@ export class HostManifestStore {
   }
 
   /**
-   * Records what a succeeded run left on its host, from its steps' SUCCEEDED events in the order
-   * they came (a resumed run's earlier steps are in its earlier events). It replaces the node's
-   * manifest and forgets the last inspection, which was of what an earlier run wrote. Null (and
-   * nothing recorded) when no step said what it wrote: an agent from before manifests.
+   * Records what a succeeded run left on its host, from the SUCCEEDED events of its steps and, for
+   * a retry that started at a later step, of the runs before it back to the node's last run from
+   * PREFLIGHT (their earlier steps wrote the rest), in the order they came: a later write of a path
+   * wins. It replaces the node's manifest and forgets the last inspection, which was of what an
+   * earlier install wrote. Null (and nothing recorded) when no step said what it wrote: an agent
+   * from before manifests.
    */
   async recordRun(run: { readonly id: string; readonly nodeId: string }, recordedAt: Date): Promise<HostManifestEntity | null> {
-    const succeeded = await this.events.find({ where: { runId: run.id, status: 'SUCCEEDED' }, order: { seq: 'ASC' }, select: { step: true, detail: true } });
+    const succeeded: Array<{ step: InstallStep; detail: Record<string, unknown> | null }> = await this.events.manager.query(
+      `WITH this_run AS (SELECT started_at FROM install_runs WHERE id = $1),
+            chain_start AS (
+              SELECT coalesce(max(r.started_at), (SELECT started_at FROM this_run)) AS started_at FROM install_runs r, this_run
+               WHERE r.node_id = $2 AND r.start_step = 'PREFLIGHT' AND r.started_at <= this_run.started_at)
+       SELECT e.step, e.detail FROM step_events e JOIN install_runs r ON r.id = e.run_id, this_run, chain_start
+        WHERE r.node_id = $2 AND e.status = 'SUCCEEDED' AND r.started_at BETWEEN chain_start.started_at AND this_run.started_at
+        ORDER BY r.started_at, e.seq`,
+      [run.id, run.nodeId],
+    );
     const files = manifestOf(succeeded.map((event) => ({ step: event.step, detail: event.detail })));
     if (files.length === 0) {
       return null;

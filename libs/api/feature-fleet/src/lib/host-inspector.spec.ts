@@ -115,6 +115,30 @@ describe('host inspector: what a host runs, hashed again over SSH and compared w
     expect(inspected).toMatchObject({ state: 'CURRENT', drift: [], inspectionProblem: null, inspectedAt: new Date(clock.now()) });
   });
 
+  it('records a retried install whole: the earlier run\'s steps up to its failure, then the retry\'s, but nothing from an install before them', async () => {
+    const node = await joined('w-retried');
+    const [old, unit, config] = ['retried-old', 'retried-unit', 'retried-config'].map((name) => join(dir, name));
+    const runs = dataSource.getRepository(InstallRunEntity);
+    const events = dataSource.getRepository(StepEventEntity);
+    const at = (minute: number) => new Date(Date.UTC(2026, 11, 6, 9, minute));
+    const written = (files: Record<string, string>) => ({ written: Object.fromEntries(Object.entries(files).map(([path, contents]) => [path, sha256(contents)])) });
+    const [before, first, retry] = [randomUUID(), randomUUID(), randomUUID()];
+    await runs.insert({ id: before, nodeId: node.id, status: 'SUCCEEDED', requestedBy: 'alice', startedAt: at(0) });
+    await runs.insert({ id: first, nodeId: node.id, status: 'FAILED', requestedBy: 'alice', startedAt: at(10) });
+    await runs.insert({ id: retry, nodeId: node.id, status: 'SUCCEEDED', requestedBy: 'alice', startStep: 'APPLY_IGNITION', startedAt: at(20) });
+    await events.insert([
+      { runId: before, seq: 1, step: 'INSTALL_SERVICES', status: 'SUCCEEDED', message: 'done', detail: written({ [old]: 'old' }), occurredAt: at(1) },
+      { runId: first, seq: 1, step: 'INSTALL_SERVICES', status: 'SUCCEEDED', message: 'done', detail: written({ [unit]: 'u' }), occurredAt: at(11) },
+      { runId: first, seq: 2, step: 'APPLY_IGNITION', status: 'FAILED', message: 'failed', detail: written({ [config]: 'half' }), occurredAt: at(12) },
+      { runId: retry, seq: 1, step: 'APPLY_IGNITION', status: 'SUCCEEDED', message: 'done', detail: written({ [config]: 'c' }), occurredAt: at(21) },
+    ]);
+    await manifests.recordRun({ id: retry, nodeId: node.id }, at(22));
+    expect((await inspector.view(node.id))?.files).toEqual([
+      { path: config, sha256: sha256('c'), step: 'APPLY_IGNITION' },
+      { path: unit, sha256: sha256('u'), step: 'INSTALL_SERVICES' },
+    ]);
+  });
+
   it('names each file edited or removed by hand with what was recorded and what is there: DRIFTED, until it is restored', async () => {
     const node = await joined('w-drift');
     const [unit, conf, gone] = ['drift-kubelet.service', 'drift-kubelet.conf', 'drift-gone'].map((name) => join(dir, name));
