@@ -404,6 +404,14 @@ describe('console: nodes and certificates', () => {
       await expect.poll(() => card.getAttribute('data-state'), { timeout: 30_000 }).toBe('DRIFTED');
       expect(await card.locator(`li[data-path="${unit}"]`).textContent()).toMatch(/changed \(recorded [0-9a-f]{12}…, now [0-9a-f]{12}…\)/);
       await snap('node-drifted-en');
+      // The list flags it, and a filter shows only hosts that drifted.
+      await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes?status=drifted`);
+      const row = page.getByRole('row').filter({ hasText: host.hostname });
+      expect(await row.getByTestId('host-state').getAttribute('data-state')).toBe('DRIFTED');
+      expect(await page.locator('#node-status-filter').inputValue()).toBe('drifted');
+      expect(await page.locator('tr[data-node]').count()).toBe(1);
+      await page.goto(nodeUrl);
+      await card.waitFor();
     } finally {
       await world.lab.exec(host.hostname, ['sed', '-i', '$d', unit]);
     }

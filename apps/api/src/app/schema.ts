@@ -20,7 +20,7 @@ import { AuditLogResolver, type AuthFeature, AuthResolver, SessionResolver, User
 import { type AutoscalerConnections, type AutoscalingFeature, NodeGroupResolver } from '@ccos/api/feature-autoscaling';
 import { ClusterCheckResolver, type ClusterFeature, ClusterResolver } from '@ccos/api/feature-clusters';
 import { type CsrFeature, CsrResolver } from '@ccos/api/feature-csrs';
-import { HostManifestResolver } from '@ccos/api/feature-fleet';
+import { type FleetFeature, HostManifestResolver } from '@ccos/api/feature-fleet';
 import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver, InstallRunResolver } from '@ccos/api/feature-installs';
 import { type FailedJobs, JobsResolver } from '@ccos/api/feature-jobs';
 import { HostCleanupResolver, NodeBatchResolver, type NodeFeature, NodeResolver } from '@ccos/api/feature-nodes';
@@ -42,7 +42,7 @@ export interface ApiServices {
   readonly auth: Pick<AuthFeature, 'users' | 'sessions'>;
   readonly clusters: Pick<ClusterFeature, 'service' | 'checks'>;
   readonly certificates: Pick<CsrFeature, 'service' | 'nodeCertificates'>;
-  readonly nodes: Pick<NodeFeature, 'service' | 'batches' | 'hostCleanup'>;
+  readonly nodes: Pick<NodeFeature, 'service' | 'views' | 'batches' | 'hostCleanup'>;
   readonly installs: Pick<InstallFeature, 'service' | 'runView' | 'runs' | 'agentReports' | 'agentChannel'>;
   readonly removals: Pick<RemovalFeature, 'service'>;
   readonly artifacts: Pick<ArtifactsFeature, 'clusters' | 'versionOverrides'>;
@@ -55,8 +55,8 @@ export interface ApiServices {
   readonly jobs: FailedJobs;
   /** Remediation policies and holds (feature-remediation builds it with its remediator). */
   readonly remediation: RemediationResolver;
-  /** What hosts run and their drift (feature-fleet builds it with its inspector). */
-  readonly hostManifests: HostManifestResolver;
+  /** What hosts run and their drift (feature-fleet builds its resolvers with its inspector). */
+  readonly fleet: Pick<FleetFeature, 'resolver'>;
 }
 
 /**
@@ -74,9 +74,9 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [ClusterResolver, new ClusterResolver(clusters.service)],
     [ClusterCheckResolver, new ClusterCheckResolver(clusters.checks)],
     [CsrResolver, new CsrResolver(certificates.service, certificates.nodeCertificates)],
-    [NodeResolver, new NodeResolver(nodes.service)],
+    [NodeResolver, new NodeResolver(nodes.service, nodes.views)],
     [NodeBatchResolver, new NodeBatchResolver(nodes.batches)],
-    [HostCleanupResolver, new HostCleanupResolver(nodes.hostCleanup)],
+    [HostCleanupResolver, new HostCleanupResolver(nodes.hostCleanup, nodes.views)],
     [InstallResolver, new InstallResolver(installs.service, installs.runView)],
     [InstallRunResolver, new InstallRunResolver(installs.runs)],
     [AgentResolver, new AgentResolver(installs.agentReports)],
@@ -86,7 +86,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [NodeGroupResolver, new NodeGroupResolver(autoscaling.groups, services.autoscalerConnections)],
     [JobsResolver, new JobsResolver(services.jobs)],
     [RemediationResolver, services.remediation],
-    [HostManifestResolver, services.hostManifests],
+    [HostManifestResolver, services.fleet.resolver],
   ];
   const instances = new Map<unknown, object>(resolvers);
   const container: ContainerType = {

@@ -251,6 +251,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       addresses,
       jobs,
       healthCheckIntervalMs: config.healthCheckIntervalSeconds * 1000,
+      // The fleet feature is created below; nodes are answered only once the service is up.
+      hostStates: (records) => fleet.inspector.statesOf(records.map((node) => ({ nodeId: node.id, clusterId: node.clusterId }))),
       logger,
     });
     stack.push({ name: 'node inventory sync', stop: () => nodes.stop() });
@@ -361,7 +363,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       events,
       jobs,
       remediation: remediation.resolver,
-      hostManifests: fleet.resolver,
+      fleet,
     });
     const http = await startHttpServer({
       port: config.port,

@@ -1,5 +1,6 @@
 export { createNodeFeature, type NodeFeature, type NodeFeatureOptions } from './lib/node-feature';
 export { NodeResolver } from './lib/node.resolver';
+export type { HostStatesOf, NodeViews } from './lib/node.mapper';
 export { NodeBatchResolver } from './lib/node-batch.resolver';
 export { HostCleanupResolver } from './lib/host-cleanup.resolver';
 export type { NodeService } from './lib/node.service';

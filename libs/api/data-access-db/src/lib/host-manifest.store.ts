@@ -1,4 +1,4 @@
-import type { DataSource, Repository } from 'typeorm';
+import { type DataSource, In, type Repository } from 'typeorm';
 import { type FileDrift, type InstallStep, manifestOf } from '@ccos/shared/domain';
 import type { CodedText } from '@ccos/shared/messages';
 import { HostManifestEntity } from './entities/host-manifest.entity';
@@ -72,6 +72,12 @@ export class HostManifestStore {
       clusterId: row.cluster_id,
       manifest: { nodeId: row.node_id, artifactManifestSha256: row.artifact_manifest_sha256, inspectedAt: row.inspected_at, drift: row.drift },
     }));
+  }
+
+  /** The manifests of these nodes (those that have one), leaving out the files. */
+  async statesOf(nodeIds: readonly string[]): Promise<Array<Pick<HostManifestEntity, 'nodeId' | 'artifactManifestSha256' | 'inspectedAt' | 'drift'>>> {
+    const ids = nodeIds.filter(isUuid);
+    return ids.length === 0 ? [] : this.manifests.find({ where: { nodeId: In(ids) }, select: { nodeId: true, artifactManifestSha256: true, inspectedAt: true, drift: true } });
   }
 
   find(nodeId: string): Promise<HostManifestEntity | null> {

@@ -225,5 +225,9 @@ describe('host inspector: what a host runs, hashed again over SSH and compared w
     expect(of(drifted)).toEqual([{ clusterId: drifted.clusterId, state: 'DRIFTED', count: 1 }]);
     expect(of(outdated)).toEqual([{ clusterId: outdated.clusterId, state: 'OUTDATED', count: 1 }]);
     expect(of(leaving)).toEqual([]);
+
+    // What node lists show: each node's state in the order asked, null for one no install recorded.
+    const unrecorded = await joined('w-count-none', '127.0.0.1', 'INSTALLING');
+    expect(await inspector.statesOf([drifted, unrecorded, outdated].map((node) => ({ nodeId: node.id, clusterId: node.clusterId })))).toEqual(['DRIFTED', null, 'OUTDATED']);
   });
 });

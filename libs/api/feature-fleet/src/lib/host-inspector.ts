@@ -108,6 +108,21 @@ export class HostInspector {
     return [...counts.values()];
   }
 
+  /** Each node's host state, in the order asked (null for one no install recorded), with one read of the records and of each cluster's set. */
+  async statesOf(nodes: ReadonlyArray<{ readonly nodeId: string; readonly clusterId: string }>): Promise<Array<HostManifestState | null>> {
+    const manifests = new Map((await this.options.manifests.statesOf(nodes.map((node) => node.nodeId))).map((manifest) => [manifest.nodeId, manifest]));
+    const clusterSets = new Map<string, Promise<string | null>>();
+    return Promise.all(nodes.map(async ({ nodeId, clusterId }) => {
+      const manifest = manifests.get(nodeId);
+      if (!manifest) {
+        return null;
+      }
+      const set = clusterSets.get(clusterId) ?? this.clusterSet(clusterId);
+      clusterSets.set(clusterId, set);
+      return hostManifestState(manifest, onSet(manifest.artifactManifestSha256, await set));
+    }));
+  }
+
   /** What the node's host runs, with its state now; null when no install recorded it. */
   async view(nodeId: string): Promise<HostManifestView | null> {
     const node = await this.options.nodes.get(nodeId);

@@ -1,14 +1,7 @@
-import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { InstallStepEnum, MessageCodeField, MessageParamsField, codedFields, enumOf } from '@ccos/api/util-graphql';
-import { HOST_MANIFEST_STATES, type HostManifestState, type InstallStep } from '@ccos/shared/domain';
+import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
+import { HostManifestStateEnum, InstallStepEnum, MessageCodeField, MessageParamsField, codedFields } from '@ccos/api/util-graphql';
+import type { HostManifestState, InstallStep } from '@ccos/shared/domain';
 import type { HostManifestView } from './host-inspector';
-
-export const HostManifestStateEnum = enumOf(HOST_MANIFEST_STATES);
-registerEnumType(HostManifestStateEnum, {
-  name: 'HostManifestState',
-  description: 'CURRENT: inspected, every recorded file as the install left it, on the cluster\'s artifact set. DRIFTED: the last inspection found files changed or gone. '
-    + 'OUTDATED: installed from another artifact set than the cluster\'s now. UNINSPECTED: recorded, not inspected since.',
-});
 
 @ObjectType('ManifestFile', { simpleResolvers: true, description: 'A file the agent wrote on the host.' })
 export class ManifestFileType {

@@ -11,6 +11,7 @@ import { NodeBatchService } from './node-batch.service';
 import { NodeHealthChecks } from './node-health-checks';
 import { type ClusterList, type ClusterNodeWatches, NodeInventorySync } from './node-inventory-sync';
 import { NodeProvisioner } from './node-provisioner';
+import { type HostStatesOf, NO_HOST_STATES, NodeViews } from './node.mapper';
 import { NodeService } from './node.service';
 
 export interface NodeFeatureOptions {
@@ -46,12 +47,16 @@ export interface NodeFeatureOptions {
   readonly jobs: JobRegistry;
   /** How often every member's host is checked over SSH. */
   readonly healthCheckIntervalMs: number;
+  /** What each node's host runs against its install's record (feature-fleet), for the nodes the API answers; none without. */
+  readonly hostStates?: HostStatesOf;
   readonly logger: Logger;
 }
 
 /** The node feature as the composition root sees it. */
 export interface NodeFeature {
   readonly service: NodeService;
+  /** Nodes as the API answers them. */
+  readonly views: NodeViews;
   /** The background half of addNode: connect, check the host, copy the agent. */
   readonly provisioner: NodeProvisioner;
   readonly batches: NodeBatchService;
@@ -70,6 +75,7 @@ export function createNodeFeature(options: NodeFeatureOptions): NodeFeature {
   const healthChecks = new NodeHealthChecks(nodes, secrets, ssh, options.jobs, options.healthCheckIntervalMs, logger);
   return {
     service: new NodeService(clusterRecords, nodes, secrets, provisioner, agent, options.allowedNodeRoles, options.addresses),
+    views: new NodeViews(options.hostStates ?? NO_HOST_STATES),
     provisioner,
     batches: new NodeBatchService(clusterRecords, nodes, options.batches, options.runs, secrets, provisioner, agent, options.installs, options.batchConcurrency, options.installReadiness, options.allowedNodeRoles, options.addresses),
     hostCleanup: new HostCleanupService(nodes, secrets, ssh, options.leftovers, logger),

@@ -1,7 +1,31 @@
 import type { NodeEntity } from '@ccos/api/data-access-db';
 import { type NodeType, codedFields, toNodeHealthType, toNodeRemediationType, toHostVerdictType } from '@ccos/api/util-graphql';
-import { NEXT_STEP_TEXT, nextStepOf, nodeActions } from '@ccos/shared/domain';
+import { type HostManifestState, NEXT_STEP_TEXT, nextStepOf, nodeActions } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
+
+/** Each node's host state against its install's record, in the order given (null: none recorded); one read for them all. */
+export type HostStatesOf = (nodes: ReadonlyArray<Pick<NodeEntity, 'id' | 'clusterId'>>) => Promise<ReadonlyArray<HostManifestState | null>>;
+
+/** No host states (nothing records them). */
+export const NO_HOST_STATES: HostStatesOf = async (nodes) => nodes.map(() => null);
+
+/**
+ * Nodes as the API answers them, with what their hosts run read in one batch for a whole list: a
+ * resolver per node field would cost a list of 5,000 nodes about 230 ms in type-graphql's
+ * per-field machinery alone.
+ */
+export class NodeViews {
+  constructor(private readonly hostStates: HostStatesOf) {}
+
+  async one(node: NodeEntity): Promise<NodeType> {
+    return (await this.many([node]))[0] as NodeType;
+  }
+
+  async many(nodes: readonly NodeEntity[]): Promise<NodeType[]> {
+    const states = nodes.length === 0 ? [] : await this.hostStates(nodes);
+    return nodes.map((node, index) => ({ ...toNodeType(node), hostState: states[index] ?? null }));
+  }
+}
 
 /** Copies only public fields: sealed credentials never reach a response, even by accident. */
 export function toNodeType(node: NodeEntity): NodeType {
@@ -33,6 +57,7 @@ export function toNodeType(node: NodeEntity): NodeType {
     ready: node.ready,
     unschedulable: node.unschedulable,
     health: toNodeHealthType(node),
+    hostState: null,
     remediation: toNodeRemediationType(node.remediation),
     reinstallRequired: node.reinstallRequired ? message(node.reinstallRequired.code, node.reinstallRequired.params).message : null,
     ...codedFields('reinstallRequired', node.reinstallRequired),

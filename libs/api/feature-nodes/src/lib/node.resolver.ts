@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { type NodeChangedPayload, NodeType, type RequestContext, TOPICS } from '@ccos/api/util-graphql';
 import { AddNodeInput, SshCredentialsInput } from './add-node.input';
-import { toNodeType } from './node.mapper';
+import type { NodeViews } from './node.mapper';
 import type { NodeService } from './node.service';
 
 @ObjectType('NodeChange', { description: 'A node changed; `node` is null when its record was deleted.' })
@@ -15,54 +15,57 @@ export class NodeChangeType {
 
 @Resolver(() => NodeType)
 export class NodeResolver {
-  constructor(private readonly nodeService: NodeService) {}
+  constructor(
+    private readonly nodeService: NodeService,
+    private readonly views: NodeViews,
+  ) {}
 
   @Authorized('VIEWER')
   @Query(() => [NodeType], { description: 'Every node of a cluster: added here or discovered in it, removed ones included.' })
   async nodes(@Arg('clusterId', () => ID) clusterId: string): Promise<NodeType[]> {
-    return (await this.nodeService.list(clusterId)).map(toNodeType);
+    return this.views.many(await this.nodeService.list(clusterId));
   }
 
   @Authorized('VIEWER')
   @Query(() => NodeType)
   async node(@Arg('id', () => ID) id: string): Promise<NodeType> {
-    return toNodeType(await this.nodeService.get(id));
+    return this.views.one(await this.nodeService.get(id));
   }
 
   @Authorized('OPERATOR')
   @Mutation(() => NodeType, { description: 'Enters a host; the service then connects, checks it and copies the agent in the background (status ADDING → READY_TO_INSTALL).' })
   async addNode(@Arg('input', () => AddNodeInput) input: AddNodeInput, @Ctx() context: RequestContext): Promise<NodeType> {
-    return toNodeType(await this.nodeService.add(input, { role: context.user?.role ?? 'VIEWER' }));
+    return this.views.one(await this.nodeService.add(input, { role: context.user?.role ?? 'VIEWER' }));
   }
 
   @Authorized('OPERATOR')
   @Mutation(() => NodeType)
   async updateNodeCredentials(@Arg('nodeId', () => ID) nodeId: string, @Arg('input', () => SshCredentialsInput) input: SshCredentialsInput): Promise<NodeType> {
-    return toNodeType(await this.nodeService.updateCredentials(nodeId, input));
+    return this.views.one(await this.nodeService.updateCredentials(nodeId, input));
   }
 
   @Authorized('OPERATOR')
   @Mutation(() => NodeType, { description: 'Connects again, re-checks the host and copies the agent again.' })
   async recopyAgent(@Arg('nodeId', () => ID) nodeId: string): Promise<NodeType> {
-    return toNodeType(await this.nodeService.recopyAgent(nodeId));
+    return this.views.one(await this.nodeService.recopyAgent(nodeId));
   }
 
   @Authorized('ADMIN')
   @Mutation(() => NodeType, { description: 'Trusts the host key the host now presents; repeat its fingerprint to confirm.' })
   async acceptHostKey(@Arg('nodeId', () => ID) nodeId: string, @Arg('fingerprint', () => String) fingerprint: string): Promise<NodeType> {
-    return toNodeType(await this.nodeService.acceptHostKey(nodeId, fingerprint));
+    return this.views.one(await this.nodeService.acceptHostKey(nodeId, fingerprint));
   }
 
   @Authorized('OPERATOR')
   @Mutation(() => NodeType, { description: 'Forgets a node that never joined the cluster (or was removed).' })
   async deleteNodeRecord(@Arg('nodeId', () => ID) nodeId: string): Promise<NodeType> {
-    return toNodeType(await this.nodeService.deleteRecord(nodeId));
+    return this.views.one(await this.nodeService.deleteRecord(nodeId));
   }
 
   @Authorized('VIEWER')
   @Subscription(() => NodeChangeType, { topics: TOPICS.NODE_CHANGED, topicId: ({ args }) => args['clusterId'] })
   async nodeChanged(@Root() payload: NodeChangedPayload, @Arg('clusterId', () => ID) _clusterId: string): Promise<NodeChangeType> {
     const node = await this.nodeService.find(payload.nodeId);
-    return { nodeId: payload.nodeId, node: node ? toNodeType(node) : null };
+    return { nodeId: payload.nodeId, node: node ? await this.views.one(node) : null };
   }
 }

@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { INSTALL_RUN_STATUSES, INSTALL_STEPS, NODE_ACTIONS, NODE_STATUSES, ROLES, STEP_EVENT_STATUSES } from '@ccos/shared/domain';
+import { HOST_MANIFEST_STATES, INSTALL_RUN_STATUSES, INSTALL_STEPS, NODE_ACTIONS, NODE_STATUSES, ROLES, STEP_EVENT_STATUSES } from '@ccos/shared/domain';
 import { AUDIT_RESULTS } from './audit-middleware';
 
 /** Turns a domain list of names into the object form type-graphql registers as an enum. */
@@ -18,6 +18,12 @@ export const NodeOriginEnum = enumOf(['ADDED', 'DISCOVERED'] as const);
 export const BootstrapStyleEnum = enumOf(['OPENSHIFT', 'KUBEADM'] as const);
 export const AuditResultEnum = enumOf(AUDIT_RESULTS);
 
+export const HostManifestStateEnum = enumOf(HOST_MANIFEST_STATES);
+registerEnumType(HostManifestStateEnum, {
+  name: 'HostManifestState',
+  description: 'CURRENT: inspected, every recorded file as the install left it, on the cluster\'s artifact set. DRIFTED: the last inspection found files changed or gone. '
+    + 'OUTDATED: installed from another artifact set than the cluster\'s now. UNINSPECTED: recorded, not inspected since.',
+});
 registerEnumType(RoleEnum, { name: 'Role', description: 'VIEWER reads; OPERATOR adds, installs and removes nodes and decides CSRs; ADMIN manages clusters, users and policy.' });
 registerEnumType(NodeStatusEnum, { name: 'NodeStatus' });
 registerEnumType(NodeActionEnum, {

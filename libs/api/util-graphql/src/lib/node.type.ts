@@ -1,6 +1,6 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
-import type { NodeAction, NodeOrigin, NodeStatus } from '@ccos/shared/domain';
-import { NodeActionEnum, NodeOriginEnum, NodeStatusEnum } from './enums';
+import type { HostManifestState, NodeAction, NodeOrigin, NodeStatus } from '@ccos/shared/domain';
+import { HostManifestStateEnum, NodeActionEnum, NodeOriginEnum, NodeStatusEnum } from './enums';
 import { HostVerdictType } from './host-verdict.type';
 import { LabelType, TaintType } from './label-types';
 import { MessageCodeField, MessageParamsField } from './message-code-fields';
@@ -103,6 +103,12 @@ export class NodeType {
 
   @Field(() => NodeHealthType, { nullable: true, description: 'Its health while it is a member of the cluster (JOINED, DRAIN_FAILED, REMOVING); null otherwise.' })
   health!: NodeHealthType | null;
+
+  @Field(() => HostManifestStateEnum, {
+    nullable: true,
+    description: 'What the host runs against its install\'s record: CURRENT, DRIFTED, OUTDATED or UNINSPECTED (hostManifest has the files); null when no install recorded it.',
+  })
+  hostState!: HostManifestState | null;
 
   @Field(() => NodeRemediationType, { nullable: true, description: 'Its remediation in progress; null when none.' })
   remediation!: NodeRemediationType | null;

@@ -1,5 +1,5 @@
 import type { StatusTone } from '@ccos/console/ui';
-import { type HealthState, NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
+import { type HealthState, type HostManifestState, NODE_STATUSES, type NodeStatus } from '@ccos/shared/domain';
 
 /** Statuses grouped the way an operator scans a list: what needs them, what is moving, what is done. */
 export const STATUS_FAMILIES = ['attention', 'progress', 'ready', 'joined', 'removed'] as const;
@@ -37,29 +37,44 @@ export function statusTone(status: NodeStatus): StatusTone {
   return tones[FAMILY[status]];
 }
 
-/** A filter value: a family, or one exact status. */
-export type StatusFilter = 'all' | StatusFamily | NodeStatus;
+/** Hosts whose files drifted from their install's record, or that were installed from an older artifact set. */
+export const HOST_FILTERS = ['drifted', 'outdated'] as const;
+export type HostFilter = (typeof HOST_FILTERS)[number];
+const HOST_STATE: Readonly<Record<HostFilter, HostManifestState>> = { drifted: 'DRIFTED', outdated: 'OUTDATED' };
 
-export function isStatusFilter(value: string | null | undefined): value is StatusFilter {
-  return value === 'all' || (STATUS_FAMILIES as readonly string[]).includes(value ?? '') || (NODE_STATUSES as readonly string[]).includes(value ?? '');
+/** A filter value: a family, one exact status, or what the hosts run. */
+export type StatusFilter = 'all' | StatusFamily | NodeStatus | HostFilter;
+
+/** What a filter looks at of a node. */
+export interface Filtered {
+  readonly status: NodeStatus;
+  readonly hostState?: HostManifestState | null;
 }
 
-/** How many nodes each status and each family has (absent: none), for the filter's options. */
-export function statusCounts(statuses: Iterable<NodeStatus>): ReadonlyMap<StatusFilter, number> {
+export function isStatusFilter(value: string | null | undefined): value is StatusFilter {
+  return value === 'all' || [...STATUS_FAMILIES, ...NODE_STATUSES, ...HOST_FILTERS].some((filter) => filter === value);
+}
+
+/** How many nodes each status, each family and each host filter has (absent: none), for the filter's options. */
+export function statusCounts(nodes: Iterable<Filtered>): ReadonlyMap<StatusFilter, number> {
   const counts = new Map<StatusFilter, number>();
-  for (const status of statuses) {
-    counts.set(status, (counts.get(status) ?? 0) + 1);
-    const family = FAMILY[status];
-    counts.set(family, (counts.get(family) ?? 0) + 1);
+  const count = (filter: StatusFilter) => counts.set(filter, (counts.get(filter) ?? 0) + 1);
+  for (const node of nodes) {
+    count(node.status);
+    count(FAMILY[node.status]);
+    HOST_FILTERS.filter((filter) => HOST_STATE[filter] === node.hostState).forEach(count);
   }
   return counts;
 }
 
-export function matchesFilter(status: NodeStatus, filter: StatusFilter): boolean {
+export function matchesFilter(node: Filtered, filter: StatusFilter): boolean {
   if (filter === 'all') {
     return true;
   }
-  return (STATUS_FAMILIES as readonly string[]).includes(filter) ? FAMILY[status] === filter : status === filter;
+  if ((HOST_FILTERS as readonly string[]).includes(filter)) {
+    return node.hostState === HOST_STATE[filter as HostFilter];
+  }
+  return (STATUS_FAMILIES as readonly string[]).includes(filter) ? FAMILY[node.status] === filter : node.status === filter;
 }
 
 /**

@@ -5,7 +5,7 @@ import { ButtonDirective, DataStateComponent, LiveIndicatorComponent, PageHeader
 import { I18n, commonMessages, ServerTextPipe } from '@ccos/console/util-i18n';
 import { NODE_STATUSES, type NodeStatus, isInCluster } from '@ccos/shared/domain';
 import { batchesMessages } from '../batches.messages';
-import { STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusCounts, statusFamily, statusTone, waitsForCsrApproval } from '../node-status';
+import { HOST_FILTERS, type HostFilter, STATUS_FAMILIES, type StatusFamily, type StatusFilter, isStatusFilter, matchesFilter, statusCounts, statusFamily, statusTone, waitsForCsrApproval } from '../node-status';
 import { nodesMessages } from '../nodes.messages';
 
 /**
@@ -47,10 +47,12 @@ export class NodeListPage {
     const value = this.status();
     return isStatusFilter(value) ? value : 'all';
   });
-  protected readonly shown = computed(() => this.store.nodes().filter((node) => matchesFilter(node.status, this.filter())));
+  protected readonly shown = computed(() => this.store.nodes().filter((node) => matchesFilter(node, this.filter())));
   protected readonly families = STATUS_FAMILIES;
+  /** Host filters some node matches: drifted, outdated. */
+  protected readonly hostFiltersPresent = computed(() => HOST_FILTERS.filter((filter) => this.counts().has(filter)));
   /** How many nodes each status and each family has, counted once per list change (not per option and render). */
-  private readonly counts = computed(() => statusCounts(this.store.nodes().map((node) => node.status)));
+  private readonly counts = computed(() => statusCounts(this.store.nodes()));
   /** Statuses that occur, in lifecycle order, for the exact-status options. */
   protected readonly statusesPresent = computed(() => NODE_STATUSES.filter((status) => this.counts().has(status)));
   protected readonly problem = computed(() => {
@@ -82,6 +84,10 @@ export class NodeListPage {
 
   protected familyLabel(family: StatusFamily): string {
     return this.t(`family.${family}`, { count: this.countOf(family) });
+  }
+
+  protected hostFilterLabel(filter: HostFilter): string {
+    return this.t(`filter.host.${filter}`, { count: this.countOf(filter) });
   }
 
   protected statusLabel(status: NodeStatus): string {
