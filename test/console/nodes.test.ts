@@ -398,6 +398,9 @@ describe('console: nodes and certificates', () => {
     const card = page.getByTestId('host-manifest');
     await card.waitFor({ timeout: 30_000 });
     expect(await card.textContent()).toMatch(/\d+ files written by its install, from artifact set \S+/);
+    // The host's hardware, as it told it when it was added.
+    expect(await page.getByTestId('fact-cpus').textContent()).toMatch(/^\s*\d+/);
+    expect(await page.getByTestId('fact-memory').textContent()).toMatch(/\d+(\.\d+)? (GiB|MiB)/);
     await world.lab.exec(host.hostname, ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);
     try {
       await card.getByRole('button', { name: 'Inspect now' }).click();

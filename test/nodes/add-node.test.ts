@@ -10,7 +10,7 @@ const HOSTS = 10;
 const ADD = 'mutation($input: AddNodeInput!) { addNode(input: $input) { id status } }';
 const NODE = `query($id: ID!) { node(id: $id) {
   id hostname status statusReason nextStep hostKeyFingerprint offeredHostKeyFingerprint agentSha256 sshAuthMethod
-  facts { arch osRelease kernel freeDiskBytes } labels { key value }
+  facts { arch osRelease kernel freeDiskBytes cpus cpuModel memoryBytes disks { name sizeBytes rotational } nics { name mac state } } labels { key value }
 } }`;
 
 describe('addNode against real SSH hosts', () => {
@@ -46,6 +46,14 @@ describe('addNode against real SSH hosts', () => {
     });
     expect(added?.facts).toMatchObject({ arch: 'x86_64' });
     expect(added?.facts['freeDiskBytes']).toBeGreaterThan(0);
+    // The hardware, as the host's own /proc and /sys tell it.
+    const [nproc, memTotal] = await Promise.all([world.lab.exec('h1', ['getconf', '_NPROCESSORS_ONLN']), world.lab.exec('h1', ['grep', '-m1', '^MemTotal:', '/proc/meminfo'])]);
+    expect(added?.facts['cpus']).toBe(Number(nproc.stdout.trim()));
+    expect(added?.facts['memoryBytes']).toBe(Number(/(\d+) kB/.exec(memTotal.stdout)?.[1]) * 1024);
+    const nics = added?.facts['nics'] as Array<{ name: string; mac: string | null; state: string }>;
+    expect(nics.map((nic) => nic.name)).not.toContain('lo');
+    const hostMac = (await world.lab.exec('h1', ['sh', '-c', 'cat /sys/class/net/*/address'])).stdout.split('\n');
+    expect(nics.filter((nic) => nic.mac !== null).every((nic) => hostMac.includes(nic.mac ?? ''))).toBe(true);
     const onHost = await world.lab.exec('h1', ['sha256sum', '/opt/ccos-scaler/boot-worker']);
     expect(onHost.stdout.split(' ')[0]).toBe(agentSha256);
     const version = await world.lab.exec('h1', ['/opt/ccos-scaler/boot-worker', 'version']);

@@ -18,3 +18,4 @@ export * from './lib/node-health';
 export * from './lib/remediation';
 export * from './lib/scale-down-victims';
 export * from './lib/host-manifest';
+export * from './lib/hardware';

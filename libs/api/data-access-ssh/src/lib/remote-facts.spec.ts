@@ -1,5 +1,8 @@
+import { cpus, totalmem } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { parseDf, parseOsRelease, parseRemoteFacts } from './remote-facts';
+import { startLocalShellHost } from '../testing/played-ssh-host';
+import { parseDf, parseOsRelease, parseRemoteFacts, readRemoteFacts } from './remote-facts';
+import { openSshSession } from './ssh-connect';
 
 describe('parseOsRelease', () => {
   it.each([
@@ -50,11 +53,63 @@ describe('parseRemoteFacts', () => {
       hostname: 'worker-1',
       os: { id: 'ccos', versionId: '4.12', prettyName: 'CCOS 4.12', idLike: [] },
       disk: { path: '/opt/ccos-scaler', measuredPath: '/opt', mountPoint: '/', freeBytes: 900 * 1024, totalBytes: 1000 * 1024 },
+      hardware: { cpus: null, cpuModel: null, memoryBytes: null, disks: [], nics: [], systemVendor: null, systemProduct: null, systemSerial: null },
+    });
+  });
+
+  it('reads the hardware a host tells, leaving out what it does not and placeholders firmware writes', () => {
+    const hardware = [
+      '@@cpus', '8',
+      '@@cpu-model', ' Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz',
+      '@@memory', 'MemTotal:       16303924 kB',
+      '@@disks', 'sda 937703088 1', 'nvme0n1 1000215216 0', 'sdb 0 1', 'vdc 2097152',
+      '@@nics', 'eth0 52:54:00:AB:cd:01 up', 'eth1 00:00:00:00:00:00 down', 'ib0 80:00:02:08:fe:80:00:00:00:00:00:00:00:02:c9:03:00:0f:ab:cd unknown',
+      '@@dmi-vendor', 'Dell Inc.',
+      '@@dmi-product', 'To Be Filled By O.E.M.',
+      '@@dmi-serial',
+    ].join('\n');
+    expect(parseRemoteFacts(output.replace('@@end', `${hardware}\n@@end`), '/').hardware).toEqual({
+      cpus: 8,
+      cpuModel: 'Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz',
+      memoryBytes: 16303924 * 1024,
+      disks: [
+        { name: 'sda', sizeBytes: 937703088 * 512, rotational: true },
+        { name: 'nvme0n1', sizeBytes: 1000215216 * 512, rotational: false },
+        { name: 'vdc', sizeBytes: 2097152 * 512, rotational: null },
+      ],
+      nics: [
+        { name: 'eth0', mac: '52:54:00:ab:cd:01', state: 'up' },
+        { name: 'eth1', mac: null, state: 'down' },
+        { name: 'ib0', mac: '80:00:02:08:fe:80:00:00:00:00:00:00:00:02:c9:03:00:0f:ab:cd', state: 'unknown' },
+      ],
+      systemVendor: 'Dell Inc.',
+      systemProduct: null,
+      systemSerial: null,
     });
   });
 
   it('survives CRLF and says what is missing', () => {
     expect(parseRemoteFacts(output.replace(/\n/g, '\r\n'), '/').arch).toBe('x86_64');
     expect(() => parseRemoteFacts(output.replace('@@kernel\n5.14.0-362.el9.x86_64\n', ''), '/')).toThrow(/no kernel/);
+  });
+});
+
+describe('readRemoteFacts', () => {
+  it('reads this machine\'s own facts and hardware through the real script over SSH', async () => {
+    const host = await startLocalShellHost();
+    const session = await openSshSession({ host: '127.0.0.1', port: host.port, username: 'root', auth: { kind: 'password', password: 'pw' } });
+    try {
+      const facts = await readRemoteFacts(session, { diskPath: '/tmp/ccos-no-such-folder/agent' });
+      expect(facts.disk.measuredPath).toBe('/tmp');
+      expect(facts.hardware.cpus).toBe(cpus().length);
+      expect(facts.hardware.memoryBytes).toBe(totalmem());
+      expect(facts.hardware.cpuModel).toBe(cpus()[0]?.model.trim());
+      for (const nic of facts.hardware.nics) {
+        expect(nic.name).not.toBe('lo');
+      }
+    } finally {
+      await session.close();
+      await host.stop();
+    }
   });
 });

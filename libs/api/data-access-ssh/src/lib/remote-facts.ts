@@ -1,3 +1,4 @@
+import type { HardwareFacts, HostDisk, HostNic } from '@ccos/shared/domain';
 import type { RemoteCheck } from './remote-batch';
 import type { ExecResult } from './remote-exec';
 import { defineScript } from './remote-script';
@@ -14,6 +15,7 @@ export interface RemoteFacts {
   readonly hostname: string;
   readonly os: OsRelease;
   readonly disk: DiskSpace;
+  readonly hardware: HardwareFacts;
 }
 
 /** The fields of os-release(5) we use; null when the file lacks them. */
@@ -54,6 +56,17 @@ const FACTS = defineScript('facts', [
   'while [ ! -d "$d" ] && [ "$d" != / ]; do d=$(dirname -- "$d"); done',
   'echo "@@measured"; printf "%s\\n" "$d"',
   'echo "@@df"; df -Pk -- "$d"',
+  // Hardware, from /proc and /sys, so no tool beyond the shell is needed (lsblk, ip and dmidecode may be missing).
+  'echo "@@cpus"; getconf _NPROCESSORS_ONLN 2>/dev/null || grep -c ^processor /proc/cpuinfo',
+  'echo "@@cpu-model"; grep -m1 -E "^(model name|Model|cpu model)[[:space:]]*:" /proc/cpuinfo | cut -d: -f2-',
+  'echo "@@memory"; grep -m1 ^MemTotal: /proc/meminfo',
+  'echo "@@disks"',
+  'for b in /sys/block/*; do [ -e "$b/size" ] || continue; n=${b##*/}; case $n in loop*|ram*|sr*|zram*|fd*) continue;; esac; echo "$n $(cat "$b/size" 2>/dev/null) $(cat "$b/queue/rotational" 2>/dev/null)"; done',
+  'echo "@@nics"',
+  'for i in /sys/class/net/*; do n=${i##*/}; [ "$n" = lo ] && continue; [ -e "$i/address" ] || continue; echo "$n $(cat "$i/address" 2>/dev/null) $(cat "$i/operstate" 2>/dev/null)"; done',
+  'echo "@@dmi-vendor"; cat /sys/class/dmi/id/sys_vendor 2>/dev/null',
+  'echo "@@dmi-product"; cat /sys/class/dmi/id/product_name 2>/dev/null',
+  'echo "@@dmi-serial"; cat /sys/class/dmi/id/product_serial 2>/dev/null',
   'echo "@@end"',
 ].join('\n'));
 
@@ -106,6 +119,42 @@ export function parseRemoteFacts(output: string, diskPath: string): RemoteFacts 
     hostname: one('hostname'),
     os: parseOsRelease(sections.get('os-release') ?? ''),
     disk: { path: diskPath, measuredPath, ...df },
+    hardware: parseHardware(sections),
+  };
+}
+
+/** The hardware sections of the facts script; what a host does not tell is null or empty, never an error. */
+function parseHardware(sections: ReadonlyMap<string, string>): HardwareFacts {
+  const first = (name: string): string | null => {
+    const line = (sections.get(name) ?? '').split('\n').map((text) => text.trim()).find((text) => text !== '');
+    return line === undefined ? null : line.slice(0, 200);
+  };
+  const lines = (name: string) => (sections.get(name) ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const whole = (text: string | null): number | null => (text !== null && /^\d{1,15}$/.test(text) ? Number(text) : null);
+  const memory = /^MemTotal:\s+(\d+)\s*kB$/i.exec(first('memory') ?? '');
+  const disks = lines('disks').flatMap((line): HostDisk[] => {
+    const [name = '', sectors, rotational] = line.split(/\s+/);
+    const size = whole(sectors ?? null);
+    // /sys/block sizes are in 512-byte sectors whatever the device's own sector size; an empty device (a card reader) is left out.
+    return size === null || size === 0 ? [] : [{ name, sizeBytes: size * 512, rotational: rotational === '1' ? true : rotational === '0' ? false : null }];
+  });
+  const nics = lines('nics').map((line): HostNic => {
+    const [name = '', mac, state] = line.split(/\s+/);
+    return { name, mac: mac && /^[0-9a-f]{2}(:[0-9a-f]{2}){5,19}$/i.test(mac) && !/^(00:)+00$/.test(mac) ? mac.toLowerCase() : null, state: state || 'unknown' };
+  });
+  const dmi = (name: string): string | null => {
+    const value = first(`dmi-${name}`);
+    return value === null || /^(to be filled by o\.e\.m\.|default string|not specified|none)$/i.test(value) ? null : value;
+  };
+  return {
+    cpus: whole(first('cpus')),
+    cpuModel: first('cpu-model'),
+    memoryBytes: memory ? Number(memory[1]) * 1024 : null,
+    disks,
+    nics,
+    systemVendor: dmi('vendor'),
+    systemProduct: dmi('product'),
+    systemSerial: dmi('serial'),
   };
 }
 

@@ -127,7 +127,7 @@ export class NodeProvisioner implements ProvisioningQueue {
         const { facts, scan } = await this.factsAndScan(node, session);
         owned();
         await this.nodes.update(node.id, {
-          facts: { arch: facts.arch, kernel: facts.kernel, osRelease: facts.os.prettyName ?? facts.os.id ?? undefined, freeDiskBytes: facts.disk.freeBytes },
+          facts: { arch: facts.arch, kernel: facts.kernel, osRelease: facts.os.prettyName ?? facts.os.id ?? undefined, freeDiskBytes: facts.disk.freeBytes, hardware: facts.hardware },
         });
         const problem = precheck(facts, agent);
         if (problem) {

@@ -6,6 +6,30 @@ import { LabelType, TaintType } from './label-types';
 import { MessageCodeField, MessageParamsField } from './message-code-fields';
 import { NodeHealthType, NodeRemediationType } from './node-health.type';
 
+@ObjectType('HostDisk', { simpleResolvers: true, description: 'A block device of the host (partitions, loop, RAM and optical devices left out).' })
+export class HostDiskType {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Number)
+  sizeBytes!: number;
+
+  @Field(() => Boolean, { nullable: true, description: 'True for a spinning disk, false for an SSD or NVMe; null when the kernel does not say.' })
+  rotational!: boolean | null;
+}
+
+@ObjectType('HostNic', { simpleResolvers: true, description: 'A network interface of the host (the loopback left out).' })
+export class HostNicType {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  mac!: string | null;
+
+  @Field(() => String, { description: 'The kernel\'s operstate: up, down, unknown, …' })
+  state!: string;
+}
+
 @ObjectType('HostFacts', { simpleResolvers: true, description: 'What the service found on the host when it connected.' })
 export class HostFactsType {
   @Field(() => String, { nullable: true })
@@ -19,6 +43,30 @@ export class HostFactsType {
 
   @Field(() => Number, { nullable: true, description: 'Free bytes in the agent folder.' })
   freeDiskBytes!: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Online CPUs.' })
+  cpus!: number | null;
+
+  @Field(() => String, { nullable: true })
+  cpuModel!: string | null;
+
+  @Field(() => Number, { nullable: true, description: 'MemTotal of /proc/meminfo, in bytes.' })
+  memoryBytes!: number | null;
+
+  @Field(() => [HostDiskType])
+  disks!: HostDiskType[];
+
+  @Field(() => [HostNicType])
+  nics!: HostNicType[];
+
+  @Field(() => String, { nullable: true, description: 'DMI sys_vendor.' })
+  systemVendor!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'DMI product_name.' })
+  systemProduct!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'DMI product_serial (readable when the service connects as root or with sudo).' })
+  systemSerial!: string | null;
 }
 
 /** A worker node: one the service added, or one it found in the cluster. Credentials are never exposed. */

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
-import type { BatchPhase, HostHealthCheck, HostVerdict, Label, NodeOrigin, NodeRemediation, NodeStatus, Taint } from '@ccos/shared/domain';
+import type { BatchPhase, HardwareFacts, HostHealthCheck, HostVerdict, Label, NodeOrigin, NodeRemediation, NodeStatus, Taint } from '@ccos/shared/domain';
 import type { Message } from '@ccos/shared/messages';
 
 /** What the installer service learned about the host when it connected. */
@@ -8,6 +8,8 @@ export interface HostFacts {
   osRelease?: string;
   kernel?: string;
   freeDiskBytes?: number;
+  /** CPUs, memory, disks, NICs and the system's DMI names, as the host told them when it was added. */
+  hardware?: HardwareFacts;
   /** /etc/machine-id, to recognise a host this service removed when it comes back. */
   machineId?: string;
 }

@@ -162,6 +162,10 @@ export class NodeDetailPage {
     return this.t(`status.${status}`);
   }
 
+  protected isText(value: string | null): value is string {
+    return value !== null && value !== '';
+  }
+
   protected healthLabel(state: HealthState): string {
     return this.t(`health.${state}`);
   }
