@@ -38,6 +38,22 @@ describe('member reconciler: each member moves along its node record', () => {
     expect((await world().activity(group)).filter((entry) => !entry.startsWith('SPARE_ADDED'))).toEqual(['SPARE_UNUSABLE unusable-arm', 'REINSTALL_REQUIRED unusable-dirty', 'SPARE_UNUSABLE unusable-gone']);
   });
 
+  it('leaves out a host smaller than the group\'s profile, naming each failed validation; one that meets it becomes a spare', async () => {
+    const group = await world().createGroup('profile');
+    const hardware = (cpus: number, memoryGiB: number) => ({ cpus, cpuModel: null, memoryBytes: memoryGiB * 2 ** 30, disks: [], nics: [], systemVendor: null, systemProduct: null, systemSerial: null });
+    // The world's groups promise 2 CPUs and 4 GiB.
+    world().ports.nextAdd = { status: 'READY_TO_INSTALL', arch: 'x86_64', verdict: null, hardware: hardware(1, 1.5) };
+    const small = await world().addSpare(group, 'profile-small');
+    world().ports.nextAdd = { status: 'READY_TO_INSTALL', arch: 'x86_64', verdict: null, hardware: hardware(2, 4) };
+    const fits = await world().addSpare(group, 'profile-fits');
+    world().ports.nextAdd = { status: 'READY_TO_INSTALL', arch: 'x86_64', verdict: null };
+
+    await expect.poll(() => world().memberState(small)).toBe('UNUSABLE');
+    const member = (await world().store.membersOf(group.id)).find((row) => row.nodeId === small);
+    expect(member?.reasonCoded).toEqual({ code: 'autoscaling.member.belowProfile', params: { group: 'profile', validations: 'has-min-cpu-cores: 1 < 2; has-min-memory: 1.5 GiB < 4 GiB' } });
+    expect(await world().memberState(fits)).toBe('SPARE');
+  });
+
   it('runs a reserved host once it joins, records a failed install once however often it is reconciled, and reserves it again on retry', async () => {
     const group = await world().createGroup('install');
     const member = await world().addSpare(group, 'install-1');

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AutoscalingActivityKind, NodeEntity, NodeGroupEntity, NodeGroupMemberState, NodeGroupStore, NodeStore } from '@ccos/api/data-access-db';
 import { type EventBus, followNodeChanges } from '@ccos/api/util-graphql';
+import { failedHardwareValidations } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
 import type { AutoscalingPorts } from './autoscaling-ports';
 import type { GroupActivityLog } from './group-activity-log';
@@ -92,8 +93,12 @@ export class MemberReconciler {
       if (node.status === 'READY_TO_INSTALL') {
         const verdict = node.hostVerdict;
         const wanted = UNAME_ARCH[group.profile.arch];
+        const below = failedHardwareValidations(node.facts.hardware, { cpus: group.profile.cpuCores, memoryBytes: group.profile.memoryBytes });
         if (node.facts.arch && wanted && node.facts.arch !== wanted) {
           await move('CHECKING', 'UNUSABLE', message('autoscaling.member.wrongArch', { arch: node.facts.arch, group: group.name, wanted: group.profile.arch }), 'SPARE_UNUSABLE');
+        } else if (below.length > 0) {
+          // The group's profile is what cluster-autoscaler is told each new node brings: a smaller host would break its plan.
+          await move('CHECKING', 'UNUSABLE', message('autoscaling.member.belowProfile', { group: group.name, validations: below.map((failed) => failed.text).join('; ') }), 'SPARE_UNUSABLE');
         } else if (member.predecessorNodeId && verdict?.verdict === 'CLEANABLE' && !verdict.cleanedAt) {
           // What the host's own install through this group wrote (the Ignition's files) may go; anything else is foreign.
           const own = await this.groups.ignitionFilesWrittenFor(member.predecessorNodeId);

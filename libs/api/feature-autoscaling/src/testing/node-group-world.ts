@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { AuditLog, ClusterEntity, type Database, type NodeEntity, type NodeGroupEntity, NodeGroupStore, type NodeGroupMemberState, NodeStore, ClusterStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
-import type { HostVerdict, NodeEvent } from '@ccos/shared/domain';
+import type { HardwareFacts, HostVerdict, NodeEvent } from '@ccos/shared/domain';
 import type { AutoscalingPorts, RemovalStart, SpareHost } from '../lib/autoscaling-ports';
 import type { NodeGroupDefinition } from '../lib/node-group-model';
 import { type NodeGroups, type NodeGroupsOptions, createNodeGroups } from '../lib/node-groups';
@@ -29,15 +29,15 @@ export class FakeAutoscalingPorts implements AutoscalingPorts {
   readonly batches: Array<{ readonly clusterId: string; readonly nodeIds: readonly string[]; readonly actor: string }> = [];
   readonly removals: HeldRemoval[] = [];
   /** What addNode's checks decide for the next host added: its status, arch and verdict. */
-  nextAdd: { status: NodeEntity['status']; arch: string; verdict: HostVerdict | null } = { status: 'READY_TO_INSTALL', arch: 'x86_64', verdict: null };
+  nextAdd: { status: NodeEntity['status']; arch: string; verdict: HostVerdict | null; hardware?: HardwareFacts } = { status: 'READY_TO_INSTALL', arch: 'x86_64', verdict: null };
   private readonly outcomes = new Map<string, Promise<{ status: string; reason: string | null }>>();
 
   constructor(private readonly nodes: NodeStore) {}
 
   async addNode(host: SpareHost): Promise<string> {
     this.added.push(host);
-    const { status, arch, verdict } = this.nextAdd;
-    const node = await this.nodes.create({ clusterId: host.clusterId, hostname: host.hostname, ip: host.ip, sshPort: host.sshPort, sshUser: host.sshUser, status, labels: [...host.labels], taints: [...host.taints], facts: { arch }, hostVerdict: verdict });
+    const { status, arch, verdict, hardware } = this.nextAdd;
+    const node = await this.nodes.create({ clusterId: host.clusterId, hostname: host.hostname, ip: host.ip, sshPort: host.sshPort, sshUser: host.sshUser, status, labels: [...host.labels], taints: [...host.taints], facts: { arch, hardware }, hostVerdict: verdict });
     return node.id;
   }
 

@@ -100,6 +100,7 @@ export const REST_EN = {
   'autoscaling.member.removalNotStarted': 'removal could not start: {error}',
   'autoscaling.member.retired': 'removed; the host continues as node {nodeId}',
   'autoscaling.member.wrongArch': 'the host is {arch}; node group {group} is {wanted}',
+  'autoscaling.member.belowProfile': "the host is below node group {group}'s profile, which cluster-autoscaler plans each new node by: {validations}; add a larger host, or lower the group's profile to what its hosts have",
   'autoscaling.member.foreignLeftovers': 'the dirty-host check found what its own install did not write{leftovers}: {reason}',
   'autoscaling.member.dirty': 'the dirty-host check says {verdict, select, CLEANABLE {cleanable} REINSTALL_REQUIRED {reinstall required} other {{verdict}}}: {reason}{leftovers}',
   'autoscaling.member.leftovers': ' ({items}{more, plural, =0 {} other {, and # more}})',

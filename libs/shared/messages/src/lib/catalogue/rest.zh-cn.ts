@@ -99,6 +99,7 @@ export const REST_ZH_CN: Readonly<Record<keyof typeof REST_EN, string>> = {
   'autoscaling.member.removalNotStarted': '移除无法开始：{error}',
   'autoscaling.member.retired': '已移除；该主机作为节点 {nodeId} 继续',
   'autoscaling.member.wrongArch': '主机架构为 {arch}；节点组 {group} 的架构为 {wanted}',
+  'autoscaling.member.belowProfile': '主机低于节点组 {group} 的配置（cluster-autoscaler 按此配置规划每个新节点）：{validations}；请添加更大的主机，或将该组的配置降低到其主机的实际规格',
   'autoscaling.member.foreignLeftovers': '脏主机检查发现了其自身安装未写入的内容{leftovers}：{reason}',
   'autoscaling.member.dirty': '脏主机检查结果为{verdict, select, CLEANABLE {可清理} REINSTALL_REQUIRED {需要重装} other {{verdict}}}：{reason}{leftovers}',
   'autoscaling.member.leftovers': '（{items}{more, plural, =0 {} other {，另有 # 项}}）',
