@@ -42,3 +42,4 @@ export * from './lib/unique-violation';
 export * from './lib/returning-rows';
 export * from './lib/stores';
 export * from './lib/jobs/job-engine';
+export * from './lib/jobs/periodic-queueing';

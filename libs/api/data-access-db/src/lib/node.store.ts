@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type DataSource, In, Not, type Repository } from 'typeorm';
+import { type DataSource, In, IsNull, Not, type Repository } from 'typeorm';
 import { type NodeEvent, NotFoundError, PreconditionError, eventText, everJoinedAfter, transition } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { InstallRunEntity } from './entities/install-run.entity';
@@ -76,6 +76,11 @@ export class NodeStore {
   /** Every node in `status` (a restart resumes the ADDING ones). */
   withStatus(status: NodeEntity['status']): Promise<NodeEntity[]> {
     return this.nodes.findBy({ status });
+  }
+
+  /** The nodes in these statuses whose hosts the service can reach: it holds their SSH credentials and address (those it installed). */
+  withHostAccess(statuses: ReadonlyArray<NodeEntity['status']>): Promise<Array<NodeEntity & { ip: string }>> {
+    return this.nodes.find({ where: { status: In([...statuses]), sshCredentialsSealed: Not(IsNull()), ip: Not(IsNull()) } }) as Promise<Array<NodeEntity & { ip: string }>>;
   }
 
   /** The cluster's records that are not REMOVED; only those `named`, when given. */

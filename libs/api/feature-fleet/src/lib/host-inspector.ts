@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type HostManifestEntity, type HostManifestStore, type JobRegistry, type NodeEntity, type NodeStore, hostQueue } from '@ccos/api/data-access-db';
+import { type HostManifestEntity, type HostManifestStore, type JobRegistry, type NodeEntity, type NodeStore, PeriodicQueueing, hostQueue } from '@ccos/api/data-access-db';
 import { sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { type SshPool, isSshError, remoteSha256s } from '@ccos/api/data-access-ssh';
 import { PreconditionError } from '@ccos/api/util-graphql';
@@ -52,45 +52,35 @@ export interface HostInspectorOptions {
  * not a failure.
  */
 export class HostInspector {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly periodic: PeriodicQueueing;
 
   constructor(private readonly options: HostInspectorOptions) {
     options.jobs.register(INSPECT_TASK, async (payload) => void (await this.inspectIfMember(String(payload['nodeId']))));
+    this.periodic = new PeriodicQueueing(options.intervalMs, () => this.queueAll(), (error) =>
+      options.logger.warn({ err: error, component: 'host-inspector' }, 'could not queue the hosts\' inspections'));
   }
 
   start(): void {
-    if (this.options.intervalMs <= 0) {
-      return;
-    }
-    this.timer = setInterval(() => {
-      this.queueAll().catch((error: unknown) => this.options.logger.warn({ err: error, component: 'host-inspector' }, 'could not queue the hosts\' inspections'));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.periodic.start();
   }
 
   stop(): void {
-    if (this.timer) {
-      clearInterval(this.timer);
-      this.timer = null;
-    }
+    this.periodic.stop();
   }
 
   /** Queues an inspection of every joined node's host that has a manifest; their number. */
   async queueAll(): Promise<number> {
-    let queued = 0;
-    for (const status of INSPECTED_STATUSES) {
-      for (const node of await this.options.nodes.withStatus(status)) {
-        if (node.sshCredentialsSealed && node.ip && (await this.options.manifests.find(node.id))) {
-          await this.options.jobs.enqueue(INSPECT_TASK, { nodeId: node.id, clusterId: node.clusterId, hostname: node.hostname }, {
-            key: `${INSPECT_TASK}:${node.id}`,
-            queue: hostQueue(node.ip),
-            maxAttempts: 1,
-          });
-          queued += 1;
-        }
-      }
+    const members = await this.options.nodes.withHostAccess(INSPECTED_STATUSES);
+    const recorded = new Set((await this.options.manifests.statesOf(members.map((node) => node.id))).map((manifest) => manifest.nodeId));
+    const inspected = members.filter((node) => recorded.has(node.id));
+    for (const node of inspected) {
+      await this.options.jobs.enqueue(INSPECT_TASK, { nodeId: node.id, clusterId: node.clusterId, hostname: node.hostname }, {
+        key: `${INSPECT_TASK}:${node.id}`,
+        queue: hostQueue(node.ip),
+        maxAttempts: 1,
+      });
     }
-    return queued;
+    return inspected.length;
   }
 
   /** Joined nodes with a record of what their hosts run, by cluster and state (the metrics; every replica reads the same). */

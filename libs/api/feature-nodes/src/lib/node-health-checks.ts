@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type JobRegistry, type NodeEntity, type NodeStore, hostQueue } from '@ccos/api/data-access-db';
+import { type JobRegistry, type NodeEntity, type NodeStore, PeriodicQueueing, hostQueue } from '@ccos/api/data-access-db';
 import { sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { SecretBox } from '@ccos/api/util-secrets';
@@ -22,45 +22,35 @@ const CHECK_TIMEOUT_MS = 15_000;
  * one waiting check per node. A check that cannot reach the host is a finding, not a failure.
  */
 export class NodeHealthChecks {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly periodic: PeriodicQueueing;
 
   constructor(
     private readonly nodes: NodeStore,
     private readonly secrets: SecretBox,
     private readonly pool: SshPool,
     private readonly jobs: JobRegistry,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly logger: Logger,
   ) {
     jobs.register(HEALTH_CHECK_TASK, async (payload) => this.check(String(payload['nodeId'])));
+    this.periodic = new PeriodicQueueing(intervalMs, () => this.queueAll(), (error) => logger.warn({ err: error, component: 'health-checks' }, 'could not queue the hosts\' health checks'));
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.queueAll().catch((error: unknown) => this.logger.warn({ err: error, component: 'health-checks' }, 'could not queue the hosts\' health checks'));
-    }, this.intervalMs);
-    this.timer.unref();
+    this.periodic.start();
   }
 
   stop(): void {
-    if (this.timer) {
-      clearInterval(this.timer);
-      this.timer = null;
-    }
+    this.periodic.stop();
   }
 
   /** Queues a check of every member's host; their number. */
   async queueAll(): Promise<number> {
-    let queued = 0;
-    for (const status of CHECKED_STATUSES) {
-      for (const node of await this.nodes.withStatus(status)) {
-        if (node.sshCredentialsSealed && node.ip) {
-          await this.queue(node);
-          queued += 1;
-        }
-      }
+    const members = await this.nodes.withHostAccess(CHECKED_STATUSES);
+    for (const node of members) {
+      await this.queue(node);
     }
-    return queued;
+    return members.length;
   }
 
   /** Member nodes by cluster and health (the metrics; every replica reads the same). */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type ClusterStore, type JobRegistry, type NodeEntity, type NodeStore, hostQueue } from '@ccos/api/data-access-db';
+import { type ClusterStore, type JobRegistry, type NodeEntity, type NodeStore, PeriodicQueueing, hostQueue } from '@ccos/api/data-access-db';
 import { sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { AuditSink } from '@ccos/api/util-graphql';
@@ -73,27 +73,22 @@ export interface RemediatorOptions {
  * action is audited as the `remediation` actor, counted, and published with the node.
  */
 export class Remediator {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly periodic: PeriodicQueueing;
   private readonly log: Logger;
 
   constructor(private readonly options: RemediatorOptions) {
     this.log = options.logger.child({ component: 'remediation' });
     options.jobs.register(EVALUATE_TASK, async (payload) => this.evaluate(String(payload['clusterId'])));
     options.jobs.register(RUNG_TASK, async (payload, { lost }) => this.runRung(String(payload['nodeId']), payload['rung'] as RemediationRung, lost));
+    this.periodic = new PeriodicQueueing(options.intervalMs, () => this.queueAll(), (error) => this.log.warn({ err: error }, 'could not queue the remediation of the clusters'));
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.queueAll().catch((error: unknown) => this.log.warn({ err: error }, 'could not queue the remediation of the clusters'));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.periodic.start();
   }
 
   stop(): void {
-    if (this.timer) {
-      clearInterval(this.timer);
-      this.timer = null;
-    }
+    this.periodic.stop();
   }
 
   /** Queues an evaluation of every cluster whose policy is on. */
