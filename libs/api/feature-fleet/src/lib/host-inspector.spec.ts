@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ClusterEntity, type Database, HostManifestStore, InstallRunEntity, type JobHandler, type JobOptions, type JobRegistry, type NodeEntity, NodeStore, StepEventEntity, hostQueue, openDatabase,
+  ClusterEntity, type Database, HostManifestStore, InstallRunEntity, type NodeEntity, NodeStore, StepEventEntity, hostQueue, openDatabase,
 } from '@ccos/api/data-access-db';
-import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { RecordingJobs, createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { sealCredentials } from '@ccos/api/data-access-hosts';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { type PlayedSshHost, startLocalShellHost } from '@ccos/api/data-access-ssh/testing';
@@ -17,18 +17,6 @@ import { FakeClock } from '@ccos/shared/util-timing/testing';
 import { HostInspector, INSPECT_TASK } from './host-inspector';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/** The engine as the inspector sees it: the handler it registers, and what it queues. */
-class RecordingJobs implements JobRegistry {
-  readonly handlers = new Map<string, JobHandler>();
-  readonly queued: Array<{ task: string; payload: Readonly<Record<string, unknown>>; options: JobOptions | undefined }> = [];
-  register(task: string, handler: JobHandler): void {
-    this.handlers.set(task, handler);
-  }
-  async enqueue(task: string, payload: Readonly<Record<string, unknown>>, options?: JobOptions): Promise<void> {
-    this.queued.push({ task, payload, options });
-  }
-}
 
 /**
  * Drift on a real database, over real SSH to an in-process server whose commands this machine's
@@ -205,7 +193,7 @@ describe('host inspector: what a host runs, hashed again over SSH and compared w
     expect(jobs.queued.find((job) => job.payload['nodeId'] === node.id)).toMatchObject({ task: INSPECT_TASK, options: { key: `${INSPECT_TASK}:${node.id}`, queue: hostQueue('127.0.0.1'), maxAttempts: 1 } });
 
     await writeFile(unit, 'changed');
-    await jobs.handlers.get(INSPECT_TASK)?.({ nodeId: node.id }, { attempt: 1, maxAttempts: 1, signal: undefined, lost: new AbortController().signal });
+    await jobs.run(INSPECT_TASK, { nodeId: node.id });
     expect((await inspector.view(node.id))?.drift).toEqual([{ path: unit, expected: sha256('a'), found: sha256('changed') }]);
   });
 

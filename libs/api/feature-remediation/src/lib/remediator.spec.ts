@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterEntity, ClusterStore, type Database, type JobHandler, type JobOptions, type JobRegistry, type NodeEntity, NodeStore, hostQueue, openDatabase } from '@ccos/api/data-access-db';
-import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { ClusterEntity, ClusterStore, type Database, type NodeEntity, NodeStore, hostQueue, openDatabase } from '@ccos/api/data-access-db';
+import { RecordingJobs, createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { sealCredentials } from '@ccos/api/data-access-hosts';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { type PlayedSshHost, startPlayedSshHost } from '@ccos/api/data-access-ssh/testing';
@@ -16,22 +16,10 @@ import { EVALUATE_TASK, type MemberReplacer, RUNG_TASK, Remediator } from './rem
 const POLICY: RemediationPolicy = { enabled: true, paused: false, unhealthySeconds: 60, rungTimeoutSeconds: 120, maxUnhealthy: 1, maxUnhealthyIsPercent: false };
 
 /** The engine as the remediator sees it: the handlers it registers, and what it queues (run by the test). */
-class RecordingJobs implements JobRegistry {
-  readonly handlers = new Map<string, JobHandler>();
-  readonly queued: Array<{ task: string; payload: Readonly<Record<string, unknown>>; options: JobOptions | undefined }> = [];
-  register(task: string, handler: JobHandler): void {
-    this.handlers.set(task, handler);
-  }
-  async enqueue(task: string, payload: Readonly<Record<string, unknown>>, options?: JobOptions): Promise<void> {
-    this.queued.push({ task, payload, options });
-  }
-  /** Runs the last job queued for the node, as a worker would. */
-  async runRungOf(nodeId: string): Promise<void> {
-    const job = this.queued.findLast((entry) => entry.task === RUNG_TASK && entry.payload['nodeId'] === nodeId);
-    if (!job) {
-      throw new Error(`no rung queued for ${nodeId}`);
-    }
-    await this.handlers.get(RUNG_TASK)?.(job.payload, { attempt: 1, maxAttempts: 1, signal: undefined, lost: new AbortController().signal });
+class RemediationJobs extends RecordingJobs {
+  /** Runs the last rung queued for the node, as a worker would. */
+  runRungOf(nodeId: string): Promise<void> {
+    return this.run(RUNG_TASK, (job) => job.payload['nodeId'] === nodeId);
   }
 }
 
@@ -74,7 +62,7 @@ describe('remediator: the ladder of rungs per the cluster\'s policy, on a real d
   const clock = new FakeClock('2026-12-05T10:00:00.000Z', false);
   const secrets = new SecretBox('a-test-secret-key-of-at-least-32-characters');
   const host = new PlayedHost();
-  const jobs = new RecordingJobs();
+  const jobs = new RemediationJobs();
   const audit: AuditEntry[] = [];
   const probed: string[] = [];
   const replacements: Array<{ nodeId: string; skipHostSide: string | undefined }> = [];
