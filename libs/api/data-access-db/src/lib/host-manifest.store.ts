@@ -85,14 +85,16 @@ export class HostManifestStore {
   }
 
   /**
-   * Keeps what an inspection found. One that could not look at the host keeps the drift found
-   * before (it is not known to be gone) beside the problem.
+   * Keeps what an inspection of the record of run `runId` found; nothing when an install recorded
+   * the node anew meanwhile (the inspection compared the files with the old record). One that
+   * could not look at the host keeps the drift found before (it is not known to be gone) beside
+   * the problem.
    */
-  async saveInspection(nodeId: string, inspection: HostInspection): Promise<HostManifestEntity | null> {
+  async saveInspection(nodeId: string, runId: string, inspection: HostInspection): Promise<HostManifestEntity | null> {
     const found = 'problem' in inspection
       ? { inspectedAt: inspection.inspectedAt, inspectionProblem: inspection.problem }
       : { inspectedAt: inspection.inspectedAt, drift: [...inspection.drift], inspectionProblem: null };
-    await this.manifests.update({ nodeId }, found);
+    await this.manifests.update({ nodeId, runId }, found);
     return this.find(nodeId);
   }
 }

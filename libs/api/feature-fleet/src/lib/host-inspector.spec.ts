@@ -147,6 +147,17 @@ describe('host inspector: what a host runs, hashed again over SSH and compared w
     expect(await inspector.inspect(node.id)).toMatchObject({ state: 'CURRENT', drift: [] });
   });
 
+  it('drops what an inspection of an older record found once an install recorded the node anew meanwhile', async () => {
+    const node = await joined('w-reinstalled');
+    const unit = join(dir, 'reinstalled.service');
+    const first = await installed(node, { APPLY_IGNITION: { [unit]: 'old' } });
+    await writeFile(unit, 'edited');
+    const second = await installed(node, { APPLY_IGNITION: { [unit]: 'new' } });
+    // The first record's inspection ends after the second install recorded the node.
+    expect(await manifests.saveInspection(node.id, first, { inspectedAt: new Date(), drift: [{ path: unit, expected: sha256('old'), found: sha256('edited') }] })).toMatchObject({ runId: second, inspectedAt: null, drift: [] });
+    expect((await inspector.view(node.id))?.state).toBe('UNINSPECTED');
+  });
+
   it('keeps the drift found before beside the reason when the host cannot be reached', async () => {
     const node = await joined('w-unreachable');
     const unit = join(dir, 'unreachable.service');

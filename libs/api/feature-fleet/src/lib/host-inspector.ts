@@ -137,7 +137,7 @@ export class HostInspector {
         remoteSha256s(session, manifest.files.map((file) => file.path), { timeoutMs: INSPECT_TIMEOUT_MS }),
       );
       const drift = driftOf(manifest.files, found);
-      saved = await this.options.manifests.saveInspection(node.id, { inspectedAt, drift });
+      saved = await this.options.manifests.saveInspection(node.id, manifest.runId, { inspectedAt, drift });
       if (drift.length !== manifest.drift.length || drift.some((file, index) => manifest.drift[index]?.path !== file.path || manifest.drift[index]?.found !== file.found)) {
         this.options.logger.warn({ nodeId: node.id, host: node.ip, drifted: drift.map((file) => file.path) }, drift.length > 0 ? 'files on a node\'s host are not as its install left them' : 'every recorded file on the node\'s host is as its install left it again');
       }
@@ -146,7 +146,7 @@ export class HostInspector {
       if (problem === null) {
         throw error;
       }
-      saved = await this.options.manifests.saveInspection(node.id, { inspectedAt, problem });
+      saved = await this.options.manifests.saveInspection(node.id, manifest.runId, { inspectedAt, problem });
     }
     if (!saved) {
       // The node's record went while its host was inspected.
