@@ -166,6 +166,16 @@ export class AgentReportService {
     }
   }
 
+  /** What the run left on its host, as the node's record; the node joined whether or not it can be recorded. */
+  private async recordManifest(run: InstallRunEntity): Promise<void> {
+    try {
+      const manifest = await this.manifests.recordRun(run, new Date());
+      this.logger.info({ runId: run.id, nodeId: run.nodeId, files: manifest?.files.length ?? 0 }, manifest ? 'recorded what the host runs' : 'the agent said nothing of the files it wrote: no record of what the host runs');
+    } catch (error) {
+      this.logger.warn({ err: error, runId: run.id, nodeId: run.nodeId }, 'could not record what the host runs; drift inspections of it wait for its next install');
+    }
+  }
+
   /** Moves the run and the node along with what the agent said. */
   private async follow(run: InstallRunEntity, input: ReportStepInput): Promise<void> {
     if (run.status !== 'RUNNING') {
@@ -186,8 +196,7 @@ export class AgentReportService {
       await this.installs.finish(run, 'SUCCEEDED', null, null);
       await this.nodes.transition(node.id, 'NODE_READY', message('node.nodeReady'), { ready: true });
       this.logger.info({ runId: run.id }, 'install run succeeded');
-      const manifest = await this.manifests.recordRun(run, new Date());
-      this.logger.info({ runId: run.id, nodeId: run.nodeId, files: manifest?.files.length ?? 0 }, manifest ? 'recorded what the host runs' : 'the agent said nothing of the files it wrote: no manifest recorded');
+      await this.recordManifest(run);
     } else if (input.status === 'STARTED' || input.status === 'SUCCEEDED') {
       await this.nodes.updateWhile(node.id, 'INSTALLING', reasonFields(message(input.status === 'STARTED' ? 'node.stepRunning' : 'node.stepDone', { step: bare(title) })));
     } else if (input.status === 'PROGRESS' && input.step === 'START_KUBELET') {
