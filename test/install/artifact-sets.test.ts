@@ -194,9 +194,11 @@ describe('artifact sets: import, refuse, install', () => {
     }));
     expect(next.status).toBe(201);
     await world.gql('mutation($c: ID!, $v: String) { setClusterArtifactVersion(clusterId: $c, version: $v) { version } }', { c: world.clusterId, v: '9.9.9' });
-    expect(await hostManifest()).toMatchObject({ state: 'OUTDATED', onClusterSet: false });
+    // The cluster's set is read again at most every 10 s.
+    await expect.poll(async () => (await hostManifest())?.state, { timeout: 20_000 }).toBe('OUTDATED');
+    expect((await hostManifest())?.onClusterSet).toBe(false);
     await world.gql('mutation($c: ID!) { setClusterArtifactVersion(clusterId: $c, version: null) { version } }', { c: world.clusterId });
-    expect(await hostManifest()).toMatchObject({ state: 'CURRENT', onClusterSet: true });
+    await expect.poll(async () => (await hostManifest())?.state, { timeout: 20_000 }).toBe('CURRENT');
   });
 
   it('an override to a release without a set refuses installs again; clearing it follows the cluster', async () => {

@@ -176,9 +176,13 @@ describe('host inspector: what a host runs, hashed again over SSH and compared w
     expect(await inspector.inspect(node.id)).toMatchObject({ state: 'OUTDATED', onClusterSet: false, drift: [] });
     clusterSet = 'd'.repeat(64);
     try {
+      // The cluster's set is read again at most every 10 s.
+      expect((await inspector.view(node.id))?.state).toBe('OUTDATED');
+      await clock.advance(10_000);
       expect((await inspector.view(node.id))?.state).toBe('CURRENT');
     } finally {
       clusterSet = 'c'.repeat(64);
+      await clock.advance(10_000);
     }
   });
 

@@ -14,6 +14,12 @@ export const INSPECT_TASK = 'node.inspect-host';
 /** Nodes whose hosts the periodic inspection looks at: joined ones the service installed. */
 const INSPECTED_STATUSES = ['JOINED', 'DRAIN_FAILED'] as const;
 const INSPECT_TIMEOUT_MS = 120_000;
+/**
+ * How long the SHA-256 of a cluster's artifact set is kept: reading it lists and stats the set's
+ * files, and every node change a console follows asks for it. An import or a new override shows
+ * as OUTDATED this much later at most.
+ */
+const CLUSTER_SET_TTL_MS = 10_000;
 
 /** What a host runs and what its last inspection found, as the API shows it. */
 export interface HostManifestView {
@@ -53,6 +59,7 @@ export interface HostInspectorOptions {
  */
 export class HostInspector {
   private readonly periodic: PeriodicQueueing;
+  private readonly clusterSets = new Map<string, { readonly at: number; readonly sha256: Promise<string | null> }>();
 
   constructor(private readonly options: HostInspectorOptions) {
     options.jobs.register(INSPECT_TASK, async (payload) => void (await this.inspectIfMember(String(payload['nodeId']))));
@@ -163,7 +170,14 @@ export class HostInspector {
   }
 
   private clusterSet(clusterId: string): Promise<string | null> {
-    return this.options.clusterSetSha256(clusterId).catch(() => null);
+    const now = this.options.clock.monotonic();
+    const kept = this.clusterSets.get(clusterId);
+    if (kept && now - kept.at < CLUSTER_SET_TTL_MS) {
+      return kept.sha256;
+    }
+    const sha256 = this.options.clusterSetSha256(clusterId).catch(() => null);
+    this.clusterSets.set(clusterId, { at: now, sha256 });
+    return sha256;
   }
 
   private async viewOf(node: NodeEntity, manifest: HostManifestEntity): Promise<HostManifestView> {
