@@ -1,5 +1,5 @@
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startKubeSim, type KubeSim } from './kube-sim';
 import { apiFailure, eventually, kubeConfigFor, rawRequest } from './testing/kube-clients';
 
@@ -35,6 +35,23 @@ describe('kube-sim through @kubernetes/client-node', () => {
   });
   afterAll(async () => {
     await sim.stop();
+  });
+
+  it('tries other generated names when one is taken, and answers AlreadyExists only after eight', async () => {
+    // With every random draw 0 each generated name is "gen-bbbbb" (the first letter of the alphabet, five times).
+    await core.createNamespacedConfigMap({ namespace: 'work', body: { metadata: { name: 'gen-bbbbb' } } });
+    const draws = vi.spyOn(Math, 'random').mockReturnValue(0);
+    try {
+      const exhausted = await apiFailure(core.createNamespacedConfigMap({ namespace: 'work', body: { metadata: { generateName: 'gen-' } } }));
+      expect(exhausted).toMatchObject({ code: 409, status: { reason: 'AlreadyExists' } });
+      let draw = 0;
+      draws.mockImplementation(() => (draw++ < 5 ? 0 : 0.5));
+      const created = await core.createNamespacedConfigMap({ namespace: 'work', body: { metadata: { generateName: 'gen-' } } });
+      expect(created.metadata?.name).toMatch(/^gen-[b-z2-9]{5}$/);
+      expect(created.metadata?.name).not.toBe('gen-bbbbb');
+    } finally {
+      draws.mockRestore();
+    }
   });
 
   it('creates objects with uid, creationTimestamp and increasing resourceVersions; defaults pods', async () => {

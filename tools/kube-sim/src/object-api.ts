@@ -173,7 +173,11 @@ export class ObjectApi {
     const obj = this.checkBody(def, body, namespace);
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) {
+      // kube-apiserver tries up to 8 generated names before it answers AlreadyExists (RetryGenerateName, on by default since 1.31).
       meta.name = generatedName(meta.generateName);
+      for (let attempt = 1; attempt < 8 && this.store.get(def, meta.namespace, meta.name); attempt++) {
+        meta.name = generatedName(meta.generateName);
+      }
     }
     if (!meta.name) {
       throw invalid(subjectOf(def, ''), [{ type: 'Required', field: 'metadata.name', detail: 'name or generateName is required' }]);
