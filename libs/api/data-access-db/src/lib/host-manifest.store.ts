@@ -2,7 +2,6 @@ import { type DataSource, In, type Repository } from 'typeorm';
 import { type FileDrift, type InstallStep, manifestOf } from '@ccos/shared/domain';
 import type { CodedText } from '@ccos/shared/messages';
 import { HostManifestEntity } from './entities/host-manifest.entity';
-import { StepEventEntity } from './entities/step-event.entity';
 import { isUuid } from './node.store';
 
 /** What an inspection of a host found: the files not as recorded, or why it could not look. */
@@ -13,11 +12,11 @@ export type HostInspection =
 /** `host_manifests`: what each node's host runs, recorded from its install runs' step events. */
 export class HostManifestStore {
   private readonly manifests: Repository<HostManifestEntity>;
-  private readonly events: Repository<StepEventEntity>;
+  private readonly dataSource: DataSource;
 
   constructor(dataSource: DataSource) {
     this.manifests = dataSource.getRepository(HostManifestEntity);
-    this.events = dataSource.getRepository(StepEventEntity);
+    this.dataSource = dataSource;
   }
 
   /**
@@ -29,7 +28,7 @@ export class HostManifestStore {
    * from before manifests.
    */
   async recordRun(run: { readonly id: string; readonly nodeId: string }, recordedAt: Date): Promise<HostManifestEntity | null> {
-    const succeeded: Array<{ step: InstallStep; detail: Record<string, unknown> | null }> = await this.events.manager.query(
+    const succeeded: Array<{ step: InstallStep; detail: Record<string, unknown> | null }> = await this.dataSource.query(
       `WITH this_run AS (SELECT started_at FROM install_runs WHERE id = $1),
             chain_start AS (
               SELECT coalesce(max(r.started_at), (SELECT started_at FROM this_run)) AS started_at FROM install_runs r, this_run

@@ -92,12 +92,9 @@ export class HostInspector {
 
   /** Joined nodes with a record of what their hosts run, by cluster and state (the metrics; every replica reads the same). */
   async countByState(): Promise<Array<{ clusterId: string; state: HostManifestState; count: number }>> {
-    const clusterSets = new Map<string, Promise<string | null>>();
     const counts = new Map<string, { clusterId: string; state: HostManifestState; count: number }>();
     for (const { clusterId, manifest } of await this.options.manifests.ofNodesIn(INSPECTED_STATUSES)) {
-      const set = clusterSets.get(clusterId) ?? this.clusterSet(clusterId);
-      clusterSets.set(clusterId, set);
-      const state = hostManifestState(manifest, onSet(manifest.artifactManifestSha256, await set));
+      const state = await this.stateOf(manifest, clusterId);
       const entry = counts.get(`${clusterId}/${state}`) ?? { clusterId, state, count: 0 };
       entry.count += 1;
       counts.set(`${clusterId}/${state}`, entry);
@@ -105,18 +102,12 @@ export class HostInspector {
     return [...counts.values()];
   }
 
-  /** Each node's host state, in the order asked (null for one no install recorded), with one read of the records and of each cluster's set. */
+  /** Each node's host state, in the order asked (null for one no install recorded), with one read of the records. */
   async statesOf(nodes: ReadonlyArray<{ readonly nodeId: string; readonly clusterId: string }>): Promise<Array<HostManifestState | null>> {
     const manifests = new Map((await this.options.manifests.statesOf(nodes.map((node) => node.nodeId))).map((manifest) => [manifest.nodeId, manifest]));
-    const clusterSets = new Map<string, Promise<string | null>>();
-    return Promise.all(nodes.map(async ({ nodeId, clusterId }) => {
+    return Promise.all(nodes.map(({ nodeId, clusterId }) => {
       const manifest = manifests.get(nodeId);
-      if (!manifest) {
-        return null;
-      }
-      const set = clusterSets.get(clusterId) ?? this.clusterSet(clusterId);
-      clusterSets.set(clusterId, set);
-      return hostManifestState(manifest, onSet(manifest.artifactManifestSha256, await set));
+      return manifest ? this.stateOf(manifest, clusterId) : null;
     }));
   }
 
@@ -169,6 +160,19 @@ export class HostInspector {
     }
   }
 
+  /** Whether a host installed from `installed` is on the cluster's set; unknown on either side (an older record, a set that cannot be read) is not called outdated. */
+  private async onClusterSet(installed: string | null, clusterId: string): Promise<boolean> {
+    if (installed === null) {
+      return true;
+    }
+    const cluster = await this.clusterSet(clusterId);
+    return cluster === null || cluster === installed;
+  }
+
+  private async stateOf(manifest: Pick<HostManifestEntity, 'artifactManifestSha256' | 'inspectedAt' | 'drift'>, clusterId: string): Promise<HostManifestState> {
+    return hostManifestState(manifest, await this.onClusterSet(manifest.artifactManifestSha256, clusterId));
+  }
+
   private clusterSet(clusterId: string): Promise<string | null> {
     const now = this.options.clock.monotonic();
     const kept = this.clusterSets.get(clusterId);
@@ -181,7 +185,7 @@ export class HostInspector {
   }
 
   private async viewOf(node: NodeEntity, manifest: HostManifestEntity): Promise<HostManifestView> {
-    const onClusterSet = onSet(manifest.artifactManifestSha256, manifest.artifactManifestSha256 === null ? null : await this.clusterSet(node.clusterId));
+    const onClusterSet = await this.onClusterSet(manifest.artifactManifestSha256, node.clusterId);
     return {
       nodeId: node.id,
       runId: manifest.runId,
@@ -195,9 +199,4 @@ export class HostInspector {
       inspectionProblem: manifest.inspectionProblem,
     };
   }
-}
-
-/** Whether a host installed from `installed` is on the cluster's set; unknown on either side (an older record, a set that cannot be read) is not called outdated. */
-function onSet(installed: string | null, cluster: string | null): boolean {
-  return installed === null || cluster === null || installed === cluster;
 }
