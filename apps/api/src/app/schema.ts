@@ -22,6 +22,7 @@ import { ClusterCheckResolver, type ClusterFeature, ClusterResolver } from '@cco
 import { type CsrFeature, CsrResolver } from '@ccos/api/feature-csrs';
 import { type FleetFeature, HostManifestResolver } from '@ccos/api/feature-fleet';
 import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver, InstallRunResolver } from '@ccos/api/feature-installs';
+import { type InventoryFeature, InventoryResolver } from '@ccos/api/feature-inventory';
 import { type FailedJobs, JobsResolver } from '@ccos/api/feature-jobs';
 import { HostCleanupResolver, NodeBatchResolver, type NodeFeature, NodeResolver } from '@ccos/api/feature-nodes';
 import { RemediationResolver } from '@ccos/api/feature-remediation';
@@ -57,6 +58,8 @@ export interface ApiServices {
   readonly remediation: RemediationResolver;
   /** What hosts run and their drift (feature-fleet builds its resolvers with its inspector). */
   readonly fleet: Pick<FleetFeature, 'resolver'>;
+  /** Plan, apply and export inventory files (feature-inventory builds its resolver with its service). */
+  readonly inventory: Pick<InventoryFeature, 'resolver'>;
 }
 
 /**
@@ -87,6 +90,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [JobsResolver, new JobsResolver(services.jobs)],
     [RemediationResolver, services.remediation],
     [HostManifestResolver, services.fleet.resolver],
+    [InventoryResolver, services.inventory.resolver],
   ];
   const instances = new Map<unknown, object>(resolvers);
   const container: ContainerType = {

@@ -2,7 +2,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
 import { AuditLog, type Database, JobEngine, createStores, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
 import { loadAgentBinary, sshTargetOf } from '@ccos/api/data-access-hosts';
-import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
+import { ClusterAddressGuard, setManagedNodeMarks } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { createArtifactsFeature } from '@ccos/api/feature-artifacts';
 import { createAuthFeature } from '@ccos/api/feature-auth';
@@ -11,12 +11,14 @@ import { createClusterFeature } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import { createFleetFeature } from '@ccos/api/feature-fleet';
 import { createInstallFeature } from '@ccos/api/feature-installs';
+import { createInventoryFeature } from '@ccos/api/feature-inventory';
 import { type NodeFeature, createNodeFeature } from '@ccos/api/feature-nodes';
 import { createRemediationFeature } from '@ccos/api/feature-remediation';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
+import type { CodedText } from '@ccos/shared/messages';
 import { SystemClock } from '@ccos/shared/util-timing';
 import { startAgentListener } from './agent-listener';
 import { autoscalerConnections, autoscalerServerCredentials } from './autoscaler-grpc';
@@ -253,6 +255,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       healthCheckIntervalMs: config.healthCheckIntervalSeconds * 1000,
       // The fleet feature is created below; nodes are answered only once the service is up.
       hostStates: (records) => fleet.inspector.statesOf(records.map((node) => ({ nodeId: node.id, clusterId: node.clusterId }))),
+      nodeObjects: { set: (clusterId, nodeName, marks) => connections.read(clusterId, ({ client }, signal) => setManagedNodeMarks(client, nodeName, marks, signal)).then(() => undefined) },
       logger,
     });
     stack.push({ name: 'node inventory sync', stop: () => nodes.stop() });
@@ -332,6 +335,27 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       },
       grpc: config.autoscalerGrpc ? () => autoscalerServerCredentials(stores.serviceCas, secrets, config) : null,
     });
+    const inventory = createInventoryFeature({
+      clusters: stores.clusters,
+      nodes: nodeStore,
+      ports: {
+        addHost: async (host, by) => (await nodes.service.add({ ...host, labels: [...host.labels], taints: [...host.taints], acknowledgeOldCertificates: false }, by)).id,
+        installHosts: async (clusterId, nodeIds, actor) => (await nodes.batches.installHosts(clusterId, nodeIds, actor, 'INVENTORY')).id,
+        setMarks: async (nodeId, marks, by) => {
+          await nodes.service.setMarks(nodeId, marks, by);
+        },
+        removalPreview: async (nodeId, options) => {
+          const preview = await removals.service.preview(nodeId, options);
+          // The preview's refusal is coded already; it travels on as it came.
+          const refusal = preview.refusal === null ? null : ({ code: preview.refusalCode, params: preview.refusalParams ?? {}, message: preview.refusal } as CodedText);
+          return { allowed: preview.allowed, refusal, evict: preview.counts.evict, skip: preview.counts.skip, refuse: preview.counts.refuse };
+        },
+        startRemoval: async (nodeId, options, actor) => (await removals.service.start(nodeId, options, actor)).id,
+        forget: async (nodeId) => {
+          await nodes.service.deleteRecord(nodeId);
+        },
+      },
+    });
     metrics.domain.follow({
       installs: installs.gauges,
       removals: removals.gauges,
@@ -364,6 +388,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       jobs,
       remediation: remediation.resolver,
       fleet,
+      inventory,
     });
     const http = await startHttpServer({
       port: config.port,

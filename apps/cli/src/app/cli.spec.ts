@@ -74,7 +74,7 @@ describe('runCli', () => {
 
   it('prints the usage with exit 0 for --help or no arguments', async () => {
     expect((await run(['--help'])).code).toBe(0);
-    expect((await run([])).out).toContain('Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found.');
+    expect((await run([])).out).toContain('Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found, 5 plan: something would change.');
   });
 
   it('needs a token before it asks the service anything (exit 3)', async () => {

@@ -13,6 +13,7 @@ import { CSRS_APPROVE, CSRS_DENY, CSRS_LIST } from './csrs.command';
 import { NODES_DELETE } from './delete.command';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
 import { NODES_INSPECT } from './inspect.command';
+import { APPLY, INVENTORY_EXPORT, PLAN } from './inventory.command';
 import { NODES_CANCEL, NODES_INSTALL, NODES_RETRY, NODES_WATCH } from './install.command';
 import { type Translate, languageOf, translator } from './messages';
 import { NODES_ADD, NODES_LIST } from './nodes.command';
@@ -48,6 +49,9 @@ const COMMANDS: Record<string, CommandSpec> = {
   'batches show': BATCHES_SHOW,
   'batches retry': BATCHES_RETRY,
   audit: AUDIT,
+  plan: PLAN,
+  apply: APPLY,
+  'inventory export': INVENTORY_EXPORT,
   'autoscaler connection': AUTOSCALER_CONNECTION,
 };
 

@@ -9,6 +9,8 @@ export const EXIT = {
   auth: 3,
   /** The cluster, node or CSR named does not exist. */
   notFound: 4,
+  /** `plan`: the inventory file would change something (0 when it would change nothing), for CI to branch on. */
+  changes: 5,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -40,11 +40,14 @@ Commands:
   batches retry BATCH [--cluster C]    (installs the batch's failed hosts again, each from its failed step)
   audit [--actor NAME] [--action NAME] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit N]
   autoscaler connection [--cluster C] [--dir DIR]    (cloud-config and client certificate for cluster-autoscaler)
+  plan -f FILE    (what applying the inventory file would change; exit 0 nothing, 5 something, 1 a conflict; docs/inventory.md)
+  apply -f FILE [--yes] [--no-wait]    (applies that plan: adds and installs, relabels, removes; follows it to the end)
+  inventory export [--cluster C]    (the cluster's hosts added here as an inventory file that plans to no change)
 
 SECRET: --password-file FILE | --password-stdin | --private-key-file FILE [--passphrase-file FILE]; never on the command line.
 Global flags: --server URL (or CCOS_SERVER), --output table|json|yaml, --help
 The token comes from CCOS_TOKEN, or from the file login writes (~/.config/ccos-scaler/session.json).
-Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found.`,
+Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found, 5 plan: something would change.`,
     zh: `用法：ccos-scaler <命令> [参数]
 
 命令：
@@ -78,12 +81,39 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   batches retry 批次 [--cluster 集群]                                        重新安装批次中失败的主机，每台从其失败的步骤继续
   audit [--actor 用户] [--action 操作] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit 条数]   审计日志
   autoscaler connection [--cluster 集群] [--dir 目录]                        为 cluster-autoscaler 签发客户端证书并输出 cloud-config
+  plan -f 文件                                                               应用清单文件将做哪些更改；退出码 0 无更改，5 有更改，1 有冲突（docs/inventory.md）
+  apply -f 文件 [--yes] [--no-wait]                                          执行该计划：录入并安装、修改标签、移除，并跟踪到结束
+  inventory export [--cluster 集群]                                          将本服务录入的主机导出为清单文件（对其执行 plan 不会有任何更改）
 
 凭据：--password-file 文件 | --password-stdin | --private-key-file 文件 [--passphrase-file 文件]；不要写在命令行上。
 全局参数：--server 地址（或 CCOS_SERVER）、--output table|json|yaml、--help
 令牌取自 CCOS_TOKEN，或 login 写入的文件（~/.config/ccos-scaler/session.json）。
-退出码：0 成功，1 操作失败，2 用法错误，3 认证失败，4 未找到。`,
+退出码：0 成功，1 操作失败，2 用法错误，3 认证失败，4 未找到，5 plan：有待执行的更改。`,
   },
+  planSummary: {
+    en: 'Plan for cluster {cluster}: {add} to add and install, {install} to install, {relabel} to relabel, {remove} to remove, {forget} to forget; {unchanged} unchanged.',
+    zh: '集群 {cluster} 的计划：录入并安装 {add} 台，安装 {install} 台，修改标签 {relabel} 台，移除 {remove} 台，删除记录 {forget} 台；{unchanged} 台无变化。',
+  },
+  planAdd: { en: '  + add       {hostname} {ip} {marks}', zh: '  + 录入      {hostname} {ip} {marks}' },
+  planInstall: { en: '  + install   {hostname}', zh: '  + 安装      {hostname}' },
+  planRelabel: { en: '  ~ relabel   {hostname} {from} -> {to}', zh: '  ~ 修改标签  {hostname} {from} -> {to}' },
+  planRemove: { en: '  - remove    {hostname} (drain evicts {evict} pods, leaves {skip}, {refuse} would stop it)', zh: '  - 移除      {hostname}（排空将驱逐 {evict} 个 Pod，保留 {skip} 个，{refuse} 个会使其中止）' },
+  planRemoveRefused: { en: '      refused: {reason}', zh: '      被拒绝：{reason}' },
+  planForget: { en: '  - forget    {hostname} (never joined: its record is deleted)', zh: '  - 删除记录  {hostname}（从未加入集群：删除其记录）' },
+  planConflict: { en: 'conflict: {reason}', zh: '冲突：{reason}' },
+  planAttention: { en: '  ! {hostname} is {status}: it needs an operator (see ccos-scaler nodes list)', zh: '  ! {hostname} 当前为 {status}：需要运维人员处理（见 ccos-scaler nodes list）' },
+  planNoChanges: { en: 'No changes: the cluster is as the file says.', zh: '无更改：集群与文件所述一致。' },
+  applyPrompt: { en: 'Type the cluster name ({cluster}) to apply this plan, anything else to stop: ', zh: '输入集群名称（{cluster}）以执行此计划，输入其他内容则取消：' },
+  applyNeedsYes: { en: 'not on a terminal: pass --yes to apply the plan without asking', zh: '不在终端上：请加 --yes 以不经确认直接执行计划' },
+  applyAborted: { en: 'Nothing applied.', zh: '未执行任何更改。' },
+  inventoryApplied: { en: 'Applied: batch {batch} installs the added hosts, {removals} removal(s) started.', zh: '已执行：批次 {batch} 安装录入的主机，已开始 {removals} 项移除。' },
+  applyHostLine: { en: '{hostname}: {phase} {status} {step} {reason}', zh: '{hostname}：{phase} {status} {step} {reason}' },
+  applyRemovalLine: { en: '{hostname}: removal {status} {reason}', zh: '{hostname}：移除 {status} {reason}' },
+  inventoryDone: { en: 'Done: the cluster is as the file says.', zh: '完成：集群已与文件所述一致。' },
+  inventoryIncomplete: { en: 'Not every change succeeded: run plan again to see what is left.', zh: '并非所有更改都已成功：请重新执行 plan 查看剩余内容。' },
+  inventoryRemovalRefused: { en: 'the removal of {hostname} would be refused: {reason}', zh: '移除 {hostname} 将被拒绝：{reason}' },
+  inventoryNoCredential: { en: '{hostname} is to be added, but the file names no credential for it (credential or defaults.credential)', zh: '{hostname} 将被录入，但文件未为其指定凭据（credential 或 defaults.credential）' },
+  inventoryCredentialUnreadable: { en: 'the credential of {hostname} cannot be read from {source}; nothing was sent', zh: '无法从 {source} 读取 {hostname} 的凭据；未发送任何内容' },
   badUsage: { en: 'usage error: {detail} (see ccos-scaler --help)', zh: '用法错误：{detail}（见 ccos-scaler --help）' },
   unknownCommand: { en: 'unknown command "{command}"', zh: '未知命令“{command}”' },
   missingArgument: { en: '{what} is required', zh: '缺少{what}' },
@@ -248,6 +278,8 @@ const FIELD_WORDS: Readonly<Record<string, { readonly en: string; readonly zh: s
   reason: { en: 'reason', zh: '理由' },
   username: { en: 'user name', zh: '用户名' },
   clusterId: { en: 'cluster', zh: '集群' },
+  document: { en: 'inventory file', zh: '清单文件' },
+  fingerprint: { en: 'plan fingerprint', zh: '计划指纹' },
 };
 
 export function fieldWords(language: Language, field: string): string {

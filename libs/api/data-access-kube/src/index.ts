@@ -30,6 +30,7 @@ export { InformerCache, startInformer, type Indexer, type Informer, type Informe
 export { listNodes, summarizeNode, watchNodes, isoTime, CONTROL_PLANE_TAINT_KEYS, NODE_ROLE_LABEL_PREFIX, type NodeEvent, type NodeInventory, type NodeSummary, type NodeTaint } from './lib/node-inventory';
 export { cpuMillicores, parseQuantity, wholeUnits } from './lib/quantity';
 export { cordonNode, uncordonNode, setUnschedulable, type CordonResult } from './lib/cordon';
+export { setManagedNodeMarks, type ManagedNodeMarks, type NodeMarksResult } from './lib/node-labels';
 export {
   DAEMONSET_FATAL,
   DAEMONSET_WARNING,

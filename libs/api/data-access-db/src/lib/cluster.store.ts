@@ -36,6 +36,11 @@ export class ClusterStore {
     return this.clusters.find({ order: { name: 'ASC' } });
   }
 
+  /** The cluster registered under this name, or null. */
+  findNamed(name: string): Promise<ClusterEntity | null> {
+    return this.clusters.findOneBy({ name });
+  }
+
   /** The cluster, or null (also for an id that is no UUID). */
   find(id: string): Promise<ClusterEntity | null> {
     return isUuid(id) ? this.clusters.findOneBy({ id }) : Promise.resolve(null);

@@ -225,9 +225,9 @@ export class NodeBatchService {
    * the same installer, concurrency and phases as any batch. The hosts move out of the batch they
    * were added with.
    */
-  async installHosts(clusterId: string, nodeIds: readonly string[], actor: string): Promise<NodeBatchType> {
+  async installHosts(clusterId: string, nodeIds: readonly string[], actor: string, source: 'AUTOSCALER' | 'INVENTORY' = 'AUTOSCALER'): Promise<NodeBatchType> {
     const batchId = randomUUID();
-    await this.batches.createOf({ id: batchId, clusterId, createdBy: actor, source: 'AUTOSCALER', concurrency: this.clampConcurrency(null) }, nodeIds);
+    await this.batches.createOf({ id: batchId, clusterId, createdBy: actor, source, concurrency: this.clampConcurrency(null) }, nodeIds);
     return this.installBatch(batchId, null, actor);
   }
 

@@ -12,7 +12,7 @@ import { NodeHealthChecks } from './node-health-checks';
 import { type ClusterList, type ClusterNodeWatches, NodeInventorySync } from './node-inventory-sync';
 import { NodeProvisioner } from './node-provisioner';
 import { type HostStatesOf, NO_HOST_STATES, NodeViews } from './node.mapper';
-import { NodeService } from './node.service';
+import { type NodeObjectMarks, NodeService } from './node.service';
 
 export interface NodeFeatureOptions {
   /** The cluster records, for the cluster a host is added to. */
@@ -49,6 +49,8 @@ export interface NodeFeatureOptions {
   readonly healthCheckIntervalMs: number;
   /** What each node's host runs against its install's record (feature-fleet), for the nodes the API answers; none without. */
   readonly hostStates?: HostStatesOf;
+  /** Writes managed labels and taints onto joined nodes' Node objects; without it their changes are refused. */
+  readonly nodeObjects?: NodeObjectMarks;
   readonly logger: Logger;
 }
 
@@ -74,7 +76,7 @@ export function createNodeFeature(options: NodeFeatureOptions): NodeFeature {
   const inventorySync = new NodeInventorySync(nodes, options.watches, options.clusters, logger);
   const healthChecks = new NodeHealthChecks(nodes, secrets, ssh, options.jobs, options.healthCheckIntervalMs, logger);
   return {
-    service: new NodeService(clusterRecords, nodes, secrets, provisioner, agent, options.allowedNodeRoles, options.addresses),
+    service: new NodeService(clusterRecords, nodes, secrets, provisioner, agent, options.allowedNodeRoles, options.addresses, options.nodeObjects ?? null),
     views: new NodeViews(options.hostStates ?? NO_HOST_STATES),
     provisioner,
     batches: new NodeBatchService(clusterRecords, nodes, options.batches, options.runs, secrets, provisioner, agent, options.installs, options.batchConcurrency, options.installReadiness, options.allowedNodeRoles, options.addresses),

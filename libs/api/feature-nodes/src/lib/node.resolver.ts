@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { type NodeChangedPayload, NodeType, type RequestContext, TOPICS } from '@ccos/api/util-graphql';
-import { AddNodeInput, SshCredentialsInput } from './add-node.input';
+import { AddNodeInput, LabelInput, SshCredentialsInput, TaintInput } from './add-node.input';
 import type { NodeViews } from './node.mapper';
 import type { NodeService } from './node.service';
 
@@ -42,6 +42,21 @@ export class NodeResolver {
   @Mutation(() => NodeType)
   async updateNodeCredentials(@Arg('nodeId', () => ID) nodeId: string, @Arg('input', () => SshCredentialsInput) input: SshCredentialsInput): Promise<NodeType> {
     return this.views.one(await this.nodeService.updateCredentials(nodeId, input));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => NodeType, {
+    description:
+      'Sets the labels and taints this service manages on a node (replacing the ones it gave before): in the record before its install starts, on the Node object too once it has joined. Labels and taints others set on the Node stay. Refused while an install or a removal runs.',
+  })
+  async setNodeLabels(
+    @Arg('nodeId', () => ID) nodeId: string,
+    @Arg('labels', () => [LabelInput]) labels: LabelInput[],
+    @Arg('taints', () => [TaintInput], { defaultValue: [] }) taints: TaintInput[],
+    @Arg('roleLabelReason', () => String, { nullable: true, description: 'Why the node takes a role an OPERATOR may not give (ADMIN only; kept in the audit log).' }) roleLabelReason: string | null,
+    @Ctx() context: RequestContext,
+  ): Promise<NodeType> {
+    return this.views.one(await this.nodeService.setMarks(nodeId, { labels, taints }, { role: context.user?.role ?? 'VIEWER', reason: roleLabelReason ?? undefined }));
   }
 
   @Authorized('OPERATOR')

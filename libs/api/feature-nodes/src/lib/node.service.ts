@@ -3,7 +3,7 @@ import { type AgentBinary, credentialsFrom, sealCredentials } from '@ccos/api/da
 import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
 import { AppError, BadUserInputError, FieldConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { type Role, type RoleLabelAuthority, canonicalIp, checkNodeLabels, checkTaints, countsAsJoined, mayDeleteRecord, roleLabelRefusal, statusText } from '@ccos/shared/domain';
+import { type Label, type NodeStatus, type Role, type RoleLabelAuthority, type Taint, canonicalIp, checkNodeLabels, checkTaints, countsAsJoined, mayDeleteRecord, roleLabelRefusal, statusText } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
 
@@ -24,6 +24,21 @@ export function oldCertificatesMayBeValid(removed: NodeEntity): CodedText {
   const until = new Date(removed.updatedAt.getTime() + NODE_CERTIFICATE_LIFETIME_MS).toISOString();
   return message('node.oldCertificatesMayBeValid', { hostname: removed.hostname, removedAt: removed.updatedAt.toISOString(), until });
 }
+
+/** Writes the labels and taints this service manages onto a cluster's Node object. */
+export interface NodeObjectMarks {
+  set(clusterId: string, nodeName: string, marks: { previous: NodeMarks; desired: NodeMarks }): Promise<void>;
+}
+
+export interface NodeMarks {
+  readonly labels: readonly Label[];
+  readonly taints: readonly Taint[];
+}
+
+/** Statuses whose labels and taints live only in the record: the install has not started yet. */
+const MARKED_AT_INSTALL: readonly NodeStatus[] = ['ADDING', 'READY_TO_INSTALL', 'AUTH_FAILED', 'UNREACHABLE', 'HOST_KEY_CHANGED', 'PRECHECK_FAILED', 'INSTALL_FAILED'];
+/** Statuses whose Node object exists: the change is written there too. */
+const MARKED_ON_NODE: readonly NodeStatus[] = ['JOINED', 'DRAIN_FAILED'];
 
 /** Runs the background part of adding a node (connect, check, copy the agent). */
 export interface ProvisioningQueue {
@@ -46,6 +61,8 @@ export class NodeService {
     private readonly allowedNodeRoles: readonly string[] = [],
     /** Which SSH targets may be entered: the service's one address policy (ALLOW_CLUSTER_ADDRESSES). */
     private readonly addresses: ClusterAddressGuard = new ClusterAddressGuard(),
+    /** The cluster side of label and taint changes on joined nodes; without it they are refused. */
+    private readonly nodeObjects: NodeObjectMarks | null = null,
   ) {}
 
   /** `by`: the caller's role, which bounds the node-role labels it may set (see roleLabelRefusal). */
@@ -176,6 +193,42 @@ export class NodeService {
       offeredHostKeyFingerprint: null,
     });
     await this.provisioning.schedule(changed.id);
+    return changed;
+  }
+
+  /**
+   * Changes the labels and taints this service gave a node: in the record before its install
+   * starts (the kubelet registers with them), on the Node object and in the record once it has
+   * joined. Labels and taints set on the Node by others are left alone. Refused while an install
+   * or a removal runs, since neither would see the change.
+   */
+  async setMarks(nodeId: string, desired: NodeMarks, by: RoleLabelAuthority): Promise<NodeEntity> {
+    const node = await this.nodes.get(nodeId);
+    const labelProblem = checkNodeLabels(desired.labels);
+    const problem = labelProblem ?? checkTaints(desired.taints);
+    if (problem) {
+      throw new BadUserInputError(labelProblem ? 'labels' : 'taints', problem);
+    }
+    const roleRefusal = roleLabelRefusal(desired.labels, this.allowedNodeRoles, by, 'roleLabelReason');
+    if (roleRefusal) {
+      throw roleRefusal;
+    }
+    const onNode = MARKED_ON_NODE.includes(node.status) && node.origin === 'ADDED';
+    if (!onNode && !MARKED_AT_INSTALL.includes(node.status)) {
+      throw new PreconditionError(message('node.marksNotNow', { hostname: node.hostname, status: statusText(node.status) }));
+    }
+    const labels = desired.labels.map(({ key, value }) => ({ key, value }));
+    const taints = desired.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect }));
+    if (onNode) {
+      if (!this.nodeObjects) {
+        throw new PreconditionError(message('node.marksNotNow', { hostname: node.hostname, status: statusText(node.status) }));
+      }
+      await this.nodeObjects.set(node.clusterId, node.hostname, { previous: { labels: node.labels, taints: node.taints }, desired: { labels, taints } });
+    }
+    const changed = await this.nodes.updateWhile(node.id, node.status, { labels, taints });
+    if (!changed) {
+      throw new PreconditionError(message('node.marksNotNow', { hostname: node.hostname, status: statusText((await this.nodes.get(node.id)).status) }));
+    }
     return changed;
   }
 

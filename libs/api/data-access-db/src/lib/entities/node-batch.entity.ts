@@ -14,7 +14,7 @@ export class NodeBatchEntity {
 
   /** How the hosts were given: LIST (pasted or uploaded text), RANGE or ROWS. */
   @Column({ type: 'text' })
-  source!: 'LIST' | 'RANGE' | 'ROWS' | 'AUTOSCALER';
+  source!: 'LIST' | 'RANGE' | 'ROWS' | 'AUTOSCALER' | 'INVENTORY';
 
   /** Installs at once when the batch is installed. */
   @Column({ type: 'integer', default: 10 })

@@ -1,0 +1,199 @@
+import type { ClusterEntity, ClusterStore, NodeStore } from '@ccos/api/data-access-db';
+import { AppError, BadUserInputError, ConflictError, DEFAULT_REMOVAL_OPTIONS, PreconditionError, type RemovalOptions, type RoleLabelAuthority } from '@ccos/shared/domain';
+import { type CodedText, message } from '@ccos/shared/messages';
+import { type Inventory, type InventoryHost, parseInventory } from './inventory-document';
+import { exportInventory } from './inventory-export';
+import { type InventoryChange, type InventoryPlan, planInventory } from './inventory-plan';
+
+/**
+ * How a host the file takes out is removed: kubectl drain's safe defaults (a pod no controller
+ * would bring back stops it, PodDisruptionBudgets are honoured) with DaemonSet pods left and
+ * emptyDir data deleted, as cluster-autoscaler removes nodes; then the host is cleaned.
+ */
+export const INVENTORY_REMOVAL_OPTIONS: RemovalOptions = { ...DEFAULT_REMOVAL_OPTIONS, ignoreDaemonSets: true, deleteEmptyDirData: true, cleanHost: true };
+
+/** A host's SSH secret, read by the applying machine from where the file says. */
+export interface InventoryCredential {
+  readonly hostname: string;
+  readonly password?: string | null;
+  readonly privateKey?: string | null;
+  readonly passphrase?: string | null;
+}
+
+/** What a removal would do, as the plan shows it beside a REMOVE. */
+export interface RemovalSummary {
+  readonly allowed: boolean;
+  readonly refusal: CodedText | null;
+  readonly evict: number;
+  readonly skip: number;
+  readonly refuse: number;
+}
+
+export interface NewInventoryHost {
+  readonly clusterId: string;
+  readonly hostname: string;
+  readonly ip: string;
+  readonly sshPort: number;
+  readonly sshUser: string;
+  readonly labels: InventoryHost['labels'];
+  readonly taints: InventoryHost['taints'];
+  readonly password: string | null;
+  readonly privateKey: string | null;
+  readonly passphrase: string | null;
+}
+
+/** The existing paths apply goes through (the node, batch and removal features), wired by the app. */
+export interface InventoryPorts {
+  /** addNode: the same checks; resolves to the new node's id. */
+  addHost(host: NewInventoryHost, by: RoleLabelAuthority): Promise<string>;
+  /** Installs added hosts as one batch (they are installed once their checks pass); resolves to its id. */
+  installHosts(clusterId: string, nodeIds: readonly string[], actor: string): Promise<string>;
+  setMarks(nodeId: string, marks: { labels: InventoryHost['labels']; taints: InventoryHost['taints'] }, by: RoleLabelAuthority): Promise<void>;
+  removalPreview(nodeId: string, options: RemovalOptions): Promise<RemovalSummary>;
+  /** Starts the removal the preview showed; resolves to its run's id. */
+  startRemoval(nodeId: string, options: RemovalOptions, actor: string): Promise<string>;
+  /** Deletes the record of a host that never joined. */
+  forget(nodeId: string): Promise<void>;
+}
+
+export interface PlannedInventory {
+  readonly cluster: Pick<ClusterEntity, 'id' | 'name'>;
+  readonly plan: InventoryPlan;
+  /** By node id, for each REMOVE. */
+  readonly removals: ReadonlyMap<string, RemovalSummary>;
+}
+
+export interface AppliedInventory extends PlannedInventory {
+  /** The batch that installs the plan's ADD and INSTALL hosts; null when there are none. */
+  readonly batchId: string | null;
+  readonly removalRunIds: readonly string[];
+}
+
+/**
+ * Declarative inventory: a file names the workers a cluster should have; plan says what applying
+ * it would change, apply does exactly that through the paths a click takes, export writes the
+ * current state as a file. The file is checked whole before anything is read from the cluster.
+ */
+export class InventoryService {
+  constructor(
+    private readonly clusters: ClusterStore,
+    private readonly nodes: NodeStore,
+    private readonly ports: InventoryPorts,
+  ) {}
+
+  async plan(document: string): Promise<PlannedInventory> {
+    const inventory = readInventory(document);
+    const cluster = await this.clusterNamed(inventory.cluster);
+    const plan = planInventory(inventory, await this.nodes.listOf(cluster.id));
+    const removals = new Map<string, RemovalSummary>();
+    for (const change of plan.changes) {
+      if (change.kind === 'REMOVE') {
+        removals.set(change.nodeId, await this.ports.removalPreview(change.nodeId, INVENTORY_REMOVAL_OPTIONS));
+      }
+    }
+    return { cluster: { id: cluster.id, name: cluster.name }, plan, removals };
+  }
+
+  /**
+   * Applies the file if the nodes it names are still as they were when `fingerprint`'s plan was
+   * made. Everything that can be checked is checked before the first change: conflicts, a
+   * credential for every host to add, every removal's preview. A failure of one step after that
+   * stops apply there; planning again shows what is left.
+   */
+  async apply(document: string, fingerprint: string, credentials: readonly InventoryCredential[], actor: string, by: RoleLabelAuthority): Promise<AppliedInventory> {
+    const planned = await this.plan(document);
+    const { plan, cluster } = planned;
+    if (plan.fingerprint !== fingerprint) {
+      throw new ConflictError(message('inventory.changedSincePlan'), { reason: 'CHANGED_SINCE_PLAN' });
+    }
+    if (plan.conflicts.length > 0) {
+      throw new PreconditionError(message('inventory.refused', { problems: plan.conflicts }));
+    }
+    const secrets = new Map(credentials.map((credential) => [credential.hostname, credential]));
+    for (const change of plan.changes) {
+      if (change.kind === 'ADD' && !hasSecret(secrets.get(change.hostname))) {
+        throw new BadUserInputError('credentials', message('inventory.noCredential', { hostname: change.hostname }));
+      }
+      const removal = change.kind === 'REMOVE' ? planned.removals.get(change.nodeId) : undefined;
+      if (removal && !removal.allowed) {
+        throw new PreconditionError(removal.refusal ?? message('inventory.refused', { problems: [] }));
+      }
+    }
+    const toInstall: string[] = [];
+    const removalRunIds: string[] = [];
+    for (const change of ordered(plan.changes)) {
+      switch (change.kind) {
+        case 'FORGET':
+          await this.ports.forget(change.nodeId);
+          break;
+        case 'RELABEL':
+          await this.ports.setMarks(change.nodeId, change.marks.to, by);
+          break;
+        case 'ADD': {
+          const secret = secrets.get(change.hostname);
+          const { host } = change;
+          toInstall.push(
+            await this.ports.addHost(
+              {
+                clusterId: cluster.id,
+                hostname: host.hostname,
+                ip: host.ip ?? '',
+                sshPort: host.sshPort,
+                sshUser: host.sshUser,
+                labels: host.labels,
+                taints: host.taints,
+                password: secret?.password ?? null,
+                privateKey: secret?.privateKey ?? null,
+                passphrase: secret?.passphrase ?? null,
+              },
+              by,
+            ),
+          );
+          break;
+        }
+        case 'INSTALL':
+          toInstall.push(change.nodeId);
+          break;
+        case 'REMOVE':
+          removalRunIds.push(await this.ports.startRemoval(change.nodeId, INVENTORY_REMOVAL_OPTIONS, actor));
+          break;
+      }
+    }
+    const batchId = toInstall.length > 0 ? await this.ports.installHosts(cluster.id, toInstall, actor) : null;
+    return { ...planned, batchId, removalRunIds };
+  }
+
+  /** The cluster's hosts added here, as a file that plans to no change. */
+  async export(clusterId: string): Promise<string> {
+    const cluster = await this.clusters.get(clusterId);
+    const nodes = await this.nodes.listOf(cluster.id);
+    return exportInventory(cluster.name, nodes.map((node) => ({ ...node, sshUser: node.sshUser ?? null })));
+  }
+
+  private async clusterNamed(name: string): Promise<ClusterEntity> {
+    const cluster = await this.clusters.findNamed(name);
+    if (!cluster) {
+      throw new AppError('NOT_FOUND', message('inventory.unknownCluster', { cluster: name }), { kind: 'cluster' });
+    }
+    return cluster;
+  }
+}
+
+/** The file, or BAD_USER_INPUT naming every problem in it. */
+function readInventory(document: string): Inventory {
+  const parsed = parseInventory(document);
+  if (!parsed.ok) {
+    throw new BadUserInputError('document', message('inventory.refused', { problems: parsed.problems }));
+  }
+  return parsed.inventory;
+}
+
+function hasSecret(credential: InventoryCredential | undefined): boolean {
+  return Boolean(credential?.password || credential?.privateKey);
+}
+
+/** Records that go first (freeing names), then label changes, adds, and removals last. */
+function ordered(changes: readonly InventoryChange[]): InventoryChange[] {
+  const rank: Record<InventoryChange['kind'], number> = { FORGET: 0, RELABEL: 1, ADD: 2, INSTALL: 3, REMOVE: 4 };
+  return [...changes].sort((a, b) => rank[a.kind] - rank[b.kind]);
+}

@@ -1,0 +1,196 @@
+import { MaxLength } from 'class-validator';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { enumOf, LabelType, MessageCodeField, MessageParamsField, NodeStatusEnum, SshSecretsInput, Satisfies, TaintType, codedFields, type CodedFields } from '@ccos/api/util-graphql';
+import { checkHostname, type NodeStatus } from '@ccos/shared/domain';
+import type { CodedText, MessageParams } from '@ccos/shared/messages';
+import type { InventoryCredentialRef } from './inventory-document';
+import type { InventoryChange } from './inventory-plan';
+import type { PlannedInventory, RemovalSummary } from './inventory.service';
+
+export const InventoryChangeKindEnum = enumOf(['ADD', 'INSTALL', 'RELABEL', 'REMOVE', 'FORGET'] as const);
+registerEnumType(InventoryChangeKindEnum, {
+  name: 'InventoryChangeKind',
+  description: 'ADD: enter the host and install it. INSTALL: install a host whose record waits for it. RELABEL: set the labels and taints this service manages. REMOVE: take the member out (cordon, PodDisruptionBudget-safe drain, delete, clean the host). FORGET: delete the record of a host that never joined.',
+});
+
+@ObjectType('InventoryText', { simpleResolvers: true, description: 'A text of the plan, with its message code for clients in other languages.' })
+export class InventoryTextType {
+  @Field(() => String)
+  message!: string;
+
+  @MessageCodeField('message')
+  messageCode!: string | null;
+
+  @MessageParamsField('message')
+  messageParams!: MessageParams | null;
+}
+
+@ObjectType('InventoryRemoval', { simpleResolvers: true, description: 'What removing the node would do now (removalPreview has the pods one by one).' })
+export class InventoryRemovalType {
+  @Field(() => Boolean)
+  allowed!: boolean;
+
+  @Field(() => InventoryTextType, { nullable: true, description: 'Why the removal would be refused.' })
+  refusal!: InventoryTextType | null;
+
+  @Field(() => Int, { description: 'Pods the drain would evict.' })
+  evict!: number;
+
+  @Field(() => Int, { description: 'Pods the drain leaves (DaemonSet pods, mirror pods).' })
+  skip!: number;
+
+  @Field(() => Int, { description: 'Pods that would stop the drain.' })
+  refuse!: number;
+}
+
+@ObjectType('InventoryCredentialRef', { simpleResolvers: true, description: 'Where the file says the applying machine reads a host\'s SSH secret (never the secret).' })
+export class InventoryCredentialRefType {
+  @Field(() => String, { nullable: true })
+  passwordFile!: string | null;
+
+  @Field(() => String, { nullable: true })
+  passwordEnv!: string | null;
+
+  @Field(() => String, { nullable: true })
+  privateKeyFile!: string | null;
+
+  @Field(() => String, { nullable: true })
+  privateKeyEnv!: string | null;
+
+  @Field(() => String, { nullable: true })
+  passphraseFile!: string | null;
+
+  @Field(() => String, { nullable: true })
+  passphraseEnv!: string | null;
+}
+
+@ObjectType('InventoryChange', { simpleResolvers: true })
+export class InventoryChangeType {
+  @Field(() => InventoryChangeKindEnum)
+  kind!: InventoryChange['kind'];
+
+  @Field(() => String)
+  hostname!: string;
+
+  @Field(() => ID, { nullable: true, description: 'The node\'s record; null for a host to add.' })
+  nodeId!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The address of a host to add.' })
+  ip!: string | null;
+
+  @Field(() => InventoryCredentialRefType, { nullable: true, description: 'Where applyInventory\'s caller reads the SSH secret of a host to add (ADD).' })
+  credential!: InventoryCredentialRefType | null;
+
+  @Field(() => [LabelType], { description: 'The labels the node gets (ADD, RELABEL).' })
+  labels!: LabelType[];
+
+  @Field(() => [TaintType])
+  taints!: TaintType[];
+
+  @Field(() => [LabelType], { description: 'The labels this service had given it (RELABEL).' })
+  labelsBefore!: LabelType[];
+
+  @Field(() => [TaintType])
+  taintsBefore!: TaintType[];
+
+  @Field(() => InventoryRemovalType, { nullable: true })
+  removal!: InventoryRemovalType | null;
+}
+
+@ObjectType('InventoryAttention', { simpleResolvers: true, description: 'A host the file names whose state needs an operator, not apply (a failed install, a changed host key).' })
+export class InventoryAttentionType {
+  @Field(() => String)
+  hostname!: string;
+
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => NodeStatusEnum)
+  status!: NodeStatus;
+}
+
+@ObjectType('InventoryPlan', { simpleResolvers: true })
+export class InventoryPlanType {
+  @Field(() => ID)
+  clusterId!: string;
+
+  @Field(() => String)
+  clusterName!: string;
+
+  @Field(() => [InventoryChangeType])
+  changes!: InventoryChangeType[];
+
+  @Field(() => [InventoryTextType], { description: 'Why the plan cannot be applied as it stands; applyInventory refuses while any is left.' })
+  conflicts!: InventoryTextType[];
+
+  @Field(() => [InventoryAttentionType])
+  attention!: InventoryAttentionType[];
+
+  @Field(() => Int, { description: 'Hosts the file names that are already as it says.' })
+  unchanged!: number;
+
+  @Field(() => String, { description: 'The state of the named nodes this plan was made from: pass it to applyInventory, which refuses if they changed since.' })
+  fingerprint!: string;
+}
+
+@ObjectType('InventoryApplyResult', { simpleResolvers: true })
+export class InventoryApplyResultType {
+  @Field(() => InventoryPlanType, { description: 'The plan that was applied.' })
+  plan!: InventoryPlanType;
+
+  @Field(() => ID, { nullable: true, description: 'The batch installing the added hosts (nodeBatch, batchChanged); null when none are added.' })
+  batchId!: string | null;
+
+  @Field(() => [ID], { description: 'The removal runs started (removalRun, removalProgress).' })
+  removalRunIds!: string[];
+}
+
+@InputType({ description: 'The SSH secret of a host the file adds, read by the applying machine from where the file names it. Write-only.' })
+export class InventoryCredentialInput extends SshSecretsInput {
+  @Field(() => String)
+  @MaxLength(253)
+  @Satisfies(checkHostname)
+  hostname!: string;
+}
+
+function credentialRefOf(ref: InventoryCredentialRef): InventoryCredentialRefType {
+  return {
+    passwordFile: ref.passwordFile ?? null,
+    passwordEnv: ref.passwordEnv ?? null,
+    privateKeyFile: ref.privateKeyFile ?? null,
+    privateKeyEnv: ref.privateKeyEnv ?? null,
+    passphraseFile: ref.passphraseFile ?? null,
+    passphraseEnv: ref.passphraseEnv ?? null,
+  };
+}
+
+function textOf(text: CodedText): InventoryTextType {
+  return { message: text.message, ...(codedFields('message', text) as CodedFields<'message'>) };
+}
+
+function removalOf(summary: RemovalSummary | undefined): InventoryRemovalType | null {
+  return summary ? { allowed: summary.allowed, refusal: summary.refusal ? textOf(summary.refusal) : null, evict: summary.evict, skip: summary.skip, refuse: summary.refuse } : null;
+}
+
+export function toInventoryPlanType({ cluster, plan, removals }: PlannedInventory): InventoryPlanType {
+  return {
+    clusterId: cluster.id,
+    clusterName: cluster.name,
+    changes: plan.changes.map((change): InventoryChangeType => ({
+      kind: change.kind,
+      hostname: change.hostname,
+      nodeId: change.kind === 'ADD' ? null : change.nodeId,
+      ip: change.kind === 'ADD' ? change.host.ip : null,
+      credential: change.kind === 'ADD' && change.host.credential ? credentialRefOf(change.host.credential) : null,
+      labels: change.kind === 'ADD' ? [...change.host.labels] : change.kind === 'RELABEL' ? [...change.marks.to.labels] : [],
+      taints: (change.kind === 'ADD' ? change.host.taints : change.kind === 'RELABEL' ? change.marks.to.taints : []).map((taint) => ({ ...taint, value: taint.value ?? null })),
+      labelsBefore: change.kind === 'RELABEL' ? [...change.marks.from.labels] : [],
+      taintsBefore: change.kind === 'RELABEL' ? change.marks.from.taints.map((taint) => ({ ...taint, value: taint.value ?? null })) : [],
+      removal: change.kind === 'REMOVE' ? removalOf(removals.get(change.nodeId)) : null,
+    })),
+    conflicts: plan.conflicts.map(textOf),
+    attention: plan.attention.map((entry) => ({ ...entry })),
+    unchanged: plan.unchanged,
+    fingerprint: plan.fingerprint,
+  };
+}
