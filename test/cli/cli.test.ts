@@ -98,7 +98,7 @@ describe('ccos-scaler CLI', () => {
     expect(passwordFlag.stdout + passwordFlag.stderr).not.toContain('hunter2');
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found.');
+    expect(help.stdout).toContain('Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 not found, 5 plan: something would change.');
   });
 
   it('says who is not signed in (exit 3), refuses a wrong password (exit 3), and keeps the token of a good one in a 0600 file', async () => {

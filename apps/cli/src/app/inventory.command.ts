@@ -23,7 +23,7 @@ const FILE_OPTION = { file: { type: 'string', short: 'f' } } as const;
 /**
  * `plan -f FILE`: what applying the inventory file would change, changing nothing. Exit 0 when
  * nothing would change, EXIT.changes when something would (for CI), 1 when the plan cannot be
- * applied (a conflict), 2 for a file the API refuses.
+ * applied (a conflict) or the API refuses the file.
  */
 export const PLAN: CommandSpec = {
   options: FILE_OPTION,
