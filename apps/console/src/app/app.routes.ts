@@ -17,6 +17,7 @@ export const routes: Routes = [
       { path: 'clusters/:clusterId/nodes', loadChildren: () => import('@ccos/console/feature-nodes').then((m) => m.NODE_ROUTES) },
       { path: 'clusters/:clusterId/csrs', loadChildren: () => import('@ccos/console/feature-csrs').then((m) => m.CSR_ROUTES) },
       { path: 'clusters/:clusterId/pools', loadChildren: () => import('@ccos/console/feature-pools').then((m) => m.POOL_ROUTES) },
+      { path: 'clusters/:clusterId/inventory', loadChildren: () => import('@ccos/console/feature-inventory').then((m) => m.INVENTORY_ROUTES) },
       { path: 'clusters', loadChildren: () => import('@ccos/console/feature-clusters').then((m) => m.CLUSTER_ROUTES) },
       { path: 'account', loadChildren: () => import('@ccos/console/feature-auth').then((m) => m.ACCOUNT_ROUTES) },
       { path: 'users', canMatch: [requireRole('ADMIN')], loadChildren: () => import('@ccos/console/feature-users').then((m) => m.USER_ROUTES) },

@@ -37,3 +37,4 @@ export { FailedJobsStore, type FailedJob } from './lib/jobs/failed-jobs.store';
 export { ClusterRemediationStore, type ClusterRemediation } from './lib/clusters/cluster-remediation.store';
 export { NodeGroupsStore, type AutoscalingActivityView, type NodeGroupHostView, type NodeGroupView } from './lib/autoscaling/node-groups.store';
 export { AgentChannelStore } from './lib/agent-channel/agent-channel.store';
+export { InventoryStore, type InventoryApplied, type InventoryChangeView, type InventoryPlanView } from './lib/inventory/inventory.store';

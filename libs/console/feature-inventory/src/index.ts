@@ -1,0 +1,1 @@
+export { INVENTORY_ROUTES } from './lib/inventory.routes';
