@@ -13,6 +13,8 @@ const NODE = `query($id: ID!) { node(id: $id) {
   facts { arch osRelease kernel freeDiskBytes cpus cpuModel memoryBytes disks { name sizeBytes rotational } nics { name mac state } } labels { key value }
 } }`;
 
+const REINSPECT = 'mutation($n: ID!) { reinspectHost(nodeId: $n) { status facts { inspectedAt changes { field item before after } } } }';
+
 describe('addNode against real SSH hosts', () => {
   let world: ScaleOutWorld;
   let agentSha256: string;
@@ -58,6 +60,20 @@ describe('addNode against real SSH hosts', () => {
     expect(onHost.stdout.split(' ')[0]).toBe(agentSha256);
     const version = await world.lab.exec('h1', ['/opt/ccos-scaler/boot-worker', 'version']);
     expect(version.code).toBe(0);
+
+    // Inspected again on request: nothing changed; then a NIC added on the host is named, and the node's status stays.
+    const reinspect = async () => {
+      const result = await world.gql<{ reinspectHost: { status: string; facts: { inspectedAt: string | null; changes: unknown[] } } }>(REINSPECT, { n: id });
+      expect(result.errors).toBeUndefined();
+      return result.data?.reinspectHost;
+    };
+    expect(await reinspect()).toMatchObject({ status: 'READY_TO_INSTALL', facts: { inspectedAt: expect.any(String), changes: [] } });
+    await world.lab.exec('h1', ['ip', 'link', 'add', 'ccos-probe0', 'type', 'veth', 'peer', 'name', 'ccos-probe1']);
+    try {
+      expect((await reinspect())?.facts.changes).toEqual(['ccos-probe0', 'ccos-probe1'].map((item) => ({ field: 'nic', item, before: null, after: expect.stringMatching(new RegExp(`^${item} [0-9a-f:]{17} down$`)) })));
+    } finally {
+      await world.lab.exec('h1', ['ip', 'link', 'del', 'ccos-probe0']);
+    }
   });
 
   it('adds a host with a private key', async () => {

@@ -43,7 +43,7 @@ export interface ApiServices {
   readonly auth: Pick<AuthFeature, 'users' | 'sessions'>;
   readonly clusters: Pick<ClusterFeature, 'service' | 'checks'>;
   readonly certificates: Pick<CsrFeature, 'service' | 'nodeCertificates'>;
-  readonly nodes: Pick<NodeFeature, 'service' | 'views' | 'batches' | 'hostCleanup'>;
+  readonly nodes: Pick<NodeFeature, 'service' | 'views' | 'batches' | 'hostCleanup' | 'provisioner'>;
   readonly installs: Pick<InstallFeature, 'service' | 'runView' | 'runs' | 'agentReports' | 'agentChannel'>;
   readonly removals: Pick<RemovalFeature, 'service'>;
   readonly artifacts: Pick<ArtifactsFeature, 'clusters' | 'versionOverrides'>;
@@ -77,7 +77,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [ClusterResolver, new ClusterResolver(clusters.service)],
     [ClusterCheckResolver, new ClusterCheckResolver(clusters.checks)],
     [CsrResolver, new CsrResolver(certificates.service, certificates.nodeCertificates)],
-    [NodeResolver, new NodeResolver(nodes.service, nodes.views)],
+    [NodeResolver, new NodeResolver(nodes.service, nodes.views, nodes.provisioner)],
     [NodeBatchResolver, new NodeBatchResolver(nodes.batches)],
     [HostCleanupResolver, new HostCleanupResolver(nodes.hostCleanup, nodes.views)],
     [InstallResolver, new InstallResolver(installs.service, installs.runView)],

@@ -4,7 +4,7 @@ import { type JobRegistry, type NodeEntity, hostQueue, type NodeStore, reasonFie
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary, ensureAgent, sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts, remoteFactsCheck, runChecks } from '@ccos/api/data-access-ssh';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { type HostScan, type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
+import { type HostScan, type HostVerdict, type Leftover, PreconditionError, decideHostVerdict, hardwareChanges, statusText } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
 import { LEFTOVER_SCAN, scanHost } from './host-scan';
 import type { ProvisioningQueue } from './node.service';
@@ -100,6 +100,32 @@ export class NodeProvisioner implements ProvisioningQueue {
       leftovers.push(...csrs.map((name) => ({ kind: 'CLUSTER_CSRS' as const, item: `CertificateSigningRequest/${name}`, name })));
     }
     return { verdict: decideHostVerdict(leftovers, { liveNodeNamed }), machineId: scan.machineId };
+  }
+
+  /**
+   * Reads the host's facts again over SSH (the same exec as at add time, with the pinned host key)
+   * and records them with what changed since the last reading. A host that cannot be reached, or
+   * presents another key, changes nothing and says why; the node's status stays as it is.
+   */
+  async reinspect(nodeId: string): Promise<NodeEntity> {
+    const node = await this.nodes.get(nodeId);
+    if (!node.ip || !node.sshCredentialsSealed || node.status === 'ADDING' || node.status === 'REMOVED') {
+      throw new PreconditionError(message('node.reinspectNotNow', { hostname: node.hostname, status: statusText(node.status) }));
+    }
+    try {
+      return await this.pool.run(sshTargetOf(node, this.secrets), async (session) => {
+        const facts = await readRemoteFacts(session, { diskPath: AGENT_DIR });
+        const read = { arch: facts.arch, kernel: facts.kernel, osRelease: facts.os.prettyName ?? facts.os.id ?? undefined, freeDiskBytes: facts.disk.freeBytes, hardware: facts.hardware };
+        const current = await this.nodes.get(node.id);
+        return this.nodes.update(node.id, { facts: { ...current.facts, ...read, inspectedAt: new Date().toISOString(), changes: hardwareChanges(current.facts, read) } });
+      });
+    } catch (error) {
+      const outcome = sshFailureOutcome(error);
+      if (!outcome) {
+        throw error;
+      }
+      throw new PreconditionError(message('node.reinspectFailed', { hostname: node.hostname, reason: outcome.reason }));
+    }
   }
 
   /**

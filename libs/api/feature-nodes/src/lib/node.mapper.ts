@@ -74,6 +74,8 @@ export function toNodeType(node: NodeEntity): NodeType {
       systemVendor: node.facts.hardware?.systemVendor ?? null,
       systemProduct: node.facts.hardware?.systemProduct ?? null,
       systemSerial: node.facts.hardware?.systemSerial ?? null,
+      inspectedAt: node.facts.inspectedAt ? new Date(node.facts.inspectedAt) : null,
+      changes: (node.facts.changes ?? []).map((change) => ({ ...change })),
     },
     agentSha256: node.agentSha256,
     batchId: node.batchId,

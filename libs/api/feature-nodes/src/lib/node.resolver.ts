@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { type NodeChangedPayload, NodeType, type RequestContext, TOPICS } from '@ccos/api/util-graphql';
 import { AddNodeInput, LabelInput, SshCredentialsInput, TaintInput } from './add-node.input';
+import type { NodeProvisioner } from './node-provisioner';
 import type { NodeViews } from './node.mapper';
 import type { NodeService } from './node.service';
 
@@ -18,6 +19,7 @@ export class NodeResolver {
   constructor(
     private readonly nodeService: NodeService,
     private readonly views: NodeViews,
+    private readonly provisioner: Pick<NodeProvisioner, 'reinspect'>,
   ) {}
 
   @Authorized('VIEWER')
@@ -57,6 +59,15 @@ export class NodeResolver {
     @Ctx() context: RequestContext,
   ): Promise<NodeType> {
     return this.views.one(await this.nodeService.setMarks(nodeId, { labels, taints }, { role: context.user?.role ?? 'VIEWER', reason: roleLabelReason ?? undefined }));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => NodeType, {
+    description:
+      'Reads the host\'s facts again over SSH (CPUs, memory, disks, NICs, DMI names, OS and kernel) and records them with what changed since the last reading (facts.changes). The node\'s status stays; a host that cannot be reached changes nothing and says why.',
+  })
+  async reinspectHost(@Arg('nodeId', () => ID) nodeId: string): Promise<NodeType> {
+    return this.views.one(await this.provisioner.reinspect(nodeId));
   }
 
   @Authorized('OPERATOR')

@@ -30,7 +30,22 @@ export class HostNicType {
   state!: string;
 }
 
-@ObjectType('HostFacts', { simpleResolvers: true, description: 'What the service found on the host when it connected.' })
+@ObjectType('HardwareChange', { simpleResolvers: true, description: 'One thing that differed between two inspections of a host.' })
+export class HardwareChangeType {
+  @Field(() => String, { description: 'cpus, cpuModel, memoryBytes, disk, nic, system, osRelease or kernel.' })
+  field!: string;
+
+  @Field(() => String, { nullable: true, description: 'The disk or NIC; null for the host\'s own fields.' })
+  item!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'As it was; null when it was not there.' })
+  before!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'As it is now; null when it is gone.' })
+  after!: string | null;
+}
+
+@ObjectType('HostFacts', { simpleResolvers: true, description: 'What the service found on the host when it connected, or when it was last inspected again (reinspectHost).' })
 export class HostFactsType {
   @Field(() => String, { nullable: true })
   arch!: string | null;
@@ -67,6 +82,12 @@ export class HostFactsType {
 
   @Field(() => String, { nullable: true, description: 'DMI product_serial (readable when the service connects as root or with sudo).' })
   systemSerial!: string | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the host was last inspected again; null when only its add read it.' })
+  inspectedAt!: Date | null;
+
+  @Field(() => [HardwareChangeType], { description: 'What that inspection found changed since the reading before (empty: nothing changed, or never inspected again).' })
+  changes!: HardwareChangeType[];
 }
 
 /** A worker node: one the service added, or one it found in the cluster. Credentials are never exposed. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failedHardwareValidations } from './hardware';
+import { type HardwareFacts, failedHardwareValidations, hardwareChanges } from './hardware';
 
 const POOL = { cpus: 4, memoryBytes: 8 * 2 ** 30 };
 
@@ -15,5 +15,44 @@ describe('hardware validations against a pool\'s minimums', () => {
     expect(failedHardwareValidations({ cpus: 4, memoryBytes: 8 * 2 ** 30 }, POOL)).toEqual([]);
     expect(failedHardwareValidations({ cpus: 16, memoryBytes: null }, POOL)).toEqual([]);
     expect(failedHardwareValidations(undefined, POOL)).toEqual([]);
+  });
+});
+
+describe('hardwareChanges', () => {
+  const hardware: HardwareFacts = {
+    cpus: 4,
+    cpuModel: 'Xeon',
+    memoryBytes: 16 * 2 ** 30,
+    disks: [{ name: 'sda', sizeBytes: 480 * 2 ** 30, rotational: false }, { name: 'sdb', sizeBytes: 2 ** 40, rotational: true }],
+    nics: [{ name: 'eth0', mac: '52:54:00:12:34:56', state: 'up' }],
+    systemVendor: 'ACME',
+    systemProduct: 'R1',
+    systemSerial: 'S1',
+  };
+
+  it('finds nothing between two equal inspections', () => {
+    expect(hardwareChanges({ kernel: '5.14', hardware }, { kernel: '5.14', hardware: { ...hardware } })).toEqual([]);
+  });
+
+  it('names each field, disk and NIC that changed, with before and after as an operator reads them', () => {
+    const after: HardwareFacts = {
+      ...hardware,
+      memoryBytes: 8 * 2 ** 30,
+      disks: [{ name: 'sda', sizeBytes: 480 * 2 ** 30, rotational: false }, { name: 'nvme0n1', sizeBytes: 2 ** 40, rotational: false }],
+      nics: [{ name: 'eth0', mac: '52:54:00:12:34:56', state: 'down' }],
+      systemSerial: 'S2',
+    };
+    expect(hardwareChanges({ kernel: '5.14', osRelease: 'RHEL 9.2', hardware }, { kernel: '5.14.1', osRelease: 'RHEL 9.2', hardware: after })).toEqual([
+      { field: 'memoryBytes', item: null, before: '16 GiB', after: '8 GiB' },
+      { field: 'disk', item: 'nvme0n1', before: null, after: 'nvme0n1 1024 GiB SSD' },
+      { field: 'disk', item: 'sdb', before: 'sdb 1024 GiB HDD', after: null },
+      { field: 'nic', item: 'eth0', before: 'eth0 52:54:00:12:34:56 up', after: 'eth0 52:54:00:12:34:56 down' },
+      { field: 'system', item: null, before: 'ACME R1 S1', after: 'ACME R1 S2' },
+      { field: 'kernel', item: null, before: '5.14', after: '5.14.1' },
+    ]);
+  });
+
+  it('counts what the earlier inspection did not read as no change', () => {
+    expect(hardwareChanges({ kernel: '5.14' }, { kernel: '5.14', hardware })).toEqual([]);
   });
 });

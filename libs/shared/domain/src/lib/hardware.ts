@@ -62,3 +62,58 @@ export function failedHardwareValidations(hardware: Pick<HardwareFacts, 'cpus' |
 function gib(bytes: number): string {
   return `${Number((bytes / 2 ** 30).toFixed(1))} GiB`;
 }
+
+/** What a host told at two inspections, as far as a change between them matters to an operator. */
+export interface InspectedHost {
+  readonly osRelease?: string | null;
+  readonly kernel?: string | null;
+  readonly hardware?: HardwareFacts | null;
+}
+
+/** One thing that differs between two inspections of a host: a field, or one disk or NIC by name. */
+export interface HardwareChange {
+  readonly field: 'cpus' | 'cpuModel' | 'memoryBytes' | 'disk' | 'nic' | 'system' | 'osRelease' | 'kernel';
+  /** The disk's or NIC's name; null for the host's own fields. */
+  readonly item: string | null;
+  /** As shown: `8`, `15.5 GiB`, `sda 480 GiB SSD`, `eth0 52:54:00:12:34:56 up`; null when it was not there. */
+  readonly before: string | null;
+  readonly after: string | null;
+}
+
+const diskText = (disk: HostDisk): string => `${disk.name} ${gib(disk.sizeBytes)}${disk.rotational === null ? '' : disk.rotational ? ' HDD' : ' SSD'}`;
+const nicText = (nic: HostNic): string => `${nic.name} ${nic.mac ?? '-'} ${nic.state}`;
+
+/**
+ * What changed between two inspections of a host: CPUs, memory, the CPU model, each disk and NIC
+ * (added, gone, resized, a new MAC, link state), the system's DMI names, the OS and kernel. A value
+ * the earlier inspection did not read (facts from before hardware was read) is no change.
+ */
+export function hardwareChanges(before: InspectedHost, after: InspectedHost): HardwareChange[] {
+  const changes: HardwareChange[] = [];
+  const scalar = (field: HardwareChange['field'], was: string | null | undefined, now: string | null | undefined) => {
+    if (was != null && (was ?? null) !== (now ?? null)) {
+      changes.push({ field, item: null, before: was, after: now ?? null });
+    }
+  };
+  const was = before.hardware;
+  const now = after.hardware;
+  scalar('cpus', was?.cpus == null ? null : String(was.cpus), now?.cpus == null ? null : String(now.cpus));
+  scalar('cpuModel', was?.cpuModel, now?.cpuModel);
+  scalar('memoryBytes', was?.memoryBytes == null ? null : gib(was.memoryBytes), now?.memoryBytes == null ? null : gib(now.memoryBytes));
+  if (was) {
+    for (const [field, text, list] of [['disk', diskText, 'disks'], ['nic', nicText, 'nics']] as const) {
+      const earlier = new Map<string, string>((was[list] as ReadonlyArray<HostDisk & HostNic>).map((item) => [item.name, text(item)]));
+      const later = new Map<string, string>(((now?.[list] ?? []) as ReadonlyArray<HostDisk & HostNic>).map((item) => [item.name, text(item)]));
+      for (const name of [...new Set([...earlier.keys(), ...later.keys()])].sort()) {
+        if (earlier.get(name) !== later.get(name)) {
+          changes.push({ field, item: name, before: earlier.get(name) ?? null, after: later.get(name) ?? null });
+        }
+      }
+    }
+    const system = (facts: HardwareFacts | null | undefined) => [facts?.systemVendor, facts?.systemProduct, facts?.systemSerial].filter((part) => part != null).join(' ') || null;
+    scalar('system', system(was), system(now));
+  }
+  scalar('osRelease', before.osRelease, after.osRelease);
+  scalar('kernel', before.kernel, after.kernel);
+  return changes;
+}

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
-import type { BatchPhase, HardwareFacts, HostHealthCheck, HostVerdict, Label, NodeOrigin, NodeRemediation, NodeStatus, Taint } from '@ccos/shared/domain';
+import type { BatchPhase, HardwareChange, HardwareFacts, HostHealthCheck, HostVerdict, Label, NodeOrigin, NodeRemediation, NodeStatus, Taint } from '@ccos/shared/domain';
 import type { Message } from '@ccos/shared/messages';
 
 /** What the installer service learned about the host when it connected. */
@@ -12,6 +12,10 @@ export interface HostFacts {
   hardware?: HardwareFacts;
   /** /etc/machine-id, to recognise a host this service removed when it comes back. */
   machineId?: string;
+  /** When an operator last had the host inspected again (ISO time); absent when it never was. */
+  inspectedAt?: string;
+  /** What that inspection found changed since the one before. */
+  changes?: HardwareChange[];
 }
 
 @Entity({ name: 'nodes' })

@@ -17,6 +17,7 @@ import {
   RecopyAgentDocument,
   RetryInstallDocument,
   type SshCredentialsInput,
+  ReinspectHostDocument,
   UpdateNodeCredentialsDocument,
 } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
@@ -34,7 +35,7 @@ const EVENTS_PAGE = 500;
 type Send<V> = (nodeId: string) => Promise<MutationAnswer<V>>;
 
 /** What an operator can do to a node from its page. */
-export type NodeAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'credentials' | 'acceptHostKey' | 'delete' | 'clean';
+export type NodeAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'credentials' | 'acceptHostKey' | 'delete' | 'clean' | 'reinspect';
 
 /**
  * One node: its record (live through `nodeChanged`), its install runs, and the latest run's
@@ -195,6 +196,14 @@ export class NodeDetailStore {
     return this.perform('recopy', 'toast', async (nodeId) => {
       const result = await firstValueFrom(this.apollo.mutate({ mutation: RecopyAgentDocument, variables: { nodeId } }));
       return { value: result.data?.recopyAgent, error: result.error };
+    });
+  }
+
+  /** Reads the host's facts again over SSH; the node's facts (and what changed) come back with it. */
+  reinspectHost(): Promise<Outcome<{ readonly id: string }>> {
+    return this.perform('reinspect', 'toast', async (nodeId) => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: ReinspectHostDocument, variables: { nodeId } }));
+      return { value: result.data?.reinspectHost, error: result.error };
     });
   }
 

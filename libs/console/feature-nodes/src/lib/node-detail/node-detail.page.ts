@@ -19,6 +19,7 @@ import { HostManifestCardComponent } from './host-manifest-card.component';
 /** Actions confirmed in the plain confirmation dialog. */
 type ConfirmedAction = InstallAction | RemovalAction;
 type InstallAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'delete';
+type ChangeKey = Extract<keyof (typeof nodesMessages)['en'], `change.${string}`>;
 type RemovalAction = 'cancelRemoval' | 'uncordon';
 
 function isRemovalAction(action: ConfirmedAction): action is RemovalAction {
@@ -111,6 +112,17 @@ export class NodeDetailPage {
   /** The operator's confirmation of the listed cleanup. */
   protected async cleanHost(): Promise<void> {
     await this.store.cleanHost();
+  }
+
+  /** Reads the host's facts again; what changed since shows under them. */
+  protected async reinspect(): Promise<void> {
+    await this.store.reinspectHost();
+  }
+
+  /** `Memory: 16 GiB → 8 GiB`, `Disk nvme0n1: — → nvme0n1 1024 GiB SSD`. */
+  protected changeText(change: { readonly field: string; readonly item: string | null; readonly before: string | null; readonly after: string | null }): string {
+    const field = this.t(`change.${change.field}` as ChangeKey);
+    return this.t('facts.change', { field: change.item ? `${field} ${change.item}` : field, before: change.before ?? '—', after: change.after ?? '—' });
   }
   protected readonly problem = computed(() => {
     const problem = this.store.problems()[0];

@@ -57,6 +57,8 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'node.fingerprintMismatch': '与主机提供的密钥不一致（{fingerprint}）',
   'node.joinedRemoveInstead': '节点 {hostname} 已加入集群：请移除该节点（removeNode），而不是删除其记录',
   'node.marksNotNow': '节点 {hostname} 当前为“{status}”，此时不能修改其标签和污点：请在安装开始前或加入集群后修改',
+  'node.reinspectNotNow': '节点 {hostname} 当前为“{status}”，无法重新检查：需要地址和 SSH 凭据，且不能处于录入过程中',
+  'node.reinspectFailed': '无法重新检查 {hostname}：{reason}；其已记录的信息保持不变',
   'node.busyCannotDelete': '节点 {hostname} 当前为“{status}”；请等待其完成或先取消',
   'node.noAgentBinary': '安装服务没有可复制的 agent 可执行文件（AGENT_BINARY）；请用 `npm run build` 构建',
   'node.credentialsBoth': '不能与密码同时填写，请二选一',
