@@ -159,4 +159,31 @@ describe('declarative inventory over GraphQL, against kube-sim', () => {
 `);
     expect(await plan(exported)).toMatchObject({ changes: [], conflicts: [], unchanged: 3 });
   });
+
+  it('creates a pool only for an ADMIN, plans its spares, and exports it so that the export plans no change', async () => {
+    const pools = 'pools:\n  - {name: gpu, maxSize: 2, profile: {cpuCores: 8, memoryGiB: 32}, labels: {gpu: a100}}\n';
+    const withSpare = `${HEAD}${pools}hosts:\n  - {hostname: s1, ip: 198.18.0.21, pool: gpu, credential: {passwordEnv: S1}}\n`;
+    const planned = await plan(withSpare);
+    expect(planned.changes.map(({ kind, hostname, pool }) => ({ kind, hostname, pool }))).toEqual([
+      { kind: 'CREATE_POOL', hostname: null, pool: 'gpu' },
+      { kind: 'ADD_SPARE', hostname: 's1', pool: 'gpu' },
+    ]);
+    expect(planned.changes[0]).toMatchObject({ poolDefinition: { minSize: 0, maxSize: 2, cpuCores: 8, memoryBytes: 32 * 2 ** 30, maxPods: 110, arch: 'amd64' }, labels: [{ key: 'gpu', value: 'a100' }] });
+    // An OPERATOR may plan it, not apply it: nothing is created, not even the spare.
+    const refused = await harness.gql(ApplyInventoryDocument, { document: withSpare, fingerprint: planned.fingerprint, credentials: [{ hostname: 's1', password: 'spare-password' }] }, operator);
+    expect(refused.errors?.[0]).toMatchObject({ message: 'this plan creates pools (gpu), which needs the ADMIN role; you are OPERATOR', extensions: { code: 'FORBIDDEN' } });
+    expect(await harness.api.dataSource.query(`SELECT name FROM node_groups`)).toEqual([]);
+
+    const admin = await harness.tokenFor('ADMIN');
+    const poolOnly = `${HEAD}${pools}hosts: []\n`;
+    const applied = await harness.gql(ApplyInventoryDocument, { document: poolOnly, fingerprint: (await plan(poolOnly)).fingerprint, credentials: [] }, admin);
+    expect(applied.errors, JSON.stringify(applied.errors)).toBeUndefined();
+    expect(await plan(poolOnly)).toMatchObject({ changes: [], conflicts: [] });
+    expect((await plan(poolOnly.replace('maxSize: 2', 'maxSize: 4'))).conflicts.map((text) => text.message)).toEqual([
+      'pool gpu differs from the file (maxSize 2 → 4): node groups are not changed by an inventory; change the file to match, or recreate the pool',
+    ]);
+    const exported = dataOf(await harness.gql(ExportInventoryDocument, { clusterId }, viewer)).exportInventory;
+    expect(exported).toContain('pools:\n  - name: gpu\n    minSize: 0\n    maxSize: 2\n');
+    expect(await plan(exported)).toMatchObject({ changes: [], conflicts: [] });
+  });
 });

@@ -17,7 +17,7 @@ import { createRemediationFeature } from '@ccos/api/feature-remediation';
 import { createRemovalFeature } from '@ccos/api/feature-removals';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
-import { DEFAULT_REMOVAL_OPTIONS } from '@ccos/shared/domain';
+import { DEFAULT_REMOVAL_OPTIONS, NotFoundError } from '@ccos/shared/domain';
 import type { CodedText } from '@ccos/shared/messages';
 import { SystemClock } from '@ccos/shared/util-timing';
 import { startAgentListener } from './agent-listener';
@@ -338,7 +338,18 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const inventory = createInventoryFeature({
       clusters: stores.clusters,
       nodes: nodeStore,
+      pools: stores.nodeGroups,
       ports: {
+        createPool: async (clusterId, pool, actor, by) => {
+          await autoscaling.groups.registry.createGroup({ clusterId, name: pool.name, minSize: pool.minSize, maxSize: pool.maxSize, labels: [...pool.labels], taints: [...pool.taints], profile: { ...pool.profile } }, actor, by);
+        },
+        addSpare: async (clusterId, poolName, host, actor) => {
+          const group = (await autoscaling.groups.registry.groupsOf(clusterId)).find((entry) => entry.name === poolName);
+          if (!group) {
+            throw new NotFoundError('node group', poolName);
+          }
+          await autoscaling.groups.registry.addSpare(group.id, host, actor);
+        },
         addHost: async (host, by) => (await nodes.service.add({ ...host, labels: [...host.labels], taints: [...host.taints], acknowledgeOldCertificates: false }, by)).id,
         installHosts: async (clusterId, nodeIds, actor) => (await nodes.batches.installHosts(clusterId, nodeIds, actor, 'INVENTORY')).id,
         setMarks: async (nodeId, marks, by) => {

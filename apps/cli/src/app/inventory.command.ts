@@ -67,7 +67,7 @@ export const APPLY: CommandSpec = {
     }
     const refused = plan.changes.find((change) => change.removal && !change.removal.allowed);
     if (refused) {
-      context.io.err(t('inventoryRemovalRefused', { hostname: refused.hostname, reason: refused.removal?.refusal ? textOf(context, refused.removal.refusal) : '' }));
+      context.io.err(t('inventoryRemovalRefused', { hostname: refused.hostname ?? '', reason: refused.removal?.refusal ? textOf(context, refused.removal.refusal) : '' }));
       return EXIT.failed;
     }
     const credentials = await readCredentials(context, plan.changes);
@@ -86,7 +86,7 @@ export const APPLY: CommandSpec = {
     const installed = applied.batchId ? await followBatch(context, applied.batchId) : true;
     let removed = true;
     for (const change of applied.plan.changes.filter((entry) => entry.kind === 'REMOVE' && entry.nodeId)) {
-      removed = (await followRemoval(context, change.hostname, change.nodeId as string)) && removed;
+      removed = (await followRemoval(context, change.hostname ?? '', change.nodeId as string)) && removed;
     }
     const ok = installed && removed;
     if (context.output === 'table') {
@@ -127,25 +127,37 @@ function printPlan(context: CommandContext, plan: InventoryPlanFieldsFragment): 
   const { t } = context;
   const count = (kind: Change['kind']) => plan.changes.filter((change) => change.kind === kind).length;
   context.io.out(t('planSummary', { cluster: plan.clusterName, add: count('ADD'), install: count('INSTALL'), relabel: count('RELABEL'), remove: count('REMOVE'), forget: count('FORGET'), unchanged: plan.unchanged }));
+  if (count('CREATE_POOL') + count('ADD_SPARE') > 0) {
+    context.io.out(t('planPools', { pools: count('CREATE_POOL'), spares: count('ADD_SPARE') }));
+  }
   for (const change of plan.changes) {
+    const hostname = change.hostname ?? '';
     switch (change.kind) {
+      case 'CREATE_POOL': {
+        const pool = change.poolDefinition;
+        context.io.out(t('planCreatePool', { pool: change.pool ?? '', min: pool?.minSize ?? 0, max: pool?.maxSize ?? 0, cpus: pool?.cpuCores ?? 0, memory: Number(((pool?.memoryBytes ?? 0) / 2 ** 30).toFixed(1)), marks: marks(change.labels, change.taints) }));
+        break;
+      }
+      case 'ADD_SPARE':
+        context.io.out(t('planAddSpare', { hostname, ip: change.ip ?? '', pool: change.pool ?? '' }));
+        break;
       case 'ADD':
-        context.io.out(t('planAdd', { hostname: change.hostname, ip: change.ip ?? '', marks: marks(change.labels, change.taints) }));
+        context.io.out(t('planAdd', { hostname, ip: change.ip ?? '', marks: marks(change.labels, change.taints) }));
         break;
       case 'INSTALL':
-        context.io.out(t('planInstall', { hostname: change.hostname }));
+        context.io.out(t('planInstall', { hostname }));
         break;
       case 'RELABEL':
-        context.io.out(t('planRelabel', { hostname: change.hostname, from: marks(change.labelsBefore, change.taintsBefore), to: marks(change.labels, change.taints) }));
+        context.io.out(t('planRelabel', { hostname, from: marks(change.labelsBefore, change.taintsBefore), to: marks(change.labels, change.taints) }));
         break;
       case 'REMOVE':
-        context.io.out(t('planRemove', { hostname: change.hostname, evict: change.removal?.evict ?? 0, skip: change.removal?.skip ?? 0, refuse: change.removal?.refuse ?? 0 }));
+        context.io.out(t('planRemove', { hostname, evict: change.removal?.evict ?? 0, skip: change.removal?.skip ?? 0, refuse: change.removal?.refuse ?? 0 }));
         if (change.removal?.refusal) {
           context.io.out(t('planRemoveRefused', { reason: textOf(context, change.removal.refusal) }));
         }
         break;
       case 'FORGET':
-        context.io.out(t('planForget', { hostname: change.hostname }));
+        context.io.out(t('planForget', { hostname }));
         break;
     }
   }
@@ -178,16 +190,17 @@ async function confirmed(context: CommandContext, cluster: string): Promise<bool
 /** Each added host's secret, read where the file names it on this machine; nothing is sent if one cannot be read. */
 async function readCredentials(context: CommandContext, changes: readonly Change[]): Promise<InventoryCredentialInput[]> {
   const credentials: InventoryCredentialInput[] = [];
-  for (const change of changes.filter((entry) => entry.kind === 'ADD')) {
+  for (const change of changes.filter((entry) => entry.kind === 'ADD' || entry.kind === 'ADD_SPARE')) {
     const ref = change.credential;
+    const hostname = change.hostname ?? '';
     if (!ref) {
-      throw new CliError(context.t('inventoryNoCredential', { hostname: change.hostname }), EXIT.usage);
+      throw new CliError(context.t('inventoryNoCredential', { hostname }), EXIT.usage);
     }
     credentials.push({
-      hostname: change.hostname,
-      password: await secretOf(context, change.hostname, ref.passwordFile, ref.passwordEnv, true),
-      privateKey: await secretOf(context, change.hostname, ref.privateKeyFile, ref.privateKeyEnv, false),
-      passphrase: await secretOf(context, change.hostname, ref.passphraseFile, ref.passphraseEnv, true),
+      hostname,
+      password: await secretOf(context, hostname, ref.passwordFile, ref.passwordEnv, true),
+      privateKey: await secretOf(context, hostname, ref.privateKeyFile, ref.privateKeyEnv, false),
+      passphrase: await secretOf(context, hostname, ref.passphraseFile, ref.passphraseEnv, true),
     });
   }
   return credentials;

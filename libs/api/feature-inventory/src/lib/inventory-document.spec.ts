@@ -22,10 +22,11 @@ hosts:
       ok: true,
       inventory: {
         cluster: 'lab',
+        pools: [],
         hosts: [
-          { hostname: 'w1', ip: '198.18.0.10', sshPort: 22, sshUser: 'core', credential: { privateKeyFile: '/keys/id' }, labels: [{ key: 'rack', value: 'r1' }, { key: 'zone', value: 'b' }], taints: [{ key: 'gpu', value: null, effect: 'NoSchedule' }], remove: false },
-          { hostname: 'w2', ip: '198.18.0.11', sshPort: 2222, sshUser: 'core', credential: { passwordEnv: 'W2_PASSWORD' }, labels: [], taints: [], remove: false },
-          { hostname: 'w3', ip: null, sshPort: 22, sshUser: 'core', credential: { privateKeyFile: '/keys/id' }, labels: [], taints: [], remove: true },
+          { hostname: 'w1', ip: '198.18.0.10', sshPort: 22, sshUser: 'core', credential: { privateKeyFile: '/keys/id' }, labels: [{ key: 'rack', value: 'r1' }, { key: 'zone', value: 'b' }], taints: [{ key: 'gpu', value: null, effect: 'NoSchedule' }], pool: null, remove: false },
+          { hostname: 'w2', ip: '198.18.0.11', sshPort: 2222, sshUser: 'core', credential: { passwordEnv: 'W2_PASSWORD' }, labels: [], taints: [], pool: null, remove: false },
+          { hostname: 'w3', ip: null, sshPort: 22, sshUser: 'core', credential: { privateKeyFile: '/keys/id' }, labels: [], taints: [], pool: null, remove: true },
         ],
       },
     });
@@ -71,5 +72,24 @@ hosts:
 
   it('answers text that is no YAML with where it broke', () => {
     expect(problemsOf('hosts: [\n')[0]).toMatch(/^the file is not valid YAML or JSON \(line \d+, column \d+\)$/);
+  });
+});
+
+describe('parseInventory: pools', () => {
+  it('reads a pool with createNodeGroup\'s defaults and a spare that names it', () => {
+    const parsed = parseInventory(`${HEAD}pools:\n  - {name: gpu, maxSize: 3, profile: {cpuCores: 8, memoryGiB: 32}, labels: {gpu: a100}}\nhosts:\n  - {hostname: s1, ip: 198.18.0.21, pool: gpu}\n`);
+    expect(parsed.ok && parsed.inventory.pools).toEqual([
+      { name: 'gpu', minSize: 0, maxSize: 3, profile: { cpuCores: 8, memoryBytes: 32 * 2 ** 30, ephemeralStorageBytes: 20 * 2 ** 30, maxPods: 110, arch: 'amd64' }, labels: [{ key: 'gpu', value: 'a100' }], taints: [] },
+    ]);
+    expect(parsed.ok && parsed.inventory.hosts[0].pool).toBe('gpu');
+  });
+
+  it('refuses a pool named twice, a spare of an unknown pool, and a spare with labels of its own', () => {
+    expect(problemsOf(`${HEAD}pools:\n  - {name: gpu, maxSize: 3, profile: {cpuCores: 8, memoryGiB: 32}}\n  - {name: gpu, minSize: 4, maxSize: 3, profile: {cpuCores: 8, memoryGiB: 32}}\nhosts:\n  - {hostname: s1, ip: 198.18.0.21, pool: cpu}\n  - {hostname: s2, ip: 198.18.0.22, pool: gpu, labels: {a: b}}\n`)).toEqual([
+      'pools[1].name (gpu): this pool is already defined at pools[0]',
+      expect.stringMatching(/^pools\[1\]\.maxSize \(gpu\): /),
+      'hosts[0].pool (s1): no pool "cpu" is defined under pools',
+      'hosts[1].pool (s2): a spare of pool gpu takes the pool\'s labels and taints: give them to the pool, not the host',
+    ]);
   });
 });

@@ -24,11 +24,24 @@ export interface InventoryHost {
   /** Sorted by key. */
   readonly labels: readonly Label[];
   readonly taints: readonly Taint[];
+  /** The pool the host is a spare of; null for a host of its own. */
+  readonly pool: string | null;
   readonly remove: boolean;
+}
+
+/** A node group as the file defines it (the profile in bytes). */
+export interface InventoryPool {
+  readonly name: string;
+  readonly minSize: number;
+  readonly maxSize: number;
+  readonly profile: { readonly cpuCores: number; readonly memoryBytes: number; readonly ephemeralStorageBytes: number; readonly maxPods: number; readonly arch: string };
+  readonly labels: readonly Label[];
+  readonly taints: readonly Taint[];
 }
 
 export interface Inventory {
   readonly cluster: string;
+  readonly pools: readonly InventoryPool[];
   readonly hosts: readonly InventoryHost[];
 }
 
@@ -41,21 +54,42 @@ const MAX_PROBLEMS = 20;
 
 const validate = new Ajv({ allErrors: true, strict: true }).compile(INVENTORY_SCHEMA);
 
+type RawLabels = Record<string, string>;
+type RawTaints = Array<{ key: string; value?: string; effect: TaintEffect }>;
+
+interface RawPool {
+  name: string;
+  minSize?: number;
+  maxSize: number;
+  profile: { cpuCores: number; memoryGiB: number; ephemeralStorageGiB?: number; maxPods?: number; arch?: string };
+  labels?: RawLabels;
+  taints?: RawTaints;
+}
+
 interface RawHost {
   hostname: string;
+  pool?: string;
   ip?: string;
   sshPort?: number;
   sshUser?: string;
   credential?: InventoryCredentialRef;
-  labels?: Record<string, string>;
-  taints?: Array<{ key: string; value?: string; effect: TaintEffect }>;
+  labels?: RawLabels;
+  taints?: RawTaints;
   remove?: boolean;
 }
 interface RawInventory {
   cluster: string;
   defaults?: { sshUser?: string; sshPort?: number; credential?: InventoryCredentialRef };
+  pools?: RawPool[];
   hosts: RawHost[];
 }
+
+const GIB = 2 ** 30;
+/** createNodeGroup's defaults for what a pool's profile leaves out. */
+const PROFILE_DEFAULTS = { ephemeralStorageGiB: 20, maxPods: 110, arch: 'amd64' };
+
+const labelsOf = (labels: RawLabels | undefined): Label[] => Object.entries(labels ?? {}).map(([key, value]) => ({ key, value })).sort((a, b) => a.key.localeCompare(b.key));
+const taintsOf = (taints: RawTaints | undefined): Taint[] => (taints ?? []).map(({ key, value, effect }) => ({ key, value: value ?? null, effect }));
 
 /**
  * Reads an inventory file (YAML or JSON) and checks it whole: the schema (unknown fields, inline
@@ -82,6 +116,31 @@ function checked(raw: RawInventory): InventoryParse {
   const problems: CodedText[] = [];
   const at = (index: number, host: RawHost, field: string | null, problem: CodedText) =>
     problems.push(message('inventory.at', { where: whereOf(`hosts[${index}]${field ? `.${field}` : ''}`, host.hostname), problem }));
+  const pools = (raw.pools ?? []).map((pool, index): InventoryPool => {
+    const place = (field: string | null, problem: CodedText) => problems.push(message('inventory.at', { where: whereOf(`pools[${index}]${field ? `.${field}` : ''}`, pool.name), problem }));
+    const earlier = (raw.pools ?? []).findIndex((other) => other.name === pool.name);
+    if (earlier !== index) {
+      place('name', message('inventory.duplicatePool', { first: `pools[${earlier}]` }));
+    }
+    if ((pool.minSize ?? 0) > pool.maxSize) {
+      place('maxSize', message('nodeGroup.sizes'));
+    }
+    const labels = labelsOf(pool.labels);
+    const taints = taintsOf(pool.taints);
+    const marksProblem = checkNodeLabels(labels) ?? checkTaints(taints);
+    if (marksProblem) {
+      place(checkNodeLabels(labels) ? 'labels' : 'taints', marksProblem);
+    }
+    const profile = { ...PROFILE_DEFAULTS, ...pool.profile };
+    return {
+      name: pool.name,
+      minSize: pool.minSize ?? 0,
+      maxSize: pool.maxSize,
+      profile: { cpuCores: profile.cpuCores, memoryBytes: Math.round(profile.memoryGiB * GIB), ephemeralStorageBytes: Math.round(profile.ephemeralStorageGiB * GIB), maxPods: profile.maxPods, arch: profile.arch },
+      labels,
+      taints,
+    };
+  });
   const firstByName = new Map<string, number>();
   const firstByIp = new Map<string, number>();
   const hosts = raw.hosts.map((host, index): InventoryHost => {
@@ -111,8 +170,14 @@ function checked(raw: RawInventory): InventoryParse {
         at(index, host, 'ip', message('inventory.duplicateIp', { ip: host.ip, first: `hosts[${earlierIp}]` }));
       }
     }
-    const labels = Object.entries(host.labels ?? {}).map(([key, value]) => ({ key, value })).sort((a, b) => a.key.localeCompare(b.key));
-    const taints = (host.taints ?? []).map(({ key, value, effect }) => ({ key, value: value ?? null, effect }));
+    const labels = labelsOf(host.labels);
+    const taints = taintsOf(host.taints);
+    if (host.pool !== undefined && !pools.some((pool) => pool.name === host.pool)) {
+      at(index, host, 'pool', message('inventory.unknownPool', { pool: host.pool }));
+    }
+    if (host.pool !== undefined && (host.labels !== undefined || host.taints !== undefined)) {
+      at(index, host, 'pool', message('inventory.poolMarks', { pool: host.pool }));
+    }
     const labelProblem = checkNodeLabels(labels);
     if (labelProblem) {
       at(index, host, 'labels', labelProblem);
@@ -133,10 +198,11 @@ function checked(raw: RawInventory): InventoryParse {
       credential,
       labels,
       taints,
+      pool: host.pool ?? null,
       remove,
     };
   });
-  return problems.length > 0 ? { ok: false, problems: problems.slice(0, MAX_PROBLEMS) } : { ok: true, inventory: { cluster: raw.cluster, hosts } };
+  return problems.length > 0 ? { ok: false, problems: problems.slice(0, MAX_PROBLEMS) } : { ok: true, inventory: { cluster: raw.cluster, pools, hosts } };
 }
 
 /** Where in the file: the path, and the host's name when it has one. */

@@ -1,10 +1,12 @@
-import type { ClusterStore, NodeStore } from '@ccos/api/data-access-db';
+import type { ClusterStore, NodeGroupStore, NodeStore } from '@ccos/api/data-access-db';
 import { InventoryResolver } from './inventory.resolver';
 import { type InventoryPorts, InventoryService } from './inventory.service';
 
 export interface InventoryFeatureOptions {
   readonly clusters: ClusterStore;
   readonly nodes: NodeStore;
+  /** The node groups (pools) and their members. */
+  readonly pools: NodeGroupStore;
   readonly ports: InventoryPorts;
 }
 
@@ -15,6 +17,6 @@ export interface InventoryFeature {
 }
 
 export function createInventoryFeature(options: InventoryFeatureOptions): InventoryFeature {
-  const service = new InventoryService(options.clusters, options.nodes, options.ports);
+  const service = new InventoryService(options.clusters, options.nodes, options.pools, options.ports);
   return { service, resolver: new InventoryResolver(service) };
 }

@@ -5,12 +5,12 @@ import { exportInventory } from './inventory-export';
 import { type CurrentNode, planInventory } from './inventory-plan';
 
 const host = (hostname: string, ip: string | null, extra: Partial<InventoryHost> = {}): InventoryHost => ({
-  hostname, ip, sshPort: 22, sshUser: 'root', credential: { passwordEnv: 'P' }, labels: [], taints: [], remove: false, ...extra,
+  hostname, ip, sshPort: 22, sshUser: 'root', credential: { passwordEnv: 'P' }, labels: [], taints: [], pool: null, remove: false, ...extra,
 });
 const node = (id: string, hostname: string, ip: string, extra: Partial<CurrentNode> = {}): CurrentNode => ({
   id, hostname, ip, status: 'JOINED', origin: 'ADDED', labels: [], taints: [], ...extra,
 });
-const inventory = (...hosts: InventoryHost[]): Inventory => ({ cluster: 'lab', hosts });
+const inventory = (...hosts: InventoryHost[]): Inventory => ({ cluster: 'lab', pools: [], hosts });
 
 describe('planInventory', () => {
   it('adds every host of a file on an empty cluster', () => {
@@ -87,5 +87,40 @@ hosts:
 `);
     const parsed = parseInventory(text);
     expect(parsed.ok && planInventory(parsed.inventory, nodes)).toMatchObject({ changes: [], conflicts: [], unchanged: 2 });
+  });
+});
+
+describe('planInventory with pools', () => {
+  const gpu = { name: 'gpu', minSize: 0, maxSize: 3, profile: { cpuCores: 8, memoryBytes: 32 * 2 ** 30, ephemeralStorageBytes: 20 * 2 ** 30, maxPods: 110, arch: 'amd64' }, labels: [{ key: 'gpu', value: 'a100' }], taints: [] };
+  const withPools = (...hosts: InventoryHost[]): Inventory => ({ cluster: 'lab', pools: [gpu], hosts });
+
+  it('creates a pool the cluster lacks and adds its spares; then plans no change', () => {
+    const plan = planInventory(withPools(host('s1', '198.18.0.21', { pool: 'gpu' }), host('s2', '198.18.0.22', { pool: 'gpu' })), []);
+    expect(plan.changes.map((change) => `${change.kind} ${change.hostname ?? ''}`)).toEqual(['CREATE_POOL ', 'ADD_SPARE s1', 'ADD_SPARE s2']);
+    const nodes = [node('1', 's1', '198.18.0.21', { status: 'READY_TO_INSTALL', labels: gpu.labels }), node('2', 's2', '198.18.0.22', { labels: gpu.labels })];
+    const memberships = new Map([['1', 'gpu'], ['2', 'gpu']]);
+    // A spare waiting for a scale-up is no INSTALL: the pool installs it.
+    expect(planInventory(withPools(host('s1', '198.18.0.21', { pool: 'gpu' }), host('s2', '198.18.0.22', { pool: 'gpu' })), nodes, { pools: [gpu], memberships })).toMatchObject({ changes: [], conflicts: [], unchanged: 2 });
+  });
+
+  it('names a pool that differs, a host in another pool than the file says, and a pool member to remove, as conflicts', () => {
+    const nodes = [node('1', 's1', '198.18.0.21'), node('2', 'w2', '198.18.0.2')];
+    const plan = planInventory(withPools(host('s1', '198.18.0.21', { pool: 'gpu' }), host('w2', null, { remove: true })), nodes, { pools: [{ ...gpu, maxSize: 5 }], memberships: new Map([['2', 'gpu']]) });
+    expect(plan.changes).toEqual([]);
+    expect(plan.conflicts.map((text) => text.message)).toEqual([
+      'pool gpu differs from the file (maxSize 5 → 3): node groups are not changed by an inventory; change the file to match, or recreate the pool',
+      's1 is in no pool in the cluster, but the file puts it in pool gpu: remove it, then add it again where the file says',
+      'w2 is a member of pool gpu: scale the pool down instead of removing it',
+    ]);
+  });
+
+  it('exports pools and their members so that the export plans no change', () => {
+    const nodes = [{ ...node('1', 's1', '198.18.0.21', { labels: gpu.labels }), sshPort: 22, sshUser: 'root' }];
+    const current = { pools: [gpu], memberships: new Map([['1', 'gpu']]) };
+    const text = exportInventory('lab', nodes, current);
+    expect(text).toContain('pools:\n  - name: gpu\n    minSize: 0\n    maxSize: 3\n    profile:\n      cpuCores: 8\n      memoryGiB: 32\n');
+    expect(text).toContain('  - hostname: s1\n    ip: 198.18.0.21\n    pool: gpu\n');
+    const parsed = parseInventory(text);
+    expect(parsed.ok && planInventory(parsed.inventory, nodes, current)).toMatchObject({ changes: [], conflicts: [], unchanged: 1 });
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Label, NodeOrigin, NodeStatus, Taint } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
-import type { Inventory, InventoryHost } from './inventory-document';
+import type { Inventory, InventoryHost, InventoryPool } from './inventory-document';
 
 /** A node of the cluster as the plan compares it with the file. */
 export interface CurrentNode {
@@ -14,19 +14,34 @@ export interface CurrentNode {
   readonly taints: readonly Taint[];
 }
 
+/** A node group of the cluster as the plan compares it with the file. */
+export type CurrentPool = InventoryPool;
+
+/** The cluster's pools and which of its nodes are their members (by node id, the pool's name). */
+export interface CurrentPools {
+  readonly pools: readonly CurrentPool[];
+  readonly memberships: ReadonlyMap<string, string>;
+}
+
+const NO_POOLS: CurrentPools = { pools: [], memberships: new Map() };
+
 export interface MarksChange {
   readonly from: { readonly labels: readonly Label[]; readonly taints: readonly Taint[] };
   readonly to: { readonly labels: readonly Label[]; readonly taints: readonly Taint[] };
 }
 
 /**
- * One thing apply does. ADD enters the host and installs it (one batch for all of a plan's adds);
+ * One thing apply does. CREATE_POOL creates a node group (ADMIN); ADD_SPARE enters a host as a
+ * spare of a pool (installed when the pool scales up); ADD enters the host and installs it (one
+ * batch for all of a plan's adds);
  * INSTALL installs a host whose record waits for it; RELABEL sets the labels and taints this
  * service manages; REMOVE takes a member out (cordon, drain, delete, clean the host); FORGET
  * deletes the record of a host that never joined.
  */
 export type InventoryChange =
+  | { readonly kind: 'CREATE_POOL'; readonly hostname: null; readonly pool: InventoryPool }
   | { readonly kind: 'ADD'; readonly hostname: string; readonly host: InventoryHost }
+  | { readonly kind: 'ADD_SPARE'; readonly hostname: string; readonly host: InventoryHost; readonly pool: string }
   | { readonly kind: 'INSTALL'; readonly hostname: string; readonly nodeId: string }
   | { readonly kind: 'RELABEL'; readonly hostname: string; readonly nodeId: string; readonly marks: MarksChange }
   | { readonly kind: 'REMOVE'; readonly hostname: string; readonly nodeId: string }
@@ -69,21 +84,37 @@ const sameSet = <T>(a: readonly T[], b: readonly T[], key: (item: T) => string) 
  * record of that name. Hosts it does not name are left alone; a host already as the file says
  * is no change, so applying an applied file changes nothing.
  */
-export function planInventory(inventory: Inventory, nodes: readonly CurrentNode[]): InventoryPlan {
+export function planInventory(inventory: Inventory, nodes: readonly CurrentNode[], current: CurrentPools = NO_POOLS): InventoryPlan {
   const active = nodes.filter((node) => !GONE.includes(node.status));
   const byName = new Map(active.map((node) => [node.hostname, node]));
   const changes: InventoryChange[] = [];
   const conflicts: CodedText[] = [];
   const attention: InventoryAttention[] = [];
   const named: CurrentNode[] = [];
+  const namedPools: CurrentPool[] = [];
   let unchanged = 0;
+  for (const pool of inventory.pools) {
+    const existing = current.pools.find((entry) => entry.name === pool.name);
+    if (!existing) {
+      changes.push({ kind: 'CREATE_POOL', hostname: null, pool });
+      continue;
+    }
+    namedPools.push(existing);
+    const differences = poolDifferences(existing, pool);
+    if (differences.length > 0) {
+      conflicts.push(message('inventory.poolDiffers', { pool: pool.name, fields: differences.join(', ') }));
+    }
+  }
   for (const host of inventory.hosts) {
     const node = byName.get(host.hostname);
     if (node) {
       named.push(node);
     }
+    const membership = node ? (current.memberships.get(node.id) ?? null) : null;
     if (host.remove) {
-      if (!node || node.status === 'REMOVING') {
+      if (membership) {
+        conflicts.push(message('inventory.poolMemberRemove', { hostname: host.hostname, pool: membership }));
+      } else if (!node || node.status === 'REMOVING') {
         unchanged += 1;
       } else if (MEMBER.includes(node.status)) {
         changes.push({ kind: 'REMOVE', hostname: host.hostname, nodeId: node.id });
@@ -94,11 +125,28 @@ export function planInventory(inventory: Inventory, nodes: readonly CurrentNode[
       }
       continue;
     }
+    if (node && membership !== host.pool) {
+      conflicts.push(
+        message('inventory.poolMembership', {
+          hostname: host.hostname,
+          current: membership ? message('inventory.inPool', { pool: membership }) : message('inventory.noPool'),
+          wanted: host.pool ? message('inventory.inPool', { pool: host.pool }) : message('inventory.noPool'),
+        }),
+      );
+      continue;
+    }
+    if (node && host.pool !== null) {
+      // A pool's member: its labels are the pool's, its installs the pool's scale-ups.
+      unchanged += 1;
+      continue;
+    }
     if (!node) {
       const holder = active.find((other) => other.ip === host.ip);
       if (holder) {
         named.push(holder);
         conflicts.push(message('inventory.addressTaken', { ip: host.ip ?? '', other: holder.hostname }));
+      } else if (host.pool !== null) {
+        changes.push({ kind: 'ADD_SPARE', hostname: host.hostname, host, pool: host.pool });
       } else {
         changes.push({ kind: 'ADD', hostname: host.hostname, host });
       }
@@ -126,13 +174,36 @@ export function planInventory(inventory: Inventory, nodes: readonly CurrentNode[
     }
     unchanged += changed ? 0 : 1;
   }
-  return { changes, conflicts, attention, unchanged, fingerprint: fingerprintOf(named) };
+  return { changes, conflicts, attention, unchanged, fingerprint: fingerprintOf(named, namedPools, current.memberships) };
 }
 
-/** A digest of what the plan read of each node it names: any change to them in between makes apply refuse. */
-export function fingerprintOf(nodes: readonly CurrentNode[]): string {
+/** What differs between a pool of the cluster and the file's, as `maxSize 3 → 5`. */
+function poolDifferences(existing: CurrentPool, wanted: InventoryPool): string[] {
+  const fields: Array<[string, string, string]> = [
+    ['minSize', String(existing.minSize), String(wanted.minSize)],
+    ['maxSize', String(existing.maxSize), String(wanted.maxSize)],
+    ['cpuCores', String(existing.profile.cpuCores), String(wanted.profile.cpuCores)],
+    ['memoryGiB', gib(existing.profile.memoryBytes), gib(wanted.profile.memoryBytes)],
+    ['ephemeralStorageGiB', gib(existing.profile.ephemeralStorageBytes), gib(wanted.profile.ephemeralStorageBytes)],
+    ['maxPods', String(existing.profile.maxPods), String(wanted.profile.maxPods)],
+    ['arch', existing.profile.arch, wanted.profile.arch],
+    ['labels', [...existing.labels].map(labelKey).sort().join(','), [...wanted.labels].map(labelKey).sort().join(',')],
+    ['taints', [...existing.taints].map(taintKey).sort().join(','), [...wanted.taints].map(taintKey).sort().join(',')],
+  ];
+  return fields.filter(([, was, now]) => was !== now).map(([field, was, now]) => `${field} ${was || '-'} → ${now || '-'}`);
+}
+
+function gib(bytes: number): string {
+  return String(Number((bytes / 2 ** 30).toFixed(2)));
+}
+
+/** A digest of what the plan read of each node and pool it names: any change to them in between makes apply refuse. */
+export function fingerprintOf(nodes: readonly CurrentNode[], pools: readonly CurrentPool[] = [], memberships: ReadonlyMap<string, string> = new Map()): string {
   const state = [...nodes]
     .sort((a, b) => a.id.localeCompare(b.id))
-    .map((node) => [node.id, node.hostname, node.ip, node.status, [...node.labels].map(labelKey).sort(), [...node.taints].map(taintKey).sort()]);
-  return createHash('sha256').update(JSON.stringify(state)).digest('hex').slice(0, 32);
+    .map((node) => [node.id, node.hostname, node.ip, node.status, [...node.labels].map(labelKey).sort(), [...node.taints].map(taintKey).sort(), memberships.get(node.id) ?? null]);
+  const poolState = [...pools]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((pool) => [pool.name, pool.minSize, pool.maxSize, pool.profile, [...pool.labels].map(labelKey).sort(), [...pool.taints].map(taintKey).sort()]);
+  return createHash('sha256').update(JSON.stringify([state, poolState])).digest('hex').slice(0, 32);
 }

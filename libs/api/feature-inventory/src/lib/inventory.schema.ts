@@ -18,6 +18,28 @@ const credential = {
   },
 } as const;
 
+const labels = {
+  type: 'object',
+  description: 'The labels this service gives the node (others set on the Node are left alone).',
+  maxProperties: 64,
+  additionalProperties: { type: 'string', maxLength: 63 },
+} as const;
+
+const taints = {
+  type: 'array',
+  maxItems: 32,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['key', 'effect'],
+    properties: {
+      key: { type: 'string', minLength: 1, maxLength: 316 },
+      value: { type: 'string', maxLength: 63 },
+      effect: { enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] },
+    },
+  },
+} as const;
+
 const sshUser = { type: 'string', minLength: 1, maxLength: 32, pattern: '^[a-z_][a-z0-9_-]*\\$?$', description: 'The SSH user (default root).' } as const;
 const sshPort = { type: 'integer', minimum: 1, maximum: 65535, description: 'The SSH port (default 22).' } as const;
 
@@ -43,6 +65,36 @@ export const INVENTORY_SCHEMA = {
       additionalProperties: false,
       properties: { sshUser, sshPort, credential },
     },
+    pools: {
+      type: 'array',
+      maxItems: 100,
+      description: 'Node groups cluster-autoscaler (or an operator) scales from their spare hosts. Creating one needs an ADMIN.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'maxSize', 'profile'],
+        properties: {
+          name: { type: 'string', pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$', description: 'The id cluster-autoscaler knows the group by.' },
+          minSize: { type: 'integer', minimum: 0, maximum: 5000 },
+          maxSize: { type: 'integer', minimum: 0, maximum: 5000 },
+          profile: {
+            type: 'object',
+            description: 'One node of the pool as cluster-autoscaler plans it; spares below its CPUs or memory are left out, each failed check named.',
+            additionalProperties: false,
+            required: ['cpuCores', 'memoryGiB'],
+            properties: {
+              cpuCores: { type: 'number', exclusiveMinimum: 0, maximum: 4096 },
+              memoryGiB: { type: 'number', exclusiveMinimum: 0, maximum: 65536 },
+              ephemeralStorageGiB: { type: 'number', minimum: 0, maximum: 1048576 },
+              maxPods: { type: 'integer', minimum: 1, maximum: 10000 },
+              arch: { enum: ['amd64', 'arm64'] },
+            },
+          },
+          labels,
+          taints,
+        },
+      },
+    },
     hosts: {
       type: 'array',
       maxItems: 5000,
@@ -56,26 +108,9 @@ export const INVENTORY_SCHEMA = {
           sshPort,
           sshUser,
           credential,
-          labels: {
-            type: 'object',
-            description: 'The labels this service gives the node (others set on the Node are left alone).',
-            maxProperties: 64,
-            additionalProperties: { type: 'string', maxLength: 63 },
-          },
-          taints: {
-            type: 'array',
-            maxItems: 32,
-            items: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['key', 'effect'],
-              properties: {
-                key: { type: 'string', minLength: 1, maxLength: 316 },
-                value: { type: 'string', maxLength: 63 },
-                effect: { enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] },
-              },
-            },
-          },
+          labels,
+          taints,
+          pool: { type: 'string', minLength: 1, maxLength: 63, description: 'The pool (node group) the host is a spare of: it takes the pool\'s labels and taints and is installed when the pool scales up.' },
           remove: { type: 'boolean', description: 'Take the host out of the cluster (cordon, PDB-safe drain, delete, clean the host).' },
         },
       },

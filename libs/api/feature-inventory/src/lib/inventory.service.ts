@@ -1,9 +1,9 @@
-import type { ClusterEntity, ClusterStore, NodeStore } from '@ccos/api/data-access-db';
+import type { ClusterEntity, ClusterStore, NodeGroupStore, NodeStore } from '@ccos/api/data-access-db';
 import { AppError, BadUserInputError, ConflictError, DEFAULT_REMOVAL_OPTIONS, PreconditionError, type RemovalOptions, type RoleLabelAuthority } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
-import { type Inventory, type InventoryHost, parseInventory } from './inventory-document';
+import { type Inventory, type InventoryHost, type InventoryPool, parseInventory } from './inventory-document';
 import { exportInventory } from './inventory-export';
-import { type InventoryChange, type InventoryPlan, planInventory } from './inventory-plan';
+import { type CurrentPools, type InventoryChange, type InventoryPlan, planInventory } from './inventory-plan';
 
 /**
  * How a host the file takes out is removed: kubectl drain's safe defaults (a pod no controller
@@ -42,8 +42,12 @@ export interface NewInventoryHost {
   readonly passphrase: string | null;
 }
 
-/** The existing paths apply goes through (the node, batch and removal features), wired by the app. */
+/** The existing paths apply goes through (the node, batch, removal and autoscaling features), wired by the app. */
 export interface InventoryPorts {
+  /** createNodeGroup (the caller is an ADMIN: apply checks it first). */
+  createPool(clusterId: string, pool: InventoryPool, actor: string, by: RoleLabelAuthority): Promise<void>;
+  /** addNodeGroupSpare: the host through addNode's checks, waiting in the pool. */
+  addSpare(clusterId: string, pool: string, host: Omit<NewInventoryHost, 'clusterId' | 'labels' | 'taints'>, actor: string): Promise<void>;
   /** addNode: the same checks; resolves to the new node's id. */
   addHost(host: NewInventoryHost, by: RoleLabelAuthority): Promise<string>;
   /** Installs added hosts as one batch (they are installed once their checks pass); resolves to its id. */
@@ -78,13 +82,14 @@ export class InventoryService {
   constructor(
     private readonly clusters: ClusterStore,
     private readonly nodes: NodeStore,
+    private readonly pools: NodeGroupStore,
     private readonly ports: InventoryPorts,
   ) {}
 
   async plan(document: string): Promise<PlannedInventory> {
     const inventory = readInventory(document);
     const cluster = await this.clusterNamed(inventory.cluster);
-    const plan = planInventory(inventory, await this.nodes.listOf(cluster.id));
+    const plan = planInventory(inventory, await this.nodes.listOf(cluster.id), await this.poolsOf(cluster.id));
     const removals = new Map<string, RemovalSummary>();
     for (const change of plan.changes) {
       if (change.kind === 'REMOVE') {
@@ -109,9 +114,13 @@ export class InventoryService {
     if (plan.conflicts.length > 0) {
       throw new PreconditionError(message('inventory.refused', { problems: plan.conflicts }));
     }
+    const newPools = plan.changes.flatMap((change) => (change.kind === 'CREATE_POOL' ? [change.pool.name] : []));
+    if (newPools.length > 0 && by.role !== 'ADMIN') {
+      throw new AppError('FORBIDDEN', message('inventory.poolsNeedAdmin', { pools: newPools.join(', '), held: by.role }), { requiredRole: 'ADMIN' });
+    }
     const secrets = new Map(credentials.map((credential) => [credential.hostname, credential]));
     for (const change of plan.changes) {
-      if (change.kind === 'ADD' && !hasSecret(secrets.get(change.hostname))) {
+      if ((change.kind === 'ADD' || change.kind === 'ADD_SPARE') && !hasSecret(secrets.get(change.hostname))) {
         throw new BadUserInputError('credentials', message('inventory.noCredential', { hostname: change.hostname }));
       }
       const removal = change.kind === 'REMOVE' ? planned.removals.get(change.nodeId) : undefined;
@@ -123,6 +132,27 @@ export class InventoryService {
     const removalRunIds: string[] = [];
     for (const change of ordered(plan.changes)) {
       switch (change.kind) {
+        case 'CREATE_POOL':
+          await this.ports.createPool(cluster.id, change.pool, actor, by);
+          break;
+        case 'ADD_SPARE': {
+          const secret = secrets.get(change.hostname);
+          await this.ports.addSpare(
+            cluster.id,
+            change.pool,
+            {
+              hostname: change.host.hostname,
+              ip: change.host.ip ?? '',
+              sshPort: change.host.sshPort,
+              sshUser: change.host.sshUser,
+              password: secret?.password ?? null,
+              privateKey: secret?.privateKey ?? null,
+              passphrase: secret?.passphrase ?? null,
+            },
+            actor,
+          );
+          break;
+        }
         case 'FORGET':
           await this.ports.forget(change.nodeId);
           break;
@@ -163,11 +193,27 @@ export class InventoryService {
     return { ...planned, batchId, removalRunIds };
   }
 
-  /** The cluster's hosts added here, as a file that plans to no change. */
+  /** The cluster's pools and hosts added here, as a file that plans to no change. */
   async export(clusterId: string): Promise<string> {
     const cluster = await this.clusters.get(clusterId);
     const nodes = await this.nodes.listOf(cluster.id);
-    return exportInventory(cluster.name, nodes.map((node) => ({ ...node, sshUser: node.sshUser ?? null })));
+    return exportInventory(cluster.name, nodes.map((node) => ({ ...node, sshUser: node.sshUser ?? null })), await this.poolsOf(cluster.id));
+  }
+
+  private async poolsOf(clusterId: string): Promise<CurrentPools> {
+    const groups = await this.pools.groupsOf(clusterId);
+    const memberships = new Map<string, string>();
+    for (const group of groups) {
+      for (const member of await this.pools.membersOf(group.id)) {
+        if (member.state !== 'RETIRED') {
+          memberships.set(member.nodeId, group.name);
+        }
+      }
+    }
+    return {
+      pools: groups.map((group) => ({ name: group.name, minSize: group.minSize, maxSize: group.maxSize, profile: { ...group.profile }, labels: group.labels, taints: group.taints })),
+      memberships,
+    };
   }
 
   private async clusterNamed(name: string): Promise<ClusterEntity> {
@@ -192,8 +238,8 @@ function hasSecret(credential: InventoryCredential | undefined): boolean {
   return Boolean(credential?.password || credential?.privateKey);
 }
 
-/** Records that go first (freeing names), then label changes, adds, and removals last. */
+/** Pools first (their spares need them), records that free names, then label changes, adds, and removals last. */
 function ordered(changes: readonly InventoryChange[]): InventoryChange[] {
-  const rank: Record<InventoryChange['kind'], number> = { FORGET: 0, RELABEL: 1, ADD: 2, INSTALL: 3, REMOVE: 4 };
+  const rank: Record<InventoryChange['kind'], number> = { CREATE_POOL: 0, FORGET: 1, RELABEL: 2, ADD: 3, ADD_SPARE: 4, INSTALL: 5, REMOVE: 6 };
   return [...changes].sort((a, b) => rank[a.kind] - rank[b.kind]);
 }

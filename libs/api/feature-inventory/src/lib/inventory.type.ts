@@ -1,5 +1,5 @@
 import { MaxLength } from 'class-validator';
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { enumOf, LabelType, MessageCodeField, MessageParamsField, NodeStatusEnum, SshSecretsInput, Satisfies, TaintType, codedFields, type CodedFields } from '@ccos/api/util-graphql';
 import { checkHostname, type NodeStatus } from '@ccos/shared/domain';
 import type { CodedText, MessageParams } from '@ccos/shared/messages';
@@ -7,10 +7,10 @@ import type { InventoryCredentialRef } from './inventory-document';
 import type { InventoryChange } from './inventory-plan';
 import type { PlannedInventory, RemovalSummary } from './inventory.service';
 
-export const InventoryChangeKindEnum = enumOf(['ADD', 'INSTALL', 'RELABEL', 'REMOVE', 'FORGET'] as const);
+export const InventoryChangeKindEnum = enumOf(['CREATE_POOL', 'ADD', 'ADD_SPARE', 'INSTALL', 'RELABEL', 'REMOVE', 'FORGET'] as const);
 registerEnumType(InventoryChangeKindEnum, {
   name: 'InventoryChangeKind',
-  description: 'ADD: enter the host and install it. INSTALL: install a host whose record waits for it. RELABEL: set the labels and taints this service manages. REMOVE: take the member out (cordon, PodDisruptionBudget-safe drain, delete, clean the host). FORGET: delete the record of a host that never joined.',
+  description: 'CREATE_POOL: create the node group (ADMIN). ADD_SPARE: enter the host as a spare of its pool (installed when the pool scales up). ADD: enter the host and install it. INSTALL: install a host whose record waits for it. RELABEL: set the labels and taints this service manages. REMOVE: take the member out (cordon, PodDisruptionBudget-safe drain, delete, clean the host). FORGET: delete the record of a host that never joined.',
 });
 
 @ObjectType('InventoryText', { simpleResolvers: true, description: 'A text of the plan, with its message code for clients in other languages.' })
@@ -64,13 +64,43 @@ export class InventoryCredentialRefType {
   passphraseEnv!: string | null;
 }
 
+@ObjectType('InventoryPool', { simpleResolvers: true, description: 'A pool (node group) as the file defines it.' })
+export class InventoryPoolType {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Int)
+  minSize!: number;
+
+  @Field(() => Int)
+  maxSize!: number;
+
+  @Field(() => Float)
+  cpuCores!: number;
+
+  @Field(() => Float, { description: 'Bytes.' })
+  memoryBytes!: number;
+
+  @Field(() => Int)
+  maxPods!: number;
+
+  @Field(() => String)
+  arch!: string;
+}
+
 @ObjectType('InventoryChange', { simpleResolvers: true })
 export class InventoryChangeType {
   @Field(() => InventoryChangeKindEnum)
   kind!: InventoryChange['kind'];
 
-  @Field(() => String)
-  hostname!: string;
+  @Field(() => String, { nullable: true, description: 'The host; null for CREATE_POOL.' })
+  hostname!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The pool created (CREATE_POOL) or joined as a spare (ADD_SPARE).' })
+  pool!: string | null;
+
+  @Field(() => InventoryPoolType, { nullable: true, description: 'The pool to create (CREATE_POOL); its labels and taints are the change\'s.' })
+  poolDefinition!: InventoryPoolType | null;
 
   @Field(() => ID, { nullable: true, description: 'The node\'s record; null for a host to add.' })
   nodeId!: string | null;
@@ -153,6 +183,20 @@ export class InventoryCredentialInput extends SshSecretsInput {
   hostname!: string;
 }
 
+/** The labels and taints a change gives: an added host's, a relabel's new ones, a new pool's. */
+function marksOf(change: InventoryChange): { labels: readonly LabelType[]; taints: ReadonlyArray<{ key: string; value?: string | null; effect: TaintType['effect'] }> } {
+  switch (change.kind) {
+    case 'ADD':
+      return change.host;
+    case 'RELABEL':
+      return change.marks.to;
+    case 'CREATE_POOL':
+      return change.pool;
+    default:
+      return { labels: [], taints: [] };
+  }
+}
+
 function credentialRefOf(ref: InventoryCredentialRef): InventoryCredentialRefType {
   return {
     passwordFile: ref.passwordFile ?? null,
@@ -179,11 +223,13 @@ export function toInventoryPlanType({ cluster, plan, removals }: PlannedInventor
     changes: plan.changes.map((change): InventoryChangeType => ({
       kind: change.kind,
       hostname: change.hostname,
-      nodeId: change.kind === 'ADD' ? null : change.nodeId,
-      ip: change.kind === 'ADD' ? change.host.ip : null,
-      credential: change.kind === 'ADD' && change.host.credential ? credentialRefOf(change.host.credential) : null,
-      labels: change.kind === 'ADD' ? [...change.host.labels] : change.kind === 'RELABEL' ? [...change.marks.to.labels] : [],
-      taints: (change.kind === 'ADD' ? change.host.taints : change.kind === 'RELABEL' ? change.marks.to.taints : []).map((taint) => ({ ...taint, value: taint.value ?? null })),
+      pool: change.kind === 'CREATE_POOL' ? change.pool.name : change.kind === 'ADD_SPARE' ? change.pool : null,
+      poolDefinition: change.kind === 'CREATE_POOL' ? { name: change.pool.name, minSize: change.pool.minSize, maxSize: change.pool.maxSize, ...change.pool.profile } : null,
+      nodeId: 'nodeId' in change ? change.nodeId : null,
+      ip: 'host' in change ? change.host.ip : null,
+      credential: 'host' in change && change.host.credential ? credentialRefOf(change.host.credential) : null,
+      labels: [...marksOf(change).labels],
+      taints: marksOf(change).taints.map((taint) => ({ ...taint, value: taint.value ?? null })),
       labelsBefore: change.kind === 'RELABEL' ? [...change.marks.from.labels] : [],
       taintsBefore: change.kind === 'RELABEL' ? change.marks.from.taints.map((taint) => ({ ...taint, value: taint.value ?? null })) : [],
       removal: change.kind === 'REMOVE' ? removalOf(removals.get(change.nodeId)) : null,

@@ -8,7 +8,7 @@ import { inventoryMessages } from './inventory.messages';
 
 type MessageKey = keyof (typeof inventoryMessages)['en'];
 type KindKey = Extract<MessageKey, `kind.${string}`>;
-const KIND_TONES: Record<InventoryChangeView['kind'], StatusTone> = { ADD: 'ok', INSTALL: 'ok', RELABEL: 'info', REMOVE: 'warn', FORGET: 'neutral' };
+const KIND_TONES: Record<InventoryChangeView['kind'], StatusTone> = { CREATE_POOL: 'info', ADD: 'ok', ADD_SPARE: 'ok', INSTALL: 'ok', RELABEL: 'info', REMOVE: 'warn', FORGET: 'neutral' };
 const MAX_FILE_BYTES = 1024 * 1024;
 
 interface Mark {
@@ -49,11 +49,16 @@ export class InventoryPage {
   protected readonly confirming = signal(false);
 
   protected readonly plan = this.store.plan;
-  protected readonly adds = computed(() => (this.plan()?.changes ?? []).filter((change) => change.kind === 'ADD'));
+  /** The hosts the plan enters (to install, or as spares of a pool): they need the SSH password. */
+  protected readonly adds = computed(() => (this.plan()?.changes ?? []).filter((change) => change.kind === 'ADD' || change.kind === 'ADD_SPARE'));
   protected readonly summary = computed(() => {
     const plan = this.plan();
     const count = (kind: InventoryChangeView['kind']) => (plan?.changes ?? []).filter((change) => change.kind === kind).length;
-    return plan ? this.t('plan.summary', { add: count('ADD'), install: count('INSTALL'), relabel: count('RELABEL'), remove: count('REMOVE'), forget: count('FORGET'), unchanged: plan.unchanged }) : '';
+    if (!plan) {
+      return '';
+    }
+    const pools = count('CREATE_POOL') + count('ADD_SPARE') > 0 ? ` ${this.t('plan.pools', { pools: count('CREATE_POOL'), spares: count('ADD_SPARE') })}` : '';
+    return `${this.t('plan.summary', { add: count('ADD'), install: count('INSTALL'), relabel: count('RELABEL'), remove: count('REMOVE'), forget: count('FORGET'), unchanged: plan.unchanged })}${pools}`;
   });
   protected readonly canApply = computed(() => {
     const plan = this.plan();
@@ -95,7 +100,7 @@ export class InventoryPage {
   }
 
   protected async apply(): Promise<void> {
-    const credentials = this.adds().map((change) => ({ hostname: change.hostname, password: this.password.value }));
+    const credentials = this.adds().map((change) => ({ hostname: change.hostname ?? '', password: this.password.value }));
     const outcome = await this.store.apply(credentials);
     // The password went to the API once; it is not kept in the form either way.
     this.password.setValue('');
@@ -110,6 +115,20 @@ export class InventoryPage {
 
   protected kindTone(kind: InventoryChangeView['kind']): StatusTone {
     return KIND_TONES[kind];
+  }
+
+  /** Where the change's host goes, or the pool it creates. */
+  protected subject(change: InventoryChangeView): string {
+    return change.kind === 'CREATE_POOL' ? this.t('pool.subject', { pool: change.pool ?? '' }) : change.hostname ?? '';
+  }
+
+  protected where(change: InventoryChangeView): string {
+    if (change.kind === 'CREATE_POOL' && change.poolDefinition) {
+      const pool = change.poolDefinition;
+      return this.t('pool.definition', { min: pool.minSize, max: pool.maxSize, cpus: pool.cpuCores, memory: this.i18n.formatBytes(pool.memoryBytes) });
+    }
+    const ip = change.ip ?? '';
+    return change.kind === 'ADD_SPARE' ? this.t('pool.spareOf', { ip, pool: change.pool ?? '' }) : ip;
   }
 
   protected marks(change: InventoryChangeView): string {

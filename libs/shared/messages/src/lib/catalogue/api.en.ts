@@ -188,4 +188,13 @@ export const API_EN = {
   'inventory.changedSincePlan': 'the cluster changed since the plan was made: run plan again and review what it shows',
   'inventory.noCredential': '{hostname} is to be added, but neither it nor defaults names a credential',
   'inventory.credentialUnreadable': 'the credential of {hostname} could not be read from {source}',
+  'inventory.duplicatePool': 'this pool is already defined at {first}',
+  'inventory.unknownPool': 'no pool "{pool}" is defined under pools',
+  'inventory.poolMarks': 'a spare of pool {pool} takes the pool\'s labels and taints: give them to the pool, not the host',
+  'inventory.poolDiffers': 'pool {pool} differs from the file ({fields}): node groups are not changed by an inventory; change the file to match, or recreate the pool',
+  'inventory.poolMembership': '{hostname} is {current} in the cluster, but the file puts it {wanted}: remove it, then add it again where the file says',
+  'inventory.inPool': 'in pool {pool}',
+  'inventory.noPool': 'in no pool',
+  'inventory.poolMemberRemove': '{hostname} is a member of pool {pool}: scale the pool down instead of removing it',
+  'inventory.poolsNeedAdmin': 'this plan creates pools ({pools}), which needs the ADMIN role; you are {held}',
 } as const satisfies Record<string, string>;

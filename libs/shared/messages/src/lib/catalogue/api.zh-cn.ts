@@ -187,4 +187,13 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'inventory.changedSincePlan': '生成计划后集群已发生变化：请重新执行 plan 并检查其结果',
   'inventory.noCredential': '{hostname} 将被添加，但它和 defaults 都未指定凭据',
   'inventory.credentialUnreadable': '无法从 {source} 读取 {hostname} 的凭据',
+  'inventory.duplicatePool': '该资源池已在 {first} 中定义',
+  'inventory.unknownPool': 'pools 中没有定义资源池“{pool}”',
+  'inventory.poolMarks': '资源池 {pool} 的备用主机使用资源池的标签和污点：请在资源池上而非主机上设置',
+  'inventory.poolDiffers': '资源池 {pool} 与文件不一致（{fields}）：清单不会修改节点组；请修改文件使其一致，或重新创建该资源池',
+  'inventory.poolMembership': '集群中 {hostname} {current}，但文件将其放在 {wanted}：请先移除，再按文件所述重新添加',
+  'inventory.inPool': '属于资源池 {pool}',
+  'inventory.noPool': '不属于任何资源池',
+  'inventory.poolMemberRemove': '{hostname} 是资源池 {pool} 的成员：请缩容该资源池，而不是移除它',
+  'inventory.poolsNeedAdmin': '此计划将创建资源池（{pools}），需要管理员角色；您的角色是 {held}',
 } as const;
