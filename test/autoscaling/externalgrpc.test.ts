@@ -192,7 +192,15 @@ describe('cluster-autoscaler externalgrpc provider over a pool of spare lab host
     };
     expect(node.metadata.labels).toMatchObject({ pool: 'a', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/os': 'linux' });
     expect(node.spec.taints).toEqual([{ key: 'dedicated', value: 'batch', effect: 'NoSchedule' }]);
-    expect(node.status.allocatable).toEqual({ cpu: { string: '2' }, memory: { string: String(4 * GIB) }, pods: { string: '110' }, 'ephemeral-storage': { string: String(20 * GIB) } });
+    // Its CPUs and memory: the smallest of the spares as their hosts reported them (the lab hosts see this machine's), not the profile's 2 CPUs and 4 GiB.
+    const spares = (await world.gql<{ nodes: Array<{ status: string; facts: { cpus: number; memoryBytes: number } }> }>('query($c: ID!) { nodes(clusterId: $c) { status facts { cpus memoryBytes } } }', { c: world.clusterId })).data?.nodes.filter((entry) => entry.status === 'READY_TO_INSTALL') ?? [];
+    expect(spares).toHaveLength(3);
+    expect(node.status.allocatable).toEqual({
+      cpu: { string: String(Math.min(...spares.map((spare) => spare.facts.cpus))) },
+      memory: { string: String(Math.min(...spares.map((spare) => spare.facts.memoryBytes))) },
+      pods: { string: '110' },
+      'ephemeral-storage': { string: String(20 * GIB) },
+    });
     expect(node.status.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True' })]);
 
     // GetOptions as cluster-autoscaler 1.36 sends it (its flags as defaults): its own values come back, but

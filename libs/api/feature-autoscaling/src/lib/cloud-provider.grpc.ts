@@ -5,7 +5,7 @@ import type { NodeGroupEntity } from '@ccos/api/data-access-db';
 import { type GroupInstance, AutoscalingRefusal } from './node-group-model';
 import type { NodeGroups } from './node-groups';
 import { CLOUD_PROVIDER_SERVICE, EXTERNALGRPC_PROTO, protoDir } from './proto-files';
-import { encodeTemplateNode } from './template-node';
+import { encodeTemplateNode, templateCapacity } from './template-node';
 
 /** The subject of a client certificate the service issued for a cluster's autoscaler. */
 export const AUTOSCALER_CLIENT_PREFIX = 'cluster-autoscaler:';
@@ -161,9 +161,11 @@ export async function startCloudProviderServer({ registry, scaling, members }: N
     NodeGroupNodes: unary<{ id: string }, unknown>('NodeGroupNodes', async (clusterId, request) => ({
       instances: (await registry.instances(await registry.groupByName(clusterId, request.id))).map(instanceView),
     })),
-    NodeGroupTemplateNodeInfo: unary<{ id: string }, unknown>('NodeGroupTemplateNodeInfo', async (clusterId, request) => ({
-      nodeBytes: encodeTemplateNode(await registry.groupByName(clusterId, request.id)),
-    })),
+    NodeGroupTemplateNodeInfo: unary<{ id: string }, unknown>('NodeGroupTemplateNodeInfo', async (clusterId, request) => {
+      const group = await registry.groupByName(clusterId, request.id);
+      const spares = (await registry.membersOf(group.id)).filter((member) => member.state === 'SPARE');
+      return { nodeBytes: encodeTemplateNode(group, new Date(), templateCapacity(group, spares.map((member) => member.node?.facts.hardware))) };
+    }),
     NodeGroupGetOptions: unary<{ id: string; defaults: NodeGroupAutoscalingOptions | null }, unknown>('NodeGroupGetOptions', async (clusterId, request) => {
       await registry.groupByName(clusterId, request.id);
       return { nodeGroupAutoscalingOptions: nodeGroupOptions(request.defaults, settings) };

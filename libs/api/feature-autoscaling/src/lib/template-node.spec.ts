@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeGroupEntity } from '@ccos/api/data-access-db';
-import { encodeTemplateNode, v1NodeType } from './template-node';
+import { encodeTemplateNode, templateCapacity, v1NodeType } from './template-node';
 
 const group = {
   id: '6a1d1c4e-0000-4000-8000-000000000001',
@@ -33,5 +33,15 @@ describe('template v1.Node', () => {
       conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: { seconds: '1796083200' } }],
       nodeInfo: { operatingSystem: 'linux', architecture: 'arm64' },
     });
+  });
+
+  it('plans with the smallest of the spares as their hosts reported, the profile when none told', () => {
+    const gib = 1024 ** 3;
+    expect(templateCapacity(group, [{ cpus: 8, memoryBytes: 31 * gib }, { cpus: 4, memoryBytes: 62 * gib }, undefined])).toEqual({ cpuCores: 4, memoryBytes: 31 * gib, source: 'spares' });
+    expect(templateCapacity(group, [undefined, { cpus: null, memoryBytes: null }])).toEqual({ cpuCores: 2, memoryBytes: 4 * gib, source: 'profile' });
+    const type = v1NodeType();
+    const decoded = type.toObject(type.decode(encodeTemplateNode(group, new Date(), templateCapacity(group, [{ cpus: 6, memoryBytes: 7 * gib }]))), { longs: String }) as Record<string, Record<string, unknown>>;
+    expect(decoded['status']).toMatchObject({ capacity: { cpu: { string: '6' }, memory: { string: String(7 * gib) } }, allocatable: { cpu: { string: '6' }, memory: { string: String(7 * gib) } } });
+    expect(decoded['metadata']).toMatchObject({ annotations: { 'ccos-scaler.io/template-capacity-from': 'spares' } });
   });
 });
