@@ -177,6 +177,25 @@ describe('addNode against real SSH hosts', () => {
     expect(sameIp.errors?.[0]).toMatchObject({ extensions: { code: 'CONFLICT', field: 'input.ip' } });
   });
 
+  it('refuses a host below the cluster\'s host minimums when it is added, naming each failed check', async () => {
+    const setMinimums = (minimums: Record<string, number> | null) =>
+      world.gql<{ setClusterHostMinimums: { hostMinimums: Record<string, number> | null } }>(
+        'mutation($c: ID!, $m: HostMinimumsInput) { setClusterHostMinimums(clusterId: $c, minimums: $m) { hostMinimums { cpus memoryBytes diskBytes } } }',
+        { c: world.clusterId, m: minimums },
+      );
+    expect((await setMinimums({ cpus: 0, memoryBytes: 2 ** 50, diskBytes: 0 })).data?.setClusterHostMinimums.hostMinimums).toEqual({ cpus: 0, memoryBytes: 2 ** 50, diskBytes: 0 });
+    try {
+      const id = await world.addHost(9);
+      const settled = await world.waitForStatus(id, ['READY_TO_INSTALL', 'AUTH_FAILED', 'UNREACHABLE', 'PRECHECK_FAILED'], 60_000);
+      expect(settled).toMatchObject({ status: 'PRECHECK_FAILED', statusReasonCode: 'node.belowClusterMinimums' });
+      expect(settled.statusReason).toMatch(/^the host is below what this cluster asks of every host: has-min-memory: [\d.]+ GiB < 1048576 GiB; /);
+      // The record goes, so the host is added again below once nothing is asked.
+      expect((await world.gql('mutation($n: ID!) { deleteNodeRecord(nodeId: $n) { id } }', { n: id })).errors).toBeUndefined();
+    } finally {
+      expect((await setMinimums(null)).data?.setClusterHostMinimums.hostMinimums).toBeNull();
+    }
+  });
+
   it('adds the remaining hosts concurrently, all reaching READY_TO_INSTALL', async () => {
     const ids = await Promise.all([5, 6, 7, 8, 9].map((index) => world.addHost(index)));
     const statuses = await Promise.all(ids.map((id) => world.waitForStatus(id, ['READY_TO_INSTALL', 'AUTH_FAILED', 'UNREACHABLE', 'PRECHECK_FAILED'], 180_000)));

@@ -25,6 +25,7 @@ import { Remediation1767520000000 } from './migrations/1767520000000-remediation
 import { RemovalHostWait1767530000000 } from './migrations/1767530000000-removal-host-wait';
 import { RemovalForceDrain1767540000000 } from './migrations/1767540000000-removal-force-drain';
 import { HostManifests1767550000000 } from './migrations/1767550000000-host-manifests';
+import { HostMinimums1767560000000 } from './migrations/1767560000000-host-minimums';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   RemovalHostWait1767530000000,
   RemovalForceDrain1767540000000,
   HostManifests1767550000000,
+  HostMinimums1767560000000,
 ];

@@ -93,7 +93,7 @@ export class MemberReconciler {
       if (node.status === 'READY_TO_INSTALL') {
         const verdict = node.hostVerdict;
         const wanted = UNAME_ARCH[group.profile.arch];
-        const below = failedHardwareValidations(node.facts.hardware, { cpus: group.profile.cpuCores, memoryBytes: group.profile.memoryBytes });
+        const below = failedHardwareValidations(node.facts.hardware, { cpus: group.profile.cpuCores, memoryBytes: group.profile.memoryBytes, diskBytes: group.profile.ephemeralStorageBytes });
         if (node.facts.arch && wanted && node.facts.arch !== wanted) {
           await move('CHECKING', 'UNUSABLE', message('autoscaling.member.wrongArch', { arch: node.facts.arch, group: group.name, wanted: group.profile.arch }), 'SPARE_UNUSABLE');
         } else if (below.length > 0) {

@@ -1,7 +1,7 @@
 import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import type { ClusterService } from './cluster.service';
-import { ClusterType } from './cluster.type';
+import { ClusterType, HostMinimumsInput } from './cluster.type';
 import { RegisterClusterInput } from './register-cluster.input';
 
 @Resolver(() => ClusterType)
@@ -37,11 +37,23 @@ export class ClusterResolver {
   ): Promise<ClusterType> {
     return toClusterType(await this.clusterService.setCsrAutoApprove(clusterId, { enabled, renewals }));
   }
+
+  @Authorized('ADMIN')
+  @Mutation(() => ClusterType, {
+    description: 'Sets what every host added to the cluster must have at least (checked when it is added: a host below is PRECHECK_FAILED naming each failed check); null asks nothing. Hosts added before are not checked again.',
+  })
+  async setClusterHostMinimums(
+    @Arg('clusterId', () => ID) clusterId: string,
+    @Arg('minimums', () => HostMinimumsInput, { nullable: true }) minimums: HostMinimumsInput | null,
+  ): Promise<ClusterType> {
+    return toClusterType(await this.clusterService.setHostMinimums(clusterId, minimums));
+  }
 }
 
 /** Copies only the public fields: sealed credentials never reach a response, even by accident. */
 function toClusterType(cluster: ClusterEntity): ClusterType {
   const { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, createdAt, updatedAt } = cluster;
+  const hostMinimums = cluster.hostMinimums ? { cpus: cluster.hostMinimums.cpus, memoryBytes: cluster.hostMinimums.memoryBytes, diskBytes: cluster.hostMinimums.diskBytes ?? 0 } : null;
   const readiness = cluster.readinessCheckedAt ? { checkedAt: cluster.readinessCheckedAt, failing: cluster.readinessFailing ?? [], ready: (cluster.readinessFailing ?? []).length === 0 } : null;
-  return { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, readiness, createdAt, updatedAt };
+  return { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, readiness, hostMinimums, createdAt, updatedAt };
 }

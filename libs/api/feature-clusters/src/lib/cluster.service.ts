@@ -3,6 +3,7 @@ import type { ClusterEntity, ClusterStore } from '@ccos/api/data-access-db';
 import { ClusterAddressGuard, KubeClientConfigError, type KubeClientOptions, createKubeClient, resolveClusterHost } from '@ccos/api/data-access-kube';
 import { BadUserInputError, FieldConflictError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
+import type { HardwareMinimums } from '@ccos/shared/domain';
 import { bare, message } from '@ccos/shared/messages';
 import { CREDENTIALS_PURPOSE, type ClusterCredentials, checkKubeconfig, checkPemCertificates, kubeconfigSkipsTlsVerify } from './cluster-credentials';
 import type { RegisterClusterInput } from './register-cluster.input';
@@ -79,6 +80,14 @@ export class ClusterService {
     const saved = await this.clusters.save(cluster);
     this.onChange(saved);
     return saved;
+  }
+
+  /** What every host added to the cluster must have at least; null (or all zero) asks nothing. */
+  async setHostMinimums(id: string, minimums: HardwareMinimums | null): Promise<ClusterEntity> {
+    const cluster = await this.get(id);
+    const asks = minimums !== null && (minimums.cpus > 0 || minimums.memoryBytes > 0 || (minimums.diskBytes ?? 0) > 0);
+    cluster.hostMinimums = asks ? { cpus: minimums.cpus, memoryBytes: minimums.memoryBytes, diskBytes: minimums.diskBytes ?? 0 } : null;
+    return this.clusters.save(cluster);
   }
 
   /** Which release's artifact set the cluster's installs use instead of the one it reports; null follows the cluster. */

@@ -1,4 +1,5 @@
-import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
+import { Max, Min } from 'class-validator';
+import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { BootstrapStyle } from '@ccos/api/data-access-db';
 import { BootstrapStyleEnum } from '@ccos/api/util-graphql';
 
@@ -13,6 +14,34 @@ export class ClusterReadinessType {
 
   @Field(() => Boolean, { description: 'Every check passed: installs may start.' })
   ready!: boolean;
+}
+
+@ObjectType('HostMinimums', { description: 'What every host added to the cluster must have at least; zero asks nothing.' })
+export class HostMinimumsType {
+  @Field(() => Int)
+  cpus!: number;
+
+  @Field(() => Float, { description: 'MemTotal, in bytes.' })
+  memoryBytes!: number;
+
+  @Field(() => Float, { description: 'The host\'s largest disk, in bytes.' })
+  diskBytes!: number;
+}
+
+@InputType()
+export class HostMinimumsInput {
+  @Field(() => Int, { defaultValue: 0 })
+  @Min(0)
+  @Max(4096)
+  cpus!: number;
+
+  @Field(() => Float, { defaultValue: 0, description: 'MemTotal, in bytes.' })
+  @Min(0)
+  memoryBytes!: number;
+
+  @Field(() => Float, { defaultValue: 0, description: 'The largest disk, in bytes.' })
+  @Min(0)
+  diskBytes!: number;
 }
 
 /** A registered cluster. Its credentials are write-only and have no field here. */
@@ -52,6 +81,12 @@ export class ClusterType {
     description: 'The last readiness check (run by clusterChecks, by the cluster page and by `ccos-scaler clusters check`); null before the first. While it names failed checks, installNode checks again and is refused if they still fail.',
   })
   readiness!: ClusterReadinessType | null;
+
+  @Field(() => HostMinimumsType, {
+    nullable: true,
+    description: 'What every host added to it must have at least (has-min-cpu-cores, has-min-memory, has-min-disk): a host below is PRECHECK_FAILED naming each failed check. Null asks nothing; a pool\'s profile asks its spares more.',
+  })
+  hostMinimums!: HostMinimumsType | null;
 
   @Field(() => GraphQLISODateTime)
   createdAt!: Date;

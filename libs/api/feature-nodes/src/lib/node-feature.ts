@@ -72,7 +72,7 @@ export interface NodeFeature {
 
 export function createNodeFeature(options: NodeFeatureOptions): NodeFeature {
   const { clusterRecords, nodes, secrets, ssh, agent, logger } = options;
-  const provisioner = new NodeProvisioner(nodes, secrets, ssh, agent, options.jobs, logger, options.cluster);
+  const provisioner = new NodeProvisioner(nodes, secrets, ssh, agent, options.jobs, logger, options.cluster, clusterRecords);
   const inventorySync = new NodeInventorySync(nodes, options.watches, options.clusters, logger);
   const healthChecks = new NodeHealthChecks(nodes, secrets, ssh, options.jobs, options.healthCheckIntervalMs, logger);
   return {

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import { type JobRegistry, type NodeEntity, hostQueue, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
+import { type ClusterStore, type JobRegistry, type NodeEntity, hostQueue, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary, ensureAgent, sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts, remoteFactsCheck, runChecks } from '@ccos/api/data-access-ssh';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { type HostScan, type HostVerdict, type Leftover, PreconditionError, decideHostVerdict, hardwareChanges, statusText } from '@ccos/shared/domain';
+import { type HostScan, type HostVerdict, type Leftover, PreconditionError, decideHostVerdict, failedHardwareValidations, hardwareChanges, statusText } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
 import { LEFTOVER_SCAN, scanHost } from './host-scan';
 import type { ProvisioningQueue } from './node.service';
@@ -33,6 +33,8 @@ export class NodeProvisioner implements ProvisioningQueue {
     private readonly logger: Logger,
     /** The cluster side of the leftover checks (a Node or CSRs under the host's name); none in unit tests. */
     private readonly cluster: ClusterProbe | null = null,
+    /** The clusters' host minimums; none in unit tests. */
+    private readonly clusterRecords: Pick<ClusterStore, 'find'> | null = null,
   ) {
     jobs.register(PROVISION_TASK, async (payload, { lost }) => this.provision(String(payload['nodeId']), lost));
   }
@@ -102,6 +104,13 @@ export class NodeProvisioner implements ProvisioningQueue {
     return { verdict: decideHostVerdict(leftovers, { liveNodeNamed }), machineId: scan.machineId };
   }
 
+  /** Why the host is below what its cluster asks of every host (each failed validation named); null when it is not. */
+  private async belowClusterMinimums(node: NodeEntity, facts: RemoteFacts): Promise<CodedText | null> {
+    const minimums = (await this.clusterRecords?.find(node.clusterId))?.hostMinimums;
+    const failed = minimums ? failedHardwareValidations(facts.hardware, minimums) : [];
+    return failed.length > 0 ? message('node.belowClusterMinimums', { validations: failed.map((validation) => validation.text).join('; ') }) : null;
+  }
+
   /**
    * Reads the host's facts again over SSH (the same exec as at add time, with the pinned host key)
    * and records them with what changed since the last reading. A host that cannot be reached, or
@@ -155,7 +164,7 @@ export class NodeProvisioner implements ProvisioningQueue {
         await this.nodes.update(node.id, {
           facts: { arch: facts.arch, kernel: facts.kernel, osRelease: facts.os.prettyName ?? facts.os.id ?? undefined, freeDiskBytes: facts.disk.freeBytes, hardware: facts.hardware },
         });
-        const problem = precheck(facts, agent);
+        const problem = precheck(facts, agent) ?? (await this.belowClusterMinimums(node, facts));
         if (problem) {
           await this.nodes.transition(node.id, 'PRECHECK_FAILED', problem);
           return;

@@ -11,6 +11,14 @@ describe('hardware validations against a pool\'s minimums', () => {
     ]);
   });
 
+  it('checks the largest disk against a disk minimum, and asks nothing of a zero minimum or a host that lists no disk', () => {
+    const disks = [{ name: 'sda', sizeBytes: 100 * 2 ** 30, rotational: false }, { name: 'sdb', sizeBytes: 50 * 2 ** 30, rotational: true }];
+    expect(failedHardwareValidations({ cpus: 8, memoryBytes: 16 * 2 ** 30, disks }, { ...POOL, diskBytes: 200 * 2 ** 30 }).map((failed) => failed.text)).toEqual(['has-min-disk: 100 GiB < 200 GiB']);
+    expect(failedHardwareValidations({ cpus: 8, memoryBytes: 16 * 2 ** 30, disks }, { ...POOL, diskBytes: 100 * 2 ** 30 })).toEqual([]);
+    expect(failedHardwareValidations({ cpus: 8, memoryBytes: 16 * 2 ** 30, disks: [] }, { ...POOL, diskBytes: 200 * 2 ** 30 })).toEqual([]);
+    expect(failedHardwareValidations({ cpus: 1, memoryBytes: 2 ** 30, disks }, { cpus: 0, memoryBytes: 0, diskBytes: 0 })).toEqual([]);
+  });
+
   it('passes a host at or above the minimums, and one whose hardware is not known', () => {
     expect(failedHardwareValidations({ cpus: 4, memoryBytes: 8 * 2 ** 30 }, POOL)).toEqual([]);
     expect(failedHardwareValidations({ cpus: 16, memoryBytes: null }, POOL)).toEqual([]);

@@ -28,15 +28,20 @@ export interface HardwareFacts {
   readonly systemSerial: string | null;
 }
 
-/** What a pool promises of each of its hosts (the node template cluster-autoscaler plans with). */
+/**
+ * The least a host must have: a pool's profile (what cluster-autoscaler plans each of its nodes
+ * with), or a cluster's default for every host added to it. Zero (or absent) asks nothing.
+ */
 export interface HardwareMinimums {
   readonly cpus: number;
   readonly memoryBytes: number;
+  /** The largest disk of the host must be at least this big. */
+  readonly diskBytes?: number;
 }
 
-/** A named check of a host against a pool's minimums, as the Assisted Installer names its host validations. */
+/** A named check of a host against minimums, as the Assisted Installer names its host validations. */
 export interface HardwareValidation {
-  readonly id: 'has-min-cpu-cores' | 'has-min-memory';
+  readonly id: 'has-min-cpu-cores' | 'has-min-memory' | 'has-min-disk';
   readonly found: number;
   readonly wanted: number;
   /** `has-min-memory: 3.8 GiB < 8 GiB`. */
@@ -44,17 +49,22 @@ export interface HardwareValidation {
 }
 
 /**
- * The validations a host fails against a pool's minimums. Memory is MemTotal, what the kubelet
- * reports as the Node's capacity (a little under the RAM installed). What the host did not tell
- * (facts from before hardware was read) fails nothing.
+ * The validations a host fails against minimums. Memory is MemTotal, what the kubelet reports as
+ * the Node's capacity (a little under the RAM installed); disk is the host's largest disk. What
+ * the host did not tell (facts from before hardware was read, a host that lists no disk) fails
+ * nothing.
  */
-export function failedHardwareValidations(hardware: Pick<HardwareFacts, 'cpus' | 'memoryBytes'> | undefined, minimums: HardwareMinimums): HardwareValidation[] {
+export function failedHardwareValidations(hardware: (Pick<HardwareFacts, 'cpus' | 'memoryBytes'> & { readonly disks?: readonly HostDisk[] }) | undefined, minimums: HardwareMinimums): HardwareValidation[] {
   const failed: HardwareValidation[] = [];
-  if (hardware?.cpus != null && hardware.cpus < minimums.cpus) {
+  if (hardware?.cpus != null && minimums.cpus > 0 && hardware.cpus < minimums.cpus) {
     failed.push({ id: 'has-min-cpu-cores', found: hardware.cpus, wanted: minimums.cpus, text: `has-min-cpu-cores: ${hardware.cpus} < ${minimums.cpus}` });
   }
-  if (hardware?.memoryBytes != null && hardware.memoryBytes < minimums.memoryBytes) {
+  if (hardware?.memoryBytes != null && minimums.memoryBytes > 0 && hardware.memoryBytes < minimums.memoryBytes) {
     failed.push({ id: 'has-min-memory', found: hardware.memoryBytes, wanted: minimums.memoryBytes, text: `has-min-memory: ${gib(hardware.memoryBytes)} < ${gib(minimums.memoryBytes)}` });
+  }
+  const largestDisk = Math.max(0, ...(hardware?.disks ?? []).map((disk) => disk.sizeBytes));
+  if ((hardware?.disks?.length ?? 0) > 0 && (minimums.diskBytes ?? 0) > 0 && largestDisk < (minimums.diskBytes ?? 0)) {
+    failed.push({ id: 'has-min-disk', found: largestDisk, wanted: minimums.diskBytes ?? 0, text: `has-min-disk: ${gib(largestDisk)} < ${gib(minimums.diskBytes ?? 0)}` });
   }
   return failed;
 }

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
-import type { RemediationHold, RemediationPolicy } from '@ccos/shared/domain';
+import type { HardwareMinimums, RemediationHold, RemediationPolicy } from '@ccos/shared/domain';
 
 /** How the cluster's bootstrapping kubelets authenticate their first (client) CSR. */
 export type BootstrapStyle = 'OPENSHIFT' | 'KUBEADM';
@@ -53,6 +53,10 @@ export class ClusterEntity {
   /** The names of the checks that failed then (empty when all passed). */
   @Column({ name: 'readiness_failing', type: 'text', array: true, nullable: true })
   readinessFailing!: string[] | null;
+
+  /** What every host added to it must have at least (checked when it is added, each failed check named); null asks nothing. */
+  @Column({ name: 'host_minimums', type: 'jsonb', nullable: true })
+  hostMinimums!: HardwareMinimums | null;
 
   /** Its remediation policy; null: off. */
   @Column({ name: 'remediation_policy', type: 'jsonb', nullable: true })

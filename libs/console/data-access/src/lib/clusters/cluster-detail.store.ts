@@ -1,7 +1,7 @@
 import { Injectable, computed, effect, inject, untracked } from '@angular/core';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
-import { ClusterArtifactSetDocument, ClusterChecksDocument, ClusterDocument, SetAutoApproveRenewalsDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
+import { ClusterArtifactSetDocument, ClusterChecksDocument, ClusterDocument, type HostMinimumsInput, SetAutoApproveRenewalsDocument, SetClusterHostMinimumsDocument, SetCsrAutoApproveDocument } from '@ccos/shared/api-schema';
 import { liveQuery } from '../apollo/live-query';
 import type { Outcome } from '../errors/api-problem';
 import { FormSubmission } from '../forms/form-submission';
@@ -93,6 +93,20 @@ export class ClusterDetailStore {
     return this.autoApproveChange.send(async () => {
       const result = await firstValueFrom(this.apollo.mutate({ mutation: SetAutoApproveRenewalsDocument, variables: { clusterId, renewals } }));
       return { value: result.data?.setCsrAutoApprove, error: result.error };
+    });
+  }
+
+  /** What every host added to the cluster must have at least (ADMIN); null asks nothing. Its field problems show on the form. */
+  readonly minimumsChange = new FormSubmission();
+
+  async setHostMinimums(minimums: HostMinimumsInput | null): Promise<Outcome<Cluster>> {
+    const clusterId = this.selectedId;
+    if (!clusterId) {
+      return { ok: false, problems: [{ code: 'UNKNOWN', message: 'no cluster selected', field: null }] };
+    }
+    return this.minimumsChange.send(async () => {
+      const result = await firstValueFrom(this.apollo.mutate({ mutation: SetClusterHostMinimumsDocument, variables: { clusterId, minimums }, context: { errorDisplay: 'fields' } }));
+      return { value: result.data?.setClusterHostMinimums, error: result.error };
     });
   }
 }

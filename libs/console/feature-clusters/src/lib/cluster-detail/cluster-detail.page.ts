@@ -5,12 +5,13 @@ import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeader
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import { describeStep } from '@ccos/shared/domain';
 import { clustersMessages } from '../clusters.messages';
+import { HostMinimumsCardComponent } from './host-minimums-card.component';
 import { RemediationCardComponent } from './remediation-card.component';
 
 /** One cluster: how the service reaches it, and its certificate handling (auto-approve, ADMIN may change it). */
 @Component({
   selector: 'ccos-cluster-detail-page',
-  imports: [RouterLink, ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, RemediationCardComponent, StatusBadgeComponent, SwitchComponent],
+  imports: [RouterLink, ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, HostMinimumsCardComponent, RemediationCardComponent, StatusBadgeComponent, SwitchComponent],
   providers: [ClusterDetailStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './cluster-detail.page.html',
