@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { message } from '@ccos/shared/messages';
-import { columnTitles, fieldWords, languageOf, serverErrorText, serverText, translator } from './messages';
+import { CLI_MESSAGES, columnTitles, fieldWords, languageOf, serverErrorText, serverText, translator } from './messages';
 
 describe('messages', () => {
   it.each([
@@ -48,5 +48,43 @@ describe('messages', () => {
     expect(serverErrorText('zh', 'x', { field: 'input.rows[3].profile', problemCode: 'validation.empty', problemParams: {} })).toBe('profile：不能为空');
     const forbidden = message('csr.forceNeedsAdmin', { held: 'OPERATOR' });
     expect(serverErrorText('zh', forbidden.message, { messageCode: forbidden.code, messageParams: forbidden.params })).toBe('强制批准需要 ADMIN 角色；您的角色是 OPERATOR');
+  });
+});
+
+/**
+ * Latin words the CLI's Chinese may keep: names an operator types or reads as they are (the
+ * product, Kubernetes objects and tools, protocols, units, roles and statuses the API names).
+ */
+const NAMES = new Set(
+  [
+    'ccos-scaler', 'CCOS', 'CSV', 'CSR', 'CSRs', 'SSH', 'IP', 'VIP', 'API', 'CPU', 'CPUs', 'GiB', 'MiB', 'TLS', 'HTTP', 'HTTPS', 'JSON', 'YAML', 'PEM', 'ID',
+    'Node', 'Pod', 'Pods', 'PodDisruptionBudget', 'DaemonSet', 'kubectl', 'kubelet', 'cluster-autoscaler', 'cloud-config', 'agent',
+    'ADMIN', 'OPERATOR', 'VIEWER', 'CURRENT', 'DRIFTED', 'OUTDATED', 'UNINSPECTED', 'JOINED', 'FAILED', 'SUCCEEDED', 'PENDING', 'DENIED', 'SUCCESS', 'FAILURE',
+    'CCOS_SERVER', 'CCOS_TOKEN', 'LANG', 'plan', 'apply', 'login', 'hostname', 'ip', 'port', 'user', 'labels', 'taints', 'table', 'json', 'yaml', 'root', 'credential',
+  ].map((name) => name.toLowerCase()),
+);
+
+describe('the CLI in Chinese', () => {
+  it('words every message of its own in Chinese, keeping only names, flags, placeholders and commands in Latin letters', () => {
+    const english: string[] = [];
+    for (const [key, text] of Object.entries(CLI_MESSAGES)) {
+      if (key === 'usage' || key === 'columns') {
+        continue;
+      }
+      const words = text.zh
+        .replace(/\{\w+\}/g, ' ')
+        // Flags, commands after `ccos-scaler`, paths, versions and key=value examples are data.
+        .replace(/ccos-scaler(?: [a-z][\w-]*)+/g, ' ')
+        .replace(/(?<![\w-])-{1,2}[\w-]+/g, ' ')
+        .replace(/[\w.-]*[/=:@.][\w./=:@-]*\w/g, ' ')
+        .match(/[A-Za-z][\w-]*/g) ?? [];
+      english.push(...words.filter((word) => !NAMES.has(word.toLowerCase())).map((word) => `${key}: ${word}`));
+    }
+    expect(english).toEqual([]);
+  });
+
+  it('lists every command in the Chinese usage as in the English one', () => {
+    const commands = (usage: string) => [...usage.matchAll(/^ {2}([a-z]+(?: [a-z]+)?)\b/gm)].map((match) => match[1]);
+    expect(commands(CLI_MESSAGES.usage.zh)).toEqual(commands(CLI_MESSAGES.usage.en));
   });
 });

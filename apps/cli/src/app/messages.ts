@@ -5,7 +5,7 @@ import { formatServerText } from '@ccos/shared/messages';
  * `zh_CN.UTF-8` and other `zh*` give Chinese). `{name}` is replaced by the parameter of that name.
  * Data (host names, ids, the API's own reasons) is printed as it is.
  */
-const CATALOGUE = {
+export const CLI_MESSAGES = {
   usage: {
     en: `Usage: ccos-scaler <command> [flags]
 
@@ -232,7 +232,7 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   },
 } as const satisfies Record<string, { readonly en: string; readonly zh: string }>;
 
-export type MessageKey = keyof typeof CATALOGUE;
+export type MessageKey = keyof typeof CLI_MESSAGES;
 export type Language = 'en' | 'zh';
 
 /** The language of the environment's locale: Chinese for zh*, English otherwise. */
@@ -244,13 +244,13 @@ export function languageOf(env: NodeJS.ProcessEnv): Language {
 export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
 
 export function translator(language: Language): Translate {
-  return (key, params = {}) => CATALOGUE[key][language].replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+  return (key, params = {}) => CLI_MESSAGES[key][language].replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 
 /** Column headings of the tables, by the English heading. */
 export function columnTitles(language: Language): Record<string, string> {
-  const english = CATALOGUE.columns.en.split('|');
-  const local = CATALOGUE.columns[language].split('|');
+  const english = CLI_MESSAGES.columns.en.split('|');
+  const local = CLI_MESSAGES.columns[language].split('|');
   return Object.fromEntries(english.map((title, index) => [title, local[index] ?? title]));
 }
 
