@@ -38,6 +38,12 @@ const groups = {
       }
       return GROUP;
     },
+    // Two ready spares as their hosts reported them, and one that is not ready (its hardware does not count).
+    membersOf: async () => [
+      { state: 'SPARE', node: { facts: { hardware: { cpus: 8, memoryBytes: 31 * 1024 ** 3 } } } },
+      { state: 'SPARE', node: { facts: { hardware: { cpus: 4, memoryBytes: 62 * 1024 ** 3 } } } },
+      { state: 'UNUSABLE', node: { facts: { hardware: { cpus: 1, memoryBytes: 1024 ** 3 } } } },
+    ],
   },
   members: { reconcileAll: async () => undefined },
 } as unknown as NodeGroups;
@@ -164,8 +170,10 @@ describe('externalgrpc CloudProvider over the wire (cluster-autoscaler 1.36.1 co
   it('answers NodeGroupTemplateNodeInfo in nodeBytes, a v1.Node the autoscaler unmarshals', async () => {
     const answer = await call<{ nodeBytes: Buffer }>(client, 'NodeGroupTemplateNodeInfo', { id: GROUP.name });
     const type = v1NodeType();
-    const node = type.toObject(type.decode(answer.nodeBytes)) as { metadata: { name: string; labels: Record<string, string> } };
+    const node = type.toObject(type.decode(answer.nodeBytes)) as { metadata: { name: string; labels: Record<string, string> }; status: { allocatable: Record<string, { string: string }> } };
     expect(node.metadata).toMatchObject({ name: 'template-node-for-pool-a', labels: { pool: 'a', 'kubernetes.io/arch': 'amd64' } });
+    // The smallest of the ready spares, not the profile's 2 CPUs and 4 GiB.
+    expect(node.status.allocatable).toMatchObject({ cpu: { string: '4' }, memory: { string: String(31 * 1024 ** 3) } });
   });
 
   it.each([
