@@ -278,7 +278,7 @@ export const clustersMessages = defineCatalog({
     'minimums.none': '无：任何硬件的主机都可录入（资源池的配置仍约束其备用主机）。',
     'minimums.current': '每台录入的主机至少需要 {cpus} 个 CPU、{memory} 内存和一块 {disk} 的磁盘；低于要求的主机在录入时被拒绝，并列出每项未通过的检查。',
     'minimums.cpus': 'CPU 数',
-    'minimums.memoryGiB': '内存（GiB，MemTotal）',
+    'minimums.memoryGiB': '内存（GiB，即 /proc/meminfo 中的总内存）',
     'minimums.diskGiB': '最大磁盘（GiB）',
     'minimums.diskHint': '为零表示不作要求。已录入的主机不受影响。',
     'minimums.save': '保存最低配置',
