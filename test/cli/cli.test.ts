@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
+import { type Run, runCli } from '../support/cli-process';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -15,14 +15,6 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
  * output is parsed, exit codes checked for a wrong password, an unknown node and bad flags, and
  * the words in Chinese under LANG=zh_CN.UTF-8. Needs `npx nx run-many -t build -p api cli boot-worker`.
  */
-const CLI = resolve('dist/apps/cli/ccos-scaler.mjs');
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 let world: ScaleOutWorld;
 let home = '';
 let passwordFile = '';
@@ -30,22 +22,7 @@ let hostPasswordFile = '';
 let hostname = '';
 
 function cli(args: readonly string[], options: { env?: Record<string, string>; input?: string; onStdout?: (chunk: string) => void } = {}): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', HOME: home, LANG: 'en_US.UTF-8', CCOS_SERVER: `http://127.0.0.1:${world.api.port}`, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      options.onStdout?.(chunk.toString());
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
+  return runCli(args, { ...options, env: { HOME: home, LANG: 'en_US.UTF-8', CCOS_SERVER: `http://127.0.0.1:${world.api.port}`, ...options.env } });
 }
 
 function escapeRegExp(text: string): string {

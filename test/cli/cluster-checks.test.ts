@@ -1,13 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { RegisterClusterDocument } from '@ccos/shared/api-schema';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
+import { CLI, type Run, runProcess } from '../support/cli-process';
 import { KUBECTL } from '../support/kubectl-drain';
 
 /**
@@ -17,26 +17,10 @@ import { KUBECTL } from '../support/kubectl-drain';
  * the real `kubectl apply -f -` fixes it, and the check then passes with exit 0.
  * Needs `npx nx run-many -t build -p api cli`.
  */
-const CLI = resolve('dist/apps/cli/ccos-scaler.mjs');
 const BOOTSTRAP_NAMESPACE = 'ccos-scaler-bootstrap';
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 function run(command: string, args: readonly string[], env: Record<string, string>, input = ''): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+  return runProcess(command, args, { env, input });
 }
 
 const withoutBootstrapNamespace = parseAllDocuments(SHIPPED_RBAC)

@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterAddressGuard, type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
+import { type Run, runCli } from '../support/cli-process';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -14,30 +14,11 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
  * apply does it; applying again plans no change; export round-trips. Needs the built api, cli and
  * boot-worker.
  */
-const CLI = resolve('dist/apps/cli/ccos-scaler.mjs');
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 let world: ScaleOutWorld;
 let home = '';
 
 function cli(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', HOME: home, LANG: 'en_US.UTF-8', CCOS_SERVER: `http://127.0.0.1:${world.api.port}`, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+  return runCli(args, { env: { HOME: home, LANG: 'en_US.UTF-8', CCOS_SERVER: `http://127.0.0.1:${world.api.port}`, ...env } });
 }
 
 const LOOPBACK = ClusterAddressGuard.allowing('loopback');
