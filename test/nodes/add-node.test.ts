@@ -178,17 +178,19 @@ describe('addNode against real SSH hosts', () => {
   });
 
   it('refuses a host below the cluster\'s host minimums when it is added, naming each failed check', async () => {
-    const setMinimums = (minimums: Record<string, number> | null) =>
+    const setMinimums = (minimums: Record<string, number | string[]> | null) =>
       world.gql<{ setClusterHostMinimums: { hostMinimums: Record<string, number> | null } }>(
-        'mutation($c: ID!, $m: HostMinimumsInput) { setClusterHostMinimums(clusterId: $c, minimums: $m) { hostMinimums { cpus memoryBytes diskBytes } } }',
+        'mutation($c: ID!, $m: HostMinimumsInput) { setClusterHostMinimums(clusterId: $c, minimums: $m) { hostMinimums { cpus memoryBytes diskBytes labelKeys } } }',
         { c: world.clusterId, m: minimums },
       );
-    expect((await setMinimums({ cpus: 0, memoryBytes: 2 ** 50, diskBytes: 0 })).data?.setClusterHostMinimums.hostMinimums).toEqual({ cpus: 0, memoryBytes: 2 ** 50, diskBytes: 0 });
+    expect((await setMinimums({ cpus: 0, memoryBytes: 2 ** 50, diskBytes: 0, labelKeys: ['topology.kubernetes.io/zone', 'rack'] })).data?.setClusterHostMinimums.hostMinimums).toEqual({
+      cpus: 0, memoryBytes: 2 ** 50, diskBytes: 0, labelKeys: ['topology.kubernetes.io/zone', 'rack'],
+    });
     try {
-      const id = await world.addHost(9);
+      const id = await world.addHost(9, { labels: [{ key: 'rack', value: 'r7' }] });
       const settled = await world.waitForStatus(id, ['READY_TO_INSTALL', 'AUTH_FAILED', 'UNREACHABLE', 'PRECHECK_FAILED'], 60_000);
       expect(settled).toMatchObject({ status: 'PRECHECK_FAILED', statusReasonCode: 'node.belowClusterMinimums' });
-      expect(settled.statusReason).toMatch(/^the host is below what this cluster asks of every host: has-min-memory: [\d.]+ GiB < 1048576 GiB; /);
+      expect(settled.statusReason).toMatch(/^the host is below what this cluster asks of every host: has-min-memory: [\d.]+ GiB < 1048576 GiB; has-labels: missing topology\.kubernetes\.io\/zone; /);
       // The record goes, so the host is added again below once nothing is asked.
       expect((await world.gql('mutation($n: ID!) { deleteNodeRecord(nodeId: $n) { id } }', { n: id })).errors).toBeUndefined();
     } finally {

@@ -53,7 +53,7 @@ export class ClusterResolver {
 /** Copies only the public fields: sealed credentials never reach a response, even by accident. */
 function toClusterType(cluster: ClusterEntity): ClusterType {
   const { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, createdAt, updatedAt } = cluster;
-  const hostMinimums = cluster.hostMinimums ? { cpus: cluster.hostMinimums.cpus, memoryBytes: cluster.hostMinimums.memoryBytes, diskBytes: cluster.hostMinimums.diskBytes ?? 0 } : null;
+  const hostMinimums = cluster.hostMinimums ? { cpus: cluster.hostMinimums.cpus, memoryBytes: cluster.hostMinimums.memoryBytes, diskBytes: cluster.hostMinimums.diskBytes ?? 0, labelKeys: [...(cluster.hostMinimums.labelKeys ?? [])] } : null;
   const readiness = cluster.readinessCheckedAt ? { checkedAt: cluster.readinessCheckedAt, failing: cluster.readinessFailing ?? [], ready: (cluster.readinessFailing ?? []).length === 0 } : null;
   return { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, readiness, hostMinimums, createdAt, updatedAt };
 }

@@ -85,8 +85,9 @@ export class ClusterService {
   /** What every host added to the cluster must have at least; null (or all zero) asks nothing. */
   async setHostMinimums(id: string, minimums: HardwareMinimums | null): Promise<ClusterEntity> {
     const cluster = await this.get(id);
-    const asks = minimums !== null && (minimums.cpus > 0 || minimums.memoryBytes > 0 || (minimums.diskBytes ?? 0) > 0);
-    cluster.hostMinimums = asks ? { cpus: minimums.cpus, memoryBytes: minimums.memoryBytes, diskBytes: minimums.diskBytes ?? 0 } : null;
+    const labelKeys = [...new Set(minimums?.labelKeys ?? [])];
+    const asks = minimums !== null && (minimums.cpus > 0 || minimums.memoryBytes > 0 || (minimums.diskBytes ?? 0) > 0 || labelKeys.length > 0);
+    cluster.hostMinimums = asks ? { cpus: minimums.cpus, memoryBytes: minimums.memoryBytes, diskBytes: minimums.diskBytes ?? 0, labelKeys } : null;
     return this.clusters.save(cluster);
   }
 

@@ -1,7 +1,9 @@
-import { Max, Min } from 'class-validator';
+import { ArrayMaxSize, Max, Min } from 'class-validator';
 import { Field, Float, GraphQLISODateTime, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { BootstrapStyle } from '@ccos/api/data-access-db';
+import { Satisfies } from '@ccos/api/util-graphql';
 import { BootstrapStyleEnum } from '@ccos/api/util-graphql';
+import { checkLabelKey } from '@ccos/shared/domain';
 
 /** The outcome of a cluster's last readiness check (`clusterChecks`). */
 @ObjectType('ClusterReadiness')
@@ -26,6 +28,9 @@ export class HostMinimumsType {
 
   @Field(() => Float, { description: 'The host\'s largest disk, in bytes.' })
   diskBytes!: number;
+
+  @Field(() => [String], { description: 'Label keys every host must be given when it is added (has-labels).' })
+  labelKeys!: string[];
 }
 
 @InputType()
@@ -42,6 +47,11 @@ export class HostMinimumsInput {
   @Field(() => Float, { defaultValue: 0, description: 'The largest disk, in bytes.' })
   @Min(0)
   diskBytes!: number;
+
+  @Field(() => [String], { defaultValue: [], description: 'Label keys every host must be given when it is added (a zone, a rack).' })
+  @ArrayMaxSize(32)
+  @Satisfies(checkLabelKey, { each: true })
+  labelKeys!: string[];
 }
 
 /** A registered cluster. Its credentials are write-only and have no field here. */

@@ -4,7 +4,7 @@ import { type ClusterStore, type JobRegistry, type NodeEntity, hostQueue, type N
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary, ensureAgent, sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts, remoteFactsCheck, runChecks } from '@ccos/api/data-access-ssh';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { type HostScan, type HostVerdict, type Leftover, PreconditionError, decideHostVerdict, failedHardwareValidations, hardwareChanges, statusText } from '@ccos/shared/domain';
+import { type HostScan, type HostVerdict, type Leftover, PreconditionError, decideHostVerdict, failedHardwareValidations, hardwareChanges, missingLabelValidation, statusText } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
 import { LEFTOVER_SCAN, scanHost } from './host-scan';
 import type { ProvisioningQueue } from './node.service';
@@ -107,7 +107,8 @@ export class NodeProvisioner implements ProvisioningQueue {
   /** Why the host is below what its cluster asks of every host (each failed validation named); null when it is not. */
   private async belowClusterMinimums(node: NodeEntity, facts: RemoteFacts): Promise<CodedText | null> {
     const minimums = (await this.clusterRecords?.find(node.clusterId))?.hostMinimums;
-    const failed = minimums ? failedHardwareValidations(facts.hardware, minimums) : [];
+    const labels = minimums ? missingLabelValidation(node.labels, minimums) : null;
+    const failed = minimums ? [...failedHardwareValidations(facts.hardware, minimums), ...(labels ? [labels] : [])] : [];
     return failed.length > 0 ? message('node.belowClusterMinimums', { validations: failed.map((validation) => validation.text).join('; ') }) : null;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type HardwareFacts, failedHardwareValidations, hardwareChanges } from './hardware';
+import { type HardwareFacts, failedHardwareValidations, hardwareChanges, missingLabelValidation } from './hardware';
 
 const POOL = { cpus: 4, memoryBytes: 8 * 2 ** 30 };
 
@@ -23,6 +23,14 @@ describe('hardware validations against a pool\'s minimums', () => {
     expect(failedHardwareValidations({ cpus: 4, memoryBytes: 8 * 2 ** 30 }, POOL)).toEqual([]);
     expect(failedHardwareValidations({ cpus: 16, memoryBytes: null }, POOL)).toEqual([]);
     expect(failedHardwareValidations(undefined, POOL)).toEqual([]);
+  });
+});
+
+describe('the label keys every host must be given', () => {
+  it('names each missing key, and passes a host that has them all or a cluster that asks none', () => {
+    expect(missingLabelValidation([{ key: 'zone' }], { labelKeys: ['zone', 'rack', 'row'] })?.text).toBe('has-labels: missing rack, row');
+    expect(missingLabelValidation([{ key: 'zone' }, { key: 'rack' }], { labelKeys: ['zone', 'rack'] })).toBeNull();
+    expect(missingLabelValidation([], {})).toBeNull();
   });
 });
 

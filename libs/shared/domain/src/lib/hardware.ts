@@ -37,11 +37,13 @@ export interface HardwareMinimums {
   readonly memoryBytes: number;
   /** The largest disk of the host must be at least this big. */
   readonly diskBytes?: number;
+  /** Label keys every host must be given (a zone, a rack): a host added without one of them is refused. */
+  readonly labelKeys?: readonly string[];
 }
 
 /** A named check of a host against minimums, as the Assisted Installer names its host validations. */
 export interface HardwareValidation {
-  readonly id: 'has-min-cpu-cores' | 'has-min-memory' | 'has-min-disk';
+  readonly id: 'has-min-cpu-cores' | 'has-min-memory' | 'has-min-disk' | 'has-labels';
   readonly found: number;
   readonly wanted: number;
   /** `has-min-memory: 3.8 GiB < 8 GiB`. */
@@ -67,6 +69,12 @@ export function failedHardwareValidations(hardware: (Pick<HardwareFacts, 'cpus' 
     failed.push({ id: 'has-min-disk', found: largestDisk, wanted: minimums.diskBytes ?? 0, text: `has-min-disk: ${gib(largestDisk)} < ${gib(minimums.diskBytes ?? 0)}` });
   }
   return failed;
+}
+
+/** The has-labels validation: the label keys the minimums ask for that the host was not given; null when none is missing. */
+export function missingLabelValidation(labels: ReadonlyArray<{ readonly key: string }>, minimums: Pick<HardwareMinimums, 'labelKeys'>): HardwareValidation | null {
+  const missing = (minimums.labelKeys ?? []).filter((key) => !labels.some((label) => label.key === key));
+  return missing.length > 0 ? { id: 'has-labels', found: (minimums.labelKeys?.length ?? 0) - missing.length, wanted: minimums.labelKeys?.length ?? 0, text: `has-labels: missing ${missing.join(', ')}` } : null;
 }
 
 function gib(bytes: number): string {

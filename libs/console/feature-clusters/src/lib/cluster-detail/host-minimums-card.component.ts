@@ -5,6 +5,8 @@ import { I18n } from '@ccos/console/util-i18n';
 import { clustersMessages } from '../clusters.messages';
 
 type Field = 'cpus' | 'memoryGiB' | 'diskGiB';
+/** Label keys as typed: separated by commas or spaces. */
+const keysOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
 const GIB = 2 ** 30;
 
 /**
@@ -25,6 +27,7 @@ const GIB = 2 ** 30;
           <ccos-text-field name="cpus" inputMode="numeric" [label]="t('minimums.cpus')" [error]="errorOf('cpus')" [(value)]="values.cpus" />
           <ccos-text-field name="memoryGiB" inputMode="decimal" [label]="t('minimums.memoryGiB')" [error]="errorOf('memoryGiB')" [(value)]="values.memoryGiB" />
           <ccos-text-field name="diskGiB" inputMode="decimal" [label]="t('minimums.diskGiB')" [hint]="t('minimums.diskHint')" [error]="errorOf('diskGiB')" [(value)]="values.diskGiB" />
+          <ccos-text-field name="labelKeys" [label]="t('minimums.labelKeys')" [hint]="t('minimums.labelKeysHint')" [error]="store.minimumsChange.fieldErrors()['labelKeys'] ?? null" [(value)]="labelKeys" />
           <div class="ccos-actions">
             <button ccosButton="primary" type="submit" [busy]="store.minimumsChange.sending()">{{ t('minimums.save') }}</button>
             <button ccosButton type="button" [disabled]="store.minimumsChange.sending()" (click)="clear()">{{ t('minimums.clear') }}</button>
@@ -45,13 +48,16 @@ export class HostMinimumsCardComponent {
   protected readonly store = inject(ClusterDetailStore);
   protected readonly isAdmin = computed(() => this.session.allows('ADMIN'));
   protected readonly values: Record<Field, ReturnType<typeof signal<string>>> = { cpus: signal('0'), memoryGiB: signal('0'), diskGiB: signal('0') };
+  protected readonly labelKeys = signal('');
   private readonly invalid = signal<ReadonlySet<Field>>(new Set());
 
   protected readonly current = computed(() => {
     const minimums = this.store.cluster()?.hostMinimums;
-    return minimums
-      ? this.t('minimums.current', { cpus: minimums.cpus, memory: this.i18n.formatBytes(minimums.memoryBytes), disk: this.i18n.formatBytes(minimums.diskBytes) })
-      : this.t('minimums.none');
+    if (!minimums) {
+      return this.t('minimums.none');
+    }
+    const hardware = this.t('minimums.current', { cpus: minimums.cpus, memory: this.i18n.formatBytes(minimums.memoryBytes), disk: this.i18n.formatBytes(minimums.diskBytes) });
+    return minimums.labelKeys.length > 0 ? `${hardware} ${this.t('minimums.currentLabels', { keys: minimums.labelKeys.join(', ') })}` : hardware;
   });
 
   constructor() {
@@ -61,6 +67,7 @@ export class HostMinimumsCardComponent {
       this.values.cpus.set(String(minimums?.cpus ?? 0));
       this.values.memoryGiB.set(String(Number(((minimums?.memoryBytes ?? 0) / GIB).toFixed(2))));
       this.values.diskGiB.set(String(Number(((minimums?.diskBytes ?? 0) / GIB).toFixed(2))));
+      this.labelKeys.set((minimums?.labelKeys ?? []).join(', '));
     });
   }
 
@@ -79,7 +86,7 @@ export class HostMinimumsCardComponent {
     if (this.invalid().size > 0) {
       return;
     }
-    await this.store.setHostMinimums({ cpus: number('cpus'), memoryBytes: Math.round(number('memoryGiB') * GIB), diskBytes: Math.round(number('diskGiB') * GIB) });
+    await this.store.setHostMinimums({ cpus: number('cpus'), memoryBytes: Math.round(number('memoryGiB') * GIB), diskBytes: Math.round(number('diskGiB') * GIB), labelKeys: keysOf(this.labelKeys()) });
   }
 
   protected async clear(): Promise<void> {
