@@ -97,6 +97,10 @@ describe('declarative inventory over GraphQL, against kube-sim', () => {
     expect(inline.code).toBe('BAD_USER_INPUT');
     expect(inline.message).toContain('hosts[0] (w7): "password" would put a secret into the file');
     expect(inline.message).not.toContain('s3cret-in-the-file');
+    // Applied, the file is refused the same way, and its text is kept out of the audit entry of the attempt.
+    const applied = await harness.gql(ApplyInventoryDocument, { document: `${HEAD}hosts:\n  - {hostname: w7, ip: 198.18.0.7, password: s3cret-in-the-file}\n`, fingerprint: 'x', credentials: [] }, operator);
+    expect(applied.errors?.[0]?.extensions?.['code']).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(await harness.api.dataSource.query(`SELECT detail FROM audit_log WHERE action = 'applyInventory'`))).not.toContain('s3cret-in-the-file');
     expect(await refusal(`${HEAD}hosts:\n  - {hostname: w7, ip: 198.18.0.7, lables: {a: b}}\n`)).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringContaining('hosts[0] (w7): unknown field "lables"') });
     expect(await refusal(`${HEAD}hosts:\n  - {hostname: w7, ip: 198.18.0.7}\n  - {hostname: w7, ip: 198.18.0.8}\n`)).toMatchObject({
       code: 'BAD_USER_INPUT',
@@ -140,7 +144,7 @@ describe('declarative inventory over GraphQL, against kube-sim', () => {
 
     expect(await plan(EDITED)).toMatchObject({ changes: [], conflicts: [], unchanged: 3 });
     const audit = await harness.api.dataSource.query<Array<{ action: string; actor: string }>>(`SELECT action, actor FROM audit_log WHERE action = 'applyInventory'`);
-    expect(audit).toHaveLength(2);
+    expect(audit).toHaveLength(3);
 
     const exported = dataOf(await harness.gql(ExportInventoryDocument, { clusterId }, viewer)).exportInventory;
     expect(exported).toBe(`${HEAD}hosts:

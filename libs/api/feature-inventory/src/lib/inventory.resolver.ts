@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { MultiLine, type RequestContext } from '@ccos/api/util-graphql';
+import { MultiLine, type RequestContext, Secret } from '@ccos/api/util-graphql';
 import { BadUserInputError } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
 import type { InventoryService } from './inventory.service';
@@ -25,7 +25,8 @@ export class InventoryResolver {
       'Applies the inventory file through the paths addNode, installBatch, setNodeLabels and removeNode take, if the nodes it names are as they were when the plan with this fingerprint was made (CONFLICT otherwise: plan again). Hosts to add need their credentials here.',
   })
   async applyInventory(
-    @Arg('document', () => String, DOCUMENT) @MultiLine() document: string,
+    // Kept out of the audit entry like a secret: a file refused for an inline password would otherwise leave it there.
+    @Arg('document', () => String, DOCUMENT) @MultiLine() @Secret() document: string,
     @Arg('fingerprint', () => String, { description: 'planInventory\'s fingerprint.' }) fingerprint: string,
     @Arg('credentials', () => [InventoryCredentialInput], { defaultValue: [] }) credentials: InventoryCredentialInput[],
     @Ctx() context: RequestContext,
