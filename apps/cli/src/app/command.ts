@@ -188,26 +188,26 @@ export function nodeArgument(context: CommandContext): string {
   return node;
 }
 
-/** How a command that destroys something asks for the host name: its prompt, and what it says when none can be asked or the answer differs. */
-export interface HostnameConfirmation {
+/** How a command that destroys something asks for a name (a host's, a cluster's): its prompt, and what it says when none can be asked or the answer differs. */
+export interface NameConfirmation {
   readonly prompt: MessageKey;
   readonly needed: MessageKey;
   readonly aborted: MessageKey;
 }
 
 /**
- * Whether the user confirmed by typing the host name (or gave --yes). Without a terminal to ask
- * it is a usage error; a different answer is said on stderr and answers false.
+ * Whether the user confirmed by typing `name` (or gave --yes); the prompt gets it as `{name}`.
+ * Without a terminal to ask it is a usage error; a different answer is said on stderr and answers false.
  */
-export async function confirmedByHostname(context: CommandContext, hostname: string, words: HostnameConfirmation): Promise<boolean> {
+export async function confirmedByName(context: CommandContext, name: string, words: NameConfirmation): Promise<boolean> {
   if (context.flags['yes'] === true) {
     return true;
   }
-  const answer = await context.ask(context.t(words.prompt, { hostname }));
+  const answer = await context.ask(context.t(words.prompt, { name }));
   if (answer === null) {
     throw usageError(context.t, context.t(words.needed));
   }
-  if (answer.trim() !== hostname) {
+  if (answer.trim() !== name) {
     context.io.err(context.t(words.aborted));
     return false;
   }
@@ -232,13 +232,13 @@ export async function resolveNode(context: CommandContext, nameOrId: string): Pr
  * A command that changes one node once its host name is typed on a terminal (or --yes): it
  * resolves NODE, asks, runs `act`, and prints the result as JSON/YAML or as `done` says it.
  */
-export function confirmedNodeCommand<T>(words: HostnameConfirmation, act: (context: CommandContext, node: NodeView) => Promise<T>, done: (context: CommandContext, result: T) => string): CommandSpec {
+export function confirmedNodeCommand<T>(words: NameConfirmation, act: (context: CommandContext, node: NodeView) => Promise<T>, done: (context: CommandContext, result: T) => string): CommandSpec {
   return {
     options: { cluster: { type: 'string' }, yes: { type: 'boolean' } },
     positionals: ['NODE'],
     async run(context) {
       const node = await resolveNode(context, nodeArgument(context));
-      if (!(await confirmedByHostname(context, node.hostname, words))) {
+      if (!(await confirmedByName(context, node.hostname, words))) {
         return EXIT.failed;
       }
       const result = await act(context, node);

@@ -10,7 +10,7 @@ import {
   PlanInventoryDocument,
   RemovalProgressDocument,
 } from '@ccos/shared/api-schema';
-import { type CommandContext, type CommandSpec, printJson, printJsonLine, readUserFile, resolveCluster, stringFlag, usageError } from './command';
+import { type CommandContext, type CommandSpec, confirmedByName, printJson, printJsonLine, readUserFile, resolveCluster, stringFlag, usageError } from './command';
 import { CliError, EXIT } from './exit-codes';
 import { serverText } from './messages';
 
@@ -71,7 +71,7 @@ export const APPLY: CommandSpec = {
       return EXIT.failed;
     }
     const credentials = await readCredentials(context, plan.changes);
-    if (!(await confirmed(context, plan.clusterName))) {
+    if (!(await confirmedByName(context, plan.clusterName, { prompt: 'applyPrompt', needed: 'applyNeedsYes', aborted: 'applyAborted' }))) {
       return EXIT.failed;
     }
     const { applyInventory: applied } = await api.request(ApplyInventoryDocument, { document, fingerprint: plan.fingerprint, credentials });
@@ -170,21 +170,6 @@ function printPlan(context: CommandContext, plan: InventoryPlanFieldsFragment): 
   if (plan.changes.length === 0 && plan.conflicts.length === 0) {
     context.io.out(t('planNoChanges'));
   }
-}
-
-async function confirmed(context: CommandContext, cluster: string): Promise<boolean> {
-  if (context.flags['yes'] === true) {
-    return true;
-  }
-  const answer = await context.ask(context.t('applyPrompt', { cluster }));
-  if (answer === null) {
-    throw usageError(context.t, context.t('applyNeedsYes'));
-  }
-  if (answer.trim() !== cluster) {
-    context.io.err(context.t('applyAborted'));
-    return false;
-  }
-  return true;
 }
 
 /** Each added host's secret, read where the file names it on this machine; nothing is sent if one cannot be read. */

@@ -6,7 +6,7 @@ import {
   type RemoveNodeInput,
   RemoveNodeDocument,
 } from '@ccos/shared/api-schema';
-import { type CommandContext, type CommandSpec, confirmedByHostname, integerFlag, nodeArgument, printJsonLine, resolveNode } from './command';
+import { type CommandContext, type CommandSpec, confirmedByName, integerFlag, nodeArgument, printJsonLine, resolveNode } from './command';
 import { EXIT } from './exit-codes';
 import { serverText } from './messages';
 
@@ -56,7 +56,7 @@ export const NODES_REMOVE: CommandSpec = {
       context.io.err(t('removalRefused', { reason: removalPreview.refusal ? serverText(context.language, removalPreview.refusal, removalPreview.refusalCode, removalPreview.refusalParams) : removalPreview.refusalLines.map((line) => serverText(context.language, line.message, line.messageCode, line.messageParams)).join('; ') }));
       return EXIT.failed;
     }
-    if (!(await confirmedByHostname(context, node.hostname, { prompt: 'confirmPrompt', needed: 'confirmNeeded', aborted: 'removalAborted' }))) {
+    if (!(await confirmedByName(context, node.hostname, { prompt: 'confirmPrompt', needed: 'confirmNeeded', aborted: 'removalAborted' }))) {
       return EXIT.failed;
     }
     const { removeNode } = await api.request(RemoveNodeDocument, { nodeId: node.id, options });

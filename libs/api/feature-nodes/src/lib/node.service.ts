@@ -213,7 +213,10 @@ export class NodeService {
     if (roleRefusal) {
       throw roleRefusal;
     }
-    const onNode = MARKED_ON_NODE.includes(node.status) && node.origin === 'ADDED';
+    if (node.origin === 'DISCOVERED') {
+      throw new PreconditionError(message('node.marksDiscovered', { hostname: node.hostname }));
+    }
+    const onNode = MARKED_ON_NODE.includes(node.status);
     if (!onNode && !MARKED_AT_INSTALL.includes(node.status)) {
       throw new PreconditionError(message('node.marksNotNow', { hostname: node.hostname, status: statusText(node.status) }));
     }

@@ -61,6 +61,7 @@ export const API_EN = {
   'node.reinspectNotNow': '{hostname} cannot be inspected again while it is {status}: it needs an address and SSH credentials, and not to be still being added',
   'node.reinspectFailed': 'could not inspect {hostname} again: {reason}; its recorded facts stay as they were',
   'node.belowClusterMinimums': 'the host is below what this cluster asks of every host: {validations}; use a bigger host, or an ADMIN lowers the cluster\'s host minimums',
+  'node.marksDiscovered': '{hostname} joined the cluster without this service: its labels and taints are the cluster\'s own, changed with kubectl label and kubectl taint',
   'node.busyCannotDelete': 'node {hostname} is {status}; wait for it to finish or cancel it first',
   'node.noAgentBinary': 'the installer service has no agent executable to copy (AGENT_BINARY); build it with `npm run build`',
   'node.credentialsBoth': 'must not be given together with input.password; choose one',

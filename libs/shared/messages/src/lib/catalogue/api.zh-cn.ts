@@ -60,6 +60,7 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'node.reinspectNotNow': '节点 {hostname} 当前为“{status}”，无法重新检查：需要地址和 SSH 凭据，且不能处于录入过程中',
   'node.reinspectFailed': '无法重新检查 {hostname}：{reason}；其已记录的信息保持不变',
   'node.belowClusterMinimums': '该主机低于此集群对每台主机的最低要求：{validations}；请使用配置更高的主机，或由管理员降低集群的主机最低要求',
+  'node.marksDiscovered': '{hostname} 并非由本服务加入集群：其标签和污点归集群自身管理，请用 kubectl label 和 kubectl taint 修改',
   'node.busyCannotDelete': '节点 {hostname} 当前为“{status}”；请等待其完成或先取消',
   'node.noAgentBinary': '安装服务没有可复制的 agent 可执行文件（AGENT_BINARY）；请用 `npm run build` 构建',
   'node.credentialsBoth': '不能与密码同时填写，请二选一',
