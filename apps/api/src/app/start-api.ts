@@ -344,7 +344,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
           await autoscaling.groups.registry.createGroup({ clusterId, name: pool.name, minSize: pool.minSize, maxSize: pool.maxSize, labels: [...pool.labels], taints: [...pool.taints], profile: { ...pool.profile } }, actor, by);
         },
         addSpare: async (clusterId, poolName, host, actor) => {
-          const group = (await autoscaling.groups.registry.groupsOf(clusterId)).find((entry) => entry.name === poolName);
+          const group = await stores.nodeGroups.findGroupByName(clusterId, poolName);
           if (!group) {
             throw new NotFoundError('node group', poolName);
           }

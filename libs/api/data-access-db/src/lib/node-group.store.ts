@@ -126,6 +126,11 @@ export class NodeGroupStore {
     return this.members.find({ where: { groupId }, order: { createdAt: 'DESC' } });
   }
 
+  /** The current members (retired ones left out) of these groups, in one read. */
+  currentMembersOf(groupIds: readonly string[]): Promise<NodeGroupMemberEntity[]> {
+    return groupIds.length === 0 ? Promise.resolve([]) : this.members.find({ where: { groupId: In([...groupIds]), state: Not('RETIRED') } });
+  }
+
   /** The group's members in these states, oldest first. */
   membersIn(groupId: string, states: readonly NodeGroupMemberState[]): Promise<NodeGroupMemberEntity[]> {
     return this.members.find({ where: { groupId, state: In([...states]) }, order: { createdAt: 'ASC' } });

@@ -27,6 +27,7 @@ export interface NodeMarksResult {
 const CONFLICT_RETRIES = 3;
 
 const sameTaint = (a: ManagedTaint, b: ManagedTaint): boolean => a.key === b.key && a.effect === b.effect;
+const taintText = (taint: ManagedTaint): string => `${taint.key}=${taint.value ?? ''}:${taint.effect}`;
 
 /**
  * Brings the labels and taints this service manages on a Node from `previous` to `desired`,
@@ -53,7 +54,7 @@ export async function setManagedNodeMarks(client: KubeClient, name: string, mark
     const current: V1Taint[] = node.spec?.taints ?? [];
     const kept = current.filter((taint) => !marks.previous.taints.some((owned) => sameTaint(owned, taint)) && !marks.desired.taints.some((wanted) => sameTaint(wanted, taint)));
     const taints: V1Taint[] = [...kept, ...marks.desired.taints.map((taint) => ({ key: taint.key, effect: taint.effect, ...(taint.value ? { value: taint.value } : {}) }))];
-    const taintsChanged = taints.length !== current.length || taints.some((taint) => !current.some((had) => sameTaint(had, { ...taint, value: taint.value ?? null }) && (had.value ?? '') === (taint.value ?? '')));
+    const taintsChanged = taints.map(taintText).sort().join('\n') !== current.map(taintText).sort().join('\n');
     if (Object.keys(labelPatch).length === 0 && !taintsChanged) {
       return { node: name, changed: false };
     }

@@ -202,14 +202,9 @@ export class InventoryService {
 
   private async poolsOf(clusterId: string): Promise<CurrentPools> {
     const groups = await this.pools.groupsOf(clusterId);
-    const memberships = new Map<string, string>();
-    for (const group of groups) {
-      for (const member of await this.pools.membersOf(group.id)) {
-        if (member.state !== 'RETIRED') {
-          memberships.set(member.nodeId, group.name);
-        }
-      }
-    }
+    const names = new Map(groups.map((group) => [group.id, group.name]));
+    const members = await this.pools.currentMembersOf(groups.map((group) => group.id));
+    const memberships = new Map(members.map((member) => [member.nodeId, names.get(member.groupId) ?? '']));
     return {
       pools: groups.map((group) => ({ name: group.name, minSize: group.minSize, maxSize: group.maxSize, profile: { ...group.profile }, labels: group.labels, taints: group.taints })),
       memberships,

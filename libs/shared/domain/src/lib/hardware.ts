@@ -101,6 +101,16 @@ export interface HardwareChange {
 const diskText = (disk: HostDisk): string => `${disk.name} ${gib(disk.sizeBytes)}${disk.rotational === null ? '' : disk.rotational ? ' HDD' : ' SSD'}`;
 const nicText = (nic: HostNic): string => `${nic.name} ${nic.mac ?? '-'} ${nic.state}`;
 
+/** The disks or NICs added, gone or changed between two inspections, by name. */
+function itemChanges<T extends { readonly name: string }>(field: 'disk' | 'nic', before: readonly T[], after: readonly T[], text: (item: T) => string): HardwareChange[] {
+  const earlier = new Map(before.map((item) => [item.name, text(item)]));
+  const later = new Map(after.map((item) => [item.name, text(item)]));
+  return [...new Set([...earlier.keys(), ...later.keys()])]
+    .sort()
+    .filter((name) => earlier.get(name) !== later.get(name))
+    .map((name) => ({ field, item: name, before: earlier.get(name) ?? null, after: later.get(name) ?? null }));
+}
+
 /**
  * What changed between two inspections of a host: CPUs, memory, the CPU model, each disk and NIC
  * (added, gone, resized, a new MAC, link state), the system's DMI names, the OS and kernel. A value
@@ -109,7 +119,7 @@ const nicText = (nic: HostNic): string => `${nic.name} ${nic.mac ?? '-'} ${nic.s
 export function hardwareChanges(before: InspectedHost, after: InspectedHost): HardwareChange[] {
   const changes: HardwareChange[] = [];
   const scalar = (field: HardwareChange['field'], was: string | null | undefined, now: string | null | undefined) => {
-    if (was != null && (was ?? null) !== (now ?? null)) {
+    if (was != null && was !== (now ?? null)) {
       changes.push({ field, item: null, before: was, after: now ?? null });
     }
   };
@@ -119,15 +129,7 @@ export function hardwareChanges(before: InspectedHost, after: InspectedHost): Ha
   scalar('cpuModel', was?.cpuModel, now?.cpuModel);
   scalar('memoryBytes', was?.memoryBytes == null ? null : gib(was.memoryBytes), now?.memoryBytes == null ? null : gib(now.memoryBytes));
   if (was) {
-    for (const [field, text, list] of [['disk', diskText, 'disks'], ['nic', nicText, 'nics']] as const) {
-      const earlier = new Map<string, string>((was[list] as ReadonlyArray<HostDisk & HostNic>).map((item) => [item.name, text(item)]));
-      const later = new Map<string, string>(((now?.[list] ?? []) as ReadonlyArray<HostDisk & HostNic>).map((item) => [item.name, text(item)]));
-      for (const name of [...new Set([...earlier.keys(), ...later.keys()])].sort()) {
-        if (earlier.get(name) !== later.get(name)) {
-          changes.push({ field, item: name, before: earlier.get(name) ?? null, after: later.get(name) ?? null });
-        }
-      }
-    }
+    changes.push(...itemChanges('disk', was.disks, now?.disks ?? [], diskText), ...itemChanges('nic', was.nics, now?.nics ?? [], nicText));
     const system = (facts: HardwareFacts | null | undefined) => [facts?.systemVendor, facts?.systemProduct, facts?.systemSerial].filter((part) => part != null).join(' ') || null;
     scalar('system', system(was), system(now));
   }
