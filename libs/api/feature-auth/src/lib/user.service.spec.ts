@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, UserSessionStore, UserStore, loginLimitStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { createInProcessEventBus } from '@ccos/api/util-graphql';
-import { AppError } from '@ccos/shared/domain';
+import { appErrorOf } from '@ccos/api/util-graphql/testing';
 import { DEFAULT_LOGIN_LIMITS, LoginThrottle } from './login-throttle';
 import { PasswordCheckSlots } from './password-check-slots';
 import { SessionTokens } from './session-tokens';
@@ -34,16 +34,9 @@ describe('user service', () => {
     await database?.drop();
   });
 
-  /** The AppError `work` throws, as code, message code and details. */
-  const refusal = async (work: Promise<unknown>) => {
-    const error = await work.then(
-      () => null,
-      (thrown: unknown) => thrown,
-    );
-    expect(error).toBeInstanceOf(AppError);
-    const { code, extensions } = error as AppError;
-    return { code, messageCode: extensions['messageCode'], ...extensions };
-  };
+
+  /** What the client gets: the code and every extension (messageCode, field, reason …). */
+  const refused = async (work: Promise<unknown>) => (await appErrorOf(work)).extensions;
 
   it('creates the first admin once, with a generated password it returns, and never again', async () => {
     const first = await users.ensureInitialAdmin(undefined);
@@ -52,7 +45,7 @@ describe('user service', () => {
     expect(await users.ensureInitialAdmin('another')).toBeNull();
     const signedIn = await users.login('admin', first?.generatedPassword ?? '', origin());
     expect(signedIn.user.role).toBe('ADMIN');
-    expect(await refusal(users.create('admin', 'x'.repeat(12), 'VIEWER'))).toMatchObject({ code: 'CONFLICT', field: 'username', problemCode: 'user.nameTaken' });
+    expect(await refused(users.create('admin', 'x'.repeat(12), 'VIEWER'))).toMatchObject({ code: 'CONFLICT', field: 'username', problemCode: 'user.nameTaken' });
   });
 
   it('lets exactly one of two admins demoting each other at once succeed, and keeps the last one whatever is tried', async () => {
@@ -62,13 +55,13 @@ describe('user service', () => {
     await users.disable('admin');
     const results = await Promise.allSettled([users.setRole('ada', 'VIEWER'), users.setRole('bob', 'VIEWER')]);
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
-    const refused = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
-    expect(refused.reason).toMatchObject({ code: 'FAILED_PRECONDITION', extensions: { reason: 'LAST_ADMIN', messageCode: 'user.lastAdmin' } });
+    const loser = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+    expect(loser.reason).toMatchObject({ code: 'FAILED_PRECONDITION', extensions: { reason: 'LAST_ADMIN', messageCode: 'user.lastAdmin' } });
     const lastAdmin = (await users.list()).filter((user) => user.role === 'ADMIN' && !user.disabledAt);
     expect(lastAdmin).toHaveLength(1);
     const name = lastAdmin[0]?.username ?? '';
     for (const attempt of [users.disable(name), users.delete(name), users.setRole(name, 'OPERATOR')]) {
-      expect(await refusal(attempt)).toMatchObject({ code: 'FAILED_PRECONDITION', reason: 'LAST_ADMIN' });
+      expect(await refused(attempt)).toMatchObject({ code: 'FAILED_PRECONDITION', reason: 'LAST_ADMIN' });
     }
     // A disabled admin is no admin in charge: enabling `admin` again lets the other step down.
     await users.enable('admin');
@@ -78,13 +71,13 @@ describe('user service', () => {
   it('refuses a wrong password and an unknown user alike, counts failures, then throttles the pair but not another address', async () => {
     await users.create('carol', 'carol-password-1', 'VIEWER');
     outcomes.length = 0;
-    const wrong = await refusal(users.login('carol', 'not-it', origin('10.2.0.9')));
-    const unknown = await refusal(users.login('nobody', 'not-it', origin('10.2.0.8')));
+    const wrong = await refused(users.login('carol', 'not-it', origin('10.2.0.9')));
+    const unknown = await refused(users.login('nobody', 'not-it', origin('10.2.0.8')));
     expect(wrong).toMatchObject({ code: 'UNAUTHENTICATED', messageCode: 'user.wrongPassword' });
     expect(unknown).toEqual(wrong);
-    await refusal(users.login('carol', 'not-it', origin('10.2.0.9')));
+    await refused(users.login('carol', 'not-it', origin('10.2.0.9')));
     // Past the two free failures the right password waits too, from that address only.
-    expect(await refusal(users.login('carol', 'carol-password-1', origin('10.2.0.9')))).toMatchObject({ code: 'LOGIN_THROTTLED', scope: 'USER', retryAfterSeconds: expect.any(Number) });
+    expect(await refused(users.login('carol', 'carol-password-1', origin('10.2.0.9')))).toMatchObject({ code: 'LOGIN_THROTTLED', scope: 'USER', retryAfterSeconds: expect.any(Number) });
     expect((await users.login('carol', 'carol-password-1', origin('10.2.0.10'))).user.username).toBe('carol');
     expect(outcomes).toEqual(['WRONG_PASSWORD', 'WRONG_PASSWORD', 'WRONG_PASSWORD', 'THROTTLED', 'SUCCESS']);
   });
@@ -95,7 +88,7 @@ describe('user service', () => {
     expect(await users.authenticate(token)).toMatchObject({ username: 'dave', role: 'OPERATOR' });
     await users.disable('dave');
     expect(await users.authenticate(token)).toBeNull();
-    expect(await refusal(users.login('dave', 'dave-password-1', origin()))).toMatchObject({ code: 'UNAUTHENTICATED', messageCode: 'user.disabled' });
+    expect(await refused(users.login('dave', 'dave-password-1', origin()))).toMatchObject({ code: 'UNAUTHENTICATED', messageCode: 'user.disabled' });
     await users.enable('dave');
     expect((await users.login('dave', 'dave-password-1', origin())).user.disabledAt).toBeNull();
   });
@@ -106,12 +99,12 @@ describe('user service', () => {
     const elsewhere = await users.login('erin', 'erin-password-1', origin('10.2.0.20'));
     const caller = await users.authenticate(here.token);
     if (!caller) {throw new Error('the session just opened must authenticate');}
-    expect(await refusal(users.changePassword(caller, 'wrong', 'erin-password-2', origin()))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'currentPassword' });
+    expect(await refused(users.changePassword(caller, 'wrong', 'erin-password-2', origin()))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'currentPassword' });
     expect(await users.authenticate(elsewhere.token)).not.toBeNull();
     await users.changePassword(caller, 'erin-password-1', 'erin-password-2', origin());
     expect(await users.authenticate(here.token)).not.toBeNull();
     expect(await users.authenticate(elsewhere.token)).toBeNull();
-    expect(await refusal(users.login('erin', 'erin-password-1', origin()))).toMatchObject({ messageCode: 'user.wrongPassword' });
+    expect(await refused(users.login('erin', 'erin-password-1', origin()))).toMatchObject({ messageCode: 'user.wrongPassword' });
     expect((await users.login('erin', 'erin-password-2', origin())).user.username).toBe('erin');
   });
 
@@ -120,7 +113,7 @@ describe('user service', () => {
     const { token } = await users.login('fred', 'fred-password-1', origin());
     await users.delete('fred');
     expect(await users.authenticate(token)).toBeNull();
-    expect(await refusal(users.get('fred'))).toMatchObject({ code: 'NOT_FOUND' });
-    expect(await refusal(users.get('fred\u0000; DROP TABLE users'))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refused(users.get('fred'))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refused(users.get('fred\u0000; DROP TABLE users'))).toMatchObject({ code: 'NOT_FOUND' });
   });
 });

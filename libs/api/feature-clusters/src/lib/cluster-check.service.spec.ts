@@ -4,7 +4,7 @@ import { type Database, ClusterStore, openDatabase } from '@ccos/api/data-access
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { ClusterAddressGuard, DEFAULT_SERVICE_NAMESPACES } from '@ccos/api/data-access-kube';
 import { type KubeSim, SHIPPED_RBAC, shippedIdentityKubeconfig, startKubeSim } from '@ccos/api/data-access-kube/testing';
-import { AppError } from '@ccos/api/util-graphql';
+import { appErrorOf } from '@ccos/api/util-graphql/testing';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { APPLY_SHIPPED_RBAC, ClusterCheckService } from './cluster-check.service';
 import { ClusterService } from './cluster.service';
@@ -50,14 +50,6 @@ describe('cluster readiness checks', () => {
       allowInsecureTransport: false,
       machineConfigCaCert: null,
     });
-  const refusal = async (work: Promise<unknown>): Promise<AppError> => {
-    const error = await work.then(
-      () => null,
-      (thrown: unknown) => thrown,
-    );
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
-  };
 
   it('finds the missing namespace and permissions, refuses installs until the fix it names is applied, then lets them go at once', async () => {
     const cluster = await register({ kubeconfig: shippedIdentityKubeconfig(sim) });
@@ -80,7 +72,7 @@ describe('cluster readiness checks', () => {
     expect(permissions?.fix).toBe(APPLY_SHIPPED_RBAC);
     expect((await clusters.get(cluster.id)).readinessFailing).toEqual(['BOOTSTRAP_NAMESPACE', 'SERVICE_PERMISSIONS']);
 
-    const refused = await refusal(checks.requireReady(cluster.id));
+    const refused = await appErrorOf(checks.requireReady(cluster.id));
     expect(refused.code).toBe('FAILED_PRECONDITION');
     expect(refused.extensions).toMatchObject({ messageCode: 'install.clusterNotReady', failing: ['BOOTSTRAP_NAMESPACE', 'SERVICE_PERMISSIONS'] });
 
@@ -107,9 +99,9 @@ describe('cluster readiness checks', () => {
     expect(none).toEqual([]);
     expect(only).toMatchObject({ name: 'API_ACCESS', ok: false, reason: { code: 'clusterCheck.apiAccess.failed' }, fix: null });
     expect(JSON.stringify(only)).not.toContain(token);
-    const unreachable = await refusal(checks.bootstrapManifest(cluster.id));
+    const unreachable = await appErrorOf(checks.bootstrapManifest(cluster.id));
     expect(unreachable.code).toBe('CLUSTER_UNREACHABLE');
     expect(unreachable.message).not.toContain(token);
-    expect((await refusal(checks.requireReady(cluster.id))).extensions).toMatchObject({ failing: ['API_ACCESS'] });
+    expect((await appErrorOf(checks.requireReady(cluster.id))).extensions).toMatchObject({ failing: ['API_ACCESS'] });
   });
 });

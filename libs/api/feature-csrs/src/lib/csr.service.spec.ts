@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, createInProcessEventBus } from '@ccos/api/util-graphql';
+import { createInProcessEventBus } from '@ccos/api/util-graphql';
+import { appErrorOf } from '@ccos/api/util-graphql/testing';
 import { FakeClock, eventually } from '@ccos/shared/util-timing/testing';
 import { type CsrReplica, createCsrReplica } from '../testing/csr-replica';
 import { type CsrTestWorld, startCsrTestWorld } from '../testing/csr-test-world';
@@ -31,14 +32,6 @@ describe('CSR decisions by operators', () => {
 
   const decisionsOf = async (name: string) =>
     (await world.dataSource.query(`SELECT decision, actor, reason, forced, force_reason AS "forceReason", node_id AS "nodeId" FROM csr_decisions WHERE csr_name = $1 ORDER BY id`, [name])) as Array<Record<string, unknown>>;
-  const refusal = async (work: Promise<unknown>): Promise<AppError> => {
-    const error = await work.then(
-      () => null,
-      (thrown: unknown) => thrown,
-    );
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
-  };
   /** A CSR the watch has seen, so the service's snapshot holds it. */
   const seen = async (name: string) => {
     await eventually(async () => ((await feature.service.get(world.clusterId, name)) ? true : undefined), 5000, `${name} in the watch`);
@@ -55,18 +48,18 @@ describe('CSR decisions by operators', () => {
     expect(await decisionsOf(name)).toEqual([{ decision: 'APPROVED', actor: 'olga', reason: expect.stringContaining('olga'), forced: false, forceReason: null, nodeId }]);
     await feature.service.approve(world.clusterId, name, OPERATOR, { force: false });
     expect(await decisionsOf(name)).toHaveLength(1);
-    const denyApproved = await refusal(feature.service.deny(world.clusterId, name, 'olga', 'changed my mind'));
+    const denyApproved = await appErrorOf(feature.service.deny(world.clusterId, name, 'olga', 'changed my mind'));
     expect(denyApproved.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', messageCode: 'csr.alreadyDecided' });
   });
 
   it('refuses what the policy refuses unless an ADMIN forces it with a reason, and records the force and what it overrode', async () => {
     // The shared bootstrapper asking for a node this service never added: no install is waiting for it.
     const name = await seen((await world.createCsr({ commonName: 'system:node:stranger', as: { shared: true } })).name);
-    const refused = await refusal(feature.service.approve(world.clusterId, name, OPERATOR, { force: false }));
+    const refused = await appErrorOf(feature.service.approve(world.clusterId, name, OPERATOR, { force: false }));
     expect(refused.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', messageCode: 'csr.policyRefuses', failedChecks: expect.arrayContaining([expect.any(String)]) });
-    expect((await refusal(feature.service.approve(world.clusterId, name, OPERATOR, { force: true, reason: 'I know this machine' }))).extensions).toMatchObject({ code: 'FORBIDDEN', messageCode: 'csr.forceNeedsAdmin' });
-    expect((await refusal(feature.service.approve(world.clusterId, name, ADMIN, { force: true, reason: '' }))).code).toBe('BAD_USER_INPUT');
-    expect((await refusal(feature.service.approve(world.clusterId, name, ADMIN, { force: false, reason: 'a reason without force' }))).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'reason' });
+    expect((await appErrorOf(feature.service.approve(world.clusterId, name, OPERATOR, { force: true, reason: 'I know this machine' }))).extensions).toMatchObject({ code: 'FORBIDDEN', messageCode: 'csr.forceNeedsAdmin' });
+    expect((await appErrorOf(feature.service.approve(world.clusterId, name, ADMIN, { force: true, reason: '' }))).code).toBe('BAD_USER_INPUT');
+    expect((await appErrorOf(feature.service.approve(world.clusterId, name, ADMIN, { force: false, reason: 'a reason without force' }))).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'reason' });
     expect(await world.conditionsOf(name)).not.toMatch(/Approved|Denied/);
     expect(await decisionsOf(name)).toEqual([]);
 
@@ -78,12 +71,12 @@ describe('CSR decisions by operators', () => {
 
   it('denies with the reason the kubelet will see, refuses an empty reason and a CSR that does not exist', async () => {
     const name = await seen((await world.createCsr({ commonName: 'system:node:unwanted', as: { shared: true } })).name);
-    expect((await refusal(feature.service.deny(world.clusterId, name, 'olga', '   '))).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'reason' });
+    expect((await appErrorOf(feature.service.deny(world.clusterId, name, 'olga', '   '))).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'reason' });
     await feature.service.deny(world.clusterId, name, 'olga', 'not one of ours');
     const written = await world.admin.certificates.readCertificateSigningRequest({ name });
     expect(written.status?.conditions).toEqual([expect.objectContaining({ type: 'Denied', reason: 'CcosScalerDeny', message: 'Denied by olga through ccos-scaler: not one of ours' })]);
     expect(await decisionsOf(name)).toEqual([expect.objectContaining({ decision: 'DENIED', actor: 'olga', reason: 'not one of ours', forced: false })]);
-    expect((await refusal(feature.service.approve(world.clusterId, name, ADMIN, { force: true, reason: 'approve it after all, please' }))).extensions).toMatchObject({ messageCode: 'csr.alreadyDecided' });
-    expect((await refusal(feature.service.deny(world.clusterId, 'csr-nobody-made', 'olga', 'no'))).code).toBe('NOT_FOUND');
+    expect((await appErrorOf(feature.service.approve(world.clusterId, name, ADMIN, { force: true, reason: 'approve it after all, please' }))).extensions).toMatchObject({ messageCode: 'csr.alreadyDecided' });
+    expect((await appErrorOf(feature.service.deny(world.clusterId, 'csr-nobody-made', 'olga', 'no'))).code).toBe('NOT_FOUND');
   });
 });

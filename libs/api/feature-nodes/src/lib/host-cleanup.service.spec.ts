@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/
 import { sealCredentials } from '@ccos/api/data-access-hosts';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { type PlayedSshHost, startPlayedSshHost } from '@ccos/api/data-access-ssh/testing';
-import { AppError } from '@ccos/api/util-graphql';
+import { appErrorOf } from '@ccos/api/util-graphql/testing';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
 import { type ClusterLeftoverCleaner, HostCleanupService } from './host-cleanup.service';
@@ -101,14 +101,6 @@ describe('host cleanup', () => {
     const node = await nodes.create({ clusterId, hostname: 'w1', ip: '127.0.0.1', sshPort: sshHost.port, sshUser: 'root', ...sealCredentials(secrets, { kind: 'PASSWORD', password: 'pw' }), status });
     return nodes.update(node.id, { hostVerdict: verdict });
   }
-  const refusal = async (work: Promise<unknown>): Promise<AppError> => {
-    const error = await work.then(
-      () => null,
-      (thrown: unknown) => thrown,
-    );
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
-  };
 
   const CERT = '/var/lib/kubelet/pki/kubelet-client-current.pem';
   const KUBECONFIG = '/var/lib/kubelet/kubeconfig';
@@ -137,14 +129,14 @@ describe('host cleanup', () => {
     expect(cluster.denied).toEqual([{ name: 'csr-old', actor: 'alice' }]);
     expect(cleaned.hostVerdict?.cleanedAt).toEqual(expect.any(String));
     expect(cleaned.statusReasonCoded).toMatchObject({ code: 'node.leftoversCleaned', params: { actor: 'alice' } });
-    expect((await refusal(service().clean(node.id, 'alice'))).extensions).toMatchObject({ code: 'FAILED_PRECONDITION', messageCode: 'cleanup.nothingToClean', messageParams: { state: 'cleaned' } });
+    expect((await appErrorOf(service().clean(node.id, 'alice'))).extensions).toMatchObject({ code: 'FAILED_PRECONDITION', messageCode: 'cleanup.nothingToClean', messageParams: { state: 'cleaned' } });
     expect(model.cleanups).toBe(1);
   });
 
   it('says what came back after cleaning, stores the new scan as the verdict, and does not call the host clean', async () => {
     model = newModel([CERT], { kubeletComesBack: true });
     const node = await nodeWith(hostLeftovers.filter((leftover) => leftover.item !== KUBECONFIG && leftover.item !== MANIFEST));
-    const refused = await refusal(service().clean(node.id, 'alice'));
+    const refused = await appErrorOf(service().clean(node.id, 'alice'));
     expect(refused.extensions).toMatchObject({ messageCode: 'cleanup.leftBehind', messageParams: { items: 'kubelet.service (enabled)' } });
     const stored = await nodes.get(node.id);
     expect(stored.hostVerdict).toMatchObject({ verdict: 'CLEANABLE', leftovers: [{ kind: 'KUBELET_SERVICE', item: 'kubelet.service (enabled)' }] });
@@ -154,11 +146,11 @@ describe('host cleanup', () => {
   it('refuses, touching nothing, a host that needs a reinstall, a node not READY_TO_INSTALL, and cluster leftovers it cannot reach', async () => {
     model = newModel([CERT]);
     const removedMachine = await nodeWith([{ kind: 'REMOVED_MACHINE', item: 'machine-id of a removed node' }]);
-    expect((await refusal(service().clean(removedMachine.id, 'alice'))).extensions).toMatchObject({ messageCode: 'cleanup.reinstallRequired' });
+    expect((await appErrorOf(service().clean(removedMachine.id, 'alice'))).extensions).toMatchObject({ messageCode: 'cleanup.reinstallRequired' });
     const installing = await nodeWith(hostLeftovers, 'INSTALLING');
-    expect((await refusal(service().clean(installing.id, 'alice'))).extensions).toMatchObject({ messageCode: 'cleanup.needsReady', status: 'INSTALLING' });
+    expect((await appErrorOf(service().clean(installing.id, 'alice'))).extensions).toMatchObject({ messageCode: 'cleanup.needsReady', status: 'INSTALLING' });
     const withClusterItems = await nodeWith([...hostLeftovers, ...clusterLeftovers]);
-    expect((await refusal(service(null).clean(withClusterItems.id, 'alice'))).extensions).toMatchObject({ messageCode: 'cleanup.clusterUnreachable' });
+    expect((await appErrorOf(service(null).clean(withClusterItems.id, 'alice'))).extensions).toMatchObject({ messageCode: 'cleanup.clusterUnreachable' });
     expect(model).toMatchObject({ files: new Set([CERT]), kubeletActive: true, cleanups: 0 });
   });
 });
