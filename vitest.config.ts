@@ -9,12 +9,15 @@ import { DurationsReporter } from './test/support/durations-reporter';
  *   Postgres on 127.0.0.1:5432 (a database of their own each) but start no external processes.
  * - `e2e`: `test/**\/*.test.ts`, cross-process tests against built artifacts, real
  *   sshd hosts in network namespaces, kube-sim, kubectl and Chromium. They run after everything
- *   else, two files at a time: every lab takes its own slice of the lab network under the
- *   machine-wide lab lock, every API, kube-sim and browser its own free port, so two files never
- *   meet. Measured on these 2 cores (2026-12-05): the chain of 48 files took 900 s in two lanes
- *   against 1,573 s one at a time, with the machine 83 % busy and no file more than 1.1× slower
- *   (an e2e file waits on hosts, links and timers for most of its time: test/install/faults.test.ts
- *   alone keeps 25 % of the cores busy).
+ *   else, three files at a time (E2E_LANES): every lab takes its own slice of the lab network
+ *   under the machine-wide lab lock, every API, kube-sim and browser its own free port, so files
+ *   never meet. An e2e file waits on hosts, links and timers for most of its time, so lanes fill
+ *   the cores until they are busy: measured on these 2 cores (2026-12-06), two lanes left the
+ *   machine half idle (test/console/nodes.test.ts beside test/install/replicas.test.ts: 150 CPU-s
+ *   in 150 s), and four lanes ran the 51 files in 1,005 s with the cores 90 % busy (1,800 CPU-s:
+ *   the API processes 35 %, the test workers 19 %, Chromium 11 %, agents 7 %) against 1,512 s for
+ *   two lanes in the last CI run (a busier machine); but with four, waits of 15 s in the console
+ *   files ran out. Three fill the cores without that.
  * - `e2e-beside`: the cross-process tests that hold no machine-wide resource and assert no timing
  *   (lint rules, manifests, promtool, kube-sim against kubectl and the Python client, the
  *   benchmark's smoke run, which records figures but never judges them, the secrets check): they
@@ -58,7 +61,7 @@ const ISOLATED_SPECS = [
  */
 const E2E_ALONE = ['test/api/npm-start.test.ts'];
 const WORKERS_BESIDE = Math.max(2, availableParallelism());
-const E2E_LANES = 2;
+const E2E_LANES = Number(process.env['E2E_LANES'] ?? 3);
 export default defineConfig({
   plugins: [tsconfigPaths({ projects: ['tsconfig.base.json'] })],
   resolve: {

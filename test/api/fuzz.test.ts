@@ -28,8 +28,12 @@ const CONCURRENCY = 6;
 const SLOW_MS = 2000;
 /** A request that has not answered by then is given up (and counted slow and failed). */
 const REQUEST_TIMEOUT_MS = 10_000;
-/** No new request starts after this, so a service that hangs still gets its report line. */
-const RUN_DEADLINE_MS = 100_000;
+/**
+ * No new request starts after this, so a service that hangs still gets its report line. Every
+ * probe is sent within about 45 s on a quiet machine; the rest of the margin is for a machine that
+ * other test files share (with four files beside it, 2,067 of them went out in 100 s).
+ */
+const RUN_DEADLINE_MS = 170_000;
 
 type Identity = 'anonymous' | 'VIEWER' | 'OPERATOR' | 'ADMIN' | 'agent';
 const IDENTITIES: readonly Identity[] = ['anonymous', 'VIEWER', 'OPERATOR', 'ADMIN', 'agent'];
@@ -589,5 +593,5 @@ describe('fuzz: hostile requests against the built API', () => {
     expect(secrets.length).toBeGreaterThan(50);
     expect(requests).toBeGreaterThanOrEqual(3000);
     expect(report).toBe('');
-  }, 240_000);
+  }, 300_000);
 });
