@@ -60,8 +60,8 @@ describe('user service', () => {
     const lastAdmin = (await users.list()).filter((user) => user.role === 'ADMIN' && !user.disabledAt);
     expect(lastAdmin).toHaveLength(1);
     const name = lastAdmin[0]?.username ?? '';
-    for (const attempt of [users.disable(name), users.delete(name), users.setRole(name, 'OPERATOR')]) {
-      expect(await refused(attempt)).toMatchObject({ code: 'FAILED_PRECONDITION', reason: 'LAST_ADMIN' });
+    for (const attempt of [() => users.disable(name), () => users.delete(name), () => users.setRole(name, 'OPERATOR')]) {
+      expect(await refused(attempt())).toMatchObject({ code: 'FAILED_PRECONDITION', reason: 'LAST_ADMIN' });
     }
     // A disabled admin is no admin in charge: enabling `admin` again lets the other step down.
     await users.enable('admin');
