@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import { type ClusterStore, type JobRegistry, type NodeEntity, hostQueue, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
+import { type ClusterStore, type HostFacts, type JobRegistry, type NodeEntity, hostQueue, type NodeStore, reasonFields } from '@ccos/api/data-access-db';
 import { AGENT_DIR, AGENT_REMOTE_PATH, type AgentBinary, ensureAgent, sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { type RemoteFacts, type SshPool, type SshSession, readRemoteFacts, remoteFactsCheck, runChecks } from '@ccos/api/data-access-ssh';
 import type { SecretBox } from '@ccos/api/util-secrets';
@@ -125,7 +125,7 @@ export class NodeProvisioner implements ProvisioningQueue {
     try {
       return await this.pool.run(sshTargetOf(node, this.secrets), async (session) => {
         const facts = await readRemoteFacts(session, { diskPath: AGENT_DIR });
-        const read = { arch: facts.arch, kernel: facts.kernel, osRelease: facts.os.prettyName ?? facts.os.id ?? undefined, freeDiskBytes: facts.disk.freeBytes, hardware: facts.hardware };
+        const read = recordedFacts(facts);
         const current = await this.nodes.get(node.id);
         return this.nodes.update(node.id, { facts: { ...current.facts, ...read, inspectedAt: new Date().toISOString(), changes: hardwareChanges(current.facts, read) } });
       });
@@ -163,7 +163,7 @@ export class NodeProvisioner implements ProvisioningQueue {
         const { facts, scan } = await this.factsAndScan(node, session);
         owned();
         await this.nodes.update(node.id, {
-          facts: { arch: facts.arch, kernel: facts.kernel, osRelease: facts.os.prettyName ?? facts.os.id ?? undefined, freeDiskBytes: facts.disk.freeBytes, hardware: facts.hardware },
+          facts: recordedFacts(facts),
         });
         const problem = precheck(facts, agent) ?? (await this.belowClusterMinimums(node, facts));
         if (problem) {
@@ -230,4 +230,9 @@ function mib(bytes: number): number {
 function tail(text: string): string {
   const trimmed = text.trim();
   return trimmed.length > 300 ? `…${trimmed.slice(-300)}` : trimmed;
+}
+
+/** What the node record keeps of a host's facts, as read at add time and at every inspection. */
+function recordedFacts(facts: RemoteFacts): HostFacts {
+  return { arch: facts.arch, kernel: facts.kernel, osRelease: facts.os.prettyName ?? facts.os.id ?? undefined, freeDiskBytes: facts.disk.freeBytes, hardware: facts.hardware };
 }
