@@ -84,7 +84,7 @@ interface RawInventory {
   hosts: RawHost[];
 }
 
-const GIB = 2 ** 30;
+export const GIB = 2 ** 30;
 /** createNodeGroup's defaults for what a pool's profile leaves out. */
 const PROFILE_DEFAULTS = { ephemeralStorageGiB: 20, maxPods: 110, arch: 'amd64' };
 

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { GIB } from './inventory-document';
 import type { CurrentNode, CurrentPools } from './inventory-plan';
 import { INVENTORY_API_VERSION, INVENTORY_KIND } from './inventory.schema';
 
@@ -7,7 +8,6 @@ export interface ExportedNode extends CurrentNode {
   readonly sshUser: string | null;
 }
 
-const GIB = 2 ** 30;
 const labelMap = (labels: CurrentNode['labels']) => Object.fromEntries([...labels].sort((a, b) => a.key.localeCompare(b.key)).map((label) => [label.key, label.value]));
 const taintList = (taints: CurrentNode['taints']) => taints.map((taint) => ({ key: taint.key, ...(taint.value ? { value: taint.value } : {}), effect: taint.effect }));
 

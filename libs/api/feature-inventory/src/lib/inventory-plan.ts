@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Label, NodeOrigin, NodeStatus, Taint } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
-import type { Inventory, InventoryHost, InventoryPool } from './inventory-document';
+import { GIB, type Inventory, type InventoryHost, type InventoryPool } from './inventory-document';
 
 /** A node of the cluster as the plan compares it with the file. */
 export interface CurrentNode {
@@ -194,7 +194,7 @@ function poolDifferences(existing: CurrentPool, wanted: InventoryPool): string[]
 }
 
 function gib(bytes: number): string {
-  return String(Number((bytes / 2 ** 30).toFixed(2)));
+  return String(Number((bytes / GIB).toFixed(2)));
 }
 
 /** A digest of what the plan read of each node and pool it names: any change to them in between makes apply refuse. */

@@ -135,52 +135,18 @@ export class InventoryService {
         case 'CREATE_POOL':
           await this.ports.createPool(cluster.id, change.pool, actor, by);
           break;
-        case 'ADD_SPARE': {
-          const secret = secrets.get(change.hostname);
-          await this.ports.addSpare(
-            cluster.id,
-            change.pool,
-            {
-              hostname: change.host.hostname,
-              ip: change.host.ip ?? '',
-              sshPort: change.host.sshPort,
-              sshUser: change.host.sshUser,
-              password: secret?.password ?? null,
-              privateKey: secret?.privateKey ?? null,
-              passphrase: secret?.passphrase ?? null,
-            },
-            actor,
-          );
+        case 'ADD_SPARE':
+          await this.ports.addSpare(cluster.id, change.pool, accessOf(change.host, secrets.get(change.hostname)), actor);
           break;
-        }
         case 'FORGET':
           await this.ports.forget(change.nodeId);
           break;
         case 'RELABEL':
           await this.ports.setMarks(change.nodeId, change.marks.to, by);
           break;
-        case 'ADD': {
-          const secret = secrets.get(change.hostname);
-          const { host } = change;
-          toInstall.push(
-            await this.ports.addHost(
-              {
-                clusterId: cluster.id,
-                hostname: host.hostname,
-                ip: host.ip ?? '',
-                sshPort: host.sshPort,
-                sshUser: host.sshUser,
-                labels: host.labels,
-                taints: host.taints,
-                password: secret?.password ?? null,
-                privateKey: secret?.privateKey ?? null,
-                passphrase: secret?.passphrase ?? null,
-              },
-              by,
-            ),
-          );
+        case 'ADD':
+          toInstall.push(await this.ports.addHost({ ...accessOf(change.host, secrets.get(change.hostname)), clusterId: cluster.id, labels: change.host.labels, taints: change.host.taints }, by));
           break;
-        }
         case 'INSTALL':
           toInstall.push(change.nodeId);
           break;
@@ -227,6 +193,19 @@ function readInventory(document: string): Inventory {
     throw new BadUserInputError('document', message('inventory.refused', { problems: parsed.problems }));
   }
   return parsed.inventory;
+}
+
+/** How the service reaches a host the file adds: its address and SSH user, and the secret sent for it. */
+function accessOf(host: InventoryHost, secret: InventoryCredential | undefined): Omit<NewInventoryHost, 'clusterId' | 'labels' | 'taints'> {
+  return {
+    hostname: host.hostname,
+    ip: host.ip ?? '',
+    sshPort: host.sshPort,
+    sshUser: host.sshUser,
+    password: secret?.password ?? null,
+    privateKey: secret?.privateKey ?? null,
+    passphrase: secret?.passphrase ?? null,
+  };
 }
 
 function hasSecret(credential: InventoryCredential | undefined): boolean {

@@ -197,6 +197,10 @@ function marksOf(change: InventoryChange): { labels: readonly LabelType[]; taint
   }
 }
 
+function taintTypes(taints: ReturnType<typeof marksOf>['taints']): TaintType[] {
+  return taints.map((taint) => ({ ...taint, value: taint.value ?? null }));
+}
+
 function credentialRefOf(ref: InventoryCredentialRef): InventoryCredentialRefType {
   return {
     passwordFile: ref.passwordFile ?? null,
@@ -220,20 +224,23 @@ export function toInventoryPlanType({ cluster, plan, removals }: PlannedInventor
   return {
     clusterId: cluster.id,
     clusterName: cluster.name,
-    changes: plan.changes.map((change): InventoryChangeType => ({
-      kind: change.kind,
-      hostname: change.hostname,
-      pool: change.kind === 'CREATE_POOL' ? change.pool.name : change.kind === 'ADD_SPARE' ? change.pool : null,
-      poolDefinition: change.kind === 'CREATE_POOL' ? { name: change.pool.name, minSize: change.pool.minSize, maxSize: change.pool.maxSize, ...change.pool.profile } : null,
-      nodeId: 'nodeId' in change ? change.nodeId : null,
-      ip: 'host' in change ? change.host.ip : null,
-      credential: 'host' in change && change.host.credential ? credentialRefOf(change.host.credential) : null,
-      labels: [...marksOf(change).labels],
-      taints: marksOf(change).taints.map((taint) => ({ ...taint, value: taint.value ?? null })),
-      labelsBefore: change.kind === 'RELABEL' ? [...change.marks.from.labels] : [],
-      taintsBefore: change.kind === 'RELABEL' ? change.marks.from.taints.map((taint) => ({ ...taint, value: taint.value ?? null })) : [],
-      removal: change.kind === 'REMOVE' ? removalOf(removals.get(change.nodeId)) : null,
-    })),
+    changes: plan.changes.map((change): InventoryChangeType => {
+      const marks = marksOf(change);
+      return {
+        kind: change.kind,
+        hostname: change.hostname,
+        pool: change.kind === 'CREATE_POOL' ? change.pool.name : change.kind === 'ADD_SPARE' ? change.pool : null,
+        poolDefinition: change.kind === 'CREATE_POOL' ? { name: change.pool.name, minSize: change.pool.minSize, maxSize: change.pool.maxSize, ...change.pool.profile } : null,
+        nodeId: 'nodeId' in change ? change.nodeId : null,
+        ip: 'host' in change ? change.host.ip : null,
+        credential: 'host' in change && change.host.credential ? credentialRefOf(change.host.credential) : null,
+        labels: [...marks.labels],
+        taints: taintTypes(marks.taints),
+        labelsBefore: change.kind === 'RELABEL' ? [...change.marks.from.labels] : [],
+        taintsBefore: change.kind === 'RELABEL' ? taintTypes(change.marks.from.taints) : [],
+        removal: change.kind === 'REMOVE' ? removalOf(removals.get(change.nodeId)) : null,
+      };
+    }),
     conflicts: plan.conflicts.map(textOf),
     attention: plan.attention.map((entry) => ({ ...entry })),
     unchanged: plan.unchanged,
