@@ -64,17 +64,20 @@ export function failedHardwareValidations(hardware: (Pick<HardwareFacts, 'cpus' 
   if (hardware?.memoryBytes != null && minimums.memoryBytes > 0 && hardware.memoryBytes < minimums.memoryBytes) {
     failed.push({ id: 'has-min-memory', found: hardware.memoryBytes, wanted: minimums.memoryBytes, text: `has-min-memory: ${gib(hardware.memoryBytes)} < ${gib(minimums.memoryBytes)}` });
   }
-  const largestDisk = Math.max(0, ...(hardware?.disks ?? []).map((disk) => disk.sizeBytes));
-  if ((hardware?.disks?.length ?? 0) > 0 && (minimums.diskBytes ?? 0) > 0 && largestDisk < (minimums.diskBytes ?? 0)) {
-    failed.push({ id: 'has-min-disk', found: largestDisk, wanted: minimums.diskBytes ?? 0, text: `has-min-disk: ${gib(largestDisk)} < ${gib(minimums.diskBytes ?? 0)}` });
+  const disks = hardware?.disks ?? [];
+  const wantedDisk = minimums.diskBytes ?? 0;
+  const largestDisk = Math.max(0, ...disks.map((disk) => disk.sizeBytes));
+  if (disks.length > 0 && wantedDisk > 0 && largestDisk < wantedDisk) {
+    failed.push({ id: 'has-min-disk', found: largestDisk, wanted: wantedDisk, text: `has-min-disk: ${gib(largestDisk)} < ${gib(wantedDisk)}` });
   }
   return failed;
 }
 
 /** The has-labels validation: the label keys the minimums ask for that the host was not given; null when none is missing. */
 export function missingLabelValidation(labels: ReadonlyArray<{ readonly key: string }>, minimums: Pick<HardwareMinimums, 'labelKeys'>): HardwareValidation | null {
-  const missing = (minimums.labelKeys ?? []).filter((key) => !labels.some((label) => label.key === key));
-  return missing.length > 0 ? { id: 'has-labels', found: (minimums.labelKeys?.length ?? 0) - missing.length, wanted: minimums.labelKeys?.length ?? 0, text: `has-labels: missing ${missing.join(', ')}` } : null;
+  const wanted = minimums.labelKeys ?? [];
+  const missing = wanted.filter((key) => !labels.some((label) => label.key === key));
+  return missing.length > 0 ? { id: 'has-labels', found: wanted.length - missing.length, wanted: wanted.length, text: `has-labels: missing ${missing.join(', ')}` } : null;
 }
 
 function gib(bytes: number): string {
