@@ -5,6 +5,8 @@ import { I18n } from '@ccos/console/util-i18n';
 import { clustersMessages } from '../clusters.messages';
 
 type Field = 'cpus' | 'memoryGiB' | 'diskGiB';
+/** The input field of setClusterHostMinimums each form field sends (its field errors come back under that name). */
+const INPUT_FIELD: Record<Field, string> = { cpus: 'cpus', memoryGiB: 'memoryBytes', diskGiB: 'diskBytes' };
 /** Label keys as typed: separated by commas or spaces. */
 const keysOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
 const GIB = 2 ** 30;
@@ -72,7 +74,7 @@ export class HostMinimumsCardComponent {
   }
 
   protected errorOf(field: Field): string | null {
-    return this.invalid().has(field) ? this.t('minimums.notANumber') : (this.store.minimumsChange.fieldErrors()[field === 'cpus' ? 'cpus' : field === 'memoryGiB' ? 'memoryBytes' : 'diskBytes'] ?? null);
+    return this.invalid().has(field) ? this.t('minimums.notANumber') : (this.store.minimumsChange.fieldErrors()[INPUT_FIELD[field]] ?? null);
   }
 
   protected async save(event: Event): Promise<void> {
