@@ -62,6 +62,13 @@ const ISOLATED_SPECS = [
 const E2E_ALONE = ['test/api/npm-start.test.ts'];
 const WORKERS_BESIDE = Math.max(2, availableParallelism());
 const E2E_LANES = Number(process.env['E2E_LANES'] ?? 3);
+/**
+ * An `expect.poll` in an e2e file waits on another process (an API answer, a page redrawn from a
+ * subscription): Vitest's default of one second judged a busy machine, not the product (a Pools
+ * page refusal arrived later than that in a CI run with three lanes). A poll passes as soon as it
+ * holds, so the longer limit costs a passing test nothing.
+ */
+const E2E_POLL = { timeout: 15_000, interval: 50 };
 export default defineConfig({
   plugins: [tsconfigPaths({ projects: ['tsconfig.base.json'] })],
   resolve: {
@@ -136,6 +143,7 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
           testTimeout: 180_000,
           hookTimeout: 180_000,
+          expect: { poll: E2E_POLL },
         },
       },
       {
@@ -148,6 +156,7 @@ export default defineConfig({
           sequence: { groupOrder: 2 },
           testTimeout: 180_000,
           hookTimeout: 180_000,
+          expect: { poll: E2E_POLL },
         },
       },
     ],
