@@ -51,6 +51,8 @@ import { type OnePortListener, listenOnOnePort } from './tls/one-port-listener';
 import { DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimitName, type WebSocketLimits, WebSocketAdmission } from './websocket-admission';
 
 /** The certificate to serve, and word when it changes (see ServiceTls). */
+export type Readiness = 'ready' | 'starting' | 'database unreachable';
+
 export interface ServerCertificate {
   serverOptions(): { readonly cert: string; readonly key: string };
   onChange(listener: () => void): () => void;
@@ -72,7 +74,11 @@ export interface HttpServerOptions {
   readonly authenticate: (token: string) => Promise<AuthenticatedUser | null>;
   /** Where a request came from (the peer, or the client behind a trusted proxy). */
   readonly origin: (request: IncomingMessage) => RequestOrigin;
-  readonly ready: () => Promise<boolean>;
+  /**
+   * What `/readyz` answers: 200 only when `ready`; a process still starting its features, or cut
+   * from its database, takes no traffic.
+   */
+  readonly readiness: () => Promise<Readiness>;
   readonly events: EventBus;
   /** Extra routes (e.g. the artifact server) mounted before the console. */
   readonly routes?: (app: express.Express) => void;
@@ -224,8 +230,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const ready = await options.ready();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'database unreachable' });
+    const status = await options.readiness();
+    res.status(status === 'ready' ? 200 : 503).json({ status });
   });
   if (options.serveMetrics ?? true) {
     app.get('/metrics', async (_req, res) => {

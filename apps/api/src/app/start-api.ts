@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { DestinationStream, Logger } from 'pino';
 import { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
 import { AuditLog, type Database, JobEngine, createStores, databaseReachable, openDatabase, redactUrl, startEmbeddedDatabase } from '@ccos/api/data-access-db';
@@ -19,7 +20,7 @@ import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEven
 import { SecretBox } from '@ccos/api/util-secrets';
 import { DEFAULT_REMOVAL_OPTIONS, NotFoundError } from '@ccos/shared/domain';
 import type { CodedText } from '@ccos/shared/messages';
-import { SystemClock } from '@ccos/shared/util-timing';
+import { Backoff, SystemClock } from '@ccos/shared/util-timing';
 import { startAgentListener } from './agent-listener';
 import { autoscalerConnections, autoscalerServerCredentials } from './autoscaler-grpc';
 import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
@@ -200,6 +201,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       await artifacts.requireComplete(clusterId);
     };
     let listeningPort = config.port;
+    let started = false;
     const installs = createInstallFeature({
       runs: stores.installRuns,
       notices: stores.installRunNotices,
@@ -414,7 +416,9 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       metrics,
       authenticate: (token) => auth.users.authenticate(token),
       origin: requestOrigins(config.trustedProxies, logger),
-      ready: () => databaseReachable(dataSource),
+      // Until every feature has started, a database cut in the meantime still ends startup (and the
+      // process), so no traffic is sent here before then.
+      readiness: async () => (!started ? 'starting' : (await databaseReachable(dataSource)) ? 'ready' : 'database unreachable'),
       events,
       certificate: tls,
       agentPlainHttp: config.agentPlainHttp,
@@ -459,7 +463,10 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     stack.push({ name: 'remediation', stop: async () => remediation.stop() });
     fleet.start();
     stack.push({ name: 'host inspections', stop: async () => fleet.stop() });
-    startJobWorkers(jobs, nodes, logger).catch((error: unknown) => logger.error({ err: error, component: 'jobs' }, 'the job workers could not start'));
+    const jobsStarting = new AbortController();
+    stack.push({ name: 'job workers start', stop: async () => jobsStarting.abort() });
+    void startJobWorkers(jobs, nodes, logger, jobsStarting.signal);
+    started = true;
     const agentsUrl = agents?.httpsUrl ?? null;
     const metricsUrl = metricsListener?.url ?? null;
     logger.info(
@@ -474,12 +481,26 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 }
 
 /** In the background once the service listens: the job tables, the workers, then a job for every node a restart left being added. */
-async function startJobWorkers(jobs: JobEngine, nodes: NodeFeature, logger: Logger): Promise<void> {
-  await jobs.open();
-  await jobs.startWorkers();
-  const queued = await nodes.provisioner.resumePending();
-  if (queued > 0) {
-    logger.info({ nodes: queued }, 'queued again the nodes still being added');
+/**
+ * Starts the job workers and queues again the nodes still being added; tried again with backoff
+ * until it succeeds or the process stops: a database cut at this moment must not leave a serving
+ * process that never runs a job.
+ */
+async function startJobWorkers(jobs: JobEngine, nodes: NodeFeature, logger: Logger, stopped: AbortSignal): Promise<void> {
+  const backoff = new Backoff({ initialMs: 500, maxMs: 15_000 });
+  while (!stopped.aborted) {
+    try {
+      await jobs.startWorkers();
+      const queued = await nodes.provisioner.resumePending();
+      if (queued > 0) {
+        logger.info({ nodes: queued }, 'queued again the nodes still being added');
+      }
+      return;
+    } catch (error) {
+      const retryInMs = backoff.next();
+      logger.error({ err: error, component: 'jobs', retryInMs }, 'the job workers could not start; trying again');
+      await setTimeout(retryInMs, undefined, { signal: stopped }).catch(() => undefined);
+    }
   }
 }
 

@@ -1,2 +1,3 @@
 export * from './test-database';
 export * from './recording-jobs';
+export * from './cuttable-postgres-path';

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../testing';
+import { CuttablePostgresPath, createTestDatabase, type TestDatabase } from '../../testing';
 import { openDatabase } from '../data-source';
 import { type JobEngine as Engine, type JobEngineOptions, JobEngine } from './job-engine';
 
@@ -220,6 +220,29 @@ describe('the job engine on graphile-worker, against the real Postgres', () => {
     expect(Date.now() - began).toBeLessThan(5000);
     await expect.poll(() => started, { timeout: 10_000 }).toEqual(['stopping', 'other']);
     hung.open();
+  });
+
+  it('opened and started while its database is cut, fails; asked again once it is back, it opens, starts and runs what was queued', async () => {
+    const path = await CuttablePostgresPath.open();
+    const cut = new JobEngine({ databaseUrl: path.urlOf(database.url), concurrency: 1, pollIntervalMs: 100, embedded: false, logger, heartbeatMs: 100, staleAfterMs: 1000 });
+    try {
+      const ran: unknown[] = [];
+      cut.register('greet', async (payload) => {
+        ran.push(payload);
+      });
+      path.sever();
+      await expect(cut.open()).rejects.toThrow();
+      await expect(cut.startWorkers()).rejects.toThrow();
+      await expect(cut.enqueue('greet', { name: 'cut' })).rejects.toThrow();
+
+      path.restore();
+      await cut.enqueue('greet', { name: 'back' });
+      await cut.startWorkers();
+      await expect.poll(() => ran, { timeout: 10_000 }).toEqual([{ name: 'back' }]);
+    } finally {
+      await cut.stop();
+      await path.close();
+    }
   });
 
   it('keeps the job of a worker that still beats, however long it runs', async () => {

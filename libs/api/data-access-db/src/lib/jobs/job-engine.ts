@@ -140,7 +140,11 @@ export class JobEngine implements JobRegistry {
    * first migration takes seconds of the one thread the database shares with the service).
    */
   open(): Promise<void> {
-    this.opening ??= this.migrate();
+    // A failed open (the database cut meanwhile) is tried again by the next caller.
+    this.opening ??= this.migrate().catch((error: unknown) => {
+      this.opening = null;
+      throw error;
+    });
     return this.opening;
   }
 
@@ -163,7 +167,10 @@ export class JobEngine implements JobRegistry {
 
   /** Starts this process's workers, its heartbeat and the sweep for dead workers' jobs. */
   startWorkers(): Promise<void> {
-    this.starting ??= this.runWorkers();
+    this.starting ??= this.runWorkers().catch((error: unknown) => {
+      this.starting = null;
+      throw error;
+    });
     return this.starting;
   }
 
@@ -194,11 +201,13 @@ export class JobEngine implements JobRegistry {
       ...(this.logger ? { logger: this.logger } : {}),
       events: this.events,
     });
-    await this.beat();
+    // The workers run from here on: a failed first beat (the database cut) is the timer's to repeat.
+    this.beating = this.beat().catch((error: unknown) => this.options.logger.warn({ err: error, component: 'jobs' }, 'job heartbeat failed'));
     this.timer = setInterval(() => {
       this.beating = this.beating.then(() => this.beatAndSweep());
     }, this.options.heartbeatMs ?? 5000);
     this.timer.unref();
+    await this.beating;
   }
 
   async enqueue(task: string, payload: Readonly<Record<string, unknown>>, options: JobOptions = {}): Promise<void> {
