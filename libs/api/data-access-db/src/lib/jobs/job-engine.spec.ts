@@ -78,6 +78,29 @@ describe('the job engine on graphile-worker, against the real Postgres', () => {
     await expect.poll(() => events, { timeout: 10_000 }).toEqual(['start n1', 'end n1', 'start n1', 'end n1']);
   });
 
+  it('never runs two jobs of one queue at once in one process, though it has workers free and both are waiting', async () => {
+    const running = new Set<string>();
+    const overlapping: string[] = [];
+    let finished = 0;
+    const jobs = await engine({ concurrency: 4 });
+    jobs.register('touch', async (payload) => {
+      const host = String(payload['host']);
+      if (running.has(host)) {
+        overlapping.push(host);
+      }
+      running.add(host);
+      await new Promise((wake) => setTimeout(wake, 50));
+      running.delete(host);
+      finished += 1;
+    });
+    for (let index = 0; index < 8; index += 1) {
+      await jobs.enqueue('touch', { host: `h${index % 2}` }, { queue: `host:h${index % 2}` });
+    }
+    await jobs.startWorkers();
+    await expect.poll(() => finished, { timeout: 20_000 }).toBe(8);
+    expect(overlapping).toEqual([]);
+  });
+
   it('never runs two jobs of one queue at once, across two processes', async () => {
     const running = new Set<string>();
     let overlaps = 0;

@@ -194,8 +194,10 @@ export class JobEngine implements JobRegistry {
       concurrency: this.options.concurrency,
       pollInterval: this.options.pollIntervalMs,
       // One fetch (and one poll) for the process's workers instead of one per worker: an idle
-      // process with 10 workers polled the embedded database 20 times a second.
-      preset: { worker: { localQueue: { size: this.options.concurrency } } },
+      // process with 10 workers polled the embedded database 20 times a second. One job per fetch:
+      // graphile-worker's batched fetch takes several jobs of one queue at once and runs them side
+      // by side, so two jobs of one host would run together.
+      preset: { worker: { localQueue: { size: 1 } } },
       noHandleSignals: true,
       noPreparedStatements: this.options.embedded,
       ...(this.logger ? { logger: this.logger } : {}),
@@ -389,13 +391,19 @@ export class JobEngine implements JobRegistry {
   }
 }
 
+/**
+ * graphile-worker's advice, at every start, to fetch as many jobs at once as the process runs: it
+ * would break per-host serialisation (see `localQueue` above), so it is routine here.
+ */
+const SINGLE_JOB_FETCH_WARNING = 'Your job batch size';
+
 /** graphile-worker's log lines into the service's log (its routine lines at debug). */
 function graphileLogger(LoggerClass: typeof GraphileLogger, logger: Logger): GraphileLogger {
   return new LoggerClass(() => (level, message, meta) => {
     const fields = { component: 'jobs', ...(meta ?? {}) };
     if (level === 'error') {
       logger.error(fields, message);
-    } else if (level === 'warning') {
+    } else if (level === 'warning' && !message.startsWith(SINGLE_JOB_FETCH_WARNING)) {
       logger.warn(fields, message);
     } else {
       logger.debug(fields, message);
