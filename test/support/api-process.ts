@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { type TestDatabase, createMigratedTestDatabase } from '@ccos/api/data-access-db/testing';
 import { SecretLedger } from '@ccos/api/util-graphql/testing';
 import { LoginDocument } from '@ccos/shared/api-schema';
 
@@ -85,7 +85,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   if (!existsSync(API_BUNDLE)) {
     throw new Error(`${API_BUNDLE} is missing: build first (npx nx run api:build)`);
   }
-  const database = options.embedded ? null : (options.database ?? (await createTestDatabase('ccos_e2e')));
+  const database = options.embedded ? null : (options.database ?? (await createMigratedTestDatabase('ccos_e2e')));
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'ccos-e2e-api-')));
   const port = options.port ?? (await freePort());
   const host = options.host ?? '127.0.0.1';

@@ -10,10 +10,13 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates a fresh, empty database on the test server; `drop()` removes it (terminating stragglers). */
-export async function createTestDatabase(prefix = 'ccos_test'): Promise<TestDatabase> {
+/**
+ * Creates a fresh database on the test server, empty or a copy of `template`; `drop()` removes it
+ * (terminating stragglers).
+ */
+export async function createTestDatabase(prefix = 'ccos_test', options: { template?: string } = {}): Promise<TestDatabase> {
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  await withAdminClient((client) => client.query(`CREATE DATABASE ${name}`));
+  await withAdminClient((client) => client.query(`CREATE DATABASE ${name}${options.template ? ` TEMPLATE ${options.template}` : ''}`));
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
   return {
@@ -27,7 +30,7 @@ export async function createTestDatabase(prefix = 'ccos_test'): Promise<TestData
   };
 }
 
-async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await client.connect();
   try {
