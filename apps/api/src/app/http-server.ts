@@ -50,9 +50,10 @@ import { type ApiMetrics, methodLabel, operationLabel, routeLabel } from './metr
 import { type OnePortListener, listenOnOnePort } from './tls/one-port-listener';
 import { DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimitName, type WebSocketLimits, WebSocketAdmission } from './websocket-admission';
 
-/** The certificate to serve, and word when it changes (see ServiceTls). */
+/** What `/readyz` says: only `ready` answers 200. */
 export type Readiness = 'ready' | 'starting' | 'database unreachable';
 
+/** The certificate to serve, and word when it changes (see ServiceTls). */
 export interface ServerCertificate {
   serverOptions(): { readonly cert: string; readonly key: string };
   onChange(listener: () => void): () => void;
@@ -74,10 +75,7 @@ export interface HttpServerOptions {
   readonly authenticate: (token: string) => Promise<AuthenticatedUser | null>;
   /** Where a request came from (the peer, or the client behind a trusted proxy). */
   readonly origin: (request: IncomingMessage) => RequestOrigin;
-  /**
-   * What `/readyz` answers: 200 only when `ready`; a process still starting its features, or cut
-   * from its database, takes no traffic.
-   */
+  /** A process still starting its features, or cut from its database, takes no traffic. */
   readonly readiness: () => Promise<Readiness>;
   readonly events: EventBus;
   /** Extra routes (e.g. the artifact server) mounted before the console. */

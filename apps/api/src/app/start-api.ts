@@ -480,11 +480,10 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
   }
 }
 
-/** In the background once the service listens: the job tables, the workers, then a job for every node a restart left being added. */
 /**
- * Starts the job workers and queues again the nodes still being added; tried again with backoff
- * until it succeeds or the process stops: a database cut at this moment must not leave a serving
- * process that never runs a job.
+ * In the background once the service listens: the job tables, the workers, then a job for every
+ * node a restart left being added; tried again with backoff until it succeeds or the process
+ * stops, so that a database cut at this moment does not leave a serving process that never runs a job.
  */
 async function startJobWorkers(jobs: JobEngine, nodes: NodeFeature, logger: Logger, stopped: AbortSignal): Promise<void> {
   const backoff = new Backoff({ initialMs: 500, maxMs: 15_000 });
