@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { openDatabase } from '../lib/data-source';
 import { JobEngine } from '../lib/jobs/job-engine';
-import { MIGRATIONS } from '../lib/migrations';
-import { TEST_POSTGRES_URL, type TestDatabase, createTestDatabase, withAdminClient } from './test-database';
+import { type TestDatabase, createTestDatabase, withAdminClient } from './test-database';
 
 /**
  * A fresh database with the service's migrations and the job engine's schema already applied,
- * copied by Postgres from a template made once per set of migrations: an API process started on it has nothing to migrate. For tests whose subject is not
- * the migrations themselves; those start from {@link createTestDatabase}.
+ * copied by Postgres from a template made once per set of migrations: an API process started on
+ * it has nothing to migrate. For tests whose subject is not the migrations themselves; those start
+ * from {@link createTestDatabase}.
  */
 export async function createMigratedTestDatabase(prefix = 'ccos_test'): Promise<TestDatabase> {
   return createTestDatabase(prefix, { template: await migratedTemplate() });
@@ -26,11 +28,10 @@ function migratedTemplate(): Promise<string> {
 }
 
 /** Every process of a run asks for the same template: the first makes it, under an advisory lock; the others wait and use it. */
-async function makeTemplate(): Promise<string> {
+function makeTemplate(): Promise<string> {
   const name = `ccos_template_${templateVersion()}`;
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await admin.connect();
-  try {
+  // The lock is the admin session's: it ends with it.
+  return withAdminClient(async (admin) => {
     await admin.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (rowCount === 0) {
@@ -41,21 +42,23 @@ async function makeTemplate(): Promise<string> {
       await jobs.open();
       await jobs.stop();
       // Renamed only once complete, so no process copies a half-made template.
-      await withAdminClient((client) => client.query(`ALTER DATABASE ${building.name} RENAME TO ${name}`));
+      await admin.query(`ALTER DATABASE ${building.name} RENAME TO ${name}`);
     }
     return name;
-  } finally {
-    await admin.end();
-  }
+  });
 }
 
 /**
- * Names what the template holds: the service's migrations, by their source, so that an edited
- * migration makes a new template. (A newer graphile-worker finds its own migrations missing in a
- * copy and applies them when the API opens its job engine.)
+ * Names what the template holds: the service's migrations, by the text of their files, so that an
+ * edited migration makes a new template (a class's compiled text differs between test workers).
+ * A newer graphile-worker finds its own migrations missing in a copy and applies them when the API
+ * opens its job engine.
  */
 function templateVersion(): string {
+  const folder = fileURLToPath(new URL('../lib/migrations', import.meta.url));
   const hash = createHash('sha256');
-  MIGRATIONS.forEach((migration) => hash.update(migration.toString()));
+  for (const file of readdirSync(folder).sort()) {
+    hash.update(file).update(readFileSync(join(folder, file)));
+  }
   return hash.digest('hex').slice(0, 12);
 }
