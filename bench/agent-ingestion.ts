@@ -2,9 +2,10 @@
  * The agent event path, end to end through the built API on Postgres:
  *
  * - ingestion: 20 agents (each its install run and real agent token) post `reportStep` as fast
- *   as the API answers, one request at a time each, for a fixed time; beside the ceiling, 20
- *   plain `pg` clients inserting the same rows into the same table (step_events) for the same
- *   time, one INSERT at a time each;
+ *   as the API answers, one request at a time each, for a fixed time; then the same with
+ *   `reportSteps`, 10 events a request (what an agent's spool sends once events pile up behind
+ *   a busy service); beside the ceiling, 20 plain `pg` clients inserting the same rows into the
+ *   same table (step_events) for the same time, one INSERT at a time each;
  * - delivery: 100 `installProgress` subscribers over graphql-ws on one node; an agent posts
  *   events one by one, and each subscriber's arrival time is taken against the post's start
  *   (one clock: both ends are in this process). Beside the peer design that polls every 10 s,
@@ -25,7 +26,9 @@ import { type ApiWorld, startApiWorld } from './support/api-world';
 import { type BenchOptions, type Figure, isMain, percentile } from './support/row';
 
 const REPORT = 'mutation($input: ReportStepInput!) { reportStep(input: $input) { accepted duplicate } }';
+const REPORT_BATCH = 'mutation($inputs: [ReportStepInput!]!) { reportSteps(inputs: $inputs) { accepted duplicateSeqs } }';
 const AGENTS = 20;
+const BATCH = 10;
 const POLL_SECONDS = 10;
 
 export interface IngestionSize {
@@ -36,6 +39,7 @@ export interface IngestionSize {
 
 export interface IngestionFigures {
   readonly apiPerSecond: number;
+  readonly batchPerSecond: number;
   readonly rawPerSecond: number;
   readonly deliveryP50: number;
   readonly deliveryP99: number;
@@ -49,8 +53,15 @@ export async function benchRows(options: BenchOptions): Promise<Figure[]> {
   const poll = { name: `${POLL_SECONDS} s polling design, mean (period/2)`, value: (POLL_SECONDS * 1000) / 2, measured: false };
   return [
     {
-      name: `reportStep events/s, ${AGENTS} agents`,
+      name: `reportStep events/s, ${AGENTS} agents, one event a request`,
       value: result.apiPerSecond,
+      unit: 'events/s',
+      reference: { name: `plain pg INSERT into step_events, ${AGENTS} clients`, value: result.rawPerSecond, measured: true },
+      better: 'higher',
+    },
+    {
+      name: `reportSteps events/s, ${AGENTS} agents, ${BATCH} events a request`,
+      value: result.batchPerSecond,
       unit: 'events/s',
       reference: { name: `plain pg INSERT into step_events, ${AGENTS} clients`, value: result.rawPerSecond, measured: true },
       better: 'higher',
@@ -85,7 +96,7 @@ async function seedRuns(db: pg.Client, count: number, label: string): Promise<Ar
     const { token, hash } = newOpaqueToken('agt');
     await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, `${label}-${index}`, `198.18.0.${index + 10}`]);
     await db.query(
-      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours')`,
+      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at, agent_launched_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours', now())`,
       [runId, nodeId, hash],
     );
     runs.push({ nodeId, runId, token });
@@ -99,6 +110,13 @@ async function report(world: ApiWorld, token: string, input: ReturnType<typeof s
   const answer = await world.gql<{ reportStep: { accepted: boolean } }>(REPORT, { input }, token);
   if (!answer.reportStep.accepted) {
     throw new Error(`event ${input.seq} of ${input.runId} was not accepted`);
+  }
+}
+
+async function reportBatch(world: ApiWorld, token: string, inputs: Array<ReturnType<typeof stepEvent>>): Promise<void> {
+  const answer = await world.gql<{ reportSteps: { accepted: number; duplicateSeqs: number[] } }>(REPORT_BATCH, { inputs }, token);
+  if (answer.reportSteps.accepted !== inputs.length || answer.reportSteps.duplicateSeqs.length > 0) {
+    throw new Error(`a batch of ${inputs.length} events of ${inputs[0]?.runId} was not stored whole`);
   }
 }
 
@@ -127,18 +145,24 @@ export async function measureIngestion(size: IngestionSize, log: (line: string) 
     await db.connect();
     await Promise.all(raw.map((client) => client.connect()));
     const agents = await seedRuns(db, AGENTS, 'agents');
+    const batchAgents = await seedRuns(db, AGENTS, 'batches');
     const ceilingRuns = await seedRuns(db, AGENTS, 'ceiling');
     const [watched] = await seedRuns(db, 1, 'watched');
 
     // Warm both paths (connections, prepared plans, the API's JIT) before timing.
     await Promise.all(agents.map((agent) => report(world, agent.token, stepEvent(agent.runId, 1_000_000))));
+    await Promise.all(batchAgents.map((agent) => reportBatch(world, agent.token, [stepEvent(agent.runId, 999_999), stepEvent(agent.runId, 1_000_000)])));
     const api = await sustained(AGENTS, size.seconds, (index, seq) => report(world, agents[index].token, stepEvent(agents[index].runId, seq)));
+    const batches = await sustained(AGENTS, size.seconds, (index, call) =>
+      reportBatch(world, batchAgents[index].token, Array.from({ length: BATCH }, (_, offset) => stepEvent(batchAgents[index].runId, (call - 1) * BATCH + offset + 1))),
+    );
     const insert = `INSERT INTO step_events (run_id, seq, step, status, progress, message, detail, occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
     const ceiling = await sustained(AGENTS, size.seconds, async (index, seq) => {
       const event = stepEvent(ceilingRuns[index].runId, seq);
       await raw[index].query(insert, [event.runId, event.seq, event.step, event.status, event.progress, event.message, null, event.occurredAt]);
     });
-    log(`ingestion over ${size.seconds} s: reportStep ${api.perSecond.toFixed(0)} events/s (${api.total} events); plain pg INSERT ${ceiling.perSecond.toFixed(0)} rows/s (${ceiling.total} rows)`);
+    const batchPerSecond = batches.perSecond * BATCH;
+    log(`ingestion over ${size.seconds} s: reportStep ${api.perSecond.toFixed(0)} events/s (${api.total} events); reportSteps ${batchPerSecond.toFixed(0)} events/s (${batches.total} batches of ${BATCH}); plain pg INSERT ${ceiling.perSecond.toFixed(0)} rows/s (${ceiling.total} rows)`);
 
     // Delivery: every subscriber's first message is the snapshot; then one message per event.
     const postedAt = new Map<number, number>();
@@ -189,7 +213,7 @@ export async function measureIngestion(size: IngestionSize, log: (line: string) 
     const deliveryP50 = percentile(latencies, 50);
     const deliveryP99 = percentile(latencies, 99);
     log(`delivery to ${size.subscribers} subscribers, ${size.events} events: p50 ${deliveryP50.toFixed(1)} ms, p99 ${deliveryP99.toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms`);
-    return { apiPerSecond: api.perSecond, rawPerSecond: ceiling.perSecond, deliveryP50, deliveryP99, deliveries: latencies.length };
+    return { apiPerSecond: api.perSecond, batchPerSecond, rawPerSecond: ceiling.perSecond, deliveryP50, deliveryP99, deliveries: latencies.length };
   } finally {
     await Promise.all(subscribers.map((client) => client.dispose()));
     await Promise.all([db, ...raw].map((client) => client.end().catch(() => undefined)));

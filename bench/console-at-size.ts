@@ -41,6 +41,8 @@ export interface ConsoleFigures {
   readonly signInJsTransferred: number;
   readonly signInJsGzip: number;
   readonly signInJsRaw: number;
+  readonly discoveryMs: number;
+  readonly referenceDiscoveryMs: number;
 }
 
 /** The row of `npm run bench`. */
@@ -77,6 +79,14 @@ export async function benchRows(options: BenchOptions): Promise<Figure[]> {
       unit: 'rows',
       reference: { name: `same page, ${referenceNodes} nodes`, value: result.referenceRows, measured: true },
       better: 'lower',
+    },
+    {
+      name: `registerCluster → every Node in the inventory, ${nodes} nodes`,
+      value: result.discoveryMs,
+      unit: 'ms',
+      reference: { name: `same, ${referenceNodes} nodes`, value: result.referenceDiscoveryMs, measured: true },
+      better: 'lower',
+      goal: { on: 'value', atMost: 5000, text: '≤ 5 s' },
     },
     {
       name: 'sign-in page JavaScript transferred',
@@ -214,6 +224,8 @@ export async function measureConsole(nodes: number, referenceNodes: number, log:
       signInJsTransferred: signIn.transferred,
       signInJsGzip: gzip,
       signInJsRaw: raw,
+      discoveryMs: large.discoveryMs,
+      referenceDiscoveryMs: small.discoveryMs,
     };
   } finally {
     await browser?.close();

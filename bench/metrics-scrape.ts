@@ -53,8 +53,8 @@ async function seed(url: string): Promise<void> {
         [clusterId, ids.map((id) => id.node), ids.map((id) => id.index)],
       );
       await client.query(
-        `INSERT INTO install_runs (id, node_id, status, requested_by, deadline_at)
-         SELECT r.id, r.node, CASE WHEN r.i % 10 = 0 THEN 'RUNNING' ELSE 'SUCCEEDED' END, 'bench', now() + interval '2 hours'
+        `INSERT INTO install_runs (id, node_id, status, requested_by, deadline_at, agent_launched_at)
+         SELECT r.id, r.node, CASE WHEN r.i % 10 = 0 THEN 'RUNNING' ELSE 'SUCCEEDED' END, 'bench', now() + interval '2 hours', now()
            FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS r(id, node, i)`,
         [ids.map((id) => id.run), ids.map((id) => id.node), ids.map((id) => id.index)],
       );

@@ -30,6 +30,8 @@ export interface RowResult {
   readonly status: 'ok' | 'not available' | 'crashed';
   readonly reason?: string;
   readonly seconds: number;
+  /** The machine's 1-minute load average when the row started: how busy other work kept it. */
+  readonly loadAverageBefore?: number;
   /** The machine's 1-minute load average when the row ended: how busy it was (other work included). */
   readonly loadAverage?: number;
   readonly figures: RecordedFigure[];
@@ -171,7 +173,7 @@ function markdown(report: BenchReport, lines: string[][]): string {
     `| ${HEADER.map(() => '---').join(' | ')} |`,
     ...lines.map((line) => `| ${line.map(escape).join(' | ')} |`),
     '',
-    ...report.rows.map((row) => `- ${row.id}: ${row.status}${row.reason ? ` (${row.reason})` : ''}, ${row.seconds.toFixed(0)} s${row.loadAverage === undefined ? '' : `, load ${row.loadAverage.toFixed(2)} at its end`}`),
+    ...report.rows.map((row) => `- ${row.id}: ${row.status}${row.reason ? ` (${row.reason})` : ''}, ${row.seconds.toFixed(0)} s${row.loadAverage === undefined ? '' : `, load ${row.loadAverageBefore === undefined ? '' : `${row.loadAverageBefore.toFixed(2)} before it, `}${row.loadAverage.toFixed(2)} at its end`}`),
     '',
   ].join('\n');
 }
@@ -185,7 +187,8 @@ const results: RowResult[] = [];
 try {
   for (const row of selected) {
     process.stderr.write(`${row.id}: ${row.title}${smoke ? ' (smoke)' : ''}\n`);
-    const result = { ...(await runRow(row, scratch)), loadAverage: loadavg()[0] };
+    const loadAverageBefore = loadavg()[0];
+    const result = { ...(await runRow(row, scratch)), loadAverageBefore, loadAverage: loadavg()[0] };
     process.stderr.write(`${row.id}: ${result.status}${result.reason ? ` (${result.reason})` : ''} in ${result.seconds.toFixed(0)} s\n`);
     results.push(result);
   }

@@ -65,7 +65,7 @@ describe('the agents\' listener and the metrics listener of a running API', () =
       agentToken = issued.token;
       await client.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, 'w1', '10.0.0.11', 'INSTALLING')`, [nodeId, clusterId]);
       await client.query(
-        `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at) VALUES ($1, $2, 'RUNNING', 'admin', $3, now() + interval '2 hours', now() + interval '2 hours')`,
+        `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at, agent_launched_at) VALUES ($1, $2, 'RUNNING', 'admin', $3, now() + interval '2 hours', now() + interval '2 hours', now())`,
         [runId, nodeId, issued.hash],
       );
     } finally {

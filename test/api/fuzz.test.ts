@@ -202,7 +202,7 @@ describe('fuzz: hostile requests against the built API', () => {
     await client.connect();
     // As the service creates runs: the agent token ends with the run's deadline.
     await client.query(
-      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at) VALUES ($1, $2, 'RUNNING', 'fz-operator', $3, now() + interval '2 hours', now() + interval '2 hours')`,
+      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at, agent_launched_at) VALUES ($1, $2, 'RUNNING', 'fz-operator', $3, now() + interval '2 hours', now() + interval '2 hours', now())`,
       [runId, nodeId, createHash('sha256').update(agentToken).digest('hex')],
     );
     await client.end();

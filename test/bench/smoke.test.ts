@@ -15,7 +15,7 @@ interface Report {
   commit: string;
   date: string;
   smoke: boolean;
-  rows: Array<{ id: string; status: string; reason?: string; loadAverage?: number; figures: Array<{ name: string; value: number; unit: string; reference: { name: string; value: number; measured: boolean }; ratio: number; verdict: string }> }>;
+  rows: Array<{ id: string; status: string; reason?: string; loadAverageBefore?: number; loadAverage?: number; figures: Array<{ name: string; value: number; unit: string; reference: { name: string; value: number; measured: boolean }; ratio: number; verdict: string }> }>;
 }
 
 // Rows on lab hosts (root, network namespaces): their smoke is test/bench/lab-smoke.test.ts (scale-out has its own tests).
@@ -55,13 +55,14 @@ describe('npm run bench -- --smoke', () => {
     expect(report.machine.loadAverageAtStart).toHaveLength(3);
     expect(report.machine.loadAverageAtStart.every((load) => load >= 0)).toBe(true);
     expect(report.rows.every((row) => typeof row.loadAverage === 'number' && row.loadAverage >= 0)).toBe(true);
+    expect(report.rows.every((row) => typeof row.loadAverageBefore === 'number' && row.loadAverageBefore >= 0)).toBe(true);
     expect(report.commit).toMatch(/^[0-9a-f]{40}(\+uncommitted)?$/);
     expect(Date.now() - Date.parse(report.date)).toBeLessThan(3_600_000);
   });
 
   it('has figures for each row that needs no lab host: positive numbers beside a positive reference, with their ratio', () => {
     const ids = report.rows.map((row) => row.id);
-    for (const id of ['ingestion', 'csr', 'drain', 'removal', 'artifacts', 'agent-channel', 'memory', 'console', 'graphql-validation']) {
+    for (const id of ['ingestion', 'event-bus', 'csr', 'drain', 'removal', 'artifacts', 'agent-channel', 'memory', 'console', 'graphql-validation']) {
       expect(ids).toContain(id);
     }
     expect(ids.filter((id) => LAB_ROWS.includes(id))).toEqual([]);

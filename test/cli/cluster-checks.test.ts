@@ -29,7 +29,7 @@ const withoutBootstrapNamespace = parseAllDocuments(SHIPPED_RBAC)
   .map((object) => stringify(object))
   .join('---\n');
 
-describe('ccos-scaler clusters check and prepare', () => {
+describe('ccos-scaler clusters check, prepare and limit', () => {
   let sim: KubeSim;
   let api: ApiProcess;
   let dir = '';
@@ -95,5 +95,24 @@ describe('ccos-scaler clusters check and prepare', () => {
     expect(passing.stdout.split('\n').filter((line) => /^[✓✗]/.test(line)).map((line) => line.slice(0, 1))).toEqual(['✓', '✓', '✓', '✓']);
     expect(passing.stdout).toContain('Cluster edge is ready for installs.');
     expect(passing.stdout).not.toContain('fix:');
+  });
+
+  it('sets how many installs run at once, refuses a number outside 1–1000 and changes nothing then', async () => {
+    const refused = await cli(['clusters', 'limit', '--cluster', 'edge', '--installs-at-once', '0']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('installs at once must be a whole number from 1 to 1000');
+    const refusedZh = await cli(['clusters', 'limit', '--cluster', 'edge', '--installs-at-once', '1001'], { LANG: 'zh_CN.UTF-8' });
+    expect(refusedZh.stderr).toContain('同时安装数必须是 1 到 1000 之间的整数');
+    const missing = await cli(['clusters', 'limit', '--cluster', 'edge']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('give --installs-at-once with a number');
+
+    const listed = await cli(['clusters', 'list']);
+    expect(listed.stdout).toMatch(/INSTALLS AT ONCE\s*\n.*\bedge\b.*\s50\s*$/m);
+    const set = await cli(['clusters', 'limit', '--cluster', 'edge', '--installs-at-once', '20']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout.trim()).toBe('Cluster edge now runs at most 20 installs at once; more wait their turn.');
+    const json = await cli(['clusters', 'list', '--output', 'json']);
+    expect((JSON.parse(json.stdout) as Array<{ name: string; installsAtOnce: number }>).map((cluster) => [cluster.name, cluster.installsAtOnce])).toEqual([['edge', 20]]);
   });
 });

@@ -164,6 +164,7 @@ describe('deploy/ (kustomize base and overlays)', () => {
         'ConfigMap/ccos-scaler/ccos-scaler',
         'ConfigMap/ccos-scaler/ccos-scaler-grafana-dashboard',
         'Deployment/ccos-scaler/ccos-scaler',
+        'Deployment/ccos-scaler/ccos-scaler-worker',
         'Namespace//ccos-scaler',
         'Namespace//ccos-scaler-bootstrap',
         'NetworkPolicy/ccos-scaler/ccos-scaler-default-deny',
@@ -171,6 +172,7 @@ describe('deploy/ (kustomize base and overlays)', () => {
         'NetworkPolicy/ccos-scaler/ccos-scaler-site',
         'PersistentVolumeClaim/ccos-scaler/ccos-scaler-artifacts',
         'PodDisruptionBudget/ccos-scaler/ccos-scaler',
+        'PodDisruptionBudget/ccos-scaler/ccos-scaler-worker',
         'PrometheusRule/ccos-scaler/ccos-scaler-alerts',
         'PrometheusRule/ccos-scaler/ccos-scaler-certificates',
         'Role/ccos-scaler-bootstrap/ccos-scaler-bootstrap-identities',
@@ -181,6 +183,7 @@ describe('deploy/ (kustomize base and overlays)', () => {
         'RoleBinding/kube-system/ccos-scaler',
         'Service/ccos-scaler/ccos-scaler',
         'Service/ccos-scaler/ccos-scaler-agents',
+        'Service/ccos-scaler/ccos-scaler-worker',
         'ServiceAccount/ccos-scaler/ccos-scaler',
         'ServiceMonitor/ccos-scaler/ccos-scaler',
         ...(overlay === 'openshift'
@@ -229,9 +232,14 @@ describe('deploy/ (kustomize base and overlays)', () => {
     expect(renderedRbac).toEqual(byKey(shipped));
   });
 
-  it.each(OVERLAYS)('%s: a hardened Deployment of two replicas that mounts no service-account token', (overlay) => {
+  // The API's pods (SERVICE_ROLE=api: they write imported artifact sets) and the workers' (SERVICE_ROLE=worker: they only read them).
+  const ROLES = [
+    { name: 'ccos-scaler', role: 'api', artifactsWritable: true },
+    { name: 'ccos-scaler-worker', role: 'worker', artifactsWritable: false },
+  ];
+  it.each(OVERLAYS.flatMap((overlay) => ROLES.map((role) => ({ overlay, ...role }))))('$overlay: a hardened Deployment $name of two replicas ($role role) that mounts no service-account token', ({ overlay, name, role, artifactsWritable }) => {
     const objects = byKey(rendered[overlay]);
-    const deployment = objects['Deployment/ccos-scaler/ccos-scaler'] as unknown as appsV1.IDeployment;
+    const deployment = objects[`Deployment/ccos-scaler/${name}`] as unknown as appsV1.IDeployment;
     const pod = deployment.spec?.template.spec;
     const container = pod?.containers[0];
     expect(deployment.spec?.replicas).toBe(2);
@@ -247,16 +255,17 @@ describe('deploy/ (kustomize base and overlays)', () => {
     // No secret is an environment variable (each process the service starts would inherit it): each
     // comes as a file of the Secret ccos-scaler, named by its *_FILE variable.
     expect(container?.env?.map((e) => [e.name, e.value, e.valueFrom])).toEqual([
+      ['SERVICE_ROLE', role, undefined],
       ['DATABASE_URL_FILE', '/etc/ccos-scaler/secrets/database-url', undefined],
       ['SECRET_KEY_FILE', '/etc/ccos-scaler/secrets/secret-key', undefined],
       ['ADMIN_PASSWORD_FILE', '/etc/ccos-scaler/secrets/admin-password', undefined],
     ]);
     expect(JSON.stringify(deployment)).not.toMatch(/secretKeyRef|"secretRef"/);
     expect(pod?.volumes?.find((v) => v.name === 'secrets')?.secret).toEqual({ secretName: 'ccos-scaler', defaultMode: 0o440 });
-    // Writable: /tmp and the shared artifacts volume; the secrets and TLS from Secrets, read-only, at the configured paths.
+    // Writable: /tmp and, for the API, the shared artifacts volume; the secrets and TLS from Secrets, read-only, at the configured paths.
     expect(container?.volumeMounts?.map((v) => [v.mountPath, v.readOnly ?? false])).toEqual([
       ['/tmp', false],
-      ['/var/lib/ccos-scaler/artifacts', false],
+      ['/var/lib/ccos-scaler/artifacts', !artifactsWritable],
       ['/etc/ccos-scaler/secrets', true],
       ['/etc/ccos-scaler/tls', true],
     ]);
@@ -264,7 +273,8 @@ describe('deploy/ (kustomize base and overlays)', () => {
     const config = objects['ConfigMap/ccos-scaler/ccos-scaler']['data'] as Record<string, string>;
     expect([config['TLS_CERT_FILE'], config['TLS_KEY_FILE'], config['DATA_DIR']]).toEqual(['/etc/ccos-scaler/tls/tls.crt', '/etc/ccos-scaler/tls/tls.key', '/tmp/ccos-scaler']);
     expect(Object.keys(config).filter((name) => /^(DATABASE_URL|SECRET_KEY|ADMIN_PASSWORD)$/.test(name))).toEqual([]);
-    expect((objects['PodDisruptionBudget/ccos-scaler/ccos-scaler'].spec as { minAvailable: number }).minAvailable).toBe(1);
+    const budget = objects[`PodDisruptionBudget/ccos-scaler/${name}`].spec as { minAvailable: number; selector: { matchLabels: Record<string, string> } };
+    expect([budget.minAvailable, budget.selector.matchLabels]).toEqual([1, deployment.spec?.selector.matchLabels]);
   });
 
   it.each(OVERLAYS)('%s: the artifacts are one ReadWriteMany claim every replica mounts at ARTIFACTS_DIR, writable (an upload to one replica is served by all)', (overlay) => {
@@ -428,7 +438,13 @@ describe('deploy/ (kustomize base and overlays)', () => {
       const monitor = objects['ServiceMonitor/ccos-scaler/ccos-scaler'] as unknown as monitoringV1.IServiceMonitor;
       expect(monitor.spec.endpoints?.map((e) => [e.port, e.path, e.scheme])).toEqual([['metrics', '/metrics', 'http']]);
       const scraped = services.filter((svc) => Object.entries(monitor.spec.selector.matchLabels ?? {}).every(([k, v]) => svc.metadata?.labels?.[k] === v));
-      expect(scraped.map((svc) => [svc.metadata?.name, svc.spec?.type, svc.spec?.ports?.find((p) => p.name === 'metrics')?.targetPort])).toEqual([['ccos-scaler', 'ClusterIP', 'metrics']]);
+      const withMetrics = scraped.filter((svc) => svc.spec?.ports?.some((p) => p.name === 'metrics'));
+      expect(withMetrics.map((svc) => [svc.metadata?.name, svc.spec?.type, svc.spec?.clusterIP, svc.spec?.ports?.map((p) => p.targetPort)])).toEqual([
+        ['ccos-scaler', 'ClusterIP', undefined, ['api', 'metrics']],
+        ['ccos-scaler-worker', 'ClusterIP', 'None', ['metrics']],
+      ]);
+      // One job for the API's pods and the workers' (the alert rules and the dashboard read job="ccos-scaler").
+      expect([monitor.spec.jobLabel, ...withMetrics.map((svc) => svc.metadata?.labels?.[monitor.spec.jobLabel ?? ''])]).toEqual(['app.kubernetes.io/name', 'ccos-scaler', 'ccos-scaler']);
     });
   });
 
@@ -479,7 +495,7 @@ describe('deploy/ (kustomize base and overlays)', () => {
       expect(again.code, again.stderr).toBe(0);
       // A PodDisruptionBudget's selector has the patch strategy "replace", so kubectl's three-way
       // patch is never empty and it says "configured" on every apply; the server's update is a no-op.
-      expect(again.stdout.trim().split('\n').filter((line) => !line.endsWith(' unchanged'))).toEqual(['poddisruptionbudget.policy/ccos-scaler configured']);
+      expect(again.stdout.trim().split('\n').filter((line) => !line.endsWith(' unchanged'))).toEqual(['poddisruptionbudget.policy/ccos-scaler configured', 'poddisruptionbudget.policy/ccos-scaler-worker configured']);
       expect(versions()).toEqual(before);
     });
 

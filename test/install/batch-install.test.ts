@@ -64,6 +64,21 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
       close: () => live.close(),
     };
     await stream.until((messages) => messages.length > 0, 20_000);
+    // The cluster runs at most 6 installs at once: of the batch's 10 at a time, the rest wait their turn in line.
+    const limited = await world.gql<{ setClusterInstallsAtOnce: { installsAtOnce: number } }>('mutation($id: ID!) { setClusterInstallsAtOnce(clusterId: $id, limit: 6) { installsAtOnce } }', { id: world.clusterId });
+    expect(limited.data?.setClusterInstallsAtOnce.installsAtOnce).toBe(6);
+    const db = new pg.Client({ connectionString: world.api.database?.url });
+    await db.connect();
+    const line = { mostRunning: 0, mostWaiting: 0 };
+    const lineWatch = setInterval(() => {
+      void db
+        .query<{ running: number; waiting: number }>("SELECT count(admitted_at)::int AS running, (count(*) - count(admitted_at))::int AS waiting FROM install_runs WHERE status = 'RUNNING'")
+        .then(({ rows: [counts] }) => {
+          line.mostRunning = Math.max(line.mostRunning, counts.running);
+          line.mostWaiting = Math.max(line.mostWaiting, counts.waiting);
+        })
+        .catch(() => undefined);
+    }, 100);
     const install = await world.gql<{ installBatch: BatchView }>(`mutation($id: ID!) { installBatch(batchId: $id) { ${BATCH_FIELDS} } }`, { id: batchId });
     expect(install.errors).toBeUndefined();
     expect(install.data?.installBatch.concurrency).toBe(10);
@@ -73,6 +88,10 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
       return (progress?.joined ?? 0) + (progress?.failed ?? 0) === HOSTS;
     }, 170_000);
     const firstPass = Date.now() - started;
+    clearInterval(lineWatch);
+    expect(line.mostRunning).toBeGreaterThan(1);
+    expect(line.mostRunning).toBeLessThanOrEqual(6);
+    expect(line.mostWaiting).toBeGreaterThan(0);
     const last = settled.at(-1)?.batchProgress as BatchView;
     expect(last.state).toBe('NEEDS_ATTENTION');
     expect(last.progress.joined).toBe(10);
@@ -115,8 +134,6 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
     expect(ready.sort()).toEqual(hosts.map((host) => host.hostname).sort());
 
     // Audited, and the shared password appears in no audit entry (the API process's stop checks logs and responses too).
-    const db = new pg.Client({ connectionString: world.api.database?.url });
-    await db.connect();
     const audit = (await db.query<{ action: string; result: string; detail: string }>("SELECT action, result, detail::text AS detail FROM audit_log WHERE action IN ('addNodes', 'installBatch', 'retryFailed') ORDER BY id")).rows;
     await db.end();
     expect(audit.map((entry) => `${entry.action}:${entry.result}`)).toEqual(['addNodes:SUCCESS', 'installBatch:SUCCESS', 'retryFailed:SUCCESS']);

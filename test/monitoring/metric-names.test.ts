@@ -122,6 +122,7 @@ describe('the dashboard and the alert rules name only metrics that exist', () =>
   it('the running service declares every domain metric (the list the README gives)', () => {
     for (const name of [
       'ccos_installs_in_progress',
+      'ccos_installs_waiting',
       'ccos_install_step_duration_seconds',
       'ccos_install_runs_finished_total',
       'ccos_agent_event_lag_seconds',

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -153,8 +153,9 @@ describe('data-access-ssh against lab sshd', () => {
         onEvent: (event: SshConnectEvent) => event.type === 'auth-attempt' && attempts.push(event.method),
       }), 'AUTH_FAILED');
       const elapsed = Date.now() - started;
+      // Printed, not asserted: wall time on a shared machine says nothing. One attempt is what the
+      // client's events and sshd's own log below prove.
       console.log(`wrong password: AUTH_FAILED after ${elapsed} ms (sshd's PAM delays a failure by about 2 s)`);
-      expect(elapsed).toBeLessThan(5_000);
       expect(error.message).toMatch(new RegExp(`root@?.*${ipPattern(h2)}:2222 failed: the server rejected the password`));
       expect(attempts).toEqual(['none', 'password']);
       // sshd writes the failure after it answers.
@@ -314,6 +315,21 @@ describe('data-access-ssh against lab sshd', () => {
       expect(size.message).toContain(`the decompressed copy has ${content.length} bytes, expected ${content.length + 1}; nothing was installed`);
       expect((await inHost(h7, ['sha256sum', remotePath])).split(' ')[0]).toBe(sha256);
       expect(await inHost(h7, ['ls', '-A', folder])).toBe('boot-worker\n');
+
+      // From a file, read as it is sent (the service's agent copy is never held in memory); one it cannot read installs nothing and says why.
+      const local = await mkdtemp(join(tmpdir(), 'stream-'));
+      try {
+        await writeFile(join(local, 'boot-worker.zst'), compressed);
+        await inHost(h7, ['rm', '-f', remotePath]);
+        const fromFile = await installCompressed(session, { compressed: { path: join(local, 'boot-worker.zst'), bytes: compressed.length }, codec: 'zstd', sha256, size: content.length, remotePath, mode: 0o755 });
+        expect(fromFile).toMatchObject({ bytes: content.length, bytesSent: compressed.length, sha256 });
+        expect((await inHost(h7, ['sha256sum', remotePath])).split(' ')[0]).toBe(sha256);
+        const unreadable = await expectSshError(installCompressed(session, { compressed: { path: join(local, 'gone.zst'), bytes: compressed.length }, codec: 'zstd', sha256, size: content.length, remotePath: `${folder}/other`, mode: 0o755 }), 'REMOTE_FAILED');
+        expect(unreadable.message).toMatch(/^Reading the input sent to a command on \S+ failed: ENOENT: no such file or directory/);
+        expect(await inHost(h7, ['ls', '-A', folder])).toBe('boot-worker\n');
+      } finally {
+        await rm(local, { recursive: true, force: true });
+      }
     } finally {
       await session.close();
     }

@@ -45,7 +45,7 @@ describe('an agent token after its run, and what one run may store', () => {
     await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, `after-${hosts}`, `10.0.1.${hosts}`]);
     const { token, hash } = new AgentTokens(db).issue();
     await db.query(
-      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours')`,
+      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at, agent_launched_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours', now())`,
       [runId, nodeId, hash],
     );
     return { runId, nodeId, token };

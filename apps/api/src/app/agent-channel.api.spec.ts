@@ -21,7 +21,7 @@ interface Answer {
 }
 
 /** A request over TLS that trusts only the service's CA, as the agent does. */
-function overTls(url: string, ca: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function overTls(url: string | null, ca: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, { method: init.method ?? 'GET', headers: init.headers, ca, agent: false, checkServerIdentity: () => undefined }, (res) => {
       let body = '';
@@ -63,7 +63,7 @@ describe('the agent channel: HTTPS and plain HTTP on one port', () => {
     const runId = randomUUID();
     const { token, hash } = new AgentTokens(db).issue();
     await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, 'w1', '198.18.0.11', 'INSTALLING')`, [nodeId, clusterId]);
-    await db.query(`INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, agent_channel, agent_token_expires_at, deadline_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, 'HTTPS', now() + interval '2 hours', now() + interval '2 hours')`, [runId, nodeId, hash]);
+    await db.query(`INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, agent_channel, agent_token_expires_at, deadline_at, agent_launched_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, 'HTTPS', now() + interval '2 hours', now() + interval '2 hours', now())`, [runId, nodeId, hash]);
     return { token, runId };
   };
 
@@ -149,7 +149,7 @@ describe('the agent channel: HTTPS and plain HTTP on one port', () => {
     it('carries subscriptions over wss:// on the same port', async () => {
       const admin = await harness.tokenFor('ADMIN');
       const connected = await new Promise<boolean>((resolve) => {
-        const socket = new WebSocket(`${harness.api.httpsUrl.replace('https', 'wss')}/graphql`, 'graphql-transport-ws', { ca });
+        const socket = new WebSocket(`${String(harness.api.httpsUrl).replace('https', 'wss')}/graphql`, 'graphql-transport-ws', { ca });
         socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${admin}` } })));
         socket.on('message', (data: Buffer) => {
           resolve(JSON.parse(data.toString()).type === 'connection_ack');

@@ -104,7 +104,7 @@ describe('limits on what an agent (or anyone) can send', () => {
     token = issued.token;
     // As the service creates runs: the agent token ends with the run's deadline.
     await db.query(
-      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours')`,
+      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at, agent_launched_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours', now())`,
       [runId, nodeId, issued.hash],
     );
     const failed = new AgentTokens(db).issue();

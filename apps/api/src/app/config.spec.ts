@@ -90,4 +90,17 @@ describe('configuration', () => {
       await expect(loadConfig({ ...base(), SECRET_KEY: KEY, METRICS_HOST: '127.0.0.1' })).rejects.toThrow(/^METRICS_HOST is where the metrics listener listens: set METRICS_PORT too/);
     });
   });
+
+  describe('the process\'s role (SERVICE_ROLE)', () => {
+    it('is everything in one process unless set, and takes api or worker (any case) with a database server', async () => {
+      expect((await loadConfig(base())).role).toBe('all');
+      expect((await loadConfig({ ...base(), DATABASE_URL: DATABASE, SECRET_KEY: KEY, SERVICE_ROLE: 'api' })).role).toBe('api');
+      expect((await loadConfig({ ...base(), DATABASE_URL: DATABASE, SECRET_KEY: KEY, SERVICE_ROLE: ' Worker ' })).role).toBe('worker');
+    });
+
+    it('refuses a role it does not know, and a split on the embedded database (which serves one process)', async () => {
+      await expect(loadConfig({ ...base(), DATABASE_URL: DATABASE, SECRET_KEY: KEY, SERVICE_ROLE: 'scheduler' })).rejects.toThrow('SERVICE_ROLE=scheduler is not a role of the service: one of all, api, worker');
+      await expect(loadConfig({ ...base(), SERVICE_ROLE: 'worker' })).rejects.toThrow(/^SERVICE_ROLE=worker splits the service into processes that share a Postgres server: set DATABASE_URL/);
+    });
+  });
 });

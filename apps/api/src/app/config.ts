@@ -8,8 +8,19 @@ import { DEFAULT_MAX_PENDING_CSRS } from '@ccos/api/feature-csrs';
 import { parseAllowedNodeRoles } from '@ccos/shared/domain';
 import { DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits } from './websocket-admission';
 
+/**
+ * What one process of the service does (SERVICE_ROLE). `all`: everything (the default, and the only
+ * role on the embedded database). `api`: GraphQL, subscriptions, the console, the agent channel and
+ * the orchestration not yet on the job engine; it queues jobs but runs none. `worker`: the durable
+ * jobs (a host's checks and agent copy, starting install agents, health checks, inspections,
+ * remediation), with health, readiness and metrics on PORT and nothing else.
+ */
+export type ServiceRole = 'all' | 'api' | 'worker';
+export const SERVICE_ROLES: readonly ServiceRole[] = ['all', 'api', 'worker'];
+
 /** Everything the service reads from its environment. README.md documents each variable. */
 export interface ApiConfig {
+  readonly role: ServiceRole;
   readonly port: number;
   readonly host: string;
   /**
@@ -138,11 +149,13 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
       `INSTALL_RUN_DEADLINE_MINUTES=${installRunDeadlineMinutes} ends every run before START_KUBELET could wait its NODE_READY_TIMEOUT_SECONDS=${nodeReadyTimeoutSeconds}; make the deadline longer`,
     );
   }
+  const role = serviceRole(env['SERVICE_ROLE'], databaseUrl);
   const port = integer(env, 'PORT', 4000, 0, 65535);
   const host = env['HOST'] ?? '0.0.0.0';
   const { agentPort, metricsListener } = ownListeners(env, port, host);
   const maxRequestBytes = integer(env, 'MAX_REQUEST_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
   return {
+    role,
     port,
     host,
     agentPort,
@@ -275,6 +288,17 @@ async function embeddedSecretKey(dataDir: string): Promise<string> {
   await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
   await chmod(file, 0o600);
   return key;
+}
+
+function serviceRole(raw: string | undefined, databaseUrl: string | null): ServiceRole {
+  const role = raw?.trim().toLowerCase() || 'all';
+  if (!SERVICE_ROLES.includes(role as ServiceRole)) {
+    throw new Error(`SERVICE_ROLE=${raw} is not a role of the service: one of ${SERVICE_ROLES.join(', ')} (all: everything in one process)`);
+  }
+  if (role !== 'all' && !databaseUrl) {
+    throw new Error(`SERVICE_ROLE=${role} splits the service into processes that share a Postgres server: set DATABASE_URL (the embedded database serves one process, SERVICE_ROLE=all)`);
+  }
+  return role as ServiceRole;
 }
 
 function autoscalerGrpcSetting(env: Environment): ApiConfig['autoscalerGrpc'] {

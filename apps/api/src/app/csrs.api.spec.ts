@@ -132,7 +132,7 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
     identities.set(hostname, identity);
     // The run started a minute before its kubelet.
     await db.query(
-      `INSERT INTO install_runs (id, node_id, status, requested_by, started_at, deadline_at, bootstrap_identity, bootstrap_identity_uid) VALUES ($1, $2, 'RUNNING', 'operator', $5, now() + interval '1 hour', $3, $4)`,
+      `INSERT INTO install_runs (id, node_id, status, requested_by, started_at, deadline_at, bootstrap_identity, bootstrap_identity_uid, agent_launched_at) VALUES ($1, $2, 'RUNNING', 'operator', $5, now() + interval '1 hour', $3, $4, now())`,
       [runId, nodeId, identity.username, identity.uid, new Date(Date.now() - agoMs - 60_000)],
     );
     const at = new Date(Date.now() - agoMs);
@@ -470,8 +470,8 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
       identities.set('worker-10', identity);
       const { token, hash } = new AgentTokens(db).issue();
       await db.query(
-        `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, agent_token_expires_at, deadline_at, bootstrap_identity, bootstrap_identity_uid)
-         VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '3 hours', now() + interval '3 hours', $4, $5)`,
+        `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, agent_token_expires_at, deadline_at, bootstrap_identity, bootstrap_identity_uid, agent_launched_at)
+         VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '3 hours', now() + interval '3 hours', $4, $5, now())`,
         [runId, nodeId, hash, identity.username, identity.uid],
       );
       const report = (seq: number) =>

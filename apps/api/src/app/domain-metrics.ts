@@ -13,7 +13,7 @@ import type { CappedMetrics } from './series-cap';
 /** Where the gauges read the present at scrape time. */
 export interface DomainSources {
   /** Install runs and nodes in Postgres (the same on every replica). */
-  readonly installs: Pick<InstallGauges, 'inProgressByStep' | 'nodesByStatus'>;
+  readonly installs: Pick<InstallGauges, 'inProgressByStep' | 'waitingByCluster' | 'nodesByStatus'>;
   /** Removal runs in Postgres (the same on every replica). */
   readonly removals: Pick<RemovalGauges, 'inProgressByPhase'>;
   /** Pending CSRs from the watch cache: the cluster's own state, so the same on every replica. */
@@ -143,12 +143,39 @@ export class DomainMetrics {
   readonly csrDecisionObserver: CsrDecisionObserver = ({ clusterId, decision, decider }) =>
     void this.clusterName(clusterId).then((cluster) => this.csrDecisions.inc({ cluster, verdict: decision, decider }));
 
+  /**
+   * A gauge of shared state read at scrape time: one series per row the source answers, with the
+   * labels and value the row gives; none while the source fails (the scrape still answers).
+   */
+  private rowsGauge<Row, Label extends string>(gauge: {
+    readonly name: string;
+    readonly help: string;
+    readonly labelNames: readonly Label[];
+    readonly rows: () => Promise<readonly Row[]> | undefined;
+    readonly series: (row: Row) => Promise<[Partial<Record<Label, string>>, number]> | [Partial<Record<Label, string>>, number];
+  }): void {
+    const metric: Gauge<Label> = new Gauge({
+      name: gauge.name,
+      help: gauge.help,
+      labelNames: gauge.labelNames,
+      registers: [this.registry],
+      collect: async () => {
+        const rows = (await gauge.rows()?.catch(() => null)) ?? [];
+        const series = await Promise.all(rows.map(gauge.series));
+        metric.reset();
+        for (const [labels, value] of series) {
+          metric.set(labels, value);
+        }
+      },
+    });
+  }
+
   private gauges(): void {
     const registers = [this.registry];
     // Arrow functions: `this` stays the DomainMetrics although prom-client calls collect on the gauge.
     const installsInProgress = new Gauge({
       name: 'ccos_installs_in_progress',
-      help: 'Install runs running now, by the step they are at (shared state: the same on every replica)',
+      help: 'Install runs running now, by the step they are at; runs waiting for an install slot are ccos_installs_waiting (shared state: the same on every replica)',
       labelNames: ['step'] as const,
       registers,
       collect: async () => {
@@ -161,57 +188,40 @@ export class DomainMetrics {
         }
       },
     });
-    const nodes = new Gauge({
+    this.rowsGauge({
+      name: 'ccos_installs_waiting',
+      help: 'Install runs asked for and waiting for one of their cluster\'s install slots (installsAtOnce), by cluster (shared state)',
+      labelNames: ['cluster'],
+      rows: () => this.sources?.installs.waitingByCluster(),
+      series: async ({ clusterId, count }) => [{ cluster: await this.clusterName(clusterId) }, count],
+    });
+    this.rowsGauge({
       name: 'ccos_nodes',
       help: 'Nodes this service knows, by cluster and status (REMOVED left out; shared state)',
-      labelNames: ['cluster', 'status'] as const,
-      registers,
-      collect: async () => {
-        const rows = (await this.sources?.installs.nodesByStatus().catch(() => null)) ?? null;
-        nodes.reset();
-        for (const { clusterId, status, count } of rows ?? []) {
-          nodes.set({ cluster: await this.clusterName(clusterId), status }, count);
-        }
-      },
+      labelNames: ['cluster', 'status'],
+      rows: () => this.sources?.installs.nodesByStatus(),
+      series: async ({ clusterId, status, count }) => [{ cluster: await this.clusterName(clusterId), status }, count],
     });
-    const health = new Gauge({
+    this.rowsGauge({
       name: 'ccos_node_health',
       help: 'Member nodes (JOINED, DRAIN_FAILED, REMOVING) by cluster and health: HEALTHY, UNHEALTHY (not Ready, kubelet silent, host unreachable over SSH or kubelet unit inactive), UNKNOWN; shared state',
-      labelNames: ['cluster', 'state'] as const,
-      registers,
-      collect: async () => {
-        const rows = (await this.sources?.nodeHealth().catch(() => null)) ?? null;
-        health.reset();
-        for (const { clusterId, state, count } of rows ?? []) {
-          health.set({ cluster: await this.clusterName(clusterId), state }, count);
-        }
-      },
+      labelNames: ['cluster', 'state'],
+      rows: () => this.sources?.nodeHealth(),
+      series: async ({ clusterId, state, count }) => [{ cluster: await this.clusterName(clusterId), state }, count],
     });
-    const hostStates = new Gauge({
+    this.rowsGauge({
       name: 'ccos_host_state',
       help: 'Joined nodes with a record of what their hosts run, by cluster and state: CURRENT, DRIFTED (files the install wrote changed or gone at the last inspection), OUTDATED (installed from another artifact set than the cluster\'s now), UNINSPECTED; shared state',
-      labelNames: ['cluster', 'state'] as const,
-      registers,
-      collect: async () => {
-        const rows = (await this.sources?.hostStates().catch(() => null)) ?? null;
-        hostStates.reset();
-        for (const { clusterId, state, count } of rows ?? []) {
-          hostStates.set({ cluster: await this.clusterName(clusterId), state }, count);
-        }
-      },
+      labelNames: ['cluster', 'state'],
+      rows: () => this.sources?.hostStates(),
+      series: async ({ clusterId, state, count }) => [{ cluster: await this.clusterName(clusterId), state }, count],
     });
-    const held = new Gauge({
+    this.rowsGauge({
       name: 'ccos_remediation_held',
       help: 'Unhealthy members of each cluster whose remediation the cap holds now, 0 while not held (clusters with remediation off are absent); shared state',
-      labelNames: ['cluster'] as const,
-      registers,
-      collect: async () => {
-        const rows = (await this.sources?.remediationHeld().catch(() => null)) ?? null;
-        held.reset();
-        for (const { clusterId, unhealthy } of rows ?? []) {
-          held.set({ cluster: await this.clusterName(clusterId) }, unhealthy);
-        }
-      },
+      labelNames: ['cluster'],
+      rows: () => this.sources?.remediationHeld(),
+      series: async ({ clusterId, unhealthy }) => [{ cluster: await this.clusterName(clusterId) }, unhealthy],
     });
     const pending = new Gauge({
       name: 'ccos_csrs_pending',
@@ -270,18 +280,12 @@ export class DomainMetrics {
         leading.forEach(({ pausedBy }, index) => paused.set({ cluster: names[index] ?? '' }, pausedBy ? 1 : 0));
       },
     });
-    const removals = new Gauge({
+    this.rowsGauge({
       name: 'ccos_removals_in_progress',
       help: 'Removal runs running now, by phase (shared state)',
-      labelNames: ['phase'] as const,
-      registers,
-      collect: async () => {
-        const rows = (await this.sources?.removals.inProgressByPhase().catch(() => null)) ?? null;
-        removals.reset();
-        for (const { phase, count } of rows ?? []) {
-          removals.set({ phase }, count);
-        }
-      },
+      labelNames: ['phase'],
+      rows: () => this.sources?.removals.inProgressByPhase(),
+      series: ({ phase, count }) => [{ phase }, count],
     });
     const drainLabels = async (drain: BlockedDrain) => ({ cluster: await this.clusterName(drain.clusterId), node: drain.nodeName });
     const blocked = new Gauge({

@@ -53,6 +53,15 @@ import { DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimitName, type WebSocketLimits
 /** What `/readyz` says: only `ready` answers 200. */
 export type Readiness = 'ready' | 'starting' | 'database unreachable';
 
+/** The answer to a probe (`/healthz`: the process serves; `/readyz`: 503 until `readiness` says ready), on the main port and a worker's. */
+export async function probeAnswer(path: '/healthz' | '/readyz', readiness: () => Promise<Readiness>): Promise<{ readonly code: number; readonly body: { readonly status: string } }> {
+  if (path === '/healthz') {
+    return { code: 200, body: { status: 'ok' } };
+  }
+  const status = await readiness();
+  return { code: status === 'ready' ? 200 : 503, body: { status } };
+}
+
 /** The certificate to serve, and word when it changes (see ServiceTls). */
 export interface ServerCertificate {
   serverOptions(): { readonly cert: string; readonly key: string };
@@ -72,7 +81,7 @@ export interface HttpServerOptions {
   readonly logger: Logger;
   readonly metrics: ApiMetrics;
   /** Resolves a session bearer token to its user (null when invalid or expired). */
-  readonly authenticate: (token: string) => Promise<AuthenticatedUser | null>;
+  readonly authenticate: (token: string, options?: { readonly fresh?: boolean }) => Promise<AuthenticatedUser | null>;
   /** Where a request came from (the peer, or the client behind a trusted proxy). */
   readonly origin: (request: IncomingMessage) => RequestOrigin;
   /** A process still starting its features, or cut from its database, takes no traffic. */
@@ -174,7 +183,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         }
         ctx.extra.context = context;
         ctx.extra.started = [];
-        liveSessions.add(context.user, ctx.extra.socket);
+        const token = bearerToken(ctx.connectionParams?.authorization) ?? '';
+        liveSessions.add(context.user, ctx.extra.socket, () => options.authenticate(token, { fresh: true }));
         return true;
       },
       // Every operation is parsed, validated and bounded here, as on the HTTP path.
@@ -224,13 +234,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   app.use(securityHeaders);
   app.use(httpMetrics(metrics));
   app.use(agentTokensNeedTls(options.agentPlainHttp, logger));
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    const status = await options.readiness();
-    res.status(status === 'ready' ? 200 : 503).json({ status });
-  });
+  for (const path of ['/healthz', '/readyz'] as const) {
+    app.get(path, async (_req, res) => {
+      const { code, body } = await probeAnswer(path, options.readiness);
+      res.status(code).json(body);
+    });
+  }
   if (options.serveMetrics ?? true) {
     app.get('/metrics', async (_req, res) => {
       res.type(metrics.registry.contentType).send(await metrics.registry.metrics());

@@ -3,6 +3,7 @@ import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { AgentTokens } from '@ccos/api/data-access-db';
+import { LISTENER_APPLICATION_NAME } from '@ccos/api/util-graphql';
 import { type ApiHarness, startApiHarness } from '../testing/api-test-harness';
 
 const REPORT = 'mutation($input: ReportStepInput!) { reportStep(input: $input) { accepted duplicate } }';
@@ -36,7 +37,7 @@ describe('installProgress with many subscribers', () => {
       const { token, hash } = new AgentTokens(db).issue();
       await db.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, hostname, ip]);
       await db.query(
-        `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours')`,
+        `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at, agent_launched_at) VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '2 hours', now())`,
         [runId, nodeId, hash],
       );
       runs.push({ nodeId, runId, token });
@@ -99,6 +100,42 @@ describe('installProgress with many subscribers', () => {
     expect(late[0]?.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(streams.every((stream) => stream.length === 1 + sent.length)).toBe(true);
     expect(elsewhere).toHaveLength(1);
+  });
+
+  it('catches a subscriber up once this replica\'s event listener is back: what was stored meanwhile arrives once, after the last event it was sent', async () => {
+    const [watched] = runs;
+    const stream = await subscribe(watched.nodeId);
+    expect(stream[0]?.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+    const sixth = { runId: watched.runId, seq: 6, step: 'DOWNLOAD_BINARIES', status: 'STARTED', message: 'writing', occurredAt: new Date().toISOString() };
+    expect((await harness.gql<{ reportStep: { accepted: boolean } }>(REPORT, { input: sixth }, watched.token)).data?.reportStep.accepted).toBe(true);
+    await expect.poll(() => stream.length).toBe(2);
+    // A subscriber that came after it: its snapshot holds the six, and no event has reached it since.
+    const later = await subscribe(watched.nodeId);
+    expect(later[0]?.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+
+    // Another replica stored two events whose notifications this one never heard (written here without any).
+    const db = harness.api.dataSource;
+    for (const seq of [7, 8]) {
+      await db.query(`INSERT INTO step_events (run_id, seq, step, status, message, occurred_at) VALUES ($1, $2, 'DOWNLOAD_BINARIES', $3, $4, now())`, [watched.runId, seq, seq === 7 ? 'PROGRESS' : 'SUCCEEDED', `file ${seq}`]);
+    }
+    // Its listening connection drops (a Postgres restart, a failover) and comes back.
+    const cut = (await db.query('SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [LISTENER_APPLICATION_NAME])) as Array<{ cut: boolean }>;
+    expect(cut).toEqual([{ cut: true }]);
+    await expect.poll(() => stream.length, { timeout: 15_000 }).toBe(3);
+    expect(stream[2]).toMatchObject({ nodeId: watched.nodeId, run: { id: watched.runId, status: 'RUNNING' } });
+    const caughtUp = [
+      { seq: 7, step: 'DOWNLOAD_BINARIES', status: 'PROGRESS', message: 'file 7' },
+      { seq: 8, step: 'DOWNLOAD_BINARIES', status: 'SUCCEEDED', message: 'file 8' },
+    ];
+    expect(stream[2].events).toEqual(caughtUp);
+    await expect.poll(() => later.length).toBe(2);
+    expect(later[1].events).toEqual(caughtUp);
+    // A second gap: only what came after the catch-up.
+    await db.query(`INSERT INTO step_events (run_id, seq, step, status, message, occurred_at) VALUES ($1, 9, 'INSTALL_PACKAGES', 'STARTED', 'file 9', now())`, [watched.runId]);
+    await expect.poll(async () => ((await db.query('SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [LISTENER_APPLICATION_NAME])) as unknown[]).length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => [stream.length, later.length], { timeout: 15_000 }).toEqual([4, 3]);
+    expect([stream[3].events, later[2].events]).toEqual([[{ seq: 9, step: 'INSTALL_PACKAGES', status: 'STARTED', message: 'file 9' }], [{ seq: 9, step: 'INSTALL_PACKAGES', status: 'STARTED', message: 'file 9' }]]);
+    expect(harness.logs.some((line) => line.includes('event listener connected again'))).toBe(true);
   });
 
   it('answers the agent\'s next report with cancelRequested once an operator asked to cancel the run, also for a re-sent event', async () => {

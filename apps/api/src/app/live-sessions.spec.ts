@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type EventBus, TOPICS, createInProcessEventBus } from '@ccos/api/util-graphql';
-import { type LiveSessions, type LiveSocket, trackLiveSessions } from './live-sessions';
+import { type LiveSessions, type LiveSocket, type SessionRecheck, trackLiveSessions } from './live-sessions';
 
 /** A socket that records how it was closed. */
 class FakeSocket extends EventEmitter implements LiveSocket {
@@ -20,6 +20,9 @@ class FakeSocket extends EventEmitter implements LiveSocket {
 /** Resolves once the socket is closed: a session event is handled in one pass, so whatever it left open then stays open. */
 const closing = (socket: FakeSocket) => new Promise<void>((resolve) => (socket.readyState === socket.OPEN ? socket.once('close', () => resolve()) : resolve()));
 
+/** For connections whose session no test reads again. */
+const notReadAgain: SessionRecheck = () => Promise.reject(new Error('this test never reads the session again'));
+
 describe('live sessions', () => {
   let bus: EventBus;
   let sessions: LiveSessions;
@@ -31,9 +34,9 @@ describe('live sessions', () => {
     bus = createInProcessEventBus();
     sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
     const [laptop, phone, other] = [new FakeSocket(), new FakeSocket(), new FakeSocket()];
-    sessions.add(user('u1'), laptop);
-    sessions.add(user('u1'), phone);
-    sessions.add(user('u2'), other);
+    sessions.add(user('u1'), laptop, notReadAgain);
+    sessions.add(user('u1'), phone, notReadAgain);
+    sessions.add(user('u2'), other, notReadAgain);
     bus.publish(TOPICS.SESSIONS_ENDED, { userId: 'u1' });
     await Promise.all([closing(laptop), closing(phone)]);
     expect(laptop.closedWith).toEqual({ code: 4403, reason: 'Forbidden: the session has ended' });
@@ -45,9 +48,9 @@ describe('live sessions', () => {
     bus = createInProcessEventBus();
     sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
     const [laptop, laptopTab, phone] = [new FakeSocket(), new FakeSocket(), new FakeSocket()];
-    sessions.add(user('u1', undefined, 's-laptop'), laptop);
-    sessions.add(user('u1', undefined, 's-laptop'), laptopTab);
-    sessions.add(user('u1', undefined, 's-phone'), phone);
+    sessions.add(user('u1', undefined, 's-laptop'), laptop, notReadAgain);
+    sessions.add(user('u1', undefined, 's-laptop'), laptopTab, notReadAgain);
+    sessions.add(user('u1', undefined, 's-phone'), phone, notReadAgain);
     bus.publish(TOPICS.SESSIONS_ENDED, { userId: 'u1', sessionIds: ['s-laptop'] });
     await Promise.all([closing(laptop), closing(laptopTab)]);
     expect([laptop.closedWith?.code, laptopTab.closedWith?.code, phone.closedWith]).toEqual([4403, 4403, null]);
@@ -60,8 +63,8 @@ describe('live sessions', () => {
     bus = createInProcessEventBus();
     sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
     const [mine, theirs] = [new FakeSocket(), new FakeSocket()];
-    sessions.add(user('u1', undefined, 's1'), mine);
-    sessions.add(user('u2', undefined, 's2'), theirs);
+    sessions.add(user('u1', undefined, 's1'), mine, notReadAgain);
+    sessions.add(user('u2', undefined, 's2'), theirs, notReadAgain);
     bus.publish(TOPICS.USER_CHANGED, { userId: 'u1' });
     await closing(mine);
     expect(mine.closedWith).toEqual({ code: 1012, reason: "the user's role changed; reconnect" });
@@ -76,8 +79,8 @@ describe('live sessions', () => {
       sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
       const expiring = new FakeSocket();
       const lasting = new FakeSocket();
-      sessions.add(user('u1', new Date(Date.now() + 50)), expiring);
-      sessions.add(user('u2', new Date(Date.now() + 3_600_000)), lasting);
+      sessions.add(user('u1', new Date(Date.now() + 50)), expiring, notReadAgain);
+      sessions.add(user('u2', new Date(Date.now() + 3_600_000)), lasting, notReadAgain);
       vi.advanceTimersByTime(49);
       expect(expiring.closedWith).toBeNull();
       vi.advanceTimersByTime(1);
@@ -89,5 +92,26 @@ describe('live sessions', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('reads every live connection\'s session again once announcements may have been missed, and closes as they would have', async () => {
+    bus = createInProcessEventBus();
+    sessions = trackLiveSessions(bus, pino({ level: 'silent' }));
+    const [unchanged, ended, promoted] = [new FakeSocket(), new FakeSocket(), new FakeSocket()];
+    // Read again in the order added: once the later two are closed, the first one's answer has been acted on.
+    let readAgain = 0;
+    sessions.add(user('u3', undefined, 's-unchanged'), unchanged, async () => {
+      readAgain++;
+      return user('u3', undefined, 's-unchanged');
+    });
+    sessions.add(user('u1', undefined, 's-ended'), ended, async () => null);
+    sessions.add(user('u2', undefined, 's-promoted'), promoted, async () => ({ ...user('u2', undefined, 's-promoted'), role: 'ADMIN' as const }));
+    bus.publish(TOPICS.EVENTS_RESUMED);
+    await Promise.all([closing(ended), closing(promoted)]);
+    expect([ended.closedWith, promoted.closedWith]).toEqual([
+      { code: 4403, reason: 'Forbidden: the session has ended' },
+      { code: 1012, reason: "the user's role changed; reconnect" },
+    ]);
+    expect([readAgain, unchanged.closedWith]).toEqual([1, null]);
   });
 });

@@ -9,9 +9,12 @@ export interface LiveSocket {
   once(event: 'close', listener: () => void): unknown;
 }
 
+/** The connection's user as the database says now (no cache), or null when its session is over. */
+export type SessionRecheck = () => Promise<AuthenticatedUser | null>;
+
 export interface LiveSessions {
-  /** Follows a connection that authenticated as `user`. */
-  add(user: AuthenticatedUser, socket: LiveSocket): void;
+  /** Follows a connection that authenticated as `user`; `recheck` reads its session again. */
+  add(user: AuthenticatedUser, socket: LiveSocket, recheck: SessionRecheck): void;
   stop(): void;
 }
 
@@ -25,6 +28,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 interface Connection {
   readonly socket: LiveSocket;
   readonly sessionId: string | undefined;
+  readonly role: AuthenticatedUser['role'];
+  readonly recheck: SessionRecheck;
 }
 
 /**
@@ -32,7 +37,9 @@ interface Connection {
  * connection_init, so without this it would outlive its session: it is closed when the
  * session token expires and when its session ends (sign-out of that device, of all devices,
  * a password change, the user disabled or deleted) on any replica. A changed role closes the
- * user's connections with "reconnect", so the next connection_init runs with the new role.
+ * user's connections with "reconnect", so the next connection_init runs with the new role. When
+ * this replica's event listener is back after a gap (announcements of other replicas may have
+ * passed it by), every connection's session is read again and closed as those would have.
  */
 export function trackLiveSessions(events: EventBus, logger: Logger): LiveSessions {
   const byUser = new Map<string, Set<Connection>>();
@@ -58,10 +65,26 @@ export function trackLiveSessions(events: EventBus, logger: Logger): LiveSession
   const changed = follow<UserChangedPayload>(TOPICS.USER_CHANGED, ({ userId }) => {
     byUser.get(userId)?.forEach((connection) => end(connection.socket, CLOSE_RECONNECT, "the user's role changed; reconnect"));
   });
+  const resumed = follow<unknown>(TOPICS.EVENTS_RESUMED, () => {
+    const connections = [...byUser.values()].flatMap((set) => [...set]);
+    logger.info({ connections: connections.length }, 'reading the sessions of live connections again after a gap in announcements');
+    for (const connection of connections) {
+      connection.recheck().then(
+        (now) => {
+          if (!now) {
+            end(connection.socket, CLOSE_FORBIDDEN, 'Forbidden: the session has ended');
+          } else if (now.role !== connection.role) {
+            end(connection.socket, CLOSE_RECONNECT, "the user's role changed; reconnect");
+          }
+        },
+        (error: unknown) => logger.warn({ err: error }, 'could not read a live connection\'s session again; it stays open until its next announcement or expiry'),
+      );
+    }
+  });
   return {
-    add(user, socket) {
+    add(user, socket, recheck) {
       const connections = byUser.get(user.id) ?? new Set<Connection>();
-      const connection: Connection = { socket, sessionId: user.sessionId };
+      const connection: Connection = { socket, sessionId: user.sessionId, role: user.role, recheck };
       byUser.set(user.id, connections.add(connection));
       const expiry = user.sessionExpiresAt
         ? setTimeout(() => end(socket, CLOSE_FORBIDDEN, 'Forbidden: the session has expired'), Math.min(Math.max(0, user.sessionExpiresAt.getTime() - Date.now()), MAX_TIMER_MS))
@@ -77,6 +100,7 @@ export function trackLiveSessions(events: EventBus, logger: Logger): LiveSession
     stop() {
       void ended.return?.();
       void changed.return?.();
+      void resumed.return?.();
     },
   };
 }

@@ -11,7 +11,7 @@ import { createAutoscalingFeature } from '@ccos/api/feature-autoscaling';
 import { createClusterFeature } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import { createFleetFeature } from '@ccos/api/feature-fleet';
-import { createInstallFeature } from '@ccos/api/feature-installs';
+import { type InstallFeature, createInstallFeature } from '@ccos/api/feature-installs';
 import { createInventoryFeature } from '@ccos/api/feature-inventory';
 import { type NodeFeature, createNodeFeature } from '@ccos/api/feature-nodes';
 import { createRemediationFeature } from '@ccos/api/feature-remediation';
@@ -25,10 +25,10 @@ import { startAgentListener } from './agent-listener';
 import { autoscalerConnections, autoscalerServerCredentials } from './autoscaler-grpc';
 import { clusterLeftoverCleaner, clusterProbeFrom } from './cluster-probe';
 import type { ApiConfig } from './config';
-import { startHttpServer } from './http-server';
+import { type Readiness, startHttpServer } from './http-server';
+import { type InternalListener, startInternalListener } from './internal-listener';
 import { createLogger } from './logger';
 import { ApiMetrics } from './metrics';
-import { startMetricsListener } from './metrics-listener';
 import { requestOrigins } from './request-origin';
 import { buildApiSchema } from './schema';
 import { serverNames } from './tls/server-names';
@@ -36,10 +36,10 @@ import { loadOrCreateServiceCa } from './tls/service-ca.store';
 import { ServiceTls } from './tls/service-tls';
 
 export interface RunningApi {
-  /** Plain HTTP (people, local tools). */
+  /** Plain HTTP (people, local tools); a worker's health, readiness and metrics (SERVICE_ROLE=worker). */
   readonly url: string;
-  /** The same port over TLS (agents, unless AGENT_PORT gives them their own; anyone who trusts the CA). */
-  readonly httpsUrl: string;
+  /** The same port over TLS (agents, unless AGENT_PORT gives them their own; anyone who trusts the CA); null for a worker, which serves no TLS. */
+  readonly httpsUrl: string | null;
   /** The agents' own listener over TLS (AGENT_PORT), or null when agents use the main port. */
   readonly agentsUrl: string | null;
   /** The internal metrics listener (METRICS_PORT), or null when /metrics is on the main port. */
@@ -59,9 +59,14 @@ export interface StartOptions {
   readonly onGeneratedAdminPassword?: (password: string) => void;
 }
 
-/** The composition root: database, services, schema, then the HTTP server. */
+/**
+ * The composition root: database, services, schema, then the HTTP server. Every role builds every
+ * feature (a worker's jobs use them all); what a role starts is decided here, and only here.
+ */
 export async function startApi(config: ApiConfig, options: StartOptions = {}): Promise<RunningApi> {
-  const logger = createLogger(config.logLevel, options.logDestination);
+  const logger = createLogger(config.logLevel, options.logDestination).child({ role: config.role });
+  const servesApi = config.role !== 'worker';
+  const runsJobs = config.role !== 'api';
   const stack: Array<{ name: string; stop: () => Promise<void> }> = [];
   const close = async () => {
     for (const { name, stop } of stack.reverse()) {
@@ -113,7 +118,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       clusters: stores.clusters,
       secrets,
       addresses,
-      onChange: (cluster) => announceClusterSettingsChanged(events, cluster.id),
+      onChange: (cluster) => {
+        announceClusterSettingsChanged(events, cluster.id);
+        // A raised installsAtOnce starts the runs waiting for it now (installs exists by the time a setting can change).
+        void installs.service.admitWaiting(cluster.id).catch((error: unknown) => logger.warn({ err: error, clusterId: cluster.id }, 'could not start the installs waiting for a slot yet'));
+      },
       namespaces: { bootstrap: config.bootstrapNamespace, leases: config.csrApproverLeaseNamespace },
     });
     const metrics = new ApiMetrics((clusterId) => clusters.nameOf(clusterId));
@@ -163,8 +172,10 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     }
 
     metrics.followCertificates(() => certificates.nodeCertificates.all());
-    await certificates.start();
-    stack.push({ name: 'CSR auto-approver', stop: () => certificates.stop() });
+    if (servesApi) {
+      await certificates.start();
+      stack.push({ name: 'CSR auto-approver', stop: () => certificates.stop() });
+    }
 
     const agentBinary = await loadAgentBinary(config.agentBinary, {
       onCompressFailed: (reason) => logger.warn({ reason }, 'the agent is copied uncompressed over SFTP: its zstd form cannot be made (install zstd on this machine)'),
@@ -235,6 +246,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       events,
       logger,
       observer: metrics.domain.installObserver,
+      jobs,
     });
     const nodes = createNodeFeature({
       clusterRecords: stores.clusters,
@@ -260,8 +272,10 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       nodeObjects: { set: (clusterId, nodeName, marks) => connections.read(clusterId, ({ client }, signal) => setManagedNodeMarks(client, nodeName, marks, signal)).then(() => undefined) },
       logger,
     });
-    stack.push({ name: 'node inventory sync', stop: () => nodes.stop() });
-    await nodes.start();
+    if (servesApi) {
+      stack.push({ name: 'node inventory sync and health check schedule', stop: () => nodes.stop() });
+      await nodes.start();
+    }
     const removals = createRemovalFeature({
       runs: stores.removalRuns,
       nodes: nodeStore,
@@ -386,94 +400,116 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       approvalWindowSeconds: config.csrApprovalWindowMinutes * 60,
     });
 
-    const schema = await buildApiSchema({
-      auth,
-      clusters,
-      certificates,
-      nodes,
-      installs,
-      removals,
-      artifacts,
-      autoscaling,
-      autoscalerConnections: autoscalerConnections(stores.serviceCas, secrets, config, () => autoscaling.grpcPort()),
-      audit,
-      events,
-      jobs,
-      remediation: remediation.resolver,
-      fleet,
-      inventory,
-    });
-    const http = await startHttpServer({
-      port: config.port,
-      host: config.host,
-      consoleDir: config.consoleDir,
-      graphiqlDir: config.graphiqlDir,
-      maxRequestBytes: config.maxRequestBytes,
-      maxAnonymousRequestBytes: config.maxAnonymousRequestBytes,
-      webSocketLimits: config.webSocketLimits,
-      schema,
-      logger,
-      metrics,
-      authenticate: (token) => auth.users.authenticate(token),
-      origin: requestOrigins(config.trustedProxies, logger),
-      // Until every feature has started, a database cut in the meantime still ends startup (and the
-      // process), so no traffic is sent here before then.
-      readiness: async () => (!started ? 'starting' : (await databaseReachable(dataSource)) ? 'ready' : 'database unreachable'),
-      events,
-      certificate: tls,
-      agentPlainHttp: config.agentPlainHttp,
-      serveMetrics: config.metricsListener === null,
-      routes: (app) => {
-        artifacts.mountRoutes(app);
-        installs.mountRoutes(app);
-      },
-    });
-    stack.push({ name: 'HTTP server', stop: () => http.close() });
-    listeningPort = http.port;
-    // Without AGENT_PORT the main port serves agents too (one port for npm start, the demo and the
-    // tests); with it, agents are given its URL. The main port keeps answering agents either way,
-    // so runs started before AGENT_PORT was set finish on the URL they were given.
-    const agents = config.agentPort === null
-      ? null
-      : await startAgentListener({ port: config.agentPort, host: config.host, certificate: tls, maxRequestBytes: config.maxAnonymousRequestBytes, logger, handle: http.handle });
-    if (agents) {
-      stack.push({ name: 'agents listener', stop: () => agents.close() });
-      listeningPort = agents.port;
+    /** The service people and agents use: GraphQL, subscriptions, the console, the agent channel, and the orchestration not yet on the job engine. */
+    async function serveApi(): Promise<{ url: string; httpsUrl: string; agentsUrl: string | null; metricsUrl: string | null; port: number }> {
+      const schema = await buildApiSchema({
+        auth,
+        clusters,
+        certificates,
+        nodes,
+        installs,
+        removals,
+        artifacts,
+        autoscaling,
+        autoscalerConnections: autoscalerConnections(stores.serviceCas, secrets, config, () => autoscaling.grpcPort()),
+        audit,
+        events,
+        jobs,
+        remediation: remediation.resolver,
+        fleet,
+        inventory,
+      });
+      const http = await startHttpServer({
+        port: config.port,
+        host: config.host,
+        consoleDir: config.consoleDir,
+        graphiqlDir: config.graphiqlDir,
+        maxRequestBytes: config.maxRequestBytes,
+        maxAnonymousRequestBytes: config.maxAnonymousRequestBytes,
+        webSocketLimits: config.webSocketLimits,
+        schema,
+        logger,
+        metrics,
+        authenticate: (token) => auth.users.authenticate(token),
+        origin: requestOrigins(config.trustedProxies, logger),
+        readiness,
+        events,
+        certificate: tls,
+        agentPlainHttp: config.agentPlainHttp,
+        serveMetrics: config.metricsListener === null,
+        routes: (app) => {
+          artifacts.mountRoutes(app);
+          installs.mountRoutes(app);
+        },
+      });
+      stack.push({ name: 'HTTP server', stop: () => http.close() });
+      listeningPort = http.port;
+      // Without AGENT_PORT the main port serves agents too (one port for npm start, the demo and the
+      // tests); with it, agents are given its URL. The main port keeps answering agents either way,
+      // so runs started before AGENT_PORT was set finish on the URL they were given.
+      const agents = config.agentPort === null
+        ? null
+        : await startAgentListener({ port: config.agentPort, host: config.host, certificate: tls, maxRequestBytes: config.maxAnonymousRequestBytes, logger, handle: http.handle });
+      if (agents) {
+        stack.push({ name: 'agents listener', stop: () => agents.close() });
+        listeningPort = agents.port;
+      }
+      const metricsListener = await startOwnMetricsListener();
+      // Agents are started with the address the service listens at: installs start once it does.
+      stack.push({ name: 'stall watchdog, install run sweeper and batch installs', stop: () => installs.stop() });
+      const resumedBatches = await installs.start();
+      if (resumedBatches > 0) {
+        logger.info({ batches: resumedBatches }, 'resumed batch installs interrupted by a restart');
+      }
+      const resumedRemovals = await removals.start();
+      stack.push({ name: 'removal runs', stop: () => removals.stop() });
+      if (resumedRemovals > 0) {
+        logger.info({ runs: resumedRemovals }, 'resumed removal runs interrupted by a restart');
+      }
+      await autoscaling.start();
+      stack.push({ name: 'node groups and the externalgrpc provider', stop: () => autoscaling.stop() });
+      remediation.start();
+      stack.push({ name: 'remediation', stop: async () => remediation.stop() });
+      fleet.start();
+      stack.push({ name: 'host inspections', stop: async () => fleet.stop() });
+      return { url: http.url, httpsUrl: http.httpsUrl, agentsUrl: agents?.httpsUrl ?? null, metricsUrl: metricsListener?.url ?? null, port: http.port };
     }
-    const metricsListener = config.metricsListener === null ? null : await startMetricsListener({ ...config.metricsListener, registry: metrics.registry, logger });
-    if (metricsListener) {
-      stack.push({ name: 'metrics listener', stop: () => metricsListener.close() });
+    /** A worker answers only machines: health, readiness and (unless METRICS_PORT has them) metrics on PORT, plain HTTP. */
+    async function serveWorkerProbes(): Promise<{ url: string; httpsUrl: null; agentsUrl: null; metricsUrl: string | null; port: number }> {
+      const probes = await startInternalListener({ port: config.port, host: config.host, logger, registry: config.metricsListener === null ? metrics.registry : null, readiness });
+      stack.push({ name: 'probe listener', stop: () => probes.close() });
+      const metricsListener = await startOwnMetricsListener();
+      return { url: probes.url, httpsUrl: null, agentsUrl: null, metricsUrl: metricsListener?.url ?? null, port: probes.port };
     }
-    // Agents are started with the address the service listens at: installs start once it does.
-    stack.push({ name: 'stall watchdog, install run sweeper and batch installs', stop: () => installs.stop() });
-    const resumedBatches = await installs.start();
-    if (resumedBatches > 0) {
-      logger.info({ batches: resumedBatches }, 'resumed batch installs interrupted by a restart');
+    async function startOwnMetricsListener(): Promise<InternalListener | null> {
+      if (config.metricsListener === null) {
+        return null;
+      }
+      const listener = await startInternalListener({ ...config.metricsListener, registry: metrics.registry, readiness: null, logger });
+      stack.push({ name: 'metrics listener', stop: () => listener.close() });
+      return listener;
     }
-    const resumedRemovals = await removals.start();
-    stack.push({ name: 'removal runs', stop: () => removals.stop() });
-    if (resumedRemovals > 0) {
-      logger.info({ runs: resumedRemovals }, 'resumed removal runs interrupted by a restart');
+    // Until every feature has started, a database cut in the meantime still ends startup (and the
+    // process), so no traffic is sent here before then.
+    const readiness = async (): Promise<Readiness> => (!started ? 'starting' : (await databaseReachable(dataSource)) ? 'ready' : 'database unreachable');
+    const served = servesApi ? await serveApi() : await serveWorkerProbes();
+    if (runsJobs) {
+      // Every task is registered by now; stopped first on the way down (the stack unwinds in reverse), before the connections its jobs use.
+      stack.push({ name: 'job workers', stop: () => jobs.stopWorkers() });
     }
-    await autoscaling.start();
-    stack.push({ name: 'node groups and the externalgrpc provider', stop: () => autoscaling.stop() });
-    // Every task is registered by now; stopped first on the way down (the stack unwinds in reverse), before the connections its jobs use.
-    stack.push({ name: 'job workers', stop: () => jobs.stopWorkers() });
-    remediation.start();
-    stack.push({ name: 'remediation', stop: async () => remediation.stop() });
-    fleet.start();
-    stack.push({ name: 'host inspections', stop: async () => fleet.stop() });
     const jobsStarting = new AbortController();
     stack.push({ name: 'job workers start', stop: async () => jobsStarting.abort() });
-    void startJobWorkers(jobs, nodes, logger, jobsStarting.signal);
+    void startJobs(jobs, nodes, installs, logger, jobsStarting.signal, { runWorkers: runsJobs });
     started = true;
-    const agentsUrl = agents?.httpsUrl ?? null;
-    const metricsUrl = metricsListener?.url ?? null;
-    logger.info(
-      { url: http.url, httpsUrl: http.httpsUrl, agentsUrl, metricsUrl, certificateSource: tls.source, agentPlainHttp: config.agentPlainHttp },
-      'ccos-scaler API listening (HTTPS and plain HTTP on one port)',
-    );
-    return { url: http.url, httpsUrl: http.httpsUrl, agentsUrl, metricsUrl, tls, port: http.port, dataSource, logger, close };
+    if (servesApi) {
+      logger.info(
+        { url: served.url, httpsUrl: served.httpsUrl, agentsUrl: served.agentsUrl, metricsUrl: served.metricsUrl, certificateSource: tls.source, agentPlainHttp: config.agentPlainHttp },
+        'ccos-scaler API listening (HTTPS and plain HTTP on one port)',
+      );
+    } else {
+      logger.info({ url: served.url, metricsUrl: served.metricsUrl, jobConcurrency: config.jobConcurrency }, 'ccos-scaler worker running jobs (health, readiness and metrics on this port)');
+    }
+    return { ...served, tls, dataSource, logger, close };
   } catch (error) {
     await close();
     throw error;
@@ -481,18 +517,24 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 }
 
 /**
- * In the background once the service listens: the job tables, the workers, then a job for every
- * node a restart left being added; tried again with backoff until it succeeds or the process
- * stops, so that a database cut at this moment does not leave a serving process that never runs a job.
+ * In the background once the service listens: the job tables, the workers (unless this process
+ * only queues jobs, SERVICE_ROLE=api), then a job for every node a restart left being added and
+ * every install run whose agent was never started; tried
+ * again with backoff until it succeeds or the process stops, so that a database cut at this moment
+ * does not leave a serving process that never runs or queues a job.
  */
-async function startJobWorkers(jobs: JobEngine, nodes: NodeFeature, logger: Logger, stopped: AbortSignal): Promise<void> {
+async function startJobs(jobs: JobEngine, nodes: NodeFeature, installs: InstallFeature, logger: Logger, stopped: AbortSignal, options: { readonly runWorkers: boolean }): Promise<void> {
   const backoff = new Backoff({ initialMs: 500, maxMs: 15_000 });
   while (!stopped.aborted) {
     try {
-      await jobs.startWorkers();
+      await (options.runWorkers ? jobs.startWorkers() : jobs.open());
       const queued = await nodes.provisioner.resumePending();
       if (queued > 0) {
         logger.info({ nodes: queued }, 'queued again the nodes still being added');
+      }
+      const launches = await installs.service.resumeLaunches();
+      if (launches > 0) {
+        logger.info({ runs: launches }, 'queued again the starts of agents not started yet');
       }
       return;
     } catch (error) {

@@ -6,7 +6,7 @@ import { AUDIT } from './audit.command';
 import { AUTOSCALER_CONNECTION } from './autoscaler.command';
 import { BATCHES_LIST, BATCHES_RETRY, BATCHES_SHOW } from './batches.command';
 import { NODES_CLEAN } from './clean.command';
-import { CLUSTERS_CHECK, CLUSTERS_LIST, CLUSTERS_PREPARE } from './clusters.command';
+import { CLUSTERS_CHECK, CLUSTERS_LIMIT, CLUSTERS_LIST, CLUSTERS_PREPARE } from './clusters.command';
 import { type CommandContext, type CommandSpec, usageError } from './command';
 import { NODES_CREDENTIALS } from './credentials.command';
 import { CSRS_APPROVE, CSRS_DENY, CSRS_LIST } from './csrs.command';
@@ -30,6 +30,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   'clusters list': CLUSTERS_LIST,
   'clusters check': CLUSTERS_CHECK,
   'clusters prepare': CLUSTERS_PREPARE,
+  'clusters limit': CLUSTERS_LIMIT,
   'nodes list': NODES_LIST,
   'nodes add': NODES_ADD,
   'nodes install': NODES_INSTALL,

@@ -1,5 +1,5 @@
-import { ClusterBootstrapManifestDocument, ClusterChecksDocument, ClustersDocument } from '@ccos/shared/api-schema';
-import { type CommandSpec, printJson, resolveCluster } from './command';
+import { ClusterBootstrapManifestDocument, ClusterChecksDocument, ClustersDocument, SetClusterInstallsAtOnceDocument } from '@ccos/shared/api-schema';
+import { type CommandSpec, integerFlag, printJson, resolveCluster, usageError } from './command';
 import { EXIT } from './exit-codes';
 import { columnTitles, serverText } from './messages';
 import { table } from './output';
@@ -16,8 +16,8 @@ export const CLUSTERS_LIST: CommandSpec = {
     const c = columnTitles(context.language);
     context.io.out(
       table(
-        [c['ID'], c['NAME'], c['API SERVER'], c['VIP'], c['AUTO-APPROVE']].map(String),
-        clusters.map((cluster) => [cluster.id, cluster.name, cluster.apiServerUrl, cluster.vip, cluster.csrAutoApprove]),
+        [c['ID'], c['NAME'], c['API SERVER'], c['VIP'], c['AUTO-APPROVE'], c['INSTALLS AT ONCE']].map(String),
+        clusters.map((cluster) => [cluster.id, cluster.name, cluster.apiServerUrl, cluster.vip, cluster.csrAutoApprove, cluster.installsAtOnce]),
       ),
     );
     return EXIT.ok;
@@ -64,6 +64,26 @@ export const CLUSTERS_PREPARE: CommandSpec = {
       printJson(context, { cluster: cluster.name, manifest: clusterBootstrapManifest });
     } else {
       context.io.out(clusterBootstrapManifest.trimEnd());
+    }
+    return EXIT.ok;
+  },
+};
+
+/** Sets how many installs run at once on the cluster; the API refuses a number outside 1–1000 and says so. */
+export const CLUSTERS_LIMIT: CommandSpec = {
+  options: { cluster: { type: 'string' }, 'installs-at-once': { type: 'string' } },
+  positionals: [],
+  async run(context) {
+    const limit = integerFlag(context, 'installs-at-once');
+    if (limit === undefined) {
+      throw usageError(context.t, context.t('installsAtOnceMissing'));
+    }
+    const cluster = await resolveCluster(context);
+    const { setClusterInstallsAtOnce } = await context.api().request(SetClusterInstallsAtOnceDocument, { clusterId: cluster.id, limit });
+    if (context.output !== 'table') {
+      printJson(context, setClusterInstallsAtOnce);
+    } else {
+      context.io.out(context.t('installsAtOnceSet', { cluster: setClusterInstallsAtOnce.name, limit: setClusterInstallsAtOnce.installsAtOnce }));
     }
     return EXIT.ok;
   },

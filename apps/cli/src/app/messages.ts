@@ -15,6 +15,7 @@ Commands:
   clusters list
   clusters check [--cluster C]    (is the cluster ready for installs? each check with its reason and fix; exit 1 when one fails)
   clusters prepare [--cluster C]    (prints the manifest the cluster needs for installs: ccos-scaler clusters prepare | kubectl apply -f -)
+  clusters limit [--cluster C] --installs-at-once N    (installs that run at once on the cluster, 1–1000; more wait their turn in line)
   nodes list [--cluster C]
   nodes add [--cluster C] --hostname H --ip IP [--port 22] [--user root] SECRET [--wait] [--acknowledge-old-certificates]
       --acknowledge-old-certificates (ADMIN): re-add a name this cluster removed after it joined, once its old machine is wiped or gone.
@@ -56,6 +57,7 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   clusters list                                                            列出集群
   clusters check [--cluster 集群]                                            检查集群能否安装节点：逐项给出原因和修复方法；有未通过的检查时退出码为 1
   clusters prepare [--cluster 集群]                                          输出集群安装节点所需的清单（ccos-scaler clusters prepare | kubectl apply -f -）
+  clusters limit [--cluster 集群] --installs-at-once N                       设置集群同时运行的安装数（1–1000）；超出的安装按先后排队
   nodes list [--cluster 集群]                                               列出节点
   nodes add [--cluster 集群] --hostname 主机名 --ip 地址 [--port 22] [--user root] 凭据 [--wait] [--acknowledge-old-certificates]
       --acknowledge-old-certificates（管理员）：在旧机器已被清除或不复存在后，重新录入此集群中加入后被移除的名称。
@@ -197,6 +199,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   installFailed: { en: 'Install of {hostname} {status}{step}: {reason}', zh: '{hostname} 安装{status}{step}：{reason}' },
   atStep: { en: ' at {step}', zh: '于 {step}' },
   checkFix: { en: '    fix:', zh: '    修复方法：' },
+  installsAtOnceSet: { en: 'Cluster {cluster} now runs at most {limit} installs at once; more wait their turn.', zh: '集群 {cluster} 现在同时最多运行 {limit} 个安装；超出的按先后排队。' },
+  installsAtOnceMissing: { en: 'give --installs-at-once with a number', zh: '请用 --installs-at-once 给出数目' },
   clusterReady: { en: 'Cluster {cluster} is ready for installs.', zh: '集群 {cluster} 可以安装节点。' },
   clusterNotReady: { en: 'Cluster {cluster} is not ready for installs: {failed} check(s) failed.', zh: '集群 {cluster} 尚不能安装节点：{failed} 项检查未通过。' },
   batchSummary: {
@@ -227,8 +231,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   removalFailed: { en: 'Removal of {hostname} {status}: {reason}', zh: '{hostname} 移除{status}：{reason}' },
   interrupted: { en: 'interrupted; the operation goes on in the service', zh: '已中断；服务端的操作仍在继续' },
   columns: {
-    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT|MIN|MAX|DESIRED|CURRENT|SPARES|HOSTS|JOINED|FAILED|PHASE|STEP',
-    zh: 'ID|名称|API 服务器|VIP|自动批准|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果|最小|最大|期望|当前|备用|主机数|已加入|失败|阶段|步骤',
+    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|INSTALLS AT ONCE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT|MIN|MAX|DESIRED|CURRENT|SPARES|HOSTS|JOINED|FAILED|PHASE|STEP',
+    zh: 'ID|名称|API 服务器|VIP|自动批准|同时安装数|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果|最小|最大|期望|当前|备用|主机数|已加入|失败|阶段|步骤',
   },
 } as const satisfies Record<string, { readonly en: string; readonly zh: string }>;
 

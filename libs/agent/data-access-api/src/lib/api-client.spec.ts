@@ -1,9 +1,9 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CERT_NOT_PINNED, HttpError, type HttpRequest } from '@ccos/agent/util-host';
 import { FakeClock, FakeHttp, requestHeader, type FakeHttpReply } from '@ccos/agent/util-host/testing';
-import { AgentRunText, type ReportStepInput, ReportStepText } from '@ccos/shared/api-schema';
+import { AgentRunText, type ReportStepInput, ReportStepText, ReportStepsText } from '@ccos/shared/api-schema';
 import { GraphqlApiClient } from './api-client';
-import { AGENT_RUN, REPORT_STEP, type StepEvent } from './operations';
+import { AGENT_RUN, REPORT_STEP, REPORT_STEPS, type StepEvent } from './operations';
 
 const API = 'http://198.18.0.1:4000';
 const EVENT: StepEvent = {
@@ -31,6 +31,21 @@ describe('GraphqlApiClient', () => {
     expect(body.operationName).toBe('ReportStep');
     expect(body.query).toBe(ReportStepText.toString());
     expect(body.variables.input).toEqual({ ...EVENT });
+  });
+
+  it('sends ReportSteps with every event whole, and reads which were stored before', async () => {
+    const { http, client } = api(json({ data: { reportSteps: { accepted: 2, duplicateSeqs: [7], cancelRequested: true } } }));
+    const next = { ...EVENT, seq: 8, status: 'STARTED' as const };
+    expect(await client.reportSteps([EVENT, next])).toEqual({ accepted: 2, duplicateSeqs: [7], cancelRequested: true });
+    const body = JSON.parse(String((http.requests[0] as HttpRequest).body));
+    expect(body.operationName).toBe('ReportSteps');
+    expect(body.query).toBe(ReportStepsText.toString());
+    expect(body.variables.inputs).toEqual([{ ...EVENT }, { ...next }]);
+  });
+
+  it('takes a ReportSteps answer without its fields as a refusal, not as a delivery', async () => {
+    const { client } = api(json({ data: { reportSteps: { accepted: 2 } } }));
+    await expect(client.reportSteps([EVENT, { ...EVENT, seq: 8 }])).rejects.toMatchObject({ kind: 'rejected', code: 'BAD_RESPONSE' });
   });
 
   it('reads agentRun with its timing and the Date header', async () => {
@@ -100,6 +115,7 @@ describe('GraphqlApiClient', () => {
 describe('the agent\'s operations and the schema', () => {
   it('sends the operations codegen validated against schema.graphql, and events shaped as its ReportStepInput', () => {
     expect(REPORT_STEP).toBe(ReportStepText.toString());
+    expect(REPORT_STEPS).toBe(ReportStepsText.toString());
     expect(AGENT_RUN).toBe(AgentRunText.toString());
     expect(REPORT_STEP).toMatch(/^\s*mutation ReportStep\(\$input: ReportStepInput!\)/);
     // A compile error (typecheck runs on specs) when the spool's event stops matching the input type.

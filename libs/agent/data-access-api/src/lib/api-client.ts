@@ -1,6 +1,6 @@
 import { HttpError, isJsonObject, readBody, type Clock, type Http, type HttpResponse, type JsonObject, type TlsPin } from '@ccos/agent/util-host';
 import { ApiError, graphqlFailureKind, httpFailureKind } from './api-errors';
-import { AGENT_RUN, REPORT_STEP, type AgentRun, type ReportStepResult, type StepEvent } from './operations';
+import { AGENT_RUN, REPORT_STEP, REPORT_STEPS, type AgentRun, type ReportStepResult, type ReportStepsResult, type StepEvent } from './operations';
 
 /** `agentRun` with what the clock-skew check needs: when it was asked and answered, locally. */
 export interface AgentRunReply {
@@ -24,6 +24,8 @@ export interface HealthReply {
  */
 export interface ApiClient {
   reportStep(event: StepEvent, signal?: AbortSignal): Promise<ReportStepResult>;
+  /** Several events of the run in one request (services before it answer GRAPHQL_VALIDATION_FAILED). */
+  reportSteps(events: readonly StepEvent[], signal?: AbortSignal): Promise<ReportStepsResult>;
   agentRun(signal?: AbortSignal): Promise<AgentRunReply>;
   /** `GET /healthz`; resolves with any HTTP status, fails only when no answer came. */
   health(signal?: AbortSignal): Promise<HealthReply>;
@@ -48,19 +50,7 @@ export class GraphqlApiClient implements ApiClient {
   constructor(private readonly options: GraphqlApiClientOptions) {}
 
   async reportStep(event: StepEvent, signal?: AbortSignal): Promise<ReportStepResult> {
-    const input: JsonObject = {
-      runId: event.runId,
-      seq: event.seq,
-      step: event.step,
-      status: event.status,
-      progress: event.progress ?? null,
-      message: event.message ?? null,
-      messageCode: event.messageCode ?? null,
-      messageParams: event.messageParams ?? null,
-      detail: event.detail ?? null,
-      occurredAt: event.occurredAt,
-    };
-    const { data } = await this.graphql('ReportStep', REPORT_STEP, { input }, signal);
+    const { data } = await this.graphql('ReportStep', REPORT_STEP, { input: stepEventInput(event) }, signal);
     const result = data['reportStep'];
     if (!isJsonObject(result) || typeof result['accepted'] !== 'boolean') {
       throw new ApiError('rejected', 'BAD_RESPONSE', 'reportStep answered without `accepted`');
@@ -68,6 +58,19 @@ export class GraphqlApiClient implements ApiClient {
     return {
       accepted: result['accepted'],
       duplicate: result['duplicate'] === true,
+      cancelRequested: result['cancelRequested'] === true,
+    };
+  }
+
+  async reportSteps(events: readonly StepEvent[], signal?: AbortSignal): Promise<ReportStepsResult> {
+    const { data } = await this.graphql('ReportSteps', REPORT_STEPS, { inputs: events.map(stepEventInput) }, signal);
+    const result = data['reportSteps'];
+    if (!isJsonObject(result) || typeof result['accepted'] !== 'number' || !Array.isArray(result['duplicateSeqs'])) {
+      throw new ApiError('rejected', 'BAD_RESPONSE', 'reportSteps answered without `accepted` and `duplicateSeqs`');
+    }
+    return {
+      accepted: result['accepted'],
+      duplicateSeqs: result['duplicateSeqs'].filter((seq): seq is number => typeof seq === 'number'),
       cancelRequested: result['cancelRequested'] === true,
     };
   }
@@ -204,4 +207,20 @@ export class GraphqlApiClient implements ApiClient {
       throw new ApiError('transient', code, `${request.method} ${request.path}: ${(error as Error).message} (${code})`, { cause: error });
     }
   }
+}
+
+/** `ReportStepInput` of a spooled event. */
+function stepEventInput(event: StepEvent): JsonObject {
+  return {
+    runId: event.runId,
+    seq: event.seq,
+    step: event.step,
+    status: event.status,
+    progress: event.progress ?? null,
+    message: event.message ?? null,
+    messageCode: event.messageCode ?? null,
+    messageParams: event.messageParams ?? null,
+    detail: event.detail ?? null,
+    occurredAt: event.occurredAt,
+  };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock, MemoryFileSystem, MemoryLogger, settle } from '@ccos/agent/util-host/testing';
 import { FakeApiClient, unauthenticated, unreachable } from '../testing/fake-api-client';
 import { ApiError } from './api-errors';
-import { EventSender } from './event-sender';
+import { EventSender, MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from './event-sender';
 import type { StepEvent } from './operations';
 import { Spool } from './spool';
 
@@ -87,6 +87,69 @@ describe('EventSender', () => {
     await sender.stop();
   });
 
+  it('sends what piled up while the service was down as batches, in order, each event once', async () => {
+    const { sender, api, spool, clock } = await setup();
+    let down = true;
+    api.failReportStep = () => (down ? unreachable() : null);
+    sender.start();
+    for (let index = 1; index <= 120; index++) {
+      await sender.report(input(`event ${index}`));
+    }
+    await clock.advance(1_000);
+    down = false;
+    const whileDown = api.requests.length;
+    sender.retryNow();
+    expect(await sender.drain(60_000)).toBe('drained');
+    expect(api.events().map((e) => e.seq)).toEqual(Array.from({ length: 120 }, (_, index) => index + 1));
+    const delivered = api.requests.slice(whileDown);
+    expect(delivered.map((events) => events.length)).toEqual([MAX_BATCH_EVENTS, MAX_BATCH_EVENTS, 120 - 2 * MAX_BATCH_EVENTS]);
+    expect(delivered.flat().map((e) => e.seq)).toEqual(Array.from({ length: 120 }, (_, index) => index + 1));
+    expect(spool.undelivered()).toEqual([]);
+    await sender.stop();
+  });
+
+  it('keeps each batch under the bytes a request may carry, and sends an event too large to share one alone', async () => {
+    const { sender, api } = await setup();
+    let down = true;
+    api.failReportStep = () => (down ? unreachable() : null);
+    sender.start();
+    await sender.report(input('small 1'));
+    await sender.report({ ...input('large'), detail: { outputTail: 'x'.repeat(MAX_BATCH_BYTES) } });
+    for (let index = 2; index <= 30; index++) {
+      await sender.report({ ...input(`small ${index}`), detail: { outputTail: 'y'.repeat(2_000) } });
+    }
+    down = false;
+    sender.retryNow();
+    expect(await sender.drain(60_000)).toBe('drained');
+    expect(api.events()).toHaveLength(31);
+    const batches = api.requests.filter((request) => request.length > 1);
+    expect(batches.length).toBeGreaterThan(1);
+    for (const events of batches) {
+      expect(Buffer.byteLength(JSON.stringify(events))).toBeLessThanOrEqual(MAX_BATCH_BYTES);
+      expect(events.some((e) => e.message === 'large')).toBe(false);
+    }
+    expect(api.requests.some((events) => events.length === 1 && events[0].message === 'large')).toBe(true);
+    await sender.stop();
+  });
+
+  it('sends one event at a time to a service from before batches, after its first refusal of one', async () => {
+    const { sender, api, log } = await setup();
+    api.takesBatches = false;
+    let down = true;
+    api.failReportStep = () => (down ? unreachable() : null);
+    sender.start();
+    for (const name of ['a', 'b', 'c', 'd']) {
+      await sender.report(input(name));
+    }
+    down = false;
+    sender.retryNow();
+    expect(await sender.drain(60_000)).toBe('drained');
+    expect(api.events().map((e) => e.message)).toEqual(['a', 'b', 'c', 'd']);
+    expect(api.requests.slice(-4).map((events) => events.map((e) => e.seq))).toEqual([[1], [2], [3], [4]]);
+    expect(log.text()).toContain('the service takes no batches of events');
+    await sender.stop();
+  });
+
   it('retries while the service is down with capped, jittered backoff and keeps the order', async () => {
     const { sender, api, clock } = await setup(() => 0.999);
     let down = true;
@@ -95,10 +158,10 @@ describe('EventSender', () => {
     await sender.report(input('a'));
     await sender.report(input('b'));
     await clock.advance(10 * 60_000);
-    const attempts = api.attempts.length;
+    const attempts = api.requests.length;
     expect(attempts).toBeGreaterThan(20);
     expect(attempts).toBeLessThan(40);
-    expect(api.attempts.every((e) => e.seq === 1)).toBe(true);
+    expect(api.requests.every((events) => events[0].seq === 1)).toBe(true);
     down = false;
     expect(await sender.drain(60_000)).toBe('drained');
     expect(api.events().map((e) => e.message)).toEqual(['a', 'b']);
@@ -185,7 +248,8 @@ describe('EventSender', () => {
     await sender.report(input('b'));
     expect(await sender.drain(60_000)).toBe('drained');
     expect(clock.monotonic() - started).toBeLessThan(1_000);
-    expect(api.attempts.filter((e) => e.seq === 1)).toHaveLength(2);
+    // Alone, as it was and as a stand-in (a batch holding it was refused whole, so it went alone again).
+    expect(api.requests.filter((events) => events.length === 1 && events[0].seq === 1)).toHaveLength(2);
     expect(api.events().map((e) => e.seq)).toEqual([2]);
     expect(log.text()).toContain('dropped, noted in the spool');
     const lines = (await fs.readFile('/state/spool.jsonl')).toString('utf8');

@@ -50,8 +50,38 @@ function isStandIn(event: StepEvent): boolean {
 }
 
 /**
- * Delivers spooled events to the service, one at a time and in sequence
- * order, for as long as it takes: while the service is unreachable it
+ * Most events, and most bytes of them as JSON, sent in one request: well inside the 64 KiB an
+ * agent's request may carry (a single event's detail may take 48 KiB: such an event goes alone).
+ */
+export const MAX_BATCH_EVENTS = 50;
+export const MAX_BATCH_BYTES = 32 * 1024;
+
+/** What a service from before batches answers to one: it does not know the operation. */
+const BATCHES_UNKNOWN = new Set(['GRAPHQL_VALIDATION_FAILED', 'NOT_FOUND', 'HTTP_404']);
+
+/** The oldest undelivered events that fit in one request (at least the oldest). */
+function batchOf(undelivered: readonly StepEvent[]): StepEvent[] {
+  const batch: StepEvent[] = [];
+  // As a JSON array: brackets, and a comma before every event but the first.
+  let bytes = 1;
+  for (const event of undelivered) {
+    const size = Buffer.byteLength(JSON.stringify(event), 'utf8') + 1;
+    if (batch.length > 0 && (batch.length >= MAX_BATCH_EVENTS || bytes + size > MAX_BATCH_BYTES)) {
+      break;
+    }
+    batch.push(event);
+    bytes += size;
+  }
+  return batch;
+}
+
+function describe(batch: readonly StepEvent[]): string {
+  return batch.length === 1 ? `event ${batch[0].seq}` : `events ${batch[0].seq}–${batch[batch.length - 1].seq}`;
+}
+
+/**
+ * Delivers spooled events to the service in sequence order, what has piled
+ * up as one batch (MAX_BATCH_EVENTS, MAX_BATCH_BYTES), for as long as it takes: while the service is unreachable it
  * retries with capped exponential backoff and jitter (0.5 s → 30 s). It
  * stops only when the token is refused, the service says the run has ended
  * (RUN_FINISHED: what is still spooled is marked refused, never sent again),
@@ -72,6 +102,10 @@ export class EventSender {
   private failing = false;
   private unauth = false;
   private over = false;
+  /** Whether the service takes batches (`reportSteps`); a service from before them does not. */
+  private batches = true;
+  /** Send the oldest event alone next (a batch holding it was refused). */
+  private oneNext = false;
 
   constructor(private readonly options: EventSenderOptions) {
     this.backoff = new Backoff(options.backoff ?? EVENT_BACKOFF, options.random);
@@ -171,7 +205,7 @@ export class EventSender {
   }
 
   private async loop(): Promise<void> {
-    const { spool, api, clock, log } = this.options;
+    const { spool, clock, log } = this.options;
     const signal = this.stopper.signal;
     while (!signal.aborted) {
       const next = spool.undelivered()[0];
@@ -182,11 +216,14 @@ export class EventSender {
         this.wakeUp = null;
         continue;
       }
+      const batch = this.batches && !this.oneNext ? batchOf(spool.undelivered()) : [next];
+      this.oneNext = false;
+      spool.sending(batch[batch.length - 1].seq);
       try {
-        const result = await api.reportStep(next, signal);
-        await spool.markDelivered(next.seq, result.duplicate, new Date(clock.now()));
+        const result = await this.deliver(batch, signal);
+        await spool.markDeliveredAll(batch.map((event) => ({ seq: event.seq, duplicate: result.duplicates.has(event.seq) })), new Date(clock.now()));
         if (this.failing) {
-          log.info(`service reachable again; event ${next.seq} delivered`);
+          log.info(`service reachable again; ${describe(batch)} delivered`);
         }
         if (!result.accepted) {
           log.warn(`service did not accept event ${next.seq} (${next.step} ${next.status}); not sending it again`);
@@ -221,6 +258,17 @@ export class EventSender {
           this.options.onRunFinished?.();
           return;
         }
+        if (error instanceof ApiError && error.kind === 'rejected' && batch.length > 1) {
+          // One of them is refused (or the service takes no batches): the first goes alone, where a refusal is handled.
+          if (BATCHES_UNKNOWN.has(error.code)) {
+            this.batches = false;
+            log.info(`the service takes no batches of events (${error.message}); sending them one at a time`);
+          } else {
+            log.warn(`service refused ${describe(batch)} (${error.message}); sending event ${next.seq} alone`);
+          }
+          this.oneNext = true;
+          continue;
+        }
         if (error instanceof ApiError && error.kind === 'rejected') {
           if (isStandIn(next)) {
             log.error(`service refused event ${next.seq} (${next.step} ${next.status}) again without its detail (${error.message}); dropped, noted in the spool`);
@@ -233,12 +281,23 @@ export class EventSender {
           continue;
         }
         const delay = this.backoff.next();
-        log.warn(`event ${next.seq} not delivered (${(error as Error).message}); ${this.pendingCount} pending, retrying in ${(delay / 1000).toFixed(1)} s`);
+        log.warn(`${describe(batch)} not delivered (${(error as Error).message}); ${this.pendingCount} pending, retrying in ${(delay / 1000).toFixed(1)} s`);
         this.failing = true;
         this.nudge = new AbortController();
         await clock.sleep(delay, AbortSignal.any([signal, this.nudge.signal]));
         this.nudge = null;
       }
     }
+  }
+
+  /** Sends one event alone, several as a batch. */
+  private async deliver(batch: readonly StepEvent[], signal: AbortSignal): Promise<{ accepted: boolean; duplicates: ReadonlySet<number>; cancelRequested: boolean }> {
+    const { api } = this.options;
+    if (batch.length === 1) {
+      const result = await api.reportStep(batch[0], signal);
+      return { accepted: result.accepted, duplicates: new Set(result.duplicate ? [batch[0].seq] : []), cancelRequested: result.cancelRequested };
+    }
+    const result = await api.reportSteps(batch, signal);
+    return { accepted: true, duplicates: new Set(result.duplicateSeqs), cancelRequested: result.cancelRequested };
   }
 }

@@ -1,5 +1,5 @@
 import type { JsonObject } from '@ccos/agent/util-host';
-import { AgentRunText, type AgentRunQuery, ReportStepText, type ReportStepMutation } from '@ccos/shared/api-schema';
+import { AgentRunText, type AgentRunQuery, ReportStepText, type ReportStepMutation, ReportStepsText, type ReportStepsMutation } from '@ccos/shared/api-schema';
 import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
 
 /**
@@ -8,6 +8,7 @@ import type { InstallStep, StepEventStatus } from '@ccos/shared/domain';
  * drift). Sent as text: the agent ships as one executable and needs no GraphQL library.
  */
 export const REPORT_STEP: string = ReportStepText.toString();
+export const REPORT_STEPS: string = ReportStepsText.toString();
 export const AGENT_RUN: string = AgentRunText.toString();
 
 /** What a step handler says; the spool adds run id, sequence number and time. */
@@ -31,5 +32,7 @@ export interface StepEvent extends StepEventInput {
 }
 
 export type ReportStepResult = Readonly<ReportStepMutation['reportStep']>;
+
+export type ReportStepsResult = Readonly<ReportStepsMutation['reportSteps']>;
 
 export type AgentRun = Readonly<AgentRunQuery['agentRun']>;

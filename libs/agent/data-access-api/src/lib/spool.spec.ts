@@ -66,6 +66,30 @@ describe('Spool', () => {
     expect(restarted.highestSeq).toBe(2);
   });
 
+  it('records a batch\'s delivery with one fsync, and a restart sends none of it again', async () => {
+    const { fs, spool } = await freshSpool();
+    for (const name of ['a', 'b', 'c']) {
+      await spool.append(event(name));
+    }
+    const synced = fs.synced.length;
+    await spool.markDeliveredAll([{ seq: 1, duplicate: false }, { seq: 2, duplicate: true }], new Date());
+    expect(fs.synced.length - synced).toBe(1);
+    expect(spool.undelivered().map((e) => e.seq)).toEqual([3]);
+    expect((await Spool.open(fs, PATH, 'run-1', new MemoryLogger())).undelivered().map((e) => e.seq)).toEqual([3]);
+  });
+
+  it('never supersedes an event a sender has on its way, only one spooled after it', async () => {
+    const { spool } = await freshSpool();
+    const same = () => true;
+    await spool.append(event('first'));
+    await spool.append(event('second'));
+    spool.sending(2);
+    // 2 may be stored already: the newer one gets its own seq.
+    expect((await spool.appendOrSupersede(event('third'), same)).seq).toBe(3);
+    expect((await spool.appendOrSupersede(event('fourth'), same)).seq).toBe(3);
+    expect(spool.undelivered().map((e) => [e.seq, e.message])).toEqual([[1, 'first'], [2, 'second'], [3, 'fourth']]);
+  });
+
   it('keeps going from memory when the disk is full', async () => {
     const fs = new MemoryFileSystem().seed({ '/state/.keep': '' });
     const log = new MemoryLogger();

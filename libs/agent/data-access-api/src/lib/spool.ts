@@ -18,6 +18,8 @@ type SpoolLine =
 export class Spool {
   private lastSeq: number;
   private readonly pending: StepEvent[];
+  /** The highest seq a sender has taken on its way (sent, answer not yet recorded). */
+  private onTheWayUpTo = 0;
   private chain: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -94,13 +96,13 @@ export class Spool {
 
   /**
    * Like {@link append}, but when the newest undelivered event is one `supersedes` accepts and
-   * not the oldest (the one a sender may have on its way), stores the event under that one's
-   * sequence number instead: it then goes out in its place, once.
+   * neither the oldest nor one a sender has on its way ({@link sending}), stores the event under
+   * that one's sequence number instead: it then goes out in its place, once.
    */
   appendOrSupersede(event: Omit<StepEvent, 'seq' | 'runId'>, supersedes: (newest: StepEvent) => boolean): Promise<StepEvent> {
     return this.serial(async () => {
       const newest = this.pending.at(-1);
-      if (this.pending.length < 2 || newest === undefined || !supersedes(newest)) {
+      if (this.pending.length < 2 || newest === undefined || newest.seq <= this.onTheWayUpTo || !supersedes(newest)) {
         return this.appendNow(event);
       }
       const newer: StepEvent = { runId: this.runId, seq: newest.seq, ...event };
@@ -120,6 +122,21 @@ export class Spool {
       const index = this.pending.findIndex((entry) => entry.seq === event.seq);
       if (index >= 0) {
         this.pending[index] = event;
+      }
+    });
+  }
+
+  /** A sender takes the undelivered events up to `seq` on their way: none of them is superseded from now on. */
+  sending(seq: number): void {
+    this.onTheWayUpTo = Math.max(this.onTheWayUpTo, seq);
+  }
+
+  /** Records the delivery of several events at once (one fsync). */
+  markDeliveredAll(deliveries: ReadonlyArray<{ readonly seq: number; readonly duplicate: boolean }>, at: Date): Promise<void> {
+    return this.serial(async () => {
+      await this.writeAll(deliveries.map(({ seq, duplicate }) => ({ type: 'ack', seq, duplicate, at: at.toISOString() })), `delivery of ${deliveries.length} events`);
+      for (const { seq } of deliveries) {
+        this.drop(seq);
       }
     });
   }
@@ -161,13 +178,17 @@ export class Spool {
     }
   }
 
+  private write(line: SpoolLine, what: string): Promise<void> {
+    return this.writeAll([line], what);
+  }
+
   /**
-   * Appends one record. A failed write (full disk) is logged, not thrown:
+   * Appends records. A failed write (full disk) is logged, not thrown:
    * the event still goes out from memory, only its durability is lost.
    */
-  private async write(line: SpoolLine, what: string): Promise<void> {
+  private async writeAll(lines: readonly SpoolLine[], what: string): Promise<void> {
     try {
-      await this.fs.appendFile(this.path, `${JSON.stringify(line)}\n`, { sync: true, mode: 0o600 });
+      await this.fs.appendFile(this.path, lines.map((line) => `${JSON.stringify(line)}\n`).join(''), { sync: true, mode: 0o600 });
     } catch (error) {
       this.log.error(`spool ${this.path}: could not record ${what}: ${(error as Error).message}`);
     }

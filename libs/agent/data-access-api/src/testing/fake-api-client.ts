@@ -1,7 +1,7 @@
 import type { Clock } from '@ccos/agent/util-host';
 import type { AgentRunReply, ApiClient, HealthReply } from '../lib/api-client';
 import { ApiError } from '../lib/api-errors';
-import type { AgentRun, ReportStepResult, StepEvent } from '../lib/operations';
+import type { AgentRun, ReportStepResult, ReportStepsResult, StepEvent } from '../lib/operations';
 
 /**
  * The installer service as a unit test needs it: records delivered events
@@ -9,8 +9,12 @@ import type { AgentRun, ReportStepResult, StepEvent } from '../lib/operations';
  * `agentRun` from a mutable state, and can be told to fail.
  */
 export class FakeApiClient implements ApiClient {
-  /** Every reportStep call, including failed and duplicate ones. */
+  /** Every event sent (alone or in a batch), including failed and duplicate ones. */
   readonly attempts: StepEvent[] = [];
+  /** The events of every reportStep (one) and reportSteps (several) call, in call order. */
+  readonly requests: StepEvent[][] = [];
+  /** false: answers reportSteps as a service from before batches does. */
+  takesBatches = true;
   /** Stored events by sequence number. */
   readonly stored = new Map<number, StepEvent>();
   readonly uploads: Uint8Array[] = [];
@@ -49,6 +53,7 @@ export class FakeApiClient implements ApiClient {
 
   async reportStep(event: StepEvent): Promise<ReportStepResult> {
     this.attempts.push(event);
+    this.requests.push([event]);
     const failure = this.failReportStep(event);
     if (failure !== null) {
       throw failure;
@@ -58,6 +63,28 @@ export class FakeApiClient implements ApiClient {
       this.stored.set(event.seq, event);
     }
     return { accepted: true, duplicate, cancelRequested: this.run.cancelRequested };
+  }
+
+  /** All or nothing, as the service's batch: an event `failReportStep` fails fails the whole request. */
+  async reportSteps(events: readonly StepEvent[]): Promise<ReportStepsResult> {
+    if (!this.takesBatches) {
+      throw new ApiError('rejected', 'GRAPHQL_VALIDATION_FAILED', 'ReportSteps: Cannot query field "reportSteps" on type "Mutation".');
+    }
+    this.requests.push([...events]);
+    this.attempts.push(...events);
+    for (const event of events) {
+      const failure = this.failReportStep(event);
+      if (failure !== null) {
+        throw failure;
+      }
+    }
+    const duplicateSeqs = events.filter((event) => this.stored.has(event.seq)).map((event) => event.seq);
+    for (const event of events) {
+      if (!this.stored.has(event.seq)) {
+        this.stored.set(event.seq, event);
+      }
+    }
+    return { accepted: events.length, duplicateSeqs, cancelRequested: this.run.cancelRequested };
   }
 
   async agentRun(): Promise<AgentRunReply> {

@@ -251,8 +251,12 @@ describe('InstallRunner', () => {
     expect(await run).toEqual({ kind: 'succeeded', exitCode: 0 });
     const seqs = w.api.events().map((e) => e.seq);
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
-    const firstAttempts = w.api.attempts.map((e) => e.seq);
-    expect(firstAttempts).toEqual([...firstAttempts].sort((a, b) => a - b));
+    // Every request starts at the oldest event not yet delivered and holds the ones after it in order.
+    const firsts = w.api.requests.map((events) => events[0].seq);
+    expect(firsts).toEqual([...firsts].sort((a, b) => a - b));
+    for (const events of w.api.requests) {
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, index) => events[0].seq + index));
+    }
   });
 
   it('continues numbering after the events an earlier agent left in the spool, and sends those first', async () => {

@@ -58,6 +58,7 @@ export class RunControl {
     };
     return {
       reportStep: (event, signal) => watch(() => api.reportStep(event, signal)),
+      reportSteps: (events, signal) => watch(() => api.reportSteps(events, signal)),
       agentRun: (signal) => watch(async (): Promise<AgentRunReply> => {
         const reply = await api.agentRun(signal);
         if (reply.run.cancelRequested) {

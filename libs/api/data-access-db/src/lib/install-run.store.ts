@@ -1,5 +1,5 @@
-import { type DataSource, IsNull, type Repository } from 'typeorm';
-import type { InstallStep } from '@ccos/shared/domain';
+import { type DataSource, type EntityManager, In, IsNull, Not, type Repository } from 'typeorm';
+import type { InstallStep, NodeStatus } from '@ccos/shared/domain';
 import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity';
 import { InstallRunEntity } from './entities/install-run.entity';
 import { StepEventEntity } from './entities/step-event.entity';
@@ -8,10 +8,10 @@ import { isUuid } from './node.store';
 import { returningRows } from './returning-rows';
 import { RunStore } from './run.store';
 
-/** What starting a run stores; the rest takes the columns' defaults. */
+/** What starting a run stores; the rest takes the columns' defaults (`admittedAt` null: it waits for an install slot). */
 export type NewInstallRun = Pick<
   InstallRunEntity,
-  'id' | 'nodeId' | 'status' | 'agentTokenHash' | 'agentTokenExpiresAt' | 'deadlineAt' | 'startStep' | 'requestedBy' | 'agentChannel' | 'launchOwner' | 'launchHeartbeatAt'
+  'id' | 'nodeId' | 'status' | 'agentTokenHash' | 'agentTokenExpiresAt' | 'deadlineAt' | 'startStep' | 'requestedBy' | 'agentChannel' | 'admittedAt'
 >;
 
 /** The fields ending a run sets. */
@@ -40,6 +40,16 @@ export type EventAdmission =
   | { readonly outcome: 'RUN_FINISHED'; readonly status: string }
   | { readonly outcome: 'EVENT_COUNT' | 'EVENT_BYTES'; readonly count: number; readonly bytes: number; readonly limit: number };
 
+/** One event of a batch (`admitEventBatch`): numbered by the agent, with what it weighs against the run's byte cap. */
+export type BatchStepEvent = NewStepEvent & { readonly seq: number; readonly bytes: number };
+
+/** Where a run waiting for an install slot stands: `position` of `waiting` in its cluster's line, which runs `limit` installs at once. */
+export interface PlaceInLine {
+  readonly position: number;
+  readonly waiting: number;
+  readonly limit: number;
+}
+
 /** A run's diagnostics bundle without its content. */
 export type InstallDiagnosticsSummary = Pick<InstallDiagnosticsEntity, 'runId' | 'size' | 'uploadedAt'>;
 
@@ -47,8 +57,8 @@ export type InstallDiagnosticsSummary = Pick<InstallDiagnosticsEntity, 'runId' |
  * `install_runs`, their ordered `step_events` (numbered by the agent, so a re-sent event is
  * stored once) and their `install_diagnostics`. A run is RUNNING until it ends, once: ending it,
  * and every change made while it runs, is conditional on its status (a compare-and-set), so a
- * late writer never changes a run that ended. Starting its agent belongs to one replica
- * (`launch_owner`) until that replica's heartbeat goes stale.
+ * late writer never changes a run that ended. Its agent is started by a durable job
+ * (feature-installs' `install.launch`), which the job engine gives to one worker at a time.
  * (The agent tokens of runs are {@link AgentTokens}'.)
  */
 export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity, NewStepEvent> {
@@ -122,6 +132,49 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     return admission;
   }
 
+  /**
+   * Stores a batch of one run's events, in seq order, in one statement (one transaction): the
+   * events, the run's counters and when its agent was last heard from together, and only while
+   * the run is RUNNING with the counts the caller read (`expected`), on which it decided the caps.
+   * A seq stored before is left as it was and not counted. Says the run's node's status too. Null
+   * when the run ended or its counts moved meanwhile (nothing stored): the caller then admits the
+   * events one by one.
+   */
+  async admitEventBatch(runId: string, events: readonly BatchStepEvent[], expected: { readonly count: number; readonly bytes: number }, heardAt: Date): Promise<{ readonly stored: number[]; readonly nodeStatus: NodeStatus } | null> {
+    const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+    const rows: Array<{ guarded: boolean; stored: number[] | null; node_status: NodeStatus }> = await this.dataSource.query(
+      `WITH run AS (
+         SELECT id FROM install_runs WHERE id = $1 AND status = 'RUNNING' AND event_count = $2 AND event_bytes = $3 FOR UPDATE
+       ), incoming AS (
+         SELECT * FROM unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::bigint[])
+           AS e(seq, step, status, progress, message, message_coded, detail, occurred_at, bytes)
+       ), stored AS (
+         INSERT INTO step_events (run_id, seq, step, status, progress, message, message_coded, detail, occurred_at)
+         SELECT $1, seq, step, status, progress, message, message_coded::jsonb, detail::jsonb, occurred_at FROM incoming
+          WHERE EXISTS (SELECT 1 FROM run) ORDER BY seq
+         ON CONFLICT ON CONSTRAINT step_events_run_seq DO NOTHING
+         RETURNING seq
+       ), counted AS (
+         UPDATE install_runs SET
+           event_count = event_count + (SELECT count(*) FROM stored),
+           event_bytes = event_bytes + COALESCE((SELECT sum(incoming.bytes) FROM incoming JOIN stored USING (seq)), 0),
+           last_event_at = $13, agent_launched_at = COALESCE(agent_launched_at, $13)
+         WHERE id IN (SELECT id FROM run)
+         RETURNING id
+       )
+       SELECT EXISTS (SELECT 1 FROM counted) AS guarded, (SELECT array_agg(seq ORDER BY seq) FROM stored) AS stored,
+         (SELECT nodes.status FROM nodes JOIN install_runs ON install_runs.node_id = nodes.id WHERE install_runs.id = $1) AS node_status`,
+      [
+        runId, expected.count, expected.bytes,
+        events.map((event) => event.seq), events.map((event) => event.step), events.map((event) => event.status), events.map((event) => event.progress),
+        events.map((event) => event.message), events.map((event) => json(event.messageCoded)), events.map((event) => json(event.detail)),
+        events.map((event) => event.occurredAt.toISOString()), events.map((event) => event.bytes), heardAt,
+      ],
+    );
+    const [row] = rows;
+    return row?.guarded ? { stored: row.stored ?? [], nodeStatus: row.node_status } : null;
+  }
+
   /** Records that the run refused an event for a cap, the first time it does. */
   async markEventsCapped(runId: string): Promise<void> {
     await this.runs.update({ id: runId, eventsCappedAt: IsNull() }, { eventsCappedAt: new Date() });
@@ -140,28 +193,93 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     await this.runs.query('UPDATE install_runs SET last_event_at = $2, agent_launched_at = COALESCE(agent_launched_at, $2) WHERE id = $1', [id, at]);
   }
 
-  /**
-   * Claims for `owner` the starts of RUNNING runs whose agent nobody recorded started and whose
-   * launch owner's heartbeat is older than `staleAfterSeconds` (rows another replica is claiming
-   * are skipped). Returns the claimed runs' ids and their previous owners.
-   */
-  claimAbandonedLaunches(owner: string, staleAfterSeconds: number): Promise<Array<{ id: string; previous: string | null }>> {
-    return returningRows<{ id: string; previous: string | null }>(
-      this.runs,
-      `UPDATE install_runs AS run SET launch_owner = $1, launch_heartbeat_at = now()
-        FROM (SELECT id, launch_owner AS previous FROM install_runs
-               WHERE status = 'RUNNING' AND agent_launched_at IS NULL AND launch_owner IS NOT NULL
-                 AND launch_heartbeat_at < now() - make_interval(secs => $2)
-               FOR UPDATE SKIP LOCKED) AS abandoned
-        WHERE run.id = abandoned.id
-        RETURNING run.id, abandoned.previous`,
-      [owner, staleAfterSeconds],
-    );
+  /** RUNNING runs whose agent nobody has started yet (their launch job waits, runs, or was never queued). */
+  notLaunched(): Promise<InstallRunEntity[]> {
+    return this.runs.find({ where: { status: 'RUNNING', admittedAt: Not(IsNull()), agentLaunchedAt: IsNull() }, order: { startedAt: 'ASC' } });
   }
 
-  /** Renews `owner`'s claim on starting the run's agent, while nobody recorded it started. */
-  async renewLaunch(id: string, owner: string, at: Date): Promise<void> {
-    await this.runs.update({ id, launchOwner: owner, agentLaunchedAt: IsNull() }, { launchHeartbeatAt: at });
+  /**
+   * Gives the cluster's waiting runs the install slots its running ones leave free
+   * (`clusters.installs_at_once`), oldest request first, in one transaction that holds the
+   * cluster's row, so two processes never give one slot twice. An admitted run's deadline (and its
+   * agent token's) counts from now. The runs admitted, and the cluster's limit (0 when it is gone).
+   */
+  async admitWaiting(clusterId: string, now: Date, deadlineMs: number): Promise<{ readonly admitted: InstallRunEntity[]; readonly limit: number }> {
+    // Most calls in a join storm find the cluster full: they learn it without waiting for its lock.
+    const full: Array<{ installs_at_once: number; free: number; waiting: boolean }> = await this.runs.query(
+      `SELECT c.installs_at_once,
+              c.installs_at_once - (SELECT count(*) FROM install_runs r JOIN nodes n ON n.id = r.node_id
+                                     WHERE n.cluster_id = c.id AND r.status = 'RUNNING' AND r.admitted_at IS NOT NULL)::int AS free,
+              EXISTS (SELECT 1 FROM install_runs r JOIN nodes n ON n.id = r.node_id
+                       WHERE n.cluster_id = c.id AND r.status = 'RUNNING' AND r.admitted_at IS NULL) AS waiting
+         FROM clusters c WHERE c.id = $1`,
+      [clusterId],
+    );
+    if (!full[0] || full[0].free <= 0 || !full[0].waiting) {
+      return { admitted: [], limit: full[0]?.installs_at_once ?? 0 };
+    }
+    const { ids: admittedIds, limit } = await this.runs.manager.transaction(async (manager) => {
+      const clusters: Array<{ installs_at_once: number }> = await manager.query('SELECT installs_at_once FROM clusters WHERE id = $1 FOR UPDATE', [clusterId]);
+      const limit = clusters[0]?.installs_at_once ?? 0;
+      const ids = await this.admitInto(manager, clusterId, limit, now, deadlineMs);
+      return { ids, limit };
+    });
+    const admitted = admittedIds.length === 0 ? [] : await this.runs.find({ where: { id: In(admittedIds) }, order: { startedAt: 'ASC' } });
+    return { admitted, limit };
+  }
+
+  /** Within the admission's transaction: the oldest waiting runs, as many as the cluster's running ones leave free of `limit`. */
+  private async admitInto(manager: EntityManager, clusterId: string, limit: number, now: Date, deadlineMs: number): Promise<string[]> {
+    const running: Array<{ count: string }> = await manager.query(
+      `SELECT count(*) AS count FROM install_runs r JOIN nodes n ON n.id = r.node_id
+        WHERE n.cluster_id = $1 AND r.status = 'RUNNING' AND r.admitted_at IS NOT NULL`,
+      [clusterId],
+    );
+    const free = limit - Number(running[0]?.count ?? 0);
+    if (free <= 0) {
+      return [];
+    }
+    const deadline = new Date(now.getTime() + deadlineMs);
+    const admitted = await returningRows<{ id: string }>(
+      manager,
+      `UPDATE install_runs SET admitted_at = $2, deadline_at = $3, agent_token_expires_at = $3
+        WHERE id IN (SELECT r.id FROM install_runs r JOIN nodes n ON n.id = r.node_id
+                      WHERE n.cluster_id = $1 AND r.status = 'RUNNING' AND r.admitted_at IS NULL
+                      ORDER BY r.started_at, r.id LIMIT $4)
+        RETURNING id`,
+      [clusterId, now, deadline, free],
+    );
+    return admitted.map((row) => row.id);
+  }
+
+  /** The clusters that have runs waiting for an install slot. */
+  async clustersWithWaitingRuns(): Promise<string[]> {
+    const rows: Array<{ cluster_id: string }> = await this.runs.query(
+      `SELECT DISTINCT n.cluster_id FROM install_runs r JOIN nodes n ON n.id = r.node_id WHERE r.status = 'RUNNING' AND r.admitted_at IS NULL`,
+    );
+    return rows.map((row) => row.cluster_id);
+  }
+
+  /**
+   * Where each of these waiting runs stands in its cluster's line (1: next to be admitted), with
+   * the line's length and the cluster's limit; runs that do not wait are left out.
+   */
+  async placesInLine(runIds: readonly string[]): Promise<Map<string, PlaceInLine>> {
+    if (runIds.length === 0) {
+      return new Map();
+    }
+    const rows: Array<{ id: string; position: string; waiting: string; limit: number }> = await this.runs.query(
+      `SELECT id, position, waiting, installs_at_once AS limit FROM (
+         SELECT r.id, c.installs_at_once,
+                row_number() OVER (PARTITION BY n.cluster_id ORDER BY r.started_at, r.id) AS position,
+                count(*) OVER (PARTITION BY n.cluster_id) AS waiting
+           FROM install_runs r JOIN nodes n ON n.id = r.node_id JOIN clusters c ON c.id = n.cluster_id
+          WHERE r.status = 'RUNNING' AND r.admitted_at IS NULL
+            AND n.cluster_id IN (SELECT n2.cluster_id FROM install_runs r2 JOIN nodes n2 ON n2.id = r2.node_id WHERE r2.id = ANY($1::uuid[]))
+       ) line WHERE id = ANY($1::uuid[])`,
+      [runIds.filter(isUuid)],
+    );
+    return new Map(rows.map((row) => [row.id, { position: Number(row.position), waiting: Number(row.waiting), limit: row.limit }]));
   }
 
   /** Records the run's agent started. */
@@ -169,9 +287,10 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     await this.runs.update({ id }, { agentLaunchedAt: at });
   }
 
-  /** Gives a RUNNING run a new agent token (its hash). */
-  async replaceTokenWhileRunning(id: string, agentTokenHash: string): Promise<void> {
-    await this.runs.update({ id, status: 'RUNNING' }, { agentTokenHash });
+  /** A new agent token for a run whose agent has not started (nor reported); false when it ended or its agent did. */
+  async replaceTokenBeforeLaunch(id: string, agentTokenHash: string): Promise<boolean> {
+    const stored = await this.runs.update({ id, status: 'RUNNING', agentLaunchedAt: IsNull() }, { agentTokenHash });
+    return Boolean(stored.affected);
   }
 
   /** Records the run's bootstrap identity while it runs; false when the run ended. */
@@ -194,18 +313,18 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
       .getMany();
   }
 
-  /** RUNNING runs whose deadline is `now` or earlier. */
+  /** RUNNING runs whose deadline is `now` or earlier (a run waiting for an install slot has none yet). */
   overdue(now: Date): Promise<InstallRunEntity[]> {
-    return this.runs.createQueryBuilder('run').where("run.status = 'RUNNING' AND run.deadline_at <= :now", { now }).getMany();
+    return this.runs.createQueryBuilder('run').where("run.status = 'RUNNING' AND run.admitted_at IS NOT NULL AND run.deadline_at <= :now", { now }).getMany();
   }
 
-  /** RUNNING runs of INSTALLING nodes whose agent was last heard from (or that started) before `cutoff`. */
+  /** RUNNING runs of INSTALLING nodes whose agent was last heard from (or that were admitted) before `cutoff`; waiting runs are not silent. */
   silentSince(cutoff: Date): Promise<InstallRunEntity[]> {
     return this.runs
       .createQueryBuilder('run')
       .innerJoin('nodes', 'node', 'node.id = run.node_id')
-      .where("run.status = 'RUNNING' AND node.status = 'INSTALLING'")
-      .andWhere('COALESCE(run.last_event_at, run.started_at) < :cutoff', { cutoff })
+      .where("run.status = 'RUNNING' AND run.admitted_at IS NOT NULL AND node.status = 'INSTALLING'")
+      .andWhere('COALESCE(run.last_event_at, run.admitted_at) < :cutoff', { cutoff })
       .getMany();
   }
 
@@ -215,16 +334,25 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     return rows[0]?.cluster_id ?? null;
   }
 
-  /** Running runs by the step they are at (the step of their latest event; their start step before any). */
+  /** Running runs by the step they are at (the step of their latest event; their start step before any); waiting runs left out. */
   async runningByStep(): Promise<Array<{ step: string; count: number }>> {
     const rows: Array<{ step: string; count: string }> = await this.runs.query(
       `SELECT coalesce(e.step, r.start_step) AS step, count(*) AS count
          FROM install_runs r
          LEFT JOIN LATERAL (SELECT step FROM step_events WHERE run_id = r.id ORDER BY seq DESC LIMIT 1) e ON true
-        WHERE r.status = 'RUNNING'
+        WHERE r.status = 'RUNNING' AND r.admitted_at IS NOT NULL
         GROUP BY 1`,
     );
     return rows.map((row) => ({ step: row.step, count: Number(row.count) }));
+  }
+
+  /** Runs waiting for an install slot, by cluster (clusters without any left out). */
+  async waitingByCluster(): Promise<Array<{ clusterId: string; count: number }>> {
+    const rows: Array<{ cluster_id: string; count: string }> = await this.runs.query(
+      `SELECT n.cluster_id, count(*) AS count FROM install_runs r JOIN nodes n ON n.id = r.node_id
+        WHERE r.status = 'RUNNING' AND r.admitted_at IS NULL GROUP BY n.cluster_id`,
+    );
+    return rows.map((row) => ({ clusterId: row.cluster_id, count: Number(row.count) }));
   }
 
   /** The step of the latest event of each node's latest RUNNING run, for the nodes that have one. */

@@ -26,6 +26,8 @@ import { RemovalHostWait1767530000000 } from './migrations/1767530000000-removal
 import { RemovalForceDrain1767540000000 } from './migrations/1767540000000-removal-force-drain';
 import { HostManifests1767550000000 } from './migrations/1767550000000-host-manifests';
 import { HostMinimums1767560000000 } from './migrations/1767560000000-host-minimums';
+import { LaunchJobs1767570000000 } from './migrations/1767570000000-launch-jobs';
+import { InstallAdmission1767580000000 } from './migrations/1767580000000-install-admission';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -53,4 +55,6 @@ export const MIGRATIONS = [
   RemovalForceDrain1767540000000,
   HostManifests1767550000000,
   HostMinimums1767560000000,
+  LaunchJobs1767570000000,
+  InstallAdmission1767580000000,
 ];

@@ -51,4 +51,17 @@ describe('node store: a late report does not write over a newer state', () => {
     expect(node.statusReasonCoded?.code).toBe('node.nodeReady');
     expect(told.some((change) => change.id === id)).toBe(false);
   });
+
+  it('writes "waiting for a slot" only while the install run still waits: an admission that came first is not written over', async () => {
+    const waitingReason = reasonFields(message('node.waitingForInstallSlot', { limit: 1 }));
+    const id = await nodeIn('INSTALLING');
+    const runId = randomUUID();
+    await dataSource.query(`INSERT INTO install_runs (id, node_id, status, requested_by, admitted_at) VALUES ($1, $2, 'RUNNING', 'operator', NULL)`, [runId, id]);
+    expect((await nodes.updateWhile(id, 'INSTALLING', waitingReason, { runWaiting: runId }))?.statusReasonCoded?.code).toBe('node.waitingForInstallSlot');
+
+    await dataSource.query('UPDATE install_runs SET admitted_at = now() WHERE id = $1', [runId]);
+    await nodes.updateWhile(id, 'INSTALLING', reasonFields(message('node.startingAgent')));
+    expect(await nodes.updateWhile(id, 'INSTALLING', waitingReason, { runWaiting: runId })).toBeNull();
+    expect((await nodes.get(id)).statusReasonCoded?.code).toBe('node.startingAgent');
+  });
 });

@@ -172,6 +172,28 @@ export class NodeStore {
   }
 
   /**
+   * Records many Nodes found in a cluster, up to {@link DISCOVERED_ROWS_A_STATEMENT} a statement: a
+   * row whose name or address a record of the cluster already holds (another replica's discovery,
+   * an added host) is skipped, not an error. Tells subscribers of each record it created and
+   * returns them; the caller decides what to do with the rows it skipped.
+   */
+  async createDiscovered(rows: ReadonlyArray<NodeFields & Pick<NodeEntity, 'clusterId' | 'hostname' | 'status'>>): Promise<NodeEntity[]> {
+    const created: NodeEntity[] = [];
+    for (let start = 0; start < rows.length; start += DISCOVERED_ROWS_A_STATEMENT) {
+      const chunk = rows.slice(start, start + DISCOVERED_ROWS_A_STATEMENT).map((fields) => entityChanges<NodeEntity>({ id: randomUUID(), ...fields }));
+      const inserted = await this.nodes.createQueryBuilder().insert().into(NodeEntity).values(chunk).orIgnore().returning(['id']).execute();
+      const ids = (inserted.raw as Array<{ id: string }>).map((row) => row.id);
+      if (ids.length > 0) {
+        created.push(...(await this.nodes.findBy({ id: In(ids) })));
+      }
+    }
+    for (const node of created) {
+      this.publish(node);
+    }
+    return created;
+  }
+
+  /**
    * Creates several nodes in one transaction (all or none), after `batch` (the batch record they
    * point to, when given) is inserted in it, and tells subscribers. `supersede` names DISCOVERED records
    * (Nodes found in the cluster) whose names the new nodes take: in the same transaction they
@@ -247,10 +269,20 @@ export class NodeStore {
   /**
    * `update`, but only while the node is still in `status`: a report that was read before the
    * node moved on (an install's last progress racing its success) must not write over the newer
-   * state. Returns null, and tells nobody, when the node has left `status`.
+   * state. Returns null, and tells nobody, when the node has left `status` (or, with `reasonCode`,
+   * when its reason has another code; with `runWaiting`, when that install run no longer waits for
+   * an install slot).
    */
-  async updateWhile(id: string, status: NodeEntity['status'], fields: NodeFields): Promise<NodeEntity | null> {
-    const update = await this.nodes.createQueryBuilder().update(NodeEntity).set(entityChanges<NodeEntity>(withReasonCode(fields))).where('id = :id AND status = :status', { id, status }).execute();
+  async updateWhile(id: string, status: NodeEntity['status'], fields: NodeFields, options: { readonly runWaiting?: string; readonly reasonCode?: string } = {}): Promise<NodeEntity | null> {
+    const query = this.nodes.createQueryBuilder().update(NodeEntity).set(entityChanges<NodeEntity>(withReasonCode(fields))).where('id = :id AND status = :status', { id, status });
+    if (options.reasonCode !== undefined) {
+      query.andWhere("status_reason_coded->>'code' = :reasonCode", { reasonCode: options.reasonCode });
+    }
+    if (options.runWaiting !== undefined) {
+      // Only while that install run still waits for a slot: its admission writes the node after it, never before.
+      query.andWhere("EXISTS (SELECT 1 FROM install_runs r WHERE r.id = :runId AND r.status = 'RUNNING' AND r.admitted_at IS NULL)", { runId: options.runWaiting });
+    }
+    const update = await query.execute();
     if (update.affected !== 1) {
       return null;
     }
@@ -269,6 +301,9 @@ export class NodeStore {
     this.changed(node);
   }
 }
+
+/** Rows of one INSERT of discovered Nodes (15 columns each: well below Postgres' 65,535 parameters). */
+export const DISCOVERED_ROWS_A_STATEMENT = 500;
 
 export function isUuid(value: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);

@@ -1,4 +1,4 @@
-import type { JobHandler, JobOptions, JobRegistry } from '../lib/jobs/job-engine';
+import type { JobContext, JobHandler, JobOptions, JobRegistry } from '../lib/jobs/job-engine';
 
 /** A job queued with {@link RecordingJobs}. */
 export interface QueuedJob {
@@ -7,10 +7,17 @@ export interface QueuedJob {
   readonly options: JobOptions | undefined;
 }
 
-/** The job engine as a feature sees it in a spec: the handlers it registers and what it queues, run when the spec says. */
+/**
+ * The job engine as a feature sees it in a spec: the handlers it registers and what it queues, run
+ * when the spec says, or (`runWhenQueued`) at once in the background, as by a worker always free.
+ */
 export class RecordingJobs implements JobRegistry {
   readonly handlers = new Map<string, JobHandler>();
   readonly queued: QueuedJob[] = [];
+  /** Errors of jobs run in the background (`runWhenQueued`). */
+  readonly failures: unknown[] = [];
+
+  constructor(private readonly options: { readonly runWhenQueued?: boolean } = {}) {}
 
   register(task: string, handler: JobHandler): void {
     this.handlers.set(task, handler);
@@ -18,10 +25,16 @@ export class RecordingJobs implements JobRegistry {
 
   async enqueue(task: string, payload: Readonly<Record<string, unknown>>, options?: JobOptions): Promise<void> {
     this.queued.push({ task, payload, options });
+    if (this.options.runWhenQueued) {
+      void this.run(task, payload).catch((error: unknown) => this.failures.push(error));
+    }
   }
 
-  /** Runs a job as one worker's single attempt would: the last one queued of `task` that `which` picks, or `payload` as given. */
-  async run(task: string, which: ((job: QueuedJob) => boolean) | Readonly<Record<string, unknown>>): Promise<void> {
+  /**
+   * Runs a job as one worker's attempt would (the first, not lost, unless `context` says otherwise):
+   * the last one queued of `task` that `which` picks, or `payload` as given.
+   */
+  async run(task: string, which: ((job: QueuedJob) => boolean) | Readonly<Record<string, unknown>>, context: Partial<Pick<JobContext, 'attempt' | 'lost'>> = {}): Promise<void> {
     const payload = typeof which === 'function' ? this.queued.findLast((job) => job.task === task && which(job))?.payload : which;
     if (!payload) {
       throw new Error(`no ${task} job is queued that the spec picked`);
@@ -30,6 +43,7 @@ export class RecordingJobs implements JobRegistry {
     if (!handler) {
       throw new Error(`no handler is registered for ${task}`);
     }
-    await handler(payload, { attempt: 1, maxAttempts: 1, signal: undefined, lost: new AbortController().signal });
+    const attempt = context.attempt ?? 1;
+    await handler(payload, { attempt, maxAttempts: attempt, signal: undefined, lost: context.lost ?? new AbortController().signal });
   }
 }

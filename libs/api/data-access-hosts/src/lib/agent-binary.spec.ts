@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { appendFile, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,9 +27,13 @@ describe('loadAgentBinary: the zstd form streamed to hosts', () => {
     expect(agent).toMatchObject({ path, size: content.length, sha256 });
     const compressed = await agent?.compressed?.();
     expect(compressed?.codec).toBe('zstd');
-    expect(compressed?.bytes.length).toBeLessThan(content.length / 2);
-    expect(execFileSync('zstd', ['-dcq'], { input: compressed?.bytes, maxBuffer: 8 * 1024 * 1024 }).equals(content)).toBe(true);
+    // A file of the cache, sent from disk: no copy of it is kept in memory.
+    expect(compressed?.path).toBe(join(cacheDir, `boot-worker-${sha256}.zst`));
+    expect(compressed?.bytes).toBeLessThan(content.length / 2);
+    expect(compressed?.bytes).toBe((await readFile(compressed?.path ?? '')).length);
+    expect(execFileSync('zstd', ['-dcq', '--', compressed?.path ?? ''], { maxBuffer: 8 * 1024 * 1024 }).equals(content)).toBe(true);
     expect(await readdir(cacheDir)).toEqual([`boot-worker-${sha256}.zst`]);
+    expect((await stat(compressed?.path ?? '')).mode & 0o777).toBe(0o600);
 
     // A copy of an earlier build unused for a day goes when a new one is made; a recent one stays.
     const old = join(cacheDir, `boot-worker-${'a'.repeat(64)}.zst`);
@@ -40,10 +44,15 @@ describe('loadAgentBinary: the zstd form streamed to hosts', () => {
 
     // A cache file that does not decompress to the executable is never used.
     await writeFile(join(cacheDir, `boot-worker-${sha256}.zst`), execFileSync('zstd', ['-q', '-c'], { input: Buffer.from('not the agent') }));
-    const again = await (await loadAgentBinary(path, { cacheDir }))?.compressed?.();
-    expect(execFileSync('zstd', ['-dcq'], { input: again?.bytes, maxBuffer: 8 * 1024 * 1024 }).equals(content)).toBe(true);
-    expect((await readFile(join(cacheDir, `boot-worker-${sha256}.zst`))).equals(again?.bytes ?? Buffer.alloc(0))).toBe(true);
+    const reloaded = await loadAgentBinary(path, { cacheDir });
+    const again = await reloaded?.compressed?.();
+    expect(execFileSync('zstd', ['-dcq', '--', again?.path ?? ''], { maxBuffer: 8 * 1024 * 1024 }).equals(content)).toBe(true);
     expect((await readdir(cacheDir)).sort()).toEqual([`boot-worker-${'b'.repeat(64)}.zst`, `boot-worker-${sha256}.zst`].sort());
+
+    // Gone from the cache (another build's service pruned it, someone cleaned the folder): made again at the next use.
+    await rm(join(cacheDir, `boot-worker-${sha256}.zst`));
+    const remade = await reloaded?.compressed?.();
+    expect(execFileSync('zstd', ['-dcq', '--', remade?.path ?? ''], { maxBuffer: 8 * 1024 * 1024 }).equals(content)).toBe(true);
   });
 
   it('says why and copies uncompressed when it cannot make the zstd form; dropCompressed turns it off', async () => {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StreamCodec } from '@ccos/api/data-access-ssh';
@@ -10,10 +10,11 @@ import type { StreamCodec } from '@ccos/api/data-access-ssh';
 export const AGENT_DIR = '/opt/ccos-scaler';
 export const AGENT_REMOTE_PATH = `${AGENT_DIR}/boot-worker`;
 
-/** The agent in a compressed form, streamed to hosts that can decompress it. */
+/** The agent in a compressed form, a file streamed to hosts that can decompress it (never held in memory). */
 export interface CompressedAgent {
   readonly codec: StreamCodec;
-  readonly bytes: Buffer;
+  readonly path: string;
+  readonly bytes: number;
 }
 
 /** Copies of the agent to hosts since start, by how they went, and the bytes each way sent. */
@@ -31,8 +32,9 @@ export interface AgentBinary {
   readonly sha256: string;
   /**
    * The zstd form, when this machine has `zstd`: resolves once it is ready (null = copy the
-   * executable as it is, over SFTP). Its bytes decompress to exactly `sha256`: checked here
-   * when it is made or read from the cache, and again on every host before the file is used.
+   * executable as it is, over SFTP). Its file decompresses to exactly `sha256`: checked here
+   * when it is made or found in the cache, and again on every host before the file is used; it
+   * is made again when it has gone from the cache.
    */
   readonly compressed?: () => Promise<CompressedAgent | null>;
   /** Counted by `ensureAgent`; read by the metrics. */
@@ -105,12 +107,25 @@ export async function loadAgentBinary(path: string, options: LoadAgentOptions = 
     });
   // Started now, in another process, so it is ready (or nearly) when the first host needs it.
   let compressed: Promise<CompressedAgent | null> | null = make();
+  const current = async (): Promise<CompressedAgent | null> => {
+    const made = await compressed;
+    if (!made) {
+      return null;
+    }
+    // In use: a service of another build pruning the cache keeps it (see pruneCache).
+    const now = new Date();
+    if (await utimes(made.path, now, now).then(() => stat(made.path)).then((found) => found.size === made.bytes, () => false)) {
+      return made;
+    }
+    compressed = make();
+    return compressed;
+  };
   return {
     path,
     size,
     sha256,
     copies: { streamed: 0, streamedBytes: 0, sftp: 0, sftpBytes: 0 },
-    compressed: () => compressed ?? Promise.resolve(null),
+    compressed: () => (compressed ? current() : Promise.resolve(null)),
     dropCompressed: () => {
       compressed = null;
     },
@@ -120,22 +135,26 @@ export async function loadAgentBinary(path: string, options: LoadAgentOptions = 
 async function compressedAgent(path: string, sha256: string, cacheDir: string): Promise<CompressedAgent> {
   await mkdir(cacheDir, { recursive: true, mode: 0o700 });
   const cached = join(cacheDir, `boot-worker-${sha256}.zst`);
-  const bytes = await readFile(cached).catch(() => null);
-  if (bytes && (await zstdDecompressedSha256(bytes)) === sha256) {
-    return { codec: 'zstd', bytes };
-  }
-  const made = await run('zstd', [ZSTD_LEVEL, '-q', '-c', '--', path], null);
-  if ((await zstdDecompressedSha256(made)) !== sha256) {
-    throw new Error('the zstd copy of the agent does not decompress to the executable');
+  const found = await stat(cached).catch(() => null);
+  if (found?.isFile() && (await zstdDecompressedSha256(cached).catch(() => null)) === sha256) {
+    return { codec: 'zstd', path: cached, bytes: found.size };
   }
   const temporary = `${cached}.${randomBytes(6).toString('hex')}`;
-  await writeFile(temporary, made, { mode: 0o600 });
-  await rename(temporary, cached).catch(() => rm(temporary, { force: true }));
+  try {
+    await run('zstd', [ZSTD_LEVEL, '-q', '-f', '-o', temporary, '--', path], null);
+    await chmod(temporary, 0o600);
+    if ((await zstdDecompressedSha256(temporary)) !== sha256) {
+      throw new Error('the zstd copy of the agent does not decompress to the executable');
+    }
+    await rename(temporary, cached);
+  } finally {
+    await rm(temporary, { force: true });
+  }
   await pruneCache(cacheDir, cached);
-  return { codec: 'zstd', bytes: made };
+  return { codec: 'zstd', path: cached, bytes: (await stat(cached)).size };
 }
 
-/** Copies of earlier builds unused for a day go (each is ~30 MiB); a service still using one keeps it in memory. */
+/** Copies of earlier builds unused for a day go (each is ~30 MiB); a service using one touches it at each use. */
 async function pruneCache(cacheDir: string, keep: string): Promise<void> {
   const dayAgo = Date.now() - 24 * 3600_000;
   for (const name of await readdir(cacheDir).catch(() => [])) {
@@ -146,9 +165,9 @@ async function pruneCache(cacheDir: string, keep: string): Promise<void> {
   }
 }
 
-async function zstdDecompressedSha256(bytes: Buffer): Promise<string> {
+async function zstdDecompressedSha256(compressedPath: string): Promise<string> {
   const hash = createHash('sha256');
-  await run('zstd', ['-dcq'], bytes, (chunk) => hash.update(chunk));
+  await run('zstd', ['-dcq', '--', compressedPath], null, (chunk) => hash.update(chunk));
   return hash.digest('hex');
 }
 

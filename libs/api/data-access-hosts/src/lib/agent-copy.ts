@@ -41,7 +41,7 @@ export async function ensureAgent(session: SshSession, agent: AgentBinary): Prom
   const compressed = await agent.compressed?.();
   if (compressed && (compressed.codec === STREAM_CODEC && canStream !== null ? canStream : await canStreamCompressed(session, compressed.codec))) {
     try {
-      const installed = await installCompressed(session, { compressed: compressed.bytes, codec: compressed.codec, sha256: agent.sha256, size: agent.size, remotePath: AGENT_REMOTE_PATH, mode: 0o755 });
+      const installed = await installCompressed(session, { compressed: { path: compressed.path, bytes: compressed.bytes }, codec: compressed.codec, sha256: agent.sha256, size: agent.size, remotePath: AGENT_REMOTE_PATH, mode: 0o755 });
       if (agent.copies) {
         agent.copies.streamed += 1;
         agent.copies.streamedBytes += installed.bytesSent;

@@ -1,4 +1,5 @@
 import type { V1Eviction } from '@kubernetes/client-node';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { SystemClock } from '@ccos/shared/util-timing';
 import { cordonAndPlan, drainReport } from './drain-opening';
@@ -82,31 +83,6 @@ export type DrainEvent =
 const DEFAULT_CONCURRENCY = 10;
 const DEFAULT_RETRY_INTERVAL_MS = 5000;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
-
-type Limiter = <T>(task: () => Promise<T>) => Promise<T>;
-
-/** At most `limit` tasks at once; a finishing task hands its slot straight to the next in line. */
-function createLimiter(limit: number): Limiter {
-  let active = 0;
-  const queue: Array<() => void> = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active < limit) {
-      active++;
-    } else {
-      await new Promise<void>((resolve) => queue.push(resolve));
-    }
-    try {
-      return await task();
-    } finally {
-      const next = queue.shift();
-      if (next) {
-        next();
-      } else {
-        active--;
-      }
-    }
-  };
-}
 
 /** The budget named in a 429's DisruptionBudget cause ("The disruption budget <name> needs ..."). */
 function budgetNamed(error: KubeApiError): { pdb: string | null; detail: string | null } {
@@ -208,7 +184,7 @@ export async function drainNode(client: KubeClient, node: string, options: Drain
     }
     const { remove, skipped } = opened;
 
-    const limit = createLimiter(options.evictionConcurrency ?? DEFAULT_CONCURRENCY);
+    const limit = pLimit(options.evictionConcurrency ?? DEFAULT_CONCURRENCY);
     const evictions: Eviction[] = remove.map((entry) => ({ entry, uid: entry.uid, state: 'pending', pdb: entry.pdbs[0], ...said(message('drain.notEvictedYet')) }));
     await Promise.all(evictions.map((eviction) => evictAndWait(client, eviction, options, signal, limit, emit)));
 
@@ -233,7 +209,7 @@ export async function drainNode(client: KubeClient, node: string, options: Drain
 }
 
 /** Deletes a pod a budget holds (its UID as a precondition, so a replacement of the same name is not touched). */
-async function deletePastBudget(client: KubeClient, eviction: Eviction, grace: number, signal: AbortSignal, limit: Limiter): Promise<'DELETED' | 'GONE' | 'RETRY'> {
+async function deletePastBudget(client: KubeClient, eviction: Eviction, grace: number, signal: AbortSignal, limit: LimitFunction): Promise<'DELETED' | 'GONE' | 'RETRY'> {
   const { pod, namespace, name } = eviction.entry;
   try {
     await limit(() =>
@@ -246,7 +222,7 @@ async function deletePastBudget(client: KubeClient, eviction: Eviction, grace: n
 }
 
 /** One pod: evict until accepted (retrying 429s), then poll until it is gone. Ends early when `signal` aborts. */
-async function evictAndWait(client: KubeClient, eviction: Eviction, options: DrainOptions, signal: AbortSignal, limit: Limiter, emit: (event: DrainEvent) => void): Promise<void> {
+async function evictAndWait(client: KubeClient, eviction: Eviction, options: DrainOptions, signal: AbortSignal, limit: LimitFunction, emit: (event: DrainEvent) => void): Promise<void> {
   const { pod, namespace, name } = eviction.entry;
   const retryIntervalMs = options.retryIntervalMs ?? DEFAULT_RETRY_INTERVAL_MS;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { posix } from 'node:path';
 import type { RemoteCheck } from './remote-batch';
 import { defineScript } from './remote-script';
@@ -9,8 +10,8 @@ export type StreamCodec = 'zstd';
 
 /** What to install: compressed bytes, and the SHA-256 and size the decompressed file must have. */
 export interface CompressedInstallOptions {
-  /** The compressed content, sent as the command's stdin. */
-  readonly compressed: Buffer;
+  /** The compressed content, sent as the command's stdin: in memory, or a file read as it is sent. */
+  readonly compressed: Buffer | CompressedFile;
   readonly codec: StreamCodec;
   /** SHA-256 (hex) of the decompressed content; the host checks it before the file takes its place. */
   readonly sha256: string;
@@ -22,6 +23,12 @@ export interface CompressedInstallOptions {
   readonly mode?: number;
   /** Through `sudo -n` (default: the session's setting): the whole script runs as root. */
   readonly sudo?: boolean;
+}
+
+/** A compressed file on this machine and its size. */
+export interface CompressedFile {
+  readonly path: string;
+  readonly bytes: number;
 }
 
 /** A finished, verified compressed install. */
@@ -104,12 +111,12 @@ export async function installCompressed(session: SshSession, options: Compressed
   const target = posix.normalize(remotePath);
   const result = await session.runScript(INSTALL, [target, sha256, String(options.size), mode.toString(8).padStart(4, '0'), options.codec], {
     sudo: options.sudo ?? session.sudo,
-    stdin: options.compressed,
+    stdin: Buffer.isBuffer(options.compressed) ? options.compressed : () => createReadStream((options.compressed as CompressedFile).path),
     timeoutMs: 600_000,
   });
   const said = result.stdout.trim().split('\n').at(-1) ?? '';
   if (result.exitCode === 0 && said === 'installed') {
-    return { remotePath: target, bytesSent: options.compressed.length, bytes: options.size, sha256, durationMs: Date.now() - started };
+    return { remotePath: target, bytesSent: Buffer.isBuffer(options.compressed) ? options.compressed.length : options.compressed.bytes, bytes: options.size, sha256, durationMs: Date.now() - started };
   }
   const mismatch = /^sha256 ([0-9a-f]{64})$/.exec(said);
   if (mismatch) {

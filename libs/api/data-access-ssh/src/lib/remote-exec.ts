@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Client, ClientChannel } from 'ssh2';
 import { OutputTail } from './output-tail';
 import { buildRemoteCommand, displayCommand, takePidLine, type RemoteCommandOptions } from './remote-command';
@@ -9,8 +10,12 @@ export interface ExecOptions extends RemoteCommandOptions {
   readonly timeoutMs?: number;
   /** Kill the command when this aborts; the result then has `aborted`. */
   readonly signal?: AbortSignal;
-  /** Sent to the command's stdin, then EOF. Without it stdin is closed at once, so nothing waits for input. */
-  readonly stdin?: string | Buffer;
+  /**
+   * Sent to the command's stdin, then EOF. Without it stdin is closed at once, so nothing waits for
+   * input. A function is called when the channel opens and what it returns is piped to it (a file
+   * sent as it is read, never whole in memory); a read error ends the input and fails the call.
+   */
+  readonly stdin?: string | Buffer | (() => Readable);
   /** Every stdout chunk as it arrives (the result keeps only the tail). */
   readonly onStdout?: (chunk: Buffer) => void;
   /** Every stderr chunk as it arrives. */
@@ -153,6 +158,7 @@ export class RemoteExecution {
   private exitSignal: string | null = null;
   private timedOut = false;
   private aborted = false;
+  private stdinError: Error | null = null;
   private channel: ClientChannel | null = null;
   private groupKill: Promise<void> | null = null;
   private timeoutTimer: NodeJS.Timeout | undefined;
@@ -228,7 +234,18 @@ export class RemoteExecution {
     // After a kill, report only once the whole group is gone, not just its leader.
     opened.on('close', () => (this.groupKill === null ? this.finish() : void this.groupKill.then(() => this.finish())));
     opened.on('error', () => undefined);
-    opened.end(this.options.stdin);
+    const stdin = this.options.stdin;
+    if (typeof stdin === 'function') {
+      const source = stdin();
+      // The command sees its input end early (and cleans up after itself); the call fails with the read error.
+      source.once('error', (error) => {
+        this.stdinError = error;
+        opened.end();
+      });
+      source.pipe(opened);
+    } else {
+      opened.end(stdin);
+    }
     if (this.options.timeoutMs !== undefined) {
       this.timeoutTimer = setTimeout(() => {
         this.timedOut = true;
@@ -276,6 +293,10 @@ export class RemoteExecution {
   /** The channel closed (or the grace period ran out): → `settled` with the result, or with the lost connection. */
   private finish(): void {
     if (this.currentPhase === 'settled') {
+      return;
+    }
+    if (this.stdinError !== null) {
+      this.fail(remoteFailed(this.context.endpoint, 'Reading the input sent to a command', `${this.stdinError.message}; its input ended there.`));
       return;
     }
     const lost = this.context.lost();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, UserEntity, UserSessionEntity, UserSessionStore, openDatabase } from '@ccos/api/data-access-db';
 import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
-import { createInProcessEventBus } from '@ccos/api/util-graphql';
+import { TOPICS, createInProcessEventBus } from '@ccos/api/util-graphql';
 import { SessionTokens } from './session-tokens';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits, SessionService } from './session.service';
 
@@ -43,6 +43,28 @@ describe('session service', () => {
     expect(await there.authenticate(token)).not.toBeNull();
     clock += 2;
     expect(await there.authenticate(token)).toBeNull();
+  });
+
+  it('forgets every cached session once its event listener is back after a gap, and reads a fresh one when asked', async () => {
+    const user = await newUser();
+    const bus = createInProcessEventBus();
+    const here = service();
+    const there = new SessionService(new UserSessionStore(dataSource), tokens, bus, DEFAULT_SESSION_LIMITS, now);
+    const stop = there.follow((error) => {
+      throw error;
+    });
+    const { token, session } = await here.start(user, ORIGIN);
+    expect(await there.authenticate(token)).toMatchObject({ sessionId: session.id });
+    // Revoked elsewhere; the announcement is lost in the gap.
+    await here.end(user.id, [session.id], 'signed out');
+    expect(await there.authenticate(token)).not.toBeNull();
+    expect(await there.authenticate(token, { fresh: true })).toBeNull();
+    const { token: second } = await here.start(user, ORIGIN);
+    expect(await there.authenticate(second)).not.toBeNull();
+    await here.end(user.id, 'ALL', 'signed out');
+    bus.publish(TOPICS.EVENTS_RESUMED);
+    await expect.poll(() => there.authenticate(second)).toBeNull();
+    stop();
   });
 
   it('keeps at most `cacheEntries` sessions in memory', async () => {

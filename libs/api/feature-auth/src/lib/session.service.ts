@@ -50,10 +50,15 @@ export class SessionService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Forgets cached sessions whenever any replica announces they ended or their user changed. Returns the function that stops it. */
+  /**
+   * Forgets cached sessions whenever any replica announces they ended or their user changed, and
+   * all of them when this replica may have missed announcements (its event listener was cut).
+   * Returns the function that stops it.
+   */
   follow(onError: (error: unknown) => void): () => void {
     const ended = this.events.subscribe(TOPICS.SESSIONS_ENDED)[Symbol.asyncIterator]();
     const changed = this.events.subscribe(TOPICS.USER_CHANGED)[Symbol.asyncIterator]();
+    const resumed = this.events.subscribe(TOPICS.EVENTS_RESUMED)[Symbol.asyncIterator]();
     const drain = async (iterator: AsyncIterator<unknown>, handle: (payload: unknown) => void) => {
       for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
         handle(next.value);
@@ -64,9 +69,11 @@ export class SessionService {
       this.forget(userId, sessionIds);
     }).catch(onError);
     void drain(changed, (payload) => this.forget((payload as UserChangedPayload).userId)).catch(onError);
+    void drain(resumed, () => this.cache.clear()).catch(onError);
     return () => {
       void ended.return?.();
       void changed.return?.();
+      void resumed.return?.();
     };
   }
 
@@ -95,16 +102,17 @@ export class SessionService {
   /**
    * The user a bearer token stands for, while its session is open and its user enabled. The
    * role is the current one (a changed role counts from the next request, at most
-   * `cacheMs` later on a replica that missed the announcement).
+   * `cacheMs` later on a replica that missed the announcement). `fresh`: read from the database
+   * whatever is cached.
    */
-  async authenticate(token: string): Promise<AuthenticatedUser | null> {
+  async authenticate(token: string, options: { readonly fresh?: boolean } = {}): Promise<AuthenticatedUser | null> {
     const claims = await this.tokens.verify(token);
     if (!claims) {
       return null;
     }
     const now = this.now();
     const cached = this.cache.get(claims.sessionId);
-    if (cached && now - cached.cachedAt < this.limits.cacheMs && cached.user.id === claims.userId && (cached.user.sessionExpiresAt?.getTime() ?? 0) > now) {
+    if (cached && !options.fresh && now - cached.cachedAt < this.limits.cacheMs && cached.user.id === claims.userId && (cached.user.sessionExpiresAt?.getTime() ?? 0) > now) {
       return cached.user;
     }
     this.cache.delete(claims.sessionId);

@@ -97,8 +97,8 @@ export class UserService {
    * comes from the database, so a changed role, a disabled or deleted user, a sign-out or a
    * password change takes effect at once, not when the token expires.
    */
-  authenticate(token: string): Promise<AuthenticatedUser | null> {
-    return this.sessions.authenticate(token);
+  authenticate(token: string, options?: { readonly fresh?: boolean }): Promise<AuthenticatedUser | null> {
+    return this.sessions.authenticate(token, options);
   }
 
   findById(id: string): Promise<UserEntity | null> {

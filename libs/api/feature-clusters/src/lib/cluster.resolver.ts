@@ -1,4 +1,4 @@
-import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import type { ClusterService } from './cluster.service';
 import { ClusterType, HostMinimumsInput } from './cluster.type';
@@ -40,6 +40,14 @@ export class ClusterResolver {
 
   @Authorized('ADMIN')
   @Mutation(() => ClusterType, {
+    description: 'Sets how many installs run at once on the cluster (1–1,000; 50 unless set). Installs asked for beyond it wait, in the order they were asked for, with their place in line on InstallRun.placeInLine; raising it starts waiting installs at once.',
+  })
+  async setClusterInstallsAtOnce(@Arg('clusterId', () => ID) clusterId: string, @Arg('limit', () => Int) limit: number): Promise<ClusterType> {
+    return toClusterType(await this.clusterService.setInstallsAtOnce(clusterId, limit));
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => ClusterType, {
     description: 'Sets what every host added to the cluster must have at least (checked when it is added: a host below is PRECHECK_FAILED naming each failed check); null asks nothing. Hosts added before are not checked again.',
   })
   async setClusterHostMinimums(
@@ -52,8 +60,8 @@ export class ClusterResolver {
 
 /** Copies only the public fields: sealed credentials never reach a response, even by accident. */
 function toClusterType(cluster: ClusterEntity): ClusterType {
-  const { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, createdAt, updatedAt } = cluster;
+  const { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, installsAtOnce, createdAt, updatedAt } = cluster;
   const hostMinimums = cluster.hostMinimums ? { cpus: cluster.hostMinimums.cpus, memoryBytes: cluster.hostMinimums.memoryBytes, diskBytes: cluster.hostMinimums.diskBytes ?? 0, labelKeys: [...(cluster.hostMinimums.labelKeys ?? [])] } : null;
   const readiness = cluster.readinessCheckedAt ? { checkedAt: cluster.readinessCheckedAt, failing: cluster.readinessFailing ?? [], ready: (cluster.readinessFailing ?? []).length === 0 } : null;
-  return { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, readiness, hostMinimums, createdAt, updatedAt };
+  return { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, installsAtOnce, readiness, hostMinimums, createdAt, updatedAt };
 }

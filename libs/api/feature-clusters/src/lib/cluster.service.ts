@@ -8,6 +8,9 @@ import { bare, message } from '@ccos/shared/messages';
 import { CREDENTIALS_PURPOSE, type ClusterCredentials, checkKubeconfig, checkPemCertificates, kubeconfigSkipsTlsVerify } from './cluster-credentials';
 import type { RegisterClusterInput } from './register-cluster.input';
 
+/** The most installs a cluster may run at once: each holds an SSH session, an agent and a bootstrap identity while it runs. */
+export const MAX_INSTALLS_AT_ONCE = 1000;
+
 /** Told after a cluster was registered or its settings changed (the CSR auto-approver listens). */
 export type ClusterChangeListener = (cluster: ClusterEntity) => void;
 
@@ -89,6 +92,18 @@ export class ClusterService {
     const asks = minimums !== null && (minimums.cpus > 0 || minimums.memoryBytes > 0 || (minimums.diskBytes ?? 0) > 0 || labelKeys.length > 0);
     cluster.hostMinimums = asks ? { cpus: minimums.cpus, memoryBytes: minimums.memoryBytes, diskBytes: minimums.diskBytes ?? 0, labelKeys } : null;
     return this.clusters.save(cluster);
+  }
+
+  /** How many installs run at once on the cluster (1–1,000); the rest wait their turn. Raising it starts waiting installs at once. */
+  async setInstallsAtOnce(id: string, limit: number): Promise<ClusterEntity> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_INSTALLS_AT_ONCE) {
+      throw new BadUserInputError('limit', message('cluster.installsAtOnceRange', { max: MAX_INSTALLS_AT_ONCE }));
+    }
+    const cluster = await this.get(id);
+    cluster.installsAtOnce = limit;
+    const saved = await this.clusters.save(cluster);
+    this.onChange(saved);
+    return saved;
   }
 
   /** Which release's artifact set the cluster's installs use instead of the one it reports; null follows the cluster. */

@@ -92,6 +92,9 @@ export class ClusterType {
   })
   readiness!: ClusterReadinessType | null;
 
+  @Field(() => Int, { description: 'Installs that run at once on this cluster; more wait their turn (setClusterInstallsAtOnce).' })
+  installsAtOnce!: number;
+
   @Field(() => HostMinimumsType, {
     nullable: true,
     description: 'What every host added to it must have at least (has-min-cpu-cores, has-min-memory, has-min-disk): a host below is PRECHECK_FAILED naming each failed check. Null asks nothing; a pool\'s profile asks its spares more.',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
@@ -371,12 +372,9 @@ class ClusterApprover {
       .filter(({ verdict }) => !guard || verdict.decision !== 'LEAVE_PENDING' || verdict.reasonCode === HELD_BY_GUARD);
     // Approvals first: a superseded duplicate is denied only after its successor is approved.
     work.sort((a, b) => rank(a.verdict) - rank(b.verdict));
-    for (let index = 0; index < work.length; index += DECISION_CONCURRENCY) {
-      if (!this.leading) {
-        return;
-      }
-      await Promise.all(work.slice(index, index + DECISION_CONCURRENCY).map(({ name, verdict }) => this.decide(snapshot, name, verdict)));
-    }
+    // A pool, not rounds: a slow decision holds one slot, not the seven beside it.
+    const slot = pLimit(DECISION_CONCURRENCY);
+    await Promise.all(work.map(({ name, verdict }) => slot(async () => (this.leading ? this.decide(snapshot, name, verdict) : undefined))));
   }
 
   private async decide(snapshot: CsrSnapshot, name: string, verdict: CsrVerdict): Promise<void> {

@@ -240,7 +240,7 @@ export async function startCsrTestWorld(
       const startedAt = new Date(clock.now() - kubeletStartedAgoMs);
       // The run started a minute before its kubelet (on the world's clock, as the approval window is judged).
       await dataSource.query(
-        `INSERT INTO install_runs (id, node_id, status, requested_by, started_at, deadline_at, bootstrap_identity, bootstrap_identity_uid) VALUES ($1, $2, 'RUNNING', 'operator', $5, now() + interval '1 hour', $3, $4)`,
+        `INSERT INTO install_runs (id, node_id, status, requested_by, started_at, deadline_at, bootstrap_identity, bootstrap_identity_uid, agent_launched_at) VALUES ($1, $2, 'RUNNING', 'operator', $5, now() + interval '1 hour', $3, $4, now())`,
         [runId, nodeId, identity?.username ?? null, identity?.uid ?? null, new Date(startedAt.getTime() - 60_000)],
       );
       await dataSource.query(

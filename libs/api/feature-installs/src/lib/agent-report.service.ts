@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import { type AgentTokens, type HostManifestStore, type InstallRunEntity, type InstallRunStore, type NodeStore, type RunEventCaps, reasonFields } from '@ccos/api/data-access-db';
-import { type EventBus, type InstallProgressPayload, AppError, TOPICS } from '@ccos/api/util-graphql';
+import { type AgentTokens, type HostManifestStore, type InstallRunEntity, type InstallRunStore, type NewStepEvent, type NodeStore, type RunEventCaps, reasonFields } from '@ccos/api/data-access-db';
+import { type EventBus, type InstallProgressPayload, AppError, BadUserInputError, TOPICS } from '@ccos/api/util-graphql';
 import { describeStep } from '@ccos/shared/domain';
 import { bare, isMessageCode, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import { type InstallObserver, UNOBSERVED_INSTALLS, failureCodeOf } from './install-metrics';
 import type { InstallService } from './install.service';
 import {
-  type AgentRunType, DEFAULT_RUN_EVENT_CAPS, type ReportStepInput, type ReportStepResultType, STEP_EVENT_RESERVE, STEP_EVENT_RESERVE_BYTES, eventBytes,
+  type AgentRunType, DEFAULT_RUN_EVENT_CAPS, type ReportStepInput, type ReportStepResultType, type ReportStepsResultType, STEP_EVENT_RESERVE, STEP_EVENT_RESERVE_BYTES, eventBytes,
 } from './report-step.input';
 
 /**
@@ -41,7 +41,67 @@ export class AgentReportService {
   }
 
   async report(token: string | null, input: ReportStepInput): Promise<ReportStepResultType> {
-    const run = await this.authenticate(token, input.runId);
+    return this.reportAs(await this.authenticate(token, input.runId), input);
+  }
+
+  /**
+   * Several events of one run at once (what the agent's spool holds): authenticated once, put in
+   * seq order with repeats dropped, and stored with the run's counters in one statement when
+   * they fit its caps by the counts just read, up to and including an event that ends the run.
+   * What that does not cover (a cap in reach, events after the end, a run that moved meanwhile)
+   * is taken event by event as `reportStep` would: a refusal fails the whole request, and the
+   * agent then sends its events one by one (whatever was stored is a duplicate then).
+   */
+  async reportBatch(token: string | null, inputs: readonly ReportStepInput[]): Promise<ReportStepsResultType> {
+    if (inputs.length === 0 || inputs.length > MAX_REPORT_BATCH) {
+      throw new BadUserInputError('inputs', message('agentToken.batchSize', { max: MAX_REPORT_BATCH }));
+    }
+    const runIds = new Set(inputs.map((input) => input.runId));
+    if (runIds.size > 1) {
+      throw new BadUserInputError('inputs', message('agentToken.batchOneRun', { runs: runIds.size }));
+    }
+    const run = await this.authenticate(token, inputs[0].runId);
+    const events = inSeqOrder(inputs);
+    const duplicates: number[] = [];
+    let rest = events;
+    const weighed = run.status === 'RUNNING' ? admissibleTogether(run, events, this.caps) : [];
+    if (weighed.length > 0) {
+      const admitted = await this.runs.admitEventBatch(run.id, weighed.map(({ input, bytes }) => ({ ...storedEventOf(input), seq: input.seq, bytes })), { count: run.eventCount, bytes: run.eventBytes }, new Date());
+      if (admitted) {
+        const stored = new Set(admitted.stored);
+        const together = weighed.map(({ input }) => input);
+        rest = events.slice(together.length);
+        const fresh = together.filter((input) => stored.has(input.seq));
+        duplicates.push(...together.filter((input) => !stored.has(input.seq)).map((input) => input.seq));
+        // Every event's progress first, in one notification, then what they change, in order.
+        for (const input of fresh) {
+          this.announce(run, input);
+        }
+        // Only events that move the run or the node read the node; a batch of progress alone does
+        // when the node had stalled (it hears its agent again), at its last event.
+        const moving = fresh.filter(movesNode);
+        const followed = new Set(moving.length > 0 ? moving : admitted.nodeStatus === 'STALLED' ? fresh.slice(-1) : []);
+        for (const input of fresh) {
+          await this.moveOn(run, input, followed.has(input));
+        }
+      }
+    }
+    let cancelRequested = run.cancelRequested;
+    if (rest.length > 0) {
+      // Read again: the counts moved, and the run may have ended. The store's admission decides for good either way.
+      const current = await this.authenticate(token, run.id);
+      for (const input of rest) {
+        const result = await this.reportAs(current, input);
+        if (result.duplicate) {
+          duplicates.push(input.seq);
+        }
+        cancelRequested = result.cancelRequested;
+      }
+    }
+    return { accepted: events.length, duplicateSeqs: duplicates, cancelRequested };
+  }
+
+  private async reportAs(run: InstallRunEntity, input: ReportStepInput): Promise<ReportStepResultType> {
     if (run.status !== 'RUNNING') {
       return this.afterTheEnd(run, input);
     }
@@ -51,16 +111,7 @@ export class AgentReportService {
     if (over) {
       return this.duplicateOrRefused(run, input, bytes, over, false);
     }
-    const admission = await this.runs.admitEvent(run.id, {
-      seq: input.seq,
-      step: input.step,
-      status: input.status,
-      progress: input.progress ?? null,
-      message: input.message ?? null,
-      messageCoded: eventMessageOf(input),
-      detail: input.detail ?? null,
-      occurredAt: input.occurredAt,
-    }, bytes, this.caps);
+    const admission = await this.runs.admitEvent(run.id, { seq: input.seq, ...storedEventOf(input) }, bytes, this.caps);
     if (admission.outcome === 'RUN_FINISHED') {
       // It ended between the token check and the insert.
       return this.afterTheEnd({ ...run, status: admission.status as InstallRunEntity['status'] }, input);
@@ -71,19 +122,32 @@ export class AgentReportService {
     }
     const duplicate = admission.outcome === 'DUPLICATE';
     if (!duplicate) {
-      // A metric that cannot be read must not keep the event from moving the run along.
-      await this.observeStored(run, input).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'could not time the step event for the metrics'));
       await this.runs.heardFrom(run.id, new Date());
-      const payload: InstallProgressPayload = { nodeId: run.nodeId, runId: run.id, seq: input.seq, step: input.step, status: input.status, runStatus: null };
-      this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
-      await this.follow(run, input).catch((error: unknown) => {
-        // The event is stored; a node that moved on meanwhile (e.g. cancelled) keeps its status.
-        this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'step event did not change the node');
-      });
+      this.announce(run, input);
+      await this.moveOn(run, input, true);
     }
     // The run as this request authenticated it (RUNNING): only an operator's cancel changes the
     // flag, and reading it again a few milliseconds later cost one more query for every event.
     return { accepted: true, duplicate, cancelRequested: run.cancelRequested };
+  }
+
+  /** Tells the subscribers of the node's install progress of a stored event. */
+  private announce(run: InstallRunEntity, input: ReportStepInput): void {
+    const payload: InstallProgressPayload = { nodeId: run.nodeId, runId: run.id, seq: input.seq, step: input.step, status: input.status, runStatus: null };
+    this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
+  }
+
+  /** What a stored event changes: the metrics, then (`follow`) the run and the node. */
+  private async moveOn(run: InstallRunEntity, input: ReportStepInput, follow: boolean): Promise<void> {
+    // A metric that cannot be read must not keep the event from moving the run along.
+    await this.observeStored(run, input).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'could not time the step event for the metrics'));
+    if (!follow) {
+      return;
+    }
+    await this.follow(run, input).catch((error: unknown) => {
+      // The event is stored; a node that moved on meanwhile (e.g. cancelled) keeps its status.
+      this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'step event did not change the node');
+    });
   }
 
   /**
@@ -214,7 +278,7 @@ export class AgentReportService {
 type CapReached = { readonly outcome: 'EVENT_COUNT' | 'EVENT_BYTES'; readonly count: number; readonly bytes: number; readonly limit: number };
 
 /** The cap the event would pass by the run's counts as read, or null (the store's admission decides for good). */
-function overCap(run: InstallRunEntity, status: ReportStepInput['status'], bytes: number, caps: RunEventCaps): CapReached | null {
+function overCap(run: Pick<InstallRunEntity, 'eventCount' | 'eventBytes'>, status: ReportStepInput['status'], bytes: number, caps: RunEventCaps): CapReached | null {
   const reserved = status !== 'PROGRESS';
   const maxEvents = caps.events + (reserved ? caps.reserveEvents : 0);
   const maxBytes = caps.bytes + (reserved ? caps.reserveBytes : 0);
@@ -246,4 +310,64 @@ export function eventMessageOf(input: Pick<ReportStepInput, 'messageCode' | 'mes
     return null;
   }
   return { code: input.messageCode, params: (input.messageParams ?? {}) as MessageParams };
+}
+
+/** Most events one `reportSteps` takes; the agent sends fewer, and fewer bytes than a request may carry. */
+export const MAX_REPORT_BATCH = 100;
+
+/** The events of a batch in seq order, each seq once (the first given). */
+function inSeqOrder(inputs: readonly ReportStepInput[]): ReportStepInput[] {
+  const bySeq = new Map<number, ReportStepInput>();
+  for (const input of inputs) {
+    if (!bySeq.has(input.seq)) {
+      bySeq.set(input.seq, input);
+    }
+  }
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/** Whether an event moves the run or the node along (any but a PROGRESS before START_KUBELET's). */
+function movesNode(input: Pick<ReportStepInput, 'step' | 'status'>): boolean {
+  return input.status !== 'PROGRESS' || input.step === 'START_KUBELET';
+}
+
+/** Whether an event ends its run (the service then refuses any later one). */
+function endsRun(input: Pick<ReportStepInput, 'step' | 'status'>): boolean {
+  return input.status === 'FAILED' || (input.status === 'SUCCEEDED' && input.step === 'START_KUBELET');
+}
+
+/**
+ * The leading events of a batch that can be stored together: every one within the run's caps by
+ * its counts as read (as if none were stored before), up to and including the first that ends the run.
+ */
+function admissibleTogether(run: InstallRunEntity, events: readonly ReportStepInput[], caps: RunEventCaps): Array<{ readonly input: ReportStepInput; readonly bytes: number }> {
+  let count = run.eventCount;
+  let bytes = run.eventBytes;
+  const together: Array<{ readonly input: ReportStepInput; readonly bytes: number }> = [];
+  for (const input of events) {
+    const weight = eventBytes(input);
+    if (overCap({ eventCount: count, eventBytes: bytes }, input.status, weight, caps)) {
+      break;
+    }
+    together.push({ input, bytes: weight });
+    count += 1;
+    bytes += weight;
+    if (endsRun(input)) {
+      break;
+    }
+  }
+  return together;
+}
+
+/** An agent's event as the store keeps it. */
+function storedEventOf(input: ReportStepInput): NewStepEvent {
+  return {
+    step: input.step,
+    status: input.status,
+    progress: input.progress ?? null,
+    message: input.message ?? null,
+    messageCoded: eventMessageOf(input),
+    detail: input.detail ?? null,
+    occurredAt: input.occurredAt,
+  };
 }

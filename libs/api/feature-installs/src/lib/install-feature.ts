@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterProbe } from '@ccos/api/data-access-cluster-connections';
-import type { AgentTokens, HostManifestStore, InstallRunNotices, InstallRunStore, NodeBatchStore, NodeStore } from '@ccos/api/data-access-db';
+import type { AgentTokens, HostManifestStore, InstallRunNotices, InstallRunStore, JobRegistry, NodeBatchStore, NodeStore } from '@ccos/api/data-access-db';
 import type { AgentBinary } from '@ccos/api/data-access-hosts';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { EventBus } from '@ccos/api/util-graphql';
@@ -10,7 +10,7 @@ import type { AgentChannelSettings } from './agent-channel.type';
 import { AgentReportService } from './agent-report.service';
 import { BatchInstaller } from './batch-installer';
 import { type SessionRole, diagnosticsRoutes } from './diagnostics-routes';
-import { type InstallObserver, InstallGauges } from './install-metrics';
+import { type InstallObserver, InstallGauges, UNOBSERVED_INSTALLS } from './install-metrics';
 import { InstallRunSweeper } from './install-run-sweeper';
 import { InstallRunView } from './install-run.view';
 import { type InstallReadiness, InstallService } from './install.service';
@@ -53,6 +53,8 @@ export interface InstallFeatureOptions {
   readonly events: EventBus;
   readonly logger: Logger;
   readonly observer?: InstallObserver;
+  /** The durable jobs that start agents (`install.launch`). */
+  readonly jobs: JobRegistry;
 }
 
 /** The install feature as the composition root sees it. */
@@ -81,7 +83,7 @@ export function createInstallFeature(options: InstallFeatureOptions): InstallFea
   const { runs, nodes, tokens, events, logger } = options;
   const agentControl = new SshAgentControl(options.ssh, options.secrets, options.agent, options.launch);
   const identities = new RunBootstrapIdentities(runs, { clientFor: async (clusterId) => (await options.connections.ensure(clusterId)).client }, options.bootstrapNamespace, logger);
-  const service = new InstallService(runs, nodes, tokens, agentControl, identities, events, logger, options.runDeadlineMs, options.observer, {}, options.readiness);
+  const service = new InstallService(runs, nodes, tokens, agentControl, identities, events, logger, options.runDeadlineMs, options.observer ?? UNOBSERVED_INSTALLS, options.jobs, options.readiness);
   const agentReports = new AgentReportService(runs, tokens, nodes, service, options.cluster, events, logger, options.hostManifests, options.observer, {
     ...options.eventCaps,
     reserveEvents: STEP_EVENT_RESERVE,

@@ -46,9 +46,14 @@ export class InstallGauges {
     private readonly nodes: NodeStore,
   ) {}
 
-  /** Running install runs by the step they are at (the step of their latest event; their start step before any). */
+  /** Running install runs by the step they are at (the step of their latest event; their start step before any); runs waiting for a slot left out. */
   inProgressByStep(): Promise<Array<{ step: string; count: number }>> {
     return this.runs.runningByStep();
+  }
+
+  /** Install runs waiting for one of their cluster's install slots, by cluster. */
+  waitingByCluster(): Promise<Array<{ clusterId: string; count: number }>> {
+    return this.runs.waitingByCluster();
   }
 
   /** Nodes by cluster and status (removed nodes left out). */

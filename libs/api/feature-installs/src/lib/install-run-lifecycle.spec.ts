@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, AgentTokens, InstallRunEntity, InstallRunStore, type NodeEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
-import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { RecordingJobs, createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { ClusterAddressGuard, type KubeClient, createKubeClient } from '@ccos/api/data-access-kube';
 import { BOOTSTRAP_IDENTITIES_RBAC } from '@ccos/api/data-access-kube/testing';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { message } from '@ccos/shared/messages';
 // The cluster of these specs is the in-process Kubernetes API simulator (a test-only tool).
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
+import { UNOBSERVED_INSTALLS } from './install-metrics';
 import { InstallRunSweeper } from './install-run-sweeper';
-import { type AgentControl, InstallService } from './install.service';
+import { type AgentControl, INSTALL_LAUNCH_TASK, InstallService } from './install.service';
 import { RunBootstrapIdentities } from './run-bootstrap-identities';
 
 const NAMESPACE = 'ccos-scaler-bootstrap';
@@ -55,7 +56,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     nodes = new NodeStore(dataSource, nodeChangePublisher(createInProcessEventBus()));
     agent = new RecordingAgent();
     identities = new RunBootstrapIdentities(new InstallRunStore(dataSource), { clientFor: async () => admin }, NAMESPACE, logger);
-    installs = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS);
+    installs = service(agent, new RecordingJobs({ runWhenQueued: true }));
   });
   afterAll(async () => {
     admin?.close();
@@ -63,6 +64,10 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     await dataSource?.destroy();
     await database?.drop();
   });
+
+  /** An install service whose launch jobs `jobs` runs. */
+  const service = (control: AgentControl, jobs: RecordingJobs, issuer: RunBootstrapIdentities = identities) =>
+    new InstallService(new InstallRunStore(dataSource), nodes, tokens(), control, issuer, createInProcessEventBus(), logger, DEADLINE_MS, UNOBSERVED_INSTALLS, jobs);
 
   let hosts = 0;
   const readyNode = async (hostname: string): Promise<string> => {
@@ -159,7 +164,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
 
   it('fails the run before anything runs on the host when no identity can be minted, saying what to set up', async () => {
     const broken = new RunBootstrapIdentities(new InstallRunStore(dataSource), { clientFor: async () => admin }, 'no-such-namespace', logger);
-    const withoutNamespace = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), agent, broken, createInProcessEventBus(), logger, DEADLINE_MS);
+    const withoutNamespace = service(agent, new RecordingJobs({ runWhenQueued: true }), broken);
     const nodeId = await readyNode('w6');
     const run = await withoutNamespace.install(nodeId, 'operator');
     await expect.poll(async () => (await runRow(run.id)).status, { timeout: 5000 }).toBe('FAILED');
@@ -171,39 +176,44 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     expect(agent.launched.some((entry) => entry.runId === run.id)).toBe(false);
   });
 
-  it('starts, from another replica, the agent of a run whose replica died before starting it, with a new token; never a started one', async () => {
+  it('starts the agent in a durable job whose payload holds no token; the next attempt after a dead worker stops what it may have started and launches with a new token, once', async () => {
     now = new Date();
-    /** A replica that answered installNode and died while connecting to the host. */
+    /** A worker that took the launch job and died while connecting to the host. */
     class DyingAgent extends RecordingAgent {
-      override launch(): Promise<void> {
+      override launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string): Promise<void> {
+        void super.launch(node, run, token, kubeletBootstrapToken);
         return new Promise(() => undefined);
       }
     }
-    const dying = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), new DyingAgent(), identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-a#1', heartbeatMs: 60_000, staleAfterMs: 1000 });
-    const survivor = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-b#2', heartbeatMs: 50, staleAfterMs: 1000 });
-    const abandoned = await dying.install(await readyNode('w8'), 'operator');
-    const started = await survivor.install(await readyNode('w9'), 'operator');
-    await launchedFor(started.id);
-    const before = await runRow(abandoned.id);
-    expect(before).toMatchObject({ launchOwner: 'replica-a#1', agentLaunchedAt: null });
-    // Claimed a moment ago: its owner may still be connecting to the host.
-    expect(await survivor.relaunchAbandoned()).toBe(0);
-    // The owner died: its last heartbeat grows old.
-    await dataSource.query(`UPDATE install_runs SET launch_heartbeat_at = now() - interval '5 seconds' WHERE id = $1`, [abandoned.id]);
-    expect(await survivor.relaunchAbandoned()).toBe(1);
-    const relaunched = await launchedFor(abandoned.id);
-    const after = await runRow(abandoned.id);
-    expect(after.launchOwner).toBe('replica-b#2');
+    const dyingAgent = new DyingAgent();
+    const [first, next] = [new RecordingJobs(), new RecordingJobs()];
+    const dying = service(dyingAgent, first);
+    // Another worker's process: its service registers the launch task with that worker.
+    service(agent, next);
+    const run = await dying.install(await readyNode('w8'), 'operator');
+    const job = first.queued.find((queued) => queued.task === INSTALL_LAUNCH_TASK);
+    expect(job?.options).toMatchObject({ key: `${INSTALL_LAUNCH_TASK}:${run.id}`, queue: `host:198.18.0.${30 + hosts}`, maxAttempts: 3 });
+    expect(job?.payload).toEqual({ runId: run.id, nodeId: run.nodeId, hostname: 'w8' });
+    expect((await runRow(run.id)).agentLaunchedAt).toBeNull();
+
+    void first.run(INSTALL_LAUNCH_TASK, job?.payload ?? {});
+    await expect.poll(() => dyingAgent.launched.length).toBe(1);
+    const before = await runRow(run.id);
+    // The job engine gives the dead worker's job to another worker: its second attempt.
+    await next.run(INSTALL_LAUNCH_TASK, job?.payload ?? {}, { attempt: 2 });
+    const relaunched = await launchedFor(run.id);
+    const after = await runRow(run.id);
     expect(after.agentLaunchedAt).not.toBeNull();
     expect(after.agentTokenHash).not.toBe(before.agentTokenHash);
-    expect((await tokens().authenticate(relaunched.token))?.id).toBe(abandoned.id);
-    // An agent the dead replica may have started holds the old token: stopped before the new one starts.
-    expect(agent.stopped).toContain(abandoned.id);
-    expect(await survivor.relaunchAbandoned()).toBe(0);
-    expect(agent.launched.filter((entry) => entry.runId === started.id)).toHaveLength(1);
+    expect((await tokens().authenticate(relaunched.token))?.id).toBe(run.id);
+    expect(await tokens().authenticate(dyingAgent.launched[0].token)).toBeNull();
+    // An agent the dead worker may have started holds the old token: stopped before the new one starts.
+    expect(agent.stopped).toContain(run.id);
+    await next.run(INSTALL_LAUNCH_TASK, job?.payload ?? {}, { attempt: 3 });
+    expect(agent.launched.filter((entry) => entry.runId === run.id)).toHaveLength(1);
   });
 
-  it('never takes over the launch of a run whose agent reported, though the replica that started it died before recording the start', async () => {
+  it('never starts again the agent of a run that reported, though the worker that started it died before recording the start', async () => {
     now = new Date();
     let reachedHost = (): void => undefined;
     const startedOnHost = new Promise<void>((resolve) => (reachedHost = resolve));
@@ -213,15 +223,46 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
         return new Promise(() => undefined);
       }
     }
-    const dying = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), new DiesAfterStartingAgent(), identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-c#3', heartbeatMs: 60_000, staleAfterMs: 1000 });
-    const survivor = new InstallService(new InstallRunStore(dataSource), nodes, tokens(), agent, identities, createInProcessEventBus(), logger, DEADLINE_MS, undefined, { identity: 'replica-d#4', heartbeatMs: 50, staleAfterMs: 1000 });
+    const [first, next] = [new RecordingJobs({ runWhenQueued: true }), new RecordingJobs()];
+    const dying = service(new DiesAfterStartingAgent(), first);
+    service(agent, next);
     const run = await dying.install(await readyNode('w10'), 'operator');
     await startedOnHost;
-    // Its agent started on the host and reported, then its replica died.
+    // Its agent started on the host and reported, then its worker died.
     await new InstallRunStore(dataSource).heardFrom(run.id, new Date());
-    await dataSource.query(`UPDATE install_runs SET launch_heartbeat_at = now() - interval '5 seconds' WHERE id = $1`, [run.id]);
-    expect(await survivor.relaunchAbandoned()).toBe(0);
+    await next.run(INSTALL_LAUNCH_TASK, { runId: run.id }, { attempt: 2 });
     expect(agent.stopped).not.toContain(run.id);
+    expect(agent.launched.some((entry) => entry.runId === run.id)).toBe(false);
     expect((await runRow(run.id)).agentLaunchedAt).not.toBeNull();
+  });
+
+  it('does not start the agent from a job this worker lost (another worker was given it): the run waits for that one', async () => {
+    now = new Date();
+    const jobs = new RecordingJobs();
+    const slow = service(agent, jobs);
+    const run = await slow.install(await readyNode('w13'), 'operator');
+    const before = await runRow(run.id);
+    const lost = new AbortController();
+    lost.abort();
+    await jobs.run(INSTALL_LAUNCH_TASK, { runId: run.id }, { lost: lost.signal });
+    expect(agent.launched.some((entry) => entry.runId === run.id)).toBe(false);
+    expect(await runRow(run.id)).toMatchObject({ status: 'RUNNING', agentLaunchedAt: null, agentTokenHash: before.agentTokenHash });
+    // The worker that has it now starts it.
+    await jobs.run(INSTALL_LAUNCH_TASK, { runId: run.id }, { attempt: 2 });
+    await launchedFor(run.id);
+  });
+
+  it('queues again, at start, the launch of every run whose agent was never started, and leaves the rest', async () => {
+    now = new Date();
+    const jobs = new RecordingJobs();
+    const queueing = service(agent, jobs);
+    const waiting = await queueing.install(await readyNode('w11'), 'operator');
+    const started = await installs.install(await readyNode('w12'), 'operator');
+    await launchedFor(started.id);
+    jobs.queued.length = 0;
+    expect(await queueing.resumeLaunches()).toBeGreaterThanOrEqual(1);
+    const runIds = jobs.queued.filter((job) => job.task === INSTALL_LAUNCH_TASK).map((job) => job.payload['runId']);
+    expect(runIds).toContain(waiting.id);
+    expect(runIds).not.toContain(started.id);
   });
 });

@@ -9,11 +9,10 @@ import type { RunBootstrapIdentities } from './run-bootstrap-identities';
  * Ends what must not outlive an install run: a run still RUNNING at its deadline is ended as
  * FAILED (stalled or not; its agent token ends with the deadline anyway), and the bootstrap
  * identity of every run that ended is revoked — also for runs that ended while the service was
- * down or the cluster did not answer; and the agent of a run whose start another replica abandoned
- * (it died after answering installNode) is started (InstallService.relaunchAbandoned). Runs once
- * at start and then every `intervalMs`. Safe with several replicas: ending a run is a
- * compare-and-set on its status, taking over a start claims the row, deleting an account twice
- * is no error.
+ * down or the cluster did not answer; and runs waiting for an install slot get the slots free
+ * (should the admission when a run ended have failed). Runs once at start and then every `intervalMs`. Safe with
+ * several replicas: ending a run is a compare-and-set on its status, deleting an account twice is
+ * no error.
  */
 export class InstallRunSweeper {
   private timer: NodeJS.Timeout | null = null;
@@ -68,9 +67,9 @@ export class InstallRunSweeper {
         void this.agent.stop(node, run).catch((error: unknown) => this.logger.info({ err: error, runId: run.id }, 'could not stop the agent of an overdue run'));
       }
     }
-    const relaunched = await this.installs.relaunchAbandoned();
-    if (relaunched > 0) {
-      this.logger.info({ relaunched }, 'started the agents of install runs another replica did not finish starting');
+    const admitted = await this.installs.admitAllWaiting();
+    if (admitted > 0) {
+      this.logger.info({ admitted }, 'started install runs that were waiting for a slot');
     }
     const revoked = await this.identities.revokeEnded();
     if (revoked > 0) {

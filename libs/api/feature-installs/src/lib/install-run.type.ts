@@ -95,6 +95,18 @@ export class InstallRunNoticeType {
   lastAt!: Date;
 }
 
+@ObjectType('PlaceInLine', { description: 'Where a run waiting for one of its cluster\'s install slots stands.' })
+export class PlaceInLineType {
+  @Field(() => Int, { description: '1: the next run of the cluster to start.' })
+  position!: number;
+
+  @Field(() => Int, { description: 'Runs of the cluster waiting, this one included.' })
+  waiting!: number;
+
+  @Field(() => Int, { description: 'The cluster\'s installsAtOnce.' })
+  limit!: number;
+}
+
 @ObjectType('InstallRun', { implements: RunType })
 export class InstallRunType extends RunType {
   @Field(() => InstallRunStatusEnum)
@@ -112,7 +124,13 @@ export class InstallRunType extends RunType {
   @Field(() => GraphQLISODateTime, { nullable: true })
   lastEventAt!: Date | null;
 
-  @Field(() => GraphQLISODateTime, { nullable: true, description: 'A run still running then is ended; its agent token and bootstrap identity end with it.' })
+  @Field(() => GraphQLISODateTime, {
+    nullable: true,
+    description: 'When the run got one of its cluster\'s install slots and its agent\'s start was queued; null while it waits its turn (placeInLine).',
+  })
+  admittedAt!: Date | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'A run still running then is ended; its agent token and bootstrap identity end with it. Null while the run waits for a slot: it counts from admittedAt.' })
   deadlineAt!: Date | null;
 
   @Field(() => String, { nullable: true, description: 'The bootstrap identity minted for this run (its token went only to the host): the one requester whose client CSR for the node is auto-approved.' })

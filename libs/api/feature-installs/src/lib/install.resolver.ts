@@ -1,3 +1,4 @@
+import { Repeater } from '@repeaterjs/repeater';
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { isUuid } from '@ccos/api/data-access-db';
 import { type InstallProgressPayload, NodeType, NotFoundError, type RequestContext, TOPICS, actorOf, startWith } from '@ccos/api/util-graphql';
@@ -5,8 +6,53 @@ import { InstallProgressType, InstallRunType } from './install-run.type';
 import type { InstallRunView } from './install-run.view';
 import type { InstallService } from './install.service';
 
+/**
+ * What one subscriber was sent last: the run, and the highest event seq of it. Kept by its stream
+ * for each event, and by the resolver for a snapshot or catch-up (it alone knows what those held).
+ */
+interface Delivered {
+  runId: string | null;
+  seq: number;
+}
 /** The first message of an installProgress stream: the current state, no new event. */
-type ProgressMessage = InstallProgressPayload | { readonly nodeId: string; readonly snapshot: true };
+interface Snapshot {
+  readonly nodeId: string;
+  readonly snapshot: true;
+  readonly delivered: Delivered;
+}
+/** After this replica heard no events for a while: the run as it is now and its events after the last one delivered (all of them after another run's). */
+interface CatchUp {
+  readonly nodeId: string;
+  readonly catchUp: true;
+  readonly delivered: Delivered;
+}
+type ProgressMessage = InstallProgressPayload | Snapshot | CatchUp;
+
+const RESUMED = Symbol('events resumed');
+
+async function* markersOf(resumed: AsyncIterable<unknown>): AsyncGenerator<typeof RESUMED> {
+  for await (const _ of resumed) {
+    yield RESUMED;
+  }
+}
+
+/**
+ * The node's published events, and a catch-up message whenever this replica's event listener
+ * is back after a gap (TOPICS.EVENTS_RESUMED): events published meanwhile never reach it, but
+ * they are stored, and the subscriber knows the last one it was sent.
+ */
+async function* liveWithCatchUp(nodeId: string, delivered: Delivered, live: AsyncIterable<InstallProgressPayload>, resumed: AsyncIterable<unknown>): AsyncGenerator<ProgressMessage> {
+  const sources: Array<AsyncIterable<InstallProgressPayload | typeof RESUMED>> = [live, markersOf(resumed)];
+  for await (const message of Repeater.merge(sources)) {
+    if (message === RESUMED) {
+      yield { nodeId, catchUp: true, delivered };
+      continue;
+    }
+    delivered.seq = message.runId === delivered.runId ? Math.max(delivered.seq, message.seq) : message.seq;
+    delivered.runId = message.runId;
+    yield message;
+  }
+}
 
 /**
  * One published event reaches every subscriber of its node as the same object; its view (the
@@ -61,15 +107,22 @@ export class InstallResolver {
       if (!isUuid(nodeId)) {
         throw new NotFoundError('node', nodeId);
       }
-      const live = (context as RequestContext).events.subscribe(TOPICS.INSTALL_PROGRESS, nodeId) as AsyncIterable<ProgressMessage>;
-      return startWith<ProgressMessage>(() => ({ nodeId, snapshot: true }), live);
+      const { events } = context as RequestContext;
+      const live = events.subscribe(TOPICS.INSTALL_PROGRESS, nodeId) as AsyncIterable<InstallProgressPayload>;
+      const delivered: Delivered = { runId: null, seq: 0 };
+      return startWith<ProgressMessage>(() => ({ nodeId, snapshot: true, delivered }), liveWithCatchUp(nodeId, delivered, live, events.subscribe(TOPICS.EVENTS_RESUMED) as AsyncIterable<unknown>));
     },
   })
   async installProgress(@Root() message: ProgressMessage, @Arg('nodeId', () => ID) _nodeId: string): Promise<InstallProgressType> {
-    if ('snapshot' in message) {
+    if ('delivered' in message) {
+      const { delivered } = message;
       const run = await this.installs.latestRun(message.nodeId);
       const view = run ? await this.view.of(run) : null;
-      return { nodeId: message.nodeId, run: view, events: view?.events ?? [] };
+      const sameRun = view !== null && view.id === delivered.runId;
+      const events = (view?.events ?? []).filter((event) => !sameRun || event.seq > delivered.seq);
+      delivered.runId = view?.id ?? null;
+      delivered.seq = Math.max(sameRun ? delivered.seq : 0, ...events.map((event) => event.seq));
+      return { nodeId: message.nodeId, run: view, events };
     }
     let shared = eventViews.get(message);
     if (!shared) {

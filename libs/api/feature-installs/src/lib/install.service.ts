@@ -1,20 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import {
   type AgentChannel,
   AgentTokens,
   type InstallRunEntity,
   type InstallRunStore,
+  type JobContext,
+  type JobRegistry,
   type NodeEntity,
   type NodeStore,
   type ReasonText,
+  hostQueue,
   reasonFields,
 } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
 import { type InstallRunStatus, type InstallStep, SERVICE_FAILURE_CODES, describeStep, resumeStep, statusText, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
-import { type InstallObserver, UNOBSERVED_INSTALLS } from './install-metrics';
+import type { InstallObserver } from './install-metrics';
 import { IdentityNotMinted, type RunIdentityIssuer } from './run-bootstrap-identities';
 
 /**
@@ -38,19 +40,10 @@ export type InstallReadiness = (clusterId: string) => Promise<void>;
 /** How long an install run may take, unless configured: its agent token and bootstrap identity end with it. */
 export const DEFAULT_INSTALL_RUN_DEADLINE_MS = 120 * 60_000;
 
-/**
- * Starting a run's agent belongs to one replica at a time (`launch_owner`, renewed every
- * `heartbeatMs`); a launch whose owner stopped renewing for `staleAfterMs` (the replica died
- * between answering installNode and starting the agent) is taken over by another replica.
- */
-export interface LaunchClaims {
-  /** This replica in `install_runs.launch_owner`; default `<hostname>#<pid>`. */
-  readonly identity?: string;
-  /** Default 5 s. */
-  readonly heartbeatMs?: number;
-  /** Default 20 s. */
-  readonly staleAfterMs?: number;
-}
+/** The durable job that starts a run's agent on its host (payload: the run's id; never its token). */
+export const INSTALL_LAUNCH_TASK = 'install.launch';
+/** Attempts of a launch job: a host's own failure ends the run, so only the unexpected is tried again. */
+const LAUNCH_ATTEMPTS = 3;
 
 /** What a failed launch means for the node: SSH trouble has its own statuses. */
 export interface LaunchFailure {
@@ -76,37 +69,11 @@ export class InstallService {
     private readonly bus: EventBus,
     private readonly logger: Logger,
     private readonly deadlineMs: number = DEFAULT_INSTALL_RUN_DEADLINE_MS,
-    private readonly observer: InstallObserver = UNOBSERVED_INSTALLS,
-    claims: LaunchClaims = {},
+    private readonly observer: InstallObserver,
+    private readonly jobs: JobRegistry,
     private readonly readiness: InstallReadiness = async () => undefined,
   ) {
-    this.identity = claims.identity ?? `${hostname()}#${process.pid}`;
-    this.heartbeatMs = claims.heartbeatMs ?? 5_000;
-    this.staleAfterMs = claims.staleAfterMs ?? 20_000;
-  }
-
-  private readonly identity: string;
-  private readonly heartbeatMs: number;
-  private readonly staleAfterMs: number;
-
-  /**
-   * Starts, with a new agent token, the agents of RUNNING runs whose launch was abandoned: nobody
-   * recorded it started and its owner's heartbeat is stale. An agent the dead replica may have
-   * started after all is stopped first (it holds the old token); its spool keeps the events and
-   * their numbers, so the new one carries on where it was. Returns how many were taken over.
-   */
-  async relaunchAbandoned(): Promise<number> {
-    const claimed = await this.runs.claimAbandonedLaunches(this.identity, this.staleAfterMs / 1000);
-    for (const { id, previous } of claimed) {
-      const run = await this.runs.get(id);
-      const node = await this.nodes.get(run.nodeId);
-      this.logger.warn({ runId: id, nodeId: node.id, previousOwner: previous }, 'taking over the start of an agent another replica did not finish');
-      await this.agent.stop(node, run).catch(() => undefined);
-      const { token, hash } = this.tokens.issue();
-      await this.runs.replaceTokenWhileRunning(id, hash);
-      await this.launch(node, { ...run, agentTokenHash: hash }, token);
-    }
-    return claimed.length;
+    jobs.register(INSTALL_LAUNCH_TASK, (payload, context) => this.launchJob(String(payload['runId']), context));
   }
 
   async install(nodeId: string, actor: string): Promise<InstallRunEntity> {
@@ -195,6 +162,13 @@ export class InstallService {
     }
     const finished = await this.runs.get(run.id);
     this.publishRun(finished);
+    if (ended) {
+      // Its slot is free: the next run waiting in its cluster's line starts (the sweeper tries again if this fails).
+      void this.runs
+        .clusterOf(finished)
+        .then((clusterId) => (clusterId ? this.admitWaiting(clusterId) : undefined))
+        .catch((error: unknown) => this.logger.warn({ err: error, runId: run.id }, 'could not start the next waiting install yet'));
+    }
     // Not awaited by the caller's answer: the sweeper revokes it later if the cluster does not answer now.
     void this.identities.revoke(finished).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id }, 'could not revoke the run\'s bootstrap identity yet'));
     return finished;
@@ -206,61 +180,157 @@ export class InstallService {
   }
 
   private async start(node: NodeEntity, from: InstallStep, actor: string, event: 'INSTALL_STARTED' | 'INSTALL_RETRIED'): Promise<InstallRunEntity> {
-    const { token, hash } = this.tokens.issue();
+    // The agent's token is issued when its job starts it: a job's payload is stored as it is.
+    const unusable = this.tokens.issue();
     const deadlineAt = new Date(Date.now() + this.deadlineMs);
     const run = await this.runs.insert({
-      id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: hash, agentTokenExpiresAt: deadlineAt, deadlineAt, startStep: from, requestedBy: actor,
-      agentChannel: this.agent.channel, launchOwner: this.identity, launchHeartbeatAt: new Date(),
+      id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: unusable.hash, agentTokenExpiresAt: deadlineAt, deadlineAt, startStep: from, requestedBy: actor,
+      agentChannel: this.agent.channel, admittedAt: null,
     });
     try {
-      await this.nodes.transition(node.id, event, from === 'PREFLIGHT' ? message('node.startingAgent') : message('node.startingAgentAt', { step: bare(describeStep(from).title) }));
+      await this.nodes.transition(node.id, event, startingReason(from));
     } catch (error) {
       await this.runs.delete(run.id);
       throw error;
     }
-    this.publishRun(run);
     if (run.agentChannel === 'PLAIN_HTTP') {
       this.logger.warn({ nodeId: node.id, runId: run.id }, 'this install run\'s agent reaches the service over plain HTTP (AGENT_PLAIN_HTTP=allow)');
     }
-    void this.launch(node, run, token);
+    const { admitted, limit } = await this.admit(node.clusterId);
+    if (admitted.some((started) => started.id === run.id)) {
+      return this.runs.get(run.id);
+    }
+    await this.nodes.updateWhile(node.id, 'INSTALLING', reasonFields(message('node.waitingForInstallSlot', { limit })), { runWaiting: run.id });
+    this.publishRun(run);
     return run;
   }
 
-  private async launch(node: NodeEntity, run: InstallRunEntity, token: string): Promise<void> {
-    const heartbeat = setInterval(() => {
-      void this.runs
-        .renewLaunch(run.id, this.identity, new Date())
-        .catch((error: unknown) => this.logger.debug({ err: error, runId: run.id }, 'could not renew the launch claim'));
-    }, this.heartbeatMs);
-    heartbeat.unref();
+  /**
+   * Starts as many of the cluster's waiting runs as it has install slots free (its
+   * `installsAtOnce`), oldest request first: each gets its deadline from now and its launch job.
+   * Called when a run is asked for, when one ends, when the limit changes, and by the sweeper. The
+   * runs started.
+   */
+  async admitWaiting(clusterId: string): Promise<InstallRunEntity[]> {
+    return (await this.admit(clusterId)).admitted;
+  }
+
+  private async admit(clusterId: string): Promise<{ readonly admitted: InstallRunEntity[]; readonly limit: number }> {
+    const admission = await this.runs.admitWaiting(clusterId, new Date(), this.deadlineMs);
+    for (const run of admission.admitted) {
+      // One run's trouble (its node deleted meanwhile) does not keep the others from starting; an admitted run whose launch was never queued is queued at the next start (resumeLaunches).
+      await this.startAdmitted(run).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id }, 'could not start an admitted install run'));
+    }
+    return admission;
+  }
+
+  private async startAdmitted(run: InstallRunEntity): Promise<void> {
+    const node = await this.nodes.get(run.nodeId);
+    // A run admitted by the request that started it already says so; only a node shown waiting is told again.
+    await this.nodes.updateWhile(node.id, 'INSTALLING', reasonFields(startingReason(run.startStep)), { reasonCode: 'node.waitingForInstallSlot' });
+    this.publishRun(run);
+    try {
+      await this.queueLaunch(node, run);
+    } catch (error) {
+      await this.launchFailed(node, run, error);
+    }
+  }
+
+  /** Admits the waiting runs of every cluster that has some (after a restart, or an admission that failed). Their number. */
+  async admitAllWaiting(): Promise<number> {
+    let admitted = 0;
+    for (const clusterId of await this.runs.clustersWithWaitingRuns()) {
+      admitted += (await this.admitWaiting(clusterId)).length;
+    }
+    return admitted;
+  }
+
+  /**
+   * Queues the launch of every run whose agent has not started (a job already waiting for one
+   * stays the one job): runs started before launches were jobs, or whose job could not be queued.
+   * Their number.
+   */
+  async resumeLaunches(): Promise<number> {
+    const waiting = await this.runs.notLaunched();
+    for (const run of waiting) {
+      const node = await this.nodes.get(run.nodeId);
+      await this.queueLaunch(node, run);
+    }
+    return waiting.length;
+  }
+
+  private queueLaunch(node: NodeEntity, run: InstallRunEntity): Promise<void> {
+    return this.jobs.enqueue(INSTALL_LAUNCH_TASK, { runId: run.id, nodeId: node.id, hostname: node.hostname }, { key: `${INSTALL_LAUNCH_TASK}:${run.id}`, queue: hostQueue(node.ip ?? node.hostname), maxAttempts: LAUNCH_ATTEMPTS });
+  }
+
+  /**
+   * The launch job: starts the run's agent with a token issued now, on whichever worker took the
+   * job, once. A run that ended meanwhile (cancelled) or whose agent started or reported already is
+   * left alone; an attempt after another one (its worker died, or it failed unexpectedly) first
+   * stops an agent that attempt may have started, which holds the earlier token: its spool keeps
+   * the events and their numbers, so the new agent carries on where it was.
+   */
+  private async launchJob(runId: string, context: JobContext): Promise<void> {
+    const run = await this.runs.find(runId);
+    if (!run || run.status !== 'RUNNING' || run.agentLaunchedAt !== null) {
+      return;
+    }
+    const node = await this.nodes.get(run.nodeId);
+    if (context.attempt > 1) {
+      this.logger.warn({ runId, nodeId: node.id, attempt: context.attempt }, 'starting the agent again: an earlier attempt did not finish');
+      await this.agent.stop(node, run).catch(() => undefined);
+    }
+    // Another worker was given this job (this one was declared dead): it starts the agent, not this one.
+    if (context.lost.aborted) {
+      return;
+    }
+    const { token, hash } = this.tokens.issue();
+    if (!(await this.runs.replaceTokenBeforeLaunch(runId, hash))) {
+      return;
+    }
+    await this.launch(node, { ...run, agentTokenHash: hash }, token, context.lost);
+  }
+
+  private async launch(node: NodeEntity, run: InstallRunEntity, token: string, lost: AbortSignal): Promise<void> {
     try {
       // Before anything runs on the host: without an identity of its own the kubelet could only use the shared one.
       const identity = await this.identities.mint(node, run);
+      if (lost.aborted) {
+        this.logger.warn({ nodeId: node.id, runId: run.id }, 'not starting the agent: another worker was given its job');
+        return;
+      }
       await this.agent.launch(node, run, token, identity.token);
       await this.runs.launched(run.id, new Date());
       this.logger.info({ nodeId: node.id, runId: run.id, startStep: run.startStep }, 'agent started');
     } catch (error) {
-      const failure: LaunchFailure = error instanceof IdentityNotMinted ? { message: error.message, kind: 'OTHER' } : (error as LaunchFailure);
-      this.logger.warn({ nodeId: node.id, runId: run.id, kind: failure.kind, reason: failure.message }, 'could not start the agent');
-      const reason =
-        error instanceof IdentityNotMinted
-          ? message('install.identityNotMinted', { error: error.detail })
-          : message('install.agentNotStarted', { error: failure.coded ? bare(failure.coded) : failure.message });
-      await this.finish(run, 'FAILED', null, reason, SERVICE_FAILURE_CODES.agentNotStarted);
-      const current = await this.nodes.get(node.id);
-      if (current.status !== 'INSTALLING') {
-        return;
-      }
-      if (failure.kind === 'HOST_KEY_CHANGED') {
-        await this.nodes.transition(node.id, 'HOST_KEY_MISMATCH', reason, { offeredHostKeyFingerprint: failure.offeredFingerprint ?? null });
-      } else if (failure.kind === 'AUTH_FAILED') {
-        await this.nodes.transition(node.id, 'SSH_AUTH_FAILED', reason);
-      } else {
-        await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
-      }
-    } finally {
-      clearInterval(heartbeat);
+      await this.launchFailed(node, run, error);
+    }
+  }
+
+  /** The run ends FAILED and the node follows (SSH trouble has its own statuses). */
+  private async launchFailed(node: NodeEntity, run: InstallRunEntity, error: unknown): Promise<void> {
+    const failure: LaunchFailure = error instanceof IdentityNotMinted ? { message: error.message, kind: 'OTHER' } : (error as LaunchFailure);
+    this.logger.warn({ nodeId: node.id, runId: run.id, kind: failure.kind, reason: failure.message }, 'could not start the agent');
+    const reason =
+      error instanceof IdentityNotMinted
+        ? message('install.identityNotMinted', { error: error.detail })
+        : message('install.agentNotStarted', { error: failure.coded ? bare(failure.coded) : failure.message });
+    await this.finish(run, 'FAILED', null, reason, SERVICE_FAILURE_CODES.agentNotStarted);
+    const current = await this.nodes.get(node.id);
+    if (current.status !== 'INSTALLING') {
+      return;
+    }
+    if (failure.kind === 'HOST_KEY_CHANGED') {
+      await this.nodes.transition(node.id, 'HOST_KEY_MISMATCH', reason, { offeredHostKeyFingerprint: failure.offeredFingerprint ?? null });
+    } else if (failure.kind === 'AUTH_FAILED') {
+      await this.nodes.transition(node.id, 'SSH_AUTH_FAILED', reason);
+    } else {
+      await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
     }
   }
 }
 
+/** What the node says while its agent is being started: from the beginning, or from the step a retry resumes at. */
+function startingReason(from: InstallStep): ReasonText {
+  return from === 'PREFLIGHT' ? message('node.startingAgent') : message('node.startingAgentAt', { step: bare(describeStep(from).title) });
+}

@@ -94,6 +94,18 @@ export class ReportStepResultType {
   cancelRequested!: boolean;
 }
 
+@ObjectType('ReportStepsResult')
+export class ReportStepsResultType {
+  @Field(() => Int, { description: 'Events of the batch the service now holds (each seq once): every one, or the request fails.' })
+  accepted!: number;
+
+  @Field(() => [Int], { description: 'The seqs of those that were stored before; nothing changed for them.' })
+  duplicateSeqs!: number[];
+
+  @Field(() => Boolean, { description: 'The operator cancelled the run: report FAILED and stop.' })
+  cancelRequested!: boolean;
+}
+
 @ObjectType('AgentRun', { description: 'What the agent of a run needs to know from the service.' })
 export class AgentRunType {
   @Field(() => ID)

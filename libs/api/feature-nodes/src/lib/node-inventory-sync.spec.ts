@@ -121,6 +121,26 @@ describe('node inventory sync', () => {
     expect(await dataSource.getRepository(NodeEntity).findOneByOrFail({ clusterId, hostname: 'other' })).toMatchObject({ origin: 'DISCOVERED', ip: null });
   });
 
+  it('records a cluster of 1,200 Nodes at start, one of them at an address an added node uses, and tells subscribers of each', async () => {
+    const told: string[] = [];
+    const telling = new NodeStore(dataSource, (node) => told.push(node.id));
+    await telling.create({ clusterId, hostname: 'h1', ip: '198.18.0.11', status: 'READY_TO_INSTALL', origin: 'ADDED' });
+    const names = Array.from({ length: 1200 }, (_, index) => `n${String(index).padStart(4, '0')}`);
+    for (const [index, name] of names.entries()) {
+      const address = index === 700 ? '198.18.0.11' : `10.9.${Math.floor(index / 250)}.${index % 250}`;
+      watches.nodes.set(name, summary(name, { addresses: [{ type: 'InternalIP', address }] }));
+    }
+    sync = new NodeInventorySync(telling, watches, { list: async () => [{ id: clusterId }] }, pino({ level: 'silent' }));
+    await sync.start();
+    await sync.idle();
+    const discovered = (await telling.listOf(clusterId)).filter((node) => node.origin === 'DISCOVERED');
+    expect(discovered.map((node) => node.hostname).sort()).toEqual(names);
+    expect(discovered.find((node) => node.hostname === 'n0700')?.ip).toBeNull();
+    expect(discovered.find((node) => node.hostname === 'n0701')?.ip).toBe('10.9.2.201');
+    expect(new Set(told).size).toBe(1201);
+    expect(told).toHaveLength(1201);
+  });
+
   it('follows Ready and cordon changes, discovers new Nodes and marks Nodes deleted outside the service REMOVED', async () => {
     await startSync();
     watches.put(summary('w1'));

@@ -146,11 +146,38 @@ export class NodeInventorySync {
     const records = await this.store.activeOf(clusterId, names);
     const byName = new Map(records.map((record) => [record.hostname, record]));
     const all = names ?? [...new Set([...current.keys(), ...byName.keys()])];
+    const found: NodeSummary[] = [];
     for (const name of all) {
       if (this.stopped) {
         return;
       }
-      await this.apply(clusterId, current.get(name), byName.get(name));
+      const node = current.get(name);
+      const record = byName.get(name);
+      if (node && !record) {
+        found.push(node);
+      } else {
+        await this.apply(clusterId, node, record);
+      }
+    }
+    await this.discoverAll(clusterId, found);
+  }
+
+  /**
+   * Records the Nodes found without a record, many a statement (a new cluster of thousands is
+   * discovered in seconds); one that could not be recorded with the rest (an added host claims its
+   * address, another replica recorded it first) is taken alone.
+   */
+  private async discoverAll(clusterId: string, nodes: readonly NodeSummary[]): Promise<void> {
+    if (nodes.length === 0 || this.stopped) {
+      return;
+    }
+    const created = await this.store.createDiscovered(nodes.map((node) => discoveredRecord(clusterId, node, true)));
+    for (const record of created) {
+      this.log.info({ nodeId: record.id, node: record.hostname, role: record.role }, 'discovered a Node of the cluster');
+    }
+    const recorded = new Set(created.map((record) => record.hostname));
+    for (const node of nodes.filter((candidate) => !recorded.has(candidate.name))) {
+      await this.discover(clusterId, node);
     }
   }
 
@@ -203,20 +230,7 @@ export class NodeInventorySync {
 
   private async discover(clusterId: string, node: NodeSummary, withIp = true): Promise<void> {
     try {
-      const created = await this.store.create({
-        clusterId,
-        hostname: node.name,
-        ip: withIp ? addressOf(node) : null,
-        status: 'JOINED',
-        ...reasonFields(message('node.discovered')),
-        origin: 'DISCOVERED',
-        role: inventoryRole(node),
-        ready: node.ready,
-        readyStatus: node.readyStatus,
-        readySince: node.readySince ? new Date(node.readySince) : null,
-        unschedulable: node.unschedulable,
-        everJoined: true,
-      });
+      const created = await this.store.create(discoveredRecord(clusterId, node, withIp));
       this.log.info({ nodeId: created.id, node: node.name, role: created.role }, 'discovered a Node of the cluster');
     } catch (error) {
       const constraint = uniqueViolationOf(error);
@@ -229,4 +243,22 @@ export class NodeInventorySync {
       // Otherwise another replica recorded it first.
     }
   }
+}
+
+/** The record of a Node found in the cluster (without its address when an added host claims it). */
+function discoveredRecord(clusterId: string, node: NodeSummary, withIp: boolean) {
+  return {
+    clusterId,
+    hostname: node.name,
+    ip: withIp ? addressOf(node) : null,
+    status: 'JOINED' as const,
+    ...reasonFields(message('node.discovered')),
+    origin: 'DISCOVERED' as const,
+    role: inventoryRole(node),
+    ready: node.ready,
+    readyStatus: node.readyStatus,
+    readySince: node.readySince ? new Date(node.readySince) : null,
+    unschedulable: node.unschedulable,
+    everJoined: true,
+  };
 }

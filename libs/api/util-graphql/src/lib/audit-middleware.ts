@@ -43,7 +43,7 @@ export interface AuditTrail extends AuditSink {
 const DENIED_CODES: ReadonlySet<string> = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'LOGIN_THROTTLED', 'LOGIN_BUSY']);
 
 /** Mutations the agent calls many times per run; their events are their own record. */
-const NOT_AUDITED = new Set(['reportStep']);
+const NOT_AUDITED = new Set(['reportStep', 'reportSteps']);
 
 /** The refusal of an action whose audit entry could not be written. */
 export class AuditUnavailableError extends AppError {

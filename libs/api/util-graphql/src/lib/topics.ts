@@ -24,6 +24,12 @@ export const TOPICS = {
   SESSIONS_ENDED: 'SESSIONS_ENDED',
   /** No id: a user's role changed; every replica re-reads them and reconnects their live connections. */
   USER_CHANGED: 'USER_CHANGED',
+  /**
+   * No id, published by a replica to itself only: its connection that hears other replicas' events
+   * dropped and is back, so events of the gap may not have reached it; subscribers catch up from
+   * what is stored (an install's events by sequence number).
+   */
+  EVENTS_RESUMED: 'EVENTS_RESUMED',
 } as const;
 
 /** Sessions ended (sign-out, revocation, password change, user disabled or deleted): their open WebSocket connections close too. */

@@ -17,6 +17,8 @@ export function installRun(overrides: Partial<InstallRunView> = {}): InstallRunV
     requestedBy: 'admin',
     agentChannel: null,
     startedAt: '2026-11-30T05:00:00.000Z',
+    admittedAt: '2026-11-30T05:00:00.000Z',
+    placeInLine: null,
     finishedAt: null,
     lastEventAt: null,
     steps: [],

@@ -28,6 +28,15 @@ export const ReportStepText = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<Types.ReportStepMutation, Types.ReportStepMutationVariables>;
+export const ReportStepsText = new TypedDocumentString(`
+    mutation ReportSteps($inputs: [ReportStepInput!]!) {
+  reportSteps(inputs: $inputs) {
+    accepted
+    duplicateSeqs
+    cancelRequested
+  }
+}
+    `) as unknown as TypedDocumentString<Types.ReportStepsMutation, Types.ReportStepsMutationVariables>;
 export const AgentRunText = new TypedDocumentString(`
     query AgentRun {
   agentRun {

@@ -35,6 +35,7 @@ export const EN = {
   'node.vanished': 'the Node object {hostname} was deleted from the cluster outside this service',
   'node.startingAgent': 'starting the agent',
   'node.startingAgentAt': 'starting the agent at {step}',
+  'node.waitingForInstallSlot': 'waiting for an install slot: this cluster runs at most {limit, plural, one {# install} other {# installs}} at once, and earlier requests go first',
   'node.installCancelled': 'install cancelled by {actor}',
   'node.agentReportsAgain': 'the agent reports again ({step})',
   'node.stepRunning': '{step}: running',

@@ -32,6 +32,7 @@ export const ZH_CN: Readonly<Record<MessageCode, string>> = {
   'node.vanished': 'Node 对象 {hostname} 已在本服务之外从集群中删除',
   'node.startingAgent': '正在启动代理程序',
   'node.startingAgentAt': '正在从“{step}”启动代理程序',
+  'node.waitingForInstallSlot': '正在排队等待安装名额：此集群同时最多运行 {limit} 个安装，先提出的请求先开始',
   'node.installCancelled': '{actor} 已取消安装',
   'node.agentReportsAgain': '代理程序恢复上报（{step}）',
   'node.stepRunning': '{step}：进行中',

@@ -54,6 +54,10 @@ export class ClusterEntity {
   @Column({ name: 'readiness_failing', type: 'text', array: true, nullable: true })
   readinessFailing!: string[] | null;
 
+  /** Installs that run at once on this cluster; more wait their turn in the order they were asked for. */
+  @Column({ name: 'installs_at_once', type: 'integer', default: 50 })
+  installsAtOnce!: number;
+
   /** What every host added to it must have at least (checked when it is added, each failed check named); null asks nothing. */
   @Column({ name: 'host_minimums', type: 'jsonb', nullable: true })
   hostMinimums!: HardwareMinimums | null;

@@ -43,16 +43,16 @@ export class InstallRunEntity extends RunColumns<InstallRunStatus> {
   @Column({ name: 'agent_channel', type: 'text', default: 'PLAIN_HTTP' })
   agentChannel!: AgentChannel;
 
-  /** When the agent was started on the host; null while a replica is still starting it. */
+  /**
+   * When the run was given one of its cluster's install slots (`installs_at_once`): its launch is
+   * queued then and its deadline counts from then. Null while it waits its turn.
+   */
+  @Column({ name: 'admitted_at', type: 'timestamptz', nullable: true, default: () => 'now()' })
+  admittedAt!: Date | null;
+
+  /** When the agent was started on the host (or first reported); null while its launch job has not started it. */
   @Column({ name: 'agent_launched_at', type: 'timestamptz', nullable: true })
   agentLaunchedAt!: Date | null;
-
-  /** The replica starting the agent (`<hostname>#<pid>`), and when it last said it still is. */
-  @Column({ name: 'launch_owner', type: 'text', nullable: true })
-  launchOwner!: string | null;
-
-  @Column({ name: 'launch_heartbeat_at', type: 'timestamptz', nullable: true })
-  launchHeartbeatAt!: Date | null;
 
   /** When the agent was last heard from. */
   @Column({ name: 'last_event_at', type: 'timestamptz', nullable: true })

@@ -1,4 +1,4 @@
-import { Injectable, computed, inject, signal } from '@angular/core';
+import { Injectable, computed, effect, inject, signal } from '@angular/core';
 import type { ApolloCache } from '@apollo/client';
 import { Apollo } from 'apollo-angular';
 import { firstValueFrom } from 'rxjs';
@@ -28,6 +28,9 @@ import type { MutationAnswer } from '../forms/form-submission';
 import { NodeRuns } from '../runs/node-runs';
 import type { InstallRunView, NodeSummary, StepEventView } from './node';
 
+/** How often the node is read again while its run waits for an install slot. */
+const PLACE_IN_LINE_REFRESH_MS = 5000;
+
 /** What the InstallRun operation asks for at once (`events(first: 500)`), the API's largest page. */
 const EVENTS_PAGE = 500;
 
@@ -40,7 +43,9 @@ export type NodeAction = 'install' | 'retry' | 'cancel' | 'recopy' | 'credential
 /**
  * One node: its record (live through `nodeChanged`), its install runs, and the latest run's
  * steps and events live through `installProgress` — the first message carries every event
- * so far, each later one the new event and the run as it is now. No polling. Provide it
+ * so far, each later one the new event and the run as it is now. No polling, except while the
+ * latest run waits for one of its cluster's install slots: its place in line moves as other
+ * nodes' runs end, which this node's streams do not carry. Provide it
  * in the node page; call {@link select} with the route's ids.
  */
 @Injectable()
@@ -77,6 +82,16 @@ export class NodeDetailStore {
   /** Earlier runs, newest first. */
   readonly previousRuns = this.installRuns.previousRuns;
   readonly currentEvents = this.installRuns.currentEvents;
+
+  constructor() {
+    effect((onCleanup) => {
+      if (!this.currentRun()?.placeInLine) {
+        return;
+      }
+      const timer = setInterval(() => this.query.refetch(), PLACE_IN_LINE_REFRESH_MS);
+      onCleanup(() => clearInterval(timer));
+    });
+  }
 
   select(clusterId: string, nodeId: string): void {
     if (nodeId !== this.nodeId) {

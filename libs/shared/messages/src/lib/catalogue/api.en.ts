@@ -91,6 +91,7 @@ export const API_EN = {
   'host.clean': 'no leftovers of an earlier membership',
   'cluster.nameTaken': '"{name}" is already registered; choose another name',
   'cluster.autoApproveNothing': 'give enabled (join auto-approve), renewals (renewal auto-approve), or both',
+  'cluster.installsAtOnceRange': 'installs at once must be a whole number from 1 to {max}',
   'cluster.insecureOptIn': 'set input.allowInsecureTransport: true only if the cluster really has no verifiable TLS',
   'cluster.plainHttp': "uses http://, which would send the cluster credentials unencrypted; give the API server's https:// URL, or {optIn}",
   'cluster.skipTlsVerify': "sets insecure-skip-tls-verify, so anyone on the network path could pose as the API server and receive the credentials; put the API server's CA into certificate-authority-data instead, or {optIn}",

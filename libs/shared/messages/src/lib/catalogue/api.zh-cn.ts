@@ -90,6 +90,7 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'host.clean': '没有之前加入集群时的遗留内容',
   'cluster.nameTaken': '“{name}”已被注册，请换一个名称',
   'cluster.autoApproveNothing': '请设置加入时自动批准（enabled）、续签自动批准（renewals），或两者都设置',
+  'cluster.installsAtOnceRange': '同时安装数必须是 1 到 {max} 之间的整数',
   'cluster.insecureOptIn': '仅当集群确实没有可验证的 TLS 时，才允许不安全传输（allowInsecureTransport: true）',
   'cluster.plainHttp': '使用了 http://，集群凭据将以明文发送；请填写 API 服务器的 https:// 地址，或{optIn}',
   'cluster.skipTlsVerify': '设置了 insecure-skip-tls-verify，网络路径上的任何人都可以冒充 API 服务器并拿到凭据；请改为把 API 服务器的 CA 写入 certificate-authority-data，或{optIn}',

@@ -53,6 +53,8 @@ export const REST_EN = {
   'batch.range.needsPlaceholder': "the hostname pattern needs '{n}', '{octet}' or '{ip}' so that every address gets its own name",
   'batch.range.firstNumber': 'the first number must be a whole number from {min} to {max}',
   'agentToken.invalid': 'the agent token is not valid (unknown, expired or revoked): the run has ended',
+  'agentToken.batchSize': 'a batch of step events holds from 1 to {max} events',
+  'agentToken.batchOneRun': 'every event of a batch belongs to the run of its token; this batch names {runs} runs',
   'agentToken.otherRun': 'this agent token belongs to another run; it cannot report for run {runId}',
   'agentToken.eventLimit': 'run {runId} already has {stored} step events, the most one run may report{progress, select, true { with progress} other {}}; this {status} event of {step} was not stored. {progress, select, true {The step can still report STARTED, SUCCEEDED or FAILED.} other {Retry the install to start a new run.}}',
   'agentToken.eventBytesLimit': 'run {runId} already stores {stored} bytes of step events; {limit} is the most one run may store{progress, select, true { with progress} other {}}, so this {status} event of {step} ({eventBytes} bytes) was not stored. {progress, select, true {The step can still report STARTED, SUCCEEDED or FAILED.} other {Retry the install to start a new run.}}',

@@ -52,6 +52,8 @@ export const REST_ZH_CN: Readonly<Record<keyof typeof REST_EN, string>> = {
   'batch.range.needsPlaceholder': "主机名模式需要包含 '{n}'、'{octet}' 或 '{ip}'，让每个地址都有自己的名称",
   'batch.range.firstNumber': '起始编号必须是 {min} 到 {max} 之间的整数',
   'agentToken.invalid': '代理令牌无效（未知、已过期或已吊销）：该运行已结束',
+  'agentToken.batchSize': '一批步骤事件包含 1 到 {max} 个事件',
+  'agentToken.batchOneRun': '一批中的每个事件都属于其令牌的运行；此批涉及 {runs} 次运行',
   'agentToken.otherRun': '此代理令牌属于另一次运行；不能为运行 {runId} 上报',
   'agentToken.eventLimit': '运行 {runId} 已有 {stored} 个步骤事件，达到一次运行{progress, select, true {可上报进度} other {可上报}}的上限；{step} 的这个 {status} 事件未被保存。{progress, select, true {该步骤仍可上报 STARTED、SUCCEEDED 或 FAILED。} other {请重试安装以开始新的运行。}}',
   'agentToken.eventBytesLimit': '运行 {runId} 的步骤事件已占 {stored} 字节；一次运行{progress, select, true {可上报进度} other {可保存}}的上限为 {limit} 字节，因此 {step} 的这个 {status} 事件（{eventBytes} 字节）未被保存。{progress, select, true {该步骤仍可上报 STARTED、SUCCEEDED 或 FAILED。} other {请重试安装以开始新的运行。}}',
