@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import {
   type AgentChannel,
@@ -44,6 +45,12 @@ export const DEFAULT_INSTALL_RUN_DEADLINE_MS = 120 * 60_000;
 export const INSTALL_LAUNCH_TASK = 'install.launch';
 /** Attempts of a launch job: a host's own failure ends the run, so only the unexpected is tried again. */
 const LAUNCH_ATTEMPTS = 3;
+/**
+ * Runs one process creates at a time. A join storm (an autoscaler asking for hundreds of hosts at
+ * once) then waits here, without a time limit, instead of in the database pool's queue, whose wait
+ * is limited and which every other request of the process needs too.
+ */
+const RUNS_CREATED_AT_ONCE = 4;
 
 /** What a failed launch means for the node: SSH trouble has its own statuses. */
 export interface LaunchFailure {
@@ -60,6 +67,8 @@ export interface LaunchFailure {
  * resumes at the first step that did not succeed.
  */
 export class InstallService {
+  private readonly creating = pLimit(RUNS_CREATED_AT_ONCE);
+
   constructor(
     private readonly runs: InstallRunStore,
     private readonly nodes: NodeStore,
@@ -179,7 +188,11 @@ export class InstallService {
     this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
   }
 
-  private async start(node: NodeEntity, from: InstallStep, actor: string, event: 'INSTALL_STARTED' | 'INSTALL_RETRIED'): Promise<InstallRunEntity> {
+  private start(node: NodeEntity, from: InstallStep, actor: string, event: 'INSTALL_STARTED' | 'INSTALL_RETRIED'): Promise<InstallRunEntity> {
+    return this.creating(() => this.createRun(node, from, actor, event));
+  }
+
+  private async createRun(node: NodeEntity, from: InstallStep, actor: string, event: 'INSTALL_STARTED' | 'INSTALL_RETRIED'): Promise<InstallRunEntity> {
     // The agent's token is issued when its job starts it: a job's payload is stored as it is.
     const unusable = this.tokens.issue();
     const deadlineAt = new Date(Date.now() + this.deadlineMs);
