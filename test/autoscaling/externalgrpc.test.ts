@@ -117,12 +117,12 @@ describe('cluster-autoscaler externalgrpc provider over a pool of spare lab host
       });
       expect(added.errors).toBeUndefined();
     }
-    const ready = await until('3 spares', async () => {
+    // A spare's activity entry is written just after its state: wait for both.
+    const ready = await until('3 spares, each with its SPARE_READY entry', async () => {
       const view = await group(groupId);
-      return view.spares === 3 ? view : null;
+      return view.spares === 3 && view.activity.filter((entry) => entry.kind === 'SPARE_READY').length === 3 ? view : null;
     }, 120_000);
     expect(ready.hosts.map((host) => host.state)).toEqual(['SPARE', 'SPARE', 'SPARE']);
-    expect(ready.activity.filter((entry) => entry.kind === 'SPARE_READY')).toHaveLength(3);
     expect(simNodes()).toHaveLength(0);
     const nodes = await world.gql<{ nodes: Array<{ status: string }> }>('query($c: ID!) { nodes(clusterId: $c) { status } }', { c: world.clusterId });
     expect(nodes.data?.nodes.map((node) => node.status)).toEqual(['READY_TO_INSTALL', 'READY_TO_INSTALL', 'READY_TO_INSTALL']);
