@@ -248,6 +248,7 @@ export class CsrAutoApprover {
 }
 
 const DECISION_CONCURRENCY = 8;
+const NOTHING_QUEUED = { lastStarted: Promise.resolve() } as const;
 
 /** The approver of one cluster: a Lease candidate that decides CSRs while it leads. */
 class ClusterApprover {
@@ -265,6 +266,10 @@ class ClusterApprover {
   private retryTimer: NodeJS.Timeout | null = null;
   private retryAt = Number.POSITIVE_INFINITY;
   private readonly log: Logger;
+  /** One pool for every pass: a CSR that arrives while others are being decided joins them at once. */
+  private readonly decisionPool = pLimit(DECISION_CONCURRENCY);
+  /** CSRs queued or being decided, so a later pass does not queue them again. */
+  private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(
     private readonly clusterId: string,
@@ -318,6 +323,7 @@ class ClusterApprover {
     this.cancelRetry();
     await this.elector?.stop();
     await this.running;
+    await Promise.all(this.inFlight.values());
   }
 
   private lead(signal: AbortSignal): void {
@@ -340,8 +346,11 @@ class ClusterApprover {
     do {
       this.dirty = false;
       try {
-        await this.reconcile();
+        const { lastStarted } = await this.reconcile();
         this.failures.delete(WHOLE_PASS);
+        // The next pass waits until this one's last CSR is being decided: passes stay few, and a
+        // CSR that arrived meanwhile is queued behind those still waiting, not after all of them end.
+        await lastStarted;
       } catch (error) {
         const delayMs = this.retryLater(WHOLE_PASS);
         this.log.warn({ err: error, retryInMs: delayMs }, 'deciding CSRs failed; trying again after a pause or with the next change');
@@ -349,15 +358,16 @@ class ClusterApprover {
     } while (this.dirty && this.leading);
   }
 
-  private async reconcile(): Promise<void> {
+  /** Queues the pending CSRs not queued yet; `lastStarted` resolves when the last of them is being decided. */
+  private async reconcile(): Promise<{ readonly lastStarted: Promise<void> }> {
     if (!this.leading) {
-      return;
+      return NOTHING_QUEUED;
     }
     // The snapshot reads the cluster's settings too: auto-approve may have been turned off meanwhile.
     const snapshot = await this.csrs.snapshot(this.clusterId);
     const { cluster } = snapshot;
     if (!anyAutoApprove(cluster)) {
-      return;
+      return NOTHING_QUEUED;
     }
     const pending = snapshot.csrs.filter((csr) => csr.state === 'Pending' && this.handled.get(csr.name) !== 'DECIDED');
     const guard = this.checkPendingGuard(pending.length);
@@ -373,8 +383,22 @@ class ClusterApprover {
     // Approvals first: a superseded duplicate is denied only after its successor is approved.
     work.sort((a, b) => rank(a.verdict) - rank(b.verdict));
     // A pool, not rounds: a slow decision holds one slot, not the seven beside it.
-    const slot = pLimit(DECISION_CONCURRENCY);
-    await Promise.all(work.map(({ name, verdict }) => slot(async () => (this.leading ? this.decide(snapshot, name, verdict) : undefined))));
+    let lastStarted = Promise.resolve();
+    for (const { name, verdict } of work) {
+      if (this.inFlight.has(name) || this.handled.get(name) === 'DECIDED') {
+        continue;
+      }
+      let started: () => void = () => undefined;
+      lastStarted = new Promise<void>((resolve) => (started = resolve));
+      const decided = this.decisionPool(async () => {
+        started();
+        if (this.leading) {
+          await this.decide(snapshot, name, verdict);
+        }
+      }).finally(() => this.inFlight.delete(name));
+      this.inFlight.set(name, decided);
+    }
+    return { lastStarted };
   }
 
   private async decide(snapshot: CsrSnapshot, name: string, verdict: CsrVerdict): Promise<void> {
