@@ -85,8 +85,8 @@ export interface CsrTestWorld {
   addInstallingNode(hostname: string, ip: string, kubeletStartedAgoMs?: number, options?: { readonly withIdentity?: boolean }): Promise<string>;
   /** The identity minted for a node's run by addInstallingNode. */
   identityOf(hostname: string): BootstrapIdentity | undefined;
-  /** Creates a CSR the way a kubelet does; returns its name and when it was sent. */
-  createCsr(request: KubeletCsrRequest): Promise<{ name: string; sentAt: number }>;
+  /** Creates a CSR the way a kubelet does; returns its name, when it was sent and when the cluster answered that it exists. */
+  createCsr(request: KubeletCsrRequest): Promise<{ name: string; sentAt: number; createdAt: number }>;
   /** The CSR's condition types as the cluster has them, comma-separated ('' while pending). */
   conditionsOf(name: string): Promise<string>;
   setAutoApprove(enabled: boolean): Promise<void>;
@@ -284,11 +284,12 @@ export async function startCsrTestWorld(
           callOptions,
         ),
       );
+      const createdAt = performance.now();
       const name = created.metadata?.name ?? '';
       if (keyPem) {
         keys.set(name, keyPem);
       }
-      return { name, sentAt };
+      return { name, sentAt, createdAt };
     },
     async setAutoApprove(enabled) {
       await clusters.update({ id: clusterId }, { csrAutoApprove: enabled });
