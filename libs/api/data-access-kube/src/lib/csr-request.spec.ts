@@ -85,6 +85,14 @@ describe('parseCertificateRequest', () => {
     expect(await parseCertificateRequest(new Uint8Array(der))).toMatchObject({ ok: true, request: { commonName: 'system:node:w4', signatureValid: false } });
   });
 
+  it('reports a request whose signed part was changed after signing (a name swapped in the subject)', async () => {
+    const { csrPem } = await generateCertificateRequest({ commonName: 'system:node:w4', organizations: ['system:nodes'] });
+    const der = Buffer.from(csrPem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+    const at = der.indexOf('system:node:w4') + 'system:node:w'.length;
+    der[at] = '5'.charCodeAt(0);
+    expect(await parseCertificateRequest(new Uint8Array(der))).toMatchObject({ ok: true, request: { commonName: 'system:node:w5', signatureValid: false } });
+  });
+
   it.each([
     ['text that is not base64 PEM', 'hello world'],
     ['a PEM block of garbage', '-----BEGIN CERTIFICATE REQUEST-----\nAAAAAAAA\n-----END CERTIFICATE REQUEST-----\n'],
