@@ -5,7 +5,7 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
 
 const HOSTS = 12;
 const BATCH_FIELDS = `id state concurrency
-  progress { total added queued installing installingBySteps { step hosts } joined failed failures { hostname reason } cancelled waitingForOperator }
+  progress { total added queued installing installingBySteps { step hosts } waitingForSlot joined failed failures { hostname reason } cancelled waitingForOperator }
   hosts { position hostname ip phase status statusReason step }`;
 const BATCH_PROGRESS = `subscription($id: ID!) { batchProgress(batchId: $id) { ${BATCH_FIELDS} } }`;
 
@@ -14,7 +14,7 @@ interface BatchView {
   state: string;
   concurrency: number;
   progress: {
-    total: number; added: number; queued: number; installing: number; installingBySteps: Array<{ step: string; hosts: number }>;
+    total: number; added: number; queued: number; installing: number; installingBySteps: Array<{ step: string; hosts: number }>; waitingForSlot: number;
     joined: number; failed: number; failures: Array<{ hostname: string; reason: string }>; cancelled: number; waitingForOperator: number;
   };
   hosts: Array<{ position: number; hostname: string; ip: string; phase: string; status: string; statusReason: string | null; step: string | null }>;
@@ -108,6 +108,9 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
     expect(Math.max(...views.map((view) => view.progress.installing))).toBeGreaterThan(1);
     expect(Math.max(...views.map((view) => view.progress.installing))).toBeLessThanOrEqual(10);
     expect(views.some((view) => view.progress.installingBySteps.length > 0)).toBe(true);
+    // Those beyond the cluster's 6 were counted as waiting for a slot while they waited, and none is at the end.
+    expect(Math.max(...views.map((view) => view.progress.waitingForSlot))).toBeGreaterThan(0);
+    expect(last.progress.waitingForSlot).toBe(0);
 
     // Lift the faults, retry the failed: both join.
     await world.lab.faults.restoreLink(unreachable.id);

@@ -356,6 +356,18 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
   }
 
   /** The step of the latest event of each node's latest RUNNING run, for the nodes that have one. */
+  /** Of these nodes, those whose running install waits for a slot of its cluster (not admitted yet). */
+  async waitingForSlot(nodeIds: readonly string[]): Promise<Set<string>> {
+    if (nodeIds.length === 0) {
+      return new Set();
+    }
+    const rows: Array<{ node_id: string }> = await this.runs.query(
+      `SELECT node_id FROM install_runs WHERE node_id = ANY($1) AND status = 'RUNNING' AND admitted_at IS NULL`,
+      [[...nodeIds]],
+    );
+    return new Set(rows.map((row) => row.node_id));
+  }
+
   async currentSteps(nodeIds: readonly string[]): Promise<Map<string, InstallStep>> {
     if (nodeIds.length === 0) {
       return new Map();

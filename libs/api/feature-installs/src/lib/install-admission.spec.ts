@@ -79,6 +79,7 @@ describe('join-storm admission: a cluster runs at most installsAtOnce installs, 
     expect(started.slice(2).map((run) => run.admittedAt)).toEqual([null, null, null]);
     const places = await runs.placesInLine(started.map((run) => run.id));
     expect(started.map((run) => places.get(run.id) ?? null)).toEqual([null, null, { position: 1, waiting: 3, limit: 2 }, { position: 2, waiting: 3, limit: 2 }, { position: 3, waiting: 3, limit: 2 }]);
+    expect(await runs.waitingForSlot(ids)).toEqual(new Set(ids.slice(2)));
     // Every node is being installed; the waiting ones say why nothing happens yet.
     expect((await node(ids[4])).status).toBe('INSTALLING');
     expect((await node(ids[4])).statusReasonCoded).toEqual({ code: 'node.waitingForInstallSlot', params: { limit: 2 } });

@@ -269,7 +269,8 @@ export class NodeBatchService {
   async batch(batchId: string): Promise<NodeBatchType> {
     const batch = await this.getEntity(batchId);
     const nodes = await this.batches.hostsOf(batch.id);
-    const steps = await this.runs.currentSteps(nodes.filter((node) => node.status === 'INSTALLING' || node.status === 'STALLED').map((node) => node.id));
+    const installing = nodes.filter((node) => node.status === 'INSTALLING' || node.status === 'STALLED').map((node) => node.id);
+    const [steps, waitingForSlot] = await Promise.all([this.runs.currentSteps(installing), this.runs.waitingForSlot(installing)]);
     const hosts: BatchHostType[] = nodes.map((node) => ({
       nodeId: node.id,
       position: node.batchPosition ?? 0,
@@ -303,6 +304,7 @@ export class NodeBatchService {
       progress: {
         ...counts,
         installingBySteps: [...bySteps].map(([step, count]) => ({ step, hosts: count })),
+        waitingForSlot: hosts.filter((host) => host.phase === 'ACTIVE' && waitingForSlot.has(host.nodeId)).length,
         failures: hosts.filter((host) => host.phase === 'FAILED').map((host) => ({ nodeId: host.nodeId, hostname: host.hostname, reason: host.statusReason ?? host.status })),
       },
       hosts,

@@ -127,6 +127,9 @@ export class BatchProgressType {
   @Field(() => [BatchStepCountType], { description: 'Installing hosts by the step they are at.' })
   installingBySteps!: BatchStepCountType[];
 
+  @Field(() => Int, { description: "Of the installing hosts, those waiting for one of the cluster's install slots (Cluster.installsAtOnce)." })
+  waitingForSlot!: number;
+
   @Field(() => Int)
   joined!: number;
 

@@ -36,6 +36,9 @@ import { nodesMessages } from '../nodes.messages';
         <ul class="counts" data-testid="batch-counts">
           <li data-count="joined"><strong>{{ batch.progress.joined }}</strong>{{ t('batch.count.joined') }}</li>
           <li data-count="installing"><strong>{{ batch.progress.installing }}</strong>{{ t('batch.count.installing') }}</li>
+          @if (batch.progress.waitingForSlot > 0) {
+            <li data-count="waiting-for-slot"><strong>{{ batch.progress.waitingForSlot }}</strong>{{ t('batch.count.waitingForSlot') }}</li>
+          }
           <li data-count="queued"><strong>{{ batch.progress.queued }}</strong>{{ t('batch.count.queued') }}</li>
           <li data-count="failed"><strong>{{ batch.progress.failed }}</strong>{{ t('batch.count.failed') }}</li>
           <li data-count="waiting"><strong>{{ batch.progress.waitingForOperator }}</strong>{{ t('batch.count.waiting') }}</li>
