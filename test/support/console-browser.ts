@@ -79,11 +79,17 @@ export async function openConsolePage(
   return { page, record: recordPage(page, observe) };
 }
 
-/** Keeps a picture of the page in `folder` (under tmp/, not committed) and says where. */
+const SCREENSHOT_TIMEOUT_MS = 60_000;
+
+/**
+ * Keeps a picture of the page in `folder` (under tmp/, not committed) and says where. A full-page
+ * picture with CJK glyphs is software-rendered: with both cores busy it took longer than the 15 s
+ * an action gets (a CI run at load 8–9), though the page had already shown what the test asserted.
+ */
 export async function screenshot(page: Page, folder: string, name: string): Promise<string> {
   await mkdir(folder, { recursive: true });
   const file = `${folder}/${name.replace(/[^\w-]+/g, '_')}.png`;
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS });
   return file;
 }
 
