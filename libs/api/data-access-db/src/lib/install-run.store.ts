@@ -355,7 +355,6 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     return rows.map((row) => ({ clusterId: row.cluster_id, count: Number(row.count) }));
   }
 
-  /** The step of the latest event of each node's latest RUNNING run, for the nodes that have one. */
   /** Of these nodes, those whose running install waits for a slot of its cluster (not admitted yet). */
   async waitingForSlot(nodeIds: readonly string[]): Promise<Set<string>> {
     if (nodeIds.length === 0) {
@@ -368,6 +367,7 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     return new Set(rows.map((row) => row.node_id));
   }
 
+  /** The step of the latest event of each node's latest RUNNING run, for the nodes that have one. */
   async currentSteps(nodeIds: readonly string[]): Promise<Map<string, InstallStep>> {
     if (nodeIds.length === 0) {
       return new Map();
