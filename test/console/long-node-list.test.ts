@@ -141,4 +141,35 @@ describe('console: a long node list', () => {
     expect(await rows().count()).toBeLessThan(120);
     expect(record.pageErrors).toEqual([]);
   });
+
+  it('shows the first page at once while the whole list comes, and counts and filters only the whole list', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let wholeListAsked = false;
+    await page.route('**/graphql', async (route) => {
+      const body = route.request().postDataJSON() as { operationName?: string; variables?: { first?: number } } | null;
+      if (body?.operationName === 'NodeList' && body.variables?.first === undefined) {
+        wholeListAsked = true;
+        await held;
+      }
+      await route.continue();
+    });
+    try {
+      await page.goto(listUrl);
+      await page.getByRole('link', { name: nameOf(0), exact: true }).waitFor();
+      await expect.poll(() => wholeListAsked).toBe(true);
+      await expect.poll(() => page.getByRole('status').filter({ hasText: 'loading the rest' }).count()).toBe(1);
+      expect(await page.getByRole('status').filter({ hasText: 'loading the rest' }).textContent()).toContain('The first 200 nodes shown');
+      expect(await page.getByLabel('Status').isDisabled()).toBe(true);
+      expect(await page.getByRole('table').getAttribute('aria-rowcount')).toBe('201');
+      release();
+      await expect.poll(() => page.getByRole('status').filter({ hasText: `${NODES} of ${NODES}` }).count()).toBe(1);
+      expect(await page.getByLabel('Status').isEnabled()).toBe(true);
+      expect(await page.getByRole('table').getAttribute('aria-rowcount')).toBe(String(NODES + 1));
+    } finally {
+      release();
+      await page.unroute('**/graphql');
+    }
+    expect(record.pageErrors).toEqual([]);
+  });
 });

@@ -69,8 +69,9 @@ export class NodeStore {
   }
 
   /** The cluster's nodes (removed ones too), by hostname, then oldest first. */
-  listOf(clusterId: string): Promise<NodeEntity[]> {
-    return this.nodes.find({ where: { clusterId }, order: { hostname: 'ASC', createdAt: 'ASC' } });
+  /** The nodes of a cluster in hostname order; with `first`, only that many from the start. */
+  listOf(clusterId: string, first?: number): Promise<NodeEntity[]> {
+    return this.nodes.find({ where: { clusterId }, order: { hostname: 'ASC', createdAt: 'ASC' }, ...(first === undefined ? {} : { take: first }) });
   }
 
   /** Every node in `status` (a restart resumes the ADDING ones). */

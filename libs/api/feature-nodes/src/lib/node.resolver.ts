@@ -1,9 +1,9 @@
-import { Arg, Authorized, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { type NodeChangedPayload, NodeType, type RequestContext, TOPICS } from '@ccos/api/util-graphql';
 import { AddNodeInput, LabelInput, SshCredentialsInput, TaintInput } from './add-node.input';
 import type { NodeProvisioner } from './node-provisioner';
 import type { NodeViews } from './node.mapper';
-import type { NodeService } from './node.service';
+import { MAX_NODES_PAGE, type NodeService } from './node.service';
 
 @ObjectType('NodeChange', { description: 'A node changed; `node` is null when its record was deleted.' })
 export class NodeChangeType {
@@ -23,9 +23,12 @@ export class NodeResolver {
   ) {}
 
   @Authorized('VIEWER')
-  @Query(() => [NodeType], { description: 'Every node of a cluster: added here or discovered in it, removed ones included.' })
-  async nodes(@Arg('clusterId', () => ID) clusterId: string): Promise<NodeType[]> {
-    return this.views.many(await this.nodeService.list(clusterId));
+  @Query(() => [NodeType], { description: 'Every node of a cluster in hostname order: added here or discovered in it, removed ones included.' })
+  async nodes(
+    @Arg('clusterId', () => ID) clusterId: string,
+    @Arg('first', () => Int, { nullable: true, description: `Only the first nodes in hostname order, 1–${MAX_NODES_PAGE}: a page to show while the whole list comes.` }) first: number | null | undefined,
+  ): Promise<NodeType[]> {
+    return this.views.many(await this.nodeService.list(clusterId, first ?? undefined));
   }
 
   @Authorized('VIEWER')

@@ -6,7 +6,7 @@ import { type AgentBinary, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { refusalOf } from '@ccos/api/util-graphql/testing';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { AddNodeInput } from './add-node.input';
-import { NodeService } from './node.service';
+import { MAX_NODES_PAGE, NodeService } from './node.service';
 
 describe('NodeService: entering hosts, on a real database', () => {
   let database: TestDatabase;
@@ -88,5 +88,15 @@ describe('NodeService: entering hosts, on a real database', () => {
     const joined = await nodes.create({ clusterId, hostname: 'w11', ip: '198.18.0.21', status: 'JOINED', everJoined: true });
     expect(await refusalOf(service.deleteRecord(joined.id))).toMatchObject({ code: 'FAILED_PRECONDITION', problemCode: 'node.joinedRemoveInstead' });
     expect(await service.find(joined.id)).not.toBeNull();
+  });
+
+  it('lists a first page in hostname order, and refuses a page size out of range', async () => {
+    const all = (await service.list(clusterId)).map((node) => node.hostname);
+    expect(all.length).toBeGreaterThan(2);
+    expect(all).toEqual([...all].sort());
+    expect((await service.list(clusterId, 2)).map((node) => node.hostname)).toEqual(all.slice(0, 2));
+    for (const first of [0, -1, 1.5, MAX_NODES_PAGE + 1]) {
+      expect(await refusalOf(service.list(clusterId, first))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first', problemCode: 'validation.between' });
+    }
   });
 });

@@ -12,6 +12,9 @@ import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
  * default `--cluster-signing-duration` (8760h), the longest a kubelet's client or serving certificate lives.
  * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kube-controller-manager/
  */
+/** The largest first page `nodes(first:)` serves; the whole list has no limit. */
+export const MAX_NODES_PAGE = 1000;
+
 export const NODE_CERTIFICATE_LIFETIME_MS = 365 * 24 * 3600_000;
 
 /** The records, by hostname, of those names this cluster removed after they joined, within a certificate's lifetime. */
@@ -140,11 +143,15 @@ export class NodeService {
     }
   }
 
-  list(clusterId: string): Promise<NodeEntity[]> {
+  /** A cluster's nodes in hostname order; with `first`, the first page only (the console's first screen). */
+  async list(clusterId: string, first?: number): Promise<NodeEntity[]> {
     if (!isUuid(clusterId)) {
       throw new NotFoundError('cluster', clusterId);
     }
-    return this.nodes.listOf(clusterId);
+    if (first !== undefined && (!Number.isInteger(first) || first < 1 || first > MAX_NODES_PAGE)) {
+      throw new BadUserInputError('first', message('validation.between', { min: 1, max: MAX_NODES_PAGE }));
+    }
+    return this.nodes.listOf(clusterId, first);
   }
 
   get(id: string): Promise<NodeEntity> {

@@ -2,7 +2,7 @@ import { CombinedGraphQLErrors } from '@apollo/client';
 import { describe, expect, it } from 'vitest';
 import { storeUnderTest } from '../../testing';
 import type { NodeSummary } from './node';
-import { NodeListStore } from './node-list.store';
+import { FIRST_PAGE_SIZE, NodeListStore } from './node-list.store';
 
 /** A node row as the API sends it; only what the list shows differs between the cases. */
 function row(id: string, hostname: string, status = 'JOINED'): NodeSummary {
@@ -28,6 +28,30 @@ describe('the node list a cluster page shows', () => {
     await expect.poll(() => store.loading()).toBe(false);
     expect(hostnames(store)).toEqual(['alpha:JOINED']);
     expect(api.subscription('NodeChanged').variables).toEqual({ clusterId: 'c-1' });
+  });
+
+  it('shows a first page at once and then the whole list, and says when the whole list is in', async () => {
+    const { store, api } = storeUnderTest(NodeListStore);
+    store.select('c-1');
+    const many = Array.from({ length: FIRST_PAGE_SIZE + 5 }, (_, index) => row(`n-${index}`, `host-${String(index).padStart(4, '0')}`));
+    expect(api.pending('NodeList')[0]).toMatchObject({ variables: { clusterId: 'c-1', first: FIRST_PAGE_SIZE } });
+    api.answer('NodeList', { data: { nodes: many.slice(0, FIRST_PAGE_SIZE) } });
+    await expect.poll(() => store.nodes().length).toBe(FIRST_PAGE_SIZE);
+    expect(store.loading()).toBe(false);
+    expect(store.complete()).toBe(false);
+    const whole = api.pending('NodeList');
+    expect(whole).toHaveLength(1);
+    expect(whole[0]?.variables).toEqual({ clusterId: 'c-1' });
+    whole[0]?.answer({ data: { nodes: many } });
+    await expect.poll(() => store.nodes().length).toBe(FIRST_PAGE_SIZE + 5);
+    expect(store.complete()).toBe(true);
+  });
+
+  it('asks once when the first page is not full: the list is whole', async () => {
+    const { store, api } = loaded(row('n-1', 'alpha'));
+    await expect.poll(() => store.complete()).toBe(true);
+    expect(api.pending('NodeList')).toHaveLength(0);
+    expect(hostnames(store)).toEqual(['alpha:JOINED']);
   });
 
   it('replaces a changed node where it is, adds a new one in hostname order and drops a deleted one', async () => {
