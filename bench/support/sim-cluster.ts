@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
 import type { ApiWorld } from './api-world';
+import { samplePod } from './sample-pod';
 
-/** A kube-sim cluster of `nodes` Ready worker Nodes, registered with the API and fully discovered. */
+/** A kube-sim cluster of `nodes` Ready worker Nodes (each running `podsPerNode` pods), registered with the API and fully discovered. */
 export interface SimCluster {
   readonly sim: KubeSim;
   readonly clusterId: string;
@@ -11,8 +12,8 @@ export interface SimCluster {
   stop(): Promise<void>;
 }
 
-export async function startSimCluster(world: ApiWorld, nodes: number, log: (line: string) => void, name = `bench-${nodes}`): Promise<SimCluster> {
-  const sim = await startKubeSim({ watchCacheSize: Math.max(1000, nodes * 2) });
+export async function startSimCluster(world: ApiWorld, nodes: number, log: (line: string) => void, name = `bench-${nodes}`, podsPerNode = 0): Promise<SimCluster> {
+  const sim = await startKubeSim({ watchCacheSize: Math.max(1000, nodes * 2, nodes * podsPerNode) });
   const db = new pg.Client({ connectionString: world.databaseUrl });
   try {
     for (let index = 0; index < nodes; index++) {
@@ -22,6 +23,9 @@ export async function startSimCluster(world: ApiWorld, nodes: number, log: (line
         metadata: { name: `worker-${String(index).padStart(5, '0')}`, labels: { 'node-role.kubernetes.io/worker': '' } },
         status: { conditions: [{ type: 'Ready', status: 'True' }], addresses: [{ type: 'InternalIP', address: `10.20.${Math.floor(index / 250)}.${(index % 250) + 2}` }] },
       });
+      for (let pod = 0; pod < podsPerNode; pod++) {
+        sim.api.seed(sim.resource('pods'), samplePod(index * podsPerNode + pod, `worker-${String(index).padStart(5, '0')}`));
+      }
     }
     await db.connect();
     const started = performance.now();
