@@ -56,6 +56,21 @@ describe('startInformer', () => {
     expect(informer.list().map((n) => n.metadata?.name).sort()).toEqual(['n1', 'n3', 'n4']);
   });
 
+  it('trims each page of the list as it arrives, so a long list never holds every object whole', async () => {
+    world = await startSimWithClient({ seed: [1, 2, 3, 4, 5].map((i) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: `n${i}`, labels: { big: 'x'.repeat(60) } } })) });
+    const steps: string[] = [];
+    const source = nodesSource(world.client);
+    const listed = {
+      ...source,
+      list: (page: { limit: number; _continue?: string }, options: ConfigurationOptions) => source.list(page, options).then((answer) => (steps.push(`page of ${answer.items.length}`), answer)),
+      transform: (whole: V1Node): V1Node => (steps.push(`trim ${whole.metadata?.name}`), { metadata: { name: whole.metadata?.name, resourceVersion: whole.metadata?.resourceVersion } }),
+    };
+    informer = startInformer(world.client, listed, () => undefined, { pageSize: 2 });
+    await informer.synced;
+    expect(steps).toEqual(['page of 2', 'trim n1', 'trim n2', 'page of 2', 'trim n3', 'trim n4', 'page of 1', 'trim n5']);
+    expect(informer.list().map((cached) => cached.metadata?.labels)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+  });
+
   it('after a network outage longer than the watch history, lists again (410 Gone) and reports the difference', async () => {
     const requests: string[] = [];
     world = await startSimWithClient({ seed: ['a', 'b', 'c'].map((n) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: n } })), watchCacheSize: 2, log: (line) => requests.push(line) });
