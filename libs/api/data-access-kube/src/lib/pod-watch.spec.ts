@@ -11,6 +11,7 @@ const pod = (name: string, nodeName?: string) => ({
     namespace: 'shop',
     labels: { app: 'web' },
     annotations: { 'kubernetes.io/config.mirror': 'x' },
+    ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: '0a1b2c3d-0000-4000-8000-000000000001', controller: true, blockOwnerDeletion: true }],
     managedFields: [{ manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': {} } }],
   },
   spec: {
@@ -92,6 +93,9 @@ describe('watchPods', () => {
     for (const kept of [listed, watched]) {
       expect(kept.metadata).toMatchObject({ namespace: 'shop', labels: { app: 'web' }, annotations: { 'kubernetes.io/config.mirror': 'x' } });
       expect(kept.metadata?.managedFields).toBeUndefined();
+      // What a drain needs to name and evict the pod and to find its controller and its PodDisruptionBudgets.
+      expect(kept.metadata?.uid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(kept.metadata?.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: '0a1b2c3d-0000-4000-8000-000000000001', controller: true }]);
       expect(kept.spec).toEqual({
         nodeName: 'w1',
         volumes: [{ name: 'scratch', emptyDir: {} }],

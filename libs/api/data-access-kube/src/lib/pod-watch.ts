@@ -28,19 +28,30 @@ export interface PodWatch {
 }
 
 function containerForPlanning({ name, resources, restartPolicy }: V1Container): V1Container {
-  return { name, resources, restartPolicy };
+  return { name, resources: resources && { requests: resources.requests, limits: resources.limits }, restartPolicy };
 }
 
 /**
- * What a drain plan and a capacity check read of a pod (its metadata without managedFields, node,
- * emptyDir volumes, container requests and limits, overhead, phase), so that a cache of every pod
- * of a cluster holds a fraction of the objects the API sends.
+ * What a drain plan and a capacity check read of a pod (its identity, labels, annotations, owners,
+ * deletion, node, emptyDir volumes, container requests and limits, overhead, phase), copied into
+ * plain objects: a cache of every pod of a cluster then holds a fraction of what the API sends.
+ * (client-node's model objects carry every field of their type, set or not: kept whole-shaped,
+ * a pod's metadata alone cost more than the rest.)
  */
 export function podForPlanning(pod: V1Pod): V1Pod {
-  const { managedFields: _managedFields, ...metadata } = pod.metadata ?? {};
+  const meta = pod.metadata;
   const spec = pod.spec;
   return {
-    metadata,
+    metadata: meta && {
+      name: meta.name,
+      namespace: meta.namespace,
+      uid: meta.uid,
+      resourceVersion: meta.resourceVersion,
+      labels: meta.labels,
+      annotations: meta.annotations,
+      ownerReferences: meta.ownerReferences?.map(({ apiVersion, kind, name, uid, controller }) => ({ apiVersion, kind, name, uid, controller })),
+      deletionTimestamp: meta.deletionTimestamp,
+    },
     spec: spec && {
       nodeName: spec.nodeName,
       volumes: spec.volumes?.filter((volume) => volume.emptyDir).map(({ name, emptyDir }) => ({ name, emptyDir })),
