@@ -51,6 +51,12 @@ export interface PlaceInLine {
 }
 
 /** A run's diagnostics bundle without its content. */
+/** A node's install in progress, as a batch's view counts it. */
+export interface RunningInstall {
+  readonly step: InstallStep | null;
+  readonly waitingForSlot: boolean;
+}
+
 export type InstallDiagnosticsSummary = Pick<InstallDiagnosticsEntity, 'runId' | 'size' | 'uploadedAt'>;
 
 /**
@@ -355,31 +361,23 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     return rows.map((row) => ({ clusterId: row.cluster_id, count: Number(row.count) }));
   }
 
-  /** Of these nodes, those whose running install waits for a slot of its cluster (not admitted yet). */
-  async waitingForSlot(nodeIds: readonly string[]): Promise<Set<string>> {
-    if (nodeIds.length === 0) {
-      return new Set();
-    }
-    const rows: Array<{ node_id: string }> = await this.runs.query(
-      `SELECT node_id FROM install_runs WHERE node_id = ANY($1) AND status = 'RUNNING' AND admitted_at IS NULL`,
-      [[...nodeIds]],
-    );
-    return new Set(rows.map((row) => row.node_id));
-  }
-
-  /** The step of the latest event of each node's latest RUNNING run, for the nodes that have one. */
-  async currentSteps(nodeIds: readonly string[]): Promise<Map<string, InstallStep>> {
+  /**
+   * Each node's latest RUNNING install: the step of its latest event (null before the first) and
+   * whether it still waits for a slot of its cluster (not admitted yet). Nodes without one are absent.
+   */
+  async runningInstalls(nodeIds: readonly string[]): Promise<Map<string, RunningInstall>> {
     if (nodeIds.length === 0) {
       return new Map();
     }
-    const rows: Array<{ node_id: string; step: InstallStep }> = await this.runs.query(
-      `SELECT DISTINCT ON (r.node_id) r.node_id, e.step
-         FROM install_runs r JOIN step_events e ON e.run_id = r.id
+    const rows: Array<{ node_id: string; step: InstallStep | null; waiting: boolean }> = await this.runs.query(
+      `SELECT DISTINCT ON (r.node_id) r.node_id, latest.step, r.admitted_at IS NULL AS waiting
+         FROM install_runs r
+         LEFT JOIN LATERAL (SELECT e.step FROM step_events e WHERE e.run_id = r.id ORDER BY e.seq DESC LIMIT 1) latest ON true
         WHERE r.node_id = ANY($1) AND r.status = 'RUNNING'
-        ORDER BY r.node_id, r.started_at DESC, e.seq DESC`,
+        ORDER BY r.node_id, r.started_at DESC`,
       [[...nodeIds]],
     );
-    return new Map(rows.map((row) => [row.node_id, row.step]));
+    return new Map(rows.map((row) => [row.node_id, { step: row.step, waitingForSlot: row.waiting }]));
   }
 
   /** When the latest STARTED event of `step` before `seq` occurred (by the agent's clock); null without one. */

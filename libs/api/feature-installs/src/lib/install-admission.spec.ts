@@ -79,7 +79,15 @@ describe('join-storm admission: a cluster runs at most installsAtOnce installs, 
     expect(started.slice(2).map((run) => run.admittedAt)).toEqual([null, null, null]);
     const places = await runs.placesInLine(started.map((run) => run.id));
     expect(started.map((run) => places.get(run.id) ?? null)).toEqual([null, null, { position: 1, waiting: 3, limit: 2 }, { position: 2, waiting: 3, limit: 2 }, { position: 3, waiting: 3, limit: 2 }]);
-    expect(await runs.waitingForSlot(ids)).toEqual(new Set(ids.slice(2)));
+    const running = await runs.runningInstalls(ids);
+    expect(ids.map((id) => running.get(id)?.waitingForSlot)).toEqual([false, false, true, true, true]);
+    // The batch view's step of a running install is its latest event's: none before the agent reports.
+    expect(ids.map((id) => running.get(id)?.step)).toEqual([null, null, null, null, null]);
+    const caps = { events: 100, bytes: 1e6, reserveEvents: 10, reserveBytes: 1e5 };
+    const event = { status: 'STARTED', progress: 0, message: null, messageCoded: null, detail: null, occurredAt: new Date() } as const;
+    await runs.admitEvent(started[0].id, { ...event, seq: 1, step: 'PREFLIGHT' }, 10, caps);
+    await runs.admitEvent(started[0].id, { ...event, seq: 2, step: 'DOWNLOAD_BINARIES' }, 10, caps);
+    expect((await runs.runningInstalls(ids)).get(ids[0])).toEqual({ step: 'DOWNLOAD_BINARIES', waitingForSlot: false });
     // Every node is being installed; the waiting ones say why nothing happens yet.
     expect((await node(ids[4])).status).toBe('INSTALLING');
     expect((await node(ids[4])).statusReasonCoded).toEqual({ code: 'node.waitingForInstallSlot', params: { limit: 2 } });

@@ -270,7 +270,7 @@ export class NodeBatchService {
     const batch = await this.getEntity(batchId);
     const nodes = await this.batches.hostsOf(batch.id);
     const installing = nodes.filter((node) => node.status === 'INSTALLING' || node.status === 'STALLED').map((node) => node.id);
-    const [steps, waitingForSlot] = await Promise.all([this.runs.currentSteps(installing), this.runs.waitingForSlot(installing)]);
+    const running = await this.runs.runningInstalls(installing);
     const hosts: BatchHostType[] = nodes.map((node) => ({
       nodeId: node.id,
       position: node.batchPosition ?? 0,
@@ -281,7 +281,7 @@ export class NodeBatchService {
       statusReason: node.statusReason,
       statusReasonCode: node.statusReasonCoded?.code ?? null,
       statusReasonParams: node.statusReasonCoded?.params ?? null,
-      step: steps.get(node.id) ?? null,
+      step: running.get(node.id)?.step ?? null,
       labels: node.labels.map(({ key, value }) => ({ key, value })),
       taints: node.taints.map(({ key, value, effect }) => ({ key, value: value ?? null, effect })),
       verdict: toHostVerdictType(node),
@@ -304,7 +304,7 @@ export class NodeBatchService {
       progress: {
         ...counts,
         installingBySteps: [...bySteps].map(([step, count]) => ({ step, hosts: count })),
-        waitingForSlot: hosts.filter((host) => host.phase === 'ACTIVE' && waitingForSlot.has(host.nodeId)).length,
+        waitingForSlot: hosts.filter((host) => host.phase === 'ACTIVE' && running.get(host.nodeId)?.waitingForSlot).length,
         failures: hosts.filter((host) => host.phase === 'FAILED').map((host) => ({ nodeId: host.nodeId, hostname: host.hostname, reason: host.statusReason ?? host.status })),
       },
       hosts,
