@@ -67,6 +67,15 @@ export type InstallDiagnosticsSummary = Pick<InstallDiagnosticsEntity, 'runId' |
  * (feature-installs' `install.launch`), which the job engine gives to one worker at a time.
  * (The agent tokens of runs are {@link AgentTokens}'.)
  */
+/** Install runs with their node (for its cluster): `r` is the run, `n` the node. */
+const RUNS_AND_NODES = 'install_runs r JOIN nodes n ON n.id = r.node_id';
+/** A run asked for that waits for an install slot of its cluster (`r`: an install run). */
+const WAITS_FOR_SLOT = `r.status = 'RUNNING' AND r.admitted_at IS NULL`;
+/** A run that holds one of its cluster's install slots. */
+const HOLDS_SLOT = `r.status = 'RUNNING' AND r.admitted_at IS NOT NULL`;
+/** The step of run `r`'s latest event, for a lateral join. */
+const LATEST_STEP = 'SELECT step FROM step_events WHERE run_id = r.id ORDER BY seq DESC LIMIT 1';
+
 export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity, NewStepEvent> {
   private readonly stepEvents: Repository<StepEventEntity>;
   private readonly diagnostics: Repository<InstallDiagnosticsEntity>;
@@ -214,10 +223,8 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     // Most calls in a join storm find the cluster full: they learn it without waiting for its lock.
     const full: Array<{ installs_at_once: number; free: number; waiting: boolean }> = await this.runs.query(
       `SELECT c.installs_at_once,
-              c.installs_at_once - (SELECT count(*) FROM install_runs r JOIN nodes n ON n.id = r.node_id
-                                     WHERE n.cluster_id = c.id AND r.status = 'RUNNING' AND r.admitted_at IS NOT NULL)::int AS free,
-              EXISTS (SELECT 1 FROM install_runs r JOIN nodes n ON n.id = r.node_id
-                       WHERE n.cluster_id = c.id AND r.status = 'RUNNING' AND r.admitted_at IS NULL) AS waiting
+              c.installs_at_once - (SELECT count(*) FROM ${RUNS_AND_NODES} WHERE n.cluster_id = c.id AND ${HOLDS_SLOT})::int AS free,
+              EXISTS (SELECT 1 FROM ${RUNS_AND_NODES} WHERE n.cluster_id = c.id AND ${WAITS_FOR_SLOT}) AS waiting
          FROM clusters c WHERE c.id = $1`,
       [clusterId],
     );
@@ -237,8 +244,7 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
   /** Within the admission's transaction: the oldest waiting runs, as many as the cluster's running ones leave free of `limit`. */
   private async admitInto(manager: EntityManager, clusterId: string, limit: number, now: Date, deadlineMs: number): Promise<string[]> {
     const running: Array<{ count: string }> = await manager.query(
-      `SELECT count(*) AS count FROM install_runs r JOIN nodes n ON n.id = r.node_id
-        WHERE n.cluster_id = $1 AND r.status = 'RUNNING' AND r.admitted_at IS NOT NULL`,
+      `SELECT count(*) AS count FROM ${RUNS_AND_NODES} WHERE n.cluster_id = $1 AND ${HOLDS_SLOT}`,
       [clusterId],
     );
     const free = limit - Number(running[0]?.count ?? 0);
@@ -249,9 +255,7 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     const admitted = await returningRows<{ id: string }>(
       manager,
       `UPDATE install_runs SET admitted_at = $2, deadline_at = $3, agent_token_expires_at = $3
-        WHERE id IN (SELECT r.id FROM install_runs r JOIN nodes n ON n.id = r.node_id
-                      WHERE n.cluster_id = $1 AND r.status = 'RUNNING' AND r.admitted_at IS NULL
-                      ORDER BY r.started_at, r.id LIMIT $4)
+        WHERE id IN (SELECT r.id FROM ${RUNS_AND_NODES} WHERE n.cluster_id = $1 AND ${WAITS_FOR_SLOT} ORDER BY r.started_at, r.id LIMIT $4)
         RETURNING id`,
       [clusterId, now, deadline, free],
     );
@@ -261,7 +265,7 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
   /** The clusters that have runs waiting for an install slot. */
   async clustersWithWaitingRuns(): Promise<string[]> {
     const rows: Array<{ cluster_id: string }> = await this.runs.query(
-      `SELECT DISTINCT n.cluster_id FROM install_runs r JOIN nodes n ON n.id = r.node_id WHERE r.status = 'RUNNING' AND r.admitted_at IS NULL`,
+      `SELECT DISTINCT n.cluster_id FROM ${RUNS_AND_NODES} WHERE ${WAITS_FOR_SLOT}`,
     );
     return rows.map((row) => row.cluster_id);
   }
@@ -279,8 +283,8 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
          SELECT r.id, c.installs_at_once,
                 row_number() OVER (PARTITION BY n.cluster_id ORDER BY r.started_at, r.id) AS position,
                 count(*) OVER (PARTITION BY n.cluster_id) AS waiting
-           FROM install_runs r JOIN nodes n ON n.id = r.node_id JOIN clusters c ON c.id = n.cluster_id
-          WHERE r.status = 'RUNNING' AND r.admitted_at IS NULL
+           FROM ${RUNS_AND_NODES} JOIN clusters c ON c.id = n.cluster_id
+          WHERE ${WAITS_FOR_SLOT}
             AND n.cluster_id IN (SELECT n2.cluster_id FROM install_runs r2 JOIN nodes n2 ON n2.id = r2.node_id WHERE r2.id = ANY($1::uuid[]))
        ) line WHERE id = ANY($1::uuid[])`,
       [runIds.filter(isUuid)],
@@ -345,8 +349,8 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     const rows: Array<{ step: string; count: string }> = await this.runs.query(
       `SELECT coalesce(e.step, r.start_step) AS step, count(*) AS count
          FROM install_runs r
-         LEFT JOIN LATERAL (SELECT step FROM step_events WHERE run_id = r.id ORDER BY seq DESC LIMIT 1) e ON true
-        WHERE r.status = 'RUNNING' AND r.admitted_at IS NOT NULL
+         LEFT JOIN LATERAL (${LATEST_STEP}) e ON true
+        WHERE ${HOLDS_SLOT}
         GROUP BY 1`,
     );
     return rows.map((row) => ({ step: row.step, count: Number(row.count) }));
@@ -355,8 +359,7 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
   /** Runs waiting for an install slot, by cluster (clusters without any left out). */
   async waitingByCluster(): Promise<Array<{ clusterId: string; count: number }>> {
     const rows: Array<{ cluster_id: string; count: string }> = await this.runs.query(
-      `SELECT n.cluster_id, count(*) AS count FROM install_runs r JOIN nodes n ON n.id = r.node_id
-        WHERE r.status = 'RUNNING' AND r.admitted_at IS NULL GROUP BY n.cluster_id`,
+      `SELECT n.cluster_id, count(*) AS count FROM ${RUNS_AND_NODES} WHERE ${WAITS_FOR_SLOT} GROUP BY n.cluster_id`,
     );
     return rows.map((row) => ({ clusterId: row.cluster_id, count: Number(row.count) }));
   }
@@ -372,7 +375,7 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     const rows: Array<{ node_id: string; step: InstallStep | null; waiting: boolean }> = await this.runs.query(
       `SELECT DISTINCT ON (r.node_id) r.node_id, latest.step, r.admitted_at IS NULL AS waiting
          FROM install_runs r
-         LEFT JOIN LATERAL (SELECT e.step FROM step_events e WHERE e.run_id = r.id ORDER BY e.seq DESC LIMIT 1) latest ON true
+         LEFT JOIN LATERAL (${LATEST_STEP}) latest ON true
         WHERE r.node_id = ANY($1) AND r.status = 'RUNNING'
         ORDER BY r.node_id, r.started_at DESC`,
       [[...nodeIds]],
