@@ -161,6 +161,8 @@ describe('console: a long node list', () => {
       await expect.poll(() => page.getByRole('status').filter({ hasText: 'loading the rest' }).count()).toBe(1);
       expect(await page.getByRole('status').filter({ hasText: 'loading the rest' }).textContent()).toContain('The first 200 nodes shown');
       expect(await page.getByLabel('Status').isDisabled()).toBe(true);
+      // No count that covers only the first page.
+      expect(await page.getByLabel('Status').locator('option[value="all"]').textContent()).toBe('All statuses');
       expect(await page.getByRole('table').getAttribute('aria-rowcount')).toBe('201');
       release();
       await expect.poll(() => page.getByRole('status').filter({ hasText: `${NODES} of ${NODES}` }).count()).toBe(1);
