@@ -1,13 +1,27 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, connect as tcpConnect } from 'node:net';
-// ssh2 is CommonJS and Node cannot see `utils` as a named export; the default import is module.exports.
-import ssh2, { Client, type ConnectConfig, type ParsedKey, type ServerHostKeyAlgorithm } from 'ssh2';
+import type * as Ssh2Module from 'ssh2';
+import type { ConnectConfig, ParsedKey, ServerHostKeyAlgorithm } from 'ssh2';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { describeHostKey, hostKeyAlgorithmsFor, normalizeFingerprint, type HostKeyInfo, type PinnedHostKey } from './host-key';
 import { singleAttemptAuth, type AuthMethodName, type ResolvedCredential } from './single-attempt-auth';
 import { classifyConnectFailure, type ConnectFailure, type ConnectPhase, SshError } from './ssh-errors';
 import { Ssh2Session, type HostKeyStatus, type SshSession } from './ssh-session';
 import { checkSshTarget, describeEndpoint, describeTarget, SSH_PORT, type SshTarget } from './ssh-target';
+
+type Ssh2 = typeof Ssh2Module;
+
+let ssh2Loaded: Promise<Ssh2> | undefined;
+
+/**
+ * ssh2, loaded by the first connection: loading it instantiates a WebAssembly module (poly1305)
+ * with 16 MiB of memory, which a process that never connects (an API replica) need not hold.
+ * It is CommonJS, so its default export is module.exports (Node cannot see `utils` as a named one).
+ */
+function loadSsh2(): Promise<Ssh2> {
+  ssh2Loaded ??= import('ssh2').then((module) => module.default);
+  return ssh2Loaded;
+}
 
 /** Timeouts and keep-alive of a connection. */
 export interface SshConnectOptions {
@@ -180,11 +194,12 @@ export class ConnectAttempt {
  * `HOST_KEY_CHANGED`, `PROTOCOL`, `OTHER`); with a `RangeError` for a target
  * that fails {@link checkSshTarget}.
  */
-export function openSshSession(target: SshTarget, options: SshConnectOptions = {}): Promise<SshSession> {
+export async function openSshSession(target: SshTarget, options: SshConnectOptions = {}): Promise<SshSession> {
   const problem = checkSshTarget(target);
   if (problem !== null) {
-    return Promise.reject(new RangeError(`invalid SSH target ${describeTarget(target)}: ${problem}`));
+    throw new RangeError(`invalid SSH target ${describeTarget(target)}: ${problem}`);
   }
+  const ssh2 = await loadSsh2();
   const settings = { ...SSH_CONNECT_DEFAULTS, ...definedOnly(options) };
   const endpoint = describeEndpoint(target);
   const secrets = secretsOf(target);
@@ -194,11 +209,11 @@ export function openSshSession(target: SshTarget, options: SshConnectOptions = {
   };
   const configuredMethod = target.auth.kind === 'password' ? 'password' : 'publickey';
 
-  const credential = resolveCredential(target);
+  const credential = resolveCredential(target, ssh2);
   if (credential instanceof Error) {
     const error = classifyConnectFailure({ endpoint, username: target.username, phase: 'connect', error: credential, configuredMethod, secrets });
     emit({ type: 'failed', kind: error.kind, phase: 'connect' });
-    return Promise.reject(error);
+    throw error;
   }
   const pinned = target.hostKey == null
     ? null
@@ -216,7 +231,7 @@ export function openSshSession(target: SshTarget, options: SshConnectOptions = {
   return checked.then((address) => new Promise<SshSession>((resolve, reject) => {
     const attempt = new ConnectAttempt(pinned, configuredMethod);
     let handshakeTimer: NodeJS.Timeout | undefined;
-    const client = new Client();
+    const client = new ssh2.Client();
     const socket = tcpConnect({ host: address, port: target.port ?? SSH_PORT });
     socket.setNoDelay(true);
 
@@ -333,7 +348,7 @@ async function addressToConnect(host: string, policy: SshAddressPolicy, endpoint
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-function resolveCredential(target: SshTarget): ResolvedCredential | Error {
+function resolveCredential(target: SshTarget, ssh2: Ssh2): ResolvedCredential | Error {
   if (target.auth.kind === 'password') {
     return { kind: 'password', password: target.auth.password };
   }
