@@ -50,23 +50,15 @@ export interface PlaceInLine {
   readonly limit: number;
 }
 
-/** A run's diagnostics bundle without its content. */
 /** A node's install in progress, as a batch's view counts it. */
 export interface RunningInstall {
   readonly step: InstallStep | null;
   readonly waitingForSlot: boolean;
 }
 
+/** A run's diagnostics bundle without its content. */
 export type InstallDiagnosticsSummary = Pick<InstallDiagnosticsEntity, 'runId' | 'size' | 'uploadedAt'>;
 
-/**
- * `install_runs`, their ordered `step_events` (numbered by the agent, so a re-sent event is
- * stored once) and their `install_diagnostics`. A run is RUNNING until it ends, once: ending it,
- * and every change made while it runs, is conditional on its status (a compare-and-set), so a
- * late writer never changes a run that ended. Its agent is started by a durable job
- * (feature-installs' `install.launch`), which the job engine gives to one worker at a time.
- * (The agent tokens of runs are {@link AgentTokens}'.)
- */
 /** Install runs with their node (for its cluster): `r` is the run, `n` the node. */
 const RUNS_AND_NODES = 'install_runs r JOIN nodes n ON n.id = r.node_id';
 /** A run asked for that waits for an install slot of its cluster (`r`: an install run). */
@@ -76,6 +68,14 @@ const HOLDS_SLOT = `r.status = 'RUNNING' AND r.admitted_at IS NOT NULL`;
 /** The step of run `r`'s latest event, for a lateral join. */
 const LATEST_STEP = 'SELECT step FROM step_events WHERE run_id = r.id ORDER BY seq DESC LIMIT 1';
 
+/**
+ * `install_runs`, their ordered `step_events` (numbered by the agent, so a re-sent event is
+ * stored once) and their `install_diagnostics`. A run is RUNNING until it ends, once: ending it,
+ * and every change made while it runs, is conditional on its status (a compare-and-set), so a
+ * late writer never changes a run that ended. Its agent is started by a durable job
+ * (feature-installs' `install.launch`), which the job engine gives to one worker at a time.
+ * (The agent tokens of runs are {@link AgentTokens}'.)
+ */
 export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity, NewStepEvent> {
   private readonly stepEvents: Repository<StepEventEntity>;
   private readonly diagnostics: Repository<InstallDiagnosticsEntity>;

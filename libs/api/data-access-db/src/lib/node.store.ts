@@ -68,8 +68,7 @@ export class NodeStore {
     return this.nodes.findOneBy({ clusterId, providerId });
   }
 
-  /** The cluster's nodes (removed ones too), by hostname, then oldest first. */
-  /** The nodes of a cluster in hostname order; with `first`, only that many from the start. */
+  /** The cluster's nodes (removed ones too), by hostname, then oldest first; with `first`, only that many from the start. */
   listOf(clusterId: string, first?: number): Promise<NodeEntity[]> {
     return this.nodes.find({ where: { clusterId }, order: { hostname: 'ASC', createdAt: 'ASC' }, ...(first === undefined ? {} : { take: first }) });
   }
