@@ -1,6 +1,6 @@
 import { Arg, Authorized, ID, Int, Query, Resolver } from 'type-graphql';
 import type { AuditLog, AuditLogEntity } from '@ccos/api/data-access-db';
-import { BadUserInputError } from '@ccos/api/util-graphql';
+import { BadUserInputError, checkPageSize } from '@ccos/api/util-graphql';
 import { message } from '@ccos/shared/messages';
 import { type AuditEntryType, AuditLogFilter, AuditLogPageType } from './audit-entry.type';
 
@@ -17,9 +17,7 @@ export class AuditLogResolver {
     @Arg('first', () => Int, { defaultValue: 50, description: `Page size, 1–${MAX_PAGE}.` }) first: number,
     @Arg('before', () => ID, { nullable: true, description: 'The id of the last entry of the previous page.' }) before: string | null | undefined,
   ): Promise<AuditLogPageType> {
-    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) {
-      throw new BadUserInputError('first', message('validation.between', { min: 1, max: MAX_PAGE }));
-    }
+    checkPageSize('first', first, MAX_PAGE);
     if (before != null && !/^[1-9]\d{0,18}$/.test(before)) {
       throw new BadUserInputError('before', message('audit.beforeNotId'));
     }

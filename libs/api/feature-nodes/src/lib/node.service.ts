@@ -1,20 +1,20 @@
 import { type ClusterStore, type NodeEntity, type NodeStore, isUuid, reasonFields, uniqueViolationOf } from '@ccos/api/data-access-db';
 import { type AgentBinary, credentialsFrom, sealCredentials } from '@ccos/api/data-access-hosts';
 import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
-import { AppError, BadUserInputError, FieldConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
+import { AppError, BadUserInputError, checkPageSize, FieldConflictError, NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { type Label, type NodeStatus, type Role, type RoleLabelAuthority, type Taint, canonicalIp, checkNodeLabels, checkTaints, countsAsJoined, mayDeleteRecord, roleLabelRefusal, statusText } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { AddNodeInput, SshCredentialsInput } from './add-node.input';
+
+/** The largest first page `nodes(first:)` serves; the whole list has no limit. */
+export const MAX_NODES_PAGE = 1000;
 
 /**
  * How long a certificate issued for a removed node's name may stay valid: kube-controller-manager's
  * default `--cluster-signing-duration` (8760h), the longest a kubelet's client or serving certificate lives.
  * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kube-controller-manager/
  */
-/** The largest first page `nodes(first:)` serves; the whole list has no limit. */
-export const MAX_NODES_PAGE = 1000;
-
 export const NODE_CERTIFICATE_LIFETIME_MS = 365 * 24 * 3600_000;
 
 /** The records, by hostname, of those names this cluster removed after they joined, within a certificate's lifetime. */
@@ -148,8 +148,8 @@ export class NodeService {
     if (!isUuid(clusterId)) {
       throw new NotFoundError('cluster', clusterId);
     }
-    if (first !== undefined && (!Number.isInteger(first) || first < 1 || first > MAX_NODES_PAGE)) {
-      throw new BadUserInputError('first', message('validation.between', { min: 1, max: MAX_NODES_PAGE }));
+    if (first !== undefined) {
+      checkPageSize('first', first, MAX_NODES_PAGE);
     }
     return this.nodes.listOf(clusterId, first);
   }

@@ -113,3 +113,13 @@ export function Satisfies<T>(rule: (value: T) => Problem, options: { each?: bool
     });
   };
 }
+
+/**
+ * Refuses a page size that is not a whole number from 1 to `max`, as a problem of `field`
+ * (`validation.between`), for arguments checked by hand rather than by an argument class.
+ */
+export function checkPageSize(field: string, first: number, max: number): void {
+  if (!Number.isInteger(first) || first < 1 || first > max) {
+    throw new BadUserInputError(field, message('validation.between', { min: 1, max }));
+  }
+}
