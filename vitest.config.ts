@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import tsconfigPaths from 'vite-tsconfig-paths';
 import { defineConfig } from 'vitest/config';
-import { DurationsReporter } from './test/support/durations-reporter';
+import { DurationsReporter, DurationsSequencer } from './test/support/durations-reporter';
 
 /**
  * Two kinds of tests:
@@ -23,7 +23,8 @@ import { DurationsReporter } from './test/support/durations-reporter';
  *   benchmark's smoke run, which records figures but never judges them, the secrets check): they
  *   run beside the specs, on every core, before the e2e files start.
  *
- * See test/durations.txt for each file's time.
+ * See test/durations.txt for each file's time; the files of each project are handed out slowest
+ * first by those times (DurationsSequencer), so no long file starts last on a lane.
  *
  * - `e2e-alone`: files that rewrite what the others read (`npm start` rebuilds dist/), alone at the end.
  *
@@ -79,6 +80,7 @@ export default defineConfig({
   },
   test: {
     reporters: ['default', new DurationsReporter()],
+    sequence: { sequencer: DurationsSequencer },
     projects: [
       {
         extends: true,

@@ -1,6 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
-import type { Reporter, TestModule } from 'vitest/node';
+import { BaseSequencer, type Reporter, type TestModule, type TestSpecification } from 'vitest/node';
 
 /**
  * Records how long each test file took, slowest first, so the suite's time has a place where
@@ -58,5 +58,44 @@ export class DurationsReporter implements Reporter {
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, `${lines.join('\n')}\n`);
     process.stdout.write(`\nslowest test files (all in ${target}):\n${lines.slice(3, 13).join('\n')}\n`);
+  }
+}
+
+/** The committed record {@link DurationsReporter} writes on `npm test`, read back to order the next run. */
+const RECORDED_DURATIONS = 'test/durations.txt';
+
+/** Seconds per `project:file` in a durations file; empty when there is none. */
+export function readRecordedDurations(path = RECORDED_DURATIONS): ReadonlyMap<string, number> {
+  const seconds = new Map<string, number>();
+  if (!existsSync(path)) {
+    return seconds;
+  }
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const match = /^\s*(\d+(?:\.\d+)?)\s+\d+\s+\d+\s+(\S+)\s+(\S+)/.exec(line);
+    if (match) {
+      seconds.set(`${match[2]}:${match[3]}`, Number(match[1]));
+    }
+  }
+  return seconds;
+}
+
+/**
+ * Hands the files of each project out slowest first, by the times recorded in test/durations.txt
+ * (files it does not know yet go first). Vitest's own order needs its cache of earlier runs, which a
+ * fresh clone does not have; it then goes by file size, and a long e2e file handed out last kept
+ * one lane busy while the others stood idle. Groups and projects keep vitest's order.
+ */
+export class DurationsSequencer extends BaseSequencer {
+  private readonly recorded = readRecordedDurations();
+
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const seconds = (file: TestSpecification) => this.recorded.get(`${file.project.name}:${relative(process.cwd(), file.moduleId)}`) ?? Number.POSITIVE_INFINITY;
+    return [...files].sort(
+      (a, b) =>
+        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
+        (a.project.name === b.project.name ? 0 : a.project.name < b.project.name ? -1 : 1) ||
+        seconds(b) - seconds(a) ||
+        (a.moduleId < b.moduleId ? -1 : 1),
+    );
   }
 }
