@@ -12,6 +12,15 @@ import { refusalBody } from './refusal-body';
 export type ArtifactAccess = (authorization: string | undefined) => Promise<ArtifactCatalog | null>;
 
 /**
+ * Bytes read from disk per chunk of a download. With Node's default (64 KiB) each chunk costs a
+ * read, a socket write and a turn of the event loop. Measured with bench/artifact-serving.ts on
+ * 2 cores (2026-12-07, seven runs each, nginx beside): 8 downloads of 512 MiB at once went from
+ * 0.69–0.92× nginx to 0.82–1.26× (median 1.18×), a resumed download from 0.61–0.64× to 0.57–0.98×
+ * (median 0.85×); 1 MiB chunks did worse than 256 KiB (0.72–0.81×).
+ */
+const ARTIFACT_CHUNK_BYTES = 256 * 1024;
+
+/**
  * `GET|HEAD /artifacts/manifest` and `GET|HEAD /artifacts/<kind>/<name>`, streamed from
  * the catalog with a strong ETag (the sha256), `Range`/206 for resumed downloads,
  * `If-Range` and `If-None-Match`.
@@ -67,7 +76,7 @@ export function artifactRoutes(catalogFor: ArtifactAccess): Router {
       res.end();
       return;
     }
-    const stream = createReadStream(artifact.path, { start, end });
+    const stream = createReadStream(artifact.path, { start, end, highWaterMark: ARTIFACT_CHUNK_BYTES });
     stream.on('error', () => res.destroy());
     res.on('close', () => stream.destroy());
     stream.pipe(res);
