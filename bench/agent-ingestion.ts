@@ -28,6 +28,12 @@ import { type BenchOptions, type Figure, isMain, percentile } from './support/ro
 const REPORT = 'mutation($input: ReportStepInput!) { reportStep(input: $input) { accepted duplicate } }';
 const REPORT_BATCH = 'mutation($inputs: [ReportStepInput!]!) { reportSteps(inputs: $inputs) { accepted duplicateSeqs } }';
 const AGENTS = 20;
+/**
+ * Events an agent reports for one run before it takes its next: a run stores at most 2,000
+ * (`DEFAULT_RUN_EVENT_CAPS`), and a quiet machine passes that within the row's 10 s.
+ */
+const EVENTS_PER_RUN = 1_000;
+const RUNS_PER_AGENT = 10;
 const BATCH = 10;
 const POLL_SECONDS = 10;
 
@@ -120,6 +126,15 @@ async function reportBatch(world: ApiWorld, token: string, inputs: Array<ReturnT
   }
 }
 
+/** The run and seq of an agent's `event`th event (from 1): each agent moves to its next run every {@link EVENTS_PER_RUN} events. */
+function runOfEvent<R>(runs: readonly R[], agent: number, event: number): { run: R; seq: number } {
+  const run = runs[agent * RUNS_PER_AGENT + Math.floor((event - 1) / EVENTS_PER_RUN)];
+  if (run === undefined) {
+    throw new Error(`agent ${agent} reported more than ${RUNS_PER_AGENT * EVENTS_PER_RUN} events: seed more runs per agent`);
+  }
+  return { run, seq: ((event - 1) % EVENTS_PER_RUN) + 1 };
+}
+
 /** Runs `worker(index, seq)` in `count` loops at once until `seconds` have passed; returns operations per second. */
 async function sustained(count: number, seconds: number, worker: (index: number, seq: number) => Promise<void>): Promise<{ perSecond: number; total: number }> {
   let total = 0;
@@ -144,18 +159,22 @@ export async function measureIngestion(size: IngestionSize, log: (line: string) 
   try {
     await db.connect();
     await Promise.all(raw.map((client) => client.connect()));
-    const agents = await seedRuns(db, AGENTS, 'agents');
-    const batchAgents = await seedRuns(db, AGENTS, 'batches');
+    const agents = await seedRuns(db, AGENTS * RUNS_PER_AGENT, 'agents');
+    const batchAgents = await seedRuns(db, AGENTS * RUNS_PER_AGENT, 'batches');
     const ceilingRuns = await seedRuns(db, AGENTS, 'ceiling');
     const [watched] = await seedRuns(db, 1, 'watched');
 
     // Warm both paths (connections, prepared plans, the API's JIT) before timing.
     await Promise.all(agents.map((agent) => report(world, agent.token, stepEvent(agent.runId, 1_000_000))));
     await Promise.all(batchAgents.map((agent) => reportBatch(world, agent.token, [stepEvent(agent.runId, 999_999), stepEvent(agent.runId, 1_000_000)])));
-    const api = await sustained(AGENTS, size.seconds, (index, seq) => report(world, agents[index].token, stepEvent(agents[index].runId, seq)));
-    const batches = await sustained(AGENTS, size.seconds, (index, call) =>
-      reportBatch(world, batchAgents[index].token, Array.from({ length: BATCH }, (_, offset) => stepEvent(batchAgents[index].runId, (call - 1) * BATCH + offset + 1))),
-    );
+    const api = await sustained(AGENTS, size.seconds, (index, event) => {
+      const { run, seq } = runOfEvent(agents, index, event);
+      return report(world, run.token, stepEvent(run.runId, seq));
+    });
+    const batches = await sustained(AGENTS, size.seconds, (index, call) => {
+      const { run, seq } = runOfEvent(batchAgents, index, (call - 1) * BATCH + 1);
+      return reportBatch(world, run.token, Array.from({ length: BATCH }, (_, offset) => stepEvent(run.runId, seq + offset)));
+    });
     const insert = `INSERT INTO step_events (run_id, seq, step, status, progress, message, detail, occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
     const ceiling = await sustained(AGENTS, size.seconds, async (index, seq) => {
       const event = stepEvent(ceilingRuns[index].runId, seq);
