@@ -5,6 +5,12 @@ import { InstallRunEntity } from './entities/install-run.entity';
 /** Agent tokens start with this prefix, so the HTTP layer can tell them from session tokens. */
 export const AGENT_TOKEN_PREFIX = 'agt';
 
+/** An agent token as presented: its hash, and the time at which it must still be valid ({@link AgentTokens.presented}). */
+export interface AgentCredential {
+  readonly hash: string;
+  readonly validAt: Date;
+}
+
 /** How long after its run ended a token still works: for the agent's last events and its diagnostics. */
 export const AGENT_TOKEN_GRACE_MS = 10 * 60 * 1000;
 
@@ -31,14 +37,26 @@ export class AgentTokens {
 
   /** The run a token belongs to, or null for an unknown, expired or revoked token. */
   async authenticate(token: string | null | undefined): Promise<InstallRunEntity | null> {
-    if (!token?.startsWith(`${AGENT_TOKEN_PREFIX}_`) || token.length > 200) {
+    const credential = this.presented(token);
+    if (!credential) {
       return null;
     }
-    const run = await this.runs.findOneBy({ agentTokenHash: hashOpaqueToken(token) });
-    if (!run?.agentTokenExpiresAt || run.agentTokenExpiresAt.getTime() <= this.now().getTime()) {
+    const run = await this.runs.findOneBy({ agentTokenHash: credential.hash });
+    if (!run?.agentTokenExpiresAt || run.agentTokenExpiresAt.getTime() <= credential.validAt.getTime()) {
       return null;
     }
     return run;
+  }
+
+  /**
+   * A token as a statement can check it (its hash, and now: it must expire later), for a store
+   * that authenticates and writes in one round trip; null for what cannot be an agent token.
+   */
+  presented(token: string | null | undefined): AgentCredential | null {
+    if (!token?.startsWith(`${AGENT_TOKEN_PREFIX}_`) || token.length > 200) {
+      return null;
+    }
+    return { hash: hashOpaqueToken(token), validAt: this.now() };
   }
 
   /** When the token of a run that ends at `endedAt` stops working: after the grace, but never past the deadline. */

@@ -1,5 +1,6 @@
 import { type DataSource, type EntityManager, In, IsNull, Not, type Repository } from 'typeorm';
 import type { InstallStep, NodeStatus } from '@ccos/shared/domain';
+import type { AgentCredential } from './agent-tokens';
 import { InstallDiagnosticsEntity } from './entities/install-diagnostics.entity';
 import { InstallRunEntity } from './entities/install-run.entity';
 import { StepEventEntity } from './entities/step-event.entity';
@@ -42,6 +43,15 @@ export type EventAdmission =
 
 /** One event of a batch (`admitEventBatch`): numbered by the agent, with what it weighs against the run's byte cap. */
 export type BatchStepEvent = NewStepEvent & { readonly seq: number; readonly bytes: number };
+
+/** What {@link InstallRunStore.admitEventBatch} stored, and what the caller needs of the run without reading it. */
+export interface AdmittedBatch {
+  /** The seqs stored now, in order (the others were stored before). */
+  readonly stored: number[];
+  readonly nodeId: string;
+  readonly nodeStatus: NodeStatus;
+  readonly cancelRequested: boolean;
+}
 
 /** Where a run waiting for an install slot stands: `position` of `waiting` in its cluster's line, which runs `limit` installs at once. */
 export interface PlaceInLine {
@@ -148,18 +158,28 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
   }
 
   /**
-   * Stores a batch of one run's events, in seq order, in one statement (one transaction): the
-   * events, the run's counters and when its agent was last heard from together, and only while
-   * the run is RUNNING with the counts the caller read (`expected`), on which it decided the caps.
-   * A seq stored before is left as it was and not counted. Says the run's node's status too. Null
-   * when the run ended or its counts moved meanwhile (nothing stored): the caller then admits the
-   * events one by one.
+   * Stores a batch of one run's events, in seq order, in one statement (one transaction, one round
+   * trip): the events, the run's counters and when its agent was last heard from together, and
+   * only while the run is RUNNING, `credential` is its agent token's and still valid, and the
+   * batch fits in `room` whatever the run had stored (so the caller need not read the run first).
+   * A seq stored before is left as it was and not counted. Says the run's node and its status,
+   * and whether an operator asked to cancel. Null when any of that does not hold (nothing stored):
+   * the caller then authenticates and admits the events one by one.
    */
-  async admitEventBatch(runId: string, events: readonly BatchStepEvent[], expected: { readonly count: number; readonly bytes: number }, heardAt: Date): Promise<{ readonly stored: number[]; readonly nodeStatus: NodeStatus } | null> {
+  async admitEventBatch(
+    runId: string,
+    credential: AgentCredential,
+    events: readonly BatchStepEvent[],
+    room: { readonly events: number; readonly bytes: number },
+    heardAt: Date,
+  ): Promise<AdmittedBatch | null> {
     const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
-    const rows: Array<{ guarded: boolean; stored: number[] | null; node_status: NodeStatus }> = await this.dataSource.query(
+    const rows: Array<{ guarded: boolean; stored: number[] | null; node_id: string; node_status: NodeStatus; cancel_requested: boolean }> = await this.dataSource.query(
       `WITH run AS (
-         SELECT id FROM install_runs WHERE id = $1 AND status = 'RUNNING' AND event_count = $2 AND event_bytes = $3 FOR UPDATE
+         SELECT id, node_id, cancel_requested FROM install_runs
+          WHERE id = $1 AND status = 'RUNNING' AND agent_token_hash = $2 AND agent_token_expires_at > $3
+            AND event_count + cardinality($4::int[]) <= $14 AND event_bytes + (SELECT COALESCE(sum(b), 0) FROM unnest($12::bigint[]) AS b) <= $15
+          FOR UPDATE
        ), incoming AS (
          SELECT * FROM unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::bigint[])
            AS e(seq, step, status, progress, message, message_coded, detail, occurred_at, bytes)
@@ -178,16 +198,17 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
          RETURNING id
        )
        SELECT EXISTS (SELECT 1 FROM counted) AS guarded, (SELECT array_agg(seq ORDER BY seq) FROM stored) AS stored,
-         (SELECT nodes.status FROM nodes JOIN install_runs ON install_runs.node_id = nodes.id WHERE install_runs.id = $1) AS node_status`,
+         run.node_id, run.cancel_requested, (SELECT nodes.status FROM nodes WHERE nodes.id = run.node_id) AS node_status
+         FROM run`,
       [
-        runId, expected.count, expected.bytes,
+        runId, credential.hash, credential.validAt,
         events.map((event) => event.seq), events.map((event) => event.step), events.map((event) => event.status), events.map((event) => event.progress),
         events.map((event) => event.message), events.map((event) => json(event.messageCoded)), events.map((event) => json(event.detail)),
-        events.map((event) => event.occurredAt.toISOString()), events.map((event) => event.bytes), heardAt,
+        events.map((event) => event.occurredAt.toISOString()), events.map((event) => event.bytes), heardAt, room.events, room.bytes,
       ],
     );
     const [row] = rows;
-    return row?.guarded ? { stored: row.stored ?? [], nodeStatus: row.node_status } : null;
+    return row?.guarded ? { stored: row.stored ?? [], nodeId: row.node_id, nodeStatus: row.node_status, cancelRequested: row.cancel_requested } : null;
   }
 
   /** Records that the run refused an event for a cap, the first time it does. */

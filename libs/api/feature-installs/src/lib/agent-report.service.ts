@@ -45,12 +45,13 @@ export class AgentReportService {
   }
 
   /**
-   * Several events of one run at once (what the agent's spool holds): authenticated once, put in
-   * seq order with repeats dropped, and stored with the run's counters in one statement when
-   * they fit its caps by the counts just read, up to and including an event that ends the run.
-   * What that does not cover (a cap in reach, events after the end, a run that moved meanwhile)
-   * is taken event by event as `reportStep` would: a refusal fails the whole request, and the
-   * agent then sends its events one by one (whatever was stored is a duplicate then).
+   * Several events of one run at once (what the agent's spool holds), in seq order with repeats
+   * dropped, up to and including an event that ends the run: authenticated, capped and stored with
+   * the run's counters in one statement, which reads nothing first. The run is read only when an
+   * event moves it or its node along. What that does not take (a token to refuse, a cap in reach,
+   * a run that ended, events after its end) goes event by event as `reportStep` would: a refusal
+   * fails the whole request, and the agent then sends its events one by one (whatever was stored
+   * is a duplicate then).
    */
   async reportBatch(token: string | null, inputs: readonly ReportStepInput[]): Promise<ReportStepsResultType> {
     if (inputs.length === 0 || inputs.length > MAX_REPORT_BATCH) {
@@ -60,45 +61,53 @@ export class AgentReportService {
     if (runIds.size > 1) {
       throw new BadUserInputError('inputs', message('agentToken.batchOneRun', { runs: runIds.size }));
     }
-    const run = await this.authenticate(token, inputs[0].runId);
+    const runId = inputs[0].runId;
     const events = inSeqOrder(inputs);
-    const duplicates: number[] = [];
-    let rest = events;
-    const weighed = run.status === 'RUNNING' ? admissibleTogether(run, events, this.caps) : [];
-    if (weighed.length > 0) {
-      const admitted = await this.runs.admitEventBatch(run.id, weighed.map(({ input, bytes }) => ({ ...storedEventOf(input), seq: input.seq, bytes })), { count: run.eventCount, bytes: run.eventBytes }, new Date());
-      if (admitted) {
-        const stored = new Set(admitted.stored);
-        const together = weighed.map(({ input }) => input);
-        rest = events.slice(together.length);
-        const fresh = together.filter((input) => stored.has(input.seq));
-        duplicates.push(...together.filter((input) => !stored.has(input.seq)).map((input) => input.seq));
-        // Every event's progress first, in one notification, then what they change, in order.
-        for (const input of fresh) {
-          this.announce(run, input);
-        }
-        // Only events that move the run or the node read the node; a batch of progress alone does
-        // when the node had stalled (it hears its agent again), at its last event.
-        const moving = fresh.filter(movesNode);
-        const followed = new Set(moving.length > 0 ? moving : admitted.nodeStatus === 'STALLED' ? fresh.slice(-1) : []);
-        for (const input of fresh) {
-          await this.moveOn(run, input, followed.has(input));
-        }
-      }
+    const together = throughTheEnd(events);
+    const weighed = together.map((input) => ({ ...storedEventOf(input), seq: input.seq, bytes: eventBytes(input) }));
+    const credential = this.tokens.presented(token);
+    // The caps without the reserve kept for STARTED, SUCCEEDED and FAILED: a batch within them passes overCap event by event.
+    const room = { events: this.caps.events, bytes: this.caps.bytes };
+    const admitted = credential ? await this.runs.admitEventBatch(runId, credential, weighed, room, new Date()) : null;
+    if (!admitted) {
+      return { accepted: events.length, ...(await this.oneByOne(await this.authenticate(token, runId), events)) };
     }
-    let cancelRequested = run.cancelRequested;
+    const stored = new Set(admitted.stored);
+    const fresh = together.filter((input) => stored.has(input.seq));
+    const duplicates = together.filter((input) => !stored.has(input.seq)).map((input) => input.seq);
+    // Every event's progress first, in one notification, then what they change, in order.
+    for (const input of fresh) {
+      this.announce({ id: runId, nodeId: admitted.nodeId }, input);
+    }
+    // Only events that move the run or the node read them; a batch of progress alone does when
+    // the node had stalled (it hears its agent again), at its last event.
+    const moving = fresh.filter(movesNode);
+    const followed = new Set(moving.length > 0 ? moving : admitted.nodeStatus === 'STALLED' ? fresh.slice(-1) : []);
+    const run = followed.size > 0 ? await this.runs.find(runId) : null;
+    for (const input of fresh) {
+      await this.moveOn(runId, input, followed.has(input) ? run : null);
+    }
+    const rest = events.slice(together.length);
     if (rest.length > 0) {
-      // Read again: the counts moved, and the run may have ended. The store's admission decides for good either way.
-      const current = await this.authenticate(token, run.id);
-      for (const input of rest) {
-        const result = await this.reportAs(current, input);
-        if (result.duplicate) {
-          duplicates.push(input.seq);
-        }
-        cancelRequested = result.cancelRequested;
-      }
+      // After the end: refused, or duplicates of events stored before (the run is read again).
+      const after = await this.oneByOne(await this.authenticate(token, runId), rest);
+      return { accepted: events.length, duplicateSeqs: [...duplicates, ...after.duplicateSeqs], cancelRequested: after.cancelRequested };
     }
-    return { accepted: events.length, duplicateSeqs: duplicates, cancelRequested };
+    return { accepted: events.length, duplicateSeqs: duplicates, cancelRequested: admitted.cancelRequested };
+  }
+
+  /** Events taken one at a time, as `reportStep` takes them. */
+  private async oneByOne(run: InstallRunEntity, events: readonly ReportStepInput[]): Promise<Omit<ReportStepsResultType, 'accepted'>> {
+    const duplicateSeqs: number[] = [];
+    let cancelRequested = run.cancelRequested;
+    for (const input of events) {
+      const result = await this.reportAs(run, input);
+      if (result.duplicate) {
+        duplicateSeqs.push(input.seq);
+      }
+      cancelRequested = result.cancelRequested;
+    }
+    return { duplicateSeqs, cancelRequested };
   }
 
   private async reportAs(run: InstallRunEntity, input: ReportStepInput): Promise<ReportStepResultType> {
@@ -124,7 +133,7 @@ export class AgentReportService {
     if (!duplicate) {
       await this.runs.heardFrom(run.id, new Date());
       this.announce(run, input);
-      await this.moveOn(run, input, true);
+      await this.moveOn(run.id, input, run);
     }
     // The run as this request authenticated it (RUNNING): only an operator's cancel changes the
     // flag, and reading it again a few milliseconds later cost one more query for every event.
@@ -132,21 +141,21 @@ export class AgentReportService {
   }
 
   /** Tells the subscribers of the node's install progress of a stored event. */
-  private announce(run: InstallRunEntity, input: ReportStepInput): void {
+  private announce(run: Pick<InstallRunEntity, 'id' | 'nodeId'>, input: ReportStepInput): void {
     const payload: InstallProgressPayload = { nodeId: run.nodeId, runId: run.id, seq: input.seq, step: input.step, status: input.status, runStatus: null };
     this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
   }
 
-  /** What a stored event changes: the metrics, then (`follow`) the run and the node. */
-  private async moveOn(run: InstallRunEntity, input: ReportStepInput, follow: boolean): Promise<void> {
+  /** What a stored event changes: the metrics, then (given the run to `follow`) the run and the node. */
+  private async moveOn(runId: string, input: ReportStepInput, follow: InstallRunEntity | null): Promise<void> {
     // A metric that cannot be read must not keep the event from moving the run along.
-    await this.observeStored(run, input).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'could not time the step event for the metrics'));
+    await this.observeStored(runId, input).catch((error: unknown) => this.logger.warn({ err: error, runId, seq: input.seq }, 'could not time the step event for the metrics'));
     if (!follow) {
       return;
     }
-    await this.follow(run, input).catch((error: unknown) => {
+    await this.follow(follow, input).catch((error: unknown) => {
       // The event is stored; a node that moved on meanwhile (e.g. cancelled) keeps its status.
-      this.logger.warn({ err: error, runId: run.id, seq: input.seq }, 'step event did not change the node');
+      this.logger.warn({ err: error, runId, seq: input.seq }, 'step event did not change the node');
     });
   }
 
@@ -219,12 +228,12 @@ export class AgentReportService {
    * it, both by the agent's clock (the preflight bounds its skew). Only the replica that stored
    * the event observes it, so counts add up across replicas.
    */
-  private async observeStored(run: InstallRunEntity, input: ReportStepInput): Promise<void> {
+  private async observeStored(runId: string, input: ReportStepInput): Promise<void> {
     this.observer.eventStored(Math.max(0, (Date.now() - new Date(input.occurredAt).getTime()) / 1000));
     if (input.status !== 'SUCCEEDED' && input.status !== 'FAILED') {
       return;
     }
-    const started = await this.runs.startedBefore(run.id, input.step, input.seq);
+    const started = await this.runs.startedBefore(runId, input.step, input.seq);
     if (started) {
       this.observer.stepFinished(input.step, input.status, Math.max(0, (new Date(input.occurredAt).getTime() - started.getTime()) / 1000));
     }
@@ -336,27 +345,10 @@ function endsRun(input: Pick<ReportStepInput, 'step' | 'status'>): boolean {
   return input.status === 'FAILED' || (input.status === 'SUCCEEDED' && input.step === 'START_KUBELET');
 }
 
-/**
- * The leading events of a batch that can be stored together: every one within the run's caps by
- * its counts as read (as if none were stored before), up to and including the first that ends the run.
- */
-function admissibleTogether(run: InstallRunEntity, events: readonly ReportStepInput[], caps: RunEventCaps): Array<{ readonly input: ReportStepInput; readonly bytes: number }> {
-  let count = run.eventCount;
-  let bytes = run.eventBytes;
-  const together: Array<{ readonly input: ReportStepInput; readonly bytes: number }> = [];
-  for (const input of events) {
-    const weight = eventBytes(input);
-    if (overCap({ eventCount: count, eventBytes: bytes }, input.status, weight, caps)) {
-      break;
-    }
-    together.push({ input, bytes: weight });
-    count += 1;
-    bytes += weight;
-    if (endsRun(input)) {
-      break;
-    }
-  }
-  return together;
+/** The events up to and including the first that ends the run: the most one statement may store. */
+function throughTheEnd(events: readonly ReportStepInput[]): ReportStepInput[] {
+  const end = events.findIndex(endsRun);
+  return end < 0 ? [...events] : events.slice(0, end + 1);
 }
 
 /** An agent's event as the store keeps it. */
