@@ -173,6 +173,9 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     room: { readonly events: number; readonly bytes: number },
     heardAt: Date,
   ): Promise<AdmittedBatch | null> {
+    if (!isUuid(runId)) {
+      return null;
+    }
     const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
     const rows: Array<{ guarded: boolean; stored: number[] | null; node_id: string; node_status: NodeStatus; cancel_requested: boolean }> = await this.dataSource.query(
       `WITH run AS (

@@ -107,10 +107,11 @@ describe('agent step events in batches (reportSteps)', () => {
     await expect.poll(() => subscriber).toEqual([1, 2, 3, 4]);
   });
 
-  it('refuses a token of another run, an expired one and a malformed one, storing nothing', async () => {
+  it('refuses a token of another run, a run id that is no run\'s, an expired token and a malformed one, storing nothing', async () => {
     const mine = await runningInstall();
     const other = await runningInstall();
     await expect(reports.reportBatch(other.token, [progress(mine.runId, 1)])).rejects.toMatchObject({ extensions: { code: 'FORBIDDEN' } });
+    await expect(reports.reportBatch(mine.token, [progress('run-1; DROP TABLE step_events', 1)])).rejects.toMatchObject({ extensions: { code: 'FORBIDDEN' } });
     await expect(reports.reportBatch('agt_not-a-token-of-any-run', [progress(mine.runId, 1)])).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
     await expect(reports.reportBatch('ses_a-session-token', [progress(mine.runId, 1)])).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
     now = new Date(Date.now() + 2 * 60 * 60_000);
