@@ -11,10 +11,13 @@
  * worth installed one after another (concurrency 1). Prints the table and the ratios
  * T(20)/T(1) and T(20 serial)/T(20 parallel).
  *
- *   npx tsx bench/scale-out.ts [sizes=1,5,10,20] [serial=20] [cap]
+ *   npx tsx bench/scale-out.ts [sizes=1,5,10,20] [serial=20] [cap|-] [workers=0]
  *
- * `cap` bounds the batch concurrency of the at-once rows (default: the row's size), to compare
- * a bounded batch with an unbounded one.
+ * `cap` bounds the batch concurrency of the at-once rows (default, or `-`: the row's size), to
+ * compare a bounded batch with an unbounded one. `workers` > 0 runs the service split in two roles:
+ * one `SERVICE_ROLE=api` process and that many `SERVICE_ROLE=worker` processes on its database; the
+ * CPU table then has a line for each role (the workers' agent copies included, so the API's
+ * `ccos_agent_copy_bytes_total` stays 0).
  *
  * Needs root (lab hosts) and the built API and agent (`npx nx run-many -t build -p api boot-worker`).
  * One lab of 1+5+10+20+20 hosts (a /26), one kube-sim, one API process; each row uses fresh hosts.
@@ -193,7 +196,7 @@ function agentCpuProfile(): Record<string, string> {
 }
 
 /** Each size installed at once, then `serial` hosts one after another, on fresh hosts of one lab. */
-async function measureAll(sizes: readonly number[], serial: number, log: (line: string) => void, cap = Number.POSITIVE_INFINITY): Promise<Row[]> {
+async function measureAll(sizes: readonly number[], serial: number, log: (line: string) => void, cap = Number.POSITIVE_INFINITY, workers = 0): Promise<Row[]> {
   const total = sizes.reduce((sum, size) => sum + size, 0) + serial;
   await stat(AGENT_EXECUTABLE).catch(() => {
     throw new RowUnavailable(`${AGENT_EXECUTABLE} is missing: npx nx run-many -t build -p api boot-worker`);
@@ -204,13 +207,17 @@ async function measureAll(sizes: readonly number[], serial: number, log: (line: 
     log(`scale-out: no CPU accounting (${error instanceof Error ? error.message : String(error)})`);
     return null;
   });
-  const world = await startScaleOutWorld({ hosts: total, name: 'bench-scale-out', csrAutoApprove: true, apiEnv: { SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20', LOG_LEVEL: 'warn', ...agentCpuProfile() } }).catch(async (error: unknown) => {
+  const roles: Record<string, string> = workers > 0 ? { SERVICE_ROLE: 'api' } : {};
+  const world = await startScaleOutWorld({ hosts: total, name: 'bench-scale-out', csrAutoApprove: true, apiEnv: { SSH_POOL_SIZE: '20', BATCH_CONCURRENCY: '20', LOG_LEVEL: 'warn', ...roles, ...agentCpuProfile() } }).catch(async (error: unknown) => {
     await cpu?.stop();
     throw error;
   });
   names.database = world.api.database?.name;
   const rows: Row[] = [];
   try {
+    for (let index = 0; index < workers; index++) {
+      await world.startReplica({ SERVICE_ROLE: 'worker' });
+    }
     const pid = await apiPid(world.api.port);
     if (!pid) {
       throw new Error('cannot find the API process');
@@ -268,8 +275,9 @@ function slowestStep(row: Row | undefined): string {
 async function main(): Promise<void> {
   const sizes = (process.argv[2] ?? '1,5,10,20').split(',').map(Number);
   const serial = Number(process.argv[3] ?? 20);
-  const cap = process.argv[4] ? Number(process.argv[4]) : Number.POSITIVE_INFINITY;
-  const rows = await measureAll(sizes, serial, (line) => console.error(line), cap);
+  const cap = process.argv[4] && process.argv[4] !== '-' ? Number(process.argv[4]) : Number.POSITIVE_INFINITY;
+  const workers = Number(process.argv[5] ?? 0);
+  const rows = await measureAll(sizes, serial, (line) => console.error(line), cap, workers);
   const steps = [...new Set(rows.flatMap((row) => Object.keys(row.stepMedians)))];
   const header = ['row', 'wall s', ...steps.map((step) => `${step} med s`), 'MiB to hosts', 'agent MiB over SSH', 'peak API RSS MiB', '/healthz p50 / p99 / max ms', 'API event loop delay p99 / max ms'];
   console.log(header.join(' | '));

@@ -17,12 +17,13 @@ import { basename } from 'node:path';
 const ROOT = '/sys/fs/cgroup/cpuacct';
 
 /** Categories, in the order a table prints them; `bench` is the bench process and anything not classified. */
-export const CPU_CATEGORIES = ['agent', 'api', 'postgres', 'ssh-commands', 'zstd-sha256', 'agent-commands', 'kubelet', 'sshd', 'lab-daemon', 'bench'] as const;
+export const CPU_CATEGORIES = ['agent', 'api', 'worker', 'postgres', 'ssh-commands', 'zstd-sha256', 'agent-commands', 'kubelet', 'sshd', 'lab-daemon', 'bench'] as const;
 export type CpuCategory = (typeof CPU_CATEGORIES)[number];
 
 export const CPU_CATEGORY_TEXT: Record<CpuCategory, string> = {
   agent: 'agent (boot-worker run)',
   api: 'API process',
+  worker: 'worker processes (SERVICE_ROLE=worker)',
   postgres: "postgres (the run's database)",
   'ssh-commands': 'commands run over SSH (shells, checks)',
   'zstd-sha256': 'zstd / sha256sum / openssl (agent copy)',
@@ -35,8 +36,8 @@ export const CPU_CATEGORY_TEXT: Record<CpuCategory, string> = {
 
 const TICK = 100; // USER_HZ on Linux
 
-/** The category of a process from its command line and its parent's category. */
-export function categoryOf(argv: readonly string[], parent: CpuCategory | undefined): CpuCategory | undefined {
+/** The category of a process from its command line, its parent's category and, for the service, its `SERVICE_ROLE`. */
+export function categoryOf(argv: readonly string[], parent: CpuCategory | undefined, serviceRole?: string): CpuCategory | undefined {
   const [first = '', second = ''] = argv;
   const program = basename(first);
   const script = basename(second);
@@ -56,7 +57,7 @@ export function categoryOf(argv: readonly string[], parent: CpuCategory | undefi
     return 'lab-daemon';
   }
   if (argv.some((arg) => /dist\/apps\/api\/main\.js$/.test(arg))) {
-    return 'api';
+    return serviceRole === 'worker' ? 'worker' : 'api';
   }
   if (parent === 'sshd' || parent === 'ssh-commands') {
     return 'ssh-commands';
@@ -94,6 +95,7 @@ export async function startCpuAccounting(database: () => string | undefined, int
   let running = true;
 
   const argvOf = async (pid: number) => (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0').filter(Boolean);
+  const serviceRoleOf = async (pid: number) => /(?:^|\0)SERVICE_ROLE=([^\0]*)/.exec(await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => ''))?.[1];
   const parentOf = async (pid: number) => Number(/\) \S+ (\d+)/.exec(await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''))?.[1] ?? 0);
 
   async function sweep(): Promise<void> {
@@ -110,7 +112,7 @@ export async function startCpuAccounting(database: () => string | undefined, int
         commands.set(pid, comm);
         const argv = await argvOf(pid);
         const parent = known.get(await parentOf(pid)) ?? (current === 'bench' ? undefined : current);
-        const category = categoryOf(argv, parent) ?? current;
+        const category = categoryOf(argv, parent, await serviceRoleOf(pid)) ?? current;
         if (category !== current) {
           await writeFile(`${base}/${category}/cgroup.procs`, String(pid)).catch(() => undefined);
         }

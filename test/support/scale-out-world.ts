@@ -43,8 +43,8 @@ export interface ScaleOutWorld {
   readonly gql: AuthorizedGql;
   /** addNode for lab host `index` (0-based) with its password; returns the node id. */
   addHost(index: number, overrides?: Partial<AddNodeInput>): Promise<string>;
-  /** Another replica: the same environment on the same database, on a port of its own; stopped with the world. */
-  startReplica(): Promise<ApiProcess>;
+  /** Another replica: the same environment (with `env` over it, e.g. `SERVICE_ROLE=worker`) on the same database, on a port of its own; stopped with the world. */
+  startReplica(env?: Record<string, string>): Promise<ApiProcess>;
   /** Polls the node until its status is one of `statuses`. */
   waitForStatus(nodeId: string, statuses: readonly string[], timeoutMs: number): Promise<NodeStatusView>;
   stop(): Promise<void>;
@@ -110,8 +110,8 @@ export async function startScaleOutWorld(options: ScaleOutWorldOptions): Promise
       token,
       clusterId,
       gql,
-      async startReplica() {
-        const replica = await startApiProcess({ host: '0.0.0.0', port: await freePort('0.0.0.0'), env: apiEnv, database: api.database ?? undefined });
+      async startReplica(env = {}) {
+        const replica = await startApiProcess({ host: '0.0.0.0', port: await freePort('0.0.0.0'), env: { ...apiEnv, ...env }, database: api.database ?? undefined });
         // Stopped before the first process, which owns (and drops) the database.
         cleanups.push(() => replica.stop());
         return replica;
