@@ -33,7 +33,7 @@ export class ArtifactCatalog {
     for (const kind of ARTIFACT_KINDS) {
       const names = await readdir(join(this.directory, kind)).catch(() => [] as string[]);
       for (const name of names.filter(isSafeArtifactName).sort()) {
-        const artifact = await this.find(kind, name);
+        const artifact = await this.stored(kind, name, version);
         if (artifact) {
           artifacts.push({ name: artifact.name, kind, size: artifact.size, sha256: artifact.sha256, version: artifact.version });
         }
@@ -57,12 +57,17 @@ export class ArtifactCatalog {
     if (!(ARTIFACT_KINDS as readonly string[]).includes(kind) || !isSafeArtifactName(name)) {
       return null;
     }
+    return this.stored(kind as ArtifactKind, name, await this.version());
+  }
+
+  /** A checked kind and name's file as the manifest lists it, with the set's `version` (read once per manifest, not per file). */
+  private async stored(kind: ArtifactKind, name: string, version: string): Promise<StoredArtifact | null> {
     const path = join(this.directory, kind, name);
     const info = await stat(path).catch(() => null);
     if (!info?.isFile()) {
       return null;
     }
-    return { name, kind: kind as ArtifactKind, size: info.size, sha256: await this.sha256Of(path, info.size, info.mtimeMs), version: await this.version(), path, modifiedAt: info.mtime };
+    return { name, kind, size: info.size, sha256: await this.sha256Of(path, info.size, info.mtimeMs), version, path, modifiedAt: info.mtime };
   }
 
   private async version(): Promise<string> {
