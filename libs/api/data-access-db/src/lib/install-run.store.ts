@@ -178,14 +178,14 @@ export class InstallRunStore extends RunStore<InstallRunEntity, StepEventEntity,
     }
     const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
     const rows: Array<{ guarded: boolean; stored: number[] | null; node_id: string; node_status: NodeStatus; cancel_requested: boolean }> = await this.dataSource.query(
-      `WITH run AS (
-         SELECT id, node_id, cancel_requested FROM install_runs
-          WHERE id = $1 AND status = 'RUNNING' AND agent_token_hash = $2 AND agent_token_expires_at > $3
-            AND event_count + cardinality($4::int[]) <= $14 AND event_bytes + (SELECT COALESCE(sum(b), 0) FROM unnest($12::bigint[]) AS b) <= $15
-          FOR UPDATE
-       ), incoming AS (
+      `WITH incoming AS (
          SELECT * FROM unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::bigint[])
            AS e(seq, step, status, progress, message, message_coded, detail, occurred_at, bytes)
+       ), run AS (
+         SELECT id, node_id, cancel_requested FROM install_runs
+          WHERE id = $1 AND status = 'RUNNING' AND agent_token_hash = $2 AND agent_token_expires_at > $3
+            AND event_count + (SELECT count(*) FROM incoming) <= $14 AND event_bytes + (SELECT COALESCE(sum(bytes), 0) FROM incoming) <= $15
+          FOR UPDATE
        ), stored AS (
          INSERT INTO step_events (run_id, seq, step, status, progress, message, message_coded, detail, occurred_at)
          SELECT $1, seq, step, status, progress, message, message_coded::jsonb, detail::jsonb, occurred_at FROM incoming
