@@ -36,6 +36,10 @@ export const CPU_CATEGORY_TEXT: Record<CpuCategory, string> = {
 
 const TICK = 100; // USER_HZ on Linux
 
+/** The built service's bundle in a command line. */
+const SERVICE_BUNDLE = /dist\/apps\/api\/main\.js$/;
+const runsService = (argv: readonly string[]) => argv.some((arg) => SERVICE_BUNDLE.test(arg));
+
 /** The category of a process from its command line, its parent's category and, for the service, its `SERVICE_ROLE`. */
 export function categoryOf(argv: readonly string[], parent: CpuCategory | undefined, serviceRole?: string): CpuCategory | undefined {
   const [first = '', second = ''] = argv;
@@ -56,7 +60,7 @@ export function categoryOf(argv: readonly string[], parent: CpuCategory | undefi
   if (script === 'lab-daemon.cjs') {
     return 'lab-daemon';
   }
-  if (argv.some((arg) => /dist\/apps\/api\/main\.js$/.test(arg))) {
+  if (runsService(argv)) {
     return serviceRole === 'worker' ? 'worker' : 'api';
   }
   if (parent === 'sshd' || parent === 'ssh-commands') {
@@ -112,7 +116,7 @@ export async function startCpuAccounting(database: () => string | undefined, int
         commands.set(pid, comm);
         const argv = await argvOf(pid);
         const parent = known.get(await parentOf(pid)) ?? (current === 'bench' ? undefined : current);
-        const category = categoryOf(argv, parent, await serviceRoleOf(pid)) ?? current;
+        const category = categoryOf(argv, parent, runsService(argv) ? await serviceRoleOf(pid) : undefined) ?? current;
         if (category !== current) {
           await writeFile(`${base}/${category}/cgroup.procs`, String(pid)).catch(() => undefined);
         }

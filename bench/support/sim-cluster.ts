@@ -17,14 +17,15 @@ export async function startSimCluster(world: ApiWorld, nodes: number, log: (line
   const db = new pg.Client({ connectionString: world.databaseUrl });
   try {
     for (let index = 0; index < nodes; index++) {
+      const nodeName = `worker-${String(index).padStart(5, '0')}`;
       sim.api.seed(sim.resource('nodes'), {
         apiVersion: 'v1',
         kind: 'Node',
-        metadata: { name: `worker-${String(index).padStart(5, '0')}`, labels: { 'node-role.kubernetes.io/worker': '' } },
+        metadata: { name: nodeName, labels: { 'node-role.kubernetes.io/worker': '' } },
         status: { conditions: [{ type: 'Ready', status: 'True' }], addresses: [{ type: 'InternalIP', address: `10.20.${Math.floor(index / 250)}.${(index % 250) + 2}` }] },
       });
       for (let pod = 0; pod < podsPerNode; pod++) {
-        sim.api.seed(sim.resource('pods'), samplePod(index * podsPerNode + pod, `worker-${String(index).padStart(5, '0')}`));
+        sim.api.seed(sim.resource('pods'), samplePod(index * podsPerNode + pod, nodeName));
       }
     }
     await db.connect();
