@@ -8,7 +8,8 @@ import { connectSsh, type SshSession } from './ssh-session';
  * The stand-ins on a lab host behave like the real commands for what the
  * agent does: rpm/dnf install the artifact rpms (and refuse junk), systemctl
  * runs units from /etc/systemd/system with journalctl showing their output,
- * sysctl never touches the machine's kernel, reboot changes nothing.
+ * sysctl never touches the machine's kernel, reboot reboots the host and
+ * nothing else, poweroff changes nothing.
  */
 describe('stand-ins on a lab host', () => {
   let lab: Lab | undefined;
@@ -105,11 +106,40 @@ describe('stand-ins on a lab host', () => {
     const machineSwappiness = (await readFile('/proc/sys/vm/swappiness', 'utf8')).trim();
     expect((await run('sysctl -w vm.swappiness=0 && sysctl -n vm.swappiness')).stdout).toBe('vm.swappiness = 0\n0\n');
     expect((await readFile('/proc/sys/vm/swappiness', 'utf8')).trim()).toBe(machineSwappiness);
-    const reboot = await run('reboot; echo after');
-    expect(reboot.stdout).toBe('after\n');
-    expect(reboot.stderr).toContain('not carried out');
+    const poweroff = await run('poweroff; echo after');
+    expect(poweroff.stdout).toBe('after\n');
+    expect(poweroff.stderr).toContain('not carried out');
     expect((await run('timedatectl show -p NTPSynchronized --value; hostnamectl status | grep "Static hostname"')).stdout)
       .toBe(`yes\n Static hostname: ${(lab as Lab).hosts[0]?.hostname}\n`);
     expect((await run('/usr/bin/systemctl --version')).stdout).toContain('lab stand-in');
+  });
+
+  // Last: it ends the session.
+  it('reboots the host, not the machine: sessions end, the boot id changes, sshd and the enabled units come back', async () => {
+    const host = (lab as Lab).hosts[0] as LabHost;
+    const machineBootId = (await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim();
+    await run('cat > /etc/systemd/system/sleeper.service', '[Service]\nExecStart=/bin/sleep 3600\n[Install]\nWantedBy=multi-user.target\n');
+    expect((await run('systemctl enable --now sleeper')).code).toBe(0);
+    const before = (await run('cat /proc/sys/kernel/random/boot_id')).stdout.trim();
+    expect(before).toMatch(/^[0-9a-f-]{36}$/);
+    expect(before).not.toBe(machineBootId);
+
+    const reboot = await run('systemctl reboot; echo after');
+    expect(reboot.stdout).toBe('after\n');
+    await expect.poll(async () => session.exec('true').then(() => 'open', () => 'closed'), { timeout: 10_000, interval: 100 }).toBe('closed');
+    session.close();
+
+    const key = await readFile((lab as Lab).privateKeyPath);
+    let booted: SshSession | null = null;
+    await expect.poll(async () => {
+      booted = await connectSsh(host, { privateKey: key }, 2000).catch(() => null);
+      return booted !== null;
+    }, { timeout: 20_000, interval: 250 }).toBe(true);
+    session = booted as unknown as SshSession;
+    const after = (await run('cat /proc/sys/kernel/random/boot_id')).stdout.trim();
+    expect(after).toMatch(/^[0-9a-f-]{36}$/);
+    expect(after).not.toBe(before);
+    await expect.poll(async () => (await run('systemctl is-active sleeper')).stdout, { timeout: 10_000 }).toBe('active\n');
+    expect((await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim()).toBe(machineBootId);
   });
 });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { HOST_LAB_STATE_PATH } from './lab-layout';
+import { BOOT_ID_PATH, STANDIN_FILES } from './standins/host-state';
 
 /** One mount made inside a host's mount namespace. */
 export type HostMount =
@@ -90,6 +91,8 @@ export function hostMountPlan(
     { type: 'bind', source: standinsDir, target: '/usr/local/sbin', readOnly: true },
     ...shadowed.map(({ path, standin }) => ({ type: 'bind' as const, source: standin, target: path, readOnly: true })),
     { type: 'sysfs', target: '/sys' },
+    // The host's own boot id, which its reboot changes (the kernel's is the machine's).
+    { type: 'bind', source: join(dirs.labState, STANDIN_FILES.bootId), target: BOOT_ID_PATH },
     { type: 'bind', source: dirs.run, target: '/run' },
   ];
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { copyFile, lstat, mkdir, readFile, rm, stat, writeFile, chmod, chown } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkMountOrder, hostDirs, hostMountPlan, mountCommands, type HostDirs } from './host-mounts';
@@ -146,6 +146,7 @@ async function writeHostFiles(setup: HostSetup, machineShadow: string): Promise<
   }
   await writeFile(join(dirs.labState, STANDIN_FILES.faults), `${JSON.stringify({} satisfies HostFaults)}\n`);
   await writeFile(join(dirs.labState, STANDIN_FILES.config), `${JSON.stringify(setup.labConfig, null, 2)}\n`);
+  await writeFile(join(dirs.labState, STANDIN_FILES.bootId), `${randomUUID()}\n`, { mode: 0o444 });
 }
 
 /** The host's /etc/os-release: an RPM-based CCOS worker, not the machine's Debian. */

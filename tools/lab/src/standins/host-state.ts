@@ -42,6 +42,8 @@ export interface HostLabConfig {
   readonly kubeletReadyDelaySeconds?: number;
   /** `spec.expirationSeconds` of the stand-in kubelet's serving CSRs (unset: the signer's default). */
   readonly kubeletServingCertificateSeconds?: number;
+  /** Seconds a rebooting host stays down (sshd and every unit stopped) before it boots again; 2 when unset. */
+  readonly rebootSeconds?: number;
   /** The time server `timedatectl timesync-status` names: the lab's gateway. */
   readonly ntpServer?: string;
 }
@@ -54,7 +56,12 @@ export const STANDIN_FILES = {
   sysctl: 'sysctl.json',
   systemd: 'systemd',
   journal: 'journal',
+  /** The host's boot id, shown as `/proc/sys/kernel/random/boot_id` (a bind mount): a reboot writes a new one in place. */
+  bootId: 'boot_id',
 } as const;
+
+/** Where the kernel shows the boot id; on a lab host a bind mount of {@link STANDIN_FILES.bootId}. */
+export const BOOT_ID_PATH = '/proc/sys/kernel/random/boot_id';
 
 /** A path inside the stand-in state folder of the current host. */
 export function statePath(...parts: string[]): string {

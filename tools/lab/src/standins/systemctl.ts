@@ -1,9 +1,11 @@
 import './stdout-pipe';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
-import { onHost } from './host-state';
+import { HOST_PATH } from '../lab-layout';
+import { BOOT_ID_PATH, onHost, readLabConfig, statePath, STANDIN_FILES } from './host-state';
 import { processAlive } from './process-state';
 import { appendJournal, formatEntry, readJournal } from './systemd/journal';
 import { newJobId, superviseService } from './systemd/service-supervisor';
@@ -32,9 +34,12 @@ import {
  * is-enabled, is-failed, status, show, cat, mask/unmask, list-units,
  * list-unit-files, reset-failed. Started services run detached inside the
  * host's namespaces under a supervisor (see service-supervisor.ts) with
- * their output in a per-unit journal (`journalctl -u`). Invoked as
- * reboot/poweroff/halt/shutdown it records the request and changes nothing:
- * a lab host must never reboot the machine.
+ * their output in a per-unit journal (`journalctl -u`). `reboot` (or
+ * `systemctl reboot`) reboots the lab host, never the machine: half a second
+ * later every unit stops and every process of the host ends (sshd and its
+ * sessions too), the boot id changes, and after `rebootSeconds` sshd and the
+ * enabled units start again. poweroff/halt/shutdown record the request and
+ * change nothing.
  */
 const SYSTEM_DIR = '/etc/systemd/system';
 const START_TIMEOUT_MS = 90_000;
@@ -52,7 +57,14 @@ async function main(invokedAs: string, argv: readonly string[]): Promise<number>
     await superviseService(argv[1] ?? '', argv[2] ?? '');
     return 0;
   }
-  if (['reboot', 'poweroff', 'halt', 'shutdown'].includes(invokedAs)) {
+  if (argv[0] === '--lab-reboot') {
+    await rebootHost();
+    return 0;
+  }
+  if (invokedAs === 'reboot') {
+    return requestReboot();
+  }
+  if (['poweroff', 'halt', 'shutdown'].includes(invokedAs)) {
     return refusePowerAction(invokedAs);
   }
   const { words, options } = parseArgs(argv);
@@ -109,6 +121,7 @@ async function main(invokedAs: string, argv: readonly string[]): Promise<number>
     case 'list-unit-files':
       return listUnitFiles();
     case 'reboot':
+      return requestReboot();
     case 'poweroff':
     case 'halt':
     case 'kexec':
@@ -577,6 +590,66 @@ function listUnitFiles(): number {
     process.stdout.write(`${unit.padEnd(20)} ${(enabledState(unit) ?? 'bad').padEnd(8)} disabled\n`);
   }
   return 0;
+}
+
+const REBOOT_DELAY_MS = 500;
+const DEFAULT_REBOOT_SECONDS = 2;
+
+/** Like systemd: the command returns, and the host goes down a moment later (the caller's session with it). */
+function requestReboot(): number {
+  appendJournal('systemd-logind.service', 'systemd-logind', 1, `lab host: reboot requested by pid ${process.ppid}`);
+  const script = process.argv[1] ?? '/usr/local/sbin/systemctl';
+  spawn(process.execPath, [script, '--lab-reboot'], { detached: true, stdio: 'ignore', cwd: '/' }).unref();
+  return 0;
+}
+
+/** The lab host's reboot: every unit and process of the host stops, a new boot id, then sshd and the enabled units start. */
+async function rebootHost(): Promise<void> {
+  const bootId = statePath(STANDIN_FILES.bootId);
+  if (!existsSync(bootId) || readFileSync(BOOT_ID_PATH, 'utf8') !== readFileSync(bootId, 'utf8')) {
+    // Not a lab host (a spec's temp root: the kernel's boot id is not the host's): the machine is never rebooted, nor its processes ended.
+    appendJournal('systemd-logind.service', 'systemd-logind', 1, 'lab host: reboot outside a lab host; not carried out');
+    return;
+  }
+  await sleep(REBOOT_DELAY_MS);
+  for (const unit of loadedUnitNames()) {
+    if (isRunning(readRuntime(unit))) {
+      await stop(unit);
+    }
+  }
+  killHostProcesses(readlinkSync('/proc/self/ns/net'));
+  writeFileSync(bootId, `${randomUUID()}\n`);
+  // A boot loads the unit files as they are on disk.
+  rmSync(onHost('/var/lib/ccos-lab/systemd/loaded'), { recursive: true, force: true });
+  await sleep((readLabConfig().rebootSeconds ?? DEFAULT_REBOOT_SECONDS) * 1000);
+  spawn('/usr/sbin/sshd', [], { env: { PATH: HOST_PATH, LANG: 'C.UTF-8' }, detached: true, stdio: 'ignore', cwd: '/' }).unref();
+  for (const unit of listUnitNames()) {
+    if (enabledState(unit) === 'enabled') {
+      await start(unit);
+    }
+  }
+  appendJournal('systemd-logind.service', 'systemd-logind', 1, 'lab host: booted');
+}
+
+/** Ends every process in this host's network namespace but this one: sshd, its sessions, what they started. */
+function killHostProcesses(own: string): void {
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) {
+      continue;
+    }
+    try {
+      if (readlinkSync(`/proc/${pid}/ns/net`) === own) {
+        process.kill(pid, 'SIGKILL');
+      }
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function refusePowerAction(action: string): number {
