@@ -16,6 +16,7 @@ export * from './lib/app-errors';
 export * from './lib/api-error-codes';
 export * from './lib/node-health';
 export * from './lib/remediation';
+export * from './lib/rollout';
 export * from './lib/scale-down-victims';
 export * from './lib/host-manifest';
 export * from './lib/hardware';
