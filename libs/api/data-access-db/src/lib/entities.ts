@@ -10,6 +10,7 @@ import { AutoscalingActivityEntity, NodeGroupEntity, NodeGroupMemberEntity } fro
 import { NodeEntity } from './entities/node.entity';
 import { RemovalEventEntity } from './entities/removal-event.entity';
 import { RemovalRunEntity } from './entities/removal-run.entity';
+import { RolloutEntity, RolloutNodeEntity } from './entities/rollout.entity';
 import { ServiceCertificateAuthorityEntity } from './entities/service-certificate-authority.entity';
 import { StepEventEntity } from './entities/step-event.entity';
 import { UserSessionEntity } from './entities/user-session.entity';
@@ -22,4 +23,5 @@ export const ENTITIES = [
   NodeBatchEntity,
   NodeGroupEntity, NodeGroupMemberEntity, AutoscalingActivityEntity,
   HostManifestEntity,
+  RolloutEntity, RolloutNodeEntity,
 ];

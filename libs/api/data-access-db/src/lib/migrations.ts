@@ -28,6 +28,7 @@ import { HostManifests1767550000000 } from './migrations/1767550000000-host-mani
 import { HostMinimums1767560000000 } from './migrations/1767560000000-host-minimums';
 import { LaunchJobs1767570000000 } from './migrations/1767570000000-launch-jobs';
 import { InstallAdmission1767580000000 } from './migrations/1767580000000-install-admission';
+import { Rollouts1767590000000 } from './migrations/1767590000000-rollouts';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   HostMinimums1767560000000,
   LaunchJobs1767570000000,
   InstallAdmission1767580000000,
+  Rollouts1767590000000,
 ];

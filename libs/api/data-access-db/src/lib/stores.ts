@@ -11,6 +11,7 @@ import { NodeBatchStore } from './node-batch.store';
 import { NodeGroupStore } from './node-group.store';
 import { type NodeChangeListener, NodeStore } from './node.store';
 import { RemovalRunStore } from './removal-run.store';
+import { RolloutStore } from './rollout.store';
 import { ServiceCaStore } from './service-ca.store';
 import { UserSessionStore } from './user-session.store';
 import { UserStore } from './user.store';
@@ -30,6 +31,7 @@ export interface Stores {
   readonly csrDecisions: CsrDecisionStore;
   readonly csrInventory: CsrInventory;
   readonly removalRuns: RemovalRunStore;
+  readonly rollouts: RolloutStore;
   readonly nodeGroups: NodeGroupStore;
   readonly serviceCas: ServiceCaStore;
 }
@@ -50,6 +52,7 @@ export function createStores(dataSource: DataSource, options: { readonly onNodeC
     csrDecisions: new CsrDecisionStore(dataSource),
     csrInventory: new CsrInventory(dataSource),
     removalRuns: new RemovalRunStore(dataSource),
+    rollouts: new RolloutStore(dataSource),
     nodeGroups: new NodeGroupStore(dataSource),
     serviceCas: new ServiceCaStore(dataSource),
   };

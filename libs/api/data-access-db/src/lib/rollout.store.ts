@@ -1,0 +1,107 @@
+import { type DataSource, In, type Repository } from 'typeorm';
+import { NotFoundError, type RolloutNodePhase, type RolloutStatus } from '@ccos/shared/domain';
+import type { CodedText } from '@ccos/shared/messages';
+import { RolloutEntity, RolloutNodeEntity } from './entities/rollout.entity';
+import { isUuid } from './node.store';
+import { uniqueViolationOf } from './unique-violation';
+
+export type NewRollout = Pick<RolloutEntity, 'clusterId' | 'kind' | 'maxUnavailable' | 'maxUnavailableIsPercent' | 'maintenanceWindow' | 'drainTimeoutSeconds' | 'readyTimeoutSeconds' | 'createdBy'>;
+
+/** What a node's executor records as it goes. */
+export type RolloutNodeProgress = Partial<Pick<RolloutNodeEntity, 'phase' | 'bootIdBefore' | 'rebootedAt' | 'problem' | 'startedAt' | 'finishedAt'>>;
+
+/** `rollouts` and `rollout_nodes`: rolling operations and how far each of their nodes got. */
+export class RolloutStore {
+  private readonly rollouts: Repository<RolloutEntity>;
+  private readonly nodes: Repository<RolloutNodeEntity>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.rollouts = dataSource.getRepository(RolloutEntity);
+    this.nodes = dataSource.getRepository(RolloutNodeEntity);
+  }
+
+  /** Creates a RUNNING rollout over these nodes, in this order; null when the cluster already has one running or paused. */
+  async create(fields: NewRollout, nodes: ReadonlyArray<{ readonly nodeId: string; readonly nodeName: string }>, at: Date): Promise<RolloutEntity | null> {
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        const rollout = await manager.save(manager.create(RolloutEntity, { ...fields, status: 'RUNNING', reason: null, waitingFor: null, createdAt: at, updatedAt: at, finishedAt: null }));
+        await manager.insert(RolloutNodeEntity, nodes.map((node, position) => ({ rolloutId: rollout.id, nodeId: node.nodeId, nodeName: node.nodeName, position, phase: 'PENDING' as const })));
+        return rollout;
+      });
+    } catch (error) {
+      if (uniqueViolationOf(error)) {
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  async find(id: string): Promise<RolloutEntity | null> {
+    return isUuid(id) ? this.rollouts.findOneBy({ id }) : null;
+  }
+
+  async get(id: string): Promise<RolloutEntity> {
+    const rollout = await this.find(id);
+    if (!rollout) {
+      throw new NotFoundError('rollout', id);
+    }
+    return rollout;
+  }
+
+  /** The cluster's rollouts, newest first. */
+  async ofCluster(clusterId: string, limit = 50): Promise<RolloutEntity[]> {
+    return isUuid(clusterId) ? this.rollouts.find({ where: { clusterId }, order: { createdAt: 'DESC' }, take: limit }) : [];
+  }
+
+  /** The rollouts in these statuses (every cluster). */
+  async inStatus(statuses: readonly RolloutStatus[]): Promise<RolloutEntity[]> {
+    return this.rollouts.find({ where: { status: In([...statuses]) } });
+  }
+
+  /** The rollout's nodes in their order. */
+  async nodesOf(rolloutId: string): Promise<RolloutNodeEntity[]> {
+    return this.nodes.find({ where: { rolloutId }, order: { position: 'ASC' } });
+  }
+
+  async node(rolloutId: string, nodeId: string): Promise<RolloutNodeEntity | null> {
+    return this.nodes.findOneBy({ rolloutId, nodeId });
+  }
+
+  /**
+   * Moves the rollout to `status` only from one of `from` (so a pause never undoes a cancel, nor
+   * a resume an end); the rollout after it, or null when it was in none of them.
+   */
+  async moveStatus(id: string, from: readonly RolloutStatus[], status: RolloutStatus, reason: CodedText | null, at: Date): Promise<RolloutEntity | null> {
+    const finished = status === 'SUCCEEDED' || status === 'CANCELLED';
+    const result = await this.rollouts
+      .createQueryBuilder()
+      .update()
+      .set({ status, reason, waitingFor: null, updatedAt: at, ...(finished ? { finishedAt: at } : {}) })
+      .where('id = :id AND status IN (:...from)', { id, from: [...from] })
+      .execute();
+    return (result.affected ?? 0) > 0 ? this.get(id) : null;
+  }
+
+  /** What a running rollout waits for now; written only when it changed. */
+  async recordWaiting(id: string, waitingFor: CodedText | null, at: Date): Promise<void> {
+    await this.rollouts
+      .createQueryBuilder()
+      .update()
+      .set({ waitingFor, updatedAt: at })
+      .where('id = :id AND status = :running AND waiting_for IS DISTINCT FROM CAST(:waiting AS jsonb)', { id, running: 'RUNNING', waiting: waitingFor === null ? null : JSON.stringify(waitingFor) })
+      .execute();
+  }
+
+  /** Records a node's progress; with `fromPhase`, only while it is still in that phase (false when it was not). */
+  async updateNode(rolloutId: string, nodeId: string, progress: RolloutNodeProgress, fromPhase?: RolloutNodePhase): Promise<boolean> {
+    const where = fromPhase ? { rolloutId, nodeId, phase: fromPhase } : { rolloutId, nodeId };
+    const result = await this.nodes.update(where, progress);
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Forgets the problems of a rollout's nodes (an operator resumed it). */
+  async clearProblems(rolloutId: string): Promise<void> {
+    await this.nodes.update({ rolloutId }, { problem: null });
+  }
+}
+
