@@ -80,6 +80,8 @@ export interface ApiConfig {
   readonly remediationIntervalSeconds: number;
   /** How often every joined node's host is inspected for drift (HOST_INSPECTION_INTERVAL_SECONDS; 0 = only when asked). */
   readonly hostInspectionIntervalSeconds: number;
+  /** How often every running rollout is looked at again (ROLLOUT_INTERVAL_SECONDS). */
+  readonly rolloutIntervalSeconds: number;
   /** Installs a batch runs at once unless its request says otherwise (never more than the SSH pool). */
   readonly batchConcurrency: number;
   readonly sshConnectTimeoutMs: number;
@@ -195,6 +197,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     removalHostWaitSeconds: integer(env, 'REMOVAL_HOST_WAIT_SECONDS', 600, 10, 24 * 3600),
     remediationIntervalSeconds: integer(env, 'REMEDIATION_INTERVAL_SECONDS', 30, 1, 3600),
     hostInspectionIntervalSeconds: integer(env, 'HOST_INSPECTION_INTERVAL_SECONDS', 6 * 3600, 0, 7 * 24 * 3600),
+    rolloutIntervalSeconds: integer(env, 'ROLLOUT_INTERVAL_SECONDS', 15, 1, 3600),
     batchConcurrency: integer(env, 'BATCH_CONCURRENCY', 10, 1, 50),
     sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),
     stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),

@@ -4,6 +4,7 @@ import type { JobCounts } from '@ccos/api/data-access-db';
 import type { SshPoolStats } from '@ccos/api/data-access-ssh';
 import type { AutoscalingObserver } from '@ccos/api/feature-autoscaling';
 import type { CsrDecisionObserver } from '@ccos/api/feature-csrs';
+import type { RolloutObserver } from '@ccos/api/feature-fleet';
 import type { InstallGauges, InstallObserver } from '@ccos/api/feature-installs';
 import type { RemediationObserver } from '@ccos/api/feature-remediation';
 import type { BlockedDrain, RemovalGauges, RemovalObserver } from '@ccos/api/feature-removals';
@@ -59,6 +60,8 @@ export class DomainMetrics {
   readonly evictionsRefused: Counter<'cluster'>;
   readonly autoscalingDecisions: Counter<'kind' | 'node_group'>;
   readonly remediationActions: Counter<'cluster' | 'action'>;
+  readonly rolloutNodes: Counter<'cluster' | 'kind' | 'outcome'>;
+  readonly rolloutTransitions: Counter<'cluster' | 'kind' | 'status'>;
   private sources: DomainSources | null = null;
 
   constructor(
@@ -112,6 +115,16 @@ export class DomainMetrics {
       help: 'Remediation actions, by cluster and action (restart_kubelet, reboot, recovered, exhausted, held, released)',
       labelNames: ['cluster', 'action'] as const,
     });
+    this.rolloutNodes = capped.counter({
+      name: 'ccos_rollout_nodes_total',
+      help: 'Nodes of rollouts, by cluster, kind and outcome (started, done, skipped)',
+      labelNames: ['cluster', 'kind', 'outcome'] as const,
+    });
+    this.rolloutTransitions = capped.counter({
+      name: 'ccos_rollout_transitions_total',
+      help: 'Rollouts moving to a status, by cluster, kind and status (RUNNING, PAUSED by an operator, PAUSED_BY_SERVICE on a budget or a failed node, SUCCEEDED, CANCELLED)',
+      labelNames: ['cluster', 'kind', 'status'] as const,
+    });
     this.gauges();
   }
 
@@ -138,6 +151,11 @@ export class DomainMetrics {
 
   readonly remediationObserver: RemediationObserver = {
     action: (clusterId, action) => void this.clusterName(clusterId).then((cluster) => this.remediationActions.inc({ cluster, action })),
+  };
+
+  readonly rolloutObserver: RolloutObserver = {
+    node: (clusterId, kind, outcome) => void this.clusterName(clusterId).then((cluster) => this.rolloutNodes.inc({ cluster, kind, outcome })),
+    rollout: (clusterId, kind, status) => void this.clusterName(clusterId).then((cluster) => this.rolloutTransitions.inc({ cluster, kind, status })),
   };
 
   readonly csrDecisionObserver: CsrDecisionObserver = ({ clusterId, decision, decider }) =>

@@ -20,7 +20,7 @@ import { AuditLogResolver, type AuthFeature, AuthResolver, SessionResolver, User
 import { type AutoscalerConnections, type AutoscalingFeature, NodeGroupResolver } from '@ccos/api/feature-autoscaling';
 import { ClusterCheckResolver, type ClusterFeature, ClusterResolver } from '@ccos/api/feature-clusters';
 import { type CsrFeature, CsrResolver } from '@ccos/api/feature-csrs';
-import { type FleetFeature, HostManifestResolver } from '@ccos/api/feature-fleet';
+import { type FleetFeature, HostManifestResolver, RolloutResolver } from '@ccos/api/feature-fleet';
 import { AgentChannelResolver, AgentResolver, type InstallFeature, InstallResolver, InstallRunResolver } from '@ccos/api/feature-installs';
 import { type InventoryFeature, InventoryResolver } from '@ccos/api/feature-inventory';
 import { type FailedJobs, JobsResolver } from '@ccos/api/feature-jobs';
@@ -57,7 +57,7 @@ export interface ApiServices {
   /** Remediation policies and holds (feature-remediation builds it with its remediator). */
   readonly remediation: RemediationResolver;
   /** What hosts run and their drift (feature-fleet builds its resolvers with its inspector). */
-  readonly fleet: Pick<FleetFeature, 'resolver'>;
+  readonly fleet: Pick<FleetFeature, 'resolver' | 'rolloutResolver'>;
   /** Plan, apply and export inventory files (feature-inventory builds its resolver with its service). */
   readonly inventory: Pick<InventoryFeature, 'resolver'>;
 }
@@ -90,6 +90,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [JobsResolver, new JobsResolver(services.jobs)],
     [RemediationResolver, services.remediation],
     [HostManifestResolver, services.fleet.resolver],
+    [RolloutResolver, services.fleet.rolloutResolver],
     [InventoryResolver, services.inventory.resolver],
   ];
   const instances = new Map<unknown, object>(resolvers);

@@ -314,6 +314,11 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       jobs,
       clusterSetSha256: (clusterId) => artifacts.manifestSha256(clusterId),
       intervalMs: config.hostInspectionIntervalSeconds * 1000,
+      rollouts: stores.rollouts,
+      clusters: connections,
+      audit,
+      rolloutIntervalMs: config.rolloutIntervalSeconds * 1000,
+      rolloutObserver: metrics.domain.rolloutObserver,
       clock: new SystemClock(),
       logger,
     });

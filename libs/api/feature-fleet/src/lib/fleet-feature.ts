@@ -1,20 +1,44 @@
+import type { RolloutStore } from '@ccos/api/data-access-db';
+import type { AuditSink } from '@ccos/api/util-graphql';
 import { type HostInspectorOptions, HostInspector } from './host-inspector';
 import { HostManifestResolver } from './host-manifest.resolver';
+import { type RolloutClusterAccess, type RolloutObserver, RolloutConductor } from './rollouts/rollout-conductor';
+import { RolloutResolver } from './rollouts/rollout.resolver';
 
-/** Keeping the fleet current: what each host runs, and drift. */
+export interface FleetFeatureOptions extends HostInspectorOptions {
+  readonly rollouts: RolloutStore;
+  readonly clusters: RolloutClusterAccess;
+  readonly audit: AuditSink;
+  /** How often every running rollout is looked at again (its window may have opened, a node come back). */
+  readonly rolloutIntervalMs: number;
+  readonly rolloutObserver?: RolloutObserver;
+}
+
+/** Keeping the fleet current: what each host runs, drift, and rolling operations. */
 export interface FleetFeature {
   readonly inspector: HostInspector;
   readonly resolver: HostManifestResolver;
+  readonly rollouts: RolloutConductor;
+  readonly rolloutResolver: RolloutResolver;
   start(): void;
   stop(): void;
 }
 
-export function createFleetFeature(options: HostInspectorOptions): FleetFeature {
+export function createFleetFeature(options: FleetFeatureOptions): FleetFeature {
   const inspector = new HostInspector(options);
+  const rollouts = new RolloutConductor({ ...options, intervalMs: options.rolloutIntervalMs, observer: options.rolloutObserver });
   return {
     inspector,
     resolver: new HostManifestResolver(inspector),
-    start: () => inspector.start(),
-    stop: () => inspector.stop(),
+    rollouts,
+    rolloutResolver: new RolloutResolver(options.rollouts, rollouts),
+    start: () => {
+      inspector.start();
+      rollouts.start();
+    },
+    stop: () => {
+      inspector.stop();
+      rollouts.stop();
+    },
   };
 }

@@ -294,6 +294,16 @@ export type LabelInput = {
   value?: Scalars['String']['input'];
 };
 
+/** New nodes start only from each time cron fires (minute hour day-of-month month day-of-week, in timeZone) for durationMinutes; nodes already started finish. */
+export type MaintenanceWindowInput = {
+  /** A five-field cron expression, e.g. "0 2 * * 6" (Saturdays at 02:00). */
+  cron: Scalars['String']['input'];
+  /** How long the window stays open (1–10080 minutes). */
+  durationMinutes: Scalars['Int']['input'];
+  /** An IANA time zone, e.g. Asia/Shanghai. */
+  timeZone?: Scalars['String']['input'];
+};
+
 /** What the node's state allows now. ACCEPT_HOST_KEY needs ADMIN, the others OPERATOR; CANCEL_REMOVAL only while the removal drains. */
 export type NodeAction =
   | 'ACCEPT_HOST_KEY'
@@ -485,12 +495,50 @@ export type Role =
   | 'OPERATOR'
   | 'VIEWER';
 
+/** REBOOT: cordon, drain, reboot over SSH, wait for the new boot, the kubelet and Ready, uncordon. */
+export type RolloutKind =
+  | 'REBOOT';
+
+/** PENDING, then DRAIN (cordoned first), REBOOT, WAIT_READY, UNCORDON, DONE; SKIPPED when cancelled while draining. */
+export type RolloutNodePhase =
+  | 'DONE'
+  | 'DRAIN'
+  | 'PENDING'
+  | 'REBOOT'
+  | 'SKIPPED'
+  | 'UNCORDON'
+  | 'WAIT_READY';
+
+/** RUNNING starts nodes as the budget and window allow; PAUSED starts nothing (an operator, a PodDisruptionBudget that refuses, a node that failed: see reason); SUCCEEDED every node done; CANCELLED. */
+export type RolloutStatus =
+  | 'CANCELLED'
+  | 'PAUSED'
+  | 'RUNNING'
+  | 'SUCCEEDED';
+
 export type SshCredentialsInput = {
   passphrase?: InputMaybe<Scalars['String']['input']>;
   password?: InputMaybe<Scalars['String']['input']>;
   /** PEM or OpenSSH private key. */
   privateKey?: InputMaybe<Scalars['String']['input']>;
   sshUser?: Scalars['String']['input'];
+};
+
+export type StartRolloutInput = {
+  clusterId: Scalars['ID']['input'];
+  /** How long one node's drain may take before the rollout pauses on it (30–86400 s). */
+  drainTimeoutSeconds?: Scalars['Int']['input'];
+  kind: RolloutKind;
+  /** Only nodes whose labels (as given here) include all of these; ignored with nodeIds. */
+  labels?: Array<LabelInput>;
+  /** At most this many of the rollout's nodes unavailable at once (cordoned, draining, rebooting or NotReady for any reason): a count, or a percentage with maxUnavailableIsPercent. */
+  maxUnavailable?: Scalars['Int']['input'];
+  maxUnavailableIsPercent?: Scalars['Boolean']['input'];
+  /** These nodes, in this order; without it, every joined node of the cluster the service installed (with labels: those carrying them all), by name. */
+  nodeIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** How long a rebooted node has to come back (new boot, kubelet active, Node Ready) before the rollout pauses on it (30–86400 s). */
+  readyTimeoutSeconds?: Scalars['Int']['input'];
+  window?: InputMaybe<MaintenanceWindowInput>;
 };
 
 export type StepEventStatus =

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClusterEntity, type Database, type NodeEntity, NodeStore, RolloutStore, hostQueue, openDatabase } from '@ccos/api/data-access-db';
+import { RecordingJobs, createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { sealCredentials } from '@ccos/api/data-access-hosts';
+import type { NodeSummary } from '@ccos/api/data-access-kube';
+import { SshPool } from '@ccos/api/data-access-ssh';
+import type { AuditEntry } from '@ccos/api/util-graphql';
+import { SecretBox } from '@ccos/api/util-secrets';
+import { FakeClock } from '@ccos/shared/util-timing/testing';
+import { CONDUCT_TASK, ROLLOUT_NODE_TASK, RolloutConductor } from './rollout-conductor';
+
+/**
+ * What the conductor decides, on a real database with virtual time: which nodes start under the
+ * budget (nodes NotReady or cordoned by anyone count against it), nothing before the maintenance
+ * window opens, and the rollout's end. The nodes' own phases (drain, reboot over SSH) are shown on
+ * lab hosts by test/fleet/rollouts.test.ts.
+ */
+describe('rollout conductor: budget and maintenance window', () => {
+  let database: TestDatabase;
+  let dataSource: Database;
+  let nodes: NodeStore;
+  let rollouts: RolloutStore;
+  const clock = new FakeClock('2026-12-07T17:00:00.000Z', false);
+  const secrets = new SecretBox('a-test-secret-key-of-at-least-32-characters');
+  const jobs = new RecordingJobs();
+  const audit: AuditEntry[] = [];
+  /** The cluster's Nodes as its watch has them, by name. */
+  const cluster = new Map<string, Pick<NodeSummary, 'name' | 'ready' | 'unschedulable'>>();
+  let conductor: RolloutConductor;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dataSource = await openDatabase({ url: database.url });
+    nodes = new NodeStore(dataSource, () => undefined);
+    rollouts = new RolloutStore(dataSource);
+    conductor = new RolloutConductor({
+      rollouts,
+      nodes,
+      jobs,
+      clusters: { watch: async () => ({ client: {} as never, nodes: () => [...cluster.values()] as NodeSummary[] }) },
+      ssh: new SshPool({ maxSessions: 1 }),
+      secrets,
+      audit: { record: async (entry) => void audit.push(entry) },
+      clock,
+      intervalMs: 60_000,
+      logger: pino({ level: 'silent' }),
+    });
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  const newCluster = async (): Promise<string> => {
+    const id = randomUUID();
+    await dataSource.getRepository(ClusterEntity).insert({ id, name: `c-${id.slice(0, 8)}`, apiServerUrl: 'https://api:6443', vip: '198.18.0.2', credentialsSealed: 's', credentialKind: 'TOKEN' });
+    return id;
+  };
+  const joined = async (clusterId: string, hostname: string, ip: string): Promise<NodeEntity> => {
+    cluster.set(hostname, { name: hostname, ready: true, unschedulable: false });
+    return nodes.create({ clusterId, hostname, ip, sshPort: 22, sshUser: 'root', ...sealCredentials(secrets, { kind: 'PASSWORD', password: 'pw' }), status: 'JOINED' });
+  };
+  const phases = async (rolloutId: string) => (await rollouts.nodesOf(rolloutId)).map((node) => `${node.nodeName}:${node.phase}`);
+  const nodeJobs = () => jobs.queued.filter((job) => job.task === ROLLOUT_NODE_TASK);
+  const input = (clusterId: string) => ({ clusterId, kind: 'REBOOT' as const, nodeIds: null, labels: [], maxUnavailable: 1, maxUnavailableIsPercent: false, maintenanceWindow: null, drainTimeoutSeconds: 600, readyTimeoutSeconds: 600 });
+
+  it('starts nothing while the window is closed, says when it opens, and starts the first node once it is open', async () => {
+    const clusterId = await newCluster();
+    await joined(clusterId, 'w-a1', '198.18.0.31');
+    await joined(clusterId, 'w-a2', '198.18.0.32');
+    // 02:00–03:00 in Shanghai is 18:00–19:00 UTC; the clock says 17:00 UTC.
+    const rollout = await conductor.startRollout({ ...input(clusterId), maintenanceWindow: { cron: '0 2 * * *', durationMinutes: 60, timeZone: 'Asia/Shanghai' } }, 'ops');
+    const queuedBefore = nodeJobs().length;
+
+    await conductor.conduct(rollout.id);
+    expect(await phases(rollout.id)).toEqual(['w-a1:PENDING', 'w-a2:PENDING']);
+    expect(nodeJobs()).toHaveLength(queuedBefore);
+    expect((await rollouts.get(rollout.id)).waitingFor).toMatchObject({ code: 'rollout.waiting.window', params: { opensAt: '2026-12-07T18:00:00.000Z' } });
+    // Looked at again when it opens.
+    expect(jobs.queued.at(-1)).toMatchObject({ task: CONDUCT_TASK, payload: { rolloutId: rollout.id }, options: { runAt: new Date('2026-12-07T18:00:00.000Z'), queue: `cluster:${clusterId}` } });
+
+    clock.elapse(60 * 60_000);
+    await conductor.conduct(rollout.id);
+    expect(await phases(rollout.id)).toEqual(['w-a1:DRAIN', 'w-a2:PENDING']);
+    expect((await rollouts.get(rollout.id)).waitingFor).toBeNull();
+    expect(nodeJobs().at(-1)).toMatchObject({ payload: { rolloutId: rollout.id }, options: { queue: hostQueue('198.18.0.31') } });
+    await conductor.cancel(rollout.id, 'ops');
+  });
+
+  it('counts a node NotReady or cordoned by anyone against the budget, naming them, and ends when every node is done', async () => {
+    clock.elapse(24 * 3600_000);
+    const clusterId = await newCluster();
+    const [b1, b2, b3] = [await joined(clusterId, 'w-b1', '198.18.0.41'), await joined(clusterId, 'w-b2', '198.18.0.42'), await joined(clusterId, 'w-b3', '198.18.0.43')];
+    cluster.set('w-b3', { name: 'w-b3', ready: false, unschedulable: false });
+    const rollout = await conductor.startRollout({ ...input(clusterId), maxUnavailable: 2 }, 'ops');
+    await conductor.conduct(rollout.id);
+    // w-b3 is down by itself: one slot left, for w-b1.
+    expect(await phases(rollout.id)).toEqual(['w-b1:DRAIN', 'w-b2:PENDING', 'w-b3:PENDING']);
+
+    // w-b1 is cordoned by the rollout; w-b2 waits while w-b3 is still down.
+    cluster.set('w-b1', { name: 'w-b1', ready: true, unschedulable: true });
+    await conductor.conduct(rollout.id);
+    expect((await rollouts.get(rollout.id)).waitingFor).toMatchObject({ code: 'rollout.waiting.budget', params: { unavailable: 2, nodes: 3, names: 'w-b1, w-b3', allowed: 2 } });
+
+    // w-b1 done and back; w-b3 back: w-b2 and w-b3 start together.
+    await rollouts.updateNode(rollout.id, b1?.id ?? '', { phase: 'DONE' });
+    cluster.set('w-b1', { name: 'w-b1', ready: true, unschedulable: false });
+    cluster.set('w-b3', { name: 'w-b3', ready: true, unschedulable: false });
+    await conductor.conduct(rollout.id);
+    expect(await phases(rollout.id)).toEqual(['w-b1:DONE', 'w-b2:DRAIN', 'w-b3:DRAIN']);
+
+    await rollouts.updateNode(rollout.id, b2?.id ?? '', { phase: 'DONE' });
+    await rollouts.updateNode(rollout.id, b3?.id ?? '', { phase: 'DONE' });
+    await conductor.conduct(rollout.id);
+    expect(await rollouts.get(rollout.id)).toMatchObject({ status: 'SUCCEEDED', reason: { code: 'rollout.succeeded', params: { count: 3 } } });
+    expect(audit.filter((entry) => entry.targetId === rollout.id).map((entry) => entry.action)).toEqual(['rollout.started', 'rollout.succeeded']);
+  });
+
+  it('refuses nodes that are not joined or were not installed here, and a second rollout on the cluster', async () => {
+    const clusterId = await newCluster();
+    const member = await joined(clusterId, 'w-c1', '198.18.0.51');
+    const discovered = await nodes.create({ clusterId, hostname: 'w-c2', status: 'JOINED' });
+    await expect(conductor.startRollout({ ...input(clusterId), nodeIds: [member.id, discovered.id] }, 'ops')).rejects.toMatchObject({ code: 'BAD_USER_INPUT', extensions: { field: 'input.nodeIds.1', problemCode: 'rollout.nodeNotEligible' } });
+    const first = await conductor.startRollout({ ...input(clusterId), nodeIds: [member.id] }, 'ops');
+    await expect(conductor.startRollout(input(clusterId), 'ops')).rejects.toMatchObject({ code: 'CONFLICT', extensions: { rolloutId: first.id } });
+    await conductor.pause(first.id, 'ops');
+    await expect(conductor.pause(first.id, 'ops')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+    expect((await conductor.resume(first.id, 'ops')).status).toBe('RUNNING');
+  });
+});

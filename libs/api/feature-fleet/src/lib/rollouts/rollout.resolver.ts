@@ -1,0 +1,72 @@
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { RolloutEntity, RolloutStore } from '@ccos/api/data-access-db';
+import { type RequestContext, actorOf } from '@ccos/api/util-graphql';
+import type { RolloutConductor } from './rollout-conductor';
+import { StartRolloutInput } from './rollout.input';
+import { RolloutType, toRolloutType } from './rollout.type';
+
+@Resolver()
+export class RolloutResolver {
+  constructor(
+    private readonly store: RolloutStore,
+    private readonly conductor: RolloutConductor,
+  ) {}
+
+  @Authorized('VIEWER')
+  @Query(() => [RolloutType], { description: 'The cluster\'s rollouts, newest first (the last 50).' })
+  async rollouts(@Arg('clusterId', () => ID) clusterId: string): Promise<RolloutType[]> {
+    return Promise.all((await this.store.ofCluster(clusterId)).map((rollout) => this.view(rollout)));
+  }
+
+  @Authorized('VIEWER')
+  @Query(() => RolloutType, { nullable: true })
+  async rollout(@Arg('id', () => ID) id: string): Promise<RolloutType | null> {
+    const rollout = await this.store.find(id);
+    return rollout ? this.view(rollout) : null;
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => RolloutType, {
+    description: 'Starts a rolling operation over the cluster\'s nodes (one rollout in progress per cluster): each node is cordoned, drained (PodDisruptionBudgets honoured: one that refuses pauses the rollout, naming it), '
+      + 'acted on, brought back Ready and uncordoned, never more unavailable at once than maxUnavailable, new nodes only inside the window.',
+  })
+  async startRollout(@Arg('input', () => StartRolloutInput) input: StartRolloutInput, @Ctx() context: RequestContext): Promise<RolloutType> {
+    const rollout = await this.conductor.startRollout(
+      {
+        clusterId: input.clusterId,
+        kind: input.kind,
+        nodeIds: input.nodeIds ?? null,
+        labels: input.labels,
+        maxUnavailable: input.maxUnavailable,
+        maxUnavailableIsPercent: input.maxUnavailableIsPercent,
+        maintenanceWindow: input.window ? { cron: input.window.cron, durationMinutes: input.window.durationMinutes, timeZone: input.window.timeZone } : null,
+        drainTimeoutSeconds: input.drainTimeoutSeconds,
+        readyTimeoutSeconds: input.readyTimeoutSeconds,
+      },
+      actorOf(context),
+    );
+    return this.view(rollout);
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => RolloutType, { description: 'Starts no new node; a node in progress stops at its next phase, cordoned until resumed.' })
+  async pauseRollout(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<RolloutType> {
+    return this.view(await this.conductor.pause(id, actorOf(context)));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => RolloutType, { description: 'Goes on where the rollout was; a node it paused on is tried again.' })
+  async resumeRollout(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<RolloutType> {
+    return this.view(await this.conductor.resume(id, actorOf(context)));
+  }
+
+  @Authorized('OPERATOR')
+  @Mutation(() => RolloutType, { description: 'Starts no new node; a node still draining is uncordoned and skipped, one already rebooting is brought back first.' })
+  async cancelRollout(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<RolloutType> {
+    return this.view(await this.conductor.cancel(id, actorOf(context)));
+  }
+
+  private async view(rollout: RolloutEntity): Promise<RolloutType> {
+    return toRolloutType(rollout, await this.store.nodesOf(rollout.id));
+  }
+}

@@ -1,0 +1,151 @@
+import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { RolloutEntity, RolloutNodeEntity } from '@ccos/api/data-access-db';
+import { MessageCodeField, MessageParamsField, codedFields, enumOf } from '@ccos/api/util-graphql';
+import { ROLLOUT_KINDS, ROLLOUT_NODE_PHASES, ROLLOUT_STATUSES, type RolloutKind, type RolloutNodePhase, type RolloutStatus } from '@ccos/shared/domain';
+
+export const RolloutKindEnum = enumOf(ROLLOUT_KINDS);
+registerEnumType(RolloutKindEnum, { name: 'RolloutKind', description: 'REBOOT: cordon, drain, reboot over SSH, wait for the new boot, the kubelet and Ready, uncordon.' });
+export const RolloutStatusEnum = enumOf(ROLLOUT_STATUSES);
+registerEnumType(RolloutStatusEnum, {
+  name: 'RolloutStatus',
+  description: 'RUNNING starts nodes as the budget and window allow; PAUSED starts nothing (an operator, a PodDisruptionBudget that refuses, a node that failed: see reason); SUCCEEDED every node done; CANCELLED.',
+});
+export const RolloutNodePhaseEnum = enumOf(ROLLOUT_NODE_PHASES);
+registerEnumType(RolloutNodePhaseEnum, { name: 'RolloutNodePhase', description: 'PENDING, then DRAIN (cordoned first), REBOOT, WAIT_READY, UNCORDON, DONE; SKIPPED when cancelled while draining.' });
+
+@ObjectType('MaintenanceWindow', { simpleResolvers: true, description: 'New nodes start only from each time the cron expression fires, in the time zone, for durationMinutes.' })
+export class MaintenanceWindowType {
+  @Field(() => String)
+  cron!: string;
+
+  @Field(() => Int)
+  durationMinutes!: number;
+
+  @Field(() => String)
+  timeZone!: string;
+}
+
+@ObjectType('RolloutNode', { simpleResolvers: true })
+export class RolloutNodeType {
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => String, { description: 'The Node\'s name.' })
+  nodeName!: string;
+
+  @Field(() => RolloutNodePhaseEnum)
+  phase!: RolloutNodePhase;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  startedAt!: Date | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the reboot was asked for.' })
+  rebootedAt!: Date | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  finishedAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Why this node holds the rollout.' })
+  problem!: string | null;
+
+  @MessageCodeField('problem')
+  problemCode!: string | null;
+
+  @MessageParamsField('problem')
+  problemParams!: Record<string, unknown> | null;
+}
+
+@ObjectType('Rollout', { simpleResolvers: true, description: 'A rolling operation over some of a cluster\'s nodes, never more unavailable at once than its budget.' })
+export class RolloutType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  clusterId!: string;
+
+  @Field(() => RolloutKindEnum)
+  kind!: RolloutKind;
+
+  @Field(() => RolloutStatusEnum)
+  status!: RolloutStatus;
+
+  @Field(() => Int)
+  maxUnavailable!: number;
+
+  @Field(() => Boolean)
+  maxUnavailableIsPercent!: boolean;
+
+  @Field(() => MaintenanceWindowType, { nullable: true })
+  maintenanceWindow!: MaintenanceWindowType | null;
+
+  @Field(() => Int)
+  drainTimeoutSeconds!: number;
+
+  @Field(() => Int)
+  readyTimeoutSeconds!: number;
+
+  @Field(() => String, { nullable: true, description: 'Why it is paused, was cancelled or ended.' })
+  reason!: string | null;
+
+  @MessageCodeField('reason')
+  reasonCode!: string | null;
+
+  @MessageParamsField('reason')
+  reasonParams!: Record<string, unknown> | null;
+
+  @Field(() => String, { nullable: true, description: 'What a running rollout waits for now: the maintenance window, or the budget (naming the unavailable nodes).' })
+  waitingFor!: string | null;
+
+  @MessageCodeField('waitingFor')
+  waitingForCode!: string | null;
+
+  @MessageParamsField('waitingFor')
+  waitingForParams!: Record<string, unknown> | null;
+
+  @Field(() => String)
+  createdBy!: string;
+
+  @Field(() => GraphQLISODateTime)
+  createdAt!: Date;
+
+  @Field(() => GraphQLISODateTime)
+  updatedAt!: Date;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  finishedAt!: Date | null;
+
+  @Field(() => [RolloutNodeType], { description: 'Its nodes, in the order they start.' })
+  nodes!: RolloutNodeType[];
+}
+
+export function toRolloutType(rollout: RolloutEntity, nodes: readonly RolloutNodeEntity[]): RolloutType {
+  return {
+    id: rollout.id,
+    clusterId: rollout.clusterId,
+    kind: rollout.kind,
+    status: rollout.status,
+    maxUnavailable: rollout.maxUnavailable,
+    maxUnavailableIsPercent: rollout.maxUnavailableIsPercent,
+    maintenanceWindow: rollout.maintenanceWindow ? { ...rollout.maintenanceWindow } : null,
+    drainTimeoutSeconds: rollout.drainTimeoutSeconds,
+    readyTimeoutSeconds: rollout.readyTimeoutSeconds,
+    reason: rollout.reason?.message ?? null,
+    ...codedFields('reason', rollout.reason),
+    waitingFor: rollout.waitingFor?.message ?? null,
+    ...codedFields('waitingFor', rollout.waitingFor),
+    createdBy: rollout.createdBy,
+    createdAt: rollout.createdAt,
+    updatedAt: rollout.updatedAt,
+    finishedAt: rollout.finishedAt,
+    nodes: nodes.map((node) => ({
+      nodeId: node.nodeId,
+      nodeName: node.nodeName,
+      phase: node.phase,
+      startedAt: node.startedAt,
+      rebootedAt: node.rebootedAt,
+      finishedAt: node.finishedAt,
+      problem: node.problem?.message ?? null,
+      ...codedFields('problem', node.problem),
+    })),
+  };
+}

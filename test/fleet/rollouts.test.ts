@@ -1,0 +1,186 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KUBECTL } from '../support/kubectl-drain';
+import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
+
+const run = promisify(execFile);
+
+const ROLLOUT = 'id status reason reasonCode waitingFor nodes { nodeId nodeName phase problem problemCode rebootedAt }';
+
+interface Rollout {
+  id: string;
+  status: string;
+  reason: string | null;
+  reasonCode: string | null;
+  waitingFor: string | null;
+  nodes: Array<{ nodeId: string; nodeName: string; phase: string; problem: string | null; problemCode: string | null; rebootedAt: string | null }>;
+}
+
+/** Every Node's cordon and Ready as `kubectl get nodes --watch` prints them, and the most that were out of service at once. */
+class NodeWatch {
+  readonly states = new Map<string, { unschedulable: boolean; ready: boolean }>();
+  maxUnavailable = 0;
+  lines = 0;
+  private readonly process: ChildProcess;
+
+  constructor(kubeconfig: string) {
+    this.process = spawn(KUBECTL, [
+      '--kubeconfig', kubeconfig, 'get', 'nodes', '--watch', '--no-headers',
+      '-o', 'custom-columns=NAME:.metadata.name,UNSCHEDULABLE:.spec.unschedulable,READY:.status.conditions[?(@.type=="Ready")].status',
+    ]);
+    let buffer = '';
+    this.process.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines.filter((text) => text.trim() !== '')) {
+        const [name = '', unschedulable = '', ready = ''] = line.trim().split(/\s+/);
+        this.lines += 1;
+        this.states.set(name, { unschedulable: unschedulable === 'true', ready: ready === 'True' });
+        const unavailable = [...this.states.values()].filter((state) => state.unschedulable || !state.ready).length;
+        this.maxUnavailable = Math.max(this.maxUnavailable, unavailable);
+      }
+    });
+  }
+
+  stop(): void {
+    this.process.kill();
+  }
+}
+
+/**
+ * Rolling reboots over real lab hosts (SSH, the lab's reboot, the stand-in kubelet) against
+ * kube-sim: never more nodes out of service than the budget (as a kubectl watch sees them), every
+ * host rebooted once and back Ready and uncordoned; a PodDisruptionBudget that allows no
+ * disruption pauses the rollout and says which; a rollout picks up where it was after the API is
+ * killed.
+ */
+describe('rollouts: REBOOT under a budget on lab hosts', () => {
+  let world: ScaleOutWorld;
+  let nodeIds: string[];
+  let adminKubeconfig: string;
+
+  const bootId = async (index: number) => (await world.lab.exec(world.lab.hosts[index]?.id ?? '', ['cat', '/proc/sys/kernel/random/boot_id'])).stdout.trim();
+  const rebootRequests = async (index: number) =>
+    (await world.lab.exec(world.lab.hosts[index]?.id ?? '', ['journalctl', '-u', 'systemd-logind', '--no-pager'])).stdout.split('\n').filter((line) => line.includes('reboot requested')).length;
+  const rollout = async (id: string) => (await world.gql<{ rollout: Rollout }>(`query($id: ID!) { rollout(id: $id) { ${ROLLOUT} } }`, { id })).data?.rollout;
+  const start = async (input: Record<string, unknown>) => world.gql<{ startRollout: Rollout }>(`mutation($input: StartRolloutInput!) { startRollout(input: $input) { ${ROLLOUT} } }`, { input: { clusterId: world.clusterId, kind: 'REBOOT', ...input } });
+  const untilStatus = async (id: string, status: string, timeout = 120_000) => {
+    await expect.poll(async () => (await rollout(id))?.status, { timeout, interval: 500 }).toBe(status);
+    return (await rollout(id)) as Rollout;
+  };
+  const kubectl = (...args: string[]) => run(KUBECTL, ['--kubeconfig', adminKubeconfig, ...args]);
+
+  beforeAll(async () => {
+    world = await startScaleOutWorld({ hosts: 3, name: 'rollouts', csrAutoApprove: true, apiEnv: { ROLLOUT_INTERVAL_SECONDS: '2' }, kubelet: { heartbeatSeconds: 2 } });
+    adminKubeconfig = join(tmpdir(), `rollouts-${world.lab.id}.kubeconfig`);
+    await writeFile(adminKubeconfig, world.sim.kubeconfig);
+    nodeIds = [];
+    for (const index of [0, 1, 2]) {
+      nodeIds.push(await world.addHost(index));
+    }
+    for (const nodeId of nodeIds) {
+      await world.waitForStatus(nodeId, ['READY_TO_INSTALL'], 120_000);
+      const installed = await world.gql('mutation($id: ID!) { installNode(nodeId: $id) { id } }', { id: nodeId });
+      expect(installed.errors).toBeUndefined();
+    }
+    for (const nodeId of nodeIds) {
+      await world.waitForStatus(nodeId, ['JOINED'], 240_000);
+    }
+  }, 420_000);
+
+  afterAll(async () => {
+    await world?.stop();
+  });
+
+  it('reboots every node one at a time: never two out of service, each rebooted once, all Ready and uncordoned at the end', async () => {
+    const before = await Promise.all([0, 1, 2].map(bootId));
+    const watch = new NodeWatch(adminKubeconfig);
+    try {
+      await expect.poll(() => watch.states.size, { timeout: 20_000 }).toBe(3);
+      const started = await start({ maxUnavailable: 1 });
+      expect(started.errors).toBeUndefined();
+      const id = started.data?.startRollout.id ?? '';
+      expect(started.data?.startRollout.nodes.map((node) => node.nodeName)).toEqual(world.lab.hosts.map((host) => host.hostname));
+
+      // A second rollout on the same cluster is refused while this one runs.
+      const second = await start({ maxUnavailable: 1 });
+      expect(second.errors?.[0]?.extensions?.['code']).toBe('CONFLICT');
+      expect(second.errors?.[0]?.message).toContain(id);
+
+      const done = await untilStatus(id, 'SUCCEEDED', 240_000);
+      expect(done.nodes.map((node) => node.phase)).toEqual(['DONE', 'DONE', 'DONE']);
+      expect(done.reasonCode).toBe('rollout.succeeded');
+      await expect.poll(() => [...watch.states.values()].every((state) => state.ready && !state.unschedulable), { timeout: 20_000 }).toBe(true);
+      // The watch saw each node taken out, and never two at once.
+      expect(watch.maxUnavailable).toBe(1);
+    } finally {
+      watch.stop();
+    }
+    const after = await Promise.all([0, 1, 2].map(bootId));
+    after.forEach((id, index) => expect(id).not.toBe(before[index]));
+    expect(await Promise.all([0, 1, 2].map(rebootRequests))).toEqual([1, 1, 1]);
+  });
+
+  it('pauses on a PodDisruptionBudget that allows no disruption, naming it, and a cancel uncordons the node', async () => {
+    const name = world.lab.hosts[0]?.hostname ?? '';
+    const manifest = [
+      'apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}',
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: db-0, namespace: shop, labels: {app: db}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: db, uid: d1f0c7e2-0000-4000-8000-0000000000db, controller: true}]}\nspec: {nodeName: ${name}, containers: [{name: c, image: db}]}\n`,
+      'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: db-budget, namespace: shop}\nspec: {minAvailable: 1, selector: {matchLabels: {app: db}}}',
+    ].join('\n---\n');
+    const file = join(tmpdir(), `rollouts-${world.lab.id}-pdb.yaml`);
+    await writeFile(file, manifest);
+    await kubectl('apply', '-f', file);
+    // Running and Ready, as its kubelet would report it (a Pending pod is evicted past any budget).
+    await kubectl('patch', 'pod', 'db-0', '-n', 'shop', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }));
+    await expect.poll(async () => (await kubectl('get', 'pdb', 'db-budget', '-n', 'shop', '-o', 'jsonpath={.status.currentHealthy}/{.status.disruptionsAllowed}')).stdout, { timeout: 10_000 }).toBe('1/0');
+
+    const started = await start({ nodeIds: [nodeIds[0]], maxUnavailable: 1 });
+    expect(started.errors).toBeUndefined();
+    const id = started.data?.startRollout.id ?? '';
+    const paused = await untilStatus(id, 'PAUSED', 60_000);
+    expect(paused.reasonCode).toBe('rollout.pausedOnBudget');
+    expect(paused.reason).toContain('shop/db-budget');
+    expect(paused.reason).toContain('shop/db-0');
+    expect(paused.nodes[0]).toMatchObject({ phase: 'DRAIN', problemCode: 'rollout.problem.budget', rebootedAt: null });
+    // Held cordoned while paused, and not rebooted.
+    expect((await kubectl('get', 'node', name, '-o', 'jsonpath={.spec.unschedulable}')).stdout).toBe('true');
+    expect(await rebootRequests(0)).toBe(1);
+
+    const cancelled = await world.gql<{ cancelRollout: Rollout }>(`mutation($id: ID!) { cancelRollout(id: $id) { ${ROLLOUT} } }`, { id });
+    expect(cancelled.data?.cancelRollout.status).toBe('CANCELLED');
+    await expect.poll(async () => (await rollout(id))?.nodes[0]?.phase, { timeout: 30_000 }).toBe('SKIPPED');
+    expect((await kubectl('get', 'node', name, '-o', 'jsonpath={.spec.unschedulable}')).stdout).not.toBe('true');
+    await kubectl('delete', 'pdb', 'db-budget', '-n', 'shop');
+    await kubectl('delete', 'pod', 'db-0', '-n', 'shop', '--grace-period=0', '--force');
+  });
+
+  it('refuses a window with a bad cron expression or time zone, naming the field, and starts nothing', async () => {
+    const badCron = await start({ window: { cron: 'every night', durationMinutes: 60, timeZone: 'UTC' } });
+    expect(badCron.errors?.[0]?.extensions?.['code']).toBe('BAD_USER_INPUT');
+    expect(badCron.errors?.[0]?.extensions?.['field']).toBe('input.window.cron');
+    const badZone = await start({ window: { cron: '0 2 * * *', durationMinutes: 60, timeZone: 'Mars/Olympus' } });
+    expect(badZone.errors?.[0]?.extensions?.['field']).toBe('input.window.timeZone');
+    const rollouts = await world.gql<{ rollouts: Rollout[] }>(`query($c: ID!) { rollouts(clusterId: $c) { ${ROLLOUT} } }`, { c: world.clusterId });
+    expect(rollouts.data?.rollouts.map((each) => each.status)).toEqual(['CANCELLED', 'SUCCEEDED']);
+  });
+
+  it('goes on where it was after the API is killed mid-rollout, rebooting no host twice', async () => {
+    const before = await Promise.all([0, 1, 2].map(rebootRequests));
+    const started = await start({ maxUnavailable: 1 });
+    const id = started.data?.startRollout.id ?? '';
+    // Killed once the first host was asked to reboot.
+    await expect.poll(async () => (await rollout(id))?.nodes[0]?.rebootedAt ?? null, { timeout: 60_000, interval: 200 }).not.toBeNull();
+    await world.api.kill(true);
+    await world.api.restart();
+    const done = await untilStatus(id, 'SUCCEEDED', 240_000);
+    expect(done.nodes.map((node) => node.phase)).toEqual(['DONE', 'DONE', 'DONE']);
+    const after = await Promise.all([0, 1, 2].map(rebootRequests));
+    expect(after.map((count, index) => count - (before[index] ?? 0))).toEqual([1, 1, 1]);
+  });
+});
