@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli-process';
 import { KUBECTL } from '../support/kubectl-drain';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
@@ -74,6 +75,7 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     return (await rollout(id)) as Rollout;
   };
   const kubectl = (...args: string[]) => run(KUBECTL, ['--kubeconfig', adminKubeconfig, ...args]);
+  const cli = (args: string[], language = 'C.UTF-8') => runCli(args, { env: { HOME: '/nonexistent', CCOS_SERVER: world.api.url, CCOS_TOKEN: world.token, LANG: language } });
 
   beforeAll(async () => {
     world = await startScaleOutWorld({ hosts: 3, name: 'rollouts', csrAutoApprove: true, apiEnv: { ROLLOUT_INTERVAL_SECONDS: '2' }, kubelet: { heartbeatSeconds: 2 } });
@@ -152,8 +154,15 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     expect((await kubectl('get', 'node', name, '-o', 'jsonpath={.spec.unschedulable}')).stdout).toBe('true');
     expect(await rebootRequests(0)).toBe(1);
 
-    const cancelled = await world.gql<{ cancelRollout: Rollout }>(`mutation($id: ID!) { cancelRollout(id: $id) { ${ROLLOUT} } }`, { id });
-    expect(cancelled.data?.cancelRollout.status).toBe('CANCELLED');
+    const status = await cli(['rollout', 'status']);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toContain(`Rollout ${id}: REBOOT PAUSED`);
+    expect(status.stdout).toMatch(new RegExp(`${name}  DRAIN .*shop/db-budget`));
+    const chinese = await cli(['rollout', 'status', id], 'zh_CN.UTF-8');
+    expect(chinese.stdout).toContain('PodDisruptionBudget shop/db-budget（Pod shop/db-0）');
+    const cancelled = await cli(['rollout', 'cancel']);
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stdout).toContain(`Rollout ${id}: REBOOT CANCELLED`);
     await expect.poll(async () => (await rollout(id))?.nodes[0]?.phase, { timeout: 30_000 }).toBe('SKIPPED');
     expect((await kubectl('get', 'node', name, '-o', 'jsonpath={.spec.unschedulable}')).stdout).not.toBe('true');
     await kubectl('delete', 'pdb', 'db-budget', '-n', 'shop');
@@ -172,8 +181,9 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
 
   it('goes on where it was after the API is killed mid-rollout, rebooting no host twice', async () => {
     const before = await Promise.all([0, 1, 2].map(rebootRequests));
-    const started = await start({ maxUnavailable: 1 });
-    const id = started.data?.startRollout.id ?? '';
+    const started = await cli(['rollout', 'start', '--kind', 'REBOOT', '--max-unavailable', '1', '--nodes', world.lab.hosts.map((host) => host.hostname).join(',')]);
+    expect(started.code).toBe(0);
+    const id = /^Rollout (\S+): REBOOT RUNNING, at most 1 unavailable at once/.exec(started.stdout)?.[1] ?? '';
     // Killed once the first host was asked to reboot.
     await expect.poll(async () => (await rollout(id))?.nodes[0]?.rebootedAt ?? null, { timeout: 60_000, interval: 200 }).not.toBeNull();
     await world.api.kill(true);
@@ -182,5 +192,8 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     expect(done.nodes.map((node) => node.phase)).toEqual(['DONE', 'DONE', 'DONE']);
     const after = await Promise.all([0, 1, 2].map(rebootRequests));
     expect(after.map((count, index) => count - (before[index] ?? 0))).toEqual([1, 1, 1]);
+    const status = await cli(['rollout', 'status', id]);
+    expect(status.code).toBe(0);
+    expect(status.stdout.split('\n').filter((line) => line.endsWith('  DONE'))).toHaveLength(3);
   });
 });

@@ -20,6 +20,7 @@ import { NODES_ADD, NODES_LIST } from './nodes.command';
 import type { Io, OutputFormat } from './output';
 import { POOLS_LIST } from './pools.command';
 import { NODES_REMOVE } from './removal.command';
+import { ROLLOUT_CANCEL, ROLLOUT_PAUSE, ROLLOUT_RESUME, ROLLOUT_START, ROLLOUT_STATUS } from './rollout.command';
 import { readStoredSession, sessionFile } from './session-store';
 import { LOGIN, LOGOUT } from './session.command';
 
@@ -42,6 +43,11 @@ const COMMANDS: Record<string, CommandSpec> = {
   'nodes clean': NODES_CLEAN,
   'nodes credentials': NODES_CREDENTIALS,
   'nodes inspect': NODES_INSPECT,
+  'rollout start': ROLLOUT_START,
+  'rollout status': ROLLOUT_STATUS,
+  'rollout pause': ROLLOUT_PAUSE,
+  'rollout resume': ROLLOUT_RESUME,
+  'rollout cancel': ROLLOUT_CANCEL,
   'csrs list': CSRS_LIST,
   'csrs approve': CSRS_APPROVE,
   'csrs deny': CSRS_DENY,

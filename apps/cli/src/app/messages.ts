@@ -32,6 +32,9 @@ Commands:
   nodes clean NODE [--yes]    (removes what an earlier membership left on the host, as listed when it was added; then install)
   nodes credentials NODE [--user U] SECRET [--wait]    (new SSH credentials; the service connects again)
   nodes inspect NODE    (hashes the files its install wrote on the host now; names each changed or gone file; exit 1 unless CURRENT)
+  rollout start [--cluster C] --kind REBOOT [--nodes A,B | --label K=V,…] [--max-unavailable N|N%] [--window CRON --window-minutes M [--time-zone TZ]] [--drain-timeout S] [--ready-timeout S]
+      (cordon, drain, reboot, wait for Ready, uncordon, node by node; never more than the budget out of service; new nodes only inside the window)
+  rollout status|pause|resume|cancel [ROLLOUT] [--cluster C]    (by default the cluster's latest; status exits 1 when paused or cancelled)
   csrs list [--cluster C] [--pending]
   csrs approve NAME [--cluster C] [--force --reason TEXT]
   csrs deny NAME [--cluster C] --reason TEXT
@@ -74,6 +77,9 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   nodes clean 节点 [--yes]                                                   清除主机上先前加入集群时留下的内容（即录入时列出的各项），之后即可安装
   nodes credentials 节点 [--user 用户] 凭据 [--wait]                          更新 SSH 凭据，服务随后重新连接
   nodes inspect 节点                                                         重新计算安装写入主机的文件的哈希，列出每个被修改或已删除的文件；状态不是 CURRENT 时退出码为 1
+  rollout start [--cluster 集群] --kind REBOOT [--nodes A,B | --label K=V,…] [--max-unavailable N|N%] [--window CRON --window-minutes 分钟 [--time-zone 时区]] [--drain-timeout 秒] [--ready-timeout 秒]
+      逐个节点封锁、排空、重启、等待就绪、恢复调度；同时不可用的节点不超过预算；新节点只在维护窗口内开始
+  rollout status|pause|resume|cancel [滚动操作] [--cluster 集群]               默认为该集群最近一次滚动操作；status 在暂停或已取消时退出码为 1
   csrs list [--cluster 集群] [--pending]                                     列出证书请求
   csrs approve 名称 [--cluster 集群] [--force --reason 理由]                  批准证书请求
   csrs deny 名称 [--cluster 集群] --reason 理由                               拒绝证书请求
@@ -182,6 +188,16 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   },
   driftChanged: { en: '  changed  {path}  (recorded {expected}…, now {found}…)', zh: '  已修改  {path}（记录为 {expected}…，现为 {found}…）' },
   driftGone: { en: '  gone     {path}  (recorded {expected}…)', zh: '  已删除  {path}（记录为 {expected}…）' },
+  rolloutKind: { en: 'rollout kind {kind}: only REBOOT is there today', zh: '滚动操作类型 {kind}：目前只支持 REBOOT' },
+  rolloutWindowMinutes: { en: '--window needs --window-minutes (how long the window stays open)', zh: '--window 需要 --window-minutes（窗口打开多久）' },
+  rolloutBudget: { en: '--max-unavailable "{value}" is not a count or a percentage (2, 25%)', zh: '--max-unavailable "{value}" 不是数量或百分比（如 2、25%）' },
+  rolloutNotFound: { en: 'no rollout {rollout}', zh: '没有滚动操作 {rollout}' },
+  noRollouts: { en: 'cluster {cluster} has no rollouts', zh: '集群 {cluster} 没有滚动操作' },
+  rolloutHeading: { en: 'Rollout {id}: {kind} {status}, at most {budget} unavailable at once, started by {by}', zh: '滚动操作 {id}：{kind} {status}，同时最多 {budget} 个不可用，由 {by} 启动' },
+  rolloutWindow: { en: '  window: "{cron}" for {durationMinutes} minutes ({timeZone})', zh: '  维护窗口："{cron}"，持续 {durationMinutes} 分钟（{timeZone}）' },
+  rolloutReason: { en: '  {reason}', zh: '  {reason}' },
+  rolloutWaiting: { en: '  {reason}', zh: '  {reason}' },
+  rolloutNode: { en: '  {node}  {phase}{problem}', zh: '  {node}  {phase}{problem}' },
   inspectProblem: { en: '{hostname}: could not inspect the host: {reason}; the last findings follow.', zh: '{hostname}：无法检查该主机：{reason}；以下为上次的检查结果。' },
   hostCleaned: {
     en: 'Cleaned {hostname}: removed what its earlier membership left (items listed: {count}); it can be installed now.',

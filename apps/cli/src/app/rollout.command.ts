@@ -1,0 +1,166 @@
+import {
+  CancelRolloutDocument,
+  NodesDocument,
+  PauseRolloutDocument,
+  ResumeRolloutDocument,
+  RolloutDocument,
+  type RolloutFieldsFragment,
+  RolloutsDocument,
+  StartRolloutDocument,
+  type StartRolloutInput,
+} from '@ccos/shared/api-schema';
+import { type CommandContext, type CommandSpec, integerFlag, printJson, resolveCluster, stringFlag, usageError } from './command';
+import { CliError, EXIT } from './exit-codes';
+import { serverText } from './messages';
+
+/**
+ * `rollout start --kind REBOOT …`: starts a rolling operation over the cluster's nodes (all of them,
+ * `--nodes a,b` in that order, or those carrying `--label k=v`), at most `--max-unavailable N` (or
+ * `N%`) out of service at once, new nodes only inside `--window CRON --window-minutes M
+ * [--time-zone TZ]`; prints it as `rollout status` does.
+ */
+export const ROLLOUT_START: CommandSpec = {
+  options: {
+    cluster: { type: 'string' },
+    kind: { type: 'string' },
+    nodes: { type: 'string' },
+    label: { type: 'string' },
+    'max-unavailable': { type: 'string' },
+    window: { type: 'string' },
+    'window-minutes': { type: 'string' },
+    'time-zone': { type: 'string' },
+    'drain-timeout': { type: 'string' },
+    'ready-timeout': { type: 'string' },
+  },
+  positionals: [],
+  async run(context) {
+    const { t } = context;
+    const kind = stringFlag(context, 'kind') ?? 'REBOOT';
+    if (kind !== 'REBOOT') {
+      throw usageError(t, t('rolloutKind', { kind }));
+    }
+    const cluster = await resolveCluster(context);
+    const input: StartRolloutInput = { clusterId: cluster.id, kind, ...budgetOf(context), ...(await selectionOf(context, cluster.id)) };
+    const window = stringFlag(context, 'window');
+    if (window !== undefined) {
+      const minutes = integerFlag(context, 'window-minutes');
+      if (minutes === undefined) {
+        throw usageError(t, t('rolloutWindowMinutes'));
+      }
+      input.window = { cron: window, durationMinutes: minutes, timeZone: stringFlag(context, 'time-zone') ?? 'UTC' };
+    }
+    const drainTimeout = integerFlag(context, 'drain-timeout');
+    const readyTimeout = integerFlag(context, 'ready-timeout');
+    if (drainTimeout !== undefined) {
+      input.drainTimeoutSeconds = drainTimeout;
+    }
+    if (readyTimeout !== undefined) {
+      input.readyTimeoutSeconds = readyTimeout;
+    }
+    const { startRollout } = await context.api().request(StartRolloutDocument, { input });
+    printRollout(context, startRollout);
+    return EXIT.ok;
+  },
+};
+
+/** `rollout status [ROLLOUT]`: the rollout (by default the cluster's latest), its nodes' phases and what holds it. Exit 1 when it is paused or was cancelled. */
+export const ROLLOUT_STATUS: CommandSpec = {
+  options: { cluster: { type: 'string' } },
+  positionals: ['ROLLOUT'],
+  async run(context) {
+    const rollout = await findRollout(context);
+    printRollout(context, rollout);
+    return rollout.status === 'PAUSED' || rollout.status === 'CANCELLED' ? EXIT.failed : EXIT.ok;
+  },
+};
+
+export const ROLLOUT_PAUSE = rolloutAction(async (context, id) => (await context.api().request(PauseRolloutDocument, { id })).pauseRollout);
+export const ROLLOUT_RESUME = rolloutAction(async (context, id) => (await context.api().request(ResumeRolloutDocument, { id })).resumeRollout);
+export const ROLLOUT_CANCEL = rolloutAction(async (context, id) => (await context.api().request(CancelRolloutDocument, { id })).cancelRollout);
+
+/** `rollout pause|resume|cancel [ROLLOUT]` (by default the cluster's latest). */
+function rolloutAction(act: (context: CommandContext, id: string) => Promise<RolloutFieldsFragment>): CommandSpec {
+  return {
+    options: { cluster: { type: 'string' } },
+    positionals: ['ROLLOUT'],
+    async run(context) {
+      const rollout = await findRollout(context);
+      printRollout(context, await act(context, rollout.id));
+      return EXIT.ok;
+    },
+  };
+}
+
+async function findRollout(context: CommandContext): Promise<RolloutFieldsFragment> {
+  const wanted = context.positionals[0];
+  if (wanted) {
+    const { rollout } = await context.api().request(RolloutDocument, { id: wanted });
+    if (!rollout) {
+      throw new CliError(context.t('rolloutNotFound', { rollout: wanted }), EXIT.notFound);
+    }
+    return rollout;
+  }
+  const cluster = await resolveCluster(context);
+  const { rollouts } = await context.api().request(RolloutsDocument, { clusterId: cluster.id });
+  const latest = rollouts[0];
+  if (!latest) {
+    throw new CliError(context.t('noRollouts', { cluster: cluster.name }), EXIT.notFound);
+  }
+  return latest;
+}
+
+function budgetOf(context: CommandContext): Pick<StartRolloutInput, 'maxUnavailable' | 'maxUnavailableIsPercent'> {
+  const text = stringFlag(context, 'max-unavailable');
+  if (text === undefined) {
+    return {};
+  }
+  const match = /^(\d{1,5})(%?)$/.exec(text);
+  if (!match) {
+    throw usageError(context.t, context.t('rolloutBudget', { value: text }));
+  }
+  return { maxUnavailable: Number(match[1]), maxUnavailableIsPercent: match[2] === '%' };
+}
+
+/** `--nodes` by host name or id, in the order given; `--label k=v,k2=v2`. */
+async function selectionOf(context: CommandContext, clusterId: string): Promise<Pick<StartRolloutInput, 'nodeIds' | 'labels'>> {
+  const labels = (stringFlag(context, 'label') ?? '').split(',').filter((pair) => pair !== '').map((pair) => {
+    const at = pair.indexOf('=');
+    return at < 0 ? { key: pair, value: '' } : { key: pair.slice(0, at), value: pair.slice(at + 1) };
+  });
+  const names = (stringFlag(context, 'nodes') ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (names.length === 0) {
+    return { labels };
+  }
+  const { nodes } = await context.api().request(NodesDocument, { clusterId });
+  const nodeIds = names.map((name) => {
+    const node = nodes.find((candidate) => candidate.id === name) ?? nodes.find((candidate) => candidate.hostname === name && candidate.status !== 'REMOVED');
+    if (!node) {
+      throw new CliError(context.t('nodeNotFound', { node: name }), EXIT.notFound);
+    }
+    return node.id;
+  });
+  return { nodeIds, labels };
+}
+
+function printRollout(context: CommandContext, rollout: RolloutFieldsFragment): void {
+  if (context.output !== 'table') {
+    printJson(context, rollout);
+    return;
+  }
+  const { t, language } = context;
+  const budget = `${rollout.maxUnavailable}${rollout.maxUnavailableIsPercent ? '%' : ''}`;
+  context.io.out(t('rolloutHeading', { id: rollout.id, kind: rollout.kind, status: rollout.status, budget, by: rollout.createdBy }));
+  if (rollout.maintenanceWindow) {
+    context.io.out(t('rolloutWindow', rollout.maintenanceWindow));
+  }
+  if (rollout.reason) {
+    context.io.out(t('rolloutReason', { reason: serverText(language, rollout.reason, rollout.reasonCode, rollout.reasonParams) }));
+  }
+  if (rollout.waitingFor) {
+    context.io.out(t('rolloutWaiting', { reason: serverText(language, rollout.waitingFor, rollout.waitingForCode, rollout.waitingForParams) }));
+  }
+  for (const node of rollout.nodes) {
+    const problem = node.problem ? ` ${serverText(language, node.problem, node.problemCode, node.problemParams)}` : '';
+    context.io.out(t('rolloutNode', { node: node.nodeName, phase: node.phase, problem }).trimEnd());
+  }
+}
