@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RolloutChangedDocument } from '@ccos/shared/api-schema';
 import { runCli } from '../support/cli-process';
+import { subscribe } from '../support/graphql-subscriptions';
 import { KUBECTL } from '../support/kubectl-drain';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
@@ -102,6 +104,7 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
   it('reboots every node one at a time: never two out of service, each rebooted once, all Ready and uncordoned at the end', async () => {
     const before = await Promise.all([0, 1, 2].map(bootId));
     const watch = new NodeWatch(adminKubeconfig);
+    const live = subscribe(world.api.url, world.token, RolloutChangedDocument, { clusterId: world.clusterId });
     try {
       await expect.poll(() => watch.states.size, { timeout: 20_000 }).toBe(3);
       const started = await start({ maxUnavailable: 1 });
@@ -120,8 +123,18 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
       await expect.poll(() => [...watch.states.values()].every((state) => state.ready && !state.unschedulable), { timeout: 20_000 }).toBe(true);
       // The watch saw each node taken out, and never two at once.
       expect(watch.maxUnavailable).toBe(1);
+      // A subscriber heard every node go forward through its phases (each message is the rollout as read when sent) to the end.
+      const heard = await live.until((messages) => messages.some((message) => message.rolloutChanged.status === 'SUCCEEDED'), 10_000);
+      const order = ['PENDING', 'DRAIN', 'REBOOT', 'WAIT_READY', 'UNCORDON', 'DONE'];
+      for (const node of done.nodes) {
+        const seen = heard.map((message) => order.indexOf(message.rolloutChanged.nodes.find((each) => each.nodeId === node.nodeId)?.phase ?? ''));
+        expect(seen).toEqual([...seen].sort((a, b) => a - b));
+        expect(seen.at(-1)).toBe(order.indexOf('DONE'));
+        expect(seen.some((phase) => phase > 0 && phase < order.indexOf('DONE'))).toBe(true);
+      }
     } finally {
       watch.stop();
+      await live.close();
     }
     const after = await Promise.all([0, 1, 2].map(bootId));
     after.forEach((id, index) => expect(id).not.toBe(before[index]));

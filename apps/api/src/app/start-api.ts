@@ -317,6 +317,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       rollouts: stores.rollouts,
       clusters: connections,
       audit,
+      events,
       rolloutIntervalMs: config.rolloutIntervalSeconds * 1000,
       rolloutObserver: metrics.domain.rolloutObserver,
       clock: new SystemClock(),

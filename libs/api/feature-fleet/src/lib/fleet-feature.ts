@@ -1,5 +1,5 @@
 import type { RolloutStore } from '@ccos/api/data-access-db';
-import type { AuditSink } from '@ccos/api/util-graphql';
+import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type HostInspectorOptions, HostInspector } from './host-inspector';
 import { HostManifestResolver } from './host-manifest.resolver';
 import { type RolloutClusterAccess, type RolloutObserver, RolloutConductor } from './rollouts/rollout-conductor';
@@ -9,6 +9,7 @@ export interface FleetFeatureOptions extends HostInspectorOptions {
   readonly rollouts: RolloutStore;
   readonly clusters: RolloutClusterAccess;
   readonly audit: AuditSink;
+  readonly events: Pick<EventBus, 'publish'>;
   /** How often every running rollout is looked at again (its window may have opened, a node come back). */
   readonly rolloutIntervalMs: number;
   readonly rolloutObserver?: RolloutObserver;

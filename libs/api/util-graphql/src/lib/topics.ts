@@ -20,6 +20,8 @@ export const TOPICS = {
   BATCH_PROGRESS: 'BATCH_PROGRESS',
   /** id: clusterId; a node group decided something (reserve, install, delete, return to pool, ...) or one of its hosts changed state. */
   AUTOSCALING_ACTIVITY: 'AUTOSCALING_ACTIVITY',
+  /** id: clusterId; a rollout of the cluster changed (its status, what it waits for, a node's phase). Payload: {@link RolloutChangedPayload}. */
+  ROLLOUT_CHANGED: 'ROLLOUT_CHANGED',
   /** No id: every replica forgets the sessions it names and closes their live connections. */
   SESSIONS_ENDED: 'SESSIONS_ENDED',
   /** No id: a user's role changed; every replica re-reads them and reconnects their live connections. */
@@ -31,6 +33,10 @@ export const TOPICS = {
    */
   EVENTS_RESUMED: 'EVENTS_RESUMED',
 } as const;
+
+export interface RolloutChangedPayload {
+  readonly rolloutId: string;
+}
 
 /** Sessions ended (sign-out, revocation, password change, user disabled or deleted): their open WebSocket connections close too. */
 export interface SessionsEndedPayload {

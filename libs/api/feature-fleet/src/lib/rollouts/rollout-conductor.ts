@@ -15,7 +15,7 @@ import {
 import { sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { type DrainEvent, type DrainResult, drainNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
-import { type AuditSink, BadUserInputError, ConflictError, PreconditionError } from '@ccos/api/util-graphql';
+import { type AuditSink, BadUserInputError, ConflictError, type EventBus, PreconditionError, type RolloutChangedPayload, TOPICS } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { type RolloutKind, type RolloutNodePhase, type RolloutStatus, ROLLOUT_ACTIVE_PHASES, planRollout } from '@ccos/shared/domain';
 import { type CodedText, bare, message } from '@ccos/shared/messages';
@@ -52,6 +52,8 @@ export interface RolloutConductorOptions {
   readonly ssh: SshPool;
   readonly secrets: SecretBox;
   readonly audit: AuditSink;
+  /** Where every change of a rollout is announced (`rolloutChanged` subscribers). */
+  readonly events?: Pick<EventBus, 'publish'>;
   readonly clock: Clock;
   /** How often every running rollout is looked at again (its window may have opened, a node come back). */
   readonly intervalMs: number;
@@ -151,6 +153,7 @@ export class RolloutConductor {
     }
     await this.auditRollout(rollout, 'started', message('rollout.started', { kind: rollout.kind, count: nodes.length, actor }), actor);
     this.options.observer?.rollout(rollout.clusterId, rollout.kind, 'RUNNING');
+    this.changed(rollout);
     await this.queueConduct(rollout);
     return rollout;
   }
@@ -185,6 +188,14 @@ export class RolloutConductor {
     if (rollout?.status !== 'RUNNING') {
       return;
     }
+    try {
+      await this.conductRunning(rollout);
+    } finally {
+      this.changed(rollout);
+    }
+  }
+
+  private async conductRunning(rollout: RolloutEntity): Promise<void> {
     const now = new Date(this.options.clock.now());
     let watch;
     try {
@@ -263,6 +274,7 @@ export class RolloutConductor {
       if (outcome.kind === 'pause') {
         await this.options.rollouts.updateNode(rolloutId, nodeId, { problem: outcome.problem });
         const paused = await this.options.rollouts.moveStatus(rolloutId, ['RUNNING'], 'PAUSED', outcome.reason, new Date(this.options.clock.now()));
+        this.changed(rollout);
         if (paused) {
           await this.auditRollout(paused, 'paused', outcome.reason, ROLLOUT_ACTOR, false);
           this.options.observer?.rollout(paused.clusterId, paused.kind, 'PAUSED_BY_SERVICE');
@@ -270,6 +282,7 @@ export class RolloutConductor {
         return;
       }
       await this.options.rollouts.updateNode(rolloutId, nodeId, { ...outcome.progress, phase: outcome.phase, problem: null }, step.phase);
+      this.changed(rollout);
       if (outcome.phase === 'DONE') {
         await this.auditNode(rollout, step, 'done', message('rollout.node.done', { hostname: step.nodeName }));
         this.options.observer?.node(rollout.clusterId, rollout.kind, 'done');
@@ -432,9 +445,15 @@ export class RolloutConductor {
     }
     await uncordonNode(watch.client, step.nodeName);
     if (await this.options.rollouts.updateNode(rollout.id, step.nodeId, { phase: 'SKIPPED', finishedAt: new Date(this.options.clock.now()) }, 'DRAIN')) {
+      this.changed(rollout);
       await this.auditNode(rollout, step, 'skipped', message('rollout.node.skipped', { hostname: step.nodeName }));
       this.options.observer?.node(rollout.clusterId, rollout.kind, 'skipped');
     }
+  }
+
+  /** Tells the cluster's `rolloutChanged` subscribers to read the rollout again. */
+  private changed(rollout: Pick<RolloutEntity, 'id' | 'clusterId'>): void {
+    this.options.events?.publish(TOPICS.ROLLOUT_CHANGED, rollout.clusterId, { rolloutId: rollout.id } satisfies RolloutChangedPayload);
   }
 
   private pauseOn(step: RolloutNodeEntity, problem: CodedText): PhaseOutcome {
@@ -481,6 +500,7 @@ export class RolloutConductor {
       throw new PreconditionError(message('rollout.notRunning', { status: rollout.status }), { status: rollout.status });
     }
     this.options.observer?.rollout(moved.clusterId, moved.kind, to);
+    this.changed(moved);
     return moved;
   }
 

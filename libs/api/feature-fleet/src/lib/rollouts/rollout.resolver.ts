@@ -1,6 +1,6 @@
-import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { RolloutEntity, RolloutStore } from '@ccos/api/data-access-db';
-import { type RequestContext, actorOf } from '@ccos/api/util-graphql';
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { type RolloutEntity, type RolloutStore, isUuid } from '@ccos/api/data-access-db';
+import { NotFoundError, type RequestContext, type RolloutChangedPayload, TOPICS, actorOf } from '@ccos/api/util-graphql';
 import type { RolloutConductor } from './rollout-conductor';
 import { StartRolloutInput } from './rollout.input';
 import { RolloutType, toRolloutType } from './rollout.type';
@@ -64,6 +64,21 @@ export class RolloutResolver {
   @Mutation(() => RolloutType, { description: 'Starts no new node; a node still draining is uncordoned and skipped, one already rebooting is brought back first.' })
   async cancelRollout(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<RolloutType> {
     return this.view(await this.conductor.cancel(id, actorOf(context)));
+  }
+
+  @Authorized('VIEWER')
+  @Subscription(() => RolloutType, {
+    description: 'Each rollout of the cluster as it is after every change: its status, what it waits for, each node\'s phase.',
+    subscribe: ({ args, context }) => {
+      const clusterId = String(args['clusterId']);
+      if (!isUuid(clusterId)) {
+        throw new NotFoundError('cluster', clusterId);
+      }
+      return (context as RequestContext).events.subscribe(TOPICS.ROLLOUT_CHANGED, clusterId);
+    },
+  })
+  async rolloutChanged(@Root() change: RolloutChangedPayload, @Arg('clusterId', () => ID) _clusterId: string): Promise<RolloutType> {
+    return this.view(await this.store.get(change.rolloutId));
   }
 
   private async view(rollout: RolloutEntity): Promise<RolloutType> {
