@@ -3,9 +3,12 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RolloutChangedDocument } from '@ccos/shared/api-schema';
+import { E2E_ADMIN_PASSWORD } from '../support/api-process';
 import { runCli } from '../support/cli-process';
+import { launchChromium, openConsolePage, screenshot } from '../support/console-browser';
 import { subscribe } from '../support/graphql-subscriptions';
 import { KUBECTL } from '../support/kubectl-drain';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
@@ -64,6 +67,8 @@ class NodeWatch {
  */
 describe('rollouts: REBOOT under a budget on lab hosts', () => {
   let world: ScaleOutWorld;
+  let browser: Browser;
+  let page: Page;
   let nodeIds: string[];
   let adminKubeconfig: string;
 
@@ -80,7 +85,11 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
   const cli = (args: string[], language = 'C.UTF-8') => runCli(args, { env: { HOME: '/nonexistent', CCOS_SERVER: world.api.url, CCOS_TOKEN: world.token, LANG: language } });
 
   beforeAll(async () => {
-    world = await startScaleOutWorld({ hosts: 3, name: 'rollouts', csrAutoApprove: true, apiEnv: { ROLLOUT_INTERVAL_SECONDS: '2' }, kubelet: { heartbeatSeconds: 2 } });
+    [world, browser] = await Promise.all([
+      startScaleOutWorld({ hosts: 3, name: 'rollouts', csrAutoApprove: true, apiEnv: { ROLLOUT_INTERVAL_SECONDS: '2' }, kubelet: { heartbeatSeconds: 2 } }),
+      launchChromium(),
+    ]);
+    ({ page } = await openConsolePage(browser));
     adminKubeconfig = join(tmpdir(), `rollouts-${world.lab.id}.kubeconfig`);
     await writeFile(adminKubeconfig, world.sim.kubeconfig);
     nodeIds = [];
@@ -98,19 +107,37 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
   }, 420_000);
 
   afterAll(async () => {
+    await browser?.close();
     await world?.stop();
   });
 
-  it('reboots every node one at a time: never two out of service, each rebooted once, all Ready and uncordoned at the end', async () => {
+  it('reboots every node one at a time from the cluster page: never two out of service, each rebooted once, the page live to the end', async () => {
     const before = await Promise.all([0, 1, 2].map(bootId));
     const watch = new NodeWatch(adminKubeconfig);
     const live = subscribe(world.api.url, world.token, RolloutChangedDocument, { clusterId: world.clusterId });
     try {
       await expect.poll(() => watch.states.size, { timeout: 20_000 }).toBe(3);
-      const started = await start({ maxUnavailable: 1 });
-      expect(started.errors).toBeUndefined();
-      const id = started.data?.startRollout.id ?? '';
-      expect(started.data?.startRollout.nodes.map((node) => node.nodeName)).toEqual(world.lab.hosts.map((host) => host.hostname));
+      await page.goto(`${world.api.url}/sign-in`);
+      await page.getByRole('textbox', { name: 'User name' }).fill('admin');
+      await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+      await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
+      const card = page.getByTestId('rollout');
+      await card.getByText('No rollout yet.', { exact: false }).waitFor();
+      const form = card.getByRole('form', { name: 'Start a rolling reboot' });
+      await form.getByRole('textbox', { name: 'Maintenance window (cron, optional)' }).fill('every night');
+      await form.getByRole('button', { name: 'Reboot nodes' }).click();
+      // The API's refusal shows on its field, and nothing starts.
+      await form.getByText('is not a cron expression', { exact: false }).waitFor();
+      await form.getByRole('textbox', { name: 'Maintenance window (cron, optional)' }).fill('');
+      await form.getByRole('textbox', { name: 'At most this many nodes out of service at once' }).fill('1');
+      await form.getByRole('button', { name: 'Reboot nodes' }).click();
+      await page.getByText('Rolling reboot started.').first().waitFor();
+      const listed = await world.gql<{ rollouts: Rollout[] }>(`query($c: ID!) { rollouts(clusterId: $c) { ${ROLLOUT} } }`, { c: world.clusterId });
+      expect(listed.data?.rollouts).toHaveLength(1);
+      const id = listed.data?.rollouts[0]?.id ?? '';
+      expect(listed.data?.rollouts[0]?.nodes.map((node) => node.nodeName)).toEqual(world.lab.hosts.map((host) => host.hostname));
 
       // A second rollout on the same cluster is refused while this one runs.
       const second = await start({ maxUnavailable: 1 });
@@ -123,6 +150,12 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
       await expect.poll(() => [...watch.states.values()].every((state) => state.ready && !state.unschedulable), { timeout: 20_000 }).toBe(true);
       // The watch saw each node taken out, and never two at once.
       expect(watch.maxUnavailable).toBe(1);
+      // The page followed it live, without a reload.
+      await card.getByTestId('rollout-status').getByText('Done').waitFor({ timeout: 10_000 });
+      for (const host of world.lab.hosts) {
+        expect(await card.locator(`li[data-node="${host.hostname}"]`).getAttribute('data-phase')).toBe('DONE');
+      }
+      await screenshot(page, 'tmp/rollouts-e2e', 'rollout-done');
       // A subscriber heard every node go forward through its phases (each message is the rollout as read when sent) to the end.
       const heard = await live.until((messages) => messages.some((message) => message.rolloutChanged.status === 'SUCCEEDED'), 10_000);
       const order = ['PENDING', 'DRAIN', 'REBOOT', 'WAIT_READY', 'UNCORDON', 'DONE'];

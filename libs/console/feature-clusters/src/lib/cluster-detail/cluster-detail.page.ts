@@ -7,11 +7,12 @@ import { describeStep } from '@ccos/shared/domain';
 import { clustersMessages } from '../clusters.messages';
 import { HostMinimumsCardComponent } from './host-minimums-card.component';
 import { RemediationCardComponent } from './remediation-card.component';
+import { RolloutCardComponent } from './rollout-card.component';
 
 /** One cluster: how the service reaches it, and its certificate handling (auto-approve, ADMIN may change it). */
 @Component({
   selector: 'ccos-cluster-detail-page',
-  imports: [RouterLink, ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, HostMinimumsCardComponent, RemediationCardComponent, StatusBadgeComponent, SwitchComponent],
+  imports: [RouterLink, ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, HostMinimumsCardComponent, RemediationCardComponent, RolloutCardComponent, StatusBadgeComponent, SwitchComponent],
   providers: [ClusterDetailStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './cluster-detail.page.html',
