@@ -6,11 +6,13 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RolloutChangedDocument } from '@ccos/shared/api-schema';
+import { type Alertmanager, startAlertmanager } from '../support/alertmanager';
 import { E2E_ADMIN_PASSWORD } from '../support/api-process';
 import { runCli } from '../support/cli-process';
 import { launchChromium, openConsolePage, screenshot } from '../support/console-browser';
 import { subscribe } from '../support/graphql-subscriptions';
 import { KUBECTL } from '../support/kubectl-drain';
+import { sampleValue } from '../support/metrics-text';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 const run = promisify(execFile);
@@ -67,6 +69,7 @@ class NodeWatch {
  */
 describe('rollouts: REBOOT under a budget on lab hosts', () => {
   let world: ScaleOutWorld;
+  let alertmanager: Alertmanager;
   let browser: Browser;
   let page: Page;
   let nodeIds: string[];
@@ -85,8 +88,9 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
   const cli = (args: string[], language = 'C.UTF-8') => runCli(args, { env: { HOME: '/nonexistent', CCOS_SERVER: world.api.url, CCOS_TOKEN: world.token, LANG: language } });
 
   beforeAll(async () => {
+    alertmanager = await startAlertmanager();
     [world, browser] = await Promise.all([
-      startScaleOutWorld({ hosts: 3, name: 'rollouts', csrAutoApprove: true, apiEnv: { ROLLOUT_INTERVAL_SECONDS: '2' }, kubelet: { heartbeatSeconds: 2 } }),
+      startScaleOutWorld({ hosts: 3, name: 'rollouts', csrAutoApprove: true, apiEnv: { ROLLOUT_INTERVAL_SECONDS: '2', ALERTMANAGER_URL: alertmanager.url }, kubelet: { heartbeatSeconds: 2 } }),
       launchChromium(),
     ]);
     ({ page } = await openConsolePage(browser));
@@ -109,6 +113,7 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
   afterAll(async () => {
     await browser?.close();
     await world?.stop();
+    await alertmanager?.stop();
   });
 
   it('reboots every node one at a time from the cluster page: never two out of service, each rebooted once, the page live to the end', async () => {
@@ -196,6 +201,10 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     expect(paused.reason).toContain('shop/db-budget');
     expect(paused.reason).toContain('shop/db-0');
     expect(paused.nodes[0]).toMatchObject({ phase: 'DRAIN', problemCode: 'rollout.problem.budget', rebootedAt: null });
+    // Counted as paused, by the service, on the cluster's metrics.
+    const metrics = await (await fetch(`${world.api.url}/metrics`)).text();
+    expect(sampleValue(metrics, 'ccos_rollouts', { cluster: 'lab', status: 'PAUSED' })).toBe(1);
+    expect(sampleValue(metrics, 'ccos_rollout_transitions_total', { cluster: 'lab', kind: 'REBOOT', status: 'PAUSED_BY_SERVICE' })).toBe(1);
     // Held cordoned while paused, and not rebooted.
     expect((await kubectl('get', 'node', name, '-o', 'jsonpath={.spec.unschedulable}')).stdout).toBe('true');
     expect(await rebootRequests(0)).toBe(1);
@@ -223,6 +232,26 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     expect(badZone.errors?.[0]?.extensions?.['field']).toBe('input.window.timeZone');
     const rollouts = await world.gql<{ rollouts: Rollout[] }>(`query($c: ID!) { rollouts(clusterId: $c) { ${ROLLOUT} } }`, { c: world.clusterId });
     expect(rollouts.data?.rollouts.map((each) => each.status)).toEqual(['CANCELLED', 'SUCCEEDED']);
+  });
+
+  it('pauses before starting a node while a named alert fires in Alertmanager, naming it, and goes on once it is resolved', async () => {
+    await alertmanager.fire('NodeFilesystemAlmostFull');
+    await alertmanager.fire('SomethingElse');
+    const started = await cli(['rollout', 'start', '--kind', 'REBOOT', '--nodes', world.lab.hosts[1]?.hostname ?? '', '--pause-on-alert', 'NodeFilesystemAlmostFull,KubeletDown']);
+    expect(started.code).toBe(0);
+    const id = /^Rollout (\S+): REBOOT RUNNING/.exec(started.stdout)?.[1] ?? '';
+    const paused = await untilStatus(id, 'PAUSED', 30_000);
+    expect(paused.reasonCode).toBe('rollout.pausedOnAlert');
+    expect(paused.reason).toBe('paused: alert NodeFilesystemAlmostFull is firing (Alertmanager); resume once it is resolved, or cancel');
+    expect(paused.nodes.map((node) => node.phase)).toEqual(['PENDING']);
+    const status = await cli(['rollout', 'status', id], 'zh_CN.UTF-8');
+    expect(status.code).toBe(1);
+    expect(status.stdout).toContain('已暂停：告警 NodeFilesystemAlmostFull 正在触发（Alertmanager）');
+
+    await alertmanager.resolve('NodeFilesystemAlmostFull');
+    expect((await cli(['rollout', 'resume', id])).code).toBe(0);
+    const done = await untilStatus(id, 'SUCCEEDED', 120_000);
+    expect(done.nodes.map((node) => node.phase)).toEqual(['DONE']);
   });
 
   it('goes on where it was after the API is killed mid-rollout, rebooting no host twice', async () => {

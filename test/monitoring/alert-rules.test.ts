@@ -94,6 +94,26 @@ const CASES: Record<string, readonly AlertCase[]> = {
       firing: [],
     },
   ],
+  CcosRolloutPaused: [
+    {
+      shows: 'a rollout paused for 30 minutes fires once per cluster although both replicas report it',
+      series: [
+        { series: 'ccos_rollouts{cluster="lab",status="PAUSED",instance="a"}', values: '0 1x40' },
+        { series: 'ccos_rollouts{cluster="lab",status="PAUSED",instance="b"}', values: '0 1x40' },
+      ],
+      at: '35m',
+      firing: [{ labels: { cluster: 'lab', severity: 'warning' }, summary: 'A rollout of cluster lab has been paused for 30 minutes' }],
+    },
+    {
+      shows: 'a running rollout, and one paused for 20 minutes then resumed, do not',
+      series: [
+        { series: 'ccos_rollouts{cluster="lab",status="RUNNING",instance="a"}', values: '1x40' },
+        { series: 'ccos_rollouts{cluster="lab",status="PAUSED",instance="a"}', values: '0 1x20 0x20' },
+      ],
+      at: '35m',
+      firing: [],
+    },
+  ],
   CcosHostsOutdated: [
     {
       shows: 'hosts on an older set for an hour fire, as information',

@@ -82,6 +82,8 @@ export interface ApiConfig {
   readonly hostInspectionIntervalSeconds: number;
   /** How often every running rollout is looked at again (ROLLOUT_INTERVAL_SECONDS). */
   readonly rolloutIntervalSeconds: number;
+  /** Alertmanager's URL (ALERTMANAGER_URL), asked by rollouts that pause while named alerts fire; null: none. */
+  readonly alertmanagerUrl: string | null;
   /** Installs a batch runs at once unless its request says otherwise (never more than the SSH pool). */
   readonly batchConcurrency: number;
   readonly sshConnectTimeoutMs: number;
@@ -198,6 +200,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     remediationIntervalSeconds: integer(env, 'REMEDIATION_INTERVAL_SECONDS', 30, 1, 3600),
     hostInspectionIntervalSeconds: integer(env, 'HOST_INSPECTION_INTERVAL_SECONDS', 6 * 3600, 0, 7 * 24 * 3600),
     rolloutIntervalSeconds: integer(env, 'ROLLOUT_INTERVAL_SECONDS', 15, 1, 3600),
+    alertmanagerUrl: alertmanagerUrl(env['ALERTMANAGER_URL']),
     batchConcurrency: integer(env, 'BATCH_CONCURRENCY', 10, 1, 50),
     sshConnectTimeoutMs: integer(env, 'SSH_CONNECT_TIMEOUT_MS', 10_000, 500, 120_000),
     stallAfterSeconds: integer(env, 'STALL_AFTER_SECONDS', 120, 5, 24 * 3600),
@@ -327,6 +330,16 @@ function parseAgentApiUrl(raw: string | undefined): string | null {
     throw new Error(`AGENT_API_URL=${raw} is not a URL such as https://10.0.0.5:4000 (the address hosts reach the service at)`);
   }
   return raw.replace(/\/$/, '');
+}
+
+function alertmanagerUrl(raw: string | undefined): string | null {
+  if (!raw) {
+    return null;
+  }
+  if (!/^https?:\/\/[^/\s]+/.test(raw) || !URL.canParse(raw)) {
+    throw new Error(`ALERTMANAGER_URL=${raw} is not a URL such as http://alertmanager.monitoring:9093`);
+  }
+  return raw;
 }
 
 function dnsLabel(env: Environment, name: string, fallback: string): string {

@@ -31,6 +31,8 @@ export interface DomainSources {
   nodeHealth(): Promise<Array<{ clusterId: string; state: string; count: number }>>;
   /** Joined nodes with a record of what their hosts run, by cluster and state (CURRENT, DRIFTED, OUTDATED, UNINSPECTED), from Postgres (the same on every replica). */
   hostStates(): Promise<Array<{ clusterId: string; state: string; count: number }>>;
+  /** Rollouts in progress by cluster and status (RUNNING, PAUSED), from Postgres (the same on every replica). */
+  rollouts(): Promise<Array<{ clusterId: string; status: string; count: number }>>;
   /** Durable jobs in Postgres, by state (the same on every replica). */
   jobs(): Promise<JobCounts>;
   /** How long after the kubelet started the auto-approver may approve a node's CSRs. */
@@ -233,6 +235,13 @@ export class DomainMetrics {
       labelNames: ['cluster', 'state'],
       rows: () => this.sources?.hostStates(),
       series: async ({ clusterId, state, count }) => [{ cluster: await this.clusterName(clusterId), state }, count],
+    });
+    this.rowsGauge({
+      name: 'ccos_rollouts',
+      help: 'Rollouts in progress by cluster and status: RUNNING, PAUSED (by an operator, or by the service on a PodDisruptionBudget that refuses or a node that failed: the rollout\'s reason says); shared state',
+      labelNames: ['cluster', 'status'],
+      rows: () => this.sources?.rollouts(),
+      series: async ({ clusterId, status, count }) => [{ cluster: await this.clusterName(clusterId), status }, count],
     });
     this.rowsGauge({
       name: 'ccos_remediation_held',

@@ -319,6 +319,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       audit,
       events,
       rolloutIntervalMs: config.rolloutIntervalSeconds * 1000,
+      alertmanagerUrl: config.alertmanagerUrl,
       rolloutObserver: metrics.domain.rolloutObserver,
       clock: new SystemClock(),
       logger,
@@ -399,6 +400,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       jobs: () => jobs.counts(),
       nodeHealth: () => nodes.healthChecks.countByHealth(),
       hostStates: () => fleet.inspector.countByState(),
+      rollouts: () => stores.rollouts.countInProgress(),
       remediationHeld: async () =>
         (await stores.clusters.list()).flatMap((cluster) =>
           cluster.remediationPolicy?.enabled ? [{ clusterId: cluster.id, unhealthy: cluster.remediationHeld?.unhealthy ?? 0, cap: cluster.remediationHeld?.cap ?? 0 }] : [],

@@ -17,7 +17,7 @@ import { serverText } from './messages';
  * `rollout start --kind REBOOT …`: starts a rolling operation over the cluster's nodes (all of them,
  * `--nodes a,b` in that order, or those carrying `--label k=v`), at most `--max-unavailable N` (or
  * `N%`) out of service at once, new nodes only inside `--window CRON --window-minutes M
- * [--time-zone TZ]`; prints it as `rollout status` does.
+ * [--time-zone TZ]` and while none of `--pause-on-alert A,B` fires; prints it as `rollout status` does.
  */
 export const ROLLOUT_START: CommandSpec = {
   options: {
@@ -29,6 +29,7 @@ export const ROLLOUT_START: CommandSpec = {
     window: { type: 'string' },
     'window-minutes': { type: 'string' },
     'time-zone': { type: 'string' },
+    'pause-on-alert': { type: 'string' },
     'drain-timeout': { type: 'string' },
     'ready-timeout': { type: 'string' },
   },
@@ -48,6 +49,10 @@ export const ROLLOUT_START: CommandSpec = {
         throw usageError(t, t('rolloutWindowMinutes'));
       }
       input.window = { cron: window, durationMinutes: minutes, timeZone: stringFlag(context, 'time-zone') ?? 'UTC' };
+    }
+    const alerts = (stringFlag(context, 'pause-on-alert') ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+    if (alerts.length > 0) {
+      input.pauseOnAlerts = alerts;
     }
     const drainTimeout = integerFlag(context, 'drain-timeout');
     const readyTimeout = integerFlag(context, 'ready-timeout');

@@ -5,7 +5,7 @@ import { RolloutEntity, RolloutNodeEntity } from './entities/rollout.entity';
 import { isUuid } from './node.store';
 import { uniqueViolationOf } from './unique-violation';
 
-export type NewRollout = Pick<RolloutEntity, 'clusterId' | 'kind' | 'maxUnavailable' | 'maxUnavailableIsPercent' | 'maintenanceWindow' | 'drainTimeoutSeconds' | 'readyTimeoutSeconds' | 'createdBy'>;
+export type NewRollout = Pick<RolloutEntity, 'clusterId' | 'kind' | 'maxUnavailable' | 'maxUnavailableIsPercent' | 'maintenanceWindow' | 'pauseOnAlerts' | 'drainTimeoutSeconds' | 'readyTimeoutSeconds' | 'createdBy'>;
 
 /** What a node's executor records as it goes. */
 export type RolloutNodeProgress = Partial<Pick<RolloutNodeEntity, 'phase' | 'bootIdBefore' | 'rebootedAt' | 'problem' | 'startedAt' | 'finishedAt'>>;
@@ -56,6 +56,17 @@ export class RolloutStore {
   /** The rollouts in these statuses (every cluster). */
   async inStatus(statuses: readonly RolloutStatus[]): Promise<RolloutEntity[]> {
     return this.rollouts.find({ where: { status: In([...statuses]) } });
+  }
+
+  /** Rollouts in progress (RUNNING, PAUSED) by cluster and status. */
+  async countInProgress(): Promise<Array<{ clusterId: string; status: RolloutStatus; count: number }>> {
+    const rows = await this.rollouts
+      .createQueryBuilder('rollout')
+      .select(['rollout.cluster_id AS cluster_id', 'rollout.status AS status', 'count(*)::int AS count'])
+      .where("rollout.status IN ('RUNNING', 'PAUSED')")
+      .groupBy('rollout.cluster_id, rollout.status')
+      .getRawMany<{ cluster_id: string; status: RolloutStatus; count: number }>();
+    return rows.map((row) => ({ clusterId: row.cluster_id, status: row.status, count: row.count }));
   }
 
   /** The rollout's nodes in their order. */

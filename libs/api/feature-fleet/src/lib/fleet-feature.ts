@@ -2,6 +2,7 @@ import type { RolloutStore } from '@ccos/api/data-access-db';
 import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type HostInspectorOptions, HostInspector } from './host-inspector';
 import { HostManifestResolver } from './host-manifest.resolver';
+import { AlertmanagerAlerts } from './rollouts/alertmanager';
 import { type RolloutClusterAccess, type RolloutObserver, RolloutConductor } from './rollouts/rollout-conductor';
 import { RolloutResolver } from './rollouts/rollout.resolver';
 
@@ -13,6 +14,8 @@ export interface FleetFeatureOptions extends HostInspectorOptions {
   /** How often every running rollout is looked at again (its window may have opened, a node come back). */
   readonly rolloutIntervalMs: number;
   readonly rolloutObserver?: RolloutObserver;
+  /** Alertmanager's URL, for rollouts that pause while named alerts fire. */
+  readonly alertmanagerUrl?: string | null;
 }
 
 /** Keeping the fleet current: what each host runs, drift, and rolling operations. */
@@ -27,7 +30,12 @@ export interface FleetFeature {
 
 export function createFleetFeature(options: FleetFeatureOptions): FleetFeature {
   const inspector = new HostInspector(options);
-  const rollouts = new RolloutConductor({ ...options, intervalMs: options.rolloutIntervalMs, observer: options.rolloutObserver });
+  const rollouts = new RolloutConductor({
+    ...options,
+    intervalMs: options.rolloutIntervalMs,
+    observer: options.rolloutObserver,
+    ...(options.alertmanagerUrl ? { alerts: new AlertmanagerAlerts(options.alertmanagerUrl) } : {}),
+  });
   return {
     inspector,
     resolver: new HostManifestResolver(inspector),

@@ -34,6 +34,10 @@ export class RolloutEntity {
   @Column({ name: 'maintenance_window', type: 'jsonb', nullable: true })
   maintenanceWindow!: MaintenanceWindow | null;
 
+  /** Alert names: while Alertmanager says one of them fires, no new node starts (the rollout pauses, naming it). */
+  @Column({ name: 'pause_on_alerts', type: 'jsonb', default: () => "'[]'::jsonb" })
+  pauseOnAlerts!: string[];
+
   /** How long one node's drain may take before the rollout pauses on it. */
   @Column({ name: 'drain_timeout_seconds', type: 'integer' })
   drainTimeoutSeconds!: number;

@@ -2,8 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Rolling operations: a rollout over some of a cluster's nodes (its kind, budget, maintenance
- * window, status and what it waits for), and each of its nodes' phase. At most one rollout runs or
- * is paused per cluster, so two budgets never share the same nodes.
+ * window, the alerts that hold it, status and what it waits for), and each of its nodes' phase.
+ * At most one rollout runs or is paused per cluster, so two budgets never share the same nodes.
  */
 export class Rollouts1767590000000 implements MigrationInterface {
   name = 'Rollouts1767590000000';
@@ -17,6 +17,7 @@ export class Rollouts1767590000000 implements MigrationInterface {
       max_unavailable integer NOT NULL,
       max_unavailable_is_percent boolean NOT NULL DEFAULT false,
       maintenance_window jsonb NULL,
+      pause_on_alerts jsonb NOT NULL DEFAULT '[]'::jsonb,
       drain_timeout_seconds integer NOT NULL,
       ready_timeout_seconds integer NOT NULL,
       reason jsonb NULL,

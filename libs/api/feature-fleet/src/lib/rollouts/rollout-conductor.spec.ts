@@ -64,7 +64,7 @@ describe('rollout conductor: budget and maintenance window', () => {
   };
   const phases = async (rolloutId: string) => (await rollouts.nodesOf(rolloutId)).map((node) => `${node.nodeName}:${node.phase}`);
   const nodeJobs = () => jobs.queued.filter((job) => job.task === ROLLOUT_NODE_TASK);
-  const input = (clusterId: string) => ({ clusterId, kind: 'REBOOT' as const, nodeIds: null, labels: [], maxUnavailable: 1, maxUnavailableIsPercent: false, maintenanceWindow: null, drainTimeoutSeconds: 600, readyTimeoutSeconds: 600 });
+  const input = (clusterId: string) => ({ clusterId, kind: 'REBOOT' as const, nodeIds: null, labels: [], maxUnavailable: 1, maxUnavailableIsPercent: false, maintenanceWindow: null, pauseOnAlerts: [], drainTimeoutSeconds: 600, readyTimeoutSeconds: 600 });
 
   it('starts nothing while the window is closed, says when it opens, and starts the first node once it is open', async () => {
     const clusterId = await newCluster();
@@ -123,6 +123,8 @@ describe('rollout conductor: budget and maintenance window', () => {
     const member = await joined(clusterId, 'w-c1', '198.18.0.51');
     const discovered = await nodes.create({ clusterId, hostname: 'w-c2', status: 'JOINED' });
     await expect(conductor.startRollout({ ...input(clusterId), nodeIds: [member.id, discovered.id] }, 'ops')).rejects.toMatchObject({ code: 'BAD_USER_INPUT', extensions: { field: 'input.nodeIds.1', problemCode: 'rollout.nodeNotEligible' } });
+    // No Alertmanager to ask: a rollout that would pause on alerts is refused.
+    await expect(conductor.startRollout({ ...input(clusterId), pauseOnAlerts: ['KubeletDown'] }, 'ops')).rejects.toMatchObject({ code: 'BAD_USER_INPUT', extensions: { field: 'input.pauseOnAlerts', problemCode: 'rollout.noAlertmanager' } });
     const first = await conductor.startRollout({ ...input(clusterId), nodeIds: [member.id] }, 'ops');
     await expect(conductor.startRollout(input(clusterId), 'ops')).rejects.toMatchObject({ code: 'CONFLICT', extensions: { rolloutId: first.id } });
     await conductor.pause(first.id, 'ops');

@@ -20,6 +20,7 @@ import type { SecretBox } from '@ccos/api/util-secrets';
 import { type RolloutKind, type RolloutNodePhase, type RolloutStatus, ROLLOUT_ACTIVE_PHASES, planRollout } from '@ccos/shared/domain';
 import { type CodedText, bare, message } from '@ccos/shared/messages';
 import type { Clock } from '@ccos/shared/util-timing';
+import type { FiringAlerts } from './alertmanager';
 import { maintenanceWindowProblem, windowState } from './maintenance-window';
 
 /** The durable job that starts a rollout's next nodes (payload: its id); one at a time per cluster. */
@@ -60,6 +61,8 @@ export interface RolloutConductorOptions {
   /** How often a rebooting host and its Node are asked whether they are back. Default 2 s. */
   readonly pollMs?: number;
   readonly drain?: typeof drainNode;
+  /** Alertmanager, for rollouts that pause while named alerts fire; none configured: such rollouts are refused. */
+  readonly alerts?: FiringAlerts;
   readonly logger: Logger;
   readonly observer?: RolloutObserver;
 }
@@ -73,6 +76,8 @@ export interface StartRollout {
   readonly maxUnavailable: number;
   readonly maxUnavailableIsPercent: boolean;
   readonly maintenanceWindow: MaintenanceWindow | null;
+  /** While Alertmanager says one of these fires, no new node starts: the rollout pauses, naming it. */
+  readonly pauseOnAlerts: readonly string[];
   readonly drainTimeoutSeconds: number;
   readonly readyTimeoutSeconds: number;
 }
@@ -129,6 +134,9 @@ export class RolloutConductor {
         throw new BadUserInputError(`input.window.${problem.field}`, problem.problem);
       }
     }
+    if (input.pauseOnAlerts.length > 0 && !this.options.alerts) {
+      throw new BadUserInputError('input.pauseOnAlerts', message('rollout.noAlertmanager'));
+    }
     if (input.maxUnavailableIsPercent && input.maxUnavailable > 100) {
       throw new BadUserInputError('input.maxUnavailable', message('validation.between', { min: 1, max: 100 }));
     }
@@ -140,6 +148,7 @@ export class RolloutConductor {
         maxUnavailable: input.maxUnavailable,
         maxUnavailableIsPercent: input.maxUnavailableIsPercent,
         maintenanceWindow: input.maintenanceWindow,
+        pauseOnAlerts: [...new Set(input.pauseOnAlerts)],
         drainTimeoutSeconds: input.drainTimeoutSeconds,
         readyTimeoutSeconds: input.readyTimeoutSeconds,
         createdBy: actor,
@@ -238,6 +247,9 @@ export class RolloutConductor {
       await this.options.rollouts.recordWaiting(rollout.id, message('rollout.waiting.budget', { unavailable: plan.unavailable.length, nodes: nodes.length, names, allowed: plan.allowed }), now);
       return;
     }
+    if (await this.pausedOnAlerts(rollout, now)) {
+      return;
+    }
     await this.options.rollouts.recordWaiting(rollout.id, null, now);
     const started = new Set(plan.start);
     let unavailable = plan.unavailable.length;
@@ -249,6 +261,28 @@ export class RolloutConductor {
         await this.queueNode(rollout.id, node.nodeId);
       }
     }
+  }
+
+  /** Before a node starts: a named alert that fires pauses the rollout; an Alertmanager that does not answer holds it (true: start nothing). */
+  private async pausedOnAlerts(rollout: RolloutEntity, now: Date): Promise<boolean> {
+    if (rollout.pauseOnAlerts.length === 0 || !this.options.alerts) {
+      return false;
+    }
+    const answer = await this.options.alerts.firing(rollout.pauseOnAlerts);
+    if ('problem' in answer) {
+      await this.options.rollouts.recordWaiting(rollout.id, answer.problem, now);
+      return true;
+    }
+    if (answer.firing.length === 0) {
+      return false;
+    }
+    const reason = message('rollout.pausedOnAlert', { alerts: answer.firing.join(', ') });
+    const paused = await this.options.rollouts.moveStatus(rollout.id, ['RUNNING'], 'PAUSED', reason, now);
+    if (paused) {
+      await this.auditRollout(paused, 'paused', reason, ROLLOUT_ACTOR, false);
+      this.options.observer?.rollout(paused.clusterId, paused.kind, 'PAUSED_BY_SERVICE');
+    }
+    return true;
   }
 
   /** Takes one node through its phases from where it is, while the rollout runs (or, cancelled, back into service). */

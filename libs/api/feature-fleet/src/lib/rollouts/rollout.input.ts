@@ -52,6 +52,11 @@ export class StartRolloutInput {
   @ValidateNested()
   window?: MaintenanceWindowInput | null;
 
+  @Field(() => [String], { defaultValue: [], description: 'Alert names: while Alertmanager (ALERTMANAGER_URL) says one of them fires, no new node starts and the rollout pauses, naming it; nodes already started finish.' })
+  @ArrayMaxSize(20, coded('validation.atMost', { max: 20 }))
+  @MaxLength(200, { each: true, ...coded('validation.tooLong', { max: 200 }) })
+  pauseOnAlerts!: string[];
+
   @Field(() => Int, { defaultValue: 3600, description: 'How long one node\'s drain may take before the rollout pauses on it (30–86400 s).' })
   @IsInt(coded('validation.integer'))
   @Min(30, coded('validation.between', { min: 30, max: 86_400 }))

@@ -40,6 +40,7 @@ export class RolloutResolver {
         maxUnavailable: input.maxUnavailable,
         maxUnavailableIsPercent: input.maxUnavailableIsPercent,
         maintenanceWindow: input.window ? { cron: input.window.cron, durationMinutes: input.window.durationMinutes, timeZone: input.window.timeZone } : null,
+        pauseOnAlerts: input.pauseOnAlerts,
         drainTimeoutSeconds: input.drainTimeoutSeconds,
         readyTimeoutSeconds: input.readyTimeoutSeconds,
       },

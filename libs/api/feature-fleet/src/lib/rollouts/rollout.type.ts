@@ -78,6 +78,9 @@ export class RolloutType {
   @Field(() => MaintenanceWindowType, { nullable: true })
   maintenanceWindow!: MaintenanceWindowType | null;
 
+  @Field(() => [String], { description: 'Alert names that pause it while they fire.' })
+  pauseOnAlerts!: string[];
+
   @Field(() => Int)
   drainTimeoutSeconds!: number;
 
@@ -127,6 +130,7 @@ export function toRolloutType(rollout: RolloutEntity, nodes: readonly RolloutNod
     maxUnavailable: rollout.maxUnavailable,
     maxUnavailableIsPercent: rollout.maxUnavailableIsPercent,
     maintenanceWindow: rollout.maintenanceWindow ? { ...rollout.maintenanceWindow } : null,
+    pauseOnAlerts: [...rollout.pauseOnAlerts],
     drainTimeoutSeconds: rollout.drainTimeoutSeconds,
     readyTimeoutSeconds: rollout.readyTimeoutSeconds,
     reason: rollout.reason?.message ?? null,

@@ -4,7 +4,7 @@ import { storeUnderTest } from '../../testing';
 import { ClusterRolloutsStore, type RolloutView } from './cluster-rollouts.store';
 
 const rollout = (id: string, status: RolloutView['status'] = 'RUNNING'): RolloutView => ({
-  id, clusterId: 'c-1', kind: 'REBOOT', status, maxUnavailable: 1, maxUnavailableIsPercent: false, maintenanceWindow: null,
+  id, clusterId: 'c-1', kind: 'REBOOT', status, maxUnavailable: 1, maxUnavailableIsPercent: false, maintenanceWindow: null, pauseOnAlerts: [],
   reason: null, reasonCode: null, reasonParams: null, waitingFor: null, waitingForCode: null, waitingForParams: null,
   createdBy: 'ops', createdAt: '2026-12-07T08:00:00Z', finishedAt: null,
   nodes: [{ nodeId: 'n-1', nodeName: 'w1', phase: 'DRAIN', startedAt: '2026-12-07T08:00:01Z', rebootedAt: null, finishedAt: null, problem: null, problemCode: null, problemParams: null }],

@@ -227,4 +227,7 @@ export const API_EN = {
   'rollout.node.skipped': 'skipped {hostname}: the rollout was cancelled while it drained; uncordoned',
   'rollout.node.started': 'cordoning and draining {hostname} ({unavailable} of at most {allowed} unavailable)',
   'rollout.problem.budget': 'PodDisruptionBudget {pdb} allows no disruption now (pod {pod})',
+  'rollout.pausedOnAlert': 'paused: alert {alerts} is firing (Alertmanager); resume once it is resolved, or cancel',
+  'rollout.noAlertmanager': 'the service has no Alertmanager to ask (ALERTMANAGER_URL is not set)',
+  'rollout.alertmanagerFailed': 'waiting: Alertmanager at {url} did not answer ({error}), so no node starts',
 } as const satisfies Record<string, string>;

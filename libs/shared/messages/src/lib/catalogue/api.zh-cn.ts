@@ -226,4 +226,7 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'rollout.node.skipped': '已跳过 {hostname}：排空期间滚动操作被取消；已恢复调度',
   'rollout.node.started': '正在封锁并排空 {hostname}（不可用 {unavailable} 个，最多 {allowed} 个）',
   'rollout.problem.budget': 'PodDisruptionBudget {pdb} 当前不允许任何中断（Pod {pod}）',
+  'rollout.pausedOnAlert': '已暂停：告警 {alerts} 正在触发（Alertmanager）；告警解除后恢复，或取消',
+  'rollout.noAlertmanager': '本服务没有可查询的 Alertmanager（未设置 ALERTMANAGER_URL）',
+  'rollout.alertmanagerFailed': '等待中：{url} 的 Alertmanager 未响应（{error}），因此不启动任何节点',
 } as const;
