@@ -1,7 +1,6 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { type PageRecord, RECORD_BATCH_STATUS_ROWS, batchPageLags, screenshot } from '../support/console-browser';
+import { type PageRecord, RECORD_BATCH_STATUS_ROWS, batchPageLags, screenshot, signInAsAdmin } from '../support/console-browser';
 import { useConsoleWorld } from '../support/console-world';
 import { nodeStatusChanges } from '../support/graphql-subscriptions';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
@@ -36,11 +35,7 @@ describe('console: bulk add and the batch page', () => {
   it('pastes a list, shows each problem on its row, refuses to add while one row is bad, then adds the valid rows as one batch', async () => {
     const { hosts } = world.lab;
     await world.lab.faults.cutLink(hosts[2].id);
-    await page.goto(`${baseUrl}/sign-in`);
-    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
-    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await signInAsAdmin(page, baseUrl);
     await page.goto(`${baseUrl}/clusters/${world.clusterId}/nodes`);
     await page.getByRole('main').getByRole('link', { name: 'Add many' }).click();
     await page.getByRole('heading', { name: 'Add many nodes', level: 1 }).waitFor();

@@ -3,8 +3,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
-import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
-import { type PageRecord, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
+import { type ApiProcess, startApiProcess } from '../support/api-process';
+import { type PageRecord, launchChromium, openConsolePage, screenshot, signInAsAdmin } from '../support/console-browser';
 
 /**
  * The Inventory page in Chromium, in English and Chinese: a file is planned (an add, a relabel, a
@@ -84,11 +84,7 @@ describe('console: the inventory page', () => {
   });
 
   it('shows the plan of a file in English: an add, a relabel, a removal with its preview', async () => {
-    await page.goto(`${api.url}/sign-in`);
-    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
-    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await signInAsAdmin(page, api.url);
     await page.goto(pageUrl);
     await page.getByRole('heading', { name: 'Inventory', level: 1 }).waitFor();
     await documentField().fill(PLANNED);

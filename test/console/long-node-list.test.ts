@@ -2,8 +2,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { type KubeSim, startKubeSim } from '@ccos/tools/kube-sim';
-import { type ApiProcess, E2E_ADMIN_PASSWORD, startApiProcess } from '../support/api-process';
-import { type PageRecord, launchChromium, openConsolePage, screenshot } from '../support/console-browser';
+import { type ApiProcess, startApiProcess } from '../support/api-process';
+import { type PageRecord, launchChromium, openConsolePage, screenshot, signInAsAdmin } from '../support/console-browser';
 
 /**
  * A long node list in Chromium: a kube-sim cluster of 600 Nodes, discovered by the built API.
@@ -72,11 +72,7 @@ describe('console: a long node list', () => {
   });
 
   it('shows the first rows of 600 without putting all of them in the page, and says how many there are', async () => {
-    await page.goto(`${api.url}/sign-in`);
-    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
-    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await signInAsAdmin(page, api.url);
     await page.goto(listUrl);
     await page.getByRole('link', { name: nameOf(0), exact: true }).waitFor();
     await expect.poll(() => page.getByRole('status').filter({ hasText: `${NODES}` }).first().textContent()).toContain(`${NODES} of ${NODES}`);

@@ -7,8 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FailedJobsDocument } from '@ccos/shared/api-schema';
 import { INSTALL_STEPS, STEP_CATALOGUE, describeStep } from '@ccos/shared/domain';
 import { formatMessage } from '@ccos/shared/messages';
-import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { type PageRecord, descriptionOf, screenshot } from '../support/console-browser';
+import { type PageRecord, descriptionOf, screenshot, signInAsAdmin } from '../support/console-browser';
 import { useConsoleWorld } from '../support/console-world';
 import { kubectl } from '../support/kubectl-drain';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
@@ -63,11 +62,7 @@ describe('console: nodes and certificates', () => {
   });
 
   it('signs in and opens the cluster nodes page from the cluster page', async () => {
-    await page.goto(`${baseUrl}/sign-in`);
-    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
-    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await signInAsAdmin(page, baseUrl);
     await page.getByRole('link', { name: 'lab', exact: true }).click();
     await page.getByRole('heading', { name: 'lab', level: 1 }).waitFor();
     // The side navigation offers the open cluster's pages too.

@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2E_ADMIN_PASSWORD, freePort } from '../support/api-process';
+import { freePort } from '../support/api-process';
 import { type CloudProviderClient, callProvider, cloudProviderClient } from '../support/autoscaler-client';
-import { descriptionOf, screenshot } from '../support/console-browser';
+import { descriptionOf, screenshot, signInAsAdmin } from '../support/console-browser';
 import { useConsoleWorld } from '../support/console-world';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
@@ -62,11 +62,7 @@ describe('console: the Pools page', () => {
     client = cloudProviderClient(connection.address, { ca: connection.caCertificate, cert: connection.clientCertificate, key: connection.clientKey });
 
     const baseUrl = `http://127.0.0.1:${world.api.port}`;
-    await page.goto(`${baseUrl}/sign-in`);
-    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
-    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await signInAsAdmin(page, baseUrl);
     await page.goto(`${baseUrl}/clusters/${world.clusterId}/pools`);
     await page.getByRole('heading', { name: 'Pools', level: 1 }).waitFor();
     await page.getByText('No node groups in this cluster').waitFor();

@@ -7,9 +7,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RolloutChangedDocument } from '@ccos/shared/api-schema';
 import { type Alertmanager, startAlertmanager } from '../support/alertmanager';
-import { E2E_ADMIN_PASSWORD } from '../support/api-process';
 import { runCli } from '../support/cli-process';
-import { launchChromium, openConsolePage, screenshot } from '../support/console-browser';
+import { launchChromium, openConsolePage, screenshot, signInAsAdmin } from '../support/console-browser';
 import { subscribe } from '../support/graphql-subscriptions';
 import { KUBECTL } from '../support/kubectl-drain';
 import { sampleValue } from '../support/metrics-text';
@@ -122,11 +121,7 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     const live = subscribe(world.api.url, world.token, RolloutChangedDocument, { clusterId: world.clusterId });
     try {
       await expect.poll(() => watch.states.size, { timeout: 20_000 }).toBe(3);
-      await page.goto(`${world.api.url}/sign-in`);
-      await page.getByRole('textbox', { name: 'User name' }).fill('admin');
-      await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+      await signInAsAdmin(page, world.api.url);
       await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
       const card = page.getByTestId('rollout');
       await card.getByText('No rollout yet.', { exact: false }).waitFor();

@@ -3,8 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@ccos/shared/util-timing/testing';
 import { generateCertificateRequest } from '@ccos/tools/kube-sim';
-import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { launchChromium, screenshot } from '../support/console-browser';
+import { launchChromium, screenshot, signInAsAdmin } from '../support/console-browser';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -58,11 +57,7 @@ describe('certificate renewal: serving certificates of a node joined here renew 
 
   async function signIn(): Promise<void> {
     page = await (await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'en-US' })).newPage();
-    await page.goto(`http://127.0.0.1:${world.api.port}/sign-in`);
-    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
-    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await signInAsAdmin(page, `http://127.0.0.1:${world.api.port}`);
   }
 
   /** The serving certificate's notAfter the node page shows, once it is `expected`. */

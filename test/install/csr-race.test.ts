@@ -5,8 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCertificateRequest } from '@ccos/tools/kube-sim';
 import { KUBELET_PATHS } from '@ccos/tools/lab';
-import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { launchChromium, screenshot } from '../support/console-browser';
+import { launchChromium, screenshot, signInAsAdmin } from '../support/console-browser';
 import { BOOTSTRAP_NAMESPACE, type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 /**
@@ -189,11 +188,7 @@ describe('CSR race: an impostor with the shared bootstrap credential cannot take
 
     // The console's certificates page marks the attempts and says who made them.
     page = await (await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: 'en-US' })).newPage();
-    await page.goto(`http://127.0.0.1:${world.api.port}/sign-in`);
-    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
-    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await signInAsAdmin(page, `http://127.0.0.1:${world.api.port}`);
     await page.goto(`http://127.0.0.1:${world.api.port}/clusters/${world.clusterId}/csrs?csr=${filed[0]}`);
     const card = page.locator(`ccos-csr-card[data-csr="${filed[0]}"]`);
     await card.getByTestId('impostor').waitFor({ timeout: 20_000 });

@@ -1,7 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2E_ADMIN_PASSWORD } from '../support/api-process';
-import { launchChromium, openConsolePage, screenshot } from '../support/console-browser';
+import { launchChromium, openConsolePage, screenshot, signInAsAdmin } from '../support/console-browser';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
 const SCREENSHOTS = 'tmp/remediation-e2e';
@@ -83,11 +82,7 @@ describe('fleet health: remediation with a cap, and a removal that waits for a h
     const refused = await world.gql(SET_POLICY, { c: world.clusterId, input: { ...POLICY, maxUnhealthy: 150, maxUnhealthyIsPercent: true } });
     expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.maxUnhealthy' });
 
-    await page.goto(`${world.api.url}/sign-in`);
-    await page.getByRole('textbox', { name: 'User name' }).fill('admin');
-    await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
+    await signInAsAdmin(page, world.api.url);
     await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
     const card = page.getByTestId('remediation');
     await expect.poll(() => card.getAttribute('data-state')).toBe('OFF');

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { type Browser, type Locator, type Page, type Request, chromium } from 'playwright-core';
 import { expect } from 'vitest';
+import { E2E_ADMIN_PASSWORD } from './api-process';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
@@ -77,6 +78,15 @@ export async function openConsolePage(
   context.setDefaultTimeout(options.actionTimeoutMs ?? 15_000);
   const page = await context.newPage();
   return { page, record: recordPage(page, observe) };
+}
+
+/** Signs in to the console at `baseUrl` as the tests' admin, through the sign-in page, and waits for the clusters. */
+export async function signInAsAdmin(page: Page, baseUrl: string): Promise<void> {
+  await page.goto(`${baseUrl}/sign-in`);
+  await page.getByRole('textbox', { name: 'User name' }).fill('admin');
+  await page.getByLabel(/^Password/).fill(E2E_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Clusters', level: 1 }).waitFor();
 }
 
 const SCREENSHOT_TIMEOUT_MS = 60_000;
