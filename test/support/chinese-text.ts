@@ -14,7 +14,7 @@ export const TECHNICAL_TERMS = [
   // The product and its agent's executable, OpenShift and Kubernetes objects, node roles and conditions.
   'CCOS', 'ccos-scaler', 'cluster-autoscaler', 'CSV', 'boot-worker', 'OpenShift', 'Kubernetes', 'Node', 'Pod', 'PDB', 'PodDisruptionBudget', 'DaemonSet', 'ReplicaSet', 'ServiceAccount', 'Role', 'RoleBinding', 'emptyDir', 'CSR', 'master', 'worker', 'agent', 'Ready', 'NotReady',
   // Tools and files an operator types by these names.
-  'kubelet', 'kubectl', 'kubeadm', 'kubeconfig', 'insecure-skip-tls-verify', 'rpm', 'dnf', 'systemd', 'sshd', 'Ignition', 'swap', 'swapon', 'sudo',
+  'kubelet', 'kubectl', 'kubeadm', 'kubeconfig', 'insecure-skip-tls-verify', 'rpm', 'dnf', 'systemd', 'sshd', 'Ignition', 'swap', 'swapon', 'sudo', 'cron',
   // Protocols, formats, certificate fields and units.
   'API', 'VIP', 'SSH', 'IP', 'DNS', 'TLS', 'HTTP', 'HTTPS', 'HTML', 'CN', 'O', 'SAN', 'CA', 'PEM', 'ECDSA', 'RSA', 'CPU', 'MiB', 'GiB', 'KiB', 'B', 'ms',
   // The language switch names each language in that language.

@@ -31,9 +31,12 @@ const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], Status
         }
       </div>
       @if (store.latest(); as rollout) {
-        <p class="ccos-muted">{{ t('rollout.summary', { kind: rollout.kind, by: rollout.createdBy, budget: budget(rollout), when: i18n.formatDateTime(rollout.createdAt) }) }}</p>
+        <p class="ccos-muted">
+          {{ t('rollout.summary', { kind: kindLabel(rollout), budget: budget(rollout), when: i18n.formatDateTime(rollout.createdAt) }) }}
+          <span class="ccos-mono">{{ rollout.createdBy }}</span>
+        </p>
         @if (rollout.maintenanceWindow; as window) {
-          <p class="ccos-muted">{{ t('rollout.window', { cron: window.cron, minutes: window.durationMinutes, zone: window.timeZone }) }}</p>
+          <p class="ccos-muted">{{ t('rollout.window', { minutes: window.durationMinutes }) }} <code>{{ window.cron }}</code> <code>{{ window.timeZone }}</code></p>
         }
         @if (rollout.reason) {
           <p [class.reason]="rollout.status === 'PAUSED'" [class.ccos-muted]="rollout.status !== 'PAUSED'" role="status" data-testid="rollout-reason">{{ rollout.reason | serverText: rollout.reasonCode : rollout.reasonParams }}</p>
@@ -44,7 +47,7 @@ const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], Status
         <ul class="nodes" [attr.aria-label]="t('rollout.nodes')">
           @for (node of rollout.nodes; track node.nodeId) {
             <li [attr.data-node]="node.nodeName" [attr.data-phase]="node.phase">
-              <span class="name">{{ node.nodeName }}</span>
+              <span class="name ccos-mono">{{ node.nodeName }}</span>
               <ccos-status-badge [tone]="phaseTone(node.phase)">{{ phaseLabel(node.phase) }}</ccos-status-badge>
               @if (node.problem) {
                 <span class="problem">{{ node.problem | serverText: node.problemCode : node.problemParams }}</span>
@@ -116,6 +119,10 @@ export class RolloutCardComponent {
 
   protected statusTone(rollout: RolloutView): StatusTone {
     return STATUS_TONES[rollout.status];
+  }
+
+  protected kindLabel(rollout: RolloutView): string {
+    return this.t(`rollout.kind.${rollout.kind}`);
   }
 
   protected statusLabel(rollout: RolloutView): string {
