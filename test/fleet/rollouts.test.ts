@@ -117,6 +117,9 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
 
   it('reboots every node one at a time from the cluster page: never two out of service, each rebooted once, the page live to the end', async () => {
     const before = await Promise.all([0, 1, 2].map(bootId));
+    for (const nodeId of nodeIds) {
+      expect((await world.gql<{ hostManifest: { state: string } | null }>('query($n: ID!) { hostManifest(nodeId: $n) { state } }', { n: nodeId })).data?.hostManifest?.state).toBe('UNINSPECTED');
+    }
     const watch = new NodeWatch(adminKubeconfig);
     const live = subscribe(world.api.url, world.token, RolloutChangedDocument, { clusterId: world.clusterId });
     try {
@@ -172,6 +175,11 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     const after = await Promise.all([0, 1, 2].map(bootId));
     after.forEach((id, index) => expect(id).not.toBe(before[index]));
     expect(await Promise.all([0, 1, 2].map(rebootRequests))).toEqual([1, 1, 1]);
+    // Each host's recorded files were hashed again once it was back (never inspected since its install before).
+    for (const nodeId of nodeIds) {
+      await expect.poll(async () => (await world.gql<{ hostManifest: { state: string; inspectedAt: string | null } | null }>('query($n: ID!) { hostManifest(nodeId: $n) { state inspectedAt } }', { n: nodeId })).data?.hostManifest, { timeout: 20_000 })
+        .toMatchObject({ state: 'CURRENT', inspectedAt: expect.any(String) });
+    }
   });
 
   it('pauses on a PodDisruptionBudget that allows no disruption, naming it, and a cancel uncordons the node', async () => {

@@ -34,6 +34,7 @@ export function createFleetFeature(options: FleetFeatureOptions): FleetFeature {
     ...options,
     intervalMs: options.rolloutIntervalMs,
     observer: options.rolloutObserver,
+    inspections: inspector,
     ...(options.alertmanagerUrl ? { alerts: new AlertmanagerAlerts(options.alertmanagerUrl) } : {}),
   });
   return {

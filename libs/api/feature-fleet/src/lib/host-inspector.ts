@@ -81,13 +81,21 @@ export class HostInspector {
     const recorded = new Set((await this.options.manifests.statesOf(members.map((node) => node.id))).map((manifest) => manifest.nodeId));
     const inspected = members.filter((node) => recorded.has(node.id));
     for (const node of inspected) {
-      await this.options.jobs.enqueue(INSPECT_TASK, { nodeId: node.id, clusterId: node.clusterId, hostname: node.hostname }, {
-        key: `${INSPECT_TASK}:${node.id}`,
-        queue: hostQueue(node.ip),
-        maxAttempts: 1,
-      });
+      await this.queue(node);
     }
     return inspected.length;
+  }
+
+  /** Queues an inspection of one node's host (after the nodes' jobs already on its host's queue); one with no record is left alone when it runs. */
+  async queue(node: Pick<NodeEntity, 'id' | 'clusterId' | 'hostname' | 'ip'>): Promise<void> {
+    if (!node.ip) {
+      return;
+    }
+    await this.options.jobs.enqueue(INSPECT_TASK, { nodeId: node.id, clusterId: node.clusterId, hostname: node.hostname }, {
+      key: `${INSPECT_TASK}:${node.id}`,
+      queue: hostQueue(node.ip),
+      maxAttempts: 1,
+    });
   }
 
   /** Joined nodes with a record of what their hosts run, by cluster and state (the metrics; every replica reads the same). */

@@ -112,10 +112,15 @@ describe('rollout conductor: budget and maintenance window', () => {
     expect(await phases(rollout.id)).toEqual(['w-b1:DONE', 'w-b2:DRAIN', 'w-b3:DRAIN']);
 
     await rollouts.updateNode(rollout.id, b2?.id ?? '', { phase: 'DONE' });
-    await rollouts.updateNode(rollout.id, b3?.id ?? '', { phase: 'DONE' });
+    // w-b3 is being removed by hand meanwhile: skipped, wherever it was, so it holds no slot.
+    await nodes.transition(b3?.id ?? '', 'REMOVAL_STARTED', null);
     await conductor.conduct(rollout.id);
+    expect(await phases(rollout.id)).toEqual(['w-b1:DONE', 'w-b2:DONE', 'w-b3:SKIPPED']);
+    expect((await rollouts.node(rollout.id, b3?.id ?? ''))?.problem).toMatchObject({ code: 'rollout.nodeRemoved', params: { hostname: 'w-b3', status: 'REMOVING' } });
+    // And with nothing left to start, the same pass ended it.
     expect(await rollouts.get(rollout.id)).toMatchObject({ status: 'SUCCEEDED', reason: { code: 'rollout.succeeded', params: { count: 3 } } });
     expect(audit.filter((entry) => entry.targetId === rollout.id).map((entry) => entry.action)).toEqual(['rollout.started', 'rollout.succeeded']);
+    expect(audit.filter((entry) => entry.targetId === b3?.id).map((entry) => entry.action)).toEqual(['rollout.node.started', 'rollout.node.skipped']);
   });
 
   it('refuses nodes that are not joined or were not installed here, and a second rollout on the cluster', async () => {

@@ -39,6 +39,11 @@ export interface RolloutClusterAccess {
   watch(clusterId: string): Promise<Pick<ClusterWatch, 'client' | 'nodes'>>;
 }
 
+/** What each node's end asks of the host inspections: hash the recorded files again (the host came back as its install left it, or drifted). */
+export interface HostInspections {
+  queue(node: Pick<NodeEntity, 'id' | 'clusterId' | 'hostname' | 'ip'>): Promise<void>;
+}
+
 /** Counts for the metrics. */
 export interface RolloutObserver {
   node(clusterId: string, kind: RolloutKind, outcome: 'started' | 'done' | 'skipped'): void;
@@ -63,6 +68,8 @@ export interface RolloutConductorOptions {
   readonly drain?: typeof drainNode;
   /** Alertmanager, for rollouts that pause while named alerts fire; none configured: such rollouts are refused. */
   readonly alerts?: FiringAlerts;
+  /** A node done is inspected again (its recorded files hashed on the host). */
+  readonly inspections?: HostInspections;
   readonly logger: Logger;
   readonly observer?: RolloutObserver;
 }
@@ -214,7 +221,7 @@ export class RolloutConductor {
       return;
     }
     const summaries = new Map(watch.nodes().map((summary) => [summary.name, summary]));
-    const nodes = await this.options.rollouts.nodesOf(rollout.id);
+    const nodes = await this.skipNodesBeingRemoved(rollout, await this.options.rollouts.nodesOf(rollout.id), now);
     const members = nodes.map((node) => {
       const summary = summaries.get(node.nodeName);
       return { nodeId: node.nodeId, phase: node.phase, ready: summary?.ready ?? false, unschedulable: summary?.unschedulable ?? false };
@@ -261,6 +268,28 @@ export class RolloutConductor {
         await this.queueNode(rollout.id, node.nodeId);
       }
     }
+  }
+
+  /**
+   * A node of the rollout that is being removed (or was) is skipped, wherever it was: the removal
+   * owns it now, and it must not hold a slot of the budget. The nodes as they are after that.
+   */
+  private async skipNodesBeingRemoved(rollout: RolloutEntity, nodes: RolloutNodeEntity[], now: Date): Promise<RolloutNodeEntity[]> {
+    const open = nodes.filter((node) => node.phase !== 'DONE' && node.phase !== 'SKIPPED');
+    const records = new Map((await this.options.nodes.findMany(open.map((node) => node.nodeId))).map((record) => [record.id, record]));
+    let skipped = false;
+    for (const node of open) {
+      const status = records.get(node.nodeId)?.status;
+      if (status === 'REMOVING' || status === 'REMOVED') {
+        const problem = message('rollout.nodeRemoved', { hostname: node.nodeName, status });
+        if (await this.options.rollouts.updateNode(rollout.id, node.nodeId, { phase: 'SKIPPED', problem, finishedAt: now }, node.phase)) {
+          skipped = true;
+          await this.auditNode(rollout, node, 'skipped', problem);
+          this.options.observer?.node(rollout.clusterId, rollout.kind, 'skipped');
+        }
+      }
+    }
+    return skipped ? this.options.rollouts.nodesOf(rollout.id) : nodes;
   }
 
   /** Before a node starts: a named alert that fires pauses the rollout; an Alertmanager that does not answer holds it (true: start nothing). */
@@ -315,11 +344,15 @@ export class RolloutConductor {
         }
         return;
       }
-      await this.options.rollouts.updateNode(rolloutId, nodeId, { ...outcome.progress, phase: outcome.phase, problem: null }, step.phase);
+      if (!(await this.options.rollouts.updateNode(rolloutId, nodeId, { ...outcome.progress, phase: outcome.phase, problem: null }, step.phase))) {
+        // Moved meanwhile (skipped: a removal took the node): read where it is now.
+        continue;
+      }
       this.changed(rollout);
       if (outcome.phase === 'DONE') {
         await this.auditNode(rollout, step, 'done', message('rollout.node.done', { hostname: step.nodeName }));
         this.options.observer?.node(rollout.clusterId, rollout.kind, 'done');
+        await this.options.inspections?.queue(node);
         await this.queueConduct(rollout);
         return;
       }

@@ -230,4 +230,5 @@ export const API_EN = {
   'rollout.pausedOnAlert': 'paused: alert {alerts} is firing (Alertmanager); resume once it is resolved, or cancel',
   'rollout.noAlertmanager': 'the service has no Alertmanager to ask (ALERTMANAGER_URL is not set)',
   'rollout.alertmanagerFailed': 'waiting: Alertmanager at {url} did not answer ({error}), so no node starts',
+  'rollout.nodeRemoved': 'skipped {hostname}: it is {status} (a removal owns it now)',
 } as const satisfies Record<string, string>;

@@ -229,4 +229,5 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'rollout.pausedOnAlert': '已暂停：告警 {alerts} 正在触发（Alertmanager）；告警解除后恢复，或取消',
   'rollout.noAlertmanager': '本服务没有可查询的 Alertmanager（未设置 ALERTMANAGER_URL）',
   'rollout.alertmanagerFailed': '等待中：{url} 的 Alertmanager 未响应（{error}），因此不启动任何节点',
+  'rollout.nodeRemoved': '已跳过 {hostname}：其状态为 {status}（现由移除操作处理）',
 } as const;
