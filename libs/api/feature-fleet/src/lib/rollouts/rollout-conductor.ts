@@ -473,9 +473,10 @@ export class RolloutConductor {
         const kubelet = await session.exec(['systemctl', 'is-active', 'kubelet'], { timeoutMs: SSH_TIMEOUT_MS, signal: lost });
         return { bootId: boot.stdout.trim(), kubelet: kubelet.stdout.trim() };
       }, { signal: lost });
-    } catch {
-      // Down while it reboots.
-      return message('rollout.missing.boot');
+    } catch (error) {
+      // Down while it reboots; a host that answers but refuses the login (or shows another key) says so.
+      const failure = sshFailureOutcome(error);
+      return failure && failure.event !== 'SSH_UNREACHABLE' ? message('rollout.problem.ssh', { reason: failure.reason.message }) : message('rollout.missing.boot');
     }
     if (!state.bootId || state.bootId === step.bootIdBefore) {
       return message('rollout.missing.boot');
