@@ -196,6 +196,14 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     await kubectl('patch', 'pod', 'db-0', '-n', 'shop', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }));
     await expect.poll(async () => (await kubectl('get', 'pdb', 'db-budget', '-n', 'shop', '-o', 'jsonpath={.status.currentHealthy}/{.status.disruptionsAllowed}')).stdout, { timeout: 10_000 }).toBe('1/0');
 
+    // A dry run says so first, and starts nothing.
+    const dryRun = await cli(['rollout', 'start', '--kind', 'REBOOT', '--nodes', name, '--dry-run']);
+    expect(dryRun.code).toBe(1);
+    expect(dryRun.stdout).toContain('Dry run: 1 node(s) in this order, at most 1 out of service at once; nothing started.');
+    expect(dryRun.stdout).toContain(`${name}: drain evicts 1 pod(s)`);
+    expect(dryRun.stdout).toContain('PodDisruptionBudget shop/db-budget allows 0 disruption(s) now (shop/db-0): the rollout would pause here');
+    expect((await world.gql<{ rollouts: Rollout[] }>(`query($c: ID!) { rollouts(clusterId: $c) { ${ROLLOUT} } }`, { c: world.clusterId })).data?.rollouts.map((each) => each.status)).toEqual(['SUCCEEDED']);
+
     const started = await start({ nodeIds: [nodeIds[0]], maxUnavailable: 1 });
     expect(started.errors).toBeUndefined();
     const id = started.data?.startRollout.id ?? '';

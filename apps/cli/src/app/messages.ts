@@ -32,8 +32,8 @@ Commands:
   nodes clean NODE [--yes]    (removes what an earlier membership left on the host, as listed when it was added; then install)
   nodes credentials NODE [--user U] SECRET [--wait]    (new SSH credentials; the service connects again)
   nodes inspect NODE    (hashes the files its install wrote on the host now; names each changed or gone file; exit 1 unless CURRENT)
-  rollout start [--cluster C] --kind REBOOT [--nodes A,B | --label K=V,…] [--max-unavailable N|N%] [--window CRON --window-minutes M [--time-zone TZ]] [--pause-on-alert A,B] [--drain-timeout S] [--ready-timeout S]
-      (cordon, drain, reboot, wait for Ready, uncordon, node by node; never more than the budget out of service; new nodes only inside the window and while no named alert fires)
+  rollout start [--cluster C] --kind REBOOT [--nodes A,B | --label K=V,…] [--max-unavailable N|N%] [--window CRON --window-minutes M [--time-zone TZ]] [--pause-on-alert A,B] [--drain-timeout S] [--ready-timeout S] [--dry-run]
+      (cordon, drain, reboot, wait for Ready, uncordon, node by node; never more than the budget out of service; new nodes only inside the window and while no named alert fires; --dry-run shows each node's drain and starts nothing)
   rollout status|pause|resume|cancel [ROLLOUT] [--cluster C]    (by default the cluster's latest; status exits 1 when paused or cancelled)
   csrs list [--cluster C] [--pending]
   csrs approve NAME [--cluster C] [--force --reason TEXT]
@@ -77,8 +77,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   nodes clean 节点 [--yes]                                                   清除主机上先前加入集群时留下的内容（即录入时列出的各项），之后即可安装
   nodes credentials 节点 [--user 用户] 凭据 [--wait]                          更新 SSH 凭据，服务随后重新连接
   nodes inspect 节点                                                         重新计算安装写入主机的文件的哈希，列出每个被修改或已删除的文件；状态不是 CURRENT 时退出码为 1
-  rollout start [--cluster 集群] --kind REBOOT [--nodes A,B | --label K=V,…] [--max-unavailable N|N%] [--window CRON --window-minutes 分钟 [--time-zone 时区]] [--pause-on-alert A,B] [--drain-timeout 秒] [--ready-timeout 秒]
-      逐个节点封锁、排空、重启、等待就绪、恢复调度；同时不可用的节点不超过预算；新节点只在维护窗口内、且指定告警均未触发时开始
+  rollout start [--cluster 集群] --kind REBOOT [--nodes A,B | --label K=V,…] [--max-unavailable N|N%] [--window CRON --window-minutes 分钟 [--time-zone 时区]] [--pause-on-alert A,B] [--drain-timeout 秒] [--ready-timeout 秒] [--dry-run]
+      逐个节点封锁、排空、重启、等待就绪、恢复调度；同时不可用的节点不超过预算；新节点只在维护窗口内、且指定告警均未触发时开始；--dry-run 显示每个节点的排空情况而不启动
   rollout status|pause|resume|cancel [滚动操作] [--cluster 集群]               默认为该集群最近一次滚动操作；status 在暂停或已取消时退出码为 1
   csrs list [--cluster 集群] [--pending]                                     列出证书请求
   csrs approve 名称 [--cluster 集群] [--force --reason 理由]                  批准证书请求
@@ -188,6 +188,14 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   },
   driftChanged: { en: '  changed  {path}  (recorded {expected}…, now {found}…)', zh: '  已修改  {path}（记录为 {expected}…，现为 {found}…）' },
   driftGone: { en: '  gone     {path}  (recorded {expected}…)', zh: '  已删除  {path}（记录为 {expected}…）' },
+  rolloutPreviewHeading: { en: 'Dry run: {nodes} node(s) in this order, at most {allowed} out of service at once; nothing started.', zh: '试运行：按此顺序共 {nodes} 个节点，同时最多 {allowed} 个不可用；未启动任何操作。' },
+  rolloutPreviewWindowOpen: { en: '  the window is open until {at}', zh: '  维护窗口开放至 {at}' },
+  rolloutPreviewWindowClosed: { en: '  the window is closed until {at}: nothing would start before', zh: '  维护窗口在 {at} 之前关闭：此前不会启动任何节点' },
+  rolloutPreviewAlerts: { en: '  firing now: {alerts} (the rollout would pause before its first node)', zh: '  当前正在触发：{alerts}（滚动操作会在第一个节点之前暂停）' },
+  rolloutPreviewNode: { en: '  {node}: drain evicts {evict} pod(s), leaves {skip}', zh: '  {node}：排空将驱逐 {evict} 个 Pod，保留 {skip} 个' },
+  rolloutPreviewRefusal: { en: '      refused: {line}', zh: '      被拒绝：{line}' },
+  rolloutPreviewBudget: { en: '      PodDisruptionBudget {budget} allows {allowed} disruption(s) now ({pods})', zh: '      PodDisruptionBudget {budget} 当前允许 {allowed} 次中断（{pods}）' },
+  rolloutPreviewBudgetBlocks: { en: '      PodDisruptionBudget {budget} allows {allowed} disruption(s) now ({pods}): the rollout would pause here', zh: '      PodDisruptionBudget {budget} 当前允许 {allowed} 次中断（{pods}）：滚动操作会在此暂停' },
   rolloutKind: { en: 'rollout kind {kind}: only REBOOT is there today', zh: '滚动操作类型 {kind}：目前只支持 REBOOT' },
   rolloutWindowMinutes: { en: '--window needs --window-minutes (how long the window stays open)', zh: '--window 需要 --window-minutes（窗口打开多久）' },
   rolloutBudget: { en: '--max-unavailable "{value}" is not a count or a percentage (2, 25%)', zh: '--max-unavailable "{value}" 不是数量或百分比（如 2、25%）' },

@@ -5,6 +5,8 @@ import {
   ResumeRolloutDocument,
   RolloutDocument,
   type RolloutFieldsFragment,
+  RolloutPreviewDocument,
+  type RolloutPreviewQuery,
   RolloutsDocument,
   StartRolloutDocument,
   type StartRolloutInput,
@@ -18,6 +20,9 @@ import { serverText } from './messages';
  * `--nodes a,b` in that order, or those carrying `--label k=v`), at most `--max-unavailable N` (or
  * `N%`) out of service at once, new nodes only inside `--window CRON --window-minutes M
  * [--time-zone TZ]` and while none of `--pause-on-alert A,B` fires; prints it as `rollout status` does.
+ * With `--dry-run` it starts nothing and prints what it would do now: each node's drain (pods
+ * evicted and kept, refusals, the PodDisruptionBudgets it meets), the window and firing alerts;
+ * exit 1 when a drain would be refused or blocked, or an alert fires.
  */
 export const ROLLOUT_START: CommandSpec = {
   options: {
@@ -32,6 +37,7 @@ export const ROLLOUT_START: CommandSpec = {
     'pause-on-alert': { type: 'string' },
     'drain-timeout': { type: 'string' },
     'ready-timeout': { type: 'string' },
+    'dry-run': { type: 'boolean' },
   },
   positionals: [],
   async run(context) {
@@ -61,6 +67,11 @@ export const ROLLOUT_START: CommandSpec = {
     }
     if (readyTimeout !== undefined) {
       input.readyTimeoutSeconds = readyTimeout;
+    }
+    if (context.flags['dry-run'] === true) {
+      const { rolloutPreview } = await context.api().request(RolloutPreviewDocument, { input });
+      printPreview(context, rolloutPreview);
+      return rolloutPreview.nodes.every((node) => node.drainAllowed && node.budgets.every((budget) => !budget.blocks)) && rolloutPreview.firingAlerts.length === 0 ? EXIT.ok : EXIT.failed;
     }
     const { startRollout } = await context.api().request(StartRolloutDocument, { input });
     printRollout(context, startRollout);
@@ -167,5 +178,32 @@ function printRollout(context: CommandContext, rollout: RolloutFieldsFragment): 
   for (const node of rollout.nodes) {
     const problem = node.problem ? ` ${serverText(language, node.problem, node.problemCode, node.problemParams)}` : '';
     context.io.out(t('rolloutNode', { node: node.nodeName, phase: node.phase, problem }).trimEnd());
+  }
+}
+
+function printPreview(context: CommandContext, preview: RolloutPreviewQuery['rolloutPreview']): void {
+  if (context.output !== 'table') {
+    printJson(context, preview);
+    return;
+  }
+  const { t, language } = context;
+  context.io.out(t('rolloutPreviewHeading', { nodes: preview.nodes.length, allowed: preview.allowed }));
+  if (preview.windowOpen !== null && preview.windowChangesAt) {
+    context.io.out(t(preview.windowOpen ? 'rolloutPreviewWindowOpen' : 'rolloutPreviewWindowClosed', { at: preview.windowChangesAt }));
+  }
+  if (preview.firingAlerts.length > 0) {
+    context.io.out(t('rolloutPreviewAlerts', { alerts: preview.firingAlerts.join(', ') }));
+  }
+  if (preview.alertProblem) {
+    context.io.out(`  ${serverText(language, preview.alertProblem, preview.alertProblemCode, preview.alertProblemParams)}`);
+  }
+  for (const node of preview.nodes) {
+    context.io.out(t('rolloutPreviewNode', { node: node.nodeName, evict: node.counts.evict, skip: node.counts.skip }));
+    for (const line of node.refusalLines) {
+      context.io.out(t('rolloutPreviewRefusal', { line: serverText(language, line.message, line.messageCode, line.messageParams) }));
+    }
+    for (const budget of node.budgets) {
+      context.io.out(t(budget.blocks ? 'rolloutPreviewBudgetBlocks' : 'rolloutPreviewBudget', { budget: `${budget.namespace}/${budget.name}`, allowed: budget.disruptionsAllowed, pods: budget.pods.join(', ') }));
+    }
   }
 }

@@ -21,3 +21,4 @@ export * from './lib/ssh-credentials.input';
 export * from './lib/node.type';
 export * from './lib/host-verdict.type';
 export * from './lib/node-health.type';
+export { DisruptionBudgetPreviewType, type DrainPlanShown, DrainPodCountsType, KubectlLineType, drainPlanSummary, kubectlLine } from './lib/drain-plan.type';

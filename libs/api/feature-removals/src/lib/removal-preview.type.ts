@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
+import { DisruptionBudgetPreviewType, DrainPodCountsType, KubectlLineType, MessageCodeField, MessageParamsField } from '@ccos/api/util-graphql';
 import type { SafetyRule } from '@ccos/shared/domain';
 import { type DrainActionName, DrainActionEnum, type DrainPodClassName, DrainPodClassEnum, type ForcefulDrainOptionName, ForcefulDrainOptionEnum, RemovalSafetyRuleEnum } from './removal.enums';
 
@@ -61,54 +61,6 @@ export class DrainPodPreviewType {
       'The forceful options under which the drain deletes this pod, whatever the options asked about (both when it needs both): what ticking an option would delete, before it is ticked. Empty when the pod is evicted without them or kept whatever they say.',
   })
   deletedWith!: ForcefulDrainOptionName[];
-}
-
-@ObjectType('KubectlLine', { description: "One of kubectl's warning or refusal lines, with its message code." })
-export class KubectlLineType {
-  @Field(() => String)
-  message!: string;
-
-  @MessageCodeField('message')
-  messageCode!: string | null;
-
-  @MessageParamsField('message')
-  messageParams!: Record<string, unknown> | null;
-}
-
-@ObjectType('DrainPodCounts')
-export class DrainPodCountsType {
-  @Field(() => Int)
-  evict!: number;
-
-  @Field(() => Int)
-  skip!: number;
-
-  @Field(() => Int)
-  refuse!: number;
-}
-
-@ObjectType('DisruptionBudgetPreview', { description: 'A PodDisruptionBudget covering pods the drain would evict.' })
-export class DisruptionBudgetPreviewType {
-  @Field(() => String)
-  namespace!: string;
-
-  @Field(() => String)
-  name!: string;
-
-  @Field(() => Int)
-  disruptionsAllowed!: number;
-
-  @Field(() => Int)
-  currentHealthy!: number;
-
-  @Field(() => Int)
-  desiredHealthy!: number;
-
-  @Field(() => [String], { description: 'namespace/name of the covered pods on this node.' })
-  pods!: string[];
-
-  @Field(() => Boolean, { description: 'It allows fewer disruptions than it covers pods here: the drain will wait for it (reported live as POD_BLOCKED).' })
-  blocks!: boolean;
 }
 
 @ObjectType('CapacityPreview', { description: 'Whether the evicted pods fit on the other schedulable Ready nodes (requests only; not a scheduler).' })

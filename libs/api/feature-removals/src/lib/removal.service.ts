@@ -3,7 +3,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { type NodeEntity, type NodeStore, type RemovalDecision, type RemovalDecisionKind, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
 import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
-import { AppError, BadUserInputError, type CodedFields, ConflictError, NotFoundError, PreconditionError, codedFields, runEventFields, runFields } from '@ccos/api/util-graphql';
+import { AppError, BadUserInputError, ConflictError, NotFoundError, PreconditionError, codedFields, drainPlanSummary, kubectlLine, runEventFields, runFields } from '@ccos/api/util-graphql';
 import {
   type RemovalOptions,
   canUncordon,
@@ -126,7 +126,7 @@ export class RemovalService {
       ...(safety.refusalCoded ? [bare(safety.refusalCoded)] : []),
       ...(plan.refusalCoded ? [plan.refusalCoded] : []),
     ];
-    const count = (action: 'evict' | 'skip' | 'refuse') => plan.pods.filter((pod) => pod.action === action).length;
+    const summary = drainPlanSummary(plan);
     return {
       nodeId,
       nodeName: node.hostname,
@@ -151,12 +151,12 @@ export class RemovalService {
         pdbs: pod.pdbs,
         deletedWith: pod.deletedWith.map((option) => (option === 'force' ? 'FORCE' : 'DELETE_EMPTY_DIR_DATA')),
       })),
-      counts: { evict: count('evict'), skip: count('skip'), refuse: count('refuse') },
+      counts: summary.counts,
       warnings: [...plan.warnings, certificatesStay.message],
       refusals: plan.refusals,
       warningLines: [...plan.warnings.map((line, index) => kubectlLine(line, plan.warningsCoded[index])), kubectlLine(certificatesStay.message, bare(certificatesStay))],
-      refusalLines: plan.refusals.map((line, index) => kubectlLine(line, plan.refusalsCoded[index])),
-      budgets: plan.budgets.map((budget) => ({ ...budget, blocks: budget.disruptionsAllowed < budget.pods.length })),
+      refusalLines: summary.refusalLines,
+      budgets: summary.budgets,
       capacity: {
         fits: capacity.fits,
         message: capacity.detail.message,
@@ -457,9 +457,6 @@ function decisionView(decision: RemovalDecision | null): { actor: string; reason
 }
 
 /** A kubectl line with its code and parameters. */
-function kubectlLine(text: string, coded: Message | undefined): { message: string } & CodedFields<'message'> {
-  return { message: text, ...codedFields('message', coded) };
-}
 
 /** A preview's refusal: the English text and its code and parameters. */
 function refusalFields(text: CodedText | null): { refusal: string | null; refusalCode: string | null; refusalParams: MessageParams | null } {

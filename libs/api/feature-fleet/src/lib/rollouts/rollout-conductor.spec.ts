@@ -39,7 +39,7 @@ describe('rollout conductor: budget and maintenance window', () => {
       rollouts,
       nodes,
       jobs,
-      clusters: { watch: async () => ({ client: {} as never, nodes: () => [...cluster.values()] as NodeSummary[] }) },
+      clusters: { watch: async () => ({ client: {} as never, nodes: () => [...cluster.values()] as NodeSummary[], podsOnNode: () => null }) },
       ssh: new SshPool({ maxSessions: 1 }),
       secrets,
       audit: { record: async (entry) => void audit.push(entry) },

@@ -13,11 +13,11 @@ import {
   hostQueue,
 } from '@ccos/api/data-access-db';
 import { sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
-import { type DrainEvent, type DrainResult, drainNode, uncordonNode } from '@ccos/api/data-access-kube';
+import { type DrainEvent, type DrainPlan, type DrainResult, classifyPods, drainNode, listPodsOnNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { type AuditSink, BadUserInputError, ConflictError, type EventBus, PreconditionError, type RolloutChangedPayload, TOPICS } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { type RolloutKind, type RolloutNodePhase, type RolloutStatus, ROLLOUT_ACTIVE_PHASES, planRollout } from '@ccos/shared/domain';
+import { type RolloutKind, type RolloutNodePhase, type RolloutStatus, ROLLOUT_ACTIVE_PHASES, allowedUnavailable, planRollout } from '@ccos/shared/domain';
 import { type CodedText, bare, message } from '@ccos/shared/messages';
 import type { Clock } from '@ccos/shared/util-timing';
 import type { FiringAlerts } from './alertmanager';
@@ -34,9 +34,28 @@ const SSH_TIMEOUT_MS = 20_000;
 /** Statuses of nodes a rollout takes: joined, installed here (the service holds their SSH access). */
 const ELIGIBLE_STATUSES: ReadonlySet<NodeEntity['status']> = new Set(['JOINED']);
 
-/** What the rollout needs of each cluster: its watch (client, Nodes). */
+/** What the rollout needs of each cluster: its watch (client, Nodes, pods by node). */
 export interface RolloutClusterAccess {
-  watch(clusterId: string): Promise<Pick<ClusterWatch, 'client' | 'nodes'>>;
+  watch(clusterId: string): Promise<Pick<ClusterWatch, 'client' | 'nodes' | 'podsOnNode'>>;
+}
+
+/** What a rollout would do, before it starts: its nodes in order with what each drain would do, the budget, the window and the alerts now. */
+export interface RolloutPreview {
+  readonly nodes: ReadonlyArray<{
+    readonly nodeId: string;
+    readonly nodeName: string;
+    readonly ready: boolean;
+    readonly unschedulable: boolean;
+    /** What its drain would do now (`kubectl drain --ignore-daemonsets --delete-emptydir-data`). */
+    readonly drain: DrainPlan;
+  }>;
+  /** The budget as a count of nodes. */
+  readonly allowed: number;
+  /** The window now: null without one. */
+  readonly window: { readonly open: boolean; readonly changesAt: Date } | null;
+  /** Of `pauseOnAlerts`, those firing now, or why Alertmanager could not tell. */
+  readonly firingAlerts: readonly string[];
+  readonly alertProblem: CodedText | null;
 }
 
 /** What each node's end asks of the host inspections: hash the recorded files again (the host came back as its install left it, or drifted). */
@@ -135,19 +154,7 @@ export class RolloutConductor {
   }
 
   async startRollout(input: StartRollout, actor: string): Promise<RolloutEntity> {
-    if (input.maintenanceWindow) {
-      const problem = maintenanceWindowProblem(input.maintenanceWindow);
-      if (problem) {
-        throw new BadUserInputError(`input.window.${problem.field}`, problem.problem);
-      }
-    }
-    if (input.pauseOnAlerts.length > 0 && !this.options.alerts) {
-      throw new BadUserInputError('input.pauseOnAlerts', message('rollout.noAlertmanager'));
-    }
-    if (input.maxUnavailableIsPercent && input.maxUnavailable > 100) {
-      throw new BadUserInputError('input.maxUnavailable', message('validation.between', { min: 1, max: 100 }));
-    }
-    const nodes = await this.selectNodes(input);
+    const nodes = await this.checked(input);
     const rollout = await this.options.rollouts.create(
       {
         clusterId: input.clusterId,
@@ -172,6 +179,52 @@ export class RolloutConductor {
     this.changed(rollout);
     await this.queueConduct(rollout);
     return rollout;
+  }
+
+  /** What `startRollout` with this input would do now, changing nothing: refused the same way when it would be. */
+  async preview(input: StartRollout): Promise<RolloutPreview> {
+    const nodes = await this.checked(input);
+    const watch = await this.options.clusters.watch(input.clusterId);
+    const summaries = new Map(watch.nodes().map((summary) => [summary.name, summary]));
+    const drainOptions = { ignoreDaemonSets: true, deleteEmptyDirData: true };
+    const previews = await Promise.all(nodes.map(async (node) => {
+      const pods = watch.podsOnNode(node.hostname) ?? (await listPodsOnNode(watch.client, node.hostname));
+      const summary = summaries.get(node.hostname);
+      return {
+        nodeId: node.id,
+        nodeName: node.hostname,
+        ready: summary?.ready ?? false,
+        unschedulable: summary?.unschedulable ?? false,
+        drain: await classifyPods(watch.client, node.hostname, pods, drainOptions),
+      };
+    }));
+    const now = new Date(this.options.clock.now());
+    const window = input.maintenanceWindow ? windowState(input.maintenanceWindow, now) : null;
+    const alerts = input.pauseOnAlerts.length > 0 && this.options.alerts ? await this.options.alerts.firing(input.pauseOnAlerts) : { firing: [] };
+    return {
+      nodes: previews,
+      allowed: allowedUnavailable({ maxUnavailable: input.maxUnavailable, isPercent: input.maxUnavailableIsPercent }, nodes.length),
+      window: window === null ? null : window.open ? { open: true, changesAt: window.closesAt } : { open: false, changesAt: window.opensAt },
+      firingAlerts: 'firing' in alerts ? alerts.firing : [],
+      alertProblem: 'problem' in alerts ? alerts.problem : null,
+    };
+  }
+
+  /** The input checked as `startRollout` checks it; the nodes it selects, in order. */
+  private async checked(input: StartRollout): Promise<NodeEntity[]> {
+    if (input.maintenanceWindow) {
+      const problem = maintenanceWindowProblem(input.maintenanceWindow);
+      if (problem) {
+        throw new BadUserInputError(`input.window.${problem.field}`, problem.problem);
+      }
+    }
+    if (input.pauseOnAlerts.length > 0 && !this.options.alerts) {
+      throw new BadUserInputError('input.pauseOnAlerts', message('rollout.noAlertmanager'));
+    }
+    if (input.maxUnavailableIsPercent && input.maxUnavailable > 100) {
+      throw new BadUserInputError('input.maxUnavailable', message('validation.between', { min: 1, max: 100 }));
+    }
+    return this.selectNodes(input);
   }
 
   async pause(id: string, actor: string): Promise<RolloutEntity> {

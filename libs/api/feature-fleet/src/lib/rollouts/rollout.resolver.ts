@@ -1,9 +1,9 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { type RolloutEntity, type RolloutStore, isUuid } from '@ccos/api/data-access-db';
 import { NotFoundError, type RequestContext, type RolloutChangedPayload, TOPICS, actorOf } from '@ccos/api/util-graphql';
-import type { RolloutConductor } from './rollout-conductor';
+import type { RolloutConductor, StartRollout } from './rollout-conductor';
 import { StartRolloutInput } from './rollout.input';
-import { RolloutType, toRolloutType } from './rollout.type';
+import { RolloutPreviewType, RolloutType, toRolloutPreviewType, toRolloutType } from './rollout.type';
 
 @Resolver()
 export class RolloutResolver {
@@ -31,22 +31,13 @@ export class RolloutResolver {
       + 'acted on, brought back Ready and uncordoned, never more unavailable at once than maxUnavailable, new nodes only inside the window.',
   })
   async startRollout(@Arg('input', () => StartRolloutInput) input: StartRolloutInput, @Ctx() context: RequestContext): Promise<RolloutType> {
-    const rollout = await this.conductor.startRollout(
-      {
-        clusterId: input.clusterId,
-        kind: input.kind,
-        nodeIds: input.nodeIds ?? null,
-        labels: input.labels,
-        maxUnavailable: input.maxUnavailable,
-        maxUnavailableIsPercent: input.maxUnavailableIsPercent,
-        maintenanceWindow: input.window ? { cron: input.window.cron, durationMinutes: input.window.durationMinutes, timeZone: input.window.timeZone } : null,
-        pauseOnAlerts: input.pauseOnAlerts,
-        drainTimeoutSeconds: input.drainTimeoutSeconds,
-        readyTimeoutSeconds: input.readyTimeoutSeconds,
-      },
-      actorOf(context),
-    );
-    return this.view(rollout);
+    return this.view(await this.conductor.startRollout(startRolloutOf(input), actorOf(context)));
+  }
+
+  @Authorized('OPERATOR')
+  @Query(() => RolloutPreviewType, { description: 'What startRollout with this input would do now: its nodes in order, what each drain would do and the budgets it would meet, the window and the alerts. Refused as startRollout would be. Changes nothing.' })
+  async rolloutPreview(@Arg('input', () => StartRolloutInput) input: StartRolloutInput): Promise<RolloutPreviewType> {
+    return toRolloutPreviewType(await this.conductor.preview(startRolloutOf(input)));
   }
 
   @Authorized('OPERATOR')
@@ -85,4 +76,19 @@ export class RolloutResolver {
   private async view(rollout: RolloutEntity): Promise<RolloutType> {
     return toRolloutType(rollout, await this.store.nodesOf(rollout.id));
   }
+}
+
+function startRolloutOf(input: StartRolloutInput): StartRollout {
+  return {
+    clusterId: input.clusterId,
+    kind: input.kind,
+    nodeIds: input.nodeIds ?? null,
+    labels: input.labels,
+    maxUnavailable: input.maxUnavailable,
+    maxUnavailableIsPercent: input.maxUnavailableIsPercent,
+    maintenanceWindow: input.window ? { cron: input.window.cron, durationMinutes: input.window.durationMinutes, timeZone: input.window.timeZone } : null,
+    pauseOnAlerts: input.pauseOnAlerts,
+    drainTimeoutSeconds: input.drainTimeoutSeconds,
+    readyTimeoutSeconds: input.readyTimeoutSeconds,
+  };
 }

@@ -1,7 +1,8 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { RolloutEntity, RolloutNodeEntity } from '@ccos/api/data-access-db';
-import { MessageCodeField, MessageParamsField, codedFields, enumOf } from '@ccos/api/util-graphql';
+import { DisruptionBudgetPreviewType, DrainPodCountsType, KubectlLineType, MessageCodeField, MessageParamsField, codedFields, drainPlanSummary, enumOf } from '@ccos/api/util-graphql';
 import { ROLLOUT_KINDS, ROLLOUT_NODE_PHASES, ROLLOUT_STATUSES, type RolloutKind, type RolloutNodePhase, type RolloutStatus } from '@ccos/shared/domain';
+import type { RolloutPreview } from './rollout-conductor';
 
 export const RolloutKindEnum = enumOf(ROLLOUT_KINDS);
 registerEnumType(RolloutKindEnum, { name: 'RolloutKind', description: 'REBOOT: cordon, drain, reboot over SSH, wait for the new boot, the kubelet and Ready, uncordon.' });
@@ -151,5 +152,71 @@ export function toRolloutType(rollout: RolloutEntity, nodes: readonly RolloutNod
       problem: node.problem?.message ?? null,
       ...codedFields('problem', node.problem),
     })),
+  };
+}
+
+@ObjectType('RolloutNodePreview', { simpleResolvers: true, description: 'A node of the rollout asked for, and what its drain would do now (as kubectl drain --ignore-daemonsets --delete-emptydir-data).' })
+export class RolloutNodePreviewType {
+  @Field(() => ID)
+  nodeId!: string;
+
+  @Field(() => String)
+  nodeName!: string;
+
+  @Field(() => Boolean)
+  ready!: boolean;
+
+  @Field(() => Boolean)
+  unschedulable!: boolean;
+
+  @Field(() => Boolean, { description: 'Its drain would not be refused (a pod no controller would replace refuses it: the rollout would pause there).' })
+  drainAllowed!: boolean;
+
+  @Field(() => DrainPodCountsType)
+  counts!: DrainPodCountsType;
+
+  @Field(() => [KubectlLineType], { description: 'kubectl\'s refusal lines, with their message codes.' })
+  refusalLines!: KubectlLineType[];
+
+  @Field(() => [DisruptionBudgetPreviewType], { description: 'The PodDisruptionBudgets its drain meets; one that blocks pauses the rollout there until it allows a disruption.' })
+  budgets!: DisruptionBudgetPreviewType[];
+}
+
+@ObjectType('RolloutPreview', { simpleResolvers: true, description: 'What startRollout with the same input would do now. Changes nothing.' })
+export class RolloutPreviewType {
+  @Field(() => [RolloutNodePreviewType], { description: 'The nodes in the order they would start.' })
+  nodes!: RolloutNodePreviewType[];
+
+  @Field(() => Int, { description: 'The budget as a count of nodes.' })
+  allowed!: number;
+
+  @Field(() => Boolean, { nullable: true, description: 'Whether the maintenance window is open now; null without one.' })
+  windowOpen!: boolean | null;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When it closes (open) or opens (closed).' })
+  windowChangesAt!: Date | null;
+
+  @Field(() => [String], { description: 'Of pauseOnAlerts, those firing now: the rollout would pause before its first node.' })
+  firingAlerts!: string[];
+
+  @Field(() => String, { nullable: true, description: 'Why Alertmanager could not tell.' })
+  alertProblem!: string | null;
+
+  @MessageCodeField('alertProblem')
+  alertProblemCode!: string | null;
+
+  @MessageParamsField('alertProblem')
+  alertProblemParams!: Record<string, unknown> | null;
+}
+
+export function toRolloutPreviewType(preview: RolloutPreview): RolloutPreviewType {
+  return {
+    nodes: preview.nodes.map((node) => ({ nodeId: node.nodeId, nodeName: node.nodeName, ready: node.ready, unschedulable: node.unschedulable, drainAllowed: node.drain.allowed, ...drainPlanSummary(node.drain) })),
+    allowed: preview.allowed,
+    windowOpen: preview.window?.open ?? null,
+    windowChangesAt: preview.window?.changesAt ?? null,
+    firingAlerts: [...preview.firingAlerts],
+    alertProblem: preview.alertProblem?.message ?? null,
+    ...codedFields('alertProblem', preview.alertProblem),
   };
 }
