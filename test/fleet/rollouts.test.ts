@@ -135,6 +135,10 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
       await form.getByText('is not a cron expression', { exact: false }).waitFor();
       await form.getByRole('textbox', { name: 'Maintenance window (cron, optional)' }).fill('');
       await form.getByRole('textbox', { name: 'At most this many nodes out of service at once' }).fill('1');
+      await form.getByRole('button', { name: 'Preview' }).click();
+      const preview = form.getByTestId('rollout-preview');
+      await preview.getByText('3 nodes in this order, at most 1 out of service at once.').waitFor();
+      expect(await preview.locator('li[data-node]').evaluateAll((items) => items.map((item) => item.getAttribute('data-node')))).toEqual(world.lab.hosts.map((host) => host.hostname));
       await form.getByRole('button', { name: 'Reboot nodes' }).click();
       await page.getByText('Rolling reboot started.').first().waitFor();
       const listed = await world.gql<{ rollouts: Rollout[] }>(`query($c: ID!) { rollouts(clusterId: $c) { ${ROLLOUT} } }`, { c: world.clusterId });

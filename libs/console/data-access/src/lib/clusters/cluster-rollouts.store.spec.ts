@@ -38,6 +38,13 @@ describe('a cluster\'s rollouts', () => {
     expect((await refused).ok).toBe(false);
     expect(store.fieldErrors()['window.cron']).toBeTruthy();
 
+    const previewing = store.preview({ ...input, window: null });
+    expect(api.pending('RolloutPreview')[0]?.variables).toEqual({ input: { ...input, window: null } });
+    const preview = { nodes: [], allowed: 1, windowOpen: null, windowChangesAt: null, firingAlerts: [], alertProblem: null, alertProblemCode: null, alertProblemParams: null };
+    api.answer('RolloutPreview', { data: { rolloutPreview: preview } });
+    expect(await previewing).toEqual({ ok: true, value: preview });
+    expect(api.pending('Rollouts')).toHaveLength(0);
+
     const started = store.start({ ...input, window: null });
     expect(api.pending('StartRollout')[0]?.variables).toEqual({ input: { ...input, window: null } });
     api.answer('StartRollout', { data: { startRollout: rollout('r-3') } });

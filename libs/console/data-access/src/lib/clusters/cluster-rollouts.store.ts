@@ -7,6 +7,8 @@ import {
   ResumeRolloutDocument,
   RolloutChangedDocument,
   type RolloutFieldsFragment,
+  RolloutPreviewDocument,
+  type RolloutPreviewQuery,
   RolloutsDocument,
   StartRolloutDocument,
   type StartRolloutInput,
@@ -17,6 +19,7 @@ import type { Outcome } from '../errors/api-problem';
 import { FormSubmission } from '../forms/form-submission';
 
 export type RolloutView = RolloutFieldsFragment;
+export type RolloutPreviewView = RolloutPreviewQuery['rolloutPreview'];
 export type RolloutAction = 'pause' | 'resume' | 'cancel';
 
 /**
@@ -52,6 +55,14 @@ export class ClusterRolloutsStore {
         }
       },
       reconnected: () => this.query.refetch(),
+    });
+  }
+
+  /** What starting with this input would do now (each node's drain, the window, firing alerts); refused as a start would be. */
+  preview(input: StartRolloutInput): Promise<Outcome<RolloutPreviewView>> {
+    return this.starting.send(async () => {
+      const result = await firstValueFrom(this.apollo.query({ query: RolloutPreviewDocument, variables: { input }, fetchPolicy: 'network-only', context: { errorDisplay: 'fields' } }));
+      return { value: result.data?.rolloutPreview, error: result.error };
     });
   }
 

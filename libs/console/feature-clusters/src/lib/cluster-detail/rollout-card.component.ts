@@ -1,7 +1,8 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal } from '@angular/core';
-import { ClusterRolloutsStore, type RolloutAction, type RolloutView, Notifications, Session } from '@ccos/console/data-access';
+import { ClusterRolloutsStore, type RolloutAction, type RolloutPreviewView, type RolloutView, Notifications, Session } from '@ccos/console/data-access';
 import { ButtonDirective, StatusBadgeComponent, type StatusTone, TextFieldComponent } from '@ccos/console/ui';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
+import type { StartRolloutInput } from '@ccos/shared/api-schema';
 import { clustersMessages } from '../clusters.messages';
 
 const STATUS_TONES: Readonly<Record<RolloutView['status'], StatusTone>> = { RUNNING: 'info', PAUSED: 'warn', SUCCEEDED: 'ok', CANCELLED: 'neutral' };
@@ -77,8 +78,33 @@ const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], Status
             <ccos-text-field name="durationMinutes" inputMode="numeric" [label]="t('rollout.minutes')" [error]="errorOf('window.durationMinutes')" [(value)]="minutes" />
             <ccos-text-field name="timeZone" [label]="t('rollout.timeZone')" [error]="store.fieldErrors()['window.timeZone'] ?? null" [(value)]="timeZone" />
           }
+          @if (preview(); as shown) {
+            <section class="preview" data-testid="rollout-preview" [attr.aria-label]="t('rollout.preview.heading')">
+              <p>{{ t('rollout.preview.summary', { nodes: shown.nodes.length, allowed: shown.allowed }) }}</p>
+              @if (shown.windowOpen === false && shown.windowChangesAt) {
+                <p class="ccos-muted">{{ t('rollout.preview.windowClosed', { at: i18n.formatDateTime(shown.windowChangesAt) }) }}</p>
+              }
+              <ul class="nodes">
+                @for (node of shown.nodes; track node.nodeId) {
+                  <li [attr.data-node]="node.nodeName">
+                    <span class="name ccos-mono">{{ node.nodeName }}</span>
+                    <span>{{ t('rollout.preview.drain', { evict: node.counts.evict, skip: node.counts.skip }) }}</span>
+                    @for (line of node.refusalLines; track $index) {
+                      <span class="problem">{{ line.message | serverText: line.messageCode : line.messageParams }}</span>
+                    }
+                    @for (budget of node.budgets; track budget.name) {
+                      @if (budget.blocks) {
+                        <span class="problem" data-testid="rollout-preview-blocks">{{ t('rollout.preview.blocks') }} <code>{{ budget.namespace }}/{{ budget.name }}</code></span>
+                      }
+                    }
+                  </li>
+                }
+              </ul>
+            </section>
+          }
           <div class="ccos-actions">
-            <button ccosButton="primary" type="submit" [busy]="store.sending()">{{ t('rollout.start') }}</button>
+            <button ccosButton="secondary" type="button" [busy]="store.sending() && previewing()" (click)="showPreview()">{{ t('rollout.preview.button') }}</button>
+            <button ccosButton="primary" type="submit" [busy]="store.sending() && !previewing()">{{ t('rollout.start') }}</button>
           </div>
         </form>
       }
@@ -92,6 +118,7 @@ const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], Status
     .nodes .name { font-family: var(--ccos-mono, monospace); min-width: 8rem; }
     .nodes .problem { color: var(--ccos-text-muted); font-size: 0.9em; }
     .start { display: grid; gap: 0.75rem; margin-top: 0.75rem; }
+    .preview { border-top: 1px solid var(--ccos-border, #e5e7eb); padding-top: 0.5rem; }
     .check { display: flex; align-items: center; gap: 0.5rem; }
   `,
 })
@@ -112,6 +139,8 @@ export class RolloutCardComponent {
   protected readonly timeZone = signal(Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
   /** Fields that are not whole numbers, found before sending. */
   private readonly notWhole = signal<ReadonlySet<string>>(new Set());
+  protected readonly preview = signal<RolloutPreviewView | null>(null);
+  protected readonly previewing = signal(false);
 
   constructor() {
     effect(() => this.store.select(this.clusterId()));
@@ -159,6 +188,34 @@ export class RolloutCardComponent {
 
   protected async start(event: Event): Promise<void> {
     event.preventDefault();
+    const input = this.input();
+    if (!input) {
+      return;
+    }
+    const outcome = await this.store.start(input);
+    if (outcome.ok) {
+      this.preview.set(null);
+      this.notifications.show('success', () => this.t('rollout.started'));
+    }
+  }
+
+  /** What starting would do now, shown above the buttons; starts nothing. */
+  protected async showPreview(): Promise<void> {
+    const input = this.input();
+    if (!input) {
+      return;
+    }
+    this.previewing.set(true);
+    try {
+      const outcome = await this.store.preview(input);
+      this.preview.set(outcome.ok ? outcome.value : null);
+    } finally {
+      this.previewing.set(false);
+    }
+  }
+
+  /** The form as the API's input, or null (and the fields marked) when a number is not whole. */
+  private input(): StartRolloutInput | null {
     const whole = (text: string) => (/^\d{1,5}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN);
     const cron = this.cron().trim();
     const bad = new Set<string>();
@@ -170,17 +227,14 @@ export class RolloutCardComponent {
     }
     this.notWhole.set(bad);
     if (bad.size > 0) {
-      return;
+      return null;
     }
-    const outcome = await this.store.start({
+    return {
       clusterId: this.clusterId(),
       kind: 'REBOOT',
       maxUnavailable: whole(this.maxUnavailable()),
       maxUnavailableIsPercent: this.percent(),
       ...(cron === '' ? {} : { window: { cron, durationMinutes: whole(this.minutes()), timeZone: this.timeZone().trim() } }),
-    });
-    if (outcome.ok) {
-      this.notifications.show('success', () => this.t('rollout.started'));
-    }
+    };
   }
 }
