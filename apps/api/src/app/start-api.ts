@@ -479,7 +479,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       remediation.start();
       stack.push({ name: 'remediation', stop: async () => remediation.stop() });
       fleet.start();
-      stack.push({ name: 'host inspections', stop: async () => fleet.stop() });
+      stack.push({ name: 'host inspections and rollouts', stop: async () => fleet.stop() });
       return { url: http.url, httpsUrl: http.httpsUrl, agentsUrl: agents?.httpsUrl ?? null, metricsUrl: metricsListener?.url ?? null, port: http.port };
     }
     /** A worker answers only machines: health, readiness and (unless METRICS_PORT has them) metrics on PORT, plain HTTP. */
