@@ -620,7 +620,9 @@ async function rebootHost(): Promise<void> {
   killHostProcesses(readlinkSync('/proc/self/ns/net'));
   writeFileSync(bootId, `${randomUUID()}\n`);
   // A boot loads the unit files as they are on disk.
-  rmSync(onHost('/var/lib/ccos-lab/systemd/loaded'), { recursive: true, force: true });
+  for (const unit of loadedUnitNames()) {
+    forgetLoaded(unit);
+  }
   await sleep((readLabConfig().rebootSeconds ?? DEFAULT_REBOOT_SECONDS) * 1000);
   spawn('/usr/sbin/sshd', [], { env: { PATH: HOST_PATH, LANG: 'C.UTF-8' }, detached: true, stdio: 'ignore', cwd: '/' }).unref();
   for (const unit of listUnitNames()) {
