@@ -93,14 +93,15 @@ export class RolloutStore {
     return (result.affected ?? 0) > 0 ? this.get(id) : null;
   }
 
-  /** What a running rollout waits for now; written only when it changed. */
-  async recordWaiting(id: string, waitingFor: CodedText | null, at: Date): Promise<void> {
-    await this.rollouts
+  /** What a running rollout waits for now; written only when it changed (true then). */
+  async recordWaiting(id: string, waitingFor: CodedText | null, at: Date): Promise<boolean> {
+    const result = await this.rollouts
       .createQueryBuilder()
       .update()
       .set({ waitingFor, updatedAt: at })
       .where('id = :id AND status = :running AND waiting_for IS DISTINCT FROM CAST(:waiting AS jsonb)', { id, running: 'RUNNING', waiting: waitingFor === null ? null : JSON.stringify(waitingFor) })
       .execute();
+    return (result.affected ?? 0) > 0;
   }
 
   /** Records a node's progress; with `fromPhase`, only while it is still in that phase (false when it was not). */

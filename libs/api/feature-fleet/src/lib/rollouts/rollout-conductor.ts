@@ -257,24 +257,23 @@ export class RolloutConductor {
     if (rollout?.status !== 'RUNNING') {
       return;
     }
-    try {
-      await this.conductRunning(rollout);
-    } finally {
+    if (await this.conductRunning(rollout)) {
       this.changed(rollout);
     }
   }
 
-  private async conductRunning(rollout: RolloutEntity): Promise<void> {
+  /** One pass of {@link conduct}; whether it changed the rollout (its subscribers then read it again). */
+  private async conductRunning(rollout: RolloutEntity): Promise<boolean> {
     const now = new Date(this.options.clock.now());
+    const waiting = (text: CodedText | null) => this.options.rollouts.recordWaiting(rollout.id, text, now);
     let watch;
     try {
       watch = await this.options.clusters.watch(rollout.clusterId);
     } catch (error) {
-      await this.options.rollouts.recordWaiting(rollout.id, message('rollout.problem.cluster', { error: errorText(error) }), now);
-      return;
+      return waiting(message('rollout.problem.cluster', { error: errorText(error) }));
     }
     const summaries = new Map(watch.nodes().map((summary) => [summary.name, summary]));
-    const nodes = await this.skipNodesBeingRemoved(rollout, await this.options.rollouts.nodesOf(rollout.id), now);
+    const { nodes, skipped } = await this.skipNodesBeingRemoved(rollout, await this.options.rollouts.nodesOf(rollout.id), now);
     const members = nodes.map((node) => {
       const summary = summaries.get(node.nodeName);
       return { nodeId: node.nodeId, phase: node.phase, ready: summary?.ready ?? false, unschedulable: summary?.unschedulable ?? false };
@@ -286,31 +285,29 @@ export class RolloutConductor {
         await this.auditRollout(ended, 'succeeded', message('rollout.succeeded', { count: nodes.length }), ROLLOUT_ACTOR);
         this.options.observer?.rollout(ended.clusterId, ended.kind, 'SUCCEEDED');
       }
-      return;
+      return skipped || ended !== null;
     }
     const pending = nodes.filter((node) => node.phase === 'PENDING');
     if (pending.length === 0) {
-      await this.options.rollouts.recordWaiting(rollout.id, null, now);
-      return;
+      return (await waiting(null)) || skipped;
     }
     if (rollout.maintenanceWindow) {
       const window = windowState(rollout.maintenanceWindow, now);
       if (!window.open) {
-        await this.options.rollouts.recordWaiting(rollout.id, message('rollout.waiting.window', { opensAt: window.opensAt.toISOString() }), now);
         await this.queueConduct(rollout, window.opensAt);
-        return;
+        return (await waiting(message('rollout.waiting.window', { opensAt: window.opensAt.toISOString() }))) || skipped;
       }
     }
     if (plan.start.length === 0) {
       const byId = new Map(nodes.map((node) => [node.nodeId, node.nodeName]));
       const names = plan.unavailable.map((nodeId) => byId.get(nodeId) ?? nodeId).join(', ');
-      await this.options.rollouts.recordWaiting(rollout.id, message('rollout.waiting.budget', { unavailable: plan.unavailable.length, nodes: nodes.length, names, allowed: plan.allowed }), now);
-      return;
+      return (await waiting(message('rollout.waiting.budget', { unavailable: plan.unavailable.length, nodes: nodes.length, names, allowed: plan.allowed }))) || skipped;
     }
-    if (await this.pausedOnAlerts(rollout, now)) {
-      return;
+    const alerts = await this.alertsHold(rollout, now);
+    if (alerts !== 'NONE') {
+      return alerts === 'CHANGED' || skipped;
     }
-    await this.options.rollouts.recordWaiting(rollout.id, null, now);
+    await waiting(null);
     const started = new Set(plan.start);
     let unavailable = plan.unavailable.length;
     for (const node of pending.filter((candidate) => started.has(candidate.nodeId))) {
@@ -321,13 +318,14 @@ export class RolloutConductor {
         await this.queueNode(rollout.id, node.nodeId);
       }
     }
+    return true;
   }
 
   /**
    * A node of the rollout that is being removed (or was) is skipped, wherever it was: the removal
    * owns it now, and it must not hold a slot of the budget. The nodes as they are after that.
    */
-  private async skipNodesBeingRemoved(rollout: RolloutEntity, nodes: RolloutNodeEntity[], now: Date): Promise<RolloutNodeEntity[]> {
+  private async skipNodesBeingRemoved(rollout: RolloutEntity, nodes: RolloutNodeEntity[], now: Date): Promise<{ nodes: RolloutNodeEntity[]; skipped: boolean }> {
     const open = nodes.filter((node) => node.phase !== 'DONE' && node.phase !== 'SKIPPED');
     const records = new Map((await this.options.nodes.findMany(open.map((node) => node.nodeId))).map((record) => [record.id, record]));
     let skipped = false;
@@ -342,21 +340,23 @@ export class RolloutConductor {
         }
       }
     }
-    return skipped ? this.options.rollouts.nodesOf(rollout.id) : nodes;
+    return { nodes: skipped ? await this.options.rollouts.nodesOf(rollout.id) : nodes, skipped };
   }
 
-  /** Before a node starts: a named alert that fires pauses the rollout; an Alertmanager that does not answer holds it (true: start nothing). */
-  private async pausedOnAlerts(rollout: RolloutEntity, now: Date): Promise<boolean> {
+  /**
+   * Before a node starts: a named alert that fires pauses the rollout; an Alertmanager that does not
+   * answer holds it. NONE: nothing holds it; HELD or CHANGED (the rollout changed): start nothing.
+   */
+  private async alertsHold(rollout: RolloutEntity, now: Date): Promise<'NONE' | 'HELD' | 'CHANGED'> {
     if (rollout.pauseOnAlerts.length === 0 || !this.options.alerts) {
-      return false;
+      return 'NONE';
     }
     const answer = await this.options.alerts.firing(rollout.pauseOnAlerts);
     if ('problem' in answer) {
-      await this.options.rollouts.recordWaiting(rollout.id, answer.problem, now);
-      return true;
+      return (await this.options.rollouts.recordWaiting(rollout.id, answer.problem, now)) ? 'CHANGED' : 'HELD';
     }
     if (answer.firing.length === 0) {
-      return false;
+      return 'NONE';
     }
     const reason = message('rollout.pausedOnAlert', { alerts: answer.firing.join(', ') });
     const paused = await this.options.rollouts.moveStatus(rollout.id, ['RUNNING'], 'PAUSED', reason, now);
@@ -364,7 +364,7 @@ export class RolloutConductor {
       await this.auditRollout(paused, 'paused', reason, ROLLOUT_ACTOR, false);
       this.options.observer?.rollout(paused.clusterId, paused.kind, 'PAUSED_BY_SERVICE');
     }
-    return true;
+    return paused ? 'CHANGED' : 'HELD';
   }
 
   /** Takes one node through its phases from where it is, while the rollout runs (or, cancelled, back into service). */
