@@ -74,6 +74,17 @@ export class RolloutStore {
     return this.nodes.find({ where: { rolloutId }, order: { position: 'ASC' } });
   }
 
+  /** The nodes of these rollouts in one read, by rollout, each in order. */
+  async nodesOfEach(rolloutIds: readonly string[]): Promise<Map<string, RolloutNodeEntity[]>> {
+    const byRollout = new Map<string, RolloutNodeEntity[]>(rolloutIds.map((id) => [id, []]));
+    if (rolloutIds.length > 0) {
+      for (const node of await this.nodes.find({ where: { rolloutId: In([...rolloutIds]) }, order: { position: 'ASC' } })) {
+        byRollout.get(node.rolloutId)?.push(node);
+      }
+    }
+    return byRollout;
+  }
+
   async node(rolloutId: string, nodeId: string): Promise<RolloutNodeEntity | null> {
     return this.nodes.findOneBy({ rolloutId, nodeId });
   }

@@ -15,7 +15,9 @@ export class RolloutResolver {
   @Authorized('VIEWER')
   @Query(() => [RolloutType], { description: 'The cluster\'s rollouts, newest first (the last 50).' })
   async rollouts(@Arg('clusterId', () => ID) clusterId: string): Promise<RolloutType[]> {
-    return Promise.all((await this.store.ofCluster(clusterId)).map((rollout) => this.view(rollout)));
+    const rollouts = await this.store.ofCluster(clusterId);
+    const nodes = await this.store.nodesOfEach(rollouts.map((rollout) => rollout.id));
+    return rollouts.map((rollout) => toRolloutType(rollout, nodes.get(rollout.id) ?? []));
   }
 
   @Authorized('VIEWER')
