@@ -214,13 +214,18 @@ export async function confirmedByName(context: CommandContext, name: string, wor
   return true;
 }
 
+/** The node of a list by its id, or by its host name among those not removed. */
+export function findNode(nodes: readonly NodeView[], nameOrId: string): NodeView | undefined {
+  return nodes.find((node) => node.id === nameOrId) ?? nodes.find((node) => node.hostname === nameOrId && node.status !== 'REMOVED');
+}
+
 /** The node named by id or host name, in --cluster or in any cluster. */
 export async function resolveNode(context: CommandContext, nameOrId: string): Promise<NodeView> {
   const api = context.api();
   const clusters = stringFlag(context, 'cluster') ? [await resolveCluster(context)] : (await api.request(ClustersDocument, {})).clusters;
   for (const cluster of clusters) {
     const { nodes } = await api.request(NodesDocument, { clusterId: cluster.id });
-    const found = nodes.find((node) => node.id === nameOrId) ?? nodes.find((node) => node.hostname === nameOrId && node.status !== 'REMOVED');
+    const found = findNode(nodes, nameOrId);
     if (found) {
       return found;
     }

@@ -11,7 +11,7 @@ import {
   StartRolloutDocument,
   type StartRolloutInput,
 } from '@ccos/shared/api-schema';
-import { type CommandContext, type CommandSpec, integerFlag, printJson, resolveCluster, stringFlag, usageError } from './command';
+import { type CommandContext, type CommandSpec, findNode, integerFlag, printJson, resolveCluster, stringFlag, usageError } from './command';
 import { CliError, EXIT } from './exit-codes';
 import { serverText } from './messages';
 
@@ -149,7 +149,7 @@ async function selectionOf(context: CommandContext, clusterId: string): Promise<
   }
   const { nodes } = await context.api().request(NodesDocument, { clusterId });
   const nodeIds = names.map((name) => {
-    const node = nodes.find((candidate) => candidate.id === name) ?? nodes.find((candidate) => candidate.hostname === name && candidate.status !== 'REMOVED');
+    const node = findNode(nodes, name);
     if (!node) {
       throw new CliError(context.t('nodeNotFound', { node: name }), EXIT.notFound);
     }
