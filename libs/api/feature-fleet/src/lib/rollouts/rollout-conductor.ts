@@ -496,7 +496,7 @@ export class RolloutConductor {
         return this.pauseOn(step, this.sshProblem(error));
       }
     }
-    return { kind: 'next', phase: 'WAIT_READY', progress: { bootIdBefore: before, rebootedAt: at } };
+    return { kind: 'next', phase: 'WAIT_READY' };
   }
 
   /** Waits for a new boot id, an active kubelet and a Ready Node, until the rollout's ready timeout after the reboot. */
