@@ -85,6 +85,18 @@ describe('parseCertificateRequest', () => {
     expect(await parseCertificateRequest(new Uint8Array(der))).toMatchObject({ ok: true, request: { commonName: 'system:node:w4', signatureValid: false } });
   });
 
+  it.each([
+    ['Ed25519', { name: 'Ed25519' }, { name: 'Ed25519' }, 'Ed25519'],
+    ['RSA-PSS (checked by the library)', { ...RSA_2048, name: 'RSA-PSS' }, { name: 'RSA-PSS', hash: 'SHA-256', saltLength: 32 }, 'RSA'],
+  ])('checks the signature of a %s request, and refuses it with a bit flipped', async (_kind, key, signingAlgorithm, algorithm) => {
+    const keys = (await webcrypto.subtle.generateKey(key, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+    const csr = await Pkcs10CertificateRequestGenerator.create({ name: 'CN=system:node:w6, O=system:nodes', keys, signingAlgorithm }, crypto);
+    const der = Buffer.from(csr.rawData);
+    expect(await parseCertificateRequest(new Uint8Array(der))).toMatchObject({ ok: true, request: { publicKey: { algorithm }, signatureValid: true } });
+    der[der.length - 5] ^= 0x01;
+    expect(await parseCertificateRequest(new Uint8Array(der))).toMatchObject({ ok: true, request: { commonName: 'system:node:w6', signatureValid: false } });
+  });
+
   it('reports a request whose signed part was changed after signing (a name swapped in the subject)', async () => {
     const { csrPem } = await generateCertificateRequest({ commonName: 'system:node:w4', organizations: ['system:nodes'] });
     const der = Buffer.from(csrPem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');

@@ -1,6 +1,6 @@
 // @peculiar/x509 resolves its services through tsyringe, which needs the Reflect metadata polyfill first.
 import 'reflect-metadata';
-import { webcrypto } from 'node:crypto';
+import { createPublicKey, verify as verifySignature, webcrypto } from 'node:crypto';
 import { Pkcs10CertificateRequest, SubjectAlternativeNameExtension, type GeneralName } from '@peculiar/x509';
 
 /** A WebCrypto algorithm description (what @peculiar/x509 reports for keys and signatures). */
@@ -83,6 +83,62 @@ function derOf(input: string | Uint8Array): Uint8Array {
   return Buffer.from(block[1].replace(/\s+/g, ''), 'base64');
 }
 
+/** The length of a DER element's header and of its content, at `at`. */
+function derHeader(der: Uint8Array, at: number): { readonly header: number; readonly length: number } {
+  const first = der[at + 1];
+  if (first < 0x80) {
+    return { header: 2, length: first };
+  }
+  const octets = first & 0x7f;
+  let length = 0;
+  for (let index = 0; index < octets; index += 1) {
+    length = length * 256 + der[at + 2 + index];
+  }
+  return { header: 2 + octets, length };
+}
+
+/** The signed part of a request (RFC 2986: the first element of the outer SEQUENCE), exactly as it was signed. */
+function certificationRequestInfoOf(der: Uint8Array): Buffer {
+  const outer = derHeader(der, 0);
+  const info = derHeader(der, outer.header);
+  return Buffer.from(der.subarray(outer.header, outer.header + info.header + info.length));
+}
+
+/** The OpenSSL digest of a WebCrypto hash name (`SHA-256` → `sha256`). */
+function digestOf(algorithm: unknown): string | null {
+  const name = (algorithm as { hash?: { name?: unknown } }).hash?.name;
+  return typeof name === 'string' && /^SHA-(256|384|512)$/.test(name) ? name.replace('-', '').toLowerCase() : null;
+}
+
+/**
+ * Whether the request is signed by the private key of the public key it carries. ECDSA, RSA
+ * PKCS#1 v1.5 and Ed25519 (what kubelets and tools sign with) are checked by OpenSSL directly on
+ * the signed bytes: the library's WebCrypto path serialises and imports the key again per request,
+ * and a join storm checks hundreds of them. Anything else (RSA-PSS, say) goes through the library.
+ * An algorithm neither can check counts as an unverified signature.
+ */
+async function proofOfPossession(csr: Pkcs10CertificateRequest, der: Uint8Array): Promise<boolean> {
+  try {
+    const signed = certificationRequestInfoOf(der);
+    const signature = Buffer.from(csr.signature);
+    const algorithm = csr.signatureAlgorithm as unknown as Algorithm;
+    const key = () => createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
+    const digest = digestOf(algorithm);
+    if (algorithm.name === 'ECDSA' && digest) {
+      return verifySignature(digest, signed, { key: key(), dsaEncoding: 'der' }, signature);
+    }
+    if (algorithm.name === 'RSASSA-PKCS1-v1_5' && digest) {
+      return verifySignature(digest, signed, key(), signature);
+    }
+    if (algorithm.name === 'Ed25519') {
+      return verifySignature(null, signed, key(), signature);
+    }
+    return await csr.verify(webcrypto as unknown as CryptoProvider);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Parses a PKCS#10 certificate request (PEM, base64 of PEM as in a CSR's `spec.request`, or DER)
  * and checks its self-signature. Never throws: a request that is not one gives `{ ok: false }`.
@@ -91,8 +147,9 @@ function derOf(input: string | Uint8Array): Uint8Array {
  */
 export async function parseCertificateRequest(input: string | Uint8Array): Promise<CertificateRequestParse> {
   let csr: Pkcs10CertificateRequest;
+  let der: Uint8Array;
   try {
-    const der = derOf(input);
+    der = derOf(input);
     csr = new Pkcs10CertificateRequest(Buffer.from(der));
   } catch (error) {
     return { ok: false, error: `not a PKCS#10 certificate request: ${error instanceof Error ? error.message : String(error)}` };
@@ -100,12 +157,7 @@ export async function parseCertificateRequest(input: string | Uint8Array): Promi
   try {
     const names: GeneralName[] = csr.extensions.filter((ext) => ext.type === EXTENSION_SAN).flatMap((ext) => new SubjectAlternativeNameExtension(ext.rawData).names.items);
     const ofType = (type: string): string[] => names.filter((entry) => entry.type === type).map((entry) => entry.value);
-    let signatureValid = false;
-    try {
-      signatureValid = await csr.verify(webcrypto as unknown as CryptoProvider);
-    } catch {
-      // An algorithm WebCrypto cannot verify counts as an unverified signature.
-    }
+    const signatureValid = await proofOfPossession(csr, der);
     return {
       ok: true,
       request: {
