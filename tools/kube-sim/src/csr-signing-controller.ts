@@ -48,7 +48,8 @@ export class CsrSigningController {
       return;
     }
     this.inFlight.add(uid);
-    const work = this.sign(event.resource, event.object).finally(() => {
+    // Off the writer's path, as the controller's work queue is: the approval is answered and watched before its signing starts.
+    const work = new Promise<void>((resolve) => setImmediate(resolve)).then(() => (this.stopped ? undefined : this.sign(event.resource, event.object))).finally(() => {
       this.inFlight.delete(uid);
       this.pending.delete(work);
     });

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
 import {
   type ClusterVersionReading, type CsrEvent, type CsrSummary, type CsrWatch, type InformerOptions, type KubeClient, type KubeClientOptions, type KubeCredentials, type NodeEvent, type NodeInventory, type NodeSummary,
-  type PodEvent, type PodWatch, KubeApiError, createKubeClient, readClusterVersion, watchCsrs, watchNodes, watchPods,
+  type PodEvent, type PodWatch, CsrRequestCache, KubeApiError, createKubeClient, readClusterVersion, watchCsrs, watchNodes, watchPods,
 } from '@ccos/api/data-access-kube';
 import { AppError } from '@ccos/api/util-graphql';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
@@ -24,6 +24,8 @@ export interface ClusterWatch {
   readonly client: KubeClient;
   csrs(): CsrSummary[];
   csr(name: string): CsrSummary | undefined;
+  /** The CSR requests the watch has parsed (by UID), for summarising a decision's answer without parsing again. */
+  readonly csrRequests: CsrRequestCache;
   nodes(): NodeSummary[];
   /**
    * The node's pods from the pod watch cache (the fields `podForPlanning` keeps), or null until
@@ -304,7 +306,8 @@ export class ClusterConnections {
         wakeIfHealthy();
       },
     });
-    const csrWatch: CsrWatch = watchCsrs(client, (event) => this.deliver(clusterId, event), informerFor('csrs'));
+    const csrRequests = new CsrRequestCache();
+    const csrWatch: CsrWatch = watchCsrs(client, (event) => this.deliver(clusterId, event), informerFor('csrs'), csrRequests);
     const nodeWatch: NodeInventory = watchNodes(client, (event) => this.deliverNode(clusterId, event), informerFor('nodes'));
     const podWatch: PodWatch = watchPods(client, (event) => this.deliverPod(clusterId, event), informerFor('pods'));
     const synced = Promise.all([csrWatch.synced, nodeWatch.synced]).then(() => {
@@ -317,7 +320,8 @@ export class ClusterConnections {
         clusterId,
         client,
         csrs: () => csrWatch.csrs(),
-        csr: (name) => csrWatch.csrs().find((csr) => csr.name === name),
+        csr: (name) => csrWatch.csr(name),
+        csrRequests,
         nodes: () => nodeWatch.nodes(),
         podsOnNode: (nodeName) => (podWatch.isSynced() && !podWatchFailing.now ? podWatch.podsOnNode(nodeName) : null),
       },

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMessage } from '@ccos/shared/messages';
 import { generateCertificateRequest, startSimWithClient, type SimWithClient } from '../testing/kube-sim-fixture';
+import { summarizeCsr } from './csr';
 import { approveCsr, denyCsr } from './csr-approval';
 import type { KubeClient } from './kube-client';
 
@@ -77,5 +78,28 @@ describe('approveCsr / denyCsr', () => {
     const approvals = requests.slice(before).filter((line) => line.startsWith('PUT /apis/certificates.k8s.io/v1/certificatesigningrequests/c1/approval'));
     expect(approvals.map((line) => line.split(' ')[2])).toEqual(['409', '200']);
     expect((await read('c1')).metadata?.labels).toEqual({ touched: 'yes' });
+  });
+
+  it('with the watch\'s copy of a pending CSR, writes the decision without reading it first; a stale copy is read again on the 409', async () => {
+    await create('d1');
+    const pending = await read('d1');
+    const known = await summarizeCsr(pending);
+    let before = requests.length;
+    expect(await approveCsr(world.client, 'd1', { known })).toMatchObject({ ok: true, changed: true, csr: { name: 'd1', state: 'Approved', conditions: [{ type: 'Approved', reason: 'CcosScalerApprove' }] } });
+    expect(requests.slice(before).filter((line) => line.includes('/certificatesigningrequests/d1')).map((line) => line.split(' ').slice(0, 3).join(' '))).toEqual([
+      'PUT /apis/certificates.k8s.io/v1/certificatesigningrequests/d1/approval 200',
+    ]);
+    // The body carried no spec: the API server keeps the stored one.
+    expect((await read('d1')).spec).toEqual(pending.spec);
+
+    await create('d2');
+    const stale = await summarizeCsr(await read('d2'));
+    expect(await denyCsr(world.client, 'd2')).toMatchObject({ ok: true, changed: true });
+    before = requests.length;
+    expect(await approveCsr(world.client, 'd2', { known: stale })).toMatchObject({ ok: false, reason: 'certificate signing request "d2" is already Denied' });
+    expect(requests.slice(before).filter((line) => line.includes('/certificatesigningrequests/d2')).map((line) => line.split(' ').slice(0, 3).join(' '))).toEqual([
+      'PUT /apis/certificates.k8s.io/v1/certificatesigningrequests/d2/approval 409',
+      'GET /apis/certificates.k8s.io/v1/certificatesigningrequests/d2 200',
+    ]);
   });
 });

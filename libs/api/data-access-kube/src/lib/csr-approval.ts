@@ -1,6 +1,6 @@
 import type { V1CertificateSigningRequest } from '@kubernetes/client-node';
 import { type CodedText, message } from '@ccos/shared/messages';
-import { summarizeCsr, type CsrSummary } from './csr';
+import { CsrRequestCache, summarizeCsr, type CsrSummary } from './csr';
 import { isStatus, type KubeClient } from './kube-client';
 
 /** Reason and message written into the condition, and cancellation. */
@@ -10,6 +10,15 @@ export interface CsrDecisionOptions {
   /** Human-readable message of the condition. */
   message?: string;
   signal?: AbortSignal;
+  /**
+   * The CSR as the caller's watch has it. When it is pending without any condition, the decision is
+   * written at its resourceVersion without reading the CSR first (one request, not two; the
+   * `/approval` subresource takes only the conditions, as the API server's approval strategy
+   * does); a 409 Conflict means it changed since, and it is read again as without.
+   */
+  known?: CsrSummary;
+  /** Requests already parsed (the cluster's CSR watch keeps them): the answer is summarised without checking the request's signature again. */
+  requests?: CsrRequestCache;
 }
 
 /** Outcome of an approval or denial. */
@@ -27,12 +36,17 @@ const CONFLICT_RETRIES = 10;
 async function decide(client: KubeClient, name: string, decision: 'Approved' | 'Denied', options: CsrDecisionOptions): Promise<CsrDecisionResult> {
   const opposite = decision === 'Approved' ? 'Denied' : 'Approved';
   const verb = decision === 'Approved' ? 'approve' : 'deny';
+  const requests = options.requests ?? new CsrRequestCache();
   const reason = options.reason ?? (decision === 'Approved' ? 'CcosScalerApprove' : 'CcosScalerDeny');
   const conditionMessage = options.message ?? `This CSR was ${decision.toLowerCase()} by ccos-scaler.`;
+  const condition = { type: decision, status: 'True', reason, message: conditionMessage };
+  const known = options.known;
   for (let attempt = 0; ; attempt++) {
     let csr: V1CertificateSigningRequest;
     try {
-      csr = await client.call(`read certificatesigningrequest ${name}`, (callOptions) => client.certificates.readCertificateSigningRequest({ name }, callOptions), options.signal);
+      csr = attempt === 0 && known?.name === name && known.state === 'Pending' && known.conditions.length === 0 && known.resourceVersion !== ''
+        ? ({ apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name, uid: known.uid, resourceVersion: known.resourceVersion }, status: {} } as V1CertificateSigningRequest)
+        : await client.call(`read certificatesigningrequest ${name}`, (callOptions) => client.certificates.readCertificateSigningRequest({ name }, callOptions), options.signal);
     } catch (error) {
       if (isStatus(error, 404)) {
         return refused(message('csr.notFoundInCluster', { name }));
@@ -44,11 +58,11 @@ async function decide(client: KubeClient, name: string, decision: 'Approved' | '
       return refused(message('csr.alreadyOpposite', { name, state: opposite }));
     }
     if (conditions.some((condition) => condition.type === decision)) {
-      return { ok: true, changed: false, csr: await summarizeCsr(csr) };
+      return { ok: true, changed: false, csr: await summarizeCsr(csr, requests) };
     }
     const body: V1CertificateSigningRequest = {
       ...csr,
-      status: { ...csr.status, conditions: [...conditions, { type: decision, status: 'True', reason, message: conditionMessage, lastUpdateTime: new Date() }] },
+      status: { ...csr.status, conditions: [...conditions, { ...condition, lastUpdateTime: new Date() }] },
     };
     try {
       const updated = await client.call(
@@ -56,9 +70,9 @@ async function decide(client: KubeClient, name: string, decision: 'Approved' | '
         (callOptions) => client.certificates.replaceCertificateSigningRequestApproval({ name, body }, callOptions),
         options.signal,
       );
-      return { ok: true, changed: true, csr: await summarizeCsr(updated) };
+      return { ok: true, changed: true, csr: await summarizeCsr(updated, requests) };
     } catch (error) {
-      // Someone else wrote the CSR since we read it (the signer, another approver): read it again.
+      // Someone else wrote the CSR since we (or the watch) read it (the signer, another approver): read it again.
       if (isStatus(error, 409) && attempt < CONFLICT_RETRIES) {
         continue;
       }
@@ -74,7 +88,8 @@ async function decide(client: KubeClient, name: string, decision: 'Approved' | '
 }
 
 /**
- * Approves a CSR the way `kubectl certificate approve` does: read it, refuse if it is Denied,
+ * Approves a CSR the way `kubectl certificate approve` does: read it (unless `known` says it is
+ * pending and untouched), refuse if it is Denied,
  * append an `Approved` condition (status "True", reason, message, lastUpdateTime) and write it
  * through the `/approval` subresource with the read resourceVersion, re-reading on 409 Conflict.
  * Approving an approved CSR changes nothing. Throws KubeApiError only for infrastructure failures.

@@ -59,6 +59,7 @@ export interface CsrWatch {
   /** Resolves once the initial list has been reported (parsed) as ADDED events. */
   readonly synced: Promise<void>;
   csrs(): CsrSummary[];
+  csr(name: string): CsrSummary | undefined;
   /** Cuts the informer's wait after a failure short. */
   retryNow(): void;
   stop(): Promise<void>;
@@ -170,8 +171,7 @@ export async function listCsrs(client: KubeClient, signal?: AbortSignal): Promis
  * Events keep the API's order. A request that cannot be parsed is reported as such, never thrown.
  * @see https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes
  */
-export function watchCsrs(client: KubeClient, onEvent: (event: CsrEvent) => void, options: InformerOptions = {}): CsrWatch {
-  const cache = new CsrRequestCache();
+export function watchCsrs(client: KubeClient, onEvent: (event: CsrEvent) => void, options: InformerOptions = {}, cache = new CsrRequestCache()): CsrWatch {
   const current = new Map<string, CsrSummary>();
   let queue: Promise<void> = Promise.resolve();
   const informer = startInformer<V1CertificateSigningRequest>(
@@ -203,6 +203,7 @@ export function watchCsrs(client: KubeClient, onEvent: (event: CsrEvent) => void
   return {
     synced: informer.synced.then(() => queue),
     csrs: () => [...current.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    csr: (name) => current.get(name),
     retryNow: () => informer.retryNow(),
     async stop() {
       await informer.stop();

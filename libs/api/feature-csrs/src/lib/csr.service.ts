@@ -312,7 +312,7 @@ export class CsrService {
    */
   async writeDecision(snapshot: CsrSnapshot, name: string, write: CsrDecisionWrite): Promise<CsrDecisionResult> {
     const toCluster = write.decision === 'APPROVED' ? approveCsr : denyCsr;
-    const result = await toCluster(snapshot.watch.client, name, { ...write.condition, signal: write.signal });
+    const result = await toCluster(snapshot.watch.client, name, { ...write.condition, signal: write.signal, known: snapshot.watch.csr(name), requests: snapshot.watch.csrRequests });
     if (result.ok && result.changed) {
       await write.beforeRecord?.(result.csr);
       await this.decisions.record({ clusterId: snapshot.cluster.id, csrName: name, nodeId: snapshot.nodeIdOf(write.verdict), decision: write.decision, checks: write.verdict.checks, ...write.record });
