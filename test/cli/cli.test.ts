@@ -302,6 +302,10 @@ describe('ccos-scaler CLI', () => {
     expect(current.stderr).toBe('');
     expect(current.code).toBe(0);
     expect(current.stdout).toMatch(new RegExp(`^${hostname}: CURRENT: each of the \\d+ files its install wrote is as it was written`));
+    const kernel = (await world.lab.exec(hostname, ['uname', '-r'])).stdout.trim();
+    const kubelet = /v\d+\.\d+\.\d+\S*/.exec((await world.lab.exec(hostname, ['/usr/local/bin/kubelet', '--version'])).stdout)?.[0];
+    expect(kubelet).toBeDefined();
+    expect(current.stdout).toContain(`\nAt install: kernel ${kernel}, kubelet ${kubelet} started with `);
     const unit = '/etc/systemd/system/ccos-node-init.service';
     await world.lab.exec(hostname, ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);
     try {

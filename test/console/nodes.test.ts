@@ -394,6 +394,13 @@ describe('console: nodes and certificates', () => {
     const card = page.getByTestId('host-manifest');
     await card.waitFor({ timeout: 30_000 });
     expect(await card.textContent()).toMatch(/\d+ files written by its install, from artifact set \S+/);
+    // The kernel and the kubelet as the install found them, its arguments behind a disclosure.
+    expect(await card.getByTestId('manifest-kernel').textContent()).toBe((await world.lab.exec(host.hostname, ['uname', '-r'])).stdout.trim());
+    expect(await card.getByTestId('manifest-kubelet').textContent()).toMatch(/^v\d+\.\d+\.\d+/);
+    const flags = card.getByTestId('manifest-flags');
+    expect(await flags.getByText('--config=/etc/kubernetes/kubelet.conf').isVisible()).toBe(false);
+    await flags.locator('summary').click();
+    await flags.getByText('--config=/etc/kubernetes/kubelet.conf').waitFor();
     // The host's hardware, as it told it when it was added.
     expect(await page.getByTestId('fact-cpus').textContent()).toMatch(/^\s*\d+/);
     expect(await page.getByTestId('fact-memory').textContent()).toMatch(/\d+(\.\d+)? (GiB|MiB)/);

@@ -21,10 +21,13 @@ interface ClusterSet {
   complete: boolean;
 }
 
-const MANIFEST = 'state onClusterSet artifactSetVersion files { path sha256 step } drift { path expected found } inspectionProblem';
+const MANIFEST = 'state onClusterSet artifactSetVersion files { path sha256 step } kernelRelease kubeletVersion kubeletFlags drift { path expected found } inspectionProblem';
 
 interface HostManifest {
   state: string;
+  kernelRelease: string | null;
+  kubeletVersion: string | null;
+  kubeletFlags: string[] | null;
   onClusterSet: boolean;
   artifactSetVersion: string | null;
   files: Array<{ path: string; sha256: string; step: string }>;
@@ -180,6 +183,10 @@ describe('artifact sets: import, refuse, install', () => {
       expect(await onHost(file.path), file.path).toBe(file.sha256);
     }
     expect(recorded?.files.find((file) => file.path === '/etc/systemd/system/kubelet.service')?.step).toBe('APPLY_IGNITION');
+    // The kernel and the kubelet systemd started, as the host has them.
+    expect(recorded?.kernelRelease).toBe((await world.lab.exec('h1', ['uname', '-r'])).stdout.trim());
+    expect((await world.lab.exec('h1', ['/usr/local/bin/kubelet', '--version'])).stdout).toContain(recorded?.kubeletVersion ?? 'no version recorded');
+    expect(recorded?.kubeletFlags).toEqual(expect.arrayContaining(['--config=/etc/kubernetes/kubelet.conf', '--kubeconfig=/var/lib/kubelet/kubeconfig']));
 
     expect((await inspect())?.state).toBe('CURRENT');
     await world.lab.exec('h1', ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);

@@ -35,4 +35,7 @@ function printInspection(context: CommandContext, hostname: string, manifest: Ho
       ? t('driftGone', { path: file.path, expected: file.expected.slice(0, 12) })
       : t('driftChanged', { path: file.path, expected: file.expected.slice(0, 12), found: file.found.slice(0, 12) }));
   }
+  if (manifest.kernelRelease !== null || manifest.kubeletVersion !== null) {
+    context.io.out(t('hostRunning', { kernel: manifest.kernelRelease ?? '?', kubelet: manifest.kubeletVersion ?? '?', flags: manifest.kubeletFlags?.length ?? 0 }));
+  }
 }

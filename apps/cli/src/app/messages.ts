@@ -188,6 +188,7 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   },
   driftChanged: { en: '  changed  {path}  (recorded {expected}…, now {found}…)', zh: '  已修改  {path}（记录为 {expected}…，现为 {found}…）' },
   driftGone: { en: '  gone     {path}  (recorded {expected}…)', zh: '  已删除  {path}（记录为 {expected}…）' },
+  hostRunning: { en: 'At install: kernel {kernel}, kubelet {kubelet} started with {flags} argument(s).', zh: '安装时：内核 {kernel}，kubelet {kubelet}，启动参数 {flags} 个。' },
   rolloutPreviewHeading: { en: 'Dry run: {nodes} node(s) in this order, at most {allowed} out of service at once; nothing started.', zh: '试运行：按此顺序共 {nodes} 个节点，同时最多 {allowed} 个不可用；未启动任何操作。' },
   rolloutPreviewWindowOpen: { en: '  the window is open until {at}', zh: '  维护窗口开放至 {at}' },
   rolloutPreviewWindowClosed: { en: '  the window is closed until {at}: nothing would start before', zh: '  维护窗口在 {at} 之前关闭：此前不会启动任何节点' },

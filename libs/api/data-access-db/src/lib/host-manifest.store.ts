@@ -1,5 +1,5 @@
 import { type DataSource, In, type Repository } from 'typeorm';
-import { type FileDrift, type InstallStep, manifestOf } from '@ccos/shared/domain';
+import { type FileDrift, type InstallStep, manifestOf, runningKubeletOf } from '@ccos/shared/domain';
 import type { CodedText } from '@ccos/shared/messages';
 import { HostManifestEntity } from './entities/host-manifest.entity';
 import { isUuid } from './node.store';
@@ -43,6 +43,7 @@ export class HostManifestStore {
       return null;
     }
     const binaries = succeeded.findLast((event) => event.step === 'DOWNLOAD_BINARIES')?.detail ?? {};
+    const running = runningKubeletOf(succeeded.findLast((event) => event.step === 'START_KUBELET')?.detail);
     const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
     const manifest = this.manifests.create({
       nodeId: run.nodeId,
@@ -51,6 +52,9 @@ export class HostManifestStore {
       artifactSetVersion: text(binaries['manifestVersion']),
       artifactManifestSha256: text(binaries['manifestSha256']),
       files,
+      kernelRelease: running?.kernelRelease ?? null,
+      kubeletVersion: running?.kubeletVersion ?? null,
+      kubeletFlags: running ? [...running.kubeletFlags] : null,
       inspectedAt: null,
       drift: [],
       inspectionProblem: null,

@@ -29,6 +29,7 @@ import { HostMinimums1767560000000 } from './migrations/1767560000000-host-minim
 import { LaunchJobs1767570000000 } from './migrations/1767570000000-launch-jobs';
 import { InstallAdmission1767580000000 } from './migrations/1767580000000-install-admission';
 import { Rollouts1767590000000 } from './migrations/1767590000000-rollouts';
+import { RunningKubelet1767600000000 } from './migrations/1767600000000-running-kubelet';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   LaunchJobs1767570000000,
   InstallAdmission1767580000000,
   Rollouts1767590000000,
+  RunningKubelet1767600000000,
 ];

@@ -103,6 +103,19 @@ describe('host inspector: what a host runs, hashed again over SSH and compared w
     expect(inspected).toMatchObject({ state: 'CURRENT', drift: [], inspectionProblem: null, inspectedAt: new Date(clock.now()) });
   });
 
+  it('records the kernel and the running kubelet START_KUBELET found; a run whose agent said nothing of them records nulls', async () => {
+    const node = await joined('w-running');
+    const runId = await installed(node, { INSTALL_SERVICES: { [join(dir, 'running-unit')]: 'u' } });
+    const running = { kernelRelease: '5.14.0-427.el9.x86_64', kubeletVersion: 'v1.31.4', kubeletFlags: ['--node-ip=198.18.0.5', '--bootstrap-token=<redacted>'] };
+    await dataSource.getRepository(StepEventEntity).insert({ runId, seq: 99, step: 'START_KUBELET', status: 'SUCCEEDED', message: 'Ready', detail: { written: {}, running }, occurredAt: new Date() });
+    await manifests.recordRun({ id: runId, nodeId: node.id }, new Date(clock.now()));
+    expect(await inspector.view(node.id)).toMatchObject(running);
+
+    const older = await joined('w-older-agent');
+    await installed(older, { INSTALL_SERVICES: { [join(dir, 'older-unit')]: 'u' } });
+    expect(await inspector.view(older.id)).toMatchObject({ kernelRelease: null, kubeletVersion: null, kubeletFlags: null });
+  });
+
   it('records a retried install whole: the earlier run\'s steps up to its failure, then the retry\'s, but nothing from an install before them', async () => {
     const node = await joined('w-retried');
     const [old, unit, config] = ['retried-old', 'retried-unit', 'retried-config'].map((name) => join(dir, name));

@@ -31,6 +31,10 @@ export interface HostManifestView {
   readonly onClusterSet: boolean;
   readonly state: HostManifestState;
   readonly files: readonly ManifestFile[];
+  /** The kernel and the running kubelet once the node was Ready (null: the agent did not say). */
+  readonly kernelRelease: string | null;
+  readonly kubeletVersion: string | null;
+  readonly kubeletFlags: readonly string[] | null;
   readonly inspectedAt: Date | null;
   readonly drift: readonly FileDrift[];
   readonly inspectionProblem: CodedText | null;
@@ -202,6 +206,9 @@ export class HostInspector {
       onClusterSet,
       state: hostManifestState(manifest, onClusterSet),
       files: manifest.files,
+      kernelRelease: manifest.kernelRelease,
+      kubeletVersion: manifest.kubeletVersion,
+      kubeletFlags: manifest.kubeletFlags,
       inspectedAt: manifest.inspectedAt,
       drift: manifest.drift,
       inspectionProblem: manifest.inspectionProblem,

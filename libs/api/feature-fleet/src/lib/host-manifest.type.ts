@@ -50,6 +50,15 @@ export class HostManifestType {
   @Field(() => [ManifestFileType])
   files!: ManifestFileType[];
 
+  @Field(() => String, { nullable: true, description: 'The kernel release (`uname -r`) the host ran once the node was Ready; null when the agent did not say.' })
+  kernelRelease!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The running kubelet\'s version (e.g. `v1.31.4`) once the node was Ready.' })
+  kubeletVersion!: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'The arguments systemd started kubelet with, in order; values of flags that look like secrets are replaced by `<redacted>`.' })
+  kubeletFlags!: string[] | null;
+
   @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the host was last inspected (or tried); null if never since the install.' })
   inspectedAt!: Date | null;
 
@@ -75,6 +84,9 @@ export function toHostManifestType(view: HostManifestView): HostManifestType {
     onClusterSet: view.onClusterSet,
     state: view.state,
     files: view.files.map((file) => ({ ...file })),
+    kernelRelease: view.kernelRelease,
+    kubeletVersion: view.kubeletVersion,
+    kubeletFlags: view.kubeletFlags ? [...view.kubeletFlags] : null,
     inspectedAt: view.inspectedAt,
     drift: view.drift.map((file) => ({ ...file })),
     inspectionProblem: view.inspectionProblem?.message ?? null,

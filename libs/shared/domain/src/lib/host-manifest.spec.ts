@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { driftOf, hostManifestState, manifestOf, writtenFilesOf } from './host-manifest';
+import { driftOf, hostManifestState, manifestOf, recordableFlags, runningKubeletOf, writtenFilesOf } from './host-manifest';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
@@ -34,5 +34,25 @@ describe('host manifests', () => {
     expect(hostManifestState({ inspectedAt: new Date(), drift: [] }, false)).toBe('OUTDATED');
     expect(hostManifestState({ inspectedAt: null, drift: [] }, true)).toBe('UNINSPECTED');
     expect(hostManifestState({ inspectedAt: new Date(), drift: [] }, true)).toBe('CURRENT');
+  });
+});
+
+describe('runningKubeletOf / recordableFlags', () => {
+  it('reads what START_KUBELET found, leaving out what is not plain bounded text', () => {
+    expect(runningKubeletOf({ running: { kernelRelease: '5.14.0-427.el9.x86_64', kubeletVersion: 'v1.31.4', kubeletFlags: ['--node-ip=198.18.0.5', 'bad\nline', 7, 'x'.repeat(5000)] } })).toEqual({
+      kernelRelease: '5.14.0-427.el9.x86_64',
+      kubeletVersion: 'v1.31.4',
+      kubeletFlags: ['--node-ip=198.18.0.5'],
+    });
+    expect(runningKubeletOf({ running: { kernelRelease: '', kubeletVersion: 3 } })).toEqual({ kernelRelease: null, kubeletVersion: null, kubeletFlags: [] });
+    expect(runningKubeletOf({ written: {} })).toBeNull();
+    expect(runningKubeletOf(null)).toBeNull();
+    expect(runningKubeletOf({ running: ['x'] })).toBeNull();
+  });
+
+  it('hides the values of secret-looking flags in both forms, and nothing else', () => {
+    expect(recordableFlags(['--config=/etc/kubernetes/kubelet.conf', '--bootstrap-token=abc.def', '--registry-password', 'hunter2', '--v=2', '--node-labels', 'a=b'])).toEqual([
+      '--config=/etc/kubernetes/kubelet.conf', '--bootstrap-token=<redacted>', '--registry-password', '<redacted>', '--v=2', '--node-labels', 'a=b',
+    ]);
   });
 });

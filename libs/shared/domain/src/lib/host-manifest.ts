@@ -83,3 +83,58 @@ export function hostManifestState(manifest: { readonly inspectedAt: Date | strin
   }
   return manifest.inspectedAt === null ? 'UNINSPECTED' : 'CURRENT';
 }
+
+/**
+ * What runs on a host besides its files, as START_KUBELET found it once the Node was Ready: its
+ * SUCCEEDED event carries it under `detail.running` ({@link RUNNING_KEY}).
+ */
+export const RUNNING_KEY = 'running';
+
+/** The kernel the host booted and the kubelet running there: its version and the flags it was started with. */
+export interface RunningKubelet {
+  /** `uname -r`. */
+  readonly kernelRelease: string | null;
+  /** e.g. `v1.31.4`, from `kubelet --version`. */
+  readonly kubeletVersion: string | null;
+  /** The running kubelet's arguments after its executable, in order (values of secret-looking flags are replaced). */
+  readonly kubeletFlags: readonly string[];
+}
+
+const MAX_FLAGS = 200;
+const MAX_FACT = 4096;
+
+function isPlainText(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && value.length <= MAX_FACT && ![...value].some((char) => char < ' ' || char === '\x7f');
+}
+
+/** What a START_KUBELET event's detail says runs on the host; null when it says nothing (an older agent). Values that are not plain, bounded text are left out. */
+export function runningKubeletOf(detail: unknown): RunningKubelet | null {
+  const running = typeof detail === 'object' && detail !== null ? (detail as Record<string, unknown>)[RUNNING_KEY] : undefined;
+  if (typeof running !== 'object' || running === null || Array.isArray(running)) {
+    return null;
+  }
+  const fields = running as Record<string, unknown>;
+  const flags = Array.isArray(fields['kubeletFlags']) ? fields['kubeletFlags'].filter(isPlainText).slice(0, MAX_FLAGS) : [];
+  return {
+    kernelRelease: isPlainText(fields['kernelRelease']) ? fields['kernelRelease'] : null,
+    kubeletVersion: isPlainText(fields['kubeletVersion']) ? fields['kubeletVersion'] : null,
+    kubeletFlags: flags,
+  };
+}
+
+const SECRET_FLAG = /^--?[\w.-]*(token|password|secret)[\w.-]*$/i;
+
+/**
+ * Kubelet arguments as they may be recorded and shown: the value of a flag whose name looks like a
+ * secret (`--x-token=…` or `--x-token …`) is replaced.
+ */
+export function recordableFlags(argv: readonly string[]): string[] {
+  return argv.map((argument, index) => {
+    const [name, ...value] = argument.split('=');
+    if (SECRET_FLAG.test(name) && value.length > 0) {
+      return `${name}=<redacted>`;
+    }
+    const previous = argv[index - 1];
+    return previous !== undefined && SECRET_FLAG.test(previous) && !argument.startsWith('-') ? '<redacted>' : argument;
+  });
+}

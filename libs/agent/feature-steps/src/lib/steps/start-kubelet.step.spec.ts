@@ -53,6 +53,18 @@ describe('START_KUBELET', () => {
     expect(h.clock.monotonic()).toBe(9 * 2_000);
   });
 
+  it('records, once the Node is Ready, the kernel and the running kubelet\'s version and flags', async () => {
+    const h = kubeletHost();
+    h.exec
+      .on(['uname', '-r'], ok('5.14.0-427.el9.x86_64\n'))
+      .on(['systemctl', 'show', 'kubelet', '-p', 'MainPID'], ok('901\n'))
+      .on(['/usr/local/bin/kubelet', '--version'], ok('Kubernetes v1.31.4\n'));
+    h.fs.seed({ '/proc/901/cmdline': '/usr/local/bin/kubelet\0--node-ip=198.18.0.5\0' });
+    script(h, [[1, { nodeRegistered: true, nodeReady: true }]]);
+    const result = await new StartKubeletStep().run(h.ctx);
+    expect(result.ok ? result.detail?.['running'] : null).toEqual({ kernelRelease: '5.14.0-427.el9.x86_64', kubeletVersion: 'v1.31.4', kubeletFlags: ['--node-ip=198.18.0.5'] });
+  });
+
   it('sends a heartbeat at least every 30 s while nothing changes', async () => {
     const h = kubeletHost();
     script(h, [[1, { pendingCsrNames: ['csr-abc', 'csr-def'] }], [60, { nodeReady: true, pendingCsrNames: [] }]]);

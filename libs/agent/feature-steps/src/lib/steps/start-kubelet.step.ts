@@ -1,9 +1,10 @@
 import { isUnauthenticated, type AgentRun } from '@ccos/agent/data-access-api';
-import { describeExit, exitMessage, sha256Of, succeeded, tailText, type CommandResult } from '@ccos/agent/util-host';
-import { WRITTEN_FILES_KEY, describeStep } from '@ccos/shared/domain';
+import { describeExit, exitMessage, sha256Of, succeeded, tailText, type CommandResult, type JsonObject } from '@ccos/agent/util-host';
+import { RUNNING_KEY, WRITTEN_FILES_KEY, describeStep } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import { diagnose } from '../failure-codes';
 import { BootstrapKubeconfigError, bootstrapKubeconfigPath, withBootstrapToken } from '../kubelet/bootstrap-kubeconfig';
+import { readRunningKubelet } from '../kubelet/running-kubelet';
 import { failure, progressOf, success, withEvidence, type StepContext, type StepFailure, type StepHandler, type StepResult } from '../step-handler';
 
 /** How often the service is asked about the Node. */
@@ -46,7 +47,8 @@ export function phaseOf(run: AgentRun | null): Phase {
  * kubeconfig that kubelet.service names, replacing the Ignition's shared credential, 0600),
  * `systemctl enable --now kubelet` (a restart when the token was written, so a kubelet left
  * running by an earlier run reads it), then watch through the service (agentRun) while kubelet
- * bootstraps: CSRs pending, Node registered, Node Ready. Fails when kubelet dies (with its
+ * bootstraps: CSRs pending, Node registered, Node Ready (then records the kernel and the running
+ * kubelet's version and flags). Fails when kubelet dies (with its
  * journal) or when the Node is not Ready within `timeouts.nodeReadySeconds`.
  */
 export class StartKubeletStep implements StepHandler {
@@ -110,6 +112,7 @@ export class StartKubeletStep implements StepHandler {
           waitedSeconds: Math.round((ctx.clock.monotonic() - begin) / 1000),
           pendingCsrNames: [...(lastRun?.pendingCsrNames ?? [])],
           [WRITTEN_FILES_KEY]: written,
+          [RUNNING_KEY]: await this.running(ctx),
         });
       }
       const elapsed = ctx.clock.monotonic() - begin;
@@ -139,6 +142,11 @@ export class StartKubeletStep implements StepHandler {
       }
       await ctx.clock.sleep(POLL_INTERVAL_MS, ctx.signal);
     }
+  }
+
+  private async running(ctx: StepContext): Promise<JsonObject> {
+    const { kernelRelease, kubeletVersion, kubeletFlags } = await readRunningKubelet(ctx.exec, ctx.fs);
+    return { kernelRelease, kubeletVersion, kubeletFlags: [...kubeletFlags] };
   }
 
   /** Writes the run's token into kubelet's bootstrap kubeconfig: the file and its new SHA-256, or a failure result when it cannot. */

@@ -26,6 +26,17 @@ export class HostManifestEntity {
   @Column({ type: 'jsonb' })
   files!: ManifestFile[];
 
+  /** `uname -r` once the node was Ready; null when the agent did not say (an older agent). */
+  @Column({ name: 'kernel_release', type: 'text', nullable: true })
+  kernelRelease!: string | null;
+
+  @Column({ name: 'kubelet_version', type: 'text', nullable: true })
+  kubeletVersion!: string | null;
+
+  /** The running kubelet's arguments, secrets hidden; null when the agent did not say. */
+  @Column({ name: 'kubelet_flags', type: 'jsonb', nullable: true })
+  kubeletFlags!: string[] | null;
+
   @Column({ name: 'inspected_at', type: 'timestamptz', nullable: true })
   inspectedAt!: Date | null;
 

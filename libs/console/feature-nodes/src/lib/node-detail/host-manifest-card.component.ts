@@ -9,7 +9,7 @@ const STATE_TONES: Readonly<Record<HostManifestState, StatusTone>> = { CURRENT: 
 
 /**
  * What the node's host runs by its last install: the files the agent wrote with their hashes,
- * the artifact set they came from, and what the last inspection found (each file changed or gone
+ * the artifact set they came from, the kernel and the kubelet's version and arguments, and what the last inspection found (each file changed or gone
  * named); an operator inspects the host now. Hidden while no install recorded it.
  */
 @Component({
@@ -25,6 +25,24 @@ const STATE_TONES: Readonly<Record<HostManifestState, StatusTone>> = { CURRENT: 
           <ccos-status-badge [tone]="tone(manifest.state)">{{ stateLabel(manifest.state) }}</ccos-status-badge>
         </p>
         <p class="ccos-muted">{{ t('manifest.recorded', { files: manifest.files.length, version: manifest.artifactSetVersion ?? '—', when: i18n.formatDateTime(manifest.recordedAt) }) }}</p>
+        @if (manifest.kernelRelease !== null || manifest.kubeletVersion !== null) {
+          <dl class="running" data-testid="manifest-running" [attr.title]="t('manifest.runningWhen')">
+            <dt>{{ t('manifest.kernel') }}</dt>
+            <dd data-testid="manifest-kernel">{{ manifest.kernelRelease ?? '—' }}</dd>
+            <dt>{{ t('manifest.kubelet') }}</dt>
+            <dd data-testid="manifest-kubelet">{{ manifest.kubeletVersion ?? '—' }}</dd>
+          </dl>
+          @if (manifest.kubeletFlags?.length) {
+            <details data-testid="manifest-flags">
+              <summary>{{ t('manifest.flags', { count: manifest.kubeletFlags?.length ?? 0 }) }}</summary>
+              <ul class="flags">
+                @for (flag of manifest.kubeletFlags; track $index) {
+                  <li><code>{{ flag }}</code></li>
+                }
+              </ul>
+            </details>
+          }
+        }
         @if (!manifest.onClusterSet) {
           <p data-testid="manifest-outdated">{{ t('manifest.outdated') }}</p>
         }
@@ -50,7 +68,9 @@ const STATE_TONES: Readonly<Record<HostManifestState, StatusTone>> = { CURRENT: 
     }
   `,
   styles: `
-    .drift { padding-left: 1.2rem; overflow-wrap: anywhere; }
+    .drift, .flags { padding-left: 1.2rem; overflow-wrap: anywhere; }
+    .running { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; margin: 0.5rem 0; }
+    .running dd { margin: 0; }
   `,
 })
 export class HostManifestCardComponent {
