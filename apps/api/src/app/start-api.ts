@@ -296,6 +296,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       secrets,
       audit,
       probe: nodes.healthChecks,
+      rollouts: stores.rollouts,
       // The node groups are created below; the rung that needs them runs once the service is up.
       replacer: {
         replaceableMembers: (clusterId) => autoscaling.groups.scaling.replaceableMembers(clusterId),

@@ -1,5 +1,5 @@
 import { type DataSource, In, type Repository } from 'typeorm';
-import { NotFoundError, type RolloutNodePhase, type RolloutStatus } from '@ccos/shared/domain';
+import { NotFoundError, ROLLOUT_ACTIVE_PHASES, type RolloutNodePhase, type RolloutStatus } from '@ccos/shared/domain';
 import type { CodedText } from '@ccos/shared/messages';
 import { RolloutEntity, RolloutNodeEntity } from './entities/rollout.entity';
 import { isUuid } from './node.store';
@@ -83,6 +83,26 @@ export class RolloutStore {
       }
     }
     return byRollout;
+  }
+
+  /**
+   * The cluster's nodes a rollout in progress has out of service on purpose: in an active phase
+   * (draining, rebooting, waiting for Ready, uncordoning) with no problem recorded.
+   */
+  async nodesInMaintenance(clusterId: string): Promise<Set<string>> {
+    if (!isUuid(clusterId)) {
+      return new Set();
+    }
+    const rows = await this.nodes
+      .createQueryBuilder('node')
+      .innerJoin(RolloutEntity, 'rollout', 'rollout.id = node.rollout_id')
+      .select('node.node_id', 'node_id')
+      .where('rollout.cluster_id = :clusterId', { clusterId })
+      .andWhere("rollout.status IN ('RUNNING', 'PAUSED')")
+      .andWhere('node.phase IN (:...phases)', { phases: [...ROLLOUT_ACTIVE_PHASES] })
+      .andWhere('node.problem IS NULL')
+      .getRawMany<{ node_id: string }>();
+    return new Set(rows.map((row) => row.node_id));
   }
 
   async node(rolloutId: string, nodeId: string): Promise<RolloutNodeEntity | null> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterEntity, ClusterStore, type Database, type NodeEntity, NodeStore, hostQueue, openDatabase } from '@ccos/api/data-access-db';
+import { ClusterEntity, ClusterStore, type Database, type NodeEntity, NodeStore, RolloutStore, hostQueue, openDatabase } from '@ccos/api/data-access-db';
 import { RecordingJobs, createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { sealCredentials } from '@ccos/api/data-access-hosts';
 import { SshPool } from '@ccos/api/data-access-ssh';
@@ -91,6 +91,7 @@ describe('remediator: the ladder of rungs per the cluster\'s policy, on a real d
       secrets,
       audit: { record: async (entry) => void audit.push(entry) },
       probe: { queue: async (node) => void probed.push(node.id) },
+      rollouts: new RolloutStore(dataSource),
       replacer,
       clock,
       intervalMs: 60_000,
@@ -209,6 +210,26 @@ describe('remediator: the ladder of rungs per the cluster\'s policy, on a real d
     expect(replacements.at(-1)).toEqual({ nodeId: gone.id, skipHostSide: expect.stringMatching(/./) });
     expect((await nodes.get(gone.id)).remediation?.exhausted).toBe(true);
     expect(actions(gone.id).at(-1)).toBe('remediation.replace FAILURE');
+  });
+
+  it('leaves a member a rollout is rebooting to the rollout, and remediates it once the rollout stopped on it', async () => {
+    const clusterId = await cluster();
+    const rebooting = await member(clusterId, 'rolling', 'False', 400);
+    const rollouts = new RolloutStore(dataSource);
+    const rollout = await rollouts.create(
+      { clusterId, kind: 'REBOOT', maxUnavailable: 1, maxUnavailableIsPercent: false, maintenanceWindow: null, pauseOnAlerts: [], drainTimeoutSeconds: 60, readyTimeoutSeconds: 60, createdBy: 'alice' },
+      [{ nodeId: rebooting.id, nodeName: rebooting.hostname }],
+      new Date(clock.now()),
+    );
+    await rollouts.updateNode(rollout?.id ?? '', rebooting.id, { phase: 'WAIT_READY' });
+    await remediator.evaluate(clusterId);
+    expect((await nodes.get(rebooting.id)).remediation).toBeNull();
+    expect(jobs.queued.filter((job) => job.task === RUNG_TASK && job.payload['nodeId'] === rebooting.id)).toEqual([]);
+
+    // The rollout gave up on it (it did not come back): remediation takes it.
+    await rollouts.updateNode(rollout?.id ?? '', rebooting.id, { problem: { code: 'rollout.problem.notBack', params: { seconds: 600, missing: 'Node Ready' }, message: 'the host did not come back within 600 s: Node Ready' } });
+    await remediator.evaluate(clusterId);
+    expect((await nodes.get(rebooting.id)).remediation).toMatchObject({ rung: 'RESTART_KUBELET' });
   });
 
   it('queues one evaluation per cluster whose policy is on, keyed and serialised per cluster', async () => {

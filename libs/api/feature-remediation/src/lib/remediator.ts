@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type ClusterStore, type JobRegistry, type NodeEntity, type NodeStore, PeriodicQueueing, hostQueue } from '@ccos/api/data-access-db';
+import { type ClusterStore, type JobRegistry, type NodeEntity, type NodeStore, PeriodicQueueing, type RolloutStore, hostQueue } from '@ccos/api/data-access-db';
 import { sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { AuditSink } from '@ccos/api/util-graphql';
@@ -56,6 +56,8 @@ export interface RemediatorOptions {
   readonly secrets: SecretBox;
   readonly audit: AuditSink;
   readonly probe: HostHealthProbe;
+  /** Which members a rollout has out of service on purpose (remediation leaves them to it). */
+  readonly rollouts: Pick<RolloutStore, 'nodesInMaintenance'>;
   /** Node groups, for the REPLACE rung; without it the ladder ends after the reboot. */
   readonly replacer?: MemberReplacer;
   readonly clock: Clock;
@@ -108,11 +110,13 @@ export class Remediator {
     const now = this.options.clock.now();
     const members = (await this.options.nodes.activeOf(clusterId)).filter((node) => MEMBER_STATUSES.has(node.status));
     const replaceable = (await this.options.replacer?.replaceableMembers(clusterId)) ?? new Set<string>();
+    const inMaintenance = await this.options.rollouts.nodesInMaintenance(clusterId);
     const judged: RemediationMember[] = members.map((node) => ({
       id: node.id,
       health: nodeHealth(node),
       remediation: node.remediation,
       replaceable: replaceable.has(node.id),
+      inMaintenance: inMaintenance.has(node.id),
     }));
     const plan = planRemediation(policy, judged, new Date(now));
     const byId = new Map(members.map((node) => [node.id, node]));

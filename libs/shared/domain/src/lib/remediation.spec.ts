@@ -49,6 +49,16 @@ describe('remediation', () => {
     expect(planRemediation(policy, [healthy('a'), unhealthy('b', 100), healthy('c')], now).steps).toEqual([{ kind: 'START', nodeId: 'b', rung: 'RESTART_KUBELET' }]);
   });
 
+  it('leaves alone a member a rollout has out of service on purpose: no rung starts or escalates, and it does not count towards the cap', () => {
+    const rebooting = { ...unhealthy('b', 400), inMaintenance: true };
+    expect(planRemediation(policy, [rebooting, healthy('a')], now)).toEqual({ held: null, steps: [] });
+    expect(planRemediation(policy, [{ ...unhealthy('b', 400, at('RESTART_KUBELET', -1)), inMaintenance: true }, healthy('a')], now).steps).toEqual([]);
+    // Beside it, a member that really failed is remediated: the rollout's node does not fill the cap.
+    expect(planRemediation(policy, [rebooting, unhealthy('c', 100), healthy('a')], now)).toEqual({ held: null, steps: [{ kind: 'START', nodeId: 'c', rung: 'RESTART_KUBELET' }] });
+    // Back and Ready, an earlier remediation is recorded as recovered.
+    expect(planRemediation(policy, [{ ...healthy('b', at('RESTART_KUBELET', 30)), inMaintenance: true }], now).steps).toEqual([{ kind: 'RECOVERED', nodeId: 'b' }]);
+  });
+
   it('does nothing new while off or paused', () => {
     const members = [unhealthy('b', 100), healthy('a')];
     expect(planRemediation({ ...policy, enabled: false }, members, now)).toEqual({ held: null, steps: [] });

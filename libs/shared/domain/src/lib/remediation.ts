@@ -52,6 +52,12 @@ export interface RemediationMember {
   readonly remediation: NodeRemediation | null;
   /** A member of a node group with a spare to put in its place (the REPLACE rung). */
   readonly replaceable?: boolean;
+  /**
+   * A rollout has it out of service on purpose (draining, rebooting, waiting for it to come back):
+   * its NotReady is expected, so no rung starts or escalates on it and it does not count towards
+   * the cap. A rollout that stops on it (a problem recorded) hands it back.
+   */
+  readonly inMaintenance?: boolean;
 }
 
 /** Remediation held by the cap: so many members are unhealthy that the cause is likely not the nodes. */
@@ -75,7 +81,7 @@ export function remediationCap(policy: RemediationPolicy, members: number): numb
 /**
  * What remediation does now in a cluster: members under remediation that are healthy again are
  * recovered (always); unless the policy is off or paused, or more members are unhealthy than the
- * cap allows (then it is held and says so), a member unhealthy for `unhealthySeconds` starts at
+ * cap allows (then it is held and says so), a member (not in a rollout's maintenance) unhealthy for `unhealthySeconds` starts at
  * the first rung, and one whose rung's deadline passed moves to the next, or is exhausted.
  */
 export function planRemediation(policy: RemediationPolicy, members: readonly RemediationMember[], now: Date): { held: RemediationHold | null; steps: RemediationStep[] } {
@@ -86,7 +92,7 @@ export function planRemediation(policy: RemediationPolicy, members: readonly Rem
       steps.push({ kind: 'RECOVERED', nodeId: member.id });
     }
   }
-  const unhealthy = judged.filter((member) => member.health?.state === 'UNHEALTHY' || (member.remediation !== null && member.health?.state !== 'HEALTHY'));
+  const unhealthy = judged.filter((member) => member.inMaintenance !== true && (member.health?.state === 'UNHEALTHY' || (member.remediation !== null && member.health?.state !== 'HEALTHY')));
   const cap = remediationCap(policy, judged.length);
   if (!policy.enabled || policy.paused) {
     return { held: null, steps };

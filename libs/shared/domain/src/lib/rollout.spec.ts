@@ -22,6 +22,13 @@ describe('planRollout', () => {
     expect(planRollout({ maxUnavailable: 1, isPercent: false }, [member('a', { phase: 'DONE', ready: false }), member('b')]).start).toEqual([]);
   });
 
+  it('counts a node remediation is working on against the budget and starts it only once remediation is over', () => {
+    const members = [member('a', { remediating: true }), member('b')];
+    expect(planRollout({ maxUnavailable: 1, isPercent: false }, members)).toMatchObject({ start: [], unavailable: ['a'] });
+    expect(planRollout({ maxUnavailable: 2, isPercent: false }, members)).toMatchObject({ start: ['b'], unavailable: ['a'] });
+    expect(planRollout({ maxUnavailable: 2, isPercent: false }, [member('a'), member('b')]).start).toEqual(['a', 'b']);
+  });
+
   it('is finished when every node is done or skipped', () => {
     expect(planRollout({ maxUnavailable: 1, isPercent: false }, [member('a', { phase: 'DONE' }), member('b', { phase: 'SKIPPED', ready: false })])).toMatchObject({ finished: true, unavailable: [] });
     expect(planRollout({ maxUnavailable: 1, isPercent: false }, [member('a', { phase: 'DONE' }), member('b', { phase: 'UNCORDON' })]).finished).toBe(false);

@@ -54,6 +54,8 @@ export interface RolloutMember {
   readonly ready: boolean;
   /** Cordoned (`spec.unschedulable`). */
   readonly unschedulable: boolean;
+  /** Remediation is working on it (a rung running or waiting to work): unavailable, and not started until it is over. */
+  readonly remediating?: boolean;
 }
 
 export interface RolloutPlan {
@@ -74,11 +76,11 @@ export interface RolloutPlan {
 export function planRollout(budget: RolloutBudget, members: readonly RolloutMember[]): RolloutPlan {
   const allowed = allowedUnavailable(budget, members.length);
   const unavailable = members
-    .filter((member) => ROLLOUT_ACTIVE_PHASES.has(member.phase) || (member.phase !== 'SKIPPED' && (!member.ready || member.unschedulable)))
+    .filter((member) => ROLLOUT_ACTIVE_PHASES.has(member.phase) || (member.phase !== 'SKIPPED' && (!member.ready || member.unschedulable || member.remediating === true)))
     .map((member) => member.nodeId);
   const slots = Math.max(0, allowed - unavailable.length);
   const start = members
-    .filter((member) => member.phase === 'PENDING' && member.ready && !member.unschedulable)
+    .filter((member) => member.phase === 'PENDING' && member.ready && !member.unschedulable && member.remediating !== true)
     .slice(0, slots)
     .map((member) => member.nodeId);
   const finished = members.every((member) => member.phase === 'DONE' || member.phase === 'SKIPPED');

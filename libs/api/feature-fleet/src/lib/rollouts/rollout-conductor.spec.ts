@@ -123,6 +123,23 @@ describe('rollout conductor: budget and maintenance window', () => {
     expect(audit.filter((entry) => entry.targetId === b3?.id).map((entry) => entry.action)).toEqual(['rollout.node.started', 'rollout.node.skipped']);
   });
 
+  it('does not start a node remediation is working on, and counts it against the budget until remediation is over', async () => {
+    clock.elapse(24 * 3600_000);
+    const clusterId = await newCluster();
+    const [c1] = [await joined(clusterId, 'w-c1', '198.18.0.51'), await joined(clusterId, 'w-c2', '198.18.0.52')];
+    const restarting = { rung: 'RESTART_KUBELET' as const, startedAt: new Date(clock.now()).toISOString(), deadline: new Date(clock.now() + 300_000).toISOString(), rungs: ['RESTART_KUBELET' as const], exhausted: false };
+    await nodes.update(c1?.id ?? '', { remediation: restarting });
+    const rollout = await conductor.startRollout(input(clusterId), 'ops');
+    await conductor.conduct(rollout.id);
+    expect(await phases(rollout.id)).toEqual(['w-c1:PENDING', 'w-c2:PENDING']);
+    expect((await rollouts.get(rollout.id)).waitingFor).toMatchObject({ code: 'rollout.waiting.budget', params: { unavailable: 1, names: 'w-c1', allowed: 1 } });
+
+    await nodes.update(c1?.id ?? '', { remediation: null });
+    await conductor.conduct(rollout.id);
+    expect(await phases(rollout.id)).toEqual(['w-c1:DRAIN', 'w-c2:PENDING']);
+    await conductor.cancel(rollout.id, 'ops');
+  });
+
   it('refuses nodes that are not joined or were not installed here, and a second rollout on the cluster', async () => {
     const clusterId = await newCluster();
     const member = await joined(clusterId, 'w-c1', '198.18.0.51');

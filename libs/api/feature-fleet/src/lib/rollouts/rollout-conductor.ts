@@ -273,10 +273,10 @@ export class RolloutConductor {
       return waiting(message('rollout.problem.cluster', { error: errorText(error) }));
     }
     const summaries = new Map(watch.nodes().map((summary) => [summary.name, summary]));
-    const { nodes, skipped } = await this.skipNodesBeingRemoved(rollout, await this.options.rollouts.nodesOf(rollout.id), now);
+    const { nodes, skipped, remediating } = await this.skipNodesBeingRemoved(rollout, await this.options.rollouts.nodesOf(rollout.id), now);
     const members = nodes.map((node) => {
       const summary = summaries.get(node.nodeName);
-      return { nodeId: node.nodeId, phase: node.phase, ready: summary?.ready ?? false, unschedulable: summary?.unschedulable ?? false };
+      return { nodeId: node.nodeId, phase: node.phase, ready: summary?.ready ?? false, unschedulable: summary?.unschedulable ?? false, remediating: remediating.has(node.nodeId) };
     });
     const plan = planRollout({ maxUnavailable: rollout.maxUnavailable, isPercent: rollout.maxUnavailableIsPercent }, members);
     if (plan.finished) {
@@ -323,11 +323,13 @@ export class RolloutConductor {
 
   /**
    * A node of the rollout that is being removed (or was) is skipped, wherever it was: the removal
-   * owns it now, and it must not hold a slot of the budget. The nodes as they are after that.
+   * owns it now, and it must not hold a slot of the budget. The nodes as they are after that, and
+   * those of them remediation is working on (not started while it does).
    */
-  private async skipNodesBeingRemoved(rollout: RolloutEntity, nodes: RolloutNodeEntity[], now: Date): Promise<{ nodes: RolloutNodeEntity[]; skipped: boolean }> {
+  private async skipNodesBeingRemoved(rollout: RolloutEntity, nodes: RolloutNodeEntity[], now: Date): Promise<{ nodes: RolloutNodeEntity[]; skipped: boolean; remediating: ReadonlySet<string> }> {
     const open = nodes.filter((node) => node.phase !== 'DONE' && node.phase !== 'SKIPPED');
     const records = new Map((await this.options.nodes.findMany(open.map((node) => node.nodeId))).map((record) => [record.id, record]));
+    const remediating = new Set([...records.values()].filter((record) => record.remediation !== null).map((record) => record.id));
     let skipped = false;
     for (const node of open) {
       const status = records.get(node.nodeId)?.status;
@@ -340,7 +342,7 @@ export class RolloutConductor {
         }
       }
     }
-    return { nodes: skipped ? await this.options.rollouts.nodesOf(rollout.id) : nodes, skipped };
+    return { nodes: skipped ? await this.options.rollouts.nodesOf(rollout.id) : nodes, skipped, remediating };
   }
 
   /**
