@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RolloutChangedDocument } from '@ccos/shared/api-schema';
 import { type Alertmanager, startAlertmanager } from '../support/alertmanager';
+import { latinWordsOnScreen } from '../support/chinese-text';
 import { runCli } from '../support/cli-process';
 import { launchChromium, openConsolePage, screenshot, signInAsAdmin } from '../support/console-browser';
 import { subscribe } from '../support/graphql-subscriptions';
@@ -230,6 +231,21 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     expect(status.stdout).toMatch(new RegExp(`${name}  DRAIN .*shop/db-budget`));
     const chinese = await cli(['rollout', 'status', id], 'zh_CN.UTF-8');
     expect(chinese.stdout).toContain('PodDisruptionBudget shop/db-budget（Pod shop/db-0）');
+    // The cluster page says the same in Chinese, live: paused, why, and what can be done.
+    await page.evaluate("localStorage.setItem('ccos.language', 'zh')");
+    try {
+      await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
+      const card = page.getByTestId('rollout');
+      await card.getByRole('heading', { name: '滚动重启' }).waitFor();
+      await card.getByTestId('rollout-status').getByText('已暂停').waitFor();
+      expect(await card.getByTestId('rollout-reason').textContent()).toContain(`已暂停：${name} 的排空被 PodDisruptionBudget shop/db-budget（Pod shop/db-0）阻止`);
+      await card.getByRole('button', { name: '恢复' }).waitFor();
+      await screenshot(page, 'tmp/rollouts-e2e', 'rollout-paused-zh');
+      const data = ['lab', id, ...world.lab.hosts.map((host) => host.hostname), 'shop/db-budget', 'shop/db-0', 'PodDisruptionBudget'];
+      expect(await latinWordsOnScreen(page, data, '[data-testid="rollout"]')).toEqual([]);
+    } finally {
+      await page.evaluate("localStorage.setItem('ccos.language', 'en')");
+    }
     const cancelled = await cli(['rollout', 'cancel']);
     expect(cancelled.code).toBe(0);
     expect(cancelled.stdout).toContain(`Rollout ${id}: REBOOT CANCELLED`);

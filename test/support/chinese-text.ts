@@ -28,11 +28,11 @@ export const TECHNICAL_PHRASES = ['machine config server', 'systemctl status ssh
 export const DATA_SELECTORS = ['code', 'pre', 'kbd', 'samp', '.mono', '.ccos-mono', 'input', 'textarea', 'select', '[data-testid="host-key"]', '[data-testid="drain-command"]', '.sr-only-data'];
 
 /** Browser side: the Latin words on the visible page outside data elements, each with the text it stands in. */
-const LATIN_WORDS = `({ selectors, terms, data }) => {
+const LATIN_WORDS = `({ selectors, terms, data, root }) => {
   const allowed = new Set(terms.map((term) => term.toLowerCase()));
   const values = data.map((value) => value.toLowerCase());
   const found = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const walker = document.createTreeWalker(root ? document.querySelector(root) ?? document.body : document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const element = node.parentElement;
     if (!element || element.closest(selectors.join(',')) || element.closest('script, style, [hidden], [aria-hidden="true"]')) {
@@ -60,7 +60,10 @@ const LATIN_WORDS = `({ selectors, terms, data }) => {
   return [...new Set(found)];
 }`;
 
-/** The Latin words on the visible page outside data elements, technical names and `data` (names, addresses … of the world), each with the text around it. */
-export async function latinWordsOnScreen(page: Page, data: readonly string[]): Promise<string[]> {
-  return (await page.evaluate(`(${LATIN_WORDS})(${JSON.stringify({ selectors: DATA_SELECTORS, terms: TECHNICAL_TERMS, data: [...data, ...TECHNICAL_PHRASES] })})`)) as string[];
+/**
+ * The Latin words on the visible page (or in the element `root` selects) outside data elements,
+ * technical names and `data` (names, addresses … of the world), each with the text around it.
+ */
+export async function latinWordsOnScreen(page: Page, data: readonly string[], root?: string): Promise<string[]> {
+  return (await page.evaluate(`(${LATIN_WORDS})(${JSON.stringify({ selectors: DATA_SELECTORS, terms: TECHNICAL_TERMS, data: [...data, ...TECHNICAL_PHRASES], root: root ?? null })})`)) as string[];
 }
