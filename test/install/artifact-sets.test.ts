@@ -21,13 +21,19 @@ interface ClusterSet {
   complete: boolean;
 }
 
-const MANIFEST = 'state onClusterSet artifactSetVersion files { path sha256 step } kernelRelease kubeletVersion kubeletFlags drift { path expected found } inspectionProblem';
+const MANIFEST = 'state onClusterSet artifactSetVersion files { path sha256 step } runningAtInstall { kernelRelease kubeletVersion kubeletFlags } runningNow { kernelRelease kubeletVersion kubeletFlags } runningChanges drift { path expected found } inspectionProblem';
+
+interface Running {
+  kernelRelease: string | null;
+  kubeletVersion: string | null;
+  kubeletFlags: string[];
+}
 
 interface HostManifest {
   state: string;
-  kernelRelease: string | null;
-  kubeletVersion: string | null;
-  kubeletFlags: string[] | null;
+  runningAtInstall: Running | null;
+  runningNow: Running | null;
+  runningChanges: string[];
   onClusterSet: boolean;
   artifactSetVersion: string | null;
   files: Array<{ path: string; sha256: string; step: string }>;
@@ -183,12 +189,14 @@ describe('artifact sets: import, refuse, install', () => {
       expect(await onHost(file.path), file.path).toBe(file.sha256);
     }
     expect(recorded?.files.find((file) => file.path === '/etc/systemd/system/kubelet.service')?.step).toBe('APPLY_IGNITION');
-    // The kernel and the kubelet systemd started, as the host has them.
-    expect(recorded?.kernelRelease).toBe((await world.lab.exec('h1', ['uname', '-r'])).stdout.trim());
-    expect((await world.lab.exec('h1', ['/usr/local/bin/kubelet', '--version'])).stdout).toContain(recorded?.kubeletVersion ?? 'no version recorded');
-    expect(recorded?.kubeletFlags).toEqual(expect.arrayContaining(['--config=/etc/kubernetes/kubelet.conf', '--kubeconfig=/var/lib/kubelet/kubeconfig']));
+    // The kernel and the kubelet systemd started, as the host has them; an inspection reads the same.
+    const atInstall = recorded?.runningAtInstall;
+    expect(atInstall?.kernelRelease).toBe((await world.lab.exec('h1', ['uname', '-r'])).stdout.trim());
+    expect((await world.lab.exec('h1', ['/usr/local/bin/kubelet', '--version'])).stdout).toContain(atInstall?.kubeletVersion ?? 'no version recorded');
+    expect(atInstall?.kubeletFlags).toEqual(expect.arrayContaining(['--config=/etc/kubernetes/kubelet.conf', '--kubeconfig=/var/lib/kubelet/kubeconfig']));
+    expect(recorded?.runningNow).toBeNull();
 
-    expect((await inspect())?.state).toBe('CURRENT');
+    expect(await inspect()).toMatchObject({ state: 'CURRENT', runningNow: atInstall, runningChanges: [] });
     await world.lab.exec('h1', ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);
     const drifted = await inspect();
     expect(drifted).toMatchObject({ state: 'DRIFTED', drift: [{ path: unit, expected: recorded?.files.find((file) => file.path === unit)?.sha256, found: await onHost(unit) }] });

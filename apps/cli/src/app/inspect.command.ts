@@ -35,7 +35,14 @@ function printInspection(context: CommandContext, hostname: string, manifest: Ho
       ? t('driftGone', { path: file.path, expected: file.expected.slice(0, 12) })
       : t('driftChanged', { path: file.path, expected: file.expected.slice(0, 12), found: file.found.slice(0, 12) }));
   }
-  if (manifest.kernelRelease !== null || manifest.kubeletVersion !== null) {
-    context.io.out(t('hostRunning', { kernel: manifest.kernelRelease ?? '?', kubelet: manifest.kubeletVersion ?? '?', flags: manifest.kubeletFlags?.length ?? 0 }));
+  const installed = manifest.runningAtInstall;
+  if (installed) {
+    context.io.out(t('hostRunning', { kernel: installed.kernelRelease ?? '?', kubelet: installed.kubeletVersion ?? '?', flags: installed.kubeletFlags.length }));
+  }
+  const now = manifest.runningNow;
+  for (const change of manifest.runningChanges) {
+    context.io.out(change === 'KERNEL'
+      ? t('runningKernelNow', { kernel: now?.kernelRelease ?? '?' })
+      : change === 'KUBELET_VERSION' ? t('runningKubeletNow', { kubelet: now?.kubeletVersion ?? '?' }) : t('runningFlagsNow', { flags: now?.kubeletFlags.join(' ') ?? '' }));
   }
 }

@@ -13,5 +13,6 @@ export * from './lib/remote-checksum';
 export * from './lib/upload';
 export * from './lib/compressed-install';
 export * from './lib/remote-facts';
+export * from './lib/remote-running-kubelet';
 export { type RemoteCheck, runChecks } from './lib/remote-batch';
 export * from './lib/ssh-pool';

@@ -1,12 +1,12 @@
 import { type DataSource, In, type Repository } from 'typeorm';
-import { type FileDrift, type InstallStep, manifestOf, runningKubeletOf } from '@ccos/shared/domain';
+import { type FileDrift, type InstallStep, type RunningKubelet, manifestOf, runningKubeletOf } from '@ccos/shared/domain';
 import type { CodedText } from '@ccos/shared/messages';
 import { HostManifestEntity } from './entities/host-manifest.entity';
 import { isUuid } from './node.store';
 
 /** What an inspection of a host found: the files not as recorded, or why it could not look. */
 export type HostInspection =
-  | { readonly inspectedAt: Date; readonly drift: readonly FileDrift[] }
+  | { readonly inspectedAt: Date; readonly drift: readonly FileDrift[]; readonly running?: RunningKubelet }
   | { readonly inspectedAt: Date; readonly problem: CodedText };
 
 /** `host_manifests`: what each node's host runs, recorded from its install runs' step events. */
@@ -52,9 +52,8 @@ export class HostManifestStore {
       artifactSetVersion: text(binaries['manifestVersion']),
       artifactManifestSha256: text(binaries['manifestSha256']),
       files,
-      kernelRelease: running?.kernelRelease ?? null,
-      kubeletVersion: running?.kubeletVersion ?? null,
-      kubeletFlags: running ? [...running.kubeletFlags] : null,
+      runningAtInstall: running,
+      runningNow: null,
       inspectedAt: null,
       drift: [],
       inspectionProblem: null,
@@ -96,7 +95,7 @@ export class HostManifestStore {
   async saveInspection(nodeId: string, runId: string, inspection: HostInspection): Promise<HostManifestEntity | null> {
     const found = 'problem' in inspection
       ? { inspectedAt: inspection.inspectedAt, inspectionProblem: inspection.problem }
-      : { inspectedAt: inspection.inspectedAt, drift: [...inspection.drift], inspectionProblem: null };
+      : { inspectedAt: inspection.inspectedAt, drift: [...inspection.drift], inspectionProblem: null, ...(inspection.running ? { runningNow: inspection.running } : {}) };
     await this.manifests.update({ nodeId, runId }, found);
     return this.find(nodeId);
   }

@@ -131,30 +131,44 @@ const SHA256_EACH = defineScript('sha256-each', [
  * to hash with.
  */
 export async function remoteSha256s(session: SshSession, paths: readonly string[], options: { readonly sudo?: boolean; readonly timeoutMs?: number } = {}): Promise<Map<string, string | null>> {
-  const found = new Map<string, string | null>();
   if (paths.length === 0) {
-    return found;
+    return new Map();
   }
-  const result = await session.runScript(SHA256_EACH, paths, { sudo: options.sudo ?? session.sudo, timeoutMs: options.timeoutMs ?? 120_000, tailBytes: paths.length * 80 + 4096 });
-  const lines = result.stdout.split('\n').filter((line) => line !== '');
-  if (lines[0] === 'no-tool') {
-    throw remoteFailed(session.endpoint, 'Hashing the recorded files', 'the host has neither openssl nor sha256sum. Install coreutils on the host.');
-  }
-  if (result.exitCode !== 0 || lines.length !== paths.length) {
-    throw remoteFailed(session.endpoint, 'Hashing the recorded files',
-      `exit ${result.exitCode ?? result.signal ?? 'unknown'}${result.timedOut ? ' (timed out)' : ''}, ${lines.length} of ${paths.length} answers: ${result.stderr.trim().slice(-300) || 'no output'}`);
-  }
-  paths.forEach((path, index) => {
-    const line = lines[index] ?? '';
-    if (line === 'unreadable') {
-      throw remoteFailed(session.endpoint, `Checking ${path}`, 'the file is not readable by the SSH user (use sudo).');
-    }
-    found.set(path, line === 'missing' ? null : line);
-  });
-  for (const hash of found.values()) {
-    if (hash !== null && !/^[0-9a-f]{64}$/.test(hash)) {
-      throw remoteFailed(session.endpoint, 'Hashing the recorded files', `an answer is not a SHA-256: ${hash.slice(0, 80)}`);
-    }
-  }
-  return found;
+  const check = sha256EachCheck(paths);
+  return check.read(await session.runScript(check.script, check.args, { sudo: options.sudo ?? session.sudo, timeoutMs: options.timeoutMs ?? 120_000, tailBytes: paths.length * 80 + 4096 }), session.endpoint);
+}
+
+/** {@link remoteSha256s} as a check for `runChecks`, to share one exec with others. */
+export function sha256EachCheck(paths: readonly string[]): RemoteCheck<Map<string, string | null>> {
+  return {
+    script: SHA256_EACH,
+    args: paths,
+    read(result: ExecResult, endpoint: string): Map<string, string | null> {
+      const found = new Map<string, string | null>();
+      if (paths.length === 0) {
+        return found;
+      }
+      const lines = result.stdout.split('\n').filter((line) => line !== '');
+      if (lines[0] === 'no-tool') {
+        throw remoteFailed(endpoint, 'Hashing the recorded files', 'the host has neither openssl nor sha256sum. Install coreutils on the host.');
+      }
+      if (result.exitCode !== 0 || lines.length !== paths.length) {
+        throw remoteFailed(endpoint, 'Hashing the recorded files',
+          `exit ${result.exitCode ?? result.signal ?? 'unknown'}${result.timedOut ? ' (timed out)' : ''}, ${lines.length} of ${paths.length} answers: ${result.stderr.trim().slice(-300) || 'no output'}`);
+      }
+      paths.forEach((path, index) => {
+        const line = lines[index] ?? '';
+        if (line === 'unreadable') {
+          throw remoteFailed(endpoint, `Checking ${path}`, 'the file is not readable by the SSH user (use sudo).');
+        }
+        found.set(path, line === 'missing' ? null : line);
+      });
+      for (const hash of found.values()) {
+        if (hash !== null && !/^[0-9a-f]{64}$/.test(hash)) {
+          throw remoteFailed(endpoint, 'Hashing the recorded files', `an answer is not a SHA-256: ${hash.slice(0, 80)}`);
+        }
+      }
+      return found;
+    },
+  };
 }

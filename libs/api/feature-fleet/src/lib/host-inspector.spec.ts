@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -103,17 +105,23 @@ describe('host inspector: what a host runs, hashed again over SSH and compared w
     expect(inspected).toMatchObject({ state: 'CURRENT', drift: [], inspectionProblem: null, inspectedAt: new Date(clock.now()) });
   });
 
-  it('records the kernel and the running kubelet START_KUBELET found; a run whose agent said nothing of them records nulls', async () => {
+  it('records the kernel and the running kubelet START_KUBELET found, and an inspection reads them again and names what changed; an older agent\'s run records none', async () => {
     const node = await joined('w-running');
     const runId = await installed(node, { INSTALL_SERVICES: { [join(dir, 'running-unit')]: 'u' } });
     const running = { kernelRelease: '5.14.0-427.el9.x86_64', kubeletVersion: 'v1.31.4', kubeletFlags: ['--node-ip=198.18.0.5', '--bootstrap-token=<redacted>'] };
     await dataSource.getRepository(StepEventEntity).insert({ runId, seq: 99, step: 'START_KUBELET', status: 'SUCCEEDED', message: 'Ready', detail: { written: {}, running }, occurredAt: new Date() });
     await manifests.recordRun({ id: runId, nodeId: node.id }, new Date(clock.now()));
-    expect(await inspector.view(node.id)).toMatchObject(running);
+    expect(await inspector.view(node.id)).toMatchObject({ runningAtInstall: running, runningNow: null, runningChanges: [] });
+
+    // This machine's kernel is not the one recorded, and no kubelet runs here: only the kernel is compared.
+    const inspected = await inspector.inspect(node.id);
+    const kernel = (await promisify(execFile)('uname', ['-r'])).stdout.trim();
+    expect(inspected).toMatchObject({ state: 'CURRENT', runningNow: { kernelRelease: kernel, kubeletVersion: null, kubeletFlags: [] }, runningChanges: ['KERNEL'] });
 
     const older = await joined('w-older-agent');
     await installed(older, { INSTALL_SERVICES: { [join(dir, 'older-unit')]: 'u' } });
-    expect(await inspector.view(older.id)).toMatchObject({ kernelRelease: null, kubeletVersion: null, kubeletFlags: null });
+    expect(await inspector.view(older.id)).toMatchObject({ runningAtInstall: null, runningNow: null, runningChanges: [] });
+    expect(await inspector.inspect(older.id)).toMatchObject({ runningNow: { kernelRelease: kernel }, runningChanges: [] });
   });
 
   it('records a retried install whole: the earlier run\'s steps up to its failure, then the retry\'s, but nothing from an install before them', async () => {

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { type HostManifestEntity, type HostManifestStore, type JobRegistry, type NodeEntity, type NodeStore, PeriodicQueueing, hostQueue } from '@ccos/api/data-access-db';
 import { sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
-import { type SshPool, isSshError, remoteSha256s } from '@ccos/api/data-access-ssh';
+import { type SshPool, isSshError, runChecks, runningKubeletCheck, sha256EachCheck } from '@ccos/api/data-access-ssh';
 import { PreconditionError } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { type FileDrift, type HostManifestState, type ManifestFile, driftOf, hostManifestState } from '@ccos/shared/domain';
+import { type FileDrift, type HostManifestState, type ManifestFile, type RunningChange, type RunningKubelet, driftOf, hostManifestState, runningChanges } from '@ccos/shared/domain';
 import { type CodedText, message } from '@ccos/shared/messages';
 import type { Clock } from '@ccos/shared/util-timing';
 
@@ -32,9 +32,10 @@ export interface HostManifestView {
   readonly state: HostManifestState;
   readonly files: readonly ManifestFile[];
   /** The kernel and the running kubelet once the node was Ready (null: the agent did not say). */
-  readonly kernelRelease: string | null;
-  readonly kubeletVersion: string | null;
-  readonly kubeletFlags: readonly string[] | null;
+  readonly runningAtInstall: RunningKubelet | null;
+  /** The same as the last inspection that reached the host found them (null: none yet). */
+  readonly runningNow: RunningKubelet | null;
+  readonly runningChanges: readonly RunningChange[];
   readonly inspectedAt: Date | null;
   readonly drift: readonly FileDrift[];
   readonly inspectionProblem: CodedText | null;
@@ -143,11 +144,11 @@ export class HostInspector {
     const inspectedAt = new Date(this.options.clock.now());
     let saved: HostManifestEntity | null;
     try {
-      const found = await this.options.ssh.run(sshTargetOf(node, this.options.secrets), (session) =>
-        remoteSha256s(session, manifest.files.map((file) => file.path), { timeoutMs: INSPECT_TIMEOUT_MS }),
+      const [found, running] = await this.options.ssh.run(sshTargetOf(node, this.options.secrets), (session) =>
+        runChecks(session, [sha256EachCheck(manifest.files.map((file) => file.path)), runningKubeletCheck()] as const, { sudo: session.sudo, timeoutMs: INSPECT_TIMEOUT_MS }),
       );
       const drift = driftOf(manifest.files, found);
-      saved = await this.options.manifests.saveInspection(node.id, manifest.runId, { inspectedAt, drift });
+      saved = await this.options.manifests.saveInspection(node.id, manifest.runId, { inspectedAt, drift, running });
       if (drift.length !== manifest.drift.length || drift.some((file, index) => manifest.drift[index]?.path !== file.path || manifest.drift[index]?.found !== file.found)) {
         this.options.logger.warn({ nodeId: node.id, host: node.ip, drifted: drift.map((file) => file.path) }, drift.length > 0 ? 'files on a node\'s host are not as its install left them' : 'every recorded file on the node\'s host is as its install left it again');
       }
@@ -206,9 +207,9 @@ export class HostInspector {
       onClusterSet,
       state: hostManifestState(manifest, onClusterSet),
       files: manifest.files,
-      kernelRelease: manifest.kernelRelease,
-      kubeletVersion: manifest.kubeletVersion,
-      kubeletFlags: manifest.kubeletFlags,
+      runningAtInstall: manifest.runningAtInstall,
+      runningNow: manifest.runningNow,
+      runningChanges: runningChanges(manifest.runningAtInstall, manifest.runningNow),
       inspectedAt: manifest.inspectedAt,
       drift: manifest.drift,
       inspectionProblem: manifest.inspectionProblem,

@@ -1,6 +1,6 @@
 import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
-import { HostManifestStateEnum, InstallStepEnum, MessageCodeField, MessageParamsField, codedFields } from '@ccos/api/util-graphql';
-import type { HostManifestState, InstallStep } from '@ccos/shared/domain';
+import { HostManifestStateEnum, InstallStepEnum, MessageCodeField, MessageParamsField, RunningChangeEnum, codedFields } from '@ccos/api/util-graphql';
+import type { HostManifestState, InstallStep, RunningChange } from '@ccos/shared/domain';
 import type { HostManifestView } from './host-inspector';
 
 @ObjectType('ManifestFile', { simpleResolvers: true, description: 'A file the agent wrote on the host.' })
@@ -27,6 +27,18 @@ export class FileDriftType {
   found!: string | null;
 }
 
+@ObjectType('RunningKubelet', { simpleResolvers: true, description: 'The kernel a host runs and the kubelet systemd started there.' })
+export class RunningKubeletType {
+  @Field(() => String, { nullable: true, description: '`uname -r`; null when it could not be read.' })
+  kernelRelease!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'e.g. `v1.31.4`, from the running executable\'s `--version`; null when it could not be read.' })
+  kubeletVersion!: string | null;
+
+  @Field(() => [String], { description: 'The arguments systemd started kubelet with, in order; values of flags that look like secrets are replaced by `<redacted>`.' })
+  kubeletFlags!: string[];
+}
+
 @ObjectType('HostManifest', { simpleResolvers: true, description: 'What a node\'s host runs by its last successful install, and what the last inspection of the host found.' })
 export class HostManifestType {
   @Field(() => ID)
@@ -50,14 +62,14 @@ export class HostManifestType {
   @Field(() => [ManifestFileType])
   files!: ManifestFileType[];
 
-  @Field(() => String, { nullable: true, description: 'The kernel release (`uname -r`) the host ran once the node was Ready; null when the agent did not say.' })
-  kernelRelease!: string | null;
+  @Field(() => RunningKubeletType, { nullable: true, description: 'The kernel and the running kubelet once the node was Ready, as its install found them; null when the agent did not say (an older agent).' })
+  runningAtInstall!: RunningKubeletType | null;
 
-  @Field(() => String, { nullable: true, description: 'The running kubelet\'s version (e.g. `v1.31.4`) once the node was Ready.' })
-  kubeletVersion!: string | null;
+  @Field(() => RunningKubeletType, { nullable: true, description: 'The same, as the last inspection that reached the host found them; null before one.' })
+  runningNow!: RunningKubeletType | null;
 
-  @Field(() => [String], { nullable: true, description: 'The arguments systemd started kubelet with, in order; values of flags that look like secrets are replaced by `<redacted>`.' })
-  kubeletFlags!: string[] | null;
+  @Field(() => [RunningChangeEnum], { description: 'What runs otherwise than at install: a kernel booted since, another kubelet, other kubelet arguments (compared where both sides were read).' })
+  runningChanges!: RunningChange[];
 
   @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the host was last inspected (or tried); null if never since the install.' })
   inspectedAt!: Date | null;
@@ -84,9 +96,9 @@ export function toHostManifestType(view: HostManifestView): HostManifestType {
     onClusterSet: view.onClusterSet,
     state: view.state,
     files: view.files.map((file) => ({ ...file })),
-    kernelRelease: view.kernelRelease,
-    kubeletVersion: view.kubeletVersion,
-    kubeletFlags: view.kubeletFlags ? [...view.kubeletFlags] : null,
+    runningAtInstall: view.runningAtInstall && { ...view.runningAtInstall, kubeletFlags: [...view.runningAtInstall.kubeletFlags] },
+    runningNow: view.runningNow && { ...view.runningNow, kubeletFlags: [...view.runningNow.kubeletFlags] },
+    runningChanges: [...view.runningChanges],
     inspectedAt: view.inspectedAt,
     drift: view.drift.map((file) => ({ ...file })),
     inspectionProblem: view.inspectionProblem?.message ?? null,

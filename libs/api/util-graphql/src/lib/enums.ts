@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { HOST_MANIFEST_STATES, INSTALL_RUN_STATUSES, INSTALL_STEPS, NODE_ACTIONS, NODE_STATUSES, ROLES, STEP_EVENT_STATUSES } from '@ccos/shared/domain';
+import { HOST_MANIFEST_STATES, INSTALL_RUN_STATUSES, INSTALL_STEPS, NODE_ACTIONS, NODE_STATUSES, ROLES, RUNNING_CHANGES, STEP_EVENT_STATUSES } from '@ccos/shared/domain';
 import { AUDIT_RESULTS } from './audit-middleware';
 
 /** Turns a domain list of names into the object form type-graphql registers as an enum. */
@@ -23,6 +23,11 @@ registerEnumType(HostManifestStateEnum, {
   name: 'HostManifestState',
   description: 'CURRENT: inspected, every recorded file as the install left it, on the cluster\'s artifact set. DRIFTED: the last inspection found files changed or gone. '
     + 'OUTDATED: installed from another artifact set than the cluster\'s now. UNINSPECTED: recorded, not inspected since.',
+});
+export const RunningChangeEnum = enumOf(RUNNING_CHANGES);
+registerEnumType(RunningChangeEnum, {
+  name: 'RunningChange',
+  description: 'What runs on a host otherwise than at its install. KERNEL: booted another kernel since. KUBELET_VERSION: another kubelet runs. KUBELET_FLAGS: kubelet runs with other arguments.',
 });
 registerEnumType(RoleEnum, { name: 'Role', description: 'VIEWER reads; OPERATOR adds, installs and removes nodes and decides CSRs; ADMIN manages clusters, users and policy.' });
 registerEnumType(NodeStatusEnum, { name: 'NodeStatus' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { driftOf, hostManifestState, manifestOf, recordableFlags, runningKubeletOf, writtenFilesOf } from './host-manifest';
+import { driftOf, hostManifestState, kubeletArgvOf, kubeletVersionOf, manifestOf, recordableFlags, runningChanges, runningKubeletOf, writtenFilesOf } from './host-manifest';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
@@ -54,5 +54,25 @@ describe('runningKubeletOf / recordableFlags', () => {
     expect(recordableFlags(['--config=/etc/kubernetes/kubelet.conf', '--bootstrap-token=abc.def', '--registry-password', 'hunter2', '--v=2', '--node-labels', 'a=b'])).toEqual([
       '--config=/etc/kubernetes/kubelet.conf', '--bootstrap-token=<redacted>', '--registry-password', '<redacted>', '--v=2', '--node-labels', 'a=b',
     ]);
+  });
+});
+
+describe('kubeletArgvOf / kubeletVersionOf / runningChanges', () => {
+  it('takes the arguments after the executable named kubelet, direct or through an interpreter, secrets hidden', () => {
+    expect(kubeletArgvOf('/usr/bin/kubelet\0--v=2\0--bootstrap-token=x\0')).toEqual({ executable: '/usr/bin/kubelet', flags: ['--v=2', '--bootstrap-token=<redacted>'] });
+    expect(kubeletArgvOf('node\0/usr/local/bin/kubelet\0--node-labels\0\0')).toEqual({ executable: '/usr/local/bin/kubelet', flags: ['--node-labels', ''] });
+    expect(kubeletArgvOf('')).toEqual({ executable: null, flags: [] });
+    expect(kubeletArgvOf('/usr/bin/crio\0--x\0')).toEqual({ executable: null, flags: [] });
+    expect(kubeletVersionOf('Kubernetes v1.31.4+rhcos.1\n')).toBe('v1.31.4+rhcos.1');
+    expect(kubeletVersionOf('command not found')).toBeNull();
+  });
+
+  it('names what changed since the install, and nothing for a side that was not read', () => {
+    const installed = { kernelRelease: '5.14.0-427.el9.x86_64', kubeletVersion: 'v1.31.4', kubeletFlags: ['--v=2'] };
+    expect(runningChanges(installed, installed)).toEqual([]);
+    expect(runningChanges(installed, { kernelRelease: '5.14.0-362.el9.x86_64', kubeletVersion: 'v1.31.5', kubeletFlags: ['--v=4'] })).toEqual(['KERNEL', 'KUBELET_VERSION', 'KUBELET_FLAGS']);
+    expect(runningChanges(installed, { kernelRelease: null, kubeletVersion: null, kubeletFlags: [] })).toEqual([]);
+    expect(runningChanges(null, installed)).toEqual([]);
+    expect(runningChanges(installed, null)).toEqual([]);
   });
 });

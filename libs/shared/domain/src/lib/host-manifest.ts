@@ -100,6 +100,32 @@ export interface RunningKubelet {
   readonly kubeletFlags: readonly string[];
 }
 
+/** What differs between what ran at install and what an inspection found running. */
+export const RUNNING_CHANGES = ['KERNEL', 'KUBELET_VERSION', 'KUBELET_FLAGS'] as const;
+export type RunningChange = (typeof RUNNING_CHANGES)[number];
+
+/**
+ * What changed since the install: a kernel booted since (another release), another kubelet, or
+ * kubelet started with other arguments. A side that was not read (null, an older agent) changes
+ * nothing; flags compare only when both sides read some.
+ */
+export function runningChanges(atInstall: RunningKubelet | null, now: RunningKubelet | null): RunningChange[] {
+  if (!atInstall || !now) {
+    return [];
+  }
+  const changes: RunningChange[] = [];
+  if (atInstall.kernelRelease !== null && now.kernelRelease !== null && atInstall.kernelRelease !== now.kernelRelease) {
+    changes.push('KERNEL');
+  }
+  if (atInstall.kubeletVersion !== null && now.kubeletVersion !== null && atInstall.kubeletVersion !== now.kubeletVersion) {
+    changes.push('KUBELET_VERSION');
+  }
+  if (atInstall.kubeletFlags.length > 0 && now.kubeletFlags.length > 0 && atInstall.kubeletFlags.join('\0') !== now.kubeletFlags.join('\0')) {
+    changes.push('KUBELET_FLAGS');
+  }
+  return changes;
+}
+
 const MAX_FLAGS = 200;
 const MAX_FACT = 4096;
 
@@ -120,6 +146,25 @@ export function runningKubeletOf(detail: unknown): RunningKubelet | null {
     kubeletVersion: isPlainText(fields['kubeletVersion']) ? fields['kubeletVersion'] : null,
     kubeletFlags: flags,
   };
+}
+
+/**
+ * The running kubelet's executable and arguments out of its `/proc/<pid>/cmdline` (NUL-separated):
+ * those after the first word naming a `kubelet` executable, so a kubelet started through an
+ * interpreter (`node /usr/local/bin/kubelet …`) reads as one started directly; secrets hidden.
+ */
+export function kubeletArgvOf(cmdline: string): { readonly executable: string | null; readonly flags: string[] } {
+  const argv = cmdline.split('\0');
+  if (argv.at(-1) === '') {
+    argv.pop();
+  }
+  const at = argv.findIndex((argument) => argument.split('/').pop() === 'kubelet');
+  return at < 0 ? { executable: null, flags: [] } : { executable: argv[at] ?? null, flags: recordableFlags(argv.slice(at + 1)) };
+}
+
+/** The version (`v1.31.4`, `v1.31.4+rhcos.1`) out of `kubelet --version`'s `Kubernetes v1.31.4`; null when it names none. */
+export function kubeletVersionOf(text: string): string | null {
+  return /\bv\d+\.\d+\.\d+[\w.+-]*/.exec(text)?.[0] ?? null;
 }
 
 const SECRET_FLAG = /^--?[\w.-]*(token|password|secret)[\w.-]*$/i;

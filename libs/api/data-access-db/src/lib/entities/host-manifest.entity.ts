@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { FileDrift, ManifestFile } from '@ccos/shared/domain';
+import type { FileDrift, ManifestFile, RunningKubelet } from '@ccos/shared/domain';
 import type { CodedText } from '@ccos/shared/messages';
 
 /** What a node's host runs by its last successful install, and what its last inspection found. */
@@ -26,16 +26,13 @@ export class HostManifestEntity {
   @Column({ type: 'jsonb' })
   files!: ManifestFile[];
 
-  /** `uname -r` once the node was Ready; null when the agent did not say (an older agent). */
-  @Column({ name: 'kernel_release', type: 'text', nullable: true })
-  kernelRelease!: string | null;
+  /** The kernel and the running kubelet (version, arguments with secrets hidden) once the node was Ready; null when the agent did not say (an older agent). */
+  @Column({ name: 'running_at_install', type: 'jsonb', nullable: true })
+  runningAtInstall!: RunningKubelet | null;
 
-  @Column({ name: 'kubelet_version', type: 'text', nullable: true })
-  kubeletVersion!: string | null;
-
-  /** The running kubelet's arguments, secrets hidden; null when the agent did not say. */
-  @Column({ name: 'kubelet_flags', type: 'jsonb', nullable: true })
-  kubeletFlags!: string[] | null;
+  /** The kernel and kubelet the last inspection that reached the host found running; null before one. */
+  @Column({ name: 'running_now', type: 'jsonb', nullable: true })
+  runningNow!: RunningKubelet | null;
 
   @Column({ name: 'inspected_at', type: 'timestamptz', nullable: true })
   inspectedAt!: Date | null;

@@ -7,7 +7,7 @@ import { HostManifestStore } from './host-manifest.store';
 const A = 'a'.repeat(64);
 const manifest = (state: HostManifestFieldsFragment['state'], drift: HostManifestFieldsFragment['drift'] = []): HostManifestFieldsFragment => ({
   nodeId: 'n-1', runId: 'r-1', state, onClusterSet: true, artifactSetVersion: '4.14.3', recordedAt: '2026-12-06T10:00:00Z', inspectedAt: null,
-  files: [{ path: '/etc/systemd/system/kubelet.service', sha256: A, step: 'APPLY_IGNITION' }], kernelRelease: '5.14.0-427.el9.x86_64', kubeletVersion: 'v1.31.4', kubeletFlags: ['--v=2'], drift,
+  files: [{ path: '/etc/systemd/system/kubelet.service', sha256: A, step: 'APPLY_IGNITION' }], runningAtInstall: { kernelRelease: '5.14.0-427.el9.x86_64', kubeletVersion: 'v1.31.4', kubeletFlags: ['--v=2'] }, runningNow: null, runningChanges: [], drift,
   inspectionProblem: null, inspectionProblemCode: null, inspectionProblemParams: null,
 });
 

@@ -25,21 +25,44 @@ const STATE_TONES: Readonly<Record<HostManifestState, StatusTone>> = { CURRENT: 
           <ccos-status-badge [tone]="tone(manifest.state)">{{ stateLabel(manifest.state) }}</ccos-status-badge>
         </p>
         <p class="ccos-muted">{{ t('manifest.recorded', { files: manifest.files.length, version: manifest.artifactSetVersion ?? '—', when: i18n.formatDateTime(manifest.recordedAt) }) }}</p>
-        @if (manifest.kernelRelease !== null || manifest.kubeletVersion !== null) {
+        @if (manifest.runningAtInstall; as running) {
           <dl class="running" data-testid="manifest-running" [attr.title]="t('manifest.runningWhen')">
             <dt>{{ t('manifest.kernel') }}</dt>
-            <dd data-testid="manifest-kernel">{{ manifest.kernelRelease ?? '—' }}</dd>
+            <dd data-testid="manifest-kernel">
+              {{ running.kernelRelease ?? '—' }}
+              @if (manifest.runningChanges.includes('KERNEL')) {
+                <span class="changed" data-testid="manifest-kernel-now">{{ t('manifest.now', { value: manifest.runningNow?.kernelRelease ?? '—' }) }}</span>
+              }
+            </dd>
             <dt>{{ t('manifest.kubelet') }}</dt>
-            <dd data-testid="manifest-kubelet">{{ manifest.kubeletVersion ?? '—' }}</dd>
+            <dd data-testid="manifest-kubelet">
+              {{ running.kubeletVersion ?? '—' }}
+              @if (manifest.runningChanges.includes('KUBELET_VERSION')) {
+                <span class="changed" data-testid="manifest-kubelet-now">{{ t('manifest.now', { value: manifest.runningNow?.kubeletVersion ?? '—' }) }}</span>
+              }
+            </dd>
           </dl>
-          @if (manifest.kubeletFlags?.length) {
+          @if (running.kubeletFlags.length > 0) {
             <details data-testid="manifest-flags">
-              <summary>{{ t('manifest.flags', { count: manifest.kubeletFlags?.length ?? 0 }) }}</summary>
+              <summary>
+                {{ t('manifest.flags', { count: running.kubeletFlags.length }) }}
+                @if (manifest.runningChanges.includes('KUBELET_FLAGS')) {
+                  <span class="changed" data-testid="manifest-flags-changed">{{ t('manifest.flagsChanged') }}</span>
+                }
+              </summary>
               <ul class="flags">
-                @for (flag of manifest.kubeletFlags; track $index) {
+                @for (flag of running.kubeletFlags; track $index) {
                   <li><code>{{ flag }}</code></li>
                 }
               </ul>
+              @if (manifest.runningChanges.includes('KUBELET_FLAGS')) {
+                <p>{{ t('manifest.flagsNow') }}</p>
+                <ul class="flags" data-testid="manifest-flags-now">
+                  @for (flag of manifest.runningNow?.kubeletFlags ?? []; track $index) {
+                    <li><code>{{ flag }}</code></li>
+                  }
+                </ul>
+              }
             </details>
           }
         }
@@ -71,6 +94,7 @@ const STATE_TONES: Readonly<Record<HostManifestState, StatusTone>> = { CURRENT: 
     .drift, .flags { padding-left: 1.2rem; overflow-wrap: anywhere; }
     .running { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; margin: 0.5rem 0; }
     .running dd { margin: 0; }
+    .changed { margin-left: 0.5rem; color: var(--ccos-warn); font-weight: 600; }
   `,
 })
 export class HostManifestCardComponent {
