@@ -80,7 +80,7 @@ describe('approveCsr / denyCsr', () => {
     expect((await read('c1')).metadata?.labels).toEqual({ touched: 'yes' });
   });
 
-  it('with the watch\'s copy of a pending CSR, writes the decision without reading it first; a stale copy is read again on the 409', async () => {
+  it('with the watch\'s copy of a pending, unlabelled CSR, writes the decision without reading it first; a stale copy is read again on the 409, a labelled one first', async () => {
     await create('d1');
     const pending = await read('d1');
     const known = await summarizeCsr(pending);
@@ -101,5 +101,18 @@ describe('approveCsr / denyCsr', () => {
       'PUT /apis/certificates.k8s.io/v1/certificatesigningrequests/d2/approval 409',
       'GET /apis/certificates.k8s.io/v1/certificatesigningrequests/d2 200',
     ]);
+
+    // One that carries labels is read first, so the write keeps them.
+    await create('d3');
+    await world.client.call('label', (o) => world.client.certificates.patchCertificateSigningRequest({ name: 'd3', body: [{ op: 'add', path: '/metadata/labels', value: { team: 'a' } }] }, o));
+    const labelled = await summarizeCsr(await read('d3'));
+    expect(labelled.plainMetadata).toBe(false);
+    before = requests.length;
+    expect(await approveCsr(world.client, 'd3', { known: labelled })).toMatchObject({ ok: true, changed: true });
+    expect(requests.slice(before).filter((line) => line.includes('/certificatesigningrequests/d3')).map((line) => line.split(' ').slice(0, 3).join(' '))).toEqual([
+      'GET /apis/certificates.k8s.io/v1/certificatesigningrequests/d3 200',
+      'PUT /apis/certificates.k8s.io/v1/certificatesigningrequests/d3/approval 200',
+    ]);
+    expect((await read('d3')).metadata?.labels).toEqual({ team: 'a' });
   });
 });

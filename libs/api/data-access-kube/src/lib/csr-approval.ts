@@ -11,10 +11,11 @@ export interface CsrDecisionOptions {
   message?: string;
   signal?: AbortSignal;
   /**
-   * The CSR as the caller's watch has it. When it is pending without any condition, the decision is
-   * written at its resourceVersion without reading the CSR first (one request, not two; the
-   * `/approval` subresource takes only the conditions, as the API server's approval strategy
-   * does); a 409 Conflict means it changed since, and it is read again as without.
+   * The CSR as the caller's watch has it. When it is pending without any condition and carries no
+   * labels, annotations, finalizers or owners, the decision is written at its resourceVersion
+   * without reading the CSR first (one request, not two: the API server's approval strategy keeps
+   * the stored spec and status but the metadata given, which is then the stored one anyway); a 409
+   * Conflict means it changed since, and it is read again as without.
    */
   known?: CsrSummary;
   /** Requests already parsed (the cluster's CSR watch keeps them): the answer is summarised without checking the request's signature again. */
@@ -44,7 +45,7 @@ async function decide(client: KubeClient, name: string, decision: 'Approved' | '
   for (let attempt = 0; ; attempt++) {
     let csr: V1CertificateSigningRequest;
     try {
-      csr = attempt === 0 && known?.name === name && known.state === 'Pending' && known.conditions.length === 0 && known.resourceVersion !== ''
+      csr = attempt === 0 && known?.name === name && known.plainMetadata && known.state === 'Pending' && known.conditions.length === 0 && known.resourceVersion !== ''
         ? ({ apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name, uid: known.uid, resourceVersion: known.resourceVersion }, status: {} } as V1CertificateSigningRequest)
         : await client.call(`read certificatesigningrequest ${name}`, (callOptions) => client.certificates.readCertificateSigningRequest({ name }, callOptions), options.signal);
     } catch (error) {

@@ -25,6 +25,12 @@ export interface CsrSummary {
   name: string;
   uid: string;
   resourceVersion: string;
+  /**
+   * No labels, annotations, finalizers or owners (a kubelet's CSR has none): a decision may then
+   * be written from this summary alone, since the `/approval` subresource writes the metadata it is
+   * given as well as the conditions.
+   */
+  plainMetadata: boolean;
   createdAt: string | null;
   signerName: string;
   /** Who created it, as the API server authenticated them (never taken from the request body). */
@@ -124,6 +130,10 @@ export class CsrRequestCache {
   }
 }
 
+function isEmpty(value: object | undefined): boolean {
+  return value === undefined || Object.keys(value).length === 0;
+}
+
 /**
  * Summarises a CSR, parsing its PKCS#10 request.
  * @see https://kubernetes.io/docs/reference/kubernetes-api/authentication-resources/certificate-signing-request-v1/
@@ -134,6 +144,7 @@ export async function summarizeCsr(csr: V1CertificateSigningRequest, cache: CsrR
     name: csr.metadata?.name ?? '',
     uid: csr.metadata?.uid ?? '',
     resourceVersion: csr.metadata?.resourceVersion ?? '',
+    plainMetadata: isEmpty(csr.metadata?.labels) && isEmpty(csr.metadata?.annotations) && isEmpty(csr.metadata?.finalizers) && isEmpty(csr.metadata?.ownerReferences),
     createdAt: isoTime(csr.metadata?.creationTimestamp),
     signerName: csr.spec?.signerName ?? '',
     username: csr.spec?.username ?? null,
