@@ -158,7 +158,8 @@ function parseHardware(sections: ReadonlyMap<string, string>): HardwareFacts {
   };
 }
 
-function splitSections(output: string): Map<string, string> {
+/** The sections of a script's output, each introduced by a marker line `@@name`: name → its lines. */
+export function splitSections(output: string): Map<string, string> {
   const sections = new Map<string, string>();
   let current: string | null = null;
   let lines: string[] = [];

@@ -1,6 +1,7 @@
-import { type RunningKubelet, kubeletArgvOf, kubeletVersionOf } from '@ccos/shared/domain';
+import { type RunningKubelet, kubeletArgvOf, kubeletVersionOf, recordableRunning } from '@ccos/shared/domain';
 import type { RemoteCheck } from './remote-batch';
 import type { ExecResult } from './remote-exec';
+import { splitSections } from './remote-facts';
 import { defineScript } from './remote-script';
 
 /**
@@ -29,21 +30,13 @@ export function runningKubeletCheck(): RemoteCheck<RunningKubelet> {
   return { script: RUNNING_KUBELET, args: [], read: (result: ExecResult) => parseRunningKubelet(result.stdout) };
 }
 
-/** Reads the running-kubelet script's output; sections it lacks are null (or no flags). */
+/** Reads the running-kubelet script's output as the agent's report is read; sections it lacks are null (or no flags). */
 export function parseRunningKubelet(output: string): RunningKubelet {
-  const section = (name: string): string => {
-    const start = output.indexOf(`@@${name}\n`);
-    if (start < 0) {
-      return '';
-    }
-    const from = start + name.length + 3;
-    const end = output.indexOf('\n@@', from - 1);
-    return output.slice(from, end < 0 ? output.length : end + 1).trim();
-  };
-  const kernel = section('kernel').split('\n')[0]?.trim() ?? '';
-  return {
-    kernelRelease: kernel === '' ? null : kernel,
+  const sections = splitSections(output);
+  const section = (name: string): string => (sections.get(name) ?? '').trim();
+  return recordableRunning({
+    kernelRelease: section('kernel').split('\n')[0]?.trim(),
     kubeletVersion: kubeletVersionOf(section('version')),
     kubeletFlags: kubeletArgvOf(Buffer.from(section('cmdline'), 'base64').toString('utf8')).flags,
-  };
+  });
 }

@@ -35,9 +35,16 @@ export const HOST_MANIFEST_STATES = ['CURRENT', 'DRIFTED', 'OUTDATED', 'UNINSPEC
 export type HostManifestState = (typeof HOST_MANIFEST_STATES)[number];
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+const MAX_TEXT = 4096;
+
+/** Non-empty text of at most 4,096 characters without control characters, as a host may report it to be shown. */
+function isPlainText(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && value.length <= MAX_TEXT && ![...value].some((char) => char < ' ' || char === '\x7f');
+}
+
 /** An absolute path without `.`/`..` segments or control characters. */
 function isHostPath(path: string): boolean {
-  return path.startsWith('/') && path.length <= 4096 && !path.split('/').some((segment) => segment === '.' || segment === '..') && ![...path].some((char) => char < ' ' || char === '\x7f');
+  return path.startsWith('/') && isPlainText(path) && !path.split('/').some((segment) => segment === '.' || segment === '..');
 }
 
 /** The files a step event's detail says the step wrote; entries that are no absolute path and hash are left out. */
@@ -127,19 +134,18 @@ export function runningChanges(atInstall: RunningKubelet | null, now: RunningKub
 }
 
 const MAX_FLAGS = 200;
-const MAX_FACT = 4096;
 
-function isPlainText(value: unknown): value is string {
-  return typeof value === 'string' && value !== '' && value.length <= MAX_FACT && ![...value].some((char) => char < ' ' || char === '\x7f');
-}
-
-/** What a START_KUBELET event's detail says runs on the host; null when it says nothing (an older agent). Values that are not plain, bounded text are left out. */
+/** What a START_KUBELET event's detail says runs on the host; null when it says nothing (an older agent). */
 export function runningKubeletOf(detail: unknown): RunningKubelet | null {
   const running = typeof detail === 'object' && detail !== null ? (detail as Record<string, unknown>)[RUNNING_KEY] : undefined;
-  if (typeof running !== 'object' || running === null || Array.isArray(running)) {
-    return null;
-  }
-  const fields = running as Record<string, unknown>;
+  return typeof running === 'object' && running !== null && !Array.isArray(running) ? recordableRunning(running as Record<string, unknown>) : null;
+}
+
+/**
+ * The kernel and kubelet a host reported (its agent, or an inspection's script) as they may be
+ * kept and shown: values that are not plain, bounded text are left out, at most 200 flags.
+ */
+export function recordableRunning(fields: Readonly<Record<string, unknown>>): RunningKubelet {
   const flags = Array.isArray(fields['kubeletFlags']) ? fields['kubeletFlags'].filter(isPlainText).slice(0, MAX_FLAGS) : [];
   return {
     kernelRelease: isPlainText(fields['kernelRelease']) ? fields['kernelRelease'] : null,
