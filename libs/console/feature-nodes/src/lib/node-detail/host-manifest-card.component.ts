@@ -2,15 +2,16 @@ import { ChangeDetectionStrategy, Component, computed, effect, inject, input, un
 import { HostManifestStore, Notifications, Session } from '@ccos/console/data-access';
 import { ButtonDirective, StatusBadgeComponent, type StatusTone } from '@ccos/console/ui';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
-import type { HostManifestState } from '@ccos/shared/domain';
+import type { HostManifestState, RunningChange } from '@ccos/shared/domain';
 import { nodesMessages } from '../nodes.messages';
 
 const STATE_TONES: Readonly<Record<HostManifestState, StatusTone>> = { CURRENT: 'ok', DRIFTED: 'error', OUTDATED: 'warn', UNINSPECTED: 'neutral' };
 
 /**
  * What the node's host runs by its last install: the files the agent wrote with their hashes,
- * the artifact set they came from, the kernel and the kubelet's version and arguments, and what the last inspection found (each file changed or gone
- * named); an operator inspects the host now. Hidden while no install recorded it.
+ * the artifact set they came from, the kernel and the kubelet's version and arguments, and what
+ * the last inspection found (each file changed or gone named, what runs otherwise marked); an
+ * operator inspects the host now. Hidden while no install recorded it.
  */
 @Component({
   selector: 'ccos-host-manifest-card',
@@ -27,20 +28,15 @@ const STATE_TONES: Readonly<Record<HostManifestState, StatusTone>> = { CURRENT: 
         <p class="ccos-muted">{{ t('manifest.recorded', { files: manifest.files.length, version: manifest.artifactSetVersion ?? '—', when: i18n.formatDateTime(manifest.recordedAt) }) }}</p>
         @if (manifest.runningAtInstall; as running) {
           <dl class="running" data-testid="manifest-running" [attr.title]="t('manifest.runningWhen')">
-            <dt>{{ t('manifest.kernel') }}</dt>
-            <dd data-testid="manifest-kernel">
-              {{ running.kernelRelease ?? '—' }}
-              @if (manifest.runningChanges.includes('KERNEL')) {
-                <span class="changed" data-testid="manifest-kernel-now">{{ t('manifest.now', { value: manifest.runningNow?.kernelRelease ?? '—' }) }}</span>
-              }
-            </dd>
-            <dt>{{ t('manifest.kubelet') }}</dt>
-            <dd data-testid="manifest-kubelet">
-              {{ running.kubeletVersion ?? '—' }}
-              @if (manifest.runningChanges.includes('KUBELET_VERSION')) {
-                <span class="changed" data-testid="manifest-kubelet-now">{{ t('manifest.now', { value: manifest.runningNow?.kubeletVersion ?? '—' }) }}</span>
-              }
-            </dd>
+            @for (row of runningRows(); track row.key) {
+              <dt>{{ t(row.label) }}</dt>
+              <dd [attr.data-testid]="'manifest-' + row.key">
+                {{ row.atInstall ?? '—' }}
+                @if (row.changed) {
+                  <span class="changed" [attr.data-testid]="'manifest-' + row.key + '-now'">{{ t('manifest.now', { value: row.now ?? '—' }) }}</span>
+                }
+              </dd>
+            }
           </dl>
           @if (running.kubeletFlags.length > 0) {
             <details data-testid="manifest-flags">
@@ -108,6 +104,14 @@ export class HostManifestCardComponent {
   private readonly session = inject(Session);
   private readonly notifications = inject(Notifications);
   protected readonly isOperator = computed(() => this.session.allows('OPERATOR'));
+  /** The kernel and the kubelet's version as the install found them, and what runs now where that differs. */
+  protected readonly runningRows = computed(() => {
+    const manifest = this.store.manifest();
+    const row = (key: string, label: 'manifest.kernel' | 'manifest.kubelet', field: 'kernelRelease' | 'kubeletVersion', change: RunningChange) => ({
+      key, label, atInstall: manifest?.runningAtInstall?.[field] ?? null, now: manifest?.runningNow?.[field] ?? null, changed: manifest?.runningChanges.includes(change) ?? false,
+    });
+    return [row('kernel', 'manifest.kernel', 'kernelRelease', 'KERNEL'), row('kubelet', 'manifest.kubelet', 'kubeletVersion', 'KUBELET_VERSION')];
+  });
 
   constructor() {
     effect(() => this.store.select(this.nodeId()));
