@@ -273,7 +273,7 @@ export class RolloutConductor {
       return waiting(message('rollout.problem.cluster', { error: errorText(error) }));
     }
     const summaries = new Map(watch.nodes().map((summary) => [summary.name, summary]));
-    const { nodes, skipped, remediating } = await this.skipNodesBeingRemoved(rollout, await this.options.rollouts.nodesOf(rollout.id), now);
+    const { nodes, skipped, remediating } = await this.nodesNow(rollout, await this.options.rollouts.nodesOf(rollout.id), now);
     const members = nodes.map((node) => {
       const summary = summaries.get(node.nodeName);
       return { nodeId: node.nodeId, phase: node.phase, ready: summary?.ready ?? false, unschedulable: summary?.unschedulable ?? false, remediating: remediating.has(node.nodeId) };
@@ -322,11 +322,11 @@ export class RolloutConductor {
   }
 
   /**
-   * A node of the rollout that is being removed (or was) is skipped, wherever it was: the removal
-   * owns it now, and it must not hold a slot of the budget. The nodes as they are after that, and
-   * those of them remediation is working on (not started while it does).
+   * The rollout's nodes as they are now. One that is being removed (or was) is skipped first,
+   * wherever it was: the removal owns it now, and it must not hold a slot of the budget. With them,
+   * whether any was skipped, and those remediation is working on (not started while it does).
    */
-  private async skipNodesBeingRemoved(rollout: RolloutEntity, nodes: RolloutNodeEntity[], now: Date): Promise<{ nodes: RolloutNodeEntity[]; skipped: boolean; remediating: ReadonlySet<string> }> {
+  private async nodesNow(rollout: RolloutEntity, nodes: RolloutNodeEntity[], now: Date): Promise<{ nodes: RolloutNodeEntity[]; skipped: boolean; remediating: ReadonlySet<string> }> {
     const open = nodes.filter((node) => node.phase !== 'DONE' && node.phase !== 'SKIPPED');
     const records = new Map((await this.options.nodes.findMany(open.map((node) => node.nodeId))).map((record) => [record.id, record]));
     const remediating = new Set([...records.values()].filter((record) => record.remediation !== null).map((record) => record.id));
