@@ -562,7 +562,12 @@ describe('CSR review and auto-approval over GraphQL, against kube-sim', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(await conditions(name)).toEqual(['Denied']);
-      const view = await csrNamed(name);
+      // The decision is recorded once Kubernetes has taken it.
+      let view = await csrNamed(name);
+      for (let attempt = 0; attempt < 100 && view.decisions.length === 0; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        view = await csrNamed(name);
+      }
       expect(view).toMatchObject({ status: 'DENIED', decidedBy: 'auto-approver', decisions: [{ decision: 'DENIED', actor: 'auto-approver', forced: false }] });
       expect(view.statusReason).toMatch(new RegExp(`^impostor: a client CSR for worker-11 requested by ${OPENSHIFT_NODE_BOOTSTRAPPER}, `));
       const runs = await harness.gql<{ node: { installRuns: Array<{ bootstrapIdentity: string | null; notices: Array<{ kind: string; subject: string; count: number; message: string }> }> } }>(

@@ -36,6 +36,8 @@ export interface NodeSummary {
   /** Every taint with effect NoSchedule or NoExecute (what keeps ordinary pods off). */
   schedulingTaints: NodeTaint[];
   kubeletVersion: string | null;
+  /** `status.nodeInfo.bootID`: the boot the kubelet last reported from; null before it has. */
+  bootId: string | null;
   /** `status.allocatable`, parsed; null when the kubelet has not reported it. */
   allocatable: { cpuMillicores: number | null; memoryBytes: number | null; pods: number | null };
   /** ISO 8601. */
@@ -105,6 +107,7 @@ export function summarizeNode(node: V1Node): NodeSummary {
     controlPlaneTaints: taints.filter((taint) => (CONTROL_PLANE_TAINT_KEYS as readonly string[]).includes(taint.key)),
     schedulingTaints: taints.filter((taint) => taint.effect === 'NoSchedule' || taint.effect === 'NoExecute'),
     kubeletVersion: node.status?.nodeInfo?.kubeletVersion || null,
+    bootId: node.status?.nodeInfo?.bootID || null,
     allocatable: { cpuMillicores: cpuMillicores(allocatable['cpu']), memoryBytes: wholeUnits(allocatable['memory']), pods: wholeUnits(allocatable['pods']) },
     createdAt: isoTime(node.metadata?.creationTimestamp),
   };

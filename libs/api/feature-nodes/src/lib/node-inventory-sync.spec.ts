@@ -23,6 +23,7 @@ const summary = (name: string, extra: Partial<NodeSummary> = {}): NodeSummary =>
   controlPlaneTaints: [],
   schedulingTaints: [],
   kubeletVersion: 'v1.32.0',
+  bootId: null,
   allocatable: { cpuMillicores: 4000, memoryBytes: 8 * 2 ** 30, pods: 110 },
   createdAt: null,
   ...extra,

@@ -9,7 +9,7 @@ import { SshPool } from '@ccos/api/data-access-ssh';
 import type { AuditEntry } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { FakeClock } from '@ccos/shared/util-timing/testing';
-import { CONDUCT_TASK, ROLLOUT_NODE_TASK, RolloutConductor } from './rollout-conductor';
+import { CONDUCT_TASK, ROLLOUT_NODE_TASK, RolloutConductor, nodeBackFrom } from './rollout-conductor';
 
 /**
  * What the conductor decides, on a real database with virtual time: which nodes start under the
@@ -152,5 +152,20 @@ describe('rollout conductor: budget and maintenance window', () => {
     await conductor.pause(first.id, 'ops');
     await expect(conductor.pause(first.id, 'ops')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
     expect((await conductor.resume(first.id, 'ops')).status).toBe('RUNNING');
+  });
+});
+
+describe('a rebooted node counts as back', () => {
+  const after = 'b2c3d4e5-0000-4000-8000-000000000002';
+  const before = 'a1b2c3d4-0000-4000-8000-000000000001';
+
+  it('only once the kubelet of the new boot has reported, and Ready', () => {
+    // The Node still shows the last boot's Ready: the new kubelet has not posted yet.
+    expect(nodeBackFrom(after, { ready: true, bootId: before })).toMatchObject({ code: 'rollout.missing.nodeStatus' });
+    expect(nodeBackFrom(after, { ready: true, bootId: null })).toMatchObject({ code: 'rollout.missing.nodeStatus' });
+    expect(nodeBackFrom(after, undefined)).toMatchObject({ code: 'rollout.missing.nodeStatus' });
+    // It has, and starts NotReady until its network is up.
+    expect(nodeBackFrom(after, { ready: false, bootId: after })).toMatchObject({ code: 'rollout.missing.ready' });
+    expect(nodeBackFrom(after, { ready: true, bootId: after })).toBeNull();
   });
 });

@@ -13,7 +13,7 @@ import {
   hostQueue,
 } from '@ccos/api/data-access-db';
 import { sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
-import { type DrainEvent, type DrainPlan, type DrainResult, classifyPods, drainNode, listPodsOnNode, uncordonNode } from '@ccos/api/data-access-kube';
+import { type DrainEvent, type DrainPlan, type DrainResult, type NodeSummary, classifyPods, drainNode, listPodsOnNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { type AuditSink, BadUserInputError, ConflictError, type EventBus, PreconditionError, type RolloutChangedPayload, TOPICS } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
@@ -106,6 +106,19 @@ export interface StartRollout {
   readonly pauseOnAlerts: readonly string[];
   readonly drainTimeoutSeconds: number;
   readonly readyTimeoutSeconds: number;
+}
+
+/**
+ * What a rebooted host's Node still lacks to count as back: a status posted by the kubelet of the
+ * new boot, and Ready. Until that kubelet reports, the Node still shows the last boot's Ready
+ * (Kubernetes marks it Unknown only after the node-monitor grace period), and a kubelet starts
+ * NotReady until its network is up: uncordoning then would leave one node more out of service.
+ */
+export function nodeBackFrom(bootId: string, node: Pick<NodeSummary, 'ready' | 'bootId'> | undefined): CodedText | null {
+  if (node?.bootId !== bootId) {
+    return message('rollout.missing.nodeStatus');
+  }
+  return node.ready ? null : message('rollout.missing.ready');
 }
 
 /** How a phase ended: go on to the next, stop here because the rollout is no longer running, or pause the rollout on this node. */
@@ -543,8 +556,7 @@ export class RolloutConductor {
     if ('problem' in watch) {
       return watch.problem;
     }
-    const summary = watch.nodes().find((candidate) => candidate.name === step.nodeName);
-    return summary?.ready ? null : message('rollout.missing.ready');
+    return nodeBackFrom(state.bootId, watch.nodes().find((candidate) => candidate.name === step.nodeName));
   }
 
   private async uncordonPhase(rollout: RolloutEntity, step: RolloutNodeEntity, lost?: AbortSignal): Promise<PhaseOutcome> {

@@ -222,6 +222,7 @@ export const API_EN = {
   'rollout.problem.notBack': 'the host did not come back within {seconds} s: {missing}',
   'rollout.missing.boot': 'it has not rebooted (same boot id)',
   'rollout.missing.kubelet': 'kubelet is not active',
+  'rollout.missing.nodeStatus': 'its Node has not reported since the reboot',
   'rollout.missing.ready': 'its Node is not Ready',
   'rollout.node.done': 'rebooted {hostname}: new boot, kubelet active, Node Ready, uncordoned',
   'rollout.node.skipped': 'skipped {hostname}: the rollout was cancelled while it drained; uncordoned',

@@ -221,6 +221,7 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'rollout.problem.notBack': '主机未在 {seconds} 秒内恢复：{missing}',
   'rollout.missing.boot': '尚未重启（启动 ID 未变）',
   'rollout.missing.kubelet': 'kubelet 未处于运行状态',
+  'rollout.missing.nodeStatus': '其 Node 自重启后尚未上报状态',
   'rollout.missing.ready': '其 Node 未就绪',
   'rollout.node.done': '已重启 {hostname}：新的启动、kubelet 运行中、Node 就绪、已恢复调度',
   'rollout.node.skipped': '已跳过 {hostname}：排空期间滚动操作被取消；已恢复调度',
