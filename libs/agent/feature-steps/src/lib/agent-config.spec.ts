@@ -49,6 +49,18 @@ describe('parseAgentConfig', () => {
     expect(parseAgentConfig({ ...valid, providerId: 'ccos://lab/x" --v=9' })).toEqual({ ok: false, problems: [expect.stringMatching(/^providerId must be null or ccos:\/\/<cluster>\/<node id> /)] });
   });
 
+  it('takes an apply run\'s steps, and refuses steps out of order, an apply run that would run PREFLIGHT, or one with a bootstrap token', () => {
+    expect(parseAgentConfig(valid)).toMatchObject({ ok: true, config: { purpose: 'INSTALL', steps: null } });
+    const apply = { ...valid, purpose: 'APPLY', startStep: 'DOWNLOAD_BINARIES', steps: ['DOWNLOAD_BINARIES', 'INSTALL_SERVICES', 'START_KUBELET'] };
+    expect(parseAgentConfig(apply)).toMatchObject({ ok: true, config: { purpose: 'APPLY', steps: ['DOWNLOAD_BINARIES', 'INSTALL_SERVICES', 'START_KUBELET'] }, ignoredKeys: [] });
+    expect(parseAgentConfig({ ...apply, steps: ['DOWNLOAD_BINARIES', 'INSTALL_SERVICES', 'INSTALL_PACKAGES', 'START_KUBELET'] })).toEqual({ ok: false, problems: ['steps must be in install order, each once, starting at startStep (got DOWNLOAD_BINARIES, INSTALL_SERVICES, INSTALL_PACKAGES, START_KUBELET)'] });
+    expect(parseAgentConfig({ ...apply, steps: ['DOWNLOAD_BINARIES', 'rm -rf /'] })).toEqual({ ok: false, problems: ['steps must be null or a non-empty list of install steps'] });
+    expect(parseAgentConfig({ ...apply, startStep: 'PREFLIGHT', steps: ['PREFLIGHT', 'START_KUBELET'] })).toEqual({ ok: false, problems: ['an APPLY run ends with START_KUBELET, never runs PREFLIGHT and has no kubeletBootstrapToken'] });
+    expect(parseAgentConfig({ ...apply, kubeletBootstrapToken: 'eyJhbGciOiJFUzI1NiJ9.payload.signature' })).toMatchObject({ ok: false });
+    expect(parseAgentConfig({ ...apply, steps: null })).toEqual({ ok: false, problems: ['steps must name the steps of an APPLY run'] });
+    expect(parseAgentConfig({ ...valid, purpose: 'REINSTALL' })).toEqual({ ok: false, problems: ['purpose must be INSTALL or APPLY (got "REINSTALL")'] });
+  });
+
   it('allows a null CA, no labels/taints, and keys from a newer service', () => {
     const parsed = parseAgentConfig({ ...valid, machineConfigCaCert: null, labels: [], taints: [], newField: 1 });
     expect(parsed).toMatchObject({ ok: true, ignoredKeys: ['newField'] });

@@ -1,7 +1,7 @@
-import { isJsonObject, type TlsPin } from '@ccos/agent/util-host';
+import { isJsonObject, type JsonObject, type TlsPin } from '@ccos/agent/util-host';
 import {
-  checkHostname, checkIp, checkLabels, checkTaints, isInstallStep, shorten,
-  type InstallStep, type Label, type Taint, type TaintEffect,
+  checkHostname, checkIp, checkLabels, checkTaints, INSTALL_STEPS, isInstallStep, shorten,
+  type InstallRunPurpose, type InstallStep, type Label, type Taint, type TaintEffect,
 } from '@ccos/shared/domain';
 
 /** What a run needs from the host, as the service decided. */
@@ -59,6 +59,13 @@ export interface AgentConfig {
    * credential. Null (or absent): the Ignition's kubeconfig is left as it is.
    */
   readonly kubeletBootstrapToken: string | null;
+  /**
+   * INSTALL (or absent): a host becomes a node. APPLY: a rollout's run on a node that joined
+   * already: only `steps` run, and START_KUBELET restarts kubelet on what they wrote.
+   */
+  readonly purpose: InstallRunPurpose;
+  /** The steps to run, in install order; null (or absent): every step from `startStep` on. */
+  readonly steps: readonly InstallStep[] | null;
 }
 
 export type ConfigParse =
@@ -67,7 +74,7 @@ export type ConfigParse =
 
 const KNOWN_KEYS = [
   'apiUrl', 'serviceTls', 'artifactManifestSha256', 'runId', 'token', 'nodeName', 'nodeIp', 'vip', 'labels', 'taints', 'providerId', 'startStep',
-  'machineConfigCaCert', 'stateDir', 'requirements', 'timeouts', 'kubeletBootstrapToken',
+  'machineConfigCaCert', 'stateDir', 'requirements', 'timeouts', 'kubeletBootstrapToken', 'purpose', 'steps',
 ];
 
 /**
@@ -150,6 +157,7 @@ export function parseAgentConfig(value: unknown): ConfigParse {
     problems.push('kubeletBootstrapToken must be null or 16..8192 printable characters without spaces');
   }
 
+  const { purpose, steps } = parsePurpose(value, startStep, kubeletBootstrapToken, problems);
   const requirements = parseRequirements(value['requirements'], problems);
   const timeouts = value['timeouts'];
   let nodeReadySeconds = 0;
@@ -168,6 +176,8 @@ export function parseAgentConfig(value: unknown): ConfigParse {
       apiUrl, serviceTls, artifactManifestSha256, runId, token, nodeName, nodeIp, vip, labels, taints, providerId, startStep, machineConfigCaCert, stateDir, requirements,
       timeouts: { nodeReadySeconds },
       kubeletBootstrapToken,
+      purpose,
+      steps,
     },
     ignoredKeys: Object.keys(value).filter((key) => !KNOWN_KEYS.includes(key)),
   };
@@ -290,4 +300,36 @@ function parseRequirements(value: unknown, problems: string[]): Requirements {
     minCpus: count('minCpus', false),
     maxClockSkewSeconds: count('maxClockSkewSeconds', true),
   };
+}
+
+/**
+ * The run's purpose and steps: an INSTALL runs every step from `startStep` unless told its steps;
+ * an APPLY names them (in install order, from `startStep`, ending with START_KUBELET, never
+ * PREFLIGHT) and has no bootstrap token (its node has its own certificates).
+ */
+function parsePurpose(value: JsonObject, startStep: InstallStep, bootstrapToken: string | null, problems: string[]): Pick<AgentConfig, 'purpose' | 'steps'> {
+  const rawPurpose = value['purpose'] ?? 'INSTALL';
+  const purpose: InstallRunPurpose = rawPurpose === 'APPLY' ? 'APPLY' : 'INSTALL';
+  if (rawPurpose !== 'INSTALL' && rawPurpose !== 'APPLY') {
+    problems.push(`purpose must be INSTALL or APPLY (got "${shorten(String(rawPurpose))}")`);
+  }
+  const raw = value['steps'];
+  if (raw === null || raw === undefined) {
+    if (purpose === 'APPLY') {
+      problems.push('steps must name the steps of an APPLY run');
+    }
+    return { purpose, steps: null };
+  }
+  if (!Array.isArray(raw) || raw.length === 0 || !raw.every((step): step is InstallStep => typeof step === 'string' && isInstallStep(step))) {
+    problems.push('steps must be null or a non-empty list of install steps');
+    return { purpose, steps: null };
+  }
+  const order = raw.map((step) => INSTALL_STEPS.indexOf(step));
+  if (order.some((position, index) => index > 0 && position <= (order[index - 1] ?? -1)) || raw[0] !== startStep) {
+    problems.push(`steps must be in install order, each once, starting at startStep (got ${raw.join(', ')})`);
+  }
+  if (purpose === 'APPLY' && (raw.includes('PREFLIGHT') || raw.at(-1) !== 'START_KUBELET' || bootstrapToken !== null)) {
+    problems.push('an APPLY run ends with START_KUBELET, never runs PREFLIGHT and has no kubeletBootstrapToken');
+  }
+  return { purpose, steps: raw };
 }

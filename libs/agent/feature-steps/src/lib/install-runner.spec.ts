@@ -103,6 +103,14 @@ describe('InstallRunner', () => {
     expect(api.events()[0]).toMatchObject({ seq: 1, step: 'APPLY_IGNITION', status: 'STARTED' });
   });
 
+  it('runs only an apply run\'s steps, and sends nothing for the others', async () => {
+    const { registry, ran } = stubRegistry();
+    const { runner, api } = await world(registry, { config: { purpose: 'APPLY', startStep: 'DOWNLOAD_BINARIES', steps: ['DOWNLOAD_BINARIES', 'APPLY_IGNITION', 'START_KUBELET'] } });
+    expect(await runner.run(new AbortController().signal)).toMatchObject({ kind: 'succeeded' });
+    expect(ran).toEqual(['DOWNLOAD_BINARIES', 'APPLY_IGNITION', 'START_KUBELET']);
+    expect([...new Set(api.events().map((event) => event.step))]).toEqual(['DOWNLOAD_BINARIES', 'APPLY_IGNITION', 'START_KUBELET']);
+  });
+
   it('reports a failed step with code, hint, command, exit code and output tail, uploads diagnostics and stops', async () => {
     const output = `${'Installing: pkg\n'.repeat(1000)}Error: nothing provides libfoo needed by bar\nscriptlet: kubeadm join --token abcdef.0123456789abcdef\n`;
     const { registry, ran } = stubRegistry({

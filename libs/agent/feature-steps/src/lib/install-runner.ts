@@ -92,7 +92,7 @@ export class InstallRunner {
 
   async run(terminate: AbortSignal): Promise<RunOutcome> {
     const { config, log, sender } = this.deps;
-    const steps = INSTALL_STEPS.slice(stepIndex(config.startStep));
+    const steps = config.steps ?? INSTALL_STEPS.slice(stepIndex(config.startStep));
     log.info(`run ${config.runId}: steps ${steps.join(', ')} (${sender.pendingCount} undelivered event(s) from an earlier start)`);
     sender.start();
     for (const step of steps) {

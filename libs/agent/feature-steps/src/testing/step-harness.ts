@@ -33,6 +33,8 @@ export function testConfig(overrides: Partial<AgentConfig> = {}): AgentConfig {
     requirements: { minKernel: '4.18', minMemoryBytes: 8 * 1024 ** 3, minCpus: 2, maxClockSkewSeconds: 5 },
     timeouts: { nodeReadySeconds: 1800 },
     kubeletBootstrapToken: null,
+    purpose: 'INSTALL',
+    steps: null,
     ...overrides,
   };
 }

@@ -9,11 +9,11 @@ import { isUuid } from './node.store';
 import { returningRows } from './returning-rows';
 import { RunStore } from './run.store';
 
-/** What starting a run stores; the rest takes the columns' defaults (`admittedAt` null: it waits for an install slot). */
+/** What starting a run stores; the rest takes the columns' defaults (`admittedAt` null: it waits for an install slot; an INSTALL run unless said). */
 export type NewInstallRun = Pick<
   InstallRunEntity,
   'id' | 'nodeId' | 'status' | 'agentTokenHash' | 'agentTokenExpiresAt' | 'deadlineAt' | 'startStep' | 'requestedBy' | 'agentChannel' | 'admittedAt'
->;
+> & Partial<Pick<InstallRunEntity, 'purpose' | 'steps'>>;
 
 /** The fields ending a run sets. */
 export type InstallRunEnd = Pick<InstallRunEntity, 'status' | 'failedStep' | 'reason' | 'reasonCoded' | 'finishedAt' | 'agentTokenExpiresAt'>;
@@ -73,8 +73,8 @@ export type InstallDiagnosticsSummary = Pick<InstallDiagnosticsEntity, 'runId' |
 const RUNS_AND_NODES = 'install_runs r JOIN nodes n ON n.id = r.node_id';
 /** A run asked for that waits for an install slot of its cluster (`r`: an install run). */
 const WAITS_FOR_SLOT = `r.status = 'RUNNING' AND r.admitted_at IS NULL`;
-/** A run that holds one of its cluster's install slots. */
-const HOLDS_SLOT = `r.status = 'RUNNING' AND r.admitted_at IS NOT NULL`;
+/** A run that holds one of its cluster's install slots (a rollout's apply runs are held by the rollout's budget instead). */
+const HOLDS_SLOT = `r.status = 'RUNNING' AND r.admitted_at IS NOT NULL AND r.purpose = 'INSTALL'`;
 /** The step of run `r`'s latest event, for a lateral join. */
 const LATEST_STEP = 'SELECT step FROM step_events WHERE run_id = r.id ORDER BY seq DESC LIMIT 1';
 

@@ -30,6 +30,7 @@ import { LaunchJobs1767570000000 } from './migrations/1767570000000-launch-jobs'
 import { InstallAdmission1767580000000 } from './migrations/1767580000000-install-admission';
 import { Rollouts1767590000000 } from './migrations/1767590000000-rollouts';
 import { RunningKubelet1767600000000 } from './migrations/1767600000000-running-kubelet';
+import { ApplyRuns1767610000000 } from './migrations/1767610000000-apply-runs';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   InstallAdmission1767580000000,
   Rollouts1767590000000,
   RunningKubelet1767600000000,
+  ApplyRuns1767610000000,
 ];

@@ -8,7 +8,7 @@ import { uniqueViolationOf } from './unique-violation';
 export type NewRollout = Pick<RolloutEntity, 'clusterId' | 'kind' | 'maxUnavailable' | 'maxUnavailableIsPercent' | 'maintenanceWindow' | 'pauseOnAlerts' | 'drainTimeoutSeconds' | 'readyTimeoutSeconds' | 'createdBy'>;
 
 /** What a node's executor records as it goes. */
-export type RolloutNodeProgress = Partial<Pick<RolloutNodeEntity, 'phase' | 'bootIdBefore' | 'rebootedAt' | 'problem' | 'startedAt' | 'finishedAt'>>;
+export type RolloutNodeProgress = Partial<Pick<RolloutNodeEntity, 'phase' | 'bootIdBefore' | 'rebootedAt' | 'applyRunId' | 'problem' | 'startedAt' | 'finishedAt'>>;
 
 /** `rollouts` and `rollout_nodes`: rolling operations and how far each of their nodes got. */
 export class RolloutStore {

@@ -22,6 +22,14 @@ export type StepEventStatus = (typeof STEP_EVENT_STATUSES)[number];
 /** The state of one step within a run, folded from its events. */
 export type StepState = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 
+/**
+ * Why a run's agent runs. INSTALL: a host becomes a node (the node's status follows the run).
+ * APPLY: a rollout re-runs some steps on a joined node (UPGRADE, REAPPLY); the node stays JOINED
+ * whatever the run does, and the rollout reads how it ended.
+ */
+export const INSTALL_RUN_PURPOSES = ['INSTALL', 'APPLY'] as const;
+export type InstallRunPurpose = (typeof INSTALL_RUN_PURPOSES)[number];
+
 export const INSTALL_RUN_STATUSES = ['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 export type InstallRunStatus = (typeof INSTALL_RUN_STATUSES)[number];
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allowedUnavailable, planRollout, type RolloutMember } from './rollout';
+import type { ManifestFile } from './host-manifest';
+import { allowedUnavailable, applySteps, isApplyKind, phaseAfterDrain, planRollout, type RolloutMember } from './rollout';
 
 const member = (nodeId: string, fields: Partial<RolloutMember> = {}): RolloutMember => ({ nodeId, phase: 'PENDING', ready: true, unschedulable: false, ...fields });
 
@@ -41,5 +42,34 @@ describe('allowedUnavailable', () => {
     expect(allowedUnavailable({ maxUnavailable: 10, isPercent: true }, 3)).toBe(1);
     expect(allowedUnavailable({ maxUnavailable: 0, isPercent: true }, 30)).toBe(0);
     expect(allowedUnavailable({ maxUnavailable: 3, isPercent: false }, 2)).toBe(3);
+  });
+});
+
+describe('the steps an apply run re-runs on a joined host', () => {
+  const files: ManifestFile[] = [
+    { path: '/usr/local/bin/kubelet', sha256: 'a'.repeat(64), step: 'DOWNLOAD_BINARIES' },
+    { path: '/etc/systemd/system/ccos-node-init.service', sha256: 'b'.repeat(64), step: 'APPLY_IGNITION' },
+    { path: '/etc/systemd/system/crio.service', sha256: 'c'.repeat(64), step: 'INSTALL_SERVICES' },
+    { path: '/etc/kubernetes/kubeconfig', sha256: 'd'.repeat(64), step: 'START_KUBELET' },
+  ];
+  const drifted = (...paths: string[]) => paths.map((path) => ({ path, expected: 'e'.repeat(64), found: null }));
+
+  it('UPGRADE: the steps that lay down the artifact set, then kubelet restarted on them', () => {
+    expect(applySteps('UPGRADE', files, [])).toEqual(['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'START_KUBELET']);
+    // A unit edited by hand comes back too, from the machine config server's Ignition.
+    expect(applySteps('UPGRADE', files, drifted('/etc/systemd/system/ccos-node-init.service'))).toEqual(['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'APPLY_IGNITION', 'START_KUBELET']);
+  });
+
+  it('REAPPLY: only the steps that wrote a drifted file, never PREFLIGHT, and a file nobody recorded changes nothing', () => {
+    expect(applySteps('REAPPLY', files, drifted('/etc/systemd/system/ccos-node-init.service'))).toEqual(['APPLY_IGNITION', 'START_KUBELET']);
+    expect(applySteps('REAPPLY', files, drifted('/usr/local/bin/kubelet', '/etc/systemd/system/crio.service'))).toEqual(['DOWNLOAD_BINARIES', 'INSTALL_SERVICES', 'START_KUBELET']);
+    expect(applySteps('REAPPLY', files, drifted('/etc/kubernetes/kubeconfig', '/etc/unknown'))).toEqual(['START_KUBELET']);
+  });
+
+  it('a drained node is rebooted or applied to by its rollout\'s kind', () => {
+    expect(phaseAfterDrain('REBOOT')).toBe('REBOOT');
+    expect(phaseAfterDrain('UPGRADE')).toBe('APPLY');
+    expect(phaseAfterDrain('REAPPLY')).toBe('APPLY');
+    expect(isApplyKind('REBOOT')).toBe(false);
   });
 });

@@ -1,13 +1,23 @@
+import type { FileDrift, ManifestFile } from './host-manifest';
+import { INSTALL_STEPS, type InstallStep } from './install-steps';
+
 /**
  * Rolling operations over a cluster's joined nodes: one node at a time or a few, never more
  * unavailable than the budget allows, each node cordoned, drained (PodDisruptionBudgets honoured),
  * acted on, brought back Ready and uncordoned.
  *
- * REBOOT is the kind there is today; UPGRADE and REAPPLY (the agent re-running the steps whose
- * inputs changed) come with the agent's apply mode.
+ * REBOOT reboots each host. UPGRADE brings each host to the cluster's artifact set and REAPPLY
+ * restores the files found drifted: the agent re-runs, on the joined host, only the install steps
+ * whose inputs changed (see {@link applySteps}).
  */
-export const ROLLOUT_KINDS = ['REBOOT'] as const;
+export const ROLLOUT_KINDS = ['REBOOT', 'UPGRADE', 'REAPPLY'] as const;
 export type RolloutKind = (typeof ROLLOUT_KINDS)[number];
+/** The kinds whose nodes the agent works on (an apply run), not a reboot. */
+export type ApplyKind = Exclude<RolloutKind, 'REBOOT'>;
+
+export function isApplyKind(kind: RolloutKind): kind is ApplyKind {
+  return kind !== 'REBOOT';
+}
 
 /**
  * RUNNING: nodes start as the budget and the window allow. PAUSED: nothing new starts and a node
@@ -18,12 +28,45 @@ export type RolloutKind = (typeof ROLLOUT_KINDS)[number];
 export const ROLLOUT_STATUSES = ['RUNNING', 'PAUSED', 'SUCCEEDED', 'CANCELLED'] as const;
 export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 
-/** Where a node of a rollout is, in order. DRAIN cordons first; WAIT_READY waits for the new boot, the kubelet and the Node's Ready. */
-export const ROLLOUT_NODE_PHASES = ['PENDING', 'DRAIN', 'REBOOT', 'WAIT_READY', 'UNCORDON', 'DONE', 'SKIPPED'] as const;
+/**
+ * Where a node of a rollout is, in order. DRAIN cordons first; then APPLY (the agent's apply run)
+ * or REBOOT; WAIT_READY waits for the kubelet and the Node's Ready (after a reboot: of the new boot).
+ */
+export const ROLLOUT_NODE_PHASES = ['PENDING', 'DRAIN', 'APPLY', 'REBOOT', 'WAIT_READY', 'UNCORDON', 'DONE', 'SKIPPED'] as const;
 export type RolloutNodePhase = (typeof ROLLOUT_NODE_PHASES)[number];
 
 /** Phases during which the rollout holds the node out of service (cordoned, draining, rebooting). */
-export const ROLLOUT_ACTIVE_PHASES: ReadonlySet<RolloutNodePhase> = new Set(['DRAIN', 'REBOOT', 'WAIT_READY', 'UNCORDON']);
+export const ROLLOUT_ACTIVE_PHASES: ReadonlySet<RolloutNodePhase> = new Set(['DRAIN', 'APPLY', 'REBOOT', 'WAIT_READY', 'UNCORDON']);
+
+/** What a drained node goes through next: its reboot, or its apply run. */
+export function phaseAfterDrain(kind: RolloutKind): 'APPLY' | 'REBOOT' {
+  return isApplyKind(kind) ? 'APPLY' : 'REBOOT';
+}
+
+/** The steps that lay down the artifact set's own files: binaries, rpms, units. */
+const SET_STEPS: readonly InstallStep[] = ['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES'];
+
+/**
+ * The install steps an apply run re-runs on a joined host, in install order. UPGRADE: the steps that
+ * lay down the artifact set (each keeps what already matches the new set: a binary with the right
+ * hash, an rpm installed, a unit with the same content); REAPPLY: none of them unless a file one
+ * wrote drifted. Both: every step that wrote a drifted file (APPLY_IGNITION's files come from the
+ * machine config server, not from the set), and START_KUBELET, which restarts kubelet on what was
+ * written (never PREFLIGHT: the host is a node already). A drifted file START_KUBELET wrote (the
+ * bootstrap kubeconfig) is not written again: a joined node has its own certificates.
+ */
+export function applySteps(kind: ApplyKind, files: readonly ManifestFile[], drift: readonly FileDrift[]): InstallStep[] {
+  const stepOf = new Map(files.map((file) => [file.path, file.step]));
+  const wanted = new Set<InstallStep>(kind === 'UPGRADE' ? SET_STEPS : []);
+  for (const changed of drift) {
+    const step = stepOf.get(changed.path);
+    if (step !== undefined && step !== 'PREFLIGHT') {
+      wanted.add(step);
+    }
+  }
+  wanted.add('START_KUBELET');
+  return INSTALL_STEPS.filter((step) => wanted.has(step));
+}
 
 export function rolloutFinished(status: RolloutStatus): boolean {
   return status === 'SUCCEEDED' || status === 'CANCELLED';

@@ -202,6 +202,38 @@ describe('START_KUBELET with the run\'s bootstrap identity', () => {
   });
 });
 
+describe('START_KUBELET in an apply run (a rollout on a joined node)', () => {
+  function joinedHost(): StepHarness {
+    const h = stepHarness({ purpose: 'APPLY', startStep: 'APPLY_IGNITION', steps: ['APPLY_IGNITION', 'START_KUBELET'], timeouts: { nodeReadySeconds: 600 } });
+    h.exec
+      .on(['systemctl', 'enable', 'kubelet'], ok(''))
+      .on(['systemctl', 'restart', 'kubelet'], ok(''))
+      .on(['systemctl', 'show', 'kubelet'], ok('0\n'))
+      .on(['journalctl'], ok('-- No entries --\n'));
+    // The Node was Ready before the restart, and the service says so at once.
+    script(h, [[1, { nodeRegistered: true, nodeReady: true }]]);
+    return h;
+  }
+
+  it('restarts kubelet on what the run wrote, writes no bootstrap kubeconfig, and ends once kubelet stayed up for a second look', async () => {
+    const h = joinedHost();
+    h.exec.on(['systemctl', 'is-active', 'kubelet'], ok('active\n'));
+    const result = await new StartKubeletStep().run(h.ctx);
+    expect(result).toMatchObject({ ok: true, message: 'Node h1 is Ready' });
+    expect(h.exec.calls.map((call) => call.argv.join(' ')).filter((line) => /^systemctl (cat|enable|restart)/.test(line))).toEqual(['systemctl enable kubelet', 'systemctl restart kubelet']);
+    expect(h.exec.callsOf('systemctl', 'is-active')).toHaveLength(2);
+    expect(h.clock.monotonic()).toBe(2_000);
+  });
+
+  it('fails when the restarted kubelet dies, although the Node still shows Ready', async () => {
+    const h = joinedHost();
+    let looks = 0;
+    h.exec.on(['systemctl', 'is-active', 'kubelet'], () => (looks++ === 0 ? ok('active\n') : { exitCode: 3, stdout: 'failed\n' }));
+    const result = await new StartKubeletStep().run(h.ctx);
+    expect(result).toMatchObject({ ok: false, code: 'KUBELET_DIED' });
+  });
+});
+
 describe('phaseOf', () => {
   it('prefers Ready, then pending CSRs, then registration', () => {
     const base = { runId: 'r', nodeName: 'h1', serverTime: '', hostnameConflict: null, hostnameConflictCode: null, hostnameConflictParams: null, ipConflict: null, ipConflictCode: null, ipConflictParams: null, nodeRegistered: false, nodeReady: false, pendingCsrNames: [] as string[], cancelRequested: false };

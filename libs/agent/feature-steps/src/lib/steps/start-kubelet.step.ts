@@ -46,7 +46,7 @@ export function phaseOf(run: AgentRun | null): Phase {
  * START_KUBELET: hands kubelet the run's own bootstrap identity (its token into the bootstrap
  * kubeconfig that kubelet.service names, replacing the Ignition's shared credential, 0600),
  * `systemctl enable --now kubelet` (a restart when the token was written, so a kubelet left
- * running by an earlier run reads it), then watch through the service (agentRun) while kubelet
+ * running by an earlier run reads it, and in an apply run, so it runs what the run wrote), then watch through the service (agentRun) while kubelet
  * bootstraps: CSRs pending, Node registered, Node Ready (then records the kernel and the running
  * kubelet's version and flags). Fails when kubelet dies (with its
  * journal) or when the Node is not Ready within `timeouts.nodeReadySeconds`.
@@ -68,7 +68,9 @@ export class StartKubeletStep implements StepHandler {
       }
       written[handed.path] = handed.sha256;
     }
-    const commands = token === null ? [['systemctl', 'enable', '--now', 'kubelet']] : [['systemctl', 'enable', 'kubelet'], ['systemctl', 'restart', 'kubelet']];
+    // A restart when kubelet must read what this run wrote: its new token, or an apply run's files.
+    const restart = token !== null || ctx.config.purpose === 'APPLY';
+    const commands = restart ? [['systemctl', 'enable', 'kubelet'], ['systemctl', 'restart', 'kubelet']] : [['systemctl', 'enable', '--now', 'kubelet']];
     for (const argv of commands) {
       const started = await ctx.exec.run(argv, { timeoutMs: 180_000 });
       if (!succeeded(started)) {
@@ -82,6 +84,7 @@ export class StartKubeletStep implements StepHandler {
     let lastReportAt = -Infinity;
     let lastRun: AgentRun | null = null;
     let serviceError: string | null = null;
+    let readyPolls = 0;
     for (;;) {
       if (ctx.signal.aborted) {
         return failure('CANCELLED', message('agent.kubelet.stoppedWaiting'), '');
@@ -106,7 +109,9 @@ export class StartKubeletStep implements StepHandler {
         ctx.log.warn(`agentRun: ${serviceError}`);
       }
       const next = phaseOf(lastRun);
-      if (next.key === 'ready') {
+      // A joined node's Node was Ready before the restart: an apply run sees kubelet stay up for one more poll first.
+      readyPolls = next.key === 'ready' ? readyPolls + 1 : 0;
+      if (next.key === 'ready' && readyPolls >= (ctx.config.purpose === 'APPLY' ? 2 : 1)) {
         return success(lastRun !== null && lastRun.pendingCsrNames.length > 0 ? message('agent.kubelet.readyStillPending', { node: lastRun.nodeName, csrs: lastRun.pendingCsrNames.join(', ') }) : next.message, {
           nodeName: lastRun?.nodeName ?? ctx.config.nodeName,
           waitedSeconds: Math.round((ctx.clock.monotonic() - begin) / 1000),
@@ -125,7 +130,7 @@ export class StartKubeletStep implements StepHandler {
           lastRun !== null && lastRun.pendingCsrNames.length > 0 ? message('agent.kubelet.pendingCsrs.hint', { csrs: lastRun.pendingCsrNames.join(', ') }) : undefined,
         );
       }
-      if (next.key !== phase.key || ctx.clock.monotonic() - lastReportAt >= HEARTBEAT_MS) {
+      if ((next.key !== phase.key && next.key !== 'ready') || ctx.clock.monotonic() - lastReportAt >= HEARTBEAT_MS) {
         phase = next;
         lastReportAt = ctx.clock.monotonic();
         await ctx.progress({

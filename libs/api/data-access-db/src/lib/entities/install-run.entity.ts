@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import type { InstallRunStatus, InstallStep } from '@ccos/shared/domain';
+import type { InstallRunPurpose, InstallRunStatus, InstallStep } from '@ccos/shared/domain';
 import { RunColumns } from './run-columns';
 
 /** How a run's agent reaches the service: HTTPS with the pin from its config, or plain HTTP (allowed explicitly). */
@@ -36,6 +36,14 @@ export class InstallRunEntity extends RunColumns<InstallRunStatus> {
   /** The step this run starts at: PREFLIGHT for a first run, the first unfinished step for a retry. */
   @Column({ name: 'start_step', type: 'text', default: 'PREFLIGHT' })
   startStep!: InstallStep;
+
+  /** INSTALL, or APPLY: a rollout's run on a joined node, which never moves the node's status. */
+  @Column({ type: 'text', default: 'INSTALL' })
+  purpose!: InstallRunPurpose;
+
+  /** The steps an APPLY run runs, in order; null: every step from `startStep` on. */
+  @Column({ type: 'text', array: true, nullable: true })
+  steps!: InstallStep[] | null;
 
   @Column({ name: 'failed_step', type: 'text', nullable: true })
   failedStep!: InstallStep | null;

@@ -94,6 +94,10 @@ export class RolloutNodeEntity {
   @Column({ name: 'rebooted_at', type: 'timestamptz', nullable: true })
   rebootedAt!: Date | null;
 
+  /** The apply run of an UPGRADE or REAPPLY on this node (the latest, when one failed and was tried again). */
+  @Column({ name: 'apply_run_id', type: 'uuid', nullable: true })
+  applyRunId!: string | null;
+
   /** Why the node holds the rollout (a budget, a deadline, an unreachable host); null when nothing does. */
   @Column({ type: 'jsonb', nullable: true })
   problem!: CodedText | null;
