@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,7 +18,9 @@ import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-wor
 
 const run = promisify(execFile);
 
-const ROLLOUT = 'id status reason reasonCode waitingFor nodes { nodeId nodeName phase problem problemCode rebootedAt }';
+const ROLLOUT = 'id status reason reasonCode waitingFor nodes { nodeId nodeName phase problem problemCode rebootedAt applyRunId }';
+const MANIFEST = 'state onClusterSet artifactSetVersion files { path sha256 step } drift { path expected found }';
+const RUNS = 'installRuns { id purpose status startStep onlySteps steps { step status } }';
 
 interface Rollout {
   id: string;
@@ -25,7 +28,24 @@ interface Rollout {
   reason: string | null;
   reasonCode: string | null;
   waitingFor: string | null;
-  nodes: Array<{ nodeId: string; nodeName: string; phase: string; problem: string | null; problemCode: string | null; rebootedAt: string | null }>;
+  nodes: Array<{ nodeId: string; nodeName: string; phase: string; problem: string | null; problemCode: string | null; rebootedAt: string | null; applyRunId: string | null }>;
+}
+
+interface HostManifest {
+  state: string;
+  onClusterSet: boolean;
+  artifactSetVersion: string | null;
+  files: Array<{ path: string; sha256: string; step: string }>;
+  drift: Array<{ path: string; expected: string; found: string | null }>;
+}
+
+interface InstallRun {
+  id: string;
+  purpose: string;
+  status: string;
+  startStep: string;
+  onlySteps: string[] | null;
+  steps: Array<{ step: string; status: string }>;
 }
 
 /** Every Node's cordon and Ready as `kubectl get nodes --watch` prints them, and the most that were out of service at once. */
@@ -61,13 +81,14 @@ class NodeWatch {
 }
 
 /**
- * Rolling reboots over real lab hosts (SSH, the lab's reboot, the stand-in kubelet) against
+ * Rollouts over real lab hosts (SSH, the lab's reboot, the stand-in kubelet, the real agent) against
  * kube-sim: never more nodes out of service than the budget (as a kubectl watch sees them), every
  * host rebooted once and back Ready and uncordoned; a PodDisruptionBudget that allows no
  * disruption pauses the rollout and says which; a rollout picks up where it was after the API is
- * killed.
+ * killed; a unit edited by hand comes back with a REAPPLY, and a new artifact set reaches every
+ * host with an UPGRADE, the agent re-running only the steps that need it.
  */
-describe('rollouts: REBOOT under a budget on lab hosts', () => {
+describe('rollouts: REBOOT, REAPPLY and UPGRADE under a budget on lab hosts', () => {
   let world: ScaleOutWorld;
   let alertmanager: Alertmanager;
   let browser: Browser;
@@ -85,6 +106,10 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     return (await rollout(id)) as Rollout;
   };
   const kubectl = (...args: string[]) => run(KUBECTL, ['--kubeconfig', adminKubeconfig, ...args]);
+  const onHost = async (index: number, path: string) => (await world.lab.exec(world.lab.hosts[index]?.id ?? '', ['sha256sum', path])).stdout.split(' ')[0];
+  const hostManifest = async (nodeId: string) => (await world.gql<{ hostManifest: HostManifest | null }>(`query($n: ID!) { hostManifest(nodeId: $n) { ${MANIFEST} } }`, { n: nodeId })).data?.hostManifest;
+  const inspect = async (nodeId: string) => (await world.gql<{ inspectNode: HostManifest }>(`mutation($n: ID!) { inspectNode(nodeId: $n) { ${MANIFEST} } }`, { n: nodeId })).data?.inspectNode;
+  const runsOf = async (nodeId: string) => (await world.gql<{ node: { status: string; installRuns: InstallRun[] } }>(`query($n: ID!) { node(id: $n) { status ${RUNS} } }`, { n: nodeId })).data?.node;
   const cli = (args: string[], language = 'C.UTF-8') => runCli(args, { env: { HOME: '/nonexistent', CCOS_SERVER: world.api.url, CCOS_TOKEN: world.token, LANG: language } });
 
   beforeAll(async () => {
@@ -129,7 +154,7 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
       await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
       const card = page.getByTestId('rollout');
       await card.getByText('No rollout yet.', { exact: false }).waitFor();
-      const form = card.getByRole('form', { name: 'Start a rolling reboot' });
+      const form = card.getByRole('form', { name: 'Start a rollout' });
       await form.getByRole('textbox', { name: 'Maintenance window (cron, optional)' }).fill('every night');
       await form.getByRole('button', { name: 'Reboot nodes' }).click();
       // The API's refusal shows on its field, and nothing starts.
@@ -141,7 +166,7 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
       await preview.getByText('3 nodes in this order, at most 1 out of service at once.').waitFor();
       expect(await preview.locator('li[data-node]').evaluateAll((items) => items.map((item) => item.getAttribute('data-node')))).toEqual(world.lab.hosts.map((host) => host.hostname));
       await form.getByRole('button', { name: 'Reboot nodes' }).click();
-      await page.getByText('Rolling reboot started.').first().waitFor();
+      await page.getByText('Rollout started.').first().waitFor();
       const listed = await world.gql<{ rollouts: Rollout[] }>(`query($c: ID!) { rollouts(clusterId: $c) { ${ROLLOUT} } }`, { c: world.clusterId });
       expect(listed.data?.rollouts).toHaveLength(1);
       const id = listed.data?.rollouts[0]?.id ?? '';
@@ -236,7 +261,7 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     try {
       await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
       const card = page.getByTestId('rollout');
-      await card.getByRole('heading', { name: '滚动重启' }).waitFor();
+      await card.getByRole('heading', { name: '滚动操作' }).waitFor();
       await card.getByTestId('rollout-status').getByText('已暂停').waitFor();
       expect(await card.getByTestId('rollout-reason').textContent()).toContain(`已暂停：${name} 的排空被 PodDisruptionBudget shop/db-budget（Pod shop/db-0）阻止`);
       await card.getByRole('button', { name: '恢复' }).waitFor();
@@ -301,5 +326,100 @@ describe('rollouts: REBOOT under a budget on lab hosts', () => {
     const status = await cli(['rollout', 'status', id]);
     expect(status.code).toBe(0);
     expect(status.stdout.split('\n').filter((line) => line.endsWith('  DONE'))).toHaveLength(3);
+  });
+
+  it('restores a unit edited by hand with a REAPPLY started from the cluster page: the agent re-runs only the step that wrote it, no reboot, and the flag clears', async () => {
+    const unit = '/etc/systemd/system/ccos-node-init.service';
+    const recorded = (await hostManifest(nodeIds[1] ?? ''))?.files.find((file) => file.path === unit);
+    expect(recorded?.step).toBe('APPLY_IGNITION');
+    const [reboots, boot] = [await rebootRequests(1), await bootId(1)];
+    await world.lab.exec(world.lab.hosts[1]?.id ?? '', ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);
+    expect(await inspect(nodeIds[1] ?? '')).toMatchObject({ state: 'DRIFTED', drift: [{ path: unit, expected: recorded?.sha256, found: await onHost(1, unit) }] });
+
+    await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
+    const card = page.getByTestId('rollout');
+    const form = card.getByRole('form', { name: 'Start a rollout' });
+    await form.getByRole('radio', { name: 'Restore drifted files' }).check();
+    await form.getByRole('button', { name: 'Preview' }).click();
+    // Only the drifted node is taken.
+    const preview = form.getByTestId('rollout-preview');
+    await preview.getByText('1 node in this order, at most 1 out of service at once.').waitFor();
+    expect(await preview.locator('li[data-node]').evaluateAll((items) => items.map((item) => item.getAttribute('data-node')))).toEqual([world.lab.hosts[1]?.hostname]);
+    await form.getByRole('button', { name: 'Restore files' }).click();
+    await page.getByText('Rollout started.').first().waitFor();
+    const id = (await world.gql<{ rollouts: Rollout[] }>(`query($c: ID!) { rollouts(clusterId: $c) { ${ROLLOUT} } }`, { c: world.clusterId })).data?.rollouts[0]?.id ?? '';
+    const done = await untilStatus(id, 'SUCCEEDED', 240_000);
+    expect(done.nodes).toMatchObject([{ nodeName: world.lab.hosts[1]?.hostname, phase: 'DONE', rebootedAt: null }]);
+    await card.getByTestId('rollout-status').getByText('Done').waitFor({ timeout: 10_000 });
+    await card.getByTestId('rollout-agent-run').waitFor();
+    await screenshot(page, 'tmp/rollouts-e2e', 'reapply-done');
+
+    // The file is as recorded again, and the node's inspection after its rollout says so.
+    expect(await onHost(1, unit)).toBe(recorded?.sha256);
+    await expect.poll(async () => (await hostManifest(nodeIds[1] ?? ''))?.state, { timeout: 20_000 }).toBe('CURRENT');
+    // The agent's apply run: only the step that wrote the file, then kubelet restarted; the node stayed JOINED; no reboot.
+    const node = await runsOf(nodeIds[1] ?? '');
+    expect(node?.status).toBe('JOINED');
+    const applied = node?.installRuns.find((run) => run.id === done.nodes[0]?.applyRunId);
+    expect(applied).toMatchObject({ purpose: 'APPLY', status: 'SUCCEEDED', startStep: 'APPLY_IGNITION', onlySteps: ['APPLY_IGNITION', 'START_KUBELET'] });
+    expect(applied?.steps.filter((step) => step.status !== 'PENDING').map((step) => step.step)).toEqual(['APPLY_IGNITION', 'START_KUBELET']);
+    expect(await rebootRequests(1)).toBe(reboots);
+    expect(await bootId(1)).toBe(boot);
+    // Nothing else needed it: a second REAPPLY is refused, saying why.
+    const again = await start({ kind: 'REAPPLY' });
+    expect(again.errors?.[0]?.extensions?.['code']).toBe('FAILED_PRECONDITION');
+    expect(again.errors?.[0]?.message).toContain('no node of the selection has drifted files');
+  });
+
+  it('brings every node to a new artifact set with an UPGRADE, one at a time as a kubectl watch sees it, and every recorded hash matches the host', async () => {
+    // The release as the operator would import it: the lab's set with a new kubelet, for a version of its own.
+    const work = await mkdtemp(join(tmpdir(), 'rollouts-upgrade-'));
+    try {
+      const release = join(work, 'release');
+      await cp(world.lab.artifactsDir, release, { recursive: true, filter: (source) => source !== join(world.lab.artifactsDir, 'sets') });
+      await appendFile(join(release, 'binary', 'kubelet'), '// rebuilt for 9.9.9\n');
+      const kubelet = createHash('sha256').update(await readFile(join(release, 'binary', 'kubelet'))).digest('hex');
+      const manifest = JSON.parse(await readFile(join(release, 'manifest.json'), 'utf8')) as { artifacts: Array<{ kind: string; name: string; sha256: string; size: number }> };
+      const artifacts = manifest.artifacts.map((artifact) => (artifact.kind === 'binary' && artifact.name === 'kubelet' ? { ...artifact, sha256: kubelet, size: artifact.size + '// rebuilt for 9.9.9\n'.length } : artifact));
+      await writeFile(join(release, 'manifest.json'), JSON.stringify({ ...manifest, version: '9.9.9', artifacts }));
+      const archive = join(work, 'release.tar');
+      await run('tar', ['-cf', archive, '-C', release, 'manifest.json', 'binary', 'rpm', 'unit']);
+      const uploaded = await fetch(`${world.api.url}/admin/artifact-sets`, { method: 'POST', headers: { 'content-type': 'application/x-tar', authorization: `Bearer ${world.token}` }, body: await readFile(archive) });
+      expect(uploaded.status).toBe(201);
+      expect((await world.gql('mutation($c: ID!, $v: String) { setClusterArtifactVersion(clusterId: $c, version: $v) { version } }', { c: world.clusterId, v: '9.9.9' })).errors).toBeUndefined();
+      for (const nodeId of nodeIds) {
+        await expect.poll(async () => (await hostManifest(nodeId))?.state, { timeout: 20_000 }).toBe('OUTDATED');
+      }
+
+      const watch = new NodeWatch(adminKubeconfig);
+      try {
+        await expect.poll(() => watch.states.size, { timeout: 20_000 }).toBe(3);
+        const started = await cli(['rollout', 'start', '--kind', 'UPGRADE', '--max-unavailable', '1']);
+        expect(started.code).toBe(0);
+        const id = /^Rollout (\S+): UPGRADE RUNNING, at most 1 unavailable at once/.exec(started.stdout)?.[1] ?? '';
+        const done = await untilStatus(id, 'SUCCEEDED', 420_000);
+        expect(done.nodes.map((node) => node.phase)).toEqual(['DONE', 'DONE', 'DONE']);
+        await expect.poll(() => [...watch.states.values()].every((state) => state.ready && !state.unschedulable), { timeout: 20_000 }).toBe(true);
+        expect(watch.maxUnavailable).toBe(1);
+        const status = await cli(['rollout', 'status', id]);
+        expect(status.stdout).toMatch(/\(agent run [0-9a-f-]{36}\)/);
+      } finally {
+        watch.stop();
+      }
+      for (const [index, nodeId] of nodeIds.entries()) {
+        await expect.poll(async () => (await hostManifest(nodeId))?.state, { timeout: 30_000 }).toBe('CURRENT');
+        const upgraded = await hostManifest(nodeId);
+        expect(upgraded).toMatchObject({ onClusterSet: true, artifactSetVersion: '9.9.9', drift: [] });
+        expect(upgraded?.files.find((file) => file.path === '/usr/local/bin/kubelet')?.sha256).toBe(kubelet);
+        for (const file of upgraded?.files ?? []) {
+          expect(await onHost(index, file.path), file.path).toBe(file.sha256);
+        }
+        const latest = (await runsOf(nodeId))?.installRuns.find((each) => each.purpose === 'APPLY' && each.onlySteps?.includes('DOWNLOAD_BINARIES'));
+        expect(latest).toMatchObject({ status: 'SUCCEEDED', onlySteps: ['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'START_KUBELET'] });
+      }
+    } finally {
+      await world.gql('mutation($c: ID!) { setClusterArtifactVersion(clusterId: $c, version: null) { version } }', { c: world.clusterId });
+      await rm(work, { recursive: true, force: true });
+    }
   });
 });

@@ -59,7 +59,7 @@ const NAMES = new Set(
   [
     'ccos-scaler', 'CCOS', 'CSV', 'CSR', 'CSRs', 'SSH', 'IP', 'VIP', 'API', 'CPU', 'CPUs', 'GiB', 'MiB', 'TLS', 'HTTP', 'HTTPS', 'JSON', 'YAML', 'PEM', 'ID',
     'Node', 'Pod', 'Pods', 'PodDisruptionBudget', 'DaemonSet', 'kubectl', 'kubelet', 'cluster-autoscaler', 'cloud-config', 'agent',
-    'ADMIN', 'OPERATOR', 'VIEWER', 'CURRENT', 'DRIFTED', 'OUTDATED', 'UNINSPECTED', 'JOINED', 'FAILED', 'SUCCEEDED', 'PENDING', 'DENIED', 'SUCCESS', 'FAILURE', 'REBOOT',
+    'ADMIN', 'OPERATOR', 'VIEWER', 'CURRENT', 'DRIFTED', 'OUTDATED', 'UNINSPECTED', 'JOINED', 'FAILED', 'SUCCEEDED', 'PENDING', 'DENIED', 'SUCCESS', 'FAILURE', 'REBOOT', 'UPGRADE', 'REAPPLY',
     'CCOS_SERVER', 'CCOS_TOKEN', 'LANG', 'plan', 'apply', 'login', 'hostname', 'ip', 'port', 'user', 'labels', 'taints', 'table', 'json', 'yaml', 'root', 'credential',
   ].map((name) => name.toLowerCase()),
 );

@@ -32,7 +32,7 @@ Commands:
   nodes clean NODE [--yes]    (removes what an earlier membership left on the host, as listed when it was added; then install)
   nodes credentials NODE [--user U] SECRET [--wait]    (new SSH credentials; the service connects again)
   nodes inspect NODE    (hashes the files its install wrote on the host now; names each changed or gone file; exit 1 unless CURRENT)
-  rollout start [--cluster C] --kind REBOOT [--nodes A,B | --label K=V,…] [--max-unavailable N|N%] [--window CRON --window-minutes M [--time-zone TZ]] [--pause-on-alert A,B] [--drain-timeout S] [--ready-timeout S] [--dry-run]
+  rollout start [--cluster C] --kind REBOOT|UPGRADE|REAPPLY [--nodes A,B | --label K=V,…] [--max-unavailable N|N%] [--window CRON --window-minutes M [--time-zone TZ]] [--pause-on-alert A,B] [--drain-timeout S] [--ready-timeout S] [--dry-run]
       (cordon, drain, reboot, wait for Ready, uncordon, node by node; never more than the budget out of service; new nodes only inside the window and while no named alert fires; --dry-run shows each node's drain and starts nothing)
   rollout status|pause|resume|cancel [ROLLOUT] [--cluster C]    (by default the cluster's latest; status exits 1 when paused or cancelled)
   csrs list [--cluster C] [--pending]
@@ -77,7 +77,7 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   nodes clean 节点 [--yes]                                                   清除主机上先前加入集群时留下的内容（即录入时列出的各项），之后即可安装
   nodes credentials 节点 [--user 用户] 凭据 [--wait]                          更新 SSH 凭据，服务随后重新连接
   nodes inspect 节点                                                         重新计算安装写入主机的文件的哈希，列出每个被修改或已删除的文件；状态不是 CURRENT 时退出码为 1
-  rollout start [--cluster 集群] --kind REBOOT [--nodes A,B | --label K=V,…] [--max-unavailable N|N%] [--window CRON --window-minutes 分钟 [--time-zone 时区]] [--pause-on-alert A,B] [--drain-timeout 秒] [--ready-timeout 秒] [--dry-run]
+  rollout start [--cluster 集群] --kind REBOOT|UPGRADE|REAPPLY [--nodes A,B | --label K=V,…] [--max-unavailable N|N%] [--window CRON --window-minutes 分钟 [--time-zone 时区]] [--pause-on-alert A,B] [--drain-timeout 秒] [--ready-timeout 秒] [--dry-run]
       逐个节点封锁、排空、重启、等待就绪、恢复调度；同时不可用的节点不超过预算；新节点只在维护窗口内、且指定告警均未触发时开始；--dry-run 显示每个节点的排空情况而不启动
   rollout status|pause|resume|cancel [滚动操作] [--cluster 集群]               默认为该集群最近一次滚动操作；status 在暂停或已取消时退出码为 1
   csrs list [--cluster 集群] [--pending]                                     列出证书请求
@@ -200,7 +200,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   rolloutPreviewRefusal: { en: '      refused: {line}', zh: '      被拒绝：{line}' },
   rolloutPreviewBudget: { en: '      PodDisruptionBudget {budget} allows {allowed} disruption(s) now ({pods})', zh: '      PodDisruptionBudget {budget} 当前允许 {allowed} 次中断（{pods}）' },
   rolloutPreviewBudgetBlocks: { en: '      PodDisruptionBudget {budget} allows {allowed} disruption(s) now ({pods}): the rollout would pause here', zh: '      PodDisruptionBudget {budget} 当前允许 {allowed} 次中断（{pods}）：滚动操作会在此暂停' },
-  rolloutKind: { en: 'rollout kind {kind}: only REBOOT is there today', zh: '滚动操作类型 {kind}：目前只支持 REBOOT' },
+  rolloutKind: { en: 'rollout kind {kind}: REBOOT, UPGRADE (to the cluster\'s artifact set) or REAPPLY (restore drifted files)', zh: '滚动操作类型 {kind}：应为 REBOOT、UPGRADE（升级到集群的制品集）或 REAPPLY（恢复已偏离的文件）' },
+  rolloutAgentRun: { en: '(agent run {run})', zh: '（代理运行 {run}）' },
   rolloutWindowMinutes: { en: '--window needs --window-minutes (how long the window stays open)', zh: '--window 需要 --window-minutes（窗口打开多久）' },
   rolloutBudget: { en: '--max-unavailable "{value}" is not a count or a percentage (2, 25%)', zh: '--max-unavailable "{value}" 不是数量或百分比（如 2、25%）' },
   rolloutNotFound: { en: 'no rollout {rollout}', zh: '没有滚动操作 {rollout}' },

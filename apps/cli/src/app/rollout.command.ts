@@ -5,6 +5,7 @@ import {
   ResumeRolloutDocument,
   RolloutDocument,
   type RolloutFieldsFragment,
+  type RolloutKind,
   RolloutPreviewDocument,
   type RolloutPreviewQuery,
   RolloutsDocument,
@@ -15,8 +16,11 @@ import { type CommandContext, type CommandSpec, findNode, integerFlag, printJson
 import { CliError, EXIT } from './exit-codes';
 import { serverText } from './messages';
 
+const KINDS: readonly RolloutKind[] = ['REBOOT', 'UPGRADE', 'REAPPLY'];
+
 /**
- * `rollout start --kind REBOOT …`: starts a rolling operation over the cluster's nodes (all of them,
+ * `rollout start --kind REBOOT|UPGRADE|REAPPLY …`: starts a rolling operation over the cluster's nodes (all of them
+ * that it has work on,
  * `--nodes a,b` in that order, or those carrying `--label k=v`), at most `--max-unavailable N` (or
  * `N%`) out of service at once, new nodes only inside `--window CRON --window-minutes M
  * [--time-zone TZ]` and while none of `--pause-on-alert A,B` fires; prints it as `rollout status` does.
@@ -42,9 +46,10 @@ export const ROLLOUT_START: CommandSpec = {
   positionals: [],
   async run(context) {
     const { t } = context;
-    const kind = stringFlag(context, 'kind') ?? 'REBOOT';
-    if (kind !== 'REBOOT') {
-      throw usageError(t, t('rolloutKind', { kind }));
+    const given = stringFlag(context, 'kind') ?? 'REBOOT';
+    const kind = KINDS.find((known) => known === given.toUpperCase());
+    if (kind === undefined) {
+      throw usageError(t, t('rolloutKind', { kind: given }));
     }
     const cluster = await resolveCluster(context);
     const input: StartRolloutInput = { clusterId: cluster.id, kind, ...budgetOf(context), ...(await selectionOf(context, cluster.id)) };
@@ -177,7 +182,8 @@ function printRollout(context: CommandContext, rollout: RolloutFieldsFragment): 
   }
   for (const node of rollout.nodes) {
     const problem = node.problem ? ` ${serverText(language, node.problem, node.problemCode, node.problemParams)}` : '';
-    context.io.out(t('rolloutNode', { node: node.nodeName, phase: node.phase, problem }).trimEnd());
+    const run = node.applyRunId ? ` ${t('rolloutAgentRun', { run: node.applyRunId })}` : '';
+    context.io.out(t('rolloutNode', { node: node.nodeName, phase: node.phase, problem: `${run}${problem}` }).trimEnd());
   }
 }
 

@@ -3,7 +3,7 @@ import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type HostInspectorOptions, HostInspector } from './host-inspector';
 import { HostManifestResolver } from './host-manifest.resolver';
 import { AlertmanagerAlerts } from './rollouts/alertmanager';
-import { type RolloutClusterAccess, type RolloutObserver, RolloutConductor } from './rollouts/rollout-conductor';
+import { type ApplyRuns, type RolloutClusterAccess, type RolloutObserver, RolloutConductor } from './rollouts/rollout-conductor';
 import { RolloutResolver } from './rollouts/rollout.resolver';
 
 export interface FleetFeatureOptions extends HostInspectorOptions {
@@ -16,6 +16,8 @@ export interface FleetFeatureOptions extends HostInspectorOptions {
   readonly rolloutObserver?: RolloutObserver;
   /** Alertmanager's URL, for rollouts that pause while named alerts fire. */
   readonly alertmanagerUrl?: string | null;
+  /** The agent's apply runs, for UPGRADE and REAPPLY rollouts. */
+  readonly applyRuns?: ApplyRuns;
 }
 
 /** Keeping the fleet current: what each host runs, drift, and rolling operations. */

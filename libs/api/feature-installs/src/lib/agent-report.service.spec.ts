@@ -56,17 +56,17 @@ describe('agent step events in batches (reportSteps)', () => {
   });
 
   let hosts = 0;
-  /** A node INSTALLING with a RUNNING run whose agent holds the token returned. */
-  const runningInstall = async (): Promise<{ runId: string; nodeId: string; token: string }> => {
+  /** A node INSTALLING with a RUNNING run whose agent holds the token returned (or, for an apply run, a JOINED node). */
+  const runningInstall = async (purpose: 'INSTALL' | 'APPLY' = 'INSTALL'): Promise<{ runId: string; nodeId: string; token: string }> => {
     hosts += 1;
     const nodeId = randomUUID();
     const runId = randomUUID();
     const { token, hash } = new AgentTokens(dataSource).issue();
-    await dataSource.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, 'INSTALLING')`, [nodeId, clusterId, `worker-${hosts}`, `198.18.0.${10 + hosts}`]);
+    await dataSource.query(`INSERT INTO nodes (id, cluster_id, hostname, ip, status) VALUES ($1, $2, $3, $4, $5)`, [nodeId, clusterId, `worker-${hosts}`, `198.18.0.${10 + hosts}`, purpose === 'APPLY' ? 'JOINED' : 'INSTALLING']);
     await dataSource.query(
-      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at, agent_launched_at)
-       VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '1 hour', now())`,
-      [runId, nodeId, hash],
+      `INSERT INTO install_runs (id, node_id, status, requested_by, agent_token_hash, deadline_at, agent_token_expires_at, agent_launched_at, purpose, start_step)
+       VALUES ($1, $2, 'RUNNING', 'operator', $3, now() + interval '2 hours', now() + interval '1 hour', now(), $4, $5)`,
+      [runId, nodeId, hash, purpose, purpose === 'APPLY' ? 'APPLY_IGNITION' : 'PREFLIGHT'],
     );
     return { runId, nodeId, token };
   };
@@ -150,5 +150,27 @@ describe('agent step events in batches (reportSteps)', () => {
     expect(await reports.reportBatch(token, [progress(runId, 1)])).toMatchObject({ accepted: 1, duplicateSeqs: [1] });
     await expect(reports.reportBatch(token, [progress(runId, 1), progress(runId, 2)])).rejects.toMatchObject({ extensions: { code: 'RUN_FINISHED' } });
     expect((await stored(runId)).seqs).toEqual([1]);
+  });
+
+  it('leaves an apply run\'s node JOINED whichever way the run ends, and records what a succeeded one wrote', async () => {
+    const unit = '/etc/systemd/system/ccos-node-init.service';
+    const succeeded = await runningInstall('APPLY');
+    const step = (runId: string, seq: number, name: string, status: string, detail: Record<string, unknown> | null = null) => ({ runId, seq, step: name, status, occurredAt: new Date(), detail }) as ReportStepInput;
+    await reports.reportBatch(succeeded.token, [
+      step(succeeded.runId, 1, 'APPLY_IGNITION', 'STARTED'),
+      step(succeeded.runId, 2, 'APPLY_IGNITION', 'SUCCEEDED', { written: { [unit]: 'b'.repeat(64) } }),
+      step(succeeded.runId, 3, 'START_KUBELET', 'STARTED'),
+      step(succeeded.runId, 4, 'START_KUBELET', 'SUCCEEDED', { running: { kernelRelease: '5.14.0', kubeletVersion: 'v1.31.4', kubeletFlags: [] } }),
+    ]);
+    const statusOf = async (nodeId: string) => ((await dataSource.query('SELECT status FROM nodes WHERE id = $1', [nodeId])) as Array<{ status: string }>)[0]?.status;
+    const runStatus = async (runId: string) => ((await dataSource.query('SELECT status FROM install_runs WHERE id = $1', [runId])) as Array<{ status: string }>)[0]?.status;
+    expect(await runStatus(succeeded.runId)).toBe('SUCCEEDED');
+    expect(await statusOf(succeeded.nodeId)).toBe('JOINED');
+    expect(await new HostManifestStore(dataSource).find(succeeded.nodeId)).toMatchObject({ runId: succeeded.runId, files: [{ path: unit, sha256: 'b'.repeat(64), step: 'APPLY_IGNITION' }], runningAtInstall: { kubeletVersion: 'v1.31.4' } });
+
+    const failed = await runningInstall('APPLY');
+    await reports.reportBatch(failed.token, [step(failed.runId, 1, 'APPLY_IGNITION', 'STARTED'), { ...step(failed.runId, 2, 'APPLY_IGNITION', 'FAILED'), message: 'the machine config server answered 503' } as ReportStepInput]);
+    expect(await runStatus(failed.runId)).toBe('FAILED');
+    expect(await statusOf(failed.nodeId)).toBe('JOINED');
   });
 });

@@ -13,7 +13,8 @@ import {
 /**
  * The agent's side of an install: it reports step events (stored once per run and seq)
  * and asks what it needs to know. A run ends with its first FAILED event or with
- * START_KUBELET SUCCEEDED (the Node is Ready), and the node's status follows.
+ * START_KUBELET SUCCEEDED (the Node is Ready), and the node's status follows (an install run's;
+ * an apply run leaves its JOINED node as it is).
  */
 export class AgentReportService {
   constructor(
@@ -263,12 +264,17 @@ export class AgentReportService {
       const said = eventMessageOf(input);
       const reason = message('install.stepFailed', { step: bare(title), reason: said ?? input.message ?? bare(message('install.noReason')) });
       await this.installs.finish(run, 'FAILED', input.step, reason, failureCodeOf(input.detail));
-      await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
-      this.logger.info({ runId: run.id, step: input.step }, 'install run failed');
+      // An apply run's node stays JOINED: its rollout reads how the run ended.
+      if (run.purpose === 'INSTALL') {
+        await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
+      }
+      this.logger.info({ runId: run.id, step: input.step, purpose: run.purpose }, 'install run failed');
     } else if (input.status === 'SUCCEEDED' && input.step === 'START_KUBELET') {
       await this.installs.finish(run, 'SUCCEEDED', null, null);
-      await this.nodes.transition(node.id, 'NODE_READY', message('node.nodeReady'), { ready: true });
-      this.logger.info({ runId: run.id }, 'install run succeeded');
+      if (run.purpose === 'INSTALL') {
+        await this.nodes.transition(node.id, 'NODE_READY', message('node.nodeReady'), { ready: true });
+      }
+      this.logger.info({ runId: run.id, purpose: run.purpose }, 'install run succeeded');
       await this.recordManifest(run);
     } else if (input.status === 'STARTED' || input.status === 'SUCCEEDED') {
       await this.nodes.updateWhile(node.id, 'INSTALLING', reasonFields(message(input.status === 'STARTED' ? 'node.stepRunning' : 'node.stepDone', { step: bare(title) })));

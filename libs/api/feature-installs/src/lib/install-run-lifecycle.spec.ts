@@ -22,11 +22,11 @@ const LOOPBACK = ClusterAddressGuard.allowing('loopback');
 
 /** The SSH side of an install, recorded: what the service would write into the agent's 0600 config. */
 class RecordingAgent implements AgentControl {
-  readonly launched: Array<{ runId: string; token: string; kubeletBootstrapToken: string }> = [];
+  readonly launched: Array<{ runId: string; token: string; kubeletBootstrapToken: string | null; purpose: string; steps: string[] | null }> = [];
   readonly stopped: string[] = [];
   readonly channel = 'HTTPS' as const;
-  async launch(_node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string): Promise<void> {
-    this.launched.push({ runId: run.id, token, kubeletBootstrapToken });
+  async launch(_node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string | null): Promise<void> {
+    this.launched.push({ runId: run.id, token, kubeletBootstrapToken, purpose: run.purpose, steps: run.steps });
   }
   async stop(_node: NodeEntity, run: InstallRunEntity): Promise<void> {
     this.stopped.push(run.id);
@@ -82,7 +82,10 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     return agent.launched.find((entry) => entry.runId === runId) as RecordingAgent['launched'][number];
   };
   /** Who the API server says filed a client CSR made with `token`, or the HTTP status it refused it with. */
-  const fileCsrWith = async (token: string): Promise<string | number> => {
+  const fileCsrWith = async (token: string | null): Promise<string | number> => {
+    if (token === null) {
+      throw new Error('the run was given no bootstrap token');
+    }
     const client = createKubeClient({ addresses: LOOPBACK, apiServerUrl: sim.url, credentials: { kind: 'TOKEN', token, caCert: sim.caCertPem } });
     try {
       const { csrPem } = await generateCertificateRequest({ commonName: 'system:node:h', organizations: ['system:nodes'] });
@@ -176,11 +179,27 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     expect(agent.launched.some((entry) => entry.runId === run.id)).toBe(false);
   });
 
+  it('starts an apply run on a joined node without an identity or an install slot, once, and refuses one on a node that has not joined', async () => {
+    const nodeId = await readyNode('w-apply');
+    await expect(installs.apply(nodeId, ['APPLY_IGNITION', 'START_KUBELET'], 'rollout:r1')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', message: 'node w-apply is READY_TO_INSTALL; a rollout applies to JOINED nodes only' });
+    await dataSource.query(`UPDATE nodes SET status = 'JOINED' WHERE id = $1`, [nodeId]);
+    const run = await installs.apply(nodeId, ['APPLY_IGNITION', 'START_KUBELET'], 'rollout:r1');
+    expect(await launchedFor(run.id)).toMatchObject({ kubeletBootstrapToken: null, purpose: 'APPLY', steps: ['APPLY_IGNITION', 'START_KUBELET'] });
+    expect(await runRow(run.id)).toMatchObject({ purpose: 'APPLY', startStep: 'APPLY_IGNITION', bootstrapIdentity: null, requestedBy: 'rollout:r1' });
+    expect((await runRow(run.id)).admittedAt).not.toBeNull();
+    // The rollout's job started again: the same run, no second agent.
+    expect((await installs.apply(nodeId, ['APPLY_IGNITION', 'START_KUBELET'], 'rollout:r1')).id).toBe(run.id);
+    expect(agent.launched.filter((entry) => entry.runId === run.id)).toHaveLength(1);
+    // Not an install to cancel from the node page: its rollout owns it.
+    await expect(installs.cancel(nodeId, 'operator')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+    expect((await nodes.get(nodeId)).status).toBe('JOINED');
+  });
+
   it('starts the agent in a durable job whose payload holds no token; the next attempt after a dead worker stops what it may have started and launches with a new token, once', async () => {
     now = new Date();
     /** A worker that took the launch job and died while connecting to the host. */
     class DyingAgent extends RecordingAgent {
-      override launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string): Promise<void> {
+      override launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string | null): Promise<void> {
         void super.launch(node, run, token, kubeletBootstrapToken);
         return new Promise(() => undefined);
       }

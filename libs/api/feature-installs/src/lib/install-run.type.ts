@@ -2,7 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { AgentChannel } from '@ccos/api/data-access-db';
 import { InstallRunStatusEnum, InstallStepEnum, MessageCodeField, MessageParamsField, RunEventType, RunType, StepEventStatusEnum, StepStateEnum } from '@ccos/api/util-graphql';
-import type { InstallRunStatus, InstallStep, StepEventStatus, StepState } from '@ccos/shared/domain';
+import type { InstallRunPurpose, InstallRunStatus, InstallStep, StepEventStatus, StepState } from '@ccos/shared/domain';
 
 export const AgentChannelEnum = { HTTPS: 'HTTPS', PLAIN_HTTP: 'PLAIN_HTTP' } as const satisfies Record<AgentChannel, AgentChannel>;
 registerEnumType(AgentChannelEnum, {
@@ -11,6 +11,16 @@ registerEnumType(AgentChannelEnum, {
   valuesConfig: {
     HTTPS: { description: 'TLS, the service recognised by the pin the agent got over SSH; artifacts checked against the manifest sha256 from SSH.' },
     PLAIN_HTTP: { description: 'Plain HTTP, allowed by AGENT_PLAIN_HTTP=allow: the run\'s token and the service\'s answers cross the network unprotected (artifacts are still checked against the manifest sha256 from SSH).' },
+  },
+});
+
+export const InstallRunPurposeEnum = { INSTALL: 'INSTALL', APPLY: 'APPLY' } as const satisfies Record<InstallRunPurpose, InstallRunPurpose>;
+registerEnumType(InstallRunPurposeEnum, {
+  name: 'InstallRunPurpose',
+  description: 'Why a run\'s agent ran.',
+  valuesConfig: {
+    INSTALL: { description: 'The host became a node; the node\'s status followed the run.' },
+    APPLY: { description: 'A rollout (UPGRADE, REAPPLY) re-ran some steps on the joined node; the node stayed JOINED.' },
   },
 });
 
@@ -112,8 +122,14 @@ export class InstallRunType extends RunType {
   @Field(() => InstallRunStatusEnum)
   status!: InstallRunStatus;
 
-  @Field(() => InstallStepEnum, { description: 'PREFLIGHT for a first run; the first unfinished step for a retry.' })
+  @Field(() => InstallRunPurposeEnum)
+  purpose!: InstallRunPurpose;
+
+  @Field(() => InstallStepEnum, { description: 'PREFLIGHT for a first run; the first unfinished step for a retry; an apply run\'s first step.' })
   startStep!: InstallStep;
+
+  @Field(() => [InstallStepEnum], { nullable: true, description: 'The steps an apply run ran, in order; null: every step from startStep on.' })
+  onlySteps!: InstallStep[] | null;
 
   @Field(() => InstallStepEnum, { nullable: true })
   failedStep!: InstallStep | null;

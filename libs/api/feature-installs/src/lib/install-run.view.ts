@@ -21,7 +21,9 @@ export class InstallRunView {
     return {
       ...runFields(run, events.at(-1)?.seq ?? 0),
       status: run.status,
+      purpose: run.purpose,
       startStep: run.startStep,
+      onlySteps: run.steps,
       failedStep: run.failedStep,
       agentChannel: run.agentChannel,
       lastEventAt: run.lastEventAt,

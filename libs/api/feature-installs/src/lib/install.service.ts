@@ -27,7 +27,8 @@ import { IdentityNotMinted, type RunIdentityIssuer } from './run-bootstrap-ident
 export interface AgentControl {
   /** How agents started now reach the service (recorded on each run). */
   readonly channel: AgentChannel;
-  launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string): Promise<void>;
+  /** `kubeletBootstrapToken` is null for an apply run (its node has its own certificates). */
+  launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string | null): Promise<void>;
   stop(node: NodeEntity, run: InstallRunEntity): Promise<void>;
 }
 
@@ -117,10 +118,44 @@ export class InstallService {
     return this.start(node, from, actor, 'INSTALL_RETRIED');
   }
 
+  /**
+   * An apply run: the agent re-runs `steps` on a node that joined (a rollout's UPGRADE or REAPPLY),
+   * with no bootstrap identity (the node has its certificates) and no install slot (the rollout's
+   * budget holds it); the node stays JOINED whatever the run does. The node's apply run still
+   * running is the one returned, so a rollout job that starts again never starts a second agent.
+   */
+  async apply(nodeId: string, steps: readonly InstallStep[], actor: string): Promise<InstallRunEntity> {
+    const node = await this.nodes.get(nodeId);
+    if (node.status !== 'JOINED') {
+      throw new PreconditionError(message('install.applyNeedsJoined', { hostname: node.hostname, status: statusText(node.status) }), { status: node.status });
+    }
+    const running = await this.latestRun(node.id);
+    if (running?.status === 'RUNNING') {
+      if (running.purpose === 'APPLY') {
+        return running;
+      }
+      throw new PreconditionError(message('install.applyWhileInstalling', { hostname: node.hostname }));
+    }
+    const first = steps[0];
+    if (first === undefined || steps.at(-1) !== 'START_KUBELET' || steps.includes('PREFLIGHT')) {
+      throw new Error(`an apply run ends with START_KUBELET and never runs PREFLIGHT (got ${steps.join(', ')})`);
+    }
+    const unusable = this.tokens.issue();
+    const now = new Date();
+    const deadlineAt = new Date(now.getTime() + this.deadlineMs);
+    const run = await this.runs.insert({
+      id: randomUUID(), nodeId: node.id, status: 'RUNNING', agentTokenHash: unusable.hash, agentTokenExpiresAt: deadlineAt, deadlineAt, startStep: first, requestedBy: actor,
+      agentChannel: this.agent.channel, admittedAt: now, purpose: 'APPLY', steps: [...steps],
+    });
+    this.publishRun(run);
+    await this.queueLaunch(node, run);
+    return run;
+  }
+
   async cancel(nodeId: string, actor: string): Promise<InstallRunEntity> {
     const node = await this.nodes.get(nodeId);
     const run = await this.latestRun(node.id);
-    if (!run || run.status !== 'RUNNING') {
+    if (!run || run.status !== 'RUNNING' || run.purpose === 'APPLY') {
       throw new PreconditionError(message('install.notRunning', { hostname: node.hostname }));
     }
     // End the run first: the agent's own "cancelled" report then changes nothing.
@@ -307,12 +342,13 @@ export class InstallService {
   private async launch(node: NodeEntity, run: InstallRunEntity, token: string, lost: AbortSignal): Promise<void> {
     try {
       // Before anything runs on the host: without an identity of its own the kubelet could only use the shared one.
-      const identity = await this.identities.mint(node, run);
+      // A joined node's kubelet has its own certificates: an apply run mints none.
+      const identity = run.purpose === 'APPLY' ? null : await this.identities.mint(node, run);
       if (lost.aborted) {
         this.logger.warn({ nodeId: node.id, runId: run.id }, 'not starting the agent: another worker was given its job');
         return;
       }
-      await this.agent.launch(node, run, token, identity.token);
+      await this.agent.launch(node, run, token, identity?.token ?? null);
       await this.runs.launched(run.id, new Date());
       this.logger.info({ nodeId: node.id, runId: run.id, startStep: run.startStep }, 'agent started');
     } catch (error) {
@@ -330,7 +366,7 @@ export class InstallService {
         : message('install.agentNotStarted', { error: failure.coded ? bare(failure.coded) : failure.message });
     await this.finish(run, 'FAILED', null, reason, SERVICE_FAILURE_CODES.agentNotStarted);
     const current = await this.nodes.get(node.id);
-    if (current.status !== 'INSTALLING') {
+    if (current.status !== 'INSTALLING' || run.purpose === 'APPLY') {
       return;
     }
     if (failure.kind === 'HOST_KEY_CHANGED') {

@@ -65,7 +65,7 @@ export class SshAgentControl implements AgentControl {
     return this.settings.agentApiUrl?.startsWith('http:') ? 'PLAIN_HTTP' : 'HTTPS';
   }
 
-  async launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string): Promise<void> {
+  async launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string | null): Promise<void> {
     const agent = this.agent();
     if (!agent) {
       throw failure('the installer service has no agent executable (AGENT_BINARY)');
@@ -92,6 +92,8 @@ export class SshAgentControl implements AgentControl {
         requirements: this.settings.requirements,
         timeouts: { nodeReadySeconds: this.settings.nodeReadyTimeoutSeconds },
         kubeletBootstrapToken,
+        purpose: run.purpose,
+        steps: run.steps,
       };
       await uploadFile(session, { source: Buffer.from(JSON.stringify(config, null, 2)), remotePath: configPath, mode: 0o600 });
       const profiled = this.settings.cpuProfileDir ? ['env', `BOOT_WORKER_CPU_PROFILE=${this.settings.cpuProfileDir}`] : [];

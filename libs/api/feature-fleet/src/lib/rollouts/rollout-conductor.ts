@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ClusterWatch } from '@ccos/api/data-access-cluster-connections';
 import {
+  type InstallRunEntity,
   type JobRegistry,
   type MaintenanceWindow,
   type NodeEntity,
@@ -17,9 +18,12 @@ import { type DrainEvent, type DrainPlan, type DrainResult, type NodeSummary, cl
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import { type AuditSink, BadUserInputError, ConflictError, type EventBus, PreconditionError, type RolloutChangedPayload, TOPICS } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
-import { type RolloutKind, type RolloutNodePhase, type RolloutStatus, ROLLOUT_ACTIVE_PHASES, allowedUnavailable, planRollout } from '@ccos/shared/domain';
+import {
+  type ApplyKind, type InstallStep, type RolloutKind, type RolloutNodePhase, type RolloutStatus, ROLLOUT_ACTIVE_PHASES, allowedUnavailable, applySteps, isApplyKind, phaseAfterDrain, planRollout,
+} from '@ccos/shared/domain';
 import { type CodedText, bare, message } from '@ccos/shared/messages';
 import type { Clock } from '@ccos/shared/util-timing';
+import type { HostManifestView } from '../host-inspector';
 import type { FiringAlerts } from './alertmanager';
 import { maintenanceWindowProblem, windowState } from './maintenance-window';
 
@@ -58,9 +62,20 @@ export interface RolloutPreview {
   readonly alertProblem: CodedText | null;
 }
 
-/** What each node's end asks of the host inspections: hash the recorded files again (the host came back as its install left it, or drifted). */
+/**
+ * What a rollout asks of the host records: what a node's host runs and its state (which nodes an
+ * UPGRADE or a REAPPLY takes, and which steps its apply run re-runs), and, at each node's end, an
+ * inspection (the recorded files hashed again: the host is as recorded, or drifted).
+ */
 export interface HostInspections {
   queue(node: Pick<NodeEntity, 'id' | 'clusterId' | 'hostname' | 'ip'>): Promise<void>;
+  view(nodeId: string): Promise<Pick<HostManifestView, 'files' | 'drift' | 'onClusterSet'> | null>;
+}
+
+/** The agent's apply runs (the install service): started on a joined node, read until they end. */
+export interface ApplyRuns {
+  apply(nodeId: string, steps: readonly InstallStep[], actor: string): Promise<Pick<InstallRunEntity, 'id'>>;
+  run(id: string): Promise<Pick<InstallRunEntity, 'id' | 'status' | 'reason' | 'reasonCoded'>>;
 }
 
 /** Counts for the metrics. */
@@ -87,8 +102,10 @@ export interface RolloutConductorOptions {
   readonly drain?: typeof drainNode;
   /** Alertmanager, for rollouts that pause while named alerts fire; none configured: such rollouts are refused. */
   readonly alerts?: FiringAlerts;
-  /** A node done is inspected again (its recorded files hashed on the host). */
+  /** A node done is inspected again (its recorded files hashed on the host); UPGRADE and REAPPLY read the records. */
   readonly inspections?: HostInspections;
+  /** The agent's apply runs, for UPGRADE and REAPPLY; none: such rollouts are refused. */
+  readonly applyRuns?: ApplyRuns;
   readonly logger: Logger;
   readonly observer?: RolloutObserver;
 }
@@ -237,7 +254,41 @@ export class RolloutConductor {
     if (input.maxUnavailableIsPercent && input.maxUnavailable > 100) {
       throw new BadUserInputError('input.maxUnavailable', message('validation.between', { min: 1, max: 100 }));
     }
-    return this.selectNodes(input);
+    if (isApplyKind(input.kind) && (!this.options.applyRuns || !this.options.inspections)) {
+      throw new BadUserInputError('input.kind', message('rollout.noApplyRuns'));
+    }
+    const nodes = await this.selectNodes(input);
+    return isApplyKind(input.kind) ? this.needing(input.kind, nodes, input.nodeIds !== null && input.nodeIds.length > 0) : nodes;
+  }
+
+  /**
+   * Of the selected nodes, those an UPGRADE or a REAPPLY has work on: UPGRADE, a node on an older
+   * artifact set or with drifted files; REAPPLY, a node with drifted files on the cluster's set (an
+   * older one's files come back with its UPGRADE). Nodes named one by one are all taken, but each
+   * must have a record of what its host runs, and a REAPPLY refuses an outdated one.
+   */
+  private async needing(kind: ApplyKind, nodes: NodeEntity[], named: boolean): Promise<NodeEntity[]> {
+    const records = await Promise.all(nodes.map((node) => this.options.inspections?.view(node.id) ?? null));
+    if (named) {
+      nodes.forEach((node, index) => {
+        const record = records[index];
+        if (!record) {
+          throw new BadUserInputError(`input.nodeIds.${index}`, message('rollout.nodeNotRecorded', { hostname: node.hostname }));
+        }
+        if (kind === 'REAPPLY' && !record.onClusterSet) {
+          throw new BadUserInputError(`input.nodeIds.${index}`, message('rollout.reapplyOutdated', { hostname: node.hostname }));
+        }
+      });
+      return nodes;
+    }
+    const needed = nodes.filter((_node, index) => {
+      const record = records[index];
+      return record !== null && record !== undefined && (kind === 'UPGRADE' ? !record.onClusterSet || record.drift.length > 0 : record.onClusterSet && record.drift.length > 0);
+    });
+    if (needed.length === 0) {
+      throw new PreconditionError(message(kind === 'UPGRADE' ? 'rollout.noneOutdated' : 'rollout.noneDrifted'));
+    }
+    return needed;
   }
 
   async pause(id: string, actor: string): Promise<RolloutEntity> {
@@ -418,7 +469,7 @@ export class RolloutConductor {
       }
       this.changed(rollout);
       if (outcome.phase === 'DONE') {
-        await this.auditNode(rollout, step, 'done', message('rollout.node.done', { hostname: step.nodeName }));
+        await this.auditNode(rollout, step, 'done', isApplyKind(rollout.kind) ? message('rollout.node.applied', { hostname: step.nodeName }) : message('rollout.node.done', { hostname: step.nodeName }));
         this.options.observer?.node(rollout.clusterId, rollout.kind, 'done');
         await this.options.inspections?.queue(node);
         await this.queueConduct(rollout);
@@ -431,6 +482,8 @@ export class RolloutConductor {
     switch (step.phase) {
       case 'DRAIN':
         return this.drainPhase(rollout, step, lost);
+      case 'APPLY':
+        return this.applyPhase(rollout, step, node, lost);
       case 'REBOOT':
         return this.rebootPhase(step, node, lost);
       case 'WAIT_READY':
@@ -469,7 +522,7 @@ export class RolloutConductor {
       stopWatching();
     }
     if (result.ok || result.failure === 'NODE_NOT_FOUND') {
-      return { kind: 'next', phase: 'REBOOT' };
+      return { kind: 'next', phase: phaseAfterDrain(rollout.kind) };
     }
     const refused = refusal as { pod: string; pdb: string } | null;
     if (refused) {
@@ -480,6 +533,60 @@ export class RolloutConductor {
       return { kind: 'stopped' };
     }
     return this.pauseOn(step, message('rollout.problem.drain', { reason: result.reason }));
+  }
+
+  /**
+   * UPGRADE, REAPPLY: the agent re-runs the steps whose inputs changed (see applySteps) in an apply
+   * run, started once (its id is recorded before it is waited for) and waited for; the node goes on
+   * once it succeeded. A run that failed pauses the rollout with its reason, and is forgotten: a
+   * resume starts a new one (every step keeps what is already as it should be).
+   */
+  private async applyPhase(rollout: RolloutEntity, step: RolloutNodeEntity, node: NodeEntity, lost?: AbortSignal): Promise<PhaseOutcome> {
+    const runs = this.options.applyRuns;
+    if (!runs || !isApplyKind(rollout.kind)) {
+      return this.pauseOn(step, message('rollout.noApplyRuns'));
+    }
+    let runId = step.applyRunId;
+    if (runId === null) {
+      const started = await this.startApply(rollout, rollout.kind, step, node);
+      if ('problem' in started) {
+        return this.pauseOn(step, started.problem);
+      }
+      runId = started.runId;
+    }
+    for (;;) {
+      const current = await this.options.rollouts.find(rollout.id);
+      // Paused: the run goes on by itself; the node waits here for the resume.
+      if (!current || current.status === 'PAUSED' || lost?.aborted) {
+        return { kind: 'stopped' };
+      }
+      const run = await runs.run(runId);
+      if (run.status === 'SUCCEEDED') {
+        return { kind: 'next', phase: 'WAIT_READY' };
+      }
+      if (run.status !== 'RUNNING') {
+        await this.options.rollouts.updateNode(rollout.id, step.nodeId, { applyRunId: null });
+        return this.pauseOn(step, message('rollout.problem.applyFailed', { run: run.id, reason: run.reasonCoded ? bare(run.reasonCoded) : (run.reason ?? run.status) }));
+      }
+      await this.options.clock.sleep(this.pollMs, lost);
+    }
+  }
+
+  private async startApply(rollout: RolloutEntity, kind: ApplyKind, step: RolloutNodeEntity, node: NodeEntity): Promise<{ runId: string } | { problem: CodedText }> {
+    const record = await this.options.inspections?.view(node.id);
+    if (!record) {
+      return { problem: message('rollout.nodeNotRecorded', { hostname: node.hostname }) };
+    }
+    const steps = applySteps(kind, record.files, record.drift);
+    let runId: string;
+    try {
+      runId = (await this.options.applyRuns?.apply(node.id, steps, `${ROLLOUT_ACTOR}:${rollout.id}`))?.id ?? '';
+    } catch (error) {
+      return { problem: message('rollout.problem.apply', { reason: errorText(error) }) };
+    }
+    await this.options.rollouts.updateNode(rollout.id, step.nodeId, { applyRunId: runId });
+    await this.auditNode(rollout, step, 'applying', message('rollout.node.applying', { hostname: step.nodeName, steps: steps.join(', '), run: runId }));
+    return { runId };
   }
 
   /** Asks the host to reboot, once: a boot id other than the one recorded before says it already did. */
@@ -522,7 +629,7 @@ export class RolloutConductor {
       if (!current || current.status === 'PAUSED' || lost?.aborted) {
         return { kind: 'stopped' };
       }
-      const missing = await this.whatIsMissing(rollout.clusterId, step, node, lost);
+      const missing = await this.whatIsMissing(rollout, step, node, lost);
       if (missing === null) {
         return { kind: 'next', phase: 'UNCORDON' };
       }
@@ -533,7 +640,7 @@ export class RolloutConductor {
     }
   }
 
-  private async whatIsMissing(clusterId: string, step: RolloutNodeEntity, node: NodeEntity, lost?: AbortSignal): Promise<CodedText | null> {
+  private async whatIsMissing(rollout: Pick<RolloutEntity, 'clusterId' | 'kind'>, step: RolloutNodeEntity, node: NodeEntity, lost?: AbortSignal): Promise<CodedText | null> {
     let state: { bootId: string; kubelet: string };
     try {
       state = await this.options.ssh.run(sshTargetOf(node, this.options.secrets), async (session) => {
@@ -546,13 +653,13 @@ export class RolloutConductor {
       const failure = sshFailureOutcome(error);
       return failure && failure.event !== 'SSH_UNREACHABLE' ? message('rollout.problem.ssh', { reason: failure.reason.message }) : message('rollout.missing.boot');
     }
-    if (!state.bootId || state.bootId === step.bootIdBefore) {
+    if (!state.bootId || (rollout.kind === 'REBOOT' && state.bootId === step.bootIdBefore)) {
       return message('rollout.missing.boot');
     }
     if (state.kubelet !== 'active') {
       return message('rollout.missing.kubelet');
     }
-    const watch = await this.watchOrProblem(clusterId);
+    const watch = await this.watchOrProblem(rollout.clusterId);
     if ('problem' in watch) {
       return watch.problem;
     }

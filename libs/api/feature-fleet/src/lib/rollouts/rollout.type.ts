@@ -5,14 +5,22 @@ import { ROLLOUT_KINDS, ROLLOUT_NODE_PHASES, ROLLOUT_STATUSES, type RolloutKind,
 import type { RolloutPreview } from './rollout-conductor';
 
 export const RolloutKindEnum = enumOf(ROLLOUT_KINDS);
-registerEnumType(RolloutKindEnum, { name: 'RolloutKind', description: 'REBOOT: cordon, drain, reboot over SSH, wait for the new boot, the kubelet and Ready, uncordon.' });
+registerEnumType(RolloutKindEnum, {
+  name: 'RolloutKind',
+  description: 'What a rollout does to each node between its drain and its uncordon.',
+  valuesConfig: {
+    REBOOT: { description: 'Reboot over SSH, then wait for the new boot, the kubelet and Ready.' },
+    UPGRADE: { description: 'Bring the host to the cluster\'s artifact set: the agent re-runs the steps that lay down the set (keeping what already matches) and those that wrote a drifted file, then restarts kubelet. Takes, unless nodes are named, those on an older set or drifted.' },
+    REAPPLY: { description: 'Restore the files found drifted: the agent re-runs the steps that wrote them, then restarts kubelet. Takes, unless nodes are named, those drifted on the cluster\'s set.' },
+  },
+});
 export const RolloutStatusEnum = enumOf(ROLLOUT_STATUSES);
 registerEnumType(RolloutStatusEnum, {
   name: 'RolloutStatus',
   description: 'RUNNING starts nodes as the budget and window allow; PAUSED starts nothing (an operator, a PodDisruptionBudget that refuses, a node that failed: see reason); SUCCEEDED every node done; CANCELLED.',
 });
 export const RolloutNodePhaseEnum = enumOf(ROLLOUT_NODE_PHASES);
-registerEnumType(RolloutNodePhaseEnum, { name: 'RolloutNodePhase', description: 'PENDING, then DRAIN (cordoned first), REBOOT, WAIT_READY, UNCORDON, DONE; SKIPPED when cancelled while draining.' });
+registerEnumType(RolloutNodePhaseEnum, { name: 'RolloutNodePhase', description: 'PENDING, then DRAIN (cordoned first), APPLY (UPGRADE, REAPPLY) or REBOOT, WAIT_READY, UNCORDON, DONE; SKIPPED when cancelled while draining.' });
 
 @ObjectType('MaintenanceWindow', { simpleResolvers: true, description: 'New nodes start only from each time the cron expression fires, in the time zone, for durationMinutes.' })
 export class MaintenanceWindowType {
@@ -42,6 +50,9 @@ export class RolloutNodeType {
 
   @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the reboot was asked for.' })
   rebootedAt!: Date | null;
+
+  @Field(() => ID, { nullable: true, description: 'The agent\'s apply run on this node (UPGRADE, REAPPLY): its steps and events are the node\'s installRuns.' })
+  applyRunId!: string | null;
 
   @Field(() => GraphQLISODateTime, { nullable: true })
   finishedAt!: Date | null;
@@ -148,6 +159,7 @@ export function toRolloutType(rollout: RolloutEntity, nodes: readonly RolloutNod
       phase: node.phase,
       startedAt: node.startedAt,
       rebootedAt: node.rebootedAt,
+      applyRunId: node.applyRunId,
       finishedAt: node.finishedAt,
       problem: node.problem?.message ?? null,
       ...codedFields('problem', node.problem),

@@ -7,7 +7,7 @@ const rollout = (id: string, status: RolloutView['status'] = 'RUNNING'): Rollout
   id, clusterId: 'c-1', kind: 'REBOOT', status, maxUnavailable: 1, maxUnavailableIsPercent: false, maintenanceWindow: null, pauseOnAlerts: [],
   reason: null, reasonCode: null, reasonParams: null, waitingFor: null, waitingForCode: null, waitingForParams: null,
   createdBy: 'ops', createdAt: '2026-12-07T08:00:00Z', finishedAt: null,
-  nodes: [{ nodeId: 'n-1', nodeName: 'w1', phase: 'DRAIN', startedAt: '2026-12-07T08:00:01Z', rebootedAt: null, finishedAt: null, problem: null, problemCode: null, problemParams: null }],
+  nodes: [{ nodeId: 'n-1', nodeName: 'w1', phase: 'DRAIN', startedAt: '2026-12-07T08:00:01Z', rebootedAt: null, applyRunId: null, finishedAt: null, problem: null, problemCode: null, problemParams: null }],
 });
 
 describe('a cluster\'s rollouts', () => {

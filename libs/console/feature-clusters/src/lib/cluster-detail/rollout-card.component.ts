@@ -1,23 +1,26 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal } from '@angular/core';
+import { RouterLink } from '@angular/router';
 import { ClusterRolloutsStore, type RolloutAction, type RolloutPreviewView, type RolloutView, Notifications, Session } from '@ccos/console/data-access';
 import { ButtonDirective, StatusBadgeComponent, type StatusTone, TextFieldComponent } from '@ccos/console/ui';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
-import type { StartRolloutInput } from '@ccos/shared/api-schema';
+import type { RolloutKind, StartRolloutInput } from '@ccos/shared/api-schema';
 import { clustersMessages } from '../clusters.messages';
 
 const STATUS_TONES: Readonly<Record<RolloutView['status'], StatusTone>> = { RUNNING: 'info', PAUSED: 'warn', SUCCEEDED: 'ok', CANCELLED: 'neutral' };
+const KINDS: readonly RolloutKind[] = ['REBOOT', 'UPGRADE', 'REAPPLY'];
 const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], StatusTone>> = {
-  PENDING: 'neutral', DRAIN: 'info', REBOOT: 'info', WAIT_READY: 'info', UNCORDON: 'info', DONE: 'ok', SKIPPED: 'neutral',
+  PENDING: 'neutral', DRAIN: 'info', APPLY: 'info', REBOOT: 'info', WAIT_READY: 'info', UNCORDON: 'info', DONE: 'ok', SKIPPED: 'neutral',
 };
 
 /**
- * The cluster's latest rolling reboot on its page, live: its status, what it waits for or why it
- * paused, each node's phase; pause, resume and cancel, and (when none is in progress) a form to
- * start one, for an OPERATOR. The API checks the numbers and the window; its refusals show on their fields.
+ * The cluster's latest rollout on its page, live: its status, what it waits for or why it paused,
+ * each node's phase (with the agent's run of an upgrade or a restore); pause, resume and cancel,
+ * and (when none is in progress) a form to start one (reboot, upgrade or restore), for an OPERATOR.
+ * The API checks the numbers and the window; its refusals show on their fields.
  */
 @Component({
   selector: 'ccos-rollout-card',
-  imports: [ButtonDirective, ServerTextPipe, StatusBadgeComponent, TextFieldComponent],
+  imports: [ButtonDirective, RouterLink, ServerTextPipe, StatusBadgeComponent, TextFieldComponent],
   providers: [ClusterRolloutsStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   template: `
@@ -50,6 +53,9 @@ const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], Status
             <li [attr.data-node]="node.nodeName" [attr.data-phase]="node.phase">
               <span class="name ccos-mono">{{ node.nodeName }}</span>
               <ccos-status-badge [tone]="phaseTone(node.phase)">{{ phaseLabel(node.phase) }}</ccos-status-badge>
+              @if (node.applyRunId) {
+                <a [routerLink]="['/clusters', clusterId(), 'nodes', node.nodeId]" data-testid="rollout-agent-run">{{ t('rollout.agentRun') }}</a>
+              }
               @if (node.problem) {
                 <span class="problem">{{ node.problem | serverText: node.problemCode : node.problemParams }}</span>
               }
@@ -71,6 +77,15 @@ const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], Status
       }
       @if (canOperate() && !inProgress(store.latest())) {
         <form class="start" (submit)="start($event)" [attr.aria-label]="t('rollout.form')">
+          <fieldset class="kinds">
+            <legend>{{ t('rollout.kindField') }}</legend>
+            @for (choice of kinds; track choice) {
+              <label class="check"><input type="radio" name="kind" [value]="choice" [checked]="kind() === choice" (change)="choose(choice)" /> {{ t('rollout.kind.' + choice) }}</label>
+            }
+            @if (store.fieldErrors()['kind']; as problem) {
+              <span class="problem" role="alert">{{ problem }}</span>
+            }
+          </fieldset>
           <ccos-text-field name="maxUnavailable" inputMode="numeric" [label]="t('rollout.maxUnavailable')" [error]="errorOf('maxUnavailable')" [(value)]="maxUnavailable" />
           <label class="check"><input type="checkbox" name="maxUnavailableIsPercent" [checked]="percent()" (change)="percent.set(checkedOf($event))" /> {{ t('rollout.percent') }}</label>
           <ccos-text-field name="cron" [label]="t('rollout.cron')" [error]="store.fieldErrors()['window.cron'] ?? null" [(value)]="cron" />
@@ -104,7 +119,7 @@ const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], Status
           }
           <div class="ccos-actions">
             <button ccosButton="secondary" type="button" [busy]="store.sending() && previewing()" (click)="showPreview()">{{ t('rollout.preview.button') }}</button>
-            <button ccosButton="primary" type="submit" [busy]="store.sending() && !previewing()">{{ t('rollout.start') }}</button>
+            <button ccosButton="primary" type="submit" [busy]="store.sending() && !previewing()">{{ t('rollout.start.' + kind()) }}</button>
           </div>
         </form>
       }
@@ -120,6 +135,9 @@ const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], Status
     .start { display: grid; gap: 0.75rem; margin-top: 0.75rem; }
     .preview { border-top: 1px solid var(--ccos-border, #e5e7eb); padding-top: 0.5rem; }
     .check { display: flex; align-items: center; gap: 0.5rem; }
+    .kinds { border: 0; padding: 0; margin: 0; display: flex; gap: 1rem; flex-wrap: wrap; }
+    .kinds legend { padding: 0; margin-bottom: 0.35rem; }
+    .kinds .problem { color: var(--ccos-danger, #b91c1c); flex-basis: 100%; }
   `,
 })
 export class RolloutCardComponent {
@@ -132,6 +150,8 @@ export class RolloutCardComponent {
   protected readonly store = inject(ClusterRolloutsStore);
   protected readonly canOperate = computed(() => this.session.allows('OPERATOR'));
 
+  protected readonly kinds = KINDS;
+  protected readonly kind = signal<RolloutKind>('REBOOT');
   protected readonly maxUnavailable = signal('1');
   protected readonly percent = signal(false);
   protected readonly cron = signal('');
@@ -176,6 +196,12 @@ export class RolloutCardComponent {
 
   protected errorOf(field: string): string | null {
     return this.notWhole().has(field) ? this.t('rollout.wholeNumber') : (this.store.fieldErrors()[field] ?? null);
+  }
+
+  /** Another kind selects other nodes: a preview shown for the last one is dropped. */
+  protected choose(kind: RolloutKind): void {
+    this.kind.set(kind);
+    this.preview.set(null);
   }
 
   protected checkedOf(event: Event): boolean {
@@ -231,7 +257,7 @@ export class RolloutCardComponent {
     }
     return {
       clusterId: this.clusterId(),
-      kind: 'REBOOT',
+      kind: this.kind(),
       maxUnavailable: whole(this.maxUnavailable()),
       maxUnavailableIsPercent: this.percent(),
       ...(cron === '' ? {} : { window: { cron, durationMinutes: whole(this.minutes()), timeZone: this.timeZone().trim() } }),

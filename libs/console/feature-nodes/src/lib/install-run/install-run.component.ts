@@ -41,7 +41,9 @@ export class InstallRunComponent {
     return [
       { text: this.t('run.startedBy', { user: run.requestedBy, time: this.i18n.formatDateTime(run.startedAt) }) },
       { text: this.t('run.duration', { duration: runDuration(run, this.now(), this.i18n) }) },
-      ...(run.startStep !== 'PREFLIGHT' ? [{ text: this.t('run.resumedAt', { step: this.stepName(run.startStep) }) }] : []),
+      ...(run.purpose === 'APPLY'
+        ? [{ text: this.t('run.applied', { steps: (run.onlySteps ?? []).map((step) => this.stepName(step)).join(', ') }) }]
+        : run.startStep !== 'PREFLIGHT' ? [{ text: this.t('run.resumedAt', { step: this.stepName(run.startStep) }) }] : []),
     ];
   });
   /** A failed step shows its own message in the stepper; say why only when no step carries it. */

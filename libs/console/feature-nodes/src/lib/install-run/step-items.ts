@@ -51,7 +51,8 @@ export function stepItems(run: InstallRunView, events: readonly StepEventView[],
     const status = summary?.status ?? 'PENDING';
     let state: StepItemState;
     if (status === 'PENDING') {
-      state = stepIndex(step) < first ? 'skipped' : 'pending';
+      // Before a retry's first step, or left out of an apply run: as an earlier run left it.
+      state = (run.onlySteps ? !run.onlySteps.includes(step) : stepIndex(step) < first) ? 'skipped' : 'pending';
     } else if (status === 'RUNNING') {
       state = run.status === 'RUNNING' ? 'running' : 'failed';
     } else {
