@@ -265,13 +265,13 @@ export class AgentReportService {
       const reason = message('install.stepFailed', { step: bare(title), reason: said ?? input.message ?? bare(message('install.noReason')) });
       await this.installs.finish(run, 'FAILED', input.step, reason, failureCodeOf(input.detail));
       // An apply run's node stays JOINED: its rollout reads how the run ended.
-      if (run.purpose === 'INSTALL') {
+      if (run.purpose !== 'APPLY') {
         await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
       }
       this.logger.info({ runId: run.id, step: input.step, purpose: run.purpose }, 'install run failed');
     } else if (input.status === 'SUCCEEDED' && input.step === 'START_KUBELET') {
       await this.installs.finish(run, 'SUCCEEDED', null, null);
-      if (run.purpose === 'INSTALL') {
+      if (run.purpose !== 'APPLY') {
         await this.nodes.transition(node.id, 'NODE_READY', message('node.nodeReady'), { ready: true });
       }
       this.logger.info({ runId: run.id, purpose: run.purpose }, 'install run succeeded');

@@ -201,7 +201,8 @@ export class InstallService {
     const ended = await this.runs.end(run.id, {
       status, failedStep, reason: reasonFields(reason).statusReason, reasonCoded: reasonFields(reason).statusReasonCoded, finishedAt: now, agentTokenExpiresAt: AgentTokens.expiryAfterEnd(now, current.deadlineAt),
     });
-    if (ended) {
+    // Installs are counted; an apply run is a rollout's, counted with its rollout's nodes.
+    if (ended && run.purpose !== 'APPLY') {
       this.observer.runFinished(status, failureCode);
     }
     const finished = await this.runs.get(run.id);

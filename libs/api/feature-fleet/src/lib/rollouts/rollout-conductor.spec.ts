@@ -30,6 +30,8 @@ describe('rollout conductor: budget and maintenance window', () => {
   /** The cluster's Nodes as its watch has them, by name. */
   const cluster = new Map<string, Pick<NodeSummary, 'name' | 'ready' | 'unschedulable'>>();
   let conductor: RolloutConductor;
+  // UPGRADE and REAPPLY rollouts run on this one (below).
+  let applying: RolloutConductor;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -46,6 +48,30 @@ describe('rollout conductor: budget and maintenance window', () => {
       audit: { record: async (entry) => void audit.push(entry) },
       clock,
       intervalMs: 60_000,
+      logger: pino({ level: 'silent' }),
+    });
+    applying = new RolloutConductor({
+      rollouts,
+      nodes,
+      jobs: new RecordingJobs(),
+      clusters: { watch: async () => ({ client: {} as never, nodes: () => [...cluster.values()] as NodeSummary[], podsOnNode: () => null }) },
+      ssh: new SshPool({ maxSessions: 1 }),
+      secrets,
+      audit: { record: async () => undefined },
+      clock: new FakeClock('2026-12-07T17:00:00.000Z'),
+      intervalMs: 60_000,
+      pollMs: 10,
+      drain: async () => ({ ok: true, evicted: [], skipped: [] }),
+      inspections: { queue: async () => undefined, view: async (nodeId) => records.get(nodeId) ?? null },
+      applyRuns: {
+        apply: async (nodeId, steps, actor) => {
+          const id = randomUUID();
+          started.push({ nodeId, steps, actor });
+          runStatus.set(id, 'RUNNING');
+          return { id };
+        },
+        run: async (id) => ({ id, status: runStatus.get(id) ?? 'FAILED', reason: runStatus.get(id) === 'FAILED' ? 'APPLY_IGNITION failed: the machine config server answered 503' : null, reasonCoded: null }),
+      },
       logger: pino({ level: 'silent' }),
     });
   });
@@ -154,113 +180,60 @@ describe('rollout conductor: budget and maintenance window', () => {
     await expect(conductor.pause(first.id, 'ops')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
     expect((await conductor.resume(first.id, 'ops')).status).toBe('RUNNING');
   });
-});
 
-describe('rollout conductor: UPGRADE and REAPPLY through the agent\'s apply runs', () => {
-  let database: TestDatabase;
-  let dataSource: Database;
-  let nodes: NodeStore;
-  let rollouts: RolloutStore;
-  // Time moves whenever every loop waits: a run polled every 10 ms costs no real time.
-  const clock = new FakeClock('2026-12-07T17:00:00.000Z');
-  const secrets = new SecretBox('a-test-secret-key-of-at-least-32-characters');
-  const cluster = new Map<string, Pick<NodeSummary, 'name' | 'ready' | 'unschedulable'>>();
-  /** What each node's host runs, as its records say. */
+  /** UPGRADE and REAPPLY: the agent's apply runs and the hosts' records, faked; time moves whenever every loop waits (a run polled every 10 ms costs no real time). */
   const records = new Map<string, { files: ManifestFile[]; drift: FileDrift[]; onClusterSet: boolean }>();
   const started: Array<{ nodeId: string; steps: readonly InstallStep[]; actor: string }> = [];
   const runStatus = new Map<string, 'RUNNING' | 'SUCCEEDED' | 'FAILED'>();
-  let conductor: RolloutConductor;
   const unit = '/etc/systemd/system/ccos-node-init.service';
   const files: ManifestFile[] = [
     { path: '/usr/local/bin/kubelet', sha256: 'a'.repeat(64), step: 'DOWNLOAD_BINARIES' },
     { path: unit, sha256: 'b'.repeat(64), step: 'APPLY_IGNITION' },
   ];
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = await openDatabase({ url: database.url });
-    nodes = new NodeStore(dataSource, () => undefined);
-    rollouts = new RolloutStore(dataSource);
-    conductor = new RolloutConductor({
-      rollouts,
-      nodes,
-      jobs: new RecordingJobs(),
-      clusters: { watch: async () => ({ client: {} as never, nodes: () => [...cluster.values()] as NodeSummary[], podsOnNode: () => null }) },
-      ssh: new SshPool({ maxSessions: 1 }),
-      secrets,
-      audit: { record: async () => undefined },
-      clock,
-      intervalMs: 60_000,
-      pollMs: 10,
-      drain: async () => ({ ok: true, evicted: [], skipped: [] }),
-      inspections: { queue: async () => undefined, view: async (nodeId) => records.get(nodeId) ?? null },
-      applyRuns: {
-        apply: async (nodeId, steps, actor) => {
-          const id = randomUUID();
-          started.push({ nodeId, steps, actor });
-          runStatus.set(id, 'RUNNING');
-          return { id };
-        },
-        run: async (id) => ({ id, status: runStatus.get(id) ?? 'FAILED', reason: runStatus.get(id) === 'FAILED' ? 'APPLY_IGNITION failed: the machine config server answered 503' : null, reasonCoded: null }),
-      },
-      logger: pino({ level: 'silent' }),
-    });
-  });
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
-  });
-
-  const newCluster = async (): Promise<string> => {
-    const id = randomUUID();
-    await dataSource.getRepository(ClusterEntity).insert({ id, name: `c-${id.slice(0, 8)}`, apiServerUrl: 'https://api:6443', vip: '198.18.0.2', credentialsSealed: 's', credentialKind: 'TOKEN' });
-    return id;
-  };
-  const joined = async (clusterId: string, hostname: string, ip: string, record: { drift?: FileDrift[]; onClusterSet?: boolean } | null): Promise<NodeEntity> => {
-    cluster.set(hostname, { name: hostname, ready: true, unschedulable: false });
-    const node = await nodes.create({ clusterId, hostname, ip, sshPort: 22, sshUser: 'root', ...sealCredentials(secrets, { kind: 'PASSWORD', password: 'pw' }), status: 'JOINED' });
+  const recorded = async (clusterId: string, hostname: string, ip: string, record: { drift?: FileDrift[]; onClusterSet?: boolean } | null): Promise<NodeEntity> => {
+    const node = await joined(clusterId, hostname, ip);
     if (record) {
       records.set(node.id, { files, drift: record.drift ?? [], onClusterSet: record.onClusterSet ?? true });
     }
     return node;
   };
-  const input = (clusterId: string, kind: 'UPGRADE' | 'REAPPLY', nodeIds: string[] | null = null) =>
+
+  const applyInput = (clusterId: string, kind: 'UPGRADE' | 'REAPPLY', nodeIds: string[] | null = null) =>
     ({ clusterId, kind, nodeIds, labels: [], maxUnavailable: 1, maxUnavailableIsPercent: false, maintenanceWindow: null, pauseOnAlerts: [], drainTimeoutSeconds: 600, readyTimeoutSeconds: 600 });
   const edited = [{ path: unit, expected: 'b'.repeat(64), found: 'c'.repeat(64) }];
 
   it('takes, unless nodes are named, those with work: UPGRADE the outdated and the drifted, REAPPLY the drifted on the cluster\'s set', async () => {
     const clusterId = await newCluster();
-    const current = await joined(clusterId, 'w-u1', '198.18.0.61', {});
-    const outdated = await joined(clusterId, 'w-u2', '198.18.0.62', { onClusterSet: false });
-    const drifted = await joined(clusterId, 'w-u3', '198.18.0.63', { drift: edited });
-    const unrecorded = await joined(clusterId, 'w-u4', '198.18.0.64', null);
+    const current = await recorded(clusterId, 'w-u1', '198.18.0.61', {});
+    const outdated = await recorded(clusterId, 'w-u2', '198.18.0.62', { onClusterSet: false });
+    const drifted = await recorded(clusterId, 'w-u3', '198.18.0.63', { drift: edited });
+    const unrecorded = await recorded(clusterId, 'w-u4', '198.18.0.64', null);
     const taken = async (kind: 'UPGRADE' | 'REAPPLY', nodeIds: string[] | null = null) => {
-      const rollout = await conductor.startRollout(input(clusterId, kind, nodeIds), 'ops');
-      await conductor.cancel(rollout.id, 'ops');
+      const rollout = await applying.startRollout(applyInput(clusterId, kind, nodeIds), 'ops');
+      await applying.cancel(rollout.id, 'ops');
       return (await rollouts.nodesOf(rollout.id)).map((node) => node.nodeName);
     };
     expect(await taken('UPGRADE')).toEqual(['w-u2', 'w-u3']);
     expect(await taken('REAPPLY')).toEqual(['w-u3']);
     // Named: taken as named, but each needs a record, and a REAPPLY is no way to bring an outdated one back.
     expect(await taken('REAPPLY', [current.id])).toEqual(['w-u1']);
-    await expect(conductor.startRollout(input(clusterId, 'UPGRADE', [unrecorded.id]), 'ops')).rejects.toMatchObject({ extensions: { field: 'input.nodeIds.0', problemCode: 'rollout.nodeNotRecorded' } });
-    await expect(conductor.startRollout(input(clusterId, 'REAPPLY', [drifted.id, outdated.id]), 'ops')).rejects.toMatchObject({ extensions: { field: 'input.nodeIds.1', problemCode: 'rollout.reapplyOutdated' } });
+    await expect(applying.startRollout(applyInput(clusterId, 'UPGRADE', [unrecorded.id]), 'ops')).rejects.toMatchObject({ extensions: { field: 'input.nodeIds.0', problemCode: 'rollout.nodeNotRecorded' } });
+    await expect(applying.startRollout(applyInput(clusterId, 'REAPPLY', [drifted.id, outdated.id]), 'ops')).rejects.toMatchObject({ extensions: { field: 'input.nodeIds.1', problemCode: 'rollout.reapplyOutdated' } });
 
     const clean = await newCluster();
-    await joined(clean, 'w-u5', '198.18.0.65', {});
-    await expect(conductor.startRollout(input(clean, 'UPGRADE'), 'ops')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', extensions: { messageCode: 'rollout.noneOutdated' } });
-    await expect(conductor.startRollout(input(clean, 'REAPPLY'), 'ops')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', extensions: { messageCode: 'rollout.noneDrifted' } });
+    await recorded(clean, 'w-u5', '198.18.0.65', {});
+    await expect(applying.startRollout(applyInput(clean, 'UPGRADE'), 'ops')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', extensions: { messageCode: 'rollout.noneOutdated' } });
+    await expect(applying.startRollout(applyInput(clean, 'REAPPLY'), 'ops')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', extensions: { messageCode: 'rollout.noneDrifted' } });
   });
 
   it('drains, starts one apply run of the steps that wrote the drifted files, waits for it, and goes on to WAIT_READY; a failed run pauses with its reason and a resume starts another', async () => {
-    clock.elapse(24 * 3600_000);
     const clusterId = await newCluster();
-    const node = await joined(clusterId, 'w-r1', '198.18.0.71', { drift: edited });
-    const rollout = await conductor.startRollout(input(clusterId, 'REAPPLY'), 'ops');
-    await conductor.conduct(rollout.id);
+    const node = await recorded(clusterId, 'w-r1', '198.18.0.71', { drift: edited });
+    const rollout = await applying.startRollout(applyInput(clusterId, 'REAPPLY'), 'ops');
+    await applying.conduct(rollout.id);
     expect((await rollouts.node(rollout.id, node.id))?.phase).toBe('DRAIN');
 
-    const first = conductor.runNode(rollout.id, node.id);
+    const first = applying.runNode(rollout.id, node.id);
     await expect.poll(() => started.filter((run) => run.nodeId === node.id).length).toBe(1);
     expect(started.at(-1)).toEqual({ nodeId: node.id, steps: ['APPLY_IGNITION', 'START_KUBELET'], actor: `rollout:${rollout.id}` });
     const step = await rollouts.node(rollout.id, node.id);
@@ -274,12 +247,12 @@ describe('rollout conductor: UPGRADE and REAPPLY through the agent\'s apply runs
     expect(await rollouts.node(rollout.id, node.id)).toMatchObject({ phase: 'APPLY', applyRunId: null, problem: { code: 'rollout.problem.applyFailed', params: { run: runId, reason: 'APPLY_IGNITION failed: the machine config server answered 503' } } });
 
     // Resumed: another run; this one succeeds, and the node waits for its kubelet and Ready.
-    await conductor.resume(rollout.id, 'ops');
-    const second = conductor.runNode(rollout.id, node.id);
+    await applying.resume(rollout.id, 'ops');
+    const second = applying.runNode(rollout.id, node.id);
     await expect.poll(() => started.filter((run) => run.nodeId === node.id).length).toBe(2);
     const retried = (await rollouts.node(rollout.id, node.id))?.applyRunId ?? '';
     expect(retried).not.toBe(runId);
-    await conductor.pause(rollout.id, 'ops');
+    await applying.pause(rollout.id, 'ops');
     runStatus.set(retried, 'SUCCEEDED');
     await second;
     // Paused while its run went on: the node stayed in APPLY, and goes on from there once resumed.
