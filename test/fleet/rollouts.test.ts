@@ -101,9 +101,18 @@ describe('rollouts: REBOOT, REAPPLY and UPGRADE under a budget on lab hosts', ()
     (await world.lab.exec(world.lab.hosts[index]?.id ?? '', ['journalctl', '-u', 'systemd-logind', '--no-pager'])).stdout.split('\n').filter((line) => line.includes('reboot requested')).length;
   const rollout = async (id: string) => (await world.gql<{ rollout: Rollout }>(`query($id: ID!) { rollout(id: $id) { ${ROLLOUT} } }`, { id })).data?.rollout;
   const start = async (input: Record<string, unknown>) => world.gql<{ startRollout: Rollout }>(`mutation($input: StartRolloutInput!) { startRollout(input: $input) { ${ROLLOUT} } }`, { input: { clusterId: world.clusterId, kind: 'REBOOT', ...input } });
+  /** The rollout once it has `status`; one that paused or was cancelled meanwhile fails at once, with its reason. */
   const untilStatus = async (id: string, status: string, timeout = 120_000) => {
-    await expect.poll(async () => (await rollout(id))?.status, { timeout, interval: 500 }).toBe(status);
-    return (await rollout(id)) as Rollout;
+    const settled = (current: string | undefined) => current === status || (status === 'SUCCEEDED' && (current === 'PAUSED' || current === 'CANCELLED'));
+    try {
+      await expect.poll(async () => settled((await rollout(id))?.status), { timeout, interval: 500 }).toBe(true);
+    } catch (error) {
+      // Where it stands, and what the agent's runs said, instead of a bare timeout.
+      throw new Error(`rollout ${id} did not become ${status}: ${JSON.stringify(await rollout(id))}; runs: ${JSON.stringify(await Promise.all(nodeIds.map(async (nodeId) => (await runsOf(nodeId))?.installRuns[0])))}`, { cause: error });
+    }
+    const current = (await rollout(id)) as Rollout;
+    expect(current.status, `${current.reason ?? ''} ${JSON.stringify(current.nodes)}`).toBe(status);
+    return current;
   };
   const kubectl = (...args: string[]) => run(KUBECTL, ['--kubeconfig', adminKubeconfig, ...args]);
   const onHost = async (index: number, path: string) => (await world.lab.exec(world.lab.hosts[index]?.id ?? '', ['sha256sum', path])).stdout.split(' ')[0];
@@ -119,6 +128,7 @@ describe('rollouts: REBOOT, REAPPLY and UPGRADE under a budget on lab hosts', ()
       launchChromium(),
     ]);
     ({ page } = await openConsolePage(browser));
+    await signInAsAdmin(page, world.api.url);
     adminKubeconfig = join(tmpdir(), `rollouts-${world.lab.id}.kubeconfig`);
     await writeFile(adminKubeconfig, world.sim.kubeconfig);
     nodeIds = [];
@@ -150,7 +160,6 @@ describe('rollouts: REBOOT, REAPPLY and UPGRADE under a budget on lab hosts', ()
     const live = subscribe(world.api.url, world.token, RolloutChangedDocument, { clusterId: world.clusterId });
     try {
       await expect.poll(() => watch.states.size, { timeout: 20_000 }).toBe(3);
-      await signInAsAdmin(page, world.api.url);
       await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
       const card = page.getByTestId('rollout');
       await card.getByText('No rollout yet.', { exact: false }).waitFor();
@@ -328,10 +337,10 @@ describe('rollouts: REBOOT, REAPPLY and UPGRADE under a budget on lab hosts', ()
     expect(status.stdout.split('\n').filter((line) => line.endsWith('  DONE'))).toHaveLength(3);
   });
 
-  it('restores a unit edited by hand with a REAPPLY started from the cluster page: the agent re-runs only the step that wrote it, no reboot, and the flag clears', async () => {
+  it('restores a unit edited by hand with a REAPPLY started from the cluster page: the agent re-runs only the steps from the one that wrote it, no reboot, and the flag clears', async () => {
     const unit = '/etc/systemd/system/ccos-node-init.service';
     const recorded = (await hostManifest(nodeIds[1] ?? ''))?.files.find((file) => file.path === unit);
-    expect(recorded?.step).toBe('APPLY_IGNITION');
+    const wrote = recorded?.step ?? 'no step recorded the unit';
     const [reboots, boot] = [await rebootRequests(1), await bootId(1)];
     await world.lab.exec(world.lab.hosts[1]?.id ?? '', ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);
     expect(await inspect(nodeIds[1] ?? '')).toMatchObject({ state: 'DRIFTED', drift: [{ path: unit, expected: recorded?.sha256, found: await onHost(1, unit) }] });
@@ -361,15 +370,18 @@ describe('rollouts: REBOOT, REAPPLY and UPGRADE under a budget on lab hosts', ()
     const node = await runsOf(nodeIds[1] ?? '');
     expect(node?.status).toBe('JOINED');
     const applied = node?.installRuns.find((run) => run.id === done.nodes[0]?.applyRunId);
-    expect(applied).toMatchObject({ purpose: 'APPLY', status: 'SUCCEEDED', startStep: 'APPLY_IGNITION', onlySteps: ['APPLY_IGNITION', 'START_KUBELET'] });
-    expect(applied?.steps.filter((step) => step.status !== 'PENDING').map((step) => step.step)).toEqual(['APPLY_IGNITION', 'START_KUBELET']);
+    expect(applied).toMatchObject({ purpose: 'APPLY', status: 'SUCCEEDED', startStep: wrote });
+    // From the step that wrote the unit on (a later one may write over what it writes), never the binaries, the packages or the preflight.
+    expect(applied?.onlySteps?.at(-1)).toBe('START_KUBELET');
+    expect(applied?.onlySteps?.filter((step) => ['PREFLIGHT', 'DOWNLOAD_BINARIES', 'INSTALL_PACKAGES'].includes(step))).toEqual([]);
+    expect(applied?.steps.filter((step) => step.status !== 'PENDING').map((step) => step.step)).toEqual(applied?.onlySteps);
     expect(await rebootRequests(1)).toBe(reboots);
     expect(await bootId(1)).toBe(boot);
     // Nothing else needed it: a second REAPPLY is refused, saying why.
     const again = await start({ kind: 'REAPPLY' });
     expect(again.errors?.[0]?.extensions?.['code']).toBe('FAILED_PRECONDITION');
     expect(again.errors?.[0]?.message).toContain('no node of the selection has drifted files');
-  });
+  }, 300_000);
 
   it('brings every node to a new artifact set with an UPGRADE, one at a time as a kubectl watch sees it, and every recorded hash matches the host', async () => {
     // The cluster's release as the operator would import it: the lab's set, with a new kubelet.
@@ -389,14 +401,15 @@ describe('rollouts: REBOOT, REAPPLY and UPGRADE under a budget on lab hosts', ()
       const uploaded = await fetch(`${world.api.url}/admin/artifact-sets`, { method: 'POST', headers: { 'content-type': 'application/x-tar', authorization: `Bearer ${world.token}` }, body: await readFile(archive) });
       expect(uploaded.status).toBe(201);
       for (const nodeId of nodeIds) {
-        await expect.poll(async () => (await hostManifest(nodeId))?.state, { timeout: 20_000 }).toBe('OUTDATED');
+        await expect.poll(async () => (await hostManifest(nodeId))?.onClusterSet, { timeout: 20_000 }).toBe(false);
+        expect((await hostManifest(nodeId))?.state).toBe('OUTDATED');
       }
 
       const watch = new NodeWatch(adminKubeconfig);
       try {
         await expect.poll(() => watch.states.size, { timeout: 20_000 }).toBe(3);
         const started = await cli(['rollout', 'start', '--kind', 'UPGRADE', '--max-unavailable', '1']);
-        expect(started.code).toBe(0);
+        expect(started.code, `${started.stdout}${started.stderr}`).toBe(0);
         const id = /^Rollout (\S+): UPGRADE RUNNING, at most 1 unavailable at once/.exec(started.stdout)?.[1] ?? '';
         const done = await untilStatus(id, 'SUCCEEDED', 420_000);
         expect(done.nodes.map((node) => node.phase)).toEqual(['DONE', 'DONE', 'DONE']);
@@ -416,10 +429,10 @@ describe('rollouts: REBOOT, REAPPLY and UPGRADE under a budget on lab hosts', ()
           expect(await onHost(index, file.path), file.path).toBe(file.sha256);
         }
         const latest = (await runsOf(nodeId))?.installRuns.find((each) => each.purpose === 'APPLY' && each.onlySteps?.includes('DOWNLOAD_BINARIES'));
-        expect(latest).toMatchObject({ status: 'SUCCEEDED', onlySteps: ['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'START_KUBELET'] });
+        expect(latest).toMatchObject({ status: 'SUCCEEDED', onlySteps: ['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'APPLY_IGNITION', 'START_KUBELET'] });
       }
     } finally {
       await rm(work, { recursive: true, force: true });
     }
-  });
+  }, 600_000);
 });

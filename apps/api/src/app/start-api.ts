@@ -322,7 +322,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       rolloutIntervalMs: config.rolloutIntervalSeconds * 1000,
       alertmanagerUrl: config.alertmanagerUrl,
       rolloutObserver: metrics.domain.rolloutObserver,
-      applyRuns: { apply: (nodeId, steps, actor) => installs.service.apply(nodeId, steps, actor), run: (id) => installs.service.run(id) },
+      applyRuns: { apply: (nodeId, steps, actor, lost) => installs.service.apply(nodeId, steps, actor, lost), run: (id) => installs.service.run(id) },
       clock: new SystemClock(),
       logger,
     });

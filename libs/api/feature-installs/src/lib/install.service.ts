@@ -121,20 +121,24 @@ export class InstallService {
   /**
    * An apply run: the agent re-runs `steps` on a node that joined (a rollout's UPGRADE or REAPPLY),
    * with no bootstrap identity (the node has its certificates) and no install slot (the rollout's
-   * budget holds it); the node stays JOINED whatever the run does. The node's apply run still
-   * running is the one returned, so a rollout job that starts again never starts a second agent.
+   * budget holds it); the node stays JOINED whatever the run does. Its agent is started here, by
+   * the caller, which holds the host's queue already (a launch job would wait behind it). The
+   * node's apply run still running is the one returned, so a rollout job that starts again never
+   * starts a second agent (one it had not started yet is started then, after stopping any an
+   * earlier attempt may have left).
    */
-  async apply(nodeId: string, steps: readonly InstallStep[], actor: string): Promise<InstallRunEntity> {
+  async apply(nodeId: string, steps: readonly InstallStep[], actor: string, lost: AbortSignal = new AbortController().signal): Promise<InstallRunEntity> {
     const node = await this.nodes.get(nodeId);
     if (node.status !== 'JOINED') {
       throw new PreconditionError(message('install.applyNeedsJoined', { hostname: node.hostname, status: statusText(node.status) }), { status: node.status });
     }
     const running = await this.latestRun(node.id);
     if (running?.status === 'RUNNING') {
-      if (running.purpose === 'APPLY') {
-        return running;
+      if (running.purpose !== 'APPLY') {
+        throw new PreconditionError(message('install.applyWhileInstalling', { hostname: node.hostname }));
       }
-      throw new PreconditionError(message('install.applyWhileInstalling', { hostname: node.hostname }));
+      await this.launchOnce(running.id, { again: true, lost });
+      return this.runs.get(running.id);
     }
     const first = steps[0];
     if (first === undefined || steps.at(-1) !== 'START_KUBELET' || steps.includes('PREFLIGHT')) {
@@ -148,8 +152,8 @@ export class InstallService {
       agentChannel: this.agent.channel, admittedAt: now, purpose: 'APPLY', steps: [...steps],
     });
     this.publishRun(run);
-    await this.queueLaunch(node, run);
-    return run;
+    await this.launchOnce(run.id, { again: false, lost });
+    return this.runs.get(run.id);
   }
 
   async cancel(nodeId: string, actor: string): Promise<InstallRunEntity> {
@@ -320,24 +324,29 @@ export class InstallService {
    * the events and their numbers, so the new agent carries on where it was.
    */
   private async launchJob(runId: string, context: JobContext): Promise<void> {
+    await this.launchOnce(runId, { again: context.attempt > 1, lost: context.lost });
+  }
+
+  /** Starts the agent of a run not started yet; `again` after an attempt that may have started one (it is stopped first). */
+  private async launchOnce(runId: string, { again, lost }: { readonly again: boolean; readonly lost: AbortSignal }): Promise<void> {
     const run = await this.runs.find(runId);
     if (!run || run.status !== 'RUNNING' || run.agentLaunchedAt !== null) {
       return;
     }
     const node = await this.nodes.get(run.nodeId);
-    if (context.attempt > 1) {
-      this.logger.warn({ runId, nodeId: node.id, attempt: context.attempt }, 'starting the agent again: an earlier attempt did not finish');
+    if (again) {
+      this.logger.warn({ runId, nodeId: node.id }, 'starting the agent again: an earlier attempt did not finish');
       await this.agent.stop(node, run).catch(() => undefined);
     }
     // Another worker was given this job (this one was declared dead): it starts the agent, not this one.
-    if (context.lost.aborted) {
+    if (lost.aborted) {
       return;
     }
     const { token, hash } = this.tokens.issue();
     if (!(await this.runs.replaceTokenBeforeLaunch(runId, hash))) {
       return;
     }
-    await this.launch(node, { ...run, agentTokenHash: hash }, token, context.lost);
+    await this.launch(node, { ...run, agentTokenHash: hash }, token, lost);
   }
 
   private async launch(node: NodeEntity, run: InstallRunEntity, token: string, lost: AbortSignal): Promise<void> {

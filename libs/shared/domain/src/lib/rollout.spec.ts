@@ -54,15 +54,17 @@ describe('the steps an apply run re-runs on a joined host', () => {
   ];
   const drifted = (...paths: string[]) => paths.map((path) => ({ path, expected: 'e'.repeat(64), found: null }));
 
-  it('UPGRADE: the steps that lay down the artifact set, then kubelet restarted on them', () => {
-    expect(applySteps('UPGRADE', files, [])).toEqual(['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'START_KUBELET']);
-    // A unit edited by hand comes back too, from the machine config server's Ignition.
-    expect(applySteps('UPGRADE', files, drifted('/etc/systemd/system/ccos-node-init.service'))).toEqual(['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'APPLY_IGNITION', 'START_KUBELET']);
+  it('UPGRADE: the steps that lay down the artifact set, every later step that wrote a file, then kubelet restarted on them', () => {
+    expect(applySteps('UPGRADE', files, [])).toEqual(['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'APPLY_IGNITION', 'START_KUBELET']);
+    // A host whose Ignition wrote nothing the record holds: nothing after the set's own steps.
+    expect(applySteps('UPGRADE', files.filter((file) => file.step !== 'APPLY_IGNITION'), [])).toEqual(['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES', 'START_KUBELET']);
   });
 
-  it('REAPPLY: only the steps that wrote a drifted file, never PREFLIGHT, and a file nobody recorded changes nothing', () => {
+  it('REAPPLY: from the first step that wrote a drifted file, with the later steps that wrote files (they may write over it), never PREFLIGHT or the packages', () => {
     expect(applySteps('REAPPLY', files, drifted('/etc/systemd/system/ccos-node-init.service'))).toEqual(['APPLY_IGNITION', 'START_KUBELET']);
-    expect(applySteps('REAPPLY', files, drifted('/usr/local/bin/kubelet', '/etc/systemd/system/crio.service'))).toEqual(['DOWNLOAD_BINARIES', 'INSTALL_SERVICES', 'START_KUBELET']);
+    expect(applySteps('REAPPLY', files, drifted('/etc/systemd/system/crio.service'))).toEqual(['INSTALL_SERVICES', 'APPLY_IGNITION', 'START_KUBELET']);
+    expect(applySteps('REAPPLY', files, drifted('/usr/local/bin/kubelet'))).toEqual(['DOWNLOAD_BINARIES', 'INSTALL_SERVICES', 'APPLY_IGNITION', 'START_KUBELET']);
+    // What START_KUBELET wrote, or a file nobody recorded: kubelet restarted, nothing written.
     expect(applySteps('REAPPLY', files, drifted('/etc/kubernetes/kubeconfig', '/etc/unknown'))).toEqual(['START_KUBELET']);
   });
 

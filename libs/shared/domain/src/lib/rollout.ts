@@ -47,25 +47,30 @@ export function phaseAfterDrain(kind: RolloutKind): 'APPLY' | 'REBOOT' {
 const SET_STEPS: readonly InstallStep[] = ['DOWNLOAD_BINARIES', 'INSTALL_PACKAGES', 'INSTALL_SERVICES'];
 
 /**
- * The install steps an apply run re-runs on a joined host, in install order. UPGRADE: the steps that
- * lay down the artifact set (each keeps what already matches the new set: a binary with the right
- * hash, an rpm installed, a unit with the same content); REAPPLY: none of them unless a file one
- * wrote drifted. Both: every step that wrote a drifted file (APPLY_IGNITION's files come from the
- * machine config server, not from the set), and START_KUBELET, which restarts kubelet on what was
- * written (never PREFLIGHT: the host is a node already). A drifted file START_KUBELET wrote (the
- * bootstrap kubeconfig) is not written again: a joined node has its own certificates.
+ * The install steps an apply run re-runs on a joined host, in install order. An UPGRADE starts at
+ * the steps that lay down the artifact set (each keeps what already matches the new set: a binary
+ * with the right hash, an rpm installed, a unit with the same content); a REAPPLY at the first step
+ * that wrote a drifted file. From there on, every later step that wrote a file the record holds
+ * runs too, since a later step may have written over what an earlier one writes (Ignition's
+ * kubelet.service over the set's): re-running only the earlier one would undo the later one's
+ * work. INSTALL_PACKAGES, which records no files, runs only in an UPGRADE; START_KUBELET always
+ * runs last and restarts kubelet on what was written (never PREFLIGHT: the host is a node
+ * already). A drifted file START_KUBELET wrote (the bootstrap kubeconfig) is not written again: a
+ * joined node has its own certificates.
  */
 export function applySteps(kind: ApplyKind, files: readonly ManifestFile[], drift: readonly FileDrift[]): InstallStep[] {
   const stepOf = new Map(files.map((file) => [file.path, file.step]));
-  const wanted = new Set<InstallStep>(kind === 'UPGRADE' ? SET_STEPS : []);
+  const writers = new Set(files.map((file) => file.step));
+  const needed = new Set<InstallStep>(kind === 'UPGRADE' ? SET_STEPS : []);
   for (const changed of drift) {
     const step = stepOf.get(changed.path);
-    if (step !== undefined && step !== 'PREFLIGHT') {
-      wanted.add(step);
+    if (step !== undefined && step !== 'PREFLIGHT' && step !== 'START_KUBELET') {
+      needed.add(step);
     }
   }
-  wanted.add('START_KUBELET');
-  return INSTALL_STEPS.filter((step) => wanted.has(step));
+  const first = Math.min(...[...needed].map((step) => INSTALL_STEPS.indexOf(step)));
+  return INSTALL_STEPS.filter((step, index) =>
+    step === 'START_KUBELET' || needed.has(step) || (index > first && step !== 'INSTALL_PACKAGES' && step !== 'PREFLIGHT' && writers.has(step)));
 }
 
 export function rolloutFinished(status: RolloutStatus): boolean {

@@ -72,9 +72,9 @@ export interface HostInspections {
   view(nodeId: string): Promise<Pick<HostManifestView, 'files' | 'drift' | 'onClusterSet'> | null>;
 }
 
-/** The agent's apply runs (the install service): started on a joined node, read until they end. */
+/** The agent's apply runs (the install service): started on a joined node (its agent by the caller, which holds the host's queue), read until they end. */
 export interface ApplyRuns {
-  apply(nodeId: string, steps: readonly InstallStep[], actor: string): Promise<Pick<InstallRunEntity, 'id'>>;
+  apply(nodeId: string, steps: readonly InstallStep[], actor: string, lost?: AbortSignal): Promise<Pick<InstallRunEntity, 'id'>>;
   run(id: string): Promise<Pick<InstallRunEntity, 'id' | 'status' | 'reason' | 'reasonCoded'>>;
 }
 
@@ -548,7 +548,7 @@ export class RolloutConductor {
     }
     let runId = step.applyRunId;
     if (runId === null) {
-      const started = await this.startApply(rollout, rollout.kind, step, node);
+      const started = await this.startApply(rollout, rollout.kind, step, node, lost);
       if ('problem' in started) {
         return this.pauseOn(step, started.problem);
       }
@@ -572,7 +572,7 @@ export class RolloutConductor {
     }
   }
 
-  private async startApply(rollout: RolloutEntity, kind: ApplyKind, step: RolloutNodeEntity, node: NodeEntity): Promise<{ runId: string } | { problem: CodedText }> {
+  private async startApply(rollout: RolloutEntity, kind: ApplyKind, step: RolloutNodeEntity, node: NodeEntity, lost?: AbortSignal): Promise<{ runId: string } | { problem: CodedText }> {
     const record = await this.options.inspections?.view(node.id);
     if (!record) {
       return { problem: message('rollout.nodeNotRecorded', { hostname: node.hostname }) };
@@ -580,7 +580,7 @@ export class RolloutConductor {
     const steps = applySteps(kind, record.files, record.drift);
     let runId: string;
     try {
-      runId = (await this.options.applyRuns?.apply(node.id, steps, `${ROLLOUT_ACTOR}:${rollout.id}`))?.id ?? '';
+      runId = (await this.options.applyRuns?.apply(node.id, steps, `${ROLLOUT_ACTOR}:${rollout.id}`, lost))?.id ?? '';
     } catch (error) {
       return { problem: message('rollout.problem.apply', { reason: errorText(error) }) };
     }

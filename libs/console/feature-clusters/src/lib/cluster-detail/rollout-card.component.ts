@@ -80,7 +80,7 @@ const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], Status
           <fieldset class="kinds">
             <legend>{{ t('rollout.kindField') }}</legend>
             @for (choice of kinds; track choice) {
-              <label class="check"><input type="radio" name="kind" [value]="choice" [checked]="kind() === choice" (change)="choose(choice)" /> {{ t('rollout.kind.' + choice) }}</label>
+              <label class="check"><input type="radio" name="kind" [value]="choice" [checked]="kind() === choice" (change)="choose(choice)" /> {{ kindName(choice) }}</label>
             }
             @if (store.fieldErrors()['kind']; as problem) {
               <span class="problem" role="alert">{{ problem }}</span>
@@ -119,7 +119,7 @@ const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], Status
           }
           <div class="ccos-actions">
             <button ccosButton="secondary" type="button" [busy]="store.sending() && previewing()" (click)="showPreview()">{{ t('rollout.preview.button') }}</button>
-            <button ccosButton="primary" type="submit" [busy]="store.sending() && !previewing()">{{ t('rollout.start.' + kind()) }}</button>
+            <button ccosButton="primary" type="submit" [busy]="store.sending() && !previewing()">{{ startLabel() }}</button>
           </div>
         </form>
       }
@@ -171,7 +171,15 @@ export class RolloutCardComponent {
   }
 
   protected kindLabel(rollout: RolloutView): string {
-    return this.t(`rollout.kind.${rollout.kind}`);
+    return this.kindName(rollout.kind);
+  }
+
+  protected kindName(kind: RolloutKind): string {
+    return this.t(`rollout.kind.${kind}`);
+  }
+
+  protected startLabel(): string {
+    return this.t(`rollout.start.${this.kind()}`);
   }
 
   protected statusLabel(rollout: RolloutView): string {
