@@ -126,10 +126,11 @@ export interface StartRollout {
 }
 
 /**
- * What a rebooted host's Node still lacks to count as back: a status posted by the kubelet of the
- * new boot, and Ready. Until that kubelet reports, the Node still shows the last boot's Ready
- * (Kubernetes marks it Unknown only after the node-monitor grace period), and a kubelet starts
- * NotReady until its network is up: uncordoning then would leave one node more out of service.
+ * What a host's Node still lacks to count as back (after a reboot, or an apply run's kubelet
+ * restart): a status posted by the kubelet of the host's boot now, and Ready. Until a rebooted
+ * host's kubelet reports, the Node still shows the last boot's Ready (Kubernetes marks it Unknown
+ * only after the node-monitor grace period), and a kubelet starts NotReady until its network is
+ * up: uncordoning then would leave one node more out of service.
  */
 export function nodeBackFrom(bootId: string, node: Pick<NodeSummary, 'ready' | 'bootId'> | undefined): CodedText | null {
   if (node?.bootId !== bootId) {
@@ -649,9 +650,9 @@ export class RolloutConductor {
         return { bootId: boot.stdout.trim(), kubelet: kubelet.stdout.trim() };
       }, { signal: lost });
     } catch (error) {
-      // Down while it reboots; a host that answers but refuses the login (or shows another key) says so.
+      // Down while it reboots; a host that answers but refuses the login (or shows another key) says so, and so does one an apply run left unreachable.
       const failure = sshFailureOutcome(error);
-      return failure && failure.event !== 'SSH_UNREACHABLE' ? message('rollout.problem.ssh', { reason: failure.reason.message }) : message('rollout.missing.boot');
+      return failure && (failure.event !== 'SSH_UNREACHABLE' || rollout.kind !== 'REBOOT') ? message('rollout.problem.ssh', { reason: failure.reason.message }) : message('rollout.missing.boot');
     }
     if (!state.bootId || (rollout.kind === 'REBOOT' && state.bootId === step.bootIdBefore)) {
       return message('rollout.missing.boot');
