@@ -5,18 +5,16 @@ import {
   ResumeRolloutDocument,
   RolloutDocument,
   type RolloutFieldsFragment,
-  type RolloutKind,
   RolloutPreviewDocument,
   type RolloutPreviewQuery,
   RolloutsDocument,
   StartRolloutDocument,
   type StartRolloutInput,
 } from '@ccos/shared/api-schema';
+import { ROLLOUT_KINDS } from '@ccos/shared/domain';
 import { type CommandContext, type CommandSpec, findNode, integerFlag, printJson, resolveCluster, stringFlag, usageError } from './command';
 import { CliError, EXIT } from './exit-codes';
 import { serverText } from './messages';
-
-const KINDS: readonly RolloutKind[] = ['REBOOT', 'UPGRADE', 'REAPPLY'];
 
 /**
  * `rollout start --kind REBOOT|UPGRADE|REAPPLY …`: starts a rolling operation over the cluster's nodes (all of them
@@ -47,7 +45,7 @@ export const ROLLOUT_START: CommandSpec = {
   async run(context) {
     const { t } = context;
     const given = stringFlag(context, 'kind') ?? 'REBOOT';
-    const kind = KINDS.find((known) => known === given.toUpperCase());
+    const kind = ROLLOUT_KINDS.find((known) => known === given.toUpperCase());
     if (kind === undefined) {
       throw usageError(t, t('rolloutKind', { kind: given }));
     }

@@ -4,10 +4,10 @@ import { ClusterRolloutsStore, type RolloutAction, type RolloutPreviewView, type
 import { ButtonDirective, StatusBadgeComponent, type StatusTone, TextFieldComponent } from '@ccos/console/ui';
 import { I18n, ServerTextPipe } from '@ccos/console/util-i18n';
 import type { RolloutKind, StartRolloutInput } from '@ccos/shared/api-schema';
+import { ROLLOUT_KINDS } from '@ccos/shared/domain';
 import { clustersMessages } from '../clusters.messages';
 
 const STATUS_TONES: Readonly<Record<RolloutView['status'], StatusTone>> = { RUNNING: 'info', PAUSED: 'warn', SUCCEEDED: 'ok', CANCELLED: 'neutral' };
-const KINDS: readonly RolloutKind[] = ['REBOOT', 'UPGRADE', 'REAPPLY'];
 const PHASE_TONES: Readonly<Record<RolloutView['nodes'][number]['phase'], StatusTone>> = {
   PENDING: 'neutral', DRAIN: 'info', APPLY: 'info', REBOOT: 'info', WAIT_READY: 'info', UNCORDON: 'info', DONE: 'ok', SKIPPED: 'neutral',
 };
@@ -150,7 +150,7 @@ export class RolloutCardComponent {
   protected readonly store = inject(ClusterRolloutsStore);
   protected readonly canOperate = computed(() => this.session.allows('OPERATOR'));
 
-  protected readonly kinds = KINDS;
+  protected readonly kinds = ROLLOUT_KINDS;
   protected readonly kind = signal<RolloutKind>('REBOOT');
   protected readonly maxUnavailable = signal('1');
   protected readonly percent = signal(false);
