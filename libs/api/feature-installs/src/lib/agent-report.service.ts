@@ -3,7 +3,7 @@ import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import { type AgentTokens, type HostManifestStore, type InstallRunEntity, type InstallRunStore, type NewStepEvent, type NodeStore, type RunEventCaps, reasonFields } from '@ccos/api/data-access-db';
 import { type EventBus, type InstallProgressPayload, AppError, BadUserInputError, TOPICS } from '@ccos/api/util-graphql';
 import { describeStep } from '@ccos/shared/domain';
-import { bare, isMessageCode, type Message, type MessageParams, message } from '@ccos/shared/messages';
+import { bare, type CodedText, isMessageCode, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import { type InstallObserver, UNOBSERVED_INSTALLS, failureCodeOf } from './install-metrics';
 import type { InstallService } from './install.service';
 import {
@@ -250,9 +250,35 @@ export class AgentReportService {
     }
   }
 
+  /**
+   * Ends the run at its first FAILED event or at START_KUBELET SUCCEEDED (a succeeded run's host is
+   * recorded); how it ended, or null when the event does not end it.
+   */
+  private async endIfLast(run: InstallRunEntity, input: ReportStepInput): Promise<{ readonly status: 'FAILED'; readonly reason: CodedText } | { readonly status: 'SUCCEEDED' } | null> {
+    if (input.status === 'FAILED') {
+      const said = eventMessageOf(input);
+      const reason = message('install.stepFailed', { step: bare(describeStep(input.step).title), reason: said ?? input.message ?? bare(message('install.noReason')) });
+      await this.installs.finish(run, 'FAILED', input.step, reason, failureCodeOf(input.detail));
+      this.logger.info({ runId: run.id, step: input.step, purpose: run.purpose }, 'install run failed');
+      return { status: 'FAILED', reason };
+    }
+    if (input.status === 'SUCCEEDED' && input.step === 'START_KUBELET') {
+      await this.installs.finish(run, 'SUCCEEDED', null, null);
+      this.logger.info({ runId: run.id, purpose: run.purpose }, 'install run succeeded');
+      await this.recordManifest(run);
+      return { status: 'SUCCEEDED' };
+    }
+    return null;
+  }
+
   /** Moves the run and the node along with what the agent said. */
   private async follow(run: InstallRunEntity, input: ReportStepInput): Promise<void> {
     if (run.status !== 'RUNNING') {
+      return;
+    }
+    if (run.purpose === 'APPLY') {
+      // An apply run's node stays JOINED whatever it says: only its end matters (its rollout reads it).
+      await this.endIfLast(run, input);
       return;
     }
     const node = await this.nodes.get(run.nodeId);
@@ -260,22 +286,11 @@ export class AgentReportService {
       await this.nodes.transition(node.id, 'AGENT_HEARD', message('node.agentReportsAgain', { step: describeStep(input.step).title }));
     }
     const title = describeStep(input.step).title;
-    if (input.status === 'FAILED') {
-      const said = eventMessageOf(input);
-      const reason = message('install.stepFailed', { step: bare(title), reason: said ?? input.message ?? bare(message('install.noReason')) });
-      await this.installs.finish(run, 'FAILED', input.step, reason, failureCodeOf(input.detail));
-      // An apply run's node stays JOINED: its rollout reads how the run ended.
-      if (run.purpose !== 'APPLY') {
-        await this.nodes.transition(node.id, 'INSTALL_FAILED', reason);
-      }
-      this.logger.info({ runId: run.id, step: input.step, purpose: run.purpose }, 'install run failed');
-    } else if (input.status === 'SUCCEEDED' && input.step === 'START_KUBELET') {
-      await this.installs.finish(run, 'SUCCEEDED', null, null);
-      if (run.purpose !== 'APPLY') {
-        await this.nodes.transition(node.id, 'NODE_READY', message('node.nodeReady'), { ready: true });
-      }
-      this.logger.info({ runId: run.id, purpose: run.purpose }, 'install run succeeded');
-      await this.recordManifest(run);
+    const ended = await this.endIfLast(run, input);
+    if (ended?.status === 'FAILED') {
+      await this.nodes.transition(node.id, 'INSTALL_FAILED', ended.reason);
+    } else if (ended?.status === 'SUCCEEDED') {
+      await this.nodes.transition(node.id, 'NODE_READY', message('node.nodeReady'), { ready: true });
     } else if (input.status === 'STARTED' || input.status === 'SUCCEEDED') {
       await this.nodes.updateWhile(node.id, 'INSTALLING', reasonFields(message(input.status === 'STARTED' ? 'node.stepRunning' : 'node.stepDone', { step: bare(title) })));
     } else if (input.status === 'PROGRESS' && input.step === 'START_KUBELET') {
