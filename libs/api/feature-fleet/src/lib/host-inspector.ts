@@ -117,10 +117,19 @@ export class HostInspector {
 
   /** Each node's host state, in the order asked (null for one no install recorded), with one read of the records. */
   async statesOf(nodes: ReadonlyArray<{ readonly nodeId: string; readonly clusterId: string }>): Promise<Array<HostManifestState | null>> {
+    return (await this.standingsOf(nodes)).map((standing) => standing?.state ?? null);
+  }
+
+  /** Each node's host state and whether it is on its cluster's set, in the order asked (null for one no install recorded), with one read of the records. */
+  async standingsOf(nodes: ReadonlyArray<{ readonly nodeId: string; readonly clusterId: string }>): Promise<Array<Pick<HostManifestView, 'state' | 'onClusterSet'> | null>> {
     const manifests = new Map((await this.options.manifests.statesOf(nodes.map((node) => node.nodeId))).map((manifest) => [manifest.nodeId, manifest]));
-    return Promise.all(nodes.map(({ nodeId, clusterId }) => {
+    return Promise.all(nodes.map(async ({ nodeId, clusterId }) => {
       const manifest = manifests.get(nodeId);
-      return manifest ? this.stateOf(manifest, clusterId) : null;
+      if (!manifest) {
+        return null;
+      }
+      const onClusterSet = await this.onClusterSet(manifest.artifactManifestSha256, clusterId);
+      return { state: hostManifestState(manifest, onClusterSet), onClusterSet };
     }));
   }
 

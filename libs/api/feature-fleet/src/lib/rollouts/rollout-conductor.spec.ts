@@ -8,7 +8,7 @@ import type { NodeSummary } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import type { AuditEntry } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
-import type { FileDrift, InstallStep, ManifestFile } from '@ccos/shared/domain';
+import { type FileDrift, type InstallStep, type ManifestFile, hostManifestState } from '@ccos/shared/domain';
 import { FakeClock } from '@ccos/shared/util-timing/testing';
 import { CONDUCT_TASK, ROLLOUT_NODE_TASK, RolloutConductor, nodeBackFrom } from './rollout-conductor';
 
@@ -62,7 +62,14 @@ describe('rollout conductor: budget and maintenance window', () => {
       intervalMs: 60_000,
       pollMs: 10,
       drain: async () => ({ ok: true, evicted: [], skipped: [] }),
-      inspections: { queue: async () => undefined, view: async (nodeId) => records.get(nodeId) ?? null },
+      inspections: {
+        queue: async () => undefined,
+        view: async (nodeId) => records.get(nodeId) ?? null,
+        standingsOf: async (members) => members.map(({ nodeId }) => {
+          const record = records.get(nodeId);
+          return record ? { state: hostManifestState({ inspectedAt: new Date(), drift: record.drift }, record.onClusterSet), onClusterSet: record.onClusterSet } : null;
+        }),
+      },
       applyRuns: {
         apply: async (nodeId, steps, actor) => {
           const id = randomUUID();

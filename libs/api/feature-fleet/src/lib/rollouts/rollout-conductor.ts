@@ -69,7 +69,9 @@ export interface RolloutPreview {
  */
 export interface HostInspections {
   queue(node: Pick<NodeEntity, 'id' | 'clusterId' | 'hostname' | 'ip'>): Promise<void>;
-  view(nodeId: string): Promise<Pick<HostManifestView, 'files' | 'drift' | 'onClusterSet'> | null>;
+  /** One read for all the nodes, in their order; null for a node no install recorded. */
+  standingsOf(nodes: ReadonlyArray<{ readonly nodeId: string; readonly clusterId: string }>): Promise<Array<Pick<HostManifestView, 'state' | 'onClusterSet'> | null>>;
+  view(nodeId: string): Promise<Pick<HostManifestView, 'files' | 'drift'> | null>;
 }
 
 /** The agent's apply runs (the install service): started on a joined node (its agent by the caller, which holds the host's queue), read until they end. */
@@ -269,22 +271,23 @@ export class RolloutConductor {
    * must have a record of what its host runs, and a REAPPLY refuses an outdated one.
    */
   private async needing(kind: ApplyKind, nodes: NodeEntity[], named: boolean): Promise<NodeEntity[]> {
-    const records = await Promise.all(nodes.map((node) => this.options.inspections?.view(node.id) ?? null));
+    const standings = (await this.options.inspections?.standingsOf(nodes.map((node) => ({ nodeId: node.id, clusterId: node.clusterId })))) ?? [];
     if (named) {
       nodes.forEach((node, index) => {
-        const record = records[index];
-        if (!record) {
+        const standing = standings[index];
+        if (!standing) {
           throw new BadUserInputError(`input.nodeIds.${index}`, message('rollout.nodeNotRecorded', { hostname: node.hostname }));
         }
-        if (kind === 'REAPPLY' && !record.onClusterSet) {
+        if (kind === 'REAPPLY' && !standing.onClusterSet) {
           throw new BadUserInputError(`input.nodeIds.${index}`, message('rollout.reapplyOutdated', { hostname: node.hostname }));
         }
       });
       return nodes;
     }
+    // DRIFTED wins over OUTDATED in a state: a drifted node's set is read from onClusterSet.
     const needed = nodes.filter((_node, index) => {
-      const record = records[index];
-      return record !== null && record !== undefined && (kind === 'UPGRADE' ? !record.onClusterSet || record.drift.length > 0 : record.onClusterSet && record.drift.length > 0);
+      const standing = standings[index];
+      return kind === 'UPGRADE' ? standing?.state === 'OUTDATED' || standing?.state === 'DRIFTED' : standing?.state === 'DRIFTED' && standing.onClusterSet;
     });
     if (needed.length === 0) {
       throw new PreconditionError(message(kind === 'UPGRADE' ? 'rollout.noneOutdated' : 'rollout.noneDrifted'));
