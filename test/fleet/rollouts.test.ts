@@ -117,7 +117,6 @@ describe('rollouts: REBOOT, REAPPLY and UPGRADE under a budget on lab hosts', ()
   const kubectl = (...args: string[]) => run(KUBECTL, ['--kubeconfig', adminKubeconfig, ...args]);
   const onHost = async (index: number, path: string) => (await world.lab.exec(world.lab.hosts[index]?.id ?? '', ['sha256sum', path])).stdout.split(' ')[0];
   const hostManifest = async (nodeId: string) => (await world.gql<{ hostManifest: HostManifest | null }>(`query($n: ID!) { hostManifest(nodeId: $n) { ${MANIFEST} } }`, { n: nodeId })).data?.hostManifest;
-  const inspect = async (nodeId: string) => (await world.gql<{ inspectNode: HostManifest }>(`mutation($n: ID!) { inspectNode(nodeId: $n) { ${MANIFEST} } }`, { n: nodeId })).data?.inspectNode;
   const runsOf = async (nodeId: string) => (await world.gql<{ node: { status: string; installRuns: InstallRun[] } }>(`query($n: ID!) { node(id: $n) { status ${RUNS} } }`, { n: nodeId })).data?.node;
   const cli = (args: string[], language = 'C.UTF-8') => runCli(args, { env: { HOME: '/nonexistent', CCOS_SERVER: world.api.url, CCOS_TOKEN: world.token, LANG: language } });
 
@@ -343,7 +342,10 @@ describe('rollouts: REBOOT, REAPPLY and UPGRADE under a budget on lab hosts', ()
     const wrote = recorded?.step ?? 'no step recorded the unit';
     const [reboots, boot] = [await rebootRequests(1), await bootId(1)];
     await world.lab.exec(world.lab.hosts[1]?.id ?? '', ['sh', '-c', `echo '# edited by hand' >> ${unit}`]);
-    expect(await inspect(nodeIds[1] ?? '')).toMatchObject({ state: 'DRIFTED', drift: [{ path: unit, expected: recorded?.sha256, found: await onHost(1, unit) }] });
+    // Found by the periodic inspection within its interval (the API started again to inspect every 5 s), naming the file.
+    await world.api.restart({ HOST_INSPECTION_INTERVAL_SECONDS: '5' });
+    await expect.poll(async () => (await hostManifest(nodeIds[1] ?? ''))?.state, { timeout: 20_000 }).toBe('DRIFTED');
+    expect(await hostManifest(nodeIds[1] ?? '')).toMatchObject({ state: 'DRIFTED', drift: [{ path: unit, expected: recorded?.sha256, found: await onHost(1, unit) }] });
 
     await page.goto(`${world.api.url}/clusters/${world.clusterId}`);
     const card = page.getByTestId('rollout');

@@ -55,8 +55,8 @@ export interface ApiProcess {
   pid(): number | undefined;
   /** Kills the process (SIGKILL when `hard`), keeping its database and data folder. */
   kill(hard?: boolean): Promise<void>;
-  /** Starts it again on the same port, database and data folder. */
-  restart(): Promise<void>;
+  /** Starts it again on the same port, database and data folder, with `env` added to its environment from then on. */
+  restart(env?: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -208,8 +208,9 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     },
     pid: () => ((child as ChildProcess | null)?.exitCode === null ? (child as ChildProcess | null)?.pid : undefined),
     kill,
-    restart: async () => {
+    restart: async (more: Record<string, string> = {}) => {
       await kill();
+      Object.assign(env, more);
       await launch();
     },
     async stop() {
