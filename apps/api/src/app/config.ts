@@ -72,6 +72,8 @@ export interface ApiConfig {
   readonly jobConcurrency: number;
   /** Attempts a job gets (retried with exponential backoff) before it is left failed for an ADMIN to retry. */
   readonly jobMaxAttempts: number;
+  /** Jobs that mostly wait (removals, a rollout's node) this process runs at once, besides JOB_CONCURRENCY. */
+  readonly jobLongConcurrency: number;
   /** How often every member node's host is checked over SSH (reachable, the kubelet unit active). */
   readonly healthCheckIntervalSeconds: number;
   /** How long a removal waits for a host that does not answer over SSH before it fails (REMOVAL_HOST_WAIT_SECONDS). */
@@ -195,6 +197,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     sshPoolSize: integer(env, 'SSH_POOL_SIZE', 10, 1, 200),
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 10, 1, 200),
     jobMaxAttempts: integer(env, 'JOB_MAX_ATTEMPTS', 5, 1, 25),
+    jobLongConcurrency: integer(env, 'JOB_LONG_CONCURRENCY', 50, 1, 1000),
     healthCheckIntervalSeconds: integer(env, 'HEALTH_CHECK_INTERVAL_SECONDS', 300, 5, 24 * 3600),
     removalHostWaitSeconds: integer(env, 'REMOVAL_HOST_WAIT_SECONDS', 600, 10, 24 * 3600),
     remediationIntervalSeconds: integer(env, 'REMEDIATION_INTERVAL_SECONDS', 30, 1, 3600),

@@ -15,7 +15,7 @@ import { type InstallFeature, createInstallFeature } from '@ccos/api/feature-ins
 import { createInventoryFeature } from '@ccos/api/feature-inventory';
 import { type NodeFeature, createNodeFeature } from '@ccos/api/feature-nodes';
 import { createRemediationFeature } from '@ccos/api/feature-remediation';
-import { createRemovalFeature } from '@ccos/api/feature-removals';
+import { type RemovalFeature, createRemovalFeature } from '@ccos/api/feature-removals';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { DEFAULT_REMOVAL_OPTIONS, NotFoundError } from '@ccos/shared/domain';
@@ -95,6 +95,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const jobs = new JobEngine({
       databaseUrl,
       concurrency: config.jobConcurrency,
+      longConcurrency: config.jobLongConcurrency,
       maxAttempts: config.jobMaxAttempts,
       // Real Postgres announces new jobs (LISTEN/NOTIFY); the poll finds retries and unlocked jobs. The embedded database announces nothing.
       pollIntervalMs: config.databaseUrl ? 2000 : 500,
@@ -285,6 +286,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       hosts: (node) => (node.sshCredentialsSealed ? sshTargetOf(node, secrets) : null),
       ssh: sshPool,
       events,
+      jobs,
       logger,
       runner: { observer: metrics.domain.removalObserver, hostWaitMs: config.removalHostWaitSeconds * 1000 },
     });
@@ -353,8 +355,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
           return run.id;
         },
         removalOutcome: async (runId) => {
-          await removals.runner.settled(runId);
-          const run = await removals.service.run(runId);
+          const run = await removals.service.ended(runId);
           return { status: run.status, reason: run.reason };
         },
       },
@@ -471,11 +472,6 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       if (resumedBatches > 0) {
         logger.info({ batches: resumedBatches }, 'resumed batch installs interrupted by a restart');
       }
-      const resumedRemovals = await removals.start();
-      stack.push({ name: 'removal runs', stop: () => removals.stop() });
-      if (resumedRemovals > 0) {
-        logger.info({ runs: resumedRemovals }, 'resumed removal runs interrupted by a restart');
-      }
       await autoscaling.start();
       stack.push({ name: 'node groups and the externalgrpc provider', stop: () => autoscaling.stop() });
       remediation.start();
@@ -506,10 +502,12 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     if (runsJobs) {
       // Every task is registered by now; stopped first on the way down (the stack unwinds in reverse), before the connections its jobs use.
       stack.push({ name: 'job workers', stop: () => jobs.stopWorkers() });
+      // Before the workers: a removal executing here is handed over to another worker at once, not after the workers' grace.
+      stack.push({ name: 'removal runs', stop: () => removals.stop() });
     }
     const jobsStarting = new AbortController();
     stack.push({ name: 'job workers start', stop: async () => jobsStarting.abort() });
-    void startJobs(jobs, nodes, installs, logger, jobsStarting.signal, { runWorkers: runsJobs });
+    void startJobs(jobs, { nodes, installs, removals }, logger, jobsStarting.signal, { runWorkers: runsJobs });
     started = true;
     if (servesApi) {
       logger.info(
@@ -528,12 +526,13 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
 
 /**
  * In the background once the service listens: the job tables, the workers (unless this process
- * only queues jobs, SERVICE_ROLE=api), then a job for every node a restart left being added and
- * every install run whose agent was never started; tried
+ * only queues jobs, SERVICE_ROLE=api), then a job for every node a restart left being added,
+ * every install run whose agent was never started and every removal still running; tried
  * again with backoff until it succeeds or the process stops, so that a database cut at this moment
  * does not leave a serving process that never runs or queues a job.
  */
-async function startJobs(jobs: JobEngine, nodes: NodeFeature, installs: InstallFeature, logger: Logger, stopped: AbortSignal, options: { readonly runWorkers: boolean }): Promise<void> {
+async function startJobs(jobs: JobEngine, features: { readonly nodes: NodeFeature; readonly installs: InstallFeature; readonly removals: RemovalFeature }, logger: Logger, stopped: AbortSignal, options: { readonly runWorkers: boolean }): Promise<void> {
+  const { nodes, installs, removals } = features;
   const backoff = new Backoff({ initialMs: 500, maxMs: 15_000 });
   while (!stopped.aborted) {
     try {
@@ -545,6 +544,10 @@ async function startJobs(jobs: JobEngine, nodes: NodeFeature, installs: InstallF
       const launches = await installs.service.resumeLaunches();
       if (launches > 0) {
         logger.info({ runs: launches }, 'queued again the starts of agents not started yet');
+      }
+      const removalRuns = await removals.queueRunning();
+      if (removalRuns > 0) {
+        logger.info({ runs: removalRuns }, 'queued again the removal runs still running');
       }
       return;
     } catch (error) {

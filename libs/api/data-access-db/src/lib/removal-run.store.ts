@@ -8,7 +8,7 @@ import { RunStore } from './run.store';
 import { uniqueViolationOf } from './unique-violation';
 
 /** What a new run is made of; the rest (blocking pods, cancel flag, times) starts empty. */
-export type NewRemovalRun = Pick<RemovalRunEntity, 'id' | 'nodeId' | 'clusterId' | 'nodeName' | 'nodeUid' | 'phase' | 'options' | 'requestedBy' | 'owner' | 'heartbeatAt'>;
+export type NewRemovalRun = Pick<RemovalRunEntity, 'id' | 'nodeId' | 'clusterId' | 'nodeName' | 'nodeUid' | 'phase' | 'options' | 'requestedBy'>;
 
 /** The fields of a run its executing replica changes as it goes. */
 export type RemovalRunProgress = Partial<Pick<RemovalRunEntity, 'status' | 'phase' | 'reason' | 'reasonCoded' | 'blocking' | 'finishedAt' | 'blocker' | 'blockerSince'>>;
@@ -37,9 +37,9 @@ export interface RemovalRunBeat {
 
 /**
  * `removal_runs` and their ordered `removal_events` (numbered by the store as they are
- * appended). A RUNNING run belongs to one replica at a time (`owner`, renewed by `heartbeat`);
- * every change its executor makes is conditional on still owning it, so a replica that lost a
- * run can no longer write to it.
+ * appended). A RUNNING run is executed by the worker holding its job, which `take`s it
+ * (`owner`); every change its executor makes is conditional on still owning it, so an executor
+ * that lost the run can no longer write to it.
  */
 export class RemovalRunStore extends RunStore<RemovalRunEntity, RemovalEventEntity, NewRemovalEvent> {
   constructor(dataSource: DataSource) {
@@ -100,7 +100,7 @@ export class RemovalRunStore extends RunStore<RemovalRunEntity, RemovalEventEnti
     return this.runs.existsBy({ id, status: 'RUNNING', owner });
   }
 
-  /** Renews `owner`'s claim on a run; null when it is no longer theirs (ended, or taken over after a stale heartbeat). */
+  /** What operators asked of a run `owner` executes (read every few seconds); null when it is no longer theirs (ended, or taken by another worker). */
   async heartbeat(id: string, owner: string): Promise<RemovalRunBeat | null> {
     const [row] = await returningRows<{ cancel_requested: boolean; reason: string | null; reason_coded: Message | null; skip_host: RemovalDecision | null; force_drain: RemovalDecision | null }>(
       this.runs,
@@ -111,27 +111,24 @@ export class RemovalRunStore extends RunStore<RemovalRunEntity, RemovalEventEnti
   }
 
   /**
-   * Claims RUNNING runs nobody executes for `owner`: no owner, or a heartbeat older than
-   * `staleAfterSeconds`, or (when `sameHost` is given: a restart) an owner on that host.
-   * `except` are runs `owner` executes already. Returns the claimed runs' ids.
+   * Makes `owner` the run's executor, if the run is RUNNING and still has the executor `previous`
+   * (null: never executed) the caller read: the job engine gives a run's job to one worker at a
+   * time, and this fences off an earlier executor that has not yet noticed it lost the job (its
+   * every write is conditional on owning the run). The run as taken, or null.
    */
-  async claimOrphans(owner: string, options: { readonly except: readonly string[]; readonly staleAfterSeconds: number; readonly sameHost: string | null }): Promise<string[]> {
-    const claimed = await returningRows<{ id: string }>(
+  async take(id: string, owner: string, previous: string | null): Promise<RemovalRunEntity | null> {
+    const taken = await returningRows<{ id: string }>(
       this.runs,
-      `UPDATE removal_runs SET owner = $1, heartbeat_at = now()
-        WHERE status = 'RUNNING' AND NOT (id = ANY($2::uuid[]))
-          AND (owner IS NULL OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $3)
-               OR ($4 AND split_part(owner, '#', 1) = $5))
-        RETURNING id`,
-      [owner, [...options.except], options.staleAfterSeconds, options.sameHost !== null, options.sameHost ?? ''],
+      `UPDATE removal_runs SET owner = $2, heartbeat_at = now() WHERE id = $1 AND status = 'RUNNING' AND owner IS NOT DISTINCT FROM $3 RETURNING id`,
+      [id, owner, previous],
     );
-    return claimed.map((row) => row.id);
+    return taken.length === 1 ? this.get(id) : null;
   }
 
-  /** Gives up `owner`'s RUNNING runs (a clean stop) so another replica takes them at once. Returns their ids. */
-  async release(owner: string): Promise<string[]> {
-    const released = await returningRows<{ id: string }>(this.runs, `UPDATE removal_runs SET owner = NULL, heartbeat_at = NULL WHERE owner = $1 AND status = 'RUNNING' RETURNING id`, [owner]);
-    return released.map((row) => row.id);
+  /** Every RUNNING run's id (queued again at a start, in case its job was lost). */
+  async runningIds(): Promise<string[]> {
+    const rows = await this.runs.find({ select: { id: true }, where: { status: 'RUNNING' } });
+    return rows.map((row) => row.id);
   }
 
   /** RUNNING runs by phase (the metrics; every replica reads the same). */

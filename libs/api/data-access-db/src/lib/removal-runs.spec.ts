@@ -54,19 +54,22 @@ describe('removal runs', () => {
     expect(stored.blocking).toEqual([]);
   });
 
-  it('gives a RUNNING run to one replica at a time: only its owner changes it, a stale or released one is claimed by another', async () => {
+  it('has a RUNNING run changed only by the executor that took it last, and taken only from the executor its taker read', async () => {
     const store = new RemovalRunStore(dataSource);
     const otherNode = randomUUID();
     await dataSource.getRepository(NodeEntity).insert({ id: otherNode, clusterId, hostname: 'w2', status: 'JOINED' });
-    const fields = { nodeId: otherNode, clusterId, nodeName: 'w2', nodeUid: null, phase: 'DRAIN' as const, options: DEFAULT_REMOVAL_OPTIONS, requestedBy: 'operator', owner: 'api-1#1', heartbeatAt: new Date() };
+    const fields = { nodeId: otherNode, clusterId, nodeName: 'w2', nodeUid: null, phase: 'DRAIN' as const, options: DEFAULT_REMOVAL_OPTIONS, requestedBy: 'operator' };
     const started = await store.insertRunning({ id: randomUUID(), ...fields });
-    expect(started).toMatchObject({ status: 'RUNNING', owner: 'api-1#1', cancelRequested: false, blocking: [] });
+    expect(started).toMatchObject({ status: 'RUNNING', owner: null, cancelRequested: false, blocking: [] });
     expect(await store.insertRunning({ id: randomUUID(), ...fields })).toBeNull();
     const id = started?.id ?? '';
+    expect(await store.runningIds()).toContain(id);
 
+    // Its first job takes it; a job that read it before that finds it taken.
+    expect(await store.take(id, 'api-1#1', null)).toMatchObject({ owner: 'api-1#1' });
+    expect(await store.take(id, 'api-2#2', null)).toBeNull();
     expect(await store.updateOwned(id, 'api-2#2', { phase: 'STOP_KUBELET' })).toBe(false);
     expect(await store.heartbeat(id, 'api-2#2')).toBeNull();
-    expect(await store.claimOrphans('api-2#2', { except: [], staleAfterSeconds: 60, sameHost: null })).not.toContain(id);
 
     await store.requestCancel(id, { reason: 'cancelled by operator', reasonCoded: null });
     expect(await store.heartbeat(id, 'api-1#1')).toEqual({ cancelRequested: true, reason: 'cancelled by operator', reasonCoded: null, skipHost: null, forceDrain: null });
@@ -84,10 +87,13 @@ describe('removal runs', () => {
     expect(await store.updateOwned(id, 'api-1#1', { phase: 'STOP_KUBELET' })).toBe(true);
     expect(await store.runningByPhase()).toContainEqual({ phase: 'STOP_KUBELET', count: 1 });
 
-    expect(await store.release('api-1#1')).toEqual([id]);
+    // Its job given to another worker: the earlier executor can no longer write.
+    expect(await store.take(id, 'api-2#2', 'api-1#1')).toMatchObject({ owner: 'api-2#2', phase: 'STOP_KUBELET' });
     expect(await store.isOwnedBy(id, 'api-1#1')).toBe(false);
-    expect(await store.claimOrphans('api-2#2', { except: [], staleAfterSeconds: 60, sameHost: null })).toContain(id);
+    expect(await store.updateOwned(id, 'api-1#1', { phase: 'DELETE_NODE' })).toBe(false);
     expect(await store.updateOwned(id, 'api-2#2', { status: 'CANCELLED', finishedAt: new Date() })).toBe(true);
+    expect(await store.take(id, 'api-3#3', 'api-2#2')).toBeNull();
+    expect(await store.runningIds()).not.toContain(id);
     expect(await store.runningOf(otherNode)).toBeNull();
     expect((await store.latestOf(otherNode))?.status).toBe('CANCELLED');
   });

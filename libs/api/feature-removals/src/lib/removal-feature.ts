@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AgentTokens, NodeStore, RemovalRunStore } from '@ccos/api/data-access-db';
+import type { AgentTokens, JobRegistry, NodeStore, RemovalRunStore } from '@ccos/api/data-access-db';
 import type { SshPool } from '@ccos/api/data-access-ssh';
 import type { EventBus } from '@ccos/api/util-graphql';
 import { SystemClock } from '@ccos/shared/util-timing';
@@ -24,6 +24,8 @@ export interface RemovalFeatureOptions {
   readonly hosts: HostAccess;
   readonly ssh: SshPool;
   readonly events: EventBus;
+  /** The job engine: a run is executed by its `removal.run` job. */
+  readonly jobs: JobRegistry;
   readonly logger: Logger;
   readonly runner?: RemovalRunnerOptions;
 }
@@ -34,9 +36,9 @@ export interface RemovalFeature {
   readonly runner: RemovalRunner;
   /** Removal runs by status, for the metrics. */
   readonly gauges: RemovalGauges;
-  /** Resumes runs a restart interrupted (their number) and watches for runs whose replica died. */
-  start(): Promise<number>;
-  /** Stops executing; running runs stay RUNNING for the next start. */
+  /** Queues again the job of every RUNNING run (at a start; their number). */
+  queueRunning(): Promise<number>;
+  /** Stops executing: the runs executing here are handed over to another worker. */
   stop(): Promise<void>;
 }
 
@@ -56,10 +58,10 @@ export function createRemovalFeature(options: RemovalFeatureOptions): RemovalFea
     csrs: options.csrs,
     tokens: options.tokens,
   });
-  const runner = new RemovalRunner(options.runs, options.nodes, phases, log, options.logger, { ...options.runner, clock });
+  const runner = new RemovalRunner(options.runs, options.nodes, phases, log, options.jobs, options.logger, { ...options.runner, clock });
   const service = new RemovalService(options.runs, options.nodes, options.clusters, options.hosts, options.ssh, runner);
   const stop = async (): Promise<void> => {
     await runner.stop();
   };
-  return { service, runner, gauges: new RemovalGauges(options.runs), start: () => runner.start(), stop };
+  return { service, runner, gauges: new RemovalGauges(options.runs), queueRunning: () => runner.queueRunning(), stop };
 }

@@ -1,21 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, AgentTokens, ClusterEntity, NodeStore, RemovalRunEntity, type RemovalRunProgress, RemovalRunStore, openDatabase } from '@ccos/api/data-access-db';
-import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
-import { listNodes } from '@ccos/api/data-access-kube';
+import { type Database, ClusterEntity, NodeStore, RemovalRunEntity, type RemovalRunStore, openDatabase } from '@ccos/api/data-access-db';
+import { createTestDatabase, RecordingJobs, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { type SeedOwner, type SimWithClient, seedBudget, seedController, seedNode, seedOf, seedPod, startSimWithClient } from '@ccos/api/data-access-kube/testing';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { DEFAULT_REMOVAL_OPTIONS, type RemovalOptions } from '@ccos/shared/domain';
 import { FakeClock } from '@ccos/shared/util-timing/testing';
 import { HOST_TARGET } from '../testing/phase-harness';
-import { KUBE_DRAINS } from './phases/drain.phase';
-import { removalPhaseRegistry } from './phases/phase-registry';
-import { RemovalLog } from './removal-log';
-import type { ClusterAccess } from './removal-ports';
-import { RemovalRunner } from './removal-runner';
-import { RemovalService } from './removal.service';
+import { removalReplica } from '../testing/removal-replica';
+import { REMOVAL_TASK } from './removal-runner';
 
 const WEB: SeedOwner = { kind: 'ReplicaSet', name: 'web', uid: 'd1f0c7e2-0000-4000-8000-0000000000a1' };
 const DB: SeedOwner = { kind: 'ReplicaSet', name: 'db', uid: 'd1f0c7e2-0000-4000-8000-0000000000a2' };
@@ -36,31 +30,14 @@ const SEED = seedOf(
   seedBudget('ledger-budget', 'shop', 'ledger', 'minAvailable: 1'),
 );
 
-const logger = pino({ level: 'silent' });
-
 /**
  * Moves virtual time one wake-up at a time, each once all `loops` of the run (its heartbeat among
  * them) sleep on the clock again, until the run has ended. While one of them waits on the cluster
  * or the database instead, time stands still: with the heartbeat alone counted, ten virtual
  * minutes of heartbeats once passed during one real eviction on a loaded machine.
  */
-function passTimeUntilSettled(clock: FakeClock, runner: RemovalRunner, runId: string, loops: number): Promise<void> {
-  return clock.passTimeUntil(runner.settled(runId), loops, 600_000, `removal run ${runId} ending`);
-}
-
-/** The run store, noting in `trace` how many events were stored when a run's final status was written. */
-class EndNotingRunStore extends RemovalRunStore {
-  readonly trace: string[] = [];
-
-  override async updateOwned(id: string, owner: string, fields: RemovalRunProgress): Promise<boolean> {
-    const ends = fields.status !== undefined && fields.status !== 'RUNNING';
-    const stored = ends ? (await this.events.list(id)).length : 0;
-    const updated = await super.updateOwned(id, owner, fields);
-    if (updated && ends) {
-      this.trace.push(`ended ${fields.status} with ${stored} events stored`);
-    }
-    return updated;
-  }
+function passTimeUntilSettled(clock: FakeClock, execution: Promise<void>, runId: string, loops: number): Promise<void> {
+  return clock.passTimeUntil(execution, loops, 600_000, `removal run ${runId} ending`);
 }
 
 /**
@@ -91,40 +68,13 @@ describe('removal runs on virtual time', () => {
     await database?.drop();
   });
 
-  /** A replica of the removal feature on `clock`, its hosts and CSRs faked; what it did is recorded. */
+  /** One process's removal feature on `clock`; its jobs run when the spec says. */
   const replica = async (clock: FakeClock, identity: string) => {
-    const summaries = await listNodes(world.client);
-    const clusters: ClusterAccess = {
-      watch: async () => ({ client: world.client, nodes: () => summaries, podsOnNode: () => null }),
-      read: async (_id, read) => read({ client: world.client, nodes: () => summaries, podsOnNode: () => null }, new AbortController().signal),
-    };
-    const done = { host: [] as string[], denied: [] as string[], refusals: 0, finished: [] as string[] };
-    const runs = new EndNotingRunStore(dataSource);
-    const log = new RemovalLog(runs, createInProcessEventBus(), logger);
-    const observer = { runFinished: (outcome: string) => done.finished.push(outcome), evictionRefused: () => (done.refusals += 1) };
-    const phases = removalPhaseRegistry({
-      clusters,
-      drains: KUBE_DRAINS,
-      clock,
-      observer,
-      nodes,
-      hosts: () => HOST_TARGET,
-      hostCommands: {
-        stopKubelet: async (target) => {
-          done.host.push(`stop kubelet on ${target.host}`);
-          return { outcome: 'STOPPED', message: { code: 'removal.host.kubeletStopped', params: { host: target.host }, message: 'kubelet stopped' } };
-        },
-        cleanHost: async (target) => {
-          done.host.push(`clean ${target.host}`);
-          return { reached: true, ok: true, removed: ['/opt/ccos-scaler'], message: { code: 'removal.host.cleaned', params: { removed: '/opt/ccos-scaler', host: target.host }, message: 'cleaned' } };
-        },
-      },
-      csrs: { pendingCsrNamesFor: async (_id, node) => [`csr-${node}`], deny: async (_id, name) => done.denied.push(name) },
-      tokens: new AgentTokens(dataSource),
-    });
-    const runner = new RemovalRunner(runs, nodes, phases, log, logger, { identity, clock, observer });
-    const service = new RemovalService(runs, nodes, clusters, () => HOST_TARGET, ssh, runner);
-    return { runner, service, runs, done };
+    const jobs = new RecordingJobs();
+    const made = await removalReplica({ dataSource, world, nodes, ssh, jobs, clock, identity });
+    /** Runs the run's job (as a worker would): it resolves once the run has ended, or stopped here. */
+    const execute = (runId: string) => jobs.run(REMOVAL_TASK, { runId });
+    return { ...made, jobs, execute };
   };
 
   const kubeNode = async (name: string) => (await world.client.call('list', (o) => world.client.core.listNode({}, o))).items.find((node) => node.metadata?.name === name);
@@ -134,11 +84,15 @@ describe('removal runs on virtual time', () => {
 
   it('goes through every phase: the drain retries a budget’s refusal every 5 s of virtual time until it gives way', async () => {
     const clock = new FakeClock(new Date().toISOString(), false);
-    const { runner, service, runs, done } = await replica(clock, 'api-0#1');
+    const { runner, service, runs, done, jobs, execute } = await replica(clock, 'api-0#1');
     const node = await nodes.create({ clusterId, hostname: 'w1', status: 'JOINED', everJoined: true });
     // No drain timeout: its timer would be one more loop waiting on the clock.
     const options: RemovalOptions = { ...DEFAULT_REMOVAL_OPTIONS, timeoutSeconds: 0, cleanHost: true };
     const run = await service.start(node.id, options, 'alice');
+    // Its job, on the host's queue: it waits there behind any other job of the host.
+    expect(jobs.queued).toEqual([{ task: REMOVAL_TASK, payload: { runId: run.id, nodeId: node.id, hostname: 'w1' }, options: expect.objectContaining({ key: `${REMOVAL_TASK}:${run.id}`, queue: 'host:w1' }) }]);
+    expect(jobs.longTasks).toContain(REMOVAL_TASK);
+    const execution = execute(run.id);
 
     // Loops waiting on the clock while the budget holds the drain: the run's heartbeat and db-1's next eviction.
     await clock.passTimeUntil(() => done.refusals >= 3, 2, 60_000, 'three refusals');
@@ -149,7 +103,7 @@ describe('removal runs on virtual time', () => {
     expect(await podsOn('w1')).toEqual(['shop/db-1']);
 
     await world.client.call('delete pdb', (o) => world.client.policy.deleteNamespacedPodDisruptionBudget({ name: 'db-budget', namespace: 'shop' }, o));
-    await passTimeUntilSettled(clock, runner, run.id, 2);
+    await passTimeUntilSettled(clock, execution, run.id, 2);
 
     expect(done.finished).toEqual(['SUCCEEDED']);
     expect(await dataSource.getRepository(RemovalRunEntity).findOneByOrFail({ id: run.id })).toMatchObject({ status: 'SUCCEEDED', phase: 'DONE', reason: 'removed by alice: drained, Node deleted', blocking: [] });
@@ -181,14 +135,17 @@ describe('removal runs on virtual time', () => {
     expect(events.filter((event) => event.pod === 'shop/db-1').map((event) => event.kind)).toEqual(['POD_BLOCKED', 'POD_EVICTED', 'POD_DELETED']);
     expect(events.filter((event) => event.pod === 'shop/web-1').map((event) => event.kind)).toEqual(['POD_EVICTED', 'POD_DELETED']);
     expect(events.find((event) => event.kind === 'DRAIN_FINISHED')).toMatchObject({ code: 'removal.event.drained', message: 'drained: 2 pods evicted, 0 left on the node (DaemonSet and mirror pods)' });
+    // A job queued again for the ended run (a start queues every RUNNING run's) leaves it as it is.
+    await execute(run.id);
+    expect((await eventsOf(runs, run.id)).length).toBe(events.length);
     await runner.stop();
   });
 
-  it('a run resumed after a restart keeps the timeout it started with: it ends DRAIN_FAILED when the budget holds past it', async () => {
+  it('a run resumed by another worker keeps the timeout it started with: it ends DRAIN_FAILED when the budget holds past it', async () => {
     const clock = new FakeClock(new Date().toISOString(), false);
     const node = await nodes.create({ clusterId, hostname: 'w3', status: 'REMOVING', everJoined: true });
     const id = randomUUID();
-    // Started 10 s ago with a 43 s timeout by this host's API before its restart: 33 s are left.
+    // Started 10 s ago with a 43 s timeout by a worker that died since: 33 s are left.
     await dataSource.getRepository(RemovalRunEntity).insert({
       id,
       nodeId: node.id,
@@ -202,13 +159,13 @@ describe('removal runs on virtual time', () => {
       heartbeatAt: new Date(),
       startedAt: new Date(clock.now() - 10_000),
     });
-    const { runner, runs, done } = await replica(clock, 'api-0#200');
-    expect(await runner.adoptOrphans(true)).toBe(1);
+    const { runner, runs, done, execute } = await replica(clock, 'api-0#200');
+    const execution = execute(id);
 
     // Loops waiting on the clock: the heartbeat, the drain's timeout and ledger-1's next eviction.
     await clock.passTime(30_000, 3);
     expect(runner.blockedDrains()).toEqual([{ clusterId, nodeName: 'w3', since: clock.now() - 30_000, timeoutSeconds: 43 }]);
-    await passTimeUntilSettled(clock, runner, id, 3);
+    await passTimeUntilSettled(clock, execution, id, 3);
 
     expect(clock.monotonic()).toBeGreaterThanOrEqual(33_000);
     expect(done.finished).toEqual(['FAILED']);

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { NodeStore, RemovalBlockingPod, RemovalDecision, RemovalDecisionKind, RemovalRunEntity, RemovalRunProgress, RemovalRunStore } from '@ccos/api/data-access-db';
+import { hostQueue, type JobContext, type JobRegistry, type NodeStore, type RemovalBlockingPod, type RemovalDecision, type RemovalDecisionKind, type RemovalRunEntity, type RemovalRunProgress, type RemovalRunStore } from '@ccos/api/data-access-db';
 import { nextRemovalPhase, removalCancellable } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
@@ -9,13 +10,16 @@ import { errorText, type RemovalPhaseContext } from './phases/removal-phase';
 import type { RemovalEventInput, RemovalLog, RunEventWriter } from './removal-log';
 import type { RemovalObserver } from './removal-ports';
 
+/** The job that executes a removal run (its payload: `runId`). */
+export const REMOVAL_TASK = 'removal.run';
+/** Each shutdown of the worker executing a run hands it over without using an attempt; these are for failures nobody expected (the database refusing a write). */
+const REMOVAL_ATTEMPTS = 10;
+
 export interface RemovalRunnerOptions {
-  /** This replica in `removal_runs.owner`; default `<hostname>#<pid>`. */
+  /** This process in `removal_runs.owner`; default `<hostname>#<pid>`. */
   readonly identity?: string;
-  /** How often the executing replica renews its claim and looks for a cancel from another replica. Default 5 s. */
+  /** How often the executing worker looks for what operators asked on another process (cancel, skip the host, force the drain). Default 5 s. */
   readonly heartbeatMs?: number;
-  /** A RUNNING run whose heartbeat is older than this is taken over. Default 15 s. */
-  readonly staleAfterMs?: number;
   /** How long a host-side phase waits for a host that does not answer over SSH before the run fails. Default 10 minutes. */
   readonly hostWaitMs?: number;
   /** Wait before retrying an eviction a PodDisruptionBudget refused (the drain phase's). Default 5 s, like kubectl. */
@@ -36,7 +40,7 @@ export interface BlockedDrain {
   readonly timeoutSeconds: number;
 }
 
-/** Another replica took the run over (this one looked dead to it): stop without touching the run or the node. */
+/** Another worker took the run (this one lost its job): stop without touching the run or the node. */
 class RunTakenOver extends Error {
   override readonly name = 'RunTakenOver';
 }
@@ -44,11 +48,13 @@ class RunTakenOver extends Error {
 interface ActiveRun {
   run: RemovalRunEntity;
   readonly writer: RunEventWriter;
-  /** Aborts the drain: an operator's cancel, or this replica shutting down. */
+  /** Aborts the drain: an operator's cancel, this process shutting down, or the job lost. */
   readonly abort: AbortController;
   cancelled: boolean;
-  /** The heartbeat found the run no longer ours. */
+  /** The job was lost (another worker has it), or the run is no longer ours. */
   lost: boolean;
+  /** This worker stops: the run is handed over to another. */
+  stopping: boolean;
   /** The drain found no Node: nothing to delete. */
   nodeGone: boolean;
   /** Epoch ms of the first eviction a PodDisruptionBudget refused since the drain last evicted a pod. */
@@ -66,19 +72,19 @@ interface ActiveRun {
  * Executes removal runs, phase by phase in the domain's order (each phase a handler of the
  * registry in `phases/`: drain, stop the kubelet, delete the Node, deny the node's pending CSRs,
  * revoke its agent tokens, clean the host), recording each step as an event.
- * A run belongs to one replica at a time (`owner`, renewed by a heartbeat); a run whose owner
- * stopped renewing — the service was restarted or a replica died — is taken over and continues
- * at its phase (the drain cordons again and evicts what is left). The Node is deleted only after
- * a finished drain and a stopped (or unreachable) kubelet.
+ * A run is executed by its `removal.run` job, on the queue of its host (never beside another job
+ * on that host), by whichever worker process holds the job: one that stops hands the run over by
+ * queuing it again, one that died has its job given to another by the job engine, and the run
+ * goes on at its phase (the drain cordons again and evicts what is left). The Node is deleted
+ * only after a finished drain and a stopped (or unreachable) kubelet.
  */
 export class RemovalRunner {
   readonly identity: string;
   private readonly active = new Map<string, ActiveRun>();
   private readonly log: Logger;
   private readonly heartbeatMs: number;
-  private readonly staleAfterMs: number;
   private readonly clock: Clock;
-  /** Ends the sweep loop and every run's heartbeat loop. */
+  /** Ends every run's loop reading operators' requests. */
   private readonly stopped = new AbortController();
   private stopping = false;
 
@@ -87,52 +93,92 @@ export class RemovalRunner {
     private readonly nodes: NodeStore,
     private readonly phases: RemovalPhaseRegistry,
     private readonly events: RemovalLog,
+    private readonly jobs: JobRegistry,
     logger: Logger,
     private readonly options: RemovalRunnerOptions = {},
   ) {
     this.identity = options.identity ?? `${hostname()}#${process.pid}`;
     this.heartbeatMs = options.heartbeatMs ?? 5000;
-    this.staleAfterMs = options.staleAfterMs ?? 15_000;
     this.clock = options.clock ?? new SystemClock();
     this.log = logger.child({ component: 'removal-runner' });
+    jobs.register(REMOVAL_TASK, (payload, context) => this.runJob(String(payload['runId']), context), { long: true });
   }
 
-  /** Resumes the runs a restart interrupted, then keeps looking for runs whose replica died. */
-  async start(): Promise<number> {
-    const resumed = await this.adoptOrphans(true);
-    void this.every(this.stopped.signal, () => this.adoptOrphans(false).catch((error: unknown) => this.log.warn({ err: error }, 'could not look for abandoned removal runs')));
-    return resumed;
+  /** Queues the run's job, on its host's queue: a new run, or one handed over. */
+  async queue(run: Pick<RemovalRunEntity, 'id' | 'nodeId'>): Promise<void> {
+    const node = await this.nodes.get(run.nodeId);
+    await this.jobs.enqueue(REMOVAL_TASK, { runId: run.id, nodeId: node.id, hostname: node.hostname }, { key: `${REMOVAL_TASK}:${run.id}`, queue: hostQueue(node.ip ?? node.hostname), maxAttempts: REMOVAL_ATTEMPTS });
+  }
+
+  /** Queues every RUNNING run again (at a start: a job lost with a database restored from a backup, or never queued); one that has its job already is not run twice. */
+  async queueRunning(): Promise<number> {
+    const ids = await this.runs.runningIds();
+    for (const id of ids) {
+      await this.queue(await this.runs.get(id));
+    }
+    return ids.length;
   }
 
   /**
-   * Stops executing, and hands the runs it executed back: their owner is cleared, so another
-   * replica's next sweep (or this service's next start) resumes them at once instead of after
-   * staleAfterMs. Returns how many were handed back.
+   * The job: takes the run (unless it ended, or another worker took it meanwhile) and executes it
+   * from its phase. When this worker stops first, the run is queued again for another, at once.
    */
-  async stop(): Promise<number> {
+  async runJob(runId: string, context: Pick<JobContext, 'lost' | 'signal'>): Promise<void> {
+    // An executor here that lost this job and has not noticed yet: it stops before its next write.
+    await this.active.get(runId)?.done;
+    const seen = await this.runs.find(runId);
+    if (!seen || seen.status !== 'RUNNING' || this.stopping) {
+      return;
+    }
+    const run = await this.runs.take(runId, this.identity, seen.owner);
+    if (!run) {
+      return;
+    }
+    if (seen.owner !== null) {
+      this.log.info({ runId, nodeId: run.nodeId, phase: run.phase, previousOwner: seen.owner }, 'resuming a removal run');
+    }
+    const active = await this.launch(run, seen.owner !== null);
+    const lost = () => {
+      active.lost = true;
+      active.abort.abort();
+    };
+    const stop = () => {
+      active.stopping = true;
+      active.abort.abort();
+    };
+    context.lost.addEventListener('abort', lost, { once: true });
+    context.signal?.addEventListener('abort', stop, { once: true });
+    try {
+      await active.done;
+    } finally {
+      context.lost.removeEventListener('abort', lost);
+      context.signal?.removeEventListener('abort', stop);
+    }
+    if ((active.stopping || this.stopping) && !active.lost && (await this.runs.find(runId))?.status === 'RUNNING') {
+      // Queued again while this job still runs: the new job waits on the host's queue until this one ends.
+      await this.queue(run);
+      this.log.info({ runId }, 'handed a removal run over to another worker');
+    }
+  }
+
+  /** Stops executing: the runs executing here are handed over (their jobs queue them again). */
+  async stop(): Promise<void> {
     this.stopping = true;
     this.stopped.abort();
     for (const active of this.active.values()) {
       active.abort.abort();
     }
     await Promise.all([...this.active.values()].map((active) => active.done));
-    const released = await this.runs.release(this.identity).catch((error: unknown) => {
-      this.log.warn({ err: error }, 'could not hand the removal runs over; another replica takes them once their heartbeat is stale');
-      return [];
-    });
-    if (released.length > 0) {
-      this.log.info({ runs: released }, 'handed removal runs over to the other replicas');
-    }
-    return released.length;
   }
 
-  /** Starts executing a run this replica owns. */
-  async launch(run: RemovalRunEntity, resumed: boolean): Promise<void> {
-    // Each event is tagged with the phase the run is in as it is recorded (this replica's view of the run, kept by save()).
+  /** Starts executing a run this process has taken. */
+  private async launch(run: RemovalRunEntity, resumed: boolean): Promise<ActiveRun> {
+    // Each event is tagged with the phase the run is in as it is recorded (this process's view of the run, kept by save()).
     const writer = await this.events.writer(run, () => active.run.phase);
-    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, nodeGone: false, blockedSince: null, hostSkip: new AbortController(), forceDrain: new AbortController(), blockerWrites: Promise.resolve(), done: Promise.resolve() };
+    const active: ActiveRun = { run, writer, abort: new AbortController(), cancelled: false, lost: false, stopping: false, nodeGone: false, blockedSince: null, hostSkip: new AbortController(), forceDrain: new AbortController(), blockerWrites: Promise.resolve(), done: Promise.resolve() };
     this.active.set(run.id, active);
     active.done = this.execute(active, resumed).finally(() => this.active.delete(run.id));
+    return active;
   }
 
   /** Drains executing on this replica that PodDisruptionBudgets hold now. */
@@ -142,7 +188,7 @@ export class RemovalRunner {
       .map((active) => ({ clusterId: active.run.clusterId, nodeName: active.run.nodeName, since: active.blockedSince ?? 0, timeoutSeconds: active.run.options.timeoutSeconds }));
   }
 
-  /** Cancels the drain of a run executing here; false when it runs elsewhere (its heartbeat notices the flag). */
+  /** Cancels the drain of a run executing here; false when it runs elsewhere or waits for its job (its executor reads the flag). */
   cancelLocal(runId: string, reason: CodedText): boolean {
     const active = this.active.get(runId);
     if (!active) {
@@ -154,7 +200,7 @@ export class RemovalRunner {
     return true;
   }
 
-  /** Applies an operator's decision to a run executing here; false when it does not run here (its heartbeat reads the request). */
+  /** Applies an operator's decision to a run executing here; false when it does not run here (its executor reads the request). */
   decideLocal(runId: string, kind: RemovalDecisionKind, decision: RemovalDecision): boolean {
     const active = this.active.get(runId);
     if (!active) {
@@ -164,27 +210,12 @@ export class RemovalRunner {
     return true;
   }
 
-  /** Resolves when a run executing here ends (at once when it does not run here). */
-  async settled(runId: string): Promise<void> {
-    await this.active.get(runId)?.done;
-  }
-
-  /**
-   * Claims RUNNING runs nobody executes: a heartbeat older than staleAfterMs, no owner, or (at
-   * start) an owner on this host, i.e. this service before its restart.
-   */
-  async adoptOrphans(atStart: boolean): Promise<number> {
-    if (this.stopping) {
-      return 0;
-    }
-    const host = this.identity.split('#')[0];
-    const claimed = await this.runs.claimOrphans(this.identity, { except: [...this.active.keys()], staleAfterSeconds: this.staleAfterMs / 1000, sameHost: atStart ? host : null });
-    for (const id of claimed) {
-      const run = await this.runs.get(id);
-      this.log.info({ runId: id, nodeId: run.nodeId, phase: run.phase, previousOwner: run.owner }, 'resuming a removal run');
-      await this.launch(run, true);
-    }
-    return claimed.length;
+  /** Resolves when a run executing here ends, or after `ms` of the process's time (a run executing elsewhere is read again then). */
+  async settledWithin(runId: string, ms: number): Promise<void> {
+    const timeout = new AbortController();
+    const done = this.active.get(runId)?.done;
+    await (done ? Promise.race([done, sleep(ms, undefined, { signal: timeout.signal }).catch(() => undefined)]) : sleep(ms));
+    timeout.abort();
   }
 
   /** Calls `task` every heartbeatMs on the clock until `signal` aborts. */
@@ -222,7 +253,7 @@ export class RemovalRunner {
   /** Stores what the run waits for (or that nothing does) and announces it, unless that is what the run shows already. */
   private blockedBy(active: ActiveRun, blocker: Message | null, since: number): Promise<void> {
     active.blockerWrites = active.blockerWrites.then(async () => {
-      if (JSON.stringify(active.run.blocker) !== JSON.stringify(blocker) && !this.stopping && !active.lost) {
+      if (JSON.stringify(active.run.blocker) !== JSON.stringify(blocker) && !this.interrupted(active)) {
         await this.save(active, { blocker, blockerSince: blocker ? new Date(since) : null }).catch((error: unknown) => this.log.warn({ err: error, runId: active.run.id }, 'could not record what the removal waits for'));
       }
     });
@@ -238,6 +269,10 @@ export class RemovalRunner {
     }
     if (active.run.forceDrain) {
       active.forceDrain.abort();
+    }
+    if (active.run.cancelRequested) {
+      // Asked while the run waited for its job.
+      this.markCancelled(active);
     }
     try {
       if (resumed) {
@@ -273,7 +308,7 @@ export class RemovalRunner {
           return;
         }
         active.nodeGone ||= result.nodeGone === true;
-        if (this.stopping || active.lost) {
+        if (this.interrupted(active)) {
           return;
         }
         phase = nextRemovalPhase(phase, active.run.options.cleanHost);
@@ -282,7 +317,7 @@ export class RemovalRunner {
       }
       await this.succeed(active);
     } catch (error) {
-      if (this.stopping || error instanceof RunTakenOver) {
+      if (this.interrupted(active) || error instanceof RunTakenOver) {
         this.log.info({ runId: active.run.id, reason: errorText(error) }, 'stopped executing a removal run');
         return;
       }
@@ -296,6 +331,11 @@ export class RemovalRunner {
     }
   }
 
+  /** This process stops executing the run: it shuts down, or lost the run's job. */
+  private interrupted(active: ActiveRun): boolean {
+    return this.stopping || active.stopping || active.lost;
+  }
+
   /** What a phase may touch of the run. */
   private contextOf(active: ActiveRun): RemovalPhaseContext {
     return {
@@ -306,7 +346,7 @@ export class RemovalRunner {
       record: (event) => active.writer.add(event),
       signal: active.abort.signal,
       cancelled: () => active.cancelled,
-      interrupted: () => this.stopping || active.lost,
+      interrupted: () => this.interrupted(active),
       heldByBudgets: (since) => {
         active.blockedSince = since;
       },
@@ -340,7 +380,7 @@ export class RemovalRunner {
   }
 
   /**
-   * Updates the run while this replica owns it; a run taken over by another replica is left to it.
+   * Updates the run while this process executes it; a run another worker took is left to it.
    * A run that ends has its whole log stored, closing event included, before its final status is
    * written: whoever reads the final status (a follower that then stops) can read every event.
    */
@@ -350,7 +390,7 @@ export class RemovalRunner {
       await active.writer.flush();
     }
     if (!(await this.runs.updateOwned(active.run.id, this.identity, fields))) {
-      throw new RunTakenOver(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
+      throw new RunTakenOver(`removal run ${active.run.id} is no longer this process's (taken by another worker, or ended)`);
     }
     if (fields.status && fields.status !== 'RUNNING') {
       this.options.observer?.runFinished(fields.status);
@@ -359,19 +399,19 @@ export class RemovalRunner {
     active.writer.announce();
   }
 
-  /** Throws RunTakenOver unless this replica still executes the run. */
+  /** Throws RunTakenOver unless this process still executes the run. */
   private async assertOwned(active: ActiveRun): Promise<void> {
     if (!(await this.runs.isOwnedBy(active.run.id, this.identity))) {
-      throw new RunTakenOver(`removal run ${active.run.id} is no longer this replica's (taken over or ended)`);
+      throw new RunTakenOver(`removal run ${active.run.id} is no longer this process's (taken by another worker, or ended)`);
     }
   }
 
-  /** Renews the claim; notices a cancel requested on another replica, or that the run was taken over. */
+  /** Reads what operators asked on another process (a cancel, a decision), and notices a run another worker took. */
   private async beat(active: ActiveRun): Promise<void> {
     try {
       const beat = await this.runs.heartbeat(active.run.id, this.identity);
       if (!beat) {
-        // Ended here meanwhile, or taken over by a replica that found our heartbeat stale.
+        // Ended here meanwhile, or taken by another worker (this one lost the job).
         active.lost = true;
         active.abort.abort();
         return;

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterConnections } from '@ccos/api/data-access-cluster-connections';
 import { type Database, AgentTokens, ClusterEntity, type NodeEntity, NodeStore, RemovalRunStore, type ReasonText, openDatabase } from '@ccos/api/data-access-db';
-import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { createTestDatabase, RecordingJobs, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { ClusterAddressGuard, type PodEvent } from '@ccos/api/data-access-kube';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig, startSimWithClient, type SimWithClient } from '@ccos/api/data-access-kube/testing';
 import { SshPool } from '@ccos/api/data-access-ssh';
@@ -79,6 +79,7 @@ describe('removal preview: the node’s pods', () => {
       hosts: () => null,
       ssh,
       events: createInProcessEventBus(),
+      jobs: new RecordingJobs(),
       logger,
       runner: { identity: 'spec' },
     });

@@ -27,6 +27,8 @@ import type { DrainActionName, DrainPodClassName } from './removal.enums';
 
 /** How long cancelRemoval waits for the drain to stop before answering. */
 const CANCEL_WAIT_MS = 15_000;
+/** How often a run executing on another process is read while waiting for its end. */
+const ENDED_POLL_MS = 500;
 
 /** The console asks for a preview whenever an option changes: an SSH login per answer (10 s for a dead host) is too much. */
 const HOST_PROBE_TTL_MS = 30_000;
@@ -214,19 +216,19 @@ export class RemovalService {
       phase: 'DRAIN',
       options,
       requestedBy: actor,
-      owner: this.runner.identity,
-      heartbeatAt: new Date(),
     });
     if (!saved) {
       throw new ConflictError(message('removal.alreadyRunning', { node: node.hostname }));
     }
     try {
+      // Queued first: a run whose job could not be queued is taken back with nothing changed. A job
+      // that finds no run (the node's transition failed) ends at once.
+      await this.runner.queue(saved);
       await this.nodes.transition(nodeId, 'REMOVAL_STARTED', message('node.removalStarted', { actor }));
     } catch (error) {
       await this.runs.delete(saved.id);
       throw error;
     }
-    await this.runner.launch(saved, false);
     return saved;
   }
 
@@ -245,16 +247,18 @@ export class RemovalService {
     }
     const reason = message('removal.cancelledBy', { actor });
     await this.runs.requestCancel(run.id, { reason: reason.message, reasonCoded: bare(reason) });
-    if (!this.runner.cancelLocal(run.id, reason)) {
-      // Executing on another replica (its heartbeat sees the flag), or nowhere: adopt it then.
-      await this.runner.adoptOrphans(false);
-      this.runner.cancelLocal(run.id, reason);
-    }
-    const deadline = Date.now() + CANCEL_WAIT_MS;
-    let current = await this.runs.get(run.id);
+    // Executing on another process (its executor reads the flag), or waiting for its job (it reads the flag first).
+    this.runner.cancelLocal(run.id, reason);
+    return this.ended(run.id, CANCEL_WAIT_MS);
+  }
+
+  /** The run once it has ended, wherever it executes; after `waitMs` (default: no limit), as it is then. */
+  async ended(runId: string, waitMs = Number.POSITIVE_INFINITY): Promise<RemovalRunEntity> {
+    const deadline = Date.now() + waitMs;
+    let current = await this.runs.get(runId);
     while (current.status === 'RUNNING' && Date.now() < deadline) {
-      await Promise.race([this.runner.settled(run.id), new Promise((resolve) => setTimeout(resolve, 200))]);
-      current = await this.runs.get(run.id);
+      await this.runner.settledWithin(runId, Math.min(ENDED_POLL_MS, deadline - Date.now()));
+      current = await this.runs.get(runId);
     }
     return current;
   }
@@ -299,11 +303,8 @@ export class RemovalService {
         ? new PreconditionError(message('removal.forceDrain.notDraining', { node: node.hostname, phase: now.phase }), { phase: now.phase })
         : new PreconditionError(message('removal.notRunning', { node: node.hostname }), { status: node.status });
     }
-    if (!this.runner.decideLocal(run.id, kind, decision)) {
-      // Executing on another replica (its heartbeat reads the request), or nowhere: adopt it then.
-      await this.runner.adoptOrphans(false);
-      this.runner.decideLocal(run.id, kind, decision);
-    }
+    // Executing on another process (its executor reads the request), or waiting for its job (it reads the request first).
+    this.runner.decideLocal(run.id, kind, decision);
     return this.runs.get(run.id);
   }
 

@@ -23,8 +23,8 @@ export interface RemovalDecision {
 
 /**
  * One removal of a node (cordon, drain, stop the kubelet, delete the Node, ...). At most one
- * run per node is RUNNING (a partial unique index), and the replica executing it renews
- * `heartbeat_at`, so a run whose executor died is picked up again.
+ * run per node is RUNNING (a partial unique index); its `removal.run` job executes it, one worker
+ * at a time, and a worker that died has its job given to another (the job engine).
  */
 @Entity({ name: 'removal_runs' })
 export class RemovalRunEntity extends RunColumns<RemovalRunStatus> {
@@ -50,10 +50,11 @@ export class RemovalRunEntity extends RunColumns<RemovalRunStatus> {
   @Column({ type: 'jsonb', default: () => "'[]'" })
   blocking!: RemovalBlockingPod[];
 
-  /** The replica executing the run (`host#pid`). */
+  /** The process executing the run (`host#pid`), or that last did; null until its job first runs. */
   @Column({ type: 'text', nullable: true })
   owner!: string | null;
 
+  /** When the executor last read the operators' requests (cancel, skip the host, force the drain). */
   @Column({ name: 'heartbeat_at', type: 'timestamptz', nullable: true })
   heartbeatAt!: Date | null;
 

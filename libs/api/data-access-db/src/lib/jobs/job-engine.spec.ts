@@ -221,6 +221,28 @@ describe('the job engine on graphile-worker, against the real Postgres', () => {
     await expect.poll(jobsLeft).toBe(0);
   });
 
+  it('runs the jobs of long tasks in a pool of their own: a long job waiting never holds up a short one', async () => {
+    const held = gate();
+    const ran: string[] = [];
+    const jobs = await engine({ concurrency: 1, longConcurrency: 1 });
+    jobs.register('drain', async (payload) => {
+      ran.push(`drain ${String(payload['node'])}`);
+      await held.promise;
+    }, { long: true });
+    jobs.register('check', async (payload) => {
+      ran.push(`check ${String(payload['node'])}`);
+    });
+    await jobs.enqueue('drain', { node: 'a' }, { queue: 'host:a' });
+    await jobs.enqueue('drain', { node: 'b' }, { queue: 'host:b' });
+    await jobs.startWorkers();
+    await expect.poll(() => ran).toEqual(['drain a']);
+    await jobs.enqueue('check', { node: 'c' }, { queue: 'host:c' });
+    // One short worker, one long one: the check runs at once beside the held drain, the second drain waits for the first.
+    await expect.poll(() => ran).toEqual(['drain a', 'check c']);
+    held.open();
+    await expect.poll(() => ran).toEqual(['drain a', 'check c', 'drain b']);
+  });
+
   it('does not hold a shutdown past its grace for a job still running: the job is released and another process runs it', async () => {
     const hung = gate();
     const started: string[] = [];

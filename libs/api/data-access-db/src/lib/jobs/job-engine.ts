@@ -45,9 +45,19 @@ export interface JobQueue {
   enqueue(task: string, payload: Readonly<Record<string, unknown>>, options?: JobOptions): Promise<void>;
 }
 
+/** How a task's jobs are run. */
+export interface TaskOptions {
+  /**
+   * Its jobs mostly wait (a drain held by a PodDisruptionBudget, a node's reboot): they run in a
+   * pool of their own (`longConcurrency` at once), so that they never take every worker from the
+   * short jobs (host checks, agent starts).
+   */
+  readonly long?: boolean;
+}
+
 /** A feature's view of the engine: it says what its tasks do, and queues them. */
 export interface JobRegistry extends JobQueue {
-  register(task: string, handler: JobHandler): void;
+  register(task: string, handler: JobHandler, options?: TaskOptions): void;
 }
 
 /** A job that used up its attempts: what it was, and why its last attempt failed. */
@@ -72,8 +82,10 @@ export interface JobCounts {
 
 export interface JobEngineOptions {
   readonly databaseUrl: string;
-  /** Jobs one process runs at once. */
+  /** Jobs one process runs at once, besides the long ones. */
   readonly concurrency: number;
+  /** Jobs of long tasks one process runs at once (`TaskOptions.long`). Default 50. */
+  readonly longConcurrency?: number;
   /** Attempts a job gets unless it is queued with its own number. Default 5. */
   readonly maxAttempts?: number;
   /** How often an idle worker looks for jobs no notification announced (unlocked ones, and every job on the embedded database, whose connections share one session and so no LISTEN/NOTIFY). */
@@ -101,14 +113,14 @@ const DEFAULT_MAX_ATTEMPTS = 5;
  */
 export class JobEngine implements JobRegistry {
   readonly processName = `${hostname()}#${process.pid}`;
-  private readonly handlers = new Map<string, JobHandler>();
+  private readonly handlers = new Map<string, { readonly handler: JobHandler; readonly long: boolean }>();
   private readonly pool: pg.Pool;
   private readonly events = new EventEmitter() as WorkerEvents;
   private readonly workerIds = new Set<string>();
   /** Workers whose heartbeat row this process wrote: a row of theirs that is gone was swept. */
   private readonly announced = new Set<string>();
   private utils: WorkerUtils | null = null;
-  private runner: Runner | null = null;
+  private runners: Runner[] = [];
   private timer: NodeJS.Timeout | null = null;
   private logger: GraphileLogger | null = null;
   private beating: Promise<void> = Promise.resolve();
@@ -118,7 +130,7 @@ export class JobEngine implements JobRegistry {
   private starting: Promise<void> | null = null;
 
   constructor(private readonly options: JobEngineOptions) {
-    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.embedded ? 3 : options.concurrency + 3 });
+    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.embedded ? 3 : options.concurrency + 5 });
     const connectionFailed = (error: Error) => options.logger.warn({ err: error, component: 'jobs' }, 'a job database connection failed');
     this.pool.on('error', connectionFailed);
     this.pool.on('connect', (client) => client.on('error', connectionFailed));
@@ -158,11 +170,11 @@ export class JobEngine implements JobRegistry {
   }
 
   /** Says what a task does; every task must be registered before {@link startWorkers}. */
-  register(task: string, handler: JobHandler): void {
-    if (this.runner) {
+  register(task: string, handler: JobHandler, options: TaskOptions = {}): void {
+    if (this.runners.length > 0) {
       throw new Error(`job task ${task} registered after the workers started`);
     }
-    this.handlers.set(task, handler);
+    this.handlers.set(task, { handler, long: options.long === true });
   }
 
   /** Starts this process's workers, its heartbeat and the sweep for dead workers' jobs. */
@@ -176,9 +188,10 @@ export class JobEngine implements JobRegistry {
 
   private async runWorkers(): Promise<void> {
     await this.open();
-    const taskList: TaskList = {};
-    for (const [task, handler] of this.handlers) {
-      taskList[task] = async (payload, helpers) => {
+    const short: TaskList = {};
+    const long: TaskList = {};
+    for (const [task, { handler, long: isLong }] of this.handlers) {
+      (isLong ? long : short)[task] = async (payload, helpers) => {
         const lost = this.fence.signal;
         await handler((payload ?? {}) as Record<string, unknown>, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts, signal: helpers.abortSignal, lost });
         // A lost job's end is not this process's to record: graphile-worker deletes a completed job
@@ -187,13 +200,29 @@ export class JobEngine implements JobRegistry {
         lost.throwIfAborted();
       };
     }
+    // graphile-worker fetches only the jobs of the tasks a pool knows: the two pools never take each other's.
+    for (const [taskList, concurrency] of [[short, this.options.concurrency], [long, this.options.longConcurrency ?? 50]] as const) {
+      if (Object.keys(taskList).length > 0) {
+        this.runners.push(await this.startPool(taskList, concurrency));
+      }
+    }
+    // The workers run from here on: a failed first beat (the database cut) is the timer's to repeat.
+    this.beating = this.beat().catch((error: unknown) => this.options.logger.warn({ err: error, component: 'jobs' }, 'job heartbeat failed'));
+    this.timer = setInterval(() => {
+      this.beating = this.beating.then(() => this.beatAndSweep());
+    }, this.options.heartbeatMs ?? 5000);
+    this.timer.unref();
+    await this.beating;
+  }
+
+  private async startPool(taskList: TaskList, concurrency: number): Promise<Runner> {
     const { run } = await import('graphile-worker');
-    this.runner = await run({
+    return run({
       pgPool: this.pool,
       taskList,
-      concurrency: this.options.concurrency,
+      concurrency,
       pollInterval: this.options.pollIntervalMs,
-      // One fetch (and one poll) for the process's workers instead of one per worker: an idle
+      // One fetch (and one poll) for the pool's workers instead of one per worker: an idle
       // process with 10 workers polled the embedded database 20 times a second. One job per fetch:
       // graphile-worker's batched fetch takes several jobs of one queue at once and runs them side
       // by side, so two jobs of one host would run together.
@@ -203,13 +232,6 @@ export class JobEngine implements JobRegistry {
       ...(this.logger ? { logger: this.logger } : {}),
       events: this.events,
     });
-    // The workers run from here on: a failed first beat (the database cut) is the timer's to repeat.
-    this.beating = this.beat().catch((error: unknown) => this.options.logger.warn({ err: error, component: 'jobs' }, 'job heartbeat failed'));
-    this.timer = setInterval(() => {
-      this.beating = this.beating.then(() => this.beatAndSweep());
-    }, this.options.heartbeatMs ?? 5000);
-    this.timer.unref();
-    await this.beating;
   }
 
   async enqueue(task: string, payload: Readonly<Record<string, unknown>>, options: JobOptions = {}): Promise<void> {
@@ -307,12 +329,12 @@ export class JobEngine implements JobRegistry {
     const ids = [...this.workerIds];
     this.workerIds.clear();
     this.announced.clear();
-    const runner = this.runner;
-    this.runner = null;
-    if (runner) {
+    const runners = this.runners;
+    this.runners = [];
+    if (runners.length > 0) {
       let timer: NodeJS.Timeout | undefined;
       const stopped = await Promise.race([
-        runner.stop().then(() => true),
+        Promise.all(runners.map((runner) => runner.stop())).then(() => true),
         new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
       ]);
       clearTimeout(timer);

@@ -167,7 +167,7 @@ export class RolloutConductor {
     this.drain = options.drain ?? drainNode;
     this.pollMs = options.pollMs ?? 2000;
     options.jobs.register(CONDUCT_TASK, async (payload) => this.conduct(String(payload['rolloutId'])));
-    options.jobs.register(ROLLOUT_NODE_TASK, async (payload, { lost }) => this.runNode(String(payload['rolloutId']), String(payload['nodeId']), lost));
+    options.jobs.register(ROLLOUT_NODE_TASK, async (payload, { lost }) => this.runNode(String(payload['rolloutId']), String(payload['nodeId']), lost), { long: true });
     this.periodic = new PeriodicQueueing(options.intervalMs, () => this.queueAll(), (error) => this.log.warn({ err: error }, 'could not queue the running rollouts'));
   }
 
