@@ -7,7 +7,7 @@ import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-gra
 import { SERVICE_FAILURE_CODES } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
 import { UNOBSERVED_INSTALLS } from './install-metrics';
-import { type AgentControl, INSTALL_LAUNCH_TASK, InstallService } from './install.service';
+import { type AgentControl, INSTALL_LAUNCH_TASK, InstallService, STOP_AGENT_TASK } from './install.service';
 import { RunBootstrapIdentities } from './run-bootstrap-identities';
 
 const DEADLINE_MS = 90 * 60_000;
@@ -105,6 +105,10 @@ describe('join-storm admission: a cluster runs at most installsAtOnce installs, 
       started.push(await installs.install(id, 'operator'));
     }
     await installs.cancel(ids[3], 'operator');
+    // The agent is stopped by a worker, on the host's queue (the API process opens no SSH session).
+    expect(jobs.queued.filter((job) => job.task === STOP_AGENT_TASK)).toEqual([
+      { task: STOP_AGENT_TASK, payload: { runId: started[3].id, nodeId: ids[3], hostname: expect.any(String) }, options: expect.objectContaining({ key: `${STOP_AGENT_TASK}:${started[3].id}`, queue: expect.stringMatching(/^host:198\.18\./) }) },
+    ]);
     expect((await runs.placesInLine([started[2].id])).get(started[2].id)).toEqual({ position: 1, waiting: 1, limit: 2 });
     expect(launchesQueued()).toHaveLength(2);
 

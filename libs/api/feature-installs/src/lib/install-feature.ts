@@ -91,7 +91,7 @@ export function createInstallFeature(options: InstallFeatureOptions): InstallFea
   });
   const batches = new BatchInstaller(options.batches, service, events, logger);
   const watchdog = new StallWatchdog(runs, nodes, options.stallAfterSeconds, logger);
-  const sweeper = new InstallRunSweeper(runs, nodes, service, agentControl, identities, logger);
+  const sweeper = new InstallRunSweeper(runs, nodes, service, identities, logger);
   return {
     service,
     runView: new InstallRunView(runs, options.notices),

@@ -143,7 +143,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     const run = await installs.install(nodeId, 'operator');
     const { kubeletBootstrapToken } = await launchedFor(run.id);
     const deadline = (await runRow(run.id)).deadlineAt as Date;
-    const sweeper = new InstallRunSweeper(new InstallRunStore(dataSource), nodes, installs, agent, identities, logger, () => new Date(deadline.getTime() + 1));
+    const sweeper = new InstallRunSweeper(new InstallRunStore(dataSource), nodes, installs, identities, logger, () => new Date(deadline.getTime() + 1));
     await sweeper.sweep();
     const ended = await runRow(run.id);
     expect(ended).toMatchObject({ status: 'FAILED', reason: `the install run passed its deadline (${deadline.toISOString()}); its agent token and bootstrap identity no longer work` });
@@ -158,7 +158,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
     // The agent's last report ended the run on a replica that died before it could revoke.
     await dataSource.query(`UPDATE install_runs SET status = 'SUCCEEDED', finished_at = now() WHERE id = $1`, [run.id]);
     expect(typeof (await fileCsrWith(kubeletBootstrapToken))).toBe('string');
-    const restarted = new InstallRunSweeper(new InstallRunStore(dataSource), nodes, installs, agent, new RunBootstrapIdentities(new InstallRunStore(dataSource), { clientFor: async () => admin }, NAMESPACE, logger), logger);
+    const restarted = new InstallRunSweeper(new InstallRunStore(dataSource), nodes, installs, new RunBootstrapIdentities(new InstallRunStore(dataSource), { clientFor: async () => admin }, NAMESPACE, logger), logger);
     await restarted.start(60_000);
     await restarted.stop();
     expect((await runRow(run.id)).bootstrapIdentityRevokedAt).not.toBeNull();

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { InstallRunStore, NodeStore } from '@ccos/api/data-access-db';
 import { SERVICE_FAILURE_CODES } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
-import type { AgentControl, InstallService } from './install.service';
+import type { InstallService } from './install.service';
 import type { RunBootstrapIdentities } from './run-bootstrap-identities';
 
 /**
@@ -22,7 +22,6 @@ export class InstallRunSweeper {
     private readonly runs: InstallRunStore,
     private readonly nodes: NodeStore,
     private readonly installs: InstallService,
-    private readonly agent: AgentControl,
     private readonly identities: RunBootstrapIdentities,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
@@ -64,7 +63,7 @@ export class InstallRunSweeper {
         await this.nodes.transition(node.id, 'INSTALL_FAILED', reason).catch(() => undefined);
       }
       if (node) {
-        void this.agent.stop(node, run).catch((error: unknown) => this.logger.info({ err: error, runId: run.id }, 'could not stop the agent of an overdue run'));
+        await this.installs.stopAgent(node, run).catch((error: unknown) => this.logger.info({ err: error, runId: run.id }, 'could not queue the stop of the agent of an overdue run'));
       }
     }
     const admitted = await this.installs.admitAllWaiting();

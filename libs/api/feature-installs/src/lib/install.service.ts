@@ -46,6 +46,9 @@ export const DEFAULT_INSTALL_RUN_DEADLINE_MS = 120 * 60_000;
 export const INSTALL_LAUNCH_TASK = 'install.launch';
 /** Attempts of a launch job: a host's own failure ends the run, so only the unexpected is tried again. */
 const LAUNCH_ATTEMPTS = 3;
+/** The job that stops a run's agent over SSH (payload: `runId`), on a worker: a cancel, a retry, a deadline. */
+export const STOP_AGENT_TASK = 'install.stop-agent';
+const STOP_AGENT_ATTEMPTS = 3;
 /**
  * Runs one process creates at a time. A join storm (an autoscaler asking for hundreds of hosts at
  * once) then waits here, without a time limit, instead of in the database pool's queue, whose wait
@@ -84,6 +87,32 @@ export class InstallService {
     private readonly readiness: InstallReadiness = async () => undefined,
   ) {
     jobs.register(INSTALL_LAUNCH_TASK, (payload, context) => this.launchJob(String(payload['runId']), context));
+    jobs.register(STOP_AGENT_TASK, (payload, context) => this.stopAgentJob(String(payload['runId']), context));
+  }
+
+  /**
+   * Has a worker stop the run's agent, on the host's queue: after any start of it still waiting
+   * there, before a later run's. An agent that is not stopped (its host does not answer) stops
+   * itself at its next report, which the ended run refuses.
+   */
+  stopAgent(node: NodeEntity, run: Pick<InstallRunEntity, 'id'>): Promise<void> {
+    return this.jobs.enqueue(STOP_AGENT_TASK, { runId: run.id, nodeId: node.id, hostname: node.hostname }, { key: `${STOP_AGENT_TASK}:${run.id}`, queue: hostQueue(node.ip ?? node.hostname), maxAttempts: STOP_AGENT_ATTEMPTS });
+  }
+
+  private async stopAgentJob(runId: string, context: JobContext): Promise<void> {
+    const run = await this.runs.find(runId);
+    const node = run ? await this.nodes.find(run.nodeId) : null;
+    if (!run || !node) {
+      return;
+    }
+    try {
+      await this.agent.stop(node, run);
+    } catch (error) {
+      if (context.attempt < context.maxAttempts) {
+        throw error;
+      }
+      this.logger.warn({ err: error, runId }, 'could not stop the agent; it stops at its next report');
+    }
   }
 
   async install(nodeId: string, actor: string): Promise<InstallRunEntity> {
@@ -108,8 +137,8 @@ export class InstallService {
     let from: InstallStep = 'PREFLIGHT';
     if (previous) {
       if (previous.status === 'RUNNING') {
-        // A stalled agent may come back: stop it so two agents never work on one host.
-        await this.agent.stop(node, previous).catch((error: unknown) => this.logger.warn({ err: error, runId: previous.id }, 'could not stop the stalled agent'));
+        // A stalled agent may come back: stopped (before the new run's agent starts, on the host's queue) so two agents never work on one host.
+        await this.stopAgent(node, previous);
         await this.finish(previous, 'FAILED', null, message('install.supersededByRetry'), SERVICE_FAILURE_CODES.superseded);
       }
       const events = await this.runs.events.list(previous.id);
@@ -166,9 +195,7 @@ export class InstallService {
     await this.runs.requestCancel(run.id);
     const finished = await this.finish(run, 'CANCELLED', null, message('install.cancelledBy', { actor }), SERVICE_FAILURE_CODES.cancelled);
     await this.nodes.transition(node.id, 'INSTALL_CANCELLED', message('node.installCancelled', { actor }));
-    await this.agent.stop(node, run).catch((error: unknown) =>
-      this.logger.warn({ err: error, runId: run.id }, 'could not stop the agent; it stops at its next report'),
-    );
+    await this.stopAgent(node, run).catch((error: unknown) => this.logger.warn({ err: error, runId: run.id }, 'could not queue the stop of the agent; it stops at its next report'));
     return finished;
   }
 
