@@ -168,8 +168,8 @@ describe('installs survive faults', () => {
     const node = await runsOf(nodeId);
     expect(node?.status).toBe('INSTALL_FAILED');
     expect(node?.statusReason).toBe('install cancelled by admin');
-    // The agent is gone: no process runs with this run's config.
-    expect((await world.lab.exec('h5', ['pgrep', '-f', runId], { allowFailure: true })).code).toBe(1);
+    // The agent is stopped by a worker's job moments later: no process runs with this run's config.
+    await expect.poll(async () => (await world.lab.exec('h5', ['pgrep', '-f', runId], { allowFailure: true })).code).toBe(1);
 
     await world.lab.faults.clearTrafficControl('h5');
     await install(nodeId, 'retryInstall');

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterEntity, type Database, type NodeEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
-import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
+import { ClusterEntity, type Database, NodeEntity, NodeStore, openDatabase } from '@ccos/api/data-access-db';
+import { RecordingJobs, createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
 import { sealCredentials } from '@ccos/api/data-access-hosts';
 import { SshPool } from '@ccos/api/data-access-ssh';
 import { type PlayedSshHost, startPlayedSshHost } from '@ccos/api/data-access-ssh/testing';
 import { appErrorOf } from '@ccos/api/util-graphql/testing';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { type HostVerdict, type Leftover, decideHostVerdict } from '@ccos/shared/domain';
-import { type ClusterLeftoverCleaner, HostCleanupService } from './host-cleanup.service';
+import { CLEAN_HOST_TASK, type ClusterLeftoverCleaner, HostCleanupService } from './host-cleanup.service';
 
 /** What the played host holds: files under the kubelet's and Kubernetes' folders, and the kubelet unit's state. */
 interface HostModel {
@@ -58,7 +58,8 @@ describe('host cleanup', () => {
     deleteNode: async (_clusterId, name) => void cluster.deleted.push(name),
     denyCsr: async (_clusterId, name, actor) => void cluster.denied.push({ name, actor }),
   };
-  const service = (withCluster: ClusterLeftoverCleaner | null = cleaner) => new HostCleanupService(nodes, secrets, pool, withCluster, pino({ level: 'silent' }));
+  /** The service with its jobs run at once in the background, as by a free worker. */
+  const service = (withCluster: ClusterLeftoverCleaner | null = cleaner, jobs = new RecordingJobs({ runWhenQueued: true })) => new HostCleanupService(nodes, secrets, pool, withCluster, jobs, pino({ level: 'silent' }), { pollMs: 20 });
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -122,7 +123,10 @@ describe('host cleanup', () => {
     const LATER = '/etc/kubernetes/manifests/later.yaml';
     model = newModel([CERT, KUBECONFIG, MANIFEST, LATER]);
     const node = await nodeWith([...hostLeftovers, ...clusterLeftovers]);
-    const cleaned = await service().clean(node.id, 'alice');
+    const jobs = new RecordingJobs({ runWhenQueued: true });
+    const cleaned = await service(cleaner, jobs).clean(node.id, 'alice');
+    // Cleaned by a worker, on the host's queue: the request only checks, queues and waits.
+    expect(jobs.queued).toEqual([{ task: CLEAN_HOST_TASK, payload: { nodeId: node.id, actor: 'alice', requestId: expect.any(String) }, options: expect.objectContaining({ key: `${CLEAN_HOST_TASK}:${node.id}`, queue: 'host:127.0.0.1' }) }]);
     expect([...model.files]).toEqual([LATER]);
     expect(model).toMatchObject({ kubeletActive: false, kubeletEnabled: false, cleanups: 1 });
     expect(cluster.deleted).toEqual(['w1']);
@@ -141,6 +145,25 @@ describe('host cleanup', () => {
     const stored = await nodes.get(node.id);
     expect(stored.hostVerdict).toMatchObject({ verdict: 'CLEANABLE', leftovers: [{ kind: 'KUBELET_SERVICE', item: 'kubelet.service (enabled)' }] });
     expect(stored.hostVerdict?.cleanedAt ?? null).toBeNull();
+  });
+
+  it('says why when the host does not answer, and cleans nothing of a node that changed while its job waited', async () => {
+    model = newModel([CERT]);
+    const node = await nodeWith(hostLeftovers.filter((leftover) => leftover.kind !== 'KUBELET_SERVICE'));
+    await nodes.update(node.id, { sshPort: 1 });
+    const unreachable = await appErrorOf(service().clean(node.id, 'alice'));
+    expect(unreachable.extensions).toMatchObject({ code: 'FAILED_PRECONDITION', messageCode: 'cleanup.failed', messageParams: { hostname: 'w1' } });
+    expect((await nodes.get(node.id)).hostVerdict).toMatchObject({ verdict: 'CLEANABLE', lastCleanup: { problem: { code: 'cleanup.failed' } } });
+    await nodes.update(node.id, { sshPort: sshHost.port });
+
+    // Queued, then the node starts installing before a worker takes the job: the job touches nothing and says why.
+    const held = new RecordingJobs();
+    const asked = service(cleaner, held).clean(node.id, 'alice');
+    await expect.poll(() => held.queued.length).toBe(1);
+    await dataSource.getRepository(NodeEntity).update(node.id, { status: 'INSTALLING' });
+    await held.run(CLEAN_HOST_TASK, () => true);
+    expect((await appErrorOf(asked)).extensions).toMatchObject({ messageCode: 'cleanup.needsReady', messageParams: { status: { params: { status: 'INSTALLING' } } } });
+    expect(model).toMatchObject({ files: new Set([CERT]), cleanups: 0 });
   });
 
   it('refuses, touching nothing, a host that needs a reinstall, a node not READY_TO_INSTALL, and cluster leftovers it cannot reach', async () => {

@@ -80,7 +80,7 @@ export function createNodeFeature(options: NodeFeatureOptions): NodeFeature {
     views: new NodeViews(options.hostStates ?? NO_HOST_STATES),
     provisioner,
     batches: new NodeBatchService(clusterRecords, nodes, options.batches, options.runs, secrets, provisioner, agent, options.installs, options.batchConcurrency, options.installReadiness, options.allowedNodeRoles, options.addresses),
-    hostCleanup: new HostCleanupService(nodes, secrets, ssh, options.leftovers, logger),
+    hostCleanup: new HostCleanupService(nodes, secrets, ssh, options.leftovers, options.jobs, logger),
     healthChecks,
     async start() {
       await inventorySync.start();

@@ -50,6 +50,8 @@ export interface HostVerdict {
   readonly checkedAt: string;
   /** When an operator confirmed the cleanup and it ran. */
   readonly cleanedAt?: string | null;
+  /** The last cleanup asked for (a job on a worker): which request, when it ended, and why it did not clean when it did not. */
+  readonly lastCleanup?: { readonly requestId: string; readonly at: string; readonly problem: Message | null } | null;
 }
 
 /** Leftovers that decide on their own that only a fresh OS install will do. */

@@ -81,6 +81,8 @@ export const API_EN = {
   'cleanup.nodeNotDeleted': 'could not delete Node {name}: {reason}',
   'cleanup.csrNotDenied': 'could not deny CSR {name}: {reason}',
   'cleanup.leftBehind': 'node {hostname}: cleanup left {items}; look at the host',
+  'cleanup.failed': 'node {hostname}: the cleanup failed: {error}; check that the host answers over SSH, then clean again',
+  'cleanup.stillRunning': 'node {hostname}: the cleanup is still running on a worker after {seconds} s; the node page shows its outcome',
   'batch.oneSource': 'give exactly one of list, range or rows',
   'batch.addedMeanwhile': 'another request added one of these hosts meanwhile; check the list again',
   'batch.allAsked': 'every host of this batch was already asked to install; use retryFailed for the failed ones',

@@ -80,6 +80,8 @@ export const API_ZH_CN: Readonly<Record<keyof typeof API_EN, string>> = {
   'cleanup.nodeNotDeleted': '无法删除 Node {name}：{reason}',
   'cleanup.csrNotDenied': '无法拒绝 CSR {name}：{reason}',
   'cleanup.leftBehind': '节点 {hostname}：清理后仍遗留 {items}；请检查主机',
+  'cleanup.failed': '节点 {hostname}：清理失败：{error}；请确认主机可以通过 SSH 连接，然后再次清理',
+  'cleanup.stillRunning': '节点 {hostname}：{seconds} 秒后清理仍在工作进程上运行；结果会显示在节点页面',
   'batch.oneSource': '请在列表、地址范围和行中只给出一种',
   'batch.addedMeanwhile': '另一个请求已同时录入了其中某台主机；请重新检查列表',
   'batch.allAsked': '此批次的所有主机都已发起安装；请对失败的主机使用“重试失败项”（retryFailed）',
