@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { NodeBatchStore, NodeEntity } from '@ccos/api/data-access-db';
+import type { JobRegistry, NodeBatchStore, NodeEntity } from '@ccos/api/data-access-db';
 import { type BatchProgressPayload, type EventBus, type InstallProgressPayload, TOPICS, followNodeChanges } from '@ccos/api/util-graphql';
 import { type BatchPhase, nextBatchStep, verdictAllowsInstall } from '@ccos/shared/domain';
 import type { InstallService } from './install.service';
@@ -7,16 +7,20 @@ import type { InstallService } from './install.service';
 /** A pass over every open batch, in case a node change was missed (a NOTIFY lost while reconnecting). */
 const SAFETY_SWEEP_MS = 15_000;
 
+/** The job that makes one pass over a batch (payload: `batchId`). */
+export const BATCH_PASS_TASK = 'batch.pass';
+const BATCH_PASS_ATTEMPTS = 3;
+
 /**
  * Runs batch installs: at most `concurrency` installs of a batch at once, hosts started in
  * their batch order as they become ready, each host on its own (a failure only moves that
- * host to FAILED). Driven by node changes on the event bus; its state is the phase column of
- * each node, so after a restart it goes on where it was.
+ * host to FAILED). A pass is a `batch.pass` job on the batch's own queue (one pass at a time,
+ * on any process; asked for during a pass, one more runs after it), queued on every change of a
+ * batch's node, by the requests that change a batch and by a sweep; its state is the phase column
+ * of each node, so after a restart it goes on where it was. The API processes (`start`) follow the
+ * batches' nodes and announce the batches' progress.
  */
 export class BatchInstaller {
-  /** One pass at a time per batch; a request during a pass runs one more pass after it. */
-  private readonly passes = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
   private readonly watched = new Map<string, AsyncIterator<unknown>>();
   private readonly steps = new Map<string, { readonly batchId: string; readonly iterator: AsyncIterator<unknown> }>();
   private sweep: NodeJS.Timeout | null = null;
@@ -26,21 +30,29 @@ export class BatchInstaller {
     private readonly batches: NodeBatchStore,
     private readonly installs: InstallService,
     private readonly bus: EventBus,
+    private readonly jobs: JobRegistry,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    jobs.register(BATCH_PASS_TASK, async (payload) => this.pass(String(payload['batchId'])));
+  }
 
-  /** Picks up the batches that were installing when the service stopped. */
+  /** Follows the open batches (those a restart interrupted too) and sweeps them now and then. Their number. */
   async start(): Promise<number> {
-    const open = await this.openBatchIds();
-    await Promise.all(open.map((id) => this.kick(id)));
+    const open = await this.sweepOpen();
     this.sweep = setInterval(() => {
-      void this.openBatchIds().then(
-        (ids) => ids.forEach((id) => void this.kick(id)),
-        (error: unknown) => this.logger.warn({ err: error }, 'could not list open batches'),
-      );
+      void this.sweepOpen().catch((error: unknown) => this.logger.warn({ err: error }, 'could not list open batches'));
     }, SAFETY_SWEEP_MS);
     this.sweep.unref();
     return open.length;
+  }
+
+  /** Queues a pass over every open batch, and follows each one's nodes. */
+  private async sweepOpen(): Promise<string[]> {
+    const ids = await this.openBatchIds();
+    for (const id of ids) {
+      await this.kick(id);
+    }
+    return ids;
   }
 
   async stop(): Promise<void> {
@@ -51,37 +63,27 @@ export class BatchInstaller {
     await Promise.all([...this.watched.values(), ...[...this.steps.values()].map((followed) => followed.iterator)].map((iterator) => iterator.return?.()));
     this.watched.clear();
     this.steps.clear();
-    await Promise.all([...this.passes.values()]);
   }
 
-  /** Runs a pass over the batch now (or right after the one running), and follows its cluster's node changes. */
+  /** Queues a pass over the batch (on its queue: after the one running, if any), and follows its nodes here. */
   async kick(batchId: string): Promise<void> {
+    await this.jobs.enqueue(BATCH_PASS_TASK, { batchId }, { key: `${BATCH_PASS_TASK}:${batchId}`, queue: `batch:${batchId}`, maxAttempts: BATCH_PASS_ATTEMPTS });
     if (this.stopped) {
       return;
     }
-    const running = this.passes.get(batchId);
-    if (running) {
-      this.again.add(batchId);
-      return running;
+    const batch = await this.batches.find(batchId);
+    if (batch) {
+      this.watch(batch.clusterId);
+      await this.followActive(batchId);
     }
-    const pass = this.pass(batchId)
-      .catch((error: unknown) => this.logger.error({ err: error, batchId }, 'batch pass failed'))
-      .finally(() => {
-        this.passes.delete(batchId);
-        if (this.again.delete(batchId)) {
-          void this.kick(batchId);
-        }
-      });
-    this.passes.set(batchId, pass);
-    return pass;
   }
 
-  private async pass(batchId: string): Promise<void> {
+  /** One pass: moves the batch's hosts on by their node's status, and starts installs as its concurrency allows. */
+  async pass(batchId: string): Promise<void> {
     const batch = await this.batches.find(batchId);
     if (!batch) {
       return;
     }
-    this.watch(batch.clusterId);
     const hosts = await this.batches.hostsOf(batchId);
     let active = hosts.filter((host) => host.batchPhase === 'ACTIVE').length;
     const waiting: Array<{ host: NodeEntity; via: 'install' | 'retry' }> = [];
@@ -113,11 +115,10 @@ export class BatchInstaller {
         active -= 1;
       }
     }
-    await this.followActive(batchId);
     this.publish(batchId);
   }
 
-  /** Step milestones of the batch's installing hosts feed its progress too. */
+  /** Step milestones of the batch's installing hosts feed its progress too (announced by the API process that follows them). */
   private async followActive(batchId: string): Promise<void> {
     const ids = new Set(await this.batches.hostIdsOf(batchId, 'ACTIVE'));
     for (const [nodeId, followed] of this.steps) {
@@ -184,7 +185,7 @@ export class BatchInstaller {
         const node = await this.batches.placeOf(change.nodeId).catch(() => null);
         // The change itself reaches the batch's subscribers from the node store's publisher.
         if (node?.batchId && node.batchPhase && node.batchPhase !== 'ADDED') {
-          void this.kick(node.batchId);
+          await this.kick(node.batchId).catch((error: unknown) => this.logger.warn({ err: error, batchId: node.batchId }, 'could not queue a pass over a batch'));
         }
       },
       {

@@ -53,7 +53,7 @@ export interface InstallFeatureOptions {
   readonly events: EventBus;
   readonly logger: Logger;
   readonly observer?: InstallObserver;
-  /** The durable jobs that start agents (`install.launch`). */
+  /** The durable jobs: agents' starts and stops, batch passes. */
   readonly jobs: JobRegistry;
 }
 
@@ -89,7 +89,7 @@ export function createInstallFeature(options: InstallFeatureOptions): InstallFea
     reserveEvents: STEP_EVENT_RESERVE,
     reserveBytes: STEP_EVENT_RESERVE_BYTES,
   });
-  const batches = new BatchInstaller(options.batches, service, events, logger);
+  const batches = new BatchInstaller(options.batches, service, events, options.jobs, logger);
   const watchdog = new StallWatchdog(runs, nodes, options.stallAfterSeconds, logger);
   const sweeper = new InstallRunSweeper(runs, nodes, service, identities, logger);
   return {
