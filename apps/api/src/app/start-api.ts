@@ -11,7 +11,7 @@ import { createAutoscalingFeature } from '@ccos/api/feature-autoscaling';
 import { createClusterFeature } from '@ccos/api/feature-clusters';
 import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
 import { createFleetFeature } from '@ccos/api/feature-fleet';
-import { type InstallFeature, createInstallFeature } from '@ccos/api/feature-installs';
+import { type InstallFeature, InstallProgress, RunNoticeBoard, createInstallFeature } from '@ccos/api/feature-installs';
 import { createInventoryFeature } from '@ccos/api/feature-inventory';
 import { type NodeFeature, createNodeFeature } from '@ccos/api/feature-nodes';
 import { createRemediationFeature } from '@ccos/api/feature-remediation';
@@ -149,10 +149,12 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     // One client and Node/CSR watch cache per cluster, for every feature; closed after all of them.
     const connections = new ClusterConnections(clusters.service, logger);
     stack.push({ name: 'cluster connections', stop: () => connections.close() });
+    // The one publisher of install progress: the install feature's and the notices the CSR approver raises on runs.
+    const installProgress = new InstallProgress(events);
     const certificates = createCsrFeature({
       decisions: stores.csrDecisions,
       inventory: stores.csrInventory,
-      notices: stores.installRunNotices,
+      notices: new RunNoticeBoard(stores.installRunNotices, installProgress),
       clusters: clusters.service,
       connections,
       events,
@@ -217,6 +219,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     const installs = createInstallFeature({
       runs: stores.installRuns,
       notices: stores.installRunNotices,
+      progress: installProgress,
       nodes: nodeStore,
       batches: stores.nodeBatches,
       tokens: agentTokens,

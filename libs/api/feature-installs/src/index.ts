@@ -7,3 +7,4 @@ export type { AgentChannelSettings, CertificateSource } from './lib/agent-channe
 export type { AgentLaunchSettings, AgentServiceTls } from './lib/ssh-agent-control';
 export type { InstallGauges, InstallObserver } from './lib/install-metrics';
 export type { InstallReadiness } from './lib/install.service';
+export { InstallProgress, RunNoticeBoard, type RunNotice } from './lib/install-progress';

@@ -4,14 +4,19 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 import type { ClusterEntity } from '@ccos/api/data-access-db';
-import type { InstallRunNotices } from '@ccos/api/data-access-db';
+import type { InstallRunNoticeInput } from '@ccos/api/data-access-db';
 import { type KubeClient, type LeaderElector, startLeaderElection } from '@ccos/api/data-access-kube';
-import { type AuditSink, type EventBus, type InstallProgressPayload, TOPICS } from '@ccos/api/util-graphql';
+import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import type { CsrPolicyPath, CsrVerdict } from '@ccos/shared/domain';
 import { bare, type CodedText, type Message, message } from '@ccos/shared/messages';
 import { type BackoffPolicy, backoffDelayMs, type Clock } from '@ccos/shared/util-timing';
 import { AUTO_APPROVER_ACTOR, AUTO_APPROVER_CONDITION_REASONS, type CsrDecisionLog } from './csr-decision.log';
 import type { CsrService, CsrSnapshot } from './csr.service';
+
+/** Notices raised on a node's install run (feature-installs' RunNoticeBoard: stored, then announced to the run's followers). */
+export interface RunNotices {
+  raise(notice: InstallRunNoticeInput & { readonly nodeId: string }): Promise<void>;
+}
 
 /** Topic on which any replica announces that a cluster was registered or its settings changed. */
 export const CLUSTER_SETTINGS_CHANGED = 'CLUSTER_SETTINGS_CHANGED';
@@ -73,7 +78,7 @@ export interface AutoApproverOptions {
   /** Where approvals and denials of the auto-approver are written, next to the operators' mutations. */
   readonly audit?: AuditSink;
   /** Where an impostor's denied CSR is raised on the node's install run. */
-  readonly notices?: InstallRunNotices;
+  readonly notices?: RunNotices;
   /** Told about every impostor's CSR denied (the metric). */
   readonly onImpostorDenied?: (event: ImpostorDenied) => void;
 }
@@ -224,7 +229,7 @@ export class CsrAutoApprover {
       });
       const running = this.approvers.get(cluster.id);
       if (anyAutoApprove(cluster) && !running && watch) {
-        const approver = new ClusterApprover(cluster.id, this.identity, watch.client, this.csrs, this.decisions, this.events, this.log, this.options);
+        const approver = new ClusterApprover(cluster.id, this.identity, watch.client, this.csrs, this.decisions, this.log, this.options);
         this.approvers.set(cluster.id, approver);
         approver.start();
         this.log.info({ clusterId: cluster.id, cluster: cluster.name }, 'CSR auto-approve on: competing for the lease');
@@ -277,7 +282,6 @@ class ClusterApprover {
     private readonly client: KubeClient,
     private readonly csrs: CsrService,
     private readonly decisions: CsrDecisionLog,
-    private readonly events: EventBus,
     logger: Logger,
     private readonly options: AutoApproverOptions,
   ) {
@@ -529,6 +533,7 @@ class ClusterApprover {
     if (node?.runId) {
       const denied = message('notice.impostorDenied', { csr: name, reason: { code: verdict.reasonCode, params: verdict.reasonParams } });
       await this.options.notices?.raise({
+        nodeId: node.id,
         runId: node.runId,
         kind: 'CSR_IMPOSTOR',
         subject: requester,
@@ -536,8 +541,6 @@ class ClusterApprover {
         // The notice's text by its code, so clients word it in their language.
         detail: { csr: name, requester, messageCoded: bare(denied) },
       });
-      const payload: InstallProgressPayload = { nodeId: node.id, runId: node.runId, seq: 0, step: null, status: null, runStatus: null };
-      this.events.publish(TOPICS.INSTALL_PROGRESS, node.id, payload);
     }
     this.options.onImpostorDenied?.({ clusterId: this.clusterId, csr: name, node: verdict.node, requester });
   }

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
-import type { CsrDecisionStore, CsrInventory, InstallRunNotices } from '@ccos/api/data-access-db';
+import type { CsrDecisionStore, CsrInventory } from '@ccos/api/data-access-db';
 import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
 import type { Clock } from '@ccos/shared/util-timing';
-import { type AutoApproverOptions, CsrAutoApprover } from './auto-approver';
+import { type AutoApproverOptions, CsrAutoApprover, type RunNotices } from './auto-approver';
 import { publishCsrChange } from './csr-changes';
 import { type CsrDecisionObserver, CsrDecisionLog } from './csr-decision.log';
 import { type CsrPolicyOptions, CsrService } from './csr.service';
@@ -15,7 +15,7 @@ export interface CsrFeatureOptions {
   /** What the service knows of the cluster's nodes, for the policy. */
   readonly inventory: CsrInventory;
   /** Notices the auto-approver raises on install runs. */
-  readonly notices: InstallRunNotices;
+  readonly notices: RunNotices;
   readonly clusters: ClusterDirectory;
   /** Each cluster's client and CSR/Node watch cache, shared with the other features. */
   readonly connections: ClusterConnections;

@@ -7,6 +7,7 @@ import { RecordingJobs, createTestDatabase, type TestDatabase } from '@ccos/api/
 import { type EventBus, type InstallProgressPayload, TOPICS, createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { AgentReportService } from './agent-report.service';
 import { UNOBSERVED_INSTALLS } from './install-metrics';
+import { InstallProgress } from './install-progress';
 import { type AgentControl, InstallService } from './install.service';
 import type { ReportStepInput } from './report-step.input';
 import { RunBootstrapIdentities } from './run-bootstrap-identities';
@@ -44,8 +45,8 @@ describe('agent step events in batches (reportSteps)', () => {
     const tokens = new AgentTokens(dataSource, () => now);
     const nodes = new NodeStore(dataSource, nodeChangePublisher(bus));
     const identities = new RunBootstrapIdentities(runs, { clientFor: () => Promise.reject(new Error('step events ask the cluster nothing')) }, 'ccos-scaler-bootstrap', logger);
-    const installs = new InstallService(runs, nodes, tokens, NO_HOSTS, identities, bus, logger, 90 * 60_000, UNOBSERVED_INSTALLS, new RecordingJobs());
-    reports = new AgentReportService(runs, tokens, nodes, installs, NO_CLUSTER, bus, logger, new HostManifestStore(dataSource), UNOBSERVED_INSTALLS, CAPS);
+    const installs = new InstallService(runs, nodes, tokens, NO_HOSTS, identities, new InstallProgress(bus), logger, 90 * 60_000, UNOBSERVED_INSTALLS, new RecordingJobs());
+    reports = new AgentReportService(runs, tokens, nodes, installs, NO_CLUSTER, new InstallProgress(bus), logger, new HostManifestStore(dataSource), UNOBSERVED_INSTALLS, CAPS);
   });
   afterAll(async () => {
     await dataSource?.destroy();

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import type { ClusterProbe } from '@ccos/api/data-access-cluster-connections';
 import { type AgentTokens, type HostManifestStore, type InstallRunEntity, type InstallRunStore, type NewStepEvent, type NodeStore, type RunEventCaps, reasonFields } from '@ccos/api/data-access-db';
-import { type EventBus, type InstallProgressPayload, AppError, BadUserInputError, TOPICS } from '@ccos/api/util-graphql';
+import { AppError, BadUserInputError } from '@ccos/api/util-graphql';
 import { describeStep } from '@ccos/shared/domain';
 import { bare, type CodedText, isMessageCode, type Message, type MessageParams, message } from '@ccos/shared/messages';
 import { type InstallObserver, UNOBSERVED_INSTALLS, failureCodeOf } from './install-metrics';
+import type { InstallProgress } from './install-progress';
 import type { InstallService } from './install.service';
 import {
   type AgentRunType, DEFAULT_RUN_EVENT_CAPS, type ReportStepInput, type ReportStepResultType, type ReportStepsResultType, STEP_EVENT_RESERVE, STEP_EVENT_RESERVE_BYTES, eventBytes,
@@ -23,7 +24,7 @@ export class AgentReportService {
     private readonly nodes: NodeStore,
     private readonly installs: InstallService,
     private readonly probe: ClusterProbe,
-    private readonly bus: EventBus,
+    private readonly progress: InstallProgress,
     private readonly logger: Logger,
     private readonly manifests: Pick<HostManifestStore, 'recordRun'>,
     private readonly observer: InstallObserver = UNOBSERVED_INSTALLS,
@@ -143,8 +144,7 @@ export class AgentReportService {
 
   /** Tells the subscribers of the node's install progress of a stored event. */
   private announce(run: Pick<InstallRunEntity, 'id' | 'nodeId'>, input: ReportStepInput): void {
-    const payload: InstallProgressPayload = { nodeId: run.nodeId, runId: run.id, seq: input.seq, step: input.step, status: input.status, runStatus: null };
-    this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
+    this.progress.eventStored(run, input);
   }
 
   /** What a stored event changes: the metrics, then (given the run to `follow`) the run and the node. */

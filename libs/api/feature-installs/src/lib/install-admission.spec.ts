@@ -7,6 +7,7 @@ import { createInProcessEventBus, nodeChangePublisher } from '@ccos/api/util-gra
 import { SERVICE_FAILURE_CODES } from '@ccos/shared/domain';
 import { message } from '@ccos/shared/messages';
 import { UNOBSERVED_INSTALLS } from './install-metrics';
+import { InstallProgress } from './install-progress';
 import { type AgentControl, INSTALL_LAUNCH_TASK, InstallService, STOP_AGENT_TASK } from './install.service';
 import { RunBootstrapIdentities } from './run-bootstrap-identities';
 
@@ -51,7 +52,7 @@ describe('join-storm admission: a cluster runs at most installsAtOnce installs, 
     );
     jobs = new RecordingJobs();
     const identities = new RunBootstrapIdentities(runs, { clientFor: async () => Promise.reject(new Error('no cluster in this spec')) }, 'ccos-scaler-bootstrap', logger);
-    installs = new InstallService(runs, nodes, new AgentTokens(dataSource), NO_AGENT, identities, createInProcessEventBus(), logger, DEADLINE_MS, UNOBSERVED_INSTALLS, jobs);
+    installs = new InstallService(runs, nodes, new AgentTokens(dataSource), NO_AGENT, identities, new InstallProgress(createInProcessEventBus()), logger, DEADLINE_MS, UNOBSERVED_INSTALLS, jobs);
   });
 
   /** `count` nodes ready to install on the spec's cluster, in one statement; their ids in order. */

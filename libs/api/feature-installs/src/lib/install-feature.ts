@@ -11,6 +11,7 @@ import { AgentReportService } from './agent-report.service';
 import { BatchInstaller } from './batch-installer';
 import { type SessionRole, diagnosticsRoutes } from './diagnostics-routes';
 import { type InstallObserver, InstallGauges, UNOBSERVED_INSTALLS } from './install-metrics';
+import { InstallProgress } from './install-progress';
 import { InstallRunSweeper } from './install-run-sweeper';
 import { InstallRunView } from './install-run.view';
 import { type InstallReadiness, InstallService } from './install.service';
@@ -53,6 +54,8 @@ export interface InstallFeatureOptions {
   readonly events: EventBus;
   readonly logger: Logger;
   readonly observer?: InstallObserver;
+  /** The publisher of install progress, shared with the notices other features raise (RunNoticeBoard); one on `events` when not given. */
+  readonly progress?: InstallProgress;
   /** The durable jobs: agents' starts and stops, batch passes. */
   readonly jobs: JobRegistry;
 }
@@ -83,8 +86,9 @@ export function createInstallFeature(options: InstallFeatureOptions): InstallFea
   const { runs, nodes, tokens, events, logger } = options;
   const agentControl = new SshAgentControl(options.ssh, options.secrets, options.agent, options.launch);
   const identities = new RunBootstrapIdentities(runs, { clientFor: async (clusterId) => (await options.connections.ensure(clusterId)).client }, options.bootstrapNamespace, logger);
-  const service = new InstallService(runs, nodes, tokens, agentControl, identities, events, logger, options.runDeadlineMs, options.observer ?? UNOBSERVED_INSTALLS, options.jobs, options.readiness);
-  const agentReports = new AgentReportService(runs, tokens, nodes, service, options.cluster, events, logger, options.hostManifests, options.observer, {
+  const progress = options.progress ?? new InstallProgress(events);
+  const service = new InstallService(runs, nodes, tokens, agentControl, identities, progress, logger, options.runDeadlineMs, options.observer ?? UNOBSERVED_INSTALLS, options.jobs, options.readiness);
+  const agentReports = new AgentReportService(runs, tokens, nodes, service, options.cluster, progress, logger, options.hostManifests, options.observer, {
     ...options.eventCaps,
     reserveEvents: STEP_EVENT_RESERVE,
     reserveBytes: STEP_EVENT_RESERVE_BYTES,

@@ -10,6 +10,7 @@ import { message } from '@ccos/shared/messages';
 // The cluster of these specs is the in-process Kubernetes API simulator (a test-only tool).
 import { type KubeSim, generateCertificateRequest, startKubeSim } from '@ccos/tools/kube-sim';
 import { UNOBSERVED_INSTALLS } from './install-metrics';
+import { InstallProgress } from './install-progress';
 import { InstallRunSweeper } from './install-run-sweeper';
 import { type AgentControl, INSTALL_LAUNCH_TASK, InstallService } from './install.service';
 import { RunBootstrapIdentities } from './run-bootstrap-identities';
@@ -67,7 +68,7 @@ describe('install runs: deadline, agent token and the run\'s own bootstrap ident
 
   /** An install service whose launch jobs `jobs` runs. */
   const service = (control: AgentControl, jobs: RecordingJobs, issuer: RunBootstrapIdentities = identities) =>
-    new InstallService(new InstallRunStore(dataSource), nodes, tokens(), control, issuer, createInProcessEventBus(), logger, DEADLINE_MS, UNOBSERVED_INSTALLS, jobs);
+    new InstallService(new InstallRunStore(dataSource), nodes, tokens(), control, issuer, new InstallProgress(createInProcessEventBus()), logger, DEADLINE_MS, UNOBSERVED_INSTALLS, jobs);
 
   let hosts = 0;
   const readyNode = async (hostname: string): Promise<string> => {

@@ -14,10 +14,11 @@ import {
   hostQueue,
   reasonFields,
 } from '@ccos/api/data-access-db';
-import { type EventBus, type InstallProgressPayload, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
+import { NotFoundError, PreconditionError } from '@ccos/api/util-graphql';
 import { type InstallRunStatus, type InstallStep, SERVICE_FAILURE_CODES, describeStep, resumeStep, statusText, summariseSteps, verdictAllowsInstall } from '@ccos/shared/domain';
 import { bare, type CodedText, message } from '@ccos/shared/messages';
 import type { InstallObserver } from './install-metrics';
+import type { InstallProgress } from './install-progress';
 import { IdentityNotMinted, type RunIdentityIssuer } from './run-bootstrap-identities';
 
 /**
@@ -79,7 +80,7 @@ export class InstallService {
     private readonly tokens: AgentTokens,
     private readonly agent: AgentControl,
     private readonly identities: RunIdentityIssuer,
-    private readonly bus: EventBus,
+    private readonly progress: InstallProgress,
     private readonly logger: Logger,
     private readonly deadlineMs: number = DEFAULT_INSTALL_RUN_DEADLINE_MS,
     private readonly observer: InstallObserver,
@@ -250,9 +251,9 @@ export class InstallService {
     return finished;
   }
 
+  /** Tells the node's install-progress followers that the run changed. */
   publishRun(run: InstallRunEntity, seq = 0): void {
-    const payload: InstallProgressPayload = { nodeId: run.nodeId, runId: run.id, seq, step: null, status: null, runStatus: run.status };
-    this.bus.publish(TOPICS.INSTALL_PROGRESS, run.nodeId, payload);
+    this.progress.runChanged(run, seq);
   }
 
   private start(node: NodeEntity, from: InstallStep, actor: string, event: 'INSTALL_STARTED' | 'INSTALL_RETRIED'): Promise<InstallRunEntity> {
