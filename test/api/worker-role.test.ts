@@ -54,7 +54,7 @@ describe('api and worker processes: jobs spread over the workers, and survive a 
     // One job at a time each (the share of each then depends on nothing but how long a job takes), and
     // a host connection that outlives the test unless the host hangs up or the process dies.
     for (let index = 0; index < 3; index++) {
-      workers.push(await startApiProcess({ database: api.database ?? undefined, env: { SERVICE_ROLE: 'worker', JOB_CONCURRENCY: '1', SSH_CONNECT_TIMEOUT_MS: '120000' } }));
+      workers.push(await startApiProcess({ database: api.database ?? undefined, env: { SERVICE_ROLE: 'worker', JOB_CONCURRENCY: '1', SSH_CONNECT_TIMEOUT_MS: '120000', AGENT_API_URL: api.url.replace('http:', 'https:') } }));
     }
     token = await api.login();
     const registered = await api.gql<{ registerCluster: { id: string } }>(

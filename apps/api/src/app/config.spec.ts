@@ -95,12 +95,16 @@ describe('configuration', () => {
     it('is everything in one process unless set, and takes api or worker (any case) with a database server', async () => {
       expect((await loadConfig(base())).role).toBe('all');
       expect((await loadConfig({ ...base(), DATABASE_URL: DATABASE, SECRET_KEY: KEY, SERVICE_ROLE: 'api' })).role).toBe('api');
-      expect((await loadConfig({ ...base(), DATABASE_URL: DATABASE, SECRET_KEY: KEY, SERVICE_ROLE: ' Worker ' })).role).toBe('worker');
+      expect((await loadConfig({ ...base(), DATABASE_URL: DATABASE, SECRET_KEY: KEY, SERVICE_ROLE: ' Worker ', AGENT_API_URL: 'https://10.0.0.5:4443' })).role).toBe('worker');
     });
 
     it('refuses a role it does not know, and a split on the embedded database (which serves one process)', async () => {
       await expect(loadConfig({ ...base(), DATABASE_URL: DATABASE, SECRET_KEY: KEY, SERVICE_ROLE: 'scheduler' })).rejects.toThrow('SERVICE_ROLE=scheduler is not a role of the service: one of all, api, worker');
       await expect(loadConfig({ ...base(), SERVICE_ROLE: 'worker' })).rejects.toThrow(/^SERVICE_ROLE=worker splits the service into processes that share a Postgres server: set DATABASE_URL/);
+    });
+
+    it('refuses a worker without AGENT_API_URL: it starts agents, and its own port serves only probes', async () => {
+      await expect(loadConfig({ ...base(), DATABASE_URL: DATABASE, SECRET_KEY: KEY, SERVICE_ROLE: 'worker' })).rejects.toThrow(/^SERVICE_ROLE=worker starts agents but does not serve them: set AGENT_API_URL/);
     });
   });
 });

@@ -156,6 +156,10 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     );
   }
   const role = serviceRole(env['SERVICE_ROLE'], databaseUrl);
+  if (role === 'worker' && agentApiUrl === null) {
+    // Without it the agent's URL is derived from this process's own port, which serves only probes on a worker.
+    throw new Error('SERVICE_ROLE=worker starts agents but does not serve them: set AGENT_API_URL to the address hosts reach the API processes (or their agents\' listener) at, e.g. https://10.0.0.5:4443');
+  }
   const port = integer(env, 'PORT', 4000, 0, 65535);
   const host = env['HOST'] ?? '0.0.0.0';
   const { agentPort, metricsListener } = ownListeners(env, port, host);

@@ -33,7 +33,7 @@ describe('SERVICE_ROLE: an api process queues jobs, a worker process runs them',
   beforeAll(async () => {
     sim = await startKubeSim({ seed: SHIPPED_RBAC });
     // Any file serves as the agent: the host is a loopback port nobody listens on, so its checks end UNREACHABLE without leaving the machine.
-    env = { AGENT_BINARY: '/bin/true', SSH_CONNECT_TIMEOUT_MS: '1000', ARTIFACTS_DIR: await writeStandInArtifactSet(await mkdtemp(join(tmpdir(), 'ccos-roles-artifacts-'))) };
+    env = { AGENT_BINARY: '/bin/true', SSH_CONNECT_TIMEOUT_MS: '1000', AGENT_API_URL: 'https://127.0.0.1:4443', ARTIFACTS_DIR: await writeStandInArtifactSet(await mkdtemp(join(tmpdir(), 'ccos-roles-artifacts-'))) };
     api = await startApiHarness({ ...env, SERVICE_ROLE: 'api' });
     clusterId = await api.registerSimCluster(sim);
     operator = await api.tokenFor('OPERATOR');
