@@ -221,6 +221,25 @@ describe('the job engine on graphile-worker, against the real Postgres', () => {
     await expect.poll(jobsLeft).toBe(0);
   });
 
+  it('started again on a host, runs at once the jobs its dead predecessor held there; a live process\'s stay its own', async () => {
+    const ran: string[] = [];
+    const first = await engine();
+    await first.enqueue('clean', { host: 'a' }, { queue: 'host:a' });
+    await first.enqueue('clean', { host: 'b' }, { queue: 'host:b' });
+    // As a process killed while it ran them would leave them: locked by its workers, whose last beats name its host and pid.
+    const [host] = first.processName.split('#');
+    await dataSource.query(`UPDATE graphile_worker._private_jobs SET locked_by = CASE WHEN payload->>'host' = 'a' THEN 'gone-worker' ELSE 'live-worker' END, locked_at = now()`);
+    await dataSource.query(`INSERT INTO job_worker_heartbeats (worker_id, process, beat_at) VALUES ('gone-worker', $1, now()), ('live-worker', $2, now())`, [`${host}#4194301`, `${host}#${process.ppid}`]);
+    const restarted = await engine({ staleAfterMs: 3_600_000 });
+    restarted.register('clean', async (payload) => {
+      ran.push(String(payload['host']));
+    });
+    await restarted.startWorkers();
+    await expect.poll(() => ran, { timeout: 5000 }).toEqual(['a']);
+    expect((await dataSource.query(`SELECT worker_id FROM job_worker_heartbeats WHERE worker_id IN ('gone-worker', 'live-worker')`)).map((row: { worker_id: string }) => row.worker_id)).toEqual(['live-worker']);
+    await expect.poll(async () => (await restarted.counts()).running).toBe(1);
+  });
+
   it('runs the jobs of long tasks in a pool of their own: a long job waiting never holds up a short one', async () => {
     const held = gate();
     const ran: string[] = [];

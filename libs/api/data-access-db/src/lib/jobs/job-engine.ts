@@ -206,6 +206,8 @@ export class JobEngine implements JobRegistry {
         this.runners.push(await this.startPool(taskList, concurrency));
       }
     }
+    // A restart's predecessor on this host is known dead now: its jobs need not wait for the stale time.
+    await this.unlockPredecessors().catch((error: unknown) => this.options.logger.warn({ err: error, component: 'jobs' }, 'could not unlock the jobs of this host\'s earlier processes'));
     // The workers run from here on: a failed first beat (the database cut) is the timer's to repeat.
     this.beating = this.beat().catch((error: unknown) => this.options.logger.warn({ err: error, component: 'jobs' }, 'job heartbeat failed'));
     this.timer = setInterval(() => {
@@ -286,6 +288,32 @@ export class JobEngine implements JobRegistry {
       [jobId],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Unlocks at once the jobs and queues of this host's processes that are gone: after a restart,
+   * this process's predecessor (a process of this host name whose pid no longer runs). Another
+   * host's workers, this host's live processes, and a predecessor that had this process's pid (a
+   * container started again as pid 1) are left to the stale time. Returns the workers unlocked.
+   */
+  async unlockPredecessors(isRunning: (pid: number) => boolean = pidRunning): Promise<string[]> {
+    const [host] = this.processName.split('#');
+    const { rows } = await this.pool.query<{ worker_id: string; process: string }>(
+      `SELECT worker_id, process FROM job_worker_heartbeats WHERE split_part(process, '#', 1) = $1 AND NOT (worker_id = ANY($2::text[]))`,
+      [host, [...this.workerIds]],
+    );
+    const gone = rows
+      .filter((row) => {
+        const pid = Number(row.process.split('#')[1]);
+        return Number.isInteger(pid) && pid > 0 && !isRunning(pid);
+      })
+      .map((row) => row.worker_id);
+    if (gone.length > 0) {
+      await this.requireUtils().forceUnlockWorkers(gone);
+      await this.pool.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [gone]);
+      this.options.logger.warn({ component: 'jobs', workers: gone }, 'unlocked the jobs of this host\'s processes that are gone (a restart): they run again now');
+    }
+    return gone;
   }
 
   /**
@@ -410,6 +438,16 @@ export class JobEngine implements JobRegistry {
       throw new Error('the job engine is not open');
     }
     return this.utils;
+  }
+}
+
+/** Whether a process with this pid runs on this host (one of another user counts). */
+function pidRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
