@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
@@ -135,6 +137,53 @@ describe('console', () => {
     expect(await card.textContent()).toContain('npm run artifacts -- import');
   });
 
+  it('adds a webhook receiver on the cluster page, shows its secret once, and lists each delivery of a node\'s events', async () => {
+    const received: Array<{ type: string; new_state: string }> = [];
+    const receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        received.push(JSON.parse(body) as { type: string; new_state: string });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((listening) => receiver.listen(0, '127.0.0.1', listening));
+    try {
+      const card = page.getByTestId('webhooks');
+      await card.getByRole('heading', { name: 'Webhooks' }).waitFor();
+      await card.getByText('No receivers.').waitFor();
+      const form = card.getByRole('form', { name: 'Add a webhook receiver' });
+      await form.getByLabel('Receiver URL').fill('ftp://hooks.example.com/x');
+      await form.getByRole('button', { name: 'Add receiver' }).click();
+      await form.getByText('give an http:// or https:// URL of the receiver').waitFor();
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/events`;
+      await form.getByLabel('Receiver URL').fill(url);
+      await form.getByLabel('Description').fill('on-call');
+      await form.getByRole('button', { name: 'Add receiver' }).click();
+      const secret = (await card.getByTestId('webhook-secret').locator('code').textContent()) ?? '';
+      expect(secret).toMatch(/^whsec_/);
+      await card.getByRole('button', { name: 'I have kept it' }).click();
+      await card.getByTestId('webhook-secret').waitFor({ state: 'hidden' });
+      expect(await card.textContent()).not.toContain(secret);
+
+      // A node added through the API (its host does not answer): its events reach the receiver, and the card lists them.
+      const token = await api.login();
+      const clusterId = (await api.gql<{ clusters: Array<{ id: string; name: string }> }>('{ clusters { id name } }', {}, token)).data?.clusters.find((cluster) => cluster.name === 'prod-east')?.id;
+      const added = await api.gql('mutation($input: AddNodeInput!) { addNode(input: $input) { id } }', { input: { clusterId, hostname: 'hooked-1', ip: '127.0.0.1', sshPort: 1, sshUser: 'root', password: 'webhook-test-password-1' } }, token);
+      expect(added.errors).toBeUndefined();
+      await expect.poll(() => received.map((event) => event.type), { timeout: 30_000 }).toEqual(['node.added', 'node.changed']);
+      expect(received.map((event) => event.new_state)).toEqual(['ADDING', 'UNREACHABLE']);
+      const endpoint = card.getByTestId('webhook-endpoint').filter({ hasText: url });
+      await endpoint.getByRole('button', { name: 'Deliveries' }).click();
+      const log = endpoint.getByTestId('webhook-deliveries');
+      await expect.poll(async () => (await log.locator('tbody tr').allTextContents()).map((row) => row.replace(/\s+/g, ' ')).join('|'), { timeout: 15_000 }).toMatch(/node\.changed.*delivered 204.*\|.*node\.added.*delivered 204/);
+      await endpoint.getByText(/^last delivered /).waitFor();
+      await screenshot(page, SCREENSHOTS, 'cluster-webhooks');
+    } finally {
+      await new Promise((closed) => receiver.close(closed));
+    }
+  });
+
   it('switches to Chinese at runtime and stays Chinese after a reload', async () => {
     await page.getByRole('button', { name: '简体中文' }).click();
     await page.getByRole('heading', { name: '证书处理' }).waitFor();
@@ -178,7 +227,8 @@ describe('console', () => {
 
     await page.getByRole('combobox', { name: '结果' }).selectOption({ label: '失败' });
     await page.getByRole('button', { name: '搜索' }).click();
-    await expect.poll(() => log.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-result')))).toEqual(['FAILURE']);
+    // The duplicate cluster, and the receiver URL the webhooks card refused.
+    await expect.poll(() => log.locator('tbody tr').evaluateAll((rows) => rows.map((row) => `${row.getAttribute('data-action')}:${row.getAttribute('data-result')}`).sort())).toEqual(['createWebhookEndpoint:FAILURE', 'registerCluster:FAILURE']);
     const duplicate = log.locator('tr[data-action="registerCluster"]');
     expect(await duplicate.textContent()).toContain('CONFLICT');
     await duplicate.getByText('参数').click();

@@ -1,5 +1,8 @@
+import { createHmac } from 'node:crypto';
+import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/api-process';
 import { subscribe } from '../support/graphql-subscriptions';
 import { type ScaleOutWorld, startScaleOutWorld } from '../support/scale-out-world';
 
@@ -20,6 +23,41 @@ interface BatchView {
   hosts: Array<{ position: number; hostname: string; ip: string; phase: string; status: string; statusReason: string | null; step: string | null }>;
 }
 
+/** A webhook receiver on loopback: what it was sent, in the order it got it; `up` starts it listening, `down` stops it. */
+class Receiver {
+  readonly received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  private server: Server | null = null;
+
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/ccos-events`;
+  }
+
+  async up(): Promise<void> {
+    this.server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        this.received.push({ headers: request.headers, body });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((listening) => this.server?.listen(this.port, '127.0.0.1', listening));
+  }
+
+  async down(): Promise<void> {
+    await new Promise((closed) => this.server?.close(closed));
+    this.server = null;
+  }
+}
+
+/** The receiver's own check of a delivery, from the documented format: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
+function signedBy(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(headers['x-signature'] ?? ''));
+  return match !== null && createHmac('sha256', secret).update(`${match[1]}.${body}`).digest('hex') === match[2];
+}
+
 describe('batch install: 12 lab hosts from one range with one shared password', () => {
   let world: ScaleOutWorld;
 
@@ -36,8 +74,17 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
     await world?.stop();
   });
 
-  it('joins 10, reports the unreachable host and the failing preflight with reasons, and retries both after the faults are lifted, through an API restart', async () => {
+  it('joins 10, reports the unreachable host and the failing preflight with reasons, and retries both after the faults are lifted, through an API restart; a webhook receiver down for the first 60 s gets every transition in order, signed', async () => {
     const { hosts } = world.lab;
+    // The cluster's webhook receiver is down (nothing listens on its port) for the first 60 s.
+    const receiver = new Receiver(await freePort());
+    const endpoint = await world.gql<{ createWebhookEndpoint: { endpoint: { id: string }; secret: string } }>(
+      'mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { id } secret } }',
+      { input: { clusterId: world.clusterId, url: receiver.url, description: 'batch-install e2e' } },
+    );
+    expect(endpoint.errors).toBeUndefined();
+    const secret = endpoint.data?.createWebhookEndpoint.secret ?? '';
+    const receiverUp = setTimeout(() => void receiver.up(), 60_000);
     const unreachable = hosts[4];
     const swapped = hosts[8];
     await world.lab.faults.cutLink(unreachable.id);
@@ -143,5 +190,28 @@ describe('batch install: 12 lab hosts from one range with one shared password', 
     expect(audit.some((entry) => entry.detail.includes(hosts[0].password))).toBe(false);
 
     console.log(`batch of ${HOSTS}: 10 joined + 2 failed in ${(firstPass / 1000).toFixed(1)} s; retry of the 2 (API killed and restarted meanwhile) in ${(retryTime / 1000).toFixed(1)} s`);
+
+    // Every change of every host's status reached the receiver, in the order it was recorded, each signed with the endpoint's secret.
+    const db2 = new pg.Client({ connectionString: world.api.database?.url });
+    await db2.connect();
+    const recorded = (await db2.query<{ event_id: string; hostname: string; new_status: string }>('SELECT event_id, hostname, new_status FROM node_transitions WHERE cluster_id = $1 ORDER BY seq', [world.clusterId])).rows;
+    await db2.end();
+    expect(recorded.filter((row) => row.new_status === 'JOINED')).toHaveLength(HOSTS);
+    const receivedIds = () => [...new Set(receiver.received.map((entry) => String(entry.headers['x-event-id'])))];
+    await expect.poll(receivedIds, { timeout: 120_000, interval: 500 }).toEqual(recorded.map((row) => row.event_id));
+    clearTimeout(receiverUp);
+    await receiver.down();
+    const events = receiver.received.map((entry) => JSON.parse(entry.body) as { id: string; type: string; node: { hostname: string }; new_state: string });
+    // Resent only when a delivery's answer was lost (the API was killed meanwhile): then right after itself.
+    expect(events.filter((event, index) => index > 0 && events[index - 1]?.id === event.id).length).toBe(events.length - recorded.length);
+    expect(receiver.received.every((entry) => signedBy(secret, entry.headers, entry.body))).toBe(true);
+    // A body changed on the way fails the check.
+    const joinedDeliveries = receiver.received.filter((entry) => entry.body.includes('"new_state":"JOINED"'));
+    expect(joinedDeliveries.length).toBeGreaterThanOrEqual(HOSTS);
+    expect(joinedDeliveries.some((entry) => signedBy(secret, entry.headers, entry.body.replace('"new_state":"JOINED"', '"new_state":"REMOVED"')))).toBe(false);
+    expect(events.filter((event) => event.type === 'install.joined').map((event) => event.node.hostname).sort()).toEqual(hosts.map((host) => host.hostname).sort());
+    expect(events.filter((event) => event.type === 'install.failed').map((event) => event.node.hostname)).toEqual([swapped.hostname]);
+    const attempts = await world.gql<{ webhookDeliveries: Array<{ ok: boolean; error: string | null }> }>('query($id: ID!) { webhookDeliveries(endpointId: $id, first: 500) { ok error } }', { id: endpoint.data?.createWebhookEndpoint.endpoint.id });
+    expect(attempts.data?.webhookDeliveries.some((attempt) => !attempt.ok && /ECONNREFUSED/.test(attempt.error ?? ''))).toBe(true);
   }, 600_000);
 });

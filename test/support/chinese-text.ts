@@ -16,7 +16,7 @@ export const TECHNICAL_TERMS = [
   // Tools and files an operator types by these names.
   'kubelet', 'kubectl', 'kubeadm', 'kubeconfig', 'insecure-skip-tls-verify', 'rpm', 'dnf', 'systemd', 'sshd', 'Ignition', 'swap', 'swapon', 'sudo', 'cron',
   // Protocols, formats, certificate fields and units.
-  'API', 'VIP', 'SSH', 'IP', 'DNS', 'TLS', 'HTTP', 'HTTPS', 'HTML', 'CN', 'O', 'SAN', 'CA', 'PEM', 'ECDSA', 'RSA', 'CPU', 'MiB', 'GiB', 'KiB', 'B', 'ms',
+  'API', 'VIP', 'SSH', 'IP', 'DNS', 'TLS', 'HTTP', 'HTTPS', 'HTML', 'POST', 'Webhook', 'X-Signature', 'CN', 'O', 'SAN', 'CA', 'PEM', 'ECDSA', 'RSA', 'CPU', 'MiB', 'GiB', 'KiB', 'B', 'ms',
   // The language switch names each language in that language.
   'English',
 ];

@@ -27,6 +27,7 @@ import { type FailedJobs, JobsResolver } from '@ccos/api/feature-jobs';
 import { HostCleanupResolver, NodeBatchResolver, type NodeFeature, NodeResolver } from '@ccos/api/feature-nodes';
 import { RemediationResolver } from '@ccos/api/feature-remediation';
 import { type RemovalFeature, RemovalResolver } from '@ccos/api/feature-removals';
+import { WebhookResolver, type WebhooksFeature } from '@ccos/api/feature-webhooks';
 import {
   type EventBus,
   INPUT_MARK_DIRECTIVES,
@@ -60,6 +61,8 @@ export interface ApiServices {
   readonly fleet: Pick<FleetFeature, 'resolver' | 'rolloutResolver'>;
   /** Plan, apply and export inventory files (feature-inventory builds its resolver with its service). */
   readonly inventory: Pick<InventoryFeature, 'resolver'>;
+  /** Webhook endpoints and their deliveries (feature-webhooks builds its resolver with its service). */
+  readonly webhooks: Pick<WebhooksFeature, 'resolver'>;
 }
 
 /**
@@ -92,6 +95,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [HostManifestResolver, services.fleet.resolver],
     [RolloutResolver, services.fleet.rolloutResolver],
     [InventoryResolver, services.inventory.resolver],
+    [WebhookResolver, services.webhooks.resolver],
   ];
   const instances = new Map<unknown, object>(resolvers);
   const container: ContainerType = {

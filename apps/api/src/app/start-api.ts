@@ -16,6 +16,7 @@ import { createInventoryFeature } from '@ccos/api/feature-inventory';
 import { type NodeFeature, createNodeFeature } from '@ccos/api/feature-nodes';
 import { createRemediationFeature } from '@ccos/api/feature-remediation';
 import { type RemovalFeature, createRemovalFeature } from '@ccos/api/feature-removals';
+import { createWebhooksFeature } from '@ccos/api/feature-webhooks';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { DEFAULT_REMOVAL_OPTIONS, NotFoundError } from '@ccos/shared/domain';
@@ -293,6 +294,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger,
       runner: { observer: metrics.domain.removalObserver, hostWaitMs: config.removalHostWaitSeconds * 1000 },
     });
+    const webhooks = createWebhooksFeature({ store: stores.webhooks, clusters: stores.clusters, jobs, secrets, addresses, logger });
     const remediation = createRemediationFeature({
       clusters: stores.clusters,
       nodes: nodeStore,
@@ -432,6 +434,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
         remediation: remediation.resolver,
         fleet,
         inventory,
+        webhooks,
       });
       const http = await startHttpServer({
         port: config.port,
@@ -481,6 +484,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       stack.push({ name: 'remediation', stop: async () => remediation.stop() });
       fleet.start();
       stack.push({ name: 'host inspections and rollouts', stop: async () => fleet.stop() });
+      webhooks.start();
+      stack.push({ name: 'webhook deliveries', stop: async () => webhooks.stop() });
       return { url: http.url, httpsUrl: http.httpsUrl, agentsUrl: agents?.httpsUrl ?? null, metricsUrl: metricsListener?.url ?? null, port: http.port };
     }
     /** A worker answers only machines: health, readiness and (unless METRICS_PORT has them) metrics on PORT, plain HTTP. */

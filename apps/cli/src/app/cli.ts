@@ -23,6 +23,7 @@ import { NODES_REMOVE } from './removal.command';
 import { ROLLOUT_CANCEL, ROLLOUT_PAUSE, ROLLOUT_RESUME, ROLLOUT_START, ROLLOUT_STATUS } from './rollout.command';
 import { readStoredSession, sessionFile } from './session-store';
 import { LOGIN, LOGOUT } from './session.command';
+import { WEBHOOKS_ADD, WEBHOOKS_DELIVERIES, WEBHOOKS_LIST, WEBHOOKS_REMOVE } from './webhooks.command';
 
 /** Every command, by its words. */
 const COMMANDS: Record<string, CommandSpec> = {
@@ -56,6 +57,10 @@ const COMMANDS: Record<string, CommandSpec> = {
   'batches show': BATCHES_SHOW,
   'batches retry': BATCHES_RETRY,
   audit: AUDIT,
+  'webhooks list': WEBHOOKS_LIST,
+  'webhooks add': WEBHOOKS_ADD,
+  'webhooks remove': WEBHOOKS_REMOVE,
+  'webhooks deliveries': WEBHOOKS_DELIVERIES,
   plan: PLAN,
   apply: APPLY,
   'inventory export': INVENTORY_EXPORT,

@@ -43,6 +43,10 @@ Commands:
   batches show BATCH [--cluster C]    (each host of a batch: phase, status, step, and why a failed one failed; BATCH: an id or its start)
   batches retry BATCH [--cluster C]    (installs the batch's failed hosts again, each from its failed step)
   audit [--actor NAME] [--action NAME] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit N]
+  webhooks list [--cluster C]    (receivers of the cluster's node events: each change of a node's status, in order, signed)
+  webhooks add --url URL [--description TEXT] [--cluster C]    (prints the signing secret, this once)
+  webhooks remove ENDPOINT
+  webhooks deliveries ENDPOINT [--limit N]    (the latest attempts, newest first)
   autoscaler connection [--cluster C] [--dir DIR]    (cloud-config and client certificate for cluster-autoscaler)
   plan -f FILE    (what applying the inventory file would change; exit 0 nothing, 5 something, 1 a conflict; docs/inventory.md)
   apply -f FILE [--yes] [--no-wait]    (applies that plan: adds and installs, relabels, removes; follows it to the end)
@@ -88,6 +92,10 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   batches show 批次 [--cluster 集群]                                         查看批次中每台主机的阶段、状态、步骤及失败原因（批次：ID 或其开头部分）
   batches retry 批次 [--cluster 集群]                                        重新安装批次中失败的主机，每台从其失败的步骤继续
   audit [--actor 用户] [--action 操作] [--result SUCCESS|FAILURE|DENIED|PENDING] [--target ID] [--limit 条数]   审计日志
+  webhooks list [--cluster 集群]                                             列出接收集群节点事件的 Webhook：每次节点状态变化，按顺序、带签名
+  webhooks add --url 地址 [--description 说明] [--cluster 集群]              添加接收方；签名密钥只显示这一次
+  webhooks remove 端点                                                       删除接收方
+  webhooks deliveries 端点 [--limit 条数]                                    最近的投递记录，最新的在前
   autoscaler connection [--cluster 集群] [--dir 目录]                        为 cluster-autoscaler 签发客户端证书并输出 cloud-config
   plan -f 文件                                                               应用清单文件将做哪些更改；退出码 0 无更改，5 有更改，1 有冲突（docs/inventory.md）
   apply -f 文件 [--yes] [--no-wait]                                          执行该计划：录入并安装、修改标签、移除，并跟踪到结束
@@ -201,6 +209,9 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   rolloutPreviewBudget: { en: '      PodDisruptionBudget {budget} allows {allowed} disruption(s) now ({pods})', zh: '      PodDisruptionBudget {budget} 当前允许 {allowed} 次中断（{pods}）' },
   rolloutPreviewBudgetBlocks: { en: '      PodDisruptionBudget {budget} allows {allowed} disruption(s) now ({pods}): the rollout would pause here', zh: '      PodDisruptionBudget {budget} 当前允许 {allowed} 次中断（{pods}）：滚动操作会在此暂停' },
   rolloutKind: { en: 'rollout kind {kind}: REBOOT, UPGRADE (to the cluster\'s artifact set) or REAPPLY (restore drifted files)', zh: '滚动操作类型 {kind}：应为 REBOOT、UPGRADE（升级到集群的制品集）或 REAPPLY（恢复已偏离的文件）' },
+  webhookSecret: { en: 'Endpoint {id} added. Signing secret (shown this once; keep it in the receiver): {secret}', zh: '已添加端点 {id}。签名密钥（只显示这一次，请保存在接收方）：{secret}' },
+  webhookRemoved: { en: 'Endpoint {id} removed: nothing more is sent to {url}', zh: '已删除端点 {id}：不再向 {url} 发送' },
+  webhookUrlMissing: { en: 'ccos-scaler webhooks add needs --url (where the events are POSTed)', zh: 'ccos-scaler webhooks add 需要 --url（事件发往的地址）' },
   rolloutAgentRun: { en: '(agent run {run})', zh: '（代理运行 {run}）' },
   rolloutWindowMinutes: { en: '--window needs --window-minutes (how long the window stays open)', zh: '--window 需要 --window-minutes（窗口打开多久）' },
   rolloutBudget: { en: '--max-unavailable "{value}" is not a count or a percentage (2, 25%)', zh: '--max-unavailable "{value}" 不是数量或百分比（如 2、25%）' },
@@ -260,8 +271,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   removalFailed: { en: 'Removal of {hostname} {status}: {reason}', zh: '{hostname} 移除{status}：{reason}' },
   interrupted: { en: 'interrupted; the operation goes on in the service', zh: '已中断；服务端的操作仍在继续' },
   columns: {
-    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|INSTALLS AT ONCE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT|MIN|MAX|DESIRED|CURRENT|SPARES|HOSTS|JOINED|FAILED|PHASE|STEP',
-    zh: 'ID|名称|API 服务器|VIP|自动批准|同时安装数|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果|最小|最大|期望|当前|备用|主机数|已加入|失败|阶段|步骤',
+    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|INSTALLS AT ONCE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT|MIN|MAX|DESIRED|CURRENT|SPARES|HOSTS|JOINED|FAILED|PHASE|STEP|URL|DESCRIPTION|LAST DELIVERED|FAILURES|EVENT|TYPE|ANSWER|MS',
+    zh: 'ID|名称|API 服务器|VIP|自动批准|同时安装数|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果|最小|最大|期望|当前|备用|主机数|已加入|失败|阶段|步骤|地址|说明|最近投递|连续失败|事件|类型|应答|毫秒',
   },
 } as const satisfies Record<string, { readonly en: string; readonly zh: string }>;
 

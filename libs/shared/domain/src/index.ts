@@ -20,3 +20,4 @@ export * from './lib/rollout';
 export * from './lib/scale-down-victims';
 export * from './lib/host-manifest';
 export * from './lib/hardware';
+export * from './lib/webhooks';

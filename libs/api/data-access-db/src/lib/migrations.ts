@@ -31,6 +31,7 @@ import { InstallAdmission1767580000000 } from './migrations/1767580000000-instal
 import { Rollouts1767590000000 } from './migrations/1767590000000-rollouts';
 import { RunningKubelet1767600000000 } from './migrations/1767600000000-running-kubelet';
 import { ApplyRuns1767610000000 } from './migrations/1767610000000-apply-runs';
+import { Webhooks1767620000000 } from './migrations/1767620000000-webhooks';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   Rollouts1767590000000,
   RunningKubelet1767600000000,
   ApplyRuns1767610000000,
+  Webhooks1767620000000,
 ];

@@ -15,6 +15,7 @@ import { RolloutStore } from './rollout.store';
 import { ServiceCaStore } from './service-ca.store';
 import { UserSessionStore } from './user-session.store';
 import { UserStore } from './user.store';
+import { WebhookStore } from './webhook.store';
 
 /** One store per aggregate, on one database: what features get instead of the database itself. */
 export interface Stores {
@@ -24,6 +25,7 @@ export interface Stores {
   readonly clusters: ClusterStore;
   readonly nodes: NodeStore;
   readonly nodeBatches: NodeBatchStore;
+  readonly webhooks: WebhookStore;
   readonly installRuns: InstallRunStore;
   readonly agentTokens: AgentTokens;
   readonly installRunNotices: InstallRunNotices;
@@ -45,6 +47,7 @@ export function createStores(dataSource: DataSource, options: { readonly onNodeC
     clusters: new ClusterStore(dataSource),
     nodes: new NodeStore(dataSource, options.onNodeChanged),
     nodeBatches: new NodeBatchStore(dataSource),
+    webhooks: new WebhookStore(dataSource),
     installRuns: new InstallRunStore(dataSource),
     agentTokens: new AgentTokens(dataSource),
     installRunNotices: new InstallRunNotices(dataSource),

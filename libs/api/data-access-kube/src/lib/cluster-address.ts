@@ -59,7 +59,7 @@ const UNSPECIFIED = blockListOf([['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']]);
 export type RefusedAddressClass = RefusedAddressRange | 'unspecified';
 
 /** What the service would connect to: a cluster's API server, or a host over SSH. Each refusal says which. */
-export type AddressPurpose = 'cluster' | 'ssh';
+export type AddressPurpose = 'cluster' | 'ssh' | 'webhook';
 
 /** The refused range an IP address falls in (IPv4-mapped IPv6 addresses count as their IPv4 address), or null. */
 export function refusedRangeOf(address: string): RefusedAddressRange | null {
@@ -144,7 +144,7 @@ export class ClusterAddressGuard {
     const addressClass: RefusedAddressClass = range === 'loopback' && UNSPECIFIED.check(address, familyOf(address)) ? 'unspecified' : range;
     const reason = purpose === 'ssh'
       ? message(SSH_REFUSALS[addressClass], { address, range, variable: ADDRESS_POLICY_VARIABLE })
-      : message('cluster.addressRefused', { address, range, variable: ADDRESS_POLICY_VARIABLE });
+      : message(purpose === 'webhook' ? 'webhook.addressRefused' : 'cluster.addressRefused', { address, range, variable: ADDRESS_POLICY_VARIABLE });
     return { ok: false, range, addressClass, reason: reason.message, reasonCoded: reason };
   }
 
@@ -207,7 +207,7 @@ export type HostCheck =
  * Resolves the host of an API server URL (an IP address stands for itself) and checks every
  * address it has now against the guard: one refused address refuses the host.
  */
-export async function resolveClusterHost(url: string, guard: ClusterAddressGuard, lookup: typeof dnsLookup = dnsLookup): Promise<HostCheck> {
+export async function resolveClusterHost(url: string, guard: ClusterAddressGuard, lookup: typeof dnsLookup = dnsLookup, purpose: AddressPurpose = 'cluster'): Promise<HostCheck> {
   const host = hostOf(url);
   let addresses: string[];
   if (isIP(host) !== 0) {
@@ -225,7 +225,7 @@ export async function resolveClusterHost(url: string, guard: ClusterAddressGuard
     }
   }
   for (const address of addresses) {
-    const verdict = guard.check(address);
+    const verdict = guard.check(address, purpose);
     if (!verdict.ok) {
       const coded = address === host ? verdict.reasonCoded : message('cluster.hostResolvesTo', { host, refusal: bare(verdict.reasonCoded) });
       return { ok: false, kind: 'refused', message: coded.message, coded };

@@ -8,11 +8,12 @@ import { clustersMessages } from '../clusters.messages';
 import { HostMinimumsCardComponent } from './host-minimums-card.component';
 import { RemediationCardComponent } from './remediation-card.component';
 import { RolloutCardComponent } from './rollout-card.component';
+import { WebhooksCardComponent } from './webhooks-card.component';
 
 /** One cluster: how the service reaches it, and its certificate handling (auto-approve, ADMIN may change it). */
 @Component({
   selector: 'ccos-cluster-detail-page',
-  imports: [RouterLink, ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, HostMinimumsCardComponent, RemediationCardComponent, RolloutCardComponent, StatusBadgeComponent, SwitchComponent],
+  imports: [RouterLink, ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, HostMinimumsCardComponent, RemediationCardComponent, RolloutCardComponent, WebhooksCardComponent, StatusBadgeComponent, SwitchComponent],
   providers: [ClusterDetailStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './cluster-detail.page.html',
