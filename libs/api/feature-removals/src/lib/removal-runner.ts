@@ -148,6 +148,12 @@ export class RemovalRunner {
     };
     context.lost.addEventListener('abort', lost, { once: true });
     context.signal?.addEventListener('abort', stop, { once: true });
+    // Either may have happened while the run was being taken.
+    if (context.lost.aborted) {
+      lost();
+    } else if (context.signal?.aborted) {
+      stop();
+    }
     try {
       await active.done;
     } finally {
