@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { NodeStatus } from '@ccos/shared/domain';
 import type { Message } from '@ccos/shared/messages';
+import { isUuid } from './node.store';
 
 /** A cluster's webhook endpoint as stored (its secret sealed). */
 export interface WebhookEndpointRecord {
@@ -71,16 +72,25 @@ export class WebhookStore {
   }
 
   async find(id: string): Promise<WebhookEndpointRecord | null> {
+    if (!isUuid(id)) {
+      return null;
+    }
     const [row] = await this.dataSource.query<WebhookEndpointRecord[]>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1`, [id]);
     return row ?? null;
   }
 
-  ofCluster(clusterId: string): Promise<WebhookEndpointRecord[]> {
+  async ofCluster(clusterId: string): Promise<WebhookEndpointRecord[]> {
+    if (!isUuid(clusterId)) {
+      return [];
+    }
     return this.dataSource.query<WebhookEndpointRecord[]>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE cluster_id = $1 ORDER BY created_at, id`, [clusterId]);
   }
 
   /** False when there was no such endpoint. */
   async delete(id: string): Promise<boolean> {
+    if (!isUuid(id)) {
+      return false;
+    }
     const rows = await this.dataSource.query<Array<{ id: string }>>(`DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id`, [id]);
     return rows.length === 1;
   }
@@ -130,7 +140,10 @@ export class WebhookStore {
   }
 
   /** The endpoint's latest attempts, newest first. */
-  deliveries(endpointId: string, limit: number): Promise<WebhookDeliveryRecord[]> {
+  async deliveries(endpointId: string, limit: number): Promise<WebhookDeliveryRecord[]> {
+    if (!isUuid(endpointId)) {
+      return [];
+    }
     return this.dataSource.query<WebhookDeliveryRecord[]>(
       `SELECT id::float8 AS id, endpoint_id AS "endpointId", event_seq::float8 AS "eventSeq", event_id AS "eventId", event_type AS "eventType", ok, status_code AS "statusCode", error,
               duration_ms AS "durationMs", attempted_at AS "attemptedAt"

@@ -57,7 +57,9 @@ export class WebhookService {
     return { endpoint, secret };
   }
 
-  list(clusterId: string): Promise<WebhookEndpointRecord[]> {
+  /** The cluster's endpoints; NOT_FOUND for a cluster that does not exist. */
+  async list(clusterId: string): Promise<WebhookEndpointRecord[]> {
+    await this.clusters.get(clusterId);
     return this.store.ofCluster(clusterId);
   }
 
