@@ -125,10 +125,9 @@ export class RemovalRunStore extends RunStore<RemovalRunEntity, RemovalEventEnti
     return taken.length === 1 ? this.get(id) : null;
   }
 
-  /** Every RUNNING run's id (queued again at a start, in case its job was lost). */
-  async runningIds(): Promise<string[]> {
-    const rows = await this.runs.find({ select: { id: true }, where: { status: 'RUNNING' } });
-    return rows.map((row) => row.id);
+  /** Every RUNNING run, by id and node (queued again at a start, in case its job was lost). */
+  running(): Promise<Array<Pick<RemovalRunEntity, 'id' | 'nodeId'>>> {
+    return this.runs.find({ select: { id: true, nodeId: true }, where: { status: 'RUNNING' } });
   }
 
   /** RUNNING runs by phase (the metrics; every replica reads the same). */

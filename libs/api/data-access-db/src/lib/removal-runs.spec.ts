@@ -63,7 +63,7 @@ describe('removal runs', () => {
     expect(started).toMatchObject({ status: 'RUNNING', owner: null, cancelRequested: false, blocking: [] });
     expect(await store.insertRunning({ id: randomUUID(), ...fields })).toBeNull();
     const id = started?.id ?? '';
-    expect(await store.runningIds()).toContain(id);
+    expect(await store.running()).toContainEqual({ id, nodeId: otherNode });
 
     // Its first job takes it; a job that read it before that finds it taken.
     expect(await store.take(id, 'api-1#1', null)).toMatchObject({ owner: 'api-1#1' });
@@ -93,7 +93,7 @@ describe('removal runs', () => {
     expect(await store.updateOwned(id, 'api-1#1', { phase: 'DELETE_NODE' })).toBe(false);
     expect(await store.updateOwned(id, 'api-2#2', { status: 'CANCELLED', finishedAt: new Date() })).toBe(true);
     expect(await store.take(id, 'api-3#3', 'api-2#2')).toBeNull();
-    expect(await store.runningIds()).not.toContain(id);
+    expect((await store.running()).map((run) => run.id)).not.toContain(id);
     expect(await store.runningOf(otherNode)).toBeNull();
     expect((await store.latestOf(otherNode))?.status).toBe('CANCELLED');
   });

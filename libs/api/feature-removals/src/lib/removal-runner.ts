@@ -112,11 +112,11 @@ export class RemovalRunner {
 
   /** Queues every RUNNING run again (at a start: a job lost with a database restored from a backup, or never queued); one that has its job already is not run twice. */
   async queueRunning(): Promise<number> {
-    const ids = await this.runs.runningIds();
-    for (const id of ids) {
-      await this.queue(await this.runs.get(id));
+    const running = await this.runs.running();
+    for (const run of running) {
+      await this.queue(run);
     }
-    return ids.length;
+    return running.length;
   }
 
   /**

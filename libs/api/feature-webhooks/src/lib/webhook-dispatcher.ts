@@ -95,6 +95,7 @@ export class WebhookDispatcher {
     }
     let cursor = endpoint.deliveredSeq;
     let secret: string | null = null;
+    let clusterName: string | null = null;
     for (;;) {
       const page = await this.options.store.transitionsAfter(cursor, PAGE);
       if (page.length === 0) {
@@ -109,7 +110,8 @@ export class WebhookDispatcher {
         }
         if (transition.clusterId === endpoint.clusterId) {
           secret ??= this.options.secrets.open(endpoint.secretSealed, WEBHOOK_SECRET_PURPOSE);
-          if (!(await this.post(endpoint, secret, transition))) {
+          clusterName ??= await this.options.clusterName(endpoint.clusterId);
+          if (!(await this.post(endpoint, secret, this.eventOf(transition, clusterName)))) {
             await this.options.store.advance(endpoint.id, cursor, false);
             return;
           }
@@ -122,8 +124,7 @@ export class WebhookDispatcher {
   }
 
   /** One attempt, logged; on failure the endpoint's next attempt is scheduled. */
-  private async post(endpoint: WebhookEndpointRecord, secret: string, transition: NodeTransitionRecord): Promise<boolean> {
-    const event = await this.eventOf(transition);
+  private async post(endpoint: WebhookEndpointRecord, secret: string, event: WebhookEvent): Promise<boolean> {
     const body = JSON.stringify(event);
     const timestamp = Math.floor(this.options.clock.now() / 1000);
     const outcome = await this.options.send({
@@ -137,7 +138,7 @@ export class WebhookDispatcher {
         [SIGNATURE_HEADER]: signWebhook(secret, timestamp, body),
       },
     });
-    await this.options.store.recordDelivery({ endpointId: endpoint.id, eventSeq: transition.seq, eventId: transition.eventId, eventType: event.type, ok: outcome.ok, statusCode: outcome.statusCode, error: outcome.error, durationMs: outcome.durationMs });
+    await this.options.store.recordDelivery({ endpointId: endpoint.id, eventSeq: event.sequence, eventId: event.id, eventType: event.type, ok: outcome.ok, statusCode: outcome.statusCode, error: outcome.error, durationMs: outcome.durationMs });
     if (outcome.ok) {
       return true;
     }
@@ -145,18 +146,18 @@ export class WebhookDispatcher {
     const retryAt = new Date(this.options.clock.now() + waitMs);
     await this.options.store.failed(endpoint.id, outcome.error ?? 'failed', retryAt);
     await this.queue(endpoint.id, retryAt);
-    this.options.logger.info({ endpointId: endpoint.id, eventSeq: transition.seq, error: outcome.error, retryInMs: waitMs }, 'a webhook delivery failed; trying again later');
+    this.options.logger.info({ endpointId: endpoint.id, eventSeq: event.sequence, error: outcome.error, retryInMs: waitMs }, 'a webhook delivery failed; trying again later');
     return false;
   }
 
-  private async eventOf(transition: NodeTransitionRecord): Promise<WebhookEvent> {
+  private eventOf(transition: NodeTransitionRecord, clusterName: string): WebhookEvent {
     const coded = transition.reasonCoded;
     return {
       id: transition.eventId,
       type: webhookEventType(transition.oldStatus, transition.newStatus),
       sequence: transition.seq,
       occurred_at: transition.occurredAt.toISOString(),
-      cluster: { id: transition.clusterId, name: await this.options.clusterName(transition.clusterId) },
+      cluster: { id: transition.clusterId, name: clusterName },
       node: { id: transition.nodeId, hostname: transition.hostname },
       old_state: transition.oldStatus,
       new_state: transition.newStatus,
