@@ -65,7 +65,10 @@ export class HostCleanupService {
   /** Cleans the node's host on a worker and answers with the node once it is clean; refused (FAILED_PRECONDITION) as the cleanup cannot or did not clean. */
   async clean(nodeId: string, actor: string): Promise<NodeEntity> {
     const node = await this.nodes.get(nodeId);
-    this.refusal(node, (problem) => new PreconditionError(problem.text, problem.extensions));
+    const refused = this.refusalOf(node);
+    if (refused) {
+      throw new PreconditionError(refused.text, refused.extensions);
+    }
     const requestId = randomUUID();
     await this.jobs.enqueue(CLEAN_HOST_TASK, { nodeId, actor, requestId }, { key: `${CLEAN_HOST_TASK}:${nodeId}`, queue: hostQueue(node.ip ?? node.hostname), maxAttempts: 1 });
     const until = Date.now() + this.waitMs;
@@ -83,22 +86,23 @@ export class HostCleanupService {
     throw new PreconditionError(message('cleanup.stillRunning', { hostname: node.hostname, seconds: Math.round(this.waitMs / 1000) }));
   }
 
-  /** Why the node's host cannot be cleaned now (thrown through `refuse`), or nothing. */
-  private refusal(node: NodeEntity, refuse: (problem: { text: CodedText; extensions?: Record<string, unknown> }) => Error): void {
+  /** Why the node's host cannot be cleaned now, or null. */
+  private refusalOf(node: NodeEntity): { readonly text: CodedText; readonly extensions?: Record<string, unknown> } | null {
     const verdict = node.hostVerdict;
     if (!verdict || verdict.verdict !== 'CLEANABLE' || verdict.cleanedAt) {
-      throw refuse({
+      return {
         text: verdict?.verdict === 'REINSTALL_REQUIRED'
           ? message('cleanup.reinstallRequired', { hostname: node.hostname, reason: verdict.reasonCoded ?? verdict.reason })
           : message('cleanup.nothingToClean', { hostname: node.hostname, state: verdict ? (verdict.cleanedAt ? 'cleaned' : verdict.verdict) : 'unchecked' }),
-      });
+      };
     }
     if (node.status !== 'READY_TO_INSTALL') {
-      throw refuse({ text: message('cleanup.needsReady', { hostname: node.hostname, status: statusText(node.status) }), extensions: { status: node.status } });
+      return { text: message('cleanup.needsReady', { hostname: node.hostname, status: statusText(node.status) }), extensions: { status: node.status } };
     }
     if (verdict.leftovers.some((leftover) => leftover.kind === 'CLUSTER_NODE' || leftover.kind === 'CLUSTER_CSRS') && !this.cluster) {
-      throw refuse({ text: message('cleanup.clusterUnreachable') });
+      return { text: message('cleanup.clusterUnreachable') };
     }
+    return null;
   }
 
   /** The job: cleans what the verdict lists and records the outcome on the verdict (a failure is an outcome, not a job failure). */
@@ -109,11 +113,10 @@ export class HostCleanupService {
       return;
     }
     const ended = (problem: CodedText | null) => ({ requestId, at: new Date().toISOString(), problem: problem ? bare(problem) : null });
-    try {
-      // Checked again: the node may have changed while the job waited on the host's queue.
-      this.refusal(node, (problem) => Object.assign(new Error(problem.text.message), { coded: problem.text }));
-    } catch (error) {
-      await this.nodes.update(node.id, { hostVerdict: { ...verdict, lastCleanup: ended((error as { coded: CodedText }).coded) } });
+    // Checked again: the node may have changed while the job waited on the host's queue.
+    const refused = this.refusalOf(node);
+    if (refused) {
+      await this.nodes.update(node.id, { hostVerdict: { ...verdict, lastCleanup: ended(refused.text) } });
       return;
     }
     let remaining: readonly Leftover[];
