@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { type NodeChangedPayload, NodeType, type RequestContext, TOPICS } from '@ccos/api/util-graphql';
+import { isUuid } from '@ccos/api/data-access-db';
+import { type NodeChangedPayload, NodeType, NotFoundError, type RequestContext, TOPICS, startWith } from '@ccos/api/util-graphql';
 import { AddNodeInput, LabelInput, SshCredentialsInput, TaintInput } from './add-node.input';
 import type { NodeProvisioner } from './node-provisioner';
 import type { NodeViews } from './node.mapper';
@@ -12,6 +13,17 @@ export class NodeChangeType {
 
   @Field(() => NodeType, { nullable: true })
   node!: NodeType | null;
+}
+
+/** A change published for the cluster, or the first message of a one-node stream (the node as it is now). */
+type NodeMessage = Pick<NodeChangedPayload, 'nodeId'>;
+
+async function* changesOf(nodeId: string, live: AsyncIterable<NodeChangedPayload>): AsyncGenerator<NodeMessage> {
+  for await (const change of live) {
+    if (change.nodeId === nodeId) {
+      yield change;
+    }
+  }
 }
 
 @Resolver(() => NodeType)
@@ -92,9 +104,28 @@ export class NodeResolver {
   }
 
   @Authorized('VIEWER')
-  @Subscription(() => NodeChangeType, { topics: TOPICS.NODE_CHANGED, topicId: ({ args }) => args['clusterId'] })
-  async nodeChanged(@Root() payload: NodeChangedPayload, @Arg('clusterId', () => ID) _clusterId: string): Promise<NodeChangeType> {
-    const node = await this.nodeService.find(payload.nodeId);
-    return { nodeId: payload.nodeId, node: node ? await this.views.one(node) : null };
+  @Subscription(() => NodeChangeType, {
+    description:
+      'The cluster\'s nodes as they change. With nodeId, that node\'s changes only, the first message being the node as it is now: a page that read the node before subscribing misses nothing that changed in between.',
+    subscribe: ({ args, context }) => {
+      const live = (context as RequestContext).events.subscribe(TOPICS.NODE_CHANGED, String(args['clusterId'])) as AsyncIterable<NodeChangedPayload>;
+      const nodeId: unknown = args['nodeId'];
+      if (nodeId === undefined || nodeId === null) {
+        return live;
+      }
+      // Refused here: the first message would look the id up in a uuid column.
+      if (typeof nodeId !== 'string' || !isUuid(nodeId)) {
+        throw new NotFoundError('node', String(nodeId));
+      }
+      return startWith<NodeMessage>(() => ({ nodeId }), changesOf(nodeId, live));
+    },
+  })
+  async nodeChanged(
+    @Root() message: NodeMessage,
+    @Arg('clusterId', () => ID) _clusterId: string,
+    @Arg('nodeId', () => ID, { nullable: true }) _nodeId: string | null,
+  ): Promise<NodeChangeType> {
+    const node = await this.nodeService.find(message.nodeId);
+    return { nodeId: message.nodeId, node: node ? await this.views.one(node) : null };
   }
 }

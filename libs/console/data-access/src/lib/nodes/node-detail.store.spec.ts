@@ -22,8 +22,17 @@ describe('a node page: its record, its runs and the live install', () => {
     const { store, api } = opened();
     await expect.poll(() => store.node()?.status).toBe('READY_TO_INSTALL');
     expect(api.subscription('InstallProgress').variables).toEqual({ nodeId: 'n-1' });
-    expect(api.subscription('NodeChanged').variables).toEqual({ clusterId: 'c-1' });
+    expect(api.subscription('NodeChanged').variables).toEqual({ clusterId: 'c-1', nodeId: 'n-1' });
     expect(store.live()).toBe(true);
+  });
+
+  it('shows a change made between reading the node and subscribing: the stream\'s first message, the node as it is now, reads it again', async () => {
+    const { store, api } = opened('INSTALLING');
+    await expect.poll(() => store.node()?.status).toBe('INSTALLING');
+    api.subscription('NodeChanged').send({ nodeChanged: { nodeId: 'n-1', node: node('JOINED') } });
+    expect(api.pending('Node')).toHaveLength(1);
+    api.answer('Node', { data: { node: node('JOINED') } });
+    await expect.poll(() => store.node()?.status).toBe('JOINED');
   });
 
   it('shows a run started elsewhere as the current one, with its events in order and each once', async () => {

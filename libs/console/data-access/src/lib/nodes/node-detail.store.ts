@@ -102,9 +102,10 @@ export class NodeDetailStore {
       // On a reconnect graphql-ws subscribes again and the first message repeats every event; merging by seq drops the repeats.
       this.progress.start({ nodeId }, { next: ({ installProgress }) => this.installRuns.apply(installProgress) });
     }
-    // Same variables: nothing happens; another cluster (a corrected link): subscribed anew.
+    // Same variables: nothing happens; another cluster (a corrected link): subscribed anew. The first
+    // message is the node as it is now, so a change between the query and the subscription still shows.
     this.nodeChanges.start(
-      { clusterId },
+      { clusterId, nodeId },
       {
         next: ({ nodeChanged }) => {
           if (nodeChanged.nodeId !== this.nodeId) {
