@@ -450,11 +450,12 @@ describe('node removal over GraphQL, against kube-sim', () => {
     await expect.poll(async () => (await active('w5')).unschedulable, { timeout: 5000 }).toBe(false);
 
     const progress = await follow(w5.id);
-    expect((await remove(w5.id, { ignoreDaemonSets: true, allowLastWorker: true })).errors).toBeUndefined();
-    await progress.until((all) => all.some((m) => m.events.some((e) => e.kind === 'POD_BLOCKED')));
+    const started = await remove(w5.id, { ignoreDaemonSets: true, allowLastWorker: true });
+    expect(started.errors).toBeUndefined();
+    // The first message replays w5's earlier (failed) run, FINISHED included: this run's drain is the one to be held.
+    await progress.until((all) => all.some((m) => m.run?.id === started.data?.removeNode.id && m.events.some((e) => e.kind === 'POD_BLOCKED')));
     const cancelled = await gqlOk<{ cancelRemoval: RunView }>(`mutation($n: ID!) { cancelRemoval(nodeId: $n) { ${RUN_FIELDS} } }`, { n: w5.id });
     expect(cancelled.cancelRemoval).toMatchObject({ status: 'CANCELLED', cancelRequested: true, nodeStatus: 'DRAIN_FAILED', reason: expect.stringContaining('cancelled by operator') });
-    // The first message replays w5's earlier (failed) run, FINISHED included: wait for this run's end.
     const thisRun = (m: ProgressView['removalProgress']) => m.run?.id === cancelled.cancelRemoval.id;
     const messages = await progress.until((all) => all.some((m) => thisRun(m) && m.events.some((e) => e.kind === 'FINISHED')));
     expect(messages.filter(thisRun).flatMap((m) => m.events.map((e) => e.kind)).slice(-3)).toEqual(['CANCEL_REQUESTED', 'DRAIN_FAILED', 'FINISHED']);

@@ -124,4 +124,17 @@ describe('removal runs on the job engine', () => {
     expect(await nodes.get(node.id)).toMatchObject({ status: 'DRAIN_FAILED' });
     await executing.shutDown();
   });
+
+  it('a cancel asked before any worker took the run: the run says it started, then the cancel, and ends CANCELLED', async () => {
+    const waiting = await worker('worker-e#5');
+    await world.client.call('node w3', (o) => world.client.core.createNode({ body: { metadata: { name: 'w3', labels: { 'node-role.kubernetes.io/worker': '' } } } }, o));
+    const node = await nodes.create({ clusterId, hostname: 'w3', ip: '198.18.0.33', status: 'JOINED', everJoined: true });
+    const run = await waiting.service.start(node.id, { ...DEFAULT_REMOVAL_OPTIONS, timeoutSeconds: 0, allowLastWorker: true }, 'alice');
+    const cancelling = waiting.service.cancel(node.id, 'bob');
+    await expect.poll(async () => (await runOf(run.id)).cancelRequested, { timeout: 10_000 }).toBe(true);
+    await waiting.jobs.startWorkers();
+    expect(await cancelling).toMatchObject({ status: 'CANCELLED' });
+    expect((await eventKinds(run.id)).slice(0, 2)).toEqual(['STARTED', 'CANCEL_REQUESTED']);
+    await waiting.shutDown();
+  });
 });

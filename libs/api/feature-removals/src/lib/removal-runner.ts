@@ -276,10 +276,6 @@ export class RemovalRunner {
     if (active.run.forceDrain) {
       active.forceDrain.abort();
     }
-    if (active.run.cancelRequested) {
-      // Asked while the run waited for its job.
-      this.markCancelled(active);
-    }
     try {
       if (resumed) {
         writer.add({ kind: 'RESUMED', message: message('removal.event.resumed', { owner: this.identity, phase: active.run.phase }) });
@@ -301,6 +297,10 @@ export class RemovalRunner {
           message: message('removal.event.started', { node: active.run.nodeName, actor: active.run.requestedBy }),
           detail: { options: { ...options, confirmHostname: undefined } },
         });
+      }
+      if (active.run.cancelRequested) {
+        // Asked while the run waited for its job: said after it started, where the log reads right.
+        this.markCancelled(active);
       }
       let phase = active.run.phase;
       while (phase !== 'DONE') {
