@@ -78,6 +78,8 @@ export interface ApiConfig {
   readonly healthCheckIntervalSeconds: number;
   /** How long a removal waits for a host that does not answer over SSH before it fails (REMOVAL_HOST_WAIT_SECONDS). */
   readonly removalHostWaitSeconds: number;
+  /** How long a CSR is pending before the cluster's webhooks get a `csr.pending` event (WEBHOOK_CSR_PENDING_SECONDS). */
+  readonly webhookCsrPendingSeconds: number;
   /** How often each cluster with a remediation policy on is evaluated. */
   readonly remediationIntervalSeconds: number;
   /** How often every joined node's host is inspected for drift (HOST_INSPECTION_INTERVAL_SECONDS; 0 = only when asked). */
@@ -204,6 +206,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     jobLongConcurrency: integer(env, 'JOB_LONG_CONCURRENCY', 50, 1, 1000),
     healthCheckIntervalSeconds: integer(env, 'HEALTH_CHECK_INTERVAL_SECONDS', 300, 5, 24 * 3600),
     removalHostWaitSeconds: integer(env, 'REMOVAL_HOST_WAIT_SECONDS', 600, 10, 24 * 3600),
+    webhookCsrPendingSeconds: integer(env, 'WEBHOOK_CSR_PENDING_SECONDS', 600, 1, 7 * 24 * 3600),
     remediationIntervalSeconds: integer(env, 'REMEDIATION_INTERVAL_SECONDS', 30, 1, 3600),
     hostInspectionIntervalSeconds: integer(env, 'HOST_INSPECTION_INTERVAL_SECONDS', 6 * 3600, 0, 7 * 24 * 3600),
     rolloutIntervalSeconds: integer(env, 'ROLLOUT_INTERVAL_SECONDS', 15, 1, 3600),

@@ -294,7 +294,17 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       logger,
       runner: { observer: metrics.domain.removalObserver, hostWaitMs: config.removalHostWaitSeconds * 1000 },
     });
-    const webhooks = createWebhooksFeature({ store: stores.webhooks, clusters: stores.clusters, jobs, secrets, addresses, logger });
+    const webhooks = createWebhooksFeature({
+      store: stores.webhooks,
+      clusters: stores.clusters,
+      jobs,
+      secrets,
+      addresses,
+      logger,
+      csrs: async (clusterId) => (await connections.watch(clusterId)).csrs(),
+      csrPendingMs: config.webhookCsrPendingSeconds * 1000,
+      csrCheckMs: Math.min(30_000, Math.max(1000, (config.webhookCsrPendingSeconds * 1000) / 2)),
+    });
     const remediation = createRemediationFeature({
       clusters: stores.clusters,
       nodes: nodeStore,

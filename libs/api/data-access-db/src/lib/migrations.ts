@@ -32,6 +32,7 @@ import { Rollouts1767590000000 } from './migrations/1767590000000-rollouts';
 import { RunningKubelet1767600000000 } from './migrations/1767600000000-running-kubelet';
 import { ApplyRuns1767610000000 } from './migrations/1767610000000-apply-runs';
 import { Webhooks1767620000000 } from './migrations/1767620000000-webhooks';
+import { WebhookWaits1767630000000 } from './migrations/1767630000000-webhook-waits';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   RunningKubelet1767600000000,
   ApplyRuns1767610000000,
   Webhooks1767620000000,
+  WebhookWaits1767630000000,
 ];

@@ -23,11 +23,15 @@ export interface WebhookEndpointRecord {
   readonly lastError: string | null;
 }
 
-/** One change of a node's status, as the `nodes` trigger recorded it. */
+/**
+ * One change of a node's status, as the `nodes` trigger recorded it, or an event of what waits
+ * (`eventType` set, what it names in `detail`): a drain blocked, a CSR pending too long.
+ */
 export interface NodeTransitionRecord {
   readonly seq: number;
   readonly eventId: string;
-  readonly nodeId: string;
+  /** Null for a CSR of a node this service has no record of. */
+  readonly nodeId: string | null;
   readonly clusterId: string;
   readonly hostname: string;
   readonly oldStatus: NodeStatus | null;
@@ -35,6 +39,20 @@ export interface NodeTransitionRecord {
   readonly reason: string | null;
   readonly reasonCoded: Message | null;
   readonly occurredAt: Date;
+  /** Null for a status change (its type follows from the statuses). */
+  readonly eventType: string | null;
+  readonly detail: Record<string, unknown> | null;
+}
+
+/** A CSR pending longer than the clusters' webhooks are told about. */
+export interface PendingCsrEvent {
+  readonly clusterId: string;
+  readonly csrName: string;
+  /** The node the CSR is for (its common name's `system:node:` name, or its requester's). */
+  readonly nodeName: string;
+  readonly requester: string | null;
+  readonly signerName: string;
+  readonly createdAt: Date;
 }
 
 /** One attempt to deliver an event to an endpoint. */
@@ -107,10 +125,41 @@ export class WebhookStore {
   transitionsAfter(seq: number, limit: number): Promise<NodeTransitionRecord[]> {
     return this.dataSource.query<NodeTransitionRecord[]>(
       `SELECT seq::float8 AS seq, event_id AS "eventId", node_id AS "nodeId", cluster_id AS "clusterId", hostname, old_status AS "oldStatus", new_status AS "newStatus",
-              reason, reason_coded AS "reasonCoded", occurred_at AS "occurredAt"
+              reason, reason_coded AS "reasonCoded", occurred_at AS "occurredAt", event_type AS "eventType", detail
          FROM node_transitions WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [seq, limit],
     );
+  }
+
+  /** The clusters that have an endpoint: those whose waits are worth looking for. */
+  async clustersWithEndpoints(): Promise<string[]> {
+    const rows = await this.dataSource.query<Array<{ cluster_id: string }>>(`SELECT DISTINCT cluster_id FROM webhook_endpoints`);
+    return rows.map((row) => row.cluster_id);
+  }
+
+  /**
+   * Records that these CSRs have been pending too long, each once for good (a CSR recorded
+   * already, by this process or another, is left as it is), with the node of that name when the
+   * cluster has one here. The number recorded now.
+   */
+  async recordPendingCsrs(events: readonly PendingCsrEvent[]): Promise<number> {
+    let recorded = 0;
+    for (const event of events) {
+      const rows = await this.dataSource.query<Array<{ seq: string }>>(
+        `INSERT INTO node_transitions (node_id, cluster_id, hostname, old_status, new_status, event_type, detail)
+         SELECT n.id, $1, $2, n.status, COALESCE(n.status, 'UNKNOWN'), 'csr.pending',
+                jsonb_build_object('csr', $3::text, 'requester', $4::text, 'signer_name', $5::text, 'created_at', $6::timestamptz, 'known_node', n.id IS NOT NULL)
+           FROM (SELECT 1) AS one
+           LEFT JOIN LATERAL (SELECT id, status FROM nodes WHERE cluster_id = $1 AND lower(hostname) = lower($2) AND status <> 'REMOVED' ORDER BY created_at DESC LIMIT 1) n ON true
+          -- Checked first, so a CSR recorded already takes no number of the sequence (a gap makes deliveries wait for it).
+          WHERE NOT EXISTS (SELECT 1 FROM node_transitions WHERE event_type = 'csr.pending' AND cluster_id = $1 AND detail->>'csr' = $3::text)
+         ON CONFLICT (cluster_id, (detail->>'csr')) WHERE event_type = 'csr.pending' DO NOTHING
+         RETURNING seq`,
+        [event.clusterId, event.nodeName, event.csrName, event.requester, event.signerName, event.createdAt],
+      );
+      recorded += rows.length;
+    }
+    return recorded;
   }
 
   /** The endpoint handled everything up to `seq`; `delivered` when it delivered (and so is no longer failing). */

@@ -20,17 +20,22 @@ const MAX_RETRY_MS = 60_000;
 /** Transitions and attempts kept (those every endpoint has handled). */
 const KEPT_MS = 30 * 24 * 3600_000;
 
-/** The body of a delivery: one node's change of status. */
+/**
+ * The body of a delivery: one node's change of status, or what waits (`drain.blocked`: the
+ * budget and pod in `detail`; `csr.pending`: the CSR, its requester and since when, and a node
+ * id only when this service has a record of that node). For those the state is the node's now.
+ */
 export interface WebhookEvent {
   readonly id: string;
   readonly type: string;
   readonly sequence: number;
   readonly occurred_at: string;
   readonly cluster: { readonly id: string; readonly name: string };
-  readonly node: { readonly id: string; readonly hostname: string };
+  readonly node: { readonly id: string | null; readonly hostname: string };
   readonly old_state: string | null;
   readonly new_state: string;
   readonly reason: { readonly code: string | null; readonly params: unknown; readonly message: string | null } | null;
+  readonly detail?: Record<string, unknown>;
 }
 
 export interface WebhookDispatcherOptions {
@@ -47,7 +52,7 @@ export interface WebhookDispatcherOptions {
 }
 
 /**
- * Delivers each cluster's node transitions to its webhook endpoints, in the order they were
+ * Delivers each cluster's node transitions (and the waits recorded beside them) to its webhook endpoints, in the order they were
  * recorded, each at least once: a `webhook.deliver` job per endpoint, on a queue of its own, posts
  * what lies past the endpoint's cursor and moves the cursor after each delivery. A receiver that
  * fails is tried again after 1 s, doubling to 60 s, from the event it failed on, for as long as it
@@ -154,7 +159,7 @@ export class WebhookDispatcher {
     const coded = transition.reasonCoded;
     return {
       id: transition.eventId,
-      type: webhookEventType(transition.oldStatus, transition.newStatus),
+      type: transition.eventType ?? webhookEventType(transition.oldStatus, transition.newStatus),
       sequence: transition.seq,
       occurred_at: transition.occurredAt.toISOString(),
       cluster: { id: transition.clusterId, name: clusterName },
@@ -162,6 +167,7 @@ export class WebhookDispatcher {
       old_state: transition.oldStatus,
       new_state: transition.newStatus,
       reason: transition.reason === null && coded === null ? null : { code: coded?.code ?? null, params: coded?.params ?? null, message: coded ? formatServerText('en', coded.code, coded.params, transition.reason) : transition.reason },
+      ...(transition.detail ? { detail: transition.detail } : {}),
     };
   }
 }

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { ClusterStore, JobRegistry, WebhookStore } from '@ccos/api/data-access-db';
-import type { ClusterAddressGuard } from '@ccos/api/data-access-kube';
+import type { ClusterAddressGuard, CsrSummary } from '@ccos/api/data-access-kube';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import { type Clock, SystemClock } from '@ccos/shared/util-timing';
+import { CsrWaitWatch } from './csr-wait-watch';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { type WebhookSend, httpWebhookSender } from './webhook-sender';
 import { WebhookResolver } from './webhook.resolver';
@@ -20,6 +21,12 @@ export interface WebhooksFeatureOptions {
   /** How deliveries are posted; default HTTP(S) under `addresses`. */
   readonly send?: WebhookSend;
   readonly sweepMs?: number;
+  /** A cluster's CSRs as its watch holds them, for `csr.pending` events (none are raised without). */
+  readonly csrs?: (clusterId: string) => Promise<readonly CsrSummary[] | null>;
+  /** How long a CSR is pending before the cluster's webhooks hear of it. Default 10 minutes. */
+  readonly csrPendingMs?: number;
+  /** How often the clusters' CSRs are looked at for that. Default 30 s. */
+  readonly csrCheckMs?: number;
 }
 
 export interface WebhooksFeature {
@@ -43,5 +50,21 @@ export function createWebhooksFeature(options: WebhooksFeatureOptions): Webhooks
     clock: options.clock ?? new SystemClock(),
     sweepMs: options.sweepMs,
   });
-  return { service, dispatcher, resolver: new WebhookResolver(service, options.store), start: () => dispatcher.start(), stop: () => dispatcher.stop() };
+  const csrs = options.csrs;
+  const csrWaits = csrs
+    ? new CsrWaitWatch({ store: options.store, csrs, pendingMs: options.csrPendingMs ?? 10 * 60_000, clock: options.clock ?? new SystemClock(), logger: options.logger.child({ component: 'webhooks' }), everyMs: options.csrCheckMs })
+    : null;
+  return {
+    service,
+    dispatcher,
+    resolver: new WebhookResolver(service, options.store),
+    start: () => {
+      dispatcher.start();
+      csrWaits?.start();
+    },
+    stop: () => {
+      csrWaits?.stop();
+      dispatcher.stop();
+    },
+  };
 }

@@ -5,10 +5,11 @@ import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterEntity, ClusterStore, type Database, NodeStore, WebhookStore, openDatabase } from '@ccos/api/data-access-db';
 import { RecordingJobs, createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/testing';
-import { ClusterAddressGuard } from '@ccos/api/data-access-kube';
+import { ClusterAddressGuard, type CsrSummary } from '@ccos/api/data-access-kube';
 import { appErrorOf } from '@ccos/api/util-graphql/testing';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { SystemClock } from '@ccos/shared/util-timing';
+import { CsrWaitWatch } from './csr-wait-watch';
 import { DELIVER_TASK, type WebhookEvent } from './webhook-dispatcher';
 import { createWebhooksFeature } from './webhooks-feature';
 
@@ -177,6 +178,68 @@ describe('webhooks', () => {
     await slow.release();
     await jobs.run(DELIVER_TASK, { endpointId: endpoint.id });
     expect(events(accepted).map((event) => event.node.hostname)).toEqual(['w3', 'w4']);
+    await service.delete(endpoint.id);
+  });
+
+  it('tells of a drain a PodDisruptionBudget blocks, naming it: once per blocked spell, again for another budget', async () => {
+    const cluster = await clusterNamed('drains');
+    const { service, dispatcher, jobs } = feature();
+    const { endpoint } = await service.create({ clusterId: cluster, url }, 'admin');
+    const node = await nodes.create({ clusterId: cluster, hostname: 'd1', status: 'REMOVING' });
+    const runId = randomUUID();
+    await dataSource.query(
+      `INSERT INTO removal_runs (id, node_id, cluster_id, node_name, status, phase, options, requested_by) VALUES ($1, $2, $3, 'd1', 'RUNNING', 'DRAIN', '{}', 'operator')`,
+      [runId, node.id, cluster],
+    );
+    const blockBy = (pdb: string | null, pod = 'shop/web-1') =>
+      dataSource.query(`UPDATE removal_runs SET blocker = $2, blocker_since = now() WHERE id = $1`, [runId, pdb ? { code: 'removal.blocker.budget', params: { pdb, pod } } : null]);
+    await blockBy('shop/web-budget');
+    await blockBy('shop/web-budget', 'shop/web-2');
+    await blockBy(null);
+    await blockBy('shop/web-budget');
+    await blockBy('shop/db-budget', 'shop/db-0');
+    await dispatcher.queueBehind();
+    await jobs.run(DELIVER_TASK, { endpointId: endpoint.id });
+    const blocked = events(accepted).filter((event) => event.type === 'drain.blocked');
+    expect(blocked.map((event) => [event.node.hostname, event.old_state, event.new_state, event.detail?.['pdb'], event.detail?.['pod'], event.detail?.['removal_run_id']])).toEqual([
+      ['d1', 'REMOVING', 'REMOVING', 'shop/web-budget', 'shop/web-1', runId],
+      ['d1', 'REMOVING', 'REMOVING', 'shop/web-budget', 'shop/web-1', runId],
+      ['d1', 'REMOVING', 'REMOVING', 'shop/db-budget', 'shop/db-0', runId],
+    ]);
+    expect(blocked[0]?.reason).toMatchObject({ code: 'removal.blocker.budget', message: expect.stringContaining('shop/web-budget') });
+    await service.delete(endpoint.id);
+  });
+
+  it('tells of each CSR pending too long once, with its node when there is a record of it, also when several processes look', async () => {
+    const cluster = await clusterNamed('csrs');
+    const { service, dispatcher, jobs } = feature();
+    const { endpoint } = await service.create({ clusterId: cluster, url }, 'admin');
+    const known = await nodes.create({ clusterId: cluster, hostname: 'w7', status: 'INSTALLING' });
+    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    const csr = (name: string, commonName: string, username: string, createdAt: string, state: CsrSummary['state'] = 'Pending') =>
+      ({ name, username, createdAt, state, signerName: 'kubernetes.io/kube-apiserver-client-kubelet', request: { ok: true, request: { commonName } } }) as unknown as CsrSummary;
+    const csrs: CsrSummary[] = [
+      csr('csr-old', 'system:node:w7', 'system:bootstrap:abc123', minutesAgo(12)),
+      csr('csr-stranger', 'system:node:nobody-knows', 'system:bootstrap:zzz999', minutesAgo(30)),
+      csr('csr-young', 'system:node:w7', 'system:bootstrap:abc123', minutesAgo(2)),
+      csr('csr-approved', 'system:node:w7', 'system:bootstrap:abc123', minutesAgo(40), 'Issued'),
+    ];
+    const watch = () => new CsrWaitWatch({ store, csrs: async (id) => (id === cluster ? csrs : []), pendingMs: 10 * 60_000, clock: new SystemClock(), logger });
+    const [one, two] = [watch(), watch()];
+    expect(await one.check()).toBe(2);
+    expect(await two.check()).toBe(0);
+    expect(await one.check()).toBe(0);
+    await dispatcher.queueBehind();
+    await jobs.run(DELIVER_TASK, { endpointId: endpoint.id });
+    const pending = events(accepted).filter((event) => event.type === 'csr.pending');
+    expect(pending.map((event) => [event.detail?.['csr'], event.node, event.new_state, event.detail?.['known_node'], event.detail?.['requester']])).toEqual([
+      ['csr-old', { id: known.id, hostname: 'w7' }, 'INSTALLING', true, 'system:bootstrap:abc123'],
+      ['csr-stranger', { id: null, hostname: 'nobody-knows' }, 'UNKNOWN', false, 'system:bootstrap:zzz999'],
+    ]);
+    // No number of the sequence was taken by the CSRs already recorded: a status change right after is delivered at once, not after a gap's wait.
+    await dataSource.query(`UPDATE nodes SET status = 'INSTALL_FAILED' WHERE id = $1`, [known.id]);
+    await jobs.run(DELIVER_TASK, { endpointId: endpoint.id });
+    expect(events(accepted).at(-1)).toMatchObject({ type: 'install.failed', node: { hostname: 'w7' } });
     await service.delete(endpoint.id);
   });
 

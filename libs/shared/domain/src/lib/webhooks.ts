@@ -1,6 +1,6 @@
 import type { NodeStatus } from './node-lifecycle';
 
-/** What a webhook event says happened to a node, from its status before and after. */
+/** What a webhook event says happened: a node's change of status (named from its status before and after), or what waits (a drain a PodDisruptionBudget blocks, a CSR pending too long). */
 export const WEBHOOK_EVENT_TYPES = [
   'node.added',
   'install.started',
@@ -10,6 +10,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'removal.done',
   'removal.failed',
   'node.changed',
+  'drain.blocked',
+  'csr.pending',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
