@@ -432,7 +432,7 @@ describe('installer service API', () => {
   });
 
   it('the committed schema.graphql matches the code (run `npx nx run api:emit-schema` after changing resolvers)', async () => {
-    const services = { auth: {}, clusters: {}, certificates: {}, nodes: {}, installs: {}, removals: {}, artifacts: {}, autoscaling: {}, audit: {}, jobs: {}, remediation: {}, fleet: {}, inventory: {}, webhooks: {}, events: createInProcessEventBus() } as unknown as ApiServices;
+    const services = { auth: {}, clusters: {}, certificates: {}, nodes: {}, installs: {}, removals: {}, artifacts: {}, autoscaling: {}, audit: {}, jobs: {}, remediation: {}, fleet: {}, inventory: {}, webhooks: {}, approvals: {}, events: createInProcessEventBus() } as unknown as ApiServices;
     const committed = await readFile('libs/shared/api-schema/schema.graphql', 'utf8');
     expect(printApiSchema(await buildApiSchema(services))).toBe(committed);
   });

@@ -80,6 +80,8 @@ export interface ApiConfig {
   readonly removalHostWaitSeconds: number;
   /** How long a CSR is pending before the cluster's webhooks get a `csr.pending` event (WEBHOOK_CSR_PENDING_SECONDS). */
   readonly webhookCsrPendingSeconds: number;
+  /** How long a held action (four-eyes) waits for a second person before it expires (APPROVAL_TTL_SECONDS). */
+  readonly approvalTtlSeconds: number;
   /** How often each cluster with a remediation policy on is evaluated. */
   readonly remediationIntervalSeconds: number;
   /** How often every joined node's host is inspected for drift (HOST_INSPECTION_INTERVAL_SECONDS; 0 = only when asked). */
@@ -207,6 +209,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     healthCheckIntervalSeconds: integer(env, 'HEALTH_CHECK_INTERVAL_SECONDS', 300, 5, 24 * 3600),
     removalHostWaitSeconds: integer(env, 'REMOVAL_HOST_WAIT_SECONDS', 600, 10, 24 * 3600),
     webhookCsrPendingSeconds: integer(env, 'WEBHOOK_CSR_PENDING_SECONDS', 600, 1, 7 * 24 * 3600),
+    approvalTtlSeconds: integer(env, 'APPROVAL_TTL_SECONDS', 3600, 1, 7 * 24 * 3600),
     remediationIntervalSeconds: integer(env, 'REMEDIATION_INTERVAL_SECONDS', 30, 1, 3600),
     hostInspectionIntervalSeconds: integer(env, 'HOST_INSPECTION_INTERVAL_SECONDS', 6 * 3600, 0, 7 * 24 * 3600),
     rolloutIntervalSeconds: integer(env, 'ROLLOUT_INTERVAL_SECONDS', 15, 1, 3600),

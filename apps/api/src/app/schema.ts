@@ -15,6 +15,7 @@ import {
 } from 'graphql';
 import { type BuildSchemaOptions, buildSchema, type ContainerType } from 'type-graphql';
 import type { AuditLog } from '@ccos/api/data-access-db';
+import { ApprovalResolver, type ApprovalService } from '@ccos/api/feature-approvals';
 import { type ArtifactsFeature, ArtifactSetResolver } from '@ccos/api/feature-artifacts';
 import { AuditLogResolver, type AuthFeature, AuthResolver, SessionResolver, UserResolver } from '@ccos/api/feature-auth';
 import { type AutoscalerConnections, type AutoscalingFeature, NodeGroupResolver } from '@ccos/api/feature-autoscaling';
@@ -63,6 +64,8 @@ export interface ApiServices {
   readonly inventory: Pick<InventoryFeature, 'resolver'>;
   /** Webhook endpoints and their deliveries (feature-webhooks builds its resolver with its service). */
   readonly webhooks: Pick<WebhooksFeature, 'resolver'>;
+  /** Four-eyes: held actions and their decisions. */
+  readonly approvals: ApprovalService;
 }
 
 /**
@@ -96,6 +99,7 @@ export async function buildApiSchema(services: ApiServices): Promise<GraphQLSche
     [RolloutResolver, services.fleet.rolloutResolver],
     [InventoryResolver, services.inventory.resolver],
     [WebhookResolver, services.webhooks.resolver],
+    [ApprovalResolver, new ApprovalResolver(services.approvals)],
   ];
   const instances = new Map<unknown, object>(resolvers);
   const container: ContainerType = {

@@ -5,12 +5,13 @@ import { AuditLog, type Database, JobEngine, createStores, databaseReachable, op
 import { loadAgentBinary, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { ClusterAddressGuard, setManagedNodeMarks } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
+import { ApprovalService } from '@ccos/api/feature-approvals';
 import { createArtifactsFeature } from '@ccos/api/feature-artifacts';
 import { createAuthFeature } from '@ccos/api/feature-auth';
 import { createAutoscalingFeature } from '@ccos/api/feature-autoscaling';
 import { createClusterFeature } from '@ccos/api/feature-clusters';
-import { announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
-import { createFleetFeature } from '@ccos/api/feature-fleet';
+import { type CsrService, announceClusterSettingsChanged, createCsrFeature } from '@ccos/api/feature-csrs';
+import { type FleetFeature, type StartRollout, createFleetFeature } from '@ccos/api/feature-fleet';
 import { type InstallFeature, InstallProgress, RunNoticeBoard, createInstallFeature } from '@ccos/api/feature-installs';
 import { createInventoryFeature } from '@ccos/api/feature-inventory';
 import { type NodeFeature, createNodeFeature } from '@ccos/api/feature-nodes';
@@ -19,7 +20,7 @@ import { type RemovalFeature, createRemovalFeature } from '@ccos/api/feature-rem
 import { createWebhooksFeature } from '@ccos/api/feature-webhooks';
 import { type EventBus, bearerToken, createInProcessEventBus, createPostgresEventBus, nodeChangePublisher } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
-import { DEFAULT_REMOVAL_OPTIONS, NotFoundError } from '@ccos/shared/domain';
+import { DEFAULT_REMOVAL_OPTIONS, NotFoundError, type RemovalOptions } from '@ccos/shared/domain';
 import type { CodedText } from '@ccos/shared/messages';
 import { Backoff, SystemClock } from '@ccos/shared/util-timing';
 import { startAgentListener } from './agent-listener';
@@ -152,7 +153,10 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
     stack.push({ name: 'cluster connections', stop: () => connections.close() });
     // The one publisher of install progress: the install feature's and the notices the CSR approver raises on runs.
     const installProgress = new InstallProgress(events);
+    // Four-eyes: the features hold what needs a second person here; what runs once approved is registered below.
+    const approvals = new ApprovalService({ store: stores.approvals, clusters: stores.clusters, clock: new SystemClock(), ttlMs: config.approvalTtlSeconds * 1000, expiryCheckMs: Math.min(15_000, Math.max(500, (config.approvalTtlSeconds * 1000) / 2)), logger: logger.child({ component: 'approvals' }), events, audit });
     const certificates = createCsrFeature({
+      approvals,
       decisions: stores.csrDecisions,
       inventory: stores.csrInventory,
       notices: new RunNoticeBoard(stores.installRunNotices, installProgress),
@@ -282,6 +286,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       await nodes.start();
     }
     const removals = createRemovalFeature({
+      approvals,
       runs: stores.removalRuns,
       nodes: nodeStore,
       tokens: agentTokens,
@@ -325,6 +330,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       observer: metrics.domain.remediationObserver,
     });
     const fleet = createFleetFeature({
+      approvals,
       nodes: nodeStore,
       manifests: stores.hostManifests,
       ssh: sshPool,
@@ -343,6 +349,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       clock: new SystemClock(),
       logger,
     });
+    registerApprovedActions(approvals, removals, certificates.service, fleet);
     const autoscaling = createAutoscalingFeature({
       nodeGroups: stores.nodeGroups,
       clusters: stores.clusters,
@@ -445,6 +452,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
         fleet,
         inventory,
         webhooks,
+        approvals,
       });
       const http = await startHttpServer({
         port: config.port,
@@ -495,6 +503,8 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
       fleet.start();
       stack.push({ name: 'host inspections and rollouts', stop: async () => fleet.stop() });
       webhooks.start();
+      approvals.start();
+      stack.push({ name: 'approval expiry', stop: async () => approvals.stop() });
       stack.push({ name: 'webhook deliveries', stop: async () => webhooks.stop() });
       return { url: http.url, httpsUrl: http.httpsUrl, agentsUrl: agents?.httpsUrl ?? null, metricsUrl: metricsListener?.url ?? null, port: http.port };
     }
@@ -581,4 +591,43 @@ function printGeneratedPassword(password: string): void {
   process.stderr.write(
     `\n  First start: created user "admin" with password\n\n      ${password}\n\n  It is shown only this once. Sign in and change it, or set ADMIN_PASSWORD before the first start.\n\n`,
   );
+}
+
+/** What each held action runs once a second person approves it: the feature's own call, as its requester's, past the hold. */
+function registerApprovedActions(approvals: ApprovalService, removals: RemovalFeature, certificates: CsrService, fleet: FleetFeature): void {
+  approvals.register('REMOVE_NODE', {
+    role: 'OPERATOR',
+    run: async (params, actor) => {
+      const run = await removals.service.start(String(params['nodeId']), params['options'] as RemovalOptions, actor, { approved: true });
+      return `removal run ${run.id} started`;
+    },
+  });
+  approvals.register('SKIP_REMOVAL_HOST_SIDE', {
+    role: 'OPERATOR',
+    run: async (params, actor) => {
+      const run = await removals.service.skipHostSide(String(params['nodeId']), String(params['reason']), actor, { approved: true });
+      return `removal run ${run.id} goes on without its host`;
+    },
+  });
+  approvals.register('FORCE_REMOVAL_DRAIN', {
+    role: 'ADMIN',
+    run: async (params, actor) => {
+      const run = await removals.service.forceDrain(String(params['nodeId']), String(params['reason']), actor, { approved: true });
+      return `the drain of removal run ${run.id} goes past its budgets`;
+    },
+  });
+  approvals.register('START_ROLLOUT', {
+    role: 'OPERATOR',
+    run: async (params, actor) => {
+      const rollout = await fleet.rollouts.startRollout(params['input'] as StartRollout, actor, { approved: true });
+      return `rollout ${rollout.id} started`;
+    },
+  });
+  approvals.register('FORCE_APPROVE_CSR', {
+    role: 'ADMIN',
+    run: async (params, actor) => {
+      const csr = await certificates.approve(String(params['clusterId']), String(params['name']), { username: actor, role: 'ADMIN' }, { force: true, reason: String(params['reason']), approved: true });
+      return `CSR ${csr.name} approved (forced)`;
+    },
+  });
 }

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ApiClient } from './api-client';
+import { APPROVALS_APPROVE, APPROVALS_LIST, APPROVALS_REJECT, CLUSTERS_FOUR_EYES } from './approvals.command';
 import { AUDIT } from './audit.command';
 import { AUTOSCALER_CONNECTION } from './autoscaler.command';
 import { BATCHES_LIST, BATCHES_RETRY, BATCHES_SHOW } from './batches.command';
@@ -61,6 +62,10 @@ const COMMANDS: Record<string, CommandSpec> = {
   'webhooks add': WEBHOOKS_ADD,
   'webhooks remove': WEBHOOKS_REMOVE,
   'webhooks deliveries': WEBHOOKS_DELIVERIES,
+  'clusters four-eyes': CLUSTERS_FOUR_EYES,
+  'approvals list': APPROVALS_LIST,
+  'approvals approve': APPROVALS_APPROVE,
+  'approvals reject': APPROVALS_REJECT,
   plan: PLAN,
   apply: APPLY,
   'inventory export': INVENTORY_EXPORT,

@@ -47,6 +47,10 @@ Commands:
   webhooks add --url URL [--description TEXT] [--cluster C]    (prints the signing secret, this once)
   webhooks remove ENDPOINT
   webhooks deliveries ENDPOINT [--limit N]    (the latest attempts, newest first)
+  clusters four-eyes on|off [--cluster C]    (forced or ungraceful removals, skipped host sides, forced drains, forced CSR approvals and rollouts wait for a second person)
+  approvals list [--cluster C] [--pending]    (actions held for a second person's approval, newest first)
+  approvals approve REQUEST    (runs another user's held action, as theirs)
+  approvals reject REQUEST --reason TEXT
   autoscaler connection [--cluster C] [--dir DIR]    (cloud-config and client certificate for cluster-autoscaler)
   plan -f FILE    (what applying the inventory file would change; exit 0 nothing, 5 something, 1 a conflict; docs/inventory.md)
   apply -f FILE [--yes] [--no-wait]    (applies that plan: adds and installs, relabels, removes; follows it to the end)
@@ -96,6 +100,10 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   webhooks add --url 地址 [--description 说明] [--cluster 集群]              添加接收方；签名密钥只显示这一次
   webhooks remove 端点                                                       删除接收方
   webhooks deliveries 端点 [--limit 条数]                                    最近的投递记录，最新的在前
+  clusters four-eyes on|off [--cluster 集群]                                 开启或关闭双人复核：强制或非优雅的移除、跳过主机、强制驱逐、强制批准 CSR 与滚动操作须由第二人批准
+  approvals list [--cluster 集群] [--pending]                                列出等待第二人批准的操作，最新的在前
+  approvals approve 请求                                                     批准他人提出的操作，并以其名义执行
+  approvals reject 请求 --reason 理由                                        拒绝他人提出的操作
   autoscaler connection [--cluster 集群] [--dir 目录]                        为 cluster-autoscaler 签发客户端证书并输出 cloud-config
   plan -f 文件                                                               应用清单文件将做哪些更改；退出码 0 无更改，5 有更改，1 有冲突（docs/inventory.md）
   apply -f 文件 [--yes] [--no-wait]                                          执行该计划：录入并安装、修改标签、移除，并跟踪到结束
@@ -211,6 +219,14 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   rolloutKind: { en: 'rollout kind {kind}: REBOOT, UPGRADE (to the cluster\'s artifact set) or REAPPLY (restore drifted files)', zh: '滚动操作类型 {kind}：应为 REBOOT、UPGRADE（升级到集群的制品集）或 REAPPLY（恢复已偏离的文件）' },
   webhookSecret: { en: 'Endpoint {id} added. Signing secret (shown this once; keep it in the receiver): {secret}', zh: '已添加端点 {id}。签名密钥（只显示这一次，请保存在接收方）：{secret}' },
   webhookRemoved: { en: 'Endpoint {id} removed: nothing more is sent to {url}', zh: '已删除端点 {id}：不再向 {url} 发送' },
+  approvalReasonMissing: { en: 'ccos-scaler approvals reject needs --reason (its requester reads it)', zh: 'ccos-scaler approvals reject 需要 --reason（请求人会看到）' },
+  approvalDecided: { en: 'Request {id} ({action} of {target}): {status}. {outcome}', zh: '请求 {id}（对 {target} 的 {action}）：{status}。{outcome}' },
+  fourEyesOnOrOff: { en: 'say on or off: ccos-scaler clusters four-eyes on|off', zh: '开启请用 ccos-scaler clusters four-eyes on，关闭请用 ccos-scaler clusters four-eyes off' },
+  fourEyesOn: {
+    en: 'Cluster {cluster} now holds forced and ungraceful removals, skipped host sides, forced drains, forced CSR approvals and rollouts until another user approves them (ccos-scaler approvals list).',
+    zh: '集群 {cluster} 已开启双人复核：强制或非优雅的移除、跳过主机、强制驱逐、强制批准 CSR 与滚动操作须经另一位用户批准后才执行（ccos-scaler approvals list）。',
+  },
+  fourEyesOff: { en: 'Cluster {cluster} runs those actions when asked again; requests already held stay until decided or expired.', zh: '集群 {cluster} 已关闭双人复核，这些操作将在请求时直接执行；已提出的请求保留至被决定或过期。' },
   webhookUrlMissing: { en: 'ccos-scaler webhooks add needs --url (where the events are POSTed)', zh: 'ccos-scaler webhooks add 需要 --url（事件发往的地址）' },
   rolloutAgentRun: { en: '(agent run {run})', zh: '（代理运行 {run}）' },
   rolloutWindowMinutes: { en: '--window needs --window-minutes (how long the window stays open)', zh: '--window 需要 --window-minutes（窗口打开多久）' },
@@ -271,8 +287,8 @@ Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 authentication failed, 4 
   removalFailed: { en: 'Removal of {hostname} {status}: {reason}', zh: '{hostname} 移除{status}：{reason}' },
   interrupted: { en: 'interrupted; the operation goes on in the service', zh: '已中断；服务端的操作仍在继续' },
   columns: {
-    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|INSTALLS AT ONCE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT|MIN|MAX|DESIRED|CURRENT|SPARES|HOSTS|JOINED|FAILED|PHASE|STEP|URL|DESCRIPTION|LAST DELIVERED|FAILURES|EVENT|TYPE|ANSWER|MS',
-    zh: 'ID|名称|API 服务器|VIP|自动批准|同时安装数|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果|最小|最大|期望|当前|备用|主机数|已加入|失败|阶段|步骤|地址|说明|最近投递|连续失败|事件|类型|应答|毫秒',
+    en: 'ID|NAME|API SERVER|VIP|AUTO-APPROVE|INSTALLS AT ONCE|HOSTNAME|IP|STATUS|REASON|CLUSTER|REQUESTER|NODE|VERDICT|AGE|AT|ACTOR|ACTION|TARGET|RESULT|MIN|MAX|DESIRED|CURRENT|SPARES|HOSTS|JOINED|FAILED|PHASE|STEP|URL|DESCRIPTION|LAST DELIVERED|FAILURES|EVENT|TYPE|ANSWER|MS|EXPIRES|DECIDED BY',
+    zh: 'ID|名称|API 服务器|VIP|自动批准|同时安装数|主机名|地址|状态|原因|集群|申请者|节点|策略结论|时长|时间|操作者|操作|对象|结果|最小|最大|期望|当前|备用|主机数|已加入|失败|阶段|步骤|地址|说明|最近投递|连续失败|事件|类型|应答|毫秒|过期时间|决定人',
   },
 } as const satisfies Record<string, { readonly en: string; readonly zh: string }>;
 

@@ -25,6 +25,7 @@ export * from './lib/node.store';
 export * from './lib/node-group.store';
 export * from './lib/node-batch.store';
 export * from './lib/webhook.store';
+export * from './lib/approval.store';
 export * from './lib/run-event-log';
 export * from './lib/run.store';
 export * from './lib/install-run.store';

@@ -1,5 +1,6 @@
 export * from './lib/errors';
 export * from './lib/context';
+export * from './lib/approval-gate';
 export * from './lib/unread-body';
 export * from './lib/auth-checker';
 export * from './lib/audit-middleware';

@@ -21,3 +21,4 @@ export * from './lib/scale-down-victims';
 export * from './lib/host-manifest';
 export * from './lib/hardware';
 export * from './lib/webhooks';
+export * from './lib/approvals';

@@ -33,6 +33,7 @@ import { RunningKubelet1767600000000 } from './migrations/1767600000000-running-
 import { ApplyRuns1767610000000 } from './migrations/1767610000000-apply-runs';
 import { Webhooks1767620000000 } from './migrations/1767620000000-webhooks';
 import { WebhookWaits1767630000000 } from './migrations/1767630000000-webhook-waits';
+import { FourEyes1767640000000 } from './migrations/1767640000000-four-eyes';
 
 /** Every migration, oldest first. The same list serves the real server and the embedded database. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   ApplyRuns1767610000000,
   Webhooks1767620000000,
   WebhookWaits1767630000000,
+  FourEyes1767640000000,
 ];

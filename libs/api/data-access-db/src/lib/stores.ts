@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { AgentTokens } from './agent-tokens';
+import { ApprovalStore } from './approval.store';
 import { ClusterStore } from './cluster.store';
 import { CsrDecisionStore } from './csr-decision.store';
 import { CsrInventory } from './csr-inventory';
@@ -26,6 +27,7 @@ export interface Stores {
   readonly nodes: NodeStore;
   readonly nodeBatches: NodeBatchStore;
   readonly webhooks: WebhookStore;
+  readonly approvals: ApprovalStore;
   readonly installRuns: InstallRunStore;
   readonly agentTokens: AgentTokens;
   readonly installRunNotices: InstallRunNotices;
@@ -48,6 +50,7 @@ export function createStores(dataSource: DataSource, options: { readonly onNodeC
     nodes: new NodeStore(dataSource, options.onNodeChanged),
     nodeBatches: new NodeBatchStore(dataSource),
     webhooks: new WebhookStore(dataSource),
+    approvals: new ApprovalStore(dataSource),
     installRuns: new InstallRunStore(dataSource),
     agentTokens: new AgentTokens(dataSource),
     installRunNotices: new InstallRunNotices(dataSource),

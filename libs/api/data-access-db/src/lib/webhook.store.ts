@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { NodeStatus } from '@ccos/shared/domain';
 import type { Message } from '@ccos/shared/messages';
 import { isUuid } from './node.store';
+import { returningRows } from './returning-rows';
 
 /** A cluster's webhook endpoint as stored (its secret sealed). */
 export interface WebhookEndpointRecord {
@@ -109,7 +110,7 @@ export class WebhookStore {
     if (!isUuid(id)) {
       return false;
     }
-    const rows = await this.dataSource.query<Array<{ id: string }>>(`DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id`, [id]);
+    const rows = await returningRows<{ id: string }>(this.dataSource, `DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id`, [id]);
     return rows.length === 1;
   }
 
@@ -174,7 +175,8 @@ export class WebhookStore {
 
   /** An attempt failed: counted, and the next one is due at `retryAt`. Returns the failures in a row. */
   async failed(id: string, error: string, retryAt: Date): Promise<number> {
-    const [row] = await this.dataSource.query<Array<{ failures: number }>>(
+    const [row] = await returningRows<{ failures: number }>(
+      this.dataSource,
       `UPDATE webhook_endpoints SET failures = failures + 1, failing_since = COALESCE(failing_since, now()), retry_at = $3, last_error = $2 WHERE id = $1 RETURNING failures`,
       [id, error, retryAt],
     );

@@ -48,6 +48,15 @@ export class ClusterResolver {
 
   @Authorized('ADMIN')
   @Mutation(() => ClusterType, {
+    description:
+      'Turns four-eyes on or off for the cluster: with it on, forced or ungraceful removals, removals going on without their host, forced drains, forced CSR approvals and rollouts are held as approval requests until another user approves them. Requests already held stay.',
+  })
+  async setClusterFourEyes(@Arg('clusterId', () => ID) clusterId: string, @Arg('enabled', () => Boolean) enabled: boolean): Promise<ClusterType> {
+    return toClusterType(await this.clusterService.setFourEyes(clusterId, enabled));
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => ClusterType, {
     description: 'Sets what every host added to the cluster must have at least (checked when it is added: a host below is PRECHECK_FAILED naming each failed check); null asks nothing. Hosts added before are not checked again.',
   })
   async setClusterHostMinimums(
@@ -60,8 +69,8 @@ export class ClusterResolver {
 
 /** Copies only the public fields: sealed credentials never reach a response, even by accident. */
 function toClusterType(cluster: ClusterEntity): ClusterType {
-  const { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, installsAtOnce, createdAt, updatedAt } = cluster;
+  const { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, installsAtOnce, fourEyes, createdAt, updatedAt } = cluster;
   const hostMinimums = cluster.hostMinimums ? { cpus: cluster.hostMinimums.cpus, memoryBytes: cluster.hostMinimums.memoryBytes, diskBytes: cluster.hostMinimums.diskBytes ?? 0, labelKeys: [...(cluster.hostMinimums.labelKeys ?? [])] } : null;
   const readiness = cluster.readinessCheckedAt ? { checkedAt: cluster.readinessCheckedAt, failing: cluster.readinessFailing ?? [], ready: (cluster.readinessFailing ?? []).length === 0 } : null;
-  return { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, installsAtOnce, readiness, hostMinimums, createdAt, updatedAt };
+  return { id, name, apiServerUrl, vip, csrAutoApprove, autoApproveRenewals, bootstrapStyle, allowInsecureTransport, credentialKind, installsAtOnce, fourEyes, readiness, hostMinimums, createdAt, updatedAt };
 }

@@ -106,6 +106,13 @@ export class ClusterService {
     return saved;
   }
 
+  /** Four-eyes on or off: whether irreversible and safety-passing actions on the cluster wait for a second person. */
+  async setFourEyes(id: string, enabled: boolean): Promise<ClusterEntity> {
+    const cluster = await this.get(id);
+    cluster.fourEyes = enabled;
+    return this.clusters.save(cluster);
+  }
+
   /** Which release's artifact set the cluster's installs use instead of the one it reports; null follows the cluster. */
   async setArtifactVersion(id: string, version: string | null): Promise<ClusterEntity> {
     const cluster = await this.get(id);

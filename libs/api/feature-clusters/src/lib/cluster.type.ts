@@ -95,6 +95,11 @@ export class ClusterType {
   @Field(() => Int, { description: 'Installs that run at once on this cluster; more wait their turn (setClusterInstallsAtOnce).' })
   installsAtOnce!: number;
 
+  @Field(() => Boolean, {
+    description: 'Four-eyes: forced or ungraceful removals, removals going on without their host, forced drains, forced CSR approvals and rollouts wait for a second person\'s approval (setClusterFourEyes; approvalRequests).',
+  })
+  fourEyes!: boolean;
+
   @Field(() => HostMinimumsType, {
     nullable: true,
     description: 'What every host added to it must have at least (has-min-cpu-cores, has-min-memory, has-min-disk): a host below is PRECHECK_FAILED naming each failed check. Null asks nothing; a pool\'s profile asks its spares more.',

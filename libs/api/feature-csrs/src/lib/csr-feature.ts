@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterDirectory } from '@ccos/api/data-access-cluster-connections';
 import type { CsrDecisionStore, CsrInventory } from '@ccos/api/data-access-db';
-import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
+import type { ApprovalGate, AuditSink, EventBus } from '@ccos/api/util-graphql';
 import type { Clock } from '@ccos/shared/util-timing';
 import { type AutoApproverOptions, CsrAutoApprover, type RunNotices } from './auto-approver';
 import { publishCsrChange } from './csr-changes';
@@ -26,6 +26,8 @@ export interface CsrFeatureOptions {
   readonly policy?: CsrPolicyOptions;
   /** The time the policy judges CSRs at; tests share a fake one with the cluster. Default: the process's clock. */
   readonly clock?: Clock;
+  /** Four-eyes: holds forced approvals on clusters that require a second person. */
+  readonly approvals?: ApprovalGate;
   readonly approver?: AutoApproverOptions;
   /** Told about every decision written to csr_decisions (the metrics). */
   readonly onDecision?: CsrDecisionObserver;
@@ -50,7 +52,7 @@ export function createCsrFeature(options: CsrFeatureOptions): CsrFeature {
   const watches = options.connections;
   const stopPublishing = watches.onCsrEvent((clusterId, event) => publishCsrChange(events, clusterId, event));
   const decisions = new CsrDecisionLog(options.decisions, options.onDecision);
-  const service = new CsrService(clusters, watches, options.inventory, decisions, events, logger, options.policy, options.clock);
+  const service = new CsrService(clusters, watches, options.inventory, decisions, events, logger, options.policy, options.clock, options.approvals);
   const autoApprover = new CsrAutoApprover(clusters, watches, service, decisions, events, logger, {
     audit: options.audit,
     notices: options.notices,

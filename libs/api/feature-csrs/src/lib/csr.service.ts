@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ClusterConnections, ClusterDirectory, ClusterWatch } from '@ccos/api/data-access-cluster-connections';
 import type { ClusterEntity, CsrInventory, InventoryNode } from '@ccos/api/data-access-db';
 import { type CsrDecisionResult, type CsrSummary, type KubeClient, approveCsr, denyCsr, readApiServiceAddresses } from '@ccos/api/data-access-kube';
-import { AppError, BadUserInputError, type EventBus, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
+import { AppError, type ApprovalGate, BadUserInputError, type EventBus, NO_APPROVAL_GATE, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
 import {
   type CsrFacts, type CsrPolicyContext, type CsrVerdict, type Role,
   apiNamesOf, checkForceReason, claimedNodeName, evaluateCsr, forceBlockers, nodeNameOf,
@@ -67,6 +67,8 @@ export interface CsrActor {
 export interface ApproveOptions {
   readonly force: boolean;
   readonly reason?: string | null;
+  /** A second person approved the forced approval already (four-eyes). */
+  readonly approved?: boolean;
 }
 
 /**
@@ -88,6 +90,8 @@ export class CsrService {
     private readonly options: CsrPolicyOptions = {},
     /** The time verdicts are judged at (approval windows, certificate expiry). */
     private readonly clock: Clock = new SystemClock(),
+    /** Four-eyes: holds a forced approval on clusters that require a second person. */
+    private readonly approvals: ApprovalGate = NO_APPROVAL_GATE,
   ) {}
 
   /** Everything the policy needs about a cluster now. */
@@ -228,6 +232,16 @@ export class CsrService {
       );
     }
     const forced = !approvable;
+    if (forced && !options.approved) {
+      await this.approvals.gate({
+        clusterId,
+        action: 'FORCE_APPROVE_CSR',
+        target: name,
+        params: { clusterId, name, reason: why },
+        preview: async () => ({ csr: name, requester: csr.username, signerName: csr.signerName, reason: { code: verdict.reasonCode, params: verdict.reasonParams }, failedChecks: failed.map((check) => check.name) }),
+        actor: actor.username,
+      });
+    }
     const policySaid = { code: verdict.reasonCode, params: verdict.reasonParams };
     const result = await this.writeDecision(snapshot, name, {
       verdict,

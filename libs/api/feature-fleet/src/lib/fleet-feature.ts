@@ -1,5 +1,5 @@
 import type { RolloutStore } from '@ccos/api/data-access-db';
-import type { AuditSink, EventBus } from '@ccos/api/util-graphql';
+import type { ApprovalGate, AuditSink, EventBus } from '@ccos/api/util-graphql';
 import { type HostInspectorOptions, HostInspector } from './host-inspector';
 import { HostManifestResolver } from './host-manifest.resolver';
 import { AlertmanagerAlerts } from './rollouts/alertmanager';
@@ -18,6 +18,8 @@ export interface FleetFeatureOptions extends HostInspectorOptions {
   readonly alertmanagerUrl?: string | null;
   /** The agent's apply runs, for UPGRADE and REAPPLY rollouts. */
   readonly applyRuns?: ApplyRuns;
+  /** Four-eyes: holds rollouts on clusters that require a second person. */
+  readonly approvals?: ApprovalGate;
 }
 
 /** Keeping the fleet current: what each host runs, drift, and rolling operations. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AgentTokens, JobRegistry, NodeStore, RemovalRunStore } from '@ccos/api/data-access-db';
 import type { SshPool } from '@ccos/api/data-access-ssh';
-import type { EventBus } from '@ccos/api/util-graphql';
+import type { ApprovalGate, EventBus } from '@ccos/api/util-graphql';
 import { SystemClock } from '@ccos/shared/util-timing';
 import { sshHostCommands } from './host-commands';
 import { KUBE_DRAINS } from './phases/drain.phase';
@@ -28,6 +28,8 @@ export interface RemovalFeatureOptions {
   readonly jobs: JobRegistry;
   readonly logger: Logger;
   readonly runner?: RemovalRunnerOptions;
+  /** Four-eyes: holds forced and ungraceful removals, skipped host sides and forced drains on clusters that require a second person. */
+  readonly approvals?: ApprovalGate;
 }
 
 /** The removal feature as the composition root sees it. */
@@ -59,7 +61,7 @@ export function createRemovalFeature(options: RemovalFeatureOptions): RemovalFea
     tokens: options.tokens,
   });
   const runner = new RemovalRunner(options.runs, options.nodes, phases, log, options.jobs, options.logger, { ...options.runner, clock });
-  const service = new RemovalService(options.runs, options.nodes, options.clusters, options.hosts, options.ssh, runner);
+  const service = new RemovalService(options.runs, options.nodes, options.clusters, options.hosts, options.ssh, runner, options.approvals);
   const stop = async (): Promise<void> => {
     await runner.stop();
   };

@@ -3,13 +3,14 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { type NodeEntity, type NodeStore, type RemovalDecision, type RemovalDecisionKind, type RemovalRunEntity, type RemovalRunStore, isUuid } from '@ccos/api/data-access-db';
 import { type KubeClient, type NodeSummary, capacityCheck, classifyPods, isStatus, listPodsOnNode, summarizeNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
-import { AppError, BadUserInputError, ConflictError, NotFoundError, PreconditionError, codedFields, drainPlanSummary, kubectlLine, runEventFields, runFields } from '@ccos/api/util-graphql';
+import { AppError, type ApprovalGate, BadUserInputError, ConflictError, NO_APPROVAL_GATE, NotFoundError, PreconditionError, codedFields, drainPlanSummary, kubectlLine, runEventFields, runFields } from '@ccos/api/util-graphql';
 import {
   type RemovalOptions,
   canUncordon,
   checkRemovalOptions,
   checkWrittenReason,
   removalCancellable,
+  removalNeedsSecondPerson,
   removalSafety,
   UNCORDON_FROM,
   statusText,
@@ -53,6 +54,12 @@ function unavailable(what: (error: string) => CodedText, error: unknown): AppErr
   return error instanceof AppError ? error : new AppError('UNAVAILABLE', what(error instanceof Error ? error.message : String(error)), {}, error);
 }
 
+/** Whether a second person approved the call already (four-eyes): it is then not held again. */
+export interface Approval {
+  readonly approved: boolean;
+}
+const NOT_APPROVED: Approval = { approved: false };
+
 /**
  * Removing nodes (the seed's 三、如何移除节点): the preview the console shows before an operator
  * confirms, starting a tracked run (executed by the RemovalRunner), cancelling its drain, and
@@ -68,6 +75,7 @@ export class RemovalService {
     private readonly hosts: HostAccess,
     private readonly ssh: SshPool,
     private readonly runner: RemovalRunner,
+    private readonly approvals: ApprovalGate = NO_APPROVAL_GATE,
   ) {}
 
   /**
@@ -183,7 +191,7 @@ export class RemovalService {
    * a control-plane node, the last schedulable Ready worker without allowLastWorker, an
    * ungraceful removal of a Ready node or without the typed name; CONFLICT when one runs already.
    */
-  async start(nodeId: string, options: RemovalOptions, actor: string): Promise<RemovalRunEntity> {
+  async start(nodeId: string, options: RemovalOptions, actor: string, approval: Approval = NOT_APPROVED): Promise<RemovalRunEntity> {
     this.checkOptions(options);
     const node = await this.nodes.get(nodeId);
     if (node.status === 'REMOVING') {
@@ -206,6 +214,16 @@ export class RemovalService {
     if (!safety.allowed) {
       const rules = safety.checks.filter((check) => check.blocking && !check.passed).map((check) => check.rule);
       throw new PreconditionError(message('removal.refused', { node: node.hostname, refusal: safety.refusalCoded ? bare(safety.refusalCoded) : null }), { rules });
+    }
+    if (!approval.approved && removalNeedsSecondPerson(options)) {
+      await this.approvals.gate({
+        clusterId: node.clusterId,
+        action: 'REMOVE_NODE',
+        target: node.hostname,
+        params: { nodeId, options },
+        preview: async () => blastRadiusOf(await this.preview(nodeId, options)),
+        actor,
+      });
     }
     const saved = await this.runs.insertRunning({
       id: randomUUID(),
@@ -268,8 +286,8 @@ export class RemovalService {
    * (stopping the kubelet, cleaning it) are passed, and the node is marked reinstall required.
    * For a host that is gone and that the run waits for; a written reason is required.
    */
-  skipHostSide(nodeId: string, reason: string, actor: string): Promise<RemovalRunEntity> {
-    return this.decide(nodeId, reason, actor, 'skipHost');
+  skipHostSide(nodeId: string, reason: string, actor: string, approval: Approval = NOT_APPROVED): Promise<RemovalRunEntity> {
+    return this.decide(nodeId, reason, actor, 'skipHost', approval);
   }
 
   /**
@@ -277,12 +295,16 @@ export class RemovalService {
    * refuse to evict are deleted instead (kubectl drain --disable-eviction, for those pods only).
    * For an ADMIN (the resolver checks), with a written reason; only while the run drains.
    */
-  forceDrain(nodeId: string, reason: string, actor: string): Promise<RemovalRunEntity> {
-    return this.decide(nodeId, reason, actor, 'forceDrain');
+  forceDrain(nodeId: string, reason: string, actor: string, approval: Approval = NOT_APPROVED): Promise<RemovalRunEntity> {
+    return this.decide(nodeId, reason, actor, 'forceDrain', approval);
   }
 
-  /** Records an operator's decision about the node's running removal and has its executor apply it, here or through its heartbeat. */
-  private async decide(nodeId: string, reason: string, actor: string, kind: RemovalDecisionKind): Promise<RemovalRunEntity> {
+  /**
+   * Records an operator's decision about the node's running removal and has its executor apply it,
+   * here or through its heartbeat. On a cluster with four-eyes on, a decision not approved yet is
+   * held for a second person instead (once it is one the run could take now).
+   */
+  private async decide(nodeId: string, reason: string, actor: string, kind: RemovalDecisionKind, approval: Approval): Promise<RemovalRunEntity> {
     const problem = checkWrittenReason(reason, message(kind === 'skipHost' ? 'removal.skipHost.reasonRequired' : 'removal.forceDrain.reasonRequired'));
     if (problem) {
       throw new BadUserInputError('reason', problem);
@@ -291,6 +313,16 @@ export class RemovalService {
     const run = await this.runs.runningOf(nodeId);
     if (!run) {
       throw new PreconditionError(message('removal.notRunning', { node: node.hostname }), { status: node.status });
+    }
+    if (!approval.approved && (kind === 'skipHost' || run.phase === 'DRAIN') && !run[kind]) {
+      await this.approvals.gate({
+        clusterId: node.clusterId,
+        action: kind === 'skipHost' ? 'SKIP_REMOVAL_HOST_SIDE' : 'FORCE_REMOVAL_DRAIN',
+        target: node.hostname,
+        params: { nodeId, reason: reason.trim() },
+        preview: async () => ({ nodeName: node.hostname, runId: run.id, phase: run.phase, blocker: run.blocker, blocking: run.blocking }),
+        actor,
+      });
     }
     const decision = { actor, reason: reason.trim(), at: new Date().toISOString() };
     if (!(await this.runs.requestDecision(run.id, kind, decision))) {
@@ -467,4 +499,18 @@ function refusalFields(text: CodedText | null): { refusal: string | null; refusa
 /** A message field with its code and parameters. */
 function textFields(text: CodedText): { message: string; messageCode: string; messageParams: MessageParams } {
   return { message: text.message, messageCode: text.code, messageParams: text.params };
+}
+
+/** What a held removal would do, for its approver: the pods it evicts or deletes, the budgets in the way, the safety verdicts. */
+function blastRadiusOf(preview: RemovalPreviewType): Record<string, unknown> {
+  return {
+    nodeName: preview.nodeName,
+    allowed: preview.allowed,
+    refusal: preview.refusal,
+    counts: preview.counts,
+    pods: preview.pods.map((pod) => ({ ...pod })),
+    budgets: preview.budgets.map((budget) => ({ ...budget })),
+    safety: preview.safety.map((check) => ({ ...check })),
+    warnings: preview.warnings,
+  };
 }

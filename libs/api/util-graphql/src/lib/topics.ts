@@ -22,6 +22,8 @@ export const TOPICS = {
   AUTOSCALING_ACTIVITY: 'AUTOSCALING_ACTIVITY',
   /** id: clusterId; a rollout of the cluster changed (its status, what it waits for, a node's phase). Payload: {@link RolloutChangedPayload}. */
   ROLLOUT_CHANGED: 'ROLLOUT_CHANGED',
+  /** id: clusterId; an approval request of the cluster was made, decided or expired. Payload: {@link ApprovalsChangedPayload}. */
+  APPROVALS_CHANGED: 'APPROVALS_CHANGED',
   /** No id: every replica forgets the sessions it names and closes their live connections. */
   SESSIONS_ENDED: 'SESSIONS_ENDED',
   /** No id: a user's role changed; every replica re-reads them and reconnects their live connections. */
@@ -33,6 +35,11 @@ export const TOPICS = {
    */
   EVENTS_RESUMED: 'EVENTS_RESUMED',
 } as const;
+
+export interface ApprovalsChangedPayload {
+  readonly clusterId: string;
+  readonly requestId: string;
+}
 
 export interface RolloutChangedPayload {
   readonly rolloutId: string;

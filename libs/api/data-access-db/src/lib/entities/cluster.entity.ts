@@ -58,6 +58,10 @@ export class ClusterEntity {
   @Column({ name: 'installs_at_once', type: 'integer', default: 50 })
   installsAtOnce!: number;
 
+  /** Actions that cannot be undone or that pass a safety check wait for a second person's approval. */
+  @Column({ name: 'four_eyes', type: 'boolean', default: false })
+  fourEyes!: boolean;
+
   /** What every host added to it must have at least (checked when it is added, each failed check named); null asks nothing. */
   @Column({ name: 'host_minimums', type: 'jsonb', nullable: true })
   hostMinimums!: HardwareMinimums | null;

@@ -6,7 +6,7 @@ import { RecordingJobs, createTestDatabase, type TestDatabase } from '@ccos/api/
 import { sealCredentials } from '@ccos/api/data-access-hosts';
 import type { NodeSummary } from '@ccos/api/data-access-kube';
 import { SshPool } from '@ccos/api/data-access-ssh';
-import type { AuditEntry } from '@ccos/api/util-graphql';
+import type { AskedAction, AuditEntry } from '@ccos/api/util-graphql';
 import { SecretBox } from '@ccos/api/util-secrets';
 import { type FileDrift, type InstallStep, type ManifestFile, hostManifestState } from '@ccos/shared/domain';
 import { FakeClock } from '@ccos/shared/util-timing/testing';
@@ -186,6 +186,37 @@ describe('rollout conductor: budget and maintenance window', () => {
     await conductor.pause(first.id, 'ops');
     await expect(conductor.pause(first.id, 'ops')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
     expect((await conductor.resume(first.id, 'ops')).status).toBe('RUNNING');
+  });
+
+  it('asks four-eyes before it starts anything, with each node\'s drain for the approver; once approved it is not asked again', async () => {
+    const clusterId = await newCluster();
+    const member = await joined(clusterId, 'w-h1', '198.18.0.61');
+    const asked: AskedAction[] = [];
+    const held = new RolloutConductor({
+      rollouts,
+      nodes,
+      jobs: new RecordingJobs(),
+      clusters: { watch: async () => ({ client: {} as never, nodes: () => [...cluster.values()] as NodeSummary[], podsOnNode: () => [] }) },
+      ssh: new SshPool({ maxSessions: 1 }),
+      secrets,
+      audit: { record: async () => undefined },
+      clock,
+      intervalMs: 60_000,
+      logger: pino({ level: 'silent' }),
+      approvals: {
+        gate: async (action) => {
+          asked.push(action);
+          throw new Error('held for a second person');
+        },
+      },
+    });
+    await expect(held.startRollout({ ...input(clusterId), nodeIds: [member.id] }, 'ops')).rejects.toThrow('held for a second person');
+    expect(await rollouts.ofCluster(clusterId)).toEqual([]);
+    expect(asked).toMatchObject([{ clusterId, action: 'START_ROLLOUT', target: 'REBOOT w-h1', actor: 'ops', params: { input: { nodeIds: [member.id], kind: 'REBOOT' } } }]);
+    expect(await asked[0]?.preview?.()).toMatchObject({ nodes: ['w-h1'], allowed: 1 });
+    const approved = await held.startRollout({ ...input(clusterId), nodeIds: [member.id] }, 'ops (approved by lead)', { approved: true });
+    expect(approved).toMatchObject({ status: 'RUNNING', createdBy: 'ops (approved by lead)' });
+    expect(asked).toHaveLength(1);
   });
 
   /** UPGRADE and REAPPLY: the agent's apply runs and the hosts' records, faked; time moves whenever every loop waits (a run polled every 10 ms costs no real time). */

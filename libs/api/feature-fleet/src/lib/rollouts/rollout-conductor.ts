@@ -16,7 +16,7 @@ import {
 import { sshFailureOutcome, sshTargetOf } from '@ccos/api/data-access-hosts';
 import { type DrainEvent, type DrainPlan, type DrainResult, type NodeSummary, classifyPods, drainNode, listPodsOnNode, uncordonNode } from '@ccos/api/data-access-kube';
 import type { SshPool } from '@ccos/api/data-access-ssh';
-import { type AuditSink, BadUserInputError, ConflictError, type EventBus, PreconditionError, type RolloutChangedPayload, TOPICS } from '@ccos/api/util-graphql';
+import { type ApprovalGate, type AuditSink, BadUserInputError, ConflictError, type EventBus, PreconditionError, type RolloutChangedPayload, TOPICS } from '@ccos/api/util-graphql';
 import type { SecretBox } from '@ccos/api/util-secrets';
 import {
   type ApplyKind, type InstallStep, type RolloutKind, type RolloutNodePhase, type RolloutStatus, ROLLOUT_ACTIVE_PHASES, allowedUnavailable, applySteps, isApplyKind, phaseAfterDrain, planRollout,
@@ -110,6 +110,8 @@ export interface RolloutConductorOptions {
   readonly applyRuns?: ApplyRuns;
   readonly logger: Logger;
   readonly observer?: RolloutObserver;
+  /** Four-eyes: holds a rollout on a cluster that requires a second person until one approves it. */
+  readonly approvals?: ApprovalGate;
 }
 
 export interface StartRollout {
@@ -186,8 +188,18 @@ export class RolloutConductor {
     }
   }
 
-  async startRollout(input: StartRollout, actor: string): Promise<RolloutEntity> {
+  async startRollout(input: StartRollout, actor: string, approval: { readonly approved: boolean } = { approved: false }): Promise<RolloutEntity> {
     const nodes = await this.checked(input);
+    if (!approval.approved && this.options.approvals) {
+      await this.options.approvals.gate({
+        clusterId: input.clusterId,
+        action: 'START_ROLLOUT',
+        target: `${input.kind} ${nodes.map((node) => node.hostname).join(', ')}`.slice(0, 500),
+        params: { input: { ...input } },
+        preview: async () => blastRadiusOf(await this.preview(input)),
+        actor,
+      });
+    }
     const rollout = await this.options.rollouts.create(
       {
         clusterId: input.clusterId,
@@ -823,4 +835,15 @@ export class RolloutConductor {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** What a held rollout would do, for its approver: each node in order with the pods its drain evicts and the budgets it meets. */
+function blastRadiusOf(preview: RolloutPreview): Record<string, unknown> {
+  return {
+    allowed: preview.allowed,
+    window: preview.window,
+    pods: preview.nodes.flatMap((node) => node.drain.pods.map((pod) => ({ pod: `${node.nodeName}: ${pod.pod}`, action: pod.action }))),
+    budgets: preview.nodes.flatMap((node) => node.drain.budgets.map((budget) => ({ namespace: budget.namespace, name: budget.name, disruptionsAllowed: budget.disruptionsAllowed }))),
+    nodes: preview.nodes.map((node) => node.nodeName),
+  };
 }
