@@ -184,6 +184,42 @@ describe('console', () => {
     }
   });
 
+  it('holds an operator\'s forced removal for a second person with four-eyes on, shows it live with what it would do, and runs it once the admin approves', async () => {
+    const card = page.getByTestId('approvals');
+    await card.getByRole('heading', { name: 'Four-eyes approvals' }).waitFor();
+    const toggle = card.getByRole('switch', { name: 'Require a second person' });
+    expect(await toggle.getAttribute('aria-checked')).toBe('false');
+    await toggle.click();
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
+    await card.getByText('Nothing waits.').waitFor();
+
+    // A worker found in the cluster, with a pod no controller would bring back: only a forced drain deletes it.
+    sim.api.seed(sim.resource('nodes'), { apiVersion: 'v1', kind: 'Node', metadata: { name: 'held-1', labels: { 'node-role.kubernetes.io/worker': '' } }, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+    sim.api.seed(sim.resource('nodes'), { apiVersion: 'v1', kind: 'Node', metadata: { name: 'spare-1', labels: { 'node-role.kubernetes.io/worker': '' } }, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+    sim.api.seed(sim.resource('pods'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'handmade', namespace: 'default' }, spec: { nodeName: 'held-1', terminationGracePeriodSeconds: 0, containers: [{ name: 'c', image: 'busybox' }] }, status: { phase: 'Running' } });
+    const admin = await api.login();
+    const clusterId = (await api.gql<{ clusters: Array<{ id: string; name: string }> }>('{ clusters { id name } }', {}, admin)).data?.clusters.find((cluster) => cluster.name === 'prod-east')?.id;
+    expect((await api.gql('mutation($input: CreateUserInput!) { createUser(input: $input) { id } }', { input: { username: 'night-operator', password: 'night-operator-password-1', role: 'OPERATOR' } }, admin)).errors).toBeUndefined();
+    const operator = await api.login('night-operator', 'night-operator-password-1');
+    const heldNode = async () => (await api.gql<{ nodes: Array<{ id: string; hostname: string }> }>('query($c: ID!) { nodes(clusterId: $c) { id hostname } }', { c: clusterId }, admin)).data?.nodes.find((node) => node.hostname === 'held-1')?.id;
+    await expect.poll(heldNode, { timeout: 15_000 }).toBeTruthy();
+    const nodeId = await heldNode();
+    const held = await api.gql('mutation($n: ID!) { removeNode(nodeId: $n, options: { force: true }) { id } }', { n: nodeId }, operator);
+    expect(held.errors?.[0]?.extensions?.['messageCode']).toBe('approval.required');
+
+    const request = card.getByTestId('approval-request').filter({ hasText: 'held-1' });
+    await request.waitFor({ timeout: 15_000 });
+    expect(await request.textContent()).toContain('asked by night-operator');
+    await request.getByRole('list', { name: 'What it would do' }).getByText(/default\/handmade/).waitFor();
+    await screenshot(page, SCREENSHOTS, 'cluster-approvals');
+    await request.getByRole('button', { name: 'Approve and run' }).click();
+    await page.getByText('Approved: the action on held-1 runs').first().waitFor();
+    const decided = card.getByTestId('approval-decisions').locator('tr[data-status="APPROVED"]').filter({ hasText: 'held-1' });
+    await decided.waitFor({ timeout: 15_000 });
+    expect(await decided.textContent()).toContain('approved by admin');
+    await card.getByText('Nothing waits.').waitFor();
+  });
+
   it('switches to Chinese at runtime and stays Chinese after a reload', async () => {
     await page.getByRole('button', { name: '简体中文' }).click();
     await page.getByRole('heading', { name: '证书处理' }).waitFor();
@@ -223,12 +259,12 @@ describe('console', () => {
     const registered = log.locator('tr[data-action="registerCluster"][data-result="SUCCESS"]');
     await registered.waitFor();
     expect(await registered.textContent()).toMatch(/admin.*registerCluster.*prod-east.*成功/s);
-    expect(await log.locator('tr[data-action="createUser"]').textContent()).toContain('viewer1');
+    expect(await log.locator('tr[data-action="createUser"]').filter({ hasText: 'viewer1' }).count()).toBe(1);
 
     await page.getByRole('combobox', { name: '结果' }).selectOption({ label: '失败' });
     await page.getByRole('button', { name: '搜索' }).click();
-    // The duplicate cluster, and the receiver URL the webhooks card refused.
-    await expect.poll(() => log.locator('tbody tr').evaluateAll((rows) => rows.map((row) => `${row.getAttribute('data-action')}:${row.getAttribute('data-result')}`).sort())).toEqual(['createWebhookEndpoint:FAILURE', 'registerCluster:FAILURE']);
+    // The duplicate cluster, the receiver URL the webhooks card refused, and the forced removal held for a second person.
+    await expect.poll(() => log.locator('tbody tr').evaluateAll((rows) => rows.map((row) => `${row.getAttribute('data-action')}:${row.getAttribute('data-result')}`).sort())).toEqual(['createWebhookEndpoint:FAILURE', 'registerCluster:FAILURE', 'removeNode:FAILURE']);
     const duplicate = log.locator('tr[data-action="registerCluster"]');
     expect(await duplicate.textContent()).toContain('CONFLICT');
     await duplicate.getByText('参数').click();

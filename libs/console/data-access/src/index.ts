@@ -35,6 +35,7 @@ export { NodeRemovalStore } from './lib/removals/node-removal.store';
 export { AuditLogStore, type AuditEntry } from './lib/audit/audit-log.store';
 export { FailedJobsStore, type FailedJob } from './lib/jobs/failed-jobs.store';
 export { ClusterRemediationStore, type ClusterRemediation } from './lib/clusters/cluster-remediation.store';
+export { ClusterApprovalsStore, type ApprovalRequestView } from './lib/clusters/cluster-approvals.store';
 export { WebhookEndpointsStore, type CreatedWebhookEndpoint, type WebhookDelivery, type WebhookEndpoint } from './lib/clusters/webhook-endpoints.store';
 export { ClusterRolloutsStore, type RolloutAction, type RolloutPreviewView, type RolloutView } from './lib/clusters/cluster-rollouts.store';
 export { NodeGroupsStore, type AutoscalingActivityView, type NodeGroupHostView, type NodeGroupView } from './lib/autoscaling/node-groups.store';

@@ -5,6 +5,7 @@ import { ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeader
 import { I18n, commonMessages } from '@ccos/console/util-i18n';
 import { describeStep } from '@ccos/shared/domain';
 import { clustersMessages } from '../clusters.messages';
+import { ApprovalsCardComponent } from './approvals-card.component';
 import { HostMinimumsCardComponent } from './host-minimums-card.component';
 import { RemediationCardComponent } from './remediation-card.component';
 import { RolloutCardComponent } from './rollout-card.component';
@@ -13,7 +14,7 @@ import { WebhooksCardComponent } from './webhooks-card.component';
 /** One cluster: how the service reaches it, and its certificate handling (auto-approve, ADMIN may change it). */
 @Component({
   selector: 'ccos-cluster-detail-page',
-  imports: [RouterLink, ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, HostMinimumsCardComponent, RemediationCardComponent, RolloutCardComponent, WebhooksCardComponent, StatusBadgeComponent, SwitchComponent],
+  imports: [RouterLink, ButtonDirective, ConfirmDialogComponent, DataStateComponent, PageHeaderComponent, HostMinimumsCardComponent, RemediationCardComponent, RolloutCardComponent, ApprovalsCardComponent, WebhooksCardComponent, StatusBadgeComponent, SwitchComponent],
   providers: [ClusterDetailStore],
   changeDetection: ChangeDetectionStrategy.OnPush,
   templateUrl: './cluster-detail.page.html',
