@@ -596,35 +596,30 @@ function printGeneratedPassword(password: string): void {
 /** What each held action runs once a second person approves it: the feature's own call, as its requester's, past the hold. */
 function registerApprovedActions(approvals: ApprovalService, removals: RemovalFeature, certificates: CsrService, fleet: FleetFeature): void {
   approvals.register('REMOVE_NODE', {
-    role: 'OPERATOR',
     run: async (params, actor) => {
       const run = await removals.service.start(String(params['nodeId']), params['options'] as RemovalOptions, actor, { approved: true });
       return `removal run ${run.id} started`;
     },
   });
   approvals.register('SKIP_REMOVAL_HOST_SIDE', {
-    role: 'OPERATOR',
     run: async (params, actor) => {
       const run = await removals.service.skipHostSide(String(params['nodeId']), String(params['reason']), actor, { approved: true });
       return `removal run ${run.id} goes on without its host`;
     },
   });
   approvals.register('FORCE_REMOVAL_DRAIN', {
-    role: 'ADMIN',
     run: async (params, actor) => {
       const run = await removals.service.forceDrain(String(params['nodeId']), String(params['reason']), actor, { approved: true });
       return `the drain of removal run ${run.id} goes past its budgets`;
     },
   });
   approvals.register('START_ROLLOUT', {
-    role: 'OPERATOR',
     run: async (params, actor) => {
       const rollout = await fleet.rollouts.startRollout(params['input'] as StartRollout, actor, { approved: true });
       return `rollout ${rollout.id} started`;
     },
   });
   approvals.register('FORCE_APPROVE_CSR', {
-    role: 'ADMIN',
     run: async (params, actor) => {
       const csr = await certificates.approve(String(params['clusterId']), String(params['name']), { username: actor, role: 'ADMIN' }, { force: true, reason: String(params['reason']), approved: true });
       return `CSR ${csr.name} approved (forced)`;

@@ -2,14 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type ApprovalRequestRecord, type ApprovalStore, type ClusterStore, PeriodicQueueing } from '@ccos/api/data-access-db';
 import { AppError, type ApprovalGate, type ApprovalsChangedPayload, type AskedAction, type AuditSink, BadUserInputError, type EventBus, ForbiddenError, NotFoundError, PreconditionError, TOPICS } from '@ccos/api/util-graphql';
-import { type ApprovalAction, type Role, checkWrittenReason, roleAllows } from '@ccos/shared/domain';
+import { APPROVAL_ROLE, type ApprovalAction, type Role, checkWrittenReason, roleAllows } from '@ccos/shared/domain';
 import { type Message, bare, isMessageCode, message } from '@ccos/shared/messages';
 import type { Clock } from '@ccos/shared/util-timing';
 
 /** Runs an approved action. */
 export interface ApprovalExecutor {
-  /** The role the action needs; its approver must hold it too. */
-  readonly role: Role;
   /** Runs the action with the arguments it was asked with, as `actor`; what it did, in a few words. */
   run(params: Readonly<Record<string, unknown>>, actor: string): Promise<string>;
 }
@@ -78,7 +76,8 @@ export class ApprovalService implements ApprovalGate {
     if (!cluster.fourEyes) {
       return;
     }
-    const executor = this.executorOf(asked.action);
+    // An action with nothing registered to run it is a wiring mistake, found before anything is held.
+    this.executorOf(asked.action);
     const preview = asked.preview ? await asked.preview() : null;
     const request = await this.options.store.create({
       id: randomUUID(),
@@ -93,7 +92,7 @@ export class ApprovalService implements ApprovalGate {
     this.changed(request);
     this.options.logger.info({ approvalRequestId: request.id, action: asked.action, target: asked.target, requestedBy: asked.actor }, 'an action waits for a second person\'s approval');
     throw new PreconditionError(
-      message('approval.required', { action: bare(message(`approval.action.${asked.action}`)), target: asked.target, cluster: cluster.name, id: request.id, expiresAt: request.expiresAt.toISOString(), role: executor.role }),
+      message('approval.required', { action: bare(message(`approval.action.${asked.action}`)), target: asked.target, cluster: cluster.name, id: request.id, expiresAt: request.expiresAt.toISOString(), role: APPROVAL_ROLE[asked.action] }),
       { approvalRequestId: request.id, expiresAt: request.expiresAt.toISOString() },
     );
   }
@@ -114,9 +113,7 @@ export class ApprovalService implements ApprovalGate {
   async approve(id: string, approver: Approver): Promise<ApprovalRequestRecord> {
     const request = await this.get(id);
     const executor = this.executorOf(request.action);
-    if (!roleAllows(approver.role, executor.role)) {
-      throw new ForbiddenError(executor.role, approver.role);
-    }
+    this.requireRole(request, approver);
     const approved = await this.decided(request, await this.options.store.decide(id, 'APPROVED', approver.username, null, new Date(this.options.clock.now())), approver);
     const actor = `${approved.requestedBy} (approved by ${approver.username})`;
     let ended: ApprovalRequestRecord | null;
@@ -139,9 +136,7 @@ export class ApprovalService implements ApprovalGate {
       throw new BadUserInputError('reason', problem);
     }
     const request = await this.get(id);
-    if (!roleAllows(approver.role, this.executorOf(request.action).role)) {
-      throw new ForbiddenError(this.executorOf(request.action).role, approver.role);
-    }
+    this.requireRole(request, approver);
     const rejected = await this.decided(request, await this.options.store.decide(id, 'REJECTED', approver.username, reason.trim(), new Date(this.options.clock.now())), approver);
     this.changed(rejected);
     return rejected;
@@ -184,6 +179,14 @@ export class ApprovalService implements ApprovalGate {
   private changed(request: Pick<ApprovalRequestRecord, 'id' | 'clusterId'>): void {
     const payload: ApprovalsChangedPayload = { clusterId: request.clusterId, requestId: request.id };
     this.options.events.publish(TOPICS.APPROVALS_CHANGED, request.clusterId, payload);
+  }
+
+  /** The approver's role must allow the action itself. */
+  private requireRole(request: ApprovalRequestRecord, approver: Approver): void {
+    const required = APPROVAL_ROLE[request.action as ApprovalAction] ?? 'ADMIN';
+    if (!roleAllows(approver.role, required)) {
+      throw new ForbiddenError(required, approver.role);
+    }
   }
 
   private executorOf(action: string): ApprovalExecutor {

@@ -2,12 +2,10 @@ import { ChangeDetectionStrategy, Component, computed, effect, inject, input, si
 import { type ApprovalRequestView, ClusterApprovalsStore, ErrorReporter, Notifications, Session } from '@ccos/console/data-access';
 import { ButtonDirective, StatusBadgeComponent, SwitchComponent, TextFieldComponent } from '@ccos/console/ui';
 import { I18n } from '@ccos/console/util-i18n';
+import { APPROVAL_ACTIONS, APPROVAL_ROLE, type ApprovalAction } from '@ccos/shared/domain';
 import { clustersMessages } from '../clusters.messages';
 
-type ActionKey = 'REMOVE_NODE' | 'SKIP_REMOVAL_HOST_SIDE' | 'FORCE_REMOVAL_DRAIN' | 'FORCE_APPROVE_CSR' | 'START_ROLLOUT';
-const ACTIONS: readonly string[] = ['REMOVE_NODE', 'SKIP_REMOVAL_HOST_SIDE', 'FORCE_REMOVAL_DRAIN', 'FORCE_APPROVE_CSR', 'START_ROLLOUT'];
-/** The role each held action needs, so its approver must hold too. */
-const ROLE_OF: Record<ActionKey, 'OPERATOR' | 'ADMIN'> = { REMOVE_NODE: 'OPERATOR', SKIP_REMOVAL_HOST_SIDE: 'OPERATOR', FORCE_REMOVAL_DRAIN: 'ADMIN', FORCE_APPROVE_CSR: 'ADMIN', START_ROLLOUT: 'OPERATOR' };
+const ACTIONS: readonly string[] = APPROVAL_ACTIONS;
 
 /**
  * Four-eyes on the cluster's page: the switch (ADMIN), the actions held for a second person with
@@ -143,7 +141,7 @@ export class ApprovalsCardComponent {
   }
 
   protected mayDecide(request: ApprovalRequestView): boolean {
-    return this.session.allows(ROLE_OF[request.action as ActionKey] ?? 'ADMIN');
+    return this.session.allows(APPROVAL_ROLE[request.action as ApprovalAction] ?? 'ADMIN');
   }
 
   protected async approve(request: ApprovalRequestView): Promise<void> {
