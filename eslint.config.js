@@ -32,7 +32,8 @@ const depConstraints = [
   { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
   { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared'] },
   { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared', 'scope:api'] },
-  { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared', 'scope:api'] },
+  // The bench also runs the agent's own code: a simulated fleet (bench/support/simulated-agents.ts).
+  { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared', 'scope:api', 'scope:agent'] },
   // Platforms: browser code never imports server packages; node code never imports Angular.
   { sourceTag: 'platform:browser', onlyDependOnLibsWithTags: ['platform:browser', 'platform:any'], bannedExternalImports: serverOnlyPackages },
   { sourceTag: 'platform:node', onlyDependOnLibsWithTags: ['platform:node', 'platform:any'], bannedExternalImports: ['@angular/*', 'apollo-angular'] },

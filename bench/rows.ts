@@ -16,6 +16,7 @@ export interface RowEntry {
 export const ROWS: readonly RowEntry[] = [
   { id: 'scale-out', module: 'scale-out.ts', title: 'Scale-out: lab hosts at once', needsLab: true },
   { id: 'ingestion', module: 'agent-ingestion.ts', title: 'Agent event ingestion and live delivery', needsLab: false },
+  { id: 'fleet', module: 'fleet.ts', title: 'Fleet: simulated installs at once on one API process', needsLab: false },
   { id: 'event-bus', module: 'event-bus.ts', title: 'Event bus between replicas: batched NOTIFY', needsLab: false },
   { id: 'csr', module: 'csr-approval-latency.ts', title: 'CSR auto-approval latency', needsLab: false },
   { id: 'drain', module: 'drain.ts', title: 'drainNode vs kubectl drain', needsLab: false },

@@ -62,7 +62,7 @@ describe('npm run bench -- --smoke', () => {
 
   it('has figures for each row that needs no lab host: positive numbers beside a positive reference, with their ratio', () => {
     const ids = report.rows.map((row) => row.id);
-    for (const id of ['ingestion', 'event-bus', 'csr', 'drain', 'removal', 'artifacts', 'agent-channel', 'memory', 'console', 'graphql-validation']) {
+    for (const id of ['fleet', 'ingestion', 'event-bus', 'csr', 'drain', 'removal', 'artifacts', 'agent-channel', 'memory', 'console', 'graphql-validation']) {
       expect(ids).toContain(id);
     }
     expect(ids.filter((id) => LAB_ROWS.includes(id))).toEqual([]);

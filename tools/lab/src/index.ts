@@ -16,3 +16,5 @@ export { LAB_RANGE, MAX_HOSTS, subnetContains } from './lab-network';
 export { LAB_LOCK_PATH, LAB_LOCK_TIMEOUT_MS, acquireLabLock, type LabLockHolder, type LabLockOptions } from './lab-lock';
 export { createCertificateAuthority, issueServerCertificate, type CertifiedKey } from './pki';
 export { startTcpForwarder, type ForwardTarget, type TcpForwarder } from './tcp-forwarder';
+export { KubeClient, KubeApiError } from './kube/kube-client';
+export type { KubeConnection } from './kube/kubeconfig';

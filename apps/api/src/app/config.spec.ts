@@ -107,4 +107,17 @@ describe('configuration', () => {
       await expect(loadConfig({ ...base(), DATABASE_URL: DATABASE, SECRET_KEY: KEY, SERVICE_ROLE: 'worker' })).rejects.toThrow(/^SERVICE_ROLE=worker starts agents but does not serve them: set AGENT_API_URL/);
     });
   });
+
+  describe('AGENT_LAUNCHER_URL (a simulated fleet instead of SSH)', () => {
+    it('is off unless set, and takes a launcher on loopback', async () => {
+      expect((await loadConfig(base())).agentLauncherUrl).toBeNull();
+      expect((await loadConfig({ ...base(), AGENT_LAUNCHER_URL: 'http://127.0.0.1:39111/' })).agentLauncherUrl).toBe('http://127.0.0.1:39111');
+    });
+
+    it('refuses any other address: the launcher is handed every run\'s agent token', async () => {
+      for (const url of ['http://10.0.0.5:39111', 'https://127.0.0.1:39111', 'http://127.0.0.1.example.com:1', 'file:///tmp/launch']) {
+        await expect(loadConfig({ ...base(), AGENT_LAUNCHER_URL: url })).rejects.toThrow(`AGENT_LAUNCHER_URL=${url} must be http://127.0.0.1:<port>`);
+      }
+    });
+  });
 });

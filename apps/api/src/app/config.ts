@@ -63,6 +63,8 @@ export interface ApiConfig {
   readonly artifactUploadMaxBytes: number;
   /** The service's URL as hosts reach it (the agent reports there); null = derived from the request host. */
   readonly agentApiUrl: string | null;
+  /** A simulated fleet's agent launcher on loopback (AGENT_LAUNCHER_URL, benchmarks and tests): runs' agents start there, not over SSH. */
+  readonly agentLauncherUrl: string | null;
   /** The operator's certificate and key (PEM files, reloaded on change); null = issue one from the service's own CA. */
   readonly tls: { readonly certFile: string; readonly keyFile: string; readonly caFile: string | null } | null;
   /** Agents may use plain HTTP (AGENT_PLAIN_HTTP=allow): their token and the answers then cross the network unprotected. */
@@ -200,6 +202,7 @@ export async function loadConfig(env: Environment = process.env): Promise<ApiCon
     artifactsDir: resolve(env['ARTIFACTS_DIR'] ?? join(dataDir, 'artifacts')),
     artifactUploadMaxBytes: integer(env, 'ARTIFACT_UPLOAD_MAX_BYTES', 16 * 1024 ** 3, 1024 * 1024, 256 * 1024 ** 3),
     agentApiUrl,
+    agentLauncherUrl: parseAgentLauncherUrl(env['AGENT_LAUNCHER_URL']),
     tls: tlsFiles(env),
     agentPlainHttp,
     sshPoolSize: integer(env, 'SSH_POOL_SIZE', 10, 1, 200),
@@ -343,6 +346,18 @@ function parseAgentApiUrl(raw: string | undefined): string | null {
     throw new Error(`AGENT_API_URL=${raw} is not a URL such as https://10.0.0.5:4000 (the address hosts reach the service at)`);
   }
   return raw.replace(/\/$/, '');
+}
+
+/** Loopback only: the launcher is handed every run's agent token. */
+function parseAgentLauncherUrl(raw: string | undefined): string | null {
+  const value = raw?.trim();
+  if (!value) {
+    return null;
+  }
+  if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d{1,5}\/?$/.test(value)) {
+    throw new Error(`AGENT_LAUNCHER_URL=${value} must be http://127.0.0.1:<port>: the launcher of a simulated fleet runs on this machine and is handed every run's agent token`);
+  }
+  return value.replace(/\/$/, '');
 }
 
 function alertmanagerUrl(raw: string | undefined): string | null {

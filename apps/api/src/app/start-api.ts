@@ -245,6 +245,7 @@ export async function startApi(config: ApiConfig, options: StartOptions = {}): P
         nodeReadyTimeoutSeconds: config.nodeReadyTimeoutSeconds,
         cpuProfileDir: config.agentCpuProfileDir,
       },
+      agentLauncherUrl: config.agentLauncherUrl,
       readiness: installReadiness,
       bootstrapNamespace: config.bootstrapNamespace,
       runDeadlineMs: config.installRunDeadlineMinutes * 60_000,

@@ -15,6 +15,7 @@ import { InstallProgress } from './install-progress';
 import { InstallRunSweeper } from './install-run-sweeper';
 import { InstallRunView } from './install-run.view';
 import { type InstallReadiness, InstallService } from './install.service';
+import { LauncherAgentControl } from './launcher-agent-control';
 import { STEP_EVENT_RESERVE, STEP_EVENT_RESERVE_BYTES } from './report-step.input';
 import { RunBootstrapIdentities } from './run-bootstrap-identities';
 import { type AgentLaunchSettings, SshAgentControl } from './ssh-agent-control';
@@ -38,6 +39,8 @@ export interface InstallFeatureOptions {
   readonly agent: () => AgentBinary | null;
   /** What a run's agent is told in its config, and where it reaches the service. */
   readonly launch: AgentLaunchSettings;
+  /** A simulated fleet's agent launcher on loopback (AGENT_LAUNCHER_URL): agents are started there instead of over SSH. */
+  readonly agentLauncherUrl?: string | null;
   /** Refuses an install up front when the cluster's artifact set is incomplete. */
   readonly readiness: InstallReadiness;
   /** The namespace of the runs' bootstrap identities (ServiceAccounts). */
@@ -84,7 +87,9 @@ export interface InstallFeature {
 
 export function createInstallFeature(options: InstallFeatureOptions): InstallFeature {
   const { runs, nodes, tokens, events, logger } = options;
-  const agentControl = new SshAgentControl(options.ssh, options.secrets, options.agent, options.launch);
+  const agentControl = options.agentLauncherUrl
+    ? new LauncherAgentControl(options.agentLauncherUrl, options.launch)
+    : new SshAgentControl(options.ssh, options.secrets, options.agent, options.launch);
   const identities = new RunBootstrapIdentities(runs, { clientFor: async (clusterId) => (await options.connections.ensure(clusterId)).client }, options.bootstrapNamespace, logger);
   const progress = options.progress ?? new InstallProgress(events);
   const service = new InstallService(runs, nodes, tokens, agentControl, identities, progress, logger, options.runDeadlineMs, options.observer ?? UNOBSERVED_INSTALLS, options.jobs, options.readiness);

@@ -34,6 +34,36 @@ export interface AgentLaunchSettings {
   readonly cpuProfileDir?: string | null;
 }
 
+/** What a run's agent is told: the config file `boot-worker` reads (apps/boot-worker load-config.ts). */
+export async function agentRunConfig(
+  settings: AgentLaunchSettings,
+  node: NodeEntity,
+  run: InstallRunEntity,
+  agent: { readonly apiUrl: string; readonly token: string; readonly kubeletBootstrapToken: string | null },
+): Promise<Record<string, unknown>> {
+  return {
+    apiUrl: agent.apiUrl,
+    serviceTls: agent.apiUrl.startsWith('https:') ? settings.serviceTls(agent.apiUrl) : null,
+    artifactManifestSha256: await settings.artifactManifestSha256(node.clusterId),
+    runId: run.id,
+    token: agent.token,
+    nodeName: node.hostname,
+    nodeIp: node.ip,
+    vip: await settings.vip(node.clusterId),
+    labels: node.labels,
+    taints: node.taints,
+    providerId: node.providerId,
+    startStep: run.startStep,
+    machineConfigCaCert: await settings.machineConfigCaCert(node.clusterId),
+    stateDir: runFolder(run.id),
+    requirements: settings.requirements,
+    timeouts: { nodeReadySeconds: settings.nodeReadyTimeoutSeconds },
+    kubeletBootstrapToken: agent.kubeletBootstrapToken,
+    purpose: run.purpose,
+    steps: run.steps,
+  };
+}
+
 /** `$SSH_CONNECTION` is "client-ip client-port server-ip server-port": the client is us, as the host sees us. */
 const SSH_CLIENT_ADDRESS = defineScript('ssh-client-address', 'set -- $SSH_CONNECTION; printf %s "$1"');
 
@@ -74,27 +104,7 @@ export class SshAgentControl implements AgentControl {
       await ensureAgent(session, agent);
       const configPath = `${runFolder(run.id)}/config.json`;
       const apiUrl = this.settings.agentApiUrl ?? (await this.derivedApiUrl(session));
-      const config = {
-        apiUrl,
-        serviceTls: apiUrl.startsWith('https:') ? this.settings.serviceTls(apiUrl) : null,
-        artifactManifestSha256: await this.settings.artifactManifestSha256(node.clusterId),
-        runId: run.id,
-        token,
-        nodeName: node.hostname,
-        nodeIp: node.ip,
-        vip: await this.settings.vip(node.clusterId),
-        labels: node.labels,
-        taints: node.taints,
-        providerId: node.providerId,
-        startStep: run.startStep,
-        machineConfigCaCert: await this.settings.machineConfigCaCert(node.clusterId),
-        stateDir: runFolder(run.id),
-        requirements: this.settings.requirements,
-        timeouts: { nodeReadySeconds: this.settings.nodeReadyTimeoutSeconds },
-        kubeletBootstrapToken,
-        purpose: run.purpose,
-        steps: run.steps,
-      };
+      const config = await agentRunConfig(this.settings, node, run, { apiUrl, token, kubeletBootstrapToken });
       await uploadFile(session, { source: Buffer.from(JSON.stringify(config, null, 2)), remotePath: configPath, mode: 0o600 });
       const profiled = this.settings.cpuProfileDir ? ['env', `BOOT_WORKER_CPU_PROFILE=${this.settings.cpuProfileDir}`] : [];
       const started = await session.exec([...profiled, AGENT_REMOTE_PATH, 'start', '--config', configPath], { timeoutMs: 60_000 });
