@@ -131,6 +131,8 @@ class SimulatedStep implements StepHandler {
 }
 
 const CSR_PATH = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+/** How often the real START_KUBELET asks the service whether the Node is Ready (start-kubelet.step.ts). */
+const KUBELET_POLL_INTERVAL_MS = 2_000;
 const KUBELET_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
 
 interface CsrObject {
@@ -201,7 +203,7 @@ class SimulatedKubeletStep implements StepHandler {
       if (run?.nodeReady) {
         return success(`Node ${config.nodeName} is Ready`);
       }
-      await sleep(500, undefined, { signal: ctx.signal });
+      await sleep(KUBELET_POLL_INTERVAL_MS, undefined, { signal: ctx.signal });
     }
   }
 }

@@ -4,16 +4,30 @@ import { summariseSteps } from '@ccos/shared/domain';
 import { isMessage } from '@ccos/shared/messages';
 import type { InstallRunType, StepEventType } from './install-run.type';
 
-/** Builds the GraphQL view of a run: its step summaries, its events in order, the service's notices and its diagnostics. */
+/** Runs whose events a view keeps between reads (the most recently read). */
+export const RUNS_WITH_EVENTS_KEPT = 1_000;
+
+/**
+ * Builds the GraphQL view of a run: its step summaries, its events in order, the service's notices and its diagnostics.
+ *
+ * Every event of an installing node is followed by a view of its run (each `installProgress`
+ * message carries the run's steps), so a run's events are kept once read and only those after them
+ * are read the next time: a view costs the events that are new, not all of the run's again. Only a
+ * gap-free run of events from seq 1 is kept: an event stored late with a lower seq than one already
+ * read (a retried batch, another replica) is then still found.
+ */
 export class InstallRunView {
+  private readonly keptEvents = new Map<string, StepEventEntity[]>();
+
   constructor(
     private readonly runs: InstallRunStore,
     private readonly notices: InstallRunNotices,
+    private readonly runsKept = RUNS_WITH_EVENTS_KEPT,
   ) {}
 
   async of(run: InstallRunEntity): Promise<InstallRunType> {
     const [events, diagnostics, notices] = await Promise.all([
-      this.runs.events.list(run.id),
+      this.eventsOf(run.id),
       this.runs.diagnosticsSummaryOf(run.id),
       this.notices.of(run.id),
     ]);
@@ -37,6 +51,21 @@ export class InstallRunView {
       events: events.map(toStepEventType),
       diagnostics: diagnostics ? { size: diagnostics.size, uploadedAt: diagnostics.uploadedAt, url: `/api/install-runs/${run.id}/diagnostics.tar.gz` } : null,
     };
+  }
+
+  private async eventsOf(runId: string): Promise<StepEventEntity[]> {
+    const kept = this.keptEvents.get(runId) ?? [];
+    const newer = await this.runs.events.list(runId, kept.at(-1)?.seq ?? 0);
+    const events = newer.length === 0 ? kept : [...kept, ...newer];
+    const gapFree = events.findIndex((event, index) => event.seq !== index + 1);
+    this.keptEvents.delete(runId);
+    if (gapFree !== 0 && events.length > 0) {
+      this.keptEvents.set(runId, gapFree === -1 ? events : events.slice(0, gapFree));
+      if (this.keptEvents.size > this.runsKept) {
+        this.keptEvents.delete(this.keptEvents.keys().next().value as string);
+      }
+    }
+    return events;
   }
 }
 

@@ -61,8 +61,43 @@ async function* liveWithCatchUp(nodeId: string, delivered: Delivered, live: Asyn
  */
 const eventViews = new WeakMap<InstallProgressPayload, Promise<InstallProgressType>>();
 
+/** Runs whose latest view is kept for the events that follow (the most recently read). */
+const RUNS_WITH_VIEW_KEPT = 1_000;
+
+/**
+ * The latest view read of each run, reused for an event it already holds: an agent's batch is
+ * stored whole before it is announced, so the read for its first event holds the others, and a
+ * batch of ten costs one read, not ten. A message whose event the latest view lacks, or that says
+ * the run itself changed, reads again.
+ */
+class LatestRunViews {
+  private readonly latest = new Map<string, Promise<InstallRunType>>();
+
+  constructor(private readonly read: (runId: string) => Promise<InstallRunType>) {}
+
+  async of(message: InstallProgressPayload): Promise<InstallRunType> {
+    const kept = this.latest.get(message.runId);
+    if (kept && message.step !== null) {
+      const view = await kept.catch(() => null);
+      if (view?.events.some((event) => event.seq === message.seq)) {
+        return view;
+      }
+    }
+    const read = this.read(message.runId);
+    this.latest.delete(message.runId);
+    this.latest.set(message.runId, read);
+    read.catch(() => this.latest.get(message.runId) === read && this.latest.delete(message.runId));
+    if (this.latest.size > RUNS_WITH_VIEW_KEPT) {
+      this.latest.delete(this.latest.keys().next().value as string);
+    }
+    return read;
+  }
+}
+
 @Resolver(() => NodeType)
 export class InstallResolver {
+  private readonly runViews = new LatestRunViews(async (runId) => this.view.of(await this.installs.run(runId)));
+
   constructor(
     private readonly installs: InstallService,
     private readonly view: InstallRunView,
@@ -135,7 +170,7 @@ export class InstallResolver {
   }
 
   private async eventView(message: InstallProgressPayload): Promise<InstallProgressType> {
-    const view = await this.view.of(await this.installs.run(message.runId));
+    const view = await this.runViews.of(message);
     return { nodeId: message.nodeId, run: view, events: view.events.filter((event) => event.seq === message.seq && message.step !== null) };
   }
 }
