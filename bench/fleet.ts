@@ -19,7 +19,7 @@
  * Agents, kube-sim and subscribers run in this process: its CPU is not the service's. Build the API
  * first (`npx nx run api:build`).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,7 +28,7 @@ import { type Client, createClient } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { SHIPPED_RBAC, shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
-import { REQUIRED_BINARIES, REQUIRED_UNITS } from '@ccos/shared/domain';
+import { writeStandInArtifactSet } from '@ccos/api/feature-artifacts/testing';
 import { startKubeSim } from '@ccos/tools/kube-sim';
 import { startApiWorld } from './support/api-world';
 import { type CpuAccounting, cpuDelta, startCpuAccounting } from './support/cpu-accounting';
@@ -106,21 +106,6 @@ function figuresOf(result: FleetFigures): Figure[] {
   ];
 }
 
-/** The stand-in release set (ARTIFACTS_DIR): every required binary and unit, small. */
-async function writeArtifactSet(dir: string): Promise<string> {
-  for (const kind of ['binary', 'rpm', 'unit']) {
-    await mkdir(join(dir, kind), { recursive: true });
-  }
-  for (const name of REQUIRED_BINARIES) {
-    await writeFile(join(dir, 'binary', name), `stand-in ${name}\n`);
-  }
-  for (const name of REQUIRED_UNITS) {
-    await writeFile(join(dir, 'unit', name), '[Service]\n');
-  }
-  await writeFile(join(dir, 'rpm', 'cri-o-1.25.0-1.x86_64.rpm'), 'stand-in rpm\n');
-  return dir;
-}
-
 /** prom-client's event-loop p99 (seconds) in a /metrics text. */
 function loopP99Ms(metrics: string): number | null {
   const match = /^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(metrics);
@@ -134,7 +119,7 @@ export async function measureFleet(installs: number, log: (line: string) => void
   const launcherUrl = await fleet.listen();
   const database: { name?: string } = {};
   const cpu: CpuAccounting = await startCpuAccounting(() => database.name);
-  const artifactsDir = await writeArtifactSet(await mkdtemp(join(tmpdir(), 'ccos-fleet-artifacts-')));
+  const artifactsDir = await writeStandInArtifactSet(await mkdtemp(join(tmpdir(), 'ccos-fleet-artifacts-')));
   const world = await startApiWorld({ AGENT_LAUNCHER_URL: launcherUrl, ARTIFACTS_DIR: artifactsDir, ...(process.env['FLEET_API_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['FLEET_API_NODE_OPTIONS'] } : {}) });
   database.name = new URL(world.databaseUrl).pathname.slice(1);
   const db = new pg.Client({ connectionString: world.databaseUrl });

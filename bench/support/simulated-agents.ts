@@ -133,6 +133,8 @@ class SimulatedStep implements StepHandler {
 const CSR_PATH = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
 /** How often the real START_KUBELET asks the service whether the Node is Ready (start-kubelet.step.ts). */
 const KUBELET_POLL_INTERVAL_MS = 2_000;
+/** How long a simulated kubelet waits for its certificate, then for its Node to be seen Ready, before its step fails. */
+const KUBELET_WAIT_SECONDS = 120;
 const KUBELET_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
 
 interface CsrObject {
@@ -147,6 +149,8 @@ class SimulatedKubeletStep implements StepHandler {
   constructor(
     private readonly cluster: SimulatedClusterAccess,
     private readonly seen: SimulatedRun,
+    /** How long the kubelet waits for its certificate, then for the service to see its Node Ready. */
+    private readonly waitSeconds: number,
   ) {}
 
   validate(): [] {
@@ -170,9 +174,13 @@ class SimulatedKubeletStep implements StepHandler {
     });
     const name = created.metadata?.name ?? '';
     await ctx.progress({ message: `kubelet: waiting for certificate approval of ${name}`, progress: 30 });
+    const deadline = Date.now() + this.waitSeconds * 1000;
     let certificate = '';
     while (!certificate) {
       ctx.signal.throwIfAborted();
+      if (Date.now() > deadline) {
+        throw new Error(`the kubelet's CSR ${name} had no certificate after ${this.waitSeconds} s`);
+      }
       await sleep(200, undefined, { signal: ctx.signal });
       const csr = await bootstrap.get<CsrObject>(`${CSR_PATH}/${name}`);
       const denied = csr.status?.conditions?.find((condition) => condition.type === 'Denied');
@@ -182,6 +190,7 @@ class SimulatedKubeletStep implements StepHandler {
       certificate = csr.status?.certificate ? Buffer.from(csr.status.certificate, 'base64').toString() : '';
     }
     this.seen.csrApprovalMs = performance.now() - filedAt;
+    ctx.log.info(`kubelet: ${name} issued after ${this.seen.csrApprovalMs.toFixed(0)} ms`);
     bootstrap.close();
     const kubelet = new KubeClient({ server: this.cluster.server, caPem: this.cluster.caPem, clientCertPem: certificate, clientKeyPem: keyPem }, 'kubelet/simulated');
     try {
@@ -197,11 +206,15 @@ class SimulatedKubeletStep implements StepHandler {
     } finally {
       kubelet.close();
     }
+    ctx.log.info(`kubelet: Node ${config.nodeName} registered`);
     await ctx.progress({ message: `kubelet: Node ${config.nodeName} registered`, progress: 60 });
     for (;;) {
       const { run } = await ctx.api.agentRun(ctx.signal);
       if (run?.nodeReady) {
         return success(`Node ${config.nodeName} is Ready`);
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`the service did not see Node ${config.nodeName} Ready within ${this.waitSeconds} s (registered: ${String(run?.nodeRegistered)})`);
       }
       await sleep(KUBELET_POLL_INTERVAL_MS, undefined, { signal: ctx.signal });
     }
@@ -215,7 +228,7 @@ function simulatedRegistry(cluster: SimulatedClusterAccess, run: SimulatedRun): 
     INSTALL_PACKAGES: new SimulatedStep('INSTALL_PACKAGES', SIMULATED_PROGRESS.INSTALL_PACKAGES),
     INSTALL_SERVICES: new SimulatedStep('INSTALL_SERVICES', SIMULATED_PROGRESS.INSTALL_SERVICES),
     APPLY_IGNITION: new SimulatedStep('APPLY_IGNITION', SIMULATED_PROGRESS.APPLY_IGNITION),
-    START_KUBELET: new SimulatedKubeletStep(cluster, run),
+    START_KUBELET: new SimulatedKubeletStep(cluster, run, KUBELET_WAIT_SECONDS),
   };
 }
 
@@ -234,9 +247,7 @@ async function runSimulatedAgent(config: AgentConfig, cluster: SimulatedClusterA
     api,
     clock,
     log,
-    onCancelRequested: () => control.cancelByOperator(),
-    onUnauthenticated: () => control.tokenRefused(),
-    onRunFinished: () => control.runEnded(),
+    ...control.senderHooks,
   });
   const runner = new InstallRunner({
     config,

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -8,9 +8,10 @@ import { createTestDatabase, type TestDatabase } from '@ccos/api/data-access-db/
 import { shippedIdentityKubeconfig } from '@ccos/api/data-access-kube/testing';
 import { SecretLedger } from '@ccos/api/util-graphql/testing';
 import { CreateUserDocument, LoginDocument, RegisterClusterDocument } from '@ccos/shared/api-schema';
-import { REQUIRED_BINARIES, REQUIRED_UNITS } from '@ccos/shared/domain';
 import { loadConfig, type Environment } from '../app/config';
 import { type RunningApi, startApi } from '../app/start-api';
+
+export { writeStandInArtifactSet } from '@ccos/api/feature-artifacts/testing';
 
 /** A kube-sim, as far as registering it needs. */
 type ShippedSim = Parameters<typeof shippedIdentityKubeconfig>[0];
@@ -59,24 +60,6 @@ export interface ApiHarness {
 export interface ApiHarnessOptions {
   /** Another replica: the database of a running harness, which stays its owner's to drop. */
   readonly database?: TestDatabase;
-}
-
-/**
- * A default artifact set (top of ARTIFACTS_DIR) with every item an install needs, as stand-in
- * bytes: for specs whose installs are refused or fail for other reasons before any download.
- */
-export async function writeStandInArtifactSet(dir: string): Promise<string> {
-  for (const kind of ['binary', 'rpm', 'unit']) {
-    await mkdir(join(dir, kind), { recursive: true });
-  }
-  for (const name of REQUIRED_BINARIES) {
-    await writeFile(join(dir, 'binary', name), `stand-in ${name}\n`);
-  }
-  for (const name of REQUIRED_UNITS) {
-    await writeFile(join(dir, 'unit', name), '[Service]\n');
-  }
-  await writeFile(join(dir, 'rpm', 'cri-o-1.25.0-1.x86_64.rpm'), 'stand-in rpm\n');
-  return dir;
 }
 
 export async function startApiHarness(env: Environment = {}, options: ApiHarnessOptions = {}): Promise<ApiHarness> {

@@ -81,9 +81,7 @@ export async function runAgent(configFile: string): Promise<number> {
     api,
     clock,
     log,
-    onCancelRequested: () => control.cancelByOperator(),
-    onUnauthenticated: () => control.tokenRefused(),
-    onRunFinished: () => control.runEnded(),
+    ...control.senderHooks,
   });
   const runner = new InstallRunner({
     config,

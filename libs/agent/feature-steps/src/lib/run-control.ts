@@ -25,6 +25,11 @@ export class RunControl {
     this.ended.abort(new Error('the run has ended on the service'));
   }
 
+  /** What the event sender tells this control (its answers' cancel, a refused token, the run's end). */
+  get senderHooks(): { onCancelRequested: () => void; onUnauthenticated: () => void; onRunFinished: () => void } {
+    return { onCancelRequested: () => this.cancelByOperator(), onUnauthenticated: () => this.tokenRefused(), onRunFinished: () => this.runEnded() };
+  }
+
   get runFinished(): boolean {
     return this.ended.signal.aborted;
   }

@@ -609,6 +609,13 @@ describe('CSR policy: what it approves', () => {
     expect(verdict.decision).toBe('APPROVE');
   });
 
+  it('approves a client CSR filed in the same second the install run started: Kubernetes keeps whole seconds, the run keeps milliseconds', () => {
+    const runStart = new Date(minutesAgo(5).getTime() + 186);
+    const inventory = INVENTORY.map((node) => (node.hostname === 'worker-1' && node.installRun ? { ...node, installRun: { ...node.installRun, startedAt: runStart } } : node));
+    expect(evaluateCsr(clientCsr({ createdAt: minutesAgo(5) }), context({ inventory })).decision).toBe('APPROVE');
+    expect(evaluateCsr(clientCsr({ createdAt: minutesAgo(5 + 1 / 60) }), context({ inventory })).reason).toContain('before the install run of worker-1 started');
+  });
+
   it('honours a configured approval window and clock skew', () => {
     const late = clientCsr(requestedBy(identityOf('worker-4')), { commonNames: ['system:node:worker-4'] });
     expect(evaluateCsr(late, context({ settings: { bootstrapStyle: 'OPENSHIFT', approvalWindowMs: 3 * 3600_000 } })).decision).toBe('APPROVE');

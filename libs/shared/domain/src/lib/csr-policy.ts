@@ -1214,9 +1214,11 @@ function runWindowOf(node: InventoryNodeFacts, started: Date, settings: CsrPolic
   const runStart = node.installRun?.startedAt ?? null;
   const runEnd = node.installRun?.finishedAt ?? null;
   const endBound = runEnd === null ? null : new Date(runEnd.getTime() + (settings.clockSkewMs ?? DEFAULT_CSR_CLOCK_SKEW_MS));
-  const fromByRun = runStart !== null && runStart.getTime() > from.getTime();
+  // A CSR's creationTimestamp has whole seconds: one filed in the second the run started reads as before it.
+  const runStartSecond = runStart === null ? null : new Date(Math.floor(runStart.getTime() / 1000) * 1000);
+  const fromByRun = runStartSecond !== null && runStartSecond.getTime() > from.getTime();
   const untilByRun = endBound !== null && endBound.getTime() < until.getTime();
-  return { from: fromByRun ? runStart : from, until: untilByRun ? endBound : until, boundByRun: { from: fromByRun, until: untilByRun } };
+  return { from: fromByRun && runStartSecond ? runStartSecond : from, until: untilByRun ? endBound : until, boundByRun: { from: fromByRun, until: untilByRun } };
 }
 
 function windowOf(started: Date, settings: CsrPolicySettings): { from: Date; until: Date } {
