@@ -57,7 +57,7 @@ export interface SimulatedRun {
   error: string | null;
 }
 
-export interface FleetFigures {
+export interface AgentRequestTimings {
   /** Milliseconds of each reportStep/reportSteps request. */
   readonly reportMs: number[];
   /** Events each request carried. */
@@ -79,7 +79,7 @@ function agentLog(runId: string): Logger {
 class TimedHttp implements Http {
   constructor(
     private readonly inner: Http,
-    private readonly figures: FleetFigures,
+    private readonly figures: AgentRequestTimings,
   ) {}
 
   async request(request: HttpRequest): Promise<HttpResponse> {
@@ -233,7 +233,7 @@ function simulatedRegistry(cluster: SimulatedClusterAccess, run: SimulatedRun): 
 }
 
 /** Runs one agent for a launch's config until it ends. */
-async function runSimulatedAgent(config: AgentConfig, cluster: SimulatedClusterAccess, run: SimulatedRun, figures: FleetFigures, terminate: AbortSignal): Promise<RunOutcome> {
+async function runSimulatedAgent(config: AgentConfig, cluster: SimulatedClusterAccess, run: SimulatedRun, figures: AgentRequestTimings, terminate: AbortSignal): Promise<RunOutcome> {
   const clock = new SystemClock();
   const fs = new MemoryFileSystem();
   const http = new TimedHttp(new NodeHttp('boot-worker/simulated'), figures);
@@ -271,7 +271,7 @@ async function runSimulatedAgent(config: AgentConfig, cluster: SimulatedClusterA
 /** The launcher: `POST /launch` (an agent config) starts an agent, `POST /stop` ({ runId }) stops it. */
 export class SimulatedFleet {
   readonly runs = new Map<string, SimulatedRun>();
-  readonly figures: FleetFigures = { reportMs: [], eventsPerRequest: [] };
+  readonly figures: AgentRequestTimings = { reportMs: [], eventsPerRequest: [] };
   private readonly stops = new Map<string, AbortController>();
   private readonly running = new Set<Promise<void>>();
   private server: Server | null = null;

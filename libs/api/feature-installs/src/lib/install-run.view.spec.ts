@@ -39,9 +39,9 @@ describe('InstallRunView: a run\'s events read once, then only the new ones', ()
     view = new InstallRunView(runs, new InstallRunNotices(dataSource), RUNS_KEPT);
   });
 
-  async function newRun(): Promise<string> {
+  async function newRun(status = 'RUNNING'): Promise<string> {
     const runId = randomUUID();
-    await dataSource.query(`INSERT INTO install_runs (id, node_id, status, requested_by) VALUES ($1, $2, 'RUNNING', 'operator')`, [runId, nodeId]);
+    await dataSource.query(`INSERT INTO install_runs (id, node_id, status, requested_by) VALUES ($1, $2, $3, 'operator')`, [runId, nodeId, status]);
     return runId;
   }
 
@@ -80,6 +80,14 @@ describe('InstallRunView: a run\'s events read once, then only the new ones', ()
     expect((await viewOf(lateFirst)).events.map((event) => event.seq)).toEqual([2, 3]);
     await store(lateFirst, 1);
     expect((await viewOf(lateFirst)).events.map((event) => event.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('keeps nothing of an ended run: it is read whole each time', async () => {
+    const runId = await newRun('SUCCEEDED');
+    await store(runId, 1, 2);
+    expect((await viewOf(runId)).events.map((event) => event.seq)).toEqual([1, 2]);
+    expect((await viewOf(runId)).events.map((event) => event.seq)).toEqual([1, 2]);
+    expect(reads.filter((read) => read.runId === runId).map((read) => read.afterSeq)).toEqual([0, 0]);
   });
 
   it(`keeps the events of the ${RUNS_KEPT} runs read last: an older run is read whole again`, async () => {

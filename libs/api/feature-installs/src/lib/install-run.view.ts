@@ -4,7 +4,7 @@ import { summariseSteps } from '@ccos/shared/domain';
 import { isMessage } from '@ccos/shared/messages';
 import type { InstallRunType, StepEventType } from './install-run.type';
 
-/** Runs whose events a view keeps between reads (the most recently read). */
+/** Running runs whose events a view keeps between reads (the most recently read). */
 export const RUNS_WITH_EVENTS_KEPT = 1_000;
 
 /**
@@ -27,7 +27,7 @@ export class InstallRunView {
 
   async of(run: InstallRunEntity): Promise<InstallRunType> {
     const [events, diagnostics, notices] = await Promise.all([
-      this.eventsOf(run.id),
+      this.eventsOf(run),
       this.runs.diagnosticsSummaryOf(run.id),
       this.notices.of(run.id),
     ]);
@@ -53,14 +53,15 @@ export class InstallRunView {
     };
   }
 
-  private async eventsOf(runId: string): Promise<StepEventEntity[]> {
-    const kept = this.keptEvents.get(runId) ?? [];
-    const newer = await this.runs.events.list(runId, kept.at(-1)?.seq ?? 0);
+  /** Only a running run's events are kept: an ended run is rarely viewed again, and memory stays bounded by the runs at work. */
+  private async eventsOf(run: InstallRunEntity): Promise<StepEventEntity[]> {
+    const kept = this.keptEvents.get(run.id) ?? [];
+    const newer = await this.runs.events.list(run.id, kept.at(-1)?.seq ?? 0);
     const events = newer.length === 0 ? kept : [...kept, ...newer];
     const gapFree = events.findIndex((event, index) => event.seq !== index + 1);
-    this.keptEvents.delete(runId);
-    if (gapFree !== 0 && events.length > 0) {
-      this.keptEvents.set(runId, gapFree === -1 ? events : events.slice(0, gapFree));
+    this.keptEvents.delete(run.id);
+    if (run.status === 'RUNNING' && gapFree !== 0 && events.length > 0) {
+      this.keptEvents.set(run.id, gapFree === -1 ? events : events.slice(0, gapFree));
       if (this.keptEvents.size > this.runsKept) {
         this.keptEvents.delete(this.keptEvents.keys().next().value as string);
       }

@@ -61,7 +61,7 @@ async function* liveWithCatchUp(nodeId: string, delivered: Delivered, live: Asyn
  */
 const eventViews = new WeakMap<InstallProgressPayload, Promise<InstallProgressType>>();
 
-/** Runs whose latest view is kept for the events that follow (the most recently read). */
+/** Running runs whose latest view is kept for the events that follow (the most recently read). */
 const RUNS_WITH_VIEW_KEPT = 1_000;
 
 /**
@@ -86,7 +86,9 @@ class LatestRunViews {
     const read = this.read(message.runId);
     this.latest.delete(message.runId);
     this.latest.set(message.runId, read);
-    read.catch(() => this.latest.get(message.runId) === read && this.latest.delete(message.runId));
+    // Kept while the run runs: an ended run's events have all been announced.
+    const forget = () => this.latest.get(message.runId) === read && this.latest.delete(message.runId);
+    read.then((view) => view.status !== 'RUNNING' && forget(), forget);
     if (this.latest.size > RUNS_WITH_VIEW_KEPT) {
       this.latest.delete(this.latest.keys().next().value as string);
     }
