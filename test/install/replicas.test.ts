@@ -253,10 +253,10 @@ describe('replicas: two API processes and two workers on one Postgres, a third A
     }
     console.log(`replicas: five installs joined ${Date.now() - phaseStarted} ms into the chaos phase`);
     const finished = await waitFor('the removal finished', async () => {
-      const run = (await gql<{ removalRun: { status: string; events: Array<{ seq: number; kind: string }> } }>('query($id: ID!) { removalRun(id: $id) { status events { seq kind } } }', { id: runId })).data?.removalRun;
+      const run = (await gql<{ removalRun: { status: string; events: Array<{ seq: number; kind: string; message: string }> } }>('query($id: ID!) { removalRun(id: $id) { status events { seq kind message } } }', { id: runId })).data?.removalRun;
       return run && run.status !== 'RUNNING' ? run : null;
     }, 120_000);
-    expect(finished.status).toBe('SUCCEEDED');
+    expect(finished.status, JSON.stringify(finished.events.slice(-4))).toBe('SUCCEEDED');
     expect(finished.events.map((event) => event.seq)).toEqual(finished.events.map((_, index) => index + 1));
     const kinds = finished.events.map((event) => event.kind);
     expect(kinds.filter((kind) => kind === 'RESUMED').length).toBeGreaterThanOrEqual(1);
