@@ -1,6 +1,6 @@
 import type { AgentChannel, InstallRunEntity, NodeEntity } from '@ccos/api/data-access-db';
-import type { AgentControl, LaunchFailure } from './install.service';
-import { type AgentLaunchSettings, agentRunConfig } from './ssh-agent-control';
+import type { AgentControl } from './install.service';
+import { type AgentLaunchSettings, agentChannelOf, agentRunConfig, launchFailure } from './ssh-agent-control';
 
 /** How long the launcher may take to accept a launch or a stop. */
 const LAUNCHER_TIMEOUT_MS = 30_000;
@@ -19,7 +19,7 @@ export class LauncherAgentControl implements AgentControl {
   ) {}
 
   get channel(): AgentChannel {
-    return this.settings.agentApiUrl?.startsWith('http:') ? 'PLAIN_HTTP' : 'HTTPS';
+    return agentChannelOf(this.settings);
   }
 
   async launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string | null): Promise<void> {
@@ -37,14 +37,10 @@ export class LauncherAgentControl implements AgentControl {
     try {
       response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(LAUNCHER_TIMEOUT_MS) });
     } catch (error) {
-      throw launcherFailure(`the agent launcher at ${this.launcherUrl} did not answer: ${error instanceof Error ? error.message : String(error)}`);
+      throw launchFailure(`the agent launcher at ${this.launcherUrl} did not answer: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (!response.ok) {
-      throw launcherFailure(`the agent launcher at ${this.launcherUrl} refused the ${action} (HTTP ${response.status}): ${(await response.text()).slice(0, 500)}`);
+      throw launchFailure(`the agent launcher at ${this.launcherUrl} refused the ${action} (HTTP ${response.status}): ${(await response.text()).slice(0, 500)}`);
     }
   }
-}
-
-function launcherFailure(message: string): Error & LaunchFailure {
-  return Object.assign(new Error(message), { kind: 'OTHER' as const });
 }

@@ -34,6 +34,11 @@ export interface AgentLaunchSettings {
   readonly cpuProfileDir?: string | null;
 }
 
+/** How agents started now reach the service: plain HTTP only when the operator gave an http:// AGENT_API_URL. */
+export function agentChannelOf(settings: AgentLaunchSettings): AgentChannel {
+  return settings.agentApiUrl?.startsWith('http:') ? 'PLAIN_HTTP' : 'HTTPS';
+}
+
 /** What a run's agent is told: the config file `boot-worker` reads (apps/boot-worker load-config.ts). */
 export async function agentRunConfig(
   settings: AgentLaunchSettings,
@@ -92,13 +97,13 @@ export class SshAgentControl implements AgentControl {
 
   /** Plain HTTP only when the operator gave an http:// AGENT_API_URL (which needs AGENT_PLAIN_HTTP=allow). */
   get channel(): AgentChannel {
-    return this.settings.agentApiUrl?.startsWith('http:') ? 'PLAIN_HTTP' : 'HTTPS';
+    return agentChannelOf(this.settings);
   }
 
   async launch(node: NodeEntity, run: InstallRunEntity, token: string, kubeletBootstrapToken: string | null): Promise<void> {
     const agent = this.agent();
     if (!agent) {
-      throw failure('the installer service has no agent executable (AGENT_BINARY)');
+      throw launchFailure('the installer service has no agent executable (AGENT_BINARY)');
     }
     await this.withSession(node, async (session) => {
       await ensureAgent(session, agent);
@@ -109,7 +114,7 @@ export class SshAgentControl implements AgentControl {
       const profiled = this.settings.cpuProfileDir ? ['env', `BOOT_WORKER_CPU_PROFILE=${this.settings.cpuProfileDir}`] : [];
       const started = await session.exec([...profiled, AGENT_REMOTE_PATH, 'start', '--config', configPath], { timeoutMs: 60_000 });
       if (started.exitCode !== 0) {
-        throw failure(`boot-worker start exited with ${String(started.exitCode)}: ${(started.stderr || started.stdout).trim().slice(-500)}`);
+        throw launchFailure(`boot-worker start exited with ${String(started.exitCode)}: ${(started.stderr || started.stdout).trim().slice(-500)}`);
       }
     });
   }
@@ -125,7 +130,7 @@ export class SshAgentControl implements AgentControl {
     const result = await session.runScript(SSH_CLIENT_ADDRESS, [], { timeoutMs: 10_000 });
     const address = result.stdout.trim();
     if (result.exitCode !== 0 || !address) {
-      throw failure('cannot tell which address the host reaches the service at; set AGENT_API_URL');
+      throw launchFailure('cannot tell which address the host reaches the service at; set AGENT_API_URL');
     }
     return `https://${address.includes(':') ? `[${address}]` : address}:${this.settings.servicePort()}`;
   }
@@ -149,6 +154,7 @@ export class SshAgentControl implements AgentControl {
   }
 }
 
-function failure(message: string): Error & LaunchFailure {
+/** A launch failure that is not the host's SSH trouble (kind OTHER). */
+export function launchFailure(message: string): Error & LaunchFailure {
   return Object.assign(new Error(message), { kind: 'OTHER' as const });
 }
